@@ -1,0 +1,27 @@
+# Quick start: `make demo` then `make test` (see README.md).
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: venv demo test clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first and pinned: the CPU wheel on disk (a bare `torch` would pull a CUDA build)
+	$(BIN)/pip install -q "torch==2.13.0"
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+# The main job on the embedded default: the oracle solutions on the smoke tier, on the detected platform.
+demo: $(STAMP)
+	$(BIN)/kgb eval solutions --tier smoke --name demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+clean:
+	rm -rf $(VENV) runs

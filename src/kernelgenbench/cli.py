@@ -1,0 +1,258 @@
+"""``kgb``: the command line of KernelGenBench.
+
+    kgb list [--source S] [--category C]
+    kgb show OP
+    kgb eval DIR [--op OP ...] [--source S] [--tier smoke|full|heldout] [--out RUN_DIR] [--name N]
+    kgb summary RUN_DIR
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
+console = Console()
+
+NOTHING_TO_COMPUTE_RULE = (
+    "Operators with nothing to compute (views, metadata, allocation) need no Triton launch; their cases check "
+    "values, shape, strides, aliasing, dtype and device instead (aten.md §4, §6b.7).")
+
+
+def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
+    if v is None:
+        return "—"
+    if pct:
+        return f"{100 * v:.1f}%"
+    if x:
+        return f"{v:.3f}x"
+    return str(v)
+
+
+@app.command("list")
+def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
+             category: Optional[str] = typer.Option(None, help="substring of the category")) -> None:
+    """List the operators with their case counts per tier."""
+    from .suite.registry import select
+
+    try:
+        ops = select(None, source, category)
+    except (KeyError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    t = Table(title=f"{len(ops)} operators")
+    for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
+        t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left")
+    for op in ops:
+        full = op.cases("full")
+        t.add_row(op.id, op.source, op.category, str(len(op.grid("smoke"))), str(len(full)),
+                  str(sum(c.timed for c in full)), str(len(op.grid("heldout"))))
+    console.print(t)
+
+
+@app.command()
+def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
+    """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules."""
+    from .suite.registry import get_operator
+
+    try:
+        o = get_operator(op)
+    except KeyError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
+    console.print(f"submission file: [cyan]{o.filename}[/cyan]")
+    console.print(f"\n[bold]Semantics[/bold]\n{o.semantics}")
+    console.print("\n[bold]Interface[/bold]")
+    iface = o.interface
+    if iface.function is None:
+        t = Table()
+        for c in ("wrapper", "overload", "kind", "required", "schema"):
+            t.add_column(c)
+        for w in iface.wrappers:
+            t.add_row(w.name, w.overload, w.kind + (" (exercised)" if w.exercised else ""),
+                      "yes" if w.required else "no", w.schema)
+        console.print(t)
+        console.print("ATen wrappers are registered at the device's dispatch key on GPUs and driven through the "
+                      "public PyTorch API; on the CPU interpreter they are called directly with the dispatcher's "
+                      "arguments.")
+    else:
+        console.print(f"  {iface.signature}")
+        for p in iface.params:
+            console.print(f"    {p}: {iface.args_doc.get(p, '')}")
+    console.print("\n[bold]Tiers[/bold]")
+    t = Table()
+    for c in ("tier", "cases", "timed", "first case"):
+        t.add_column(c)
+    for tier in ("smoke", "full", "heldout"):
+        cases = o.cases(tier)
+        first = cases[0].describe() if cases and tier != "heldout" else ("(held out)" if cases else "—")
+        t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), first)
+    console.print(t)
+    console.print("\n[bold]Tolerance[/bold]: rtol by dtype (fp16 1e-3, bf16 1.6e-2, fp32 1e-5, fp64 1e-5); "
+                  "atol = 1e-4 x reduce_dim; integers, indices and bools exact; NaN positions must match.")
+    console.print(f"[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
+                  f"{NOTHING_TO_COMPUTE_RULE if o.nothing_to_compute else 'Every case must launch a Triton kernel.'}")
+    if o.notes:
+        console.print(f"\n[bold]Notes[/bold]: {o.notes}")
+
+
+def _summary_table(summary: dict[str, Any], title: str) -> Table:
+    t = Table(title=title)
+    for c in ("source", "operators", "passed", "accuracy", "geomean speedup", "median", "IQM", "timed ops",
+              "unsupported"):
+        t.add_column(c, justify="right" if c != "source" else "left")
+    rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
+    for name, s in rows:
+        t.add_row(name, str(s["operators"]), str(s["passed"]), _fmt(s["accuracy"], pct=True),
+                  _fmt(s["geomean_speedup"], x=True), _fmt(s["median_speedup"], x=True), _fmt(s["iqm_speedup"], x=True),
+                  str(s["timed_operators"]), str(s["unsupported"]))
+    return t
+
+
+def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
+    t = Table(title="operators")
+    cols = ["operator", "status", "cases", "failure", "first failure"]
+    if timing:
+        cols[3:3] = ["speedup", "% SOL"]
+    for c in cols:
+        t.add_column(c, overflow="fold")
+    for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
+        status = r.get("status")
+        color = {"passed": "green", "failed": "red"}.get(status, "yellow")
+        cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
+        if r.get("cases_unsupported"):
+            cases += f" ({r['cases_unsupported']} unsupported)"
+        ff = r.get("first_failure") or {}
+        msg = (ff.get("message") or "").splitlines()[0][:110] if ff else ""
+        row = [r.get("op"), f"[{color}]{status}[/{color}]", cases, r.get("failure_class") or "", msg]
+        if timing:
+            row[3:3] = [_fmt(r.get("speedup"), x=True), _fmt(r.get("sol_pct"))]
+        t.add_row(*[str(x) if x is not None else "" for x in row])
+    return t
+
+
+@app.command("eval")
+def eval_cmd(
+    directory: Path = typer.Argument(..., help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
+    op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
+    source: Optional[str] = typer.Option(None, help="evaluate only this source: aten, vllm or cublas"),
+    tier: str = typer.Option("smoke", help="smoke, full or heldout"),
+    out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
+    name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
+    platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
+    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter)"),
+    reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
+    fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
+    runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
+) -> None:
+    """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
+    from . import platforms
+    from .metrics import summarize
+    from .run.job import Settings
+    from .run.rundir import RunDir, environment
+    from .run.scheduler import collect_specs, make_slots, run_jobs
+    from .suite.registry import select
+    from .suite.spec import TIERS
+
+    if tier not in TIERS:
+        raise typer.BadParameter(f"--tier must be one of {', '.join(TIERS)}")
+    if not directory.is_dir():
+        raise typer.BadParameter(f"{directory} is not a directory")
+    try:
+        ops = select(op, source)
+        plat = platforms.detect(platform_name)
+    except (KeyError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    specs = collect_specs(directory, ops, tier, directory.name, explicit=bool(op) or bool(source))
+    if not specs:
+        console.print(f"[red]no submission files for the selected operators in {directory}[/red] "
+                      f"(expected names like aten__add.py, vllm__rms_norm.py, cublas__cublasSgemm_v2.py)")
+        raise typer.Exit(2)
+    unknown = sorted(p.name for p in directory.glob("*.py")
+                     if not any(s.submission and s.submission.name == p.name for s in specs)
+                     and not p.name.startswith("_"))
+    config = {"submissions": str(directory.resolve()), "ops": sorted(o.id for o in ops) if (op or source) else None,
+              "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval"}
+    rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
+    rundir.write_config(config)
+    env = environment(plat)
+    slots = make_slots(plat, jobs)
+    ceilings: dict[Any, dict[str, Any]] = {}
+    if plat.timing and not plat.interpreter:
+        from .verify.ceilings import measure
+        import torch
+
+        with console.status("measuring device ceilings (copy bandwidth, matmul rates)"):
+            for s in slots:
+                ceilings[s.device] = measure(torch.device(plat.device, s.device or 0))
+        env["ceilings"] = ceilings
+    rundir.write_env(env)
+    console.print(f"[bold]kgb eval[/bold] {directory} · {len(specs)} jobs · tier {tier} · platform {plat.name} "
+                  f"({env.get('devices', ['cpu'])[0] if not plat.interpreter else 'Triton CPU interpreter'}) · "
+                  f"{len(slots)} slot(s) · run {rundir.path}")
+    if unknown and not (op or source):
+        console.print(f"[yellow]ignored files that name no operator: {', '.join(unknown[:8])}[/yellow]")
+    t0 = time.time()
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        task = progress.add_task("jobs", total=len(specs))
+        already = len(specs)
+
+        def done(rec: dict[str, Any]) -> None:
+            mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
+                "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
+            extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
+            cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+            progress.console.print(f"{mark} {rec['op']} {rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}"
+                                   f"{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
+            progress.advance(task)
+
+        settings = Settings(reps=reps)
+        written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
+        progress.update(task, completed=already)
+    wall = time.time() - t0
+    records = rundir.records()
+    summary = summarize(records)
+    summary["wall_s"] = round(wall, 2)
+    summary["jobs_run"] = len(written)
+    summary["tier"] = tier
+    summary["platform"] = plat.name
+    rundir.write_summary(summary)
+    from .metrics import latest_records
+
+    latest = latest_records(records)
+    console.print(_ops_table(latest, plat.timing))
+    console.print(_summary_table(summary, f"summary · tier {tier} · {plat.name} · {wall:.1f} s "
+                                          f"({len(written)} jobs run, {len(latest) - len(written)} resumed)"))
+    if not plat.timing:
+        console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
+    console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
+
+
+@app.command()
+def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None:
+    """Print the operator and summary tables of a run directory."""
+    from .metrics import latest_records, summarize
+    from .run.rundir import RunDir
+
+    if not (run_dir / "results.jsonl").exists():
+        raise typer.BadParameter(f"{run_dir} has no results.jsonl")
+    records = RunDir.open(run_dir).records()
+    s = summarize(records)
+    plat = json.loads((run_dir / "config.json").read_text()).get("platform", "") if (run_dir / "config.json").exists() else ""
+    console.print(_ops_table(latest_records(records), plat != "interpreter"))
+    console.print(_summary_table(s, f"summary · {run_dir.name}"))
+
+
+def main() -> None:  # pragma: no cover
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,86 @@
+"""Aggregate metrics (DESIGN.md; the paper's scoring): accuracy, two-level geometric-mean speedup,
+median and interquartile mean (IQM) over solved operators.
+
+Two-level geomean: an operator's speedup is the geometric mean over its timed cases (first level,
+computed per job); a set of operators scores the geometric mean of those per-operator speedups
+over the *solved* operators (second level). Failed operators have no speedup.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from typing import Any, Iterable, Sequence
+
+
+def geomean(values: Iterable[float | None]) -> float | None:
+    """Geometric mean of the positive finite values, or None when there are none."""
+    vals = [float(v) for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))
+
+
+def iqm(values: Sequence[float]) -> float | None:
+    """Interquartile mean: the mean of the middle 50 % of the sorted values (the lowest and highest
+    quarters dropped, fractional weights at the boundaries, as in Agarwal et al. 2021)."""
+    vals = sorted(float(v) for v in values)
+    n = len(vals)
+    if n == 0:
+        return None
+    if n < 4:
+        return statistics.fmean(vals)
+    lo, hi = 0.25 * n, 0.75 * n
+    total = 0.0
+    for i, v in enumerate(vals):
+        w = max(0.0, min(i + 1, hi) - max(i, lo))
+        total += w * v
+    return total / (hi - lo)
+
+
+def median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def latest_records(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One record per (operator, submission label, tier, platform): the last one written."""
+    seen: dict[tuple, dict[str, Any]] = {}
+    for r in records:
+        seen[(r.get("op"), r.get("label") or r.get("submission"), r.get("tier"), r.get("platform"))] = r
+    return list(seen.values())
+
+
+def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy and speedup statistics of one group of job records.
+
+    Returns:
+        ``operators`` (judged), ``passed``, ``accuracy`` (passed / judged, in [0, 1]),
+        ``unsupported`` (jobs no case of which could be judged on the platform),
+        ``geomean_speedup`` (two-level, over solved operators with a speedup), ``median_speedup``,
+        ``iqm_speedup``, ``timed_operators``, ``failure_classes`` (class -> count).
+    """
+    judged = [r for r in records if r.get("status") in ("passed", "failed")]
+    passed = [r for r in judged if r.get("status") == "passed"]
+    speeds = [float(r["speedup"]) for r in passed if r.get("speedup")]
+    fails: dict[str, int] = {}
+    for r in judged:
+        if r.get("status") == "failed":
+            fails[r.get("failure_class") or "unknown"] = fails.get(r.get("failure_class") or "unknown", 0) + 1
+    return {
+        "operators": len(judged), "passed": len(passed),
+        "accuracy": (len(passed) / len(judged)) if judged else None,
+        "unsupported": sum(1 for r in records if r.get("status") == "unsupported"),
+        "timed_operators": len(speeds),
+        "geomean_speedup": geomean(speeds), "median_speedup": median(speeds), "iqm_speedup": iqm(speeds),
+        "failure_classes": fails,
+    }
+
+
+def summarize(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Per-source and overall summaries of the latest record of every job."""
+    recs = latest_records(records)
+    out: dict[str, Any] = {"by_source": {}, "overall": group_summary(recs)}
+    for src in ("aten", "vllm", "cublas"):
+        group = [r for r in recs if r.get("source") == src]
+        if group:
+            out["by_source"][src] = group_summary(group)
+    return out

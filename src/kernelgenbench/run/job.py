@@ -1,0 +1,567 @@
+"""One job: one (submission file, operator) pair, judged end to end (DESIGN.md "Pipeline").
+
+    L1 static scan ── rejects before any code runs
+    sandbox child  ── imports the submission, runs the candidate on inputs it is given
+    verifier       ── builds inputs, computes references, compares, decides (this module)
+    L2 ghost replay · L3 trace and kernel-list checks · timing (GPU only)
+    one result record
+
+This module is the trusted side: it never imports the submission.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import shutil
+import statistics
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from ..platforms import Platform
+from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
+from ..suite.common import generator
+from ..suite.spec import Call, Case, Expected, Operator, storage_view
+from ..verify import profile as l3
+from ..verify.compare import SlotResult, compare_slot, unchanged
+from ..verify.failures import classify_error
+from ..verify.static_scan import scan_file
+
+
+@dataclass
+class Settings:
+    """Limits and knobs of a run.
+
+    Attributes:
+        import_timeout_s: seconds for the child to import the submission and answer.
+        case_timeout_s: seconds for one case (interpreter cases include Triton's interpretation).
+        time_timeout_s: seconds for timing one case.
+        reps: timed repetitions per side per case.
+        warmup_ms: warm-up per side per case, in ms.
+        ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller).
+        keep_workdir: keep tensors exchanged with the child (for debugging).
+    """
+
+    import_timeout_s: float = 180.0
+    case_timeout_s: float = 300.0
+    time_timeout_s: float = 300.0
+    reps: int = 30
+    warmup_ms: float = 25.0
+    ghost_cases: int = 16
+    keep_workdir: bool = False
+
+
+@dataclass
+class JobSpec:
+    """What to evaluate: an operator, a submission file (None when missing), a tier."""
+
+    op: Operator
+    submission: Path | None
+    tier: str
+    label: str = ""
+
+
+class JobFailed(Exception):
+    """Internal: stop the job with this failure."""
+
+    def __init__(self, cls: str, message: str, case: Case | None = None) -> None:
+        super().__init__(message)
+        self.cls = cls
+        self.case = case
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _resolve(slot: str, out: dict[str, Any]) -> Any:
+    if slot == "return":
+        return out.get("ret")
+    if slot.startswith("return."):
+        ret = out.get("ret")
+        i = int(slot.split(".", 1)[1])
+        return ret[i] if isinstance(ret, (list, tuple)) and i < len(ret) else None
+    if slot.startswith("arg."):
+        key = slot.split(".", 1)[1]
+        if key.isdigit():
+            args = out.get("args") or []
+            return args[int(key)] if int(key) < len(args) else None
+        return (out.get("kwargs") or {}).get(key)
+    raise ValueError(f"unknown slot {slot!r}")
+
+
+def _same_object(a: Any, b: Any) -> bool:
+    """Whether two loaded tensors are one tensor object in the child (same storage and view)."""
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+            and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+            and a.storage_offset() == b.storage_offset() and a.shape == b.shape and a.stride() == b.stride())
+
+
+def _all_outputs_empty(expected: list[Expected]) -> bool:
+    vals = [e for e in expected if e.value is not None]
+    if not vals:
+        return False
+    return all((e.region is not None and not bool(e.region.any())) or (e.region is None and e.value.numel() == 0)
+               for e in vals)
+
+
+def _trivial(expected: list[Expected], before: Call) -> bool:
+    """Every written output already equals its value before the call (e.g. axpy with alpha = 0):
+    ghost replay cannot tell a no-op from a correct kernel on such a case."""
+    vals = [e for e in expected if e.value is not None]
+    if not vals or any(e.region is None for e in vals):
+        return False
+    for e in vals:
+        slot = e.slot.split(".", 1)[1]
+        t = before.get(int(slot) if slot.isdigit() else slot)
+        old = storage_view(t).to("cpu")
+        new = e.value.to("cpu")
+        if old.numel() != new.numel():
+            return False
+        r = e.region.to("cpu")
+        a, b = old[r], new[r]
+        if a.is_floating_point():
+            if not bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all()):
+                return False
+        elif not bool((a == b).all()):
+            return False
+    return True
+
+
+class Verifier:
+    """Evaluates one job on one device slot and returns its record (see :meth:`run`)."""
+
+    def __init__(self, spec: JobSpec, platform: Platform, device_index: int | None, workdir: Path,
+                 settings: Settings, ceilings: dict[str, float] | None = None) -> None:
+        self.spec = spec
+        self.op = spec.op
+        self.platform = platform
+        self.device_index = device_index
+        self.workdir = workdir
+        self.settings = settings
+        self.ceilings = ceilings or {}
+        if platform.interpreter:
+            self.device = torch.device("cpu")
+        else:
+            self.device = torch.device(platform.device, device_index or 0)
+        self.child: Child | None = None
+        self.record: dict[str, Any] = {}
+        self.cases: list[dict[str, Any]] = []
+
+    # -- record -----------------------------------------------------------------------------------
+    def _base_record(self) -> dict[str, Any]:
+        sub = self.spec.submission
+        return {
+            "op": self.op.id, "source": self.op.source, "category": self.op.category,
+            "submission": str(sub) if sub else None,
+            "submission_sha256": sha256(sub) if sub and sub.is_file() else None,
+            "label": self.spec.label, "tier": self.spec.tier, "platform": self.platform.name,
+            "device": self._device_name(), "status": "failed", "failure_class": None, "first_failure": None,
+            "cases_total": 0, "cases_passed": 0, "cases_unsupported": 0, "unsupported_reason": None,
+            "speedup": None, "sol_pct": None, "cases": [],
+            "anti_hack": {"L1": None, "L2": None, "L3": None}, "baseline": None,
+            "timing": None, "missing_optional": [], "log": None,
+        }
+
+    def _device_name(self) -> str:
+        if self.platform.interpreter:
+            return "cpu (Triton interpreter)"
+        try:
+            return torch.cuda.get_device_name(self.device)
+        except Exception:  # noqa: BLE001
+            return self.platform.device
+
+    def fail(self, cls: str, message: str, case: Case | None = None) -> None:
+        if self.record["failure_class"] is None:
+            self.record["failure_class"] = cls
+            self.record["first_failure"] = {"case": case.params if case else None,
+                                            "case_id": case.id if case else None, "message": message}
+        self.record["status"] = "failed"
+
+    # -- main ---------------------------------------------------------------------------------------
+    def run(self) -> dict[str, Any]:
+        """Judge the job. Never raises for anything the submission does; returns the record."""
+        t0 = time.time()
+        self.record = self._base_record()
+        self.record["started_at"] = t0
+        try:
+            if self.platform.device == "cuda" and not self.platform.interpreter:
+                torch.cuda.set_device(self.device)
+            self._run()
+        except JobFailed as jf:
+            self.fail(jf.cls, str(jf), jf.case)
+        except Exception as exc:  # noqa: BLE001 - a harness error must not lose the job
+            self.fail("platform", f"harness error: {type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
+        finally:
+            if self.child is not None:
+                self.child.close()
+                self.child = None
+        self.record["cases"] = self.cases
+        self.record["cases_total"] = len(self.cases)
+        self.record["cases_passed"] = sum(1 for c in self.cases if c["status"] == "passed")
+        self.record["cases_unsupported"] = sum(1 for c in self.cases if c["status"] == "unsupported")
+        judged = self.record["cases_total"] - self.record["cases_unsupported"]
+        if self.record["failure_class"] is None:
+            if judged == 0 and self.record["cases_total"] > 0:
+                self.record["status"] = "unsupported"
+            else:
+                self.record["status"] = "passed"
+        self.record["finished_at"] = time.time()
+        self.record["wall_s"] = round(self.record["finished_at"] - t0, 3)
+        if not self.settings.keep_workdir:
+            for sub in ("io",):
+                shutil.rmtree(self.workdir / sub, ignore_errors=True)
+        return self.record
+
+    def _run(self) -> None:
+        sub = self.spec.submission
+        if sub is None or not sub.is_file():
+            raise JobFailed("missing", f"no submission file {self.op.filename} for {self.op.id}")
+        # L1 -----------------------------------------------------------------------------------
+        findings = scan_file(sub, own_ops=frozenset(getattr(self.op, "own_ops", frozenset())),
+                             allow_copies=getattr(self.op, "allow_copies", True))
+        self.record["anti_hack"]["L1"] = {"ok": not findings,
+                                          "findings": [f"line {f.line}: {f.message}" for f in findings[:20]]}
+        if findings:
+            first = findings[0]
+            rules = {f.rule for f in findings}
+            cls = "syntax" if "syntax" in rules else ("dispatch_recursion" if "dispatch-recursion" in rules
+                                                      else "static_scan")
+            pick = next((f for f in findings if f.rule == "dispatch-recursion"), first) \
+                if cls == "dispatch_recursion" else first
+            raise JobFailed(cls, f"L1 static scan: line {pick.line}: {pick.message}")
+        # Sandbox --------------------------------------------------------------------------------
+        (self.workdir / "io").mkdir(parents=True, exist_ok=True)
+        log = self.workdir / "child.log"
+        self.record["log"] = str(log)
+        self._start_child()
+        cases = self.op.cases(self.spec.tier)
+        if not cases:
+            raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
+        traces: dict[str, int] = {}
+        launches_total = 0
+        ghost_pool: list[Case] = []
+        first_case_for_profile: Case | None = None
+        for case in cases:
+            entry = {"id": case.id, "params": case.params, "status": "pending"}
+            self.cases.append(entry)
+            reason = self.platform.unsupported_reason(self.op.tensor_dtypes(case.params))
+            if reason:
+                entry.update(status="unsupported", message=reason)
+                self.record["unsupported_reason"] = self.record["unsupported_reason"] or reason
+                continue
+            res = self._run_case(case, entry, ghost=False)
+            if res is None:
+                continue
+            for k, v in res["trace"].items():
+                traces[k] = traces.get(k, 0) + v
+            launches_total += len(res["launches"])
+            if res["launches"] and not res["trivial"]:
+                ghost_pool.append(case)
+                if first_case_for_profile is None:
+                    first_case_for_profile = case
+        self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
+                                                                                      "not_exercised"),
+                                          "trace": traces, "launches": launches_total}
+        if self.record["failure_class"] is not None:
+            return
+        # L2 ghost replay ---------------------------------------------------------------------------
+        self._ghost(ghost_pool)
+        if self.record["failure_class"] is not None:
+            return
+        # L3 kernel list (CUDA) -----------------------------------------------------------------------
+        if self.platform.profiler and first_case_for_profile is not None:
+            self._kernel_list(first_case_for_profile)
+            if self.record["failure_class"] is not None:
+                return
+        # Timing ------------------------------------------------------------------------------------
+        if self.platform.timing:
+            self._timing(cases)
+        else:
+            self.record["timing"] = {"applicable": False,
+                                     "reason": f"timing is not reported on the {self.platform.name} platform"}
+
+    # -- child management -------------------------------------------------------------------------
+    def _start_child(self) -> None:
+        assert self.spec.submission is not None
+        self.child = Child(self.op.id, self.spec.submission, self.platform, self.device_index, self.workdir,
+                           self.workdir / "child.log")
+        try:
+            msg = self.child.recv(self.settings.import_timeout_s)
+        except ChildTimeout:
+            raise JobFailed("timeout", f"importing the submission took longer than "
+                                       f"{self.settings.import_timeout_s:.0f} s (killed)") from None
+        except ChildDied as exc:
+            raise JobFailed("import_error", f"the submission's process died during import: {exc}") from None
+        if msg.get("event") != "ready":
+            raise JobFailed("platform", f"unexpected first message from the sandbox: {msg.get('event')!r}")
+        if not msg.get("ok"):
+            err = msg.get("error") or {}
+            text = err.get("message", "")
+            if err.get("traceback"):
+                text += "\n" + err["traceback"][-1500:]
+            raise JobFailed(msg.get("failure", "import_error"), text)
+        self.record["missing_optional"] = msg.get("missing_optional", [])
+        if msg.get("timers_tampered"):
+            raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg['timers_tampered']}")
+
+    def _died(self, exc: ChildDied, case: Case) -> JobFailed:
+        """Classify an abnormal child exit during a case; probe the device on GPUs."""
+        text = f"{exc} during case {case.id} ({case.describe()})"
+        cls = "runtime_error"
+        if not self.platform.interpreter:
+            ok, why = health_probe(self.platform, self.device_index)
+            if not ok:
+                return JobFailed("infrastructure", f"{text}; the device then failed its health probe ({why})", case)
+            if exc.returncode is not None and exc.returncode < 0:
+                cls = "cuda_fault"
+        tail = ""
+        try:
+            tail = (self.workdir / "child.log").read_text(errors="replace")[-800:]
+        except OSError:
+            pass
+        return JobFailed(cls, text + (f"\nlast output:\n{tail}" if tail else ""), case)
+
+    # -- one case -----------------------------------------------------------------------------------
+    def _prepare(self, case: Case) -> tuple[Call, Call, list[Expected], Path]:
+        gen = generator(self.device, case.seed)
+        call = self.op.build(case.params, self.device, gen)
+        before = call.clone()
+        expected = self.op.reference(case.params, call.clone())
+        inp = self.workdir / "io" / f"{case.tier}-{case.index}.in.pt"
+        torch.save({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}, inp)
+        return call, before, expected, inp
+
+    def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool) -> dict[str, Any] | None:
+        """Run one case in the child and judge it. Returns evidence, or None when it failed."""
+        assert self.child is not None
+        _, before, expected, inp = self._prepare(case)
+        out_path = self.workdir / "io" / f"{case.tier}-{case.index}.{'ghost' if ghost else 'out'}.pt"
+        t0 = time.perf_counter()
+        try:
+            self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "ghost": ghost})
+            msg = self.child.recv(self.settings.case_timeout_s)
+        except ChildTimeout:
+            self.child = None
+            jf = JobFailed("timeout", f"case {case.id} ({case.describe()}) exceeded {self.settings.case_timeout_s:.0f} s "
+                                      f"(process group killed)", case)
+            if not ghost:
+                entry.update(status="failed", message=str(jf))
+            raise jf from None
+        except ChildDied as exc:
+            self.child = None
+            jf = self._died(exc, case)
+            if not ghost:
+                entry.update(status="failed", message=str(jf))
+            raise jf from None
+        wall = time.perf_counter() - t0
+        if msg.get("event") == "harness_error":
+            err = msg.get("error") or {}
+            raise JobFailed("platform", f"case {case.id}: the sandbox could not run the case: {err.get('type')}: "
+                                        f"{err.get('message')}\n{(err.get('traceback') or '')[-1000:]}", case)
+        if msg.get("event") != "case":
+            raise JobFailed("platform", f"unexpected message from the sandbox: {msg.get('event')!r}", case)
+        if msg.get("timers_tampered"):
+            raise JobFailed("timer_tampering", f"timer functions replaced during case {case.id}: "
+                                               f"{msg['timers_tampered']}", case)
+        out = torch.load(out_path, map_location="cpu", weights_only=True)
+        if not isinstance(out, dict):
+            raise JobFailed("wrong_result", f"case {case.id}: the sandbox returned no outputs", case)
+        if ghost:
+            return self._judge_ghost(case, out, expected)
+        evidence = {"trace": msg.get("trace") or {}, "launches": msg.get("launches") or [],
+                    "trivial": _trivial(expected, before)}
+        entry.update(launches=len(evidence["launches"]), wall_s=round(wall, 4),
+                     kernels=sorted(set(evidence["launches"]))[:8])
+        verdict = self._judge(case, msg, out, expected, before, entry)
+        if verdict is not None:
+            cls, message = verdict
+            entry.update(status="failed", failure_class=cls, message=message)
+            self.fail(cls, f"case {case.id} ({case.describe()}): {message}", case)
+            return None
+        entry["status"] = "passed"
+        return evidence
+
+    def _judge(self, case: Case, msg: dict[str, Any], out: dict[str, Any], expected: list[Expected],
+               before: Call, entry: dict[str, Any]) -> tuple[str, str] | None:
+        err = msg.get("error")
+        if err:
+            cls = classify_error(err, self.platform)
+            text = f"{err.get('type')}: {err.get('message')}"
+            tb = err.get("traceback") or ""
+            if tb:
+                text += "\n" + tb[-1200:]
+            return cls, text
+        tv = l3.judge_trace(msg.get("trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True))
+        if tv.failure:
+            return tv.failure, "L3 dispatch trace: " + tv.message
+        if not msg.get("wrapper_calls"):
+            return "not_exercised", ("the candidate was never called: the native op answered the public call "
+                                     "(is the wrapper for the reached overload defined?)")
+        if not msg.get("launches") and not self.op.nothing_to_compute and not _all_outputs_empty(expected) \
+                and not _trivial(expected, before):
+            return "not_exercised", "no Triton kernel was launched for this case"
+        worst = SlotResult(True)
+        for exp in expected:
+            actual = _resolve(exp.slot, out)
+            if exp.slot == "return" and exp.value is None and exp.alias:
+                target = _resolve(exp.alias, out)
+                if not _same_object(actual, target):
+                    return "wrong_result", (f"the call must return its output argument ({exp.alias}) itself; "
+                                            f"got {out.get('ret_type')}")
+                continue
+            res = compare_slot(exp, actual, self.platform.tolerance_scale)
+            if not res.ok:
+                entry.update(max_abs=res.max_abs, max_rel=res.max_rel, rule=res.rule)
+                return "wrong_result", res.message
+            if res.max_abs >= worst.max_abs:
+                worst = res
+        for slot in before.unchanged_slots():
+            key = f"arg.{slot}"
+            res = unchanged(before.get(slot), _resolve(key, out), key)
+            if not res.ok:
+                return "wrong_result", res.message
+        entry.update(max_abs=worst.max_abs, max_rel=worst.max_rel, rule=worst.rule)
+        return None
+
+    # -- L2 ------------------------------------------------------------------------------------------
+    def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected]) -> dict[str, Any]:
+        passed = True
+        for exp in expected:
+            if exp.value is None:
+                continue
+            if not compare_slot(exp, _resolve(exp.slot, out), self.platform.tolerance_scale).ok:
+                passed = False
+                break
+        return {"ghost_passed": passed}
+
+    def _ghost(self, pool: list[Case]) -> None:
+        if self.op.nothing_to_compute:
+            self.record["anti_hack"]["L2"] = {"ok": True, "checked": 0, "note": "nothing to compute: exempt"}
+            return
+        n = self.settings.ghost_cases
+        if len(pool) > n:
+            step = len(pool) / n
+            pool = [pool[int(i * step)] for i in range(n)]
+        still = []
+        for case in pool:
+            res = self._run_case(case, {}, ghost=True)
+            if res and res.get("ghost_passed"):
+                still.append(case)
+        self.record["anti_hack"]["L2"] = {"ok": not still, "checked": len(pool),
+                                          "passed_without_triton": [c.id for c in still]}
+        if still:
+            c = still[0]
+            self.fail("ghost", f"L2 ghost replay: case {c.id} ({c.describe()}) still produced the right result with "
+                               f"every Triton launch turned into a no-op ({len(still)} of {len(pool)} replayed "
+                               f"cases); the result was not computed by Triton", c)
+
+    # -- L3 kernel list ------------------------------------------------------------------------------
+    def _kernel_list(self, case: Case) -> None:
+        assert self.child is not None
+        _, _, _, inp = self._prepare(case)
+        out_path = self.workdir / "io" / f"{case.tier}-{case.index}.prof.pt"
+        try:
+            self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "profile": True})
+            msg = self.child.recv(self.settings.case_timeout_s)
+        except (ChildTimeout, ChildDied) as exc:
+            self.child = None
+            raise JobFailed("runtime_error", f"profiling case {case.id}: {exc}", case) from None
+        kernels = msg.get("kernels") or []
+        verdict = l3.judge_kernels(kernels, msg.get("launches") or [])
+        l3rec = self.record["anti_hack"]["L3"]
+        l3rec["kernels"] = kernels[:20]
+        l3rec["profiled_case"] = case.id
+        if verdict.failure:
+            l3rec["ok"] = False
+            self.fail(verdict.failure, f"L3 kernel list, case {case.id}: {verdict.message}", case)
+
+    # -- timing --------------------------------------------------------------------------------------
+    def _timing(self, cases: list[Case]) -> None:
+        timed = [c for c in cases if c.timed]
+        self.record["timing"] = {"applicable": True, "reps": self.settings.reps, "warmup_ms": self.settings.warmup_ms,
+                                 "method": "alternating blocks, fresh input clones, L2 flush (256 MB), CUDA events, "
+                                           "median", "timed_cases": len(timed)}
+        speedups: list[float] = []
+        sols: list[float] = []
+        by_id = {e["id"]: e for e in self.cases}
+        for case in timed:
+            entry = by_id[case.id]
+            _, _, _, inp = self._prepare(case)
+            t0 = time.perf_counter()
+            try:
+                assert self.child is not None
+                self.child.send({"cmd": "time", "inp": str(inp), "reps": self.settings.reps,
+                                 "warmup_ms": self.settings.warmup_ms})
+                msg = self.child.recv(self.settings.time_timeout_s)
+            except ChildTimeout:
+                self.child = None
+                raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
+                                case) from None
+            except ChildDied as exc:
+                self.child = None
+                raise self._died(exc, case) from None
+            wall_ms = (time.perf_counter() - t0) * 1e3
+            if msg.get("error"):
+                err = msg["error"]
+                text = f"{err.get('type')}: {err.get('message')}"
+                cls = "timer_tampering" if "timing check failed" in text else (
+                    "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
+                raise JobFailed(cls, f"timing case {case.id}: {text}", case)
+            if msg.get("timers_tampered"):
+                raise JobFailed("timer_tampering", f"timer functions replaced: {msg['timers_tampered']}", case)
+            b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
+            reported = sum(msg.get("event_total_ms", {}).values())
+            if reported > wall_ms * 1.05 + 1.0:
+                raise JobFailed("timer_tampering", f"timing case {case.id}: the child reported {reported:.2f} ms of "
+                                                   f"device time in a command the verifier saw take {wall_ms:.2f} ms",
+                                case)
+            if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
+                raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+            self.record["baseline"] = msg.get("baseline")
+            cost = self.op.cost(case.params)
+            sp = b / c
+            gbps = cost.bytes / (c * 1e-3) / 1e9 if cost.bytes else None
+            tflops = cost.flops / (c * 1e-3) / 1e12 if cost.flops else None
+            sol = self._sol(cost, c)
+            entry.update(baseline_ms=round(b, 5), candidate_ms=round(c, 5), speedup=round(sp, 4),
+                         gbps=round(gbps, 2) if gbps else None, tflops=round(tflops, 3) if tflops else None,
+                         sol_pct=round(sol, 2) if sol is not None else None,
+                         baseline_spread=_spread(msg.get("baseline_samples")),
+                         candidate_spread=_spread(msg.get("candidate_samples")))
+            speedups.append(sp)
+            if sol is not None:
+                sols.append(sol)
+        if speedups:
+            self.record["speedup"] = round(math.exp(sum(math.log(s) for s in speedups) / len(speedups)), 4)
+        if sols:
+            self.record["sol_pct"] = round(statistics.median(sols), 2)
+
+    def _sol(self, cost: Any, ms: float) -> float | None:
+        """% of speed-of-light: the floor time from the cost model and the measured ceilings, over
+        the measured time."""
+        bw = self.ceilings.get("bandwidth_gbps")
+        floors = []
+        if bw and cost.bytes:
+            floors.append(cost.bytes / (bw * 1e9))
+        peak = self.ceilings.get(f"{cost.compute}_tflops") if cost.compute != "none" else None
+        if peak and cost.flops:
+            floors.append(cost.flops / (peak * 1e12))
+        if not floors:
+            return None
+        return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def _spread(samples: Any) -> float | None:
+    """Relative interquartile spread of timing samples (IQR / median)."""
+    if not samples or len(samples) < 4:
+        return None
+    q = statistics.quantiles(samples, n=4)
+    med = statistics.median(samples)
+    return round((q[2] - q[0]) / med, 4) if med > 0 else None
+

@@ -1,0 +1,140 @@
+"""Run directories: ``runs/<timestamp>-<name>/`` with ``config.json``, ``env.json``,
+``results.jsonl`` (append-only, one record per job), ``summary.json`` and per-job work directories
+(DESIGN.md "Execution"). Re-running the same command resumes: finished jobs are skipped, none is
+lost or counted twice."""
+from __future__ import annotations
+
+import json
+import os
+import platform as pyplatform
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+#: Failure classes that are not a verdict on the submission: such jobs are re-run on resume.
+RERUN_CLASSES = {"infrastructure", "platform"}
+
+
+def job_key(op: str, sha: str | None, tier: str, platform: str, label: str) -> str:
+    return f"{op}|{label}|{sha or 'missing'}|{tier}|{platform}"
+
+
+class RunDir:
+    """One run directory (thread-safe appends)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path.resolve()
+        self.path.mkdir(parents=True, exist_ok=True)
+        self.results = self.path / "results.jsonl"
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def create(root: Path, name: str, config: dict[str, Any], fresh: bool = False) -> "RunDir":
+        """A new run directory, or the latest one of the same name and config (resume).
+
+        Args:
+            root: the parent folder (``runs/``).
+            name: the run's name; a directory is ``<YYYYmmdd-HHMMSS>-<name>``.
+            config: the run's configuration; an existing directory is resumed only when its
+                ``config.json`` matches (apart from timing knobs).
+            fresh: never resume.
+        """
+        root.mkdir(parents=True, exist_ok=True)
+        if not fresh:
+            for cand in sorted(root.glob(f"*-{name}"), reverse=True):
+                try:
+                    old = json.loads((cand / "config.json").read_text())
+                except (OSError, json.JSONDecodeError):
+                    continue
+                if _same_config(old, config):
+                    rd = RunDir(cand)
+                    return rd
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        rd = RunDir(root / f"{stamp}-{name}")
+        (rd.path / "config.json").write_text(json.dumps(config, indent=2, default=str))
+        return rd
+
+    @staticmethod
+    def open(path: Path) -> "RunDir":
+        """An existing or new run directory at exactly ``path`` (``--out``)."""
+        return RunDir(path)
+
+    def write_config(self, config: dict[str, Any]) -> None:
+        p = self.path / "config.json"
+        if not p.exists():
+            p.write_text(json.dumps(config, indent=2, default=str))
+
+    def write_env(self, env: dict[str, Any]) -> None:
+        (self.path / "env.json").write_text(json.dumps(env, indent=2, default=str))
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record written so far (malformed lines, e.g. from a killed run, are skipped)."""
+        out = []
+        if self.results.exists():
+            for line in self.results.read_text().splitlines():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+        return out
+
+    def finished_keys(self) -> set[str]:
+        keys = set()
+        for r in self.records():
+            if r.get("failure_class") in RERUN_CLASSES:
+                continue
+            keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], r["platform"], r.get("label", "")))
+        return keys
+
+    def append(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, default=str)
+        with self._lock:
+            with open(self.results, "a") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        (self.path / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+
+    def job_dir(self, op_id: str, label: str) -> Path:
+        safe = op_id.replace("::", "__")
+        return self.path / "jobs" / (f"{label}-{safe}" if label else safe)
+
+
+def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    keys = ("submissions", "ops", "source", "tier", "platform")
+    return all(a.get(k) == b.get(k) for k in keys)
+
+
+def environment(platform: Any) -> dict[str, Any]:
+    """Versions, device, driver and clocks (env.json)."""
+    import numpy
+    import torch
+    import triton
+
+    env: dict[str, Any] = {
+        "python": sys.version.split()[0], "torch": torch.__version__, "triton": triton.__version__,
+        "numpy": numpy.__version__, "host": pyplatform.node(), "os": pyplatform.platform(),
+        "platform": platform.to_json(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    try:
+        env["kernelgenbench_commit"] = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
+            timeout=10).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        env["kernelgenbench_commit"] = None
+    if not platform.interpreter and torch.cuda.is_available():
+        env["cuda"] = torch.version.cuda
+        env["devices"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+        try:
+            q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,"
+                                "power.limit,temperature.gpu", "--format=csv,noheader"],
+                               capture_output=True, text=True, timeout=20)
+            env["nvidia_smi"] = q.stdout.strip().splitlines()
+        except (OSError, subprocess.TimeoutExpired):
+            env["nvidia_smi"] = None
+    return env

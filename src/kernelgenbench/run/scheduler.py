@@ -1,0 +1,124 @@
+"""The local scheduler: one slot per GPU (N slots on the interpreter), jobs from a queue, health
+probes after abnormal exits, quarantine and requeue (DESIGN.md "Execution").
+
+A job is a (submission file, operator, tier). The trusted verifier of each job runs in a thread of
+this process; the candidate runs in a fresh sandbox child per job. Records are appended to the run
+directory as soon as each job finishes, so an interrupted run loses nothing and resumes.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from ..platforms import Platform, device_count
+from ..sandbox.runner import health_probe
+from .job import JobSpec, Settings, Verifier
+from .rundir import RunDir, job_key
+
+
+@dataclass
+class Slot:
+    """One execution slot: a device index (None on the interpreter) and its health."""
+
+    index: int
+    device: int | None
+    quarantined: bool = False
+
+
+def make_slots(platform: Platform, jobs: int | None) -> list[Slot]:
+    """One slot per visible GPU, or ``jobs`` slots (default 2) on the interpreter."""
+    if platform.interpreter:
+        n = max(1, jobs or 2)
+        return [Slot(i, None) for i in range(n)]
+    count = device_count(platform)
+    if count == 0:
+        raise RuntimeError(f"platform {platform.name}: no device visible")
+    n = min(count, jobs) if jobs else count
+    return [Slot(i, i) for i in range(n)]
+
+
+def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings: Settings,
+             slots: list[Slot], ceilings: dict[int | None, dict[str, Any]],
+             on_done: Callable[[dict[str, Any]], None] | None = None, max_requeue: int = 2) -> list[dict[str, Any]]:
+    """Run every job not yet finished in ``rundir``; returns the records written by this call.
+
+    Jobs whose device fails the health probe after an abnormal exit are requeued on another slot
+    (up to ``max_requeue`` times) and the device is quarantined; a job that never finds a healthy
+    device is recorded with failure class ``infrastructure``.
+    """
+    done = rundir.finished_keys()
+    todo: "queue.Queue[tuple[JobSpec, int]]" = queue.Queue()
+    for spec in specs:
+        sha = None
+        if spec.submission is not None and spec.submission.is_file():
+            from .job import sha256
+
+            sha = sha256(spec.submission)
+        if job_key(spec.op.id, sha, spec.tier, platform.name, spec.label) in done:
+            continue
+        todo.put((spec, 0))
+    written: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def worker(slot: Slot) -> None:
+        while not slot.quarantined:
+            try:
+                spec, tries = todo.get_nowait()
+            except queue.Empty:
+                return
+            workdir = rundir.job_dir(spec.op.id, spec.label)
+            rec = Verifier(spec, platform, slot.device, workdir, settings, ceilings.get(slot.device)).run()
+            if rec.get("failure_class") == "infrastructure":
+                slot.quarantined = True
+                healthy = [s for s in slots if not s.quarantined]
+                if healthy and tries < max_requeue:
+                    todo.put((spec, tries + 1))
+                    continue
+            rec["attempt"] = tries + 1
+            rundir.append(rec)
+            with lock:
+                written.append(rec)
+            if on_done is not None:
+                on_done(rec)
+
+    threads = [threading.Thread(target=worker, args=(s,), daemon=True, name=f"slot-{s.index}") for s in slots]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # Jobs left because every slot was quarantined.
+    while not todo.empty():
+        spec, tries = todo.get_nowait()
+        rec = {"op": spec.op.id, "source": spec.op.source, "submission": str(spec.submission), "label": spec.label,
+               "tier": spec.tier, "platform": platform.name, "status": "failed", "failure_class": "infrastructure",
+               "first_failure": {"case": None, "case_id": None, "message": "no healthy device left"},
+               "cases_total": 0, "cases_passed": 0, "cases": [], "speedup": None, "anti_hack": {}}
+        rundir.append(rec)
+        written.append(rec)
+        if on_done is not None:
+            on_done(rec)
+    return written
+
+
+def probe_all(platform: Platform, slots: list[Slot]) -> None:
+    """Health-probe every slot before the run; quarantine the ones that fail."""
+    for s in slots:
+        ok, _ = health_probe(platform, s.device)
+        s.quarantined = not ok
+
+
+def collect_specs(submissions: Path, ops: list[Any], tier: str, label: str, explicit: bool) -> list[JobSpec]:
+    """One job per (file, operator): the operators with a file in ``submissions``, or every operator
+    in ``ops`` when they were requested explicitly (a requested operator without a file is a job
+    that fails as ``missing``)."""
+    specs = []
+    for op in ops:
+        path = submissions / op.filename
+        if path.is_file():
+            specs.append(JobSpec(op, path, tier, label))
+        elif explicit:
+            specs.append(JobSpec(op, None, tier, label))
+    return specs

@@ -1,0 +1,274 @@
+"""The untrusted sandbox child: imports one submission and runs its candidate on given inputs.
+
+Started (never forked) by :mod:`kernelgenbench.sandbox.runner` as
+``python -m kernelgenbench.sandbox.child --op OP --submission FILE --platform P --resp-fd N``.
+Commands arrive as JSON lines on the original stdin (moved to a private descriptor; fd 0 becomes
+``/dev/null``); answers go out as JSON lines on ``--resp-fd``. Tensors travel as ``torch.save``
+files in the job's work directory. Stdout and stderr (the submission's prints included) go to the
+job's log file.
+
+Nothing here decides a verdict: the child reports outputs, the ATen ops the candidate ran, the
+Triton launches, errors and timings; the trusted verifier judges them.
+
+Commands:
+    {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "profile": bool}
+    {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float}
+    {"cmd": "exit"}
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import time
+import traceback
+from typing import Any
+
+#: Timer entry points snapshotted before the submission is imported (timer tampering check).
+_TIMERS: dict[str, Any] = {}
+
+
+def _snapshot_timers() -> dict[str, Any]:
+    import torch
+
+    snap = {"time.perf_counter": time.perf_counter, "time.perf_counter_ns": time.perf_counter_ns,
+            "time.time": time.time, "time.monotonic": time.monotonic}
+    if torch.cuda.is_available():
+        snap.update({"torch.cuda.Event": torch.cuda.Event,
+                     "torch.cuda.Event.record": torch.cuda.Event.record,
+                     "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
+                     "torch.cuda.synchronize": torch.cuda.synchronize})
+    return snap
+
+
+def _current_timers() -> dict[str, Any]:
+    return _snapshot_timers()
+
+
+def tampered_timers() -> list[str]:
+    """Names of timer entry points that differ from the snapshot taken before import."""
+    now = _current_timers()
+    return [k for k, v in _TIMERS.items() if now.get(k) is not v]
+
+
+def _error(exc: BaseException, stage: str) -> dict[str, Any]:
+    tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+    text = "".join(tb)
+    chain = []
+    e: BaseException | None = exc
+    while e is not None and len(chain) < 6:
+        chain.append(type(e).__name__)
+        e = e.__cause__ or e.__context__
+    return {"type": type(exc).__name__, "chain": chain, "message": str(exc)[:2000],
+            "traceback": text[-6000:], "stage": stage}
+
+
+class Child:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.resp = os.fdopen(args.resp_fd, "w", buffering=1)
+        self.cmd_in = os.fdopen(os.dup(0), "r")
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.resp.write(json.dumps(msg, default=str) + "\n")
+        self.resp.flush()
+
+    # -- start-up -------------------------------------------------------------------------------
+    def start(self) -> bool:
+        global _TIMERS
+        import torch
+
+        from ..platforms import PROFILES
+        from ..suite.registry import get_operator
+        from . import hooks
+
+        self.torch = torch
+        self.platform = PROFILES[self.args.platform]
+        self.op = get_operator(self.args.op)
+        self.hooks = hooks
+        hooks.install_launch_hooks()
+        if self.platform.interpreter:
+            hooks.install_interpreter_patches()
+        _TIMERS = _snapshot_timers()
+        name = f"kgb_submission_{self.op.source}_{self.op.name}"
+        try:
+            spec = importlib.util.spec_from_file_location(name, self.args.submission)
+            if spec is None or spec.loader is None:
+                raise ImportError(f"cannot load {self.args.submission}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            spec.loader.exec_module(module)
+        except SyntaxError as exc:
+            self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
+            return False
+        except BaseException as exc:  # noqa: BLE001 - any import-time failure is the submission's
+            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import")})
+            return False
+        problem = self.check_interface(module)
+        if problem is not None:
+            self.send({"event": "ready", "ok": False, **problem})
+            return False
+        try:
+            self.impl = self.op.make_impl(module, self.platform)
+        except BaseException as exc:  # noqa: BLE001
+            self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
+            return False
+        self.module = module
+        self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
+                   "missing_optional": self.missing_optional})
+        return True
+
+    def check_interface(self, module: Any) -> dict[str, Any] | None:
+        iface = self.op.interface
+        self.missing_optional: list[str] = []
+        if iface.function is None:
+            missing = [w.name for w in iface.wrappers if w.required and not callable(getattr(module, w.name, None))]
+            self.missing_optional = [w.name for w in iface.wrappers
+                                     if not w.required and not callable(getattr(module, w.name, None))]
+            if missing:
+                return {"failure": "missing_wrapper",
+                        "error": {"type": "MissingWrapper", "stage": "interface",
+                                  "message": f"missing wrapper(s) {', '.join(missing)} (required for {self.op.id}: "
+                                             f"{', '.join(iface.required_names())})"}}
+            return None
+        fn = getattr(module, iface.function, None)
+        if not callable(fn):
+            return {"failure": "missing_wrapper",
+                    "error": {"type": "MissingWrapper", "stage": "interface",
+                              "message": f"no function named {iface.function} (interface: {iface.signature})"}}
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError) as exc:
+            return {"failure": "signature", "error": _error(exc, "interface")}
+        names = [p.name for p in params]
+        bad = names != list(iface.params)
+        if not bad:
+            for p in params:
+                want = iface.defaults.get(p.name, inspect.Parameter.empty)
+                if p.default is not want and p.default != want:
+                    bad = True
+                if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) and p.name in iface.params:
+                    bad = bad or p.kind is not p.POSITIONAL_OR_KEYWORD
+        if bad:
+            got = str(inspect.signature(fn))
+            return {"failure": "signature",
+                    "error": {"type": "SignatureMismatch", "stage": "interface",
+                              "message": f"{iface.function}{got} does not match the interface {iface.signature}"}}
+        return None
+
+    # -- commands -------------------------------------------------------------------------------
+    def load(self, path: str) -> Any:
+        return self.torch.load(path, map_location=self.device(), weights_only=True)
+
+    def device(self) -> Any:
+        return self.torch.device("cpu" if self.platform.interpreter else self.platform.device)
+
+    def run_case(self, msg: dict[str, Any]) -> None:
+        torch = self.torch
+        from ..suite.spec import Call
+
+        state = self.hooks.STATE
+        data = self.load(msg["inp"])
+        call = Call(data["args"], data["kwargs"], tuple(data["written"]), api=data.get("api"))
+        state.reset()
+        state.ghost = bool(msg.get("ghost"))
+        err = None
+        ret: Any = None
+        kernels: list[str] | None = None
+        t0 = time.perf_counter()
+        try:
+            if msg.get("profile") and not self.platform.interpreter:
+                from torch.profiler import ProfilerActivity, profile
+
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    ret = self.op.invoke(self.impl, call, self.platform)
+                    torch.cuda.synchronize()
+                kernels = sorted({e.name for e in prof.events()
+                                  if getattr(e, "device_type", None) is not None
+                                  and "CUDA" in str(e.device_type)})
+            else:
+                ret = self.op.invoke(self.impl, call, self.platform)
+            if self.platform.device == "cuda" and not self.platform.interpreter:
+                torch.cuda.synchronize()
+        except BaseException as exc:  # noqa: BLE001 - reported, judged by the verifier
+            err = _error(exc, "call")
+        finally:
+            state.ghost = False
+        wall = time.perf_counter() - t0
+        ret_alias = None
+        if isinstance(ret, torch.Tensor):
+            for i, a in enumerate(call.args):
+                if a is ret:
+                    ret_alias = i
+        out = {"args": call.args, "kwargs": call.kwargs, "ret": _sanitize(ret, torch),
+               "ret_type": type(ret).__name__}
+        try:
+            torch.save(out, msg["out"])
+        except BaseException as exc:  # noqa: BLE001
+            err = err or _error(exc, "save")
+            torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
+        self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
+                   "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
+                   "wall_s": wall, "timers_tampered": tampered_timers()})
+
+    def run_time(self, msg: dict[str, Any]) -> None:
+        from ..suite.spec import Call
+        from ..verify.timing import time_case
+
+        data = self.load(msg["inp"])
+        call = Call(data["args"], data["kwargs"], tuple(data["written"]), api=data.get("api"))
+        try:
+            base_fn, label = self.op.baseline(call, self.platform)
+            res = time_case(self.op, self.impl, base_fn, call, self.platform, self.hooks.STATE,
+                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)))
+            res["baseline"] = label
+            res["timers_tampered"] = tampered_timers()
+            self.send({"event": "time", **res})
+        except BaseException as exc:  # noqa: BLE001
+            self.send({"event": "time", "error": _error(exc, "timing")})
+
+    def loop(self) -> None:
+        for line in self.cmd_in:
+            msg = json.loads(line)
+            cmd = msg.get("cmd")
+            if cmd == "exit":
+                break
+            try:
+                if cmd == "case":
+                    self.run_case(msg)
+                elif cmd == "time":
+                    self.run_time(msg)
+            except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
+                self.send({"event": "harness_error", "error": _error(exc, "harness")})
+        self.send({"event": "bye"})
+
+
+def _sanitize(ret: Any, torch: Any) -> Any:
+    """Keep what the verifier can load safely: tensors, numbers, None, and lists/tuples of them."""
+    if ret is None or isinstance(ret, (bool, int, float, torch.Tensor)):
+        return ret
+    if isinstance(ret, (list, tuple)):
+        return type(ret)(_sanitize(r, torch) for r in ret) if isinstance(ret, list) else tuple(
+            _sanitize(r, torch) for r in ret)
+    return f"<{type(ret).__name__}>"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--op", required=True)
+    ap.add_argument("--submission", required=True)
+    ap.add_argument("--platform", required=True)
+    ap.add_argument("--resp-fd", type=int, required=True)
+    args = ap.parse_args()
+    child = Child(args)
+    if child.start():
+        child.loop()
+
+
+if __name__ == "__main__":
+    main()

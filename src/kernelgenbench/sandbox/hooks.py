@@ -1,0 +1,219 @@
+"""Instrumentation installed in the sandbox child *before* the submission is imported.
+
+* Triton launch accounting: every launch through ``JITFunction.run`` (GPU) or
+  ``InterpretedFunction.run`` (interpreter) is counted with its kernel name. Ghost mode (L2) turns
+  launches into no-ops.
+* :class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
+  It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
+  what Triton's own launcher does inside a launch, and it poisons every tensor the candidate
+  allocates, so unwritten output elements are visible.
+* Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
+  interpreter has no driver to benchmark with; times are not reported there anyway).
+
+This module runs in the untrusted process: it only *collects* evidence. Verdicts are made by the
+trusted verifier from what the child sends back.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from typing import Any, Callable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+#: Allocation ops whose results are poisoned when the candidate makes them.
+ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
+              "new_empty.default", "new_empty_strided.default", "empty.out", "resize_.default"}
+
+
+class State:
+    """Per-process instrumentation state (one candidate call at a time)."""
+
+    def __init__(self) -> None:
+        self.inside_launch = 0
+        self.ghost = False
+        self.launches: list[str] = []
+        self.trace: Counter[str] = Counter()
+        self.wrapper_calls: Counter[str] = Counter()
+        self.active_wrappers: list[str] = []
+        self.poison_allocations = True
+        self.tracing = True  # False while timing: no dispatch mode, no signature binding
+
+    def reset(self) -> None:
+        self.launches = []
+        self.trace = Counter()
+        self.wrapper_calls = Counter()
+
+
+STATE = State()
+
+
+class DispatchRecursion(RuntimeError):
+    """A wrapper re-entered itself through the dispatcher (it called the op it replaces)."""
+
+
+class SignatureMismatch(TypeError):
+    """The candidate's function cannot take the arguments of the interface."""
+
+
+def _kernel_name(fn: Any) -> str:
+    inner = getattr(fn, "fn", None)
+    return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
+
+
+def install_launch_hooks() -> None:
+    """Wrap Triton's launch entry points for accounting and ghost replay (idempotent)."""
+    import triton.runtime.autotuner as autotuner
+    import triton.runtime.jit as jit
+
+    classes: list[type] = [jit.JITFunction]
+    try:
+        from triton.runtime.interpreter import InterpretedFunction
+
+        classes.append(InterpretedFunction)
+    except ImportError:  # pragma: no cover - older Triton
+        pass
+
+    for cls in classes:
+        if getattr(cls.run, "_kgb_hooked", False):
+            continue
+        orig = cls.run
+
+        def run(self, *args, _orig=orig, **kwargs):
+            if kwargs.get("warmup"):
+                return _orig(self, *args, **kwargs)
+            STATE.launches.append(_kernel_name(self))
+            if STATE.ghost:
+                return None
+            STATE.inside_launch += 1
+            try:
+                return _orig(self, *args, **kwargs)
+            finally:
+                STATE.inside_launch -= 1
+
+        run._kgb_hooked = True  # type: ignore[attr-defined]
+        cls.run = run
+
+    # Autotuner and Heuristics wrap JITFunction: their own tensor work (reset_to_zero, restore
+    # values, benchmarking) is Triton's, not the candidate's.
+    for cls in (autotuner.Autotuner, autotuner.Heuristics):
+        if getattr(cls.run, "_kgb_hooked", False):
+            continue
+        orig = cls.run
+
+        def run(self, *args, _orig=orig, **kwargs):
+            STATE.inside_launch += 1
+            try:
+                return _orig(self, *args, **kwargs)
+            finally:
+                STATE.inside_launch -= 1
+
+        run._kgb_hooked = True  # type: ignore[attr-defined]
+        cls.run = run
+
+
+def install_interpreter_patches() -> None:
+    """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1``.
+
+    Triton 3.6's autotuner benchmarks every config through the active driver, and the interpreter
+    has none ("0 active drivers"). Here the benchmark is replaced by a ranking that prefers the
+    first config surviving pruning; the chosen config then runs normally.
+    """
+    import triton.runtime.autotuner as autotuner
+
+    if getattr(autotuner.Autotuner._bench, "_kgb_hooked", False):
+        return
+
+    def _bench(self, *args, config, **meta):
+        return [float(self.configs.index(config)) if config in self.configs else 0.0] * 3
+
+    _bench._kgb_hooked = True  # type: ignore[attr-defined]
+    autotuner.Autotuner._bench = _bench
+
+
+def _dtype_changes(func: Any, args: tuple, kwargs: dict) -> bool:
+    name = func.__name__ if hasattr(func, "__name__") else str(func)
+    try:
+        if name.startswith("copy_"):
+            return args[0].dtype != args[1].dtype
+        if name.startswith("_to_copy"):
+            dt = kwargs.get("dtype")
+            return dt is not None and dt != args[0].dtype
+    except (AttributeError, IndexError):
+        return False
+    return False
+
+
+class CandidateMode(TorchDispatchMode):
+    """Trace and poison the ATen ops a candidate's Python code runs (see module docstring)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if STATE.inside_launch:
+            return func(*args, **kwargs)
+        name = f"aten::{func._schema.name.split('::')[-1]}"
+        overload = func._overloadname
+        key = name + ("" if overload == "default" else f".{overload}")
+        if _dtype_changes(func, args, kwargs):
+            key += " (dtype conversion)"
+        STATE.trace[key] += 1
+        out = func(*args, **kwargs)
+        if STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
+            from ..verify.compare import poison_
+
+            if out.numel() and not out.is_meta:
+                poison_(out)
+        return out
+
+
+def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
+    arguments, and trace its ATen ops (tracing is off while timing)."""
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+
+    def wrapper(*args, **kwargs):
+        if name in STATE.active_wrappers:
+            raise DispatchRecursion(
+                f"dispatch recursion: {name} was re-entered through the dispatcher while it was running "
+                f"(it calls the ATen op it replaces, directly or through a tensor method or operator)")
+        STATE.wrapper_calls[name] += 1
+        if STATE.tracing and sig is not None:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                kinds = [type(a).__name__ for a in args] + [f"{k}=" for k in kwargs]
+                raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
+        STATE.active_wrappers.append(name)
+        try:
+            if not STATE.tracing:
+                return fn(*args, **kwargs)
+            with CandidateMode():
+                return fn(*args, **kwargs)
+        finally:
+            STATE.active_wrappers.pop()
+
+    wrapper.__name__ = f"kgb_traced_{name}"
+    return wrapper
+
+
+class InterceptMode(TorchDispatchMode):
+    """On the interpreter, route the target ATen overloads of a public call to the candidate's
+    wrappers (called directly with the dispatcher's arguments, wrapped numbers included)."""
+
+    def __init__(self, targets: dict[str, Callable[..., Any]]) -> None:
+        super().__init__()
+        self.targets = targets
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        key = f"{func._schema.name.split('::')[-1]}.{func._overloadname}"
+        fn = self.targets.get(key) or (self.targets.get(key[: -len(".default")])
+                                        if key.endswith(".default") else None)
+        if fn is not None:
+            return fn(*args, **kwargs)
+        return func(*args, **kwargs)
+

@@ -1,0 +1,175 @@
+"""Start, talk to and kill the untrusted child (DESIGN.md "Execution").
+
+Each child is a fresh process (``subprocess.Popen``, never a fork of the verifier) in its own
+process group and session, with its own working directory and ``TRITON_CACHE_DIR``, a scrubbed
+environment (no API keys or tokens), pinned visible devices, and stdout/stderr in a log file.
+Timeouts kill the whole process group.
+"""
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: Environment variables a child may inherit (everything else is dropped: keys never reach it).
+_ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
+             "LD_LIBRARY_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+
+
+class ChildDied(RuntimeError):
+    """The child exited (or was killed) before answering."""
+
+    def __init__(self, message: str, returncode: int | None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
+
+
+class ChildTimeout(RuntimeError):
+    """The child did not answer within the time limit (it has been killed)."""
+
+
+def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[str, str]:
+    """The scrubbed environment of a child pinned to ``device_index``."""
+    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
+    src = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["OMP_NUM_THREADS"] = env.get("OMP_NUM_THREADS", "1")
+    env.update(platform.env)
+    if platform.visible_devices_var and device_index is not None:
+        env[platform.visible_devices_var] = str(device_index)
+    return env
+
+
+class Child:
+    """One sandbox child process and its JSON-lines channel."""
+
+    def __init__(self, op_id: str, submission: Path, platform: Any, device_index: int | None,
+                 workdir: Path, log_path: Path) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "cwd").mkdir(exist_ok=True)
+        rfd, wfd = os.pipe()
+        self.log = open(log_path, "ab")
+        cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id,
+               "--submission", str(submission.resolve()), "--platform", platform.name, "--resp-fd", str(wfd)]
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log, stderr=subprocess.STDOUT,
+                                     cwd=workdir / "cwd", env=child_env(platform, device_index, workdir),
+                                     pass_fds=(wfd,), start_new_session=True)
+        os.close(wfd)
+        self.resp = os.fdopen(rfd, "r")
+        self.buf = ""
+        self.started = time.monotonic()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write((json.dumps(msg) + "\n").encode())
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise ChildDied(f"the sandbox process is gone ({exc})", self.proc.poll()) from exc
+
+    def recv(self, timeout: float) -> dict[str, Any]:
+        """The next message; raises :class:`ChildTimeout` (after killing) or :class:`ChildDied`."""
+        deadline = time.monotonic() + timeout
+        fd = self.resp.fileno()
+        while "\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                raise ChildTimeout(f"no answer within {timeout:.0f} s")
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
+            if ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    rc = self.proc.wait(timeout=30)
+                    raise ChildDied(_exit_text(rc), rc)
+                self.buf += chunk.decode(errors="replace")
+        line, self.buf = self.buf.split("\n", 1)
+        try:
+            msg = json.loads(line)
+        except json.JSONDecodeError as exc:
+            self.kill()
+            raise ChildDied(f"the sandbox process sent a malformed message ({exc})", None) from exc
+        if not isinstance(msg, dict):
+            self.kill()
+            raise ChildDied("the sandbox process sent a malformed message", None)
+        return msg
+
+    def kill(self) -> None:
+        """Kill the child's whole process group."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                pass
+        else:  # the leader exited; sweep anything it left in its group
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        try:
+            if self.proc.poll() is None:
+                self.send({"cmd": "exit"})
+                try:
+                    self.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
+        except ChildDied:
+            pass
+        finally:
+            self.kill()
+            self.resp.close()
+            self.log.close()
+            if self.proc.stdin:
+                try:
+                    self.proc.stdin.close()
+                except OSError:
+                    pass
+
+
+def _exit_text(rc: int | None) -> str:
+    if rc is None:
+        return "the sandbox process stopped answering"
+    if rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = str(-rc)
+        return f"the sandbox process was killed by signal {name}"
+    return f"the sandbox process exited with code {rc}"
+
+
+def health_probe(platform: Any, device_index: int | None, timeout: float = 120.0) -> tuple[bool, str]:
+    """Run a tiny device computation in a fresh process pinned to ``device_index``.
+
+    Returns:
+        ``(healthy, message)``. On the interpreter the probe runs a one-element Triton-free torch op.
+    """
+    code = ("import torch,sys\n"
+            f"d = {platform.device!r}\n"
+            "x = torch.arange(1024, dtype=torch.float32, device=d if d != 'cpu' else 'cpu')\n"
+            "s = float(x.sum()); assert s == 523776.0, s\n"
+            "print('ok')\n")
+    env = child_env(platform, device_index, Path(os.environ.get("TMPDIR", "/tmp")))
+    try:
+        res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=timeout,
+                             text=True)
+    except subprocess.TimeoutExpired:
+        return False, f"health probe timed out after {timeout:.0f} s"
+    if res.returncode != 0 or "ok" not in res.stdout:
+        return False, f"health probe failed: {(res.stderr or res.stdout)[-500:]}"
+    return True, "ok"

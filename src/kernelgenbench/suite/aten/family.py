@@ -1,0 +1,185 @@
+"""The ATen source: operators that replace PyTorch ATen overloads (aten.md §4).
+
+An ATen case is a *public* PyTorch call (``torch.add(x, 2.5, alpha=a)``, ``F.softmax(x, dim)``)
+that reaches one overload of the operator. How the candidate is driven:
+
+* on GPUs, every wrapper of the submission is registered with
+  ``torch.library.Library("aten", "IMPL").impl(overload, fn, <dispatch key>)`` and the public call
+  runs as a user's program would (aten.md §4.3);
+* on the interpreter, registering CPU kernels would hijack the interpreter's own tensor work, so a
+  dispatch mode routes the reached overload to the wrapper, which is called directly with the
+  dispatcher's arguments (wrapped Python numbers included).
+
+Operators are rows: an :class:`AtenOperator` instance with its wrappers, public API, grids,
+reference and cost. Families (pointwise, reduction, …) are functions that build rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from ...sandbox.hooks import InterceptMode, traced
+from ..spec import Call, Cost, Expected, Interface, Operator, Tolerance, Wrapper, dtype_of
+
+#: Public APIs a case may drive, by name. The child resolves only these names and
+#: ``torch.ops.aten.<op>.<overload>`` (dispatcher entry points for overloads with no public API).
+PUBLIC_API: dict[str, Callable[..., Any]] = {
+    "torch.add": torch.add,
+    "torch.sum": torch.sum,
+    "torch.mm": torch.mm,
+    "torch.cumsum": torch.cumsum,
+    "torch.index_select": torch.index_select,
+    "torch.nn.functional.softmax": torch.nn.functional.softmax,
+}
+
+
+def resolve_api(name: str) -> Callable[..., Any]:
+    """The callable a case drives.
+
+    Raises:
+        KeyError: ``name`` is neither in :data:`PUBLIC_API` nor a ``torch.ops.aten`` overload.
+    """
+    if name in PUBLIC_API:
+        return PUBLIC_API[name]
+    prefix = "torch.ops.aten."
+    if name.startswith(prefix):
+        op, _, overload = name[len(prefix):].partition(".")
+        packet = getattr(torch.ops.aten, op)
+        return getattr(packet, overload or "default")
+    raise KeyError(f"unknown public API {name!r}")
+
+
+class AtenImpl:
+    """The candidate's wrappers, traced, and their registration state (runs in the child).
+
+    Attributes:
+        fns: traced wrapper by overload key (``"add.Tensor"``).
+        by_name: traced wrapper by wrapper name (``"add_Tensor"``), for direct calls.
+    """
+
+    def __init__(self, module: Any, op: "AtenOperator", platform: Any) -> None:
+        self.platform = platform
+        self.fns: dict[str, Callable[..., Any]] = {}
+        self.by_name: dict[str, Callable[..., Any]] = {}
+        for w in op.interface.wrappers:
+            fn = getattr(module, w.name, None)
+            if not callable(fn):
+                continue
+            t = traced(fn, w.name)
+            self.by_name[w.name] = t
+            if w.kind == "dispatcher":
+                self.fns[w.overload] = t
+        self.lib: Any = None
+        self.activate()
+
+    def activate(self) -> None:
+        """Register the wrappers at the platform's dispatch key (no-op on the interpreter)."""
+        if self.platform.dispatch_key is None or self.lib is not None:
+            return
+        lib = torch.library.Library("aten", "IMPL")
+        for overload, fn in self.fns.items():
+            lib.impl(overload, fn, self.platform.dispatch_key)
+        self.lib = lib
+
+    def deactivate(self) -> None:
+        """Remove the registration (the native kernels answer again)."""
+        if self.lib is not None:
+            self.lib._destroy()
+            self.lib = None
+
+
+@dataclass
+class AtenCase:
+    """How one ATen case is built: public API name, args, kwargs, written slots."""
+
+    api: str
+    args: list[Any]
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    written: tuple[int | str, ...] = ()
+
+
+class AtenOperator(Operator):
+    """One ATen task (a row). See the module docstring for how cases are driven.
+
+    Args:
+        name: the op name (``"add"``, ``"_softmax"``).
+        wrappers: every overload of the op (aten.md section "Wrappers to implement" and "Other
+            overloads").
+        grids: the case parameters per tier.
+        build: ``build(params, device, gen) -> AtenCase``.
+        reference: ``reference(params, call) -> list[Expected]`` on a clone of the inputs.
+        timed: the timing gate (full tier).
+        cost: FLOPs/bytes of a case.
+        own_ops: ATen op names that count as the op itself (dispatch recursion when called).
+    """
+
+    source = "aten"
+
+    def __init__(self, name: str, *, category: str, semantics: str, wrappers: list[Wrapper],
+                 grids: dict[str, list[dict[str, Any]]], build: Callable[..., AtenCase],
+                 reference: Callable[[dict[str, Any], Call], list[Expected]],
+                 cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
+                 own_ops: frozenset[str] | None = None, nothing_to_compute: bool = False,
+                 allow_copies: bool = True, notes: str = "") -> None:
+        super().__init__(name, category=category, section=f"aten.md § aten::{name}", semantics=semantics,
+                         interface=Interface(wrappers=tuple(wrappers)), nothing_to_compute=nothing_to_compute,
+                         notes=notes)
+        self._grids = grids
+        self._build = build
+        self._reference = reference
+        self._cost = cost
+        self._timed = timed
+        self.own_ops = own_ops or frozenset({name})
+        self.allow_copies = allow_copies
+
+    def grid(self, tier: str) -> list[dict[str, Any]]:
+        return list(self._grids.get(tier, []))
+
+    def timed(self, params: dict[str, Any]) -> bool:
+        return self._timed(params)
+
+    def build(self, params: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+        c = self._build(params, device, gen)
+        return Call(c.args, c.kwargs, c.written, api=c.api)
+
+    def reference(self, params: dict[str, Any], call: Call) -> list[Expected]:
+        return self._reference(params, call)
+
+    def cost(self, params: dict[str, Any]) -> Cost:
+        return self._cost(params)
+
+    def make_impl(self, module: Any, platform: Any) -> AtenImpl:
+        return AtenImpl(module, self, platform)
+
+    def invoke(self, impl: AtenImpl, call: Call, platform: Any) -> Any:
+        api = resolve_api(str(call.api))
+        if platform.dispatch_key is None:
+            with InterceptMode(impl.fns):
+                return api(*call.args, **call.kwargs)
+        return api(*call.args, **call.kwargs)
+
+    def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
+        api = resolve_api(str(call.api))
+        return (lambda c: api(*c.args, **c.kwargs)), f"ATen {call.api} (native, same device)"
+
+
+# -- shared pieces of ATen rows --------------------------------------------------------------------
+
+def functional_expected(ref: torch.Tensor, tol: Tolerance) -> list[Expected]:
+    """A functional op's single returned tensor."""
+    return [Expected("return", ref, tol)]
+
+
+def elem_bytes(dtype: str) -> int:
+    return torch.empty(0, dtype=dtype_of(dtype)).element_size()
+
+
+def flop_class(dtype: str) -> str:
+    dt = dtype_of(dtype)
+    if dt == torch.float64:
+        return "fp64"
+    if dt in (torch.float16, torch.bfloat16):
+        return "fp16"
+    return "fp32"

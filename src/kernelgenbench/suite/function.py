@@ -1,0 +1,92 @@
+"""Operators whose submission is one Python function with a fixed signature (vLLM, cuBLAS).
+
+The candidate is called directly with the case's arguments; written arguments are outputs that
+already exist and must be filled in place (vllm.md §2.1, cublas.md §2.1).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from ..sandbox.hooks import traced
+from .spec import Call, Cost, Expected, Interface, Operator
+
+
+class FunctionImpl:
+    """The candidate's function, traced (runs in the child). Nothing to register."""
+
+    def __init__(self, module: Any, name: str) -> None:
+        self.fn = traced(getattr(module, name), name)
+
+    def activate(self) -> None:
+        """No registration for function tasks."""
+
+    def deactivate(self) -> None:
+        """No registration for function tasks."""
+
+
+class FunctionOperator(Operator):
+    """A vLLM or cuBLAS task (a row).
+
+    Args:
+        name: the function / routine name.
+        source: ``"vllm"`` or ``"cublas"``.
+        interface: the exact signature.
+        grids: case parameters per tier.
+        build: ``build(params, device, gen) -> Call``.
+        reference: ``reference(params, call) -> list[Expected]`` on a clone of the inputs.
+        cost: FLOPs/bytes of a case.
+        timed: the spec's timing gate.
+        baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child).
+        dtypes: ``dtypes(params) -> set[torch.dtype]`` the case computes in.
+    """
+
+    def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
+                 interface: Interface, grids: dict[str, list[dict[str, Any]]],
+                 build: Callable[..., Call], reference: Callable[[dict[str, Any], Call], list[Expected]],
+                 cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool],
+                 baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
+                 dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
+                 own_ops: frozenset[str] = frozenset(), notes: str = "") -> None:
+        super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
+                         notes=notes)
+        self.source = source  # type: ignore[misc]
+        self._grids = grids
+        self._build = build
+        self._reference = reference
+        self._cost = cost
+        self._timed = timed
+        self._baseline = baseline
+        self._dtypes = dtypes
+        self.own_ops = own_ops
+        self.allow_copies = True
+
+    def grid(self, tier: str) -> list[dict[str, Any]]:
+        return list(self._grids.get(tier, []))
+
+    def timed(self, params: dict[str, Any]) -> bool:
+        return self._timed(params)
+
+    def build(self, params: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+        return self._build(params, device, gen)
+
+    def reference(self, params: dict[str, Any], call: Call) -> list[Expected]:
+        return self._reference(params, call)
+
+    def cost(self, params: dict[str, Any]) -> Cost:
+        return self._cost(params)
+
+    def tensor_dtypes(self, params: dict[str, Any]) -> set[torch.dtype]:
+        if self._dtypes is not None:
+            return self._dtypes(params)
+        return super().tensor_dtypes(params)
+
+    def make_impl(self, module: Any, platform: Any) -> FunctionImpl:
+        return FunctionImpl(module, str(self.interface.function))
+
+    def invoke(self, impl: FunctionImpl, call: Call, platform: Any) -> Any:
+        return impl.fn(*call.args, **call.kwargs)
+
+    def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
+        return self._baseline(call, platform)

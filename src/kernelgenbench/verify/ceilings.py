@@ -1,0 +1,57 @@
+"""Device ceilings for % of speed-of-light, measured once per run per device (METHOD.md "Two
+numbers first"): copy bandwidth and matrix-unit rates in fp32 (no TF32), fp16 and fp64."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def _time_ms(fn, reps: int = 10) -> float:
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(reps):
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def measure(device: torch.device) -> dict[str, Any]:
+    """Measure the ceilings of ``device``.
+
+    Returns:
+        ``bandwidth_gbps`` (device-to-device copy, bytes read + written, GB/s), ``fp32_tflops``
+        (8192³ fp32 GEMM with TF32 disabled), ``fp16_tflops`` (8192³ bf16 GEMM), ``fp64_tflops``
+        (4096³ fp64 GEMM), all on random data, each the median of 10 timed runs.
+    """
+    with torch.cuda.device(device):
+        n = 1 << 30  # 1 GiB of fp32 per buffer
+        src = torch.randn(n // 4, device=device)
+        dst = torch.empty_like(src)
+        ms = _time_ms(lambda: dst.copy_(src))
+        bw = 2 * src.numel() * 4 / (ms * 1e-3) / 1e9
+        del src, dst
+        out: dict[str, Any] = {"bandwidth_gbps": round(bw, 1)}
+        prev = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        try:
+            for key, dtype, size in (("fp32_tflops", torch.float32, 8192), ("fp16_tflops", torch.bfloat16, 8192),
+                                     ("fp64_tflops", torch.float64, 4096)):
+                a = torch.randn(size, size, device=device, dtype=dtype)
+                b = torch.randn(size, size, device=device, dtype=dtype)
+                ms = _time_ms(lambda: a @ b)
+                out[key] = round(2 * size ** 3 / (ms * 1e-3) / 1e12, 2)
+                del a, b
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = prev
+        torch.cuda.empty_cache()
+        out["device"] = torch.cuda.get_device_name(device)
+        return out

@@ -1,0 +1,254 @@
+"""Per-case correctness: compare candidate outputs with trusted references (DESIGN.md
+"Correctness per case" and "Tolerance"; aten.md §3).
+
+Every check here runs in the trusted verifier, on tensors the sandbox child sent back.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from ..suite.spec import Expected, Tolerance, is_exact_dtype, storage_view
+
+#: Bit patterns written into outputs before the candidate runs: quiet NaNs with a payload no
+#: arithmetic produces (a computed NaN is canonical), and sentinels for integers and bools.
+POISON_BITS: dict[torch.dtype, tuple[torch.dtype, int]] = {
+    torch.float64: (torch.int64, 0x7FF8DEADBEEF0BAD),
+    torch.float32: (torch.int32, 0x7FC0DEAD),
+    torch.float16: (torch.int16, 0x7E5B),
+    torch.bfloat16: (torch.int16, 0x7FDB),
+    torch.complex64: (torch.int32, 0x7FC0DEAD),
+    torch.complex128: (torch.int64, 0x7FF8DEADBEEF0BAD),
+}
+INT_POISON = {torch.int8: -77, torch.uint8: 0xA5, torch.int16: -30001, torch.int32: -1234567891,
+              torch.int64: -0x5EEDBADC0FFEE, torch.bool: True}
+
+
+def poison_(t: torch.Tensor) -> torch.Tensor:
+    """Fill the elements ``t`` addresses with the poison pattern of its dtype, in place."""
+    if t.numel() == 0:
+        return t
+    if t.dtype in POISON_BITS:
+        idt, bits = POISON_BITS[t.dtype]
+        if bits >= 2 ** (8 * torch.empty(0, dtype=idt).element_size() - 1):
+            bits -= 2 ** (8 * torch.empty(0, dtype=idt).element_size())
+        t.view(idt).fill_(bits)
+    elif t.dtype in INT_POISON:
+        t.fill_(INT_POISON[t.dtype])
+    else:
+        t.view(torch.uint8).fill_(0xA5)
+    return t
+
+
+def is_poison(t: torch.Tensor) -> torch.Tensor:
+    """Elementwise: does ``t`` still hold the poison bit pattern of its dtype (floats only)?"""
+    if t.dtype not in POISON_BITS:
+        return torch.zeros(t.shape, dtype=torch.bool, device=t.device)
+    idt, bits = POISON_BITS[t.dtype]
+    size = torch.empty(0, dtype=idt).element_size()
+    if bits >= 2 ** (8 * size - 1):
+        bits -= 2 ** (8 * size)
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t.contiguous().view(idt) == bits
+
+
+@dataclass
+class SlotResult:
+    """The outcome of comparing one output slot.
+
+    Attributes:
+        ok: the slot passed.
+        message: why it failed (empty when it passed).
+        max_abs: the largest absolute error inside the compared region (NaN-free positions).
+        max_rel: the largest relative error there.
+        rule: the tolerance rule applied.
+    """
+
+    ok: bool
+    message: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    rule: str = ""
+
+
+def _err_stats(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
+    if a.numel() == 0:
+        return 0.0, 0.0
+    a64 = a.to(torch.complex128 if a.is_complex() else torch.float64)
+    b64 = b.to(a64.dtype)
+    fin = torch.isfinite(a64) & torch.isfinite(b64)
+    if not bool(fin.any()):
+        return 0.0, 0.0
+    d = (a64[fin] - b64[fin]).abs()
+    r = d / b64[fin].abs().clamp_min(1e-30)
+    return float(d.max()), float(r.max())
+
+
+def _first_bad(mask: torch.Tensor, shape: torch.Size) -> str:
+    idx = int(torch.nonzero(mask.reshape(-1))[0])
+    if len(shape) == 0:
+        return "()"
+    coords = []
+    for s in reversed(shape):
+        coords.append(idx % s)
+        idx //= s
+    return str(tuple(reversed(coords)))
+
+
+def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
+                   scale: float = 1.0, what: str = "output") -> SlotResult:
+    """Compare two tensors of one dtype and shape under ``tol``.
+
+    Rules: shapes equal; NaN positions equal (NaN never passes where the reference is finite);
+    where the reference is NaN the output must be a computed NaN, not the untouched poison;
+    infinities equal with sign; elsewhere ``|a - e| <= atol + rtol * |e|``; integers, bools and
+    ``exact`` tolerances bit-equal (``-0.0 == 0.0``); a degenerate output (all zeros, or constant,
+    where the reference varies) fails even within atol.
+
+    Args:
+        actual: the candidate's tensor (any device).
+        expected: the reference tensor, already in the output dtype.
+        tol: the tolerance.
+        scale: the platform's tolerance scale.
+        what: a name for messages.
+    """
+    rtol, atol, rule = tol.resolve(expected.dtype, scale)
+    if tuple(actual.shape) != tuple(expected.shape):
+        return SlotResult(False, f"{what}: shape {tuple(actual.shape)} != expected {tuple(expected.shape)}",
+                          rule=rule)
+    a = actual.detach().to("cpu")
+    e = expected.detach().to("cpu")
+    if a.numel() == 0:
+        return SlotResult(True, rule=rule)
+    max_abs, max_rel = _err_stats(a, e)
+    if is_exact_dtype(e.dtype) or rtol == atol == 0.0:
+        if e.is_floating_point() or e.is_complex():
+            an, en = torch.isnan(a), torch.isnan(e)
+            bad = (an != en) | (~an & (a != e))
+        else:
+            bad = a != e
+        if bool(bad.any()):
+            at = _first_bad(bad, e.shape)
+            n = int(bad.sum())
+            return SlotResult(False, f"{what}: {n} of {e.numel()} elements differ (exact comparison); "
+                                     f"first at {at}: got {a.reshape(-1)[bad.reshape(-1)][0].item()!r}, "
+                                     f"expected {e.reshape(-1)[bad.reshape(-1)][0].item()!r}",
+                              max_abs, max_rel, rule)
+        return SlotResult(True, "", max_abs, max_rel, rule)
+    a64 = a.to(torch.complex128 if a.is_complex() else torch.float64)
+    e64 = e.to(a64.dtype)
+    an, en = torch.isnan(a64), torch.isnan(e64)
+    if bool((an != en).any()):
+        bad = an != en
+        at = _first_bad(bad, e.shape)
+        return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
+                                 f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
+                                 f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
+    if bool(en.any()):
+        left = is_poison(a) & en
+        if bool(left.any()):
+            return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were never "
+                                     f"written (they still hold the poison pattern); first at "
+                                     f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
+    fin = ~en
+    ainf, einf = torch.isinf(a64) & fin, torch.isinf(e64) & fin
+    badinf = (ainf != einf) | (einf & (a64 != e64))
+    if bool(badinf.any()):
+        at = _first_bad(badinf, e.shape)
+        return SlotResult(False, f"{what}: infinities differ at {at}: got "
+                                 f"{a64.reshape(-1)[badinf.reshape(-1)][0].item()!r}, expected "
+                                 f"{e64.reshape(-1)[badinf.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
+    ok = fin & ~einf
+    diff = (a64 - e64).abs()
+    bound = atol + rtol * e64.abs()
+    bad = ok & ~(diff <= bound)
+    if bool(bad.any()):
+        at = _first_bad(bad, e.shape)
+        flat = bad.reshape(-1)
+        return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
+                                 f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
+                                 f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
+                                 f"max rel err {max_rel:.3g}", max_abs, max_rel, rule)
+    # Degenerate outputs: constant where the reference varies (all zeros included).
+    ev = e64[ok]
+    av = a64[ok]
+    if ev.numel() > 1 and bool((ev != ev[0]).any()) and not bool((av != av[0]).any()):
+        return SlotResult(False, f"{what}: degenerate output: every element equals {av[0].item()!r} while the "
+                                 f"reference varies", max_abs, max_rel, rule)
+    return SlotResult(True, "", max_abs, max_rel, rule)
+
+
+def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
+    """Compare one :class:`Expected` with what the candidate produced for that slot.
+
+    For returned tensors: the dtype must equal the reference's (when ``check_dtype``), then values.
+    For written arguments (``exp.region`` set): ``actual`` is the argument after the call; its whole
+    storage is compared: the addressed region with the tolerance, every other element bit for bit
+    (padding, gaps, unaddressed slots must stay untouched).
+    """
+    if exp.value is None:
+        if actual is not None:
+            return SlotResult(False, f"{exp.slot}: expected None, got {type(actual).__name__}")
+        return SlotResult(True)
+    if not isinstance(actual, torch.Tensor):
+        return SlotResult(False, f"{exp.slot}: expected a tensor, got {type(actual).__name__}")
+    if exp.check_dtype and actual.dtype != exp.value.dtype:
+        return SlotResult(False, f"{exp.slot}: dtype {actual.dtype} != expected {exp.value.dtype}")
+    if exp.region is None:
+        return compare_values(actual, exp.value, exp.tol, scale, exp.slot)
+    got = storage_view(actual).to("cpu")
+    want = exp.value.to("cpu")
+    region = exp.region.to("cpu")
+    if got.numel() != want.numel():
+        return SlotResult(False, f"{exp.slot}: the argument's storage changed size ({want.numel()} -> "
+                                 f"{got.numel()} elements); outputs must be written in place")
+    outside = ~region
+    if bool(outside.any()):
+        g, w = got[outside], want[outside]
+        if g.is_floating_point() or g.is_complex():
+            idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[g.element_size()]
+            if g.is_complex():
+                g, w = torch.view_as_real(g), torch.view_as_real(w)
+            changed = g.contiguous().view(idt) != w.contiguous().view(idt)
+            changed = changed.reshape(changed.shape[0], -1).any(-1) if changed.dim() > 1 else changed
+        else:
+            changed = g != w
+        if bool(changed.any()):
+            pos = int(torch.nonzero(outside)[int(torch.nonzero(changed)[0])])
+            return SlotResult(False, f"{exp.slot}: {int(changed.sum())} elements outside the written region were "
+                                     f"modified (padding, gaps or unaddressed memory must stay untouched); "
+                                     f"first at storage offset {pos}")
+    return compare_values(got[region], want[region], exp.tol, scale, exp.slot)
+
+
+def unchanged(before: torch.Tensor, after: Any, slot: str) -> SlotResult:
+    """An input that must not change: same storage size, bit-identical contents."""
+    if not isinstance(after, torch.Tensor):
+        return SlotResult(False, f"{slot}: input tensor missing after the call")
+    b = storage_view(before).to("cpu")
+    a = storage_view(after).to("cpu")
+    if a.numel() != b.numel():
+        return SlotResult(False, f"{slot}: input storage was resized")
+    if b.is_complex():
+        a, b = torch.view_as_real(a), torch.view_as_real(b)
+    if b.is_floating_point():
+        idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[b.element_size()]
+        diff = a.contiguous().view(idt) != b.contiguous().view(idt)
+    else:
+        diff = a != b
+    if bool(diff.any()):
+        return SlotResult(False, f"{slot}: an input that must not change was modified "
+                                 f"({int(diff.sum())} elements; first at storage offset "
+                                 f"{int(torch.nonzero(diff.reshape(-1))[0])})")
+    return SlotResult(True)
+
+
+def geomean(values: list[float]) -> float | None:
+    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
+    if not vals:
+        return None
+    return math.exp(sum(math.log(v) for v in vals) / len(vals))

@@ -1,0 +1,104 @@
+"""L3: the dispatch-level trace and kernel-list checks (DESIGN.md "L3").
+
+The sandbox child records every ATen op the candidate's Python code ran (Triton's own launcher work
+inside a launch excluded), the Triton launches, and on CUDA the profiler's device kernel list for
+one case. These functions judge that evidence in the trusted verifier.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: ATen ops a candidate may run outside Triton kernels: allocation and initialisation, views and
+#: metadata, and same-dtype copies (DESIGN.md "Allowed: allocation, views, metadata, .contiguous()").
+ALLOC = {"empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "zeros", "zeros_like",
+         "ones", "ones_like", "full", "full_like", "new_zeros", "new_ones", "new_full", "fill_", "zero_",
+         "resize_", "arange", "scalar_tensor", "lift_fresh", "lift_fresh_copy"}
+VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze",
+         "select", "slice", "narrow", "split", "split_with_sizes", "unbind", "alias", "detach", "view_as_real",
+         "view_as_complex", "_reshape_alias", "reshape", "unfold", "chunk", "flatten", "unflatten", "movedim",
+         "expand_as", "view_as", "_conj", "_neg_view", "diagonal", "swapaxes", "squeeze_", "unsqueeze_",
+         "as_strided_", "resolve_conj", "resolve_neg"}
+META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_scalar_dense", "is_contiguous",
+        "is_same_size", "size", "stride", "result_type", "is_nonzero", "dim", "numel"}
+COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
+
+
+def allowlist(allow_copies: bool = True) -> set[str]:
+    """The ATen op names (no namespace, no overload) a candidate may run."""
+    return ALLOC | VIEWS | META | (COPIES if allow_copies else set())
+
+
+def _base(key: str) -> str:
+    name = key.split("::", 1)[-1].split(" ", 1)[0]
+    return name.split(".", 1)[0]
+
+
+@dataclass
+class TraceVerdict:
+    """Outcome of the dispatch-trace check of one case.
+
+    Attributes:
+        failure: ``None``, ``"profile"`` (ATen compute outside Triton) or ``"dispatch_recursion"``
+            (the candidate ran the op it replaces).
+        message: what was seen.
+        forbidden: the offending ops with their counts.
+    """
+
+    failure: str | None
+    message: str = ""
+    forbidden: dict[str, int] | None = None
+
+
+def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True) -> TraceVerdict:
+    """Judge the ATen ops the candidate ran.
+
+    Args:
+        trace: op key (``"aten::add.Tensor"``, ``"aten::copy_ (dtype conversion)"``) -> count.
+        own_ops: names of the op under test (calling them is dispatch recursion).
+        allow_copies: same-dtype copies are allowed.
+    """
+    allowed = allowlist(allow_copies) - set(own_ops)
+    forbidden: dict[str, int] = {}
+    recursion: dict[str, int] = {}
+    for key, n in trace.items():
+        base = _base(key)
+        if base in own_ops or base.rstrip("_") in own_ops:
+            recursion[key] = n
+        elif "(dtype conversion)" in key or base not in allowed:
+            forbidden[key] = n
+    if recursion:
+        ops = ", ".join(f"{k} x{v}" for k, v in sorted(recursion.items()))
+        return TraceVerdict("dispatch_recursion", f"the candidate ran the op it replaces through PyTorch ({ops})",
+                            recursion)
+    if forbidden:
+        ops = ", ".join(f"{k} x{v}" for k, v in sorted(forbidden.items()))
+        return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels ({ops}); only "
+                                       f"allocation, views, metadata and same-dtype copies are allowed", forbidden)
+    return TraceVerdict(None)
+
+
+#: Device kernels that mean vendor or ATen compute ran (cuBLAS, cuDNN, CUTLASS, ATen native).
+VENDOR_KERNEL = re.compile(r"(cublas|cudnn|cutlass|gemm|gemv|sm\d+_xmma|ampere_|hopper_|volta_|nvjet|"
+                           r"at::native::|void at::|cub::|thrust::|reduce_kernel|softmax|elementwise_kernel)",
+                           re.IGNORECASE)
+#: ATen kernels that only allocate-initialise or copy (allowed where the trace allowed them).
+ALLOWED_NATIVE = re.compile(r"(FillFunctor|fill_kernel|copy_kernel|direct_copy|Memset|Memcpy|memset|memcpy|"
+                            r"CatArrayBatchedCopy)", re.IGNORECASE)
+
+
+def judge_kernels(kernels: list[str], launches: list[str]) -> TraceVerdict:
+    """Judge the CUDA profiler's kernel list of one candidate call.
+
+    Every launched Triton kernel must appear in the list, and no vendor or ATen compute kernel may.
+    """
+    vendor = [k for k in kernels if VENDOR_KERNEL.search(k) and not ALLOWED_NATIVE.search(k)
+              and not any(k == l or k.startswith(l) for l in launches)]
+    if vendor:
+        return TraceVerdict("profile", f"vendor/ATen compute kernels ran during the candidate call: "
+                                       f"{', '.join(sorted(set(vendor))[:5])}")
+    missing = sorted({l for l in launches if not any(k == l or k.startswith(l) for k in kernels)})
+    if missing:
+        return TraceVerdict("profile", f"Triton launches recorded by the hooks did not appear in the CUDA kernel "
+                                       f"list: {', '.join(missing[:5])}")
+    return TraceVerdict(None)

@@ -1,0 +1,1103 @@
+"""L1 static scan: reject submissions whose source computes outside Triton or tampers with the harness.
+
+This is the first anti-cheat tier (``shared/DESIGN.md``, bullet "L1 static scan"; upstream's
+equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the submission's source with
+:mod:`ast` and never imports or runs it. It rejects:
+
+* calls that compute with PyTorch instead of Triton: ``torch.X(...)`` outside an allowlist of
+  allocation, view, metadata and device-query functions, ``torch.ops.*``, ``torch.nn.functional.*``,
+  ``torch.linalg/fft/special.*``, and tensor *methods* judged by name (``x.sum()``, ``x.to(...)``);
+* calls of the op the submission replaces (dispatch recursion, ``aten.md`` §4 item 5);
+* the compiler stack (``torch.compile``, dynamo, inductor, TorchScript), foreign compute (``ctypes``,
+  CuPy, vLLM, C++ extensions), host computation (NumPy and friends);
+* ``exec``/``eval``, dynamic attribute access and dynamic imports, introspection, monkey-patching,
+  module-level result caches, file/network/process/thread access, extra streams and timers.
+
+What it cannot see (aliases built at run time, ``a @ b`` and other operators on tensors, indexing that
+computes) is left to the dynamic tiers L2 (ghost replay) and L3 (dispatch trace), which see through
+them. The scan is deliberately conservative about *names*: a method call is judged by its name alone,
+because the receiver's type is unknown statically (``some_set.add(v)`` is reported like
+``tensor.add(v)``).
+
+Scope of the rules
+------------------
+Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)`` or
+``@triton.heuristics(...)`` (under any import alias) are compiled by Triton, where ``x.to(tl.float32)``,
+``acc.sum(0)`` and the like are Triton operations. Inside them the method-name rules
+(``tensor-method`` and the method form of ``dispatch-recursion``) are off. Every other rule still
+applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
+run under the CPU interpreter or through ``kernel.fn(...)``. Decorator arguments and default values
+are ordinary Python and are always scanned.
+
+The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
+harness imports the submission), unless the source assigns ``__name__`` itself.
+
+Data shapes
+-----------
+:func:`scan_source` returns a list of :class:`Finding` sorted by ``(line, col, rule)``, without
+duplicates; an empty list means the source passed. ``line`` is 1-based and ``col`` 0-based, as in
+:mod:`ast`. A source that does not parse gives exactly one finding with rule ``"syntax"`` at the
+error's position. The scan never raises for bad input; :func:`scan_file` raises ``OSError`` when the
+file cannot be read.
+"""
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.util
+import inspect
+import os
+import types
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+__all__ = ["Finding", "RULES", "scan_source", "scan_file"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule violation.
+
+    ``line`` (1-based) and ``col`` (0-based) locate the offending node; ``rule`` is a key of
+    :data:`RULES`; ``message`` is one sentence that quotes the offending code of that line and ends
+    with ``(rule <id>)``, e.g. ``line 12: torch.sum(x) computes with PyTorch; ... (rule torch-compute)``.
+    """
+
+    line: int
+    col: int
+    rule: str
+    message: str
+
+
+#: Rule id -> one-line description (shown in prompts and reports).
+RULES: dict[str, str] = {
+    "syntax": "the source does not parse as Python",
+    "dispatch-recursion": "calls the op it replaces (torch.<op>, F.<op>, torch.ops.<ns>.<op>, x.<op>()), "
+    "which dispatches back into the submission",
+    "torch-compute": "computes with a PyTorch function or torch.ops instead of a Triton kernel "
+    "(only allocation, view, metadata and device-query functions are allowed)",
+    "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
+    "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
+    "view and metadata methods are allowed",
+    "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
+    "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
+    "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
+    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, typing, functools, "
+    "itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
+    "file-io": "touches files or the interpreter (open, os, sys, io, pathlib, pickle, ...)",
+    "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
+    "network": "opens network connections (socket, http, urllib, requests, asyncio, ...)",
+    "threads": "starts threads (threading)",
+    "dynamic-import": "imports dynamically or hides names (importlib, builtins, pkgutil, runpy, import *)",
+    "introspection": "inspects or rewrites the interpreter (inspect, gc, traceback, types, frames, "
+    "__dict__, __class__, __globals__, ...)",
+    "exec-eval": "runs code built at run time or reaches the interpreter's namespaces "
+    "(exec, eval, compile, __import__, globals, locals, vars, breakpoint, input)",
+    "dynamic-attr": "getattr/setattr/delattr/hasattr with an attribute name that is not a string literal",
+    "monkey-patch": "assigns or deletes an attribute of a module, of something reached through one, or of "
+    "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
+    "module-cache": "keeps state across calls: a module-level container or object that a function mutates, "
+    "or a module-level name a function rebinds through `global`",
+    "streams": "creates or switches CUDA streams or graphs",
+    "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
+}
+
+# --------------------------------------------------------------------------------------------------
+# Tables. Each names its source: the brief of this module (DESIGN.md "L1 static scan") unless noted.
+# --------------------------------------------------------------------------------------------------
+
+#: ``torch.<name>`` callables that only allocate, build views or read metadata (DESIGN.md: "Allowed:
+#: allocation, views, metadata"). Random state (manual_seed) and torch.library are deliberately absent.
+TORCH_ALLOWED: frozenset[str] = frozenset(
+    {
+        # allocation
+        "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+        "full", "full_like", "arange",
+        # metadata, dtype and device utilities
+        "Size", "device", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
+        "broadcast_shapes", "is_tensor", "is_floating_point", "is_complex", "get_default_dtype",
+        "is_grad_enabled", "no_grad", "inference_mode", "get_device", "numel",
+        "view_as_real", "view_as_complex",
+        # the function forms of the view methods allowed in TENSOR_METHODS_ALLOWED
+        "reshape", "permute", "transpose", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
+        "narrow", "select", "as_strided", "unbind", "split", "chunk", "broadcast_to", "movedim",
+        "moveaxis", "swapaxes", "swapdims", "tensor_split",
+        # device queries
+        "cuda.current_device", "cuda.device", "cuda.device_count", "cuda.get_device_properties",
+        "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
+        "cuda.synchronize", "cuda.current_stream",
+    }
+)
+
+#: ``torch.<name>`` callables that copy; allowed only when the spec allows copies (``allow_copies``).
+TORCH_COPY_ALLOWED: frozenset[str] = frozenset({"clone"})
+
+#: Tensor methods that only allocate, build views or read metadata (brief; DESIGN.md "Allowed").
+TENSOR_METHODS_ALLOWED: frozenset[str] = frozenset(
+    {
+        "size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "storage_offset",
+        "is_contiguous", "is_floating_point", "is_complex", "is_signed", "is_conj", "is_neg",
+        "is_inference", "is_pinned", "is_shared", "is_same_size", "is_set_to", "has_names",
+        "dim_order", "get_device", "item",
+        "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
+        "transpose", "transpose_", "t", "t_", "unsqueeze", "unsqueeze_", "squeeze", "squeeze_",
+        "flatten", "unflatten", "narrow", "select", "as_strided", "as_strided_", "unbind", "split",
+        "split_with_sizes", "tensor_split", "chunk", "movedim", "moveaxis", "swapaxes", "swapdims",
+        "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+        "zero_", "fill_", "resize_", "resize_as_", "detach", "detach_", "requires_grad_",
+    }
+)
+
+#: Tensor methods that copy; allowed only with ``allow_copies`` (DESIGN.md: ".contiguous() where the
+#: spec allows copies").
+TENSOR_COPY_METHODS: frozenset[str] = frozenset({"contiguous", "clone", "copy_"})
+
+#: Attribute names that reach a tensor's raw storage (brief; upstream forbids the same, aten.md §4.6).
+RAW_STORAGE_ATTRS: frozenset[str] = frozenset(
+    {"data_ptr", "storage", "untyped_storage", "_typed_storage", "set_", "_cdata"}
+)
+
+#: Names that ``dir(torch.Tensor)`` shares with Python's containers and str, and that are much more
+#: likely to be the container method (brief: "an explicit set of harmless names").
+PY_METHODS_HARMLESS: frozenset[str] = frozenset(
+    {
+        "index", "count", "format", "get", "keys", "items", "values", "append", "extend", "pop",
+        "insert", "update", "setdefault", "join", "startswith", "endswith", "lower", "upper",
+        "strip", "replace",
+        # object protocol dunders that do not compute on tensors
+        "__init__", "__new__", "__init_subclass__", "__repr__", "__str__", "__format__", "__len__",
+        "__iter__", "__hash__", "__sizeof__", "__dir__", "__subclasshook__", "__enter__",
+        "__exit__", "__bool__", "__int__", "__float__", "__index__",
+    }
+)
+
+#: Attribute names that reach the interpreter's internals (brief: "introspection").
+INTROSPECTION_ATTRS: frozenset[str] = frozenset(
+    {
+        "__dict__", "__class__", "__globals__", "__builtins__", "__code__", "__closure__",
+        "__subclasses__", "__getattribute__", "__mro__", "__bases__", "__base__", "__defaults__",
+        "__kwdefaults__", "__setattr__", "__delattr__", "__self__", "__func__", "__wrapped__",
+        "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
+        "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
+        "co_code",
+    }
+)
+
+#: Builtins that run code built at run time or expose namespaces (brief: "exec-eval"); ``open`` is
+#: file I/O. ``print`` is harmless and allowed.
+EXEC_BUILTINS: dict[str, str] = {
+    "exec": "exec-eval", "eval": "exec-eval", "compile": "exec-eval", "__import__": "exec-eval",
+    "breakpoint": "exec-eval", "input": "exec-eval", "globals": "exec-eval", "locals": "exec-eval",
+    "vars": "exec-eval", "open": "file-io",
+}
+ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+
+#: Top-level modules a submission may import (brief).
+IMPORT_ALLOWED: frozenset[str] = frozenset(
+    {
+        "torch", "triton", "math", "typing", "functools", "itertools", "dataclasses", "enum",
+        "numbers", "collections", "__future__", "operator", "warnings",
+    }
+)
+
+#: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
+IMPORT_RULES: dict[str, str] = {
+    # submodules of allowed packages that are not allowed
+    "torch._dynamo": "compile", "torch._inductor": "compile", "torch.compiler": "compile",
+    "torch.jit": "compile", "torch.export": "compile",
+    "torch.utils.cpp_extension": "foreign-compute", "torch.cuda.jiterator": "foreign-compute",
+    "torch.ops": "torch-compute", "torch._ops": "torch-compute",
+    "torch.library": "monkey-patch",
+    "torch.multiprocessing": "process", "torch.distributed": "network", "torch.hub": "network",
+    "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
+    "triton.testing": "timer",
+    # host-side numeric computation
+    **dict.fromkeys(
+        ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
+         "tensorflow", "numba", "cmath", "statistics", "decimal", "fractions", "array"],
+        "host-compute",
+    ),
+    # foreign compute
+    **dict.fromkeys(
+        ["ctypes", "_ctypes", "cffi", "cupy", "cupyx", "vllm", "cuda", "pycuda", "nvidia",
+         "cutlass", "tilelang", "tensorrt", "apex", "flash_attn", "xformers", "flashinfer",
+         "deep_gemm", "sgl_kernel", "flag_gems", "liger_kernel", "triton_kernels", "cublas"],
+        "foreign-compute",
+    ),
+    # file system and interpreter
+    **dict.fromkeys(
+        ["os", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "fnmatch", "pickle", "marshal",
+         "shelve", "sqlite3", "dbm", "mmap", "fileinput", "zipfile", "tarfile", "gzip", "bz2",
+         "lzma", "copyreg", "posix", "nt", "site", "sysconfig"],
+        "file-io",
+    ),
+    **dict.fromkeys(["subprocess", "multiprocessing", "concurrent", "signal", "pty", "resource",
+                     "_posixsubprocess"], "process"),
+    **dict.fromkeys(["socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp",
+                     "asyncio", "ftplib", "smtplib", "xmlrpc", "selectors", "select"], "network"),
+    **dict.fromkeys(["threading", "_thread"], "threads"),
+    **dict.fromkeys(["importlib", "imp", "pkgutil", "runpy", "builtins", "__builtin__", "zipimport",
+                     "__main__"], "dynamic-import"),
+    **dict.fromkeys(["inspect", "gc", "traceback", "types", "weakref", "dis", "code", "codeop",
+                     "ast", "tracemalloc", "faulthandler", "copy"], "introspection"),
+    **dict.fromkeys(["time", "timeit", "cProfile", "profile"], "timer"),
+}
+
+#: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
+TORCH_PATH_RULES: dict[str, str] = {
+    "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
+    "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",
+    "torch.cuda.Stream": "streams", "torch.cuda.stream": "streams", "torch.cuda.streams": "streams",
+    "torch.cuda.StreamContext": "streams", "torch.cuda.ExternalStream": "streams",
+    "torch.cuda.set_stream": "streams", "torch.cuda.graph": "streams", "torch.cuda.graphs": "streams",
+    "torch.cuda.CUDAGraph": "streams", "torch.cuda.make_graphed_callables": "streams",
+    "torch.Stream": "streams", "torch.cuda.Event": "timer", "torch.Event": "timer",
+    "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
+    "torch.utils.cpp_extension": "foreign-compute", "torch.cuda.jiterator": "foreign-compute",
+    "torch.library": "monkey-patch",
+    "torch.save": "file-io", "torch.load": "file-io", "torch.from_file": "file-io",
+    "torch.serialization": "file-io", "torch.hub": "network", "torch.distributed": "network",
+    "torch.multiprocessing": "process",
+    "triton.testing": "timer",
+}
+
+#: Decorators whose function bodies Triton compiles (brief).
+JIT_DECORATORS: frozenset[str] = frozenset(
+    {
+        "triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit",
+        "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
+        "triton.runtime.autotuner.autotune", "triton.runtime.autotuner.heuristics",
+    }
+)
+
+_TO_FAMILY = frozenset(
+    {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool",
+     "cpu", "cuda", "type", "type_as"}
+)
+
+#: Other names that reach the replaced op through PyTorch's own decompositions: spec aten.md §4 item 5
+#: (contiguous, _to_copy/to, item/_local_scalar_dense, copy_, expand, empty_strided, zero_/fill_), the
+#: brief (_softmax -> softmax), and composites that call the op (softmax, matmul -> mm/bmm, stack -> cat,
+#: argsort -> sort, zeros/full -> zero_/fill_, index_put -> index_put_ -> _index_put_impl_, ...).
+#: Curated, not complete: the L3 dispatch trace sees the rest.
+RECURSION_ALIASES: dict[str, frozenset[str]] = {
+    "_softmax": frozenset({"softmax"}),
+    "_log_softmax": frozenset({"log_softmax"}),
+    "_to_copy": _TO_FAMILY,
+    "to": _TO_FAMILY,
+    "_local_scalar_dense": frozenset({"item"}),
+    "copy_": frozenset({"clone", "contiguous"}) | _TO_FAMILY,
+    "clone": frozenset({"contiguous"}),
+    "expand": frozenset({"expand_as", "broadcast_to"}),
+    "view": frozenset({"view_as"}),
+    "reshape": frozenset({"reshape_as"}),
+    "transpose": frozenset({"t", "swapaxes", "swapdims"}),
+    "empty_strided": frozenset({"new_empty_strided"}),
+    "zero_": frozenset({"zeros", "zeros_like", "new_zeros"}),
+    "fill_": frozenset({"zero_", "zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones",
+                        "full", "full_like", "new_full"}),
+    "zeros": frozenset({"new_zeros"}),
+    "mm": frozenset({"matmul", "linear"}),
+    "bmm": frozenset({"matmul"}),
+    "cat": frozenset({"stack", "hstack", "vstack", "concat", "concatenate"}),
+    "sort": frozenset({"argsort", "msort"}),
+    "gather": frozenset({"take_along_dim"}),
+    "index_put_": frozenset({"index_put"}),
+    "_index_put_impl_": frozenset({"index_put", "index_put_"}),
+    "masked_fill_": frozenset({"masked_fill"}),
+    "pow": frozenset({"square"}),
+    "div": frozenset({"divide", "true_divide"}),
+    "div_": frozenset({"divide_", "true_divide_"}),
+    "sub": frozenset({"subtract", "rsub"}),
+    "mul": frozenset({"multiply"}),
+    "neg": frozenset({"negative"}),
+    "gt": frozenset({"greater"}),
+    "le": frozenset({"less_equal"}),
+    "acosh": frozenset({"arccosh"}),
+    "asin": frozenset({"arcsin"}),
+    "rrelu_with_noise": frozenset({"rrelu"}),
+    "affine_grid_generator": frozenset({"affine_grid"}),
+}
+
+#: Methods that mutate a container in place (brief: "module-cache").
+MUTATING_METHODS: frozenset[str] = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear",
+     "remove", "discard", "__setitem__", "__delitem__", "appendleft", "extendleft", "popleft",
+     "sort", "reverse", "move_to_end"}
+)
+
+#: Calls that build a mutable container (brief).
+_CONTAINER_FACTORIES = frozenset(
+    {"dict", "list", "set", "bytearray", "collections.defaultdict", "collections.OrderedDict",
+     "collections.deque", "collections.Counter", "collections.ChainMap", "collections.UserDict",
+     "collections.UserList", "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
+)
+
+#: Builtin classes (attribute stores on them are monkey-patching).
+_BUILTIN_TYPES = frozenset(
+    {"object", "type", "int", "float", "complex", "bool", "str", "bytes", "list", "dict", "set",
+     "frozenset", "tuple", "range", "slice", "super", "property", "staticmethod", "classmethod"}
+)
+
+_SNIPPET_MAX = 80
+
+
+@functools.cache
+def _tensor_method_names() -> frozenset[str]:
+    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once)."""
+    import torch
+
+    return frozenset(dir(torch.Tensor))
+
+
+def _torch_object(path: str) -> object | None:
+    """The object at dotted ``path`` (``torch.a.b``) read without triggering lazy imports, or None."""
+    import torch
+
+    obj: object = torch
+    for part in path.split(".")[1:]:
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            return None
+    return obj
+
+
+def _is_function_like(obj: object) -> bool:
+    return callable(obj) and not isinstance(obj, (type, types.ModuleType))
+
+
+# --------------------------------------------------------------------------------------------------
+# Scopes: names bound in a module, class or function, and which of them alias imported objects.
+# --------------------------------------------------------------------------------------------------
+
+_ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+class _Scope:
+    """Bindings of one scope. ``aliases`` maps a local name to the dotted path of an imported object
+    (``F`` -> ``torch.nn.functional``, ``s`` -> ``torch.sum``); ``imported`` are the names bound by
+    import statements; ``mutable`` the names bound to a mutable container literal or factory."""
+
+    def __init__(self, node: ast.AST, kind: str):
+        self.node = node
+        self.kind = kind  # "module" | "function" | "class"
+        self.locals: set[str] = set()
+        self.aliases: dict[str, str] = {}
+        self.imported: set[str] = set()
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.mutable: set[str] = set()
+
+
+def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
+    """Nodes evaluated in ``scope_node``'s own scope: its body, without the bodies of nested
+    functions, lambdas and classes (their decorators, defaults, bases and names are included)."""
+    if isinstance(scope_node, ast.Lambda):
+        stack: list[ast.AST] = [scope_node.body]
+    elif isinstance(scope_node, ast.Module):
+        stack = list(scope_node.body)
+    else:
+        stack = list(scope_node.body)  # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(node.decorator_list)
+            stack.extend(d for d in node.args.defaults)
+            stack.extend(d for d in node.args.kw_defaults if d is not None)
+        elif isinstance(node, ast.Lambda):
+            stack.extend(node.args.defaults)
+            stack.extend(d for d in node.args.kw_defaults if d is not None)
+        elif isinstance(node, ast.ClassDef):
+            stack.extend(node.decorator_list)
+            stack.extend(node.bases)
+            stack.extend(k.value for k in node.keywords)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _is_mutable_container(value: ast.AST, resolve) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Name) and func.id in {"dict", "list", "set", "bytearray"}:
+            return True
+        path = resolve(func)
+        return path in _CONTAINER_FACTORIES
+    return False
+
+
+# --------------------------------------------------------------------------------------------------
+# The scanner.
+# --------------------------------------------------------------------------------------------------
+
+
+class _Scanner(ast.NodeVisitor):
+    def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool):
+        self.source = source
+        self.lines = source.splitlines()
+        self.allow_copies = allow_copies
+        self.own: frozenset[str] = frozenset(own_ops)
+        names: set[str] = set()
+        for op in own_ops:
+            names |= {op, op + "_"} | RECURSION_ALIASES.get(op, frozenset())
+        self.own_names = frozenset(names)
+        self.own_paths: set[str] = set()
+        for op in own_ops:
+            for prefix in ("linalg_", "special_", "fft_"):
+                if op.startswith(prefix):
+                    self.own_paths.add(f"torch.{prefix[:-1]}.{op[len(prefix):]}")
+        self.findings: set[Finding] = set()
+        self.scopes: list[_Scope] = []
+        self.jit_depth = 0
+        self.handled: set[int] = set()  # ids of nodes already judged by a parent
+        self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
+
+    # ---- reporting ----------------------------------------------------------------------------
+
+    def snippet(self, node: ast.AST) -> str:
+        text = None
+        try:
+            text = ast.get_source_segment(self.source, node)
+        except Exception:  # noqa: BLE001 - positions can be odd on synthetic nodes
+            text = None
+        if text is None:
+            try:
+                text = ast.unparse(node)
+            except Exception:  # noqa: BLE001
+                text = type(node).__name__
+        first, *rest = text.strip().splitlines() or [""]
+        text = " ".join(first.split())
+        if rest:
+            text += " ..."
+        if len(text) > _SNIPPET_MAX:
+            text = text[: _SNIPPET_MAX - 3] + "..."
+        return text
+
+    def report(self, node: ast.AST, rule: str, what: str, code: str | None = None) -> None:
+        line = getattr(node, "lineno", 1) or 1
+        col = getattr(node, "col_offset", 0) or 0
+        code = self.snippet(node) if code is None else code
+        message = f"line {line}: {code} {what} (rule {rule})"
+        self.findings.add(Finding(line, col, rule, message))
+
+    # ---- scopes --------------------------------------------------------------------------------
+
+    def build_scope(self, node: ast.AST) -> _Scope:
+        kind = "module" if isinstance(node, ast.Module) else "class" if isinstance(node, ast.ClassDef) else "function"
+        scope = _Scope(node, kind)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None:
+                    scope.locals.add(arg.arg)
+        assigns: list[tuple[str, ast.AST]] = []
+        for sub in _own_nodes(node):
+            if isinstance(sub, ast.Global):
+                scope.globals.update(sub.names)
+            elif isinstance(sub, ast.Nonlocal):
+                scope.nonlocals.update(sub.names)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                scope.locals.add(sub.name)
+            elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                scope.locals.add(sub.id)
+            elif isinstance(sub, ast.ExceptHandler) and sub.name:
+                scope.locals.add(sub.name)
+            elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+                scope.locals.add(sub.name)
+            elif isinstance(sub, ast.MatchMapping) and sub.rest:
+                scope.locals.add(sub.rest)
+            elif isinstance(sub, ast.Import):
+                for alias in sub.names:
+                    if alias.asname:
+                        scope.aliases[alias.asname] = alias.name
+                        bound = alias.asname
+                    else:
+                        bound = alias.name.split(".")[0]
+                        scope.aliases[bound] = bound
+                    scope.locals.add(bound)
+                    scope.imported.add(bound)
+            elif isinstance(sub, ast.ImportFrom):
+                module = "." * sub.level + (sub.module or "")
+                for alias in sub.names:
+                    if alias.name == "*":
+                        continue
+                    bound = alias.asname or alias.name
+                    scope.aliases[bound] = f"{module}.{alias.name}" if module else alias.name
+                    scope.locals.add(bound)
+                    scope.imported.add(bound)
+            if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+                assigns.append((sub.targets[0].id, sub.value))
+            elif isinstance(sub, ast.AnnAssign) and sub.value is not None and isinstance(sub.target, ast.Name):
+                assigns.append((sub.target.id, sub.value))
+        scope.locals -= scope.globals | scope.nonlocals
+        # Aliases by assignment (``s = torch.sum``), resolved through the scope chain; a few rounds
+        # settle chains such as ``F = torch.nn.functional; g = F.gelu``.
+        self.scopes.append(scope)
+        try:
+            for _ in range(3):
+                changed = False
+                for name, value in assigns:
+                    if name in scope.imported or name in scope.globals:
+                        continue
+                    path = self.resolve(value)
+                    if path is not None and scope.aliases.get(name) != path:
+                        scope.aliases[name] = path
+                        changed = True
+                if not changed:
+                    break
+            if kind == "module":
+                for name, value in assigns:
+                    if _is_mutable_container(value, self.resolve):
+                        scope.mutable.add(name)
+        finally:
+            self.scopes.pop()
+        return scope
+
+    def lookup(self, name: str) -> tuple[str, str | None, _Scope | None]:
+        """Where ``name`` is bound from the current scope: ("alias", path, scope), ("local", None,
+        scope) or ("builtin", None, None)."""
+        chain = list(reversed(self.scopes))
+        i = 0
+        while i < len(chain):
+            scope = chain[i]
+            if scope.kind == "class" and i > 0:
+                i += 1
+                continue
+            if name in scope.globals and scope.kind == "function":
+                chain = [self.scopes[0]]
+                i = 0
+                continue
+            if name in scope.aliases:
+                return "alias", scope.aliases[name], scope
+            if name in scope.locals:
+                return "local", None, scope
+            i += 1
+        return "builtin", None, None
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """The dotted path of an imported object that ``node`` denotes, or None."""
+        if isinstance(node, ast.Name):
+            kind, path, _ = self.lookup(node.id)
+            return path if kind == "alias" else None
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value)
+            return None if base is None else f"{base}.{node.attr}"
+        literal = self.getattr_literal(node)
+        if literal is not None:
+            base = self.resolve(literal[0])
+            return None if base is None else f"{base}.{literal[1]}"
+        return None
+
+    def is_builtin(self, name: str) -> bool:
+        return self.lookup(name)[0] == "builtin"
+
+    def getattr_literal(self, node: ast.AST) -> tuple[ast.AST, str] | None:
+        """``getattr(obj, "name")`` (builtin getattr, literal name) -> (obj, "name")."""
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "getattr"
+            and len(node.args) >= 2
+            and isinstance(node.args[1], ast.Constant)
+            and isinstance(node.args[1].value, str)
+            and self.is_builtin("getattr")
+        ):
+            return node.args[0], node.args[1].value
+        return None
+
+    @property
+    def in_function(self) -> bool:
+        return any(s.kind == "function" for s in self.scopes)
+
+    @property
+    def current(self) -> _Scope:
+        return self.scopes[-1]
+
+    # ---- entry ---------------------------------------------------------------------------------
+
+    def run(self, tree: ast.Module) -> None:
+        self.scopes.append(self.build_scope(tree))
+        main_guard_ok = not any(
+            isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, (ast.Store, ast.Del))
+            for n in ast.walk(tree)
+        )
+        for stmt in tree.body:
+            if main_guard_ok and _is_main_guard(stmt):
+                for sub in stmt.orelse:  # type: ignore[attr-defined]
+                    self.visit(sub)
+                continue
+            self.visit(stmt)
+        self.scopes.pop()
+
+    # ---- scopes in the walk --------------------------------------------------------------------
+
+    def _is_jit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self.resolve(target) in JIT_DECORATORS:
+                return True
+        return False
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        # decorators, defaults and annotations are evaluated in the enclosing scope
+        if not isinstance(node, ast.Lambda):
+            for dec in node.decorator_list:
+                self.visit(dec)
+            if node.returns is not None:
+                self.visit(node.returns)
+        a = node.args
+        for default in [*a.defaults, *[d for d in a.kw_defaults if d is not None]]:
+            self.visit(default)
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation)
+        jit = not isinstance(node, ast.Lambda) and self._is_jit(node)
+        scope = self.build_scope(node)
+        self.scopes.append(scope)
+        self.jit_depth += jit
+        try:
+            if isinstance(node, ast.Lambda):
+                self.visit(node.body)
+            else:
+                for stmt in node.body:
+                    self.visit(stmt)
+        finally:
+            self.jit_depth -= jit
+            self.scopes.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+    visit_Lambda = _visit_function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for dec in node.decorator_list:
+            self.visit(dec)
+        for base in node.bases:
+            self.visit(base)
+        for kw in node.keywords:
+            self.visit(kw.value)
+        self.scopes.append(self.build_scope(node))
+        try:
+            for stmt in node.body:
+                self.visit(stmt)
+        finally:
+            self.scopes.pop()
+
+    # ---- imports -------------------------------------------------------------------------------
+
+    def _check_module(self, node: ast.AST, module: str, code: str | None = None) -> bool:
+        """Report the import of dotted ``module`` if a rule forbids it; True when reported."""
+        if module.startswith("."):
+            self.report(node, "forbidden-import", "is a relative import; a submission is a single file "
+                        "and may import only torch, triton and a few standard modules", code)
+            return True
+        parts = module.split(".")
+        for i in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:i])
+            rule = IMPORT_RULES.get(prefix)
+            if rule is not None:
+                self.report(node, rule, f"imports {module}: {_IMPORT_WHY[rule]}", code)
+                return True
+        if parts[0] not in IMPORT_ALLOWED:
+            self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
+                        "(torch, triton, math, typing, functools, itertools, dataclasses, enum, numbers, "
+                        "collections, __future__, operator, warnings)", code)
+            return True
+        return False
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._check_module(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        if self._check_module(node, module):
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.report(node, "dynamic-import", "imports every name of a module, which hides the "
+                            "functions the submission calls; import names explicitly")
+                continue
+            path = f"{module}.{alias.name}"
+            if self._check_module(node, path):
+                continue
+            # ``from torch.cuda import Stream``: a name with its own rule
+            self._check_path(node, path, as_call=False, at_import=True)
+
+    # ---- names and attributes ------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            if id(node) not in self.handled and self.is_builtin(node.id):
+                if node.id in EXEC_BUILTINS:
+                    rule = EXEC_BUILTINS[node.id]
+                    self.report(node, rule, _BUILTIN_WHY[node.id])
+                elif node.id in ATTR_BUILTINS:
+                    self.report(node, "dynamic-attr", f"uses {node.id} indirectly; attribute access must be "
+                                "written out (obj.name) or use a string literal")
+                elif node.id == "__builtins__":
+                    self.report(node, "introspection", "reaches the interpreter's builtins namespace")
+            if id(node) not in self.chain_inner and id(node) not in self.handled:
+                path = self.resolve(node)
+                if path is not None:
+                    self._check_path(node, path, as_call=False)
+        else:
+            self._check_name_store(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._check_attr_name(node, node.value, node.attr)
+        if isinstance(node.ctx, ast.Load):
+            if id(node) not in self.chain_inner and id(node) not in self.handled:
+                path = self.resolve(node)
+                if path is not None:
+                    self._check_path(node, path, as_call=False)
+            if isinstance(node.value, (ast.Attribute, ast.Name)):
+                self.chain_inner.add(id(node.value))
+        else:
+            self._check_store_target(node)
+            if isinstance(node.value, (ast.Attribute, ast.Name)):
+                self.chain_inner.add(id(node.value))
+        self.visit(node.value)
+
+    def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
+        if attr in INTROSPECTION_ATTRS:
+            self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
+        elif attr in RAW_STORAGE_ATTRS and self.resolve(receiver) in (None, "torch.Tensor"):
+            self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
+                        "and written by Triton kernels through the tensor")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self._check_store_target(node)
+        self.generic_visit(node)
+
+    # ---- calls ---------------------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and self.is_builtin(func.id):
+            if func.id in EXEC_BUILTINS:
+                self.handled.add(id(func))
+                self.report(node, EXEC_BUILTINS[func.id], _BUILTIN_WHY[func.id])
+            elif func.id in ATTR_BUILTINS:
+                self.handled.add(id(func))
+                self._check_attr_builtin(node, func.id)
+        path = self.resolve(func)
+        if path is not None:
+            self._mark_chain(func)
+            self._check_path(node, path, as_call=True)
+        else:
+            method = self._method_of(func)
+            if method is not None:
+                receiver, name = method
+                self._check_method(node, receiver, name)
+        self.generic_visit(node)
+
+    def _mark_chain(self, func: ast.AST) -> None:
+        self.chain_inner.add(id(func))
+        literal = self.getattr_literal(func)
+        if literal is not None:
+            self.handled.add(id(func))
+            self.chain_inner.add(id(literal[0]))
+
+    def _method_of(self, func: ast.AST) -> tuple[ast.AST, str] | None:
+        if isinstance(func, ast.Attribute):
+            return func.value, func.attr
+        return self.getattr_literal(func)
+
+    def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
+        args = node.args
+        if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
+            self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "
+                        "literal; the scan (and a reader) cannot tell what it reaches")
+            return
+        obj, attr = args[0], args[1].value
+        if name == "getattr":
+            self._check_attr_name(node, obj, attr)
+            base = self.resolve(obj)
+            if base is not None:
+                self.chain_inner.add(id(obj))
+                if id(node) not in self.chain_inner and id(node) not in self.handled:
+                    self._check_path(node, f"{base}.{attr}", as_call=False)
+        elif name in ("setattr", "delattr"):
+            self._check_attr_name(node, obj, attr)
+            self._check_store_base(node, obj, what=f"{name}(..., {attr!r})")
+        else:  # hasattr
+            if attr in INTROSPECTION_ATTRS:
+                self._check_attr_name(node, obj, attr)
+
+    def _check_method(self, node: ast.Call, receiver: ast.AST | None, name: str) -> None:
+        """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
+        # module-level containers mutated from a function
+        if name in MUTATING_METHODS and isinstance(receiver, ast.Name) and self.in_function:
+            kind, _, scope = self.lookup(receiver.id)
+            if kind == "local" and scope is self.scopes[0] and receiver.id in scope.mutable:
+                self.report(node, "module-cache", f"mutates the module-level container {receiver.id} from a "
+                            "function, which keeps state across calls (constant tables must only be read)")
+                return
+        if self.jit_depth:
+            return
+        if receiver is not None and _is_literal(receiver):
+            return
+        if name in INTROSPECTION_ATTRS or name in RAW_STORAGE_ATTRS:
+            return  # reported by the attribute check
+        if name == "record_stream":
+            self.report(node, "streams", "ties a tensor to another CUDA stream; kernels must run on the "
+                        "current stream")
+            return
+        if name in self.own_names and name not in PY_METHODS_HARMLESS:
+            self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
+            return
+        if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS:
+            return
+        if name in TENSOR_COPY_METHODS and self.allow_copies:
+            return
+        if name in _tensor_method_names():
+            extra = " (this op's spec allows no copies)" if name in TENSOR_COPY_METHODS else ""
+            self.report(node, "tensor-method", f"calls the tensor method .{name}(), which computes with "
+                        f"PyTorch{extra}; the result must come from a Triton kernel (only allocation, view "
+                        "and metadata methods are allowed)")
+
+    # ---- dotted paths of imported objects ------------------------------------------------------
+
+    def _check_path(self, node: ast.AST, path: str, *, as_call: bool, at_import: bool = False) -> None:
+        """Judge a call of (``as_call``) or a reference to the imported object at ``path``."""
+        root = path.split(".")[0]
+        if root not in ("torch", "triton"):
+            return  # other modules are judged at their import
+        for i in range(path.count(".") + 1, 0, -1):
+            prefix = ".".join(path.split(".")[:i])
+            rule = TORCH_PATH_RULES.get(prefix)
+            if rule is not None:
+                self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                return
+        if root == "triton" or at_import:
+            return
+        parts = path.split(".")
+        last = parts[-1]
+        # the replaced op itself
+        is_ops = len(parts) >= 4 and parts[1] == "ops"
+        op_name = parts[3] if is_ops else last
+        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths):
+            # a call, or a reference to a function (``torch.float`` is a dtype, not a call of .float())
+            if as_call or is_ops or _is_function_like(_torch_object(path)):
+                self.report(node, "dispatch-recursion", _recursion_why(op_name, self.own))
+                return
+        if parts[1:2] == ["ops"]:
+            self.report(node, "torch-compute", f"calls an operator through {'.'.join(parts[:4])}; the result "
+                        "must come from a Triton kernel")
+            return
+        if len(parts) >= 3 and parts[1] == "Tensor":
+            if as_call:
+                self._check_method(node, None, parts[2])
+            return
+        rest = ".".join(parts[1:])
+        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED):
+            return
+        if not as_call:
+            obj = _torch_object(path)
+            if obj is None or not _is_function_like(obj):
+                return  # a module, class, dtype or constant: reading it is fine
+        if rest in ("manual_seed", "seed", "random.manual_seed", "cuda.manual_seed", "cuda.manual_seed_all",
+                    "set_rng_state", "cuda.set_rng_state", "random.seed"):
+            what = "touches the random state, which is not the kernel's to change"
+        else:
+            what = "computes with PyTorch"
+        verb = "" if as_call else " (referenced as a value)"
+        self.report(node, "torch-compute", f"{what}{verb}: {path} is not on the allowlist of allocation, view, "
+                    "metadata and device-query functions; the result must come from a Triton kernel")
+
+    # ---- stores: monkey-patching and module caches ---------------------------------------------
+
+    def _base_of(self, target: ast.AST) -> ast.AST:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        return target
+
+    def _check_store_target(self, target: ast.Attribute | ast.Subscript) -> None:
+        if id(target) in self.handled:
+            return
+        self.handled.add(id(target))
+        self._check_store_base(target, self._base_of(target), what=None)
+
+    def _check_store_base(self, node: ast.AST, base: ast.AST, what: str | None) -> None:
+        """A store into ``base`` (through attributes, subscripts or setattr/delattr)."""
+        base = self._base_of(base)
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
+            self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
+                        "must not be modified")
+            return
+        if not isinstance(base, ast.Name):
+            return
+        if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
+            self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
+            return
+        kind, path, scope = self.lookup(base.id)
+        if kind == "alias":
+            target = (self.resolve(node) if isinstance(node, ast.Attribute) else None) or path
+            self.report(node, "monkey-patch", f"modifies {target}, which belongs to another module; modules and "
+                        "classes defined elsewhere must not be modified")
+        elif kind == "local" and self.in_function and scope is self.scopes[0]:
+            self.report(node, "module-cache", f"stores into the module-level object {base.id} from a function, "
+                        "which keeps state across calls (module-level tables must only be read)")
+
+    def _check_name_store(self, node: ast.Name) -> None:
+        if id(node) in self.handled or not self.in_function:
+            return
+        scope = self.current
+        if scope.kind != "function" or node.id not in scope.globals:
+            return
+        module = self.scopes[0]
+        if node.id in module.imported:
+            self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
+        else:
+            self.report(node, "module-cache", f"rebinds the module-level name {node.id} through `global`, which "
+                        "keeps state across calls")
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        scope = self.current
+        if scope.kind == "function" and isinstance(node.value, ast.Constant):
+            # ``global _READY; _READY = True``: a constant flag, not a cache of results
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in scope.globals and target.id not in self.scopes[0].imported:
+                    self.handled.add(id(target))
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        scope = self.current
+        if scope.kind == "function" and isinstance(node.value, ast.Constant):
+            t = node.target
+            if isinstance(t, ast.Name) and t.id in scope.globals and t.id not in self.scopes[0].imported:
+                self.handled.add(id(t))
+        self.generic_visit(node)
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return isinstance(
+        node,
+        (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
+         ast.DictComp, ast.SetComp, ast.GeneratorExp),
+    )
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+    return has_name and has_main
+
+
+def _recursion_why(name: str, own: frozenset[str]) -> str:
+    ops = ", ".join(sorted(own))
+    return (f"calls {name}, which reaches the op this submission replaces ({ops}); under the harness's "
+            "registration it dispatches back into the submission (or hands the work to the library)")
+
+
+_IMPORT_WHY = {
+    "compile": "the PyTorch compiler stack generates kernels the submission did not write",
+    "foreign-compute": "it computes with non-Triton GPU or native code",
+    "torch-compute": "it calls registered operators instead of Triton kernels",
+    "monkey-patch": "it registers into or overrides the PyTorch dispatcher",
+    "process": "submissions must not spawn processes",
+    "network": "submissions must not use the network",
+    "timer": "submissions must not time or profile themselves",
+    "host-compute": "host-side numeric computation; the result must come from a Triton kernel",
+    "file-io": "submissions must not touch files or the interpreter",
+    "threads": "submissions must not start threads",
+    "dynamic-import": "submissions must not import dynamically",
+    "introspection": "submissions must not inspect or rewrite the interpreter",
+}
+
+_PATH_WHY = {
+    "compile": "uses the PyTorch compiler stack ({path}), which generates kernels the submission did not write",
+    "streams": "uses {path}; kernels must run on the current CUDA stream, without extra streams or graphs",
+    "timer": "uses {path}; submissions must not time or profile themselves",
+    "foreign-compute": "uses {path}, which compiles non-Triton code",
+    "monkey-patch": "uses {path}, which registers into or overrides the PyTorch dispatcher",
+    "file-io": "uses {path}, which reads or writes files",
+    "network": "uses {path}, which reaches the network",
+    "process": "uses {path}, which spawns processes",
+}
+
+_BUILTIN_WHY = {
+    "exec": "runs code built at run time",
+    "eval": "runs code built at run time",
+    "compile": "compiles code built at run time",
+    "__import__": "imports a module dynamically",
+    "breakpoint": "enters the debugger",
+    "input": "reads from standard input",
+    "globals": "reaches the module's namespace dynamically",
+    "locals": "reaches a namespace dynamically",
+    "vars": "reaches a namespace dynamically",
+    "open": "opens a file; submissions must not touch files",
+}
+
+
+def scan_source(
+    source: str,
+    *,
+    filename: str = "<submission>",
+    own_ops: frozenset[str] = frozenset(),
+    allow_copies: bool = True,
+) -> list[Finding]:
+    """Scan the Python ``source`` of one submission and return its findings.
+
+    ``own_ops`` are the bare names of the ops the submission replaces (``{"add"}`` for ``aten::add``,
+    ``{"_softmax"}``, ``{"rms_norm"}`` for ``vllm::rms_norm``, empty for cuBLAS); calls that reach
+    them are ``dispatch-recursion``. ``allow_copies`` is False when the op's spec forbids copies:
+    then ``.contiguous()``, ``.clone()``, ``.copy_()`` and ``torch.clone`` are ``tensor-method`` /
+    ``torch-compute`` findings. ``filename`` only labels syntax errors.
+
+    Returns a list of :class:`Finding` sorted by (line, col, rule); empty means clean. A source that
+    does not parse gives a single ``syntax`` finding at the error's position (col 0-based).
+    """
+    try:
+        tree = ast.parse(source, filename=filename)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        col = max((exc.offset or 1) - 1, 0)
+        text = (exc.text or "").strip()
+        code = f" {text}" if text else ""
+        return [Finding(line, col, "syntax", f"line {line}:{code} does not parse: {exc.msg} in {filename} "
+                        "(rule syntax)")]
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return [Finding(1, 0, "syntax", f"line 1: {filename} does not parse: {exc} (rule syntax)")]
+    scanner = _Scanner(source, frozenset(own_ops), allow_copies)
+    try:
+        scanner.run(tree)
+    except RecursionError:
+        return [Finding(1, 0, "syntax", f"line 1: {filename} is nested too deeply to scan (rule syntax)")]
+    return sorted(scanner.findings, key=lambda f: (f.line, f.col, f.rule, f.message))
+
+
+def scan_file(
+    path: str | os.PathLike,
+    *,
+    own_ops: frozenset[str] = frozenset(),
+    allow_copies: bool = True,
+) -> list[Finding]:
+    """Scan the submission file at ``path`` (see :func:`scan_source`).
+
+    The bytes are decoded as Python source (PEP 263 coding cookie, UTF-8 by default); undecodable
+    bytes give a single ``syntax`` finding. Raises ``OSError`` if the file cannot be read.
+    """
+    with open(path, "rb") as fh:
+        data = fh.read()
+    try:
+        source = importlib.util.decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+        return [Finding(1, 0, "syntax", f"line 1: {os.fspath(path)} cannot be decoded as Python source: {exc} "
+                        "(rule syntax)")]
+    return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies)
+
+
+def _iter_findings(findings: Iterable[Finding]) -> str:  # pragma: no cover - debugging aid
+    return "\n".join(f.message for f in findings)

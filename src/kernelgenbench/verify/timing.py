@@ -1,0 +1,168 @@
+"""GPU timing of one case: baseline and candidate in one process (DESIGN.md "Timing").
+
+Method, per case:
+  * warm-up: each side runs until ``warmup_ms`` has elapsed and at least 3 calls completed, so
+    autotuning and compilation finish before anything is measured;
+  * measurement: blocks of repetitions alternate between baseline and candidate (the order flips
+    every block); before every repetition a fresh clone of the inputs is made (outside the timed
+    region) and the L2 cache is flushed by writing a 256 MB buffer; the call is timed with device
+    events; the median per side is kept;
+  * checks: the host wall clock of each block must cover the device-event total (a candidate
+    cannot report time it did not spend), and every candidate repetition must launch a Triton
+    kernel (a cached answer is not a measurement).
+
+Runs inside the sandbox child (the candidate must run there); the verifier cross-checks the
+reported totals against its own wall clock of the whole command.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+from typing import Any, Callable
+
+import torch
+
+_FLUSH: dict[int, torch.Tensor] = {}
+
+
+def _flush_buffer(device: torch.device) -> torch.Tensor:
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _FLUSH:
+        _FLUSH[idx] = torch.empty(64 * 1024 * 1024, dtype=torch.int32, device=device)
+    return _FLUSH[idx]
+
+
+def _flush_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kgb_l2_flush(ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(ptr + offs, tl.zeros([BLOCK], dtype=tl.int32), mask=offs < n)
+
+    return kgb_l2_flush
+
+
+_FLUSH_KERNEL = None
+
+
+def flush_l2(device: torch.device, state: Any) -> None:
+    """Evict the L2 cache by writing a 256 MB buffer with a harness Triton kernel.
+
+    A harness kernel (not ``Tensor.zero_``) keeps the flush away from a registered candidate of
+    ``zero_``/``fill_``; the launch is excluded from the candidate's launch accounting.
+    """
+    global _FLUSH_KERNEL
+    if _FLUSH_KERNEL is None:
+        _FLUSH_KERNEL = _flush_kernel()
+    buf = _flush_buffer(device)
+    n = buf.numel()
+    mark = len(state.launches)
+    _FLUSH_KERNEL[(n // 8192,)](buf, n, BLOCK=8192)
+    del state.launches[mark:]
+
+
+def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], call: Any, platform: Any, state: Any,
+              reps: int = 50, warmup_ms: float = 25.0, block: int = 10) -> dict[str, Any]:
+    """Time baseline and candidate on one case.
+
+    Args:
+        op: the :class:`~kernelgenbench.suite.spec.Operator`.
+        impl: the candidate implementation handle (``activate``/``deactivate`` toggle ATen
+            registration).
+        base_fn: runs the baseline once on a :class:`Call`.
+        call: the case's inputs (on the device).
+        platform: the platform profile.
+        state: the hook state (launch accounting).
+        reps: repetitions per side (rounded up to whole blocks).
+        warmup_ms: minimum warm-up per side, in ms.
+        block: repetitions per block before switching sides.
+
+    Returns:
+        ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
+        wall-clock and event totals in ms, and ``launches_per_rep`` (minimum over candidate reps).
+
+    Raises:
+        RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
+            events report more time than the host clock saw.
+    """
+    device = torch.device(platform.device, torch.cuda.current_device())
+
+    # Timing runs the candidate bare: no dispatch-mode tracing or signature binding in the timed region.
+    state.tracing = False
+    try:
+        return _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms, block)
+    finally:
+        state.tracing = True
+
+
+def _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms, block):
+    def warm(fn: Callable[[Any], Any]) -> None:
+        t0 = time.perf_counter()
+        n = 0
+        while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
+            fn(call.clone())
+            torch.cuda.synchronize()
+            n += 1
+            if n > 1000:
+                break
+
+    # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
+    impl.deactivate()
+    try:
+        warm(base_fn)
+    finally:
+        impl.activate()
+    warm(lambda c: op.invoke(impl, c, platform))
+
+    samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
+    wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
+    launches: list[int] = []
+    nblocks = max(1, -(-reps // block))
+    for b in range(nblocks):
+        order = ("baseline", "candidate") if b % 2 == 0 else ("candidate", "baseline")
+        for side in order:
+            if side == "baseline":
+                impl.deactivate()
+            try:
+                evs = []
+                torch.cuda.synchronize()
+                h0 = time.perf_counter()
+                for _ in range(block):
+                    c = call.clone()
+                    flush_l2(device, state)
+                    start = torch.cuda.Event(enable_timing=True)
+                    end = torch.cuda.Event(enable_timing=True)
+                    mark = len(state.launches)
+                    start.record()
+                    if side == "candidate":
+                        op.invoke(impl, c, platform)
+                    else:
+                        base_fn(c)
+                    end.record()
+                    if side == "candidate":
+                        launches.append(len(state.launches) - mark)
+                    evs.append((start, end))
+                torch.cuda.synchronize()
+                wall[side] += (time.perf_counter() - h0) * 1e3
+                samples[side].extend(s.elapsed_time(e) for s, e in evs)
+            finally:
+                impl.activate()
+        state.launches.clear()
+    for side in samples:
+        total = sum(samples[side])
+        if total > wall[side] * 1.05 + 0.05:
+            raise RuntimeError(f"timing check failed: device events report {total:.3f} ms for the {side} but the "
+                               f"host clock saw only {wall[side]:.3f} ms")
+    needs_launch = not getattr(op, "nothing_to_compute", False)
+    if needs_launch and launches and min(launches) == 0:
+        raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "
+                           "computed cannot be timed)")
+    return {
+        "baseline_ms": statistics.median(samples["baseline"]),
+        "candidate_ms": statistics.median(samples["candidate"]),
+        "baseline_samples": samples["baseline"], "candidate_samples": samples["candidate"],
+        "wall_ms": wall, "event_total_ms": {k: sum(v) for k, v in samples.items()},
+        "launches_per_rep": min(launches) if launches else 0,
+    }

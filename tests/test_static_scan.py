@@ -1,0 +1,697 @@
+"""Tests of the L1 static scan (src/kernelgenbench/verify/static_scan.py).
+
+Every rule has at least one rejected snippet whose exact (line, rule) list is asserted, and realistic
+clean submissions must give no finding at all. No GPU; everything here is pure AST work.
+"""
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+
+import pytest
+
+from kernelgenbench.verify.static_scan import RULES, Finding, scan_file, scan_source
+
+
+def hits(source: str, **kw) -> list[tuple[int, str]]:
+    """(line, rule) of every finding of the dedented ``source``."""
+    return [(f.line, f.rule) for f in scan_source(textwrap.dedent(source), **kw)]
+
+
+# ------------------------------------------------------------------------------------------------
+# Clean submissions
+# ------------------------------------------------------------------------------------------------
+
+CLEAN_SUBMISSION = '''
+"""A realistic submission: aten::_softmax with an autotuned row kernel."""
+from __future__ import annotations
+
+import functools
+import math
+from typing import Optional
+
+import torch
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+
+_BLOCKS = {"small": 256, "large": 4096}          # constant table, only read
+_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": b}, num_warps=w) for b in (256, 1024) for w in (4, 8)],
+    key=["N"],
+)
+@triton.heuristics({"EVEN": lambda args: args["N"] % args["BLOCK"] == 0})
+@triton.jit
+def _softmax_kernel(x_ptr, y_ptr, stride, N, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < N
+    x = tl.load(x_ptr + row * stride + offs, mask=mask, other=-float("inf")).to(tl.float32)
+    m = tl.max(x, axis=0)
+    e = libdevice.exp(x - m)
+    acc = e.sum(axis=0)
+    s = tl.sum(e, axis=0) + acc * 0
+    y = (e / s).to(y_ptr.dtype.element_ty)
+    tl.store(y_ptr + row * stride + offs, y, mask=mask)
+
+
+@triton.jit
+def _scale_kernel(x_ptr, n, alpha, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(x_ptr + offs, (v.to(tl.float32) * alpha).to(v.dtype), mask=offs < n)
+
+
+@functools.lru_cache(maxsize=None)
+def _num_sms(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+def _block_for(n: int) -> int:
+    return _BLOCKS["small"] if n <= 256 else min(_BLOCKS["large"], triton.next_power_of_2(n))
+
+
+def _softmax(self: torch.Tensor, dim: int, half_to_float: bool) -> torch.Tensor:
+    dtype = torch.float32 if half_to_float else self.dtype
+    out_dtype = torch.result_type(self, 1.0) if not self.is_floating_point() else dtype
+    x = self.contiguous()
+    rows = x.numel() // max(x.size(dim), 1)
+    out = torch.empty_like(x, dtype=out_dtype)
+    if x.numel() == 0:
+        return out
+    N = x.shape[-1]
+    grid = (rows,)
+    _softmax_kernel[grid](x, out, x.stride(-2) if x.dim() > 1 else N, N)
+    return out
+
+
+def _softmax_out(self, dim, half_to_float, *, out):
+    res = _softmax(self, dim, half_to_float)
+    out.resize_(res.shape)
+    n = res.numel()
+    scale = torch.full((), 2.0, dtype=torch.float32, device=res.device)
+    alpha = scale.item() if scale.dim() == 0 else 1.0
+    _scale_kernel[(triton.cdiv(n, 1024),)](res, n, alpha, BLOCK=1024)
+    out.view(-1)
+    sizes = [res.size(d) for d in range(res.dim())]
+    sizes.append(1)
+    parts = {"n": n}
+    parts.update(extra=math.prod(sizes))
+    print("launched", len(parts), "kernels".upper())
+    return out
+'''
+
+
+def test_realistic_submission_is_clean():
+    assert scan_source(CLEAN_SUBMISSION, own_ops=frozenset({"_softmax"})) == []
+
+
+def test_clean_submission_without_own_ops_is_clean():
+    assert scan_source(CLEAN_SUBMISSION) == []
+
+
+def test_clean_wrapper_idioms():
+    src = """
+    import torch
+    import triton
+    import triton.language as tl
+    from torch import Tensor
+
+    @triton.jit(do_not_specialize=["n"])
+    def k(x_ptr, n, BLOCK: tl.constexpr):
+        pass
+
+    def add_Tensor(self: Tensor, other: Tensor, *, alpha=1) -> Tensor:
+        a, b = torch.broadcast_tensors if False else (self, other)
+        shape = torch.broadcast_shapes(self.shape, other.shape)
+        dt = torch.promote_types(self.dtype, other.dtype)
+        out = torch.empty(shape, dtype=dt, device=self.device)
+        ex = self.expand(shape).permute(0, 1).unsqueeze(0).squeeze(0)
+        if not isinstance(self, torch.Tensor) or torch.finfo(torch.float32).eps > 1:
+            raise ValueError("bad")
+        with torch.cuda.device(self.device):
+            k[(triton.cdiv(out.numel(), 1024),)](out, out.numel(), BLOCK=1024)
+        return out
+    """
+    # `torch.broadcast_tensors` as a value is a PyTorch function reference (computes nothing here,
+    # but it is not on the allowlist): the only finding.
+    assert hits(src) == [(12, "torch-compute")]
+
+
+def test_main_guard_is_skipped():
+    src = """
+    import torch
+
+    def f(x):
+        return x
+
+    if __name__ == "__main__":
+        import numpy as np
+        print(torch.sum(f(torch.ones(3))), np.zeros(3))
+    """
+    assert hits(src) == []
+
+
+def test_main_guard_is_scanned_when_name_is_rebound():
+    src = """
+    import torch
+    __name__ = "__main__"
+    if __name__ == "__main__":
+        torch.sum(torch.ones(3))
+    """
+    assert hits(src) == [(5, "torch-compute")]
+
+
+def test_constant_flag_through_global_is_allowed():
+    src = """
+    _READY = False
+
+    def f(x):
+        global _READY
+        _READY = True
+        return x
+    """
+    assert hits(src) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# One rejected snippet (or more) per rule: exact lines and rule ids
+# ------------------------------------------------------------------------------------------------
+
+# (id, source, kwargs, expected [(line, rule), ...])
+CASES = [
+    # syntax
+    ("syntax", "def f(:\n    pass\n", {}, [(1, "syntax")]),
+    # dispatch-recursion
+    ("recursion-method", """
+        def add_Tensor(x, y):
+            return x.add(y)
+        """, {"own_ops": frozenset({"add"})}, [(3, "dispatch-recursion")]),
+    ("recursion-inplace-method", """
+        def add_(x, y):
+            return x.add_(y)
+        """, {"own_ops": frozenset({"add"})}, [(3, "dispatch-recursion")]),
+    ("recursion-torch-ops", """
+        import torch
+        def add_Tensor(x, y):
+            return torch.ops.aten.add.Tensor(x, y)
+        """, {"own_ops": frozenset({"add"})}, [(4, "dispatch-recursion")]),
+    ("recursion-torch-fn", """
+        import torch
+        def cumsum(x, dim):
+            y = torch.cumsum(x, dim)
+            return x.cumsum(0)
+        """, {"own_ops": frozenset({"cumsum"})}, [(4, "dispatch-recursion"), (5, "dispatch-recursion")]),
+    ("recursion-softmax-family", """
+        import torch.nn.functional as F
+        import torch
+        def _softmax(x, dim, h):
+            a = F.softmax(x, dim)
+            b = x.softmax(dim)
+            return torch._softmax(x, dim, h)
+        """, {"own_ops": frozenset({"_softmax"})},
+     [(5, "dispatch-recursion"), (6, "dispatch-recursion"), (7, "dispatch-recursion")]),
+    ("recursion-to-copy", """
+        import torch
+        def _to_copy(x, *, dtype=None):
+            if dtype is torch.float:
+                return x.float()
+            return x.to(dtype)
+        """, {"own_ops": frozenset({"_to_copy"})}, [(5, "dispatch-recursion"), (6, "dispatch-recursion")]),
+    ("recursion-allowed-method", """
+        def contiguous(x, memory_format=None):
+            return x.contiguous()
+        """, {"own_ops": frozenset({"contiguous"})}, [(3, "dispatch-recursion")]),
+    ("recursion-allowed-factory", """
+        import torch
+        def fill__Scalar(x, v):
+            t = torch.zeros(3, device=x.device)
+            return x
+        """, {"own_ops": frozenset({"fill_"})}, [(4, "dispatch-recursion")]),
+    ("recursion-vllm", """
+        import torch
+        def rms_norm(out, x, w, eps):
+            out.copy_(torch.nn.functional.rms_norm(x, (x.shape[-1],), w, eps))
+        """, {"own_ops": frozenset({"rms_norm"})}, [(4, "dispatch-recursion")]),
+    # torch-compute
+    ("torch-sum", """
+        import torch
+        def f(x):
+            return torch.sum(x)
+        """, {}, [(4, "torch-compute")]),
+    ("torch-alias-module", """
+        import torch as T
+        def f(x):
+            return T.sum(x)
+        """, {}, [(4, "torch-compute")]),
+    ("torch-alias-from", """
+        from torch import sum as s
+        def f(x):
+            return s(x)
+        """, {}, [(4, "torch-compute")]),
+    ("torch-getattr-literal", """
+        import torch
+        def f(x):
+            return getattr(torch, "sum")(x)
+        """, {}, [(4, "torch-compute")]),
+    ("torch-assigned-alias", """
+        import torch
+        s = torch.sum
+        def f(x):
+            g = torch.nn.functional
+            return s(x) + g.gelu(x)
+        """, {}, [(3, "torch-compute"), (6, "torch-compute"), (6, "torch-compute")]),
+    ("torch-functional-variants", """
+        import torch
+        import torch.nn.functional as F
+        from torch.nn import functional
+        from torch.nn.functional import gelu
+        def f(x):
+            a = F.relu(x)
+            b = functional.silu(x)
+            c = gelu(x)
+            return torch.nn.functional.softmax(x, -1)
+        """, {}, [(7, "torch-compute"), (8, "torch-compute"), (9, "torch-compute"), (10, "torch-compute")]),
+    ("torch-linalg-fft-special", """
+        import torch
+        def f(x):
+            a = torch.linalg.norm(x)
+            b = torch.fft.fft(x)
+            return torch.special.erf(x)
+        """, {}, [(4, "torch-compute"), (5, "torch-compute"), (6, "torch-compute")]),
+    ("torch-ops-any", """
+        import torch
+        from torch import ops
+        def f(x, y):
+            return torch.ops.aten.mul.Tensor(x, y) + ops.aten.add(x, y)
+        """, {}, [(3, "torch-compute"), (5, "torch-compute"), (5, "torch-compute")]),
+    ("torch-random-state", """
+        import torch
+        def f(x):
+            torch.manual_seed(0)
+            return x
+        """, {}, [(4, "torch-compute")]),
+    ("torch-function-as-value", """
+        import functools
+        import torch
+        f = functools.partial(torch.sum, dim=0)
+        """, {}, [(4, "torch-compute")]),
+    ("torch-clone-without-copies", """
+        import torch
+        def f(x):
+            return torch.clone(x)
+        """, {"allow_copies": False}, [(4, "torch-compute")]),
+    # compile
+    ("compile", """
+        import torch
+        @torch.compile
+        def f(x):
+            return torch.jit.script(x)
+        """, {}, [(3, "compile"), (5, "compile")]),
+    ("compile-imports", """
+        import torch._dynamo
+        from torch import _inductor
+        """, {}, [(2, "compile"), (3, "compile")]),
+    # tensor-method
+    ("tensor-method", """
+        def f(x, y):
+            a = x.sum()
+            b = x.float()
+            c = y.to("cuda")
+            d = x.cpu().numpy()
+            e = x.tolist()
+            return x.add(y)
+        """, {}, [(3, "tensor-method"), (4, "tensor-method"), (5, "tensor-method"), (6, "tensor-method"),
+                  (6, "tensor-method"), (7, "tensor-method"), (8, "tensor-method")]),
+    ("tensor-method-getattr", """
+        def f(x):
+            return getattr(x, "sum")()
+        """, {}, [(3, "tensor-method")]),
+    ("tensor-method-unbound", """
+        import torch
+        def f(x):
+            return torch.Tensor.sum(x)
+        """, {}, [(4, "tensor-method")]),
+    ("tensor-method-copies-forbidden", """
+        def f(x):
+            y = x.contiguous()
+            return y.clone()
+        """, {"allow_copies": False}, [(3, "tensor-method"), (4, "tensor-method")]),
+    # raw-storage
+    ("raw-storage", """
+        def f(x, y):
+            p = x.data_ptr()
+            s = x.untyped_storage()
+            x.set_(y)
+        """, {}, [(3, "raw-storage"), (4, "raw-storage"), (5, "raw-storage")]),
+    # host-compute
+    ("host-compute", """
+        import numpy as np
+        from scipy import special
+        """, {}, [(2, "host-compute"), (3, "host-compute")]),
+    # foreign-compute
+    ("foreign-compute", """
+        import ctypes
+        import cupy
+        from vllm import _custom_ops as ops
+        from torch.utils.cpp_extension import load_inline
+        from torch.utils import cpp_extension
+        import flag_gems
+        """, {}, [(2, "foreign-compute"), (3, "foreign-compute"), (4, "foreign-compute"),
+                  (5, "foreign-compute"), (6, "foreign-compute"), (7, "foreign-compute")]),
+    # forbidden-import
+    ("forbidden-import", """
+        import json
+        from . import helper
+        import torchvision
+        """, {}, [(2, "forbidden-import"), (3, "forbidden-import"), (4, "forbidden-import")]),
+    # file-io
+    ("file-io", """
+        import os
+        from pathlib import Path
+        import torch
+        def f(x):
+            with open("/tmp/x") as fh:
+                pass
+            torch.save(x, "/tmp/y")
+        """, {}, [(2, "file-io"), (3, "file-io"), (6, "file-io"), (8, "file-io")]),
+    # process
+    ("process", """
+        import subprocess
+        from concurrent.futures import ThreadPoolExecutor
+        import multiprocessing as mp
+        """, {}, [(2, "process"), (3, "process"), (4, "process")]),
+    # network
+    ("network", """
+        import socket
+        from urllib.request import urlopen
+        """, {}, [(2, "network"), (3, "network")]),
+    # threads
+    ("threads", "import threading\n", {}, [(1, "threads")]),
+    # dynamic-import
+    ("dynamic-import", """
+        import importlib
+        from torch.nn.functional import *
+        import builtins
+        """, {}, [(2, "dynamic-import"), (3, "dynamic-import"), (4, "dynamic-import")]),
+    # introspection
+    ("introspection-imports", """
+        import inspect
+        import gc
+        from types import FrameType
+        """, {}, [(2, "introspection"), (3, "introspection"), (4, "introspection")]),
+    ("introspection-attrs", """
+        import sys
+        def f(x, fn):
+            a = x.__class__
+            b = fn.__globals__
+            c = sys._getframe(1).f_back
+            d = type(x).__mro__
+            return __builtins__
+        """, {}, [(2, "file-io"), (4, "introspection"), (5, "introspection"), (6, "introspection"),
+                  (6, "introspection"), (7, "introspection"), (8, "introspection")]),
+    # exec-eval
+    ("exec-eval", """
+        def f(x, src):
+            exec(src)
+            y = eval("x + 1")
+            code = compile(src, "<s>", "exec")
+            m = __import__("os")
+            g = globals()
+            run = eval
+            return vars(x)
+        """, {}, [(3, "exec-eval"), (4, "exec-eval"), (5, "exec-eval"), (6, "exec-eval"), (7, "exec-eval"),
+                  (8, "exec-eval"), (9, "exec-eval")]),
+    # dynamic-attr
+    ("dynamic-attr", """
+        import torch
+        def f(x, name, obj):
+            fn = getattr(torch, name)
+            setattr(obj, name, 1)
+            g = getattr
+            return hasattr(x, name)
+        """, {}, [(4, "dynamic-attr"), (5, "dynamic-attr"), (6, "dynamic-attr"), (7, "dynamic-attr")]),
+    # monkey-patch
+    ("monkey-patch", """
+        import torch
+        import triton
+        import triton.language as tl
+        import torch.nn.functional as F
+        torch.add = None
+        torch.Tensor.add = lambda self, other: self
+        triton.jit = None
+        tl.x = 1
+        F.softmax = None
+        setattr(torch, "mul", None)
+        del torch.sub
+        torch.backends.cuda.matmul.allow_tf32 = True
+        """, {}, [(6, "monkey-patch"), (7, "monkey-patch"), (8, "monkey-patch"), (9, "monkey-patch"),
+                  (10, "monkey-patch"), (11, "monkey-patch"), (12, "monkey-patch"), (13, "monkey-patch")]),
+    ("monkey-patch-functions", """
+        import torch
+        from torch import Tensor
+        def f(x):
+            global torch
+            torch = None
+            Tensor.sum = None
+            type(x).foo = 1
+            torch.library.Library("aten", "IMPL")
+        """, {}, [(6, "monkey-patch"), (7, "monkey-patch"), (8, "monkey-patch"), (9, "monkey-patch")]),
+    # module-cache
+    ("module-cache-dict", """
+        _CACHE = {}
+        _SEEN = []
+        def f(key, out):
+            if key in _CACHE:
+                return _CACHE[key]
+            _CACHE[key] = out
+            _SEEN.append(key)
+            _CACHE.setdefault(key, out)
+            del _CACHE[key]
+            return out
+        """, {}, [(7, "module-cache"), (8, "module-cache"), (9, "module-cache"), (10, "module-cache")]),
+    ("module-cache-global", """
+        import collections
+        _LAST = None
+        _CALLS = 0
+        _D = collections.OrderedDict()
+        def f(x):
+            global _LAST, _CALLS
+            _CALLS += 1
+            _LAST = x
+            _D.pop(x)
+            f.memo = x
+            return x
+        """, {}, [(8, "module-cache"), (9, "module-cache"), (10, "module-cache"), (11, "module-cache")]),
+    # streams
+    ("streams", """
+        import torch
+        def f(x):
+            s = torch.cuda.Stream()
+            with torch.cuda.stream(s):
+                g = torch.cuda.CUDAGraph()
+            x.record_stream(s)
+        """, {}, [(4, "streams"), (5, "streams"), (6, "streams"), (7, "streams")]),
+    # timer
+    ("timer", """
+        import time
+        import torch
+        import triton
+        from triton.testing import do_bench
+        def f(x):
+            e = torch.cuda.Event(enable_timing=True)
+            return triton.testing.do_bench(lambda: x)
+        """, {}, [(2, "timer"), (5, "timer"), (7, "timer"), (8, "timer")]),
+]
+
+
+@pytest.mark.parametrize("source,kw,expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_rejected(source, kw, expected):
+    assert hits(source, **kw) == expected
+
+
+def test_every_rule_is_exercised():
+    exercised = {rule for *_, expected in CASES for _, rule in expected}
+    assert exercised == set(RULES)
+
+
+# ------------------------------------------------------------------------------------------------
+# Specific behaviours the brief names
+# ------------------------------------------------------------------------------------------------
+
+def test_add_method_depends_on_own_ops():
+    src = "def add_Tensor(x, y):\n    return x.add(y)\n"
+    assert hits(src, own_ops=frozenset({"add"})) == [(2, "dispatch-recursion")]
+    assert hits(src) == [(2, "tensor-method")]
+    assert hits(src, own_ops=frozenset({"mul"})) == [(2, "tensor-method")]
+
+
+def test_torch_ops_add_depends_on_own_ops():
+    src = "import torch\ndef f(x, y):\n    return torch.ops.aten.add.Tensor(x, y)\n"
+    assert hits(src, own_ops=frozenset({"add"})) == [(3, "dispatch-recursion")]
+    assert hits(src) == [(3, "torch-compute")]
+
+
+def test_dtype_named_like_own_op_is_not_recursion():
+    # `torch.float` / `torch.int` are dtypes; only calls of .float() / .int() reach _to_copy
+    src = "import torch\nDT = (torch.float, torch.int, torch.bool)\n"
+    assert hits(src, own_ops=frozenset({"_to_copy"})) == []
+
+
+def test_jit_bodies_allow_tensor_methods_but_not_torch_calls():
+    src = """
+    import torch
+    import triton
+    import triton.language as tl
+    from triton import jit
+
+    @jit
+    def k1(x_ptr, BLOCK: tl.constexpr):
+        x = tl.load(x_ptr + tl.arange(0, BLOCK)).to(tl.float32)
+        s = x.sum(0) + tl.sum(x, axis=0) + x.exp().max()
+        tl.store(x_ptr, s)
+
+    @triton.jit
+    def k2(x_ptr):
+        y = torch.sum(x_ptr)
+
+    def not_jit(x):
+        return x.sum(0)
+    """
+    assert hits(src) == [(15, "torch-compute"), (18, "tensor-method")]
+
+
+def test_homemade_jit_decorator_does_not_exempt():
+    src = """
+    def jit(fn):
+        return fn
+
+    @jit
+    def cheat(x):
+        return x.sum()
+    """
+    assert hits(src) == [(7, "tensor-method")]
+
+
+def test_jit_decorator_aliases():
+    src = """
+    import triton as tr
+    from triton import autotune, heuristics, Config
+
+    @autotune(configs=[Config({"B": 1})], key=[])
+    @heuristics({"E": lambda a: True})
+    @tr.jit
+    def k(x):
+        y = x.to(x.dtype).sum()
+    """
+    assert hits(src) == []
+
+
+def test_allowed_methods_and_factories():
+    src = """
+    import torch
+    def f(x, shape):
+        a = x.size(0) + x.stride(0) + x.dim() + x.numel() + x.element_size() + x.storage_offset()
+        v = x.view(-1).reshape(shape).expand(shape).permute(1, 0).transpose(0, 1).t()
+        v = v.unsqueeze(0).squeeze(0).flatten().narrow(0, 0, 1).select(0, 0)
+        c = x.contiguous().clone()
+        c.copy_(x)
+        n = x.new_empty((2,)).zero_().fill_(1)
+        n.resize_((3,))
+        o = torch.zeros_like(x) if x.is_contiguous() else torch.empty_strided((2,), (1,), device=x.device)
+        r = torch.arange(4, device=x.device)
+        z = x.detach().requires_grad_(False)
+        i = x[0].item()
+        d = {"a": 1}.get("a")
+        s = "a,b".split(",")
+        return torch.iinfo(torch.int32).max, d, s, "x{}".format(1), x.split(1), x.chunk(2), x.unbind(0)
+    """
+    assert hits(src) == []
+
+
+def test_python_container_methods_not_flagged():
+    src = """
+    def f(configs, d, names):
+        ks = list(d.keys()) + list(d.values()) + [v for _, v in d.items()]
+        configs.append(1)
+        configs.extend([2])
+        names.index("a")
+        return ", ".join(names).strip().lower()
+    """
+    assert hits(src) == []
+
+
+def test_local_containers_may_be_mutated():
+    src = """
+    TABLE = {"a": 1}
+    def f(x):
+        acc = {}
+        acc["k"] = TABLE["a"]
+        out = []
+        out.append(acc)
+        def helper(i):
+            out.append(i)
+        return out
+    """
+    assert hits(src) == []
+
+
+def test_module_level_table_built_at_import_is_fine():
+    src = """
+    _T = {}
+    for _k in ("a", "b"):
+        _T[_k] = len(_k)
+    _T["c"] = 3
+    def f(k):
+        return _T[k]
+    """
+    assert hits(src) == []
+
+
+def test_message_names_code_line_and_rule():
+    [f] = scan_source("import torch\n\ndef f(x):\n    return torch.sum(x)\n")
+    assert f == Finding(
+        4, 11, "torch-compute",
+        "line 4: torch.sum(x) computes with PyTorch: torch.sum is not on the allowlist of allocation, "
+        "view, metadata and device-query functions; the result must come from a Triton kernel "
+        "(rule torch-compute)",
+    )
+
+
+def test_syntax_error_position():
+    [f] = scan_source("x = 1\ny = (\n", filename="sub.py")
+    assert (f.line, f.rule) == (2, "syntax")
+    assert f.message.startswith("line 2:") and "sub.py" in f.message and f.message.endswith("(rule syntax)")
+    [g] = scan_source("def f():\n  return 1 +\n")
+    assert (g.line, g.col, g.rule) == (2, 12, "syntax")
+
+
+def test_findings_sorted_and_frozen():
+    src = "import os\nimport torch\ndef f(x):\n    return torch.sum(x), x.sum()\nimport json\n"
+    fs = scan_source(src)
+    assert [(f.line, f.col, f.rule) for f in fs] == [
+        (1, 0, "file-io"), (4, 11, "torch-compute"), (4, 25, "tensor-method"), (5, 0, "forbidden-import"),
+    ]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fs[0].line = 3  # type: ignore[misc]
+
+
+def test_rules_have_descriptions():
+    assert all(isinstance(v, str) and v and "\n" not in v for v in RULES.values())
+    assert "tensor-method" in RULES and "syntax" in RULES
+
+
+def test_scan_file(tmp_path):
+    p = tmp_path / "aten__add.py"
+    p.write_text("import torch\ndef add_Tensor(x, y):\n    return x.add(y)\n")
+    assert [(f.line, f.rule) for f in scan_file(p, own_ops=frozenset({"add"}))] == [(3, "dispatch-recursion")]
+    assert [(f.line, f.rule) for f in scan_file(str(p))] == [(3, "tensor-method")]
+    bad = tmp_path / "bad.py"
+    bad.write_bytes(b"def f(:\n")
+    assert [(f.line, f.rule) for f in scan_file(bad)] == [(1, "syntax")]
+    with pytest.raises(OSError):
+        scan_file(tmp_path / "missing.py")
