@@ -226,7 +226,8 @@ def _cumsum_into(x, dim, y, res_dtype):
         return y
     nd = x.dim()
     if nd == 0:
-        return _cumsum_into(x.view(1), 0, y.view(1), res_dtype)
+        _cumsum_into(x.view(1), 0, y.view(1), res_dtype)
+        return y
     shape = list(x.shape)
     xs, ys = list(x.stride()), list(y.stride())
     before = _group(shape[:dim], xs[:dim], ys[:dim])
@@ -251,7 +252,7 @@ def _cumsum_into(x, dim, y, res_dtype):
     RP = triton.next_power_of_2(R)
     IP = triton.next_power_of_2(I)
     row_like = I == 1 or abs(sxr) <= abs(sxi)
-    max_tile = 16384 if cpu else 4096
+    max_tile = 65536 if cpu else 4096
     if row_like:
         BLOCK_R = min(RP, max_tile if cpu else 1024)
         BLOCK_I = min(IP, max(1, max_tile // BLOCK_R))

@@ -154,9 +154,8 @@ def _gather(x, dim, index, y):
     if total == 0:
         return y
     if x.dim() == 0:
-        x = x.view(1)
-        y = y.view(1)
-        dim = 0
+        _gather(x.view(1), 0, index, y.view(1))
+        return y
     shape = list(x.shape)
     yshape = list(y.shape)
     xs, ys = list(x.stride()), list(y.stride())

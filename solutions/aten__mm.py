@@ -17,7 +17,8 @@ import triton.language as tl
 def _mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                sam, sak, sbk, sbn, scm, scn,
                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-               GROUP_M: tl.constexpr, ACC: tl.constexpr, USE_I64: tl.constexpr):
+               GROUP_M: tl.constexpr, ACC: tl.constexpr, UPCAST: tl.constexpr,
+               USE_I64: tl.constexpr):
     pid = tl.program_id(0)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
@@ -44,6 +45,10 @@ def _mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         k_rem = K - kb * BLOCK_K
         a = tl.load(a_ptrs, mask=m_mask[:, None] & (rk[None, :] < k_rem), other=0.0)
         b = tl.load(b_ptrs, mask=(rk[:, None] < k_rem) & n_mask[None, :], other=0.0)
+        if UPCAST:
+            # exact widening (used on the CPU interpreter, whose bf16 dot is unreliable)
+            a = a.to(tl.float32)
+            b = b.to(tl.float32)
         acc = tl.dot(a, b, acc, input_precision="ieee", out_dtype=ACC)
         a_ptrs += BLOCK_K * sak
         b_ptrs += BLOCK_K * sbk
@@ -61,7 +66,7 @@ def _pow2_clamp(x, lo, hi):
 def _config(M, N, K, dtype, device):
     """(BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) chosen from the shape."""
     if device.type == "cpu":  # interpreter: few, large tiles
-        return (_pow2_clamp(M, 16, 128), _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 128), 4, 1)
+        return (_pow2_clamp(M, 16, 256), _pow2_clamp(N, 16, 256), _pow2_clamp(K, 16, 128), 4, 1)
     if dtype in (torch.float16, torch.bfloat16):
         bk = _pow2_clamp(K, 16, 64)
         if M <= 16:
@@ -123,7 +128,9 @@ def _mm_into(a, b, c):
     _mm_kernel[grid](a, b, c, M, N, K,
                      a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                      c.stride(0), c.stride(1),
-                     BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, ACC=acc, USE_I64=use_i64,
+                     BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8, ACC=acc,
+                     UPCAST=(a.device.type == "cpu" and a.dtype == torch.bfloat16),
+                     USE_I64=use_i64,
                      num_warps=warps, num_stages=stages)
     return c
 

@@ -244,7 +244,7 @@ def _launch(x, y, O, R, I, sxo, sxr, sxi, syo, sys, syi, res, acc, cast_in, allo
     RP = triton.next_power_of_2(max(R, 1))
     IP = triton.next_power_of_2(I)
     row_like = I == 1 or abs(sxr) <= abs(sxi)
-    max_tile = 16384 if cpu else 4096
+    max_tile = 65536 if cpu else 4096
     if row_like:
         BLOCK_R = min(RP, max_tile if cpu else 2048)
         BLOCK_I = min(IP, max(1, max_tile // BLOCK_R))

@@ -52,78 +52,89 @@ def _diag_unit(d):
 
 
 @triton.jit
-def _trsv_diag_inv_kernel(
-    A, Dinv, n, s_i, s_j,
-    LOWER: tl.constexpr, UNIT: tl.constexpr, BS: tl.constexpr,
+def _trsv_kernel(
+    A, X, Z, SYNC, n, s_i, s_j, incx, x_base, nb,
+    LOWER: tl.constexpr, UNIT: tl.constexpr, BS: tl.constexpr, BK: tl.constexpr,
 ):
-    # Invert the diagonal block b of the (effective) triangular matrix
-    # M(i, j) = A[i*s_i + j*s_j]; store its transpose: Dinv[b][j*BS + i] = inv(M_bb)(i, j).
-    b = tl.program_id(0)
+    # Blocked substitution for op(A) z = x, op(A)(i, j) = A[i*s_i + j*s_j]; LOWER is
+    # the effective triangle of op(A). Row block k of z is owned by one program.
+    # Blocks complete strictly in order (block k needs all earlier ones), so one
+    # counter SYNC[1] = number of finished blocks is the only dependency signal.
+    # Programs take their order from a ticket (SYNC[0]), so every program only
+    # waits on programs that are already running (no deadlock whatever the
+    # scheduling; on the interpreter programs run in ticket order and never wait).
+    # The solution is staged in the fp32 scratch Z (never read before its block
+    # is published) and written to x by the owning program; x entries of a block
+    # are read only by their owner, before it overwrites them.
+    k = tl.atomic_add(SYNC, 1)                      # processing order of this program
+    if LOWER:
+        blk = k
+    else:
+        blk = nb - 1 - k
     ri = tl.arange(0, BS)
-    r = (b * BS + ri).to(tl.int64)
+    ck = tl.arange(0, BK)
+    r0 = blk * BS
+    r = (r0 + ri).to(tl.int64)
     rmask = r < n
     ii = ri[:, None]
     jj = ri[None, :]
-    if LOWER:
-        strict = jj < ii
-    else:
-        strict = jj > ii
-    tmask = strict & rmask[:, None] & rmask[None, :]
-    D = tl.load(A + r[:, None] * s_i + r[None, :] * s_j, mask=tmask, other=0.0)
-    if UNIT:
-        d = tl.full([BS], 1.0, tl.float32)
-    else:
-        d = tl.load(A + r * (s_i + s_j), mask=rmask, other=1.0)
-    X = tl.where(ii == jj, 1.0, 0.0)
+
+    # 1) Invert the diagonal block M = op(A)[r, r] while earlier blocks are being
+    #    solved. XT[c, p] = inv(M)(p, c); row p of inv(M) from
+    #    inv(M)(p, :) = (e_p - M(p, :) inv(M)) / M(p, p), rows taken in
+    #    dependency order (only the referenced strict triangle is read).
+    XT = tl.zeros([BS, BS], dtype=tl.float32)
     for t in range(BS):
         if LOWER:
             p = t
+            cm = ri < p
         else:
             p = BS - 1 - t
-        col = tl.sum(tl.where(jj == p, D, 0.0), axis=1)        # M(:, p), zero outside the strict part
-        dp = tl.sum(tl.where(ri == p, d, 0.0), axis=0)         # M(p, p)
-        xrow = tl.sum(tl.where(ii == p, X, 0.0), axis=0) / dp  # row p of the inverse
-        X = tl.where(ii == p, xrow[None, :], X - col[:, None] * xrow[None, :])
-    base = Dinv + b.to(tl.int64) * (BS * BS)
-    tl.store(base + jj * BS + ii, X)
-
-
-@triton.jit
-def _trsv_solve_kernel(
-    A, X, Z, Dinv, n, s_i, s_j, incx, x_base, nb,
-    LOWER: tl.constexpr, BS: tl.constexpr, BK: tl.constexpr,
-):
-    # Single-program blocked substitution. Z (contiguous fp32 scratch) holds the
-    # solved entries; each block's solution is also written to x. A barrier after
-    # each block makes the new entries visible to every thread of the program.
-    ri = tl.arange(0, BS)
-    ck = tl.arange(0, BK)
-    for t in range(nb):
-        if LOWER:
-            b = t
-            c_lo = 0
-            c_hi = b * BS
+            cm = ri > p
+        rp = r0 + p
+        lrow = tl.load(A + rp.to(tl.int64) * s_i + r * s_j, mask=cm & rmask & (rp < n), other=0.0)
+        if UNIT:
+            dp = 1.0
         else:
-            b = nb - 1 - t
-            c_lo = (b + 1) * BS
-            c_hi = n
-        r = (b * BS + ri).to(tl.int64)
-        rmask = r < n
-        acc = tl.zeros([BS, BK], dtype=tl.float32)
-        for c0 in range(c_lo, c_hi, BK):
-            cols = (c0 + ck).to(tl.int64)
-            cm = cols < c_hi
-            tile = tl.load(A + r[:, None] * s_i + cols[None, :] * s_j,
-                           mask=rmask[:, None] & cm[None, :], other=0.0)
-            zc = tl.load(Z + cols, mask=cm, other=0.0)
-            acc += tile * zc[None, :]
-        xv = tl.load(X + x_base + r * incx, mask=rmask, other=0.0)
-        rhs = xv - tl.sum(acc, axis=1)
-        dT = tl.load(Dinv + b.to(tl.int64) * (BS * BS) + ri[:, None] * BS + ri[None, :])
-        z = tl.sum(dT * rhs[:, None], axis=0)
-        tl.store(Z + r, z, mask=rmask)
-        tl.store(X + x_base + r * incx, z, mask=rmask)
-        tl.debug_barrier()
+            dp = tl.load(A + rp.to(tl.int64) * (s_i + s_j), mask=rp < n, other=1.0)
+        e_p = tl.where(ri == p, 1.0, 0.0)
+        newcol = (e_p - tl.sum(XT * lrow[None, :], axis=1)) / dp
+        XT = tl.where(jj == p, newcol[:, None], XT)
+
+    xv = tl.load(X + x_base + r * incx, mask=rmask, other=0.0)
+
+    # 2) Off-diagonal update with every solved block, in chunks of whatever
+    #    has been published so far.
+    acc = tl.zeros([BS, BK], dtype=tl.float32)
+    done = 0
+    while done < k:
+        d = tl.atomic_add(SYNC + 1, 0, sem="acquire")
+        d = tl.minimum(d, k)
+        if d > done:
+            if LOWER:
+                c_lo = done * BS
+                c_hi = d * BS
+            else:
+                c_lo = (nb - d) * BS
+                c_hi = tl.minimum(n, (nb - done) * BS)
+            for c0 in range(c_lo, c_hi, BK):
+                cols = (c0 + ck).to(tl.int64)
+                cmk = cols < c_hi
+                tile = tl.load(A + r[:, None] * s_i + cols[None, :] * s_j,
+                               mask=rmask[:, None] & cmk[None, :], other=0.0)
+                zc = tl.load(Z + cols, mask=cmk, other=0.0, cache_modifier=".cg")
+                acc += tile * zc[None, :]
+            done = d
+
+    # 3) Solve the diagonal block, publish.
+    rhs = xv - tl.sum(acc, axis=1)
+    z = tl.sum(XT * rhs[:, None], axis=0)
+    rz = (r0 + ri).to(tl.int64)
+    zmask = rz < n
+    tl.store(Z + rz, z, mask=zmask)
+    tl.store(X + x_base + rz * incx, z, mask=zmask)
+    tl.debug_barrier()
+    tl.atomic_xchg(SYNC + 1, k + 1, sem="release")
 
 
 def cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, incx):
@@ -139,17 +150,16 @@ def cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, incx):
     s_i, s_j = (lda, 1) if tr else (1, lda)
     lower_eff = lower != tr
     x_base = 0 if incx >= 0 else -(n - 1) * incx
-    BS = max(16, min(64, triton.next_power_of_2(n)))
-    BK = 128 if n > BS else BS
+    if n <= 32:
+        BS, nw = max(16, triton.next_power_of_2(n)), 1
+    else:
+        BS, nw = 64, 4
+    BK = 128
     nb = triton.cdiv(n, BS)
-    dinv = torch.empty(nb * BS * BS, dtype=torch.float32, device=x.device)
     z = torch.empty(nb * BS, dtype=torch.float32, device=x.device)
-    _trsv_diag_inv_kernel[(nb,)](
-        A, dinv, n, s_i, s_j,
-        LOWER=lower_eff, UNIT=unit, BS=BS, num_warps=4,
-    )
-    _trsv_solve_kernel[(1,)](
-        A, x, z, dinv, n, s_i, s_j, incx, x_base, nb,
-        LOWER=lower_eff, BS=BS, BK=BK, num_warps=8,
+    sync = torch.zeros(2, dtype=torch.int32, device=x.device)
+    _trsv_kernel[(nb,)](
+        A, x, z, sync, n, s_i, s_j, incx, x_base, nb,
+        LOWER=lower_eff, UNIT=unit, BS=BS, BK=BK, num_warps=nw,
     )
     return x

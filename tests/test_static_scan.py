@@ -695,3 +695,54 @@ def test_scan_file(tmp_path):
     assert [(f.line, f.rule) for f in scan_file(bad)] == [(1, "syntax")]
     with pytest.raises(OSError):
         scan_file(tmp_path / "missing.py")
+
+
+def test_reassigned_name_is_not_an_alias():
+    # `out` is a dtype first and a tensor later: `out.stride(0)` must not read as torch.float32.stride
+    src = """
+    import torch
+    def f(x):
+        out = torch.float32
+        out = torch.empty(3, dtype=out)
+        return out.stride(0)
+    """
+    assert hits(src) == []
+
+
+def test_literal_getattr_of_harmless_names_is_fine():
+    src = """
+    import torch
+    def f(x):
+        return getattr(x, "shape"), getattr(torch, "float16"), getattr(x, "stride")(0), hasattr(x, "dtype")
+    """
+    assert hits(src) == []
+
+
+def test_augmented_and_chained_stores():
+    src = """
+    import triton.language as tl
+    A = B = {}
+    tl.x += 1
+    def f(k):
+        B.update(k=k)
+    """
+    assert hits(src) == [(4, "monkey-patch"), (6, "module-cache")]
+
+
+def test_pointer_array_idiom_is_rejected():
+    # cat/stack kernels sometimes pass a device array of input pointers: raw storage plus torch.tensor
+    src = """
+    import torch
+    def cat(tensors, dim=0):
+        ptrs = torch.tensor([t.data_ptr() for t in tensors], device=tensors[0].device)
+        return ptrs
+    """
+    assert hits(src) == [(4, "torch-compute"), (4, "raw-storage")]
+
+
+def test_monkey_patch_message_names_the_owner():
+    [f] = scan_source("import torch\ntorch.Tensor.add = None\n")
+    assert f.message == (
+        "line 2: torch.Tensor.add changes torch.Tensor, which belongs to another module; modules and "
+        "classes defined elsewhere must not be modified (rule monkey-patch)"
+    )

@@ -277,6 +277,10 @@ class Expected:
         alias: for ``slot == "return"`` with no value: the return must be the very object passed
             as this argument slot (``"arg.4"``, ``"arg.out"``): in-place and out= variants return
             their output argument.
+        atol_extra: an elementwise absolute allowance added to the tolerance bound, shaped like
+            the compared values (for written arguments: like the region's values in storage
+            order). Used where the spec's rounding points let one ulp of an intermediate move the
+            output by more than rtol (see :func:`intermediate_ulp`).
     """
 
     slot: str
@@ -285,6 +289,7 @@ class Expected:
     region: torch.Tensor | None = None
     check_dtype: bool = True
     alias: str | None = None
+    atol_extra: torch.Tensor | None = None
 
 
 def clone_tree(obj: Any) -> Any:
@@ -338,8 +343,16 @@ def region_mask(t: torch.Tensor) -> torch.Tensor:
     return mask
 
 
+def ulp(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The spacing of ``dtype`` at each |value| of ``t`` (float64 result; normal numbers)."""
+    mant = {torch.float16: 10, torch.bfloat16: 7, torch.float32: 23, torch.float64: 52}[dtype]
+    tiny = torch.finfo(dtype).tiny
+    e = torch.floor(torch.log2(t.double().abs().clamp_min(tiny)))
+    return torch.pow(2.0, e - mant)
+
+
 def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol: Tolerance,
-                     region_view: torch.Tensor | None = None) -> Expected:
+                     region_view: torch.Tensor | None = None, atol_extra: torch.Tensor | None = None) -> Expected:
     """Expected whole storage of a written argument.
 
     Args:
@@ -353,7 +366,13 @@ def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol
     exp_flat = storage_view(before).clone()
     target = exp_flat.as_strided(view.size(), view.stride(), view.storage_offset())
     target.copy_(logical.to(view.dtype))
-    return Expected(slot, exp_flat, tol, region_mask(view))
+    mask = region_mask(view)
+    extra = None
+    if atol_extra is not None:
+        full = torch.zeros(exp_flat.shape, dtype=torch.float64, device=exp_flat.device)
+        full.as_strided(view.size(), view.stride(), view.storage_offset()).copy_(atol_extra)
+        extra = full[mask]
+    return Expected(slot, exp_flat, tol, mask, atol_extra=extra)
 
 
 class Operator(abc.ABC):

@@ -100,7 +100,7 @@ def _first_bad(mask: torch.Tensor, shape: torch.Size) -> str:
 
 
 def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
-                   scale: float = 1.0, what: str = "output") -> SlotResult:
+                   scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None) -> SlotResult:
     """Compare two tensors of one dtype and shape under ``tol``.
 
     Rules: shapes equal; NaN positions equal (NaN never passes where the reference is finite);
@@ -115,6 +115,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         tol: the tolerance.
         scale: the platform's tolerance scale.
         what: a name for messages.
+        atol_extra: an elementwise absolute allowance added to the bound (same shape).
     """
     rtol, atol, rule = tol.resolve(expected.dtype, scale)
     if tuple(actual.shape) != tuple(expected.shape):
@@ -165,6 +166,9 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     ok = fin & ~einf
     diff = (a64 - e64).abs()
     bound = atol + rtol * e64.abs()
+    if atol_extra is not None:
+        rule += " + elementwise allowance (spec rounding points)"
+        bound = bound + atol_extra.to("cpu", torch.float64).reshape(bound.shape)
     bad = ok & ~(diff <= bound)
     if bool(bad.any()):
         at = _first_bad(bad, e.shape)
@@ -199,7 +203,7 @@ def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
     if exp.check_dtype and actual.dtype != exp.value.dtype:
         return SlotResult(False, f"{exp.slot}: dtype {actual.dtype} != expected {exp.value.dtype}")
     if exp.region is None:
-        return compare_values(actual, exp.value, exp.tol, scale, exp.slot)
+        return compare_values(actual, exp.value, exp.tol, scale, exp.slot, exp.atol_extra)
     got = storage_view(actual).to("cpu")
     want = exp.value.to("cpu")
     region = exp.region.to("cpu")
@@ -222,7 +226,7 @@ def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
             return SlotResult(False, f"{exp.slot}: {int(changed.sum())} elements outside the written region were "
                                      f"modified (padding, gaps or unaddressed memory must stay untouched); "
                                      f"first at storage offset {pos}")
-    return compare_values(got[region], want[region], exp.tol, scale, exp.slot)
+    return compare_values(got[region], want[region], exp.tol, scale, exp.slot, exp.atol_extra)
 
 
 def unchanged(before: torch.Tensor, after: Any, slot: str) -> SlotResult:

@@ -19,6 +19,51 @@ them. The scan is deliberately conservative about *names*: a method call is judg
 because the receiver's type is unknown statically (``some_set.add(v)`` is reported like
 ``tensor.add(v)``).
 
+Rules and their sources
+-----------------------
+``DESIGN.md`` is ``shared/DESIGN.md`` (bullet "L1 static scan"); ``aten.md`` is ``shared/spec/aten.md``;
+"brief" is the task description this module was written to (the lead's design of L1).
+
+=================== ===============================================================================
+rule                source and reach
+=================== ===============================================================================
+syntax              the file must parse (DESIGN.md failure class "syntax")
+dispatch-recursion  aten.md §4 item 5: ``torch.<op>``, ``F.<op>``, ``torch.ops.<ns>.<op>``,
+                    ``torch.Tensor.<op>``, ``x.<op>()`` / ``x.<op>_()`` for the op(s) in ``own_ops``,
+                    plus the composites of :data:`RECURSION_ALIASES` (``_softmax`` -> ``softmax``,
+                    ``_to_copy`` -> ``x.to()``/``.float()``, ``fill_`` -> ``torch.zeros``, ...).
+                    Wins over torch-compute/tensor-method, and over the allowlists
+torch-compute       DESIGN.md ("calls that compute with PyTorch"), aten.md §4 item 6 (upstream's
+                    ``torch.X`` whitelist and ``torch.ops.aten.*`` ban): any ``torch.X`` call (or
+                    reference to a torch function as a value) not in :data:`TORCH_ALLOWED`, and
+                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``
+compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo, _inductor, jit,
+                    compiler, export
+tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
+                    (aten.md §4 item 6): a method whose name is in ``dir(torch.Tensor)`` and not in
+                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``)
+raw-storage         aten.md §4 item 6 (upstream bans .data_ptr/.storage/.untyped_storage); brief
+host-compute        DESIGN.md ("host-side computation (numpy)")
+foreign-compute     DESIGN.md ("ctypes/cupy"; "compute with PyTorch/vLLM/cuBLAS instead of Triton")
+forbidden-import    brief: imports outside :data:`IMPORT_ALLOWED`
+file-io, process,   DESIGN.md ("process spawning, file and network access", "threads")
+network, threads
+dynamic-import      DESIGN.md ("dynamic ... import tricks"); aten.md §4 item 6 (importlib/__import__)
+introspection       DESIGN.md ("introspection (gc, inspect, frames)")
+exec-eval           DESIGN.md ("exec/eval"); aten.md §4 item 6
+dynamic-attr        DESIGN.md ("dynamic attribute ... tricks")
+monkey-patch        DESIGN.md ("monkey-patching of any module or class")
+module-cache        DESIGN.md ("module-level caches of results (a module-level table that functions
+                    mutate; constant tables of launch settings are fine)"); aten.md §4 item 6
+streams             DESIGN.md ("extra streams")
+timer               DESIGN.md (timings are checked; "timer tampering" failure class): time, timeit,
+                    torch.cuda.Event, triton.testing, profilers
+=================== ===============================================================================
+
+Each table below names the rule that uses it. Allowlisted calls (allocation, views, metadata,
+device queries) follow DESIGN.md: "Allowed: allocation, views, metadata, ``.contiguous()`` where the
+spec allows copies". ``print`` is allowed (upstream forbids it; it cannot compute a result).
+
 Scope of the rules
 ------------------
 Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)`` or
@@ -49,7 +94,7 @@ import inspect
 import os
 import types
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterator
 
 __all__ = ["Finding", "RULES", "scan_source", "scan_file"]
 
@@ -116,14 +161,15 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # metadata, dtype and device utilities
         "Size", "device", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
         "broadcast_shapes", "is_tensor", "is_floating_point", "is_complex", "get_default_dtype",
-        "is_grad_enabled", "no_grad", "inference_mode", "get_device", "numel",
+        "is_grad_enabled", "no_grad", "inference_mode", "is_inference_mode_enabled", "get_device",
+        "get_default_device", "numel",
         "view_as_real", "view_as_complex",
         # the function forms of the view methods allowed in TENSOR_METHODS_ALLOWED
         "reshape", "permute", "transpose", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
         "narrow", "select", "as_strided", "unbind", "split", "chunk", "broadcast_to", "movedim",
-        "moveaxis", "swapaxes", "swapdims", "tensor_split",
+        "moveaxis", "swapaxes", "swapdims", "tensor_split", "diagonal",
         # device queries
-        "cuda.current_device", "cuda.device", "cuda.device_count", "cuda.get_device_properties",
+        "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
         "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
         "cuda.synchronize", "cuda.current_stream",
     }
@@ -143,6 +189,7 @@ TENSOR_METHODS_ALLOWED: frozenset[str] = frozenset(
         "transpose", "transpose_", "t", "t_", "unsqueeze", "unsqueeze_", "squeeze", "squeeze_",
         "flatten", "unflatten", "narrow", "select", "as_strided", "as_strided_", "unbind", "split",
         "split_with_sizes", "tensor_split", "chunk", "movedim", "moveaxis", "swapaxes", "swapdims",
+        "unfold", "diagonal",
         "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
         "zero_", "fill_", "resize_", "resize_as_", "detach", "detach_", "requires_grad_",
     }
@@ -395,8 +442,6 @@ def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
     functions, lambdas and classes (their decorators, defaults, bases and names are included)."""
     if isinstance(scope_node, ast.Lambda):
         stack: list[ast.AST] = [scope_node.body]
-    elif isinstance(scope_node, ast.Module):
-        stack = list(scope_node.body)
     else:
         stack = list(scope_node.body)  # type: ignore[attr-defined]
     while stack:
@@ -437,7 +482,8 @@ def _is_mutable_container(value: ast.AST, resolve) -> bool:
 class _Scanner(ast.NodeVisitor):
     def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool):
         self.source = source
-        self.lines = source.splitlines()
+        # split like the tokenizer does (not on \f or \v, which str.splitlines also splits on)
+        self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         self.allow_copies = allow_copies
         self.own: frozenset[str] = frozenset(own_ops)
         names: set[str] = set()
@@ -458,12 +504,17 @@ class _Scanner(ast.NodeVisitor):
     # ---- reporting ----------------------------------------------------------------------------
 
     def snippet(self, node: ast.AST) -> str:
+        """The source of ``node`` on its first line, whitespace-collapsed and shortened."""
         text = None
-        try:
-            text = ast.get_source_segment(self.source, node)
-        except Exception:  # noqa: BLE001 - positions can be odd on synthetic nodes
-            text = None
-        if text is None:
+        line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if line is not None and 0 < line <= len(self.lines):
+            # ast columns are UTF-8 byte offsets
+            raw = self.lines[line - 1].encode("utf-8")
+            stop = node.end_col_offset if end == line else len(raw)  # type: ignore[attr-defined]
+            text = raw[node.col_offset:stop].decode("utf-8", "replace")  # type: ignore[attr-defined]
+            if end is not None and end > line:
+                text += " ..."
+        if not text:
             try:
                 text = ast.unparse(node)
             except Exception:  # noqa: BLE001
@@ -493,8 +544,13 @@ class _Scanner(ast.NodeVisitor):
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
                 if arg is not None:
                     scope.locals.add(arg.arg)
+        params = set(scope.locals)
         assigns: list[tuple[str, ast.AST]] = []
+        containers: list[tuple[str, ast.AST]] = []
+        stores: dict[str, int] = {}
         for sub in _own_nodes(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                stores[sub.id] = stores.get(sub.id, 0) + 1
             if isinstance(sub, ast.Global):
                 scope.globals.update(sub.names)
             elif isinstance(sub, ast.Nonlocal):
@@ -530,26 +586,40 @@ class _Scanner(ast.NodeVisitor):
                     scope.imported.add(bound)
             if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
                 assigns.append((sub.targets[0].id, sub.value))
+            elif isinstance(sub, ast.Assign):  # ``A = B = {}``: containers only, never aliases
+                containers.extend((t.id, sub.value) for t in sub.targets if isinstance(t, ast.Name))
             elif isinstance(sub, ast.AnnAssign) and sub.value is not None and isinstance(sub.target, ast.Name):
                 assigns.append((sub.target.id, sub.value))
         scope.locals -= scope.globals | scope.nonlocals
         # Aliases by assignment (``s = torch.sum``), resolved through the scope chain; a few rounds
-        # settle chains such as ``F = torch.nn.functional; g = F.gelu``.
+        # settle chains such as ``F = torch.nn.functional; g = F.gelu``. A name that is also a
+        # parameter or is bound to something else in the same scope is not an alias (``out =
+        # torch.float32`` then ``out = torch.empty(...)``); the assignment itself is still judged as
+        # a reference to the object.
+        counts: dict[str, int] = {}
+        for name, _ in assigns:
+            counts[name] = counts.get(name, 0) + 1
+        candidates = [
+            (name, value) for name, value in assigns
+            if name not in scope.imported and name not in scope.globals and name not in params
+            and stores.get(name, 0) == counts[name]
+        ]
         self.scopes.append(scope)
         try:
             for _ in range(3):
                 changed = False
-                for name, value in assigns:
-                    if name in scope.imported or name in scope.globals:
-                        continue
+                for name, value in candidates:
                     path = self.resolve(value)
                     if path is not None and scope.aliases.get(name) != path:
                         scope.aliases[name] = path
                         changed = True
                 if not changed:
                     break
+            for name, value in candidates:
+                if name in scope.aliases and self.resolve(value) is None:
+                    del scope.aliases[name]  # also bound to a non-alias value
             if kind == "module":
-                for name, value in assigns:
+                for name, value in assigns + containers:
                     if _is_mutable_container(value, self.resolve):
                         scope.mutable.add(name)
         finally:
@@ -824,7 +894,7 @@ class _Scanner(ast.NodeVisitor):
                     self._check_path(node, f"{base}.{attr}", as_call=False)
         elif name in ("setattr", "delattr"):
             self._check_attr_name(node, obj, attr)
-            self._check_store_base(node, obj, what=f"{name}(..., {attr!r})")
+            self._check_store_base(node, obj)
         else:  # hasattr
             if attr in INTROSPECTION_ATTRS:
                 self._check_attr_name(node, obj, attr)
@@ -921,10 +991,12 @@ class _Scanner(ast.NodeVisitor):
         if id(target) in self.handled:
             return
         self.handled.add(id(target))
-        self._check_store_base(target, self._base_of(target), what=None)
+        self._check_store_base(target, self._base_of(target))
 
-    def _check_store_base(self, node: ast.AST, base: ast.AST, what: str | None) -> None:
-        """A store into ``base`` (through attributes, subscripts or setattr/delattr)."""
+    def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
+        """A store into ``base`` (through attributes, subscripts or setattr/delattr); ``node`` is the
+        store target (or the setattr call) that the finding points at."""
+        owner_node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else base
         base = self._base_of(base)
         if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
             self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
@@ -937,9 +1009,9 @@ class _Scanner(ast.NodeVisitor):
             return
         kind, path, scope = self.lookup(base.id)
         if kind == "alias":
-            target = (self.resolve(node) if isinstance(node, ast.Attribute) else None) or path
-            self.report(node, "monkey-patch", f"modifies {target}, which belongs to another module; modules and "
-                        "classes defined elsewhere must not be modified")
+            owner = self.resolve(owner_node) if owner_node is not None else None
+            self.report(node, "monkey-patch", f"changes {owner or path}, which belongs to another module; modules "
+                        "and classes defined elsewhere must not be modified")
         elif kind == "local" and self.in_function and scope is self.scopes[0]:
             self.report(node, "module-cache", f"stores into the module-level object {base.id} from a function, "
                         "which keeps state across calls (module-level tables must only be read)")
@@ -1097,7 +1169,3 @@ def scan_file(
         return [Finding(1, 0, "syntax", f"line 1: {os.fspath(path)} cannot be decoded as Python source: {exc} "
                         "(rule syntax)")]
     return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies)
-
-
-def _iter_findings(findings: Iterable[Finding]) -> str:  # pragma: no cover - debugging aid
-    return "\n".join(f.message for f in findings)

@@ -1,0 +1,5 @@
+import torch
+
+
+def rms_norm(out, x, weight, eps):
+    return None

@@ -1,0 +1,74 @@
+"""Every failure class, provoked by a bad submission, must be reported as exactly that class.
+
+The files live in tests/bad/, named ``<what>__<source>__<op>.py``; each runs through the real
+pipeline (L1, the sandbox child, the verifier, L2, L3) on the CPU interpreter.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.run.job import JobSpec, Settings, Verifier
+from kernelgenbench.suite.registry import get_operator
+
+BAD = Path(__file__).parent / "bad"
+
+#: file stem prefix -> expected failure class on the interpreter
+EXPECTED = {
+    "syntax": "syntax",
+    "missing_wrapper": "missing_wrapper",
+    "signature": "signature",
+    "import_error": "import_error",
+    "import_hang": "timeout",
+    "wrong_values": "wrong_result",
+    "calls_own_op": "dispatch_recursion",
+    "operator_recursion": "dispatch_recursion",
+    "hybrid": "static_scan",
+    "hybrid_ops": "profile",
+    "decoy": "static_scan",
+    "decoy_ops": "profile",
+    "exits": "runtime_error",
+    "ghost": "ghost",
+    "no_launch": "not_exercised",
+    "static_scan": "static_scan",
+}
+
+
+def _cases():
+    for path in sorted(BAD.glob("*.py")):
+        what, rest = path.stem.split("__", 1)
+        if what in EXPECTED:
+            yield pytest.param(path, rest.replace("__", "::", 1), EXPECTED[what], id=what)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path,op_id,expected", list(_cases()))
+def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str) -> None:
+    op = get_operator(op_id)
+    sub = tmp_path / "sub" / op.filename
+    sub.parent.mkdir()
+    shutil.copy(path, sub)
+    settings = Settings(import_timeout_s=25.0 if expected == "timeout" else 120.0, case_timeout_s=120.0)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", settings).run()
+    assert rec["status"] == "failed", rec
+    assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
+    assert rec["first_failure"]["message"], rec
+    if expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
+            expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
+        # a case-level failure names the case it happened in
+        assert rec["first_failure"]["case_id"] is not None, rec["first_failure"]
+
+
+def test_every_class_is_covered() -> None:
+    stems = {p.stem.split("__", 1)[0] for p in BAD.glob("*.py")}
+    assert set(EXPECTED) <= stems
+
+
+@pytest.mark.slow
+def test_missing_file_is_recorded_as_missing(tmp_path: Path) -> None:
+    op = get_operator("vllm::rms_norm")
+    rec = Verifier(JobSpec(op, None, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
+    assert (rec["status"], rec["failure_class"]) == ("failed", "missing")
