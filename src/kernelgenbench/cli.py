@@ -250,6 +250,18 @@ def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None
     console.print(_summary_table(s, f"summary · {run_dir.name}"))
 
 
+def _register_extensions() -> None:
+    """Commands of the LLM and agent tracks live in their own packages and register here."""
+    if not (Path(__file__).parent / "llm" / "commands.py").is_file():
+        return
+    from .llm.commands import register
+
+    register(app)
+
+
+_register_extensions()
+
+
 def main() -> None:  # pragma: no cover
     app()
 

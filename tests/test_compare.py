@@ -1,0 +1,88 @@
+"""Correctness comparisons: tolerances, NaN/inf rules, poison, degenerate outputs, untouched memory."""
+from __future__ import annotations
+
+import math
+
+import torch
+
+from kernelgenbench.suite.spec import Expected, Tolerance, written_expected
+from kernelgenbench.verify.compare import compare_slot, compare_values, is_poison, poison_, unchanged
+
+
+def test_within_and_outside_tolerance() -> None:
+    e = torch.tensor([1.0, 2.0, 3.0])
+    assert compare_values(e * (1 + 5e-6), e, Tolerance()).ok
+    res = compare_values(e + torch.tensor([0.0, 0.0, 1e-3]), e, Tolerance())
+    assert not res.ok and "1 of 3 elements outside tolerance" in res.message and "(2,)" in res.message
+    assert abs(res.max_abs - 1e-3) < 1e-6
+
+
+def test_atol_scales_with_reduce_dim() -> None:
+    e = torch.zeros(4) + 0.5
+    a = e + 0.05
+    assert not compare_values(a, e, Tolerance(reduce_dim=100)).ok
+    assert compare_values(a, e, Tolerance(reduce_dim=1000)).ok
+
+
+def test_nan_positions_and_unwritten_nan() -> None:
+    e = torch.tensor([float("nan"), 1.0])
+    assert compare_values(torch.tensor([float("nan"), 1.0]), e, Tolerance()).ok
+    assert "NaN positions differ" in compare_values(torch.tensor([0.0, 1.0]), e, Tolerance()).message
+    unwritten = poison_(torch.empty(2))
+    unwritten[1] = 1.0
+    assert is_poison(unwritten).tolist() == [True, False]
+    res = compare_values(unwritten, e, Tolerance())
+    assert not res.ok and "never written" in res.message
+
+
+def test_infinities_must_match_with_sign() -> None:
+    e = torch.tensor([math.inf, 1.0])
+    assert compare_values(e.clone(), e, Tolerance()).ok
+    assert not compare_values(torch.tensor([-math.inf, 1.0]), e, Tolerance()).ok
+
+
+def test_degenerate_output_fails_even_within_atol() -> None:
+    e = torch.tensor([1e-5, -2e-5, 3e-5])
+    res = compare_values(torch.zeros(3), e, Tolerance())
+    assert not res.ok and "degenerate" in res.message
+
+
+def test_exact_dtypes_and_shape() -> None:
+    e = torch.tensor([1, 2, 3], dtype=torch.int64)
+    assert compare_values(e.clone(), e, Tolerance()).ok
+    assert not compare_values(e + torch.tensor([0, 0, 1]), e, Tolerance()).ok
+    assert "shape" in compare_values(e[:2], e, Tolerance()).message
+
+
+def test_return_dtype_is_checked() -> None:
+    e = Expected("return", torch.ones(3, dtype=torch.float16), Tolerance())
+    assert "dtype" in compare_slot(e, torch.ones(3, dtype=torch.float32)).message
+    assert compare_slot(e, torch.ones(3, dtype=torch.float16)).ok
+
+
+def test_written_argument_padding_must_stay_untouched() -> None:
+    buf = torch.randn(3, 8)
+    view = buf[:, :5]
+    exp = written_expected("arg.0", view, torch.ones(3, 5), Tolerance())
+    good = buf.clone()
+    good[:, :5] = 1.0
+    assert compare_slot(exp, good[:, :5]).ok
+    bad = good.clone()
+    bad[1, 6] = 0.0
+    res = compare_slot(exp, bad[:, :5])
+    assert not res.ok and "outside the written region were modified" in res.message
+
+
+def test_elementwise_allowance() -> None:
+    e = torch.tensor([1.0, 1.0], dtype=torch.float16)
+    a = torch.tensor([1.0, 1.00390625], dtype=torch.float16)  # two fp16 ulps at 1.0
+    assert not compare_values(a, e, Tolerance()).ok
+    assert compare_values(a, e, Tolerance(), atol_extra=torch.tensor([0.0, 0.004])).ok
+
+
+def test_unchanged_inputs() -> None:
+    x = torch.randn(5)
+    assert unchanged(x, x.clone(), "arg.1").ok
+    y = x.clone()
+    y[3] += 1
+    assert "modified" in unchanged(x, y, "arg.1").message

@@ -1,0 +1,88 @@
+"""The oracle solutions pass the smoke tier through the real pipeline (L1, sandbox, L2, L3) on the
+CPU interpreter, and a run directory resumes without re-running finished jobs."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.run.job import Settings
+from kernelgenbench.run.rundir import RunDir
+from kernelgenbench.run.scheduler import collect_specs, make_slots, run_jobs
+from kernelgenbench.suite.registry import all_operators
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+
+
+@pytest.fixture(scope="module")
+def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunDir, list[dict]]:
+    plat = PROFILES["interpreter"]
+    rd = RunDir.create(tmp_path_factory.mktemp("runs"), "oracles", {"tier": "smoke"}, fresh=True)
+    specs = collect_specs(SOLUTIONS, all_operators(), "smoke", "solutions", explicit=True)
+    records = run_jobs(specs, plat, rd, Settings(), make_slots(plat, 2), {})
+    return rd, records
+
+
+@pytest.mark.slow
+def test_every_oracle_passes_smoke_with_all_checks(smoke_run) -> None:
+    _, records = smoke_run
+    by_op = {r["op"]: r for r in records}
+    assert set(by_op) == {o.id for o in all_operators()}
+    for op, r in sorted(by_op.items()):
+        assert r["status"] == "passed", (op, r["failure_class"], r["first_failure"])
+        assert r["anti_hack"]["L1"]["ok"] and r["anti_hack"]["L3"]["ok"], (op, r["anti_hack"])
+        assert r["anti_hack"]["L2"]["ok"] and r["anti_hack"]["L2"]["checked"] >= 1, (op, r["anti_hack"]["L2"])
+        judged = [c for c in r["cases"] if c["status"] != "unsupported"]
+        assert judged and all(c["status"] == "passed" for c in judged), op
+        assert r["speedup"] is None and r["timing"]["applicable"] is False
+        # bf16 cases are reported unsupported on the interpreter, never as passed
+        for c in r["cases"]:
+            if c["params"].get("dtype") == "bf16":
+                assert c["status"] == "unsupported" and "bfloat16" in c["message"], (op, c)
+
+
+@pytest.mark.slow
+def test_rerun_resumes_without_rerunning(smoke_run) -> None:
+    rd, records = smoke_run
+    plat = PROFILES["interpreter"]
+    specs = collect_specs(SOLUTIONS, all_operators(), "smoke", "solutions", explicit=True)
+    again = run_jobs(specs, plat, rd, Settings(), make_slots(plat, 2), {})
+    assert again == []
+    assert len(rd.records()) == len(records)
+
+
+@pytest.mark.slow
+def test_kgb_eval_cli_end_to_end(tmp_path: Path) -> None:
+    """`kgb eval` on two files: the summary table, summary.json and results.jsonl agree."""
+    sub = tmp_path / "subs"
+    sub.mkdir()
+    for name in ("vllm__rms_norm.py", "cublas__cublasSaxpy_v2.py"):
+        (sub / name).write_text((SOLUTIONS / name).read_text())
+    (sub / "vllm__topk_softmax.py").write_text((ROOT / "tests" / "bad" / "exits__vllm__rms_norm.py").read_text()
+                                                .replace("def rms_norm(out, input, weight, epsilon)",
+                                                         "def topk_softmax(topk_weights, topk_ids, "
+                                                         "token_expert_indices, gating_output, renormalize=False)"))
+    res = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "eval", str(sub), "--tier", "smoke",
+                          "--name", "t", "--runs-root", str(tmp_path / "runs"), "--platform", "interpreter"],
+                         capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin",
+                                                                           "PYTHONPATH": str(ROOT / "src")})
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "overall" in res.stdout and "66.7%" in res.stdout, res.stdout[-3000:]
+    run = next((tmp_path / "runs").glob("*-t"))
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["overall"]["passed"] == 2 and summary["overall"]["operators"] == 3
+    recs = [json.loads(l) for l in (run / "results.jsonl").read_text().splitlines()]
+    assert {r["op"]: r["status"] for r in recs} == {"vllm::rms_norm": "passed", "cublas::cublasSaxpy_v2": "passed",
+                                                     "vllm::topk_softmax": "failed"}
+    assert all((run / f).exists() for f in ("config.json", "env.json"))
+    # the same command again resumes: nothing re-run
+    res2 = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "eval", str(sub), "--tier", "smoke",
+                           "--name", "t", "--runs-root", str(tmp_path / "runs"), "--platform", "interpreter"],
+                          capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin",
+                                                                            "PYTHONPATH": str(ROOT / "src")})
+    assert "0 jobs run, 3 resumed" in res2.stdout, res2.stdout[-2000:]

@@ -1,0 +1,106 @@
+"""The spec model and the slice's grids against the counts the spec documents."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.suite.registry import all_operators, by_filename, get_operator, select
+from kernelgenbench.suite.spec import EXACT, Call, Tolerance, Wrapper, clone_tree, product, region_mask, storage_view
+
+# (full-tier cases, timed cases) from aten.md §8 / vllm.md §3 / cublas.md §3, with the §6b corrections
+# (add drops the 2 CPU scalar-scalar cases; _softmax drops the 36 backward cases that never call it).
+FULL = {
+    "aten::add": (648, 648), "aten::_softmax": (36, 36), "aten::sum": (45, 45), "aten::mm": (18, 18),
+    "aten::cumsum": (25, 25), "aten::index_select": (18, 18),
+    "vllm::rms_norm": (60, 16), "vllm::fused_add_rms_norm": (225, 63), "vllm::topk_softmax": (108, 36),
+    "cublas::cublasSaxpy_v2": (648, 288), "cublas::cublasSgemm_v2": (352, 128), "cublas::cublasStrsv_v2": (96, 48),
+}
+
+
+def test_slice_is_registered() -> None:
+    assert {o.id for o in all_operators()} >= set(FULL)
+
+
+@pytest.mark.parametrize("op_id", sorted(FULL))
+def test_full_grid_and_timing_gate_match_the_spec(op_id: str) -> None:
+    cases = get_operator(op_id).cases("full")
+    assert (len(cases), sum(c.timed for c in cases)) == FULL[op_id]
+
+
+@pytest.mark.parametrize("op_id", sorted(FULL))
+def test_smoke_and_heldout_tiers(op_id: str) -> None:
+    op = get_operator(op_id)
+    smoke, held = op.cases("smoke"), op.cases("heldout")
+    assert 2 <= len(smoke) <= 8 and len(held) >= 3
+    assert not any(c.timed for c in smoke + held)
+    full_params = [c.params for c in op.cases("full")]
+    assert not any(c.params in full_params for c in held), "a held-out case repeats a full-tier case"
+
+
+def test_smoke_cases_are_small_and_cover_every_exercised_wrapper() -> None:
+    for op in all_operators():
+        gen = torch.Generator().manual_seed(0)
+        for case in op.cases("smoke"):
+            call = op.build(case.params, torch.device("cpu"), gen)
+            for t in list(call.args) + list(call.kwargs.values()):
+                if isinstance(t, torch.Tensor):
+                    assert t.numel() <= 65536, (op.id, case.params, t.shape)
+
+
+def test_case_seeds_are_stable_and_distinct() -> None:
+    cases = get_operator("aten::add").cases("full")
+    seeds = [c.seed for c in cases]
+    assert seeds == [c.seed for c in get_operator("aten::add").cases("full")]
+    assert len(set(seeds)) == len(seeds)
+
+
+def test_tolerance_rules() -> None:
+    assert Tolerance().resolve(torch.float16)[:2] == (1e-3, 1e-4)
+    assert Tolerance().resolve(torch.bfloat16)[:2] == (1.6e-2, 1e-4)
+    rtol, atol, rule = Tolerance(reduce_dim=71).resolve(torch.float32)
+    assert (rtol, round(atol, 10)) == (1e-5, 0.0071) and "1e-4*71" in rule
+    assert Tolerance().resolve(torch.int32)[:2] == (0.0, 0.0)
+    assert EXACT.resolve(torch.float32)[2] == "exact"
+    assert Tolerance().resolve(torch.float32, scale=2.0)[:2] == (2e-5, 2e-4)
+
+
+def test_wrapper_names_follow_the_protocol() -> None:
+    assert Wrapper("add.Tensor", "").name == "add_Tensor"
+    assert Wrapper("add_.Tensor", "").name == "add__Tensor"
+    assert Wrapper("_softmax", "").name == "_softmax"
+    assert Wrapper("add.int", "", kind="jit").required is False
+    assert Wrapper("add.out", "").required is True
+
+
+def test_filenames_and_lookup() -> None:
+    assert get_operator("aten::_softmax").filename == "aten___softmax.py"
+    assert by_filename("cublas__cublasSgemm_v2.py").id == "cublas::cublasSgemm_v2"
+    assert get_operator("rms_norm").id == "vllm::rms_norm"
+    with pytest.raises(KeyError, match="unknown operator"):
+        get_operator("aten::nope")
+    with pytest.raises(ValueError, match="unknown source"):
+        select(None, "rocm")
+    assert {o.source for o in select(None, "vllm")} == {"vllm"}
+
+
+def test_product_binds_tuples() -> None:
+    assert product(**{"a": [1, 2], "m,n": [(3, 4)]}) == [{"a": 1, "m": 3, "n": 4}, {"a": 2, "m": 3, "n": 4}]
+
+
+def test_clone_tree_keeps_views_and_sharing() -> None:
+    buf = torch.arange(20.0)
+    a, b = buf[2:10:2], buf.view(4, 5)[:, 1]
+    ca, cb = clone_tree([a, b])
+    assert ca.untyped_storage().data_ptr() == cb.untyped_storage().data_ptr() != buf.untyped_storage().data_ptr()
+    assert (ca.stride(), ca.storage_offset(), cb.stride(), cb.storage_offset()) == ((2,), 2, (5,), 1)
+    assert torch.equal(ca, a) and torch.equal(cb, b)
+    call = Call([a], {"k": b}, written=(0,))
+    assert call.unchanged_slots() == ["k"]
+
+
+def test_region_mask_marks_exactly_the_view() -> None:
+    buf = torch.zeros(12)
+    v = buf.view(3, 4)[:, :2]
+    m = region_mask(v)
+    assert m.tolist() == [True, True, False, False] * 3
+    assert storage_view(v).numel() == 12
