@@ -6,11 +6,14 @@ _F32_ZERO_LIMIT = 2.0 ** -150
 
 
 @triton.jit
-def _saxpy_kernel(x_ptr, y_ptr, n, alpha, incx, incy, x_base, y_base,
-                  BLOCK: tl.constexpr):
+def _saxpy_kernel(x_ptr, y_ptr, n, alpha, incx, incy, BLOCK: tl.constexpr):
     pid = tl.program_id(0).to(tl.int64)
     i = pid * BLOCK + tl.arange(0, BLOCK)
     mask = i < n
+    # backwards layout for a negative increment: element i at (n-1-i)*|inc|
+    nn = n + pid * 0                      # n as an int64 tensor
+    x_base = tl.where(incx < 0, (1 - nn) * incx, 0)
+    y_base = tl.where(incy < 0, (1 - nn) * incy, 0)
     xo = x_base + i * incx
     yo = y_base + i * incy
     x = tl.load(x_ptr + xo, mask=mask, other=0.0)
@@ -19,25 +22,14 @@ def _saxpy_kernel(x_ptr, y_ptr, n, alpha, incx, incy, x_base, y_base,
 
 
 def cublasSaxpy_v2(n, alpha, x, incx, y, incy):
-    n = int(n)
-    if n <= 0:
+    if n <= 0 or abs(alpha) <= _F32_ZERO_LIMIT:
+        # nothing to do; alpha == 0 (in float32): cuBLAS returns immediately, y untouched
         return y
-    alpha = float(alpha)
-    if abs(alpha) <= _F32_ZERO_LIMIT:
-        # alpha rounds to 0 in float32: cuBLAS returns immediately, y untouched
-        return y
-    incx = int(incx)
-    incy = int(incy)
-    # backwards layout for negative increments: element i at (n-1-i)*|inc|
-    x_base = 0 if incx >= 0 else -(n - 1) * incx
-    y_base = 0 if incy >= 0 else -(n - 1) * incy
     if n >= 65536:
         BLOCK, nw = 2048, 8
     elif n >= 1024:
         BLOCK, nw = 1024, 4
     else:
         BLOCK, nw = max(32, triton.next_power_of_2(n)), (4 if n >= 512 else 1)
-    grid = (triton.cdiv(n, BLOCK),)
-    _saxpy_kernel[grid](x, y, n, alpha, incx, incy, x_base, y_base,
-                        BLOCK=BLOCK, num_warps=nw)
+    _saxpy_kernel[(triton.cdiv(n, BLOCK),)](x, y, n, alpha, incx, incy, BLOCK=BLOCK, num_warps=nw)
     return y

@@ -80,25 +80,29 @@ def _trsv_kernel(
     jj = ri[None, :]
 
     # 1) Invert the diagonal block M = op(A)[r, r] while earlier blocks are being
-    #    solved. XT[c, p] = inv(M)(p, c); row p of inv(M) from
-    #    inv(M)(p, :) = (e_p - M(p, :) inv(M)) / M(p, p), rows taken in
-    #    dependency order (only the referenced strict triangle is read).
+    #    solved. XT[c, p] = inv(M)(p, c); rows of inv(M) in dependency order from
+    #    inv(M)(p, :) = e_p / M(p, p) - (M(p, :) / M(p, p)) inv(M)  (strict part of row p).
+    #    Only the referenced strict triangle (and the diagonal unless UNIT) is read;
+    #    the block is loaded once and kept in registers.
+    if LOWER:
+        strict = jj < ii
+    else:
+        strict = jj > ii
+    D = tl.load(A + r[:, None] * s_i + r[None, :] * s_j,
+                mask=strict & rmask[:, None] & rmask[None, :], other=0.0)
+    if UNIT:
+        rd = tl.full([BS], 1.0, tl.float32)
+    else:
+        rd = 1.0 / tl.load(A + r * (s_i + s_j), mask=rmask, other=1.0)
+        D = D * rd[:, None]                     # row p scaled by 1 / M(p, p)
     XT = tl.zeros([BS, BS], dtype=tl.float32)
     for t in range(BS):
         if LOWER:
             p = t
-            cm = ri < p
         else:
             p = BS - 1 - t
-            cm = ri > p
-        rp = r0 + p
-        lrow = tl.load(A + rp.to(tl.int64) * s_i + r * s_j, mask=cm & rmask & (rp < n), other=0.0)
-        if UNIT:
-            dp = 1.0
-        else:
-            dp = tl.load(A + rp.to(tl.int64) * (s_i + s_j), mask=rp < n, other=1.0)
-        e_p = tl.where(ri == p, 1.0, 0.0)
-        newcol = (e_p - tl.sum(XT * lrow[None, :], axis=1)) / dp
+        lrow = tl.sum(tl.where(ii == p, D, 0.0), axis=0)                  # M(p, :) / M(p, p)
+        newcol = tl.where(ri == p, rd, 0.0) - tl.sum(XT * lrow[None, :], axis=1)
         XT = tl.where(jj == p, newcol[:, None], XT)
 
     xv = tl.load(X + x_base + r * incx, mask=rmask, other=0.0)
@@ -150,10 +154,14 @@ def cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, incx):
     s_i, s_j = (lda, 1) if tr else (1, lda)
     lower_eff = lower != tr
     x_base = 0 if incx >= 0 else -(n - 1) * incx
+    # Measured on an H200 (n = 4096, 5333; all uplo/trans): BS 64, BK 128, 8 warps
+    # was the most robust of the configurations tried.
     if n <= 32:
         BS, nw = max(16, triton.next_power_of_2(n)), 1
+    elif n <= 1024:
+        BS, nw = 32, 4
     else:
-        BS, nw = 64, 4
+        BS, nw = 64, 8
     BK = 128
     nb = triton.cdiv(n, BS)
     z = torch.empty(nb * BS, dtype=torch.float32, device=x.device)

@@ -102,13 +102,16 @@ def rms_norm(out, input, weight, epsilon):
     else:
         BLOCK = _CHUNK
         single = False
-    num_warps = max(1, min(16, BLOCK // 512))
+    num_warps = max(1, min(8, BLOCK // 512))
+    # The CPU interpreter's fp32->bf16 cast truncates; there the rounding is done on
+    # the bits instead (on GPUs the native cast already rounds to nearest even).
+    soft_bf16 = input.dtype == torch.bfloat16 and input.device.type == "cpu"
     _rms_norm_kernel[(n_rows,)](
         out, input, weight,
         H, sizes[1], sizes[2],
         strides[0], strides[1], strides[2],
         float(epsilon),
-        BLOCK=BLOCK, SINGLE=single, IS_BF16=(input.dtype == torch.bfloat16),
+        BLOCK=BLOCK, SINGLE=single, IS_BF16=soft_bf16,
         num_warps=num_warps,
     )
     return None

@@ -5,6 +5,7 @@ pipeline (L1, the sandbox child, the verifier, L2, L3) on the CPU interpreter.
 """
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 
 BAD = Path(__file__).parent / "bad"
+#: KGB_TEST_PLATFORM=cuda runs the same files on a GPU (where the out-of-bounds kernel also applies).
+PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 
 #: file stem prefix -> expected failure class on the interpreter
 EXPECTED = {
@@ -35,6 +38,8 @@ EXPECTED = {
     "no_launch": "not_exercised",
     "static_scan": "static_scan",
 }
+if not PLATFORM.interpreter:
+    EXPECTED["oob"] = "cuda_fault"
 
 
 def _cases():
@@ -52,7 +57,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     sub.parent.mkdir()
     shutil.copy(path, sub)
     settings = Settings(import_timeout_s=25.0 if expected == "timeout" else 120.0, case_timeout_s=120.0)
-    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", settings).run()
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   settings).run()
     assert rec["status"] == "failed", rec
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
@@ -64,11 +70,11 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
 
 def test_every_class_is_covered() -> None:
     stems = {p.stem.split("__", 1)[0] for p in BAD.glob("*.py")}
-    assert set(EXPECTED) <= stems
+    assert set(EXPECTED) <= stems | ({"oob"} if PLATFORM.interpreter else set())
 
 
 @pytest.mark.slow
 def test_missing_file_is_recorded_as_missing(tmp_path: Path) -> None:
     op = get_operator("vllm::rms_norm")
-    rec = Verifier(JobSpec(op, None, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
+    rec = Verifier(JobSpec(op, None, "smoke"), PLATFORM, None, tmp_path / "job", Settings()).run()
     assert (rec["status"], rec["failure_class"]) == ("failed", "missing")

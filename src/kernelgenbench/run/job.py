@@ -45,6 +45,8 @@ class Settings:
         reps: timed repetitions per side per case.
         warmup_ms: warm-up per side per case, in ms.
         ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller).
+        implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
+            sandbox process, and the slower of the two measurements is kept.
         keep_workdir: keep tensors exchanged with the child (for debugging).
     """
 
@@ -54,6 +56,7 @@ class Settings:
     reps: int = 30
     warmup_ms: float = 25.0
     ghost_cases: int = 16
+    implausible_speedup: float = 20.0
     keep_workdir: bool = False
 
 
@@ -289,6 +292,7 @@ class Verifier:
         else:
             self.record["timing"] = {"applicable": False,
                                      "reason": f"timing is not reported on the {self.platform.name} platform"}
+            self.record["baseline"] = f"{self.op.baseline_label()} (not timed on {self.platform.name})"
 
     # -- child management -------------------------------------------------------------------------
     def _start_child(self) -> None:
@@ -497,37 +501,20 @@ class Verifier:
         by_id = {e["id"]: e for e in self.cases}
         for case in timed:
             entry = by_id[case.id]
-            _, _, _, inp = self._prepare(case)
-            t0 = time.perf_counter()
-            try:
-                assert self.child is not None
-                self.child.send({"cmd": "time", "inp": str(inp), "reps": self.settings.reps,
-                                 "warmup_ms": self.settings.warmup_ms})
-                msg = self.child.recv(self.settings.time_timeout_s)
-            except ChildTimeout:
-                self.child = None
-                raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
-                                case) from None
-            except ChildDied as exc:
-                self.child = None
-                raise self._died(exc, case) from None
-            wall_ms = (time.perf_counter() - t0) * 1e3
-            if msg.get("error"):
-                err = msg["error"]
-                text = f"{err.get('type')}: {err.get('message')}"
-                cls = "timer_tampering" if "timing check failed" in text else (
-                    "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
-                raise JobFailed(cls, f"timing case {case.id}: {text}", case)
-            if msg.get("timers_tampered"):
-                raise JobFailed("timer_tampering", f"timer functions replaced: {msg['timers_tampered']}", case)
+            msg = self._time_one(case)
             b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
-            reported = sum(msg.get("event_total_ms", {}).values())
-            if reported > wall_ms * 1.05 + 1.0:
-                raise JobFailed("timer_tampering", f"timing case {case.id}: the child reported {reported:.2f} ms of "
-                                                   f"device time in a command the verifier saw take {wall_ms:.2f} ms",
-                                case)
-            if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
-                raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+            if b / c > self.settings.implausible_speedup:
+                # Implausible: measure again in a fresh process and keep the slower candidate time.
+                if self.child is not None:
+                    self.child.close()
+                self._start_child()
+                again = self._time_one(case)
+                entry["remeasured"] = {"first_ms": [round(b, 5), round(c, 5)],
+                                       "fresh_ms": [round(float(again["baseline_ms"]), 5),
+                                                    round(float(again["candidate_ms"]), 5)]}
+                if float(again["baseline_ms"]) / float(again["candidate_ms"]) < b / c:
+                    msg = again
+                    b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
             self.record["baseline"] = msg.get("baseline")
             cost = self.op.cost(case.params)
             sp = b / c
@@ -546,6 +533,40 @@ class Verifier:
             self.record["speedup"] = round(math.exp(sum(math.log(s) for s in speedups) / len(speedups)), 4)
         if sols:
             self.record["sol_pct"] = round(statistics.median(sols), 2)
+
+    def _time_one(self, case: Case) -> dict[str, Any]:
+        """Time one case in the child; judge the integrity of what it reports."""
+        _, _, _, inp = self._prepare(case)
+        t0 = time.perf_counter()
+        try:
+            assert self.child is not None
+            self.child.send({"cmd": "time", "inp": str(inp), "reps": self.settings.reps,
+                             "warmup_ms": self.settings.warmup_ms})
+            msg = self.child.recv(self.settings.time_timeout_s)
+        except ChildTimeout:
+            self.child = None
+            raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
+                            case) from None
+        except ChildDied as exc:
+            self.child = None
+            raise self._died(exc, case) from None
+        wall_ms = (time.perf_counter() - t0) * 1e3
+        if msg.get("error"):
+            err = msg["error"]
+            text = f"{err.get('type')}: {err.get('message')}"
+            cls = "timer_tampering" if "timing check failed" in text else (
+                "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
+            raise JobFailed(cls, f"timing case {case.id}: {text}", case)
+        if msg.get("timers_tampered"):
+            raise JobFailed("timer_tampering", f"timer functions replaced: {msg['timers_tampered']}", case)
+        b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
+        reported = sum(msg.get("event_total_ms", {}).values())
+        if reported > wall_ms * 1.05 + 1.0:
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the child reported {reported:.2f} ms of "
+                                               f"device time in a command the verifier saw take {wall_ms:.2f} ms", case)
+        if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
+            raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+        return msg
 
     def _sol(self, cost: Any, ms: float) -> float | None:
         """% of speed-of-light: the floor time from the cost model and the measured ceilings, over

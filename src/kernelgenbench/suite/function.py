@@ -90,3 +90,10 @@ class FunctionOperator(Operator):
 
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         return self._baseline(call, platform)
+
+    def baseline_label(self) -> str:
+        if self.source == "vllm":
+            from .vllm.ops import baseline_label
+
+            return baseline_label()
+        return super().baseline_label()

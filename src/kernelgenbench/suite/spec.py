@@ -458,6 +458,11 @@ class Operator(abc.ABC):
         """The production baseline for timing: ``(fn, label)``; ``fn(call)`` runs it once."""
         ...
 
+    def baseline_label(self) -> str:
+        """Which production implementation the timing compares against (for records)."""
+        return {"aten": "ATen (native op, same device)", "cublas": "cuBLAS routine (libcublas via ctypes)"}.get(
+            self.source, "production baseline")
+
     # -- description --------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
         return {

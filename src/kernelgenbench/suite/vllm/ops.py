@@ -23,6 +23,11 @@ def _vllm_ops() -> Any | None:
         return None
 
 
+def baseline_label() -> str:
+    """``vllm._custom_ops`` when importable here, else the native reference (vllm.md §2.4)."""
+    return "vllm._custom_ops" if _vllm_ops() is not None else "native PyTorch reference (vLLM not importable)"
+
+
 def _baseline(name: str, native: Callable[[Call], Any]) -> Callable[[Call, Any], tuple[Callable[[Call], Any], str]]:
     def pick(call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         ops = _vllm_ops()

@@ -1,0 +1,239 @@
+"""Prompts built from the operator spec (issue 4, item 1).
+
+A prompt is rendered from the jinja2 templates in ``templates/`` (package data, shared by every
+source and platform) with a context built here from the :class:`~kernelgenbench.suite.spec.Operator`
+(interface, semantics, smoke and full-tier case parameters), the
+:class:`~kernelgenbench.platforms.Platform` profile (device, dtype limits, tolerance scale), the
+static scan's rule table and allowlists, and the installed Triton version.
+
+What never reaches a prompt: the reference implementation (only ``op.semantics`` and ``op.notes``
+are used) and any parameter of the ``heldout`` tier (only the smoke and full grids are read).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..platforms import Platform
+from ..suite.spec import RTOL, DTYPE_SHORT, Operator
+
+MODES = ("sampling", "agent")
+
+#: Smoke cases shown as examples (at most this many).
+MAX_EXAMPLES = 6
+#: Distinct values shown per axis of the full grid (the rest are elided).
+MAX_AXIS_VALUES = 12
+
+_DEVICE_TEXT = {
+    "cuda": "NVIDIA GPU (CUDA)",
+    "rocm": "AMD GPU (ROCm/HIP; tensors use the 'cuda' device type)",
+    "interpreter": "CPU, through the Triton interpreter (TRITON_INTERPRET=1)",
+    "musa": "Moore Threads GPU (MUSA)",
+    "ascend": "Huawei Ascend NPU",
+    "dcu": "Hygon DCU (HIP; tensors use the 'cuda' device type)",
+    "iluvatar": "Iluvatar GPU (CUDA-compatible)",
+    "metax": "MetaX GPU (CUDA-compatible)",
+}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One rendered prompt.
+
+    Attributes:
+        op_id: the operator (``vllm::rms_norm``).
+        platform: the platform profile name it was rendered for.
+        mode: ``"sampling"`` (answer with one code block) or ``"agent"`` (write the file).
+        system: the system message.
+        user: the task message.
+    """
+
+    op_id: str
+    platform: str
+    mode: str
+    system: str
+    user: str
+    meta: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def hash(self) -> str:
+        """sha256 (hex) of the system and user text: identical prompts have identical hashes."""
+        return prompt_hash([{"role": "system", "content": self.system}, {"role": "user", "content": self.user}])
+
+    def text(self) -> str:
+        """The prompt as one document (what ``kgb prompt`` prints)."""
+        return f"[system]\n{self.system.rstrip()}\n\n[user]\n{self.user.rstrip()}\n"
+
+
+def prompt_hash(messages: list[dict[str, str]]) -> str:
+    """sha256 (hex) of a message list in a canonical JSON form."""
+    blob = json.dumps(messages, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def environment() -> Any:
+    """The jinja2 environment over the package's ``templates/`` folder (strict undefined)."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("kernelgenbench.llm", "templates"),
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        autoescape=False)
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    return str(v)
+
+
+def _describe(params: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_fmt_value(v)}" for k, v in params.items())
+
+
+def full_axes(grid: list[dict[str, Any]]) -> list[tuple[str, list[str], int]]:
+    """The axes of a case grid: ``(name, first distinct values as text, number of distinct values)``."""
+    order: list[str] = []
+    values: dict[str, list[str]] = {}
+    for p in grid:
+        for k, v in p.items():
+            if k not in values:
+                order.append(k)
+                values[k] = []
+            t = _fmt_value(v)
+            if t not in values[k]:
+                values[k].append(t)
+    return [(k, values[k][:MAX_AXIS_VALUES], len(values[k])) for k in order]
+
+
+def _wrappers(op: Operator) -> list[dict[str, Any]]:
+    return [{"name": w.name, "overload": w.overload, "schema": w.schema, "kind": w.kind,
+             "exercised": w.exercised, "required": w.required} for w in op.interface.wrappers]
+
+
+def _params(op: Operator) -> list[dict[str, Any]]:
+    iface = op.interface
+    out = []
+    for p in iface.params:
+        out.append({"name": p, "doc": iface.args_doc.get(p, ""), "written": p in iface.written,
+                    "default": repr(iface.defaults[p]) if p in iface.defaults else None})
+    return out
+
+
+def _case_dtypes(op: Operator, tiers: tuple[str, ...] = ("smoke", "full")) -> list[str]:
+    seen: list[str] = []
+    for tier in tiers:
+        for p in op.grid(tier):
+            for dt in sorted(op.tensor_dtypes(p), key=str):
+                name = DTYPE_SHORT.get(dt, str(dt).replace("torch.", ""))
+                if name not in seen:
+                    seen.append(name)
+    return seen
+
+
+def _platform_ctx(platform: Platform, device_name: str | None) -> dict[str, Any]:
+    import triton
+
+    return {
+        "name": platform.name, "device": platform.device,
+        "device_text": device_name or _DEVICE_TEXT.get(platform.name, platform.device),
+        "triton": triton.__version__, "interpreter": platform.interpreter,
+        "dispatch_key": platform.dispatch_key, "timing": platform.timing, "profiler": platform.profiler,
+        "unsupported": sorted(platform.unsupported_dtypes.items()),
+        "tolerance_scale": platform.tolerance_scale,
+    }
+
+
+def context(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None) -> dict[str, Any]:
+    """The template context of one operator on one platform.
+
+    Args:
+        op: the operator.
+        platform: the platform profile the submission will run on.
+        mode: ``"sampling"`` or ``"agent"``.
+        device_name: the device's marketing name when known (``NVIDIA H200``); defaults to a
+            description of the platform.
+
+    Raises:
+        ValueError: unknown mode.
+    """
+    from ..verify import static_scan as l1
+    from ..verify.profile import ALLOC, COPIES, META, VIEWS
+
+    if mode not in MODES:
+        raise ValueError(f"{op.id}: unknown prompt mode {mode!r}; expected one of {', '.join(MODES)}")
+    allow_copies = bool(getattr(op, "allow_copies", True))
+    smoke = op.grid("smoke")
+    full = op.grid("full")
+    rtol = [(DTYPE_SHORT.get(dt, str(dt).replace("torch.", "")), f"{v:g}") for dt, v in RTOL.items()
+            if str(dt) != "torch.complex32"]
+    torch_allowed = sorted(l1.TORCH_ALLOWED | (l1.TORCH_COPY_ALLOWED if allow_copies else frozenset()))
+    methods_allowed = sorted(l1.TENSOR_METHODS_ALLOWED | (l1.TENSOR_COPY_METHODS if allow_copies else frozenset()))
+    trace_allowed = sorted(ALLOC | VIEWS | META | (COPIES if allow_copies else set()))
+    return {
+        "mode": mode,
+        "op": {"id": op.id, "source": op.source, "name": op.name, "filename": op.filename,
+               "category": op.category, "section": op.section, "semantics": op.semantics, "notes": op.notes,
+               "nothing_to_compute": op.nothing_to_compute, "own_ops": sorted(getattr(op, "own_ops", ()) or ()),
+               "allow_copies": allow_copies},
+        "iface": {"kind": "aten" if op.interface.function is None else "function",
+                  "wrappers": _wrappers(op), "function": op.interface.function, "params": _params(op),
+                  "signature": op.interface.signature if op.interface.function else None,
+                  "written": list(op.interface.written), "returns": op.interface.returns or "None"},
+        "cases": {"smoke_count": len(smoke), "full_count": len(full),
+                  "examples": [_describe(p) for p in smoke[:MAX_EXAMPLES]],
+                  "axes": full_axes(full), "dtypes": _case_dtypes(op)},
+        "rules": [(k, v) for k, v in l1.RULES.items() if k != "syntax"],
+        "imports_allowed": sorted(l1.IMPORT_ALLOWED),
+        "torch_allowed": torch_allowed, "methods_allowed": methods_allowed, "trace_allowed": trace_allowed,
+        "rtol": rtol,
+        "platform": _platform_ctx(platform, device_name),
+    }
+
+
+def build_prompt(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None) -> Prompt:
+    """Render the prompt of ``op`` for ``platform``.
+
+    Raises:
+        ValueError: unknown mode.
+        jinja2.TemplateError: a template refers to something the context lacks (a bug).
+    """
+    ctx = context(op, platform, mode, device_name)
+    env = environment()
+    system = env.get_template("system.j2").render(**ctx)
+    user = env.get_template("task.j2").render(**ctx)
+    return Prompt(op.id, platform.name, mode, system, user, meta={"triton": ctx["platform"]["triton"]})
+
+
+def reflection_message(op: Operator, tier: str, failure: dict[str, Any], round_index: int) -> str:
+    """The user turn of a reflection round: the previous attempt's first failure.
+
+    Args:
+        op: the operator.
+        tier: the tier the attempt was judged on; in ``heldout`` the failing case's parameters and
+            the message are withheld (held-out values never reach a model).
+        failure: ``{"failure_class", "case_id", "case", "message", "meaning"}`` of the attempt.
+        round_index: the 0-based round this message opens.
+    """
+    ctx = {"op": {"id": op.id, "filename": op.filename}, "tier": tier, "heldout": tier == "heldout",
+           "f": {"failure_class": failure.get("failure_class") or "unknown",
+                 "meaning": failure.get("meaning") or "",
+                 "case_id": failure.get("case_id"),
+                 "case": _describe(failure["case"]) if isinstance(failure.get("case"), dict) else None,
+                 "message": _clip(failure.get("message") or "", 4000)},
+           "round": round_index}
+    return environment().get_template("reflection.j2").render(**ctx)
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` shortened to about ``limit`` characters, keeping its head and tail."""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + f"\n[... {len(text) - limit} characters omitted ...]\n" + text[-(limit - head):]
