@@ -210,6 +210,14 @@ def _copy_nd_kernel(src_ptr, dst_ptr, n,
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 def _coalesce(sizes, strides_list):
     dims = []
     for d, sz in enumerate(sizes):
@@ -226,6 +234,8 @@ def _coalesce(sizes, strides_list):
 
 
 def _span(t):
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
@@ -243,8 +253,8 @@ def _strided_copy(src, dst):
     sizes = [d[0] for d in full]
     use_i64 = max(n, _span(src), _span(dst)) >= 2 ** 31 - 65536
     BLOCK = 65536 if dst.device.type == "cpu" else 1024
-    BLOCK = min(BLOCK, max(16, triton.next_power_of_2(n)))
-    _copy_nd_kernel[(triton.cdiv(n, BLOCK),)](
+    BLOCK = min(BLOCK, max(16, _next_pow2(n)))
+    _copy_nd_kernel[(_cdiv(n, BLOCK),)](
         src, dst, n, *sizes[1:], *[d[1][0] for d in full], *[d[1][1] for d in full],
         NDIM=max(1, len(dims)), BLOCK=BLOCK, USE_I64=use_i64, num_warps=4)
     return dst
@@ -296,8 +306,8 @@ def _softmax_into(x, dim, y):
     compute = tl.float64 if x.dtype == torch.float64 else tl.float32
     use_i64 = max(_span(x), _span(y)) >= 2 ** 31 - 65536
     cpu = x.device.type == "cpu"
-    RP = triton.next_power_of_2(R)
-    IP = triton.next_power_of_2(I)
+    RP = _next_pow2(R)
+    IP = _next_pow2(I)
     max_tile = 65536 if cpu else 16384
     row_like = sxr == 1 or abs(sxr) < abs(sxi)  # rows contiguous along R
     if RP <= max_tile:
@@ -307,11 +317,11 @@ def _softmax_into(x, dim, y):
             # keep a reasonable number of programs on the GPU
             min_bi = 1 if row_like else max(1, 32 // x.element_size())
             while (BLOCK_I > min_bi and BLOCK_I * BLOCK_R > 2048
-                   and O * triton.cdiv(I, BLOCK_I) < 2 * _NUM_SMS):
+                   and O * _cdiv(I, BLOCK_I) < 2 * _NUM_SMS):
                 BLOCK_I //= 2
         tile = BLOCK_R * BLOCK_I
         warps = 1 if cpu else max(1, min(16, tile // 512))
-        n_ib = triton.cdiv(I, BLOCK_I)
+        n_ib = _cdiv(I, BLOCK_I)
         _softmax_single_kernel[(O * n_ib,)](
             x, y, R, I, n_ib, sxo, sxr, sxi, syo, syr, syi,
             BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, COMPUTE=compute, USE_I64=use_i64,
@@ -324,19 +334,19 @@ def _softmax_into(x, dim, y):
     else:
         BLOCK_I = min(IP, 64 if cpu else max(4, 64 // x.element_size()))
     BLOCK_R = min(RP, max(1, (max_tile if cpu else 4096) // BLOCK_I))
-    n_ib = triton.cdiv(I, BLOCK_I)
+    n_ib = _cdiv(I, BLOCK_I)
     nprog = O * n_ib
     warps = 1 if cpu else 8
     target = 4 if cpu else 2 * _NUM_SMS
-    if nprog >= target or triton.cdiv(R, BLOCK_R) <= 2:
+    if nprog >= target or _cdiv(R, BLOCK_R) <= 2:
         _softmax_online_kernel[(nprog,)](
             x, y, R, I, n_ib, sxo, sxr, sxi, syo, syr, syi,
             BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, COMPUTE=compute, USE_I64=use_i64,
             num_warps=warps)
         return y
-    split = min(triton.cdiv(R, BLOCK_R), triton.cdiv(2 * target, nprog), 256)
-    chunk = triton.cdiv(triton.cdiv(R, split), BLOCK_R) * BLOCK_R
-    split = triton.cdiv(R, chunk)
+    split = min(_cdiv(R, BLOCK_R), _cdiv(2 * target, nprog), 256)
+    chunk = _cdiv(_cdiv(R, split), BLOCK_R) * BLOCK_R
+    split = _cdiv(R, chunk)
     ws_dtype = torch.float64 if compute == tl.float64 else torch.float32
     ws_m = torch.empty((O, split, I), dtype=ws_dtype, device=x.device)
     ws_s = torch.empty((O, split, I), dtype=ws_dtype, device=x.device)
@@ -346,7 +356,7 @@ def _softmax_into(x, dim, y):
         BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, COMPUTE=compute, USE_I64=use_i64, num_warps=warps)
     _softmax_split_write_kernel[grid](
         x, y, ws_m, ws_s, R, I, n_ib, split, chunk, sxo, sxr, sxi, syo, syr, syi,
-        BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, BLOCK_S=triton.next_power_of_2(split),
+        BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, BLOCK_S=_next_pow2(split),
         COMPUTE=compute, USE_I64=use_i64, num_warps=warps)
     return y
 

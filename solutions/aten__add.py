@@ -7,7 +7,13 @@ computed in fp32 ("opmath") and rounded once; fp64 in fp64; integer results in i
 the result width at the store, which is PyTorch's modular arithmetic); bool results are the logical
 `self or (alpha and other)`. A Python scalar (add.Scalar, or the 0-d CPU wrapped number that
 `torch.add(t, 2.5)` hands to add.Tensor) is read with `.item()` and passed to the kernel as a
-scalar argument; it does not raise the result dtype.
+scalar argument; it does not raise the result dtype. On CUDA the scalar and alpha are used in
+opmath (fp32) precision, as PyTorch's CUDA kernel does; on the CPU (interpreter) they are first
+rounded to the fp16/bf16 common dtype, as PyTorch's CPU kernel does.
+
+Kernels: contiguous tensor+tensor and tensor+scalar fast paths with few launch arguments (Triton's
+host launch cost grows with the argument count), and a strided N-D kernel (up to 8 coalesced dims)
+for broadcasting, non-contiguous inputs/outputs and fp64 scalars.
 """
 import torch
 import triton
@@ -50,19 +56,39 @@ def _combine(a, b, alpha, alpha_ptr, ALPHA_PTR: tl.constexpr, COMMON: tl.constex
 
 
 @triton.jit
-def _add_flat_kernel(a_ptr, b_ptr, o_ptr, n, a_scal, b_scal, alpha, a_sptr, b_sptr, alpha_ptr,
-                     A_MODE: tl.constexpr, B_MODE: tl.constexpr, ALPHA_PTR: tl.constexpr,
-                     COMMON: tl.constexpr, COMPUTE: tl.constexpr, IS_BOOL: tl.constexpr,
-                     ROUND_SCALARS: tl.constexpr, BLOCK: tl.constexpr, USE_I64: tl.constexpr):
+def _add_tt_kernel(a_ptr, b_ptr, o_ptr, n, alpha,
+                   COMMON: tl.constexpr, COMPUTE: tl.constexpr, IS_BOOL: tl.constexpr,
+                   ROUND_SCALARS: tl.constexpr, BLOCK: tl.constexpr, USE_I64: tl.constexpr):
+    # contiguous tensor + tensor (few runtime arguments: the launch cost is per argument)
     pid = tl.program_id(0)
     if USE_I64:
         offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     else:
         offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    a = _operand(a_ptr, offs, mask, a_scal, a_sptr, A_MODE, COMMON, COMPUTE, ROUND_SCALARS)
-    b = _operand(b_ptr, offs, mask, b_scal, b_sptr, B_MODE, COMMON, COMPUTE, ROUND_SCALARS)
-    r = _combine(a, b, alpha, alpha_ptr, ALPHA_PTR, COMMON, COMPUTE, IS_BOOL, ROUND_SCALARS)
+    a = tl.load(a_ptr + offs, mask=mask, other=0).to(COMMON).to(COMPUTE)
+    b = tl.load(b_ptr + offs, mask=mask, other=0).to(COMMON).to(COMPUTE)
+    r = _combine(a, b, alpha, o_ptr, False, COMMON, COMPUTE, IS_BOOL, ROUND_SCALARS)
+    tl.store(o_ptr + offs, r.to(COMMON).to(o_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _add_ts_kernel(t_ptr, o_ptr, n, scal, alpha, SCALAR_FIRST: tl.constexpr,
+                   COMMON: tl.constexpr, COMPUTE: tl.constexpr, IS_BOOL: tl.constexpr,
+                   ROUND_SCALARS: tl.constexpr, BLOCK: tl.constexpr, USE_I64: tl.constexpr):
+    # contiguous tensor + scalar (or scalar + tensor when SCALAR_FIRST)
+    pid = tl.program_id(0)
+    if USE_I64:
+        offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    else:
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    t = tl.load(t_ptr + offs, mask=mask, other=0).to(COMMON).to(COMPUTE)
+    sv = _operand(o_ptr, offs, mask, scal, o_ptr, 1, COMMON, COMPUTE, ROUND_SCALARS)
+    if SCALAR_FIRST:
+        r = _combine(sv, t, alpha, o_ptr, False, COMMON, COMPUTE, IS_BOOL, ROUND_SCALARS)
+    else:
+        r = _combine(t, sv, alpha, o_ptr, False, COMMON, COMPUTE, IS_BOOL, ROUND_SCALARS)
     tl.store(o_ptr + offs, r.to(COMMON).to(o_ptr.dtype.element_ty), mask=mask)
 
 
@@ -138,9 +164,22 @@ def _add_nd_kernel(a_ptr, b_ptr, o_ptr, n, a_scal, b_scal, alpha, a_sptr, b_sptr
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 def _tl_dtype(dt):
+    if dt == torch.float16:
+        return tl.float16
+    if dt == torch.float32:
+        return tl.float32
+    if dt == torch.bfloat16:
+        return tl.bfloat16
     return {
-        torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
         torch.float64: tl.float64, torch.int8: tl.int8, torch.uint8: tl.uint8,
         torch.int16: tl.int16, torch.int32: tl.int32, torch.int64: tl.int64, torch.bool: tl.int1,
     }[dt]
@@ -184,18 +223,37 @@ def _coalesce(sizes, strides_list):
     return dims
 
 
+def _broadcast(s1, s2):
+    if s1 == s2:
+        return s1
+    n = max(len(s1), len(s2))
+    p1 = (1,) * (n - len(s1)) + s1
+    p2 = (1,) * (n - len(s2)) + s2
+    res = []
+    for x, y in zip(p1, p2):
+        if x == y or y == 1:
+            res.append(x)
+        elif x == 1:
+            res.append(y)
+        else:
+            return tuple(torch.broadcast_shapes(s1, s2))  # raises PyTorch's error
+    return tuple(res)
+
+
 def _block_and_warps(n, device):
     if device.type == "cpu":  # Triton CPU interpreter: few, large programs
-        return min(65536, max(16, triton.next_power_of_2(n))), 4
+        return min(65536, max(16, _next_pow2(n))), 4
     if n >= (1 << 22):
         return 2048, 8
     if n >= (1 << 16):
         return 1024, 4
-    return max(128, min(1024, triton.next_power_of_2(n))), 4
+    return max(128, min(1024, _next_pow2(n))), 4
 
 
 def _span(t):
     """Largest element offset reachable from t's data pointer, plus one."""
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
@@ -239,19 +297,27 @@ def _launch(a, b, a_val, b_val, alpha, out, common):
     a_t = a if a is not None else dummy
     b_t = b if b is not None else dummy
 
-    big = max(n, _span(out), _span(a) if a is not None else 0, _span(b) if b is not None else 0)
-    use_i64 = big >= 2 ** 31 - 65536
     BLOCK, warps = _block_and_warps(n, device)
-    grid = (triton.cdiv(n, BLOCK),)
+    grid = (_cdiv(n, BLOCK),)
 
-    flat = out.is_contiguous() and all(t is None or t.is_contiguous() for t in (a, b))
+    flat = (not use_ptr_scalars and out.is_contiguous() and (a is None or a.is_contiguous())
+            and (b is None or b.is_contiguous()))
     if flat:
-        _add_flat_kernel[grid](a_t, b_t, out, n, a_val, b_val, alpha, a_sptr, b_sptr, alpha_ptr,
-                               A_MODE=a_mode, B_MODE=b_mode, ALPHA_PTR=use_ptr_scalars,
-                               COMMON=common_tl, COMPUTE=compute, IS_BOOL=is_bool, ROUND_SCALARS=round_scalars,
-                               BLOCK=BLOCK, USE_I64=use_i64, num_warps=warps)
+        use_i64 = n >= 2 ** 31 - 65536
+        if a is not None and b is not None:
+            _add_tt_kernel[grid](a, b, out, n, alpha, COMMON=common_tl, COMPUTE=compute,
+                                 IS_BOOL=is_bool, ROUND_SCALARS=round_scalars, BLOCK=BLOCK,
+                                 USE_I64=use_i64, num_warps=warps)
+        else:
+            _add_ts_kernel[grid](a if a is not None else b, out, n,
+                                 b_val if a is not None else a_val, alpha,
+                                 SCALAR_FIRST=a is None, COMMON=common_tl, COMPUTE=compute,
+                                 IS_BOOL=is_bool, ROUND_SCALARS=round_scalars, BLOCK=BLOCK,
+                                 USE_I64=use_i64, num_warps=warps)
         return out
 
+    big = max(n, _span(out), _span(a) if a is not None else 0, _span(b) if b is not None else 0)
+    use_i64 = big >= 2 ** 31 - 65536
     shape = list(out.shape)
     zeros = [0] * len(shape)
     sa = list(a.stride()) if a is not None else zeros
@@ -319,15 +385,15 @@ def _plan_tensor(self, other):
                   else torch.result_type(self, b_val))
         return self, None, None, b_val, common, tuple(self.shape), self.device
     common = torch.result_type(self, other)
-    shape = tuple(torch.broadcast_shapes(self.shape, other.shape))
+    shape = _broadcast(tuple(self.shape), tuple(other.shape))
     return self, None, other, None, common, shape, self.device
 
 
 def _run(a, a_val, b, b_val, common, shape, alpha, out):
     _check_alpha(common, alpha)
-    if a is not None:
+    if a is not None and tuple(a.shape) != shape:
         a = a.expand(shape)
-    if b is not None:
+    if b is not None and tuple(b.shape) != shape:
         b = b.expand(shape)
     return _launch(a, b, a_val, b_val, alpha, out, common)
 

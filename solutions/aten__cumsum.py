@@ -13,7 +13,8 @@ scans seeded with their prefix.
 
 dtypes: result = `dtype`, else out's dtype (out variant), else int64 for integer/bool inputs and
 the input dtype for floats. The input is cast to the result dtype, accumulated in fp32
-(half/bf16/fp32), fp64 or int64, and each output is rounded once.
+(half/bf16/fp32), fp64 or int64, and each output is rounded once. For 8/16-bit integer values the
+in-chunk scan runs in int32 (a chunk's partial sums provably fit), with the carry in int64.
 """
 import torch
 import triton
@@ -26,10 +27,12 @@ _NUM_SMS = 132  # H200
 @triton.jit
 def _cumsum_kernel(x_ptr, y_ptr, p_ptr, R, I, n_ib, SPLIT, CHUNK,
                    sxo, sxr, sxi, syo, syr, syi,
-                   RES: tl.constexpr, ACC: tl.constexpr, HAS_PREFIX: tl.constexpr,
+                   RES: tl.constexpr, ACC: tl.constexpr, SCAN: tl.constexpr,
+                   HAS_PREFIX: tl.constexpr,
                    BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
     # Scan rows [sp*CHUNK, min(R, (sp+1)*CHUNK)) of columns (o, i-block), seeded with the
-    # prefix p[o, sp, i] when HAS_PREFIX.
+    # prefix p[o, sp, i] when HAS_PREFIX. SCAN is the in-chunk scan dtype: int32 instead of int64
+    # when a chunk's partial sums provably fit (8/16-bit integer values), which is much faster.
     pid = tl.program_id(0)
     sp = pid % SPLIT
     t = pid // SPLIT
@@ -52,10 +55,10 @@ def _cumsum_kernel(x_ptr, y_ptr, p_ptr, R, I, n_ib, SPLIT, CHUNK,
     for start in range(r_lo, r_hi, BLOCK_R):
         r = start + tl.arange(0, BLOCK_R)
         mask = (r[:, None] < r_hi) & imask[None, :]
-        x = tl.load(xb + r[:, None] * sxr, mask=mask, other=0).to(RES).to(ACC)
-        c = tl.cumsum(x, axis=0) + carry[None, :]
+        x = tl.load(xb + r[:, None] * sxr, mask=mask, other=0).to(RES).to(SCAN)
+        c = tl.cumsum(x, axis=0).to(ACC) + carry[None, :]
         tl.store(yb + r[:, None] * syr, c.to(y_ptr.dtype.element_ty), mask=mask)
-        carry += tl.sum(x, axis=0)
+        carry += tl.sum(x, axis=0).to(ACC)
 
 
 @triton.jit
@@ -155,6 +158,14 @@ def _copy_nd_kernel(src_ptr, dst_ptr, n,
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 def _tl_dtype(dt):
     return {
         torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
@@ -187,6 +198,8 @@ def _coalesce(sizes, strides_list):
 
 
 def _span(t):
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
@@ -204,8 +217,8 @@ def _strided_copy(src, dst):
     sizes = [d[0] for d in full]
     use_i64 = max(n, _span(src), _span(dst)) >= 2 ** 31 - 65536
     BLOCK = 65536 if dst.device.type == "cpu" else 1024
-    BLOCK = min(BLOCK, max(16, triton.next_power_of_2(n)))
-    _copy_nd_kernel[(triton.cdiv(n, BLOCK),)](
+    BLOCK = min(BLOCK, max(16, _next_pow2(n)))
+    _copy_nd_kernel[(_cdiv(n, BLOCK),)](
         src, dst, n, *sizes[1:], *[d[1][0] for d in full], *[d[1][1] for d in full],
         NDIM=max(1, len(dims)), BLOCK=BLOCK, USE_I64=use_i64, num_warps=4)
     return dst
@@ -249,8 +262,8 @@ def _cumsum_into(x, dim, y, res_dtype):
     res = _tl_dtype(res_dtype)
     acc, acc_torch = _acc(res_dtype)
     cpu = x.device.type == "cpu"
-    RP = triton.next_power_of_2(R)
-    IP = triton.next_power_of_2(I)
+    RP = _next_pow2(R)
+    IP = _next_pow2(I)
     row_like = I == 1 or abs(sxr) <= abs(sxi)
     max_tile = 65536 if cpu else 4096
     if row_like:
@@ -259,34 +272,37 @@ def _cumsum_into(x, dim, y, res_dtype):
     else:
         BLOCK_I = min(IP, 256 if cpu else max(4, 128 // x.element_size()))
         BLOCK_R = min(RP, max(1, max_tile // BLOCK_I))
-    n_ib = triton.cdiv(I, BLOCK_I)
+    n_ib = _cdiv(I, BLOCK_I)
     nprog = O * n_ib
+    small_int = (x.dtype in (torch.bool, torch.int8, torch.uint8, torch.int16)
+                 or res_dtype in (torch.bool, torch.int8, torch.uint8, torch.int16))
+    scan = tl.int32 if (acc == tl.int64 and small_int and BLOCK_R <= 32768) else acc
     use_i64 = max(_span(x), _span(y)) >= 2 ** 31 - 65536
     warps = 1 if cpu else (8 if BLOCK_R * BLOCK_I >= 4096 else 4)
-    n_chunks = triton.cdiv(R, BLOCK_R)
+    n_chunks = _cdiv(R, BLOCK_R)
     target = 4 if cpu else 2 * _NUM_SMS
     if nprog >= target or n_chunks <= 8:
         _cumsum_kernel[(nprog,)](x, y, y, R, I, n_ib, 1, R, sxo, sxr, sxi, syo, syr, syi,
-                                 RES=res, ACC=acc, HAS_PREFIX=False,
+                                 RES=res, ACC=acc, SCAN=scan, HAS_PREFIX=False,
                                  BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, USE_I64=use_i64,
                                  num_warps=warps)
         return y
     # long rows, few columns: chunk totals -> exclusive scan of totals -> seeded chunk scans
-    split = min(n_chunks, triton.cdiv(2 * target, nprog), 1024)
-    chunk = triton.cdiv(triton.cdiv(R, split), BLOCK_R) * BLOCK_R
-    split = triton.cdiv(R, chunk)
+    split = min(n_chunks, _cdiv(2 * target, nprog), 1024)
+    chunk = _cdiv(_cdiv(R, split), BLOCK_R) * BLOCK_R
+    split = _cdiv(R, chunk)
     ws = torch.empty((O, split, I), dtype=acc_torch, device=x.device)
     use_i64 = use_i64 or O * split * I >= 2 ** 31 - 65536
     grid = (nprog * split,)
     _chunk_sum_kernel[grid](x, ws, R, I, n_ib, split, chunk, sxo, sxr, sxi,
                             RES=res, ACC=acc, BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I,
                             USE_I64=use_i64, num_warps=warps)
-    BS = triton.next_power_of_2(split)
+    BS = _next_pow2(split)
     BI = min(IP, max(1, 4096 // BS))
-    _exclusive_scan_kernel[(O, triton.cdiv(I, BI))](ws, I, split, BLOCK_S=BS, BLOCK_I=BI,
+    _exclusive_scan_kernel[(O, _cdiv(I, BI))](ws, I, split, BLOCK_S=BS, BLOCK_I=BI,
                                                     num_warps=4)
     _cumsum_kernel[grid](x, y, ws, R, I, n_ib, split, chunk, sxo, sxr, sxi, syo, syr, syi,
-                         RES=res, ACC=acc, HAS_PREFIX=True,
+                         RES=res, ACC=acc, SCAN=scan, HAS_PREFIX=True,
                          BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
     return y
 

@@ -97,6 +97,14 @@ def _copy_nd_kernel(src_ptr, dst_ptr, n,
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 _MAXD = 8
 
 def _coalesce(sizes, strides_list):
@@ -126,8 +134,8 @@ def _strided_copy(src, dst):
     sizes = [d[0] for d in full]
     use_i64 = max(n, _span(src), _span(dst)) >= 2 ** 31 - 65536
     BLOCK = 65536 if dst.device.type == "cpu" else 1024
-    BLOCK = min(BLOCK, max(16, triton.next_power_of_2(n)))
-    _copy_nd_kernel[(triton.cdiv(n, BLOCK),)](
+    BLOCK = min(BLOCK, max(16, _next_pow2(n)))
+    _copy_nd_kernel[(_cdiv(n, BLOCK),)](
         src, dst, n, *sizes[1:], *[d[1][0] for d in full], *[d[1][1] for d in full],
         NDIM=max(1, len(dims)), BLOCK=BLOCK, USE_I64=use_i64, num_warps=4)
     return dst
@@ -143,6 +151,8 @@ def _group(sizes, sx, sy):
 
 
 def _span(t):
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
@@ -179,12 +189,12 @@ def _gather(x, dim, index, y):
     sidx = index.stride(0) if index.dim() == 1 else 0
     use_i64 = max(total, _span(x), _span(y)) >= 2 ** 31 - 65536
     if x.device.type == "cpu":
-        BLOCK = min(65536, max(16, triton.next_power_of_2(total)))
+        BLOCK = min(65536, max(16, _next_pow2(total)))
         warps = 4
     else:
-        BLOCK = 1024 if total >= (1 << 20) else max(128, min(1024, triton.next_power_of_2(total)))
+        BLOCK = 1024 if total >= (1 << 20) else max(128, min(1024, _next_pow2(total)))
         warps = 4
-    _gather_kernel[(triton.cdiv(total, BLOCK),)](
+    _gather_kernel[(_cdiv(total, BLOCK),)](
         x, index, y, total, N, I, D, sxo, sxd, sxi, syo, syn, syi, sidx,
         BLOCK=BLOCK, I_IS_ONE=(I == 1), USE_I64=use_i64, num_warps=warps)
     return y

@@ -59,8 +59,16 @@ def _mm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 def _pow2_clamp(x, lo, hi):
-    return max(lo, min(hi, triton.next_power_of_2(max(x, 1))))
+    return max(lo, min(hi, _next_pow2(max(x, 1))))
 
 
 def _config(M, N, K, dtype, device):
@@ -86,6 +94,8 @@ def _config(M, N, K, dtype, device):
 
 
 def _span(t):
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     span = 1
@@ -124,7 +134,7 @@ def _mm_into(a, b, c):
     BM, BN, BK, warps, stages = _config(M, N, K, a.dtype, a.device)
     acc = tl.float64 if a.dtype == torch.float64 else tl.float32
     use_i64 = max(_span(a), _span(b), _span(c)) >= 2 ** 31 - 65536
-    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN),)
+    grid = (_cdiv(M, BM) * _cdiv(N, BN),)
     _mm_kernel[grid](a, b, c, M, N, K,
                      a.stride(0), a.stride(1), b.stride(0), b.stride(1),
                      c.stride(0), c.stride(1),

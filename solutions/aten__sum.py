@@ -7,7 +7,8 @@ The input is viewed as (O, R, I): R is the (coalesced) set of reduced dims, O an
 sums a [BLOCK_R, BLOCK_I] tile stream along R into a register accumulator and reduces it once at
 the end. When there are too few (o, i-block) tiles to fill the GPU, R is split over several
 programs that write partial sums to a workspace (in the accumulation dtype), and a second launch
-of the same kernel reduces the partials: a deterministic two-pass tree, no atomics.
+of the same kernel reduces the partials: a deterministic two-pass tree, no atomics. A whole-tensor
+sum over dense memory is one contiguous run (R = numel) and uses wide [8192, 1] tiles.
 
 dtypes: result = `dtype`, else out's dtype (out variants), else the input dtype for floats and
 int64 for integer/bool inputs. The input is cast to the result dtype first (as PyTorch does), then
@@ -109,6 +110,14 @@ def _copy_nd_kernel(src_ptr, dst_ptr, n,
 # ----------------------------------------------------------------------------------------------
 # host helpers (metadata only)
 
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
 def _tl_dtype(dt):
     return {
         torch.float16: tl.float16, torch.bfloat16: tl.bfloat16, torch.float32: tl.float32,
@@ -142,6 +151,8 @@ def _coalesce(sizes, strides_list):
 
 def _span(t):
     # (no builtin `sum` here: this module defines a wrapper of that name)
+    if t.is_contiguous():
+        return t.numel()
     if t.numel() == 0:
         return 0
     span = 1
@@ -162,8 +173,8 @@ def _strided_copy(src, dst):
     sizes = [d[0] for d in full]
     use_i64 = max(n, _span(src), _span(dst)) >= 2 ** 31 - 65536
     BLOCK = 65536 if dst.device.type == "cpu" else 1024
-    BLOCK = min(BLOCK, max(16, triton.next_power_of_2(n)))
-    _copy_nd_kernel[(triton.cdiv(n, BLOCK),)](
+    BLOCK = min(BLOCK, max(16, _next_pow2(n)))
+    _copy_nd_kernel[(_cdiv(n, BLOCK),)](
         src, dst, n, *sizes[1:], *[d[1][0] for d in full], *[d[1][1] for d in full],
         NDIM=max(1, len(dims)), BLOCK=BLOCK, USE_I64=use_i64, num_warps=4)
     return dst
@@ -241,24 +252,28 @@ def _plan(x, red, y_kept_strides):
 
 def _launch(x, y, O, R, I, sxo, sxr, sxi, syo, sys, syi, res, acc, cast_in, allow_split):
     cpu = x.device.type == "cpu"
-    RP = triton.next_power_of_2(max(R, 1))
-    IP = triton.next_power_of_2(I)
+    RP = _next_pow2(max(R, 1))
+    IP = _next_pow2(I)
     row_like = I == 1 or abs(sxr) <= abs(sxi)
     max_tile = 65536 if cpu else 4096
-    if row_like:
+    if I == 1 and not cpu:
+        # one long contiguous run (full reductions): wide tiles keep enough bytes in flight
+        BLOCK_R = min(RP, 8192)
+        BLOCK_I = 1
+    elif row_like:
         BLOCK_R = min(RP, max_tile if cpu else 2048)
         BLOCK_I = min(IP, max(1, max_tile // BLOCK_R))
     else:
         BLOCK_I = min(IP, 256 if cpu else max(16, 128 // x.element_size()))
         BLOCK_R = min(RP, max(1, max_tile // BLOCK_I))
-    n_ib = triton.cdiv(I, BLOCK_I)
+    n_ib = _cdiv(I, BLOCK_I)
     nprog = O * n_ib
-    target = 4 if cpu else 4 * _NUM_SMS
+    target = 4 if cpu else (2 if I == 1 else 4) * _NUM_SMS
     split = 1
     if allow_split and nprog < target and R > 2 * BLOCK_R:
-        split = min(triton.cdiv(R, BLOCK_R), triton.cdiv(target, nprog), 1024)
-    chunk = triton.cdiv(triton.cdiv(max(R, 1), split), BLOCK_R) * BLOCK_R
-    split = max(1, triton.cdiv(R, chunk))
+        split = min(_cdiv(R, BLOCK_R), _cdiv(target, nprog), 1024)
+    chunk = _cdiv(_cdiv(max(R, 1), split), BLOCK_R) * BLOCK_R
+    split = max(1, _cdiv(R, chunk))
     use_i64 = max(_span(x), _span(y), O * I * split) >= 2 ** 31 - 65536
     warps = 1 if cpu else (8 if BLOCK_R * BLOCK_I >= 4096 else 4)
     if split == 1:
