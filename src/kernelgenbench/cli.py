@@ -148,6 +148,7 @@ def eval_cmd(
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
     jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter)"),
     reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
+    warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
 ) -> None:
@@ -213,7 +214,7 @@ def eval_cmd(
                                    f"{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
             progress.advance(task)
 
-        settings = Settings(reps=reps)
+        settings = Settings(reps=reps, warmup_ms=warmup_ms)
         written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
         progress.update(task, completed=already)
     wall = time.time() - t0
