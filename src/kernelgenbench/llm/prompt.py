@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -126,6 +127,15 @@ def _params(op: Operator) -> list[dict[str, Any]]:
     return out
 
 
+def _def_line(op: Operator) -> str | None:
+    """``name(p1, p2=default, ...)`` of a function task (a valid Python ``def`` head), else None."""
+    iface = op.interface
+    if iface.function is None:
+        return None
+    parts = [f"{p}={iface.defaults[p]!r}" if p in iface.defaults else p for p in iface.params]
+    return f"{iface.function}({', '.join(parts)})"
+
+
 def _case_dtypes(op: Operator, tiers: tuple[str, ...] = ("smoke", "full")) -> list[str]:
     seen: list[str] = []
     for tier in tiers:
@@ -184,7 +194,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
                "allow_copies": allow_copies},
         "iface": {"kind": "aten" if op.interface.function is None else "function",
                   "wrappers": _wrappers(op), "function": op.interface.function, "params": _params(op),
-                  "signature": op.interface.signature if op.interface.function else None,
+                  "signature": _def_line(op),
                   "written": list(op.interface.written), "returns": op.interface.returns or "None"},
         "cases": {"smoke_count": len(smoke), "full_count": len(full),
                   "examples": [_describe(p) for p in smoke[:MAX_EXAMPLES]],
@@ -206,8 +216,8 @@ def build_prompt(op: Operator, platform: Platform, mode: str = "sampling", devic
     """
     ctx = context(op, platform, mode, device_name)
     env = environment()
-    system = env.get_template("system.j2").render(**ctx)
-    user = env.get_template("task.j2").render(**ctx)
+    system = tidy(env.get_template("system.j2").render(**ctx))
+    user = tidy(env.get_template("task.j2").render(**ctx))
     return Prompt(op.id, platform.name, mode, system, user, meta={"triton": ctx["platform"]["triton"]})
 
 
@@ -228,7 +238,16 @@ def reflection_message(op: Operator, tier: str, failure: dict[str, Any], round_i
                  "case": _describe(failure["case"]) if isinstance(failure.get("case"), dict) else None,
                  "message": _clip(failure.get("message") or "", 4000)},
            "round": round_index}
-    return environment().get_template("reflection.j2").render(**ctx)
+    return tidy(environment().get_template("reflection.j2").render(**ctx))
+
+
+def tidy(text: str) -> str:
+    """Collapse runs of blank lines outside fenced code blocks (template whitespace) to one; code
+    blocks are kept byte for byte; the text ends with exactly one newline."""
+    parts = text.split("```")
+    for i in range(0, len(parts), 2):  # even parts are outside fences
+        parts[i] = re.sub(r"\n{3,}", "\n\n", parts[i])
+    return "```".join(parts).strip("\n") + "\n"
 
 
 def _clip(text: str, limit: int) -> str:

@@ -1,0 +1,260 @@
+"""``kgb prompt`` and ``kgb generate`` (registered into the ``kgb`` app by :func:`register`).
+
+    kgb prompt OP [--platform P] [--mode sampling|agent]
+    kgb generate --model PROVIDER/NAME [--base-url URL] [--op OP ...] [--source S] [--tier T]
+                 [--k K] [--n N] [--temperature T] [--max-tokens N] [--rounds R --reflection]
+                 [--out RUN] [--concurrency C] [--platform P]
+    kgb generate --replay samples.jsonl [--op OP ...] [--source S] [--out RUN]
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+
+def _console() -> Any:
+    from ..cli import console
+
+    return console
+
+
+def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False) -> str:
+    if v is None:
+        return "—"
+    if pct:
+        return f"{100 * v:.1f}%"
+    if x:
+        return f"{v:.3f}x"
+    if s:
+        return f"{v:.1f}s"
+    return str(v)
+
+
+def summary_table(summary: dict[str, Any], k: int, title: str) -> Table:
+    """Accuracy, speedup, tokens and wall-clock per source and overall."""
+    from .summary import fmt_tokens
+
+    t = Table(title=title)
+    cols = ["source", "ops", "solved", "Pass@1", f"Pass@{k}", "geomean", "median", "IQM", "tokens", "tok/solved",
+            "wall/solved"]
+    for c in cols:
+        t.add_column(c, justify="left" if c == "source" else "right")
+    rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
+    for name, g in rows:
+        t.add_row(name, str(g["operators"]), str(g["solved"]), _fmt(g["pass_at_1"], pct=True),
+                  _fmt(g["pass_at_k"], pct=True), _fmt(g["geomean_speedup"], x=True), _fmt(g["median_speedup"], x=True),
+                  _fmt(g["iqm_speedup"], x=True), fmt_tokens(g["tokens"]["total"]), fmt_tokens(g["tokens_per_solved"]),
+                  _fmt(g["wall_s_per_solved"], s=True))
+    return t
+
+
+def tokens_table(summary: dict[str, Any]) -> Table:
+    """Token totals by kind, per source and overall."""
+    from .summary import fmt_tokens
+
+    t = Table(title="tokens")
+    for c in ("source", "responses", "input", "cached in", "cache write", "output", "reasoning", "total"):
+        t.add_column(c, justify="left" if c == "source" else "right")
+    rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
+    for name, g in rows:
+        tk = g["tokens"]
+        t.add_row(name, str(g["responses"]), fmt_tokens(tk["input_tokens"]), fmt_tokens(tk["cached_input_tokens"]),
+                  fmt_tokens(tk["cache_write_tokens"]), fmt_tokens(tk["output_tokens"]),
+                  fmt_tokens(tk["reasoning_tokens"]), fmt_tokens(tk["total"]))
+    return t
+
+
+def operators_table(summary: dict[str, Any], timing: bool) -> Table:
+    """One row per operator: status, the sample that solved it, samples drawn, tokens, last failure."""
+    from .summary import fmt_tokens
+
+    t = Table(title="operators")
+    cols = ["operator", "status", "solved by", "samples", "responses", "tokens", "last failure"]
+    if timing:
+        cols.insert(3, "speedup")
+    for c in cols:
+        t.add_column(c, overflow="fold")
+    for op_id, o in sorted(summary["operators"].items()):
+        color = {"solved": "green", "failed": "red"}.get(o["status"], "yellow")
+        lf = o.get("last_failure") or {}
+        why = o.get("error") or (f"{lf.get('failure_class')}: {lf.get('message', '').splitlines()[0][:70]}"
+                                  if lf and lf.get("message") else (lf.get("failure_class") or ""))
+        row = [op_id, f"[{color}]{o['status']}[/{color}]", o.get("solved_by") or "", str(o["samples"]),
+               str(o["responses"]), fmt_tokens(o["tokens"]["total"]), why]
+        if timing:
+            row.insert(3, _fmt(o.get("speedup"), x=True))
+        t.add_row(*row)
+    return t
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``prompt`` and ``generate`` to the ``kgb`` app."""
+
+    @app.command("prompt")
+    def prompt_cmd(
+        op: str = typer.Argument(..., help="operator id, e.g. vllm::rms_norm"),
+        platform_name: Optional[str] = typer.Option(None, "--platform", help="cuda, interpreter, ... (default: detected)"),
+        mode: str = typer.Option("sampling", help="sampling (answer with a code block) or agent (write the file)"),
+    ) -> None:
+        """Print the prompt of one operator for a platform (what `kgb generate` sends)."""
+        from .. import platforms
+        from ..suite.registry import get_operator
+        from .prompt import MODES, build_prompt
+
+        if mode not in MODES:
+            raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
+        try:
+            o = get_operator(op)
+            plat = platforms.detect(platform_name)
+        except (KeyError, ValueError) as exc:
+            raise typer.BadParameter(str(exc)) from None
+        p = build_prompt(o, plat, mode, _device_name(plat))
+        typer.echo(p.text(), nl=False)
+
+    @app.command("generate")
+    def generate_cmd(
+        model: Optional[str] = typer.Option(None, help="PROVIDER/NAME: openai/<model> (any OpenAI-compatible "
+                                                       "endpoint) or anthropic/<model>"),
+        base_url: Optional[str] = typer.Option(None, help="endpoint, e.g. http://127.0.0.1:8000/v1 (default: the "
+                                                          "provider's)"),
+        op: Optional[list[str]] = typer.Option(None, "--op", help="only these operators (repeatable)"),
+        source: Optional[str] = typer.Option(None, help="only this source: aten, vllm or cublas"),
+        tier: str = typer.Option("smoke", help="tier the samples are judged on: smoke, full or heldout"),
+        k: int = typer.Option(1, "--k", help="k of pass@k (samples per operator unless --n is given)"),
+        n: Optional[int] = typer.Option(None, "--n", help="samples per operator (>= k); n > k draws all n "
+                                                          "(no early stopping) for the unbiased estimator"),
+        temperature: float = typer.Option(0.0, help="sampling temperature"),
+        max_tokens: int = typer.Option(8192, help="output token limit per request"),
+        rounds: Optional[int] = typer.Option(None, help="rounds per sample, the first included (default 1; 2 "
+                                                        "with --reflection)"),
+        reflection: bool = typer.Option(False, "--reflection", help="later rounds carry the previous code and its "
+                                                                    "first failing case"),
+        early_stop: Optional[bool] = typer.Option(None, "--early-stop/--no-early-stop",
+                                                  help="stop an operator at its first correct sample (default: on "
+                                                       "when n == k)"),
+        out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>, resumed "
+                                                      "when the same model/tier/platform/temperature ran before)"),
+        name: Optional[str] = typer.Option(None, help="run name (default gen-<provider>-<model>)"),
+        runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
+        fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
+        replay: Optional[Path] = typer.Option(None, help="re-extract and re-evaluate the replies of this "
+                                                         "samples.jsonl (no model)"),
+        concurrency: int = typer.Option(4, help="requests in flight (and operators sampled) at once"),
+        platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
+                                                                             "interpreter, ..."),
+        jobs: Optional[int] = typer.Option(None, help="evaluation slots (default: one per GPU; 2 on the "
+                                                      "interpreter)"),
+        timeout: float = typer.Option(600.0, help="per-request timeout, seconds"),
+        max_retries: int = typer.Option(6, help="retries per request on 429/5xx/connection errors"),
+        backoff: float = typer.Option(2.0, help="first retry backoff, seconds (doubles, jittered, capped at 60)"),
+        api_key_env: Optional[str] = typer.Option(None, help="environment variable holding the API key (default "
+                                                             "OPENAI_API_KEY / ANTHROPIC_API_KEY)"),
+        extra_body: Optional[str] = typer.Option(None, help="JSON object of provider-specific request fields"),
+        mode: str = typer.Option("sampling", help="prompt mode"),
+        reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
+    ) -> None:
+        """Sample kernels from a model (pass@k, reflection), evaluate every sample, report accuracy,
+        speedup and tokens."""
+        from .. import platforms
+        from ..run.job import Settings
+        from ..suite.registry import select
+        from ..suite.spec import TIERS
+        from .clients import LLMAuthError, LLMError, make_client
+        from .generate import Event, GenerateConfig, Generation, open_run
+
+        console = _console()
+        if tier not in TIERS:
+            raise typer.BadParameter(f"--tier must be one of {', '.join(TIERS)}")
+        try:
+            body = json.loads(extra_body) if extra_body else None
+            if body is not None and not isinstance(body, dict):
+                raise ValueError("--extra-body must be a JSON object")
+        except json.JSONDecodeError as exc:
+            raise typer.BadParameter(f"--extra-body is not JSON: {exc}") from None
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        cfg = GenerateConfig(model=model, base_url=base_url, ops=list(op) if op else None, source=source, tier=tier,
+                             k=k, n=n, temperature=temperature, max_tokens=max_tokens,
+                             rounds=rounds if rounds is not None else (2 if reflection else 1), reflection=reflection,
+                             concurrency=concurrency, early_stop=early_stop, mode=mode, timeout_s=timeout,
+                             max_retries=max_retries, backoff_s=backoff, api_key_env=api_key_env, extra_body=body,
+                             replay=replay)
+        try:
+            cfg.validate()
+            ops = select(cfg.ops, source)
+            plat = platforms.detect(platform_name)
+        except (KeyError, ValueError) as exc:
+            raise typer.BadParameter(str(exc)) from None
+        if not ops:
+            raise typer.BadParameter("no operator selected")
+        client = None
+        if replay is None:
+            try:
+                client = make_client(str(model), base_url, timeout_s=timeout, max_retries=max_retries,
+                                     backoff_s=backoff, concurrency=concurrency, api_key_env=api_key_env,
+                                     extra_body=body)
+            except (ValueError, LLMError) as exc:
+                raise typer.BadParameter(str(exc)) from None
+        try:
+            rundir = open_run(cfg, plat, out, runs_root, name, fresh)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc)) from None
+        if replay is None and temperature == 0.0 and cfg.samples_per_op > 1:
+            console.print("[yellow]note: temperature 0 with several samples per operator; samples may repeat "
+                          "(pass --temperature for diverse samples)[/yellow]")
+        what = f"replay {replay}" if replay else f"{model}" + (f" @ {base_url}" if base_url else "")
+        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier} · platform {plat.name} · "
+                      f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
+                      f" · early stop {'on' if cfg.early else 'off'} · T={temperature} · run {rundir.path}")
+
+        def on_event(e: Event) -> None:
+            mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
+            cls = f" {e.failure_class}" if e.failure_class else ""
+            src = " (resumed)" if e.resumed else ""
+            console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · {e.tokens_in}+{e.tokens_out} tok · "
+                          f"{e.request_s:.1f}s + eval {e.eval_s:.1f}s{src}")
+
+        gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
+                         device_name=_device_name(plat))
+        code = 0
+        try:
+            summary = gen.run(ops)
+        except LLMAuthError as exc:
+            console.print(f"[red]stopped: {exc}[/red]")
+            summary = json.loads((rundir.path / "summary.json").read_text())
+            code = 1
+        for op_id, err in sorted(gen.errors.items()):
+            console.print(f"[red]{op_id}: {err}[/red]")
+        console.print(operators_table(summary, plat.timing))
+        console.print(tokens_table(summary))
+        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested "
+                                     f"({summary.get('http_attempts', 0)} HTTP attempts)")
+        console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier} · {plat.name} · "
+                                                    f"{summary.get('wall_s', 0):.1f} s{resumed}"))
+        if not plat.timing:
+            console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
+                          f"only)[/dim]")
+        console.print(f"samples: {rundir.path / 'samples.jsonl'}\nresults: {rundir.results}\n"
+                      f"summary: {rundir.path / 'summary.json'}")
+        if gen.errors and code == 0:
+            code = 3
+        if code:
+            raise typer.Exit(code)
+
+
+def _device_name(plat: Any) -> str | None:
+    """The GPU's name for the prompt on GPU platforms (None on the interpreter or without a device)."""
+    if plat.interpreter:
+        return None
+    try:
+        import torch
+
+        if plat.device == "cuda" and torch.cuda.is_available():
+            return f"{torch.cuda.get_device_name(0)} ({plat.name})"
+    except Exception:  # noqa: BLE001 - the prompt falls back to the platform's description
+        return None
+    return None

@@ -1,0 +1,299 @@
+"""``kgb generate`` end to end against a scripted local server (issue 4, "Tests").
+
+A stdlib HTTP server on 127.0.0.1 (``llm_server.py``) answers OpenAI chat completions and Anthropic
+messages from a script: a correct kernel, a wrong kernel then a correct one (reflection fixes it in
+round 2), a reply with no code, a reply truncated at the token limit, a 429 then success, usage with
+cached and reasoning tokens. Every sample is judged by the real pipeline on the smoke tier on the
+CPU interpreter (vLLM operators, a few seconds per job).
+"""
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from kernelgenbench.llm.clients import LLMAuthError, make_client
+from kernelgenbench.llm.generate import GenerateConfig, Generation, open_run
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.suite.registry import select
+
+from llm_server import DEMO, SOLUTIONS, ScriptedServer
+
+INTERP = PROFILES["interpreter"]
+
+
+def _run(cfg: GenerateConfig, out: Path, key_env: str | None = None) -> tuple[Generation, dict[str, Any]]:
+    client = None
+    if cfg.replay is None:
+        client = make_client(str(cfg.model), cfg.base_url, backoff_s=0.01, max_retries=3, concurrency=cfg.concurrency,
+                             timeout_s=60, api_key_env=key_env)
+    rd = open_run(cfg, INTERP, out, Path("unused"), None)
+    gen = Generation(cfg, rd, INTERP, client)
+    summary = gen.run(select(cfg.ops, cfg.source))
+    return gen, summary
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+
+
+def _no_secret_on_disk(root: Path, secret: str) -> None:
+    for f in root.rglob("*"):
+        if f.is_file():
+            assert secret.encode() not in f.read_bytes(), f"the API key reached {f}"
+
+
+def _served_totals(served: list[dict[str, Any]]) -> dict[str, int]:
+    return {"prompt": sum(s["usage"]["prompt"] for s in served), "cached": sum(s["usage"]["cached"] for s in served),
+            "completion": sum(s["usage"]["completion"] for s in served),
+            "reasoning": sum(s["usage"]["reasoning"] for s in served),
+            "cache_write": sum(s["usage"]["cache_write"] for s in served)}
+
+
+# -- OpenAI: wrong then correct (reflection), early stopping, tokens, resume, replay -------------------------
+@pytest.fixture(scope="module")
+def openai_run(tmp_path_factory: pytest.TempPathFactory):
+    secret = f"sk-kgb-test-{uuid.uuid4().hex}"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("OPENAI_API_KEY", secret)
+    # sample 1 exists in the script only to catch a request after the first correct sample
+    srv = ScriptedServer({"vllm::rms_norm": [[["wrong"], ["correct"]], [["correct"]]]})
+    port = srv.start()
+    out = tmp_path_factory.mktemp("openai") / "run"
+    cfg = GenerateConfig(model="openai/scripted-model", base_url=f"http://127.0.0.1:{port}/v1",
+                         ops=["vllm::rms_norm"], k=3, rounds=2, reflection=True, max_tokens=2048)
+    gen, summary = _run(cfg, out)
+    yield {"srv": srv, "out": out, "cfg": cfg, "gen": gen, "summary": summary, "secret": secret}
+    srv.stop()
+    mp.undo()
+
+
+@pytest.mark.slow
+def test_records_link_samples(openai_run) -> None:
+    out = openai_run["out"]
+    samples = _lines(out / "samples.jsonl")
+    records = _lines(out / "results.jsonl")
+    assert [(s["sample"], s["round"], s["label"]) for s in samples] == [(0, 0, "s0r0"), (0, 1, "s0r1")]
+    assert [(r["label"], r["status"], r["failure_class"]) for r in records] == [
+        ("s0r0", "failed", "wrong_result"), ("s0r1", "passed", None)]
+    for s, r in zip(samples, records):
+        assert r["op"] == s["op"] == "vllm::rms_norm"
+        assert Path(r["submission"]) == out / "kernels" / s["label"] / "vllm__rms_norm.py"
+        assert s["model"] == "scripted-model" and s["model_served"] == "scripted-model-served"
+        assert len(s["prompt_hash"]) == 64 and s["finish_reason"] == "stop"
+        assert s["timing"]["wall_s"] > 0 and s["timing"]["attempts"] == 1
+    assert samples[0]["prompt_hash"] != samples[1]["prompt_hash"]
+    assert samples[0]["task_prompt_hash"] == samples[1]["task_prompt_hash"]
+    solved = out / "kernels" / "solved" / "vllm__rms_norm.py"
+    assert solved.read_text() == (SOLUTIONS / "vllm__rms_norm.py").read_text().rstrip() + "\n"
+    assert (out / "prompts" / "vllm__rms_norm.txt").exists()
+
+
+@pytest.mark.slow
+def test_reflection_carries_code_and_first_failure(openai_run) -> None:
+    reqs = openai_run["srv"].requests_for("vllm::rms_norm")
+    assert [(r["sample"], r["round"]) for r in reqs] == [(0, 0), (0, 1)]
+    first, second = reqs[0]["body"], reqs[1]["body"]
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "user"]
+    assert second["messages"][1] == first["messages"][1]
+    assert "mean_abs" in second["messages"][2]["content"]  # the previous (wrong) code
+    feedback = second["messages"][3]["content"]
+    assert "wrong_result" in feedback and "smoke/0" in feedback and "outside tolerance" in feedback
+    assert first["max_tokens"] == 2048 and first["temperature"] == 0.0 and first["model"] == "scripted-model"
+
+
+@pytest.mark.slow
+def test_early_stopping(openai_run) -> None:
+    srv = openai_run["srv"]
+    assert not [r for r in srv.log if r["sample"] >= 1], "a request was made after the first correct sample"
+    s = openai_run["summary"]["operators"]["vllm::rms_norm"]
+    assert (s["status"], s["solved_by"], s["samples"], s["responses"]) == ("solved", "s0r1", 1, 2)
+    o = openai_run["summary"]["overall"]
+    assert (o["operators"], o["solved"], o["pass_at_1"], o["pass_at_k"], o["pass_at_1_round0"]) == (1, 1, 1.0, 1.0, 0.0)
+
+
+@pytest.mark.slow
+def test_token_totals(openai_run) -> None:
+    served = _served_totals(openai_run["srv"].served)
+    for scope in (openai_run["summary"]["overall"], openai_run["summary"]["by_source"]["vllm"]):
+        tk = scope["tokens"]
+        assert tk["input_tokens"] == served["prompt"]
+        assert tk["cached_input_tokens"] == served["cached"]
+        assert tk["output_tokens"] == served["completion"]
+        assert tk["reasoning_tokens"] == served["reasoning"]
+        assert tk["cache_write_tokens"] is None  # OpenAI does not report cache writes
+        assert tk["total"] == served["prompt"] + served["completion"]
+        assert scope["tokens_per_solved"] == tk["total"]
+    on_disk = json.loads((openai_run["out"] / "summary.json").read_text())
+    assert on_disk["overall"]["tokens"] == openai_run["summary"]["overall"]["tokens"]
+    raw = _lines(openai_run["out"] / "samples.jsonl")[0]["usage"]["raw"]
+    assert raw["prompt_tokens_details"]["cached_tokens"] == 128
+    assert raw["completion_tokens_details"]["reasoning_tokens"] == 100
+
+
+@pytest.mark.slow
+def test_key_sent_but_never_on_disk(openai_run) -> None:
+    secret = openai_run["secret"]
+    assert all(r["headers"].get("authorization") == f"Bearer {secret}" for r in openai_run["srv"].log)
+    _no_secret_on_disk(openai_run["out"], secret)
+
+
+@pytest.mark.slow
+def test_resume_makes_no_requests(openai_run) -> None:
+    srv = openai_run["srv"]
+    before = len(srv.log)
+    results_before = (openai_run["out"] / "results.jsonl").read_text()
+    gen, summary = _run(openai_run["cfg"], openai_run["out"])
+    assert len(srv.log) == before and gen.requests_made == 0
+    assert (openai_run["out"] / "results.jsonl").read_text() == results_before  # nothing re-evaluated
+    assert summary["overall"]["tokens"] == openai_run["summary"]["overall"]["tokens"]
+    assert summary["operators"]["vllm::rms_norm"]["solved_by"] == "s0r1"
+
+
+@pytest.mark.slow
+def test_replay_reevaluates_without_a_model(openai_run, tmp_path: Path) -> None:
+    srv = openai_run["srv"]
+    before = len(srv.log)
+    cfg = GenerateConfig(replay=openai_run["out"] / "samples.jsonl", ops=["vllm::rms_norm"], k=3, rounds=2,
+                         reflection=True)
+    gen, summary = _run(cfg, tmp_path / "replay")
+    assert len(srv.log) == before
+    recs = _lines(tmp_path / "replay" / "results.jsonl")
+    assert [(r["label"], r["status"], r["failure_class"]) for r in recs] == [
+        ("s0r0", "failed", "wrong_result"), ("s0r1", "passed", None)]
+    assert summary["overall"]["pass_at_k"] == 1.0 and summary["overall"]["pass_at_1"] == 1.0
+    assert summary["overall"]["tokens"] == openai_run["summary"]["overall"]["tokens"]
+
+
+# -- OpenAI: no code, truncated, 429 then success ----------------------------------------------------------
+@pytest.mark.slow
+def test_no_code_truncated_and_429(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # local endpoint: a dummy key is used
+    srv = ScriptedServer({"vllm::rms_norm": [[["no_code"], ["truncated"]], [["429", "correct"]]]})
+    port = srv.start()
+    try:
+        cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", ops=["vllm::rms_norm"], k=2,
+                             rounds=2, reflection=True)
+        gen, summary = _run(cfg, tmp_path / "run")
+    finally:
+        srv.stop()
+    assert [(r["sample"], r["round"], r["kind"]) for r in srv.log] == [
+        (0, 0, "no_code"), (0, 1, "truncated"), (1, 0, "429"), (1, 0, "correct")]
+    assert srv.log[0]["headers"]["authorization"] == "Bearer EMPTY"
+    recs = _lines(tmp_path / "run" / "results.jsonl")
+    assert [(r["label"], r["status"], r["failure_class"]) for r in recs] == [
+        ("s0r0", "failed", "no_code"), ("s0r1", "failed", "truncated"), ("s1r0", "passed", None)]
+    samples = {s["label"]: s for s in _lines(tmp_path / "run" / "samples.jsonl")}
+    assert samples["s0r1"]["truncated"] and samples["s0r1"]["finish_reason"] == "length"
+    assert samples["s1r0"]["timing"]["attempts"] == 2 and samples["s1r0"]["timing"]["retries"][0]["status"] == 429
+    # the round after a no-code reply shows that reply and says what was wrong
+    msgs = srv.log[1]["body"]["messages"]
+    assert "will not show code" in msgs[2]["content"] and "no complete ```python code block" in msgs[3]["content"]
+    o = summary["overall"]
+    assert (o["pass_at_1"], o["pass_at_k"], o["solved"]) == (0.0, 1.0, 1)
+    assert o["failure_classes"] == {"no_code": 1, "truncated": 1}
+    assert o["responses"] == 3 and gen.http_attempts == 4
+    assert o["tokens"]["input_tokens"] == _served_totals(srv.served)["prompt"]
+
+
+def test_auth_error_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    srv = ScriptedServer({"vllm::rms_norm": [[["401"]]], "vllm::topk_softmax": [[["401"]]]})
+    port = srv.start()
+    try:
+        cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", source="vllm",
+                             ops=["vllm::rms_norm", "vllm::topk_softmax"], k=1, concurrency=1)
+        with pytest.raises(LLMAuthError, match="401"):
+            _run(cfg, tmp_path / "run")
+    finally:
+        srv.stop()
+    assert len(srv.log) == 1  # the run stopped at the first refusal
+    assert not (tmp_path / "run" / "samples.jsonl").exists() or not _lines(tmp_path / "run" / "samples.jsonl")
+    _no_secret_on_disk(tmp_path / "run", "sk-wrong")
+
+
+# -- Anthropic Messages ---------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_anthropic_messages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = f"sk-ant-test-{uuid.uuid4().hex}"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
+    srv = ScriptedServer({"vllm::rms_norm": [[["truncated"], ["429", "wrong"], ["correct"]], [["correct"]]]})
+    port = srv.start()
+    try:
+        cfg = GenerateConfig(model="anthropic/claude-scripted", base_url=f"http://127.0.0.1:{port}/v1",
+                             ops=["vllm::rms_norm"], k=2, rounds=3, reflection=True, max_tokens=1000)
+        gen, summary = _run(cfg, tmp_path / "run")
+        assert [(r["path"], r["sample"], r["round"], r["kind"]) for r in srv.log] == [
+            ("/v1/messages", 0, 0, "truncated"), ("/v1/messages", 0, 1, "429"), ("/v1/messages", 0, 1, "wrong"),
+            ("/v1/messages", 0, 2, "correct")]
+        body = srv.log[-1]["body"]
+        assert "expert GPU kernel engineer" in body["system"] and body["max_tokens"] == 1000
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+        assert "mean_abs" in body["messages"][1]["content"] and "wrong_result" in body["messages"][2]["content"]
+        # the SDK sends the key as x-api-key (or, in recent versions, as a bearer token)
+        assert all(secret in (r["headers"].get("x-api-key"), r["headers"].get("authorization", "")[7:])
+                   for r in srv.log)
+        recs = _lines(tmp_path / "run" / "results.jsonl")
+        assert [(r["label"], r["failure_class"]) for r in recs] == [("s0r0", "truncated"), ("s0r1", "wrong_result"),
+                                                                    ("s0r2", None)]
+        samples = _lines(tmp_path / "run" / "samples.jsonl")
+        assert samples[0]["finish_reason"] == "max_tokens" and samples[0]["truncated"]
+        assert samples[0]["usage"]["raw"]["cache_read_input_tokens"] == 128
+        served = _served_totals(srv.served)
+        tk = summary["overall"]["tokens"]
+        assert tk["input_tokens"] == served["prompt"]  # input + cache reads + cache writes
+        assert tk["cached_input_tokens"] == served["cached"]
+        assert tk["cache_write_tokens"] == served["cache_write"]
+        assert tk["output_tokens"] == served["completion"]
+        assert tk["reasoning_tokens"] is None
+        o = summary["overall"]
+        assert (o["pass_at_1"], o["pass_at_k"]) == (1.0, 1.0)
+        assert summary["operators"]["vllm::rms_norm"]["solved_by"] == "s0r2"
+        # resume: no request
+        n = len(srv.log)
+        gen2, summary2 = _run(cfg, tmp_path / "run")
+        assert len(srv.log) == n and gen2.requests_made == 0
+        assert summary2["overall"]["tokens"] == tk
+        _no_secret_on_disk(tmp_path / "run", secret)
+    finally:
+        srv.stop()
+
+
+# -- the done-when command --------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelgenbench.cli import app
+
+    secret = f"sk-kgb-cli-{uuid.uuid4().hex}"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    monkeypatch.setenv("COLUMNS", "160")
+    srv = ScriptedServer(DEMO)
+    port = srv.start()
+    out = tmp_path / "run"
+    args = ["generate", "--model", "openai/scripted", "--base-url", f"http://127.0.0.1:{port}/v1", "--source", "vllm",
+            "--k", "3", "--rounds", "2", "--reflection", "--platform", "interpreter", "--out", str(out),
+            "--backoff", "0.01"]
+    try:
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 0, res.output
+        n = len(srv.log)
+        again = CliRunner().invoke(app, args)
+        assert again.exit_code == 0, again.output
+        assert len(srv.log) == n
+    finally:
+        srv.stop()
+    assert "33.3%" in res.output and "66.7%" in res.output and "Pass@3" in res.output
+    s = json.loads((out / "summary.json").read_text())
+    o = s["overall"]
+    assert (o["operators"], o["solved"]) == (3, 2)
+    assert o["pass_at_1"] == pytest.approx(1 / 3) and o["pass_at_k"] == pytest.approx(2 / 3)
+    assert {k: v["solved_by"] for k, v in s["operators"].items()} == {
+        "vllm::fused_add_rms_norm": "s1r0", "vllm::rms_norm": "s0r1", "vllm::topk_softmax": None}
+    assert o["tokens"]["total"] == sum(x["usage"]["prompt"] + x["usage"]["completion"] for x in srv.served)
+    assert o["responses"] == 11
+    _no_secret_on_disk(out, secret)

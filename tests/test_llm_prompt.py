@@ -1,0 +1,138 @@
+"""Prompts built from the spec (issue 4, item 1).
+
+Snapshot tests pin the prompt of one operator per source (and the GPU variant of the ATen one) in
+``tests/snapshots/``. After an intended change to the templates or the spec, regenerate them with
+
+    KGB_UPDATE_SNAPSHOTS=1 .venv/bin/python -m pytest -q tests/test_llm_prompt.py
+
+and review the diff (``git diff tests/snapshots``) before committing.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kernelgenbench.cli import app
+from kernelgenbench.llm.prompt import build_prompt, environment, reflection_message
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.suite.registry import all_operators, get_operator
+from kernelgenbench.verify.static_scan import RULES, scan_source
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+PINNED = [("aten::add", "interpreter"), ("vllm::rms_norm", "interpreter"), ("cublas::cublasSgemm_v2", "interpreter"),
+          ("aten::add", "cuda")]
+
+
+def _snapshot_name(op_id: str, platform: str) -> str:
+    return f"prompt__{op_id.replace('::', '__')}__{platform}.txt"
+
+
+@pytest.mark.parametrize("op_id,platform", PINNED, ids=[f"{o}-{p}" for o, p in PINNED])
+def test_prompt_snapshot(op_id: str, platform: str) -> None:
+    text = build_prompt(get_operator(op_id), PROFILES[platform]).text()
+    path = SNAPSHOTS / _snapshot_name(op_id, platform)
+    if os.environ.get("KGB_UPDATE_SNAPSHOTS") == "1":
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text)
+    assert path.exists(), f"missing snapshot {path}; run with KGB_UPDATE_SNAPSHOTS=1 to create it"
+    assert text == path.read_text(), (f"the prompt of {op_id} on {platform} changed; if intended, regenerate with "
+                                      f"KGB_UPDATE_SNAPSHOTS=1 (see this module's docstring)")
+
+
+def _heldout_only_values(op) -> list[str]:
+    """Texts of held-out parameter values that the smoke and full grids never use."""
+    shown = {repr(v) for tier in ("smoke", "full") for p in op.grid(tier) for v in p.values()}
+    out = []
+    for p in op.grid("heldout"):
+        for k, v in p.items():
+            if repr(v) in shown or isinstance(v, bool) or v is None:
+                continue
+            if isinstance(v, (list, tuple)):
+                out.append("[" + ", ".join(str(x) for x in v) + "]")
+            elif isinstance(v, (int, float)) and abs(v) >= 100:
+                out.append(f"{k}={v!r}")
+    return out
+
+
+@pytest.mark.parametrize("op", all_operators(), ids=lambda o: o.id)
+def test_prompt_complete_and_no_heldout(op) -> None:
+    for platform in ("interpreter", "cuda"):
+        for mode in ("sampling", "agent"):
+            p = build_prompt(op, PROFILES[platform], mode)
+            u = p.user
+            # the interface, every wrapper or every parameter
+            if op.interface.function is None:
+                for w in op.interface.wrappers:
+                    assert f"`{w.name}`" in u and w.schema in u
+            else:
+                assert f"def {op.interface.function}(" in u
+                for name in op.interface.params:
+                    assert f"`{name}`" in u
+            assert op.semantics in u
+            for desc in (d for r, d in RULES.items() if r != "syntax"):
+                assert desc in u
+            assert "Ghost replay" in u and "Dispatch trace" in u
+            assert op.filename in u
+            # held-out values never appear; nor the reference implementation
+            for text in _heldout_only_values(op):
+                assert text not in u, f"{op.id}: held-out value {text} in the {platform}/{mode} prompt"
+            for p_ in op.grid("heldout"):
+                assert ", ".join(f"{k}={v}" for k, v in p_.items()) not in u
+            assert "_native" not in u and "def _ref" not in u
+            if mode == "sampling":
+                assert "```python code block" in u
+            else:
+                assert "Write the whole module" in u
+
+
+def test_platform_sections_differ() -> None:
+    op = get_operator("aten::add")
+    interp = build_prompt(op, PROFILES["interpreter"]).user
+    cuda = build_prompt(op, PROFILES["cuda"]).user
+    assert "TRITON_INTERPRET=1" in interp and "bfloat16 cannot be judged" in interp
+    assert "first config" in interp  # autotune on the interpreter
+    assert '"CUDA")' in cuda and "bfloat16 cannot be judged" not in cuda
+    assert "Speed is measured" in cuda
+
+
+@pytest.mark.parametrize("name", ["example_function.j2", "example_aten.j2"])
+def test_worked_examples_pass_the_static_scan(name: str) -> None:
+    src = environment().get_template(name).render()
+    assert scan_source(src) == []
+    compile(src, name, "exec")
+
+
+def test_reflection_withholds_heldout() -> None:
+    op = get_operator("vllm::rms_norm")
+    f = {"failure_class": "wrong_result", "meaning": "values", "case_id": "heldout/1",
+         "case": {"shape": [16, 32, 128]}, "message": "got 1.0 expected 2.0 at shape [16, 32, 128]"}
+    held = reflection_message(op, "heldout", f, 1)
+    assert "[16, 32, 128]" not in held and "withheld" in held
+    smoke = reflection_message(op, "smoke", {**f, "case_id": "smoke/1"}, 1)
+    assert "smoke/1" in smoke and "got 1.0 expected 2.0" in smoke and "wrong_result" in smoke
+    nocode = reflection_message(op, "smoke", {"failure_class": "no_code"}, 1)
+    assert "no complete ```python code block" in nocode
+
+
+def test_kgb_prompt_command() -> None:
+    res = CliRunner().invoke(app, ["prompt", "vllm::rms_norm", "--platform", "interpreter"])
+    assert res.exit_code == 0, res.output
+    assert res.output == build_prompt(get_operator("vllm::rms_norm"), PROFILES["interpreter"]).text()
+    res = CliRunner().invoke(app, ["prompt", "cublas::cublasSaxpy_v2", "--platform", "cuda", "--mode", "agent"])
+    assert res.exit_code == 0 and "kgb eval . --op cublas::cublasSaxpy_v2" in res.output
+    res = CliRunner().invoke(app, ["prompt", "nope::nothing"])
+    assert res.exit_code != 0
+    res = CliRunner().invoke(app, ["prompt", "vllm::rms_norm", "--mode", "chat"])
+    assert res.exit_code != 0
+
+
+def test_prompt_hash_is_stable() -> None:
+    op = get_operator("vllm::rms_norm")
+    a = build_prompt(op, PROFILES["interpreter"])
+    b = build_prompt(op, PROFILES["interpreter"])
+    assert a.hash == b.hash and re.fullmatch(r"[0-9a-f]{64}", a.hash)
+    assert a.hash != build_prompt(op, PROFILES["cuda"]).hash
