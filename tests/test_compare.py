@@ -86,3 +86,8 @@ def test_unchanged_inputs() -> None:
     y = x.clone()
     y[3] += 1
     assert "modified" in unchanged(x, y, "arg.1").message
+
+
+def test_constant_output_is_fine_when_the_reference_is_constant_within_rounding() -> None:
+    e = torch.tensor([0.25, 0.25 + 1e-9, 0.25 - 1e-9], dtype=torch.float64).float()
+    assert compare_values(torch.full((3,), 0.25), e, Tolerance()).ok

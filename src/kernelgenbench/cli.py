@@ -231,6 +231,14 @@ def eval_cmd(
     console.print(_ops_table(latest, plat.timing))
     console.print(_summary_table(summary, f"summary · tier {tier} · {plat.name} · {wall:.1f} s "
                                           f"({len(written)} jobs run, {len(latest) - len(written)} resumed)"))
+    tb = summary.get("time_s") or {}
+    if tb.get("jobs_wall_s"):
+        busy = tb.get("candidate_s", 0.0) + tb.get("timing_s", 0.0)
+        console.print(f"[dim]job time {tb['jobs_wall_s']:.1f} s: candidate calls {tb.get('candidate_s', 0):.1f} s, "
+                      f"timing {tb.get('timing_s', 0):.1f} s, harness overhead {tb['jobs_wall_s'] - busy:.1f} s "
+                      f"(import/compile {tb.get('import_s', 0):.1f}, inputs+references {tb.get('reference_s', 0):.1f}, "
+                      f"transfer {tb.get('save_s', 0) + tb.get('load_s', 0):.1f}, judging {tb.get('judge_s', 0):.1f}, "
+                      f"ghost {tb.get('ghost_s', 0):.1f})[/dim]")
     if not plat.timing:
         console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
     console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")

@@ -75,10 +75,25 @@ def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def time_breakdown(records: list[dict[str, Any]]) -> dict[str, float]:
+    """Seconds summed over jobs, per phase (the records' ``time_s``), plus ``jobs_wall_s``.
+
+    ``candidate_s`` is the time the sandbox spent inside candidate calls during correctness cases
+    and ``timing_s`` the timing commands; everything else is harness overhead (scan, import and
+    compile, input building and references, serialisation, judging, ghost replay, profiling).
+    """
+    out: dict[str, float] = {}
+    for r in records:
+        for k, v in (r.get("time_s") or {}).items():
+            out[k] = out.get(k, 0.0) + float(v)
+        out["jobs_wall_s"] = out.get("jobs_wall_s", 0.0) + float(r.get("wall_s") or 0.0)
+    return {k: round(v, 2) for k, v in out.items()}
+
+
 def summarize(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Per-source and overall summaries of the latest record of every job."""
     recs = latest_records(records)
-    out: dict[str, Any] = {"by_source": {}, "overall": group_summary(recs)}
+    out: dict[str, Any] = {"by_source": {}, "overall": group_summary(recs), "time_s": time_breakdown(recs)}
     for src in ("aten", "vllm", "cublas"):
         group = [r for r in recs if r.get("source") == src]
         if group:

@@ -123,11 +123,11 @@ def _trivial(expected: list[Expected], before: Call) -> bool:
     for e in vals:
         slot = e.slot.split(".", 1)[1]
         t = before.get(int(slot) if slot.isdigit() else slot)
-        old = storage_view(t).to("cpu")
-        new = e.value.to("cpu")
+        old = storage_view(t)
+        new = e.value.to(old.device)
         if old.numel() != new.numel():
             return False
-        r = e.region.to("cpu")
+        r = e.region.to(old.device)
         a, b = old[r], new[r]
         if a.is_floating_point():
             if not bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all()):
@@ -160,6 +160,10 @@ class Verifier:
                    else workdir / "io")
         self.record: dict[str, Any] = {}
         self.cases: list[dict[str, Any]] = []
+        #: where the job's wall time goes (seconds), written into the record as ``time_s``
+        self.times: dict[str, float] = {k: 0.0 for k in (
+            "l1_s", "import_s", "reference_s", "save_s", "child_case_s", "candidate_s", "load_s", "judge_s",
+            "ghost_s", "profile_s", "timing_s")}
 
     # -- record -----------------------------------------------------------------------------------
     def _base_record(self) -> dict[str, Any]:
@@ -221,6 +225,7 @@ class Verifier:
                 self.record["status"] = "passed"
         self.record["finished_at"] = time.time()
         self.record["wall_s"] = round(self.record["finished_at"] - t0, 3)
+        self.record["time_s"] = {k: round(v, 3) for k, v in self.times.items()}
         if not self.settings.keep_workdir:
             shutil.rmtree(self.io, ignore_errors=True)
         return self.record
@@ -230,8 +235,10 @@ class Verifier:
         if sub is None or not sub.is_file():
             raise JobFailed("missing", f"no submission file {self.op.filename} for {self.op.id}")
         # L1 -----------------------------------------------------------------------------------
+        t_l1 = time.perf_counter()
         findings = scan_file(sub, own_ops=frozenset(getattr(self.op, "own_ops", frozenset())),
                              allow_copies=getattr(self.op, "allow_copies", True))
+        self.times["l1_s"] += time.perf_counter() - t_l1
         self.record["anti_hack"]["L1"] = {"ok": not findings,
                                           "findings": [f.message for f in findings[:20]]}
         if findings:
@@ -246,13 +253,15 @@ class Verifier:
         self.io.mkdir(parents=True, exist_ok=True)
         log = self.workdir / "child.log"
         self.record["log"] = str(log)
+        t_imp = time.perf_counter()
         self._start_child()
+        self.times["import_s"] += time.perf_counter() - t_imp
         cases = self.op.cases(self.spec.tier)
         if not cases:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
         traces: dict[str, int] = {}
         launches_total = 0
-        ghost_pool: list[Case] = []
+        ghost_pool: list[tuple[int, Case]] = []
         first_case_for_profile: Case | None = None
         for case in cases:
             entry = {"id": case.id, "params": case.params, "status": "pending"}
@@ -269,7 +278,7 @@ class Verifier:
                 traces[k] = traces.get(k, 0) + v
             launches_total += len(res["launches"])
             if res["launches"] and not res["trivial"]:
-                ghost_pool.append(case)
+                ghost_pool.append((res["bytes"], case))
                 if first_case_for_profile is None:
                     first_case_for_profile = case
         self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
@@ -278,17 +287,23 @@ class Verifier:
         if self.record["failure_class"] is not None:
             return
         # L2 ghost replay ---------------------------------------------------------------------------
+        t_g = time.perf_counter()
         self._ghost(ghost_pool)
+        self.times["ghost_s"] += time.perf_counter() - t_g
         if self.record["failure_class"] is not None:
             return
         # L3 kernel list (CUDA) -----------------------------------------------------------------------
         if self.platform.profiler and first_case_for_profile is not None:
+            t_p = time.perf_counter()
             self._kernel_list(first_case_for_profile)
+            self.times["profile_s"] += time.perf_counter() - t_p
             if self.record["failure_class"] is not None:
                 return
         # Timing ------------------------------------------------------------------------------------
         if self.platform.timing:
+            t_t = time.perf_counter()
             self._timing(cases)
+            self.times["timing_s"] += time.perf_counter() - t_t
         else:
             self.record["timing"] = {"applicable": False,
                                      "reason": f"timing is not reported on the {self.platform.name} platform"}
@@ -336,13 +351,19 @@ class Verifier:
         return JobFailed(cls, text + (f"\nlast output:\n{tail}" if tail else ""), case)
 
     # -- one case -----------------------------------------------------------------------------------
-    def _prepare(self, case: Case) -> tuple[Call, Call, list[Expected], Path]:
+    def _prepare(self, case: Case, reference: bool = True) -> tuple[Call, Call | None, list[Expected], Path]:
+        """Build a case's inputs (seeded, so every call builds the same ones), save them for the
+        child, and (unless only timing needs them) keep a pristine copy and compute the reference."""
+        t0 = time.perf_counter()
         gen = generator(self.device, case.seed)
         call = self.op.build(case.params, self.device, gen)
-        before = call.clone()
-        expected = self.op.reference(case.params, call.clone())
+        before = call.clone() if reference else None
+        expected = self.op.reference(case.params, call.clone()) if reference else []
+        self.times["reference_s"] += time.perf_counter() - t0
+        t1 = time.perf_counter()
         inp = self.io / f"{case.tier}-{case.index}.in.pt"
         torch.save({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}, inp)
+        self.times["save_s"] += time.perf_counter() - t1
         return call, before, expected, inp
 
     def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool) -> dict[str, Any] | None:
@@ -368,6 +389,9 @@ class Verifier:
                 entry.update(status="failed", message=str(jf))
             raise jf from None
         wall = time.perf_counter() - t0
+        if not ghost:
+            self.times["child_case_s"] += wall
+            self.times["candidate_s"] += float(msg.get("wall_s") or 0.0)
         if msg.get("event") == "harness_error":
             err = msg.get("error") or {}
             raise JobFailed("platform", f"case {case.id}: the sandbox could not run the case: {err.get('type')}: "
@@ -377,16 +401,22 @@ class Verifier:
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced during case {case.id}: "
                                                f"{msg['timers_tampered']}", case)
-        out = torch.load(out_path, map_location="cpu", weights_only=True)
+        t_load = time.perf_counter()
+        out = torch.load(out_path, map_location=self.device, weights_only=True)
+        self.times["load_s"] += time.perf_counter() - t_load
         if not isinstance(out, dict):
             raise JobFailed("wrong_result", f"case {case.id}: the sandbox returned no outputs", case)
         if ghost:
             return self._judge_ghost(case, out, expected)
         evidence = {"trace": msg.get("trace") or {}, "launches": msg.get("launches") or [],
-                    "trivial": _trivial(expected, before)}
+                    "trivial": _trivial(expected, before),
+                    "bytes": sum(t.numel() * t.element_size() for t in
+                                 (before.get(s) for s in before.tensor_slots()))}
         entry.update(launches=len(evidence["launches"]), wall_s=round(wall, 4),
                      kernels=sorted(set(evidence["launches"]))[:8])
+        t_j = time.perf_counter()
         verdict = self._judge(case, msg, out, expected, before, entry)
+        self.times["judge_s"] += time.perf_counter() - t_j
         if verdict is not None:
             cls, message = verdict
             entry.update(status="failed", failure_class=cls, message=message)
@@ -449,14 +479,18 @@ class Verifier:
                 break
         return {"ghost_passed": passed}
 
-    def _ghost(self, pool: list[Case]) -> None:
+    def _ghost(self, sized: list[tuple[int, Case]]) -> None:
+        """L2: replay cases with Triton launches turned into no-ops. Every case when there are at most
+        ``ghost_cases``; else the first case and the smallest others (the check does not depend on
+        size, so the cheapest cases are replayed)."""
         if self.op.nothing_to_compute:
             self.record["anti_hack"]["L2"] = {"ok": True, "checked": 0, "note": "nothing to compute: exempt"}
             return
         n = self.settings.ghost_cases
+        pool = [c for _, c in sized]
         if len(pool) > n:
-            step = len(pool) / n
-            pool = [pool[int(i * step)] for i in range(n)]
+            rest = sorted(sized[1:], key=lambda bc: (bc[0], bc[1].index))[: n - 1]
+            pool = [sized[0][1]] + sorted((c for _, c in rest), key=lambda c: c.index)
         still = []
         for case in pool:
             res = self._run_case(case, {}, ghost=True)
@@ -473,7 +507,7 @@ class Verifier:
     # -- L3 kernel list ------------------------------------------------------------------------------
     def _kernel_list(self, case: Case) -> None:
         assert self.child is not None
-        _, _, _, inp = self._prepare(case)
+        _, _, _, inp = self._prepare(case, reference=False)
         out_path = self.io / f"{case.tier}-{case.index}.prof.pt"
         try:
             self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "profile": True})
@@ -536,7 +570,7 @@ class Verifier:
 
     def _time_one(self, case: Case) -> dict[str, Any]:
         """Time one case in the child; judge the integrity of what it reports."""
-        _, _, _, inp = self._prepare(case)
+        _, _, _, inp = self._prepare(case, reference=False)
         t0 = time.perf_counter()
         try:
             assert self.child is not None
