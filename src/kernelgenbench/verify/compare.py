@@ -181,7 +181,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     # than rounding (10 x rtol relative to the constant), even if every element is within atol.
     ev = e64[ok]
     av = a64[ok]
-    if ev.numel() > 1 and not bool((av != av[0]).any()):
+    if ev.numel() > 1 and bool((ev != ev[0]).any()) and not bool((av != av[0]).any()):
         c = av[0]
         spread = (ev - c).abs() / torch.maximum(ev.abs(), c.abs()).clamp_min(1e-30)
         if bool((spread > 10 * max(rtol, 1e-7)).any()):
