@@ -442,8 +442,8 @@ class Verifier:
         if not msg.get("wrapper_calls"):
             return "not_exercised", ("the candidate was never called: the native op answered the public call "
                                      "(is the wrapper for the reached overload defined?)")
-        if not msg.get("launches") and not self.op.nothing_to_compute and not _all_outputs_empty(expected) \
-                and not _trivial(expected, before):
+        if not msg.get("launches") and before.needs_launch and not self.op.nothing_to_compute \
+                and not _all_outputs_empty(expected) and not _trivial(expected, before):
             return "not_exercised", "no Triton kernel was launched for this case"
         worst = SlotResult(True)
         for exp in expected:

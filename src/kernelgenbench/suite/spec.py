@@ -234,7 +234,10 @@ class Call:
         unchanged: positions/names of tensor arguments that must be bit-identical after the call.
             By default every tensor argument that is not written.
         api: for ATen cases, the public PyTorch API the case drives (a key of
-            ``suite.aten.family.PUBLIC_API``); None for vLLM and cuBLAS.
+            ``suite.aten.family.PUBLIC_API``, a ``torch.ops.aten`` overload, or
+            ``"wrapper:<name>"`` for a direct call); None for vLLM and cuBLAS.
+        needs_launch: the case must launch a Triton kernel (False for Python-scalar overloads and
+            operators with nothing to compute).
     """
 
     args: list[Any]
@@ -242,6 +245,7 @@ class Call:
     written: tuple[int | str, ...] = ()
     unchanged: tuple[int | str, ...] | None = None
     api: str | None = None
+    needs_launch: bool = True
 
     def get(self, slot: int | str) -> Any:
         return self.args[slot] if isinstance(slot, int) else self.kwargs[slot]
@@ -258,7 +262,8 @@ class Call:
 
     def clone(self) -> "Call":
         """A deep copy whose tensors keep their strides, storage offsets and whole storages."""
-        return Call(clone_tree(self.args), clone_tree(self.kwargs), self.written, self.unchanged, self.api)
+        return Call(clone_tree(self.args), clone_tree(self.kwargs), self.written, self.unchanged, self.api,
+                    self.needs_launch)
 
 
 @dataclass

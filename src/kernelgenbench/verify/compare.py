@@ -202,6 +202,10 @@ def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
         if actual is not None:
             return SlotResult(False, f"{exp.slot}: expected None, got {type(actual).__name__}")
         return SlotResult(True)
+    if exp.value.dim() == 0 and exp.region is None and isinstance(actual, (bool, int, float, complex)) \
+            and not isinstance(actual, torch.Tensor) and not exp.check_dtype:
+        # A Python-scalar return (JIT-only scalar overloads): compared as a 0-d tensor.
+        actual = torch.tensor(actual, dtype=exp.value.dtype, device=exp.value.device)
     if not isinstance(actual, torch.Tensor):
         return SlotResult(False, f"{exp.slot}: expected a tensor, got {type(actual).__name__}")
     if exp.check_dtype and actual.dtype != exp.value.dtype:

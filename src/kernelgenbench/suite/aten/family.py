@@ -35,6 +35,10 @@ PUBLIC_API: dict[str, Callable[..., Any]] = {
 }
 
 
+#: ``call.api`` prefix for cases that call a wrapper directly: ``"wrapper:acosh_int"``.
+DIRECT = "wrapper:"
+
+
 def resolve_api(name: str) -> Callable[..., Any]:
     """The callable a case drives.
 
@@ -154,6 +158,10 @@ class AtenOperator(Operator):
         return AtenImpl(module, self, platform)
 
     def invoke(self, impl: AtenImpl, call: Call, platform: Any) -> Any:
+        if str(call.api).startswith(DIRECT):
+            # A wrapper called as a plain Python function (JIT-only scalar overloads, aten.md §6b.5;
+            # CompositeImplicit ops on the interpreter): no dispatcher involved.
+            return impl.by_name[str(call.api)[len(DIRECT):]](*call.args, **call.kwargs)
         api = resolve_api(str(call.api))
         if platform.dispatch_key is None:
             with InterceptMode(impl.fns):
@@ -161,6 +169,8 @@ class AtenOperator(Operator):
         return api(*call.args, **call.kwargs)
 
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
+        if str(call.api).startswith(DIRECT):
+            raise ValueError(f"{self.id}: direct wrapper calls ({call.api}) have no timed baseline")
         api = resolve_api(str(call.api))
         return (lambda c: api(*c.args, **c.kwargs)), f"ATen {call.api} (native, same device)"
 
