@@ -250,7 +250,7 @@ class Child:
 
 def _sanitize(ret: Any, torch: Any) -> Any:
     """Keep what the verifier can load safely: tensors, numbers, None, and lists/tuples of them."""
-    if ret is None or isinstance(ret, (bool, int, float, torch.Tensor)):
+    if ret is None or isinstance(ret, (bool, int, float, complex, torch.Tensor)):
         return ret
     if isinstance(ret, (list, tuple)):
         return type(ret)(_sanitize(r, torch) for r in ret) if isinstance(ret, list) else tuple(
