@@ -252,9 +252,19 @@ def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None
 
     if not (run_dir / "results.jsonl").exists():
         raise typer.BadParameter(f"{run_dir} has no results.jsonl")
+    config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
+    plat = config.get("platform", "")
+    if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():
+        # An LLM run: records are per sample; its summary scores operators (pass@k, tokens).
+        from .llm.commands import operators_table, summary_table, tokens_table
+
+        gs = json.loads((run_dir / "summary.json").read_text())
+        console.print(operators_table(gs, plat != "interpreter"))
+        console.print(tokens_table(gs))
+        console.print(summary_table(gs, int(config.get("k", 1)), f"summary · {run_dir.name}"))
+        return
     records = RunDir.open(run_dir).records()
     s = summarize(records)
-    plat = json.loads((run_dir / "config.json").read_text()).get("platform", "") if (run_dir / "config.json").exists() else ""
     console.print(_ops_table(latest_records(records), plat != "interpreter"))
     console.print(_summary_table(s, f"summary · {run_dir.name}"))
 
