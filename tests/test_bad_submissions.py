@@ -37,6 +37,12 @@ EXPECTED = {
     "ghost": "ghost",
     "no_launch": "not_exercised",
     "static_scan": "static_scan",
+    # red-team regressions
+    "escape_sys": "static_scan",      # torch.sys.modules -> the hooks' state (module reached through a re-export)
+    "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
+    "default_cache": "static_scan",   # a mutable default argument as a cross-call cache
+    "ghost_detect": "profile",        # detects ghost replay, computes on the host with item()/fill_
+    "meta_return": "wrong_result",    # returns a meta tensor: the submission's fault, not the platform's
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
@@ -49,9 +55,21 @@ def _cases():
             yield pytest.param(path, rest.replace("__", "::", 1), EXPECTED[what], id=what)
 
 
+#: Fixtures that compute on the host through allowed ops, element by element: with the L3 budgets of
+#: host reads and copies in force they fail as ``profile``; with the budgets lifted, the later checks
+#: (L2 ghost replay, proof of launch) must still catch them with their own class.
+BUDGET_CAUGHT = {"ghost", "no_launch"}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path,op_id,expected", list(_cases()))
-def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str) -> None:
+def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    if path.stem.split("__", 1)[0] in BUDGET_CAUGHT:
+        from kernelgenbench.verify import profile
+
+        monkeypatch.setattr(profile, "ITEM_BUDGET", 10 ** 6)
+        monkeypatch.setattr(profile, "FILL_COPY_BUDGET", 10 ** 6)
     op = get_operator(op_id)
     sub = tmp_path / "sub" / op.filename
     sub.parent.mkdir()
@@ -66,6 +84,18 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in
         assert rec["first_failure"]["case_id"] is not None, rec["first_failure"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", sorted(BUDGET_CAUGHT))
+def test_host_compute_through_allowed_ops_is_caught_by_l3_budgets(tmp_path: Path, what: str) -> None:
+    path = next(BAD.glob(f"{what}__*.py"))
+    op = get_operator(path.stem.split("__", 1)[1].replace("__", "::", 1))
+    sub = tmp_path / op.filename
+    shutil.copy(path, sub)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   Settings()).run()
+    assert rec["failure_class"] == "profile" and "host" in rec["first_failure"]["message"], rec["first_failure"]
 
 
 def test_every_class_is_covered() -> None:

@@ -402,7 +402,11 @@ class Verifier:
             raise JobFailed("timer_tampering", f"timer functions replaced during case {case.id}: "
                                                f"{msg['timers_tampered']}", case)
         t_load = time.perf_counter()
-        out = torch.load(out_path, map_location=self.device, weights_only=True)
+        try:
+            out = torch.load(out_path, map_location=self.device, weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - what the candidate returned cannot even be loaded
+            raise JobFailed("wrong_result", f"case {case.id}: the candidate's outputs could not be loaded "
+                                            f"({type(exc).__name__}: {str(exc)[:300]})", case) from None
         self.times["load_s"] += time.perf_counter() - t_load
         if not isinstance(out, dict):
             raise JobFailed("wrong_result", f"case {case.id}: the sandbox returned no outputs", case)
@@ -415,7 +419,11 @@ class Verifier:
         entry.update(launches=len(evidence["launches"]), wall_s=round(wall, 4),
                      kernels=sorted(set(evidence["launches"]))[:8])
         t_j = time.perf_counter()
-        verdict = self._judge(case, msg, out, expected, before, entry)
+        try:
+            verdict = self._judge(case, msg, out, expected, before, entry)
+        except Exception as exc:  # noqa: BLE001 - malformed outputs (meta tensors, odd types) are wrong
+            verdict = ("wrong_result", f"the candidate's outputs could not be compared with the reference "
+                                       f"({type(exc).__name__}: {str(exc)[:300]})")
         self.times["judge_s"] += time.perf_counter() - t_j
         if verdict is not None:
             cls, message = verdict
@@ -474,7 +482,11 @@ class Verifier:
         for exp in expected:
             if exp.value is None:
                 continue
-            if not compare_slot(exp, _resolve(exp.slot, out), self.platform.tolerance_scale).ok:
+            try:
+                ok = compare_slot(exp, _resolve(exp.slot, out), self.platform.tolerance_scale).ok
+            except Exception:  # noqa: BLE001 - uncomparable output: it did not pass
+                ok = False
+            if not ok:
                 passed = False
                 break
         return {"ghost_passed": passed}

@@ -62,30 +62,50 @@ def _kernel_name(fn: Any) -> str:
     return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
 
 
+def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
+    names = list(getattr(fn, "arg_names", []) or [])
+    meta = dict(zip(names, args))
+    meta.update({k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
+    return meta
+
+
 def install_launch_hooks() -> None:
-    """Wrap Triton's launch entry points for accounting and ghost replay (idempotent)."""
+    """Wrap Triton's launch entry points for accounting and ghost replay (idempotent).
+
+    Everything the candidate's Python runs stays traced, including the launch grid callable,
+    ``@triton.heuristics`` functions and autotune hooks; only the interpreter's own execution of a
+    kernel (copying arguments to and from the host) and Triton's autotune benchmarking are left out
+    of the trace. In ghost mode the grid is still evaluated, then the launch is skipped.
+    """
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
 
-    classes: list[type] = [jit.JITFunction]
+    classes: list[tuple[type, bool]] = [(jit.JITFunction, False)]
     try:
         from triton.runtime.interpreter import InterpretedFunction
 
-        classes.append(InterpretedFunction)
+        classes.append((InterpretedFunction, True))
     except ImportError:  # pragma: no cover - older Triton
         pass
 
-    for cls in classes:
+    for cls, interpreted in classes:
         if getattr(cls.run, "_kgb_hooked", False):
             continue
         orig = cls.run
 
-        def run(self, *args, _orig=orig, **kwargs):
+        def run(self, *args, _orig=orig, _interp=interpreted, **kwargs):
             if kwargs.get("warmup"):
                 return _orig(self, *args, **kwargs)
             STATE.launches.append(_kernel_name(self))
+            grid = kwargs.get("grid")
             if STATE.ghost:
+                if callable(grid):
+                    grid(_meta(self, args, kwargs))
                 return None
+            if not _interp:
+                return _orig(self, *args, **kwargs)
+            if callable(grid):  # evaluated here, traced, as the candidate's own code
+                kwargs["grid"] = tuple(grid(_meta(self, args, kwargs)))
             STATE.inside_launch += 1
             try:
                 return _orig(self, *args, **kwargs)
@@ -95,22 +115,19 @@ def install_launch_hooks() -> None:
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
 
-    # Autotuner and Heuristics wrap JITFunction: their own tensor work (reset_to_zero, restore
-    # values, benchmarking) is Triton's, not the candidate's.
-    for cls in (autotuner.Autotuner, autotuner.Heuristics):
-        if getattr(cls.run, "_kgb_hooked", False):
-            continue
-        orig = cls.run
+    # Triton's own autotune benchmarking (timing loops, cache flushes) is not the candidate's work.
+    if not getattr(autotuner.Autotuner._bench, "_kgb_suspended", False):
+        orig_bench = autotuner.Autotuner._bench
 
-        def run(self, *args, _orig=orig, **kwargs):
+        def _bench(self, *args, _orig=orig_bench, **kwargs):
             STATE.inside_launch += 1
             try:
                 return _orig(self, *args, **kwargs)
             finally:
                 STATE.inside_launch -= 1
 
-        run._kgb_hooked = True  # type: ignore[attr-defined]
-        cls.run = run
+        _bench._kgb_suspended = True  # type: ignore[attr-defined]
+        autotuner.Autotuner._bench = _bench
 
 
 def install_interpreter_patches() -> None:

@@ -9,11 +9,12 @@ from .spec import SOURCES, Operator
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Operator]:
     from .aten.ops import OPERATORS as ATEN
+    from .aten.pointwise import OPERATORS as ATEN_POINTWISE
     from .cublas.ops import OPERATORS as CUBLAS
     from .vllm.ops import OPERATORS as VLLM
 
     ops: dict[str, Operator] = {}
-    for op in [*ATEN, *VLLM, *CUBLAS]:
+    for op in [*ATEN, *ATEN_POINTWISE, *VLLM, *CUBLAS]:
         if op.id in ops:
             raise RuntimeError(f"operator {op.id} is defined twice")
         ops[op.id] = op

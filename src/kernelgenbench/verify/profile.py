@@ -13,7 +13,7 @@ from dataclasses import dataclass
 #: metadata, and same-dtype copies (DESIGN.md "Allowed: allocation, views, metadata, .contiguous()").
 ALLOC = {"empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "zeros", "zeros_like",
          "ones", "ones_like", "full", "full_like", "new_zeros", "new_ones", "new_full", "fill_", "zero_",
-         "resize_", "arange", "scalar_tensor", "lift_fresh", "lift_fresh_copy"}
+         "resize_", "arange", "scalar_tensor", "lift_fresh", "lift_fresh_copy", "set_"}
 VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze",
          "select", "slice", "narrow", "split", "split_with_sizes", "unbind", "alias", "detach", "view_as_real",
          "view_as_complex", "_reshape_alias", "reshape", "unfold", "chunk", "flatten", "unflatten", "movedim",
@@ -22,6 +22,17 @@ VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "exp
 META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_scalar_dense", "item", "is_contiguous",
         "is_same_size", "size", "stride", "result_type", "is_nonzero", "dim", "numel"}
 COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
+
+
+#: Per candidate call, at most this many host reads of tensor values (``.item()``) and this many
+#: fills/copies. Allowed ops used element by element are host computation in disguise (read with
+#: ``.item()``, compute in Python, write with ``fill_``); real wrappers read a few scalar arguments
+#: and initialise a few buffers.
+ITEM_BUDGET = 16
+FILL_COPY_BUDGET = 64
+_ITEM_OPS = {"_local_scalar_dense", "item"}
+_FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", "_copy_from",
+                  "_copy_from_and_resize"}
 
 
 def allowlist(allow_copies: bool = True) -> set[str]:
@@ -75,6 +86,12 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
         ops = ", ".join(f"{k} x{v}" for k, v in sorted(forbidden.items()))
         return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels ({ops}); only "
                                        f"allocation, views, metadata and same-dtype copies are allowed", forbidden)
+    items = sum(n for k, n in trace.items() if _base(k) in _ITEM_OPS)
+    fills = sum(n for k, n in trace.items() if _base(k) in _FILL_COPY_OPS)
+    if items > ITEM_BUDGET or fills > FILL_COPY_BUDGET:
+        return TraceVerdict("profile", f"the candidate read {items} tensor values on the host and ran {fills} "
+                                       f"fills/copies in one call (budgets {ITEM_BUDGET} and {FILL_COPY_BUDGET}): "
+                                       f"element-wise host computation through allowed ops is not a Triton kernel")
     return TraceVerdict(None)
 
 

@@ -210,13 +210,17 @@ PY_METHODS_HARMLESS: frozenset[str] = frozenset(
     {
         "index", "count", "format", "get", "keys", "items", "values", "append", "extend", "pop",
         "insert", "update", "setdefault", "join", "startswith", "endswith", "lower", "upper",
-        "strip", "replace",
+        "strip", "replace", "discard", "remove", "clear", "copy", "reverse",
         # object protocol dunders that do not compute on tensors
         "__init__", "__new__", "__init_subclass__", "__repr__", "__str__", "__format__", "__len__",
         "__iter__", "__hash__", "__sizeof__", "__dir__", "__subclasshook__", "__enter__",
         "__exit__", "__bool__", "__int__", "__float__", "__index__",
     }
 )
+
+#: Container methods whose names ``torch.Tensor`` also has; harmless on a name bound to a
+#: container literal or factory in its scope (``s = set(); s.add(v)``).
+PY_CONTAINER_METHODS: frozenset[str] = frozenset({"add", "sort"})
 
 #: Attribute names that reach the interpreter's internals (brief: "introspection").
 INTROSPECTION_ATTRS: frozenset[str] = frozenset(
@@ -395,6 +399,47 @@ def _tensor_method_names() -> frozenset[str]:
     import torch
 
     return frozenset(dir(torch.Tensor))
+
+
+def _is_mutable_default(node: ast.AST) -> bool:
+    """A dict/list/set literal or comprehension, or a call of dict/list/set/bytearray/defaultdict/..."""
+    if isinstance(node, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if isinstance(node, ast.Call):
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else "")
+        return name in ("dict", "list", "set", "bytearray", "defaultdict", "OrderedDict", "deque", "Counter")
+    return False
+
+
+def _foreign_module(path: str) -> str | None:
+    """The first module on dotted ``path`` (``torch.sys.modules``) that lies outside the allowed
+    import roots, or None. Allowed modules re-export others (``torch.sys``, ``torch.os``,
+    ``dataclasses.sys``, ``triton.runtime.build.subprocess``); reaching one through an attribute is
+    an import by another name."""
+    import importlib
+    import sys as _sys
+
+    parts = path.split(".")
+    root = parts[0]
+    if root not in IMPORT_ALLOWED or root == "__future__":
+        return None
+    obj: object | None = _sys.modules.get(root)
+    if obj is None:
+        try:
+            obj = importlib.import_module(root)
+        except ImportError:
+            return None
+    for part in parts[1:]:
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            return None
+        if isinstance(obj, types.ModuleType):
+            top = obj.__name__.split(".")[0]
+            if top not in IMPORT_ALLOWED:
+                return obj.__name__
+    return None
 
 
 def _torch_object(path: str) -> object | None:
@@ -618,10 +663,9 @@ class _Scanner(ast.NodeVisitor):
             for name, value in candidates:
                 if name in scope.aliases and self.resolve(value) is None:
                     del scope.aliases[name]  # also bound to a non-alias value
-            if kind == "module":
-                for name, value in assigns + containers:
-                    if _is_mutable_container(value, self.resolve):
-                        scope.mutable.add(name)
+            for name, value in assigns + containers:
+                if _is_mutable_container(value, self.resolve):
+                    scope.mutable.add(name)
         finally:
             self.scopes.pop()
         return scope
@@ -720,6 +764,9 @@ class _Scanner(ast.NodeVisitor):
                 self.visit(node.returns)
         a = node.args
         for default in [*a.defaults, *[d for d in a.kw_defaults if d is not None]]:
+            if _is_mutable_default(default):
+                self.report(default, "module-cache", "a mutable default argument keeps state across calls (a "
+                            "cache of results in disguise); pass None and allocate inside the function")
             self.visit(default)
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
             if arg is not None and arg.annotation is not None:
@@ -912,6 +959,10 @@ class _Scanner(ast.NodeVisitor):
             return
         if receiver is not None and _is_literal(receiver):
             return
+        if isinstance(receiver, ast.Name) and name in PY_CONTAINER_METHODS:
+            kind, _, scope = self.lookup(receiver.id)
+            if kind == "local" and scope is not None and receiver.id in scope.mutable:
+                return  # ``s = set(); s.add(v)``, ``l = []; l.sort()``: a Python container, not a tensor
         if name in INTROSPECTION_ATTRS or name in RAW_STORAGE_ATTRS:
             return  # reported by the attribute check
         if name == "record_stream":
@@ -935,6 +986,11 @@ class _Scanner(ast.NodeVisitor):
 
     def _check_path(self, node: ast.AST, path: str, *, as_call: bool, at_import: bool = False) -> None:
         """Judge a call of (``as_call``) or a reference to the imported object at ``path``."""
+        foreign = _foreign_module(path)
+        if foreign is not None:
+            self.report(node, "dynamic-import", f"reaches the module {foreign} through {path}; only torch, "
+                        "triton and the allowed standard modules may be used, and not through re-exports")
+            return
         root = path.split(".")[0]
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import

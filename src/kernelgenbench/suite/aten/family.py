@@ -32,6 +32,13 @@ PUBLIC_API: dict[str, Callable[..., Any]] = {
     "torch.cumsum": torch.cumsum,
     "torch.index_select": torch.index_select,
     "torch.nn.functional.softmax": torch.nn.functional.softmax,
+    # pointwise unary family (suite/aten/pointwise.py)
+    "torch.cos": torch.cos,
+    "torch.sin": torch.sin,
+    "torch.neg": torch.neg,
+    "torch.rsqrt": torch.rsqrt,
+    "torch.bitwise_not": torch.bitwise_not,
+    "torch.nn.functional.silu": torch.nn.functional.silu,
 }
 
 
@@ -96,12 +103,14 @@ class AtenImpl:
 
 @dataclass
 class AtenCase:
-    """How one ATen case is built: public API name, args, kwargs, written slots."""
+    """How one ATen case is built: public API name, args, kwargs, written slots, and whether the case
+    must launch a Triton kernel (False for direct calls of JIT-only Python-scalar overloads)."""
 
     api: str
     args: list[Any]
     kwargs: dict[str, Any] = field(default_factory=dict)
     written: tuple[int | str, ...] = ()
+    needs_launch: bool = True
 
 
 class AtenOperator(Operator):
@@ -146,7 +155,7 @@ class AtenOperator(Operator):
 
     def build(self, params: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
         c = self._build(params, device, gen)
-        return Call(c.args, c.kwargs, c.written, api=c.api)
+        return Call(c.args, c.kwargs, c.written, api=c.api, needs_launch=c.needs_launch)
 
     def reference(self, params: dict[str, Any], call: Call) -> list[Expected]:
         return self._reference(params, call)

@@ -1,0 +1,203 @@
+"""Oracle Triton solution for aten::log10 (spec: shared/spec/aten.md, section `aten::log10`).
+
+Wrappers: log10, log10_out (dispatcher); log10_int, log10_float, log10_complex, log10_Scalar (JIT-only scalar overloads, plain Python).
+
+log10(x) = log(x) / ln 10 in fp32 (fp64 for fp64): x < 0 gives NaN, ±0 gives -inf, +inf gives
++inf. Integer and bool inputs promote to the default float dtype; fp16/bf16 compute in fp32.
+
+One generic elementwise kernel body (`_f` holds the op's math): a contiguous fast path and a strided
+path (up to five coalesced dims, right-aligned) for non-contiguous inputs and outs; int64 offsets
+when a tensor spans 2^31 elements or more; 0-d tensors are one element, empty ones launch nothing.
+"""
+import math
+
+import torch
+import triton
+import triton.language as tl
+
+_MAXD = 5
+
+@triton.jit
+def _f(x, p0, MODE: tl.constexpr):
+    return tl.log(x) * 0.4342944819032518
+
+
+@triton.jit
+def _contig_kernel(x_ptr, o_ptr, n, p0, COMPUTE: tl.constexpr, MODE: tl.constexpr, BLOCK: tl.constexpr,
+                   USE_I64: tl.constexpr):
+    pid = tl.program_id(0)
+    if USE_I64:
+        offs = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    else:
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0).to(COMPUTE)
+    tl.store(o_ptr + offs, _f(x, p0, MODE).to(o_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def _strided_kernel(x_ptr, o_ptr, n, p0, s1, s2, s3, s4, xs0, xs1, xs2, xs3, xs4, os0, os1, os2, os3, os4,
+                    COMPUTE: tl.constexpr, MODE: tl.constexpr, BLOCK: tl.constexpr, USE_I64: tl.constexpr):
+    # five dims, right-aligned (dim 4 innermost); dim 0 takes what is left of the linear index
+    pid = tl.program_id(0)
+    if USE_I64:
+        lin = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    else:
+        lin = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = lin < n
+    i4 = lin % s4
+    r = lin // s4
+    i3 = r % s3
+    r = r // s3
+    i2 = r % s2
+    r = r // s2
+    i1 = r % s1
+    i0 = r // s1
+    xo = i0 * xs0 + i1 * xs1 + i2 * xs2 + i3 * xs3 + i4 * xs4
+    oo = i0 * os0 + i1 * os1 + i2 * os2 + i3 * os3 + i4 * os4
+    x = tl.load(x_ptr + xo, mask=mask, other=0).to(COMPUTE)
+    tl.store(o_ptr + oo, _f(x, p0, MODE).to(o_ptr.dtype.element_ty), mask=mask)
+
+
+# ----------------------------------------------------------------------------------------------
+# host helpers (metadata and allocation only)
+
+
+def _cdiv(a, b):
+    return -(-a // b)
+
+
+def _next_pow2(n):
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+def _block(n, device):
+    if device.type == "cpu":  # Triton CPU interpreter: few, large programs
+        return min(65536, max(16, _next_pow2(n))), 4
+    if n >= (1 << 22):
+        return 2048, 8
+    if n >= (1 << 16):
+        return 1024, 4
+    return max(128, min(1024, _next_pow2(n))), 4
+
+
+def _span(t):
+    """Largest element offset reachable from t's data pointer, plus one."""
+    if t.numel() == 0:
+        return 0
+    return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
+
+
+def _coalesce(shape, strides):
+    dims = []
+    for d, size in enumerate(shape):
+        if size == 1:
+            continue
+        st = [s[d] for s in strides]
+        if dims and all(p == q * size for p, q in zip(dims[-1][1], st)):
+            dims[-1] = (dims[-1][0] * size, st)
+        else:
+            dims.append((size, st))
+    return dims
+
+
+def _launch(x, out, compute, p0=0.0, mode=0):
+    """out[i] = f(x[i]) for every element; x has out's shape, any strides."""
+    n = out.numel()
+    if n == 0:
+        return out
+    block, warps = _block(n, out.device)
+    grid = (_cdiv(n, block),)
+    if x.is_contiguous() and out.is_contiguous():
+        _contig_kernel[grid](x, out, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+                             USE_I64=n + block >= 2 ** 31, num_warps=warps)
+        return out
+    dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    if len(dims) > _MAXD:
+        x = x.contiguous()
+        dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    if len(dims) > _MAXD:  # an out of more than five uncoalescable dims: through a dense buffer
+        tmp = torch.empty(out.shape, dtype=out.dtype, device=out.device)
+        _launch(x, tmp, compute, p0, mode)
+        out.copy_(tmp)
+        return out
+    dims = [(1, [0, 0])] * (_MAXD - len(dims)) + dims
+    sizes = [d[0] for d in dims]
+    xs = [d[1][0] for d in dims]
+    ost = [d[1][1] for d in dims]
+    big = max(n, _span(x), _span(out)) + block >= 2 ** 31
+    _strided_kernel[grid](x, out, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
+                          USE_I64=big, num_warps=warps)
+    return out
+
+
+def _prepare_out(out, shape, result_dtype):
+    if not torch.can_cast(result_dtype, out.dtype):
+        raise RuntimeError(f"result type {result_dtype} can't be cast to the desired output type {out.dtype}")
+    if tuple(out.shape) != tuple(shape):
+        out.resize_(shape)
+    return out
+
+
+def _result_dtype(dt):
+    """Floating inputs keep their dtype; integer and bool inputs promote to the default float."""
+    if dt.is_complex:
+        raise NotImplementedError("log10: complex inputs are not supported by this Triton solution")
+    return dt if dt.is_floating_point else torch.get_default_dtype()
+
+
+def _compute(dt):
+    return tl.float64 if dt == torch.float64 else tl.float32
+
+
+# ----------------------------------------------------------------------------------------------
+# wrappers
+
+
+def log10(self):
+    rd = _result_dtype(self.dtype)
+    return _launch(self, torch.empty(self.shape, dtype=rd, device=self.device), _compute(rd))
+
+
+def log10_out(self, *, out):
+    rd = _result_dtype(self.dtype)
+    return _launch(self, _prepare_out(out, self.shape, rd), _compute(rd))
+
+
+# ----------------------------------------------------------------------------------------------
+# JIT-only scalar overloads (TorchScript; never dispatched): plain Python with C math semantics
+# (a domain error gives NaN, an overflow gives inf)
+
+
+def _real(fn, a):
+    try:
+        return fn(float(a))
+    except ValueError:
+        return math.nan
+    except OverflowError:
+        return math.inf
+
+
+def _log10(a):
+    if a == 0.0:
+        return -math.inf
+    return math.log10(a)
+
+
+def log10_int(a):
+    return _real(_log10, a)
+
+
+def log10_float(a):
+    return _real(_log10, a)
+
+
+def log10_complex(a):
+    z = complex(a)
+    return complex(math.log(math.hypot(z.real, z.imag)), math.atan2(z.imag, z.real)) / math.log(10.0)
+
+
+def log10_Scalar(a):
+    if isinstance(a, complex):
+        return log10_complex(a)
+    return log10_float(a)
