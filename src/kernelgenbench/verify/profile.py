@@ -20,7 +20,8 @@ VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "exp
          "expand_as", "view_as", "_conj", "_neg_view", "diagonal", "swapaxes", "squeeze_", "unsqueeze_",
          "as_strided_", "resolve_conj", "resolve_neg"}
 META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_scalar_dense", "item", "is_contiguous",
-        "is_same_size", "size", "stride", "result_type", "is_nonzero", "dim", "numel"}
+        "is_same_size", "size", "stride", "result_type", "can_cast", "promote_types", "is_nonzero", "dim",
+        "numel", "is_floating_point", "is_complex", "is_signed", "element_size", "storage_offset"}
 COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
 
 
