@@ -1,6 +1,7 @@
 """Oracle Triton solution for aten::asin (spec: shared/spec/aten.md, section `aten::asin`).
 
-Wrappers: asin, asin_out (dispatcher); asin_int, asin_float, asin_complex, asin_Scalar (JIT-only scalar overloads, plain Python).
+Wrappers: asin, asin_out (dispatcher); asin_int, asin_float, asin_complex, asin_Scalar (JIT-only scalar
+overloads, plain Python).
 
 asin by the Cephes single-precision scheme: a degree-5 polynomial in x^2 for |x| <= 0.5, and
 pi/2 - 2 asin(sqrt((1 - |x|)/2)) above (|x| > 1 gives NaN through the square root); ±0 keeps its
@@ -17,6 +18,7 @@ import triton
 import triton.language as tl
 
 _MAXD = 5
+
 
 @triton.jit
 def _f(x, p0, MODE: tl.constexpr):
@@ -112,31 +114,34 @@ def _coalesce(shape, strides):
 
 
 def _launch(x, out, compute, p0=0.0, mode=0):
-    """out[i] = f(x[i]) for every element; x has out's shape, any strides."""
+    """out[i] = f(x[i]) for every element; x has out's shape, any strides. Returns out itself."""
     n = out.numel()
     if n == 0:
         return out
+    # bool tensors travel as their 0/1 bytes
+    src = x.view(torch.uint8) if x.dtype == torch.bool else x
+    dst = out.view(torch.uint8) if out.dtype == torch.bool else out
     block, warps = _block(n, out.device)
     grid = (_cdiv(n, block),)
-    if x.is_contiguous() and out.is_contiguous():
-        _contig_kernel[grid](x, out, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+    if src.is_contiguous() and dst.is_contiguous():
+        _contig_kernel[grid](src, dst, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
                              USE_I64=n + block >= 2 ** 31, num_warps=warps)
         return out
-    dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:
-        x = x.contiguous()
-        dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+        src = src.contiguous()
+        dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:  # an out of more than five uncoalescable dims: through a dense buffer
-        tmp = torch.empty(out.shape, dtype=out.dtype, device=out.device)
-        _launch(x, tmp, compute, p0, mode)
-        out.copy_(tmp)
+        tmp = torch.empty(dst.shape, dtype=dst.dtype, device=dst.device)
+        _launch(src, tmp, compute, p0, mode)
+        dst.copy_(tmp)
         return out
     dims = [(1, [0, 0])] * (_MAXD - len(dims)) + dims
     sizes = [d[0] for d in dims]
     xs = [d[1][0] for d in dims]
     ost = [d[1][1] for d in dims]
-    big = max(n, _span(x), _span(out)) + block >= 2 ** 31
-    _strided_kernel[grid](x, out, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
+    big = max(n, _span(src), _span(dst)) + block >= 2 ** 31
+    _strided_kernel[grid](src, dst, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
                           USE_I64=big, num_warps=warps)
     return out
 

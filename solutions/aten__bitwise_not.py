@@ -2,8 +2,9 @@
 
 Wrappers: bitwise_not, bitwise_not_out (dispatcher).
 
-Integers: ~x in their own dtype. Bool: logical not as x ^ 1 on uint8 views of the 0/1 bytes (~ on
-a bool byte would give 0xFE). Floating and complex inputs are an error, as in PyTorch.
+Integers: ~x computed as -1 - x in int32 (int64 for int64) and truncated to the dtype at the
+store. Bool: logical not as x ^ 1 on the 0/1 bytes (~ on a bool byte would give 0xFE). Floating
+and complex inputs are an error, as in PyTorch.
 
 One generic elementwise kernel body (`_f` holds the op's math): a contiguous fast path and a strided
 path (up to five coalesced dims, right-aligned) for non-contiguous inputs and outs; int64 offsets
@@ -16,12 +17,13 @@ import triton.language as tl
 
 _MAXD = 5
 
+
 @triton.jit
 def _f(x, p0, MODE: tl.constexpr):
     if MODE == 1:
         y = x ^ 1
     else:
-        y = ~x
+        y = -1 - x  # == ~x in two's complement; no overflow in the (>= 32-bit) compute type
     return y
 
 
@@ -105,31 +107,34 @@ def _coalesce(shape, strides):
 
 
 def _launch(x, out, compute, p0=0.0, mode=0):
-    """out[i] = f(x[i]) for every element; x has out's shape, any strides."""
+    """out[i] = f(x[i]) for every element; x has out's shape, any strides. Returns out itself."""
     n = out.numel()
     if n == 0:
         return out
+    # bool tensors travel as their 0/1 bytes
+    src = x.view(torch.uint8) if x.dtype == torch.bool else x
+    dst = out.view(torch.uint8) if out.dtype == torch.bool else out
     block, warps = _block(n, out.device)
     grid = (_cdiv(n, block),)
-    if x.is_contiguous() and out.is_contiguous():
-        _contig_kernel[grid](x, out, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+    if src.is_contiguous() and dst.is_contiguous():
+        _contig_kernel[grid](src, dst, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
                              USE_I64=n + block >= 2 ** 31, num_warps=warps)
         return out
-    dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:
-        x = x.contiguous()
-        dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+        src = src.contiguous()
+        dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:  # an out of more than five uncoalescable dims: through a dense buffer
-        tmp = torch.empty(out.shape, dtype=out.dtype, device=out.device)
-        _launch(x, tmp, compute, p0, mode)
-        out.copy_(tmp)
+        tmp = torch.empty(dst.shape, dtype=dst.dtype, device=dst.device)
+        _launch(src, tmp, compute, p0, mode)
+        dst.copy_(tmp)
         return out
     dims = [(1, [0, 0])] * (_MAXD - len(dims)) + dims
     sizes = [d[0] for d in dims]
     xs = [d[1][0] for d in dims]
     ost = [d[1][1] for d in dims]
-    big = max(n, _span(x), _span(out)) + block >= 2 ** 31
-    _strided_kernel[grid](x, out, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
+    big = max(n, _span(src), _span(dst)) + block >= 2 ** 31
+    _strided_kernel[grid](src, dst, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
                           USE_I64=big, num_warps=warps)
     return out
 
@@ -142,19 +147,14 @@ def _prepare_out(out, shape, result_dtype):
     return out
 
 
-_TL = {torch.int8: tl.int8, torch.uint8: tl.uint8, torch.int16: tl.int16, torch.int32: tl.int32,
-       torch.int64: tl.int64}
-
-
 def _run(x, out):
     if x.dtype.is_floating_point or x.dtype.is_complex:
         raise RuntimeError(f"\"bitwise_not\" is not implemented for '{x.dtype}'")
     if x.dtype == torch.bool:
         if out.dtype != torch.bool:
             raise NotImplementedError("bitwise_not: a bool input needs a bool out in this Triton solution")
-        _launch(x.view(torch.uint8), out.view(torch.uint8), tl.uint8, 0.0, 1)
-        return out
-    return _launch(x, out, _TL[x.dtype])
+        return _launch(x, out, tl.int32, 0.0, 1)
+    return _launch(x, out, tl.int64 if x.dtype == torch.int64 else tl.int32)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@ Wrappers: i0, i0_out (dispatcher).
 
 The Cephes/PyTorch evaluation: Chebyshev series by Clenshaw's recurrence, 30 coefficients for
 |x| <= 8 (at |x|/2 - 2) and 25 for |x| > 8 (at 32/|x| - 2, divided by sqrt(|x|)), times e^|x|,
-in fp32 (fp64 for fp64); overflows to +inf past ~89. Integer and bool inputs promote to the
+in fp32 (fp64 for fp64); for |x| > 8 e^|x| is applied as two halves, so the result overflows to
++inf only where i0 does (~91.9 in fp32). Integer and bool inputs promote to the
 default float dtype; fp16/bf16 compute in fp32 and round once.
 
 One generic elementwise kernel body (`_f` holds the op's math): a contiguous fast path and a strided
@@ -17,6 +18,7 @@ import triton
 import triton.language as tl
 
 _MAXD = 5
+
 
 @triton.jit
 def _step(y, b0, b1, c):
@@ -93,7 +95,9 @@ def _f(x, p0, MODE: tl.constexpr):
     b0, b1, b2 = _step(yb, b0, b1, 6.88975834691682398426e-05)
     b0, b1, b2 = _step(yb, b0, b1, 3.36911647825569408990e-03)
     b0, b1, b2 = _step(yb, b0, b1, 8.04490411014108831608e-01)
-    large = e * (0.5 * (b0 - b2)) / tl.sqrt(ab)
+    # e^|x| split in two halves: finite up to where i0 itself overflows (~91.9 in fp32), not ~88.7
+    h = tl.exp(0.5 * a)
+    large = h * ((0.5 * (b0 - b2)) / tl.sqrt(ab)) * h
     return tl.where(a > 8.0, large, small)
 
 
@@ -177,31 +181,34 @@ def _coalesce(shape, strides):
 
 
 def _launch(x, out, compute, p0=0.0, mode=0):
-    """out[i] = f(x[i]) for every element; x has out's shape, any strides."""
+    """out[i] = f(x[i]) for every element; x has out's shape, any strides. Returns out itself."""
     n = out.numel()
     if n == 0:
         return out
+    # bool tensors travel as their 0/1 bytes
+    src = x.view(torch.uint8) if x.dtype == torch.bool else x
+    dst = out.view(torch.uint8) if out.dtype == torch.bool else out
     block, warps = _block(n, out.device)
     grid = (_cdiv(n, block),)
-    if x.is_contiguous() and out.is_contiguous():
-        _contig_kernel[grid](x, out, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+    if src.is_contiguous() and dst.is_contiguous():
+        _contig_kernel[grid](src, dst, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
                              USE_I64=n + block >= 2 ** 31, num_warps=warps)
         return out
-    dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:
-        x = x.contiguous()
-        dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+        src = src.contiguous()
+        dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:  # an out of more than five uncoalescable dims: through a dense buffer
-        tmp = torch.empty(out.shape, dtype=out.dtype, device=out.device)
-        _launch(x, tmp, compute, p0, mode)
-        out.copy_(tmp)
+        tmp = torch.empty(dst.shape, dtype=dst.dtype, device=dst.device)
+        _launch(src, tmp, compute, p0, mode)
+        dst.copy_(tmp)
         return out
     dims = [(1, [0, 0])] * (_MAXD - len(dims)) + dims
     sizes = [d[0] for d in dims]
     xs = [d[1][0] for d in dims]
     ost = [d[1][1] for d in dims]
-    big = max(n, _span(x), _span(out)) + block >= 2 ** 31
-    _strided_kernel[grid](x, out, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
+    big = max(n, _span(src), _span(dst)) + block >= 2 ** 31
+    _strided_kernel[grid](src, dst, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
                           USE_I64=big, num_warps=warps)
     return out
 

@@ -3,8 +3,8 @@
 Wrappers: square, square_out (dispatcher).
 
 x * x. Floats compute in fp32 (fp64 for fp64; exact before the single rounding for fp16/bf16);
-integers compute in int64 and wrap at the store in their dtype; bool promotes to int64 (through
-a uint8 view). The out may be non-contiguous (strided stores) or need a resize.
+integers compute in int64 and wrap at the store in their dtype; bool promotes to int64. The
+out may be non-contiguous (strided stores) or need a resize.
 
 One generic elementwise kernel body (`_f` holds the op's math): a contiguous fast path and a strided
 path (up to five coalesced dims, right-aligned) for non-contiguous inputs and outs; int64 offsets
@@ -16,6 +16,7 @@ import triton
 import triton.language as tl
 
 _MAXD = 5
+
 
 @triton.jit
 def _f(x, p0, MODE: tl.constexpr):
@@ -102,31 +103,34 @@ def _coalesce(shape, strides):
 
 
 def _launch(x, out, compute, p0=0.0, mode=0):
-    """out[i] = f(x[i]) for every element; x has out's shape, any strides."""
+    """out[i] = f(x[i]) for every element; x has out's shape, any strides. Returns out itself."""
     n = out.numel()
     if n == 0:
         return out
+    # bool tensors travel as their 0/1 bytes
+    src = x.view(torch.uint8) if x.dtype == torch.bool else x
+    dst = out.view(torch.uint8) if out.dtype == torch.bool else out
     block, warps = _block(n, out.device)
     grid = (_cdiv(n, block),)
-    if x.is_contiguous() and out.is_contiguous():
-        _contig_kernel[grid](x, out, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+    if src.is_contiguous() and dst.is_contiguous():
+        _contig_kernel[grid](src, dst, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
                              USE_I64=n + block >= 2 ** 31, num_warps=warps)
         return out
-    dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+    dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:
-        x = x.contiguous()
-        dims = _coalesce(list(out.shape), [list(x.stride()), list(out.stride())])
+        src = src.contiguous()
+        dims = _coalesce(list(dst.shape), [list(src.stride()), list(dst.stride())])
     if len(dims) > _MAXD:  # an out of more than five uncoalescable dims: through a dense buffer
-        tmp = torch.empty(out.shape, dtype=out.dtype, device=out.device)
-        _launch(x, tmp, compute, p0, mode)
-        out.copy_(tmp)
+        tmp = torch.empty(dst.shape, dtype=dst.dtype, device=dst.device)
+        _launch(src, tmp, compute, p0, mode)
+        dst.copy_(tmp)
         return out
     dims = [(1, [0, 0])] * (_MAXD - len(dims)) + dims
     sizes = [d[0] for d in dims]
     xs = [d[1][0] for d in dims]
     ost = [d[1][1] for d in dims]
-    big = max(n, _span(x), _span(out)) + block >= 2 ** 31
-    _strided_kernel[grid](x, out, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
+    big = max(n, _span(src), _span(dst)) + block >= 2 ** 31
+    _strided_kernel[grid](src, dst, n, p0, *sizes[1:], *xs, *ost, COMPUTE=compute, MODE=mode, BLOCK=block,
                           USE_I64=big, num_warps=warps)
     return out
 
@@ -145,7 +149,7 @@ def _plan(x):
     if dt.is_complex:
         raise NotImplementedError("square: complex inputs are not supported by this Triton solution")
     if dt == torch.bool:
-        return x.view(torch.uint8), torch.int64, tl.int64
+        return x, torch.int64, tl.int64
     if dt.is_floating_point:
         return x, dt, (tl.float64 if dt == torch.float64 else tl.float32)
     return x, dt, tl.int64

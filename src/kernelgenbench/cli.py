@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -48,7 +49,8 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
         raise typer.BadParameter(str(exc)) from None
     t = Table(title=f"{len(ops)} operators")
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
-        t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left")
+        t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
+                     no_wrap=c == "operator")
     for op in ops:
         full = op.cases("full")
         t.add_row(op.id, op.source, op.category, str(len(op.grid("smoke"))), str(len(full)),
@@ -105,7 +107,7 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
 def _summary_table(summary: dict[str, Any], title: str) -> Table:
     t = Table(title=title)
     for c in ("source", "operators", "passed", "accuracy", "geomean speedup", "median", "IQM", "timed ops",
-              "unsupported"):
+              "ops unsupported"):
         t.add_column(c, justify="right" if c != "source" else "left")
     rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
     for name, s in rows:
@@ -121,7 +123,7 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     if timing:
         cols[3:3] = ["speedup", "% SOL"]
     for c in cols:
-        t.add_column(c, overflow="fold")
+        t.add_column(c, overflow="fold", no_wrap=c == "operator")
     for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
         status = r.get("status")
         color = {"passed": "green", "failed": "red"}.get(status, "yellow")
@@ -151,6 +153,7 @@ def eval_cmd(
     warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
+    case_timeout: float = typer.Option(300.0, help="seconds one case may take before the job fails as timeout"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from . import platforms
@@ -180,6 +183,12 @@ def eval_cmd(
                      and not p.name.startswith("_"))
     config = {"submissions": str(directory.resolve()), "ops": sorted(o.id for o in ops) if (op or source) else None,
               "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval"}
+    if out is not None and (out / "config.json").exists():
+        old = json.loads((out / "config.json").read_text())
+        diff = [k for k in ("submissions", "ops", "source", "tier", "platform") if old.get(k) != config.get(k)]
+        if diff:
+            raise typer.BadParameter(f"{out} holds a run with another configuration ({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); "
+                                     f"use another --out (or --name) so results are not mixed")
     rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
     rundir.write_config(config)
     env = environment(plat)
@@ -210,11 +219,12 @@ def eval_cmd(
                 "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
             extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
             cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+            uns = f" ({rec['cases_unsupported']} unsupported)" if rec.get("cases_unsupported") else ""
             progress.console.print(f"{mark} {rec['op']} {rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}"
-                                   f"{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
+                                   f"{uns}{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
             progress.advance(task)
 
-        settings = Settings(reps=reps, warmup_ms=warmup_ms)
+        settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout)
         written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
         progress.update(task, completed=already)
     wall = time.time() - t0
@@ -241,7 +251,17 @@ def eval_cmd(
                       f"ghost {tb.get('ghost_s', 0):.1f})[/dim]")
     if not plat.timing:
         console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
+    failed = [r for r in latest if r.get("status") == "failed"]
+    for r in failed:
+        ff = r.get("first_failure") or {}
+        lines = (ff.get("message") or "").splitlines()
+        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines[:6])),
+                      soft_wrap=True)
     console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
+    if failed:
+        console.print(f"[dim]{len(failed)} of {len(latest)} jobs failed (exit code 1); every case's record is in "
+                      f"results.jsonl[/dim]")
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -250,8 +270,10 @@ def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
 
+    if not run_dir.is_dir():
+        raise typer.BadParameter(f"{run_dir} does not exist")
     if not (run_dir / "results.jsonl").exists():
-        raise typer.BadParameter(f"{run_dir} has no results.jsonl")
+        raise typer.BadParameter(f"{run_dir} has no results.jsonl (not a run directory?)")
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
     plat = config.get("platform", "")
     if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():

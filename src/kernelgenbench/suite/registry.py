@@ -39,8 +39,11 @@ def get_operator(op_id: str) -> Operator:
                or o.filename[:-3] == op_id]
     if len(matches) == 1:
         return matches[0]
+    import difflib
+
     close = [k for k in ops if op_id.split("::")[-1].lower() in k.lower()]
-    raise KeyError(f"unknown operator {op_id!r}" + (f"; did you mean {', '.join(close[:5])}?" if close else ""))
+    close += [k for k in difflib.get_close_matches(op_id, list(ops), n=3, cutoff=0.6) if k not in close]
+    raise KeyError(f"unknown operator {op_id}" + (f"; did you mean {', '.join(close[:5])}?" if close else ""))
 
 
 def by_filename(name: str) -> Operator | None:

@@ -7,9 +7,9 @@ supplies the rest:
 * **cases.** A tensor case is ``dict(shape, dtype)`` plus optional keys: ``overload="out"`` (the
   ``.out`` form), ``layout`` (an input layout of :func:`~kernelgenbench.suite.common.make_tensor`),
   ``out_layout`` (``"contiguous"`` by default; ``"step2"`` or ``"noncontiguous"``: a view
-  ``base[..., ::2]`` of a wider poisoned buffer; ``"resize"``: an empty out the wrapper must resize), ``values`` (pinned leading values in logical
-  order, numbers or ``"nan"``/``"inf"``/``"-0.0"``), ``range`` (uniform range overriding the row's
-  distribution), ``direct=True`` (call the wrapper as a plain function: CompositeImplicit ops on the
+  ``base[..., ::2]`` of a wider poisoned buffer; ``"resize"``: an empty out the wrapper must
+  resize), ``values`` (pinned leading values in logical order, numbers or ``"nan"``/``"inf"``/
+  ``"-0.0"``), ``range`` (uniform range overriding the row's distribution), ``direct=True`` (call the wrapper as a plain function: CompositeImplicit ops on the
   interpreter, where a dispatch mode only sees their decomposition), and the row's extra arguments
   (``eps`` for logit).
   A JIT case is ``dict(overload=<int|float|complex|Scalar>, a=value)`` (a complex value as
@@ -254,7 +254,7 @@ ACOSH = UnaryOperator(
     int_range=(1, 10), flops=8, jit=_jit_names(*JIT_OVERLOADS, exercised=True),
     grids={
         "smoke": [c([2, 3], "fp32", values=[1.0, 1.5, 9.9, 0.5, "inf", "nan"]), c([64, 65], "fp16", **_OUT),
-                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32"),
+                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32"), c([4], "bool"),
                   *jit_cases("int", [2]), *jit_cases("float", [1.5]), *jit_cases("complex", [[2.0, 2.0]]),
                   *jit_cases("Scalar", [2.0], "fp32")],
         "full": tensor_grid(LONGTAIL) + tensor_grid(LONGTAIL, overload="out")
@@ -279,7 +279,7 @@ ASIN = UnaryOperator(
     int_range=(-1, 2), untimed=("out",), flops=12, jit=_jit_names(*JIT_OVERLOADS, exercised=True),
     grids={
         "smoke": [c([2, 3], "fp32", values=[1.0, -1.0, 0.0, "-0.0", 0.75, 1.5]), c([64, 65], "fp16", **_OUT),
-                  c([], "fp16"), c([64, 65], "bf16"), c([7], "int32"),
+                  c([], "fp16"), c([64, 65], "bf16"), c([7], "int32"), c([4], "bool"),
                   *jit_cases("int", [1]), *jit_cases("float", [-0.5]), *jit_cases("complex", [[0.5, 0.5]]),
                   *jit_cases("Scalar", [[0.5, 0.25]])],
         "full": tensor_grid(LONGTAIL) + tensor_grid(LONGTAIL, overload="out")
@@ -301,7 +301,7 @@ COS = UnaryOperator(
     api="torch.cos", out_api="torch.ops.aten.cos.out", out_exercised=False, flops=10,
     jit=_jit_names(*JIT_OVERLOADS),
     grids={
-        "smoke": [c([64, 33], "fp32"), c([], "bf16"), c([16, 7, 5], "fp16"), c([6], "int32"),
+        "smoke": [c([64, 33], "fp32"), c([], "bf16"), c([16, 7, 5], "fp16"), c([6], "int32"), c([4], "bool"),
                   c([9, 10], "fp32", values=["inf", "nan", 1000.0], **_OUT)],
         "full": tensor_grid(POINTWISE_SHAPES, ("fp16", "fp32", "bf16")),
         "heldout": [c([511, 257], "fp32", range=[-1e4, 1e4]), c([7, 17, 31], "bf16", layout="transposed"),
@@ -318,7 +318,7 @@ COSH = UnaryOperator(
     int_range=(-5, 6), flops=6, jit=_jit_names(*JIT_OVERLOADS, exercised=True),
     grids={
         "smoke": [c([2, 3], "fp32", values=[0.0, 89.0, -95.0, "nan"]), c([64, 65], "fp16", **_OUT),
-                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int16"),
+                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int16"), c([4], "bool"),
                   *jit_cases("int", [True]), *jit_cases("float", [-0.75]), *jit_cases("complex", [[1.0, 0.5]]),
                   *jit_cases("Scalar", [1.5])],
         "full": tensor_grid(LONGTAIL) + tensor_grid(LONGTAIL, overload="out")
@@ -342,7 +342,7 @@ ERFC = UnaryOperator(
     jit=_jit_names("int", "float", "Scalar", exercised=True),
     grids={
         "smoke": [c([2, 3], "fp32", values=[0.0, 3.5, -3.5, 10.0, "-inf", "nan"]), c([128, 256], "fp16", **_OUT),
-                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32", range=[-3, 4]),
+                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32", range=[-3, 4]), c([4], "bool"),
                   *jit_cases("int", [-1]), *jit_cases("float", [1.5]), *jit_cases("Scalar", [0.25])],
         "full": tensor_grid(LONGTAIL_BIG) + tensor_grid(LONGTAIL_BIG, overload="out")
         + jit_cases("int", [-5, -1, 0, 2, 7]) + jit_cases("float", [-3.0, -0.5, 0.0, 1.5, 10.25])
@@ -387,7 +387,7 @@ I0 = UnaryOperator(
     untimed=("out",), flops=70,
     grids={
         "smoke": [c([2, 3], "fp32", values=[0.0, 8.0, -8.0, 12.0, 90.0, "nan"]), c([128, 256], "fp16", **_OUT),
-                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32", range=[-20, 20])],
+                  c([], "fp16"), c([64, 65], "bf16"), c([5], "int32", range=[-20, 20]), c([4], "bool")],
         "full": tensor_grid(LONGTAIL) + tensor_grid(LONGTAIL, overload="out"),
         "heldout": [c([511, 257], "fp32", range=[-30.0, 30.0]), c([7, 17, 31], "fp16"),
                     c([5, 7, 11, 13], "fp32", layout="transposed"), c([3, 0], "fp32", **_OUT)],
@@ -404,7 +404,7 @@ LOG10 = UnaryOperator(
     dist=("uniform", 0.01, 1.01), int_range=(0, 1000), flops=4, jit=_jit_names(*JIT_OVERLOADS, exercised=True),
     grids={
         "smoke": [c([2, 3], "fp32", values=[1.0, 0.0, -1.0, "inf", 1e-30, 1e30]), c([128, 256], "fp16", **_OUT),
-                  c([5], "fp16", values=[1.0]), c([64, 65], "bf16"), c([6], "int32"),
+                  c([5], "fp16", values=[1.0]), c([64, 65], "bf16"), c([6], "int32"), c([4], "bool"),
                   *jit_cases("int", [1000]), *jit_cases("float", [3.14]), *jit_cases("complex", [[3, -4]]),
                   *jit_cases("Scalar", [3.5])],
         "full": tensor_grid(LONGTAIL_BIG) + tensor_grid(LONGTAIL_BIG, overload="out")
@@ -440,7 +440,7 @@ RSQRT = UnaryOperator(
     api="torch.rsqrt", out_api="torch.ops.aten.rsqrt.out", out_exercised=False, int_range=(0, 100), flops=2,
     grids={
         "smoke": [c([64, 33], "fp32", values=[0.0, "-0.0", "inf", -1.0]), c([], "bf16"),
-                  c([16, 7, 5], "fp16", values=[0.0, "-0.0"]), c([5], "int32"),
+                  c([16, 7, 5], "fp16", values=[0.0, "-0.0"]), c([5], "int32"), c([4], "bool"),
                   c([9, 6], "fp32", out_layout="step2", **_OUT)],
         "full": tensor_grid(POINTWISE_SHAPES, ("fp16", "fp32", "bf16")),
         "heldout": [c([511, 257], "fp32", range=[1e-30, 1e30]), c([7, 17, 31], "fp16", layout="transposed"),
@@ -456,7 +456,7 @@ SIN = UnaryOperator(
     api="torch.sin", out_api="torch.ops.aten.sin.out", out_exercised=False, flops=10,
     jit=_jit_names(*JIT_OVERLOADS),
     grids={
-        "smoke": [c([64, 33], "fp32"), c([], "bf16"), c([16, 7, 5], "fp16"), c([6], "int32"),
+        "smoke": [c([64, 33], "fp32"), c([], "bf16"), c([16, 7, 5], "fp16"), c([6], "int32"), c([4], "bool"),
                   c([9, 10], "fp32", values=["-0.0", "inf", "nan", 1000.0], **_OUT)],
         "full": tensor_grid(POINTWISE_SHAPES, ("fp16", "fp32", "bf16")),
         "heldout": [c([511, 257], "fp32", range=[-1e4, 1e4]), c([7, 17, 31], "bf16", layout="transposed"),
@@ -525,7 +525,7 @@ SPECIAL_ENTR = UnaryOperator(
     dist=("uniform", -0.2, 0.8), int_range=(-2, 5), pin=lambda p: [0.0], flops=4,
     grids={
         "smoke": [c([2, 3], "fp32", values=[-0.5, 1.0, "nan", "inf", 1e-30]), c([128, 256], "fp16", **_OUT),
-                  c([5], "fp16", values=["nan"]), c([64, 65], "bf16"), c([6], "int32")],
+                  c([5], "fp16", values=["nan"]), c([64, 65], "bf16"), c([6], "int32"), c([4], "bool")],
         "full": tensor_grid(LONGTAIL) + tensor_grid(LONGTAIL, overload="out"),
         "heldout": [c([511, 257], "fp32"), c([7, 17, 31], "fp16", layout="transposed"),
                     c([20, 30], "fp32", range=[0.0, 1e-30]), c([6, 8], "fp32", out_layout="step2", **_OUT)],
@@ -540,7 +540,7 @@ BITWISE_NOT = UnaryOperator(
     api="torch.bitwise_not", out_api="torch.ops.aten.bitwise_not.out", out_exercised=False, exact=True,
     int_range=(-0x7FFF, 0x7FFF), flops=1,
     grids={
-        "smoke": [c([64, 33], "int16"), c([17], "int32", values=[-1, 0, -2147483648]), c([], "bool"),
+        "smoke": [c([64, 33], "int16"), c([17], "int32", values=[-1, 0, -2147483648]), c([], "bool", values=[1]),
                   c([9, 8], "bool", out_layout="step2", **_OUT), c([10], "int64", **_OUT)],
         "full": tensor_grid(POINTWISE_SHAPES, ("int16", "int32", "bool")),
         "heldout": [c([511, 257], "int64"), c([7, 17, 31], "bool", layout="transposed"), c([5, 7, 11, 13], "uint8"),
@@ -588,7 +588,7 @@ LOGIT = UnaryOperator(
     grids={
         "smoke": [c([2, 3], "fp32", eps=None, values=[0.0, 1.0, 0.5, -0.5, "nan"]),
                   c([128, 256], "bf16", eps=1e-6), c([128, 256], "fp32", eps=1e-6),
-                  c([5], "fp16", eps=1e-3, **_OUT), c([4], "int32", eps=0.25)],
+                  c([5], "fp16", eps=1e-3, **_OUT), c([4], "int32", eps=0.25), c([4], "bool", eps=None)],
         "full": [dict(d, range=[0.001, 0.999]) if d["eps"] is None else d
                  for d in tensor_grid(LONGTAIL, eps=[None, 1e-06, 0.001])
                  + tensor_grid(LONGTAIL, overload="out", eps=[None, 1e-06, 0.001])],
