@@ -132,7 +132,7 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
             cases += f" ({r['cases_unsupported']} unsupported)"
         ff = r.get("first_failure") or {}
         msg = (ff.get("message") or "").splitlines()[0][:110] if ff else ""
-        row = [r.get("op"), f"[{color}]{status}[/{color}]", cases, r.get("failure_class") or "", msg]
+        row = [r.get("op"), f"[{color}]{status}[/{color}]", cases, r.get("failure_class") or "", escape(msg)]
         if timing:
             row[3:3] = [_fmt(r.get("speedup"), x=True), _fmt(r.get("sol_pct"))]
         t.add_row(*[str(x) if x is not None else "" for x in row])
