@@ -32,9 +32,9 @@ def _complex_kernel(x_ptr, o_ptr, n, COMPUTE: tl.constexpr, BLOCK: tl.constexpr)
     mask = offs < n
     re = tl.load(x_ptr + 2 * offs, mask=mask, other=0).to(COMPUTE)
     im = tl.load(x_ptr + 2 * offs + 1, mask=mask, other=0).to(COMPUTE)
+    zero = (re == 0) & (im == 0)
     s = tl.maximum(tl.abs(re), tl.abs(im))
-    zero = s == 0
-    s = tl.where(zero, 1.0, s)
+    s = tl.where(zero, 1.0, s)  # NaN parts fall through to NaN, whatever tl.maximum does with them
     rs = re / s
     ims = im / s
     mag = s * tl.sqrt(rs * rs + ims * ims)

@@ -43,6 +43,11 @@ EXPECTED = {
     "default_cache": "static_scan",   # a mutable default argument as a cross-call cache
     "ghost_detect": "profile",        # detects ghost replay, computes on the host with item()/fill_
     "meta_return": "wrong_result",    # returns a meta tensor: the submission's fault, not the platform's
+    "kernel_body_torch": "profile",   # PyTorch inside a @triton.jit body (runs only on the interpreter)
+    "pre_run_hook": "profile",        # PyTorch in a kernel pre-run hook
+    "attrgetter": "static_scan",      # operator.attrgetter("run.__globals__") to reach the hooks
+    "methodcaller": "static_scan",    # operator.methodcaller("tolist") + host compute
+    "str_read": "profile",            # str(tensor) as a host read channel (not dispatched)
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

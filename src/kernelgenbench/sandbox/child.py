@@ -92,6 +92,7 @@ class Child:
         self.op = get_operator(self.args.op)
         self.hooks = hooks
         hooks.install_launch_hooks()
+        hooks.install_host_read_hooks()
         if self.platform.interpreter:
             hooks.install_interpreter_patches()
         _TIMERS = _snapshot_timers()
@@ -170,11 +171,16 @@ class Child:
 
     def run_case(self, msg: dict[str, Any]) -> None:
         torch = self.torch
-        from ..suite.spec import Call
+        from ..suite.spec import Call, clone_tree
 
         state = self.hooks.STATE
         data = self.load(msg["inp"])
-        call = Call(data["args"], data["kwargs"], tuple(data["written"]), api=data.get("api"))
+        args, kwargs = data["args"], data["kwargs"]
+        if data["written"]:
+            # torch.load gives fixed-size storages, and an out= wrapper may have to resize its out
+            # (aten.md §7: size-0 outs); clones (views and sharing kept) are resizable.
+            args, kwargs = clone_tree([args, kwargs])
+        call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
         state.reset()
         state.ghost = bool(msg.get("ghost"))
         err = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 #: metadata, and same-dtype copies (DESIGN.md "Allowed: allocation, views, metadata, .contiguous()").
 ALLOC = {"empty", "empty_strided", "empty_like", "new_empty", "new_empty_strided", "zeros", "zeros_like",
          "ones", "ones_like", "full", "full_like", "new_zeros", "new_ones", "new_full", "fill_", "zero_",
-         "resize_", "arange", "scalar_tensor", "lift_fresh", "lift_fresh_copy", "set_"}
+         "resize_", "arange", "set_"}
 VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "expand", "unsqueeze", "squeeze",
          "select", "slice", "narrow", "split", "split_with_sizes", "unbind", "alias", "detach", "view_as_real",
          "view_as_complex", "_reshape_alias", "reshape", "unfold", "chunk", "flatten", "unflatten", "movedim",
@@ -25,13 +25,15 @@ META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_sca
 COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
 
 
-#: Per candidate call, at most this many host reads of tensor values (``.item()``) and this many
+#: Per candidate call, at most this many tensor values read on the host (``.item()``, ``bool(t)``,
+#: and the elements behind ``tolist``/``str``/``repr``/``format``/``numpy``, recorded by the child
+#: as ``host_read``) and this many
 #: fills/copies. Allowed ops used element by element are host computation in disguise (read with
 #: ``.item()``, compute in Python, write with ``fill_``); real wrappers read a few scalar arguments
 #: and initialise a few buffers.
 ITEM_BUDGET = 16
 FILL_COPY_BUDGET = 64
-_ITEM_OPS = {"_local_scalar_dense", "item"}
+_ITEM_OPS = {"_local_scalar_dense", "item", "is_nonzero", "host_read"}
 _FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", "_copy_from",
                   "_copy_from_and_resize"}
 

@@ -295,6 +295,11 @@ IMPORT_RULES: dict[str, str] = {
 }
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
+#: Standard-library tools that read attributes or call methods named by strings
+#: (``operator.attrgetter("run.__globals__")``, ``operator.methodcaller("tolist")``): like getattr
+#: with a computed name, they hide introspection and compute calls from the scan (red-team finding).
+STRING_ATTR_TOOLS: frozenset[str] = frozenset({"operator.attrgetter", "operator.methodcaller"})
+
 TORCH_PATH_RULES: dict[str, str] = {
     "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
     "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",
@@ -992,6 +997,10 @@ class _Scanner(ast.NodeVisitor):
                         "triton and the allowed standard modules may be used, and not through re-exports")
             return
         root = path.split(".")[0]
+        if path in STRING_ATTR_TOOLS:
+            self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
+                        "is read or called (use the attribute or method directly)")
+            return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
         for i in range(path.count(".") + 1, 0, -1):

@@ -9,14 +9,17 @@ supplies the rest:
   ``out_layout`` (``"contiguous"`` by default; ``"step2"`` or ``"noncontiguous"``: a view
   ``base[..., ::2]`` of a wider poisoned buffer; ``"resize"``: an empty out the wrapper must
   resize), ``values`` (pinned leading values in logical order, numbers or ``"nan"``/``"inf"``/
-  ``"-0.0"``), ``range`` (uniform range overriding the row's distribution), ``direct=True`` (call the wrapper as a plain function: CompositeImplicit ops on the
-  interpreter, where a dispatch mode only sees their decomposition), and the row's extra arguments
-  (``eps`` for logit).
+  ``"-0.0"``), ``range`` (uniform range overriding the row's distribution), and the row's extra
+  arguments (``eps`` for logit).
   A JIT case is ``dict(overload=<int|float|complex|Scalar>, a=value)`` (a complex value as
   ``[re, im]``), optionally with the ``dtype`` the test wraps results in. Per aten.md §6b.5 it calls
   the candidate's plain Python wrapper directly (``wrapper:acosh_int``), launches nothing, and is
   compared with ``torch.ops.aten.<op>.<overload>(a)`` as 0-d tensors (rtol of fp32, complex64 or
   exact for ints, §3). JIT cases have no native baseline to time against, so they are untimed.
+* **driving.** On GPUs the public call goes through the dispatcher, where the wrappers are
+  registered at the device key (which also intercepts CompositeImplicit ops such as ``square``). On
+  the interpreter a dispatch mode routes the reached overload to the wrapper; it only sees the
+  decomposition of a CompositeImplicit op, so there the family calls the op's wrapper directly.
 * **reference.** PyTorch on fp64-upcast inputs (integers included where the op promotes them to
   float), cast to the native result dtype; integer/bool results and exact ops use the native op on
   the same inputs. A row may replace it (logit pins the CUDA clamp semantics).
@@ -25,7 +28,6 @@ supplies the rest:
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import torch
@@ -37,7 +39,6 @@ from .family import DIRECT, AtenCase, AtenOperator, elem_bytes
 from .pools import POINTWISE_SHAPES
 
 JIT_OVERLOADS = ("int", "float", "complex", "Scalar")
-TENSOR_FORMS = ("default", "out")
 
 
 def _schema(op: str, overload: str) -> str:
@@ -96,6 +97,8 @@ class UnaryOperator(AtenOperator):
         self.dist, self.int_range, self.pin, self.extra = dist, int_range, pin, extra
         self.ref_fn, self.exact, self.untimed, self.flops = reference, exact, untimed, flops
         self.jit = dict(jit or {})
+        #: CompositeImplicitAutograd (no backend kernel of its own: ``square``)
+        self.composite = torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", "CompositeImplicitAutograd")
         wrappers = [Wrapper(name, _schema(name, "default"), exercised=True)]
         wrappers.append(Wrapper(f"{name}.out", _schema(name, "out"), exercised=out_exercised))
         wrappers += [Wrapper(f"{name}.{ov}", _schema(name, ov), kind="jit", exercised=ex)
@@ -157,10 +160,15 @@ class UnaryOperator(AtenOperator):
         x = self._input(p, device, gen)
         args = [x, *self._extra_args(p)]
         if p.get("overload") == "out":
-            api = DIRECT + self.wrapper_of(p) if p.get("direct") else str(self.out_api)
-            return AtenCase(api, args, {"out": self._out(p, x, device)}, ("out",))
-        api = DIRECT + self.wrapper_of(p) if p.get("direct") else self.api
-        return AtenCase(api, args)
+            return AtenCase(str(self.out_api), args, {"out": self._out(p, x, device)}, ("out",))
+        return AtenCase(self.api, args)
+
+    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+        if platform.dispatch_key is None and self.composite and not str(call.api).startswith(DIRECT):
+            # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
+            wrapper = self.name + ("_out" if "out" in call.kwargs else "")
+            return impl.by_name[wrapper](*call.args, **call.kwargs)
+        return super().invoke(impl, call, platform)
 
     # -- reference ----------------------------------------------------------------------------------
     def _reference(self, p: dict[str, Any], call: Call) -> list[Expected]:
@@ -392,7 +400,9 @@ I0 = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[-30.0, 30.0]), c([7, 17, 31], "fp16"),
                     c([5, 7, 11, 13], "fp32", layout="transposed"), c([3, 0], "fp32", **_OUT)],
     },
-    notes="Inputs are randn in the dtype, then multiplied by 3 in the dtype (upstream casts before the multiply).",
+    notes="Inputs are randn in the dtype, then multiplied by 3 in the dtype (upstream casts before the multiply). "
+          "The fp64-upcast reference stays finite up to |x| ~ 91.9 in fp32, where PyTorch's own fp32 kernel "
+          "(e^|x| first) already gives inf past ~88.7; no full-tier input gets there.",
 )
 
 LOG10 = UnaryOperator(
@@ -470,7 +480,7 @@ SGN = UnaryOperator(
               "integers give integer signs, bool is returned as is. Complex inputs: x/|x|, 0 for 0. .out writes "
               "into out.",
     api="torch.ops.aten.sgn", out_api="torch.ops.aten.sgn.out", out_exercised=True, exact=True, untimed=("out",),
-    flops=2,
+    pin=lambda p: [0] if p["dtype"] == "bool" else [], flops=2,
     grids={
         "smoke": [c([2, 3], "fp32", values=[0.0, "-0.0", -2.5, "inf", "-inf"]), c([128, 256], "fp16", **_OUT),
                   c([4], "fp16", values=["nan"]), c([64, 65], "bf16"), c([9], "int32"), c([5], "bool")],
@@ -478,6 +488,8 @@ SGN = UnaryOperator(
         "heldout": [c([511, 257], "int32"), c([7, 17, 31], "c64"), c([7, 17, 31], "fp32", layout="permuted"),
                     c([8, 9], "c64", values=[0.0], out_layout="step2", **_OUT)],
     },
+    notes="Bool inputs have their first element set to False, so that an expected result is never all True "
+          "(the bool poison pattern, which ghost replay could not tell from a no-op).",
 )
 
 SILU = UnaryOperator(
@@ -503,18 +515,18 @@ SQUARE = UnaryOperator(
               "(strided stores) or need a resize.",
     api="torch.ops.aten.square", out_api="torch.ops.aten.square.out", out_exercised=True, untimed=("out",), flops=1,
     grids={
-        "smoke": [c([2, 3], "fp32", direct=True), c([128, 256], "fp16", out_layout="step2", direct=True, **_OUT),
-                  c([64, 65], "bf16", out_layout="step2", direct=True, **_OUT), c([4], "bool", direct=True),
-                  c([6, 7], "int16", range=[-300, 300], direct=True)],
+        "smoke": [c([2, 3], "fp32"), c([128, 256], "fp16", out_layout="step2", **_OUT),
+                  c([64, 65], "bf16", out_layout="step2", **_OUT), c([4], "bool"),
+                  c([6, 7], "int16", range=[-300, 300])],
         "full": tensor_grid(LONGTAIL_BIG)
         + product(overload=["out"], out_layout=["contiguous", "noncontiguous"], dtype=["fp32", "fp16", "bf16"],
                   shape=LONGTAIL_BIG),
         "heldout": [c([511, 257], "fp32"), c([7, 17, 31], "int32", range=[-50000, 50000]),
                     c([9, 10], "fp32", out_layout="resize", **_OUT), c([7, 17, 31], "fp16", layout="transposed")],
     },
-    notes="square is CompositeImplicitAutograd: a dispatch mode on the interpreter sees only its pow "
-          "decomposition, so the smoke cases call the wrapper directly (direct=True); on GPUs the wrapper is "
-          "registered at the CUDA key, which intercepts the composite (aten.md §4.3).",
+    notes="square is CompositeImplicitAutograd: on GPUs the wrapper registered at the CUDA key intercepts the "
+          "composite (aten.md §4.3); on the interpreter, where a dispatch mode sees only its pow decomposition, the "
+          "family calls the wrapper directly.",
 )
 
 SPECIAL_ENTR = UnaryOperator(
@@ -538,14 +550,16 @@ BITWISE_NOT = UnaryOperator(
     semantics="Integers: bitwise complement ~x (= -x - 1); bool: logical not; floating inputs are an error. "
               "bitwise_not.out writes into out.",
     api="torch.bitwise_not", out_api="torch.ops.aten.bitwise_not.out", out_exercised=False, exact=True,
-    int_range=(-0x7FFF, 0x7FFF), flops=1,
+    int_range=(-0x7FFF, 0x7FFF), pin=lambda p: [1] if p["dtype"] == "bool" else [], flops=1,
     grids={
-        "smoke": [c([64, 33], "int16"), c([17], "int32", values=[-1, 0, -2147483648]), c([], "bool", values=[1]),
+        "smoke": [c([64, 33], "int16"), c([17], "int32", values=[-1, 0, -2147483648]), c([], "bool"),
                   c([9, 8], "bool", out_layout="step2", **_OUT), c([10], "int64", **_OUT)],
         "full": tensor_grid(POINTWISE_SHAPES, ("int16", "int32", "bool")),
         "heldout": [c([511, 257], "int64"), c([7, 17, 31], "bool", layout="transposed"), c([5, 7, 11, 13], "uint8"),
                     c([6, 6], "int32", out_layout="resize", **_OUT)],
     },
+    notes="Bool inputs have their first element set to True: an all-True expected result equals the bool poison "
+          "pattern, and ghost replay (L2) could not tell a correct kernel from a no-op on the 0-d bool case.",
 )
 
 HARDSIGMOID = UnaryOperator(
