@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import random
 import shutil
 import statistics
 import tempfile
@@ -154,6 +155,7 @@ class Verifier:
         else:
             self.device = torch.device(platform.device, device_index or 0)
         self.child: Child | None = None
+        self._rng = random.Random(os.urandom(8))
         # Tensors exchanged with the child go through memory-backed files where the host has them.
         shm = Path("/dev/shm")
         self.io = (Path(tempfile.mkdtemp(prefix="kgb-io-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK)
@@ -453,21 +455,10 @@ class Verifier:
         if not msg.get("launches") and before.needs_launch and not self.op.nothing_to_compute \
                 and not _all_outputs_empty(expected) and not _trivial(expected, before):
             return "not_exercised", "no Triton kernel was launched for this case"
-        worst = SlotResult(True)
-        for exp in expected:
-            actual = _resolve(exp.slot, out)
-            if exp.slot == "return" and exp.value is None and exp.alias:
-                target = _resolve(exp.alias, out)
-                if not _same_object(actual, target):
-                    return "wrong_result", (f"the call must return its output argument ({exp.alias}) itself; "
-                                            f"got {out.get('ret_type')}")
-                continue
-            res = compare_slot(exp, actual, self.platform.tolerance_scale)
-            if not res.ok:
-                entry.update(max_abs=res.max_abs, max_rel=res.max_rel, rule=res.rule)
-                return "wrong_result", res.message
-            if res.max_abs >= worst.max_abs:
-                worst = res
+        bad, worst = self._judge_values(out, expected)
+        if bad is not None:
+            entry.update(max_abs=worst.max_abs, max_rel=worst.max_rel, rule=worst.rule)
+            return "wrong_result", bad
         for slot in before.unchanged_slots():
             key = f"arg.{slot}"
             res = unchanged(before.get(slot), _resolve(key, out), key)
@@ -475,6 +466,28 @@ class Verifier:
                 return "wrong_result", res.message
         entry.update(max_abs=worst.max_abs, max_rel=worst.max_rel, rule=worst.rule)
         return None
+
+    def _judge_values(self, out: dict[str, Any], expected: list[Expected]) -> tuple[str | None, SlotResult]:
+        """Compare every expected slot (values, dtype, untouched memory, returned aliases).
+
+        Returns ``(message, result)``: message None when all slots pass; result is the failing slot's
+        comparison, or the one with the largest error when all pass.
+        """
+        worst = SlotResult(True)
+        for exp in expected:
+            actual = _resolve(exp.slot, out)
+            if exp.slot == "return" and exp.value is None and exp.alias:
+                target = _resolve(exp.alias, out)
+                if not _same_object(actual, target):
+                    return (f"the call must return its output argument ({exp.alias}) itself; "
+                            f"got {out.get('ret_type')}"), worst
+                continue
+            res = compare_slot(exp, actual, self.platform.tolerance_scale)
+            if not res.ok:
+                return res.message, res
+            if res.max_abs >= worst.max_abs:
+                worst = res
+        return None, worst
 
     # -- L2 ------------------------------------------------------------------------------------------
     def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected]) -> dict[str, Any]:
@@ -581,13 +594,29 @@ class Verifier:
             self.record["sol_pct"] = round(statistics.median(sols), 2)
 
     def _time_one(self, case: Case) -> dict[str, Any]:
-        """Time one case in the child; judge the integrity of what it reports."""
-        _, _, _, inp = self._prepare(case, reference=False)
+        """Time one case in the child; judge the integrity of what it reports.
+
+        Timing uses two input sets drawn with seeds other than the correctness run's, alternated
+        repetition by repetition, and one randomly chosen timed candidate repetition of each set is
+        sent back and judged like a correctness case: a candidate that behaves differently when it
+        is timed, or answers from a cache, fails.
+        """
+        sets, expected = [], []
+        for salt in (0x9E3779B1, 0x85EBCA6B):
+            gen = generator(self.device, case.seed ^ salt)
+            call = self.op.build(case.params, self.device, gen)
+            expected.append(self.op.reference(case.params, call.clone()))
+            sets.append({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api})
+        inp = self.io / f"{case.tier}-{case.index}.time.pt"
+        torch.save({"sets": sets}, inp)
+        per_set = max(1, -(-self.settings.reps // 10)) * 10 // len(sets)
+        check = {str(i): self._rng.randrange(per_set) for i in range(len(sets))}
+        check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
         t0 = time.perf_counter()
         try:
             assert self.child is not None
             self.child.send({"cmd": "time", "inp": str(inp), "reps": self.settings.reps,
-                             "warmup_ms": self.settings.warmup_ms})
+                             "warmup_ms": self.settings.warmup_ms, "check": check, "check_out": str(check_out)})
             msg = self.child.recv(self.settings.time_timeout_s)
         except ChildTimeout:
             self.child = None
@@ -612,6 +641,24 @@ class Verifier:
                                                f"device time in a command the verifier saw take {wall_ms:.2f} ms", case)
         if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
             raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+        try:
+            kept = torch.load(check_out, map_location=self.device, weights_only=True)
+        except Exception as exc:  # noqa: BLE001
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the checked timed repetitions were not "
+                                               f"returned ({type(exc).__name__})", case) from None
+        for i, exp in enumerate(expected):
+            out = kept.get(str(i)) if isinstance(kept, dict) else None
+            if not isinstance(out, dict):
+                raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition of input set {i} "
+                                                   f"missing", case)
+            try:
+                bad, _ = self._judge_values(out, exp)
+            except Exception as exc:  # noqa: BLE001
+                bad = f"{type(exc).__name__}: {exc}"
+            if bad is not None:
+                raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
+                                                f"{check[str(i)]} on input set {i} is wrong ({bad}); a kernel must "
+                                                f"compute the same function when it is timed", case)
         return msg
 
     def _sol(self, cost: Any, ms: float) -> float | None:

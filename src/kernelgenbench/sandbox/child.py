@@ -226,12 +226,19 @@ class Child:
         from ..suite.spec import Call
         from ..verify.timing import time_case
 
+        torch = self.torch
         data = self.load(msg["inp"])
-        call = Call(data["args"], data["kwargs"], tuple(data["written"]), api=data.get("api"))
+        calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api")) for d in data["sets"]]
+        check = {int(k): int(v) for k, v in (msg.get("check") or {}).items()}
         try:
-            base_fn, label = self.op.baseline(call, self.platform)
-            res = time_case(self.op, self.impl, base_fn, call, self.platform, self.hooks.STATE,
-                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)))
+            base_fn, label = self.op.baseline(calls[0], self.platform)
+            res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.hooks.STATE,
+                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check)
+            checked = res.pop("checked")
+            if msg.get("check_out"):
+                torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
+                                     "ret_type": type(r).__name__} for k, (c, r) in checked.items()},
+                           msg["check_out"])
             res["baseline"] = label
             res["timers_tampered"] = tampered_timers()
             self.send({"event": "time", **res})

@@ -63,8 +63,17 @@ def flush_l2(device: torch.device, state: Any) -> None:
     del state.launches[mark:]
 
 
-def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], call: Any, platform: Any, state: Any,
-              reps: int = 50, warmup_ms: float = 25.0, block: int = 10) -> dict[str, Any]:
+def _new_event() -> Any:
+    return torch.cuda.Event(enable_timing=True)
+
+
+def _synchronize() -> None:
+    torch.cuda.synchronize()
+
+
+def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
+              reps: int = 50, warmup_ms: float = 25.0, block: int = 10,
+              check: dict[int, int] | None = None) -> dict[str, Any]:
     """Time baseline and candidate on one case.
 
     Args:
@@ -72,38 +81,45 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], call: Any, plat
         impl: the candidate implementation handle (``activate``/``deactivate`` toggle ATen
             registration).
         base_fn: runs the baseline once on a :class:`Call`.
-        call: the case's inputs (on the device).
+        calls: input sets of the case (on the device); repetition ``i`` of each side uses
+            ``calls[i % len(calls)]``, so a result cached from one repetition is wrong for the next.
         platform: the platform profile.
         state: the hook state (launch accounting).
         reps: repetitions per side (rounded up to whole blocks).
         warmup_ms: minimum warm-up per side, in ms.
         block: repetitions per block before switching sides.
+        check: input-set index -> the number of the candidate repetition on that set whose inputs
+            and outputs are kept for the verifier to judge (chosen at random by the verifier).
 
     Returns:
         ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
-        wall-clock and event totals in ms, and ``launches_per_rep`` (minimum over candidate reps).
+        wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps), and
+        ``checked``: input-set index -> (the call as the candidate left it, its return value).
 
     Raises:
         RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
             events report more time than the host clock saw.
     """
-    device = torch.device(platform.device, torch.cuda.current_device())
+    if platform.device == "cuda":
+        device = torch.device("cuda", torch.cuda.current_device())
+    else:
+        device = torch.device(platform.device)
 
     # Timing runs the candidate bare: no dispatch-mode tracing or signature binding in the timed region.
     state.tracing = False
     try:
-        return _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms, block)
+        return _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check or {})
     finally:
         state.tracing = True
 
 
-def _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms, block):
+def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check):
     def warm(fn: Callable[[Any], Any]) -> None:
         t0 = time.perf_counter()
         n = 0
         while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
-            fn(call.clone())
-            torch.cuda.synchronize()
+            fn(calls[n % len(calls)].clone())
+            _synchronize()
             n += 1
             if n > 1000:
                 break
@@ -119,6 +135,9 @@ def _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms
     samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
     wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
     launches: list[int] = []
+    done = {"baseline": 0, "candidate": 0}
+    seen: dict[int, int] = {}
+    checked: dict[int, tuple[Any, Any]] = {}
     nblocks = max(1, -(-reps // block))
     for b in range(nblocks):
         order = ("baseline", "candidate") if b % 2 == 0 else ("candidate", "baseline")
@@ -127,24 +146,29 @@ def _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms
                 impl.deactivate()
             try:
                 evs = []
-                torch.cuda.synchronize()
+                _synchronize()
                 h0 = time.perf_counter()
                 for _ in range(block):
-                    c = call.clone()
+                    k = done[side] % len(calls)
+                    done[side] += 1
+                    c = calls[k].clone()
                     flush_l2(device, state)
-                    start = torch.cuda.Event(enable_timing=True)
-                    end = torch.cuda.Event(enable_timing=True)
+                    start, end = _new_event(), _new_event()
                     mark = len(state.launches)
                     start.record()
                     if side == "candidate":
-                        op.invoke(impl, c, platform)
+                        ret = op.invoke(impl, c, platform)
                     else:
                         base_fn(c)
                     end.record()
                     if side == "candidate":
                         launches.append(len(state.launches) - mark)
+                        n = seen.get(k, 0)
+                        seen[k] = n + 1
+                        if check.get(k) == n:
+                            checked[k] = (c, ret)
                     evs.append((start, end))
-                torch.cuda.synchronize()
+                _synchronize()
                 wall[side] += (time.perf_counter() - h0) * 1e3
                 samples[side].extend(s.elapsed_time(e) for s, e in evs)
             finally:
@@ -165,4 +189,5 @@ def _time_case(op, impl, base_fn, call, platform, state, device, reps, warmup_ms
         "baseline_samples": samples["baseline"], "candidate_samples": samples["candidate"],
         "wall_ms": wall, "event_total_ms": {k: sum(v) for k, v in samples.items()},
         "launches_per_rep": min(launches) if launches else 0,
+        "checked": checked,
     }
