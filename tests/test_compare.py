@@ -91,3 +91,14 @@ def test_unchanged_inputs() -> None:
 def test_constant_output_is_fine_when_the_reference_is_constant_within_rounding() -> None:
     e = torch.tensor([0.25, 0.25 + 1e-9, 0.25 - 1e-9], dtype=torch.float64).float()
     assert compare_values(torch.full((3,), 0.25), e, Tolerance()).ok
+
+
+def test_alternate_poison_pattern() -> None:
+    from kernelgenbench.verify.compare import poison_variant
+
+    b = torch.empty(3, dtype=torch.bool)
+    assert poison_(b).tolist() == [True] * 3
+    with poison_variant(True):
+        assert poison_(b).tolist() == [False] * 3
+        assert poison_(torch.empty(2, dtype=torch.int32)).tolist() == [1234567891] * 2
+    assert poison_(torch.empty(2, dtype=torch.int32)).tolist() == [-1234567891] * 2

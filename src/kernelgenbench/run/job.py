@@ -30,7 +30,7 @@ from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
 from ..suite.common import generator
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from ..verify import profile as l3
-from ..verify.compare import SlotResult, compare_slot, unchanged
+from ..verify.compare import SlotResult, compare_slot, poison_variant, unchanged
 from ..verify.failures import classify_error
 from ..verify.static_scan import scan_file
 
@@ -353,12 +353,15 @@ class Verifier:
         return JobFailed(cls, text + (f"\nlast output:\n{tail}" if tail else ""), case)
 
     # -- one case -----------------------------------------------------------------------------------
-    def _prepare(self, case: Case, reference: bool = True) -> tuple[Call, Call | None, list[Expected], Path]:
+    def _prepare(self, case: Case, reference: bool = True, alt_poison: bool = False
+                 ) -> tuple[Call, Call | None, list[Expected], Path]:
         """Build a case's inputs (seeded, so every call builds the same ones), save them for the
-        child, and (unless only timing needs them) keep a pristine copy and compute the reference."""
+        child, and (unless only timing needs them) keep a pristine copy and compute the reference.
+        ``alt_poison``: outputs get the alternate poison pattern (ghost replay)."""
         t0 = time.perf_counter()
         gen = generator(self.device, case.seed)
-        call = self.op.build(case.params, self.device, gen)
+        with poison_variant(alt_poison):
+            call = self.op.build(case.params, self.device, gen)
         before = call.clone() if reference else None
         expected = self.op.reference(case.params, call.clone()) if reference else []
         self.times["reference_s"] += time.perf_counter() - t0
@@ -371,7 +374,7 @@ class Verifier:
     def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool) -> dict[str, Any] | None:
         """Run one case in the child and judge it. Returns evidence, or None when it failed."""
         assert self.child is not None
-        _, before, expected, inp = self._prepare(case)
+        _, before, expected, inp = self._prepare(case, alt_poison=ghost)
         out_path = self.io / f"{case.tier}-{case.index}.{'ghost' if ghost else 'out'}.pt"
         t0 = time.perf_counter()
         try:

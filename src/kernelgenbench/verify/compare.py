@@ -5,7 +5,9 @@ Every check here runs in the trusted verifier, on tensors the sandbox child sent
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +29,33 @@ INT_POISON = {torch.int8: -77, torch.uint8: 0xA5, torch.int16: -30001, torch.int
               torch.int64: -0x5EEDBADC0FFEE, torch.bool: True}
 
 
+#: The second pattern, used by L2 ghost replay: an output the reference fills with exactly the first
+#: pattern (an all-True bool result, say) must not look like a result nobody wrote.
+INT_POISON_ALT = {torch.int8: 55, torch.uint8: 0x5A, torch.int16: 29999, torch.int32: 1234567891,
+                  torch.int64: 0x5EEDBADC0FFEE, torch.bool: False}
+
+_VARIANT = threading.local()
+
+
+@contextlib.contextmanager
+def poison_variant(alt: bool):
+    """Within the block (this thread), :func:`poison_` writes the alternate pattern when ``alt``."""
+    old = getattr(_VARIANT, "alt", False)
+    _VARIANT.alt = alt
+    try:
+        yield
+    finally:
+        _VARIANT.alt = old
+
+
 def poison_(t: torch.Tensor) -> torch.Tensor:
-    """Fill the elements ``t`` addresses with the poison pattern of its dtype, in place."""
+    """Fill the elements ``t`` addresses with the poison pattern of its dtype, in place (the
+    alternate pattern inside :func:`poison_variant` for integers and bools; floats always get the
+    payload NaN, which no arithmetic produces)."""
     if t.numel() == 0:
+        return t
+    if getattr(_VARIANT, "alt", False) and t.dtype in INT_POISON_ALT:
+        t.fill_(INT_POISON_ALT[t.dtype])
         return t
     if t.dtype in POISON_BITS:
         idt, bits = POISON_BITS[t.dtype]
