@@ -173,6 +173,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
     Raises:
         ValueError: unknown mode.
     """
+    from ..verify import profile as l3
     from ..verify import static_scan as l1
     from ..verify.profile import ALLOC, COPIES, META, VIEWS
 
@@ -204,6 +205,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         "torch_allowed": torch_allowed, "methods_allowed": methods_allowed, "trace_allowed": trace_allowed,
         "rtol": rtol,
         "platform": _platform_ctx(platform, device_name),
+        "budgets": {"reads": l3.ITEM_BUDGET, "copies": l3.FILL_COPY_BUDGET},
     }
 
 
