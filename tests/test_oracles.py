@@ -32,18 +32,24 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunDir, list[di
 def test_every_oracle_passes_smoke_with_all_checks(smoke_run) -> None:
     _, records = smoke_run
     by_op = {r["op"]: r for r in records}
-    assert set(by_op) == {o.id for o in all_operators()}
+    ops = {o.id: o for o in all_operators()}
+    assert set(by_op) == set(ops)
     for op, r in sorted(by_op.items()):
         assert r["status"] == "passed", (op, r["failure_class"], r["first_failure"])
         assert r["anti_hack"]["L1"]["ok"] and r["anti_hack"]["L3"]["ok"], (op, r["anti_hack"])
-        assert r["anti_hack"]["L2"]["ok"] and r["anti_hack"]["L2"]["checked"] >= 1, (op, r["anti_hack"]["L2"])
+        rule = ops[op].nothing_to_compute
+        # operators with nothing to compute replay only the cases that need a launch (reshape's copies)
+        assert r["anti_hack"]["L2"]["ok"] and (r["anti_hack"]["L2"]["checked"] >= 1 or rule), (op, r["anti_hack"]["L2"])
         judged = [c for c in r["cases"] if c["status"] != "unsupported"]
         assert judged and all(c["status"] == "passed" for c in judged), op
         assert r["speedup"] is None and r["timing"]["applicable"] is False
-        # bf16 cases are reported unsupported on the interpreter, never as passed
+        # bf16 cases are reported unsupported on the interpreter, never as passed (unless nothing is computed)
         for c in r["cases"]:
             if c["params"].get("dtype") == "bf16":
-                assert c["status"] == "unsupported" and "bfloat16" in c["message"], (op, c)
+                if rule:
+                    assert c["status"] == "passed", (op, c)
+                else:
+                    assert c["status"] == "unsupported" and "bfloat16" in c["message"], (op, c)
 
 
 @pytest.mark.slow

@@ -22,9 +22,6 @@ app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
 console = Console()
 
-NOTHING_TO_COMPUTE_RULE = (
-    "Operators with nothing to compute (views, metadata, allocation) need no Triton launch; their cases check "
-    "values, shape, strides, aliasing, dtype and device instead (aten.md §4, §6b.7).")
 
 
 def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
@@ -96,10 +93,25 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
         first = cases[0].describe() if cases and tier != "heldout" else ("(held out)" if cases else "—")
         t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), first)
     console.print(t)
-    console.print("\n[bold]Tolerance[/bold]: rtol by dtype (fp16 1e-3, bf16 1.6e-2, fp32 1e-5, fp64 1e-5); "
-                  "atol = 1e-4 x reduce_dim; integers, indices and bools exact; NaN positions must match.")
-    console.print(f"[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
-                  f"{NOTHING_TO_COMPUTE_RULE if o.nothing_to_compute else 'Every case must launch a Triton kernel.'}")
+    rule = o.nothing_to_compute
+    if rule:
+        console.print("\n[bold]Tolerance[/bold]: none: values are compared exactly (allocations: not at all); see "
+                      "the nothing-to-compute rule below.")
+    else:
+        console.print("\n[bold]Tolerance[/bold]: rtol by dtype (fp16 1e-3, bf16 1.6e-2, fp32 1e-5, fp64 1e-5); "
+                      "atol = 1e-4 x reduce_dim; integers, indices and bools exact; NaN positions must match.")
+    if rule:
+        console.print(f"[bold]Anti-hack[/bold]: L1 static scan, L3 dispatch trace and kernel list; L2 ghost replay "
+                      f"only where a case needs a launch.")
+        console.print(f"\n[bold]Nothing to compute ({rule.kind})[/bold] (aten.md §4.6, §6b.7)")
+        for what, text in (("aliasing", rule.aliasing), ("layout", rule.layout), ("values", rule.values),
+                           ("Triton launch", rule.launch)):
+            console.print(f"  {what}: {escape(text)}")
+        if rule.methods:
+            console.print(f"  allowed for this kind: {', '.join(f'.{m}()' for m in rule.methods)}")
+    else:
+        console.print("[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
+                      "Every case must launch a Triton kernel.")
     if o.notes:
         console.print(f"\n[bold]Notes[/bold]: {o.notes}")
 

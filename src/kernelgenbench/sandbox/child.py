@@ -212,7 +212,7 @@ class Child:
                 if a is ret:
                     ret_alias = i
         out = {"args": call.args, "kwargs": call.kwargs, "ret": _sanitize(ret, torch),
-               "ret_type": type(ret).__name__}
+               "ret_type": type(ret).__name__, "ret_devices": _devices(ret, torch)}
         try:
             torch.save(out, msg["out"])
         except BaseException as exc:  # noqa: BLE001
@@ -228,7 +228,8 @@ class Child:
 
         torch = self.torch
         data = self.load(msg["inp"])
-        calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api")) for d in data["sets"]]
+        calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api"),
+                      needs_launch=bool(d.get("needs_launch", True))) for d in data["sets"]]
         check = {int(k): int(v) for k, v in (msg.get("check") or {}).items()}
         try:
             base_fn, label = self.op.baseline(calls[0], self.platform)
@@ -237,7 +238,8 @@ class Child:
             checked = res.pop("checked")
             if msg.get("check_out"):
                 torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
-                                     "ret_type": type(r).__name__} for k, (c, r) in checked.items()},
+                                     "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
+                            for k, (c, r) in checked.items()},
                            msg["check_out"])
             res["baseline"] = label
             res["timers_tampered"] = tampered_timers()
@@ -269,6 +271,17 @@ def _sanitize(ret: Any, torch: Any) -> Any:
         return type(ret)(_sanitize(r, torch) for r in ret) if isinstance(ret, list) else tuple(
             _sanitize(r, torch) for r in ret)
     return f"<{type(ret).__name__}>"
+
+
+def _devices(ret: Any, torch: Any) -> Any:
+    """The device of every returned tensor (``"cuda:0"``), mirroring the return's structure (None
+    for non-tensors): the verifier loads tensors onto its own device, so it learns the device the
+    candidate returned a tensor on only from this."""
+    if isinstance(ret, torch.Tensor):
+        return str(ret.device)
+    if isinstance(ret, (list, tuple)):
+        return [_devices(r, torch) for r in ret]
+    return None
 
 
 def main() -> None:

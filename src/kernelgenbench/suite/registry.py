@@ -9,12 +9,14 @@ from .spec import SOURCES, Operator
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Operator]:
     from .aten.ops import OPERATORS as ATEN
+    from .aten.binary import OPERATORS as ATEN_BINARY
     from .aten.pointwise import OPERATORS as ATEN_POINTWISE
+    from .aten.views import OPERATORS as ATEN_VIEWS
     from .cublas.ops import OPERATORS as CUBLAS
     from .vllm.ops import OPERATORS as VLLM
 
     ops: dict[str, Operator] = {}
-    for op in [*ATEN, *ATEN_POINTWISE, *VLLM, *CUBLAS]:
+    for op in [*ATEN, *ATEN_POINTWISE, *ATEN_BINARY, *ATEN_VIEWS, *VLLM, *CUBLAS]:
         if op.id in ops:
             raise RuntimeError(f"operator {op.id} is defined twice")
         ops[op.id] = op

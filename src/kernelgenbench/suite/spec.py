@@ -286,6 +286,22 @@ class Expected:
             the compared values (for written arguments: like the region's values in storage
             order). Used where the spec's rounding points let one ulp of an intermediate move the
             output by more than rtol (see :func:`intermediate_ulp`).
+        rule: set on the slots of operators with nothing to compute (built by
+            :meth:`NothingToCompute.expected`); the verifier then applies the checks below instead
+            of the plain value comparison.
+        alias_of: the result must share the untyped storage of this slot's tensor after the call
+            (``"arg.0"``): views must alias their input.
+        layout: sizes, strides and storage offset must equal ``value``'s exactly, and the storage
+            must cover every element the result addresses.
+        check_values: compare values (exact); False where the contents are unspecified
+            (allocations).
+        fresh: the result must share its storage with no tensor argument (allocations, and the
+            copy path of ``reshape``).
+        check_device: the result's device type must equal ``value``'s (reported by the sandbox,
+            since loading maps every tensor to the verifier's device).
+        py_scalar: the result must be a Python number, not a tensor, of exactly the type of
+            ``value.item()`` (float, int, bool, complex) and exactly equal to it (sign of zero
+            included; NaN equals NaN).
     """
 
     slot: str
@@ -295,6 +311,139 @@ class Expected:
     check_dtype: bool = True
     alias: str | None = None
     atol_extra: torch.Tensor | None = None
+    rule: str | None = None
+    alias_of: str | None = None
+    layout: bool = False
+    check_values: bool = True
+    fresh: bool = False
+    check_device: bool = False
+    py_scalar: bool = False
+
+
+@dataclass(frozen=True)
+class NothingToCompute:
+    """The one rule for operators with nothing to compute (aten.md §4.6, §6b.7; DESIGN.md).
+
+    Views (``t``, ``expand``, ``expand_as``, ``select``, ``narrow``, ``as_strided``, ``unsqueeze``,
+    ``reshape``), scalar reads (``item``, ``_local_scalar_dense``) and allocations (``empty_strided``,
+    ``new_empty_strided``) produce their result without any arithmetic. For them the usual proof of
+    work (a Triton launch in every case, L2 ghost replay) cannot apply: a correct view launches
+    nothing. Instead each case checks what makes the result right, per kind:
+
+    ``view``
+        The returned tensor must share the input's storage (the same untyped storage; a copy fails,
+        however right its values), with exactly the sizes, strides and storage offset of PyTorch's
+        view of the same input, the input's dtype and device, and the same element values (exact).
+        The input must be unchanged. No Triton launch is required (one is allowed); L2 ghost replay
+        does not apply. Views are built from the input with view and metadata operations other than
+        the op itself (``as_strided``; for ``as_strided`` itself ``set_`` on an empty tensor, which
+        this kind allows).
+        Where PyTorch's result is a copy for some inputs (``reshape`` of an input whose strides do
+        not allow a view), those cases are judged as a computing op: shape, dtype, device and exact
+        values, a result that shares no input's storage, a Triton launch required, and L2 ghost
+        replay.
+    ``scalar_read``
+        The result must be a Python number, not a tensor, of the type PyTorch returns (``float`` for
+        floating dtypes, holding the exact value widened to double; ``int`` for integers; ``bool``;
+        ``complex``), exactly equal to the element, sign of zero included. The input must be
+        unchanged. No Triton launch is required (a one-element Triton copy into a staging tensor is
+        the usual route). The element is read on the host with ``.tolist()``, which this kind allows:
+        ``.item()``, ``float(x)`` and ``int(x)`` dispatch ``item``/``_local_scalar_dense``, which is
+        dispatch recursion.
+    ``allocation``
+        The result must be a new tensor (sharing no argument's storage) with exactly the requested
+        sizes and strides, storage offset 0, PyTorch's dtype and device for the call, and a storage
+        that covers every addressed element. Its contents are not checked (they are uninitialised).
+        ``.out`` forms resize ``out`` as PyTorch does (contiguous strides, out's dtype) and return
+        ``out`` itself. No Triton launch is required.
+
+    Every kind: the wrapper must be called (the native op answering instead fails as
+    ``not_exercised``), and the L1 static scan and L3 dispatch trace apply as for any operator
+    (allocation, views and metadata only; calling the op itself is dispatch recursion). A case that
+    fails any check fails as ``wrong_result`` with a message naming the check.
+
+    Attributes:
+        kind: ``"view"``, ``"scalar_read"`` or ``"allocation"``.
+        aliasing: what the result's storage must be.
+        layout: what is checked of sizes, strides and storage offset.
+        values: what is checked of the values.
+        launch: whether a Triton launch is required.
+        methods: tensor methods the L1 scan allows for this kind beyond the global allowlist.
+        trace: names the L3 dispatch trace allows for this kind beyond the global allowlist
+            (``host_read``: the elements ``.tolist()`` reads; the L3 budget still applies).
+    """
+
+    kind: str
+    aliasing: str
+    layout: str
+    values: str
+    launch: str
+    methods: tuple[str, ...] = ()
+    trace: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The rule as shown to users (``kgb show``, prompts): one line per check."""
+        return (f"Nothing to compute ({self.kind}). Aliasing: {self.aliasing}. Layout: {self.layout}. "
+                f"Values: {self.values}. Triton launch: {self.launch}."
+                + (f" Allowed for this kind: {', '.join(f'.{m}()' for m in self.methods)}." if self.methods else ""))
+
+    def expected(self, slot: str, ref: Any, *, alias_of: str | None = None, copy: bool = False) -> "Expected":
+        """The :class:`Expected` of one result slot under this rule.
+
+        Args:
+            slot: ``"return"`` or ``"arg.out"``.
+            ref: PyTorch's result on a clone of the inputs: the reference view, the reference
+                allocation (only its metadata is used), or the Python number of a scalar read.
+            alias_of: for views, the slot whose storage the result must share (``"arg.0"``).
+            copy: a view op's case where PyTorch copies (``reshape`` of a non-viewable input).
+        """
+        if self.kind == "scalar_read":
+            if not isinstance(ref, (bool, int, float, complex)):
+                raise TypeError(f"a scalar read's reference must be a Python number, got {type(ref).__name__}")
+            kind = {bool: torch.bool, int: torch.int64, float: torch.float64, complex: torch.complex128}[type(ref)]
+            return Expected(slot, torch.tensor(ref, dtype=kind), EXACT, rule=self.kind, py_scalar=True,
+                            check_dtype=False)
+        if self.kind == "view":
+            if copy:
+                return Expected(slot, ref, EXACT, rule="view (copy path)", fresh=True, check_device=True)
+            return Expected(slot, ref, EXACT, rule=self.kind, alias_of=alias_of, layout=True, check_device=True)
+        if self.kind == "allocation":
+            return Expected(slot, ref, EXACT, rule=self.kind, layout=True, check_values=False,
+                            fresh=slot == "return", check_device=True)
+        raise ValueError(f"unknown nothing-to-compute kind {self.kind!r}")
+
+
+VIEW = NothingToCompute(
+    kind="view",
+    aliasing="the result shares the input's storage (same untyped storage; not checked where that storage is "
+             "empty, as there is nothing to share); a copy fails",
+    layout="sizes, strides and storage_offset exactly equal PyTorch's view of the same input",
+    values="exactly the input's elements, in the input's dtype and on its device; the input is unchanged",
+    launch="not required (allowed); no L2 ghost replay. Where PyTorch copies instead (reshape of a "
+           "non-viewable input) the case is judged as a copy: shape, dtype, device and exact values, "
+           "no storage shared with the input, a Triton launch required, L2 ghost replay",
+    methods=("set_",),
+)
+SCALAR_READ = NothingToCompute(
+    kind="scalar_read",
+    aliasing="not applicable (the result is a Python number, not a tensor)",
+    layout="not applicable",
+    values="exactly the element's value and Python type (float for floating dtypes, widened exactly; int "
+           "for integers; bool; complex); the input is unchanged",
+    launch="not required (a one-element Triton copy into a staging tensor read with .tolist() is the "
+           "usual route; .item(), float(x) and int(x) are dispatch recursion)",
+    methods=("tolist",),
+    trace=("host_read",),
+)
+ALLOCATION = NothingToCompute(
+    kind="allocation",
+    aliasing="a new storage that no argument shares (.out forms: out itself, resized as PyTorch resizes it)",
+    layout="sizes, strides and storage_offset exactly as requested (PyTorch's for .out: contiguous), the "
+           "storage covering every addressed element",
+    values="not checked (uninitialised); dtype and device exactly PyTorch's",
+    launch="not required",
+)
+NOTHING_TO_COMPUTE: dict[str, NothingToCompute] = {r.kind: r for r in (VIEW, SCALAR_READ, ALLOCATION)}
 
 
 def clone_tree(obj: Any) -> Any:
@@ -390,14 +539,28 @@ class Operator(abc.ABC):
     source: ClassVar[str] = ""
 
     def __init__(self, name: str, *, category: str, section: str, semantics: str,
-                 interface: Interface, nothing_to_compute: bool = False, notes: str = "") -> None:
+                 interface: Interface, nothing_to_compute: NothingToCompute | None = None,
+                 notes: str = "") -> None:
         self.name = name
         self.category = category
         self.section = section
         self.semantics = semantics
         self.interface = interface
-        self.nothing_to_compute = nothing_to_compute
+        #: the rule of :class:`NothingToCompute` this operator follows, or None (it computes)
+        self.nothing_to_compute: NothingToCompute | None = nothing_to_compute or None
         self.notes = notes
+
+    @property
+    def allow_methods(self) -> frozenset[str]:
+        """Tensor methods the L1 scan allows this operator beyond the global allowlist (its
+        nothing-to-compute kind's, e.g. ``.tolist()`` for scalar reads)."""
+        return frozenset(self.nothing_to_compute.methods) if self.nothing_to_compute else frozenset()
+
+    @property
+    def allow_trace(self) -> frozenset[str]:
+        """Names the L3 dispatch trace allows this operator beyond the global allowlist (its
+        nothing-to-compute kind's, e.g. ``host_read`` for scalar reads)."""
+        return frozenset(self.nothing_to_compute.trace) if self.nothing_to_compute else frozenset()
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -445,7 +608,10 @@ class Operator(abc.ABC):
         return Cost(0.0, 0.0)
 
     def tensor_dtypes(self, params: dict[str, Any]) -> set[torch.dtype]:
-        """The dtypes a case computes in (for platform dtype limits)."""
+        """The dtypes a case computes in (for platform dtype limits). Operators with nothing to
+        compute compute in none: a platform's arithmetic limits never make their cases unjudgeable."""
+        if self.nothing_to_compute:
+            return set()
         out = set()
         for k in ("dtype", "out_dtype"):
             if k in params and params[k] is not None:
@@ -474,7 +640,7 @@ class Operator(abc.ABC):
             "id": self.id, "source": self.source, "category": self.category,
             "section": self.section, "semantics": self.semantics,
             "interface": self.interface.signature,
-            "nothing_to_compute": self.nothing_to_compute,
+            "nothing_to_compute": self.nothing_to_compute.kind if self.nothing_to_compute else None,
         }
 
 

@@ -64,15 +64,19 @@ class TraceVerdict:
     forbidden: dict[str, int] | None = None
 
 
-def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True) -> TraceVerdict:
+def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True,
+                allow_extra: frozenset[str] = frozenset()) -> TraceVerdict:
     """Judge the ATen ops the candidate ran.
 
     Args:
         trace: op key (``"aten::add.Tensor"``, ``"aten::copy_ (dtype conversion)"``) -> count.
         own_ops: names of the op under test (calling them is dispatch recursion).
         allow_copies: same-dtype copies are allowed.
+        allow_extra: names allowed for this op beyond :func:`allowlist` (its nothing-to-compute
+            kind's ``trace``: ``host_read`` for scalar reads, whose result is a host read); the
+            budgets still apply.
     """
-    allowed = allowlist(allow_copies) - set(own_ops)
+    allowed = (allowlist(allow_copies) | set(allow_extra)) - set(own_ops)
     forbidden: dict[str, int] = {}
     recursion: dict[str, int] = {}
     for key, n in trace.items():

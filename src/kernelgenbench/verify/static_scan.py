@@ -530,8 +530,10 @@ def _is_mutable_container(value: ast.AST, resolve) -> bool:
 
 
 class _Scanner(ast.NodeVisitor):
-    def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool):
+    def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool,
+                 allow_methods: frozenset[str] = frozenset()):
         self.source = source
+        self.allow_methods = frozenset(allow_methods)
         # split like the tokenizer does (not on \f or \v, which str.splitlines also splits on)
         self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         self.allow_copies = allow_copies
@@ -887,7 +889,8 @@ class _Scanner(ast.NodeVisitor):
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
-        elif attr in RAW_STORAGE_ATTRS and self.resolve(receiver) in (None, "torch.Tensor"):
+        elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
+                and self.resolve(receiver) in (None, "torch.Tensor"):
             self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
                         "and written by Triton kernels through the tensor")
 
@@ -977,7 +980,7 @@ class _Scanner(ast.NodeVisitor):
         if name in self.own_names and name not in PY_METHODS_HARMLESS:
             self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
             return
-        if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS:
+        if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
             return
         if name in TENSOR_COPY_METHODS and self.allow_copies:
             return
@@ -1184,6 +1187,7 @@ def scan_source(
     filename: str = "<submission>",
     own_ops: frozenset[str] = frozenset(),
     allow_copies: bool = True,
+    allow_methods: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Scan the Python ``source`` of one submission and return its findings.
 
@@ -1191,7 +1195,10 @@ def scan_source(
     ``{"_softmax"}``, ``{"rms_norm"}`` for ``vllm::rms_norm``, empty for cuBLAS); calls that reach
     them are ``dispatch-recursion``. ``allow_copies`` is False when the op's spec forbids copies:
     then ``.contiguous()``, ``.clone()``, ``.copy_()`` and ``torch.clone`` are ``tensor-method`` /
-    ``torch-compute`` findings. ``filename`` only labels syntax errors.
+    ``torch-compute`` findings. ``allow_methods`` are tensor methods the op's rule allows beyond
+    :data:`TENSOR_METHODS_ALLOWED` (``NothingToCompute.methods``: ``set_`` for views, ``tolist`` for
+    scalar reads); calling the op itself stays ``dispatch-recursion``. ``filename`` only labels
+    syntax errors.
 
     Returns a list of :class:`Finding` sorted by (line, col, rule); empty means clean. A source that
     does not parse gives a single ``syntax`` finding at the error's position (col 0-based).
@@ -1207,7 +1214,7 @@ def scan_source(
                         "(rule syntax)")]
     except (ValueError, RecursionError, MemoryError) as exc:
         return [Finding(1, 0, "syntax", f"line 1: {filename} does not parse: {exc} (rule syntax)")]
-    scanner = _Scanner(source, frozenset(own_ops), allow_copies)
+    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods))
     try:
         scanner.run(tree)
     except RecursionError:
@@ -1220,6 +1227,7 @@ def scan_file(
     *,
     own_ops: frozenset[str] = frozenset(),
     allow_copies: bool = True,
+    allow_methods: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Scan the submission file at ``path`` (see :func:`scan_source`).
 
@@ -1233,4 +1241,5 @@ def scan_file(
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         return [Finding(1, 0, "syntax", f"line 1: {os.fspath(path)} cannot be decoded as Python source: {exc} "
                         "(rule syntax)")]
-    return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies)
+    return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies,
+                       allow_methods=allow_methods)

@@ -179,7 +179,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         if total > wall[side] * 1.05 + 0.05:
             raise RuntimeError(f"timing check failed: device events report {total:.3f} ms for the {side} but the "
                                f"host clock saw only {wall[side]:.3f} ms")
-    needs_launch = not getattr(op, "nothing_to_compute", False)
+    needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
     if needs_launch and launches and min(launches) == 0:
         raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "
                            "computed cannot be timed)")

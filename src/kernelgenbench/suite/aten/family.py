@@ -21,7 +21,7 @@ from typing import Any, Callable
 import torch
 
 from ...sandbox.hooks import InterceptMode, traced
-from ..spec import Call, Cost, Expected, Interface, Operator, Tolerance, Wrapper, dtype_of
+from ..spec import Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of
 
 #: Public APIs a case may drive, by name. The child resolves only these names and
 #: ``torch.ops.aten.<op>.<overload>`` (dispatcher entry points for overloads with no public API).
@@ -39,6 +39,18 @@ PUBLIC_API: dict[str, Callable[..., Any]] = {
     "torch.rsqrt": torch.rsqrt,
     "torch.bitwise_not": torch.bitwise_not,
     "torch.nn.functional.silu": torch.nn.functional.silu,
+    # pointwise binary family (suite/aten/binary.py)
+    "torch.sub": torch.sub,
+    "torch.mul": torch.mul,
+    "torch.div": torch.div,
+    "torch.eq": torch.eq,
+    "torch.gt": torch.gt,
+    "torch.le": torch.le,
+    "torch.floor_divide": torch.floor_divide,
+    "torch.pow": torch.pow,
+    "torch.Tensor.add_": torch.Tensor.add_,
+    "torch.Tensor.div_": torch.Tensor.div_,
+    "torch.ops.aten.rsub": torch.ops.aten.rsub,  # the packet: resolves to one of rsub's four overloads
 }
 
 
@@ -126,6 +138,8 @@ class AtenOperator(Operator):
         timed: the timing gate (full tier).
         cost: FLOPs/bytes of a case.
         own_ops: ATen op names that count as the op itself (dispatch recursion when called).
+        nothing_to_compute: the :class:`~kernelgenbench.suite.spec.NothingToCompute` rule of a view,
+            scalar-read or allocation op (its cases set ``needs_launch`` per that rule).
     """
 
     source = "aten"
@@ -134,7 +148,7 @@ class AtenOperator(Operator):
                  grids: dict[str, list[dict[str, Any]]], build: Callable[..., AtenCase],
                  reference: Callable[[dict[str, Any], Call], list[Expected]],
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
-                 own_ops: frozenset[str] | None = None, nothing_to_compute: bool = False,
+                 own_ops: frozenset[str] | None = None, nothing_to_compute: NothingToCompute | None = None,
                  allow_copies: bool = True, notes: str = "") -> None:
         super().__init__(name, category=category, section=f"aten.md § aten::{name}", semantics=semantics,
                          interface=Interface(wrappers=tuple(wrappers)), nothing_to_compute=nothing_to_compute,

@@ -550,7 +550,7 @@ BITWISE_NOT = UnaryOperator(
     semantics="Integers: bitwise complement ~x (= -x - 1); bool: logical not; floating inputs are an error. "
               "bitwise_not.out writes into out.",
     api="torch.bitwise_not", out_api="torch.ops.aten.bitwise_not.out", out_exercised=False, exact=True,
-    int_range=(-0x7FFF, 0x7FFF), pin=lambda p: [1] if p["dtype"] == "bool" else [], flops=1,
+    int_range=(-0x7FFF, 0x7FFF), pin=lambda p: [0] if p["dtype"] == "bool" else [], flops=1,
     grids={
         "smoke": [c([64, 33], "int16"), c([17], "int32", values=[-1, 0, -2147483648]), c([], "bool"),
                   c([9, 8], "bool", out_layout="step2", **_OUT), c([10], "int64", **_OUT)],
@@ -558,8 +558,9 @@ BITWISE_NOT = UnaryOperator(
         "heldout": [c([511, 257], "int64"), c([7, 17, 31], "bool", layout="transposed"), c([5, 7, 11, 13], "uint8"),
                     c([6, 6], "int32", out_layout="resize", **_OUT)],
     },
-    notes="Bool inputs have their first element set to True: an all-True expected result equals the bool poison "
-          "pattern, and ghost replay (L2) could not tell a correct kernel from a no-op on the 0-d bool case.",
+    notes="Bool inputs have their first element set to False, so the first result is True: L2 ghost replay poisons "
+          "bool outputs with all-False, and could not tell a correct kernel from a no-op on a 0-d case whose result "
+          "is False.",
 )
 
 HARDSIGMOID = UnaryOperator(
