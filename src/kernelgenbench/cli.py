@@ -118,9 +118,8 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
 
 def _summary_table(summary: dict[str, Any], title: str) -> Table:
     t = Table(title=title)
-    for c in ("source", "operators", "passed", "accuracy", "geomean speedup", "median", "IQM", "timed ops",
-              "ops unsupported"):
-        t.add_column(c, justify="right" if c != "source" else "left")
+    for c in ("source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupported"):
+        t.add_column(c, justify="right" if c != "source" else "left", no_wrap=True)
     rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
     for name, s in rows:
         t.add_row(name, str(s["operators"]), str(s["passed"]), _fmt(s["accuracy"], pct=True),
