@@ -22,6 +22,8 @@ dummy key. Keys are held in memory by the SDK client and never written anywhere.
 """
 from __future__ import annotations
 
+import abc
+
 import os
 import random
 import threading
@@ -228,7 +230,7 @@ def _retry_after(exc: Any) -> float | None:
     return None
 
 
-class Client:
+class Client(abc.ABC):
     """Base of the provider clients: retries, backoff, the concurrency bound and timing.
 
     Args:
@@ -309,8 +311,9 @@ class Client:
             self._sleep(wait)
 
     # -- provider hooks ---------------------------------------------------------------------------
+    @abc.abstractmethod
     def _once(self, system: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> Completion:
-        raise NotImplementedError
+        """One request through the provider's SDK (OpenAIClient, AnthropicClient)."""
 
     def _classify(self, exc: Exception, sdk: Any) -> Exception:
         """Map an SDK exception to :class:`_Retryable`, :class:`LLMAuthError` or :class:`LLMError`."""
