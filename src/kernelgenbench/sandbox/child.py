@@ -44,13 +44,9 @@ def _snapshot_timers() -> dict[str, Any]:
     return snap
 
 
-def _current_timers() -> dict[str, Any]:
-    return _snapshot_timers()
-
-
 def tampered_timers() -> list[str]:
     """Names of timer entry points that differ from the snapshot taken before import."""
-    now = _current_timers()
+    now = _snapshot_timers()
     return [k for k, v in _TIMERS.items() if now.get(k) is not v]
 
 

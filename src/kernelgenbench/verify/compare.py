@@ -365,9 +365,3 @@ def unchanged(before: torch.Tensor, after: Any, slot: str) -> SlotResult:
                                  f"{int(torch.nonzero(diff.reshape(-1))[0])})")
     return SlotResult(True)
 
-
-def geomean(values: list[float]) -> float | None:
-    vals = [v for v in values if v is not None and v > 0 and math.isfinite(v)]
-    if not vals:
-        return None
-    return math.exp(sum(math.log(v) for v in vals) / len(vals))

@@ -15,6 +15,12 @@ from .family import AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import ALPHAS, FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
 
+def _sum_dtype(p: dict[str, Any]) -> torch.dtype:
+    """The result dtype of sum/cumsum without ``dtype=``: int64 for integer and bool inputs."""
+    dt = dtype_of(p["dtype"])
+    return dt if dt.is_floating_point or dt.is_complex else torch.int64
+
+
 def _poisoned(shape, dtype, device) -> torch.Tensor:
     return poison_(torch.empty(shape, dtype=dtype_of(dtype), device=device))
 
@@ -190,18 +196,14 @@ def _sum_build(p: dict[str, Any], device, gen) -> AtenCase:
     x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"))
     if "dim" not in p:
         if p.get("overload") == "out":
-            dt = torch.int64 if not dtype_of(p["dtype"]).is_floating_point else dtype_of(p["dtype"])
-            return AtenCase("torch.ops.aten.sum.out", [x], {"out": poison_(torch.empty((), dtype=dt, device=device))},
-                            ("out",))
+            return AtenCase("torch.ops.aten.sum.out", [x], {"out": _poisoned([], _sum_dtype(p), device)}, ("out",))
         return AtenCase("torch.sum", [x])
     if p.get("overload") == "IntList_out":
+        rank = len(p["shape"])
         dims = p["dim"] if isinstance(p["dim"], list) else [p["dim"]]
-        shape = [1 if (i in [d % len(p["shape"]) for d in dims] or not dims) else s
-                 for i, s in enumerate(p["shape"])]
-        if not p["keepdim"]:
-            shape = [s for i, s in enumerate(p["shape"]) if not (i in [d % len(p["shape"]) for d in dims] or not dims)]
-        dt = torch.int64 if not dtype_of(p["dtype"]).is_floating_point else dtype_of(p["dtype"])
-        out = poison_(torch.empty(shape, dtype=dt, device=device))
+        reduced = {d % rank for d in dims} if dims else set(range(rank))
+        shape = [1 if i in reduced else s for i, s in enumerate(p["shape"]) if p["keepdim"] or i not in reduced]
+        out = _poisoned(shape, _sum_dtype(p), device)
         return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"], "out": out}, ("out",))
     return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"]})
 
@@ -327,8 +329,7 @@ def _cumsum_dim(p: dict[str, Any]) -> int:
 def _cumsum_build(p: dict[str, Any], device, gen) -> AtenCase:
     x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"), low=-3, high=3)
     if p.get("overload") == "out":
-        dt = torch.int64 if not dtype_of(p["dtype"]).is_floating_point else dtype_of(p["dtype"])
-        out = poison_(torch.empty(p["shape"], dtype=dt, device=device))
+        out = _poisoned(p["shape"], _sum_dtype(p), device)
         return AtenCase("torch.cumsum", [x, _cumsum_dim(p)], {"out": out}, ("out",))
     return AtenCase("torch.cumsum", [x], {"dim": _cumsum_dim(p)})
 
@@ -368,7 +369,7 @@ CUMSUM = AtenOperator(
     },
     build=_cumsum_build, reference=_cumsum_ref,
     cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * (
-        elem_bytes(p["dtype"]) + (8 if not dtype_of(p["dtype"]).is_floating_point else elem_bytes(p["dtype"])))),
+        elem_bytes(p["dtype"]) + torch.empty(0, dtype=_sum_dtype(p)).element_size())),
 )
 
 
