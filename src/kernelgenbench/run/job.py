@@ -127,6 +127,18 @@ def _all_outputs_empty(expected: list[Expected]) -> bool:
                for e in vals)
 
 
+def _run_check(exp: Expected, actual: Any, out: dict[str, Any]) -> SlotResult:
+    """Run an operator's custom judge (:attr:`Expected.check`); a judge that raises fails the slot
+    with the exception named (it must not crash the verifier)."""
+    try:
+        res = exp.check(actual, out)  # type: ignore[misc]
+    except Exception as exc:  # noqa: BLE001 - malformed result the judge did not anticipate
+        return SlotResult(False, f"{exp.slot}: result could not be judged ({type(exc).__name__}: {exc})")
+    if not isinstance(res, SlotResult):
+        raise TypeError(f"Expected.check of {exp.slot} returned {type(res).__name__}, not SlotResult")
+    return res
+
+
 def _equals_ghost_poison(exp: Expected) -> bool:
     """Whether the compared values of ``exp`` all equal the ghost replay's poison value (integer and
     bool outputs only; float poison is a NaN payload no result equals)."""
@@ -513,7 +525,9 @@ class Verifier:
                     return (f"the call must return its output argument ({exp.alias}) itself; "
                             f"got {out.get('ret_type')}"), worst
                 continue
-            if exp.rule is not None:  # nothing to compute: aliasing, layout, type, device (NothingToCompute)
+            if exp.check is not None:  # custom judge (random samples, ties): Expected.check
+                res = _run_check(exp, actual, out)
+            elif exp.rule is not None:  # nothing to compute: aliasing, layout, type, device (NothingToCompute)
                 args = [*(out.get("args") or []), *(out.get("kwargs") or {}).values()]
                 res = compare_nothing_to_compute(
                     exp, actual, alias_target=_resolve(exp.alias_of, out) if exp.alias_of else None,
@@ -532,14 +546,16 @@ class Verifier:
         """A replayed case "still passes" only if every output is right and at least one output
         differs from the ghost poison pattern (an expected all-False bool result is exactly what an
         unwritten output holds: such a case cannot tell a no-op from a kernel)."""
-        if all(exp.value is None or _equals_ghost_poison(exp) for exp in expected):
+        if all((exp.value is None and exp.check is None) or _equals_ghost_poison(exp) for exp in expected):
             return {"ghost_passed": False, "uninformative": True}
         passed = True
         for exp in expected:
-            if exp.value is None:
+            if exp.value is None and exp.check is None:
                 continue
             try:
-                ok = compare_slot(exp, _resolve(exp.slot, out), self.platform.tolerance_scale).ok
+                actual = _resolve(exp.slot, out)
+                ok = (_run_check(exp, actual, out) if exp.check is not None
+                      else compare_slot(exp, actual, self.platform.tolerance_scale)).ok
             except Exception:  # noqa: BLE001 - uncomparable output: it did not pass
                 ok = False
             if not ok:

@@ -6,20 +6,24 @@ from functools import lru_cache
 from .spec import SOURCES, Operator
 
 
+#: The modules that define operators, each with an ``OPERATORS`` list (one per family).
+FAMILIES: tuple[str, ...] = (
+    "aten.ops", "aten.pointwise", "aten.binary", "aten.views", "aten.reduction", "aten.losses",
+    "aten.indexing", "aten.factory", "aten.copies", "aten.shape", "aten.random",
+    "vllm.ops", "cublas.ops",
+)
+
+
 @lru_cache(maxsize=1)
 def _all() -> dict[str, Operator]:
-    from .aten.ops import OPERATORS as ATEN
-    from .aten.binary import OPERATORS as ATEN_BINARY
-    from .aten.pointwise import OPERATORS as ATEN_POINTWISE
-    from .aten.views import OPERATORS as ATEN_VIEWS
-    from .cublas.ops import OPERATORS as CUBLAS
-    from .vllm.ops import OPERATORS as VLLM
+    import importlib
 
     ops: dict[str, Operator] = {}
-    for op in [*ATEN, *ATEN_POINTWISE, *ATEN_BINARY, *ATEN_VIEWS, *VLLM, *CUBLAS]:
-        if op.id in ops:
-            raise RuntimeError(f"operator {op.id} is defined twice")
-        ops[op.id] = op
+    for module in FAMILIES:
+        for op in importlib.import_module(f"{__package__}.{module}").OPERATORS:
+            if op.id in ops:
+                raise RuntimeError(f"operator {op.id} is defined twice")
+            ops[op.id] = op
     return ops
 
 

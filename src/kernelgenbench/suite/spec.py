@@ -302,6 +302,14 @@ class Expected:
         py_scalar: the result must be a Python number, not a tensor, of exactly the type of
             ``value.item()`` (float, int, bool, complex) and exactly equal to it (sign of zero
             included; NaN equals NaN).
+        check: a custom judge used *instead of* the value comparison, for results that are right
+            in more than one way: random samples (judged by statistics and invariants), sort
+            indices among ties. Called in the verifier as ``check(actual, outputs)`` with the
+            slot's value and the dict of every output of the call (``outputs["ret"]``,
+            ``outputs["args"]``, ``outputs["kwargs"]``, on the verifier's device); it returns a
+            :class:`~kernelgenbench.verify.compare.SlotResult`. It must not raise for malformed
+            results: a wrong type or shape is a failed result with a message. ``value`` may hold
+            the reference anyway (shown in messages, used for the ghost-poison test).
     """
 
     slot: str
@@ -318,6 +326,7 @@ class Expected:
     fresh: bool = False
     check_device: bool = False
     py_scalar: bool = False
+    check: Callable[[Any, dict[str, Any]], Any] | None = None
 
 
 @dataclass(frozen=True)

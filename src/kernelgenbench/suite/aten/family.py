@@ -59,10 +59,13 @@ DIRECT = "wrapper:"
 
 
 def resolve_api(name: str) -> Callable[..., Any]:
-    """The callable a case drives.
+    """The callable a case drives: a key of :data:`PUBLIC_API`, a ``torch.ops.aten`` overload
+    (``torch.ops.aten.add.Tensor``; ``torch.ops.aten.add`` alone is ``.default``), or
+    any other dotted public name under ``torch`` (``torch.nn.functional.huber_loss``,
+    ``torch.Tensor.masked_fill_``). Case names come from the suite, never from a submission.
 
     Raises:
-        KeyError: ``name`` is neither in :data:`PUBLIC_API` nor a ``torch.ops.aten`` overload.
+        KeyError: ``name`` does not name a public PyTorch callable.
     """
     if name in PUBLIC_API:
         return PUBLIC_API[name]
@@ -71,6 +74,16 @@ def resolve_api(name: str) -> Callable[..., Any]:
         op, _, overload = name[len(prefix):].partition(".")
         packet = getattr(torch.ops.aten, op)
         return getattr(packet, overload or "default")
+    if name.startswith("torch.") and not any(part.startswith("_") for part in name.split(".")):
+        obj: Any = torch
+        try:
+            for part in name.split(".")[1:]:
+                obj = getattr(obj, part)
+        except AttributeError:
+            raise KeyError(f"unknown public API {name!r}") from None
+        if callable(obj):
+            PUBLIC_API[name] = obj
+            return obj
     raise KeyError(f"unknown public API {name!r}")
 
 

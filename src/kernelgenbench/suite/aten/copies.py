@@ -1,0 +1,6 @@
+"""Copies, dtype casts and concatenation."""
+from __future__ import annotations
+
+from ..spec import Operator
+
+OPERATORS: list[Operator] = []

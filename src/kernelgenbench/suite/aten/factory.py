@@ -1,0 +1,6 @@
+"""Factories and fills."""
+from __future__ import annotations
+
+from ..spec import Operator
+
+OPERATORS: list[Operator] = []

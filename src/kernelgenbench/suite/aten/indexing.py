@@ -1,0 +1,6 @@
+"""Indexing, gather and scatter operators."""
+from __future__ import annotations
+
+from ..spec import Operator
+
+OPERATORS: list[Operator] = []

@@ -1,0 +1,6 @@
+"""Losses and backward operators."""
+from __future__ import annotations
+
+from ..spec import Operator
+
+OPERATORS: list[Operator] = []
