@@ -30,6 +30,7 @@ def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(timing, "_new_event", FakeEvent)
     monkeypatch.setattr(timing, "_synchronize", lambda: None)
     monkeypatch.setattr(timing, "flush_l2", lambda device, state: None)
+    monkeypatch.setattr(timing, "_device_lead", lambda ms: None)
 
 
 class DoubleOp:

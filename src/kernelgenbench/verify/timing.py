@@ -7,6 +7,14 @@ Method, per case:
     every block); before every repetition a fresh clone of the inputs is made (outside the timed
     region) and the L2 cache is flushed by writing a 256 MB buffer; the call is timed with device
     events; the median per side is kept;
+  * host ahead: after the flush the device spins (``torch.cuda._sleep``) for longer than the side
+    takes to issue one call on the host (measured in the warm-up: twice the slowest issue time plus
+    50 us, at most 10 ms), so the start event runs only once the whole call is queued. The events
+    then measure device time, the same way every repetition: without the lead, whether the host's
+    launch overhead landed inside the events depended on how far ahead of the device the host
+    happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
+    kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
+    still pays for it. The host's issue time per call is reported next to it (``*_host_ms``);
   * checks: the host wall clock of each block must cover the device-event total (a candidate
     cannot report time it did not spend), and every candidate repetition must launch a Triton
     kernel (a cached answer is not a measurement).
@@ -71,6 +79,28 @@ def _synchronize() -> None:
     torch.cuda.synchronize()
 
 
+_CYCLES_PER_MS: float | None = None
+
+
+def _cycles_per_ms() -> float:
+    """Device clock cycles per ms of ``torch.cuda._sleep``, calibrated once per process."""
+    global _CYCLES_PER_MS
+    if _CYCLES_PER_MS is None:
+        torch.cuda._sleep(1000)  # load the module before timing anything
+        start, end = _new_event(), _new_event()
+        start.record()
+        torch.cuda._sleep(2_000_000)
+        end.record()
+        _synchronize()
+        _CYCLES_PER_MS = 2_000_000 / max(start.elapsed_time(end), 1e-3)
+    return _CYCLES_PER_MS
+
+
+def _device_lead(ms: float) -> None:
+    """Keep the device busy for ``ms`` so that the host gets ahead of it (see the module notes)."""
+    torch.cuda._sleep(int(ms * _cycles_per_ms()))
+
+
 def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
               reps: int = 50, warmup_ms: float = 25.0, block: int = 10,
               check: dict[int, int] | None = None) -> dict[str, Any]:
@@ -114,23 +144,33 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
 
 
 def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check):
-    def warm(fn: Callable[[Any], Any]) -> None:
+    def warm(fn: Callable[[Any], Any]) -> float:
+        """Warm up; return the slowest host issue time (ms) of the last three calls."""
         t0 = time.perf_counter()
         n = 0
+        issue: list[float] = []
         while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
-            fn(calls[n % len(calls)].clone())
+            c = calls[n % len(calls)].clone()
+            h = time.perf_counter()
+            fn(c)
+            issue.append((time.perf_counter() - h) * 1e3)
             _synchronize()
             n += 1
             if n > 1000:
                 break
+        return max(issue[-3:])
 
     # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
     impl.deactivate()
     try:
-        warm(base_fn)
+        issue_b = warm(base_fn)
     finally:
         impl.activate()
-    warm(lambda c: op.invoke(impl, c, platform))
+    # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
+    invoke = getattr(op, "invoke_timed", op.invoke)
+    issue_c = warm(lambda c: invoke(impl, c, platform))
+    lead_ms = min(10.0, 2.0 * max(issue_b, issue_c) + 0.05)
+    host: dict[str, list[float]] = {"baseline": [], "candidate": []}
 
     samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
     wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
@@ -155,11 +195,14 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     flush_l2(device, state)
                     start, end = _new_event(), _new_event()
                     mark = len(state.launches)
+                    _device_lead(lead_ms)
                     start.record()
+                    h = time.perf_counter()
                     if side == "candidate":
-                        ret = op.invoke(impl, c, platform)
+                        ret = invoke(impl, c, platform)
                     else:
                         base_fn(c)
+                    host[side].append((time.perf_counter() - h) * 1e3)
                     end.record()
                     if side == "candidate":
                         launches.append(len(state.launches) - mark)
@@ -188,6 +231,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         "candidate_ms": statistics.median(samples["candidate"]),
         "baseline_samples": samples["baseline"], "candidate_samples": samples["candidate"],
         "wall_ms": wall, "event_total_ms": {k: sum(v) for k, v in samples.items()},
+        "baseline_host_ms": statistics.median(host["baseline"]), "candidate_host_ms": statistics.median(host["candidate"]),
+        "lead_ms": lead_ms,
         "launches_per_rep": min(launches) if launches else 0,
         "checked": checked,
     }
