@@ -8,8 +8,9 @@ Method, per case:
     region) and the L2 cache is flushed by writing a 256 MB buffer; the call is timed with device
     events; the median per side is kept;
   * host ahead: after the flush the device spins (``torch.cuda._sleep``) for longer than the side
-    takes to issue one call on the host (measured in the warm-up: twice the slowest issue time plus
-    50 us, at most 10 ms), so the start event runs only once the whole call is queued. The events
+    takes to issue one call on the host (measured in the warm-up: four times the slowest issue time
+    after the first two calls, plus 0.2 ms, at most 20 ms), so the start event runs only once the
+    whole call is queued; Python's garbage collector is paused inside the timed blocks. The events
     then measure device time, the same way every repetition: without the lead, whether the host's
     launch overhead landed inside the events depended on how far ahead of the device the host
     happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
@@ -24,6 +25,7 @@ reported totals against its own wall clock of the whole command.
 """
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from typing import Any, Callable
@@ -145,7 +147,7 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
 
 def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check):
     def warm(fn: Callable[[Any], Any]) -> float:
-        """Warm up; return the slowest host issue time (ms) of the last three calls."""
+        """Warm up; return the slowest host issue time (ms) after the first two calls (compilation)."""
         t0 = time.perf_counter()
         n = 0
         issue: list[float] = []
@@ -158,7 +160,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
             n += 1
             if n > 1000:
                 break
-        return max(issue[-3:])
+        return max(issue[2:] or issue)
 
     # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
     impl.deactivate()
@@ -169,7 +171,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
     invoke = getattr(op, "invoke_timed", op.invoke)
     issue_c = warm(lambda c: invoke(impl, c, platform))
-    lead_ms = min(10.0, 2.0 * max(issue_b, issue_c) + 0.05)
+    lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
     host: dict[str, list[float]] = {"baseline": [], "candidate": []}
 
     samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
@@ -184,6 +186,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         for side in order:
             if side == "baseline":
                 impl.deactivate()
+            gc_was_enabled = gc.isenabled()
+            gc.disable()
             try:
                 evs = []
                 _synchronize()
@@ -215,6 +219,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                 wall[side] += (time.perf_counter() - h0) * 1e3
                 samples[side].extend(s.elapsed_time(e) for s, e in evs)
             finally:
+                if gc_was_enabled:
+                    gc.enable()
                 impl.activate()
         state.launches.clear()
     for side in samples:
