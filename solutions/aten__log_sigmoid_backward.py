@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::log_sigmoid_backward (spec: shared/spec/aten.md, section `aten::log_sigmoid_backward`).
+"""Oracle Triton solution for aten::log_sigmoid_backward (spec: shared/spec/aten.md, section
+`aten::log_sigmoid_backward`).
 
 Wrappers: log_sigmoid_backward, log_sigmoid_backward_grad_input.
 

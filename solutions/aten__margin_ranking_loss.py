@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::margin_ranking_loss (spec: shared/spec/aten.md, section `aten::margin_ranking_loss`).
+"""Oracle Triton solution for aten::margin_ranking_loss (spec: shared/spec/aten.md, section
+`aten::margin_ranking_loss`).
 
 Wrappers: margin_ranking_loss.
 

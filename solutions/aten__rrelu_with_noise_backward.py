@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::rrelu_with_noise_backward (spec: shared/spec/aten.md, section `aten::rrelu_with_noise_backward`).
+"""Oracle Triton solution for aten::rrelu_with_noise_backward (spec: shared/spec/aten.md, section
+`aten::rrelu_with_noise_backward`).
 
 Wrappers: rrelu_with_noise_backward, rrelu_with_noise_backward_out.
 

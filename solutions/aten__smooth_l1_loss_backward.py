@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::smooth_l1_loss_backward (spec: shared/spec/aten.md, section `aten::smooth_l1_loss_backward`).
+"""Oracle Triton solution for aten::smooth_l1_loss_backward (spec: shared/spec/aten.md, section
+`aten::smooth_l1_loss_backward`).
 
 Wrappers: smooth_l1_loss_backward, smooth_l1_loss_backward_grad_input.
 

@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::soft_margin_loss (spec: shared/spec/aten.md, section `aten::soft_margin_loss`).
+"""Oracle Triton solution for aten::soft_margin_loss (spec: shared/spec/aten.md, section
+`aten::soft_margin_loss`).
 
 Wrappers: soft_margin_loss, soft_margin_loss_out.
 

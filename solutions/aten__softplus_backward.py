@@ -1,4 +1,5 @@
-"""Oracle Triton solution for aten::softplus_backward (spec: shared/spec/aten.md, section `aten::softplus_backward`).
+"""Oracle Triton solution for aten::softplus_backward (spec: shared/spec/aten.md, section
+`aten::softplus_backward`).
 
 Wrappers: softplus_backward, softplus_backward_grad_input.
 

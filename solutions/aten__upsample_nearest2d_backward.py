@@ -5,9 +5,10 @@ Wrappers: upsample_nearest2d_backward, upsample_nearest2d_backward_grad_input.
 
 Legacy "nearest": output row oy comes from input row src(oy) = oy if OH == IH, oy >> 1 if OH == 2·IH, else
 min(floor(oy·sh), IH - 1) in fp32 with sh = fp32(1/scales_h) when scales_h is given and > 0, else
-fp32(IH)/OH (likewise for columns). src is non-decreasing, so the rows feeding input row iy are the range
-[lo(iy), lo(iy + 1)) with lo(i) = the first oy whose src is >= i: i and 2i in the exact cases, a binary
-search over src in the others (the same float formula, so every boundary falls where PyTorch puts it).
+fp32(IH)/fp32(OH) divided in the kernel with IEEE rounding (likewise for columns). src is non-decreasing,
+so the rows feeding input row iy are the range [lo(iy), lo(iy + 1)) with lo(i) = the first oy whose src is
+>= i: i and 2i in the exact cases, a binary search over src in the others (the same float formula, so every
+boundary falls where PyTorch puts it).
 
 Gather, no atomics: a program owns a [rows, cols] tile of one (n, c) plane of grad_input, computes the row
 and column ranges once per tile, and sums the grad_output block of every pixel in fp32 (fp64 for fp64),
@@ -51,7 +52,8 @@ def _first(i, I, O, scale, MODE: tl.constexpr, STEPS: tl.constexpr):
 
 
 @triton.jit
-def _kernel(g_ptr, o_ptr, C, IH, IW, OH, OW, sh, sw, gsn, gsc, gsh, gsw, osn, osc, osh, osw,
+def _kernel(g_ptr, o_ptr, C, IH, IW, OH, OW, sh_num, sh_den, sw_num, sw_den,
+            gsn, gsc, gsh, gsw, osn, osc, osh, osw,
             MODE_H: tl.constexpr, MODE_W: tl.constexpr, STEPS_H: tl.constexpr, STEPS_W: tl.constexpr,
             COMPUTE: tl.constexpr, BLOCK_H: tl.constexpr, BLOCK_W: tl.constexpr):
     plane = tl.program_id(0)
@@ -59,6 +61,8 @@ def _kernel(g_ptr, o_ptr, C, IH, IW, OH, OW, sh, sw, gsn, gsc, gsh, gsw, osn, os
     ix = tl.program_id(2) * BLOCK_W + tl.arange(0, BLOCK_W)
     n = plane // C
     c = plane % C
+    sh = tl.math.div_rn(sh_num, sh_den)  # C++: (float)IH / OH, or (float)(1.0 / scales_h) over 1
+    sw = tl.math.div_rn(sw_num, sw_den)
     ylo = _first(iy, IH, OH, sh, MODE_H, STEPS_H)
     yhi = _first(iy + 1, IH, OH, sh, MODE_H, STEPS_H)
     xlo = _first(ix, IW, OW, sw, MODE_W, STEPS_W)
@@ -93,13 +97,15 @@ def _next_pow2(n):
 
 
 def _mode(i, o, scale):
-    """(MODE, fp32 scale as a Python float, binary-search steps) of one dimension."""
+    """(MODE, scale numerator, scale denominator, binary-search steps) of one dimension; the kernel
+    divides the two in fp32 (they reach it as fp32: 1/scale rounded once, or the exact sizes)."""
     if o == i:
-        return 0, 1.0, 1
+        return 0, 1.0, 1.0, 1
     if o == 2 * i:
-        return 1, 0.5, 1
-    s = 1.0 / scale if scale is not None and scale > 0 else i / o
-    return 2, s, max(1, (o + 1).bit_length())
+        return 1, 1.0, 2.0, 1
+    if scale is not None and scale > 0:
+        return 2, 1.0 / scale, 1.0, max(1, (o + 1).bit_length())
+    return 2, float(i), float(o), max(1, (o + 1).bit_length())
 
 
 def _up_bwd(grad_output, output_size, input_size, scales_h, scales_w, grad_input):
@@ -118,8 +124,8 @@ def _up_bwd(grad_output, output_size, input_size, scales_h, scales_w, grad_input
         out.resize_(shape)
     if out.numel() == 0:
         return out
-    mh, sh, steps_h = _mode(IH, OH, scales_h)
-    mw, sw, steps_w = _mode(IW, OW, scales_w)
+    mh, sh_num, sh_den, steps_h = _mode(IH, OH, scales_h)
+    mw, sw_num, sw_den, steps_w = _mode(IW, OW, scales_w)
     if out.device.type == "cpu":
         bw = min(_next_pow2(IW), 256)
         bh = min(_next_pow2(IH), max(1, 16384 // bw))
@@ -130,7 +136,7 @@ def _up_bwd(grad_output, output_size, input_size, scales_h, scales_w, grad_input
         warps = 4
     compute = tl.float64 if out.dtype == torch.float64 else tl.float32
     _kernel[(N * C, _cdiv(IH, bh), _cdiv(IW, bw))](
-        grad_output, out, C, IH, IW, OH, OW, sh, sw, *grad_output.stride(), *out.stride(),
+        grad_output, out, C, IH, IW, OH, OW, sh_num, sh_den, sw_num, sw_den, *grad_output.stride(), *out.stride(),
         MODE_H=mh, MODE_W=mw, STEPS_H=steps_h, STEPS_W=steps_w, COMPUTE=compute, BLOCK_H=bh, BLOCK_W=bw,
         num_warps=warps)
     return out
