@@ -97,6 +97,8 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
     if rule:
         console.print("\n[bold]Tolerance[/bold]: none: values are compared exactly (allocations: not at all); see "
                       "the nothing-to-compute rule below.")
+    elif getattr(o, "tolerance_text", None):  # an operator's own judge (random operators: statistics)
+        console.print(f"\n[bold]Tolerance[/bold]: {escape(o.tolerance_text)}")
     else:
         console.print("\n[bold]Tolerance[/bold]: rtol by dtype (fp16 1e-3, bf16 1.6e-2, fp32 1e-5, fp64 1e-5); "
                       "atol = 1e-4 x reduce_dim; integers, indices and bools exact; NaN positions must match.")

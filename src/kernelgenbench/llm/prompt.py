@@ -184,14 +184,17 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
     full = op.grid("full")
     rtol = [(DTYPE_SHORT.get(dt, str(dt).replace("torch.", "")), f"{v:g}") for dt, v in RTOL.items()
             if str(dt) != "torch.complex32"]
-    torch_allowed = sorted(l1.TORCH_ALLOWED | (l1.TORCH_COPY_ALLOWED if allow_copies else frozenset()))
+    extra = getattr(op, "allow_methods", frozenset())  # an op's methods, and "torch.<name>" functions
+    torch_allowed = sorted(l1.TORCH_ALLOWED | (l1.TORCH_COPY_ALLOWED if allow_copies else frozenset())
+                           | {m[len("torch."):] for m in extra if m.startswith("torch.")})
     methods_allowed = sorted(l1.TENSOR_METHODS_ALLOWED | (l1.TENSOR_COPY_METHODS if allow_copies else frozenset())
-                             | getattr(op, "allow_methods", frozenset()))
+                             | {m for m in extra if not m.startswith("torch.")})
     trace_allowed = sorted(ALLOC | VIEWS | META | (COPIES if allow_copies else set()))
     return {
         "mode": mode,
         "op": {"id": op.id, "source": op.source, "name": op.name, "filename": op.filename,
                "category": op.category, "section": op.section, "semantics": op.semantics, "notes": op.notes,
+               "tolerance_text": getattr(op, "tolerance_text", None),
                "nothing_to_compute": op.nothing_to_compute.text() if op.nothing_to_compute else None, "own_ops": sorted(getattr(op, "own_ops", ()) or ()),
                "allow_copies": allow_copies},
         "iface": {"kind": "aten" if op.interface.function is None else "function",

@@ -26,6 +26,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
               "new_empty.default", "new_empty_strided.default", "empty.out", "resize_.default"}
 
+#: ATen ops that draw random numbers: the elements they produce are also counted as
+#: ``aten::random_draw`` (L3 budgets them where an operator may draw a seed with PyTorch).
+RANDOM_DRAWS = {"randint", "randint_like", "rand", "rand_like", "randn", "randn_like", "randperm", "random_",
+                "uniform_", "normal", "normal_", "bernoulli", "bernoulli_", "exponential_", "geometric_",
+                "log_normal_", "cauchy_", "poisson", "multinomial", "binomial", "_standard_gamma",
+                "_sample_dirichlet", "rrelu_with_noise", "native_dropout"}
+
 
 class State:
     """Per-process instrumentation state (one candidate call at a time)."""
@@ -250,6 +257,9 @@ class CandidateMode(TorchDispatchMode):
             key += " (dtype conversion)"
         STATE.trace[key] += 1
         out = func(*args, **kwargs)
+        if name[len("aten::"):] in RANDOM_DRAWS:
+            drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
+            STATE.trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
         if STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
             from ..verify.compare import poison_
 

@@ -455,6 +455,57 @@ ALLOCATION = NothingToCompute(
 NOTHING_TO_COMPUTE: dict[str, NothingToCompute] = {r.kind: r for r in (VIEW, SCALAR_READ, ALLOCATION)}
 
 
+@dataclass(frozen=True)
+class GeneratorSeed:
+    """A ``torch.Generator`` argument as it travels in a :class:`Call` (random operators).
+
+    A generator cannot go through ``torch.save`` to the sandbox child, so a case holds this marker
+    where the public call takes ``generator=``; the child turns it into a real generator right
+    before the call (:meth:`materialize`). Loading with ``weights_only=True`` accepts it (it is
+    registered as a safe global below).
+
+    Attributes:
+        seed: the seed (``manual_seed``) of the generator.
+        default: instead of a generator object, seed the device's *default* generator with ``seed``
+            and pass ``None`` (the call reads the default generator, as ``x.exponential_()`` does).
+    """
+
+    seed: int
+    default: bool = False
+
+    def materialize(self, device: torch.device, seed: int | None = None) -> torch.Generator | None:
+        """A new generator on ``device`` seeded with ``seed`` (default: :attr:`seed`); or, for a
+        ``default`` marker, seed the device's default generator and return None."""
+        s = self.seed if seed is None else seed
+        if self.default:
+            if device.type == "cuda":
+                torch.cuda.default_generators[device.index if device.index is not None
+                                              else torch.cuda.current_device()].manual_seed(s)
+            else:
+                torch.default_generator.manual_seed(s)
+            return None
+        g = torch.Generator(device=device)
+        g.manual_seed(s)
+        return g
+
+
+torch.serialization.add_safe_globals([GeneratorSeed])
+
+
+def bind_generators(obj: Any, bind: Callable[[GeneratorSeed], Any]) -> Any:
+    """``obj`` (nested lists/tuples/dicts of call arguments) with every :class:`GeneratorSeed` replaced
+    by ``bind(marker)``; tensors and everything else are kept as the same objects."""
+    if isinstance(obj, GeneratorSeed):
+        return bind(obj)
+    if isinstance(obj, list):
+        return [bind_generators(x, bind) for x in obj]
+    if isinstance(obj, tuple):
+        return tuple(bind_generators(x, bind) for x in obj)
+    if isinstance(obj, dict):
+        return {k: bind_generators(v, bind) for k, v in obj.items()}
+    return obj
+
+
 def clone_tree(obj: Any) -> Any:
     """Clone every tensor in a nested list/tuple/dict, preserving views on whole storages.
 
@@ -562,7 +613,8 @@ class Operator(abc.ABC):
     @property
     def allow_methods(self) -> frozenset[str]:
         """Tensor methods the L1 scan allows this operator beyond the global allowlist (its
-        nothing-to-compute kind's, e.g. ``.tolist()`` for scalar reads)."""
+        nothing-to-compute kind's, e.g. ``.tolist()`` for scalar reads); an entry ``"torch.<name>"``
+        allows that ``torch`` function (random operators: ``torch.randint`` to draw a seed)."""
         return frozenset(self.nothing_to_compute.methods) if self.nothing_to_compute else frozenset()
 
     @property
@@ -632,6 +684,12 @@ class Operator(abc.ABC):
     def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
         """Run the candidate on ``call`` (in the sandbox child). Returns what the candidate returns."""
         ...
+
+    def invoke_timed(self, impl: Any, call: Call, platform: Any) -> Any:
+        """Run the candidate once inside a timed repetition (verify/timing.py). Default:
+        :meth:`invoke`. Operators whose correctness runs call the candidate more than once (random
+        operators: the same seed twice, another seed) time a single call here."""
+        return self.invoke(impl, call, platform)
 
     @abc.abstractmethod
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:

@@ -33,6 +33,10 @@ COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_
 #: and initialise a few buffers.
 ITEM_BUDGET = 16
 FILL_COPY_BUDGET = 64
+#: Per case, at most this many random values drawn with PyTorch (``aten::random_draw``,
+#: counted by the child), where an operator's ``allow_trace`` admits a draw at all (random
+#: operators may draw a seed with ``torch.randint``; their samples must come from a Triton kernel).
+RANDOM_DRAW_BUDGET = 16
 _ITEM_OPS = {"_local_scalar_dense", "item", "is_nonzero", "host_read"}
 _FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", "_copy_from",
                   "_copy_from_and_resize"}
@@ -95,6 +99,11 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
                                        f"allocation, views, metadata and same-dtype copies are allowed", forbidden)
     items = sum(n for k, n in trace.items() if _base(k) in _ITEM_OPS)
     fills = sum(n for k, n in trace.items() if _base(k) in _FILL_COPY_OPS)
+    draws = sum(n for k, n in trace.items() if _base(k) == "random_draw")
+    if draws > RANDOM_DRAW_BUDGET:
+        return TraceVerdict("profile", f"the candidate drew {draws} random values with PyTorch in one case (budget "
+                                       f"{RANDOM_DRAW_BUDGET}: a seed may be drawn with PyTorch, the samples must "
+                                       f"come from a Triton kernel)")
     if items > ITEM_BUDGET or fills > FILL_COPY_BUDGET:
         return TraceVerdict("profile", f"the candidate read {items} tensor values on the host and ran {fills} "
                                        f"fills/copies in one call (budgets {ITEM_BUDGET} and {FILL_COPY_BUDGET}): "

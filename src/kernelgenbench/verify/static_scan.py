@@ -1033,7 +1033,7 @@ class _Scanner(ast.NodeVisitor):
                 self._check_method(node, None, parts[2])
             return
         rest = ".".join(parts[1:])
-        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED):
+        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods:
             return
         if not as_call:
             obj = _torch_object(path)
@@ -1197,7 +1197,8 @@ def scan_source(
     then ``.contiguous()``, ``.clone()``, ``.copy_()`` and ``torch.clone`` are ``tensor-method`` /
     ``torch-compute`` findings. ``allow_methods`` are tensor methods the op's rule allows beyond
     :data:`TENSOR_METHODS_ALLOWED` (``NothingToCompute.methods``: ``set_`` for views, ``tolist`` for
-    scalar reads); calling the op itself stays ``dispatch-recursion``. ``filename`` only labels
+    scalar reads), and ``torch`` functions named there as ``"torch.<name>"`` (``torch.randint`` for
+    random operators, to draw a seed); calling the op itself stays ``dispatch-recursion``. ``filename`` only labels
     syntax errors.
 
     Returns a list of :class:`Finding` sorted by (line, col, rule); empty means clean. A source that
