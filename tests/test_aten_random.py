@@ -1,0 +1,484 @@
+"""The random family (suite/aten/random.py): grids against aten.md §1/§8 (with §6b), the wrappers against the
+installed PyTorch, the statistics (bounds checked by hand), the judge on PyTorch's own samplers (they pass)
+and on wrong ones (constant, mean, seed-ignoring, non-advancing, non-reproducing, correlated, biased: they
+fail), generator markers through torch.save and the timing loop, the seed allowances of L1/L3, and bad
+submissions through the real pipeline."""
+from __future__ import annotations
+
+import copy
+import io
+import math
+import os
+import textwrap
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.sandbox import hooks
+from kernelgenbench.suite.aten.family import resolve_api
+from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, BernoulliLaw, ExponentialLaw, PoissonLaw,
+                                              RandomOperator, UniformLaw, _neighbour_mids, bernstein, dkw,
+                                              gamma_mean_bounds, other_seed)
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.suite.spec import Call, GeneratorSeed, bind_generators, numel
+from kernelgenbench.verify import profile, timing
+from kernelgenbench.verify.static_scan import scan_file, scan_source
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+CPU = torch.device("cpu")
+ROWS: dict[str, RandomOperator] = {op.name: op for op in OPERATORS}
+
+# (full-tier cases, timed cases): aten.md §1/§8. exponential_ has no test at HEAD: the pre-damage grid (§6b.2).
+# poisson and rrelu_with_noise: their .out test functions are untimed upstream.
+FULL = {"bernoulli": (90, 90), "exponential_": (3, 3), "poisson": (36, 18), "rrelu_with_noise": (72, 36)}
+
+
+def _case(name: str, tier: str, index: int):
+    op = ROWS[name]
+    case = op.cases(tier)[index]
+    call = op.build(case.params, CPU, torch.Generator().manual_seed(case.seed))
+    return op, case, call, op.reference(case.params, call.clone())
+
+
+def _native_runs(call: Call, sampler=None) -> tuple:
+    """The four runs of the protocol (suite/aten/random.py) with PyTorch's CPU op as the candidate, or
+    ``sampler(run_index, call_with_generators) -> ret`` for a fake one."""
+    from kernelgenbench.suite.aten.random import other_seed as alt
+
+    spares = [call.clone() for _ in range(3)]
+    made: dict = {}
+
+    def fresh(m):
+        made[m] = m.materialize(CPU)
+        return made[m]
+
+    binders = [fresh, lambda m: made[m], lambda m: m.materialize(CPU), lambda m: m.materialize(CPU, alt(m.seed))]
+    runs = []
+    for i, (c, bind) in enumerate(zip([call] + spares, binders)):
+        b = Call(bind_generators(c.args, bind), bind_generators(c.kwargs, bind), c.written, api=c.api)
+        ret = resolve_api(b.api)(*b.args, **b.kwargs) if sampler is None else sampler(i, b)
+        runs.append((ret, *(c.get(s) for s in c.written)))
+    return tuple(runs)
+
+
+# ---------------------------------------------------------------------------------------- the rows
+def test_every_row_is_registered() -> None:
+    assert set(ROWS) == set(FULL)
+    for name in FULL:
+        assert get_operator(f"aten::{name}") is ROWS[name]
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+def test_full_grid_and_timing_gate_match_the_spec(name: str) -> None:
+    cases = ROWS[name].cases("full")
+    assert (len(cases), sum(c.timed for c in cases)) == FULL[name]
+    assert len({c.seed for c in cases}) == len(cases)
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
+    op = ROWS[name]
+    packet = getattr(torch.ops.aten, name)
+    want = {name if o == "default" else f"{name}.{o}" for o in packet.overloads()}
+    assert {w.overload for w in op.interface.wrappers} == want
+    for w in op.interface.wrappers:  # every overload is exercised (the sections list them all)
+        assert w.exercised and w.kind == "dispatcher"
+        key = w.overload.split(".", 1)[1] if "." in w.overload else "default"
+        assert w.schema == str(getattr(packet, key)._schema)
+
+
+def _reached(op: RandomOperator, case) -> set[str]:
+    """The overloads of the op that a case's public call reaches (PyTorch's CPU kernels answer)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen: set[str] = set()
+
+    class Spy(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func._schema.name == f"aten::{op.name}":
+                seen.add(op.name if func._overloadname == "default" else f"{op.name}.{func._overloadname}")
+            return func(*args, **(kwargs or {}))
+
+    call = op.build(case.params, CPU, torch.Generator().manual_seed(case.seed))
+    b = Call(bind_generators(call.args, lambda m: m.materialize(CPU)),
+             bind_generators(call.kwargs, lambda m: m.materialize(CPU)))
+    try:
+        with Spy():
+            resolve_api(call.api)(*b.args, **b.kwargs)
+    except (NotImplementedError, RuntimeError):  # e.g. no Half rrelu on the CPU: reached all the same
+        pass
+    return seen
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+def test_smoke_is_small_and_reaches_every_wrapper_and_float_dtype(name: str) -> None:
+    op = ROWS[name]
+    reached, dtypes = set(), set()
+    for case in op.cases("smoke"):
+        call = op.build(case.params, CPU, torch.Generator().manual_seed(case.seed))
+        assert all(t.numel() <= 65536 for t in [*call.args, *call.kwargs.values()] if isinstance(t, torch.Tensor))
+        dtypes.add(case.params["dtype"])
+        if case.params["dtype"] != "bf16":  # bf16 is unsupported on the interpreter
+            reached |= _reached(op, case)
+    assert dtypes == {"fp32", "fp16", "bf16"}
+    assert reached == {w.overload for w in op.interface.wrappers}
+    small = min(numel(c.params["shape"]) for c in op.cases("full"))
+    full = set().union(*(_reached(op, c) for c in op.cases("full") if numel(c.params["shape"]) == small))
+    assert full == {w.overload for w in op.interface.wrappers}
+    if name == "rrelu_with_noise":  # both modes in smoke, as stochastic and deterministic calls
+        assert {c.params["training"] for c in op.cases("smoke")} == {True, False}
+
+
+def test_costs_and_notes() -> None:
+    b = ROWS["bernoulli"].cost(dict(form="self", dtype="fp16", shape=[512, 512]))
+    assert b.bytes == 2 * 2 * 512 * 512 and b.compute == "none"
+    assert ROWS["bernoulli"].cost(dict(form="p", dtype="fp32", shape=[2, 3], p=0.5)).bytes == 6 * 4
+    assert ROWS["exponential_"].cost(dict(dtype="bf16", shape=[20, 320, 15])).bytes == 2 * 96000
+    assert ROWS["rrelu_with_noise"].cost(dict(form="tensor", training=True, dtype="fp32", shape=[2, 3])).bytes == 72
+    for op in OPERATORS:
+        assert "1e-06" in op.tolerance_text and op.notes
+
+
+# ----------------------------------------------------------------------------------- statistics
+def test_bounds_by_hand() -> None:
+    # L = ln(2/alpha) = 9: t = 3 + sqrt(9 + 2*100*9) = 3 + sqrt(1809)
+    assert bernstein(100.0, 1.0, 2 * math.exp(-9)) == pytest.approx(3 + math.sqrt(1809), rel=1e-12)
+    assert dkw(200, 2 * math.exp(-8)) == pytest.approx(math.sqrt(0.02), rel=1e-12)
+    lo, hi = gamma_mean_bounds(1000, 1e-6)
+    # each side at alpha/2: exp(-n (d - ln(1+d))) = 5e-7 and exp(-n (-d - ln(1-d))) = 5e-7
+    d_up, d_down = hi - 1, 1 - lo
+    assert math.exp(-1000 * (d_up - math.log1p(d_up))) == pytest.approx(5e-7, rel=1e-6)
+    assert math.exp(-1000 * (-d_down - math.log1p(-d_down))) == pytest.approx(5e-7, rel=1e-6)
+    assert A_TEST == ALPHA / 8 and ALPHA == 1e-6
+    assert other_seed(12345) != 12345 and other_seed(12345) == other_seed(12345)
+
+
+def test_laws_by_hand() -> None:
+    lo, hi = BernoulliLaw(torch.tensor([0.25, 0.25])).cdf_bounds(torch.tensor([0.0, 1.0]))
+    assert lo.tolist() == [0.0, 0.75] and hi.tolist() == [0.75, 1.0]
+    assert BernoulliLaw(torch.full((4,), 0.5)).log_p_identical() == pytest.approx(4 * math.log(0.5))
+    assert "exactly 0 or 1" in BernoulliLaw(torch.tensor([0.0, 1.0])).support(torch.tensor([1.0, 1.0]))
+    lo, hi = PoissonLaw(torch.tensor([2.0, 0.0])).cdf_bounds(torch.tensor([1.0, 0.0]))
+    assert lo[0].item() == pytest.approx(math.exp(-2)) and hi[0].item() == pytest.approx(3 * math.exp(-2))
+    assert (lo[1].item(), hi[1].item()) == (0.0, 1.0)
+    assert "not 0 where the rate is 0" in PoissonLaw(torch.tensor([0.0])).support(torch.tensor([1.0]))
+    assert "non-negative integers" in PoissonLaw(torch.tensor([3.0])).support(torch.tensor([1.5]))
+    # P(two Poisson(1) draws agree) = e^-2 I0(2) = 0.3085...
+    assert PoissonLaw(torch.tensor([1.0])).log_p_identical() == pytest.approx(math.log(0.30850832), rel=1e-6)
+    lm, um = _neighbour_mids(torch.tensor([1.0, 0.0], dtype=torch.float16))
+    assert lm[0].item() == 1 - 2 ** -12 and um[0].item() == 1 + 2 ** -11 and lm[1].item() == -um[1].item() == -2 ** -25
+    e = ExponentialLaw(1.0, torch.float16, 10)
+    assert "strictly positive" in e.support(torch.tensor([0.5, 0.0], dtype=torch.float16))
+    lo, hi = e.cdf_bounds(torch.tensor([1e-4, 1.0], dtype=torch.float16))
+    assert lo[0].item() == 0.0 and hi[0].item() == pytest.approx(e.c_hi)  # the merged low atom
+    assert hi[1].item() == pytest.approx(1 - math.exp(-(1 + 2 ** -11)))
+    u = UniformLaw(0.1, 0.4, torch.float32, 3)
+    assert "outside [lower, upper]" in u.support(torch.tensor([0.2, 0.45, 0.3]))
+    assert u.support(torch.tensor([0.1, 0.4, 0.25])) is None
+
+
+def test_rrelu_eval_reference_by_hand() -> None:
+    op = ROWS["rrelu_with_noise"]
+    p = dict(form="tensor", bounds=[0.1, 0.4], training=False, dtype="fp32", shape=[2])
+    call = op.build(p, CPU, torch.Generator().manual_seed(1))
+    call.args[0].copy_(torch.tensor([-2.0, 3.0]))
+    (exp,) = op.reference(p, call.clone())
+    assert exp.check is None and exp.value.tolist() == [-0.5, 3.0]  # slope (0.1 + 0.4) / 2
+
+
+# ------------------------------------------------------------------------------ the judge itself
+@pytest.mark.parametrize("name,tier,index", [("bernoulli", "smoke", 0), ("bernoulli", "smoke", 4),
+                                             ("bernoulli", "heldout", 5), ("exponential_", "smoke", 0),
+                                             ("exponential_", "heldout", 1), ("poisson", "smoke", 0),
+                                             ("poisson", "heldout", 0), ("rrelu_with_noise", "smoke", 1),
+                                             ("rrelu_with_noise", "heldout", 2)])
+def test_pytorch_own_samplers_pass(name: str, tier: str, index: int) -> None:
+    _, _, call, (exp,) = _case(name, tier, index)
+    res = exp.check(_native_runs(call), {})
+    assert res.ok, res.message
+    assert "statistical" in res.rule
+
+
+def _fails(name: str, tier: str, index: int, sampler, needle: str) -> None:
+    _, _, call, (exp,) = _case(name, tier, index)
+    res = exp.check(_native_runs(call, sampler), {})
+    assert not res.ok and needle in res.message, res.message
+
+
+def _native(b: Call):
+    return resolve_api(b.api)(*b.args, **b.kwargs)
+
+
+def test_bernoulli_wrong_samplers_fail() -> None:
+    zeros = lambda i, b: torch.zeros_like(b.args[0])  # noqa: E731
+    _fails("bernoulli", "smoke", 0, zeros, "did not advance")  # identical runs are caught first
+    # runs A and C agree (so reproducibility holds), B and D are PyTorch's: the statistics of A must fail
+    _fails("bernoulli", "smoke", 0, lambda i, b: torch.zeros_like(b.args[0]) if i in (0, 2) else _native(b),
+           "mean test")
+    _fails("bernoulli", "smoke", 0, lambda i, b: b.args[0].clone(), "not 0 or 1")  # the mean q itself
+    fixed = lambda i, b: torch.bernoulli(b.args[0], generator=torch.Generator().manual_seed(1234 + (i == 1)))  # noqa
+    _fails("bernoulli", "smoke", 0, fixed, "seed of the generator was ignored")
+    same = lambda i, b: torch.bernoulli(b.args[0], generator=torch.Generator().manual_seed(  # noqa: E731
+        b.kwargs["generator"].initial_seed()))
+    _fails("bernoulli", "smoke", 0, same, "did not advance")
+    unseeded = lambda i, b: torch.bernoulli(b.args[0])  # noqa: E731 - the global generator, not the given one
+    _fails("bernoulli", "smoke", 0, unseeded, "same seed did not reproduce")
+    biased = lambda i, b: torch.bernoulli((b.args[0].double() * 1.05).clamp(0, 1).to(b.args[0].dtype),  # noqa
+                                          generator=b.kwargs["generator"])
+    _fails("bernoulli", "smoke", 0, biased, "mean test")
+
+    def pairs(i, b):  # one uniform for two adjacent elements: right marginals, correlated neighbours
+        x = _native(b)
+        x.view(-1)[1::2] = x.view(-1)[0::2]
+        return x
+
+    _fails("bernoulli", "smoke", 2, pairs, "neighbour test")
+    # deterministic entries (p in {0, 1, 0.5}): a 1 where p = 0 is caught exactly
+    _fails("bernoulli", "smoke", 4, lambda i, b: torch.ones_like(b.args[0]), "exactly 0 or 1")
+
+
+def test_exponential_poisson_rrelu_wrong_samplers_fail() -> None:
+    mean = lambda i, b: b.args[0].fill_(1.0)  # noqa: E731 - the deterministic mean 1/lambda
+    _fails("exponential_", "smoke", 0, mean, "did not advance")
+    _fails("exponential_", "smoke", 0, lambda i, b: b.args[0].fill_(1.0) if i in (0, 2) else _native(b),
+           "distribution test")
+    wrong_rate = lambda i, b: b.args[0].exponential_(2.0, generator=b.kwargs["generator"])  # noqa: E731
+    _fails("exponential_", "smoke", 0, wrong_rate, "mean test")
+    _fails("exponential_", "smoke", 0, lambda i, b: b.args[0].fill_(0.0), "strictly positive")
+
+    def narrow(i, b):  # the right mean, a quarter of the variance
+        lam = b.args[0]
+        z = torch.randn(lam.shape, generator=b.args[1], dtype=torch.float64)
+        return (lam.double() + 0.5 * lam.double().sqrt() * z).round().clamp_min(0).to(lam.dtype)
+
+    _fails("poisson", "smoke", 0, narrow, "distribution test")
+    _fails("poisson", "smoke", 0, lambda i, b: b.args[0].round() if i in (0, 2) else _native(b), "distribution test")
+
+    def mid_noise(i, b):  # noise = (lower+upper)/2 everywhere: the deterministic mean
+        x, noise, lo, up = b.args[:4]
+        neg = x <= 0
+        noise.copy_(torch.where(neg, torch.full_like(x, (lo + up) / 2), torch.ones_like(x)))
+        return x * noise
+
+    _fails("rrelu_with_noise", "smoke", 1, mid_noise, "did not advance")
+    _fails("rrelu_with_noise", "smoke", 1, lambda i, b: mid_noise(i, b) if i in (0, 2) else _native(b),
+           "distribution test")
+
+    def positive_slope(i, b):  # noise != 1 where x > 0
+        out = _native(b)
+        b.args[1].fill_(0.2)
+        return out
+
+    _fails("rrelu_with_noise", "smoke", 1, positive_slope, "noise != 1 where x > 0")
+
+
+def test_a_timed_repetition_is_judged_as_one_run() -> None:
+    _, _, call, (exp,) = _case("bernoulli", "smoke", 0)
+    run = _native_runs(call)[0]
+    assert exp.check((run,), {}).ok
+    bad = (torch.zeros_like(run[0]),)
+    res = exp.check((bad,), {})
+    assert not res.ok and res.message.startswith("timed repetition: mean test")
+    assert not exp.check(run[0], {}).ok  # a bare tensor is not a protocol result
+
+
+def test_out_forms_must_return_out_and_keep_gaps() -> None:
+    _, _, call, (exp,) = _case("bernoulli", "heldout", 6)  # .out into a step-2 view, default generator
+    runs = _native_runs(call)
+    assert exp.check(runs, {}).ok
+    a = runs[0]
+    assert not exp.check(((a[0].clone(), a[1]),) + runs[1:], {}).ok  # a copy returned, not out itself
+    a[1].as_strided((1,), (1,), a[1].storage_offset() + 1).fill_(0.5)  # a gap element written
+    res = exp.check(runs, {})
+    assert not res.ok and "outside the written region" in res.message
+
+
+# ------------------------------------------------------------------------ markers and the harness
+def test_generator_markers_survive_torch_save_and_materialize() -> None:
+    buf = io.BytesIO()
+    torch.save({"kwargs": {"generator": GeneratorSeed(77)}, "args": [torch.ones(1), GeneratorSeed(5, True)]}, buf)
+    buf.seek(0)
+    d = torch.load(buf, weights_only=True)
+    assert d["kwargs"]["generator"] == GeneratorSeed(77) and d["args"][1] == GeneratorSeed(5, True)
+    g = GeneratorSeed(77).materialize(CPU)
+    assert isinstance(g, torch.Generator) and g.initial_seed() == 77
+    assert GeneratorSeed(77).materialize(CPU, 78).initial_seed() == 78
+    assert GeneratorSeed(9, default=True).materialize(CPU) is None and torch.default_generator.initial_seed() == 9
+
+
+def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify/timing.py with generator markers: one call per repetition (invoke_timed), the baseline and the
+    candidate share an advancing generator per input set, and the judged repetitions pass the judge."""
+    monkeypatch.setattr(timing, "_new_event", lambda: SimpleNamespace(record=lambda: None,
+                                                                       elapsed_time=lambda other: 0.0))
+    monkeypatch.setattr(timing, "_synchronize", lambda: None)
+    monkeypatch.setattr(timing, "flush_l2", lambda device, state: None)
+    monkeypatch.setattr(timing, "_device_lead", lambda ms: None)
+    op, case, _, _ = _case("bernoulli", "smoke", 0)
+    op._timing_generators.clear()
+    sets, judges = [], []
+    for salt in (1, 2):
+        call = op.build(case.params, CPU, torch.Generator().manual_seed(case.seed ^ salt))
+        judges.append(op.reference(case.params, call.clone())[0])
+        sets.append(call)
+    state = hooks.State()
+
+    def candidate(self, *, generator=None):  # PyTorch's sampler, counted as one launch
+        state.launches.append("k")
+        return torch.ops.aten.bernoulli.default(self, generator=generator)
+
+    impl = SimpleNamespace(fns={"bernoulli": candidate}, activate=lambda: None, deactivate=lambda: None)
+    plat = PROFILES["interpreter"]
+    base_fn, _ = op.baseline(sets[0], plat)
+    res = timing.time_case(op, impl, base_fn, sets, plat, state, reps=10, warmup_ms=0.0, block=5,
+                           check={0: 2, 1: 3})
+    assert len(op._timing_generators) == 2  # one generator per input set, made once
+    for k in (0, 1):
+        c, ret = res["checked"][k]
+        assert isinstance(ret, tuple) and len(ret) == 1
+        assert judges[k].check(ret, {}).ok
+        # the generator advanced: a fresh generator with the set's seed draws other samples
+        m = c.kwargs["generator"]
+        first = torch.bernoulli(c.args[0], generator=m.materialize(CPU))
+        assert not torch.equal(first, ret[0][0])
+
+
+# -------------------------------------------------------------------------------- L1 and L3 seeds
+SEED_BY_RANDINT = "import torch\ndef f(g):\n    return torch.randint(0, 2 ** 62, (1,), generator=g).item()\n"
+
+
+def test_static_scan_allows_seeds_only_for_random_rows() -> None:
+    op = ROWS["bernoulli"]
+    assert scan_source(SEED_BY_RANDINT, own_ops=op.own_ops, allow_methods=op.allow_methods) == []
+    add = get_operator("aten::add")
+    assert [f.rule for f in scan_source(SEED_BY_RANDINT, own_ops=add.own_ops, allow_methods=add.allow_methods)] \
+        == ["torch-compute"]
+    src = "import torch\ndef f(x, g):\n    s = g.initial_seed(); o = g.get_offset(); g.set_offset(o + 4)\n" \
+          "    st = g.get_state(); g.set_state(st)\n    d = torch.cuda.default_generators\n" \
+          "    return torch.default_generator, d\n"
+    assert scan_source(src, own_ops=op.own_ops, allow_methods=op.allow_methods) == []
+    for body, rule in (("torch.bernoulli(x, generator=g)", "dispatch-recursion"),
+                       ("torch.rand(x.shape, generator=g)", "torch-compute"),
+                       ("torch.rand_like(x)", "torch-compute"), ("x.uniform_()", "tensor-method"),
+                       ("torch.poisson(x, g)", "torch-compute")):
+        found = scan_source(f"import torch\ndef f(x, g):\n    return {body}\n", own_ops=op.own_ops,
+                            allow_methods=op.allow_methods)
+        assert [f.rule for f in found] == [rule], (body, found)
+    ex = ROWS["exponential_"]
+    found = scan_source("def f(x):\n    return x.exponential_()\n", own_ops=ex.own_ops, allow_methods=ex.allow_methods)
+    assert [f.rule for f in found] == ["dispatch-recursion"]
+
+
+@pytest.mark.parametrize("name", sorted(FULL))
+def test_oracle_passes_the_static_scan(name: str) -> None:
+    op = ROWS[name]
+    assert scan_file(SOLUTIONS / op.filename, own_ops=op.own_ops, allow_copies=op.allow_copies,
+                     allow_methods=op.allow_methods) == []
+
+
+def test_dispatch_trace_budgets_random_draws() -> None:
+    hooks.STATE.reset()
+    hooks.STATE.active_wrappers.append("t")
+    try:
+        with hooks.CandidateMode():
+            torch.randint(0, 10, (1,))
+            torch.randint(0, 10, (5, 3))
+    finally:
+        hooks.STATE.active_wrappers.pop()
+    trace = dict(hooks.STATE.trace)
+    hooks.STATE.reset()
+    assert trace["aten::random_draw"] == 16 and trace["aten::randint.low"] == 2
+    allow = ROWS["poisson"].allow_trace
+    assert profile.judge_trace({"aten::randint.low_generator": 4, "aten::random_draw": 4}, frozenset(), True,
+                               allow).failure is None
+    v = profile.judge_trace({"aten::randint.low_generator": 1, "aten::random_draw": 4096}, frozenset(), True, allow)
+    assert v.failure == "profile" and "drew 4096 random values" in v.message
+    assert profile.judge_trace({"aten::randint.low_generator": 1, "aten::random_draw": 1}, frozenset(),
+                               True).failure == "profile"  # other operators may not draw at all
+    assert profile.judge_trace({"aten::rand.default": 1}, frozenset(), True, allow).failure == "profile"
+
+
+# ------------------------------------------------------------------------ bad submissions, end to end
+_PHILOX = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _k(o_ptr, n, seed, CONST: tl.constexpr, VALUE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    u = tl.rand(seed, offs)
+    if CONST:
+        v = u * 0.0 + VALUE
+    else:
+        v = tl.where(u < 0.5, 1.0, 0.0)
+    tl.store(o_ptr + offs, v.to(o_ptr.dtype.element_ty), mask=offs < n)
+
+
+def _launch(out, seed, const=False, value=0.0):
+    _k[(triton.cdiv(out.numel(), 1024),)](out, out.numel(), seed, CONST=const, VALUE=value, BLOCK=1024)
+    return out
+'''
+BAD = {
+    # a constant written by Triton
+    "constant": ("aten::bernoulli", "wrong_result", "", _PHILOX + '''
+def bernoulli_p(self, p, *, generator=None):
+    return _launch(torch.empty(self.shape, dtype=self.dtype, device=self.device), 1, True, 0.0)
+'''),
+    # the deterministic mean 1/lambda, written by Triton
+    "mean": ("aten::exponential_", "wrong_result", "", _PHILOX + '''
+def exponential_(self, lambd=1.0, *, generator=None):
+    return _launch(self, 1, True, 1.0 / lambd)
+'''),
+    # a fixed seed: the generator is ignored
+    "seed_ignored": ("aten::bernoulli", "wrong_result", "did not advance", _PHILOX + '''
+def bernoulli_p(self, p, *, generator=None):
+    return _launch(torch.empty(self.shape, dtype=self.dtype, device=self.device), 1234)
+'''),
+    # PyTorch computes the samples inside the wrapper
+    "calls_bernoulli": ("aten::bernoulli", "dispatch_recursion", "L1", '''
+import torch
+def bernoulli_p(self, p, *, generator=None):
+    return torch.bernoulli(self, p, generator=generator)
+'''),
+    "calls_rand": ("aten::exponential_", "static_scan", "torch.rand", _PHILOX + '''
+def exponential_(self, lambd=1.0, *, generator=None):
+    u = torch.rand(self.shape, generator=generator)
+    return _launch(self, 1)
+'''),
+    # every sample drawn with torch.randint (allowed for a seed only)
+    "randint_samples": ("aten::bernoulli", "profile", "random values", _PHILOX + '''
+def bernoulli_p(self, p, *, generator=None):
+    bits = torch.randint(0, 2, self.shape, generator=generator)
+    return _launch(torch.empty(self.shape, dtype=self.dtype, device=self.device), 7)
+'''),
+}
+def _stubs(op_id: str) -> str:
+    names = [w.name for w in get_operator(op_id).interface.wrappers]
+    return "".join(f"\n\ndef {n}(*args, **kwargs):\n    raise NotImplementedError\n" for n in names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", sorted(BAD))
+def test_bad_random_submissions_fail_through_the_pipeline(tmp_path: Path, what: str) -> None:
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+
+    op_id, cls, needle, body = BAD[what]
+    op = copy.copy(get_operator(op_id))
+    small = {"aten::bernoulli": dict(form="p", dtype="fp32", shape=[32, 64], p=0.5),
+             "aten::exponential_": dict(dtype="fp32", shape=[64, 64])}[op_id]
+    op._grids = {"smoke": [small]}  # one small case (the sandbox child drives the registry's row)
+    src = _stubs(op_id) + textwrap.dedent(body)
+    sub = tmp_path / "sub" / op.filename
+    sub.parent.mkdir(parents=True)
+    sub.write_text(src)
+    plat = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
+    rec = Verifier(JobSpec(op, sub, "smoke"), plat, None if plat.interpreter else 0, tmp_path / "job",
+                   Settings(import_timeout_s=120.0, case_timeout_s=120.0)).run()
+    assert (rec["status"], rec["failure_class"]) == ("failed", cls), rec["first_failure"]
+    assert needle in rec["first_failure"]["message"], rec["first_failure"]["message"]
