@@ -18,6 +18,7 @@ Commands:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import inspect
 import json
@@ -160,7 +161,23 @@ class Child:
 
     # -- commands -------------------------------------------------------------------------------
     def load(self, path: str) -> Any:
-        return self.torch.load(path, map_location=self.device(), weights_only=True)
+        with self.harness_io():
+            return self.torch.load(path, map_location=self.device(), weights_only=True)
+
+    @contextlib.contextmanager
+    def harness_io(self):
+        """Lift the candidate's ATen registration around the harness's own tensor work (torch.load,
+        torch.save, input clones): they move storages between host and device with aten::copy_, and a
+        registered candidate of copy_ must not receive the harness's cross-device copies."""
+        impl = getattr(self, "impl", None)
+        lift = getattr(impl, "lib", None) is not None
+        if lift:
+            impl.deactivate()
+        try:
+            yield
+        finally:
+            if lift:
+                impl.activate()
 
     def device(self) -> Any:
         return self.torch.device("cpu" if self.platform.interpreter else self.platform.device)
@@ -175,7 +192,8 @@ class Child:
         if data["written"]:
             # torch.load gives fixed-size storages, and an out= wrapper may have to resize its out
             # (aten.md §7: size-0 outs); clones (views and sharing kept) are resizable.
-            args, kwargs = clone_tree([args, kwargs])
+            with self.harness_io():
+                args, kwargs = clone_tree([args, kwargs])
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
         state.reset()
         state.ghost = bool(msg.get("ghost"))
@@ -209,11 +227,12 @@ class Child:
                     ret_alias = i
         out = {"args": call.args, "kwargs": call.kwargs, "ret": _sanitize(ret, torch),
                "ret_type": type(ret).__name__, "ret_devices": _devices(ret, torch)}
-        try:
-            torch.save(out, msg["out"])
-        except BaseException as exc:  # noqa: BLE001
-            err = err or _error(exc, "save")
-            torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
+        with self.harness_io():
+            try:
+                torch.save(out, msg["out"])
+            except BaseException as exc:  # noqa: BLE001
+                err = err or _error(exc, "save")
+                torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
                    "wall_s": wall, "timers_tampered": tampered_timers()})
@@ -233,7 +252,8 @@ class Child:
                             reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check)
             checked = res.pop("checked")
             if msg.get("check_out"):
-                torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
+                with self.harness_io():
+                    torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
                                      "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
                             for k, (c, r) in checked.items()},
                            msg["check_out"])

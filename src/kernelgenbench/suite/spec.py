@@ -524,6 +524,11 @@ def clone_tree(obj: Any) -> Any:
         base = memo[key]
         out = torch.empty(0, dtype=t.dtype, device=t.device)
         out.set_(base.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+        # keep the lazy conjugate/negative bits (resolve_conj/resolve_neg inputs): same memory, same meaning
+        if t.is_conj():
+            out = out._conj()
+        if t.is_neg():
+            out = out._neg_view()
         return out
 
     def rec(o: Any) -> Any:

@@ -61,7 +61,8 @@ def poison_(t: torch.Tensor) -> torch.Tensor:
         idt, bits = POISON_BITS[t.dtype]
         if bits >= 2 ** (8 * torch.empty(0, dtype=idt).element_size() - 1):
             bits -= 2 ** (8 * torch.empty(0, dtype=idt).element_size())
-        t.view(idt).fill_(bits)
+        # complex: through the (real, imag) view, which any layout has (0-d and strided ones included)
+        (torch.view_as_real(t) if t.is_complex() and not t.is_conj() else t).view(idt).fill_(bits)
     elif t.dtype in INT_POISON:
         t.fill_(INT_POISON[t.dtype])
     else:
