@@ -97,8 +97,8 @@ import torch
 
 from ...verify.compare import SlotResult, poison_
 from ..common import make_tensor
-from ..spec import (Call, Cost, Expected, GeneratorSeed, Tolerance, Wrapper, bind_generators, numel, product,
-                    region_mask, storage_view, written_expected)
+from ..spec import (Call, Cost, Expected, GeneratorSeed, Tolerance, Wrapper, bind_generators, dtype_of, numel,
+                    product, region_mask, storage_view, written_expected)
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 
 #: Probability that a correct sampler fails one judged stochastic case (all its tests together).
@@ -649,7 +649,6 @@ def _marker(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Ge
 
 
 def _dt(p: dict[str, Any]) -> torch.dtype:
-    from ..spec import dtype_of
     return dtype_of(p["dtype"])
 
 
@@ -983,9 +982,10 @@ _RRELU_BOUNDS = [[0.125, 0.3333333333333333], [0.1, 0.4]]
 
 RRELU_WITH_NOISE = RandomOperator(
     "rrelu_with_noise", category="random (activation)",
-    semantics="Randomised leaky ReLU that records its slopes in noise (same shape as self, mutated in place, "
-              "following its strides). training=True: where x <= 0 (x == 0 included) draw r ~ U(lower, upper), "
-              "out = x*r and noise = r; where x > 0, out = x and noise = 1. training=False: deterministic leaky ReLU "
+    semantics="Randomised leaky ReLU that records its slopes in noise (same shape as self, mutated in place; "
+              "the cases pass a contiguous noise). training=True: where x <= 0 (x == 0 included) draw "
+              "r ~ U(lower, upper), out = x*r and noise = r; where x > 0, out = x and noise = 1. training=False: "
+              "deterministic leaky ReLU "
               "with slope (lower+upper)/2 (x > 0 keeps x), noise untouched. Compute in fp32; .out writes the "
               "activation into out and returns it (noise is still mutated in training). " + SEED_NOTE,
     wrappers=[
