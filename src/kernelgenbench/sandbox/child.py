@@ -116,6 +116,8 @@ class Child:
         except BaseException as exc:  # noqa: BLE001
             self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
             return False
+        if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
+            hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
                    "missing_optional": self.missing_optional})

@@ -46,6 +46,9 @@ class State:
         self.active_wrappers: list[str] = []
         self.poison_allocations = True
         self.tracing = True  # False while timing: no dispatch mode, no signature binding
+        #: ATen overloads the candidate's registration replaces in this process (set by the child on
+        #: GPUs): the poisoning of allocations must not dispatch into them (see poison_allocation)
+        self.registered: frozenset[str] = frozenset()
 
     def reset(self) -> None:
         self.launches = []
@@ -261,14 +264,29 @@ class CandidateMode(TorchDispatchMode):
             drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
             STATE.trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
         if STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
-            from ..verify.compare import poison_
-
             if out.numel() and not out.is_meta:
                 from ..verify.compare import poison_variant
 
                 with poison_variant(STATE.ghost):
-                    poison_(out)
+                    poison_allocation(out)
         return out
+
+
+def poison_allocation(t: torch.Tensor) -> None:
+    """Poison a tensor the candidate allocated: PyTorch's fill_, or, while the candidate's
+    registration replaces fill_ (aten::fill_ under test on a GPU), one poisoned CPU element copied and
+    broadcast onto ``t``, so that the poisoning does not dispatch into the candidate (which would
+    count as the candidate re-entering itself)."""
+    from ..verify.compare import poison_
+
+    if not any(k.split(".", 1)[0] == "fill_" for k in STATE.registered):
+        poison_(t)
+        return
+    one = poison_(torch.empty((), dtype=t.dtype))
+    try:
+        t.copy_(one.to(t.device).expand(t.shape))
+    except RuntimeError:  # an overlapping allocation (zero strides) that copy_ refuses: left as allocated
+        pass
 
 
 def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
