@@ -284,6 +284,39 @@ def test_value_writing_allocations_fail_l1_and_l3(name: str) -> None:
     assert l3.judge_trace(allowed, op.own_ops, op.allow_copies).failure is None
 
 
+class _Fills(TorchDispatchMode):
+    """Records the number of elements of every tensor aten::fill_ writes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sizes: list[int] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func._schema.name == "aten::fill_":
+            self.sizes.append(args[0].numel())
+        return func(*args, **(kwargs or {}))
+
+
+def test_allocation_poisoning_avoids_a_registered_fill_(monkeypatch: pytest.MonkeyPatch) -> None:
+    # on GPUs the sandbox poisons what a wrapper allocates; while fill_ is the op under test, a poisoning
+    # through fill_ would dispatch into the candidate (a false "dispatch recursion" for a fill_ that allocates)
+    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.verify.compare import INT_POISON, is_poison
+
+    monkeypatch.setattr(hooks.STATE, "registered", frozenset({"fill_.Scalar", "fill_.Tensor"}))
+    t = torch.empty(5, 8)[:, ::2]
+    i = torch.empty(3, 4, dtype=torch.int32)
+    with _Fills() as rec:
+        hooks.poison_allocation(t)
+        hooks.poison_allocation(i)
+    assert bool(is_poison(t).all()) and bool((i == INT_POISON[torch.int32]).all())
+    assert rec.sizes == [1, 1]  # only the 0-d CPU element is filled; the allocations are written by copy_
+    monkeypatch.setattr(hooks.STATE, "registered", frozenset({"zero_"}))
+    with _Fills() as rec:
+        hooks.poison_allocation(t)
+    assert rec.sizes == [20]  # no fill_ registered: PyTorch's fill_ on the allocation itself
+
+
 # -- end to end: wrong kernels through the real pipeline -----------------------------------------------------
 def _run(tmp_path: Path, op_id: str, source: str, tier: str = "smoke") -> dict:
     op = get_operator(op_id)

@@ -57,6 +57,12 @@ VALUE_WRITERS: frozenset[str] = frozenset({
     "fill_", "zero_", "arange", "scalar_tensor",
 })
 
+TOLERANCE_TEXT = ("exact (aten.md §3 assert_equal): every element bit for bit (the sign of zero aside; NaN where "
+                  "PyTorch has NaN); a new tensor must have exactly PyTorch's dtype, device, sizes, strides and "
+                  "storage offset (contiguous; the *_like ops: the input's strides under memory_format=preserve) "
+                  "and share no argument's storage; in-place and out= writes leave every element of the storage "
+                  "outside the written view untouched.")
+
 ALL8 = ["bool", "int16", "int32", "int64", "fp16", "fp32", "bf16", "fp64"]  # full/zeros dtype axis
 
 
@@ -155,12 +161,12 @@ class FactoryOperator(AtenOperator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
                  absent: dict[str, str] | None = None, notes: str = "") -> None:
         self._args = args
-        semantics += (" Judged exactly (aten.md §3): values bit for bit (the sign of zero aside), and the result's "
-                      "dtype, device, sizes and strides as PyTorch's.")
         super().__init__(name, category=category, semantics=semantics,
                          wrappers=wrappers_of(name, exercised, absent), grids=grids, build=self._build_case,
                          reference=self._reference_of, cost=cost, timed=timed,
                          own_ops=VALUE_WRITERS | {name}, allow_copies=False, notes=notes)
+        #: how the family judges (``kgb show``, prompts): exact values and PyTorch's layout
+        self.tolerance_text = TOLERANCE_TEXT
 
     def tensor_dtypes(self, params: dict[str, Any]) -> set[torch.dtype]:
         """Every dtype a case names (result, ``out=``, ``self`` and value tensor), for platform limits."""
