@@ -1,6 +1,7 @@
 """Oracle Triton solution for aten::full (spec: shared/spec/aten.md, section `aten::full`).
 
-Wrappers: full, full_out (dispatcher); full_names, full_names_out (Dimname overloads PyTorch 2.13 lacks: plain functions).
+Wrappers: full, full_out (dispatcher); full_names, full_names_out (Dimname overloads PyTorch 2.13
+lacks: plain functions).
 
 A contiguous tensor filled with fill_value: torch.empty, then a Triton fill kernel. dtype None: bool
 for a bool value, int64 for an int, the default float dtype for a float. The value reaches the

@@ -1,6 +1,7 @@
 """Oracle Triton solution for aten::zeros (spec: shared/spec/aten.md, section `aten::zeros`).
 
-Wrappers: zeros, zeros_out (dispatcher); zeros_names, zeros_names_out (Dimname overloads PyTorch 2.13 lacks: plain functions).
+Wrappers: zeros, zeros_out (dispatcher); zeros_names, zeros_names_out (Dimname overloads PyTorch
+2.13 lacks: plain functions).
 
 A contiguous tensor of zeros from torch.empty, written by a Triton fill kernel (dtype None: the
 default float dtype). zeros.out resizes out to size (a no-op when the shape matches, which keeps
