@@ -14,9 +14,10 @@ out = self[indices]. Index engine (the same in the index, index_put_ and _index_
 * the sources broadcast to B; the remaining dims of self ("rest") keep their order; the output is
   rest[:p] + B + rest[p:], p = the rest dims before the indexed block when the indexed dims are adjacent,
   else 0 (the broadcast dims move to the front);
-* one 2-D tiled kernel walks (b, r): per row b it loads up to three index values and forms the storage
-  offset of self's element, per column r the offset of the rest dims; B and rest are coalesced over every
-  tensor's strides (B to <= 2 dims, rest to <= 3), so strided selves and outputs are handled in place.
+* one 2-D tiled kernel: rows enumerate (b, outer rest dims), columns the innermost rest dim. Per row it
+  loads up to three index values and forms the storage offset of self's element (divisions only per row),
+  per column a multiply; B and rest are coalesced over every tensor's strides (B to <= 2 dims, rest to
+  <= 3), so strided selves and outputs are handled in place.
   More than three sources, or a broadcast that does not coalesce, first folds the sources into one int64
   offset vector (one small kernel per source);
 * int64 offsets from the index values; the tile shape follows the sizes (whole rows along the rest dims
@@ -32,59 +33,60 @@ import triton.language as tl
 # ---------------------------------------------------------------------------------------------- kernels
 @triton.jit
 def _index_kernel(x_ptr, v_ptr, i0, i1, i2, a0, a1, a2, c0, c1, c2, m0, m1, m2, w0, w1, w2,
-                  NB, B1, vb0, vb1, NR, R1, R2, xr0, xr1, xr2, vr0, vr1, vr2, nrb,
+                  NROWS, NRO, B1, R1, C, vb0, vb1, xr0, xr1, xr2, vr0, vr1, vr2, ncb,
                   K: tl.constexpr, BD: tl.constexpr, RD: tl.constexpr, MODE: tl.constexpr,
-                  BLOCK_B: tl.constexpr, BLOCK_R: tl.constexpr, I64: tl.constexpr):
+                  BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr, I64: tl.constexpr):
+    # Rows enumerate (b, outer rest dims), columns the innermost rest dim (size C).
     # MODE 0: v[b, r] = x[src(b) + rest(r)]; 1: x[...] = v[b, r]; 2: x[...] += v[b, r] (atomic)
     pid = tl.program_id(0)
-    pb = pid // nrb
-    pr = pid % nrb
+    pr = pid // ncb
+    pc = pid % ncb
     if I64:
-        b = pb.to(tl.int64) * BLOCK_B + tl.arange(0, BLOCK_B)
-        r = pr.to(tl.int64) * BLOCK_R + tl.arange(0, BLOCK_R)
+        row = pr.to(tl.int64) * BLOCK_R + tl.arange(0, BLOCK_R)
+        col = pc.to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
     else:
-        b = pb * BLOCK_B + tl.arange(0, BLOCK_B)
-        r = pr * BLOCK_R + tl.arange(0, BLOCK_R)
-    bm = b < NB
-    rm = r < NR
+        row = pr * BLOCK_R + tl.arange(0, BLOCK_R)
+        col = pc * BLOCK_C + tl.arange(0, BLOCK_C)
+    rowm = row < NROWS
+    colm = col < C
+    if RD >= 2:
+        ro = row % NRO
+        b = row // NRO
+        if RD == 3:
+            xrow = (ro // R1) * xr0 + (ro % R1) * xr1
+            vrow = (ro // R1) * vr0 + (ro % R1) * vr1
+        else:
+            xrow = ro * xr1
+            vrow = ro * vr1
+    else:
+        b = row
+        xrow = row * 0
+        vrow = row * 0
     if BD == 2:
         bi = b % B1
         bo = b // B1
-        j = tl.load(i0 + bo * a0 + bi * c0, mask=bm, other=0).to(tl.int64)
+        j = tl.load(i0 + bo * a0 + bi * c0, mask=rowm, other=0).to(tl.int64)
         src = tl.where(j < 0, j + w0, j) * m0
         if K >= 2:
-            j = tl.load(i1 + bo * a1 + bi * c1, mask=bm, other=0).to(tl.int64)
+            j = tl.load(i1 + bo * a1 + bi * c1, mask=rowm, other=0).to(tl.int64)
             src += tl.where(j < 0, j + w1, j) * m1
         if K >= 3:
-            j = tl.load(i2 + bo * a2 + bi * c2, mask=bm, other=0).to(tl.int64)
+            j = tl.load(i2 + bo * a2 + bi * c2, mask=rowm, other=0).to(tl.int64)
             src += tl.where(j < 0, j + w2, j) * m2
-        vb = bo * vb0 + bi * vb1
+        vrow += bo * vb0 + bi * vb1
     else:
-        j = tl.load(i0 + b * c0, mask=bm, other=0).to(tl.int64)
+        j = tl.load(i0 + b * c0, mask=rowm, other=0).to(tl.int64)
         src = tl.where(j < 0, j + w0, j) * m0
         if K >= 2:
-            j = tl.load(i1 + b * c1, mask=bm, other=0).to(tl.int64)
+            j = tl.load(i1 + b * c1, mask=rowm, other=0).to(tl.int64)
             src += tl.where(j < 0, j + w1, j) * m1
         if K >= 3:
-            j = tl.load(i2 + b * c2, mask=bm, other=0).to(tl.int64)
+            j = tl.load(i2 + b * c2, mask=rowm, other=0).to(tl.int64)
             src += tl.where(j < 0, j + w2, j) * m2
-        vb = b * vb1
-    if RD == 3:
-        q = r % R2
-        t = r // R2
-        xr = (t // R1) * xr0 + (t % R1) * xr1 + q * xr2
-        vr = (t // R1) * vr0 + (t % R1) * vr1 + q * vr2
-    elif RD == 2:
-        q = r % R2
-        t = r // R2
-        xr = t * xr1 + q * xr2
-        vr = t * vr1 + q * vr2
-    else:
-        xr = r * xr2
-        vr = r * vr2
-    xo = src[:, None] + xr[None, :]
-    vo = vb[:, None] + vr[None, :]
-    msk = bm[:, None] & rm[None, :]
+        vrow += b * vb1
+    xo = (src + xrow)[:, None] + (col * xr2)[None, :]
+    vo = vrow[:, None] + (col * vr2)[None, :]
+    msk = rowm[:, None] & colm[None, :]
     if MODE == 0:
         val = tl.load(x_ptr + xo, mask=msk)
         tl.store(v_ptr + vo, val, mask=msk)
@@ -247,7 +249,7 @@ def _mask_offsets(mask, sizes, strides, device):
     nd = max(1, len(dims))
     if n == 0:
         return out[:0]
-    block = min(_pow2(n), 65536 if device.type == "cpu" else 1024)
+    block = min(_pow2(n), 65536 if device.type == "cpu" else 4096)
     nblk = _cdiv(n, block)
     if nblk == 1:
         _nz_write_kernel[(1,)](m, tot, tot, out, n, q[1], q[2], q[3], t[0], t[1], t[2], t[3],
@@ -294,10 +296,23 @@ def _plan(x, indices):
     rest.extend(range(d, nd))
     if not srcs:
         raise RuntimeError("index: at least one index must be a tensor")
-    bshape = list(torch.broadcast_shapes(*[s[0].shape for s in srcs]))
+    bshape = _broadcast([list(s[0].shape) for s in srcs])
     adjacent = where[-1] - where[0] + 1 == len(where)
     p = sum(1 for r in rest if r < where[0]) if adjacent else 0
     return srcs, bshape, p, [(shape[r], strides[r]) for r in rest]
+
+
+def _broadcast(shapes):
+    n = max(len(s) for s in shapes)
+    out = [1] * n
+    for s in shapes:
+        for i, d in enumerate(s, n - len(s)):
+            if d != 1:
+                if out[i] != 1 and out[i] != d:
+                    raise IndexError(f"shape mismatch: indexing tensors could not be broadcast together with "
+                                     f"shapes {[list(x) for x in shapes]}")
+                out[i] = d
+    return out
 
 
 def _result_shape(bshape, p, rest):
@@ -360,18 +375,22 @@ def _run(x, srcs, bshape, p, rest, v, mode):
     a = [bl[i][0] for i in range(k)] + [0] * (3 - k)
     c = [bl[i][1] for i in range(k)] + [0] * (3 - k)
     vb = bl[k]
+    C = rq[2]
+    nro = nr // C
+    nrows = nb * nro
     on_cpu = x.device.type == "cpu"
-    tile = 65536 if on_cpu else (4096 if nb * nr >= (1 << 22) else (1024 if nb * nr >= (1 << 18) else 256))
-    block_r = min(_pow2(nr), tile)
-    block_b = min(_pow2(nb), max(1, tile // block_r))
-    nrb = _cdiv(nr, block_r)
-    i64 = max(nb, nr, _span(x), _span(v)) >= 2 ** 31 - 65536
-    warps = 8 if block_b * block_r >= 4096 else (4 if block_b * block_r >= 1024 else 2)
-    _index_kernel[(_cdiv(nb, block_b) * nrb,)](
+    total = nb * nr
+    tile = 65536 if on_cpu else (4096 if total >= (1 << 22) else (1024 if total >= (1 << 18) else 256))
+    block_c = min(_pow2(C), tile)
+    block_r = min(_pow2(nrows), max(1, tile // block_c))
+    ncb = _cdiv(C, block_c)
+    i64 = max(nrows, C, _span(x), _span(v)) >= 2 ** 31 - 65536
+    warps = 8 if block_r * block_c >= 4096 else (4 if block_r * block_c >= 1024 else 2)
+    _index_kernel[(_cdiv(nrows, block_r) * ncb,)](
         x, v, ptrs[0], ptrs[1], ptrs[2], a[0], a[1], a[2], c[0], c[1], c[2], mults[0], mults[1], mults[2],
-        wraps[0], wraps[1], wraps[2], nb, bq[1], vb[0], vb[1], nr, rq[1], rq[2], xr[0], xr[1], xr[2],
-        vr[0], vr[1], vr[2], nrb,
-        K=k, BD=max(1, len(bdims)), RD=max(1, len(rdims)), MODE=mode, BLOCK_B=block_b, BLOCK_R=block_r,
+        wraps[0], wraps[1], wraps[2], nrows, nro, bq[1], rq[1], C, vb[0], vb[1], xr[0], xr[1], xr[2],
+        vr[0], vr[1], vr[2], ncb,
+        K=k, BD=max(1, len(bdims)), RD=max(1, len(rdims)), MODE=mode, BLOCK_R=block_r, BLOCK_C=block_c,
         I64=i64, num_warps=warps)
 
 

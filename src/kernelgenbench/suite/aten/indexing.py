@@ -241,6 +241,24 @@ def _self(p: dict[str, Any], device, gen, key: str = "shape") -> torch.Tensor:
     return x
 
 
+def broadcast(*shapes: Sequence[int]) -> list[int]:
+    """NumPy broadcasting of shapes, as ``torch.broadcast_shapes`` (whose first call imports torch._refs,
+    seconds of start-up in every process).
+
+    Raises:
+        RuntimeError: the shapes do not broadcast.
+    """
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for s in shapes:
+        for i, d in enumerate(s, n - len(s)):
+            if d != 1:
+                if out[i] not in (1, d):
+                    raise RuntimeError(f"shapes {[list(x) for x in shapes]} do not broadcast")
+                out[i] = d
+    return out
+
+
 def _randint(n: int, shape: Sequence[int], device, gen) -> torch.Tensor:
     return torch.randint(0, max(n, 1), tuple(shape), generator=gen, device=device, dtype=torch.int64)
 
@@ -271,11 +289,14 @@ def draw_indices(p: dict[str, Any], x: torch.Tensor, device, gen) -> list[torch.
     pinned = p.get("index_values")
     unique = p.get("unique")
     if unique == "tuples" and int_slots:
-        shape = list(torch.broadcast_shapes(*[tuple(s) for _, _, s in int_slots]))
+        shape = broadcast(*[s for _, _, s in int_slots])
         sizes = [x.shape[dim] for _, dim, _ in int_slots]
         flat = torch.randperm(math.prod(sizes), generator=gen, device=device)[:numel(shape)]
-        coords = torch.unravel_index(flat, tuple(sizes))
-        for (slot, _, s), c in zip(int_slots, coords):
+        coords = []
+        for size in reversed(sizes):  # row-major unravel of distinct flat positions: distinct tuples
+            coords.append(flat % size)
+            flat = flat // size
+        for (slot, _, s), c in zip(int_slots, reversed(coords)):
             out[slot] = c.reshape(shape).to(torch.int64)
     else:
         for k, (slot, dim, s) in enumerate(int_slots):
@@ -352,12 +373,12 @@ def _index_build(p: dict[str, Any], device, gen) -> AtenCase:
     indices = draw_indices(p, x, device, gen)
     if p.get("error") == "too_many":
         return AtenCase(RAISES + "torch.ops.aten.index.Tensor", [x, indices], needs_launch=False)
-    shape = indexed_shape(x.shape, indices)
+    shape = indexed_shape(list(x.shape), indices)
     if p.get("overload") == "out":
         out = poison_(torch.empty(shape, dtype=x.dtype, device=device))
         return AtenCase("torch.ops.aten.index.Tensor_out", [x, indices], {"out": out}, ("out",),
-                        needs_launch=numel(list(shape)) > 0)
-    return AtenCase("torch.ops.aten.index.Tensor", [x, indices], needs_launch=numel(list(shape)) > 0)
+                        needs_launch=numel(shape) > 0)
+    return AtenCase("torch.ops.aten.index.Tensor", [x, indices], needs_launch=numel(shape) > 0)
 
 
 def _index_ref(p: dict[str, Any], call: Call) -> list[Expected]:
@@ -388,7 +409,7 @@ def _index_geometry(p: dict[str, Any]) -> tuple[int, int, int]:
         if e is not None:
             covered *= math.prod(shape[d:d + k])
         d += k
-    b = (numel(list(torch.broadcast_shapes(*ints))) if ints else 1) * masked
+    b = numel(broadcast(*ints)) * masked
     return b, numel(shape) // max(1, covered), nbytes
 
 
@@ -449,16 +470,31 @@ INDEX = IndexOperator(
 
 
 # ===================================================================================== index_put_
-def indexed_shape(shape: Sequence[int], indices: list[torch.Tensor | None]) -> torch.Size:
-    """The shape of ``x[indices]`` for an ``x`` of ``shape`` (bool masks counted on their device)."""
-    ints: list[torch.Tensor | None] = []
+def indexed_shape(shape: Sequence[int], indices: list[torch.Tensor | None]) -> list[int]:
+    """The shape of ``x[indices]`` for an ``x`` of ``shape`` (aten.md § aten::index "Output layout"; bool
+    masks counted on their device). Computed here rather than with meta tensors, whose first use imports
+    torch._refs (seconds in every verifier process)."""
+    bshapes: list[list[int]] = []
+    kept: list[tuple[int, int]] = []  # (dim, size) of the dims no index covers
+    where: list[int] = []
+    d = 0
     for i in indices:
-        if isinstance(i, torch.Tensor) and i.dtype in (torch.bool, torch.uint8):
-            ints.extend(i.nonzero().unbind(1))
+        if i is None:
+            kept.append((d, shape[d]))
+            d += 1
+        elif i.dtype in (torch.bool, torch.uint8):
+            bshapes.append([int((i != 0).sum())])
+            where.extend(range(d, d + i.dim()))
+            d += i.dim()
         else:
-            ints.append(i)
-    meta = [None if t is None else torch.empty(t.shape, dtype=torch.int64, device="meta") for t in ints]
-    return torch.ops.aten.index.Tensor(torch.empty(tuple(shape), dtype=torch.int8, device="meta"), meta).shape
+            bshapes.append(list(i.shape))
+            where.append(d)
+            d += 1
+    kept += [(k, shape[k]) for k in range(d, len(shape))]
+    b = broadcast(*bshapes)
+    p = sum(1 for k, _ in kept if k < where[0]) if where and where[-1] - where[0] + 1 == len(where) else 0
+    sizes = [s for _, s in kept]
+    return sizes[:p] + b + sizes[p:]
 
 
 def _put_build_for(api: str, impl: bool) -> Callable[..., AtenCase]:
@@ -469,7 +505,7 @@ def _put_build_for(api: str, impl: bool) -> Callable[..., AtenCase]:
             v = make_tensor([], p["dtype"], device, gen)
             return AtenCase(RAISES + api, [x, [None] * x.dim(), v], {"accumulate": acc}, needs_launch=False)
         indices = draw_indices(p, x, device, gen)
-        indexed = list(indexed_shape(x.shape, indices))
+        indexed = indexed_shape(x.shape, indices)
         vshape = indexed if p.get("values") is None else list(p["values"])
         vdt = p.get("values_dtype", p["dtype"])
         if "values_fill" in p:
