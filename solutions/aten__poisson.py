@@ -9,7 +9,8 @@ out[i] ~ Poisson(lambda = self[i]), stored in self's dtype. Two exact samplers, 
   until its last element is found (at most ~25 steps for lambda < 10); lambda = 0 gives 0.
 * lambda >= 10: Hoermann's transformed rejection with squeeze (PTRS, 1993), two uniforms per attempt,
   acceptance > 0.9; the final log-acceptance test runs in fp64 with Stirling's series for
-  log((k)!) (shifted by 8 for small k), so it stays exact for large lambda.
+  log(k!) (shifted by 8 for small k), so it stays exact for large lambda. Only blocks that hold such
+  a rate run this stage.
 
 Random stream: Philox-4x32-10 (`tl.philox`) keyed by the generator's 64-bit seed, counter =
 (element index, attempt, offset lo, offset hi), attempt 0 for the inversion uniform and 1, 2, ...
@@ -85,33 +86,34 @@ def _poisson_kernel(lam_ptr, o_ptr, n, s_lo, s_hi, o_lo, o_hi, BLOCK: tl.constex
         cdf = tl.where(active, cdf + p, cdf)
         active = active & (u >= cdf) & (k < KMAX)
 
-    # transformed rejection (lambda >= 10)
-    lam_b = tl.where(big, lam, 10.0).to(tl.float64)
-    slam = tl.sqrt(lam_b)
-    loglam = tl.log(lam_b)
-    b = 0.931 + 2.53 * slam
-    a = -0.059 + 0.02483 * b
-    log_invalpha = tl.log(1.1239 + 1.1328 / (b - 3.4))
-    vr = 0.9277 - 3.6224 / (b - 2.0)
+    # transformed rejection (lambda >= 10), only in blocks that hold such rates
     kb = tl.zeros([BLOCK], dtype=tl.float64)
-    pending = big
-    attempt = tl.full([], 0, tl.int32)
-    while tl.max(pending.to(tl.int32), axis=0) > 0:
-        attempt += 1
-        ra, rb, _rc, _rd = tl.philox(seed, ctr, zero + attempt.to(tl.uint32), c2, c3)
-        uu = _uniform(ra).to(tl.float64) - 0.5
-        v = _uniform(rb).to(tl.float64)
-        us = 0.5 - tl.abs(uu)
-        us_safe = tl.where(us > 0.0, us, 1.0)
-        kk = tl.floor((2.0 * a / us_safe + b) * uu + lam_b + 0.43)
-        quick = (us >= 0.07) & (v <= vr)
-        reject = (us <= 0.0) | (kk < 0.0) | ((us < 0.013) & (v > us))
-        kk_s = tl.where(kk >= 0.0, kk, 0.0)
-        lhs = tl.log(tl.where(v > 0.0, v, 1e-300)) + log_invalpha - tl.log(a / (us_safe * us_safe) + b)
-        rhs = -lam_b + kk_s * loglam - _lgamma64(kk_s + 1.0)
-        accept = pending & (quick | (~reject & (lhs <= rhs)))
-        kb = tl.where(accept, kk, kb)
-        pending = pending & ~accept & (attempt < MAX_ATTEMPTS)
+    if tl.max(big.to(tl.int32), axis=0) > 0:
+        lam_b = tl.where(big, lam, 10.0).to(tl.float64)
+        slam = tl.sqrt(lam_b)
+        loglam = tl.log(lam_b)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        log_invalpha = tl.log(1.1239 + 1.1328 / (b - 3.4))
+        vr = 0.9277 - 3.6224 / (b - 2.0)
+        pending = big
+        attempt = tl.full([], 0, tl.int32)
+        while tl.max(pending.to(tl.int32), axis=0) > 0:
+            attempt += 1
+            ra, rb, _rc, _rd = tl.philox(seed, ctr, zero + attempt.to(tl.uint32), c2, c3)
+            uu = _uniform(ra).to(tl.float64) - 0.5
+            v = _uniform(rb).to(tl.float64)
+            us = 0.5 - tl.abs(uu)
+            us_safe = tl.where(us > 0.0, us, 1.0)
+            kk = tl.floor((2.0 * a / us_safe + b) * uu + lam_b + 0.43)
+            quick = (us >= 0.07) & (v <= vr)
+            reject = (us <= 0.0) | (kk < 0.0) | ((us < 0.013) & (v > us))
+            kk_s = tl.where(kk >= 0.0, kk, 0.0)
+            lhs = tl.log(tl.where(v > 0.0, v, 1e-300)) + log_invalpha - tl.log(a / (us_safe * us_safe) + b)
+            rhs = -lam_b + kk_s * loglam - _lgamma64(kk_s + 1.0)
+            accept = pending & (quick | (~reject & (lhs <= rhs)))
+            kb = tl.where(accept, kk, kb)
+            pending = pending & ~accept & (attempt < MAX_ATTEMPTS)
 
     x = tl.where(big, kb.to(tl.float32), k)
     tl.store(o_ptr + offs, x.to(o_ptr.dtype.element_ty), mask=mask)
