@@ -255,13 +255,6 @@ def test_index_grid_uses_upstreams_index_vectors() -> None:
     assert ((512, 512, 512), ((2,), (2,), (2,))) in shapes and ((2 ** 28,), ((65536,),)) in shapes
 
 
-def test_moves_only_cases_are_judged_in_bf16_on_the_interpreter() -> None:
-    assert ROWS["index"].tensor_dtypes(dict(dtype="bf16", shape=[2], index=[[1]])) == set()
-    assert ROWS["index_put_"].tensor_dtypes(dict(dtype="bf16", accumulate=True)) == {torch.bfloat16}
-    assert ROWS["scatter"].tensor_dtypes(dict(dtype="bf16", reduce="add")) == {torch.bfloat16}
-    assert ROWS["scatter"].tensor_dtypes(dict(dtype="bf16")) == set()
-
-
 # -- references, by hand ------------------------------------------------------------------------------
 def test_index_reference_values_and_layout() -> None:
     op = ROWS["index"]

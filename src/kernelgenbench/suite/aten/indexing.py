@@ -176,9 +176,6 @@ class IndexOperator(AtenOperator):
         absent: ``{overload: schema}`` the upstream prompt lists that PyTorch 2.13 lacks (Dimname forms).
         overload_of: ``overload_of(params)``: the overload key a case reaches (kept next to the build so the
             tests can check the full tier drives exactly the exercised overloads).
-        moves_only: ``moves_only(params)``: the case only moves values (copies, gathers, scatters without
-            reduction, fills): it computes in no dtype, so a platform's arithmetic dtype limits (bf16 on the
-            CPU interpreter) do not make it unjudgeable. Default: every case.
         build, reference, cost, timed: as for :class:`~kernelgenbench.suite.aten.family.AtenOperator`.
     """
 
@@ -188,16 +185,11 @@ class IndexOperator(AtenOperator):
                  cost: Callable[[dict[str, Any]], Cost], overload_of: Callable[[dict[str, Any]], str],
                  timed: Callable[[dict[str, Any]], bool] = lambda p: True,
                  absent: dict[str, str] | None = None, own_ops: frozenset[str] | None = None,
-                 moves_only: Callable[[dict[str, Any]], bool] = lambda p: True, notes: str = "") -> None:
+                 notes: str = "") -> None:
         self.overload_of = overload_of
-        self.moves_only = moves_only
         super().__init__(name, category=category, semantics=semantics,
                          wrappers=wrappers_of(name, exercised, absent), grids=grids, build=build,
                          reference=reference, cost=cost, timed=timed, own_ops=own_ops, notes=notes)
-
-    def tensor_dtypes(self, params: dict[str, Any]) -> set[torch.dtype]:
-        """No dtype for cases that only move values (``moves_only``); else the case's dtype."""
-        return set() if self.moves_only(params) else super().tensor_dtypes(params)
 
     def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
         api = str(call.api)
@@ -602,7 +594,7 @@ INDEX_PUT_ = IndexOperator(
         ],
     },
     build=_put_build_for("torch.ops.aten.index_put_", impl=False), reference=_put_ref, cost=_put_cost,
-    timed=_not_error, overload_of=lambda p: "index_put_", moves_only=lambda p: not p.get("accumulate"),
+    timed=_not_error, overload_of=lambda p: "index_put_",
     own_ops=frozenset({"index_put_", "index_put", "_index_put_impl_"}),
     notes="Pre-damage grid (aten.md §6b.2), candidate called inside the context (§6b.3): 33 + 10 + 1 = 44 cases, "
           "the all-None error test untimed (any exception passes; upstream expected ValueError). Bool-mask cases "
@@ -644,7 +636,7 @@ INDEX_PUT_IMPL_ = IndexOperator(
         ],
     },
     build=_put_build_for("torch.ops.aten._index_put_impl_", impl=True), reference=_put_ref, cost=_put_cost,
-    overload_of=lambda p: "_index_put_impl_", moves_only=lambda p: not p.get("accumulate"),
+    overload_of=lambda p: "_index_put_impl_",
     own_ops=frozenset({"_index_put_impl_", "index_put_", "index_put"}),
     notes="accumulate=False index tuples are drawn distinct (aten.md §6b.9); the held-out case with duplicates "
           "accepts any of the written values. The accumulate test writes ones at (0,0) eight times into zeros: "
@@ -844,7 +836,6 @@ SCATTER = IndexOperator(
         ],
     },
     build=_scatter_build, reference=_scatter_ref, cost=_scatter_cost, overload_of=_scatter_overload,
-    moves_only=lambda p: not p.get("reduce"),
     own_ops=frozenset({"scatter", "scatter_add", "scatter_reduce"}),
     notes="Index shapes are drawn per dim from random.Random(42) in grid order (aten.md §6b.8), stored in the "
           "cases; along dim every index line is a permutation prefix of range(min(src, self) size), so the full "
