@@ -58,7 +58,7 @@ import torch
 
 from ...verify.compare import SlotResult, compare_values, poison_, same_storage, unchanged
 from ..common import make_tensor
-from ..spec import EXACT, Call, Cost, Expected, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import EXACT, Call, Cost, Expected, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
 from .views import wrappers_of
@@ -279,7 +279,8 @@ class CopyOperator(AtenOperator):
         wrappers = wrappers_of(name, exercised, absent)
         unknown = set(exercised) - {w.overload for w in wrappers}
         if unknown:
-            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")
+            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch "
+                             f"{torch.__version__}")
         wrappers.sort(key=lambda w: (w.kind != "dispatcher", not w.exercised))
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids, build=args,
                          reference=self._reference_of, cost=cost, timed=timed, own_ops=own_ops,
@@ -321,7 +322,7 @@ class CopyOperator(AtenOperator):
                 mutated = call.get(slot)
                 expected.append(written_expected(key, mutated, mutated, EXACT))
                 expected.append(Expected("return", None, EXACT, alias=key))
-        elif _is_input(ref, before.args[0] if before.args else None, call.args[0] if call.args else None):
+        elif _is_input(ref, call.args[0] if call.args else None):
             expected.append(returns_self(ref, p.get("why", "nothing changes")))
         else:
             expected.append(fresh_result(ref))
@@ -358,7 +359,7 @@ def _as_dispatched(api: str, args: list[Any], kwargs: dict[str, Any]) -> tuple[l
     return out_args, out_kwargs
 
 
-def _is_input(ref: Any, _before: Any, x: Any) -> bool:
+def _is_input(ref: Any, x: Any) -> bool:
     """Whether PyTorch's result is the input tensor itself (same storage, sizes, strides, offset)."""
     return (isinstance(ref, torch.Tensor) and isinstance(x, torch.Tensor) and (ref is x or (
         same_storage(ref, x) and ref.shape == x.shape and ref.stride() == x.stride()
@@ -425,12 +426,13 @@ TO_COPY = CopyOperator(
     },
     notes="Grid: upstream HEAD (aten.md § aten::_to_copy), 26 cases, all timed: the dtype-cast test (the source is "
           "fp32, or fp16 when the target is fp32) and the stride test on randn(8, 16).t()[::2] (shape (8, 8), strides "
-          "(2, 16)) with preserve_format and contiguous_format. Upstream asserts strides only with preserve; here every "
-          "result must have PyTorch's strides exactly. fp64 and integer sources convert to fp16/bf16 through fp32 "
-          "(PyTorch's c10::Half/BFloat16 take a float: two roundings), which a direct fp64->fp16 conversion does not "
-          "match. NaN/inf/out-of-range float->int conversions are undefined and differ between CPU and CUDA PyTorch, so "
-          "no case has them (fp16 overflow and NaN/inf in float->float casts are defined and are in the held-out "
-          "tier). Inside the wrapper .to(), .float(), .half(), .cpu() and .type() are dispatch recursion.",
+          "(2, 16)) with preserve_format and contiguous_format. Upstream asserts strides only with preserve; here "
+          "every result must have PyTorch's strides exactly. fp64 and integer sources convert to fp16/bf16 through "
+          "fp32 (PyTorch's c10::Half/BFloat16 take a float: two roundings), which a direct fp64->fp16 conversion "
+          "does not match. NaN/inf/out-of-range float->int conversions are undefined and differ between CPU and "
+          "CUDA PyTorch, so no case has them (fp16 overflow and NaN/inf in float->float casts are defined and are "
+          "in the held-out tier). Inside the wrapper .to(), .float(), .half(), .cpu() and .type() are dispatch "
+          "recursion.",
 )
 
 
@@ -476,8 +478,8 @@ CLONE = CopyOperator(
     notes="Grid: upstream HEAD, 36 cases, all timed (the bare call). The memory-format test's input is "
           "randn(8, 16).t() (shape (16, 8), strides (1, 16)); upstream checks only is_contiguous() for "
           "contiguous_format and only values for preserve, here every result must have PyTorch's strides (preserve: "
-          "(1, 16)), aten.md §6b.7. x.clone(), torch.clone and x.contiguous() inside the wrapper are dispatch recursion "
-          "or a copy through PyTorch.",
+          "(1, 16)), aten.md §6b.7. x.clone(), torch.clone and x.contiguous() inside the wrapper are dispatch "
+          "recursion or a copy through PyTorch.",
 )
 
 
@@ -500,8 +502,8 @@ CONTIGUOUS = CopyOperator(
               "a new tensor with self's values in that format (contiguous strides like torch.empty(shape); "
               "channels_last for 4-D). preserve_format is an error. CompositeImplicit in PyTorch; the registered "
               "wrapper intercepts it.",
-    exercised=["contiguous"], args=_contiguous_args, cost=lambda p: Cost(0.0, 0.0) if input_shape(p)[0] <= 1
-    and "memory_format" not in p and p.get("layout", "contig").startswith("slice0") else _copy_cost(p),
+    exercised=["contiguous"], args=_contiguous_args,
+    cost=lambda p: Cost(0.0, 0.0) if numel(input_shape(p)) <= 1 or "why" in p else _copy_cost(p),
     timed=lambda p: numel(input_shape(p)) > 1,
     grids={
         "smoke": [
@@ -599,7 +601,8 @@ def _to_args(p, device, gen) -> AtenCase:
             args.append(MEMORY_FORMATS[p["memory_format"]])
         case = AtenCase("torch.ops.aten.to.dtype", args)
     elif ov == "other":
-        case = AtenCase("torch.ops.aten.to.other", [x, make_input(dict(shape=[2], dtype=p["other_dtype"]), device, gen)])
+        other = make_input(dict(shape=[2], dtype=p["other_dtype"]), device, gen)
+        case = AtenCase("torch.ops.aten.to.other", [x, other])
     elif ov == "device":
         case = AtenCase("torch.ops.aten.to.device", [x, device.type, target])
     elif ov == "dtype_layout":
@@ -607,7 +610,7 @@ def _to_args(p, device, gen) -> AtenCase:
     else:
         raise ValueError(f"aten::to: unknown overload {ov!r}")
     # a launch is needed unless PyTorch answers with the input itself
-    case.needs_launch = not _is_input(resolve_api(case.api)(*case.args, **case.kwargs), None, x)
+    case.needs_launch = not _is_input(resolve_api(case.api)(*case.args, **case.kwargs), x)
     return case
 
 
