@@ -9,9 +9,9 @@ maximum with plain tree reductions (tl.max, then the lowest index holding it via
 indices), where a column holding NaN takes its lowest NaN index (NaN beats every number), and
 merges that with the running (value, index) pair: a larger value wins, and among equal values the
 lower index, so the first occurrence wins as PyTorch specifies. Floating values compare in fp32
-(fp64 for fp64; exact), integers in int32/int64, bool as uint8. When each program would stream a
-lot of memory and there are too few programs to fill the GPU, R is split: partial (value, index)
-pairs go to a workspace and a second launch of the same kernel merges them.
+(fp64 for fp64; exact), integers in int32/int64 (bool is an error, as in PyTorch). When each
+program would stream a lot of memory and there are too few programs to fill the GPU, R is split:
+partial (value, index) pairs go to a workspace and a second launch of the same kernel merges them.
 """
 import torch
 import triton
@@ -260,8 +260,8 @@ def _group(sizes, sx, sy):
 
 
 def _argmax_impl(self, dim, keepdim, out):
-    if self.dtype.is_complex:
-        raise RuntimeError("argmax(): does not support complex input")
+    if self.dtype.is_complex or self.dtype == torch.bool:
+        raise RuntimeError("argmax(): does not support %s input" % str(self.dtype).replace("torch.", ""))
     nd = self.dim()
     if dim is None:
         if self.numel() == 0:
@@ -289,7 +289,7 @@ def _argmax_impl(self, dim, keepdim, out):
         raise RuntimeError("argmax(): Expected out tensor to have dtype long int, but got %s instead" % out.dtype)
     if out.numel() == 0:
         return out
-    x = self.view(torch.uint8) if self.dtype == torch.bool else self
+    x = self
     if dim is None or nd == 0:
         if not x.is_contiguous():
             x = x.contiguous()  # the flat index is the row-major position

@@ -119,6 +119,19 @@ def _span(t):
     return span
 
 
+def _broadcast(s1, s2):
+    """NumPy broadcasting of two shapes (a plain-Python torch.broadcast_shapes)."""
+    n = max(len(s1), len(s2))
+    s1, s2 = [1] * (n - len(s1)) + s1, [1] * (n - len(s2)) + s2
+    out = []
+    for a, b in zip(s1, s2):
+        if a != b and a != 1 and b != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton "
+                               "dimension" % (a, b))
+        out.append(b if a == 1 else a)
+    return out
+
+
 def _mode(p):
     if p == 0:
         return 0
@@ -137,7 +150,7 @@ def _mode(p):
 # wrapper
 
 def pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
-    shape = list(torch.broadcast_shapes(x1.shape, x2.shape))
+    shape = _broadcast(list(x1.shape), list(x2.shape))
     common = torch.promote_types(x1.dtype, x2.dtype)
     if common.is_complex:
         raise NotImplementedError("pairwise_distance: complex inputs are not supported by this Triton solution")
