@@ -113,7 +113,8 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
             console.print(f"  allowed for this kind: {', '.join(f'.{m}()' for m in rule.methods)}")
     else:
         console.print("[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
-                      "Every case must launch a Triton kernel.")
+                      "Every case must launch a Triton kernel, except cases with nothing to compute: an empty "
+                      "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
     if o.notes:
         console.print(f"\n[bold]Notes[/bold]: {o.notes}")
 
@@ -164,7 +165,7 @@ def eval_cmd(
     jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter)"),
     reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
     warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
-    fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
+    fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
     case_timeout: float = typer.Option(300.0, help="seconds one case may take before the job fails as timeout"),
 ) -> None:
@@ -196,6 +197,13 @@ def eval_cmd(
                      and not p.name.startswith("_"))
     config = {"submissions": str(directory.resolve()), "ops": sorted(o.id for o in ops) if (op or source) else None,
               "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval"}
+    if out is not None and fresh and (out / "results.jsonl").exists():
+        # --fresh with --out: keep nothing of the old run in place (its records are set aside, not deleted).
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for f in ("results.jsonl", "summary.json", "config.json"):
+            if (out / f).exists():
+                (out / f).rename(out / f"{f}.replaced-{stamp}")
+        console.print(f"[yellow]--fresh: the earlier records in {out} were set aside as *.replaced-{stamp}[/yellow]")
     if out is not None and (out / "config.json").exists():
         old = json.loads((out / "config.json").read_text())
         diff = [k for k in ("submissions", "ops", "source", "tier", "platform") if old.get(k) != config.get(k)]
