@@ -10,7 +10,10 @@ dims, loading values through their broadcast strides (cast to self's dtype in th
 self through its strides, so strided selves are written in place and nothing outside the indexed
 elements is touched. accumulate=True uses atomic adds (fp16/bf16/fp32/fp64/int32/int64): duplicate
 positions sum, in an unspecified order; accumulate=False with duplicates leaves one of the written values.
-All-None indices raise RuntimeError; values that do not broadcast raise as PyTorch's expand does.
+A lone mask (self[mask] = values) takes a fused path: one kernel ranks the True elements and writes
+values[k] to the k-th, with no host read (the count of True elements is never needed on the host; values
+of the wrong length are not diagnosed there, the kernel only reads values it has). All-None indices raise
+RuntimeError; values that do not broadcast raise as PyTorch's expand does.
 """
 import torch
 import triton
@@ -156,6 +159,53 @@ def _nz_write_kernel(m_ptr, start_ptr, tot_ptr, out_ptr, n, q1, q2, q3, t0, t1, 
 
 
 @triton.jit
+def _mask_kernel(m_ptr, x_ptr, v_ptr, start_ptr, tot_ptr, n, q1, q2, q3, t0, t1, t2, t3, C, xc, vk, vc, nvk,
+                 ND: tl.constexpr, MODE: tl.constexpr, SINGLE: tl.constexpr, CT: tl.constexpr,
+                 BLOCK_M: tl.constexpr, BLOCK_C: tl.constexpr):
+    # Fused stream compaction for a lone bool mask over self's leading dims: the k-th True element (row-
+    # major) at storage offset off. MODE 0: v[k, c] = x[off + c*xc] (v dense, C columns); 1: x[off + c*xc] =
+    # values[k*vk + c*vc]; 2: x[...] += values[...] (mask positions are distinct: no atomics needed).
+    pid = tl.program_id(0)
+    lin = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
+    m = (tl.load(m_ptr + lin, mask=lin < n, other=0) != 0).to(tl.int64)
+    inc = tl.cumsum(m, 0)
+    if SINGLE:
+        base = 0
+        tl.store(tot_ptr + tl.arange(0, 1), tl.sum(m, axis=0) + tl.zeros([1], dtype=tl.int64))
+    else:
+        base = tl.load(start_ptr + pid)
+    rank = base + inc - m
+    rem = lin
+    off = (rem % q3) * t3
+    rem = rem // q3
+    if ND >= 2:
+        off += (rem % q2) * t2
+        rem = rem // q2
+    if ND >= 3:
+        off += (rem % q1) * t1
+        rem = rem // q1
+    if ND >= 4:
+        off += rem * t0
+    sel = m != 0
+    if MODE != 0:
+        sel = sel & ((rank < nvk) | (vk == 0))
+    for c0 in range(0, C, BLOCK_C):
+        cols = c0 + tl.arange(0, BLOCK_C)
+        msk = sel[:, None] & (cols < C)[None, :]
+        xo = off[:, None] + (cols * xc)[None, :]
+        if MODE == 0:
+            val = tl.load(x_ptr + xo, mask=msk)
+            tl.store(v_ptr + ((rank * C)[:, None] + cols[None, :]), val, mask=msk)
+        else:
+            val = tl.load(v_ptr + ((rank * vk)[:, None] + (cols * vc)[None, :]), mask=msk)
+            val = val.to(x_ptr.dtype.element_ty)
+            if MODE == 2:
+                cur = tl.load(x_ptr + xo, mask=msk)
+                val = (cur.to(CT) + val.to(CT)).to(x_ptr.dtype.element_ty)
+            tl.store(x_ptr + xo, val, mask=msk)
+
+
+@triton.jit
 def _copy_kernel(src_ptr, dst_ptr, n, q1, q2, q3, s0, s1, s2, s3, d0, d1, d2, d3,
                  ND: tl.constexpr, BLOCK: tl.constexpr):
     lin = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
@@ -250,6 +300,101 @@ def _mask_offsets(mask, sizes, strides, device):
                                   ND=nd, SINGLE=False, BLOCK=block)
     k = tot.item()
     return out[:k]
+
+
+def _lone_mask(indices):
+    """The mask when ``indices`` is one bool/uint8 mask followed only by Nones, else None."""
+    if indices and indices[0] is not None and indices[0].dtype in _MASKS:
+        for i in indices[1:]:
+            if i is not None:
+                return None
+        return indices[0]
+    return None
+
+
+def _compute_type(dt):
+    if dt in (torch.float16, torch.bfloat16, torch.float32):
+        return tl.float32
+    if dt == torch.float64:
+        return tl.float64
+    if dt.is_floating_point or dt.is_complex:
+        return tl.float32
+    return tl.int64
+
+
+def _masked(x, mask, values, mode):
+    """Fast path for x[mask] (mode 0: returns the result) and x[mask] = / += values (modes 1, 2: returns
+    x): one fused kernel when the mask fits one block (else block counts and a scan first); the index
+    count is read on the host only for mode 0, whose output shape depends on it. None when the layout
+    does not fit (more than one rest dim after coalescing): the caller takes the general path."""
+    k = mask.dim()
+    if k > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()} (got {k})")
+    if list(mask.shape) != list(x.shape[:k]):
+        raise IndexError(f"The shape of the mask {list(mask.shape)} does not match the shape of the indexed "
+                         f"tensor {list(x.shape[:k])}")
+    rsizes = list(x.shape[k:])
+    lists = [list(x.stride()[k:])]
+    vk, nvk = 0, 1
+    if mode != 0:
+        r = len(rsizes)
+        if values.dim() > r + 1:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast "
+                               f"to indexing result with {r + 1} dimensions")
+        vrest = values
+        if values.dim() == r + 1:
+            nvk = values.shape[0]
+            vk = 0 if nvk == 1 else values.stride(0)
+            vrest = values.select(0, 0)
+        lists.append(list(vrest.expand(rsizes).stride()))
+    rdims = _coalesce(rsizes, lists)
+    if len(rdims) > 1:
+        return None
+    C = rdims[0][0] if rdims else 1
+    xc = rdims[0][1][0] if rdims else 0
+    vc = rdims[0][1][1] if (rdims and mode != 0) else 0
+    mdims = _coalesce(list(mask.shape), [list(x.stride()[:k])])
+    if len(mdims) > 4:
+        return None
+    q, (t,) = _right(mdims, 4, 1)
+    m = mask if mask.is_contiguous() else mask.contiguous()
+    n = m.numel()
+    dev = x.device
+    on_cpu = dev.type == "cpu"
+    block_c = min(_pow2(C), 65536 if on_cpu else 256)
+    block_m = min(_pow2(n), max(64, (65536 if on_cpu else 8192) // block_c))
+    nblk = _cdiv(max(n, 1), block_m)
+    buf = torch.empty((max(n, 1) * C,), dtype=x.dtype, device=dev) if mode == 0 else values
+    tot = torch.empty((1,), dtype=torch.int64, device=dev)
+    if n and C:
+        args = (q[1], q[2], q[3], t[0], t[1], t[2], t[3], C, xc, vk, vc, nvk)
+        ct = _compute_type(x.dtype)
+        if nblk == 1:
+            _mask_kernel[(1,)](m, x, buf, tot, tot, n, *args, ND=max(1, len(mdims)), MODE=mode, SINGLE=True,
+                               CT=ct, BLOCK_M=block_m, BLOCK_C=block_c)
+        else:
+            cnt = torch.empty((nblk,), dtype=torch.int32, device=dev)
+            start = torch.empty((nblk,), dtype=torch.int64, device=dev)
+            _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block_m)
+            _nz_scan_kernel[(1,)](cnt, start, tot, nblk, CH=1024)
+            _mask_kernel[(nblk,)](m, x, buf, start, tot, n, *args, ND=max(1, len(mdims)), MODE=mode, SINGLE=False,
+                                  CT=ct, BLOCK_M=block_m, BLOCK_C=block_c)
+    if mode != 0:
+        return x
+    cnt_true = tot.item() if (n and C) else (0 if n == 0 else _count_only(m, n, dev))
+    return buf[:cnt_true * C].view([cnt_true] + rsizes)
+
+
+def _count_only(m, n, dev):
+    """The number of True elements (a result with no columns still has K rows)."""
+    block = min(_pow2(n), 65536 if dev.type == "cpu" else 4096)
+    nblk = _cdiv(n, block)
+    cnt = torch.empty((nblk,), dtype=torch.int32, device=dev)
+    start = torch.empty((nblk,), dtype=torch.int64, device=dev)
+    tot = torch.empty((1,), dtype=torch.int64, device=dev)
+    _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block)
+    _nz_scan_kernel[(1,)](cnt, start, tot, nblk, CH=1024)
+    return tot.item()
 
 
 def _plan(x, indices):
@@ -404,12 +549,17 @@ def _put(self, indices, values, accumulate):
     indices = list(indices)
     if all(i is None for i in indices):
         raise RuntimeError("index_put_: at least one index must be a tensor (all indices are None)")
+    if values.device != self.device and values.numel() == 1:
+        values = torch.full((1,), values.item(), dtype=values.dtype, device=self.device).view(())
+    mask = _lone_mask(indices)
+    if mask is not None and self.numel():
+        # a lone mask: positions are distinct, no atomics and no host read
+        if _masked(self, mask, values, 2 if accumulate else 1) is not None:
+            return self
     if accumulate and self.dtype not in _ATOMIC:
         raise NotImplementedError(f"index_put_ with accumulate=True on {self.dtype}")
     srcs, bshape, p, rest = _plan(self, indices)
     shape = _result_shape(bshape, p, rest)
-    if values.device != self.device and values.numel() == 1:
-        values = torch.full((1,), values.item(), dtype=values.dtype, device=self.device).view(())
     v = values.expand(shape)
     if v.numel() == 0:
         return self

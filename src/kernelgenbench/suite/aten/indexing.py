@@ -440,6 +440,7 @@ INDEX = IndexOperator(
             dict(dtype="bf16", shape=[6, 7], index=[{"mask": [6, 7]}]),
             dict(dtype="fp32", shape=[4, 5, 6], index=[[3], None, [3]], negative=True),
             dict(dtype="int32", shape=[9, 10], index=[None, {"mask": [10]}]),
+            dict(dtype="fp16", shape=[5, 6, 3], index=[{"mask": [5, 6]}]),
             dict(dtype="fp32", shape=[4, 4], error="empty"),
         ],
         "full": _index_grid_full(),
@@ -579,6 +580,7 @@ INDEX_PUT_ = IndexOperator(
             dict(dtype="bf16", shape=[100], index=[{"mask": [100]}], values=None),
             dict(dtype="fp32", shape=[16, 16], index=[[40], [40]], values=[40], accumulate=True),
             dict(dtype="int32", shape=[12, 5], index=[[30]], values=[5], accumulate=True),
+            dict(dtype="fp32", shape=[6, 5, 4], index=[{"mask": [6, 5]}], values=[4]),
             dict(dtype="fp32", shape=[4, 4], error="all_none"),
         ],
         "full": [_put_case(dt, s, i, v, False) for dt in FLOAT3 for s, i, v in INDEX_PUT_SHAPE_ACC_FALSE]
