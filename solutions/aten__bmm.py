@@ -89,20 +89,27 @@ def _pow2_clamp(x, lo, hi):
     return max(lo, min(hi, _next_pow2(max(x, 1))))
 
 
-def _config(M, N, K, dtype, device, batch):
-    """(BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) chosen from the shape."""
+def _config(M, N, K, dtype, device, aligned):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) chosen from the shape. ``aligned``: every row
+    stride and base offset is a multiple of 16 bytes, so tiles load with async copies; otherwise loads go
+    through registers and the configs stay small enough not to spill (checked with ptxas for sm_90)."""
     if device.type == "cpu":  # interpreter: few, large tiles
         return (_pow2_clamp(M, 16, 256), _pow2_clamp(N, 16, 256), _pow2_clamp(K, 16, 128), 4, 1)
     if dtype in (torch.float16, torch.bfloat16):
         if M <= 16:
-            return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 128), 4, 4)
+            if aligned:
+                return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 128), 4, 4)
+            return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 3)
         if M <= 64:
-            return (_pow2_clamp(M, 16, 64), _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 64), 4, 4)
+            if aligned:
+                return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 64), 4, 4)
+            return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 32), 8, 3)
+        if not aligned:
+            return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 32), 8, 3)
         if N <= 64:
-            return (128, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 4)
-        tiles = _cdiv(M, 128) * _cdiv(N, 128) * batch
-        if K <= 128 or tiles < 264:  # short K (output-bound) or few tiles: smaller tiles, more programs
-            return (128, 64, _pow2_clamp(K, 16, 64), 4, 3)
+            return (128, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 3)
+        if K <= 128:  # short K (output-bound): 32-deep k-steps
+            return (128, 128, _pow2_clamp(K, 16, 32), 8, 3)
         return (128, 128, 64, 8, 3)
     # fp32 (IEEE, CUDA-core FMA path) and fp64
     bk = _pow2_clamp(K, 16, 32)
@@ -113,34 +120,37 @@ def _config(M, N, K, dtype, device, batch):
     return (64, 128 if N > 64 else _pow2_clamp(N, 16, 64), bk, 8, 3)
 
 
-def _span(t):
-    if t.numel() == 0:
+def _aligned(tensors, strides):
+    """Whether every base address is 16-byte aligned and every stride is 0, 1 or a multiple of 16 elements
+    (what Triton's argument specialisation can prove, so tiles load with vectorised async copies)."""
+    v = 16 // tensors[0].element_size()
+    return (all(t.storage_offset() % v == 0 for t in tensors)
+            and all(s in (0, 1) or s % 16 == 0 for st in strides for s in st))
+
+
+def _span(sizes, strides):
+    if any(s == 0 for s in sizes):
         return 0
-    return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
+    return 1 + sum((s - 1) * abs(st) for s, st in zip(sizes, strides))
 
 
-def _gemm(a, b, c, bias=None):
-    """c[..] = a[..] @ b[..] (+ bias) for 4-D views (B0, B1, M, K) @ (B0, B1, K, N) -> (B0, B1, M, N);
-    any strides (0 for broadcast batch dims)."""
-    B0, B1, M, K = a.shape
-    N = b.shape[3]
+def _gemm(a, b, c, bias, B0, B1, M, N, K, sa, sb, sc, s_bias=0):
+    """c = a @ b (+ bias) over a (B0, B1) batch of (M, K) @ (K, N) -> (M, N) problems. sa, sb, sc are the
+    4 strides (batch 0, batch 1, row, column) of each operand in elements (0 for broadcast dims); no
+    views are built (each would be a dispatcher call on the host)."""
     if B0 * B1 == 0 or M == 0 or N == 0:
-        return c
-    BM, BN, BK, warps, stages = _config(M, N, K, a.dtype, a.device, B0 * B1)
+        return
+    BM, BN, BK, warps, stages = _config(M, N, K, a.dtype, a.device, _aligned((a, b, c), (sa, sb, sc)))
     acc = tl.float64 if a.dtype == torch.float64 else tl.float32
-    use_i64 = max(_span(a), _span(b), _span(c)) >= 2 ** 31 - 65536
+    use_i64 = max(_span((B0, B1, M, K), sa), _span((B0, B1, K, N), sb),
+                  _span((B0, B1, M, N), sc)) >= 2 ** 31 - 65536
     grid = (_cdiv(M, BM) * _cdiv(N, BN), B0 * B1)
     _bmm_tile_kernel[grid](
-        a, b, c, bias if bias is not None else c, M, N, K, B1,
-        a.stride(0), a.stride(1), a.stride(2), a.stride(3),
-        b.stride(0), b.stride(1), b.stride(2), b.stride(3),
-        c.stride(0), c.stride(1), c.stride(2), c.stride(3),
-        bias.stride(0) if bias is not None else 0,
+        a, b, c, bias if bias is not None else c, M, N, K, B1, *sa, *sb, *sc, s_bias,
         HAS_BIAS=bias is not None, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8,
         EVEN_K=(K % BK == 0), ACC=acc,
         UPCAST=(a.device.type == "cpu" and a.dtype == torch.bfloat16), USE_I64=use_i64,
         num_warps=warps, num_stages=stages)
-    return c
 
 
 def _check(a, b):
@@ -163,7 +173,11 @@ def _check_out_dtype(a, out_dtype):
 
 
 def _bmm_into(a, b, c):
-    return _gemm(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0))
+    B, M, K = a.shape
+    N = b.shape[2]
+    sa, sb, sc = a.stride(), b.stride(), c.stride()
+    _gemm(a, b, c, None, 1, B, M, N, K, (0, sa[0], sa[1], sa[2]), (0, sb[0], sb[1], sb[2]),
+          (0, sc[0], sc[1], sc[2]))
 
 
 def _out_shape(a, b):

@@ -89,20 +89,27 @@ def _pow2_clamp(x, lo, hi):
     return max(lo, min(hi, _next_pow2(max(x, 1))))
 
 
-def _config(M, N, K, dtype, device, batch):
-    """(BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) chosen from the shape."""
+def _config(M, N, K, dtype, device, aligned):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages) chosen from the shape. ``aligned``: every row
+    stride and base offset is a multiple of 16 bytes, so tiles load with async copies; otherwise loads go
+    through registers and the configs stay small enough not to spill (checked with ptxas for sm_90)."""
     if device.type == "cpu":  # interpreter: few, large tiles
         return (_pow2_clamp(M, 16, 256), _pow2_clamp(N, 16, 256), _pow2_clamp(K, 16, 128), 4, 1)
     if dtype in (torch.float16, torch.bfloat16):
         if M <= 16:
-            return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 128), 4, 4)
+            if aligned:
+                return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 128), 4, 4)
+            return (16, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 3)
         if M <= 64:
-            return (_pow2_clamp(M, 16, 64), _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 64), 4, 4)
+            if aligned:
+                return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 64), 4, 4)
+            return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 32), 8, 3)
+        if not aligned:
+            return (64, _pow2_clamp(N, 16, 128), _pow2_clamp(K, 16, 32), 8, 3)
         if N <= 64:
-            return (128, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 4)
-        tiles = _cdiv(M, 128) * _cdiv(N, 128) * batch
-        if K <= 128 or tiles < 264:  # short K (output-bound) or few tiles: smaller tiles, more programs
-            return (128, 64, _pow2_clamp(K, 16, 64), 4, 3)
+            return (128, _pow2_clamp(N, 16, 64), _pow2_clamp(K, 16, 64), 4, 3)
+        if K <= 128:  # short K (output-bound): 32-deep k-steps
+            return (128, 128, _pow2_clamp(K, 16, 32), 8, 3)
         return (128, 128, 64, 8, 3)
     # fp32 (IEEE, CUDA-core FMA path) and fp64
     bk = _pow2_clamp(K, 16, 32)
@@ -113,36 +120,37 @@ def _config(M, N, K, dtype, device, batch):
     return (64, 128 if N > 64 else _pow2_clamp(N, 16, 64), bk, 8, 3)
 
 
-def _span(t):
-    if t.numel() == 0:
+def _aligned(tensors, strides):
+    """Whether every base address is 16-byte aligned and every stride is 0, 1 or a multiple of 16 elements
+    (what Triton's argument specialisation can prove, so tiles load with vectorised async copies)."""
+    v = 16 // tensors[0].element_size()
+    return (all(t.storage_offset() % v == 0 for t in tensors)
+            and all(s in (0, 1) or s % 16 == 0 for st in strides for s in st))
+
+
+def _span(sizes, strides):
+    if any(s == 0 for s in sizes):
         return 0
-    return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
+    return 1 + sum((s - 1) * abs(st) for s, st in zip(sizes, strides))
 
 
-def _gemm(a, b, c, bias=None):
-    """c[..] = a[..] @ b[..] (+ bias) for 4-D views (B0, B1, M, K) @ (B0, B1, K, N) -> (B0, B1, M, N);
-    any strides (0 for broadcast batch dims)."""
-    B0, B1, M, K = a.shape
-    N = b.shape[3]
+def _gemm(a, b, c, bias, B0, B1, M, N, K, sa, sb, sc, s_bias=0):
+    """c = a @ b (+ bias) over a (B0, B1) batch of (M, K) @ (K, N) -> (M, N) problems. sa, sb, sc are the
+    4 strides (batch 0, batch 1, row, column) of each operand in elements (0 for broadcast dims); no
+    views are built (each would be a dispatcher call on the host)."""
     if B0 * B1 == 0 or M == 0 or N == 0:
-        return c
-    BM, BN, BK, warps, stages = _config(M, N, K, a.dtype, a.device, B0 * B1)
+        return
+    BM, BN, BK, warps, stages = _config(M, N, K, a.dtype, a.device, _aligned((a, b, c), (sa, sb, sc)))
     acc = tl.float64 if a.dtype == torch.float64 else tl.float32
-    use_i64 = max(_span(a), _span(b), _span(c)) >= 2 ** 31 - 65536
+    use_i64 = max(_span((B0, B1, M, K), sa), _span((B0, B1, K, N), sb),
+                  _span((B0, B1, M, N), sc)) >= 2 ** 31 - 65536
     grid = (_cdiv(M, BM) * _cdiv(N, BN), B0 * B1)
     _bmm_tile_kernel[grid](
-        a, b, c, bias if bias is not None else c, M, N, K, B1,
-        a.stride(0), a.stride(1), a.stride(2), a.stride(3),
-        b.stride(0), b.stride(1), b.stride(2), b.stride(3),
-        c.stride(0), c.stride(1), c.stride(2), c.stride(3),
-        bias.stride(0) if bias is not None else 0,
+        a, b, c, bias if bias is not None else c, M, N, K, B1, *sa, *sb, *sc, s_bias,
         HAS_BIAS=bias is not None, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8,
         EVEN_K=(K % BK == 0), ACC=acc,
         UPCAST=(a.device.type == "cpu" and a.dtype == torch.bfloat16), USE_I64=use_i64,
         num_warps=warps, num_stages=stages)
-    return c
-
-
 
 
 def _coalesce(sizes, strides_list):
@@ -174,49 +182,81 @@ def _check(a, b):
         raise RuntimeError("matmul: only floating-point dtypes are supported (as on CUDA), got %s" % a.dtype)
 
 
+def _geometry(t, vec_dim):
+    """(sizes, strides) of an operand with at least 2 dims: a vector gets a unit dim at vec_dim."""
+    sizes, strides = list(t.shape), list(t.stride())
+    if len(sizes) == 1:
+        sizes.insert(vec_dim, 1)
+        strides.insert(vec_dim, 0)
+    return sizes, strides
+
+
+def _batch(sa, sb):
+    """The broadcast batch shape of two size lists (NumPy rules)."""
+    n = max(len(sa), len(sb))
+    out = []
+    for i in range(n):
+        x = sa[i - n + len(sa)] if i >= n - len(sa) else 1
+        y = sb[i - n + len(sb)] if i >= n - len(sb) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError("The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton "
+                               "dimension %d" % (x, y, i))
+        out.append(max(x, y) if x and y else 0)
+    return out
+
+
+def _bstrides(sizes, strides, batch):
+    """Strides of an operand's batch dims broadcast to batch (0 where it has size 1 or no dim)."""
+    nb, own = len(batch), len(sizes) - 2
+    out = []
+    for i in range(nb):
+        j = i - (nb - own)
+        out.append(strides[j] if j >= 0 and sizes[j] != 1 else 0)
+    return out
+
+
 def _plan(a, b):
-    """(a2, b2, batch, M, N, out_shape): operands with at least 2 dims and the result's shape."""
-    a2 = a.unsqueeze(0) if a.dim() == 1 else a
-    b2 = b.unsqueeze(-1) if b.dim() == 1 else b
-    batch = tuple(torch.broadcast_shapes(a2.shape[:-2], b2.shape[:-2]))
-    M, N = a2.shape[-2], b2.shape[-1]
-    out_shape = batch + ((M,) if a.dim() > 1 else ()) + ((N,) if b.dim() > 1 else ())
-    return a2, b2, batch, M, N, out_shape
+    """(out_shape, batch, M, N): the result's shape, and its GEMM geometry."""
+    ash, _ = _geometry(a, 0)
+    bsh, _ = _geometry(b, 1)
+    batch = _batch(ash[:-2], bsh[:-2])
+    M, N = ash[-2], bsh[-1]
+    out_shape = batch + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])
+    return out_shape, batch, M, N
 
 
-def _matmul_into(a, b, c):
-    """c (the result, any strides) = matmul(a, b)."""
-    a2, b2, batch, M, N, _ = _plan(a, b)
-    K = a2.shape[-1]
-    c2 = c
+def _matmul_into(a, b, c, batch, M, N):
+    """c (the result, any strides) = matmul(a, b), through strides only (no views)."""
+    ash, ast = _geometry(a, 0)
+    bsh, bst = _geometry(b, 1)
+    K = ash[-1]
+    csh, cst = list(c.shape), list(c.stride())
     if a.dim() == 1:
-        c2 = c2.unsqueeze(-2 if b.dim() > 1 else -1)
+        csh.insert(len(csh) - (1 if b.dim() > 1 else 0), 1)
+        cst.insert(len(cst) - (1 if b.dim() > 1 else 0), 0)
     if b.dim() == 1:
-        c2 = c2.unsqueeze(-1)
+        csh.append(1)
+        cst.append(0)
     nb = len(batch)
-    if b2.dim() == 2 and nb:
-        # fold the batch of a into its rows when a's and c's strides allow it
-        fa = _coalesce(list(a2.shape[:-1]), [list(a2.stride()[:-1]), list(c2.stride()[:-1])])
+    if len(bsh) == 2 and nb:
+        # fold the batch of a into its rows when a's and c's strides allow it (as PyTorch folds it)
+        fa = _coalesce(ash[:-1], [ast[:-1], cst[:-1]])
         if len(fa) <= 1:
             R = fa[0][0] if fa else 1
-            sa, sc = (fa[0][1][0], fa[0][1][1]) if fa else (0, 0)
-            av = a2.as_strided((1, 1, R, K), (0, 0, sa, a2.stride(-1)), a2.storage_offset())
-            bv = b2.as_strided((1, 1, K, N), (0, 0, b2.stride(0), b2.stride(1)), b2.storage_offset())
-            cv = c2.as_strided((1, 1, R, N), (0, 0, sc, c2.stride(-1)), c2.storage_offset())
-            _gemm(av, bv, cv)
+            ra, rc = (fa[0][1][0], fa[0][1][1]) if fa else (0, 0)
+            _gemm(a, b, c, None, 1, 1, R, N, K, (0, 0, ra, ast[-1]), (0, 0, bst[0], bst[1]), (0, 0, rc, cst[-1]))
             return c
-    ae = a2.expand(batch + (M, K))
-    be = b2.expand(batch + (K, N))
-    dims = _coalesce(list(batch), [list(ae.stride()[:nb]), list(be.stride()[:nb]), list(c2.stride()[:nb])])
+    sa = _bstrides(ash, ast, batch)
+    sb = _bstrides(bsh, bst, batch)
+    sc = cst[:nb]
+    dims = _coalesce(batch, [sa, sb, sc])
     while len(dims) < 2:
         dims.insert(0, (1, [0, 0, 0]))
     if len(dims) > 2:
         raise NotImplementedError("matmul: more than two batch dims that do not coalesce")
     (B0, s0), (B1, s1) = dims
-    av = ae.as_strided((B0, B1, M, K), (s0[0], s1[0], ae.stride(-2), ae.stride(-1)), ae.storage_offset())
-    bv = be.as_strided((B0, B1, K, N), (s0[1], s1[1], be.stride(-2), be.stride(-1)), be.storage_offset())
-    cv = c2.as_strided((B0, B1, M, N), (s0[2], s1[2], c2.stride(-2), c2.stride(-1)), c2.storage_offset())
-    _gemm(av, bv, cv)
+    _gemm(a, b, c, None, B0, B1, M, N, K, (s0[0], s1[0], ast[-2], ast[-1]), (s0[1], s1[1], bst[-2], bst[-1]),
+          (s0[2], s1[2], cst[-2], cst[-1]))
     return c
 
 
@@ -225,15 +265,15 @@ def _matmul_into(a, b, c):
 
 def matmul(self, other):
     _check(self, other)
-    out_shape = _plan(self, other)[5]
+    out_shape, batch, M, N = _plan(self, other)
     c = torch.empty(out_shape, dtype=self.dtype, device=self.device)
-    return _matmul_into(self, other, c)
+    return _matmul_into(self, other, c, batch, M, N)
 
 
 def matmul_out(self, other, *, out):
     _check(self, other)
-    out_shape = _plan(self, other)[5]
-    if tuple(out.shape) != tuple(out_shape):
+    out_shape, batch, M, N = _plan(self, other)
+    if list(out.shape) != out_shape:
         out.resize_(out_shape)
-    _matmul_into(self, other, out)
+    _matmul_into(self, other, out, batch, M, N)
     return out

@@ -50,10 +50,30 @@ def _key_of(x, KIND: tl.constexpr, DESC: tl.constexpr):
 
 
 @triton.jit
+def _pack(k, pos, m, P32: tl.constexpr):
+    """The sort key of (k, pos): (k << 32) | pos in int64, or for 16-bit keys and positions below 2**15
+    (k << 16) | pos in int32 (half the registers and traffic). Masked-out slots get the largest value,
+    which no real key reaches."""
+    if P32:
+        return tl.where(m, (k.to(tl.int32) << 16) | pos.to(tl.int32), 0x7FFFFFFF)
+    else:
+        return tl.where(m, (k << 32) | pos, 0x7FFFFFFFFFFFFFFF)
+
+
+@triton.jit
+def _position(s, P32: tl.constexpr):
+    """The original position (int64) held in the low bits of a packed key."""
+    if P32:
+        return (s & 0xFFFF).to(tl.int64)
+    else:
+        return s & 0xFFFFFFFF
+
+
+@triton.jit
 def _cas(h, NDIM: tl.constexpr, i: tl.constexpr, flip):
     """Compare-and-swap along the i-th innermost axis of a [2] * NDIM hypercube: the lower element of
     each pair gets the minimum, unless flip (broadcastable 0/1) says the pair sorts descending. The
-    partner is the pair's sum minus the element (int64 wraps consistently)."""
+    partner is the pair's sum minus the element (integer sums wrap consistently)."""
     p = tl.sum(h, NDIM - 1 - i, True) - h
     right = tl.reshape(tl.arange(0, 2), [1] * (NDIM - 1 - i) + [2] + [1] * i)
     swap = (h > p) != ((right ^ flip) == 1)
@@ -86,7 +106,8 @@ def _bitonic_merge(x, LOG: tl.constexpr):
 @triton.jit
 def _sort_chunk_kernel(x_ptr, v_ptr, i_ptr, s_ptr, n, INNER,
                        sxo, sxi, sxn, svo, svi, svn, sio, sii, sin,
-                       KIND: tl.constexpr, DESC: tl.constexpr, CHUNK: tl.constexpr, LOGC: tl.constexpr):
+                       KIND: tl.constexpr, DESC: tl.constexpr, CHUNK: tl.constexpr, LOGC: tl.constexpr,
+                       P32: tl.constexpr):
     pid_c = tl.program_id(0)
     r = tl.program_id(1).to(tl.int64)
     o = r // INNER
@@ -95,9 +116,7 @@ def _sort_chunk_kernel(x_ptr, v_ptr, i_ptr, s_ptr, n, INNER,
     m = pos < n
     xb = x_ptr + o * sxo + ii * sxi
     x = tl.load(xb + pos * sxn, mask=m, other=0)
-    k = _key_of(x, KIND, DESC)
-    big = tl.full([CHUNK], 0x7FFFFFFFFFFFFFFF, tl.int64)
-    s = _bitonic_sort(tl.where(m, (k << 32) | pos, big), LOGC, LOGC)
+    s = _bitonic_sort(_pack(_key_of(x, KIND, DESC), pos, m, P32), LOGC, LOGC)
     tl.store(s_ptr + r * n + pos, s, mask=m)
 
 
@@ -105,7 +124,7 @@ def _sort_chunk_kernel(x_ptr, v_ptr, i_ptr, s_ptr, n, INNER,
 def _sort_merge_kernel(src_ptr, dst_ptr, x_ptr, v_ptr, i_ptr, n, L, INNER,
                        sxo, sxi, sxn, svo, svi, svn, sio, sii, sin,
                        T: tl.constexpr, LOGT: tl.constexpr, W: tl.constexpr, NSTEPS: tl.constexpr,
-                       FINAL: tl.constexpr):
+                       FINAL: tl.constexpr, P32: tl.constexpr):
     pid_t = tl.program_id(0)
     r = tl.program_id(1).to(tl.int64)
     row = src_ptr + r * n
@@ -114,7 +133,10 @@ def _sort_merge_kernel(src_ptr, dst_ptr, x_ptr, v_ptr, i_ptr, n, L, INNER,
     k0 = start - base
     lo = tl.maximum(k0 - L, 0)
     hi = tl.minimum(k0, L)
-    big = 0x7FFFFFFFFFFFFFFF
+    if P32:
+        big = 0x7FFFFFFF
+    else:
+        big = 0x7FFFFFFFFFFFFFFF
     # merge path: a0 = #{i : A[i] < B[k0 - 1 - i]} in [lo, hi), by a W-ary search
     cw = tl.arange(0, W).to(tl.int64)
     for _ in tl.static_range(NSTEPS):
@@ -141,7 +163,7 @@ def _sort_merge_kernel(src_ptr, dst_ptr, x_ptr, v_ptr, i_ptr, n, L, INNER,
     if FINAL:
         o = r // INNER
         ii = r % INNER
-        idx = s & 0xFFFFFFFF
+        idx = _position(s, P32)
         vals = tl.load(x_ptr + o * sxo + ii * sxi + idx * sxn, mask=m)
         tl.store(v_ptr + o * svo + ii * svi + pos * svn, vals, mask=m)
         tl.store(i_ptr + o * sio + ii * sii + pos * sin, idx, mask=m)
@@ -153,7 +175,7 @@ def _sort_merge_kernel(src_ptr, dst_ptr, x_ptr, v_ptr, i_ptr, n, L, INNER,
 def _sort_tile_kernel(x_ptr, v_ptr, i_ptr, R, n, INNER,
                       sxo, sxi, sxn, svo, svi, svn, sio, sii, sin,
                       KIND: tl.constexpr, DESC: tl.constexpr, NP2: tl.constexpr, BR: tl.constexpr,
-                      NDIM: tl.constexpr, LOGN: tl.constexpr):
+                      NDIM: tl.constexpr, LOGN: tl.constexpr, P32: tl.constexpr):
     """Sort BR whole slices of length n <= NP2 at once: a [BR, NP2] tile, sorted along its last dim."""
     r = tl.program_id(0).to(tl.int64) * BR + tl.arange(0, BR)
     o = r // INNER
@@ -162,10 +184,8 @@ def _sort_tile_kernel(x_ptr, v_ptr, i_ptr, R, n, INNER,
     m = (r < R)[:, None] & (pos < n)[None, :]
     xb = x_ptr + (o * sxo + ii * sxi)[:, None]
     x = tl.load(xb + pos[None, :] * sxn, mask=m, other=0)
-    k = _key_of(x, KIND, DESC)
-    big = tl.full([BR, NP2], 0x7FFFFFFFFFFFFFFF, tl.int64)
-    s = _bitonic_sort(tl.where(m, (k << 32) | pos[None, :], big), NDIM, LOGN)
-    idx = s & 0xFFFFFFFF
+    s = _bitonic_sort(_pack(_key_of(x, KIND, DESC), pos[None, :], m, P32), NDIM, LOGN)
+    idx = _position(s, P32)
     vals = tl.load(xb + idx * sxn, mask=m)
     tl.store(v_ptr + (o * svo + ii * svi)[:, None] + pos[None, :] * svn, vals, mask=m)
     tl.store(i_ptr + (o * sio + ii * sii)[:, None] + pos[None, :] * sin, idx, mask=m)
@@ -258,6 +278,7 @@ def _sort_into(x, dim, descending, values, indices):
     strides = (xs[0], xs[2], xs[1], vs[0], vs[2], vs[1], is_[0], is_[2], is_[1])
     np2 = max(2, _next_pow2(n))
     rows = O * I
+    p32 = x.element_size() <= 2 and n <= 32768  # 16-bit keys and 15-bit positions pack into int32
     if np2 <= chunk:
         # whole slices per program: [br, np2] tiles (br slices; enough programs to fill the device)
         br = max(1, min(_next_pow2(rows), col_tile // np2))
@@ -266,13 +287,14 @@ def _sort_into(x, dim, descending, values, indices):
         w = warps if br * np2 >= 2048 else (4 if br * np2 >= 512 else 2)
         _sort_tile_kernel[(_cdiv(rows, br),)](
             xv, vv, it, rows, n, I, *strides, KIND=kind, DESC=bool(descending), NP2=np2, BR=br,
-            NDIM=_log2(br * np2), LOGN=_log2(np2), num_warps=w)
+            NDIM=_log2(br * np2), LOGN=_log2(np2), P32=p32, num_warps=w)
     else:
-        src = torch.empty((rows, n), dtype=torch.int64, device=x.device)
-        dst = torch.empty((rows, n), dtype=torch.int64, device=x.device)
+        kdt = torch.int32 if p32 else torch.int64
+        src = torch.empty((rows, n), dtype=kdt, device=x.device)
+        dst = torch.empty((rows, n), dtype=kdt, device=x.device)
         _sort_chunk_kernel[(_cdiv(n, chunk), rows)](
             xv, vv, it, src, n, I, *strides, KIND=kind, DESC=bool(descending), CHUNK=chunk, LOGC=_log2(chunk),
-            num_warps=warps)
+            P32=p32, num_warps=warps)
         run = chunk
         while run < n:
             final = 2 * run >= n
@@ -282,7 +304,7 @@ def _sort_into(x, dim, descending, values, indices):
                 steps += 1
             _sort_merge_kernel[(_cdiv(n, tile), rows)](
                 src, dst, xv, vv, it, n, run, I, *strides, T=tile, LOGT=_log2(tile), W=width, NSTEPS=steps,
-                FINAL=final, num_warps=warps)
+                FINAL=final, P32=p32, num_warps=warps)
             src, dst = dst, src
             run *= 2
     if vt is not values:

@@ -2,10 +2,11 @@
 
 Wrappers: unsafe_split_Tensor, unsafe_split_Tensor_out.
 
-The functional form has nothing to compute: the chunks are views of self built with as_strided (self's
-sizes with the split dim shortened, self's strides, the storage offset of each chunk's first element),
-as PyTorch's split/narrow builds them. Tensor_out copies each chunk into its preallocated out tensor with
-a 2-D tiled strided-copy kernel (one launch per chunk: out tensors are separate allocations).
+The functional form has nothing to compute: the chunks are views of self (self's sizes with the split
+dim shortened, self's strides, the storage offset of each chunk's first element), built by PyTorch's
+split view op in C++ (a Python as_strided loop costs microseconds per chunk). Tensor_out copies each
+chunk into its preallocated out tensor with a 2-D tiled strided-copy kernel (one launch per chunk: out
+tensors are separate allocations).
 """
 import torch
 import triton
@@ -162,8 +163,9 @@ def _sizes(x, split_size, d):
 # wrappers
 
 def unsafe_split_Tensor(self, split_size, dim=0):
-    d = _dim(self, dim)
-    return _views(self, _sizes(self, int(split_size), d), d)
+    # PyTorch's split builds the same views in C++ (no Python loop over chunks); a view op other than
+    # unsafe_split itself is allowed (the view rule), and it never reaches unsafe_split.
+    return list(self.split(split_size, dim))
 
 
 def unsafe_split_Tensor_out(self, split_size, dim=0, *, out):

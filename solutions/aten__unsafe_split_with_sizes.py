@@ -3,10 +3,11 @@
 
 Wrappers: unsafe_split_with_sizes, unsafe_split_with_sizes_out.
 
-The functional form has nothing to compute: the pieces are views of self built with as_strided (self's
-sizes with the split dim set to each piece's size, self's strides, the storage offset of each piece's
-first element), as PyTorch's split_with_sizes/narrow builds them. .out copies each piece into its
-preallocated out tensor with a 2-D tiled strided-copy kernel (one launch per piece).
+The functional form has nothing to compute: the pieces are views of self (self's sizes with the split
+dim set to each piece's size, self's strides, the storage offset of each piece's first element), built
+by PyTorch's split_with_sizes view op in C++ (a Python as_strided loop costs microseconds per piece).
+.out copies each piece into its preallocated out tensor with a 2-D tiled strided-copy kernel (one launch
+per piece).
 """
 import torch
 import triton
@@ -164,8 +165,9 @@ def _sizes(x, split_sizes, d):
 # wrappers
 
 def unsafe_split_with_sizes(self, split_sizes, dim=0):
-    d = _dim(self, dim)
-    return _views(self, _sizes(self, split_sizes, d), d)
+    # PyTorch's split_with_sizes builds the same views in C++ (no Python loop over pieces); a view op other
+    # than unsafe_split_with_sizes itself is allowed (the view rule), and it never reaches it.
+    return list(self.split_with_sizes(split_sizes, dim))
 
 
 def unsafe_split_with_sizes_out(self, split_sizes, dim=0, *, out):

@@ -334,8 +334,8 @@ def _mutate(name: str, *edits: tuple[str, str]) -> str:
     return src
 
 
-_SPLIT_COPIES = _mutate("unsafe_split", ("    return _views(self, _sizes(self, int(split_size), d), d)\n", """\
-    pieces = _views(self, _sizes(self, int(split_size), d), d)
+_SPLIT_COPIES = _mutate("unsafe_split", ("    return list(self.split(split_size, dim))\n", """\
+    pieces = list(self.split(split_size, dim))
     outs = [torch.empty(p.shape, dtype=p.dtype, device=p.device) for p in pieces]
     for p, o in zip(pieces, outs):
         _copy(p, o)
@@ -344,7 +344,7 @@ _SPLIT_COPIES = _mutate("unsafe_split", ("    return _views(self, _sizes(self, i
 
 BAD = {
     # matmul class: the bias never reaches the epilogue
-    "linear_no_bias": ("aten::linear", _mutate("linear", ("_gemm(a, wt, c, bias)", "_gemm(a, wt, c, None)")),
+    "linear_no_bias": ("aten::linear", _mutate("linear", ("_gemm(x, w, y, bias,", "_gemm(x, w, y, None,")),
                        "wrong_result", "outside tolerance"),
     # geometry: align_corners ignored
     "affine_align": ("aten::affine_grid_generator",
