@@ -447,7 +447,7 @@ INDEX = IndexOperator(
         "heldout": [
             dict(dtype="fp32", shape=[511, 257], index=[[3, 4], [3, 4]]),
             dict(dtype="fp16", shape=[2 ** 20], index=[[65536]], negative=True),
-            dict(dtype="bf16", shape=[257, 511], layout="transposed", index=[None, [100]], index_dtype="int32"),
+            dict(dtype="fp16", shape=[257, 511], layout="transposed", index=[None, [100]], index_dtype="int32"),
             dict(dtype="fp32", shape=[7, 17, 31], index=[{"mask": [7, 17]}]),
             dict(dtype="int64", shape=[5, 7, 11, 13], index=[None, [3, 1], None, [2]], overload="out"),
         ],
@@ -589,8 +589,8 @@ INDEX_PUT_ = IndexOperator(
         "heldout": [
             dict(dtype="fp32", shape=[2 ** 20], index=[[65536]], values=[65536], accumulate=True),
             dict(dtype="fp16", shape=[511, 257], index=[None, [50]], values=[511, 50], unique="each"),
-            dict(dtype="bf16", shape=[257, 511], layout="transposed", index=[[60], [60]], values=[60],
-                 unique="tuples", negative=True),
+            dict(dtype="fp32", shape=[257, 511], layout="transposed", index=[[60], [60]], values=[60],
+                 values_dtype="fp16", unique="tuples", negative=True),
             dict(dtype="fp32", shape=[40, 30], index=[[200], [200]], values=[200]),   # duplicates, no accumulation
             dict(dtype="fp16", shape=[7, 17, 31], index=[{"mask": [7, 17]}], values=[31], accumulate=True),
         ],
