@@ -6,7 +6,7 @@ self[indices] = values in place (self[indices] += values with accumulate=True), 
 oracle (see aten__index.py): int64/int32 index tensors (negative values wrap) and bool/uint8 masks (turned
 into storage offsets by a Triton stream compaction; their count is read on the host once) become offset
 sources that broadcast to B; one 2-D tiled kernel walks (b, r) over the indexed positions and the rest
-dims, loading values through their broadcast strides (cast to self's dtype in the kernel) and storing into
+dims, loading values (of self's dtype, as PyTorch requires) through their broadcast strides and storing into
 self through its strides, so strided selves are written in place and nothing outside the indexed
 elements is touched. accumulate=True uses atomic adds (fp16/bf16/fp32/fp64/int32/int64): duplicate
 positions sum, in an unspecified order; accumulate=False with duplicates leaves one of the written values.
@@ -549,6 +549,9 @@ def _put(self, indices, values, accumulate):
     indices = list(indices)
     if all(i is None for i in indices):
         raise RuntimeError("index_put_: at least one index must be a tensor (all indices are None)")
+    if values.dtype != self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got {self.dtype} for the "
+                           f"destination and {values.dtype} for the source.")
     if values.device != self.device and values.numel() == 1:
         values = torch.full((1,), values.item(), dtype=values.dtype, device=self.device).view(())
     mask = _lone_mask(indices)
