@@ -2,12 +2,12 @@
 
 Wrappers: bmm, bmm_out, bmm_dtype, bmm_dtype_out.
 
-C[b] (M, N) = A[b] (M, K) @ B[b] (K, N). A tiled tl.dot GEMM; the grid's second axis walks the batch
-(split into two index levels, so broadcast batch dims need no copies). Tiles are ordered in groups of
-GROUP_M rows for L2 reuse. Operands are addressed through their strides (transposed or column-major
-inputs and strided outputs need no copies). Accumulation is fp32 (fp64 for fp64); fp32 inputs use true
-IEEE fp32 products (input_precision="ieee", no TF32); the result is rounded once to the output dtype
-(the input dtype, or fp32 for bmm.dtype from fp16/bf16).
+C[b] (M, N) = A[b] (M, K) @ B[b] (K, N). A tiled tl.dot GEMM; the grid walks the batch (two index
+levels, so broadcast batch dims need no copies), then the tiles of each problem. Tiles are ordered in
+groups of GROUP_M rows for L2 reuse. Operands are addressed through their strides (transposed or column-
+major inputs and strided outputs need no copies). Accumulation is fp32 (fp64 for fp64); fp32 inputs use
+true IEEE fp32 products (input_precision="ieee", no TF32); the result is rounded once to the output
+dtype (the input dtype, or fp32 for bmm.dtype from fp16/bf16).
 """
 import torch
 import triton
@@ -20,10 +20,11 @@ def _bmm_tile_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, NB1,
                      HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
                      ACC: tl.constexpr, UPCAST: tl.constexpr, USE_I64: tl.constexpr):
-    pid = tl.program_id(0)
-    pid_b = tl.program_id(1)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid = tl.program_id(0)  # one grid axis (no 65535 limit): batch-major, then the tiles of one problem
+    pid_b = pid // (num_pid_m * num_pid_n)
+    pid = pid % (num_pid_m * num_pid_n)
     num_pid_in_group = GROUP_M * num_pid_n
     group_id = pid // num_pid_in_group
     first_pid_m = group_id * GROUP_M
@@ -144,7 +145,7 @@ def _gemm(a, b, c, bias, B0, B1, M, N, K, sa, sb, sc, s_bias=0):
     acc = tl.float64 if a.dtype == torch.float64 else tl.float32
     use_i64 = max(_span((B0, B1, M, K), sa), _span((B0, B1, K, N), sb),
                   _span((B0, B1, M, N), sc)) >= 2 ** 31 - 65536
-    grid = (_cdiv(M, BM) * _cdiv(N, BN), B0 * B1)
+    grid = (_cdiv(M, BM) * _cdiv(N, BN) * B0 * B1,)
     _bmm_tile_kernel[grid](
         a, b, c, bias if bias is not None else c, M, N, K, B1, *sa, *sb, *sc, s_bias,
         HAS_BIAS=bias is not None, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8,

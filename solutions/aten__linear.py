@@ -19,10 +19,11 @@ def _bmm_tile_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K, NB1,
                      HAS_BIAS: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr,
                      ACC: tl.constexpr, UPCAST: tl.constexpr, USE_I64: tl.constexpr):
-    pid = tl.program_id(0)
-    pid_b = tl.program_id(1)
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid = tl.program_id(0)  # one grid axis (no 65535 limit): batch-major, then the tiles of one problem
+    pid_b = pid // (num_pid_m * num_pid_n)
+    pid = pid % (num_pid_m * num_pid_n)
     num_pid_in_group = GROUP_M * num_pid_n
     group_id = pid // num_pid_in_group
     first_pid_m = group_id * GROUP_M
@@ -143,7 +144,7 @@ def _gemm(a, b, c, bias, B0, B1, M, N, K, sa, sb, sc, s_bias=0):
     acc = tl.float64 if a.dtype == torch.float64 else tl.float32
     use_i64 = max(_span((B0, B1, M, K), sa), _span((B0, B1, K, N), sb),
                   _span((B0, B1, M, N), sc)) >= 2 ** 31 - 65536
-    grid = (_cdiv(M, BM) * _cdiv(N, BN), B0 * B1)
+    grid = (_cdiv(M, BM) * _cdiv(N, BN) * B0 * B1,)
     _bmm_tile_kernel[grid](
         a, b, c, bias if bias is not None else c, M, N, K, B1, *sa, *sb, *sc, s_bias,
         HAS_BIAS=bias is not None, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=8,
