@@ -516,7 +516,9 @@ def clone_tree(obj: Any) -> Any:
 
     def storage_clone(t: torch.Tensor) -> torch.Tensor:
         st = t.untyped_storage()
-        key = st.data_ptr()
+        # every empty storage reports data pointer 0: key those by tensor, or distinct empty tensors (an empty
+        # input and an empty out= to resize) would come back sharing one storage
+        key = st.data_ptr() if st.nbytes() else ("empty", id(t))
         if key not in memo:
             flat = torch.empty(0, dtype=torch.uint8, device=t.device)
             flat.set_(st.clone())
