@@ -114,7 +114,7 @@ def _fold_kernel(o_ptr, i_ptr, n, q1, q2, q3, s0, s1, s2, s3, mult, wrap,
 
 @triton.jit
 def _nz_count_kernel(m_ptr, cnt_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = (tl.load(m_ptr + offs, mask=offs < n, other=0) != 0).to(tl.int32)
     tl.store(cnt_ptr + tl.program_id(0), tl.sum(m, axis=0))
 
@@ -135,27 +135,38 @@ def _nz_scan_kernel(cnt_ptr, start_ptr, tot_ptr, nblk, CH: tl.constexpr):
 def _nz_write_kernel(m_ptr, start_ptr, tot_ptr, out_ptr, n, q1, q2, q3, t0, t1, t2, t3,
                      ND: tl.constexpr, SINGLE: tl.constexpr, BLOCK: tl.constexpr):
     # out[k] = storage offset (strides t*) of the k-th True element of the mask in row-major order
+    # (int32 positions: masks hold fewer than 2^31 elements; int64 offsets)
     pid = tl.program_id(0)
-    lin = pid.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    m = (tl.load(m_ptr + lin, mask=lin < n, other=0) != 0).to(tl.int64)
+    lin = pid * BLOCK + tl.arange(0, BLOCK)
+    m = (tl.load(m_ptr + lin, mask=lin < n, other=0) != 0).to(tl.int32)
     inc = tl.cumsum(m, 0)
     if SINGLE:
         base = 0
-        tl.store(tot_ptr + tl.arange(0, 1), tl.sum(m, axis=0) + tl.zeros([1], dtype=tl.int64))
+        tl.store(tot_ptr + tl.arange(0, 1), tl.sum(m, axis=0).to(tl.int64) + tl.zeros([1], dtype=tl.int64))
     else:
         base = tl.load(start_ptr + pid)
-    rem = lin
-    off = (rem % q3) * t3
-    rem = rem // q3
-    if ND >= 2:
-        off += (rem % q2) * t2
-        rem = rem // q2
-    if ND >= 3:
-        off += (rem % q1) * t1
-        rem = rem // q1
-    if ND >= 4:
-        off += rem * t0
-    tl.store(out_ptr + base + inc - m, off, mask=m != 0)
+    off = _mask_offset(lin, q1, q2, q3, t0, t1, t2, t3, ND)
+    tl.store(out_ptr + (base + (inc - m)), off, mask=m != 0)
+
+
+@triton.jit
+def _mask_offset(lin, q1, q2, q3, t0, t1, t2, t3, ND: tl.constexpr):
+    # storage offset (int64) of row-major mask position lin over <= 4 coalesced dims (inner sizes q1..q3)
+    if ND == 1:
+        off = lin.to(tl.int64) * t3
+    else:
+        rem = lin // q3
+        off = (lin % q3).to(tl.int64) * t3
+        if ND == 2:
+            off += rem.to(tl.int64) * t2
+        else:
+            off += (rem % q2).to(tl.int64) * t2
+            rem = rem // q2
+            if ND == 3:
+                off += rem.to(tl.int64) * t1
+            else:
+                off += (rem % q1).to(tl.int64) * t1 + (rem // q1).to(tl.int64) * t0
+    return off
 
 
 @triton.jit
@@ -166,26 +177,16 @@ def _mask_kernel(m_ptr, x_ptr, v_ptr, start_ptr, tot_ptr, n, q1, q2, q3, t0, t1,
     # major) at storage offset off. MODE 0: v[k, c] = x[off + c*xc] (v dense, C columns); 1: x[off + c*xc] =
     # values[k*vk + c*vc]; 2: x[...] += values[...] (mask positions are distinct: no atomics needed).
     pid = tl.program_id(0)
-    lin = pid.to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
-    m = (tl.load(m_ptr + lin, mask=lin < n, other=0) != 0).to(tl.int64)
+    lin = pid * BLOCK_M + tl.arange(0, BLOCK_M)
+    m = (tl.load(m_ptr + lin, mask=lin < n, other=0) != 0).to(tl.int32)
     inc = tl.cumsum(m, 0)
     if SINGLE:
         base = 0
-        tl.store(tot_ptr + tl.arange(0, 1), tl.sum(m, axis=0) + tl.zeros([1], dtype=tl.int64))
+        tl.store(tot_ptr + tl.arange(0, 1), tl.sum(m, axis=0).to(tl.int64) + tl.zeros([1], dtype=tl.int64))
     else:
         base = tl.load(start_ptr + pid)
-    rank = base + inc - m
-    rem = lin
-    off = (rem % q3) * t3
-    rem = rem // q3
-    if ND >= 2:
-        off += (rem % q2) * t2
-        rem = rem // q2
-    if ND >= 3:
-        off += (rem % q1) * t1
-        rem = rem // q1
-    if ND >= 4:
-        off += rem * t0
+    rank = base + (inc - m).to(tl.int64)
+    off = _mask_offset(lin, q1, q2, q3, t0, t1, t2, t3, ND)
     sel = m != 0
     if MODE != 0:
         sel = sel & ((rank < nvk) | (vk == 0))
@@ -277,6 +278,8 @@ def _mask_offsets(mask, sizes, strides, device):
                          f"tensor {list(sizes)}")
     m = mask if mask.is_contiguous() else mask.contiguous()
     n = m.numel()
+    if n >= 2 ** 31 - 65536:
+        raise NotImplementedError("index: masks of 2^31 elements or more")
     out = torch.empty((max(n, 1),), dtype=torch.int64, device=device)
     tot = torch.empty((1,), dtype=torch.int64, device=device)
     dims = _coalesce(list(sizes), [list(strides)])
@@ -288,16 +291,17 @@ def _mask_offsets(mask, sizes, strides, device):
         return out[:0]
     block = min(_pow2(n), 65536 if device.type == "cpu" else 4096)
     nblk = _cdiv(n, block)
+    warps = 8 if block >= 2048 else 4
     if nblk == 1:
         _nz_write_kernel[(1,)](m, tot, tot, out, n, q[1], q[2], q[3], t[0], t[1], t[2], t[3],
-                               ND=nd, SINGLE=True, BLOCK=block)
+                               ND=nd, SINGLE=True, BLOCK=block, num_warps=warps)
     else:
         cnt = torch.empty((nblk,), dtype=torch.int32, device=device)
         start = torch.empty((nblk,), dtype=torch.int64, device=device)
-        _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block)
+        _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block, num_warps=warps)
         _nz_scan_kernel[(1,)](cnt, start, tot, nblk, CH=1024)
         _nz_write_kernel[(nblk,)](m, start, tot, out, n, q[1], q[2], q[3], t[0], t[1], t[2], t[3],
-                                  ND=nd, SINGLE=False, BLOCK=block)
+                                  ND=nd, SINGLE=False, BLOCK=block, num_warps=warps)
     k = tot.item()
     return out[:k]
 
@@ -359,26 +363,29 @@ def _masked(x, mask, values, mode):
     q, (t,) = _right(mdims, 4, 1)
     m = mask if mask.is_contiguous() else mask.contiguous()
     n = m.numel()
+    if n >= 2 ** 31 - 65536:
+        raise NotImplementedError("index: masks of 2^31 elements or more")
     dev = x.device
     on_cpu = dev.type == "cpu"
     block_c = min(_pow2(C), 65536 if on_cpu else 256)
-    block_m = min(_pow2(n), max(64, (65536 if on_cpu else 8192) // block_c))
+    block_m = min(_pow2(n), max(64, (65536 if on_cpu else 4096) // block_c))
     nblk = _cdiv(max(n, 1), block_m)
     buf = torch.empty((max(n, 1) * C,), dtype=x.dtype, device=dev) if mode == 0 else values
     tot = torch.empty((1,), dtype=torch.int64, device=dev)
     if n and C:
         args = (q[1], q[2], q[3], t[0], t[1], t[2], t[3], C, xc, vk, vc, nvk)
         ct = _compute_type(x.dtype)
+        warps = 8 if block_m * block_c >= 2048 else 4
         if nblk == 1:
             _mask_kernel[(1,)](m, x, buf, tot, tot, n, *args, ND=max(1, len(mdims)), MODE=mode, SINGLE=True,
-                               CT=ct, BLOCK_M=block_m, BLOCK_C=block_c)
+                               CT=ct, BLOCK_M=block_m, BLOCK_C=block_c, num_warps=warps)
         else:
             cnt = torch.empty((nblk,), dtype=torch.int32, device=dev)
             start = torch.empty((nblk,), dtype=torch.int64, device=dev)
-            _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block_m)
+            _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block_m, num_warps=8 if block_m >= 2048 else 4)
             _nz_scan_kernel[(1,)](cnt, start, tot, nblk, CH=1024)
             _mask_kernel[(nblk,)](m, x, buf, start, tot, n, *args, ND=max(1, len(mdims)), MODE=mode, SINGLE=False,
-                                  CT=ct, BLOCK_M=block_m, BLOCK_C=block_c)
+                                  CT=ct, BLOCK_M=block_m, BLOCK_C=block_c, num_warps=warps)
     if mode != 0:
         return x
     cnt_true = tot.item() if (n and C) else (0 if n == 0 else _count_only(m, n, dev))
@@ -392,7 +399,7 @@ def _count_only(m, n, dev):
     cnt = torch.empty((nblk,), dtype=torch.int32, device=dev)
     start = torch.empty((nblk,), dtype=torch.int64, device=dev)
     tot = torch.empty((1,), dtype=torch.int64, device=dev)
-    _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block)
+    _nz_count_kernel[(nblk,)](m, cnt, n, BLOCK=block, num_warps=8 if block >= 2048 else 4)
     _nz_scan_kernel[(1,)](cnt, start, tot, nblk, CH=1024)
     return tot.item()
 
@@ -466,7 +473,7 @@ def _fold(srcs, bshape, device):
         q, (_, s) = _right(dims, 4, 2)
         block = 1024
         _fold_kernel[(_cdiv(nb, block),)](o, t, nb, q[1], q[2], q[3], s[0], s[1], s[2], s[3], mult, wrap,
-                                          ACC=i > 0, ND=max(1, len(dims)), BLOCK=block)
+                                          ACC=i > 0, ND=max(1, len(dims)), BLOCK=block, num_warps=8)
     return [(o, 1, 0)]
 
 
@@ -537,7 +544,7 @@ def _strided_copy(src, dst):
     block = 65536 if dst.device.type == "cpu" else 1024
     block = min(block, _pow2(n))
     _copy_kernel[(_cdiv(n, block),)](src, dst, n, q[1], q[2], q[3], s[0], s[1], s[2], s[3], d[0], d[1], d[2],
-                                     d[3], ND=max(1, len(dims)), BLOCK=block)
+                                     d[3], ND=max(1, len(dims)), BLOCK=block, num_warps=8)
     return dst
 
 

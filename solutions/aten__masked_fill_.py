@@ -149,7 +149,7 @@ def _fill(self, mask, vptr, vs, mode, via32):
     block = min(65536 if on_cpu else 1024, _pow2(n))
     _fill_nd_kernel[(_cdiv(n, block),)](self, m, vptr, vs, n, q[1], q[2], q[3], q[4], xs[0], xs[1], xs[2], xs[3],
                                         xs[4], ms[0], ms[1], ms[2], ms[3], ms[4], MODE=mode, VIA32=via32,
-                                        ND=max(1, len(dims)), BLOCK=block, I64=i64, num_warps=4)
+                                        ND=max(1, len(dims)), BLOCK=block, I64=i64, num_warps=8)
     return self
 
 

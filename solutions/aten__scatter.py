@@ -209,7 +209,7 @@ def _copy(src, dst):
     i64 = max(n, _span(src), _span(dst)) >= 2 ** 31 - 65536
     _copy_kernel[(_cdiv(n, block),)](src, dst, n, q[1], q[2], q[3], s[0], s[1], s[2], s[3], d[0], d[1], d[2], d[3],
                                      ND=0 if dense else len(dims), BLOCK=block, I64=i64,
-                                     num_warps=8 if block >= 2048 else 4)
+                                     num_warps=8 if (block >= 2048 or not dense) else 4)
 
 
 def _check(self, dim, index, src):
