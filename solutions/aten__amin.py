@@ -29,7 +29,7 @@ def _nanmin(a, b):
 def _amin_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK,
                  sxo, sr1, sr2, sxi, syo, sys, syi,
                  ACC: tl.constexpr, IS_FLOAT: tl.constexpr, HIGH: tl.constexpr, TWO_R: tl.constexpr,
-                 BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
+                 EVEN_I: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
     pid = tl.program_id(0)
     sp = pid % SPLIT
     t = pid // SPLIT
@@ -45,19 +45,36 @@ def _amin_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK,
     r_hi = tl.minimum(r_lo + CHUNK, R)
     base = x_ptr + o * sxo + i[None, :] * sxi
     acc = tl.full([BLOCK_R, BLOCK_I], HIGH, ACC)
-    for start in range(r_lo, r_hi, BLOCK_R):
-        r = start + tl.arange(0, BLOCK_R)
-        mask = (r[:, None] < r_hi) & imask[None, :]
+    # full tiles: no mask along R (only along I when I is ragged), so contiguous runs load as vectors
+    n_full = (r_hi - r_lo) // BLOCK_R
+    for j in range(0, n_full):
+        r = r_lo + j * BLOCK_R + tl.arange(0, BLOCK_R)
         if TWO_R:
             off = (r // R2) * sr1 + (r % R2) * sr2
         else:
             off = r * sr2
-        x = tl.load(base + off[:, None], mask=mask, other=0).to(ACC)
-        x = tl.where(mask, x, HIGH)
+        if EVEN_I:
+            x = tl.load(base + off[:, None]).to(ACC)
+        else:
+            x = tl.load(base + off[:, None], mask=imask[None, :], other=0).to(ACC)
+            x = tl.where(imask[None, :], x, HIGH)
         if IS_FLOAT:
             acc = _nanmin(acc, x)
         else:
             acc = tl.minimum(acc, x)
+    # the ragged tail (empty when the chunk is a whole number of tiles)
+    r = r_lo + n_full * BLOCK_R + tl.arange(0, BLOCK_R)
+    mask = (r[:, None] < r_hi) & imask[None, :]
+    if TWO_R:
+        off = (r // R2) * sr1 + (r % R2) * sr2
+    else:
+        off = r * sr2
+    x = tl.load(base + off[:, None], mask=mask, other=0).to(ACC)
+    x = tl.where(mask, x, HIGH)
+    if IS_FLOAT:
+        acc = _nanmin(acc, x)
+    else:
+        acc = tl.minimum(acc, x)
     m = tl.min(acc, axis=0)
     if IS_FLOAT:  # tl.min may skip NaN: a column holding one gives NaN
         has_nan = tl.max((acc != acc).to(tl.int32), axis=0)
@@ -279,15 +296,13 @@ def _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, allow_split):
     warps = 1 if cpu else (8 if BLOCK_R * BLOCK_I >= 4096 else 4)
     acc, ws_dt, is_float, high = _acc_of(x.dtype)
     two_r = R2 != R
+    meta = dict(ACC=acc, IS_FLOAT=is_float, HIGH=high, TWO_R=two_r, EVEN_I=I % BLOCK_I == 0, BLOCK_R=BLOCK_R,
+                BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
     if split == 1:
-        _amin_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, sxo, sr1, sr2, sxi, syo, 0, syi,
-                               ACC=acc, IS_FLOAT=is_float, HIGH=high, TWO_R=two_r, BLOCK_R=BLOCK_R,
-                               BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
+        _amin_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, sxo, sr1, sr2, sxi, syo, 0, syi, **meta)
         return
     ws = torch.empty((O, split, I), dtype=ws_dt, device=x.device)
-    _amin_kernel[(nprog * split,)](x, ws, R, R2, I, n_ib, split, chunk, sxo, sr1, sr2, sxi, split * I, I, 1,
-                                   ACC=acc, IS_FLOAT=is_float, HIGH=high, TWO_R=two_r, BLOCK_R=BLOCK_R,
-                                   BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
+    _amin_kernel[(nprog * split,)](x, ws, R, R2, I, n_ib, split, chunk, sxo, sr1, sr2, sxi, split * I, I, 1, **meta)
     # second pass: reduce the partials (O, split, I) -> y
     _launch(ws, y, O, I, split * I, 1, syo, syi, split, split, 0, I, False)
 

@@ -32,10 +32,27 @@ def _better(v1, i1, v2, i2):
 
 
 @triton.jit
+def _merge_tile(x, ridx, best_v, best_i, IS_FLOAT: tl.constexpr, BIG: tl.constexpr):
+    """Merge a [BLOCK_R, BLOCK_I] tile (values, indices; padding holds the lowest value and index BIG) into the
+    running (value, index) pair per column: the tile's maximum and the lowest index holding it, found with
+    plain tree reductions (a column holding NaN takes its lowest NaN index)."""
+    mx = tl.max(x, axis=0)
+    hit = x == mx[None, :]
+    if IS_FLOAT:
+        isn = x != x
+        has_nan = tl.max(isn.to(tl.int32), axis=0) > 0
+        hit = tl.where(has_nan[None, :], isn, hit)
+        mx = tl.where(has_nan, float("nan"), mx)
+    ti = tl.min(tl.where(hit, ridx, BIG), axis=0)
+    take = _better(mx, ti, best_v, best_i)
+    return tl.where(take, mx, best_v), tl.where(take, ti, best_i)
+
+
+@triton.jit
 def _argmax_kernel(x_ptr, xi_ptr, v_ptr, i_ptr, R, I, n_ib, SPLIT, CHUNK,
                    sxo, sxr, sxi, syo, sys, syi,
                    ACC: tl.constexpr, LOW: tl.constexpr, IS_FLOAT: tl.constexpr, IDX: tl.constexpr,
-                   BIG: tl.constexpr, FROM_WS: tl.constexpr, TO_WS: tl.constexpr,
+                   BIG: tl.constexpr, FROM_WS: tl.constexpr, TO_WS: tl.constexpr, EVEN_I: tl.constexpr,
                    BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
     pid = tl.program_id(0)
     sp = pid % SPLIT
@@ -52,29 +69,38 @@ def _argmax_kernel(x_ptr, xi_ptr, v_ptr, i_ptr, R, I, n_ib, SPLIT, CHUNK,
     r_hi = tl.minimum(r_lo + CHUNK, R)
     best_v = tl.full([BLOCK_I], LOW, ACC)
     best_i = tl.full([BLOCK_I], BIG, IDX)
-    for start in range(r_lo, r_hi, BLOCK_R):
-        r = start + tl.arange(0, BLOCK_R)
-        mask = (r[:, None] < r_hi) & imask[None, :]
+    # full tiles: no mask along R (only along I when I is ragged), so contiguous runs load as vectors
+    n_full = (r_hi - r_lo) // BLOCK_R
+    for j in range(0, n_full):
+        r = r_lo + j * BLOCK_R + tl.arange(0, BLOCK_R)
         offs = o * sxo + r[:, None] * sxr + i[None, :] * sxi
-        x = tl.load(x_ptr + offs, mask=mask, other=0).to(ACC)
-        x = tl.where(mask, x, LOW)
-        if FROM_WS:
-            ridx = tl.load(xi_ptr + offs, mask=mask, other=0).to(IDX)
+        if EVEN_I:
+            x = tl.load(x_ptr + offs).to(ACC)
+            if FROM_WS:
+                ridx = tl.load(xi_ptr + offs).to(IDX)
+            else:
+                ridx = r.to(IDX)[:, None] + tl.zeros([BLOCK_R, BLOCK_I], IDX)
         else:
-            ridx = r.to(IDX)[:, None] + tl.zeros([BLOCK_R, BLOCK_I], IDX)
-        ridx = tl.where(mask, ridx, BIG)
-        # the tile's maximum per column and the lowest index holding it (plain tree reductions)
-        mx = tl.max(x, axis=0)
-        hit = x == mx[None, :]
-        if IS_FLOAT:
-            isn = x != x
-            has_nan = tl.max(isn.to(tl.int32), axis=0) > 0
-            hit = tl.where(has_nan[None, :], isn, hit)
-            mx = tl.where(has_nan, float("nan"), mx)
-        ti = tl.min(tl.where(hit, ridx, BIG), axis=0)
-        take = _better(mx, ti, best_v, best_i)
-        best_v = tl.where(take, mx, best_v)
-        best_i = tl.where(take, ti, best_i)
+            x = tl.load(x_ptr + offs, mask=imask[None, :], other=0).to(ACC)
+            x = tl.where(imask[None, :], x, LOW)
+            if FROM_WS:
+                ridx = tl.load(xi_ptr + offs, mask=imask[None, :], other=0).to(IDX)
+            else:
+                ridx = r.to(IDX)[:, None] + tl.zeros([BLOCK_R, BLOCK_I], IDX)
+            ridx = tl.where(imask[None, :], ridx, BIG)
+        best_v, best_i = _merge_tile(x, ridx, best_v, best_i, IS_FLOAT, BIG)
+    # the ragged tail (empty when the chunk is a whole number of tiles)
+    r = r_lo + n_full * BLOCK_R + tl.arange(0, BLOCK_R)
+    mask = (r[:, None] < r_hi) & imask[None, :]
+    offs = o * sxo + r[:, None] * sxr + i[None, :] * sxi
+    x = tl.load(x_ptr + offs, mask=mask, other=0).to(ACC)
+    x = tl.where(mask, x, LOW)
+    if FROM_WS:
+        ridx = tl.load(xi_ptr + offs, mask=mask, other=0).to(IDX)
+    else:
+        ridx = r.to(IDX)[:, None] + tl.zeros([BLOCK_R, BLOCK_I], IDX)
+    ridx = tl.where(mask, ridx, BIG)
+    best_v, best_i = _merge_tile(x, ridx, best_v, best_i, IS_FLOAT, BIG)
     yoff = o * syo + sp * sys + i * syi
     if TO_WS:
         tl.store(v_ptr + yoff, best_v, mask=imask)
@@ -235,7 +261,7 @@ def _launch(x, xi, y, O, I, R, sxo, sxr, sxi, syo, syi, allow_split):
     warps = 1 if cpu else (8 if BLOCK_R * BLOCK_I >= 4096 else 4)
     acc, ws_dt, is_float, low = _acc_of(x.dtype)
     meta = dict(ACC=acc, LOW=low, IS_FLOAT=is_float, IDX=idx, BIG=big, FROM_WS=xi is not None,
-                BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
+                EVEN_I=I % BLOCK_I == 0, BLOCK_R=BLOCK_R, BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
     xi_arg = x if xi is None else xi
     if split == 1:
         _argmax_kernel[(nprog,)](x, xi_arg, y, y, R, I, n_ib, 1, chunk, sxo, sxr, sxi, syo, 0, syi,

@@ -27,7 +27,7 @@ _NUM_SMS = 132  # H200
 def _mean_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK, scale,
                  sxo, sr1, sr2, sxi, syo, sys, syi,
                  RES: tl.constexpr, ACC: tl.constexpr, CAST_IN: tl.constexpr, TWO_R: tl.constexpr,
-                 BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
+                 EVEN_I: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
     pid = tl.program_id(0)
     sp = pid % SPLIT
     t = pid // SPLIT
@@ -43,17 +43,32 @@ def _mean_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK, scale,
     r_hi = tl.minimum(r_lo + CHUNK, R)
     base = x_ptr + o * sxo + i[None, :] * sxi
     acc = tl.zeros([BLOCK_R, BLOCK_I], ACC)
-    for start in range(r_lo, r_hi, BLOCK_R):
-        r = start + tl.arange(0, BLOCK_R)
-        mask = (r[:, None] < r_hi) & imask[None, :]
+    # full tiles: no mask along R (only along I when I is ragged), so contiguous runs load as vectors
+    n_full = (r_hi - r_lo) // BLOCK_R
+    for j in range(0, n_full):
+        r = r_lo + j * BLOCK_R + tl.arange(0, BLOCK_R)
         if TWO_R:
             off = (r // R2) * sr1 + (r % R2) * sr2
         else:
             off = r * sr2
-        x = tl.load(base + off[:, None], mask=mask, other=0)
+        if EVEN_I:
+            x = tl.load(base + off[:, None])
+        else:
+            x = tl.load(base + off[:, None], mask=imask[None, :], other=0)
         if CAST_IN:
             x = x.to(RES)
         acc += x.to(ACC)
+    # the ragged tail (empty when the chunk is a whole number of tiles)
+    r = r_lo + n_full * BLOCK_R + tl.arange(0, BLOCK_R)
+    mask = (r[:, None] < r_hi) & imask[None, :]
+    if TWO_R:
+        off = (r // R2) * sr1 + (r % R2) * sr2
+    else:
+        off = r * sr2
+    x = tl.load(base + off[:, None], mask=mask, other=0)
+    if CAST_IN:
+        x = x.to(RES)
+    acc += x.to(ACC)
     s = tl.sum(acc, axis=0) * scale
     tl.store(y_ptr + o * syo + sp * sys + i * syi, s.to(y_ptr.dtype.element_ty), mask=imask)
 
@@ -265,17 +280,15 @@ def _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, scale, res, acc, ca
     use_i64 = max(_span(x), _span(y), O * I * split) >= 2 ** 31 - 65536
     warps = 1 if cpu else (8 if BLOCK_R * BLOCK_I >= 4096 else 4)
     two_r = R2 != R
+    meta = dict(RES=res, ACC=acc, CAST_IN=cast_in, TWO_R=two_r, EVEN_I=I % BLOCK_I == 0, BLOCK_R=BLOCK_R,
+                BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
     if split == 1:
-        _mean_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, scale, sxo, sr1, sr2, sxi, syo, 0, syi,
-                               RES=res, ACC=acc, CAST_IN=cast_in, TWO_R=two_r, BLOCK_R=BLOCK_R,
-                               BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
+        _mean_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, scale, sxo, sr1, sr2, sxi, syo, 0, syi, **meta)
         return
     ws = torch.empty((O, split, I), dtype=torch.float64 if acc == tl.float64 else torch.float32,
                      device=x.device)
     _mean_kernel[(nprog * split,)](x, ws, R, R2, I, n_ib, split, chunk, 1.0, sxo, sr1, sr2, sxi,
-                                   split * I, I, 1,
-                                   RES=res, ACC=acc, CAST_IN=cast_in, TWO_R=two_r, BLOCK_R=BLOCK_R,
-                                   BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
+                                   split * I, I, 1, **meta)
     # second pass: reduce the partials (O, split, I) -> y, and scale
     _launch(ws, y, O, I, split * I, 1, syo, syi, split, split, 0, I, scale, res, acc, False, False)
 

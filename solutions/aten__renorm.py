@@ -57,7 +57,10 @@ def _powp(x, p, MODE: tl.constexpr):
 def _factor(s, maxnorm, inv_p, MODE: tl.constexpr, RT: tl.constexpr, ROUND: tl.constexpr):
     """The scale factor from the reduced sum (or max) s of |x|^p."""
     if MODE == 2:
-        norm = tl.sqrt_rn(s)
+        if s.dtype == tl.float64:
+            norm = tl.sqrt(s)  # IEEE-rounded in fp64
+        else:
+            norm = tl.sqrt_rn(s)
     elif MODE == 3:
         norm = tl.exp2(tl.log2(s) * inv_p)
         norm = tl.where((norm > 0) & (norm < float("inf")), norm - (norm * norm * norm - s) / (3.0 * norm * norm),

@@ -277,6 +277,21 @@ def test_polygamma_reference_values() -> None:
     assert 0.5 <= float(x.min()) and float(x.max()) < 4.5
 
 
+def test_clone_tree_keeps_distinct_empty_tensors_apart() -> None:
+    # mean's held-out case reduces an empty dim into an empty out= to resize: the two empty storages (both at data
+    # pointer 0) must not come back as one, or resizing the out would resize the input (suite/spec.py clone_tree)
+    from kernelgenbench.suite.spec import clone_tree
+
+    call = _build(ROWS["mean"], dict(shape=[6, 0, 5], dtype="fp32", dim=[1], keepdim=False, out_layout="resize",
+                                     overload="out"))
+    x, out = clone_tree([call.args[0], call.kwargs["out"]])
+    out.resize_(6, 5)
+    assert x.untyped_storage().nbytes() == 0 and x.shape == (6, 0, 5)
+    base = torch.arange(4.0)
+    a, b = clone_tree([base[1:3], base.view(2, 2)])  # non-empty views still share one cloned storage
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
 def test_costs() -> None:
     assert ROWS["mean"].cost(dict(shape=[200, 40999, 3], dtype="fp16", dim=1, keepdim=False)).bytes == \
         200 * 40999 * 3 * 2 + 600 * 2
