@@ -108,12 +108,19 @@ def _group(sizes, strides):
 
 
 def _oli(t, d):
-    """t viewed as (O, L, I) around dim d: ((O, so), L, sl, (I, si)) or None when it does not fold."""
-    before = _group(list(t.shape[:d]), list(t.stride()[:d]))
-    after = _group(list(t.shape[d + 1:]), list(t.stride()[d + 1:]))
+    """t viewed as (O, L, I) around dim d: (so, L, sl, si) or None when it does not fold."""
+    sh = tuple(t.shape)
+    if t.is_contiguous():  # fast path (host time counts for these small tensors)
+        inner = 1
+        for s in sh[d + 1:]:
+            inner *= s
+        return sh[d] * inner, sh[d], inner, 1
+    st = t.stride()
+    before = _group(sh[:d], st[:d])
+    after = _group(sh[d + 1:], st[d + 1:])
     if before is None or after is None:
         return None
-    return before[1], t.shape[d], t.stride(d), after[1]
+    return before[1], sh[d], st[d], after[1]
 
 
 def _kind(dtype):
@@ -155,29 +162,38 @@ def _out_shape(x, n, d, prepend, append):
     return shape
 
 
-def _launch(x, prepend, append, y, d, n, acc_kind):
-    """y (shape of the n-th difference, any strides that fold) from x with prepend/append."""
+def _span(t):
+    if t.is_contiguous():
+        return t.numel()
+    return 1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride())) if t.numel() else 0
+
+
+def _folded(t, d):
+    """t and its (so, L, sl, si) geometry; a dense copy first when its layout does not fold."""
+    g = _oli(t, d)
+    if g is None:
+        t = t.contiguous()
+        g = _oli(t, d)
+    return t, g
+
+
+def _launch(x, prepend, append, y, ys, d, n, acc_kind):
+    """y (the n-th difference; geometry ys) from x with prepend/append along d."""
     total = y.numel()
-    if total == 0:
-        return
-    xs = _oli(x, d)
-    ps = _oli(prepend, d) if prepend is not None else (0, 0, 0, 0)
-    as_ = _oli(append, d) if append is not None else (0, 0, 0, 0)
-    ys = _oli(y, d)
-    if xs is None or ps is None or as_ is None or ys is None:
-        raise ValueError("layout does not fold")
-    O = 1
-    for s in x.shape[:d]:
-        O *= s
+    x, xs = _folded(x, d)
+    ps = as_ = (0, 0, 0, 0)
+    if prepend is not None:
+        prepend, ps = _folded(prepend, d)
+    if append is not None:
+        append, as_ = _folded(append, d)
+    sh = tuple(x.shape)
     I = 1
-    for s in x.shape[d + 1:]:
+    for s in sh[d + 1:]:
         I *= s
     Q = y.shape[d]
     P = prepend.shape[d] if prepend is not None else 0
-    S = x.shape[d]
-    spans = [1 + sum((s - 1) * abs(st) for s, st in zip(t.shape, t.stride()))
-             for t in (x, prepend, append, y) if t is not None and t.numel()]
-    use_i64 = max(spans + [total]) >= 2 ** 31 - 65536
+    S = sh[d]
+    use_i64 = max(_span(t) for t in (x, prepend, append, y) if t is not None) >= 2 ** 31 - 65536
     if y.device.type == "cpu":
         BLOCK = min(65536, max(16, _next_pow2(total)))
     else:
@@ -198,15 +214,13 @@ def _diff_into(x, n, d, prepend, append, y):
     if y.numel() == 0:
         return y
     kind = _kind(x.dtype)
-    if _oli(x, d) is None:
-        x = x.contiguous()
-    if prepend is not None and _oli(prepend, d) is None:
-        prepend = prepend.contiguous()
-    if append is not None and _oli(append, d) is None:
-        append = append.contiguous()
-    target = y if _oli(y, d) is not None else torch.empty(y.shape, dtype=y.dtype, device=y.device)
+    ys = _oli(y, d)
+    target = y
+    if ys is None:  # an out whose layout does not fold: compute densely, then copy
+        target = torch.empty(y.shape, dtype=y.dtype, device=y.device)
+        ys = _oli(target, d)
     if n <= _MAX_N_ONE_PASS:
-        _launch(x, prepend, append, target, d, n, kind)
+        _launch(x, prepend, append, target, ys, d, n, kind)
     else:
         # n single differences through wide scratch buffers (fp32 / fp64 / int64; bool stays bool)
         wide = {0: torch.float32, 1: torch.float64, 2: torch.int64, 3: torch.bool}[kind]
@@ -215,7 +229,7 @@ def _diff_into(x, n, d, prepend, append, y):
             shape = list(cur.shape)
             shape[d] += (p.shape[d] if p is not None else 0) + (a.shape[d] if a is not None else 0) - 1
             nxt = target if step == n - 1 else torch.empty(shape, dtype=wide, device=y.device)
-            _launch(cur, p, a, nxt, d, 1, kind if step == 0 else _kind(wide))
+            _launch(cur, p, a, nxt, ys if step == n - 1 else _oli(nxt, d), d, 1, kind if step == 0 else _kind(wide))
             cur, p, a = nxt, None, None
     if target is not y:
         y.copy_(target)

@@ -226,11 +226,18 @@ def _group(sizes, strides):
 
 def _oni(t, d):
     """(so, sn, si): t viewed as (O, n, I) around dim d, or None when its other dims do not fold."""
-    before = _group(list(t.shape[:d]), list(t.stride()[:d]))
-    after = _group(list(t.shape[d + 1:]), list(t.stride()[d + 1:]))
+    sh = tuple(t.shape)
+    if t.is_contiguous():  # fast path (host time counts for small sorts)
+        inner = 1
+        for s in sh[d + 1:]:
+            inner *= s
+        return sh[d] * inner, inner, 1
+    st = t.stride()
+    before = _group(sh[:d], st[:d])
+    after = _group(sh[d + 1:], st[d + 1:])
     if before is None or after is None:
         return None
-    return before[1], t.stride(d), after[1]
+    return before[1], st[d], after[1]
 
 
 def _cfg(device):
