@@ -66,7 +66,7 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
         raise typer.BadParameter(str(exc)) from None
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
     console.print(f"submission file: [cyan]{o.filename}[/cyan]")
-    console.print(f"\n[bold]Semantics[/bold]\n{o.semantics}")
+    console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
     console.print("\n[bold]Interface[/bold]")
     iface = o.interface
     if iface.function is None:
@@ -75,15 +75,15 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
             t.add_column(c)
         for w in iface.wrappers:
             t.add_row(w.name, w.overload, w.kind + (" (exercised)" if w.exercised else ""),
-                      "yes" if w.required else "no", w.schema)
+                      "yes" if w.required else "no", escape(w.schema))
         console.print(t)
         console.print("ATen wrappers are registered at the device's dispatch key on GPUs and driven through the "
                       "public PyTorch API; on the CPU interpreter they are called directly with the dispatcher's "
                       "arguments.")
     else:
-        console.print(f"  {iface.signature}")
+        console.print(f"  {escape(iface.signature)}")
         for p in iface.params:
-            console.print(f"    {p}: {iface.args_doc.get(p, '')}")
+            console.print(f"    {p}: {escape(iface.args_doc.get(p, ''))}")
     console.print("\n[bold]Tiers[/bold]")
     t = Table()
     for c in ("tier", "cases", "timed", "first case"):
@@ -91,7 +91,7 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
     for tier in ("smoke", "full", "heldout"):
         cases = o.cases(tier)
         first = cases[0].describe() if cases and tier != "heldout" else ("(held out)" if cases else "—")
-        t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), first)
+        t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), escape(first))
     console.print(t)
     rule = o.nothing_to_compute
     if rule:
@@ -116,7 +116,7 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
                       "Every case must launch a Triton kernel, except cases with nothing to compute: an empty "
                       "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
     if o.notes:
-        console.print(f"\n[bold]Notes[/bold]: {o.notes}")
+        console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
 
 
 def _summary_table(summary: dict[str, Any], title: str) -> Table:
