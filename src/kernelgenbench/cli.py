@@ -162,7 +162,8 @@ def eval_cmd(
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
-    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter)"),
+    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter; "
+                                                 "several per GPU only for the untimed smoke and held-out tiers)"),
     reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
     warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
@@ -213,15 +214,16 @@ def eval_cmd(
     rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
     rundir.write_config(config)
     env = environment(plat)
-    slots = make_slots(plat, jobs)
+    slots = make_slots(plat, jobs, share=tier != "full")
     ceilings: dict[Any, dict[str, Any]] = {}
-    if plat.timing and not plat.interpreter:
+    if plat.timing and not plat.interpreter and tier == "full":  # only the full tier times cases
         from .verify.ceilings import measure
         import torch
 
         with console.status("measuring device ceilings (copy bandwidth, matmul rates)"):
             for s in slots:
-                ceilings[s.device] = measure(torch.device(plat.device, s.device or 0))
+                if s.device not in ceilings:
+                    ceilings[s.device] = measure(torch.device(plat.device, s.device or 0))
         env["ceilings"] = ceilings
     rundir.write_env(env)
     console.print(f"[bold]kgb eval[/bold] {directory} · {len(specs)} jobs · tier {tier} · platform {plat.name} "

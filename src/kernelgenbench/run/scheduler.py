@@ -28,16 +28,21 @@ class Slot:
     quarantined: bool = False
 
 
-def make_slots(platform: Platform, jobs: int | None) -> list[Slot]:
-    """One slot per visible GPU, or ``jobs`` slots (default 2) on the interpreter."""
+def make_slots(platform: Platform, jobs: int | None, share: bool = False) -> list[Slot]:
+    """One slot per visible GPU, or ``jobs`` slots (default 2) on the interpreter.
+
+    Args:
+        share: allow more slots than GPUs (assigned round-robin). Only for runs that time nothing
+            (smoke and held-out tiers): two jobs timing on one GPU would disturb each other.
+    """
     if platform.interpreter:
         n = max(1, jobs or 2)
         return [Slot(i, None) for i in range(n)]
     count = device_count(platform)
     if count == 0:
         raise RuntimeError(f"platform {platform.name}: no device visible")
-    n = min(count, jobs) if jobs else count
-    return [Slot(i, i) for i in range(n)]
+    n = (jobs if share else min(count, jobs)) if jobs else count
+    return [Slot(i, i % count) for i in range(n)]
 
 
 def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings: Settings,

@@ -92,11 +92,16 @@ import functools
 import importlib.util
 import inspect
 import os
+import threading
 import types
 from dataclasses import dataclass
 from typing import Iterator
 
 __all__ = ["Finding", "RULES", "scan_source", "scan_file"]
+
+
+#: The verifier's job threads scan submissions concurrently; ast.parse is serialised.
+_PARSE_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -1205,7 +1210,8 @@ def scan_source(
     does not parse gives a single ``syntax`` finding at the error's position (col 0-based).
     """
     try:
-        tree = ast.parse(source, filename=filename)
+        with _PARSE_LOCK:  # CPython 3.11's parser is not safe across threads (SystemError: AST constructor
+            tree = ast.parse(source, filename=filename)  # recursion depth mismatch, seen with 2 job slots)
     except SyntaxError as exc:
         line = exc.lineno or 1
         col = max((exc.offset or 1) - 1, 0)
