@@ -28,7 +28,7 @@ def _base_coord(i, S, ALIGN: tl.constexpr):
     return tl.where(S > 1, v, 0.0)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["D", "H", "W"])  # a size of 1 must stay a tensor value (S.to in _base_coord)
 def _affine_grid_kernel(theta_ptr, out_ptr, total, D, H, W,
                         st_n, st_i, st_k, so_n, so_d, so_h, so_w, so_c,
                         IS3D: tl.constexpr, ALIGN: tl.constexpr, NC: tl.constexpr, NC_P2: tl.constexpr,

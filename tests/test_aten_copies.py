@@ -88,12 +88,14 @@ def test_full_grids_are_the_upstream_ones() -> None:
 def test_wrappers_are_pytorchs_overloads(name: str) -> None:
     op = ROWS[name]
     want = {name if o == "default" else f"{name}.{o}" for o in getattr(torch.ops.aten, name).overloads()}
-    got = {w.overload for w in op.interface.wrappers if w.kind != "absent"}
+    # named-tensor (Dimname) overloads are optional rows on every PyTorch (2.11 has them, 2.13 not)
+    want = {k for k in want if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
+    got = {w.overload for w in op.interface.wrappers if w.kind != "named"}
     assert got == want
     assert {w.overload for w in op.interface.wrappers if w.exercised} == EXERCISED[name]
     kinds = {w.overload: w.kind for w in op.interface.wrappers}
     if name == "cat":
-        assert kinds["cat.names"] == kinds["cat.names_out"] == "absent" and kinds["cat.out"] == "dispatcher"
+        assert kinds["cat.names"] == kinds["cat.names_out"] == "named" and kinds["cat.out"] == "dispatcher"
     if name == "to":
         assert {k for k, v in kinds.items() if v == "jit"} == {"to.prim_Device", "to.prim_dtype", "to.prim_other"}
         assert set(op.interface.required_names()) == {"to_dtype", "to_device", "to_other", "to_dtype_layout"}

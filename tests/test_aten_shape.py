@@ -85,7 +85,9 @@ def test_corrected_matmul_grids() -> None:
 def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
     op = ROWS[name]
     want = {name if o == "default" else f"{name}.{o}" for o in getattr(torch.ops.aten, name).overloads()}
-    assert {w.overload for w in op.interface.wrappers if w.kind != "absent"} == want
+    # named-tensor (Dimname) overloads are optional rows on every PyTorch (2.11 has them, 2.13 not)
+    want = {k for k in want if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
+    assert {w.overload for w in op.interface.wrappers if w.kind != "named"} == want
     assert {w.overload for w in op.interface.wrappers if w.exercised} == EXERCISED[name]
     for w in op.interface.wrappers:
         if w.exercised:
@@ -94,7 +96,7 @@ def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
         kinds = {w.overload: w.kind for w in op.interface.wrappers}
         assert {k for k, v in kinds.items() if v == "jit"} == {f"sort.{s}" for s in
                                                               ("int", "float", "Tensor", "bool", "str", "any")}
-        assert {k for k, v in kinds.items() if v == "absent"} == {f"sort.{s}" for s in (
+        assert {k for k, v in kinds.items() if v == "named"} == {f"sort.{s}" for s in (
             "dimname", "dimname_values", "dimname_stable", "dimname_values_stable")}
 
 

@@ -84,6 +84,13 @@ def install_host_read_hooks() -> None:
         def read(self, *a, _orig=orig, **k):
             if STATE.active_wrappers and STATE.tracing and not STATE.inside_launch:
                 STATE.trace["aten::host_read"] += max(1, self.numel())
+                # The read is counted above; the device-to-host copy PyTorch runs inside it
+                # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
+                STATE.inside_launch += 1
+                try:
+                    return _orig(self, *a, **k)
+                finally:
+                    STATE.inside_launch -= 1
             return _orig(self, *a, **k)
 
         read._kgb_hooked = True  # type: ignore[attr-defined]

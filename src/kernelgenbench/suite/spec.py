@@ -136,8 +136,9 @@ class Wrapper:
         name: the wrapper's Python name, the key with ``.`` → ``_`` (``add_Tensor``).
         schema: the dispatcher schema, or the JIT/scalar signature.
         kind: ``"dispatcher"`` (registered into ``torch.library``), ``"jit"`` (TorchScript-only
-            scalar overload: a plain Python function), or ``"absent"`` (Dimname overloads that
-            PyTorch 2.13 no longer has).
+            scalar overload: a plain Python function), or ``"named"`` (named-tensor ``Dimname``
+            overloads: optional on every PyTorch version, registered where the installed PyTorch
+            has them; 2.11 does, 2.13 does not).
         exercised: the tests drive this overload (full tier).
     """
 

@@ -45,7 +45,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, elem_bytes
+from .family import AtenCase, AtenOperator, elem_bytes, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
 FORMS = ("tt", "ts", "st", "td", "dt")
@@ -71,8 +71,8 @@ def pytorch_wrappers(op: str, exercised: Sequence[str]) -> list[Wrapper]:
     out = []
     for ov in packet.overloads():
         key = op if ov == "default" else f"{op}.{ov}"
-        kind = "dispatcher" if _is_dispatcher(op, ov) else "jit"
-        out.append(Wrapper(key, str(getattr(packet, ov)._schema), kind=kind, exercised=key in exercised))
+        schema = str(getattr(packet, ov)._schema)
+        out.append(Wrapper(key, schema, kind=overload_kind(schema, _is_dispatcher(op, ov)), exercised=key in exercised))
     unknown = set(exercised) - {w.overload for w in out}
     if unknown:
         raise ValueError(f"aten::{op}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")

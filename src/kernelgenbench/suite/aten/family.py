@@ -87,6 +87,23 @@ def resolve_api(name: str) -> Callable[..., Any]:
     raise KeyError(f"unknown public API {name!r}")
 
 
+def _has_overload(key: str) -> bool:
+    """Whether the installed PyTorch has the overload ``"select.Dimname"`` (named-tensor overloads
+    exist in PyTorch 2.11, not in 2.13)."""
+    op, _, ov = key.partition(".")
+    return (ov or "default") in getattr(torch.ops.aten, op).overloads()
+
+
+def overload_kind(schema: str, dispatcher: bool) -> str:
+    """The :attr:`~kernelgenbench.suite.spec.Wrapper.kind` of an overload: named-tensor (``Dimname``)
+    overloads are ``"named"`` (optional) on every PyTorch version, so the interface a submission must
+    implement does not change between the CPU's PyTorch 2.13 (which lacks them) and the GPU image's
+    2.11 (which has them); others are ``"dispatcher"`` or JIT-only ``"jit"``."""
+    if "Dimname" in schema:
+        return "named"
+    return "dispatcher" if dispatcher else "jit"
+
+
 class AtenImpl:
     """The candidate's wrappers, traced, and their registration state (runs in the child).
 
@@ -105,7 +122,7 @@ class AtenImpl:
                 continue
             t = traced(fn, w.name)
             self.by_name[w.name] = t
-            if w.kind == "dispatcher":
+            if w.kind == "dispatcher" or (w.kind == "named" and _has_overload(w.overload)):
                 self.fns[w.overload] = t
         self.lib: Any = None
         self.activate()

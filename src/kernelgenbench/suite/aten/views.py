@@ -40,7 +40,7 @@ from ...verify.compare import poison_, same_storage
 from ..common import make_tensor
 from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Expected, NothingToCompute, Wrapper, dtype_of,
                     numel, product)
-from .family import DIRECT, AtenCase, AtenOperator, resolve_api
+from .family import DIRECT, AtenCase, AtenOperator, overload_kind, resolve_api
 
 FLOATS = ["fp16", "fp32", "bf16"]
 FLOATS_32 = ["fp32", "fp16", "bf16"]   # the axis order of the long-tail sections
@@ -70,10 +70,13 @@ def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None
     out = []
     for ov in getattr(torch.ops.aten, op).overloads():
         key = op if ov == "default" else f"{op}.{ov}"
-        out.append(Wrapper(key, _schema(op, ov), kind="dispatcher" if _is_dispatcher(op, ov) else "jit",
+        schema = _schema(op, ov)
+        out.append(Wrapper(key, schema, kind=overload_kind(schema, _is_dispatcher(op, ov)),
                            exercised=key in exercised))
+    have = {w.overload for w in out}
     for ov, schema in (absent or {}).items():
-        out.append(Wrapper(f"{op}.{ov}", schema, kind="absent"))
+        if f"{op}.{ov}" not in have:
+            out.append(Wrapper(f"{op}.{ov}", schema, kind="named"))
     return out
 
 
