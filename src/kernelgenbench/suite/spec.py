@@ -108,6 +108,9 @@ class Tolerance:
 
 
 EXACT = Tolerance(exact=True)
+#: :attr:`Operator.tolerance_text` of operators compared bit for bit.
+EXACT_TEXT = ("exact: results must equal PyTorch's bit for bit (-0.0 equals 0.0; NaN positions must match); "
+              "no rtol/atol")
 
 
 @dataclass(frozen=True)
@@ -605,6 +608,9 @@ class Operator(abc.ABC):
     """
 
     source: ClassVar[str] = ""
+    #: How values are judged when that is not the default dtype rule (``kgb show``, prompts):
+    #: exact operators, statistical judges; None means "rtol by dtype, atol 1e-4 x reduce_dim".
+    tolerance_text: str | None = None
 
     def __init__(self, name: str, *, category: str, section: str, semantics: str,
                  interface: Interface, nothing_to_compute: NothingToCompute | None = None,

@@ -44,7 +44,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ...verify.compare import poison_
 from ..common import make_tensor, upcast
-from ..spec import EXACT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, elem_bytes, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
@@ -138,6 +138,8 @@ class BinaryOperator(AtenOperator):
                  own_ops: frozenset[str] | None = None, notes: str = "") -> None:
         self.api, self.fn, self.inplace = api, fn, inplace
         self.ref_kind, self.ref_fn, self.exact = reference, ref_fn, exact
+        if exact is True:
+            self.tolerance_text = EXACT_TEXT
         self.dist, self.int_range, self.pin, self.zero_frac = dist, int_range, pin, zero_frac
         self.divisor, self.shape2_of, self.untimed, self.flops = divisor, shape2_of, untimed, flops
         #: CompositeImplicitAutograd (no backend kernel of its own: ``prelu``)

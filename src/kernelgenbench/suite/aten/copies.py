@@ -58,7 +58,7 @@ import torch
 
 from ...verify.compare import SlotResult, compare_values, poison_, same_storage, unchanged
 from ..common import make_tensor
-from ..spec import EXACT, Call, Cost, Expected, dtype_of, numel, product, written_expected
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
 from .views import wrappers_of
@@ -285,6 +285,8 @@ class CopyOperator(AtenOperator):
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids, build=args,
                          reference=self._reference_of, cost=cost, timed=timed, own_ops=own_ops,
                          allow_copies=False, notes=notes)
+        self.tolerance_text = (EXACT_TEXT + "; new tensors must have PyTorch's exact strides and storage offset, and "
+                               "where PyTorch returns the input itself the result must be that tensor")
 
     def tensor_dtypes(self, params: dict[str, Any]) -> set[torch.dtype]:
         """Every dtype the case reads or writes (casts count on both sides)."""

@@ -193,6 +193,11 @@ class IndexOperator(AtenOperator):
         super().__init__(name, category=category, semantics=semantics,
                          wrappers=wrappers_of(name, exercised, absent), grids=grids, build=build,
                          reference=reference, cost=cost, timed=timed, own_ops=own_ops, notes=notes)
+        self.tolerance_text = (
+            "exact where values are moved (gathered, selected, filled, written): bit for bit, -0.0 equals 0.0; "
+            "where values accumulate (index_put_ accumulate=True, scatter with reduce) an fp64 reference with "
+            "rtol by dtype and atol 1e-4 x the most contributions to one element; with duplicate targets and no "
+            "reduction, any one of the values written there is right")
 
     def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
         api = str(call.api)

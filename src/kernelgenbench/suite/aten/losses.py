@@ -40,7 +40,7 @@ import torch
 
 from ...verify.compare import poison_
 from ..common import make_tensor, upcast
-from ..spec import EXACT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
@@ -159,6 +159,8 @@ class TensorRow(AtenOperator):
         self.fn = getattr(torch.ops.aten, name).default
         self.inputs, self.args, self.out_overload = tuple(inputs), args, out_overload
         self.ref_kind, self.exact, self.untimed, self.flops = reference, exact, untimed, flops
+        if exact:
+            self.tolerance_text = EXACT_TEXT
         #: CompositeImplicitAutograd with no CPU kernel (``margin_ranking_loss``): on the interpreter a
         #: dispatch mode would only see its decomposition, so the wrapper is called directly there.
         self.composite = (torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", "CompositeImplicitAutograd")

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..common import make_tensor, upcast
-from ..spec import EXACT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
 from ...verify.compare import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import ALPHAS, FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
@@ -428,6 +428,7 @@ INDEX_SELECT = AtenOperator(
     },
     build=_isel_build, reference=_isel_ref, cost=_isel_cost,
 )
+INDEX_SELECT.tolerance_text = EXACT_TEXT
 
 OPERATORS: list[AtenOperator] = [SOFTMAX_, ADD, CUMSUM, INDEX_SELECT, MM, SUM]
 

@@ -34,7 +34,7 @@ import torch
 
 from ...verify.compare import poison_
 from ..common import make_tensor
-from ..spec import EXACT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes
 from .pools import POINTWISE_SHAPES
 
@@ -96,6 +96,8 @@ class UnaryOperator(AtenOperator):
         self.api, self.out_api = api, out_api
         self.dist, self.int_range, self.pin, self.extra = dist, int_range, pin, extra
         self.ref_fn, self.exact, self.untimed, self.flops = reference, exact, untimed, flops
+        if exact:
+            self.tolerance_text = EXACT_TEXT + " (complex results: rtol by dtype)"
         self.jit = dict(jit or {})
         #: CompositeImplicitAutograd (no backend kernel of its own: ``square``)
         self.composite = torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", "CompositeImplicitAutograd")

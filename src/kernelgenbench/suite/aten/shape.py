@@ -35,7 +35,7 @@ import torch
 
 from ...verify.compare import SlotResult, compare_slot, compare_values, poison_
 from ..common import make_tensor
-from ..spec import (EXACT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance, Wrapper, dtype_of, numel,
+from ..spec import (EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance, Wrapper, dtype_of, numel,
                     product, written_expected)
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import FLOAT3
@@ -436,6 +436,7 @@ ROT90 = ShapeOperator(
     notes="Values are compared exactly; PyTorch returns a transposed view of a flipped copy for odd k, so strides are "
           "not judged. Smoke adds int32 and bool cases (k = 5, dims [1, 0]).",
 )
+ROT90.tolerance_text = EXACT_TEXT
 
 
 # ================================================================================================ splits
