@@ -267,11 +267,15 @@ def eval_cmd(
     tb = summary.get("time_s") or {}
     if tb.get("jobs_wall_s"):
         busy = tb.get("candidate_s", 0.0) + tb.get("timing_s", 0.0)
-        console.print(f"[dim]job time {tb['jobs_wall_s']:.1f} s: candidate calls {tb.get('candidate_s', 0):.1f} s, "
-                      f"timing {tb.get('timing_s', 0):.1f} s, harness overhead {tb['jobs_wall_s'] - busy:.1f} s "
-                      f"(import/compile {tb.get('import_s', 0):.1f}, inputs+references {tb.get('reference_s', 0):.1f}, "
-                      f"transfer {tb.get('save_s', 0) + tb.get('load_s', 0):.1f}, judging {tb.get('judge_s', 0):.1f}, "
-                      f"ghost {tb.get('ghost_s', 0):.1f})[/dim]")
+        overhead = tb["jobs_wall_s"] - busy
+        parts = {"sandbox start-up/import/compile": tb.get("import_s", 0.0),
+                 "inputs+references": tb.get("reference_s", 0.0),
+                 "transfer": tb.get("save_s", 0.0) + tb.get("load_s", 0.0), "judging": tb.get("judge_s", 0.0),
+                 "ghost": tb.get("ghost_s", 0.0)}
+        parts["other (process and case bookkeeping)"] = max(0.0, overhead - sum(parts.values()))
+        console.print(f"[dim]job time {tb['jobs_wall_s']:.1f} s, summed over the jobs of all slots: candidate calls "
+                      f"{tb.get('candidate_s', 0):.1f} s, timing {tb.get('timing_s', 0):.1f} s, harness overhead "
+                      f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})[/dim]")
     if not plat.timing:
         console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
     failed = [r for r in latest if r.get("status") == "failed"]
