@@ -48,6 +48,8 @@ EXPECTED = {
     "attrgetter": "static_scan",      # operator.attrgetter("run.__globals__") to reach the hooks
     "methodcaller": "static_scan",    # operator.methodcaller("tolist") + host compute
     "str_read": "profile",            # str(tensor) as a host read channel (not dispatched)
+    "tensor_subclass": "static_scan",  # a torch.Tensor subclass whose handler computes outside the dispatch trace
+    "jit_fn_body": "static_scan",     # PyTorch in a @triton.jit body called as Python through .fn
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

@@ -137,9 +137,9 @@ def test_clean_wrapper_idioms():
             k[(triton.cdiv(out.numel(), 1024),)](out, out.numel(), BLOCK=1024)
         return out
     """
-    # `torch.broadcast_tensors` as a value is a PyTorch function reference (computes nothing here,
-    # but it is not on the allowlist): the only finding.
-    assert hits(src) == [(12, "torch-compute")]
+    # `torch.broadcast_tensors` only builds views (allowed since a red-team found a legal kernel
+    # rejected for it): no finding.
+    assert hits(src) == []
 
 
 def test_main_guard_is_skipped():
@@ -746,3 +746,34 @@ def test_monkey_patch_message_names_the_owner():
         "line 2: torch.Tensor.add changes torch.Tensor, which belongs to another module; modules and "
         "classes defined elsewhere must not be modified (rule monkey-patch)"
     )
+
+
+def test_tensor_subclasses_dispatch_handlers_and_jit_bodies_called_as_python_are_rejected() -> None:
+    src = '''
+import torch
+import triton
+
+class Box(torch.Tensor):
+    pass
+
+class Handler:
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+@triton.jit
+def body(x):
+    return x.sum()
+
+def wrapper(x):
+    return body.fn(x)
+
+def helper(x):
+    return x
+
+def fine(x, obj):
+    return obj.fn, helper(x)
+'''
+    rules = [(f.line, f.rule) for f in scan_source(src)]
+    assert (5, "introspection") in rules and (8, "introspection") in rules and (18, "introspection") in rules
+    assert not any(line >= 20 for line, _ in rules)  # .fn of something undecorated is not flagged

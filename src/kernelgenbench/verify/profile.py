@@ -18,7 +18,7 @@ VIEWS = {"view", "_unsafe_view", "as_strided", "t", "transpose", "permute", "exp
          "select", "slice", "narrow", "split", "split_with_sizes", "unbind", "alias", "detach", "view_as_real",
          "view_as_complex", "_reshape_alias", "reshape", "unfold", "chunk", "flatten", "unflatten", "movedim",
          "expand_as", "view_as", "_conj", "_neg_view", "diagonal", "swapaxes", "squeeze_", "unsqueeze_",
-         "as_strided_", "resolve_conj", "resolve_neg"}
+         "as_strided_", "resolve_conj", "resolve_neg", "broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d"}
 META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_scalar_dense", "item", "is_contiguous",
         "is_same_size", "size", "stride", "result_type", "can_cast", "promote_types", "is_nonzero", "dim",
         "numel", "is_floating_point", "is_complex", "is_signed", "element_size", "storage_offset"}

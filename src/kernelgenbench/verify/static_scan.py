@@ -171,7 +171,8 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "view_as_real", "view_as_complex",
         # the function forms of the view methods allowed in TENSOR_METHODS_ALLOWED
         "reshape", "permute", "transpose", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
-        "narrow", "select", "as_strided", "unbind", "split", "chunk", "broadcast_to", "movedim",
+        "narrow", "select", "as_strided", "unbind", "split", "chunk", "broadcast_to", "broadcast_tensors",
+        "atleast_1d", "atleast_2d", "atleast_3d", "movedim",
         "moveaxis", "swapaxes", "swapdims", "tensor_split", "diagonal",
         # device queries
         "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
@@ -1226,7 +1227,52 @@ def scan_source(
         scanner.run(tree)
     except RecursionError:
         return [Finding(1, 0, "syntax", f"line 1: {filename} is nested too deeply to scan (rule syntax)")]
-    return sorted(scanner.findings, key=lambda f: (f.line, f.col, f.rule, f.message))
+    findings = [*scanner.findings, *_dispatch_escapes(tree, source)]
+    return sorted(findings, key=lambda f: (f.line, f.col, f.rule, f.message))
+
+
+#: Methods that make a class a PyTorch dispatch or function handler.
+_HANDLER_METHODS = frozenset({"__torch_dispatch__", "__torch_function__"})
+
+
+def _dispatch_escapes(tree: ast.AST, source: str) -> list[Finding]:
+    """Constructs that run PyTorch code where neither this scan nor the L3 dispatch trace looks
+    (found by red-teaming):
+
+    * a ``torch.Tensor`` subclass or a class defining ``__torch_dispatch__``/``__torch_function__``:
+      a subclass's handler runs with the sandbox's dispatch mode popped, so what it computes is
+      never traced;
+    * ``<decorated function>.fn``: the plain Python body behind ``@triton.jit``/``@triton.autotune``;
+      kernel bodies are scanned as Triton code (tensor methods there are ``tl`` operations), so
+      calling the body as Python would run PyTorch unseen.
+    """
+    lines = source.splitlines()
+
+    def code(node: ast.AST) -> str:
+        ln = getattr(node, "lineno", 1)
+        return lines[ln - 1].strip() if 0 < ln <= len(lines) else ""
+
+    out: list[Finding] = []
+    decorated = {n.name for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            tensor_base = any(b.split(".")[-1] in ("Tensor", "_TensorBase", "TensorBase") for b in bases)
+            handlers = [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        and f.name in _HANDLER_METHODS]
+            if tensor_base or handlers:
+                what = "subclasses torch.Tensor" if tensor_base else f"defines {handlers[0]}"
+                out.append(Finding(node.lineno, node.col_offset, "introspection",
+                                   f"line {node.lineno}: {code(node)} {what}: a tensor subclass or dispatch "
+                                   "handler runs PyTorch code outside the dispatch trace (rule introspection)"))
+        elif isinstance(node, ast.Attribute) and node.attr == "fn" and isinstance(node.value, ast.Name) \
+                and node.value.id in decorated:
+            out.append(Finding(node.lineno, node.col_offset, "introspection",
+                               f"line {node.lineno}: {code(node)} reaches {node.value.id}.fn, the plain Python "
+                               "body behind a Triton decorator; kernels must be launched, not called as Python "
+                               "(rule introspection)"))
+    return out
 
 
 def scan_file(
