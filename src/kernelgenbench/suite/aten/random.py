@@ -89,6 +89,8 @@ rejected (L1: not allowed or dispatch recursion; L3: a forbidden op or too many 
 """
 from __future__ import annotations
 
+import abc
+
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -172,28 +174,28 @@ def _neighbour_mids(w: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 # ----------------------------------------------------------------------------------------------- laws
-class Law:
+class Law(abc.ABC):
     """The law of the samples of one case (verifier side). ``x`` are the candidate's samples, flat, in
     the output dtype and logical order; every method sees values already shape- and dtype-checked."""
 
     #: short text for messages
     name = "law"
 
+    @abc.abstractmethod
     def support(self, x: torch.Tensor) -> str | None:
         """Why some value cannot come from the law (exact check), or None."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def cdf_bounds(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(F(x-), F(x))`` per element (float64): the randomised PIT is ``F(x-) + V (F(x) - F(x-))``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def mean_test(self, x: torch.Tensor, alpha: float) -> str | None:
         """The law's mean test at level ``alpha`` (see the module docstring), or None when it passes."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def log_p_identical(self) -> float:
         """An upper bound of the log-probability that two independent draws of all samples coincide."""
-        raise NotImplementedError
 
 
 class BernoulliLaw(Law):
