@@ -45,23 +45,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, elem_bytes, overload_kind
+from .family import AtenCase, AtenOperator, elem_bytes, is_dispatcher, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
 FORMS = ("tt", "ts", "st", "td", "dt")
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 PRELU_SHAPES = [[2, 3], [128, 256], [512, 512], [4, 8, 16], [2, 32, 16, 16], [2, 128, 64, 64]]
 KWARGS = {"alpha": "alpha", "mode": "rounding_mode"}
-
-
-def _is_dispatcher(op: str, overload: str) -> bool:
-    """Whether ``aten::<op>.<overload>`` has a dispatcher entry (False: a TorchScript-only overload)."""
-    name = f"aten::{op}" + ("" if overload == "default" else f".{overload}")
-    try:
-        torch._C._dispatch_has_kernel_for_dispatch_key(name, "CPU")
-    except RuntimeError:
-        return False
-    return True
 
 
 def pytorch_wrappers(op: str, exercised: Sequence[str]) -> list[Wrapper]:
@@ -72,7 +62,7 @@ def pytorch_wrappers(op: str, exercised: Sequence[str]) -> list[Wrapper]:
     for ov in packet.overloads():
         key = op if ov == "default" else f"{op}.{ov}"
         schema = str(getattr(packet, ov)._schema)
-        out.append(Wrapper(key, schema, kind=overload_kind(schema, _is_dispatcher(op, ov)), exercised=key in exercised))
+        out.append(Wrapper(key, schema, kind=overload_kind(schema, is_dispatcher(op, ov)), exercised=key in exercised))
     unknown = set(exercised) - {w.overload for w in out}
     if unknown:
         raise ValueError(f"aten::{op}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")
@@ -143,7 +133,7 @@ class BinaryOperator(AtenOperator):
         self.dist, self.int_range, self.pin, self.zero_frac = dist, int_range, pin, zero_frac
         self.divisor, self.shape2_of, self.untimed, self.flops = divisor, shape2_of, untimed, flops
         #: CompositeImplicitAutograd (no backend kernel of its own: ``prelu``)
-        self.composite = (_is_dispatcher(name, "default") and torch._C._dispatch_has_kernel_for_dispatch_key(
+        self.composite = (is_dispatcher(name, "default") and torch._C._dispatch_has_kernel_for_dispatch_key(
             f"aten::{name}", "CompositeImplicitAutograd"))
         super().__init__(name, category=category, semantics=semantics,
                          wrappers=pytorch_wrappers(name, exercised), grids=grids, build=self._build_case,

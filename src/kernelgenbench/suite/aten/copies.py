@@ -59,7 +59,7 @@ import torch
 from ...verify.compare import SlotResult, compare_values, poison_, same_storage, unchanged
 from ..common import make_tensor
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
-from .family import DIRECT, AtenCase, AtenOperator, resolve_api
+from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
 from .views import wrappers_of
 
@@ -368,10 +368,6 @@ def _is_input(ref: Any, x: Any) -> bool:
         and ref.storage_offset() == x.storage_offset() and ref.dtype == x.dtype)))
 
 
-def _elem(dtype: str) -> int:
-    return torch.empty(0, dtype=dtype_of(dtype)).element_size()
-
-
 def _mf_kwargs(p: dict[str, Any]) -> dict[str, Any]:
     return {"memory_format": MEMORY_FORMATS[p["memory_format"]]} if "memory_format" in p else {}
 
@@ -387,7 +383,7 @@ def _to_copy_args(p, device, gen) -> AtenCase:
 
 def _cast_cost(p: dict[str, Any]) -> Cost:
     n = numel(input_shape(p))
-    return Cost(0.0, float(n * (_elem(p["dtype"]) + _elem(p.get("target", p["dtype"])))))
+    return Cost(0.0, float(n * (elem_bytes(p["dtype"]) + elem_bytes(p.get("target", p["dtype"])))))
 
 
 _F16_EDGES = [65504.0, 65519.99609375, 65520.0, -65520.0, 1e-8, 2.9802322387695312e-08, 2.98023259e-08,
@@ -449,7 +445,7 @@ def _clone_args(p, device, gen) -> AtenCase:
 
 
 def _copy_cost(p: dict[str, Any]) -> Cost:
-    return Cost(0.0, float(2 * numel(input_shape(p)) * _elem(p["dtype"])))
+    return Cost(0.0, float(2 * numel(input_shape(p)) * elem_bytes(p["dtype"])))
 
 
 CLONE = CopyOperator(
@@ -545,8 +541,8 @@ def _copy__args(p, device, gen) -> AtenCase:
 
 
 def _copy__cost(p: dict[str, Any]) -> Cost:
-    return Cost(0.0, float(numel(p.get("src_shape", p["shape"])) * _elem(p.get("src_dtype", p["dtype"]))
-                           + numel(p["shape"]) * _elem(p["dtype"])))
+    return Cost(0.0, float(numel(p.get("src_shape", p["shape"])) * elem_bytes(p.get("src_dtype", p["dtype"]))
+                           + numel(p["shape"]) * elem_bytes(p["dtype"])))
 
 
 COPY_ = CopyOperator(
@@ -678,7 +674,7 @@ RESOLVE_CONJ = CopyOperator(
               "tensor's memory holds the unconjugated values), laid out as clone() lays it out (preserve: a dense "
               "view keeps its strides). Otherwise self itself. CompositeImplicit in PyTorch.",
     exercised=["resolve_conj"], args=_resolve_conj_args,
-    cost=lambda p: Cost(0.0, float(2 * numel(input_shape(p)) * _elem(p["dtype"])) if p.get("conj", True) else 0.0),
+    cost=lambda p: Cost(0.0, float(2 * numel(input_shape(p)) * elem_bytes(p["dtype"])) if p.get("conj", True) else 0.0),
     grids={
         "smoke": [
             dict(shape=[17], dtype="c64"),
@@ -797,7 +793,7 @@ def _cat_args(p, device, gen) -> AtenCase:
 
 def _cat_cost(p: dict[str, Any]) -> Cost:
     dtypes = p.get("dtypes") or [p["dtype"]] * len(p["shapes"])
-    read = sum(numel(s) * _elem(dt) for s, dt in zip(p["shapes"], dtypes))
+    read = sum(numel(s) * elem_bytes(dt) for s, dt in zip(p["shapes"], dtypes))
     return Cost(0.0, float(read + numel(_cat_out_shape(p)) * _result_dtype(p).itemsize))
 
 
@@ -856,7 +852,7 @@ def _stack_args(p, device, gen) -> AtenCase:
 
 def _stack_cost(p: dict[str, Any]) -> Cost:
     n = numel(_stack_out_shape(p))
-    return Cost(0.0, float(n * (_elem(p["dtype"]) + _result_dtype(p).itemsize)))
+    return Cost(0.0, float(n * (elem_bytes(p["dtype"]) + _result_dtype(p).itemsize)))
 
 
 _STACK_SHAPES = [[[16], [16]], [[16, 256], [16, 256]], [[20, 320, 15]] * 3]

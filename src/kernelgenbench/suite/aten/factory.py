@@ -46,7 +46,7 @@ import torch
 from ...verify.compare import SlotResult, compare_values, poison_, same_storage
 from ..common import make_tensor
 from ..spec import EXACT, Call, Cost, Expected, clone_tree, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, resolve_api
+from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES
 from .views import wrappers_of
 
@@ -64,10 +64,6 @@ TOLERANCE_TEXT = ("exact (aten.md §3 assert_equal): every element bit for bit (
                   "outside the written view untouched.")
 
 ALL8 = ["bool", "int16", "int32", "int64", "fp16", "fp32", "bf16", "fp64"]  # full/zeros dtype axis
-
-
-def _elem(dtype: str | torch.dtype) -> int:
-    return torch.empty(0, dtype=dtype_of(dtype)).element_size()
 
 
 def _poisoned(shape: Sequence[int], dtype: str | torch.dtype, device: torch.device,
@@ -198,7 +194,7 @@ def _write_cost(shape_of: Callable[[dict[str, Any]], Sequence[int]], dtype_key: 
     """Bytes written: the result's elements in its dtype."""
     def cost(p: dict[str, Any]) -> Cost:
         dt = p.get(dtype_key) or default
-        return Cost(0.0, float(numel(shape_of(p)) * _elem(dt)))
+        return Cost(0.0, float(numel(shape_of(p)) * elem_bytes(dt)))
     return cost
 
 
@@ -247,7 +243,7 @@ def _arange_args(p, device, gen):
 def _arange_cost(p: dict[str, Any]) -> Cost:
     n = _arange_len(p)
     dt = _arange_dtype(p)
-    return Cost(2.0 * n if dtype_of(dt).is_floating_point else 0.0, float(n * _elem(dt)))
+    return Cost(2.0 * n if dtype_of(dt).is_floating_point else 0.0, float(n * elem_bytes(dt)))
 
 
 ARANGE = FactoryOperator(
@@ -321,7 +317,7 @@ FULL = FactoryOperator(
                      "Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor",
             "names_out": "aten::full.names_out(int[] size, Scalar fill_value, *, Dimname[]? names, Tensor(a!) out) "
                          "-> Tensor(a!)"},
-    cost=lambda p: Cost(0.0, float(numel(p["shape"]) * _elem(p.get("dtype") or _infer_dtype(p["fill"])))),
+    cost=lambda p: Cost(0.0, float(numel(p["shape"]) * elem_bytes(p.get("dtype") or _infer_dtype(p["fill"])))),
     timed=lambda p: p.get("dtype") is not None and p.get("overload") != "out",
     grids={
         "smoke": [dict(shape=[17, 33], fill=3.1415926, dtype=None),
@@ -411,7 +407,7 @@ def _like_args(op: str):
 
 
 def _like_cost(p: dict[str, Any]) -> Cost:
-    return Cost(0.0, float(numel(p["shape"]) * _elem(p.get("out_dtype") or p["dtype"])))
+    return Cost(0.0, float(numel(p["shape"]) * elem_bytes(p.get("out_dtype") or p["dtype"])))
 
 
 def _like_grids(value: int) -> dict[str, list[dict[str, Any]]]:
@@ -477,7 +473,7 @@ NEW_ONES = FactoryOperator(
               "new_ones.out(self, size, out) resizes out to size (keeping out's dtype, and its strides when the "
               "size already matches), fills it with ones and returns it. self's values are not read.",
     exercised=["new_ones", "new_ones.out"], args=_new_ones_args,
-    cost=lambda p: Cost(0.0, float(numel(p["size"]) * _elem(p.get("dtype") or p.get("self_dtype", "fp32")))),
+    cost=lambda p: Cost(0.0, float(numel(p["size"]) * elem_bytes(p.get("dtype") or p.get("self_dtype", "fp32")))),
     grids={
         "smoke": [dict(self_shape=[2, 3], size=[2, 3], dtype="bf16"),
                   dict(self_shape=[2, 3], size=[32, 16, 8], dtype="fp16"),
@@ -523,7 +519,7 @@ SCALAR_TENSOR = FactoryOperator(
               "NaN, infinities or out-of-range values for integers) is an error, as CUDA's fill checks it. scalar_tensor.out(s, out) resizes out "
               "to 0-d, keeps out's dtype, writes s and returns out.",
     exercised=["scalar_tensor", "scalar_tensor.out"], args=_scalar_tensor_args,
-    cost=lambda p: Cost(0.0, float(_elem(p.get("dtype") or "fp32"))),
+    cost=lambda p: Cost(0.0, float(elem_bytes(p.get("dtype") or "fp32"))),
     grids={
         "smoke": [dict(val=12345, dtype="fp16"), dict(val=-1.5, dtype="bf16"),
                   dict(val=3.14159, dtype="fp32", overload="out"), dict(val=True, dtype="int16"),
@@ -554,9 +550,9 @@ def _fill_args(p, device, gen):
 
 
 def _fill_cost(p: dict[str, Any]) -> Cost:
-    b = numel(p["shape"]) * _elem(p["dtype"])
+    b = numel(p["shape"]) * elem_bytes(p["dtype"])
     if p.get("form") == "Tensor":
-        b += _elem(p.get("value_dtype") or p["dtype"])
+        b += elem_bytes(p.get("value_dtype") or p["dtype"])
     return Cost(0.0, float(b))
 
 

@@ -94,6 +94,20 @@ def _has_overload(key: str) -> bool:
     return (ov or "default") in getattr(torch.ops.aten, op).overloads()
 
 
+def schema_of(op: str, overload: str) -> str:
+    """The installed PyTorch's schema of ``aten::<op>.<overload>`` (PyTorch wins over the prompt)."""
+    return str(getattr(getattr(torch.ops.aten, op), overload)._schema)
+
+
+def is_dispatcher(op: str, overload: str) -> bool:
+    """Whether ``aten::<op>.<overload>`` has a dispatcher entry (False: a TorchScript-only overload)."""
+    try:
+        torch._C._dispatch_find_schema_or_throw(f"aten::{op}", "" if overload == "default" else overload)
+    except RuntimeError:
+        return False
+    return True
+
+
 def overload_kind(schema: str, dispatcher: bool) -> str:
     """The :attr:`~kernelgenbench.suite.spec.Wrapper.kind` of an overload: named-tensor (``Dimname``)
     overloads are ``"named"`` (optional) on every PyTorch version, so the interface a submission must

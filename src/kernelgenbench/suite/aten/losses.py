@@ -41,17 +41,12 @@ import torch
 from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
-from .family import DIRECT, AtenCase, AtenOperator, elem_bytes
+from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 LONGTAIL_BIG = [[2, 3], [128, 256], [1024, 1024]]
 DTYPES = ["fp32", "fp16", "bf16"]  # the long-tail tests' dtype axis, in upstream order
 REDUCTIONS = [0, 1, 2]            # none, mean, sum (at::Reduction)
-
-
-def _schema(op: str, overload: str) -> str:
-    """The installed PyTorch's schema of ``aten::<op>.<overload>`` (PyTorch wins over the prompt)."""
-    return str(getattr(getattr(torch.ops.aten, op), overload)._schema)
 
 
 def _key(op: str, overload: str) -> str:
@@ -170,7 +165,7 @@ class TensorRow(AtenOperator):
             raise ValueError(f"aten::{name}: PyTorch {torch.__version__} has overloads "
                              f"{getattr(torch.ops.aten, name).overloads()}, the row names {overloads}")
         ex = set(exercised) if exercised is not None else {_key(name, o) for o in overloads}
-        wrappers = [Wrapper(_key(name, o), _schema(name, o), exercised=_key(name, o) in ex) for o in overloads]
+        wrappers = [Wrapper(_key(name, o), schema_of(name, o), exercised=_key(name, o) in ex) for o in overloads]
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids,
                          build=self._build_case, reference=self._reference, cost=self._cost_of,
                          timed=self._timed_of, notes=notes)

@@ -35,15 +35,10 @@ import torch
 from ...verify.compare import poison_
 from ..common import make_tensor
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
-from .family import DIRECT, AtenCase, AtenOperator, elem_bytes
+from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
 from .pools import POINTWISE_SHAPES
 
 JIT_OVERLOADS = ("int", "float", "complex", "Scalar")
-
-
-def _schema(op: str, overload: str) -> str:
-    """The installed PyTorch's schema of ``aten::<op>.<overload>`` (PyTorch wins over the prompt)."""
-    return str(getattr(getattr(torch.ops.aten, op), overload)._schema)
 
 
 def _scalar(v: Any) -> Any:
@@ -101,9 +96,9 @@ class UnaryOperator(AtenOperator):
         self.jit = dict(jit or {})
         #: CompositeImplicitAutograd (no backend kernel of its own: ``square``)
         self.composite = torch._C._dispatch_has_kernel_for_dispatch_key(f"aten::{name}", "CompositeImplicitAutograd")
-        wrappers = [Wrapper(name, _schema(name, "default"), exercised=True)]
-        wrappers.append(Wrapper(f"{name}.out", _schema(name, "out"), exercised=out_exercised))
-        wrappers += [Wrapper(f"{name}.{ov}", _schema(name, ov), kind="jit", exercised=ex)
+        wrappers = [Wrapper(name, schema_of(name, "default"), exercised=True)]
+        wrappers.append(Wrapper(f"{name}.out", schema_of(name, "out"), exercised=out_exercised))
+        wrappers += [Wrapper(f"{name}.{ov}", schema_of(name, ov), kind="jit", exercised=ex)
                      for ov, ex in self.jit.items()]
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids,
                          build=self._build_case, reference=self._reference, cost=self._cost_of,

@@ -40,7 +40,7 @@ from ...verify.compare import poison_, same_storage
 from ..common import make_tensor
 from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Expected, NothingToCompute, Wrapper, dtype_of,
                     numel, product)
-from .family import DIRECT, AtenCase, AtenOperator, overload_kind, resolve_api
+from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, is_dispatcher, overload_kind, resolve_api, schema_of
 
 FLOATS = ["fp16", "fp32", "bf16"]
 FLOATS_32 = ["fp32", "fp16", "bf16"]   # the axis order of the long-tail sections
@@ -51,18 +51,6 @@ TRANSFORMS: dict[str, list[int]] = {"transpose01": [1, 0], "permute201": [2, 0, 
                                     "permute3102": [3, 1, 0, 2]}
 
 
-def _schema(op: str, overload: str) -> str:
-    return str(getattr(getattr(torch.ops.aten, op), overload)._schema)
-
-
-def _is_dispatcher(op: str, overload: str) -> bool:
-    try:
-        torch._C._dispatch_find_schema_or_throw(f"aten::{op}", "" if overload == "default" else overload)
-    except RuntimeError:
-        return False
-    return True
-
-
 def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None = None) -> list[Wrapper]:
     """Every overload PyTorch has for ``op`` (JIT-only ones marked ``jit``), plus ``absent`` ones the
     upstream prompt lists but PyTorch 2.13 lacks (``{overload: schema}``); ``exercised`` are the
@@ -70,8 +58,8 @@ def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None
     out = []
     for ov in getattr(torch.ops.aten, op).overloads():
         key = op if ov == "default" else f"{op}.{ov}"
-        schema = _schema(op, ov)
-        out.append(Wrapper(key, schema, kind=overload_kind(schema, _is_dispatcher(op, ov)),
+        schema = schema_of(op, ov)
+        out.append(Wrapper(key, schema, kind=overload_kind(schema, is_dispatcher(op, ov)),
                            exercised=key in exercised))
     have = {w.overload for w in out}
     for ov, schema in (absent or {}).items():
@@ -172,10 +160,6 @@ class ViewOperator(AtenOperator):
 
 def _reshape_is_view(x: torch.Tensor, shape: Sequence[int]) -> bool:
     return same_storage(torch.ops.aten.reshape.default(x, list(shape)), x)
-
-
-def _elem(dtype: str) -> int:
-    return torch.empty(0, dtype=dtype_of(dtype)).element_size()
 
 
 def _seeded(cases: list[dict[str, Any]], draw: Callable[[random.Random, dict[str, Any]], dict[str, Any]]
@@ -460,7 +444,7 @@ def _reshape_args(p, device, gen):
 def _reshape_cost(p: dict[str, Any]) -> Cost:
     if "transform" not in p:
         return Cost(0.0, 0.0)
-    return Cost(0.0, 2.0 * numel(p["base_shape"]) * _elem(p["dtype"]))
+    return Cost(0.0, 2.0 * numel(p["base_shape"]) * elem_bytes(p["dtype"]))
 
 
 RESHAPE = ViewOperator(
@@ -503,7 +487,7 @@ def _scalar_args(op: str, int_range: tuple[int, int]):
 
 
 def _scalar_cost(p: dict[str, Any]) -> Cost:
-    return Cost(0.0, float(_elem(p["dtype"])))
+    return Cost(0.0, float(elem_bytes(p["dtype"])))
 
 
 ITEM = ViewOperator(
