@@ -3,11 +3,12 @@
 # into one part per GPU (bench/split_ops.py; nvidia-h200-x2 -> two halves run at once). Time-boxed
 # and resumable across calls: the run directories are runs/h200/{heldout,full}<gpu> (carry runs/h200),
 # so a later call, on the same or a fresh machine, runs only the jobs not yet recorded. Held-out jobs
-# share a GPU (SLOTS each: nothing is timed); full-tier jobs have their GPU alone.
+# share a GPU (SLOTS each: nothing is timed); full-tier jobs too (FSLOTS each), but a job times its
+# cases with the GPU to itself (run/gate.py).
 # What comes back in $OUT: records.tgz (results.jsonl, config, env, summary of every run directory)
 # and the logs. Usage: [DEADLINE=540] [SLOTS=5] bench/h200_aten.sh [reps] [warmup_ms]
 set -u
-REPS=${1:-10}; WARM=${2:-10}; DEADLINE=${DEADLINE:-540}; SLOTS=${SLOTS:-5}
+REPS=${1:-10}; WARM=${2:-10}; DEADLINE=${DEADLINE:-540}; SLOTS=${SLOTS:-5}; FSLOTS=${FSLOTS:-3}
 OUT=${OUT:-/tmp/kgb-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
 ROOT=runs/h200; mkdir -p $ROOT
@@ -29,7 +30,7 @@ one() {  # $1 = GPU index
       --jobs "$SLOTS" --out $ROOT/heldout$g >> "$OUT/heldout$g.log" 2>&1
   [ "$(left)" -gt 20 ] || return
   CUDA_VISIBLE_DEVICES=$g timeout "$(left)" python3 -m kernelgenbench.cli eval solutions $sel --tier full \
-      --reps "$REPS" --warmup-ms "$WARM" --out $ROOT/full$g >> "$OUT/full$g.log" 2>&1
+      --jobs "$FSLOTS" --reps "$REPS" --warmup-ms "$WARM" --out $ROOT/full$g >> "$OUT/full$g.log" 2>&1
 }
 for g in $(seq 0 $((NGPU - 1))); do one "$g" & done
 wait

@@ -104,3 +104,19 @@ def test_region_mask_marks_exactly_the_view() -> None:
     m = region_mask(v)
     assert m.tolist() == [True, True, False, False] * 3
     assert storage_view(v).numel() == 12
+
+
+def test_dimname_overloads_are_optional_whoever_builds_the_row():
+    """PyTorch 2.11 (the GPU image) lists Dimname overloads that 2.13 lacks; a family that builds its
+    rows from the installed PyTorch's overloads must not make them required (seen on the H200:
+    mean, sort, gather and scatter failed `missing_wrapper` on mean_names_dim, sort_dimname, ...)."""
+    from kernelgenbench.suite.spec import Wrapper
+
+    w = Wrapper("mean.names_dim", "aten::mean.names_dim(Tensor self, Dimname[1] dim, bool keepdim=False, *, "
+                                  "ScalarType? dtype=None) -> Tensor")
+    assert w.kind == "named" and not w.required
+    plain = Wrapper("mean.dim", "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                                "ScalarType? dtype=None) -> Tensor")
+    assert plain.kind == "dispatcher" and plain.required
+    jit = Wrapper("x.Dimname", "x(Dimname d)", kind="jit")
+    assert jit.kind == "jit"

@@ -162,8 +162,9 @@ def eval_cmd(
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
-    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter; "
-                                                 "several per GPU only for the untimed smoke and held-out tiers)"),
+    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter); "
+                                                 "slots of one GPU overlap their untimed work, while a job times "
+                                                 "its cases the GPU is its alone"),
     reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
     warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
@@ -214,7 +215,7 @@ def eval_cmd(
     rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
     rundir.write_config(config)
     env = environment(plat)
-    slots = make_slots(plat, jobs, share=tier != "full")
+    slots = make_slots(plat, jobs, share=True)
     ceilings: dict[Any, dict[str, Any]] = {}
     if plat.timing and not plat.interpreter and tier == "full":  # only the full tier times cases
         from .verify.ceilings import measure

@@ -26,6 +26,7 @@ from typing import Any
 import torch
 
 from ..platforms import Platform
+from .gate import DeviceGate
 from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
 from ..suite.common import generator
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
@@ -183,8 +184,10 @@ class Verifier:
     """Evaluates one job on one device slot and returns its record (see :meth:`run`)."""
 
     def __init__(self, spec: JobSpec, platform: Platform, device_index: int | None, workdir: Path,
-                 settings: Settings, ceilings: dict[str, float] | None = None) -> None:
+                 settings: Settings, ceilings: dict[str, float] | None = None, gate: DeviceGate | None = None) -> None:
         self.spec = spec
+        #: shared by the slots of this device: untimed GPU work shared, timing exclusive (run/gate.py)
+        self.gate = gate or DeviceGate()
         self.op = spec.op
         self.platform = platform
         self.device_index = device_index
@@ -206,7 +209,7 @@ class Verifier:
         #: where the job's wall time goes (seconds), written into the record as ``time_s``
         self.times: dict[str, float] = {k: 0.0 for k in (
             "l1_s", "import_s", "reference_s", "save_s", "child_case_s", "candidate_s", "load_s", "judge_s",
-            "ghost_s", "profile_s", "timing_s")}
+            "ghost_s", "profile_s", "timing_s", "gate_wait_s")}
 
     # -- record -----------------------------------------------------------------------------------
     def _base_record(self) -> dict[str, Any]:
@@ -254,7 +257,8 @@ class Verifier:
             self.fail("platform", f"harness error: {type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
         finally:
             if self.child is not None:
-                self.child.close()
+                with self.gate.shared():  # a process leaving the GPU is GPU work: not while another job times
+                    self.child.close()
                 self.child = None
         self.record["cases"] = self.cases
         self.record["cases_total"] = len(self.cases)
@@ -293,6 +297,30 @@ class Verifier:
             pick = next((f for f in findings if f.rule == "dispatch-recursion"), first) \
                 if cls == "dispatch_recursion" else first
             raise JobFailed(cls, f"L1 static scan: {pick.message}")
+        t_w = time.perf_counter()
+        with self.gate.shared():
+            self.times["gate_wait_s"] += time.perf_counter() - t_w
+            self._verify()
+        if self.record["failure_class"] is not None:
+            return
+        if not self.platform.timing:
+            self.record["timing"] = {"applicable": False,
+                                     "reason": f"timing is not reported on the {self.platform.name} platform"}
+            self.record["baseline"] = f"{self.op.baseline_label()} (not timed on {self.platform.name})"
+            return
+        # Timing: the device alone (other slots of this GPU wait) ------------------------------------------
+        t_w = time.perf_counter()
+        with self.gate.exclusive():
+            self.times["gate_wait_s"] += time.perf_counter() - t_w
+            t_t = time.perf_counter()
+            self._timing(self._cases)
+            self.times["timing_s"] += time.perf_counter() - t_t
+            if self.child is not None:
+                self.child.close()
+                self.child = None
+
+    def _verify(self) -> None:
+        """Sandbox start-up, every case, L2 ghost replay and the L3 kernel list (no timing)."""
         # Sandbox --------------------------------------------------------------------------------
         self.io.mkdir(parents=True, exist_ok=True)
         log = self.workdir / "child.log"
@@ -300,7 +328,7 @@ class Verifier:
         t_imp = time.perf_counter()
         self._start_child()
         self.times["import_s"] += time.perf_counter() - t_imp
-        cases = self.op.cases(self.spec.tier)
+        cases = self._cases = self.op.cases(self.spec.tier)
         if not cases:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
         traces: dict[str, int] = {}
@@ -344,15 +372,6 @@ class Verifier:
             self.times["profile_s"] += time.perf_counter() - t_p
             if self.record["failure_class"] is not None:
                 return
-        # Timing ------------------------------------------------------------------------------------
-        if self.platform.timing:
-            t_t = time.perf_counter()
-            self._timing(cases)
-            self.times["timing_s"] += time.perf_counter() - t_t
-        else:
-            self.record["timing"] = {"applicable": False,
-                                     "reason": f"timing is not reported on the {self.platform.name} platform"}
-            self.record["baseline"] = f"{self.op.baseline_label()} (not timed on {self.platform.name})"
 
     # -- child management -------------------------------------------------------------------------
     def _start_child(self) -> None:
@@ -627,7 +646,8 @@ class Verifier:
         self.record["timing"] = {"applicable": True, "reps": self.settings.reps, "warmup_ms": self.settings.warmup_ms,
                                  "method": "device time: alternating blocks, fresh input clones, L2 flush (256 MB), "
                                            "device spin so the host is ahead, CUDA events, median; host issue "
-                                           "time per call reported beside it (*_host_ms)",
+                                           "time per call reported beside it (*_host_ms); the job has the GPU "
+                                           "alone while it times (other slots of the GPU wait: run/gate.py)",
                                  "timed_cases": len(timed)}
         skipped = sum(1 for c in cases if c.timed and by_id[c.id].get("untimed"))
         if skipped:

@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from ..platforms import Platform, device_count
 from ..sandbox.runner import health_probe
+from .gate import DeviceGate
 from .job import JobSpec, Settings, Verifier
 from .rundir import RunDir, job_key
 
@@ -32,8 +33,10 @@ def make_slots(platform: Platform, jobs: int | None, share: bool = False) -> lis
     """One slot per visible GPU, or ``jobs`` slots (default 2) on the interpreter.
 
     Args:
-        share: allow more slots than GPUs (assigned round-robin). Only for runs that time nothing
-            (smoke and held-out tiers): two jobs timing on one GPU would disturb each other.
+        share: allow more slots than GPUs (assigned round-robin). The slots of one GPU overlap their
+            untimed work (sandbox start-up, correctness, ghost replay); a job times its cases with
+            the GPU to itself (:class:`~kernelgenbench.run.gate.DeviceGate`), so sharing changes no
+            measurement, only how much of the wall time the GPU sits idle.
     """
     if platform.interpreter:
         n = max(1, jobs or 2)
@@ -67,6 +70,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         todo.put((spec, 0))
     written: list[dict[str, Any]] = []
     lock = threading.Lock()
+    gates = {s.device: DeviceGate() for s in slots}  # one per device: timing excludes the device's other slots
 
     def worker(slot: Slot) -> None:
         while not slot.quarantined:
@@ -75,7 +79,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             except queue.Empty:
                 return
             workdir = rundir.job_dir(spec.op.id, spec.label)
-            rec = Verifier(spec, platform, slot.device, workdir, settings, ceilings.get(slot.device)).run()
+            rec = Verifier(spec, platform, slot.device, workdir, settings, ceilings.get(slot.device),
+                           gate=gates[slot.device]).run()
             if rec.get("failure_class") == "infrastructure":
                 slot.quarantined = True
                 healthy = [s for s in slots if not s.quarantined]

@@ -150,6 +150,12 @@ class Wrapper:
     kind: str = "dispatcher"
     exercised: bool = False
 
+    def __post_init__(self) -> None:
+        # Named-tensor overloads are optional whoever builds the row (families list the installed
+        # PyTorch's overloads: 2.11 has Dimname forms, 2.13 not; one interface for both).
+        if self.kind == "dispatcher" and "Dimname" in self.schema:
+            object.__setattr__(self, "kind", "named")
+
     @property
     def name(self) -> str:
         return self.overload.replace(".", "_")
