@@ -118,5 +118,11 @@ def test_dimname_overloads_are_optional_whoever_builds_the_row():
     plain = Wrapper("mean.dim", "aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, "
                                 "ScalarType? dtype=None) -> Tensor")
     assert plain.kind == "dispatcher" and plain.required
+    # PyTorch 2.11 prints a Dimname argument as `str`: the overload name decides
+    printed = Wrapper("gather.dimname", "aten::gather.dimname(Tensor self, str dim, Tensor index, *, "
+                                        "bool sparse_grad=False) -> Tensor")
+    assert printed.kind == "named" and not printed.required
+    for ov in ("sort.dimname_values_stable", "scatter.dimname_src", "mean.names_out", "select.Dimname"):
+        assert not Wrapper(ov, f"aten::{ov}(Tensor self, str dim) -> Tensor").required, ov
     jit = Wrapper("x.Dimname", "x(Dimname d)", kind="jit")
     assert jit.kind == "jit"

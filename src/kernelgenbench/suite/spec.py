@@ -130,6 +130,15 @@ class Cost:
     compute: str = "none"
 
 
+def is_named_overload(overload: str, schema: str) -> bool:
+    """Whether ``overload`` (``"mean.names_dim"``) is a named-tensor (``Dimname``) overload. The
+    installed PyTorch prints a Dimname argument as ``str`` in its schemas, so the overload name
+    decides (``dimname*``, ``Dimname``, ``names*``: every named-tensor overload of the 110 ATen
+    operators; seen on PyTorch 2.11)."""
+    ov = overload.partition(".")[2].lower()
+    return "Dimname" in schema or "dimname" in ov or ov.startswith("names")
+
+
 @dataclass(frozen=True)
 class Wrapper:
     """One ATen overload a submission implements (aten.md §4.1).
@@ -153,7 +162,7 @@ class Wrapper:
     def __post_init__(self) -> None:
         # Named-tensor overloads are optional whoever builds the row (families list the installed
         # PyTorch's overloads: 2.11 has Dimname forms, 2.13 not; one interface for both).
-        if self.kind == "dispatcher" and "Dimname" in self.schema:
+        if self.kind == "dispatcher" and is_named_overload(self.overload, self.schema):
             object.__setattr__(self, "kind", "named")
 
     @property
