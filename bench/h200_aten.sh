@@ -29,8 +29,16 @@ one() {  # $1 = GPU index
   CUDA_VISIBLE_DEVICES=$g timeout "$(left)" python3 -m kernelgenbench.cli eval solutions $sel --tier heldout \
       --jobs "$SLOTS" --out $ROOT/heldout$g >> "$OUT/heldout$g.log" 2>&1
   [ "$(left)" -gt 20 ] || return
+  # REST=name: the full-tier jobs no full* directory has recorded yet, split again over the GPUs into
+  # full-<name><gpu> (when one half ran slower than the other).
+  local fdir=$ROOT/full$g
+  if [ -n "${REST:-}" ]; then
+    fdir=$ROOT/full-$REST$g
+    sel=$(python3 bench/split_ops.py aten "$NGPU" "$g" --rest "$ROOT" | sed 's/^/--op /' | tr '\n' ' ')
+    [ -n "$sel" ] || return
+  fi
   CUDA_VISIBLE_DEVICES=$g timeout "$(left)" python3 -m kernelgenbench.cli eval solutions $sel --tier full \
-      --jobs "$FSLOTS" --reps "$REPS" --warmup-ms "$WARM" --out $ROOT/full$g >> "$OUT/full$g.log" 2>&1
+      --jobs "$FSLOTS" --reps "$REPS" --warmup-ms "$WARM" --out $fdir >> "$OUT/full$g.log" 2>&1
 }
 for g in $(seq 0 $((NGPU - 1))); do one "$g" & done
 wait
@@ -45,10 +53,9 @@ from split_ops import parts
 want = sum(len(p) for p in parts("aten", n))
 for tier in ("heldout", "full"):
     recs = []
-    for g in range(n):
-        f = root / f"{tier}{g}" / "results.jsonl"
-        if f.exists():
-            recs += latest_records([json.loads(l) for l in f.read_text().splitlines() if l.strip()])
+    for f in sorted(root.glob(f"{tier}*/results.jsonl"), key=lambda p: p.stat().st_mtime):
+        recs += [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
+    recs = latest_records(recs)
     ok = [r for r in recs if r["status"] == "passed"]
     print(f"{tier}: {len(recs)}/{want} jobs recorded, {len(ok)} passed, "
           f"{sum(r.get('wall_s') or 0 for r in recs):.0f} s of jobs")

@@ -12,8 +12,8 @@ import sys
 from kernelgenbench.suite.registry import all_operators
 
 
-def parts(source: str, n: int) -> list[list[str]]:
-    ops = [o for o in all_operators() if o.source == source]
+def parts(source: str, n: int, skip: set[str] = frozenset()) -> list[list[str]]:
+    ops = [o for o in all_operators() if o.source == source and o.id not in skip]
     cost = {o.id: 10.0 + 0.15 * len(o.cases("full")) for o in ops}
     bins: list[list[str]] = [[] for _ in range(n)]
     load = [0.0] * n
@@ -24,6 +24,21 @@ def parts(source: str, n: int) -> list[list[str]]:
     return [sorted(b) for b in bins]
 
 
+def recorded(root: str) -> set[str]:
+    """Operators with a full-tier record in any ``<root>/full*/results.jsonl``."""
+    import json
+    from pathlib import Path
+
+    ops: set[str] = set()
+    for f in Path(root).glob("full*/results.jsonl"):
+        ops |= {json.loads(l)["op"] for l in f.read_text().splitlines() if l.strip()}
+    return ops
+
+
 if __name__ == "__main__":
     src, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    print("\n".join(parts(src, n)[k]))
+    if "--rest" in sys.argv:  # only the operators no full* run directory under ROOT has recorded
+        skip = recorded(sys.argv[sys.argv.index("--rest") + 1])
+        print("\n".join(parts(src, n, skip)[k]))
+    else:
+        print("\n".join(parts(src, n)[k]))
