@@ -102,3 +102,45 @@ def test_alternate_poison_pattern() -> None:
         assert poison_(b).tolist() == [False] * 3
         assert poison_(torch.empty(2, dtype=torch.int32)).tolist() == [1234567891] * 2
     assert poison_(torch.empty(2, dtype=torch.int32)).tolist() == [-1234567891] * 2
+
+
+def test_main_and_alternate_poison_differ_for_every_dtype_without_a_nan_payload() -> None:
+    from kernelgenbench.verify.compare import (INT_POISON, INT_POISON_ALT, POISON_BITS, holds_poison,
+                                               poison_is_ambiguous, poison_variant)
+
+    assert set(INT_POISON) == set(INT_POISON_ALT)
+    ints = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32,
+            torch.uint64, torch.float8_e4m3fn, torch.float8_e5m2]
+    for dt in ints:
+        assert poison_is_ambiguous(dt), dt
+        main = poison_(torch.empty(4, dtype=dt))
+        with poison_variant(True):
+            alt = poison_(torch.empty(4, dtype=dt))
+        raw = lambda t: t.view(torch.uint8).reshape(4, -1)  # noqa: E731
+        assert bool((raw(main) != raw(alt)).any(-1).all()), dt
+        assert holds_poison(main).all() and not holds_poison(alt).any(), dt
+        assert holds_poison(alt, alt=True).all() and not holds_poison(main, alt=True).any(), dt
+    for dt in POISON_BITS:  # payload NaNs: told from any computed value, never ambiguous
+        assert not poison_is_ambiguous(dt)
+        assert holds_poison(poison_(torch.empty(2, 3, dtype=dt))).shape == (2, 3)
+
+
+def test_an_expected_nan_does_not_mask_an_unwritten_element_in_any_comparison() -> None:
+    for dt in (torch.float32, torch.float16, torch.float64, torch.complex64, torch.complex128):
+        e = torch.tensor([[float("nan"), 1.0, 2.0], [3.0, float("nan"), 4.0]], dtype=dt)
+        unwritten = poison_(torch.empty(2, 3, dtype=dt))
+        unwritten[~torch.isnan(e)] = e[~torch.isnan(e)]
+        assert is_poison(unwritten).tolist() == [[True, False, False], [False, True, False]], dt
+        computed = e.clone()  # a computed NaN is canonical: not the payload
+        for tol in (Tolerance(), Tolerance(exact=True)):
+            res = compare_values(unwritten, e, tol)
+            assert not res.ok and "never written" in res.message, (dt, tol)
+            assert compare_values(computed, e, tol).ok, (dt, tol)
+
+
+def test_complex_poison_is_per_element() -> None:
+    z = poison_(torch.empty(3, 2, dtype=torch.complex64))
+    z[0, 0] = complex(1.0, 2.0)
+    z[1, 1] = complex(float("nan"), 0.0)
+    mask = is_poison(z)
+    assert mask.shape == (3, 2) and mask.tolist() == [[False, True], [True, False], [True, True]]

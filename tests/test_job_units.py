@@ -1,10 +1,12 @@
-"""Units of the verifier's case bookkeeping (run/job.py): when a no-op would pass a case."""
+"""Units of the verifier's case bookkeeping (run/job.py): when a no-op would pass a case, and which
+passed cases need the alternate-poison re-run."""
 from __future__ import annotations
 
 import torch
 
-from kernelgenbench.run.job import _all_outputs_empty, _trivial
-from kernelgenbench.suite.spec import Call, Expected, Tolerance
+from kernelgenbench.run.job import _all_outputs_empty, _trivial, _unproven_writes
+from kernelgenbench.suite.spec import Call, Expected, Tolerance, written_expected
+from kernelgenbench.verify.compare import INT_POISON, INT_POISON_ALT, poison_, poison_variant
 
 
 def _axpy_like(y: torch.Tensor, delta: torch.Tensor) -> tuple[list[Expected], Call]:
@@ -38,3 +40,86 @@ def test_empty_outputs() -> None:
     assert _all_outputs_empty([Expected("return", torch.empty(0, 3), Tolerance())])
     assert not _all_outputs_empty([Expected("return", torch.empty(1, 3), Tolerance())])
     assert not _all_outputs_empty([Expected("return", None, Tolerance(), alias="arg.0")])
+
+
+# -- alternate-poison re-run: which passed slots may hold elements nobody wrote ----------------------------
+def _never(*_a):
+    raise AssertionError("alt_build must not be called")
+
+
+def test_returned_bool_equal_to_the_poison_needs_a_rerun() -> None:
+    ref = torch.tensor([True, False, True])
+    exp = [Expected("return", ref, Tolerance())]
+    assert _unproven_writes(exp, {"ret": ref.clone()}, Call([]), _never) == ["return"]
+    no_true = torch.tensor([False, False])
+    assert _unproven_writes([Expected("return", no_true, Tolerance())], {"ret": no_true.clone()}, Call([]),
+                            _never) == []
+
+
+def test_int_and_float_returns() -> None:
+    i8 = torch.tensor([1, INT_POISON[torch.int8], 3], dtype=torch.int8)
+    assert _unproven_writes([Expected("return", i8, Tolerance())], {"ret": i8.clone()}, Call([]), _never) == ["return"]
+    i8b = torch.tensor([1, INT_POISON_ALT[torch.int8]], dtype=torch.int8)  # the alternate value is no hit
+    assert _unproven_writes([Expected("return", i8b, Tolerance())], {"ret": i8b.clone()}, Call([]), _never) == []
+    f = torch.tensor([float("nan"), 1.0])  # float poison is a payload NaN the comparison already tells apart
+    assert _unproven_writes([Expected("return", f, Tolerance())], {"ret": f.clone()}, Call([]), _never) == []
+
+
+def _out_case(before_out: torch.Tensor, alt_out: torch.Tensor, result: torch.Tensor, slot: int | str = "out"):
+    args, kw = ([before_out], {}) if slot == 0 else ([], {"out": before_out})
+    before = Call(args, kw, written=(slot,))
+    alt_args, alt_kw = ([alt_out], {}) if slot == 0 else ([], {"out": alt_out})
+    calls = []
+
+    def alt_build() -> Call:
+        calls.append(1)
+        return Call(alt_args, alt_kw, written=(slot,))
+
+    exp = written_expected(f"arg.{slot}", before_out, result, Tolerance())
+    out = {"args": [result.clone()] if slot == 0 else [], "kwargs": {} if slot == 0 else {"out": result.clone()}}
+    return [exp], out, before, alt_build, calls
+
+
+def test_out_argument_poisoned_by_build_needs_a_rerun() -> None:
+    res = torch.tensor([True, False, True, True])
+    main = poison_(torch.empty(4, dtype=torch.bool))
+    with poison_variant(True):
+        alt = poison_(torch.empty(4, dtype=torch.bool))
+    exp, out, before, alt_build, calls = _out_case(main, alt, res)
+    assert _unproven_writes(exp, out, before, alt_build) == ["arg.out"]
+    assert calls == [1]
+
+
+def test_in_place_self_is_not_rerun_where_the_input_already_equals_the_result() -> None:
+    # relu_-like on bool: the input is real data, identical in both builds; an element left at its
+    # input value is right, and a complete no-op is the case's _trivial matter
+    x = torch.tensor([True, True, False, True])
+    res = torch.tensor([True, False, False, True])
+    exp, out, before, alt_build, calls = _out_case(x.clone(), x.clone(), res, slot=0)
+    assert _unproven_writes(exp, out, before, alt_build) == []
+    assert calls == [1]  # region elements equal the pattern: the builds were compared
+
+
+def test_views_and_unspecified_contents_are_skipped() -> None:
+    t = torch.ones(3, dtype=torch.bool)
+    view = Expected("return", t, Tolerance(), rule="view", alias_of="arg.0")
+    alloc = Expected("return", t, Tolerance(), rule="allocation", check_values=False)
+    assert _unproven_writes([view], {"ret": t}, Call([t]), _never) == []
+    assert _unproven_writes([alloc], {"ret": t}, Call([]), _never) == []
+
+
+def test_allocations_get_the_alternate_poison_when_the_child_is_told() -> None:
+    from kernelgenbench.sandbox import hooks
+
+    try:
+        with hooks.CandidateMode():
+            main = torch.empty(4, dtype=torch.bool)
+        hooks.STATE.alt_poison = True
+        with hooks.CandidateMode():
+            alt = torch.empty(4, dtype=torch.bool)
+            alt8 = torch.empty(2, dtype=torch.int8)
+    finally:
+        hooks.STATE.alt_poison = False
+        hooks.STATE.reset()
+    assert main.tolist() == [True] * 4 and alt.tolist() == [False] * 4
+    assert alt8.tolist() == [INT_POISON_ALT[torch.int8]] * 2

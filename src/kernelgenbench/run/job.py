@@ -31,8 +31,8 @@ from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
 from ..suite.common import generator
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from ..verify import profile as l3
-from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, poison_variant,
-                              unchanged)
+from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
+                              poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error
 from ..verify.static_scan import scan_file
 
@@ -151,6 +151,65 @@ def _equals_ghost_poison(exp: Expected) -> bool:
         return False
     vals = v[exp.region.to(v.device)] if exp.region is not None else v
     return vals.numel() > 0 and bool((vals == INT_POISON_ALT[v.dtype]).all())
+
+
+def _bits_differ(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Elementwise over two flat tensors of one dtype and length: do their bit patterns differ?"""
+    n, size = a.numel(), a.element_size()
+    return (a.contiguous().view(torch.uint8).reshape(n, size)
+            != b.contiguous().view(torch.uint8).reshape(n, size).to(a.device)).any(-1)
+
+
+def _unproven_writes(expected: list[Expected], out: dict[str, Any], before: Call,
+                     alt_build: Any) -> list[str]:
+    """The slots of a passed case with an element that may never have been written: it holds the
+    main poison pattern of a dtype a result can equal (integers, bools; :func:`poison_is_ambiguous`),
+    and the pattern there is the verifier's or the sandbox's poison, not a value the case put there.
+
+    * Slots compared as whole tensors (returns, resized ``out=``): every element the candidate
+      allocated was poisoned in the sandbox, so any element equal to the pattern counts.
+    * Written arguments (``exp.region``): only elements of the compared region that ``op.build``
+      poisoned, found as the positions where the build under the alternate pattern differs
+      (``alt_build()``, called at most once, only when a region element equals the pattern). The
+      contents of an in-place ``self`` are the input, identical in both builds: an element left
+      at its input value there is already right, and a complete no-op is the case's ``_trivial``
+      matter, so no re-run is asked for it.
+
+    Slots of nothing-to-compute views (``alias_of``) and unspecified contents are skipped: their
+    elements are the input's, not written by the call. Floats and complex never need it: their
+    poison is a NaN payload that the comparison tells from any computed value
+    (:func:`~kernelgenbench.verify.compare.compare_values`).
+    """
+    slots: list[str] = []
+    alt: Call | None = None
+    for exp in expected:
+        if exp.value is None and exp.check is None:
+            continue
+        if exp.rule is not None and (exp.alias_of is not None or not exp.check_values or exp.py_scalar):
+            continue
+        actual = _resolve(exp.slot, out)
+        if not isinstance(actual, torch.Tensor) or actual.is_meta or not actual.numel() \
+                or not poison_is_ambiguous(actual.dtype):
+            continue
+        if exp.region is None or not exp.slot.startswith("arg."):
+            if bool(holds_poison(actual).any()):
+                slots.append(exp.slot)
+            continue
+        got = storage_view(actual)
+        region = exp.region.to(got.device)
+        hit = region & holds_poison(got) if got.numel() == region.numel() else region
+        if not bool(hit.any()):
+            continue
+        if alt is None:
+            alt = alt_build()
+        key = exp.slot.split(".", 1)[1]
+        key = int(key) if key.isdigit() else key
+        b0, b1 = storage_view(before.get(key)), storage_view(alt.get(key))
+        if b0.numel() != got.numel() or b1.numel() != got.numel() or b0.dtype != b1.dtype:
+            slots.append(exp.slot)  # cannot tell what was poisoned: re-run to be safe
+        elif bool((hit & _bits_differ(b0, b1).to(got.device)).any()):
+            slots.append(exp.slot)
+    return slots
 
 
 def _trivial(expected: list[Expected], before: Call, scale: float = 1.0) -> bool:
@@ -419,7 +478,8 @@ class Verifier:
                  ) -> tuple[Call, Call | None, list[Expected], Path]:
         """Build a case's inputs (seeded, so every call builds the same ones), save them for the
         child, and (unless only timing needs them) keep a pristine copy and compute the reference.
-        ``alt_poison``: outputs get the alternate poison pattern (ghost replay)."""
+        ``alt_poison``: outputs get the alternate poison pattern (ghost replay, and the
+        alternate-poison re-run of a passed case)."""
         t0 = time.perf_counter()
         gen = generator(self.device, case.seed)
         with poison_variant(alt_poison):
@@ -433,14 +493,17 @@ class Verifier:
         self.times["save_s"] += time.perf_counter() - t1
         return call, before, expected, inp
 
-    def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool) -> dict[str, Any] | None:
-        """Run one case in the child and judge it. Returns evidence, or None when it failed."""
+    def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool, alt: bool = False) -> dict[str, Any] | None:
+        """Run one case in the child and judge it. Returns evidence, or None when it failed.
+
+        ``alt``: the alternate-poison re-run of a passed case (:meth:`_rerun_alt_poison`): the
+        outputs ``op.build`` makes and the candidate's allocations get the alternate pattern."""
         assert self.child is not None
-        _, before, expected, inp = self._prepare(case, alt_poison=ghost)
-        out_path = self.io / f"{case.tier}-{case.index}.{'ghost' if ghost else 'out'}.pt"
+        _, before, expected, inp = self._prepare(case, alt_poison=ghost or alt)
+        out_path = self.io / f"{case.tier}-{case.index}.{'ghost' if ghost else 'alt' if alt else 'out'}.pt"
         t0 = time.perf_counter()
         try:
-            self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "ghost": ghost})
+            self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "ghost": ghost, "alt_poison": alt})
             msg = self.child.recv(self.settings.case_timeout_s)
         except ChildTimeout:
             self.child = None
@@ -494,15 +557,48 @@ class Verifier:
         self.times["judge_s"] += time.perf_counter() - t_j
         if verdict is not None:
             cls, message = verdict
+            if alt:
+                message = ("re-run with the alternate poison pattern (the first run's output held the main pattern "
+                           "where the reference equals it, so those elements may never have been written): "
+                           + message)
             entry.update(status="failed", failure_class=cls, message=message)
             self.fail(cls, f"case {case.id} ({case.describe()}): {message}", case)
             return None
         entry["status"] = "passed"
+        if not alt and not self._rerun_alt_poison(case, entry, out, expected, before):
+            return None
         if _all_outputs_empty(expected):
             entry["untimed"] = "empty output: nothing to time"
         elif evidence["trivial"] and not evidence["launches"]:
             entry["untimed"] = "a no-op is right for this case and the candidate launched nothing: nothing to time"
         return evidence
+
+    def _rerun_alt_poison(self, case: Case, entry: dict[str, Any], out: dict[str, Any], expected: list[Expected],
+                          before: Call) -> bool:
+        """Every output element must be shown written in some judged run: where the passed run's
+        output still holds the main poison pattern of an integer or bool dtype (the reference equals
+        it there; :func:`_unproven_writes`), the case runs again with the alternate pattern and must
+        pass again. Records ``alt_poison_rerun`` (the slots) in the case's entry. Returns False when
+        the re-run failed (the job has failed)."""
+        def alt_build() -> Call:
+            with poison_variant(True):
+                return self.op.build(case.params, self.device, generator(self.device, case.seed))
+
+        slots = _unproven_writes(expected, out, before, alt_build)
+        if not slots:
+            return True
+        entry["alt_poison_rerun"] = True
+        entry["alt_poison_slots"] = slots
+        scratch: dict[str, Any] = {}
+        try:
+            res = self._run_case(case, scratch, ghost=False, alt=True)
+        except JobFailed as jf:
+            entry.update(status="failed", failure_class=jf.cls, message=f"alternate-poison re-run: {jf}")
+            raise
+        if res is None:
+            entry.update(status="failed", failure_class=scratch.get("failure_class"), message=scratch.get("message"))
+            return False
+        return True
 
     def _judge(self, case: Case, msg: dict[str, Any], out: dict[str, Any], expected: list[Expected],
                before: Call, entry: dict[str, Any]) -> tuple[str, str] | None:

@@ -11,7 +11,7 @@ Nothing here decides a verdict: the child reports outputs, the ATen ops the cand
 Triton launches, errors and timings; the trusted verifier judges them.
 
 Commands:
-    {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "profile": bool}
+    {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float}
     {"cmd": "exit"}
 """
@@ -199,6 +199,7 @@ class Child:
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
         state.reset()
         state.ghost = bool(msg.get("ghost"))
+        state.alt_poison = bool(msg.get("alt_poison"))
         err = None
         ret: Any = None
         kernels: list[str] | None = None
@@ -221,6 +222,7 @@ class Child:
             err = _error(exc, "call")
         finally:
             state.ghost = False
+            state.alt_poison = False
         wall = time.perf_counter() - t0
         ret_alias = None
         if isinstance(ret, torch.Tensor):

@@ -40,6 +40,9 @@ class State:
     def __init__(self) -> None:
         self.inside_launch = 0
         self.ghost = False
+        #: allocations get the alternate poison pattern (ghost mode implies it; the verifier's
+        #: alternate-poison re-run of a passed case sets it alone, with launches left on)
+        self.alt_poison = False
         self.launches: list[str] = []
         self.trace: Counter[str] = Counter()
         self.wrapper_calls: Counter[str] = Counter()
@@ -274,7 +277,7 @@ class CandidateMode(TorchDispatchMode):
             if out.numel() and not out.is_meta:
                 from ..verify.compare import poison_variant
 
-                with poison_variant(STATE.ghost):
+                with poison_variant(STATE.ghost or STATE.alt_poison):
                     poison_allocation(out)
         return out
 

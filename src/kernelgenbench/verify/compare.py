@@ -29,10 +29,17 @@ INT_POISON = {torch.int8: -77, torch.uint8: 0xA5, torch.int16: -30001, torch.int
               torch.int64: -0x5EEDBADC0FFEE, torch.bool: True}
 
 
-#: The second pattern, used by L2 ghost replay: an output the reference fills with exactly the first
-#: pattern (an all-True bool result, say) must not look like a result nobody wrote.
+#: The second pattern, used by L2 ghost replay and by the alternate-poison re-run of a passed case
+#: (run/job.py): an output the reference fills with exactly the first pattern (an all-True bool
+#: result, say) must not look like a result nobody wrote, and an element that equals the first
+#: pattern must be shown to be written by a run under the second. It differs from the first for
+#: every dtype whose first pattern a result can equal (integers and bools here; other dtypes
+#: without a NaN payload get the bytes :data:`FALLBACK_BYTE` / :data:`FALLBACK_BYTE_ALT`).
 INT_POISON_ALT = {torch.int8: 55, torch.uint8: 0x5A, torch.int16: 29999, torch.int32: 1234567891,
                   torch.int64: 0x5EEDBADC0FFEE, torch.bool: False}
+#: The byte written into every byte of an element of any other dtype (unsigned 16/32/64-bit
+#: integers, float8), and its alternate.
+FALLBACK_BYTE, FALLBACK_BYTE_ALT = 0xA5, 0x5A
 
 _VARIANT = threading.local()
 
@@ -54,7 +61,8 @@ def poison_(t: torch.Tensor) -> torch.Tensor:
     payload NaN, which no arithmetic produces)."""
     if t.numel() == 0:
         return t
-    if getattr(_VARIANT, "alt", False) and t.dtype in INT_POISON_ALT:
+    alt = getattr(_VARIANT, "alt", False)
+    if alt and t.dtype in INT_POISON_ALT:
         t.fill_(INT_POISON_ALT[t.dtype])
         return t
     if t.dtype in POISON_BITS:
@@ -66,12 +74,14 @@ def poison_(t: torch.Tensor) -> torch.Tensor:
     elif t.dtype in INT_POISON:
         t.fill_(INT_POISON[t.dtype])
     else:
-        t.view(torch.uint8).fill_(0xA5)
+        t.view(torch.uint8).fill_(FALLBACK_BYTE_ALT if alt else FALLBACK_BYTE)
     return t
 
 
 def is_poison(t: torch.Tensor) -> torch.Tensor:
-    """Elementwise: does ``t`` still hold the poison bit pattern of its dtype (floats only)?"""
+    """Elementwise: does ``t`` still hold the poison bit pattern of its dtype (floats and complex
+    only; a complex element counts when either part holds the payload NaN, which no arithmetic
+    produces)? Shaped like ``t``; all False for other dtypes."""
     if t.dtype not in POISON_BITS:
         return torch.zeros(t.shape, dtype=torch.bool, device=t.device)
     idt, bits = POISON_BITS[t.dtype]
@@ -79,8 +89,30 @@ def is_poison(t: torch.Tensor) -> torch.Tensor:
     if bits >= 2 ** (8 * size - 1):
         bits -= 2 ** (8 * size)
     if t.is_complex():
-        t = torch.view_as_real(t)
+        return (torch.view_as_real(t.resolve_conj()).contiguous().view(idt) == bits).any(-1)
     return t.contiguous().view(idt) == bits
+
+
+def poison_is_ambiguous(dtype: torch.dtype) -> bool:
+    """Whether a computed result can equal the (main) poison pattern of ``dtype``: true for
+    integers, bools and every other dtype without a payload NaN, whose unwritten elements only an
+    alternate-poison run can tell from written ones (see :func:`holds_poison`)."""
+    return dtype not in POISON_BITS
+
+
+def holds_poison(t: torch.Tensor, alt: bool = False) -> torch.Tensor:
+    """Elementwise (shaped like ``t``): does the element equal the poison pattern of its dtype that
+    :func:`poison_` writes (inside ``poison_variant(alt)``)? Floats and complex: the payload NaN
+    (:func:`is_poison`, the same for both variants); integers and bools: the sentinel; any other
+    dtype: every byte equal to the fallback byte."""
+    if t.dtype in POISON_BITS:
+        return is_poison(t)
+    table = INT_POISON_ALT if alt else INT_POISON
+    if t.dtype in table:
+        return t == table[t.dtype]
+    size = t.element_size()
+    raw = t.contiguous().view(torch.uint8).reshape(*t.shape, size)
+    return (raw == (FALLBACK_BYTE_ALT if alt else FALLBACK_BYTE)).all(-1)
 
 
 @dataclass
@@ -157,6 +189,12 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         if e.is_floating_point() or e.is_complex():
             an, en = torch.isnan(a), torch.isnan(e)
             bad = (an != en) | (~an & (a != e))
+            # where the reference is NaN the output must be a computed NaN, not the untouched poison
+            left = en & is_poison(a)
+            if bool(left.any()) and not bool(bad.any()):
+                return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were "
+                                         f"never written (they still hold the poison pattern); first at "
+                                         f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
         else:
             bad = a != e
         if bool(bad.any()):
