@@ -272,7 +272,8 @@ def eval_cmd(
         parts = {"sandbox start-up/import/compile": tb.get("import_s", 0.0),
                  "inputs+references": tb.get("reference_s", 0.0),
                  "transfer": tb.get("save_s", 0.0) + tb.get("load_s", 0.0), "judging": tb.get("judge_s", 0.0),
-                 "ghost": tb.get("ghost_s", 0.0)}
+                 "ghost": tb.get("ghost_s", 0.0),
+                 "waiting while another slot of the GPU timed": tb.get("gate_wait_s", 0.0)}
         parts["other (process and case bookkeeping)"] = max(0.0, overhead - sum(parts.values()))
         console.print(f"[dim]job time {tb['jobs_wall_s']:.1f} s, summed over the jobs of all slots: candidate calls "
                       f"{tb.get('candidate_s', 0):.1f} s, timing {tb.get('timing_s', 0):.1f} s, harness overhead "
