@@ -50,6 +50,16 @@ EXPECTED = {
     "str_read": "profile",            # str(tensor) as a host read channel (not dispatched)
     "tensor_subclass": "static_scan",  # a torch.Tensor subclass whose handler computes outside the dispatch trace
     "jit_fn_body": "static_scan",     # PyTorch in a @triton.jit body called as Python through .fn
+    # L2 ghost-replay detectors (select_backward computed with allowed copies, a dummy launch for
+    # proof; each passed L1-L3 before the replay was hardened)
+    "ghost_flag": "ghost",            # a flag kernel read back with .item(): host reads are replayed
+    "ghost_raise": "ghost",           # a launch that raises in a normal run only: launch errors are replayed
+    "ghost_hook": "ghost",            # a pre-run hook that runs in a normal launch only: ghost runs hooks
+    "ghost_diverge": "ghost",         # reads its flag differently on a second sighting: replay diverges
+    "ghost_count": "wrong_result",    # counts calls, garbage after the correctness cases: judged re-runs
+    "ghost_seen": "wrong_result",     # remembers inputs, garbage on a repeat: judged re-runs
+    "ghost_warn": "static_scan",      # warnings.catch_warnings around a launch
+    "ghost_state": "static_scan",     # triton.runtime.interpreter's last grid
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
