@@ -534,6 +534,22 @@ CASES = [
             return _k.cache, _k.device_caches, getattr(_k, "rewritten_fn"), _k.best_config
         """, {}, [(3, "introspection"), (9, "introspection"), (10, "introspection"), (10, "introspection"),
                   (10, "introspection"), (10, "introspection")]),
+    ("ghost-channel-jit-side-effect", """
+        import triton
+        import triton.language as tl
+        @triton.jit
+        def _k(p, BOX: tl.constexpr):
+            BOX.append(1)
+            BOX[0] = 2
+            v = tl.sort(tl.load(p))
+            acc = tl.add(v, v)
+            acc += v.sort()
+        def f(x):
+            box = []
+            box.append(0)
+            _k[(1,)](x, BOX=box)
+            return box
+        """, {}, [(6, "module-cache"), (7, "module-cache")]),
     ("ghost-channel-exception-chain", """
         def f(x):
             try:

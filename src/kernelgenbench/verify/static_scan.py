@@ -408,6 +408,15 @@ MUTATING_METHODS: frozenset[str] = frozenset(
      "sort", "reverse", "move_to_end"}
 )
 
+#: Container-mutating methods that Triton tensors and ``tl`` do not have (``sort``, ``add`` they do):
+#: called in a kernel body they can only mutate a Python object passed as a ``tl.constexpr``.
+JIT_MUTATING_METHODS: frozenset[str] = MUTATING_METHODS - {"sort", "add"}
+
+#: Why a store or container mutation in a kernel body is rejected.
+_JIT_SIDE_EFFECT = ("changes a Python object inside a Triton kernel body; a GPU compile rejects that and only "
+                    "the CPU interpreter runs it, where it would carry state out of a launch (a channel that "
+                    "tells a launch from an L2 ghost replay's no-op)")
+
 #: Calls that build a mutable container (brief).
 _CONTAINER_FACTORIES = frozenset(
     {"dict", "list", "set", "bytearray", "collections.defaultdict", "collections.OrderedDict",
@@ -990,6 +999,8 @@ class _Scanner(ast.NodeVisitor):
                             "function, which keeps state across calls (constant tables must only be read)")
                 return
         if self.jit_depth:
+            if name in JIT_MUTATING_METHODS:
+                self.report(node, "module-cache", _JIT_SIDE_EFFECT)
             return
         if receiver is not None and _is_literal(receiver):
             return
@@ -1093,6 +1104,9 @@ class _Scanner(ast.NodeVisitor):
         if id(target) in self.handled:
             return
         self.handled.add(id(target))
+        if self.jit_depth:
+            self.report(target, "module-cache", _JIT_SIDE_EFFECT)
+            return
         self._check_store_base(target, self._base_of(target))
 
     def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
