@@ -7,7 +7,18 @@
   of every launch are logged (:meth:`State.begin_case`); in a ghost replay of the same inputs, the
   k-th host read returns what the k-th read of the normal run returned and the k-th launch raises
   what it raised, so the candidate cannot tell a replay from a normal run by what it reads back (see
-  :func:`host_read` and :func:`install_launch_hooks`).
+  :func:`host_read` and :func:`install_launch_hooks`). Covered on both platforms (on the interpreter
+  the tensors are CPU tensors and the same reads reach the same hooks): ``.item()``, ``bool``/``int``/
+  ``float``/``complex``/``__index__`` of a tensor, ``is_nonzero``, ``tolist``, ``numpy``, ``__array__``,
+  ``str``/``repr``/``format``; a device-to-host copy (``.cpu()``) is not a read by itself, the read of
+  its result is. Not covered, and why that is acceptable: reads through raw storage, ``data_ptr``,
+  NumPy, ctypes, DLPack or pickling (L1 rejects them); reads inside an interpreted kernel body (a
+  replay runs no body); reads of more than :data:`MAX_LOGGED_ELEMENTS` elements (live, and the
+  replay reports a divergence; L3's budget fails them anyway); a logged launch error whose class
+  cannot be rebuilt from its arguments (raised as ``RuntimeError`` with the same message); errors a
+  GPU raises later, at a synchronisation (not a launch outcome). Other traces a launch leaves are
+  closed elsewhere: warnings, Triton's runtime state, Python objects changed by a kernel body and
+  polls or timers of device work are rejected by L1 (``verify/static_scan.py``).
 * :class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
   It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
   what Triton's own launcher does inside a launch, and it poisons every tensor the candidate
