@@ -52,6 +52,17 @@ EXPECTED = {
     "jit_fn_body": "static_scan",     # PyTorch in a @triton.jit body called as Python through .fn
     "poison_true": "wrong_result",    # bool outputs: stores only the False results (True is the main poison)
     "poison_int": "wrong_result",     # int16 outputs: never stores a value equal to the main poison
+    # L2 ghost-replay detectors (select_backward computed with allowed copies, a dummy launch for
+    # proof; each passed L1-L3 before the replay was hardened)
+    "ghost_flag": "ghost",            # a flag kernel read back with .item(): host reads are replayed
+    "ghost_raise": "ghost",           # a launch that raises in a normal run only: launch errors are replayed
+    "ghost_hook": "ghost",            # a pre-run hook that runs in a normal launch only: ghost runs hooks
+    "ghost_diverge": "ghost",         # reads its flag differently on a second sighting: replay diverges
+    "ghost_count": "wrong_result",    # counts calls, garbage after the correctness cases: judged re-runs
+    "ghost_seen": "wrong_result",     # remembers inputs, garbage on a repeat: judged re-runs
+    "ghost_warn": "static_scan",      # warnings.catch_warnings around a launch
+    "ghost_state": "static_scan",     # triton.runtime.interpreter's last grid
+    "ghost_box": "static_scan",       # a kernel body appends to a list passed as tl.constexpr (interpreter)
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

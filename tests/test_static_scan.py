@@ -506,6 +506,57 @@ CASES = [
             e = torch.cuda.Event(enable_timing=True)
             return triton.testing.do_bench(lambda: x)
         """, {}, [(2, "timer"), (5, "timer"), (7, "timer"), (8, "timer")]),
+    # L2 ghost-replay channels: what tells a real launch from a replay's no-op
+    ("ghost-channel-polls", """
+        import torch
+        def f(x, ev):
+            done = torch.cuda.current_stream().query()
+            return done, ev.elapsed_time(ev)
+        """, {}, [(4, "timer"), (5, "timer")]),
+    ("ghost-channel-warnings", """
+        import warnings
+        from warnings import catch_warnings
+        def f(x):
+            warnings.warn("fine")
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+            return w
+        """, {}, [(3, "introspection"), (6, "introspection"), (7, "introspection")]),
+    ("ghost-channel-triton-state", """
+        import triton
+        from triton.runtime.interpreter import interpreter_builder
+        @triton.autotune(configs=[], key=[])
+        @triton.jit
+        def _k(p):
+            pass
+        def f(x):
+            triton.runtime.interpreter.interpreter_builder.set_grid_dim(1, 1, 1)
+            return _k.cache, _k.device_caches, getattr(_k, "rewritten_fn"), _k.best_config
+        """, {}, [(3, "introspection"), (9, "introspection"), (10, "introspection"), (10, "introspection"),
+                  (10, "introspection"), (10, "introspection")]),
+    ("ghost-channel-jit-side-effect", """
+        import triton
+        import triton.language as tl
+        @triton.jit
+        def _k(p, BOX: tl.constexpr):
+            BOX.append(1)
+            BOX[0] = 2
+            v = tl.sort(tl.load(p))
+            acc = tl.add(v, v)
+            acc += v.sort()
+        def f(x):
+            box = []
+            box.append(0)
+            _k[(1,)](x, BOX=box)
+            return box
+        """, {}, [(6, "module-cache"), (7, "module-cache")]),
+    ("ghost-channel-exception-chain", """
+        def f(x):
+            try:
+                return x
+            except Exception as e:
+                return e.__cause__, e.__context__, e.__traceback__
+        """, {}, [(6, "introspection"), (6, "introspection"), (6, "introspection")]),
 ]
 
 

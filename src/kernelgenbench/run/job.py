@@ -7,6 +7,13 @@
     one result record
 
 This module is the trusted side: it never imports the submission.
+
+L2 (ghost replay) is interleaved with the correctness runs so that the candidate cannot tell a replay
+from a normal run: :meth:`Verifier._l2_plan` picks the replayed cases and gives their correctness runs
+secret inputs, :func:`ghost_schedule` places each one's judged re-run(s) and ghost replay at random
+positions after it, the child replays the host reads and launch outcomes of the latest normal run on
+the same inputs (``sandbox/hooks.py``), and :meth:`Verifier._l2_verdict` decides. Cost: one extra
+normal run per replayed case (``Settings.ghost_reruns``) besides the replay itself.
 """
 from __future__ import annotations
 
@@ -47,7 +54,13 @@ class Settings:
         time_timeout_s: seconds for timing one case.
         reps: timed repetitions per side per case.
         warmup_ms: warm-up per side per case, in ms.
-        ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller).
+        ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller);
+            each replayed case costs ``ghost_reruns`` extra normal runs and one ghost replay
+            (``Verifier._l2_plan``).
+        ghost_reruns: normal re-runs of each replayed case's inputs, placed at random among the
+            replay (:func:`ghost_schedule`): a candidate that remembers the inputs it has seen and
+            misbehaves on one later sighting escapes one replayed case with probability
+            1 / (ghost_reruns + 1).
         implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
             sandbox process, and the slower of the two measurements is kept.
         keep_workdir: keep tensors exchanged with the child (for debugging).
@@ -59,6 +72,7 @@ class Settings:
     reps: int = 30
     warmup_ms: float = 25.0
     ghost_cases: int = 16
+    ghost_reruns: int = 1
     implausible_speedup: float = 20.0
     keep_workdir: bool = False
 
@@ -239,6 +253,83 @@ def _trivial(expected: list[Expected], before: Call, scale: float = 1.0) -> bool
     return True
 
 
+def case_size(op: Operator, params: dict[str, Any]) -> float:
+    """A case's size for choosing cheap L2 replays: its cost-model bytes, or where the cost model has
+    none, the sum of the products of the integer lists among its parameters (shapes), plus 1."""
+    b = op.cost(params).bytes
+    if b:
+        return float(b)
+    total = 1.0
+    for v in params.values():
+        if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v):
+            total += float(math.prod(v))
+    return total
+
+
+def ghost_schedule(indices: list[int], replayed: set[int], rng: random.Random,
+                   reruns: int = 1) -> list[tuple[str, int]]:
+    """The order of a job's runs (L2 interleaved with the correctness runs).
+
+    Every case in ``indices`` gets its correctness run ``("case", i)``, in grid order; each case in
+    ``replayed`` also gets ``reruns`` re-runs ``("rerun", i)`` (normal runs on the same inputs, judged
+    like a correctness run) and a ghost replay ``("ghost", i)``, each at an independent uniformly
+    random time between its correctness run and the end of the job, drawn from ``rng`` (the
+    verifier's secret RNG). So a replay is never at a fixed call number, and among the later runs on a
+    replayed case's inputs the ghost replay is at a uniformly random rank: a candidate that counts its
+    calls, or remembers the inputs it has seen and misbehaves on a later sighting, cannot tell the
+    replay from a judged re-run — it escapes one replayed case with probability 1 / (reruns + 1), all
+    k replayed cases with probability (reruns + 1)^-k.
+
+    Returns:
+        ``[(kind, index), ...]``: kind ``"case"``, ``"rerun"`` or ``"ghost"``; a case's correctness run
+        always precedes its re-runs and replay.
+    """
+    n = len(indices)
+    timeline = [(float(k), 0, "case", i) for k, i in enumerate(indices)]
+    for k, i in enumerate(indices):
+        if i in replayed:
+            for kind in ("rerun",) * reruns + ("ghost",):
+                timeline.append((rng.uniform(k, n), 1, kind, i))
+    timeline.sort(key=lambda t: (t[0], t[1]))
+    return [(kind, i) for _, _, kind, i in timeline]
+
+
+def _divergence(report: dict[str, Any] | None) -> str | None:
+    """What a ghost replay did differently from the normal run it replayed (its report from the child),
+    in words, or None when it did the same."""
+    if not isinstance(report, dict):
+        return None
+    d = report.get("divergence")
+    if isinstance(d, dict):
+        i = int(d.get("index") or 0)
+        what = "host read" if d.get("stream") == "reads" else "launch"
+
+        def desc(e: Any) -> str:
+            if not isinstance(e, dict):
+                return "nothing (the normal run made no more)"
+            if "kernel" in e:
+                return f"a launch of {e['kernel']}"
+            return f"{e.get('kind')} of a {e.get('dtype')} tensor of shape {e.get('shape')}"
+
+        return (f"the replay's {what} #{i} was {desc(d.get('replay'))} where the normal run on the same inputs "
+                f"made {desc(d.get('normal'))}")
+    if report.get("unused_reads") or report.get("unused_launches"):
+        return (f"the replay stopped short of the normal run on the same inputs ({report.get('unused_reads')} "
+                f"host read(s) and {report.get('unused_launches')} launch(es) fewer)")
+    return None
+
+
+def _ghost_outcome(res: dict[str, Any]) -> str:
+    """One word for a ghost replay's result in the record."""
+    if res.get("ghost_passed"):
+        return "still passed"
+    if res.get("diverged"):
+        return "diverged"
+    if res.get("uninformative"):
+        return "uninformative"
+    return "no-op output rejected"
+
+
 class Verifier:
     """Evaluates one job on one device slot and returns its record (see :meth:`run`)."""
 
@@ -258,7 +349,9 @@ class Verifier:
         else:
             self.device = torch.device(platform.device, device_index or 0)
         self.child: Child | None = None
+        #: the verifier's secret RNG: L2's choice of cases, their input seeds and the replay positions
         self._rng = random.Random(os.urandom(8))
+        self._io_n = 0
         # Tensors exchanged with the child go through memory-backed files where the host has them.
         shm = Path("/dev/shm")
         self.io = (Path(tempfile.mkdtemp(prefix="kgb-io-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK)
@@ -392,36 +485,71 @@ class Verifier:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
         traces: dict[str, int] = {}
         launches_total = 0
-        ghost_pool: list[tuple[int, Case]] = []
         first_case_for_profile: Case | None = None
+        entries: dict[int, dict[str, Any]] = {}
+        judged: list[Case] = []
         for case in cases:
             entry = {"id": case.id, "params": case.params, "status": "pending"}
             self.cases.append(entry)
+            entries[case.index] = entry
             reason = self.platform.unsupported_reason(self.op.tensor_dtypes(case.params))
             if reason:
                 entry.update(status="unsupported", message=reason)
                 self.record["unsupported_reason"] = self.record["unsupported_reason"] or reason
                 continue
-            res = self._run_case(case, entry, ghost=False)
-            if res is None:
-                continue
-            for k, v in res["trace"].items():
-                traces[k] = traces.get(k, 0) + v
-            launches_total += len(res["launches"])
-            if res["launches"] and not res["trivial"]:
-                if res["needs_launch"]:  # not cases of operators with nothing to compute (NothingToCompute)
-                    ghost_pool.append((res["bytes"], case))
-                if first_case_for_profile is None:
+            judged.append(case)
+        # L2 ghost replay, interleaved with the correctness runs (see _l2_plan) ----------------------
+        seeds = self._l2_plan(judged)
+        by_index = {c.index: c for c in judged}
+        schedule = ghost_schedule([c.index for c in judged], set(seeds), self._rng, self.settings.ghost_reruns)
+        logs: dict[int, Any] = {}          # replay log of the latest normal run of a replayed case's inputs
+        ghosts: dict[int, dict[str, Any]] = {}
+        l2_cases: dict[str, dict[str, Any]] = {}
+        done: list[str] = []               # the runs made, in order: c<index> case, r re-run, g ghost replay
+        for kind, index in schedule:
+            case, entry = by_index[index], entries[index]
+            seed = seeds.get(index)
+            if kind == "case":
+                done.append(f"c{index}")
+                if seed is not None:
+                    entry["input_seed"] = seed
+                res = self._run_case(case, entry, seed=seed)
+                if res is None:
+                    continue
+                for k, v in res["trace"].items():
+                    traces[k] = traces.get(k, 0) + v
+                launches_total += len(res["launches"])
+                if res["launches"] and not res["trivial"] and first_case_for_profile is None:
                     first_case_for_profile = case
+                if seed is not None:
+                    why = ("no Triton kernel was launched" if not res["launches"] else
+                           "a no-op is right for these inputs" if res["trivial"] else
+                           "nothing to compute: no launch is needed" if not res["needs_launch"] else None)
+                    l2_cases[case.id] = {"input_seed": seed}
+                    if why is None:
+                        logs[index] = res["replay_log"]
+                    else:
+                        l2_cases[case.id]["skipped"] = why
+                continue
+            if index not in logs or self.record["failure_class"] is not None:
+                continue  # not replayable, or the job already failed: the rest of L2 is moot
+            t_l2 = time.perf_counter()
+            done.append(f"{kind[0]}{index}")
+            if kind == "rerun":  # the decoy: a normal run on the same inputs, judged like a correctness case
+                res = self._run_case(case, entry, seed=seed, mode="rerun")
+                if res is None:
+                    logs.pop(index)
+                else:
+                    logs[index] = res["replay_log"]
+                    l2_cases[case.id]["reruns_passed"] = l2_cases[case.id].get("reruns_passed", 0) + 1
+            else:
+                ghosts[index] = self._run_case(case, entry, seed=seed, mode="ghost", replay=logs[index]) or {}
+                l2_cases[case.id]["ghost"] = _ghost_outcome(ghosts[index])
+            self.times["ghost_s"] += time.perf_counter() - t_l2
         self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
                                                                                       "not_exercised"),
                                           "trace": traces, "launches": launches_total}
-        if self.record["failure_class"] is not None:
-            return
-        # L2 ghost replay ---------------------------------------------------------------------------
-        t_g = time.perf_counter()
-        self._ghost(ghost_pool)
-        self.times["ghost_s"] += time.perf_counter() - t_g
+        self._l2_verdict(done, by_index, ghosts, l2_cases)
         if self.record["failure_class"] is not None:
             return
         # L3 kernel list (CUDA) -----------------------------------------------------------------------
@@ -474,40 +602,72 @@ class Verifier:
         return JobFailed(cls, text + (f"\nlast output:\n{tail}" if tail else ""), case)
 
     # -- one case -----------------------------------------------------------------------------------
-    def _prepare(self, case: Case, reference: bool = True, alt_poison: bool = False
-                 ) -> tuple[Call, Call | None, list[Expected], Path]:
-        """Build a case's inputs (seeded, so every call builds the same ones), save them for the
-        child, and (unless only timing needs them) keep a pristine copy and compute the reference.
+    def _prepare(self, case: Case, reference: bool = True, alt_poison: bool = False, seed: int | None = None,
+                 replay: Any = None) -> tuple[Call, Call | None, list[Expected], Path]:
+        """Build a case's inputs (seeded, so every call with the same seed builds the same ones), save
+        them for the child, and (unless only timing needs them) keep a pristine copy and compute the
+        reference. ``seed``: the inputs' seed (default: the case's own, :attr:`Case.seed`).
         ``alt_poison``: outputs get the alternate poison pattern (ghost replay, and the
-        alternate-poison re-run of a passed case)."""
+        alternate-poison re-run of a passed case). ``replay``: the replay
+        log a ghost run replays, saved with the inputs."""
         t0 = time.perf_counter()
-        gen = generator(self.device, case.seed)
+        gen = generator(self.device, case.seed if seed is None else seed)
         with poison_variant(alt_poison):
             call = self.op.build(case.params, self.device, gen)
         before = call.clone() if reference else None
         expected = self.op.reference(case.params, call.clone()) if reference else []
         self.times["reference_s"] += time.perf_counter() - t0
         t1 = time.perf_counter()
-        inp = self.io / f"{case.tier}-{case.index}.in.pt"
-        torch.save({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}, inp)
+        self._io_n += 1
+        inp = self.io / f"{self._io_n:05d}.in.pt"  # neutral names: nothing tells a replay from a case
+        data = {"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}
+        if replay is not None:
+            data["replay"] = replay
+        torch.save(data, inp)
         self.times["save_s"] += time.perf_counter() - t1
         return call, before, expected, inp
 
-    def _run_case(self, case: Case, entry: dict[str, Any], ghost: bool, alt: bool = False) -> dict[str, Any] | None:
-        """Run one case in the child and judge it. Returns evidence, or None when it failed.
+    def _run_case(self, case: Case, entry: dict[str, Any], seed: int | None = None, mode: str = "normal",
+                  replay: Any = None, alt: bool = False) -> dict[str, Any] | None:
+        """Run one case in the child and judge it.
 
-        ``alt``: the alternate-poison re-run of a passed case (:meth:`_rerun_alt_poison`): the
-        outputs ``op.build`` makes and the candidate's allocations get the alternate pattern."""
+        Args:
+            case: the case.
+            entry: its record entry (status, launches, message) — updated by normal runs, and by a
+                failing re-run.
+            seed: the inputs' seed (None: the case's own).
+            mode: ``"normal"`` (a correctness run), ``"rerun"`` (L2's decoy: a normal run of inputs
+                already run once, judged like a correctness run) or ``"ghost"`` (L2 ghost replay of those
+                inputs, every launch a no-op, replaying ``replay``).
+            replay: the replay log of a normal run on the same inputs (ghost mode).
+            alt: the alternate-poison re-run of a passed case (:meth:`_rerun_alt_poison`; with mode
+                ``"rerun"``): the outputs ``op.build`` makes and the candidate's allocations get the
+                alternate pattern.
+
+        Returns:
+            Normal and re-run: the evidence (trace, launches, trivial, needs_launch, bytes, the run's
+            replay log), or None when the run failed (the failure is recorded). Ghost: what
+            :meth:`_judge_ghost` found.
+
+        Raises:
+            JobFailed: the child timed out or died, the sandbox could not run the case, or the timers
+                were tampered with.
+        """
         assert self.child is not None
-        _, before, expected, inp = self._prepare(case, alt_poison=ghost or alt)
-        out_path = self.io / f"{case.tier}-{case.index}.{'ghost' if ghost else 'alt' if alt else 'out'}.pt"
+        ghost = mode == "ghost"
+        _, before, expected, inp = self._prepare(case, alt_poison=ghost or alt, seed=seed, replay=replay if ghost else None)
+        out_path = inp.with_name(inp.name.replace(".in.pt", ".out.pt"))
+        where = f"case {case.id} ({case.describe()})" + (
+            ", re-run with the alternate poison pattern" if alt else
+            ", run a second time on the same inputs (L2)" if mode == "rerun" else
+            ", ghost replay (L2)" if ghost else "")
         t0 = time.perf_counter()
         try:
             self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "ghost": ghost, "alt_poison": alt})
             msg = self.child.recv(self.settings.case_timeout_s)
         except ChildTimeout:
             self.child = None
-            jf = JobFailed("timeout", f"case {case.id} ({case.describe()}) exceeded {self.settings.case_timeout_s:.0f} s "
+            jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
                                       f"(process group killed)", case)
             if not ghost:
                 entry.update(status="failed", message=str(jf))
@@ -519,38 +679,41 @@ class Verifier:
                 entry.update(status="failed", message=str(jf))
             raise jf from None
         wall = time.perf_counter() - t0
-        if not ghost:
+        if mode == "normal":
             self.times["child_case_s"] += wall
             self.times["candidate_s"] += float(msg.get("wall_s") or 0.0)
         if msg.get("event") == "harness_error":
             err = msg.get("error") or {}
-            raise JobFailed("platform", f"case {case.id}: the sandbox could not run the case: {err.get('type')}: "
+            raise JobFailed("platform", f"{where}: the sandbox could not run the case: {err.get('type')}: "
                                         f"{err.get('message')}\n{(err.get('traceback') or '')[-1000:]}", case)
         if msg.get("event") != "case":
             raise JobFailed("platform", f"unexpected message from the sandbox: {msg.get('event')!r}", case)
         if msg.get("timers_tampered"):
-            raise JobFailed("timer_tampering", f"timer functions replaced during case {case.id}: "
+            raise JobFailed("timer_tampering", f"timer functions replaced during {where}: "
                                                f"{msg['timers_tampered']}", case)
         t_load = time.perf_counter()
         try:
             out = torch.load(out_path, map_location=self.device, weights_only=True)
         except Exception as exc:  # noqa: BLE001 - what the candidate returned cannot even be loaded
-            raise JobFailed("wrong_result", f"case {case.id}: the candidate's outputs could not be loaded "
+            raise JobFailed("wrong_result", f"{where}: the candidate's outputs could not be loaded "
                                             f"({type(exc).__name__}: {str(exc)[:300]})", case) from None
         self.times["load_s"] += time.perf_counter() - t_load
         if not isinstance(out, dict):
-            raise JobFailed("wrong_result", f"case {case.id}: the sandbox returned no outputs", case)
+            raise JobFailed("wrong_result", f"{where}: the sandbox returned no outputs", case)
         if ghost:
-            return self._judge_ghost(case, out, expected)
+            return self._judge_ghost(case, out, expected, msg.get("replay"))
+        assert before is not None
         evidence = {"trace": msg.get("trace") or {}, "launches": msg.get("launches") or [],
                     "trivial": _trivial(expected, before, self.platform.tolerance_scale), "needs_launch": before.needs_launch,
                     "bytes": sum(t.numel() * t.element_size() for t in
-                                 (before.get(s) for s in before.tensor_slots()))}
-        entry.update(launches=len(evidence["launches"]), wall_s=round(wall, 4),
-                     kernels=sorted(set(evidence["launches"]))[:8])
+                                 (before.get(s) for s in before.tensor_slots())),
+                    "replay_log": out.get("replay_log")}
+        target = entry if mode == "normal" else {}
+        target.update(launches=len(evidence["launches"]), wall_s=round(wall, 4),
+                      kernels=sorted(set(evidence["launches"]))[:8])
         t_j = time.perf_counter()
         try:
-            verdict = self._judge(case, msg, out, expected, before, entry)
+            verdict = self._judge(case, msg, out, expected, before, target)
         except Exception as exc:  # noqa: BLE001 - malformed outputs (meta tensors, odd types) are wrong
             verdict = ("wrong_result", f"the candidate's outputs could not be compared with the reference "
                                        f"({type(exc).__name__}: {str(exc)[:300]})")
@@ -561,11 +724,15 @@ class Verifier:
                 message = ("re-run with the alternate poison pattern (the first run's output held the main pattern "
                            "where the reference equals it, so those elements may never have been written): "
                            + message)
+            elif mode == "rerun":
+                message = f"run a second time on the same inputs (L2): {message}"
             entry.update(status="failed", failure_class=cls, message=message)
             self.fail(cls, f"case {case.id} ({case.describe()}): {message}", case)
             return None
+        if mode == "rerun":
+            return evidence
         entry["status"] = "passed"
-        if not alt and not self._rerun_alt_poison(case, entry, out, expected, before):
+        if not self._rerun_alt_poison(case, entry, out, expected, before, seed):
             return None
         if _all_outputs_empty(expected):
             entry["untimed"] = "empty output: nothing to time"
@@ -574,15 +741,16 @@ class Verifier:
         return evidence
 
     def _rerun_alt_poison(self, case: Case, entry: dict[str, Any], out: dict[str, Any], expected: list[Expected],
-                          before: Call) -> bool:
+                          before: Call, seed: int | None = None) -> bool:
         """Every output element must be shown written in some judged run: where the passed run's
         output still holds the main poison pattern of an integer or bool dtype (the reference equals
         it there; :func:`_unproven_writes`), the case runs again with the alternate pattern and must
-        pass again. Records ``alt_poison_rerun`` (the slots) in the case's entry. Returns False when
-        the re-run failed (the job has failed)."""
+        pass again (same inputs: ``seed``, None for the case's own). Records ``alt_poison_rerun`` (the
+        slots) in the case's entry. Returns False when the re-run failed (the job has failed)."""
         def alt_build() -> Call:
             with poison_variant(True):
-                return self.op.build(case.params, self.device, generator(self.device, case.seed))
+                return self.op.build(case.params, self.device,
+                                     generator(self.device, case.seed if seed is None else seed))
 
         slots = _unproven_writes(expected, out, before, alt_build)
         if not slots:
@@ -591,7 +759,7 @@ class Verifier:
         entry["alt_poison_slots"] = slots
         scratch: dict[str, Any] = {}
         try:
-            res = self._run_case(case, scratch, ghost=False, alt=True)
+            res = self._run_case(case, scratch, seed=seed, mode="rerun", alt=True)
         except JobFailed as jf:
             entry.update(status="failed", failure_class=jf.cls, message=f"alternate-poison re-run: {jf}")
             raise
@@ -666,12 +834,17 @@ class Verifier:
         return None, worst
 
     # -- L2 ------------------------------------------------------------------------------------------
-    def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected]) -> dict[str, Any]:
+    def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected],
+                     replay: dict[str, Any] | None) -> dict[str, Any]:
         """A replayed case "still passes" only if every output is right and at least one output
         differs from the ghost poison pattern (an expected all-False bool result is exactly what an
-        unwritten output holds: such a case cannot tell a no-op from a kernel)."""
+        unwritten output holds: such a case cannot tell a no-op from a kernel). ``replay`` is the
+        child's replay report (:meth:`hooks.State.end_case`); the result carries it, and
+        ``diverged`` says what the replay did differently from the normal run it replayed (None when
+        nothing)."""
+        res: dict[str, Any] = {"replay": replay, "diverged": _divergence(replay)}
         if all((exp.value is None and exp.check is None) or _equals_ghost_poison(exp) for exp in expected):
-            return {"ghost_passed": False, "uninformative": True}
+            return {**res, "ghost_passed": False, "uninformative": True}
         passed = True
         for exp in expected:
             if exp.value is None and exp.check is None:
@@ -685,35 +858,68 @@ class Verifier:
             if not ok:
                 passed = False
                 break
-        return {"ghost_passed": passed}
+        return {**res, "ghost_passed": passed}
 
-    def _ghost(self, sized: list[tuple[int, Case]]) -> None:
-        """L2: replay cases with Triton launches turned into no-ops. Every case when there are at most
-        ``ghost_cases``; else the first case and the smallest others (the check does not depend on
-        size, so the cheapest cases are replayed)."""
-        if self.op.nothing_to_compute and not sized:
-            self.record["anti_hack"]["L2"] = {
-                "ok": True, "checked": 0,
-                "note": f"nothing to compute ({self.op.nothing_to_compute.kind}): no case needs a Triton launch, "
-                        f"so there is nothing to replay"}
-            return
+    def _l2_plan(self, judged: list[Case]) -> dict[int, int]:
+        """Choose the cases L2 replays and the secret seeds of their inputs: ``{case index: seed}``.
+
+        Every judged case when there are at most ``ghost_cases``; else the first case, the smallest
+        half of the others (replays cost little) and the rest drawn at random by the verifier's secret
+        RNG, so that a candidate cannot confine a cheat to cases it knows are never replayed. Size is
+        the case's cost-model bytes (a shape-derived proxy where the cost model has none).
+
+        A replayed case's correctness run draws its inputs from ``case.seed ^ salt`` (a 62-bit salt
+        drawn per job from ``os.urandom``; recorded as the entry's ``input_seed``) instead of
+        ``case.seed``: the candidate cannot have seen or precomputed them, and the run is the normal
+        run the ghost replay's host reads are replayed from — no extra run is needed for it.
+        """
         n = self.settings.ghost_cases
-        pool = [c for _, c in sized]
+        pool = list(judged)
         if len(pool) > n:
-            rest = sorted(sized[1:], key=lambda bc: (bc[0], bc[1].index))[: n - 1]
-            pool = [sized[0][1]] + sorted((c for _, c in rest), key=lambda c: c.index)
-        still = []
-        for case in pool:
-            res = self._run_case(case, {}, ghost=True)
-            if res and res.get("ghost_passed"):
-                still.append(case)
-        self.record["anti_hack"]["L2"] = {"ok": not still, "checked": len(pool),
-                                          "passed_without_triton": [c.id for c in still]}
+            first, rest = pool[0], pool[1:]
+            small = sorted(rest, key=lambda c: (case_size(self.op, c.params), c.index))[: n // 2]
+            others = [c for c in rest if c not in small]
+            pool = [first, *small, *self._rng.sample(others, max(0, n - 1 - len(small)))]
+        salt = self._rng.getrandbits(62)
+        return {c.index: c.seed ^ salt for c in pool}
+
+    def _l2_verdict(self, done: list[str], by_index: dict[int, Case], ghosts: dict[int, dict[str, Any]],
+                    l2_cases: dict[str, dict[str, Any]]) -> None:
+        """L2's record and verdict, once every run of the schedule is done (``done``: the runs made, in
+        order, ``c3``/``r3``/``g3`` for case 3's correctness run, re-run and ghost replay; ``ghosts``:
+        the replays' results by case index; ``l2_cases``: per replayed case, its input seed and what
+        became of its re-runs and replay). The job fails as ``ghost``
+        when a ghost replay still produced the right result, or when it diverged from the normal run it
+        replayed (another host read or launch than in the normal run on the same inputs: behaviour that
+        depends on being replayed — or on having seen the inputs before — is exactly what L2 must not
+        let decide the verdict). A correctness failure is reported first (the replays after it are
+        skipped)."""
+        still = [by_index[i] for i, g in ghosts.items() if g.get("ghost_passed")]
+        diverged = [(by_index[i], g["diverged"]) for i, g in ghosts.items() if g.get("diverged")]
+        self.record["anti_hack"]["L2"] = {
+            "ok": not still and not diverged, "checked": len(ghosts),
+            "passed_without_triton": [c.id for c in still], "diverged": [c.id for c, _ in diverged],
+            "cases": l2_cases, "order": " ".join(done),
+            "method": "replayed cases run on secret inputs; each is run again normally and replayed with "
+                      "launches as no-ops, both at random positions, host reads and launch outcomes replayed "
+                      "from the latest normal run on the same inputs"}
+        if self.op.nothing_to_compute and not ghosts:
+            self.record["anti_hack"]["L2"]["note"] = (
+                f"nothing to compute ({self.op.nothing_to_compute.kind}): no case needs a Triton launch, so there "
+                f"is nothing to replay")
+        if self.record["failure_class"] is not None:
+            return
         if still:
             c = still[0]
             self.fail("ghost", f"L2 ghost replay: case {c.id} ({c.describe()}) still produced the right result with "
-                               f"every Triton launch turned into a no-op ({len(still)} of {len(pool)} replayed "
+                               f"every Triton launch turned into a no-op ({len(still)} of {len(ghosts)} replayed "
                                f"cases); the result was not computed by Triton", c)
+        elif diverged:
+            c, why = diverged[0]
+            self.fail("ghost", f"L2 ghost replay: case {c.id} ({c.describe()}): {why}; a wrapper given the same "
+                               f"inputs and reading the same values must make the same host reads and launches, "
+                               f"whether or not it has seen the inputs before — one that behaves differently when "
+                               f"replayed cannot be judged by its kernels", c)
 
     # -- L3 kernel list ------------------------------------------------------------------------------
     def _kernel_list(self, case: Case) -> None:

@@ -12,6 +12,10 @@ Triton launches, errors and timings; the trusted verifier judges them.
 
 Commands:
     {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
+        A normal case run also saves its replay log (the values of the candidate's host reads and the
+        outcomes of its launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a
+        ghost run (``"ghost": true``) replays the log the verifier put in the input file as
+        ``replay`` and reports what the replay did (``"replay"`` in its answer).
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float}
     {"cmd": "exit"}
 """
@@ -197,8 +201,10 @@ class Child:
             with self.harness_io():
                 args, kwargs = clone_tree([args, kwargs])
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
-        state.reset()
-        state.ghost = bool(msg.get("ghost"))
+        ghost = bool(msg.get("ghost"))
+        state.begin_case(ghost, data.get("replay") if ghost else None)
+        log: Any = None
+        replay: Any = None
         state.alt_poison = bool(msg.get("alt_poison"))
         err = None
         ret: Any = None
@@ -221,7 +227,7 @@ class Child:
         except BaseException as exc:  # noqa: BLE001 - reported, judged by the verifier
             err = _error(exc, "call")
         finally:
-            state.ghost = False
+            log, replay = state.end_case()
             state.alt_poison = False
         wall = time.perf_counter() - t0
         ret_alias = None
@@ -231,6 +237,8 @@ class Child:
                     ret_alias = i
         out = {"args": call.args, "kwargs": call.kwargs, "ret": _sanitize(ret, torch),
                "ret_type": type(ret).__name__, "ret_devices": _devices(ret, torch)}
+        if log is not None:
+            out["replay_log"] = log
         with self.harness_io():
             try:
                 torch.save(out, msg["out"])
@@ -239,7 +247,7 @@ class Child:
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers()})
+                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
 
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.spec import Call

@@ -3,6 +3,22 @@
 * Triton launch accounting: every launch through ``JITFunction.run`` (GPU) or
   ``InterpretedFunction.run`` (interpreter) is counted with its kernel name. Ghost mode (L2) turns
   launches into no-ops.
+* Replay (L2): in a normal case run, the result of every host read the candidate makes and the outcome
+  of every launch are logged (:meth:`State.begin_case`); in a ghost replay of the same inputs, the
+  k-th host read returns what the k-th read of the normal run returned and the k-th launch raises
+  what it raised, so the candidate cannot tell a replay from a normal run by what it reads back (see
+  :func:`host_read` and :func:`install_launch_hooks`). Covered on both platforms (on the interpreter
+  the tensors are CPU tensors and the same reads reach the same hooks): ``.item()``, ``bool``/``int``/
+  ``float``/``complex``/``__index__`` of a tensor, ``is_nonzero``, ``tolist``, ``numpy``, ``__array__``,
+  ``str``/``repr``/``format``; a device-to-host copy (``.cpu()``) is not a read by itself, the read of
+  its result is. Not covered, and why that is acceptable: reads through raw storage, ``data_ptr``,
+  NumPy, ctypes, DLPack or pickling (L1 rejects them); reads inside an interpreted kernel body (a
+  replay runs no body); reads of more than :data:`MAX_LOGGED_ELEMENTS` elements (live, and the
+  replay reports a divergence; L3's budget fails them anyway); a logged launch error whose class
+  cannot be rebuilt from its arguments (raised as ``RuntimeError`` with the same message); errors a
+  GPU raises later, at a synchronisation (not a launch outcome). Other traces a launch leaves are
+  closed elsewhere: warnings, Triton's runtime state, Python objects changed by a kernel body and
+  polls or timers of device work are rejected by L1 (``verify/static_scan.py``).
 * :class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
   It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
   what Triton's own launcher does inside a launch, and it poisons every tensor the candidate
@@ -16,6 +32,7 @@ trusted verifier from what the child sends back.
 from __future__ import annotations
 
 import inspect
+import sys
 from collections import Counter
 from typing import Any, Callable
 
@@ -34,15 +51,32 @@ RANDOM_DRAWS = {"randint", "randint_like", "rand", "rand_like", "randn", "randn_
                 "_sample_dirichlet", "rrelu_with_noise", "native_dropout"}
 
 
+#: Host reads of more elements than this keep no value in the replay log (a ghost replay then reads
+#: the live value and reports a divergence); L3's host-read budget fails such calls anyway.
+MAX_LOGGED_ELEMENTS = 1 << 16
+
+
 class State:
-    """Per-process instrumentation state (one candidate call at a time)."""
+    """Per-process instrumentation state (one candidate call at a time).
+
+    Replay log (L2): ``log`` is ``{"reads": [...], "launches": [...]}`` while a normal case run records
+    (each read ``{"kind", "shape", "dtype", "extra", "value"}``, each launch ``{"kernel", "error"}``);
+    ``replay`` is such a log while a ghost replay consumes it, ``report`` what the replay did.
+    """
 
     def __init__(self) -> None:
         self.inside_launch = 0
+        #: > 0 while the interpreter executes a kernel body (host reads there are not the wrapper's and
+        #: do not happen in a ghost replay: they are neither logged nor replayed)
+        self.in_kernel = 0
         self.ghost = False
         #: allocations get the alternate poison pattern (ghost mode implies it; the verifier's
         #: alternate-poison re-run of a passed case sets it alone, with launches left on)
         self.alt_poison = False
+        self.log: dict[str, list[Any]] | None = None
+        self.replay: dict[str, list[Any]] | None = None
+        self.report: dict[str, Any] | None = None
+        self._pos = {"reads": 0, "launches": 0}
         self.launches: list[str] = []
         self.trace: Counter[str] = Counter()
         self.wrapper_calls: Counter[str] = Counter()
@@ -57,6 +91,61 @@ class State:
         self.launches = []
         self.trace = Counter()
         self.wrapper_calls = Counter()
+
+    def begin_case(self, ghost: bool, replay: dict[str, list[Any]] | None = None) -> None:
+        """Start one case run: a normal run logs its host reads and launch outcomes; a ghost run
+        (``ghost``) replays ``replay``, the log of a normal run on the same inputs (None: nothing to
+        replay, every read is live)."""
+        self.reset()
+        self.ghost = ghost
+        self._pos = {"reads": 0, "launches": 0}
+        if ghost:
+            self.log = None
+            self.replay = {"reads": list((replay or {}).get("reads") or []),
+                           "launches": list((replay or {}).get("launches") or [])}
+            self.report = {"reads_replayed": 0, "launches_replayed": 0, "errors_replayed": 0,
+                           "divergence": None}
+        else:
+            self.log = {"reads": [], "launches": []}
+            self.replay = None
+            self.report = None
+
+    def end_case(self) -> tuple[dict[str, list[Any]] | None, dict[str, Any] | None]:
+        """Finish a case run. Returns ``(log, report)``: the normal run's log (None in a ghost run) and
+        the ghost run's replay report (None in a normal run): counts of replayed reads, launches and
+        raised errors, ``divergence`` (the first difference from the log, or None) and the log entries
+        the replay never reached (``unused_reads``, ``unused_launches``)."""
+        log, report = self.log, self.report
+        if report is not None and self.replay is not None:
+            report["unused_reads"] = len(self.replay["reads"]) - self._pos["reads"]
+            report["unused_launches"] = len(self.replay["launches"]) - self._pos["launches"]
+        elif report is not None:  # diverged: the replay stopped where it diverged
+            report["unused_reads"] = report["unused_launches"] = 0
+        self.ghost = False
+        self.log = self.replay = self.report = None
+        return log, report
+
+    def next_logged(self, stream: str) -> dict[str, Any] | None:
+        """The next entry of ``stream`` (``"reads"`` or ``"launches"``) of the log being replayed, or
+        None when the log is used up (or no replay is active)."""
+        if self.replay is None:
+            return None
+        items = self.replay[stream]
+        i = self._pos[stream]
+        if i >= len(items):
+            return None
+        self._pos[stream] = i + 1
+        return items[i]
+
+    def diverge(self, stream: str, got: dict[str, Any], want: dict[str, Any] | None) -> None:
+        """Record the replay's first divergence from the log and stop replaying (what follows is live):
+        the candidate did something else than in the normal run on the same inputs."""
+        if self.report is not None and self.report["divergence"] is None:
+            n = self._pos[stream]
+            self.report["divergence"] = {"stream": stream, "index": n, "replay": got,
+                                         "normal": None if want is None else
+                                         {k: v for k, v in want.items() if k != "value"}}
+        self.replay = None
 
 
 STATE = State()
@@ -75,23 +164,68 @@ def _kernel_name(fn: Any) -> str:
     return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
 
 
+def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
+              again: Callable[[torch.Tensor], Any] | None = None) -> Any:
+    """One host read of tensor ``t`` by the candidate: a value that reaches Python from tensor data
+    (``.item()``, ``bool()``/``int()``/``float()``/``__index__`` as ``aten::item``,
+    ``aten::_local_scalar_dense`` or ``aten::is_nonzero``; ``tolist``, ``numpy``, ``__array__``,
+    ``str``/``repr``/``format``).
+
+    Normal run: returns ``live()`` and logs ``{kind, shape, dtype, extra, value}``: the value returned
+    (a Python scalar or string), or with ``again`` a CPU copy of ``t`` from which ``again(copy)``
+    gives the value back (None above :data:`MAX_LOGGED_ELEMENTS` elements). Ghost replay: when the next
+    logged read has the same kind, shape, dtype and ``extra`` (the call's other arguments), returns the
+    logged value, so a flag that a no-op launch left unwritten reads as the normal run read it; else
+    reads live and records the divergence (:meth:`State.diverge`). Reads inside a kernel body
+    (interpreter) are live and not logged: a replay runs no kernel body. ``t`` may live on any device;
+    a replayed read transfers nothing.
+    """
+    if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
+        return live()
+    key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
+    if STATE.replay is not None:
+        want = STATE.next_logged("reads")
+        if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:
+            assert STATE.report is not None
+            STATE.report["reads_replayed"] += 1
+            value = want["value"]
+            return again(value) if again is not None else value
+        STATE.diverge("reads", key, want)
+        return live()
+    value = live()
+    if STATE.log is not None:
+        if again is None:
+            logged: Any = value
+        elif t.numel() <= MAX_LOGGED_ELEMENTS:
+            logged = t.detach().to("cpu", copy=True)
+        else:
+            logged = None
+        STATE.log["reads"].append({**key, "value": logged})
+    return value
+
+
 def install_host_read_hooks() -> None:
     """Count the tensor values a candidate reads on the host through paths the dispatcher does not
     see (``tolist``, ``str``/``repr``/``format``, ``numpy``, ``__array__``): each element counts as
-    one ``host_read`` in the trace (L3 budgets it like ``.item()``)."""
+    one ``host_read`` in the trace (L3 budgets it like ``.item()``). The reads are logged and replayed
+    like ``.item()`` (:func:`host_read`)."""
     for name in ("tolist", "__repr__", "__str__", "__format__", "numpy", "__array__"):
         orig = getattr(torch.Tensor, name)
         if getattr(orig, "_kgb_hooked", False):
             continue
 
-        def read(self, *a, _orig=orig, **k):
+        def read(self, *a, _orig=orig, _name=name, **k):
             if STATE.active_wrappers and STATE.tracing and not STATE.inside_launch:
                 STATE.trace["aten::host_read"] += max(1, self.numel())
                 # The read is counted above; the device-to-host copy PyTorch runs inside it
                 # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
                 STATE.inside_launch += 1
                 try:
-                    return _orig(self, *a, **k)
+                    extra = repr((a, sorted(k.items())))
+                    if _name in ("__repr__", "__str__", "__format__"):  # a string: logged as returned
+                        return host_read(_name, self, extra, lambda: _orig(self, *a, **k))
+                    return host_read(_name, self, extra, lambda: _orig(self, *a, **k),
+                                     lambda copy: _orig(copy, *a, **k))
                 finally:
                     STATE.inside_launch -= 1
             return _orig(self, *a, **k)
@@ -107,16 +241,86 @@ def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
     return meta
 
 
+def _error_spec(exc: BaseException) -> dict[str, Any]:
+    """What a replay needs to raise ``exc`` again: its class (module, qualified name), its arguments
+    when they are plain values (else its message) and its message."""
+    plain = all(isinstance(a, (str, int, float, bool, type(None))) for a in exc.args)
+    return {"module": type(exc).__module__, "qualname": type(exc).__qualname__,
+            "args": list(exc.args) if plain else [str(exc)], "message": str(exc)}
+
+
+def _rebuild_error(spec: dict[str, Any]) -> Exception:
+    """The exception :func:`_error_spec` described: its class when the child has it loaded and it can be
+    built from the logged arguments, else a ``RuntimeError`` with the same message."""
+    obj: Any = sys.modules.get(str(spec.get("module") or ""))
+    for part in str(spec.get("qualname") or "").split("."):
+        obj = getattr(obj, part, None) if obj is not None else None
+    message = str(spec.get("message") or "")
+    if isinstance(obj, type) and issubclass(obj, Exception):
+        try:
+            return obj(*(spec.get("args") or [message]))
+        except Exception:  # noqa: BLE001 - a class that wants other arguments
+            pass
+    return RuntimeError(message)
+
+
+def _log_launch(name: str, exc: BaseException | None) -> None:
+    """Log the outcome of one of the candidate's launches in a normal run (replayed by a ghost run)."""
+    if STATE.log is not None:
+        STATE.log["launches"].append({"kernel": name, "error": None if exc is None else _error_spec(exc)})
+
+
+def _replayed_launch(name: str) -> dict[str, Any] | None:
+    """Consume the log entry of this launch in a ghost replay: the entry when it is a launch of the same
+    kernel, else None (and the replay records a divergence)."""
+    if STATE.replay is None:
+        return None
+    want = STATE.next_logged("launches")
+    if want is None or want.get("kernel") != name:
+        STATE.diverge("launches", {"kernel": name}, want)
+        return None
+    assert STATE.report is not None
+    STATE.report["launches_replayed"] += 1
+    return want
+
+
+def _run_pre_run_hooks(kernel: Any, args: tuple, kwargs: dict) -> None:
+    """Run an interpreted kernel's pre-run hooks (``add_pre_run_hook``) as Triton's ``GridExecutor``
+    does, with the launch's arguments (the host copies it would pass share the arguments' CPU
+    storages on the interpreter)."""
+    hooks = list(getattr(kernel, "pre_run_hooks", None) or [])
+    if not hooks:
+        return
+    names = inspect.getfullargspec(kernel.fn).args
+    kw = {k: v for k, v in kwargs.items() if k in names}
+    for hook in hooks:
+        hook(*args, **kw)
+
+
 def install_launch_hooks() -> None:
     """Wrap Triton's launch entry points for accounting and ghost replay (idempotent).
 
     Everything the candidate's Python runs stays traced, including the launch grid callable,
-    ``@triton.heuristics`` functions and autotune hooks; only the interpreter's own execution of a
-    kernel (copying arguments to and from the host) and Triton's autotune benchmarking are left out
-    of the trace. In ghost mode the grid is still evaluated, then the launch is skipped.
+    ``@triton.heuristics`` functions, pre-run hooks and autotune hooks; only the interpreter's own
+    execution of a kernel (copying arguments to and from the host) and Triton's autotune benchmarking
+    are left out of the trace.
+
+    Ghost mode skips only what the device (or the interpreter) would execute, and keeps everything
+    else a launch does that the candidate could observe: the grid callable and the pre-run hooks run,
+    the interpreter rewrites the kernel (``InterpretedFunction.rewritten_fn``), a GPU kernel is
+    compiled without launching (``warmup=True``: compile errors are raised, the compiled kernel is
+    returned and cached as after a launch), and the launch raises what the same launch raised in the
+    normal run being replayed (an interpreter error in the kernel body, a launch failure). In a
+    normal run the outcome of each of the candidate's launches is logged (:meth:`State.begin_case`).
+    Launches inside Triton's autotune benchmarking are not the candidate's: neither logged nor replayed.
     """
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
+
+    try:
+        from triton.runtime.interpreter import GridExecutor as _GridExecutor
+    except ImportError:  # pragma: no cover - older Triton
+        _GridExecutor = None
 
     classes: list[tuple[type, bool]] = [(jit.JITFunction, False)]
     try:
@@ -126,6 +330,42 @@ def install_launch_hooks() -> None:
     except ImportError:  # pragma: no cover - older Triton
         pass
 
+    def ghost_launch(self, args, kwargs, _orig, _interp, name, top):
+        want = _replayed_launch(name) if top else None
+        grid = kwargs.get("grid")
+        if _interp:
+            if callable(grid):
+                grid(_meta(self, args, kwargs))
+            _run_pre_run_hooks(self, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
+            if hasattr(self, "rewrite"):
+                self.rewrite()
+            ret = None
+        else:
+            ret = _orig(self, *args, **{**kwargs, "warmup": True})  # pre-run hooks, binding, compilation
+            if callable(grid):
+                grid(_meta(self, args, kwargs))
+        if want is not None and want.get("error"):
+            assert STATE.report is not None
+            STATE.report["errors_replayed"] += 1
+            raise _rebuild_error(want["error"])
+        return ret
+
+    def interpreted_launch(self, args, kwargs):
+        grid = kwargs.get("grid")
+        if callable(grid):  # evaluated here, traced, as the candidate's own code
+            grid = tuple(grid(_meta(self, args, kwargs)))
+        call_kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        _run_pre_run_hooks(self, args, call_kw)
+        fn = self.rewrite()
+        # The kernel body runs traced (Python in a kernel body is the candidate's code on the
+        # interpreter); only the argument copies to and from the host are suspended. Its host reads
+        # are not the wrapper's (in_kernel): a ghost replay runs no body.
+        STATE.in_kernel += 1
+        try:
+            return _GridExecutor(fn, self.arg_names, grid, [])(*args, **call_kw)
+        finally:
+            STATE.in_kernel -= 1
+
     for cls, interpreted in classes:
         if getattr(cls.run, "_kgb_hooked", False):
             continue
@@ -134,19 +374,23 @@ def install_launch_hooks() -> None:
         def run(self, *args, _orig=orig, _interp=interpreted, **kwargs):
             if kwargs.get("warmup"):
                 return _orig(self, *args, **kwargs)
-            STATE.launches.append(_kernel_name(self))
-            grid = kwargs.get("grid")
+            name = _kernel_name(self)
+            STATE.launches.append(name)
+            top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
             if STATE.ghost:
-                if callable(grid):
-                    grid(_meta(self, args, kwargs))
-                return None
-            if not _interp:
-                return _orig(self, *args, **kwargs)
-            if callable(grid):  # evaluated here, traced, as the candidate's own code
-                kwargs["grid"] = tuple(grid(_meta(self, args, kwargs)))
-            # The kernel body and pre-run hooks run traced (Python in a kernel body is the candidate's
-            # code on the interpreter); only the argument copies to and from the host are suspended.
-            return _orig(self, *args, **kwargs)
+                return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
+            try:
+                if _interp and _GridExecutor is not None and hasattr(self, "rewrite"):
+                    ret = interpreted_launch(self, args, kwargs)
+                else:
+                    ret = _orig(self, *args, **kwargs)
+            except Exception as exc:
+                if top:
+                    _log_launch(name, exc)
+                raise
+            if top:
+                _log_launch(name, None)
+            return ret
 
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
@@ -256,6 +500,15 @@ def _dtype_changes(func: Any, args: tuple, kwargs: dict) -> bool:
     return False
 
 
+#: ATen ops that return a Python scalar computed from tensor data (host reads), by the kind logged.
+#: ``item``/``is_nonzero`` reach a dispatch mode undecomposed when it is entered inside another mode's
+#: handler (the interpreter's InterceptMode), else as ``_local_scalar_dense``. ``equal``/``allclose``
+#: compute (L3 rejects them) but their answers are host reads all the same.
+_SCALAR_READS = {torch.ops.aten._local_scalar_dense.default: "item", torch.ops.aten.item.default: "item",
+                 torch.ops.aten.is_nonzero.default: "is_nonzero", torch.ops.aten.equal.default: "equal",
+                 torch.ops.aten.allclose.default: "allclose"}
+
+
 class CandidateMode(TorchDispatchMode):
     """Trace and poison the ATen ops a candidate's Python code runs (see module docstring)."""
 
@@ -269,6 +522,11 @@ class CandidateMode(TorchDispatchMode):
         if _dtype_changes(func, args, kwargs):
             key += " (dtype conversion)"
         STATE.trace[key] += 1
+        read = _SCALAR_READS.get(func)
+        if read is not None and args and isinstance(args[0], torch.Tensor):
+            # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
+            extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
+            return host_read(read, args[0], extra, lambda: func(*args, **kwargs))
         out = func(*args, **kwargs)
         if name[len("aten::"):] in RANDOM_DRAWS:
             drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)

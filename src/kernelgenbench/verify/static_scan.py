@@ -237,8 +237,25 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
         "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
         "co_code",
+        # an exception's chain and traceback: what a launch raised is replayed in an L2 ghost replay by
+        # class and arguments only, so its innards would tell a replay from a launch
+        "__traceback__", "__cause__", "__context__",
+        # Triton's runtime state behind a kernel (compiled-kernel caches, the interpreter's rewritten
+        # bodies, autotuning results): a ghost replay launches nothing, so this state would tell it
+        # from a normal run (L2)
+        "device_caches", "rewritten_fn", "configs_timings", "bench_time", "best_config", "used_global_vals",
+        "kernel_cache",
     }
 )
+
+#: ``warnings.<name>`` a submission may use: issuing warnings. Catching or filtering them
+#: (``catch_warnings(record=True)``) would read back what a launch emitted on the interpreter (NumPy's
+#: "invalid value" warnings), which tells a real launch from an L2 ghost replay's no-op.
+WARNINGS_ALLOWED: frozenset[str] = frozenset({"warnings.warn"})
+
+#: Methods that poll whether device work has finished or how long it took (streams, events): a
+#: timing channel that tells a real launch from an L2 ghost replay's no-op.
+COMPLETION_POLLS: frozenset[str] = frozenset({"query", "elapsed_time"})
 
 #: Builtins that run code built at run time or expose namespaces (brief: "exec-eval"); ``open`` is
 #: file I/O. ``print`` is harmless and allowed.
@@ -268,6 +285,8 @@ IMPORT_RULES: dict[str, str] = {
     "torch.multiprocessing": "process", "torch.distributed": "network", "torch.hub": "network",
     "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
     "triton.testing": "timer",
+    # the interpreter's execution state (grid of the last launch): it tells a launch from an L2 no-op
+    "triton.runtime.interpreter": "introspection",
     # host-side numeric computation
     **dict.fromkeys(
         ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
@@ -321,6 +340,7 @@ TORCH_PATH_RULES: dict[str, str] = {
     "torch.serialization": "file-io", "torch.hub": "network", "torch.distributed": "network",
     "torch.multiprocessing": "process",
     "triton.testing": "timer",
+    "triton.runtime.interpreter": "introspection",
 }
 
 #: Decorators whose function bodies Triton compiles (brief).
@@ -387,6 +407,15 @@ MUTATING_METHODS: frozenset[str] = frozenset(
      "remove", "discard", "__setitem__", "__delitem__", "appendleft", "extendleft", "popleft",
      "sort", "reverse", "move_to_end"}
 )
+
+#: Container-mutating methods that Triton tensors and ``tl`` do not have (``sort``, ``add`` they do):
+#: called in a kernel body they can only mutate a Python object passed as a ``tl.constexpr``.
+JIT_MUTATING_METHODS: frozenset[str] = MUTATING_METHODS - {"sort", "add"}
+
+#: Why a store or container mutation in a kernel body is rejected.
+_JIT_SIDE_EFFECT = ("changes a Python object inside a Triton kernel body; a GPU compile rejects that and only "
+                    "the CPU interpreter runs it, where it would carry state out of a launch (a channel that "
+                    "tells a launch from an L2 ghost replay's no-op)")
 
 #: Calls that build a mutable container (brief).
 _CONTAINER_FACTORIES = frozenset(
@@ -970,6 +999,8 @@ class _Scanner(ast.NodeVisitor):
                             "function, which keeps state across calls (constant tables must only be read)")
                 return
         if self.jit_depth:
+            if name in JIT_MUTATING_METHODS:
+                self.report(node, "module-cache", _JIT_SIDE_EFFECT)
             return
         if receiver is not None and _is_literal(receiver):
             return
@@ -982,6 +1013,10 @@ class _Scanner(ast.NodeVisitor):
         if name == "record_stream":
             self.report(node, "streams", "ties a tensor to another CUDA stream; kernels must run on the "
                         "current stream")
+            return
+        if name in COMPLETION_POLLS:
+            self.report(node, "timer", f"calls .{name}(), which polls whether (or how long) device work ran: "
+                        "a timing channel; kernels are timed by the harness")
             return
         if name in self.own_names and name not in PY_METHODS_HARMLESS:
             self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
@@ -1009,6 +1044,10 @@ class _Scanner(ast.NodeVisitor):
         if path in STRING_ATTR_TOOLS:
             self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
                         "is read or called (use the attribute or method directly)")
+            return
+        if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
+                        "filtering warnings reads back what a kernel launch emitted)")
             return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
@@ -1065,6 +1104,9 @@ class _Scanner(ast.NodeVisitor):
         if id(target) in self.handled:
             return
         self.handled.add(id(target))
+        if self.jit_depth:
+            self.report(target, "module-cache", _JIT_SIDE_EFFECT)
+            return
         self._check_store_base(target, self._base_of(target))
 
     def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
@@ -1171,6 +1213,8 @@ _PATH_WHY = {
     "file-io": "uses {path}, which reads or writes files",
     "network": "uses {path}, which reaches the network",
     "process": "uses {path}, which spawns processes",
+    "introspection": "uses {path}, Triton's runtime internals; a submission launches kernels and does not "
+                     "inspect how they ran",
 }
 
 _BUILTIN_WHY = {
@@ -1244,7 +1288,10 @@ def _dispatch_escapes(tree: ast.AST, source: str) -> list[Finding]:
       never traced;
     * ``<decorated function>.fn``: the plain Python body behind ``@triton.jit``/``@triton.autotune``;
       kernel bodies are scanned as Triton code (tensor methods there are ``tl`` operations), so
-      calling the body as Python would run PyTorch unseen.
+      calling the body as Python would run PyTorch unseen;
+    * ``<decorated function>.cache``: an autotuner's table of tuned configurations, filled by
+      benchmarking launches that an L2 ghost replay turns into no-ops, so reading it could tell a
+      replay from a normal run.
     """
     lines = source.splitlines()
 
@@ -1272,6 +1319,12 @@ def _dispatch_escapes(tree: ast.AST, source: str) -> list[Finding]:
                                f"line {node.lineno}: {code(node)} reaches {node.value.id}.fn, the plain Python "
                                "body behind a Triton decorator; kernels must be launched, not called as Python "
                                "(rule introspection)"))
+        elif isinstance(node, ast.Attribute) and node.attr == "cache" and isinstance(node.value, ast.Name) \
+                and node.value.id in decorated:
+            out.append(Finding(node.lineno, node.col_offset, "introspection",
+                               f"line {node.lineno}: {code(node)} reads {node.value.id}.cache, Triton's runtime "
+                               "state behind a kernel (autotuning results); a submission launches kernels and "
+                               "does not inspect them (rule introspection)"))
     return out
 
 

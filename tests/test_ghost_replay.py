@@ -1,0 +1,126 @@
+"""L2 ghost replay in the sandbox hooks (sandbox/hooks.py): a normal run logs the candidate's host reads
+and launch outcomes, a ghost run (every launch a no-op) replays them.
+
+The hooks patch torch and Triton process-wide, so the checks run in a child process on the CPU
+interpreter (as the sandbox does), which prints one JSON line of findings.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SCRIPT = textwrap.dedent('''
+    import json
+    import torch
+    import triton
+    import triton.language as tl
+    from kernelgenbench.sandbox import hooks
+
+    hooks.install_launch_hooks()
+    hooks.install_host_read_hooks()
+    hooks.install_interpreter_patches()
+    S = hooks.STATE
+
+    @triton.jit
+    def _flag(p):
+        tl.store(p, 7)
+
+    @triton.jit
+    def _boom(p):
+        tl.static_assert(False, "boom")
+
+    def reads(x):
+        f = torch.zeros(3, dtype=torch.int32)
+        _flag[(1,)](f)
+        return [f[0].item(), int(f[0]), bool(f[0]), f.tolist(), repr(f), f"{f[0]}"]
+
+    def raises(x):
+        f = torch.zeros(1, dtype=torch.int32)
+        try:
+            _boom[(1,)](f)
+        except Exception as e:
+            return type(e).__name__
+        return None
+
+    def hooked(x):
+        ran = []
+        _flag.add_pre_run_hook(lambda *a, **k: ran.append(1))
+        _flag[(1,)](torch.zeros(1, dtype=torch.int32))
+        _flag.pre_run_hooks.clear()
+        return len(ran)
+
+    def two_faced(x):  # reads the flag another way when it has been called before
+        f = torch.zeros(2, dtype=torch.int32)
+        _flag[(1,)](f)
+        two_faced.n = getattr(two_faced, "n", 0) + 1
+        return f[0].item() if two_faced.n == 1 else f.tolist()
+
+    def run(fn, ghost, log=None):
+        w = hooks.traced(fn, fn.__name__)
+        S.begin_case(ghost, log)
+        ret = w(torch.ones(1))
+        log, report = S.end_case()
+        return ret, log, report
+
+    out = {}
+    for fn in (reads, raises, hooked):
+        normal, log, _ = run(fn, False)
+        ghost, _, report = run(fn, True, log)
+        plain, _, _ = run(fn, True, None)  # a ghost run with nothing to replay: what a replay used to see
+        out[fn.__name__] = {"normal": normal, "ghost": ghost, "plain": plain, "report": report,
+                            "kinds": [r["kind"] for r in log["reads"]],
+                            "launches": [(l["kernel"], bool(l["error"])) for l in log["launches"]]}
+    normal, log, _ = run(two_faced, False)
+    ghost, _, report = run(two_faced, True, log)
+    out["two_faced"] = {"normal": normal, "ghost": ghost, "report": report}
+    print(json.dumps(out))
+''')
+
+
+@pytest.fixture(scope="module")
+def findings(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    src = Path(__file__).resolve().parents[1] / "src"
+    env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(src),
+           "TRITON_CACHE_DIR": str(tmp_path_factory.mktemp("triton"))}
+    res = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=300)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_host_reads_of_a_no_op_launch_read_what_the_normal_run_read(findings: dict) -> None:
+    r = findings["reads"]
+    assert r["normal"] == [7, 7, True, [7, 0, 0], "tensor([7, 0, 0], dtype=torch.int32)", "7"]
+    assert r["ghost"] == r["normal"]  # the flag kernel did not run, yet every read sees 7
+    assert r["plain"][:4] == [0, 0, False, [0, 0, 0]]  # without the replay the no-op shows
+    # bool() reaches the mode as _local_scalar_dense here ("item"); inside the interpreter's
+    # InterceptMode as aten::is_nonzero; a 0-d format is logged once, as __format__
+    assert r["kinds"] == ["item", "item", "item", "tolist", "__repr__", "__format__"]
+    rep = r["report"]
+    assert rep["reads_replayed"] == 6 and rep["divergence"] is None and rep["unused_reads"] == 0
+    assert rep["launches_replayed"] == 1 and rep["unused_launches"] == 0
+
+
+def test_a_launch_that_raised_raises_again_in_the_replay(findings: dict) -> None:
+    r = findings["raises"]
+    assert r["launches"] == [["_boom", True]]
+    assert r["normal"] == "InterpreterError" and r["ghost"] == "InterpreterError"
+    assert r["plain"] is None  # a bare no-op does not raise: the channel the replay closes
+    assert r["report"]["errors_replayed"] == 1
+
+
+def test_pre_run_hooks_run_in_a_ghost_launch(findings: dict) -> None:
+    r = findings["hooked"]
+    assert r["normal"] == 1 and r["ghost"] == 1 and r["plain"] == 1
+
+
+def test_a_replay_that_reads_differently_is_reported_as_a_divergence(findings: dict) -> None:
+    r = findings["two_faced"]
+    assert r["normal"] == 7 and r["ghost"] == [0, 0]  # live read: the no-op shows...
+    d = r["report"]["divergence"]  # ...and the replay says where it stopped following the normal run
+    assert d["stream"] == "reads" and d["replay"]["kind"] == "tolist" and d["normal"]["kind"] == "item"
