@@ -61,6 +61,9 @@ class Settings:
             replay (:func:`ghost_schedule`): a candidate that remembers the inputs it has seen and
             misbehaves on one later sighting escapes one replayed case with probability
             1 / (ghost_reruns + 1).
+        l2_salt: the salt of the replayed cases' input seeds (``case.seed ^ salt``); None (the
+            default) draws it secretly per job. A fixed value reproduces a run's L2 inputs (debugging
+            a failure: the record's ``input_seed``); 0 keeps the public case seeds.
         implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
             sandbox process, and the slower of the two measurements is kept.
         keep_workdir: keep tensors exchanged with the child (for debugging).
@@ -73,6 +76,7 @@ class Settings:
     warmup_ms: float = 25.0
     ghost_cases: int = 16
     ghost_reruns: int = 1
+    l2_salt: int | None = None
     implausible_speedup: float = 20.0
     keep_workdir: bool = False
 
@@ -880,7 +884,7 @@ class Verifier:
             small = sorted(rest, key=lambda c: (case_size(self.op, c.params), c.index))[: n // 2]
             others = [c for c in rest if c not in small]
             pool = [first, *small, *self._rng.sample(others, max(0, n - 1 - len(small)))]
-        salt = self._rng.getrandbits(62)
+        salt = self._rng.getrandbits(62) if self.settings.l2_salt is None else self.settings.l2_salt
         return {c.index: c.seed ^ salt for c in pool}
 
     def _l2_verdict(self, done: list[str], by_index: dict[int, Case], ghosts: dict[int, dict[str, Any]],
