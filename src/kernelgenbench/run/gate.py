@@ -67,8 +67,3 @@ class DeviceGate:
                 self._writer = False
                 self._cond.notify_all()
 
-
-#: The gate of a job that has its device to itself (unit tests, one slot per device).
-def solo() -> DeviceGate:
-    """A fresh gate nobody else holds."""
-    return DeviceGate()
