@@ -34,12 +34,16 @@ def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 class DoubleOp:
-    """out = 2 * x; the candidate records one launch per call unless told otherwise."""
+    """out = 2 * x; the candidate records one launch per call unless told otherwise. ``cache``: answers
+    every call after the first with the first result; ``memo``: a multi-entry cache keyed by the
+    input values (exact, so its hits are right answers: only fresh values defeat it)."""
 
     nothing_to_compute = False
 
     def __init__(self, state: State, mode: str = "honest") -> None:
         self.state, self.mode, self.cache = state, mode, None
+        self.memo: dict[bytes, torch.Tensor] = {}
+        self.hit_keys: list[bytes] = []
 
     def invoke(self, impl, call: Call, platform) -> torch.Tensor:
         out, x = call.args
@@ -49,8 +53,15 @@ class DoubleOp:
         if self.mode == "cache" and self.cache is not None:
             out.copy_(self.cache)
             return out
+        if self.mode == "memo":
+            key = x.numpy().tobytes()
+            if key in self.memo:
+                self.hit_keys.append(key)
+                out.copy_(self.memo[key])
+                return out
         out.copy_(x * 2)
         self.cache = out.clone()
+        self.memo[x.numpy().tobytes()] = out.clone()
         return out
 
 
@@ -58,28 +69,51 @@ def _sets() -> list[Call]:
     return [Call([torch.zeros(8), torch.arange(8.0) + 10 * i], written=(0,)) for i in range(2)]
 
 
-def _run(op: DoubleOp, state: State, check=None) -> dict:
+def _fresh(k: int) -> Call:
+    """Timed input set k: values no warm-up set and no other timed set has."""
+    return Call([torch.zeros(8), torch.arange(8.0) * (k + 3) + 1000 * (k + 1)], written=(0,))
+
+
+def _run(op: DoubleOp, state: State, check=(), fresh=True) -> dict:
     impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
     base = lambda c: c.args[0].copy_(c.args[1] * 2)  # noqa: E731
     return timing.time_case(op, impl, base, _sets(), SimpleNamespace(device="cpu"), state, reps=20, warmup_ms=1,
-                            block=5, check=check)
+                            block=5, check=check, make_set=_fresh if fresh else None)
 
 
-def test_alternates_input_sets_and_keeps_the_checked_repetitions() -> None:
+def test_every_timed_repetition_gets_fresh_inputs_and_the_checked_ones_are_kept() -> None:
     state = State()
-    res = _run(DoubleOp(state), state, check={0: 3, 1: 7})
+    res = _run(DoubleOp(state), state, check=[3, 17])
     assert len(res["candidate_samples"]) == 20 and len(res["baseline_samples"]) == 20
     assert res["baseline_ms"] > 0 and res["candidate_ms"] > 0 and res["launches_per_rep"] == 1
-    for k in (0, 1):
+    assert sorted(res["checked"]) == [3, 17]
+    for k in (3, 17):
         call, ret = res["checked"][k]
-        assert torch.equal(call.args[0], 2 * (torch.arange(8.0) + 10 * k)) and ret is call.args[0]
+        assert torch.equal(call.args[1], _fresh(k).args[1])          # repetition k ran on set k
+        assert torch.equal(call.args[0], 2 * _fresh(k).args[1]) and ret is call.args[0]
     assert state.tracing is True  # restored after timing
+
+
+def test_a_value_keyed_result_cache_never_hits_a_timed_repetition() -> None:
+    """With reused inputs (make_set None: the two sets alternate) a memo answers every timed call; with
+    fresh sets it answers none (its only hits are on the warm-up sets)."""
+    state = State()
+    reused = DoubleOp(state, mode="memo")
+    _run(reused, state, fresh=False)
+    assert len(reused.hit_keys) >= 20
+    state = State()
+    op = DoubleOp(state, mode="memo")
+    res = _run(op, state)
+    fresh_keys = {_fresh(j).args[1].numpy().tobytes() for j in range(20)}
+    assert len(res["candidate_samples"]) == 20 and fresh_keys <= set(op.memo)  # every timed call computed...
+    assert not fresh_keys & set(op.hit_keys)                                    # ...and none was a memo hit
+    assert op.hit_keys  # the warm-up sets do repeat (the memo is not vacuous)
 
 
 def test_a_cached_answer_shows_in_the_checked_repetition() -> None:
     state = State()
-    res = _run(DoubleOp(state, mode="cache"), state, check={0: 0, 1: 0})
-    call, _ = res["checked"][1]
+    res = _run(DoubleOp(state, mode="cache"), state, check=[0, 11])
+    call, _ = res["checked"][11]
     assert not torch.equal(call.args[0], 2 * call.args[1])  # the verifier's comparison then fails the job
 
 

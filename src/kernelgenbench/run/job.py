@@ -42,6 +42,7 @@ from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_sl
                               poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error
 from ..verify.static_scan import scan_file
+from ..verify.timing import timed_set_seed
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Settings:
         time_timeout_s: seconds for timing one case.
         reps: timed repetitions per side per case.
         warmup_ms: warm-up per side per case, in ms.
+        timing_checks: timed candidate repetitions per case whose outputs are judged (chosen at
+            random among the timed repetitions; each had fresh inputs).
         ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller);
             each replayed case costs ``ghost_reruns`` extra normal runs and one ghost replay
             (``Verifier._l2_plan``).
@@ -74,6 +77,7 @@ class Settings:
     time_timeout_s: float = 300.0
     reps: int = 30
     warmup_ms: float = 25.0
+    timing_checks: int = 2
     ghost_cases: int = 16
     ghost_reruns: int = 1
     l2_salt: int | None = None
@@ -950,10 +954,13 @@ class Verifier:
         by_id = {e["id"]: e for e in self.cases}
         timed = [c for c in cases if c.timed and not by_id[c.id].get("untimed")]
         self.record["timing"] = {"applicable": True, "reps": self.settings.reps, "warmup_ms": self.settings.warmup_ms,
-                                 "method": "device time: alternating blocks, fresh input clones, L2 flush (256 MB), "
+                                 "method": "device time: alternating blocks, fresh input values every repetition (both sides "
+                                           "the same), L2 flush (256 MB), "
                                            "device spin so the host is ahead, CUDA events, median; host issue "
                                            "time per call reported beside it (*_host_ms); the job has the GPU "
-                                           "alone while it times (other slots of the GPU wait: run/gate.py)",
+                                           "alone while it times (other slots of the GPU wait: run/gate.py); "
+                                           f"{self.settings.timing_checks} random timed candidate repetitions "
+                                           "judged",
                                  "timed_cases": len(timed)}
         skipped = sum(1 for c in cases if c.timed and by_id[c.id].get("untimed"))
         if skipped:
@@ -987,6 +994,7 @@ class Verifier:
                          sol_pct=round(sol, 2) if sol is not None else None,
                          baseline_host_ms=_round(msg.get("baseline_host_ms")),
                          candidate_host_ms=_round(msg.get("candidate_host_ms")),
+                         input_build_ms=_round(msg.get("build_ms")),
                          baseline_spread=_spread(msg.get("baseline_samples")),
                          candidate_spread=_spread(msg.get("candidate_samples")))
             speedups.append(sp)
@@ -1000,22 +1008,26 @@ class Verifier:
     def _time_one(self, case: Case) -> dict[str, Any]:
         """Time one case in the child; judge the integrity of what it reports.
 
-        Timing uses two input sets drawn with seeds other than the correctness run's, alternated
-        repetition by repetition, and one randomly chosen timed candidate repetition of each set is
-        sent back and judged like a correctness case: a candidate that behaves differently when it
-        is timed, or answers from a cache, fails.
+        The warm-up calls use two input sets drawn with seeds other than the correctness run's; every
+        timed repetition gets a fresh input set the child builds from its own seed
+        (:func:`~kernelgenbench.verify.timing.timed_set_seed` of a secret per-case seed), so no
+        timed call sees values seen before. ``Settings.timing_checks`` randomly chosen timed
+        candidate repetitions are sent back and judged like a correctness case against a reference
+        the verifier computes from its own rebuild of their inputs: a candidate that behaves
+        differently when it is timed, or answers from a cache, fails.
         """
-        sets, expected = [], []
+        sets = []
         for salt in (0x9E3779B1, 0x85EBCA6B):
             gen = generator(self.device, case.seed ^ salt)
             call = self.op.build(case.params, self.device, gen)
-            expected.append(self.op.reference(case.params, call.clone()))
             sets.append({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api,
                          "needs_launch": call.needs_launch})
+        base_seed = self._rng.getrandbits(62)
         inp = self.io / f"{case.tier}-{case.index}.time.pt"
-        torch.save({"sets": sets}, inp)
-        per_set = max(1, -(-self.settings.reps // 10)) * 10 // len(sets)
-        check = {str(i): self._rng.randrange(per_set) for i in range(len(sets))}
+        torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
+        del sets
+        total = max(1, -(-self.settings.reps // 10)) * 10
+        check = sorted(self._rng.sample(range(total), min(total, self.settings.timing_checks)))
         check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
         t0 = time.perf_counter()
         try:
@@ -1051,19 +1063,20 @@ class Verifier:
         except Exception as exc:  # noqa: BLE001
             raise JobFailed("timer_tampering", f"timing case {case.id}: the checked timed repetitions were not "
                                                f"returned ({type(exc).__name__})", case) from None
-        for i, exp in enumerate(expected):
-            out = kept.get(str(i)) if isinstance(kept, dict) else None
+        for k in check:
+            out = kept.get(str(k)) if isinstance(kept, dict) else None
             if not isinstance(out, dict):
-                raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition of input set {i} "
-                                                   f"missing", case)
+                raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition {k} missing", case)
+            call = self.op.build(case.params, self.device, generator(self.device, timed_set_seed(base_seed, k)))
+            exp = self.op.reference(case.params, call.clone())
             try:
                 bad, _ = self._judge_values(out, exp)
             except Exception as exc:  # noqa: BLE001
                 bad = f"{type(exc).__name__}: {exc}"
             if bad is not None:
                 raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
-                                                f"{check[str(i)]} on input set {i} is wrong ({bad}); a kernel must "
-                                                f"compute the same function when it is timed", case)
+                                                f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
+                                                f"same function when it is timed", case)
         return msg
 
     def _sol(self, cost: Any, ms: float) -> float | None:

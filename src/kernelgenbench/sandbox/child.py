@@ -16,7 +16,10 @@ Commands:
         outcomes of its launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a
         ghost run (``"ghost": true``) replays the log the verifier put in the input file as
         ``replay`` and reports what the replay did (``"replay"`` in its answer).
-    {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float}
+    {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
+        The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
+        timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
+        checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
     {"cmd": "exit"}
 """
 from __future__ import annotations
@@ -250,25 +253,35 @@ class Child:
                    "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
 
     def run_time(self, msg: dict[str, Any]) -> None:
+        from ..suite.common import generator
         from ..suite.spec import Call
-        from ..verify.timing import time_case
+        from ..verify.timing import time_case, timed_set_seed
 
         torch = self.torch
         data = self.load(msg["inp"])
         calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api"),
                       needs_launch=bool(d.get("needs_launch", True))) for d in data["sets"]]
-        check = {int(k): int(v) for k, v in (msg.get("check") or {}).items()}
+        check = [int(k) for k in (msg.get("check") or [])]
+        params, base_seed = data.get("params"), data.get("seed")
+        device = self.device()
+
+        def make_set(k: int) -> Any:
+            # the timed repetitions' inputs: built here, with the candidate's registration lifted
+            with self.harness_io():
+                return self.op.build(params, device, generator(device, timed_set_seed(base_seed, k)))
+
         try:
             base_fn, label = self.op.baseline(calls[0], self.platform)
             res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.hooks.STATE,
-                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check)
+                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check,
+                            make_set=make_set if params is not None else None)
             checked = res.pop("checked")
             if msg.get("check_out"):
                 with self.harness_io():
                     torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
-                                     "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
-                            for k, (c, r) in checked.items()},
-                           msg["check_out"])
+                                         "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
+                                for k, (c, r) in checked.items()},
+                               msg["check_out"])
             res["baseline"] = label
             res["timers_tampered"] = tampered_timers()
             self.send({"event": "time", **res})

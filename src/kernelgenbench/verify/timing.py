@@ -4,9 +4,15 @@ Method, per case:
   * warm-up: each side runs until ``warmup_ms`` has elapsed and at least 3 calls completed, so
     autotuning and compilation finish before anything is measured;
   * measurement: blocks of repetitions alternate between baseline and candidate (the order flips
-    every block); before every repetition a fresh clone of the inputs is made (outside the timed
-    region) and the L2 cache is flushed by writing a 256 MB buffer; the call is timed with device
-    events; the median per side is kept;
+    every block); every timed repetition gets inputs never seen before in the process: repetition
+    ``k`` of each side uses input set ``k``, built fresh from its own secret seed (``make_set``,
+    outside the timed region; both sides time the same values), and each side calls on its own
+    clone of it. The L2 cache is flushed by writing a 256 MB buffer before every repetition; the
+    call is timed with device events; the median per side is kept. Fresh values per repetition
+    mean that no cache of results across calls — on the host or on the device, keyed by pointers,
+    shapes or hashes of the values — can answer a timed call: with reused inputs (earlier versions
+    alternated two sets) a candidate that computes once and answers later calls from a cache
+    would have been timed on its cache hits;
   * host ahead: after the flush the device spins (``torch.cuda._sleep``) for longer than the side
     takes to issue one call on the host (measured in the warm-up: four times the slowest issue time
     after the first two calls, plus 0.2 ms, at most 20 ms), so the start event runs only once the
@@ -17,8 +23,10 @@ Method, per case:
     kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
     still pays for it. The host's issue time per call is reported next to it (``*_host_ms``);
   * checks: the host wall clock of each block must cover the device-event total (a candidate
-    cannot report time it did not spend), and every candidate repetition must launch a Triton
-    kernel (a cached answer is not a measurement).
+    cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
+    and the repetitions the verifier chose at random (``check``) are sent back and judged against
+    a reference of their inputs, rebuilt by the verifier from the same seeds: a candidate that
+    computes something else while it is timed fails.
 
 Runs inside the sandbox child (the candidate must run there); the verifier cross-checks the
 reported totals against its own wall clock of the whole command.
@@ -28,7 +36,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import torch
 
@@ -103,9 +111,15 @@ def _device_lead(ms: float) -> None:
     torch.cuda._sleep(int(ms * _cycles_per_ms()))
 
 
+def timed_set_seed(base: int, k: int) -> int:
+    """The generator seed of timed input set ``k`` of a case whose timing seed is ``base`` (a secret
+    the verifier draws per case; it rebuilds the judged repetitions' inputs from the same seeds)."""
+    return (int(base) + (k + 1) * 0x9E3779B97F4A7C15) % (1 << 63)
+
+
 def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
               reps: int = 50, warmup_ms: float = 25.0, block: int = 10,
-              check: dict[int, int] | None = None) -> dict[str, Any]:
+              check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
     """Time baseline and candidate on one case.
 
     Args:
@@ -113,20 +127,26 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         impl: the candidate implementation handle (``activate``/``deactivate`` toggle ATen
             registration).
         base_fn: runs the baseline once on a :class:`Call`.
-        calls: input sets of the case (on the device); repetition ``i`` of each side uses
-            ``calls[i % len(calls)]``, so a result cached from one repetition is wrong for the next.
+        calls: the warm-up input sets of the case (on the device), used in turn by the warm-up calls
+            only: no timed repetition sees their values.
         platform: the platform profile.
         state: the hook state (launch accounting).
         reps: repetitions per side (rounded up to whole blocks).
         warmup_ms: minimum warm-up per side, in ms.
         block: repetitions per block before switching sides.
-        check: input-set index -> the number of the candidate repetition on that set whose inputs
-            and outputs are kept for the verifier to judge (chosen at random by the verifier).
+        check: the numbers of the candidate repetitions whose inputs and outputs are kept for the
+            verifier to judge (chosen at random by the verifier).
+        make_set: ``k -> Call``, input set ``k`` of the timed repetitions, built from its own seed
+            (the caller lifts the candidate's registration around the build). Repetition ``k`` of
+            each side calls on a clone of set ``k``. None: the sets are ``calls[k % len(calls)]``
+            (only for tests of the protocol: reused values let a result cache answer).
 
     Returns:
         ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
-        wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps), and
-        ``checked``: input-set index -> (the call as the candidate left it, its return value).
+        wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
+        ``build_ms`` (host time spent building the timed input sets, outside the timed region) and
+        ``checked``: candidate repetition number -> (the call as the candidate left it, its return
+        value).
 
     Raises:
         RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
@@ -136,16 +156,20 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         device = torch.device("cuda", torch.cuda.current_device())
     else:
         device = torch.device(platform.device)
+    if make_set is None:
+        def make_set(k: int) -> Any:
+            return calls[k % len(calls)]
 
     # Timing runs the candidate bare: no dispatch-mode tracing or signature binding in the timed region.
     state.tracing = False
     try:
-        return _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check or {})
+        return _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
+                          make_set)
     finally:
         state.tracing = True
 
 
-def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check):
+def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set):
     def warm(fn: Callable[[Any], Any]) -> float:
         """Warm up; return the slowest host issue time (ms) after the first two calls (compilation)."""
         t0 = time.perf_counter()
@@ -177,11 +201,15 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
     wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
     launches: list[int] = []
-    done = {"baseline": 0, "candidate": 0}
-    seen: dict[int, int] = {}
     checked: dict[int, tuple[Any, Any]] = {}
+    build_ms = 0.0
     nblocks = max(1, -(-reps // block))
     for b in range(nblocks):
+        # this block's input sets, fresh values; both sides time the same ones, each on its own clones
+        t_build = time.perf_counter()
+        sets = [make_set(b * block + j) for j in range(block)]
+        _synchronize()
+        build_ms += (time.perf_counter() - t_build) * 1e3
         order = ("baseline", "candidate") if b % 2 == 0 else ("candidate", "baseline")
         for side in order:
             if side == "baseline":
@@ -192,10 +220,9 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                 evs = []
                 _synchronize()
                 h0 = time.perf_counter()
-                for _ in range(block):
-                    k = done[side] % len(calls)
-                    done[side] += 1
-                    c = calls[k].clone()
+                for j in range(block):
+                    k = b * block + j
+                    c = sets[j].clone()
                     flush_l2(device, state)
                     start, end = _new_event(), _new_event()
                     mark = len(state.launches)
@@ -210,9 +237,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     end.record()
                     if side == "candidate":
                         launches.append(len(state.launches) - mark)
-                        n = seen.get(k, 0)
-                        seen[k] = n + 1
-                        if check.get(k) == n:
+                        if k in check:
                             checked[k] = (c, ret)
                     evs.append((start, end))
                 _synchronize()
@@ -223,6 +248,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     gc.enable()
                 impl.activate()
         state.launches.clear()
+        del sets
     for side in samples:
         total = sum(samples[side])
         if total > wall[side] * 1.05 + 0.05:
@@ -240,5 +266,6 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         "baseline_host_ms": statistics.median(host["baseline"]), "candidate_host_ms": statistics.median(host["candidate"]),
         "lead_ms": lead_ms,
         "launches_per_rep": min(launches) if launches else 0,
+        "build_ms": build_ms,
         "checked": checked,
     }
