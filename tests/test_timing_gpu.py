@@ -1,0 +1,39 @@
+"""Timing cheats (GPU only: the CPU interpreter does not time): each file in tests/bad_timing/, named
+``<what>__<source>__<op>.py``, passes the correctness runs and L1-L3 and misbehaves only while timed;
+the full tier's timing must fail it with its class. Run with ``KGB_TEST_PLATFORM=cuda``."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.run.job import JobSpec, Settings, Verifier
+from kernelgenbench.suite.registry import get_operator
+
+BAD = Path(__file__).parent / "bad_timing"
+PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
+
+#: file stem prefix -> expected failure class
+EXPECTED = {
+    "timed_noop": "wrong_result",   # detects timing (unpoisoned allocation), launches a no-op when timed
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(PLATFORM.interpreter, reason="timing runs on GPUs only")
+@pytest.mark.parametrize("path", sorted(BAD.glob("*.py")), ids=lambda p: p.stem)
+def test_timing_cheat_fails_with_its_class(tmp_path: Path, path: Path) -> None:
+    what, rest = path.stem.split("__", 1)
+    op = get_operator(rest.replace("__", "::", 1))
+    sub = tmp_path / op.filename
+    shutil.copy(path, sub)
+    rec = Verifier(JobSpec(op, sub, "full"), PLATFORM, 0, tmp_path / "job", Settings(reps=10, warmup_ms=5)).run()
+    assert rec["failure_class"] == EXPECTED[what], (rec["failure_class"], rec["first_failure"])
+    assert "timed" in rec["first_failure"]["message"], rec["first_failure"]
+
+
+def test_every_timing_fixture_has_an_expected_class() -> None:
+    assert {p.stem.split("__", 1)[0] for p in BAD.glob("*.py")} == set(EXPECTED)
