@@ -63,6 +63,7 @@ EXPECTED = {
     "ghost_warn": "static_scan",      # warnings.catch_warnings around a launch
     "ghost_state": "static_scan",     # triton.runtime.interpreter's last grid
     "ghost_box": "static_scan",       # a kernel body appends to a list passed as tl.constexpr (interpreter)
+    "ghost_getattr": "ghost",         # counts the launcher's attribute probes of an argument: ghost launches probe too
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

@@ -61,6 +61,32 @@ SCRIPT = textwrap.dedent('''
         two_faced.n = getattr(two_faced, "n", 0) + 1
         return f[0].item() if two_faced.n == 1 else f.tolist()
 
+    class Probe:  # records how the launcher inspects it
+        def __init__(self):
+            self.names = []
+
+        def __getattr__(self, name):
+            self.names.append(name)
+            raise AttributeError(name)
+
+    @triton.jit
+    def _take(p, probe, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(p + offs, offs, mask=offs < n)
+
+    def probed(x):
+        pr = Probe()
+        _take[(1,)](torch.zeros(4, dtype=torch.int32), pr, 4, BLOCK=4)
+        return pr.names
+
+    def probed_bad_grid(x):  # a grid of four dimensions fails inside the launch, after the arguments
+        pr = Probe()
+        try:
+            _take[(1, 1, 1, 1)](torch.zeros(4, dtype=torch.int32), pr, 4, BLOCK=4)
+        except Exception as e:
+            return [type(e).__name__, pr.names]
+        return None
+
     def run(fn, ghost, log=None):
         w = hooks.traced(fn, fn.__name__)
         S.begin_case(ghost, log)
@@ -69,7 +95,7 @@ SCRIPT = textwrap.dedent('''
         return ret, log, report
 
     out = {}
-    for fn in (reads, raises, hooked):
+    for fn in (reads, raises, hooked, probed, probed_bad_grid):
         normal, log, _ = run(fn, False)
         ghost, _, report = run(fn, True, log)
         plain, _, _ = run(fn, True, None)  # a ghost run with nothing to replay: what a replay used to see
@@ -119,8 +145,66 @@ def test_pre_run_hooks_run_in_a_ghost_launch(findings: dict) -> None:
     assert r["normal"] == 1 and r["ghost"] == 1 and r["plain"] == 1
 
 
+def test_a_ghost_launch_inspects_its_arguments_as_a_launch_does(findings: dict) -> None:
+    """An object passed to a kernel sees the same attribute probes in a ghost launch as in a normal one
+    (the launcher's argument processing runs, only the kernel body is skipped), also when the launch
+    then fails."""
+    r = findings["probed"]
+    assert r["normal"] and "data_ptr" in r["normal"], r
+    assert r["ghost"] == r["normal"] and r["plain"] == r["normal"], r
+    b = findings["probed_bad_grid"]
+    assert b["normal"][0] == "AssertionError" and b["normal"][1], b
+    assert b["ghost"] == b["normal"] and b["plain"] == b["normal"], b
+
+
 def test_a_replay_that_reads_differently_is_reported_as_a_divergence(findings: dict) -> None:
     r = findings["two_faced"]
     assert r["normal"] == 7 and r["ghost"] == [0, 0]  # live read: the no-op shows...
     d = r["report"]["divergence"]  # ...and the replay says where it stopped following the normal run
     assert d["stream"] == "reads" and d["replay"]["kind"] == "tolist" and d["normal"]["kind"] == "item"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed,settings", [(0, {"ghost_reruns": 0}), (1, {"ghost_reruns": 1, "ghost_cases": 1}),
+                                           (2, {"ghost_reruns": 2})], ids=["no_decoy", "first_case_only", "two_decoys"])
+def test_one_time_launches_of_a_first_sighting_are_not_replayed(tmp_path: Path, seed: int, settings: dict) -> None:
+    """A legal wrapper that zeroes a lazily built workspace with a kernel on its first call on a device,
+    and on the first call of each size (tests/good/lazy_init__aten__neg.py), makes more launches in a
+    case's first run than in later runs on the same inputs: the ghost replay must follow the log of a
+    later run (the warm re-run of run/job.py ghost_schedule), else it reports a divergence. Without a
+    decoy re-run a replay that followed the first sighting always diverged; the fixed secret RNG seeds
+    make the other settings' schedules reproducible."""
+    import random
+    import shutil
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.suite.registry import get_operator
+
+    op = get_operator("aten::neg")
+    sub = tmp_path / "sub" / op.filename
+    sub.parent.mkdir()
+    shutil.copy(Path(__file__).parent / "good" / "lazy_init__aten__neg.py", sub)
+    v = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings(**settings))
+    v._rng = random.Random(seed)  # the secret RNG: which cases are replayed, their inputs, the positions
+    rec = v.run()
+    l2 = rec["anti_hack"]["L2"]
+    assert rec["status"] == "passed", (rec["failure_class"], rec["first_failure"], l2.get("order"))
+    assert l2["ok"] and l2["checked"] >= 1 and not l2["diverged"], l2
+
+
+def test_gpu_launchers_get_an_empty_grid_in_a_ghost_launch() -> None:
+    """On GPUs a ghost launch runs Triton's whole launch path; the compiled launch entry (which parses
+    every argument and starts the kernel only for a non-empty grid) gets gridX = gridY = gridZ = 0.
+    Checked without a GPU on the entry wrapper, and that both known launcher classes are patched."""
+    from kernelgenbench.sandbox import hooks
+
+    entry = hooks._emptying(lambda *a: a, 1)
+    assert entry("coop", 4, 2, 1, "stream", "fn", "x") == ("coop", 4, 2, 1, "stream", "fn", "x")
+    hooks.STATE.empty_grid += 1
+    try:
+        assert entry("coop", 4, 2, 1, "stream", "fn", "x") == ("coop", 0, 0, 0, "stream", "fn", "x")
+    finally:
+        hooks.STATE.empty_grid -= 1
+    hooks._install_empty_grid_launchers()
+    assert {c.__name__ for c in hooks._EMPTIED} == {"CudaLauncher", "HIPLauncher"}

@@ -127,42 +127,50 @@ def test_allocations_get_the_alternate_poison_when_the_child_is_told() -> None:
 
 # -- L2: the schedule of replays (run/job.py ghost_schedule) -----------------------------------------
 
-def test_ghost_schedule_keeps_cases_in_order_and_replays_after_their_case() -> None:
+def test_ghost_schedule_keeps_cases_in_order_and_replays_after_a_warm_rerun() -> None:
+    """Correctness runs in grid order; every run of a replayed case after its correctness run, and its
+    first re-run (the warm one) before its replay, so the replay never follows the first sighting."""
     import random
 
     from kernelgenbench.run.job import ghost_schedule
 
     idx = [0, 2, 3, 5, 7]
-    for seed in range(50):
-        sched = ghost_schedule(idx, {0, 3, 7}, random.Random(seed), reruns=2)
-        assert [i for k, i in sched if k == "case"] == idx
-        assert sorted(i for k, i in sched if k == "ghost") == [0, 3, 7]
-        assert sorted(i for k, i in sched if k == "rerun") == [0, 0, 3, 3, 7, 7]
-        pos = {(k, i): n for n, (k, i) in enumerate(sched) if k == "case"}
-        for n, (k, i) in enumerate(sched):
-            if k != "case":
-                assert n > pos[("case", i)], (seed, sched)
+    for reruns in (0, 1, 2):
+        for seed in range(50):
+            sched = ghost_schedule(idx, {0, 3, 7}, random.Random(seed), reruns=reruns)
+            assert [i for k, i in sched if k == "case"] == idx
+            assert sorted(i for k, i in sched if k == "ghost") == [0, 3, 7]
+            assert sorted(i for k, i in sched if k == "rerun") == sorted([0, 3, 7] * (reruns + 1))
+            for i in (0, 3, 7):
+                runs = [k for k, j in sched if j == i]
+                assert runs[0] == "case" and runs[1] == "rerun", (reruns, seed, sched)
+                assert runs.count("case") == 1 and runs.count("ghost") == 1
 
 
-def test_ghost_schedule_puts_the_replay_at_a_random_rank_among_the_later_runs() -> None:
-    """Of a replayed case's later runs (re-runs and the replay), the replay is at each rank about
-    equally often, and at many different call numbers: neither a call count nor the number of times
-    the inputs were seen tells the replay apart."""
+def test_ghost_schedule_puts_the_replay_at_a_random_rank_after_the_warm_rerun() -> None:
+    """Of a replayed case's runs after the warm re-run (decoy re-runs and the replay), the replay is at
+    each rank about equally often, and at many different call numbers: neither a call count nor the
+    number of times the inputs were seen tells the replay apart."""
     import random
     from collections import Counter
 
     from kernelgenbench.run.job import ghost_schedule
 
     rng = random.Random(1234)
-    ranks: Counter[int] = Counter()
-    calls: Counter[int] = Counter()
-    for _ in range(3000):
-        sched = ghost_schedule(list(range(4)), {1}, rng, reruns=1)
-        later = [k for k, i in sched if i == 1 and k != "case"]
-        ranks[later.index("ghost")] += 1
-        calls[sched.index(("ghost", 1))] += 1
-    assert set(ranks) == {0, 1} and abs(ranks[0] - 1500) < 150, ranks
-    assert len(calls) >= 4, calls
+    for reruns in (1, 2):
+        ranks: Counter[int] = Counter()
+        calls: Counter[int] = Counter()
+        trials = 3000
+        for _ in range(trials):
+            sched = ghost_schedule(list(range(4)), {1}, rng, reruns=reruns)
+            later = [k for k, i in sched if i == 1 and k != "case"]
+            assert later[0] == "rerun" and len(later) == reruns + 2
+            ranks[later[1:].index("ghost")] += 1
+            calls[sched.index(("ghost", 1))] += 1
+        expect = trials / (reruns + 1)
+        assert set(ranks) == set(range(reruns + 1)), ranks
+        assert all(abs(ranks[r] - expect) < 0.1 * expect for r in ranks), ranks
+        assert len(calls) >= 4, calls
 
 
 def test_ghost_schedule_without_replays_is_the_grid_order() -> None:

@@ -10,10 +10,12 @@ This module is the trusted side: it never imports the submission.
 
 L2 (ghost replay) is interleaved with the correctness runs so that the candidate cannot tell a replay
 from a normal run: :meth:`Verifier._l2_plan` picks the replayed cases and gives their correctness runs
-secret inputs, :func:`ghost_schedule` places each one's judged re-run(s) and ghost replay at random
+secret inputs, :func:`ghost_schedule` places each one's judged re-runs and ghost replay at random
 positions after it, the child replays the host reads and launch outcomes of the latest normal run on
-the same inputs (``sandbox/hooks.py``), and :meth:`Verifier._l2_verdict` decides. Cost: one extra
-normal run per replayed case (``Settings.ghost_reruns``) besides the replay itself.
+the same inputs (``sandbox/hooks.py``), and :meth:`Verifier._l2_verdict` decides. A replay never
+follows the first sighting of its inputs: a warm re-run always comes between them, so one-time work
+of a legal wrapper (a workspace zeroed by a kernel on the first call) is not in the log replayed.
+Cost per replayed case: the warm re-run, ``Settings.ghost_reruns`` decoy re-runs and the replay.
 """
 from __future__ import annotations
 
@@ -58,12 +60,13 @@ class Settings:
         timing_checks: timed candidate repetitions per case whose outputs are judged (chosen at
             random among the timed repetitions; each had fresh inputs).
         ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller);
-            each replayed case costs ``ghost_reruns`` extra normal runs and one ghost replay
+            each replayed case costs ``ghost_reruns + 1`` extra normal runs and one ghost replay
             (``Verifier._l2_plan``).
-        ghost_reruns: normal re-runs of each replayed case's inputs, placed at random among the
-            replay (:func:`ghost_schedule`): a candidate that remembers the inputs it has seen and
-            misbehaves on one later sighting escapes one replayed case with probability
-            1 / (ghost_reruns + 1).
+        ghost_reruns: decoy re-runs of each replayed case's inputs, placed at random with the replay
+            after the case's warm re-run (:func:`ghost_schedule`; the warm re-run, always the second
+            sighting of the inputs, keeps the replay off the first sighting's log and is not counted
+            here): a candidate that remembers the inputs it has seen and misbehaves on one later
+            sighting escapes one replayed case with probability 1 / (ghost_reruns + 1).
         l2_salt: the salt of the replayed cases' input seeds (``case.seed ^ salt``); None (the
             default) draws it secretly per job. A fixed value reproduces a run's L2 inputs (debugging
             a failure: the record's ``input_seed``); 0 keeps the public case seeds.
@@ -278,26 +281,39 @@ def ghost_schedule(indices: list[int], replayed: set[int], rng: random.Random,
                    reruns: int = 1) -> list[tuple[str, int]]:
     """The order of a job's runs (L2 interleaved with the correctness runs).
 
-    Every case in ``indices`` gets its correctness run ``("case", i)``, in grid order; each case in
-    ``replayed`` also gets ``reruns`` re-runs ``("rerun", i)`` (normal runs on the same inputs, judged
-    like a correctness run) and a ghost replay ``("ghost", i)``, each at an independent uniformly
-    random time between its correctness run and the end of the job, drawn from ``rng`` (the
-    verifier's secret RNG). So a replay is never at a fixed call number, and among the later runs on a
-    replayed case's inputs the ghost replay is at a uniformly random rank: a candidate that counts its
-    calls, or remembers the inputs it has seen and misbehaves on a later sighting, cannot tell the
-    replay from a judged re-run — it escapes one replayed case with probability 1 / (reruns + 1), all
-    k replayed cases with probability (reruns + 1)^-k.
+    Every case in ``indices`` gets its correctness run ``("case", i)``, in grid order. Each case in
+    ``replayed`` also gets, drawn from ``rng`` (the verifier's secret RNG):
+
+    * one warm re-run ``("rerun", i)`` (a normal run on the same inputs, judged like a correctness
+      run) at a uniformly random time between its correctness run and the end of the job;
+    * ``reruns`` decoy re-runs ``("rerun", i)`` and a ghost replay ``("ghost", i)``, each at an
+      independent uniformly random time between the warm re-run and the end of the job.
+
+    The warm re-run makes the ghost replay follow the log of a non-first sighting of its inputs
+    (the latest normal run): one-time work a legal wrapper does on the first call on a device or a
+    shape (a lock or workspace buffer zeroed by a kernel, a lazily built table) is in the first
+    sighting's log but not in later runs, and a replay of that log would diverge. Among the runs
+    after the warm one, the ghost replay is at a uniformly random rank and at no fixed call number: a
+    candidate that counts its calls, or remembers the inputs it has seen and misbehaves on some later
+    sighting, cannot tell the replay from a judged re-run — the warm re-run is always the second
+    sighting, so misbehaving there is caught by its judgement, and any later sighting is the replay
+    with probability 1 / (reruns + 1): one replayed case escapes with that probability, all k replayed
+    cases with probability (reruns + 1)^-k.
 
     Returns:
         ``[(kind, index), ...]``: kind ``"case"``, ``"rerun"`` or ``"ghost"``; a case's correctness run
-        always precedes its re-runs and replay.
+        always precedes its re-runs and replay, and its first re-run (the warm one) its replay.
     """
     n = len(indices)
-    timeline = [(float(k), 0, "case", i) for k, i in enumerate(indices)]
+    # (time, tie-break, kind, index): at equal times a correctness run goes first, then the runs in
+    # the order they were drawn (a warm re-run before the runs placed after it)
+    timeline: list[tuple[float, int, str, int]] = [(float(k), 0, "case", i) for k, i in enumerate(indices)]
     for k, i in enumerate(indices):
         if i in replayed:
+            warm = rng.uniform(k, n)
+            timeline.append((warm, len(timeline), "rerun", i))
             for kind in ("rerun",) * reruns + ("ghost",):
-                timeline.append((rng.uniform(k, n), 1, kind, i))
+                timeline.append((rng.uniform(warm, n), len(timeline), kind, i))
     timeline.sort(key=lambda t: (t[0], t[1]))
     return [(kind, i) for _, _, kind, i in timeline]
 
@@ -543,7 +559,7 @@ class Verifier:
                 continue  # not replayable, or the job already failed: the rest of L2 is moot
             t_l2 = time.perf_counter()
             done.append(f"{kind[0]}{index}")
-            if kind == "rerun":  # the decoy: a normal run on the same inputs, judged like a correctness case
+            if kind == "rerun":  # warm re-run or decoy: a normal run on the same inputs, judged like a case
                 res = self._run_case(case, entry, seed=seed, mode="rerun")
                 if res is None:
                     logs.pop(index)
@@ -878,8 +894,9 @@ class Verifier:
 
         A replayed case's correctness run draws its inputs from ``case.seed ^ salt`` (a 62-bit salt
         drawn per job from ``os.urandom``; recorded as the entry's ``input_seed``) instead of
-        ``case.seed``: the candidate cannot have seen or precomputed them, and the run is the normal
-        run the ghost replay's host reads are replayed from — no extra run is needed for it.
+        ``case.seed``: the candidate cannot have seen or precomputed them. The ghost replay's host reads
+        are replayed from a later normal run on them (the warm re-run or a decoy, :func:`ghost_schedule`),
+        never from this first sighting.
         """
         n = self.settings.ghost_cases
         pool = list(judged)
@@ -908,9 +925,10 @@ class Verifier:
             "ok": not still and not diverged, "checked": len(ghosts),
             "passed_without_triton": [c.id for c in still], "diverged": [c.id for c, _ in diverged],
             "cases": l2_cases, "order": " ".join(done),
-            "method": "replayed cases run on secret inputs; each is run again normally and replayed with "
-                      "launches as no-ops, both at random positions, host reads and launch outcomes replayed "
-                      "from the latest normal run on the same inputs"}
+            "method": "replayed cases run on secret inputs; each is run again normally (a warm re-run, then "
+                      "decoy re-runs) and replayed with launches as no-ops after the warm re-run, at random "
+                      "positions, host reads and launch outcomes replayed from the latest normal run on the "
+                      "same inputs (never the first sighting)"}
         if self.op.nothing_to_compute and not ghosts:
             self.record["anti_hack"]["L2"]["note"] = (
                 f"nothing to compute ({self.op.nothing_to_compute.kind}): no case needs a Triton launch, so there "

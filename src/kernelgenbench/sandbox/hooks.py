@@ -2,7 +2,8 @@
 
 * Triton launch accounting: every launch through ``JITFunction.run`` (GPU) or
   ``InterpretedFunction.run`` (interpreter) is counted with its kernel name. Ghost mode (L2) turns
-  launches into no-ops.
+  launches into no-ops: the kernel does not run, but the launch processes its arguments as a real one
+  does (see :func:`install_launch_hooks`).
 * Replay (L2): in a normal case run, the result of every host read the candidate makes and the outcome
   of every launch are logged (:meth:`State.begin_case`); in a ghost replay of the same inputs, the
   k-th host read returns what the k-th read of the normal run returned and the k-th launch raises
@@ -70,6 +71,10 @@ class State:
         #: do not happen in a ghost replay: they are neither logged nor replayed)
         self.in_kernel = 0
         self.ghost = False
+        #: > 0 while a ghost launch runs Triton's GPU launch path: the patched launcher passes an empty
+        #: grid to the compiled launch entry, which then processes every argument and starts no kernel
+        #: (:func:`install_launch_hooks`)
+        self.empty_grid = 0
         #: allocations get the alternate poison pattern (ghost mode implies it; the verifier's
         #: alternate-poison re-run of a passed case sets it alone, with launches left on)
         self.alt_poison = False
@@ -297,6 +302,84 @@ def _run_pre_run_hooks(kernel: Any, args: tuple, kwargs: dict) -> None:
         hook(*args, **kw)
 
 
+class _SkippedBody:
+    """Stands in for an interpreted kernel body in a ghost launch (:func:`install_launch_hooks`).
+
+    Triton's ``GridExecutor`` gets it instead of the rewritten kernel function and does everything a
+    launch does with it: it reads the body's signature (``inspect.getfullargspec``, which honours
+    ``__signature__``), annotations (constexpr parameters) and globals (``_patch_lang``), binds the
+    arguments (``inspect.getcallargs``, whose errors name the body), and walks the grid; only the
+    call of each program does nothing.
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        # the signature getfullargspec sees for the function itself (no __wrapped__ chain)
+        self.__signature__ = inspect.Signature.from_callable(fn, follow_wrapped=False)
+        self.__name__ = fn.__name__
+        self.__qualname__ = getattr(fn, "__qualname__", fn.__name__)
+        self.__module__ = getattr(fn, "__module__", None)
+        self.__globals__ = fn.__globals__
+        self.__annotations__ = fn.__annotations__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+#: GPU launcher classes (module, class name) whose compiled launch entry ``launcher.launch`` a ghost
+#: launch calls with an empty grid, and the position of gridX in that call (gridY and gridZ follow).
+#: Both C entries parse and check every argument (``data_ptr`` of each pointer, its device
+#: accessibility, tensor descriptors), call the launch enter/exit hooks, and start the kernel only
+#: when gridX * gridY * gridZ > 0 (Triton 3.6, ``backends/*/driver.py``).
+_EMPTYABLE_LAUNCHERS = {("triton.backends.nvidia.driver", "CudaLauncher"): 0,
+                        ("triton.backends.amd.driver", "HIPLauncher"): 1}
+_EMPTIED: set[type] = set()
+
+
+def _emptying(entry: Callable[..., Any], at: int) -> Callable[..., Any]:
+    """A launcher's compiled launch entry that, while ``STATE.empty_grid``, is called with gridX, gridY
+    and gridZ (positions ``at`` to ``at + 2``) set to 0; every other argument is passed unchanged."""
+
+    def launch(*la: Any) -> Any:
+        if STATE.empty_grid:
+            la = la[:at] + (0, 0, 0) + la[at + 3:]
+        return entry(*la)
+
+    return launch
+
+
+def _install_empty_grid_launchers() -> None:
+    """Patch the known GPU launcher classes so that, while ``STATE.empty_grid``, the compiled launch
+    entry gets a grid of zero programs (everything else of the launch unchanged: scratch allocations
+    are sized by the real grid before it)."""
+    import importlib
+
+    for (mod_name, cls_name), at in _EMPTYABLE_LAUNCHERS.items():
+        try:
+            cls = getattr(importlib.import_module(mod_name), cls_name)
+        except Exception:  # noqa: BLE001 - backend not installed or not importable here
+            continue
+        if cls in _EMPTIED:
+            continue
+        orig_init = cls.__init__
+
+        def init(self, *a, _orig=orig_init, _at=at, **k):
+            _orig(self, *a, **k)
+            self.launch = _emptying(self.launch, _at)
+
+        cls.__init__ = init
+        _EMPTIED.add(cls)
+
+
+def _can_empty_gpu_launch() -> bool:
+    """Whether the active GPU driver's launcher is one :func:`_install_empty_grid_launchers` patched."""
+    try:
+        from triton.runtime.driver import driver
+
+        return getattr(driver.active, "launcher_cls", None) in _EMPTIED
+    except Exception:  # noqa: BLE001 - no active driver
+        return False
+
+
 def install_launch_hooks() -> None:
     """Wrap Triton's launch entry points for accounting and ghost replay (idempotent).
 
@@ -305,18 +388,38 @@ def install_launch_hooks() -> None:
     execution of a kernel (copying arguments to and from the host) and Triton's autotune benchmarking
     are left out of the trace.
 
-    Ghost mode skips only what the device (or the interpreter) would execute, and keeps everything
-    else a launch does that the candidate could observe: the grid callable and the pre-run hooks run,
-    the interpreter rewrites the kernel (``InterpretedFunction.rewritten_fn``), a GPU kernel is
-    compiled without launching (``warmup=True``: compile errors are raised, the compiled kernel is
-    returned and cached as after a launch), and the launch raises what the same launch raised in the
-    normal run being replayed (an interpreter error in the kernel body, a launch failure). In a
-    normal run the outcome of each of the candidate's launches is logged (:meth:`State.begin_case`).
-    Launches inside Triton's autotune benchmarking are not the candidate's: neither logged nor replayed.
+    Ghost mode skips only what the device (or the interpreter) would execute: a ghost launch goes
+    through the same code as a normal one and processes the launch arguments exactly as it would, up
+    to the kernel itself, so that no object passed to a kernel (one whose ``__getattr__`` counts the
+    probes, say) can tell a ghost launch from a real one by how it was inspected:
+
+    * Interpreter: the grid callable (with the same meta dict), the pre-run hooks and the rewrite run
+      as in a normal launch, then Triton's own ``GridExecutor`` runs with the kernel body replaced by
+      :class:`_SkippedBody`: it copies the arguments to the host (``hasattr(arg, "data_ptr")``, the
+      storages of tensors, tuples and tensor descriptors), binds them to the body's signature, converts
+      them (``_implicit_cvt``: ``data_ptr()``, the dtype through ``mangle_type``), patches the language,
+      walks the grid (its errors included) and copies the arguments back (``hasattr(arg, "data_ptr")``
+      again); only the body of each program is not run.
+    * GPUs (the CUDA and HIP launchers, :data:`_EMPTYABLE_LAUNCHERS`): ``JITFunction.run`` runs in full
+      (pre-run hooks, the binder's specialization of every argument, the cache key, compilation on a
+      miss, the used-globals check, the grid callable with the bound arguments, launch metadata,
+      scratch allocation sized by the real grid), and the compiled launch entry gets an empty grid: it
+      still parses every argument (``data_ptr`` of each pointer and its device check, tensor
+      descriptors) and calls the launch enter/exit hooks, and starts no kernel. On another backend's
+      launcher the ghost falls back to compiling without launching (``warmup=True``) and calling the
+      grid callable with the launch's arguments by name: the launcher's own argument parsing and the
+      grid's bound-argument dict are then not reproduced.
+
+    A ghost launch then raises what the same launch raised in the normal run being replayed (an
+    interpreter error in the kernel body, a launch failure), unless the argument processing above
+    raised first (as it did in the normal run). In a normal run the outcome of each of the candidate's
+    launches is logged (:meth:`State.begin_case`). Launches inside Triton's autotune benchmarking are
+    not the candidate's: neither logged nor replayed.
     """
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
 
+    _install_empty_grid_launchers()
     try:
         from triton.runtime.interpreter import GridExecutor as _GridExecutor
     except ImportError:  # pragma: no cover - older Triton
@@ -333,13 +436,21 @@ def install_launch_hooks() -> None:
     def ghost_launch(self, args, kwargs, _orig, _interp, name, top):
         want = _replayed_launch(name) if top else None
         grid = kwargs.get("grid")
-        if _interp:
+        if _interp and _GridExecutor is not None and hasattr(self, "rewrite"):
+            ret = interpreted_launch(self, args, kwargs, ghost=True)  # all but the kernel body
+        elif _interp:  # pragma: no cover - older Triton: no GridExecutor to run without the body
             if callable(grid):
                 grid(_meta(self, args, kwargs))
             _run_pre_run_hooks(self, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
             if hasattr(self, "rewrite"):
                 self.rewrite()
             ret = None
+        elif _can_empty_gpu_launch():
+            STATE.empty_grid += 1
+            try:
+                ret = _orig(self, *args, **kwargs)  # the whole launch path, an empty grid at the end
+            finally:
+                STATE.empty_grid -= 1
         else:
             ret = _orig(self, *args, **{**kwargs, "warmup": True})  # pre-run hooks, binding, compilation
             if callable(grid):
@@ -350,7 +461,7 @@ def install_launch_hooks() -> None:
             raise _rebuild_error(want["error"])
         return ret
 
-    def interpreted_launch(self, args, kwargs):
+    def interpreted_launch(self, args, kwargs, ghost=False):
         grid = kwargs.get("grid")
         if callable(grid):  # evaluated here, traced, as the candidate's own code
             grid = tuple(grid(_meta(self, args, kwargs)))
@@ -359,10 +470,10 @@ def install_launch_hooks() -> None:
         fn = self.rewrite()
         # The kernel body runs traced (Python in a kernel body is the candidate's code on the
         # interpreter); only the argument copies to and from the host are suspended. Its host reads
-        # are not the wrapper's (in_kernel): a ghost replay runs no body.
+        # are not the wrapper's (in_kernel): a ghost replay runs no body (GridExecutor runs all else).
         STATE.in_kernel += 1
         try:
-            return _GridExecutor(fn, self.arg_names, grid, [])(*args, **call_kw)
+            return _GridExecutor(_SkippedBody(fn) if ghost else fn, self.arg_names, grid, [])(*args, **call_kw)
         finally:
             STATE.in_kernel -= 1
 
