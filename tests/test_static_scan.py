@@ -543,13 +543,78 @@ CASES = [
             BOX[0] = 2
             v = tl.sort(tl.load(p))
             acc = tl.add(v, v)
-            acc += v.sort()
+            acc += v.sort()  # the method form reads like list.sort(); tl.sort(v) is the way
         def f(x):
             box = []
             box.append(0)
             _k[(1,)](x, BOX=box)
             return box
-        """, {}, [(6, "module-cache"), (7, "module-cache")]),
+        """, {}, [(6, "kernel-body"), (7, "kernel-body"), (10, "kernel-body")]),
+    # kernel bodies call only Triton: a user method or any other Python callable would run in a normal
+    # launch and not in a ghost replay's no-op (red-team: PR.mark() on an object passed as tl.constexpr)
+    ("kernel-body-calls", """
+        import functools
+        import operator
+        import torch
+        import triton
+        import triton.language as tl
+        def _plain(x):
+            return x
+        @triton.jit
+        def _helper(x):
+            return x
+        _alias = _helper
+        @triton.jit
+        def _k(p, PR: tl.constexpr, FN: tl.constexpr, G: tl.constexpr):
+            PR.mark()
+            getattr(PR, "mark")()
+            PR.to(tl.float32)
+            _plain(p)
+            FN(p)
+            _alias(p)
+            operator.setitem(PR, 0, 1)
+            next(G)
+            torch.empty(1)
+            print(p, file=PR)
+            m = max(G) + min(1, 2, key=PR.key)
+            tl.reduce(p, 0, PR.combine)
+            for i in G:
+                pass
+            with PR:
+                pass
+            _helper(p)[0]()
+        class _Probe:
+            def to(self, dt):
+                return self
+        """, {}, [(15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"), (18, "kernel-body"),
+                  (19, "kernel-body"), (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
+                  (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
+                  (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
+    # special methods and properties run implicitly (PR + 1, if PR:, PR.hits), also in a kernel body
+    ("kernel-body-implicit-methods", """
+        import dataclasses
+        import functools
+        import torch
+        class _Probe:
+            def __init__(self):
+                self.n = 0
+            def __add__(self, other):
+                return other
+            def __bool__(self):
+                return True
+            @property
+            def hits(self):
+                return self.n
+            @functools.cached_property
+            def more(self):
+                return 1
+            size = property(lambda self: 1)
+        class _Mod(torch.nn.Module):
+            pass
+        _P = type("P", (), {"__add__": lambda s, o: o})
+        _Q = dataclasses.make_dataclass("Q", [], namespace={"__bool__": lambda s: True})
+        """, {}, [(8, "kernel-body"), (10, "kernel-body"), (12, "kernel-body"), (15, "kernel-body"),
+                  (18, "kernel-body"), (19, "kernel-body"), (21, "kernel-body"), (22, "kernel-body")]),
     ("ghost-channel-exception-chain", """
         def f(x):
             try:
@@ -828,3 +893,66 @@ def fine(x, obj):
     rules = [(f.line, f.rule) for f in scan_source(src)]
     assert (5, "introspection") in rules and (8, "introspection") in rules and (18, "introspection") in rules
     assert not any(line >= 20 for line, _ in rules)  # .fn of something undecorated is not flagged
+
+
+def test_kernel_bodies_may_call_triton_and_jit_helpers() -> None:
+    # the kernel-body rule: calls that resolve to Triton, math, @triton.jit functions of the submission,
+    # the builtins Triton compiles, and methods of Triton values; classes without implicit methods
+    src = """
+    import dataclasses
+    import enum
+    import math
+    from typing import NamedTuple
+    import triton
+    import triton.language as tl
+    from triton.language.extra import libdevice
+
+    @dataclasses.dataclass(frozen=True)
+    class Cfg:
+        block: int = 128
+
+    class Pair(NamedTuple):
+        a: int
+        b: int
+
+    class Mode(enum.Enum):
+        FAST = 1
+
+    @triton.jit
+    def _combine(a, b):
+        return a + b
+
+    @triton.jit
+    def _helper(x, DT: tl.constexpr):
+        return libdevice.exp(x).to(DT)
+
+    @triton.jit
+    def _k(x_ptr, y_ptr, n, BLOCK: tl.constexpr, K: tl.constexpr):
+        pid = tl.program_id(0).to(tl.int64)
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+        DT: tl.constexpr = y_ptr.dtype.element_ty
+        HALF: tl.constexpr = max(BLOCK // 2, 1) + min(K, 4) + int(math.log2(BLOCK)) + len((1, 2))
+        if DT.is_fp16() or isinstance(K, int) or hasattr(tl, "float8e4nv"):
+            x = x.to(tl.float32, bitcast=False)
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for i in tl.static_range(K):
+            acc += _helper(x, tl.float32)
+        for j in range(0, triton.cdiv(n, BLOCK)):
+            acc = tl.where(acc > 0, acc, tl.math.exp(acc))
+        s = tl.reduce(acc, 0, _combine) + acc.reduce(0, _combine) + x.sum(0) + tl.sum(x, axis=0)
+        y = getattr(tl, "maximum")(acc, s).to(DT)
+        print("y", HALF)
+        tl.store(y_ptr + offs, y, mask=offs < n)
+
+    def make():
+        @triton.jit
+        def inner(x):
+            return x
+
+        @triton.jit
+        def outer(x):
+            return inner(x)
+        return outer
+    """
+    assert hits(src) == []

@@ -55,6 +55,22 @@ dynamic-attr        DESIGN.md ("dynamic attribute ... tricks")
 monkey-patch        DESIGN.md ("monkey-patching of any module or class")
 module-cache        DESIGN.md ("module-level caches of results (a module-level table that functions
                     mutate; constant tables of launch settings are fine)"); aten.md §4 item 6
+kernel-body         red-team findings (L2 ghost-replay channels): on the CPU interpreter a kernel body is
+                    plain Python that runs in a normal launch and not in a ghost replay's no-op, so
+                    anything it does to Python objects tells the two apart. A kernel body must not
+                    store into or mutate Python objects, and every call in it must be Triton:
+                    ``tl.*``/``triton.language.*`` (libdevice included), ``triton.cdiv``/
+                    ``next_power_of_2``, ``math.*``, a @triton.jit function of the submission named
+                    directly (bound once), a builtin Triton compiles (:data:`KERNEL_BUILTINS`), or a
+                    method whose name Triton's values have and the submission gives none of its own
+                    objects (:func:`_user_attr_names`); ``for`` loops over calls, ``with`` of calls,
+                    functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
+                    @triton.jit ones. Implicit calls are closed at the class: a class may define only
+                    ``__init__``/``__new__``/``__post_init__`` among special methods, no properties,
+                    no PyTorch base class, and no class is built at run time (3-argument ``type``).
+                    Left open (name-based, like tensor-method): a Python object whose method has a
+                    Triton name and mutates it (none among containers besides ``sort``, which is
+                    rejected), and iterators drained by unpacking, ``*`` or comprehensions
 streams             DESIGN.md ("extra streams")
 timer               DESIGN.md (timings are checked; "timer tampering" failure class): time, timeit,
                     torch.cuda.Event, triton.testing, profilers
@@ -69,8 +85,8 @@ Scope of the rules
 Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)`` or
 ``@triton.heuristics(...)`` (under any import alias) are compiled by Triton, where ``x.to(tl.float32)``,
 ``acc.sum(0)`` and the like are Triton operations. Inside them the method-name rules
-(``tensor-method`` and the method form of ``dispatch-recursion``) are off. Every other rule still
-applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
+(``tensor-method`` and the method form of ``dispatch-recursion``) are off and ``kernel-body`` is on.
+Every other rule still applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
 run under the CPU interpreter or through ``kernel.fn(...)``. Decorator arguments and default values
 are ordinary Python and are always scanned.
 
@@ -148,6 +164,9 @@ RULES: dict[str, str] = {
     "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
     "module-cache": "keeps state across calls: a module-level container or object that a function mutates, "
     "or a module-level name a function rebinds through `global`",
+    "kernel-body": "a Triton kernel body calls something other than Triton (tl.*, libdevice, @triton.jit "
+    "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print) or "
+    "changes a Python object; or a class defines special methods or properties, which run implicitly",
     "streams": "creates or switches CUDA streams or graphs",
     "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
 }
@@ -408,14 +427,47 @@ MUTATING_METHODS: frozenset[str] = frozenset(
      "sort", "reverse", "move_to_end"}
 )
 
-#: Container-mutating methods that Triton tensors and ``tl`` do not have (``sort``, ``add`` they do):
-#: called in a kernel body they can only mutate a Python object passed as a ``tl.constexpr``.
-JIT_MUTATING_METHODS: frozenset[str] = MUTATING_METHODS - {"sort", "add"}
-
-#: Why a store or container mutation in a kernel body is rejected.
+#: Why a store or container mutation in a kernel body is rejected (rule kernel-body).
 _JIT_SIDE_EFFECT = ("changes a Python object inside a Triton kernel body; a GPU compile rejects that and only "
                     "the CPU interpreter runs it, where it would carry state out of a launch (a channel that "
                     "tells a launch from an L2 ghost replay's no-op)")
+
+#: Why a call in a kernel body that is not Triton is rejected (rule kernel-body).
+_KERNEL_CALL_WHY = ("inside a Triton kernel body; a kernel body may call only Triton (tl.*, triton.language.*, "
+                    "libdevice, math functions), @triton.jit functions by their name, methods of Triton values "
+                    "(x.to(...), x.dtype.is_fp16()) and range/min/max/len/int/float/isinstance/getattr/hasattr/"
+                    "print: on the CPU interpreter the body is plain Python, so any other callable runs Python "
+                    "code in a normal launch and not in an L2 ghost replay's no-op, a channel that tells the "
+                    "two apart")
+
+#: Python builtins a kernel body may call: those Triton's code generator accepts in a kernel
+#: (``CodeGenerator.builtin_namespace``) less ``list`` (it drains an iterator handed in). ``print``
+#: without ``file=`` and ``min``/``max`` of two or more plain arguments (no ``key=``, no ``*``
+#: unpacking) are checked further; other builtins (``next``, ``setattr``, ``iter``, ``sum``) could
+#: run or advance Python objects handed to the kernel.
+KERNEL_BUILTINS: frozenset[str] = frozenset(
+    {"range", "len", "float", "int", "isinstance", "getattr", "hasattr", "print", "min", "max"}
+)
+
+#: ``triton.<name>`` helpers outside ``triton.language`` that a kernel body may call (pure integer
+#: arithmetic on constexprs).
+KERNEL_TRITON_HELPERS: frozenset[str] = frozenset({"triton.cdiv", "triton.next_power_of_2"})
+
+#: Triton functions that call a function they are given (the interpreter calls ``combine_fn.fn(...)``):
+#: name -> (keyword, position in the function form; the method form ``x.reduce(axis, fn)`` is one less).
+KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
+    "reduce": ("combine_fn", 2), "associative_scan": ("combine_fn", 2), "map_elementwise": ("scalar_fn", 0),
+}
+
+#: Special methods a class in a submission may define: the ones that run only when the class is
+#: instantiated. Every other one (operators, comparisons, __bool__, __len__, __iter__, __getattr__,
+#: __str__, __enter__, __call__, __get__, __del__, ...) and every property runs implicitly, where the
+#: code never calls it by name: inside a kernel body on the interpreter (``if P:``, ``P + 1``,
+#: ``P.attr``, ``print(P)``) that is the same channel as calling a user method there.
+CLASS_DUNDERS_ALLOWED: frozenset[str] = frozenset({"__init__", "__new__", "__post_init__"})
+
+#: Decorators (and class-body calls) that make properties: attribute reads that run code.
+_PROPERTY_MAKERS = frozenset({"property", "functools.cached_property"})
 
 #: Calls that build a mutable container (brief).
 _CONTAINER_FACTORIES = frozenset(
@@ -439,6 +491,21 @@ def _tensor_method_names() -> frozenset[str]:
     import torch
 
     return frozenset(dir(torch.Tensor))
+
+
+@functools.cache
+def _triton_method_names() -> frozenset[str]:
+    """Public method and attribute names of Triton's values (``tl.tensor``, dtypes, pointer and block
+    types, ``tl.constexpr``, tensor descriptors): the methods a kernel body may call on a value."""
+    import triton.language.core as core
+
+    names: set[str] = set()
+    for cls_name in ("tensor", "dtype", "pointer_type", "block_type", "constexpr", "tensor_descriptor",
+                     "tensor_descriptor_base"):
+        cls = getattr(core, cls_name, None)
+        if cls is not None:
+            names.update(n for n in dir(cls) if not n.startswith("_"))
+    return frozenset(names)
 
 
 def _is_mutable_default(node: ast.AST) -> bool:
@@ -520,6 +587,7 @@ class _Scope:
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
         self.mutable: set[str] = set()
+        self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
 
 
 def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
@@ -585,6 +653,8 @@ class _Scanner(ast.NodeVisitor):
         self.findings: set[Finding] = set()
         self.scopes: list[_Scope] = []
         self.jit_depth = 0
+        self.rebound: set[str] = set()  # names declared global or nonlocal anywhere (set by run)
+        self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
 
@@ -635,9 +705,26 @@ class _Scanner(ast.NodeVisitor):
         assigns: list[tuple[str, ast.AST]] = []
         containers: list[tuple[str, ast.AST]] = []
         stores: dict[str, int] = {}
+        binds: dict[str, int] = {}  # how often each name is bound in this scope, by any construct
+        defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         for sub in _own_nodes(node):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
                 stores[sub.id] = stores.get(sub.id, 0) + 1
+            bound_here: list[str] = []
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                bound_here.append(sub.id)
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                bound_here.append(sub.name)
+                if not isinstance(sub, ast.ClassDef):
+                    defs.append(sub)
+            elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                bound_here.extend(a.asname or a.name.split(".")[0] for a in sub.names)
+            elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
+                bound_here.append(sub.name)
+            elif isinstance(sub, ast.MatchMapping) and sub.rest:
+                bound_here.append(sub.rest)
+            for name in bound_here:
+                binds[name] = binds.get(name, 0) + 1
             if isinstance(sub, ast.Global):
                 scope.globals.update(sub.names)
             elif isinstance(sub, ast.Nonlocal):
@@ -708,6 +795,11 @@ class _Scanner(ast.NodeVisitor):
             for name, value in assigns + containers:
                 if _is_mutable_container(value, self.resolve):
                     scope.mutable.add(name)
+            for d in defs:
+                if binds.get(d.name) == 1 and d.name not in self.rebound and d.decorator_list and all(
+                        self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in JIT_DECORATORS
+                        for dec in d.decorator_list):
+                    scope.jit_defs.add(d.name)
         finally:
             self.scopes.pop()
         return scope
@@ -775,6 +867,10 @@ class _Scanner(ast.NodeVisitor):
     # ---- entry ---------------------------------------------------------------------------------
 
     def run(self, tree: ast.Module) -> None:
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                self.rebound.update(n.names)
+        self.user_attrs = _user_attr_names(tree)
         self.scopes.append(self.build_scope(tree))
         main_guard_ok = not any(
             isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, (ast.Store, ast.Del))
@@ -831,7 +927,46 @@ class _Scanner(ast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
     visit_Lambda = _visit_function
 
+    def _check_class_body(self, node: ast.ClassDef) -> None:
+        """Rule kernel-body for classes: special methods and properties run implicitly (see
+        :data:`CLASS_DUNDERS_ALLOWED`); PyTorch base classes call overridable methods on their own
+        (``Module.to`` calls ``_apply``). ``__torch_function__``/``__torch_dispatch__`` and tensor
+        subclasses are reported as introspection (:func:`_dispatch_escapes`)."""
+        for base in [*node.bases, *(k.value for k in node.keywords if k.arg == "metaclass")]:
+            path = self.resolve(base)
+            if path is not None and path.split(".")[0] == "torch" and path.split(".")[-1] not in (
+                    "Tensor", "_TensorBase", "TensorBase"):
+                self.report(base, "kernel-body", f"derives a class from {path}, whose machinery calls the "
+                            "subclass's methods implicitly (also from a kernel body on the interpreter)")
+        for stmt in node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = stmt.name
+                if name.startswith("__") and name.endswith("__") and name not in CLASS_DUNDERS_ALLOWED \
+                        and name not in _HANDLER_METHODS:
+                    self.report(stmt, "kernel-body", f"defines the special method {name}, which Python calls "
+                                "implicitly (operators, truth tests, attribute reads, printing, iteration); in a "
+                                "kernel body on the interpreter that runs the submission's code unseen, a channel "
+                                "that tells a launch from an L2 ghost replay's no-op (only __init__, __new__ and "
+                                "__post_init__ are allowed)", code=f"def {name}")
+                for dec in stmt.decorator_list:
+                    target = dec.func if isinstance(dec, ast.Call) else dec
+                    path = self.resolve(target) or (target.id if isinstance(target, ast.Name)
+                                                    and self.is_builtin(target.id) else None)
+                    setter = isinstance(target, ast.Attribute) and target.attr in ("setter", "getter", "deleter")
+                    if path in _PROPERTY_MAKERS or setter:
+                        self.report(dec, "kernel-body", "makes a property, an attribute read that runs code "
+                                    "(also inside a kernel body on the interpreter, unseen); use a plain "
+                                    "attribute or method")
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call):
+                f = stmt.value.func
+                path = self.resolve(f) or (f.id if isinstance(f, ast.Name) and self.is_builtin(f.id) else None)
+                if path in _PROPERTY_MAKERS:
+                    self.report(stmt.value, "kernel-body", "makes a property, an attribute read that runs code "
+                                "(also inside a kernel body on the interpreter, unseen); use a plain attribute "
+                                "or method")
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._check_class_body(node)
         for dec in node.decorator_list:
             self.visit(dec)
         for base in node.bases:
@@ -937,6 +1072,13 @@ class _Scanner(ast.NodeVisitor):
     # ---- calls ---------------------------------------------------------------------------------
 
     def visit_Call(self, node: ast.Call) -> None:
+        before = len(self.findings)
+        self._judge_call(node)
+        if self.jit_depth and len(self.findings) == before:
+            self._check_kernel_call(node)  # only where no other rule has judged this call already
+        self.generic_visit(node)
+
+    def _judge_call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Name) and self.is_builtin(func.id):
             if func.id in EXEC_BUILTINS:
@@ -954,6 +1096,102 @@ class _Scanner(ast.NodeVisitor):
             if method is not None:
                 receiver, name = method
                 self._check_method(node, receiver, name)
+        if isinstance(func, ast.Name) and func.id == "type" and self.is_builtin("type") and len(node.args) == 3:
+            self.report(node, "kernel-body", "builds a class at run time, whose methods (special methods "
+                        "included) the scan cannot see; define classes with a class statement")
+        elif path == "dataclasses.make_dataclass" and any(k.arg in ("namespace", None) for k in node.keywords):
+            self.report(node, "kernel-body", "gives a class built at run time methods the scan cannot see; "
+                        "define classes with a class statement")
+
+    # ---- kernel bodies: what a @triton.jit body may call ---------------------------------------
+
+    def _is_jit_def(self, name: str) -> bool:
+        kind, _, scope = self.lookup(name)
+        return kind == "local" and scope is not None and name in scope.jit_defs
+
+    def _kernel_path_ok(self, path: str) -> bool:
+        return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
+
+    def _check_kernel_call(self, node: ast.Call) -> None:
+        """Rule kernel-body for one call inside a @triton.jit body (and every helper it calls, each
+        a @triton.jit body itself); see :data:`_KERNEL_CALL_WHY`."""
+        func = node.func
+        path = self.resolve(func)
+        if path is not None:
+            if not self._kernel_path_ok(path):
+                self.report(node, "kernel-body", f"calls {path}, which is not part of Triton's language, "
+                            + _KERNEL_CALL_WHY)
+            elif path.startswith("triton.language."):
+                self._check_callable_arg(node, path.rsplit(".", 1)[-1], method=False)
+            return
+        if isinstance(func, ast.Name):
+            if self.is_builtin(func.id):
+                if func.id not in KERNEL_BUILTINS:
+                    self.report(node, "kernel-body", f"calls the Python builtin {func.id} " + _KERNEL_CALL_WHY)
+                elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):
+                    self.report(node, "kernel-body", "prints to a file object (print calls its write method) "
+                                + _KERNEL_CALL_WHY)
+                elif func.id in ("min", "max") and (len(node.args) < 2 or node.keywords
+                                                    or any(isinstance(a, ast.Starred) for a in node.args)):
+                    self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
+                                "runs or drains a Python object " + _KERNEL_CALL_WHY)
+            elif not self._is_jit_def(func.id):
+                self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
+                            "defined once in the submission, " + _KERNEL_CALL_WHY)
+            return
+        method = self._method_of(func)
+        if method is not None:
+            _, name = method
+            if name in MUTATING_METHODS:
+                what = "" if name not in _triton_method_names() else f" (write tl.{name}(x) for Triton's)"
+                self.report(node, "kernel-body", _JIT_SIDE_EFFECT + what)
+            elif name not in _triton_method_names():
+                self.report(node, "kernel-body", f"calls .{name}(), which is not a method of Triton values, "
+                            + _KERNEL_CALL_WHY)
+            elif name in self.user_attrs:
+                self.report(node, "kernel-body", f"calls .{name}(), a name the submission gives its own "
+                            "objects or classes, " + _KERNEL_CALL_WHY)
+            else:
+                self._check_callable_arg(node, name, method=True)
+            return
+        self.report(node, "kernel-body", "calls a computed callable (not a Triton function or a @triton.jit "
+                    "function named directly) " + _KERNEL_CALL_WHY)
+
+    def _check_callable_arg(self, node: ast.Call, name: str, *, method: bool) -> None:
+        """``tl.reduce(x, 0, fn)`` and the like call ``fn``: it must be a @triton.jit function of the
+        submission named directly, or one of Triton's."""
+        spec = KERNEL_CALLABLE_ARGS.get(name)
+        if spec is None:
+            return
+        keyword, pos = spec
+        pos -= method
+        arg = next((k.value for k in node.keywords if k.arg == keyword), None)
+        if arg is None and 0 <= pos < len(node.args):
+            arg = node.args[pos]
+        if arg is None:
+            return
+        if isinstance(arg, ast.Name) and self._is_jit_def(arg.id):
+            return
+        target = self.resolve(arg)
+        if target is not None and target.startswith("triton.language."):
+            return
+        self.report(node, "kernel-body", f"hands {self.snippet(arg)} to {name} as the function it calls; it must "
+                    "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
+
+    def visit_For(self, node: ast.For) -> None:
+        if self.jit_depth and not isinstance(node.iter, ast.Call):
+            self.report(node.iter, "kernel-body", "is iterated inside a Triton kernel body; a kernel loops over "
+                        "range(...), tl.range(...) or tl.static_range(...) only (iterating a Python object "
+                        "runs or drains it, a channel out of the launch)")
+        self.generic_visit(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        if self.jit_depth:
+            for item in node.items:
+                if not isinstance(item.context_expr, ast.Call):
+                    self.report(item.context_expr, "kernel-body", "is entered as a context manager inside a Triton "
+                                "kernel body (its __enter__/__exit__ run Python code); only Triton's context "
+                                "managers, called in place, are allowed")
         self.generic_visit(node)
 
     def _mark_chain(self, func: ast.AST) -> None:
@@ -999,9 +1237,7 @@ class _Scanner(ast.NodeVisitor):
                             "function, which keeps state across calls (constant tables must only be read)")
                 return
         if self.jit_depth:
-            if name in JIT_MUTATING_METHODS:
-                self.report(node, "module-cache", _JIT_SIDE_EFFECT)
-            return
+            return  # judged by the kernel-body rule (_check_kernel_call)
         if receiver is not None and _is_literal(receiver):
             return
         if isinstance(receiver, ast.Name) and name in PY_CONTAINER_METHODS:
@@ -1105,7 +1341,7 @@ class _Scanner(ast.NodeVisitor):
             return
         self.handled.add(id(target))
         if self.jit_depth:
-            self.report(target, "module-cache", _JIT_SIDE_EFFECT)
+            self.report(target, "kernel-body", _JIT_SIDE_EFFECT)
             return
         self._check_store_base(target, self._base_of(target))
 
@@ -1161,6 +1397,34 @@ class _Scanner(ast.NodeVisitor):
             if isinstance(t, ast.Name) and t.id in scope.globals and t.id not in self.scopes[0].imported:
                 self.handled.add(id(t))
         self.generic_visit(node)
+
+
+def _user_attr_names(tree: ast.AST) -> set[str]:
+    """Attribute names the submission gives its own objects: names defined or assigned in class
+    bodies, attributes stored (``obj.name = ...``, ``setattr(obj, "name", ...)``) and the string
+    arguments of ``namedtuple``/``NamedTuple`` calls (field names). A method call of one of these
+    names in a kernel body may reach the submission's own code, even when Triton has a method of
+    that name (``P.to()`` on a class that defines ``to``)."""
+    names: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            for stmt in n.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names.add(stmt.name)
+                elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                    for t in targets:
+                        names.update(x.id for x in ast.walk(t) if isinstance(x, ast.Name))
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.add(n.attr)
+        elif isinstance(n, ast.Call):
+            f = n.func
+            fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if fname in ("setattr", "namedtuple", "NamedTuple"):
+                for c in ast.walk(n):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                        names.update(c.value.replace(",", " ").split())
+    return names
 
 
 def _is_literal(node: ast.AST) -> bool:
