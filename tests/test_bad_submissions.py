@@ -40,7 +40,8 @@ EXPECTED = {
     # red-team regressions
     "escape_sys": "static_scan",      # torch.sys.modules -> the hooks' state (module reached through a re-export)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
-    "default_cache": "static_scan",   # a mutable default argument as a cross-call cache
+    "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
+                                      # (L1 no longer judges state across calls: L3 sees the filling call)
     "ghost_detect": "profile",        # detects ghost replay, computes on the host with item()/fill_
     "meta_return": "wrong_result",    # returns a meta tensor: the submission's fault, not the platform's
     "kernel_body_torch": "static_scan",  # PyTorch inside a @triton.jit body (runs only on the interpreter);

@@ -11,7 +11,8 @@ equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the sub
 * the compiler stack (``torch.compile``, dynamo, inductor, TorchScript), foreign compute (``ctypes``,
   CuPy, vLLM, C++ extensions), host computation (NumPy and friends);
 * ``exec``/``eval``, dynamic attribute access and dynamic imports, introspection, monkey-patching,
-  module-level result caches, file/network/process/thread access, extra streams and timers.
+  Python side effects and non-Triton calls in kernel bodies, file/network/process/thread access,
+  extra streams and timers.
 
 What it cannot see (aliases built at run time, ``a @ b`` and other operators on tensors, indexing that
 computes) is left to the dynamic tiers L2 (ghost replay) and L3 (dispatch trace), which see through
@@ -53,8 +54,7 @@ introspection       DESIGN.md ("introspection (gc, inspect, frames)")
 exec-eval           DESIGN.md ("exec/eval"); aten.md §4 item 6
 dynamic-attr        DESIGN.md ("dynamic attribute ... tricks")
 monkey-patch        DESIGN.md ("monkey-patching of any module or class")
-module-cache        DESIGN.md ("module-level caches of results (a module-level table that functions
-                    mutate; constant tables of launch settings are fine)"); aten.md §4 item 6
+(module-cache)      removed; see "State across calls" below
 kernel-body         red-team findings (L2 ghost-replay channels): on the CPU interpreter a kernel body is
                     plain Python that runs in a normal launch and not in a ghost replay's no-op, so
                     anything it does to Python objects tells the two apart. A kernel body must not
@@ -92,6 +92,23 @@ are ordinary Python and are always scanned.
 
 The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
 harness imports the submission), unless the source assigns ``__name__`` itself.
+
+State across calls (no rule)
+----------------------------
+DESIGN.md bans "module-level caches of results" and allows "constant tables of launch settings";
+aten.md §4 item 6 follows upstream. What a cache holds (results or configuration) is not decidable
+from the source, and where it lives does not matter: a dict held by a module, a closure, a mutable
+default argument, ``functools.lru_cache``, a function attribute or a ``global`` rebinding keeps state
+across calls equally well. The former ``module-cache`` rule rejected only the first form (and mutable
+defaults and ``global``), so the same cache passed in a closure or an ``lru_cache`` (red-team finding:
+a module-level dict of launch configurations, the idiom of real Triton code such as autotuners and
+workspace caches, was rejected while its closure twin passed). Decision: L1 judges none of them; all
+forms get the same verdict (pass). Result caches are left to the dynamic tiers: judged re-runs in L2
+(a cache that answers a repeat with stale or garbage values fails as ``wrong_result``), the L3
+dispatch trace of the call that fills a cache (its compute must be Triton too), and the timing
+harness (being changed to give each timed repetition fresh input values, so that a cache keyed by
+values cannot answer there). Stores from a kernel body stay rejected (rule ``kernel-body``); stores into or
+``global`` rebinding of imported modules stay ``monkey-patch``.
 
 Data shapes
 -----------
@@ -162,8 +179,6 @@ RULES: dict[str, str] = {
     "dynamic-attr": "getattr/setattr/delattr/hasattr with an attribute name that is not a string literal",
     "monkey-patch": "assigns or deletes an attribute of a module, of something reached through one, or of "
     "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
-    "module-cache": "keeps state across calls: a module-level container or object that a function mutates, "
-    "or a module-level name a function rebinds through `global`",
     "kernel-body": "a Triton kernel body calls something other than Triton (tl.*, libdevice, @triton.jit "
     "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print) or "
     "changes a Python object; or a class defines special methods or properties, which run implicitly",
@@ -420,7 +435,7 @@ RECURSION_ALIASES: dict[str, frozenset[str]] = {
     "affine_grid_generator": frozenset({"affine_grid"}),
 }
 
-#: Methods that mutate a container in place (brief: "module-cache").
+#: Methods that mutate a container in place (rule kernel-body).
 MUTATING_METHODS: frozenset[str] = frozenset(
     {"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear",
      "remove", "discard", "__setitem__", "__delitem__", "appendleft", "extendleft", "popleft",
@@ -506,17 +521,6 @@ def _triton_method_names() -> frozenset[str]:
         if cls is not None:
             names.update(n for n in dir(cls) if not n.startswith("_"))
     return frozenset(names)
-
-
-def _is_mutable_default(node: ast.AST) -> bool:
-    """A dict/list/set literal or comprehension, or a call of dict/list/set/bytearray/defaultdict/..."""
-    if isinstance(node, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
-        return True
-    if isinstance(node, ast.Call):
-        f = node.func
-        name = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else "")
-        return name in ("dict", "list", "set", "bytearray", "defaultdict", "OrderedDict", "deque", "Counter")
-    return False
 
 
 def _foreign_module(path: str) -> str | None:
@@ -902,9 +906,6 @@ class _Scanner(ast.NodeVisitor):
                 self.visit(node.returns)
         a = node.args
         for default in [*a.defaults, *[d for d in a.kw_defaults if d is not None]]:
-            if _is_mutable_default(default):
-                self.report(default, "module-cache", "a mutable default argument keeps state across calls (a "
-                            "cache of results in disguise); pass None and allocate inside the function")
             self.visit(default)
         for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
             if arg is not None and arg.annotation is not None:
@@ -1229,13 +1230,6 @@ class _Scanner(ast.NodeVisitor):
 
     def _check_method(self, node: ast.Call, receiver: ast.AST | None, name: str) -> None:
         """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
-        # module-level containers mutated from a function
-        if name in MUTATING_METHODS and isinstance(receiver, ast.Name) and self.in_function:
-            kind, _, scope = self.lookup(receiver.id)
-            if kind == "local" and scope is self.scopes[0] and receiver.id in scope.mutable:
-                self.report(node, "module-cache", f"mutates the module-level container {receiver.id} from a "
-                            "function, which keeps state across calls (constant tables must only be read)")
-                return
         if self.jit_depth:
             return  # judged by the kernel-body rule (_check_kernel_call)
         if receiver is not None and _is_literal(receiver):
@@ -1359,14 +1353,13 @@ class _Scanner(ast.NodeVisitor):
         if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
             self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
             return
-        kind, path, scope = self.lookup(base.id)
+        kind, path, _ = self.lookup(base.id)
         if kind == "alias":
             owner = self.resolve(owner_node) if owner_node is not None else None
             self.report(node, "monkey-patch", f"changes {owner or path}, which belongs to another module; modules "
                         "and classes defined elsewhere must not be modified")
-        elif kind == "local" and self.in_function and scope is self.scopes[0]:
-            self.report(node, "module-cache", f"stores into the module-level object {base.id} from a function, "
-                        "which keeps state across calls (module-level tables must only be read)")
+        # a store into the submission's own module-level objects is state across calls, which L1 does
+        # not judge (see "State across calls" in the module docstring)
 
     def _check_name_store(self, node: ast.Name) -> None:
         if id(node) in self.handled or not self.in_function:
@@ -1374,29 +1367,8 @@ class _Scanner(ast.NodeVisitor):
         scope = self.current
         if scope.kind != "function" or node.id not in scope.globals:
             return
-        module = self.scopes[0]
-        if node.id in module.imported:
+        if node.id in self.scopes[0].imported:
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
-        else:
-            self.report(node, "module-cache", f"rebinds the module-level name {node.id} through `global`, which "
-                        "keeps state across calls")
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        scope = self.current
-        if scope.kind == "function" and isinstance(node.value, ast.Constant):
-            # ``global _READY; _READY = True``: a constant flag, not a cache of results
-            for target in node.targets:
-                if isinstance(target, ast.Name) and target.id in scope.globals and target.id not in self.scopes[0].imported:
-                    self.handled.add(id(target))
-        self.generic_visit(node)
-
-    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        scope = self.current
-        if scope.kind == "function" and isinstance(node.value, ast.Constant):
-            t = node.target
-            if isinstance(t, ast.Name) and t.id in scope.globals and t.id not in self.scopes[0].imported:
-                self.handled.add(id(t))
-        self.generic_visit(node)
 
 
 def _user_attr_names(tree: ast.AST) -> set[str]:
