@@ -40,10 +40,12 @@ EXPECTED = {
     # red-team regressions
     "escape_sys": "static_scan",      # torch.sys.modules -> the hooks' state (module reached through a re-export)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
-    "default_cache": "static_scan",   # a mutable default argument as a cross-call cache
+    "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
+                                      # (L1 no longer judges state across calls: L3 sees the filling call)
     "ghost_detect": "profile",        # detects ghost replay, computes on the host with item()/fill_
     "meta_return": "wrong_result",    # returns a meta tensor: the submission's fault, not the platform's
-    "kernel_body_torch": "profile",   # PyTorch inside a @triton.jit body (runs only on the interpreter)
+    "kernel_body_torch": "static_scan",  # PyTorch inside a @triton.jit body (runs only on the interpreter);
+                                      # L1 kernel-body; L3 behind it: test_..._behind_l1 below
     "pre_run_hook": "profile",        # PyTorch in a kernel pre-run hook
     "attrgetter": "static_scan",      # operator.attrgetter("run.__globals__") to reach the hooks
     "methodcaller": "static_scan",    # operator.methodcaller("tolist") + host compute
@@ -63,7 +65,9 @@ EXPECTED = {
     "ghost_warn": "static_scan",      # warnings.catch_warnings around a launch
     "ghost_state": "static_scan",     # triton.runtime.interpreter's last grid
     "ghost_box": "static_scan",       # a kernel body appends to a list passed as tl.constexpr (interpreter)
-    "ghost_getattr": "ghost",         # counts the launcher's attribute probes of an argument: ghost launches probe too
+    "ghost_getattr": "static_scan",   # counts the launcher's attribute probes of an argument (L1: special
+                                      # methods; with L1 off, ghost launches probe too: test_ghost_replay.py)
+    "kernel_method": "static_scan",   # a kernel body calls a user method of an object passed as tl.constexpr
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
@@ -111,6 +115,27 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in
         assert rec["first_failure"]["case_id"] is not None, rec["first_failure"]
+
+
+#: Fixtures that L1 rejects and a later tier must still catch on its own (defence in depth), with
+#: the class that tier reports when L1 is switched off.
+BEHIND_L1 = {"kernel_body_torch": "profile"}  # the L3 trace covers kernel bodies run by the interpreter
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", sorted(BEHIND_L1))
+def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelgenbench.run import job
+
+    monkeypatch.setattr(job, "scan_file", lambda *a, **k: [])
+    path = next(BAD.glob(f"{what}__*.py"))
+    op = get_operator(path.stem.split("__", 1)[1].replace("__", "::", 1))
+    sub = tmp_path / op.filename
+    shutil.copy(path, sub)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   Settings()).run()
+    assert rec["failure_class"] == BEHIND_L1[what], rec["first_failure"]
 
 
 @pytest.mark.slow
