@@ -37,10 +37,10 @@ noise within [lower, upper] and out = x * noise where x <= 0); C reproduces A bi
 samples); and A != B, A != D wherever the law makes identical samples less likely than 1e-9 (computed from
 the case: the product over elements of the probability that two independent draws coincide).
 
-Statistical tests, each at level ``a = ALPHA / 9`` (Bonferroni over the 9 tests of a case, so a correct
+Statistical tests, each at level ``a = ALPHA / 10`` (Bonferroni over the 10 tests of a case, so a correct
 sampler fails a case with probability at most ``ALPHA = 1e-6``; a judged timed repetition runs 4 of them,
-``<= 4.45e-7``; bernoulli's full tier, 90 cases all timed with two judged repetitions each, therefore has a
-false-failure probability below 1.8e-4, the other rows less). ``x`` are the samples of a run, ``n`` their
+``<= 4e-7``; bernoulli's full tier, 90 cases all timed with two judged repetitions each, therefore has a
+false-failure probability below 1.7e-4, the other rows less). ``x`` are the samples of a run, ``n`` their
 count; ``U`` their *randomised probability-integral transform*: ``U = F(x-) + V * P(X = x)`` with ``F``
 the law's CDF (of the value *rounded to the output dtype*, so rounding is part of the law) and ``V``
 uniform draws of the verifier's own (seeded per case). For a correct sampler the ``U`` are exactly
@@ -76,9 +76,31 @@ i.i.d. uniform on (0, 1), whatever the law and however the elements' parameters 
    segment's two ends are charged in bits (:func:`copy_threshold`: 36 bits for 3 x 2 elements, 69 for
    3 x 4096, 87 for 3 x 512 x 512); the candidate lags may be chosen from the data (FFT correlation of the
    cells' midpoints, hashed repeats of values), since the bound holds for each of them. A copy is caught
-   once it carries that many bits (~90 Bernoulli(1/2) elements, ~10 fp32 exponentials). Not caught: an
-   arbitrary fixed permutation of another run (a mixture over all of them costs ``log2 n!`` bits, more than
-   such a copy carries) and a weak generator whose streams for the three runs do not overlap.
+   once it carries that many bits (~90 Bernoulli(1/2) elements, ~10 fp32 exponentials). Not caught here: a
+   permutation of another run (a mixture over all of them costs ``log2 n!`` bits, more than such a copy
+   carries; test 7 takes them) and a weak generator whose streams for the three runs do not overlap.
+7. one run a function of another (:func:`cross_run_test`; pairs A-B, A-D, B-D; one test): tests 4-6 see
+   equal positions and single-lag segments only, so run B = run A with neighbours swapped (or reversed in
+   short blocks, or shuffled) passes them. An average of e-values, each with ``P(E >= 1/a') <= a'``:
+   (i) the *multiset test* (:func:`multiset_bits`): a permutation keeps the counts of every value class;
+   under the null (the runs independent, each position with one law in both, whatever that law, so no
+   slack is needed) ``(x_i, y_i)`` is exchangeable, the orientations of the pairs are fair coins given the
+   unordered pairs, and the count differences of the classes joined to one root class are independent
+   sums of fair signs: a product of their point-probability ratios is an e-value. (ii) the *local copy
+   test* (:func:`local_copy_bits`): a likelihood ratio, as in test 6, against "each element copies one of
+   another run within +-w positions" (w = 1, 4, 16; by value, uniform or mirrored uniform; a per-element
+   mixture with the fresh law). (iii) the *shared-values test* (:func:`shared_values_bits`): values seen
+   exactly twice in the two runs together, at two positions, lie one in each run with probability 1/2
+   under (i)'s null, independently over a forest of them (a product of fair-coin ratios); a run that holds
+   a part of another's values (fp32: where a value seen twice is a coincidence) has them all split. 12
+   multiset, 9 shared-values and 54 local components, a third of the weight per family: a component fails
+   the case at ``log2(36/a)``, ``log2(27/a)`` or ``log2(162/a)`` bits. Per law: exponential and uniform
+   (rrelu): any permutation of another run (from ~500 samples), runs sharing a part of their fp32 values
+   (rrelu's slopes moved between x <= 0 and x > 0) and any local copy; Poisson: local copies, and
+   permutations where the rates give many values (rate 4: yes; rate 0.5: no); Bernoulli: local copies
+   (also ``1 - x``, by the mirrored rule) only: a permutation of a 0/1 run keeps just its count, which an
+   independent run matches with probability ~``1/sqrt(n)``, so pieces moved farther than 16 positions and
+   shorter than test 6 needs are not caught.
 
 Allowances for arithmetic: a correct fp32 sampler is not an ideal one. Stated slacks cover it: the
 distribution test allows ``CDF_SLACK = 1e-3`` beyond ``e`` (an fp32 transform moves a fraction ~1e-4 of
@@ -108,7 +130,7 @@ rejected (L1: not allowed or dispatch recursion; L3: a forbidden op or too many 
 from __future__ import annotations
 
 import abc
-
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
@@ -125,8 +147,8 @@ from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 #: Probability that a correct sampler fails one judged stochastic case (all its tests together).
 ALPHA = 1e-6
 #: Statistical tests per case (Bonferroni): mean, distribution and neighbours of runs A and B; A-B and A-D;
-#: the long-range (copy) test of runs A, B and D together.
-N_TESTS = 9
+#: the long-range (copy) test of runs A, B and D together; the cross-run (function-of) test.
+N_TESTS = 10
 #: Level of each test.
 A_TEST = ALPHA / N_TESTS
 #: Allowance of the distribution test beyond the DKW bound (fp32 arithmetic of a correct sampler).
@@ -599,6 +621,24 @@ def _copy_candidates(c: Cells, K: int, extra: Sequence[int] = ()) -> dict[tuple[
     return out
 
 
+def _copy_kernel(t: Cells, tgt: Any, s: Cells, src: Any, ws: np.ndarray, mode: str) -> np.ndarray:
+    """``K(x_i | x_j)`` of one copy rule for the targets ``t[tgt]`` and their sources ``s[src]`` (``ws``: the
+    sources' cell widths): *equal values* 1 where the bits agree; *same uniform* (*mirrored uniform*) the
+    overlap of the target's cell with the source's cell (its mirror image ``1 - cell``) over the source
+    cell's width, given only to a cell's representative. Over the values of ``x_i`` it sums to at most 1."""
+    if mode == "equal values":
+        return (t.key[tgt] == s.key[src]).astype(np.float64)
+    lo_s, hi_s = s.lo[src], s.hi[src]
+    if mode == "mirrored uniform":
+        lo_s, hi_s = 1.0 - hi_s, 1.0 - lo_s
+    kappa = np.minimum(t.hi[tgt], hi_s)
+    kappa -= np.maximum(t.lo[tgt], lo_s)
+    np.maximum(kappa, 0.0, out=kappa)
+    kappa /= np.where(ws > 0, ws, np.inf)
+    kappa[~t.rep[tgt]] = 0.0
+    return kappa
+
+
 def _copy_gains(c: Cells, r: np.ndarray, width: np.ndarray, kind: str, v: int,
                 mode: str) -> tuple[int, np.ndarray, np.ndarray]:
     """Per target of one shift lag or mirror centre and one copy rule: ``(first target, g, live)`` with
@@ -615,17 +655,7 @@ def _copy_gains(c: Cells, r: np.ndarray, width: np.ndarray, kind: str, v: int,
     if i1 < i0:
         return i0, np.zeros(0), np.zeros(0, dtype=bool)
     off = c.det[tgt] | c.det[src]
-    if mode == "equal values":
-        kappa = (c.key[tgt] == c.key[src]).astype(np.float64)
-    else:
-        lo_s, hi_s, ws = c.lo[src], c.hi[src], width[src]
-        if mode == "mirrored uniform":
-            lo_s, hi_s = 1.0 - hi_s, 1.0 - lo_s
-        kappa = np.minimum(c.hi[tgt], hi_s)
-        kappa -= np.maximum(c.lo[tgt], lo_s)
-        np.maximum(kappa, 0.0, out=kappa)
-        kappa /= np.where(ws > 0, ws, np.inf)
-        kappa[~c.rep[tgt]] = 0.0
+    kappa = _copy_kernel(c, tgt, c, src, width[src], mode)
     g = kappa / (r[tgt] / (1.0 - LR_EPS))
     g += LR_EPS
     np.log2(g, out=g)
@@ -722,6 +752,226 @@ def copy_test(c: Cells, alpha: float, runs: Sequence[tuple[int, str]] = ((0, "th
             f"at {alpha:.2g})")
 
 
+# ------------------------------------------------------------------------ cross-run (function-of) test
+#: The pairs of runs compared by :func:`cross_run_test` (indices into runs A, B, D): B on A, D on A, D on B.
+XR_PAIRS = ((0, 1), (0, 2), (1, 2))
+#: Half-widths ``w`` of the windows of :func:`local_copy_bits` (an element may copy any source within +-w).
+XR_WINDOWS = (1, 4, 16)
+#: Weights of "fresh" in :func:`local_copy_bits`'s per-element mixture.
+XR_FRESH = (0.5, 15.0 / 16.0)
+#: The components of the multiset test (:func:`multiset_bits`): (pooled values per label, scale of the
+#: count differences allowed, root). Scale 0: exact permutations (few, sharply priced labels); 1/4: near ones.
+XR_MULTISET = tuple((g, sc, root) for g, sc in ((8, 0.0), (32, 0.25)) for root in ("half", "mode"))
+#: ``q_c(d + 1) / q_c(d)`` (d >= 0) of the exact-permutation component (:func:`multiset_bits`, scale 0).
+XR_EXACT_STEP = 0.25
+#: The alternatives "a shared value lies in both runs with probability theta" of :func:`shared_values_bits`.
+XR_THETAS = (0.75, 0.97, 1.0 - 2.0 ** -10)
+
+
+def _log2_binom_pmf(m: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``log2 P(S = y)`` for ``S`` a sum of ``m`` independent fair signs (+-1); ``y`` has m's parity."""
+    m_t, k_t = torch.from_numpy(m.astype(np.float64)), torch.from_numpy((m + y) / 2.0)
+    ln = torch.lgamma(m_t + 1) - torch.lgamma(k_t + 1) - torch.lgamma(m_t - k_t + 1) - m_t * math.log(2.0)
+    return (ln / math.log(2.0)).numpy()
+
+
+def multiset_bits(x: np.ndarray, y: np.ndarray, group: int, scale: float, root: str) -> tuple[float, int, int]:
+    """Evidence (bits of an e-value) that run ``y`` holds the values of run ``x`` rearranged: the multiset
+    test of :func:`cross_run_test`. ``x``, ``y``: the two runs' samples (float64, same positions, same law
+    per position). Returns ``(bits, labels compared, largest |count difference| among them)``.
+
+    Labels: a function of the value alone, built from the pooled values of both runs (a symmetric function,
+    so it is fixed given the unordered pairs ``{x_i, y_i}``): the distinct values in order, label
+    ``floor((pooled count of smaller values) / group)`` (a frequent value has a label of its own, rare ones
+    share one per ``group`` pooled values). The root: with ``root="half"`` every label wholly in the lower
+    half of the pooled sample, and the first (suits laws of many values); with ``root="mode"`` the label of
+    the largest pooled count (suits laws of few values). ``D_c = #{x in c} - #{y in c}`` is 0 for every ``c``
+    when ``y`` is any permutation of ``x``.
+
+    Null hypothesis: the runs are independent and position ``i`` has the same law in both (whatever law:
+    no slack for rounding is needed). Then ``(x_i, y_i)`` is exchangeable, and given the unordered pairs
+    their orientations are independent fair coins. Let ``E_c`` be the pairs with one value in ``c`` and one
+    in the root (``m_c`` of them) and ``Y_c`` = (those with ``x`` in ``c``) - (those with ``y`` in ``c``): a
+    sum of ``m_c`` fair signs, the ``Y_c`` independent of each other and of every pair not touching the
+    root, and ``D_c = Y_c + Z_c`` with ``Z_c`` fixed by the pairs outside the root's edges. For any
+    probability ``q_c`` on the integers, ``E[q_c(D_c) / P(Y_c)] <= 1`` given those pairs, so
+    ``prod_c q_c(D_c) / P_(m_c)(Y_c)`` (over the labels with ``m_c > 0``) is an e-value, a product of
+    independent ones: ``P(bits >= t) <= 2^-t``. ``D_c``'s parity is fixed by the pairs (that of the number
+    of pairs with exactly one value in ``c``), so ``q_c`` is a discrete Laplace law on the integers of that
+    parity, ``q_c(d)`` proportional to ``r^|d|``, with ``r = XR_EXACT_STEP`` (``scale = 0``) or
+    ``r = exp(-1 / max(1, scale sqrt(m_c)))``: an exact permutation (``D = 0``) earns
+    ``-log2 P(Y_c) - log2(1/q_c(0))``, about ``0.5 log2(m_c) + 1.5`` bits less 0.18 (scale 0) or less
+    ``log2(scale sqrt(m_c))`` per label; independent runs lose."""
+    n = len(x)
+    if n == 0:
+        return 0.0, 0, 0
+    _, inv, counts = np.unique(np.concatenate([x, y]), return_inverse=True, return_counts=True)
+    before = np.cumsum(counts) - counts
+    _, label = np.unique(before // max(1, group), return_inverse=True)
+    L = int(label.max()) + 1
+    if L < 2:
+        return 0.0, 0, 0
+    size = np.bincount(label, weights=counts, minlength=L)
+    if root == "half":
+        start = before[np.r_[0, np.nonzero(np.diff(label))[0] + 1]]  # labels are runs of the sorted values
+        is_root = start + size <= n
+        is_root[0] = True
+    else:
+        is_root = np.zeros(L, dtype=bool)
+        is_root[int(np.argmax(size))] = True
+    lab = np.where(is_root, 0, np.arange(1, L + 1))[label]
+    lx, ly = lab[inv[:n]], lab[inv[n:]]
+    K = L + 1
+    d = np.bincount(lx, minlength=K) - np.bincount(ly, minlength=K)
+    up = np.bincount(lx[(ly == 0) & (lx > 0)], minlength=K)  # x in c, y in the root: +1
+    down = np.bincount(ly[(lx == 0) & (ly > 0)], minlength=K)
+    yc, mc = up - down, up + down
+    nodes = np.nonzero(mc[1:] > 0)[0] + 1
+    if len(nodes) == 0:
+        return 0.0, 0, 0
+    odd = (np.bincount(lx[lx != ly], minlength=K) + np.bincount(ly[lx != ly], minlength=K))[nodes] % 2
+    m, yv, dv = mc[nodes], yc[nodes], d[nodes]
+    if scale == 0:
+        rho = np.full(len(m), XR_EXACT_STEP)
+    else:
+        rho = np.exp(-1.0 / np.maximum(1.0, scale * np.sqrt(m)))
+    r2 = rho * rho
+    log2q = np.where(odd == 1, np.log2((1.0 - r2) / (2.0 * rho)), np.log2((1.0 - r2) / (1.0 + r2)))
+    log2q += np.abs(dv) * np.log2(rho)
+    bits = float((log2q - _log2_binom_pmf(m, yv)).sum())
+    return bits, len(nodes), int(np.abs(dv).max())
+
+
+def shared_values_bits(x: np.ndarray, y: np.ndarray,
+                       thetas: Sequence[float] = XR_THETAS) -> tuple[dict[float, float], int, int]:
+    """Evidence (bits of an e-value per ``theta``) that runs ``x`` and ``y`` share values: the shared-values
+    test of :func:`cross_run_test`, for laws of many values, where a value seen twice in the pooled sample
+    is a coincidence. Unlike the multiset test it needs no complete permutation: it also sees a part of one
+    run moved into the other (rrelu: slopes moved between positions where x <= 0 and x > 0). Returns
+    ``(bits per theta, edges, edges split between the runs)``.
+
+    Each value that occurs exactly twice in the pooled sample, at two different positions ``i < j``, is an
+    edge ``(i, j)``, *split* when one occurrence is in ``x`` and the other in ``y``. Only the first edge
+    (in value order) with upper end ``j`` is kept, for each ``j``: every kept edge's upper end has no other,
+    so the kept edges form a forest. Edges, their order and the forest are functions of the unordered pairs
+    ``{x_i, y_i}``. Null hypothesis (as the multiset test's): the runs independent, position ``i`` with the
+    same law in both, so the pairs' orientations are independent fair coins given the unordered pairs; an
+    edge is split iff the orientations of its ends differ, and on a forest these parities are independent
+    fair coins. ``prod (2 theta)^split (2 (1 - theta))^(1 - split)`` over the forest is then an e-value
+    for each ``theta``: ``P(bits >= t) <= 2^-t``. A copy of another run's values earns up to 1 bit per kept
+    edge (2/3 of them in a long cycle of moved values)."""
+    n = len(x)
+    out = {float(t): 0.0 for t in thetas}
+    if n == 0:
+        return out, 0, 0
+    v = np.concatenate([x, y])
+    order = np.argsort(v, kind="stable")
+    _, first, counts = np.unique(v[order], return_index=True, return_counts=True)
+    two = first[counts == 2]
+    i1, i2 = order[two], order[two + 1]
+    p1, p2 = i1 % n, i2 % n
+    keep = p1 != p2
+    i1, i2, p1, p2 = i1[keep], i2[keep], p1[keep], p2[keep]
+    _, kept = np.unique(np.maximum(p1, p2), return_index=True)
+    split = (i1[kept] // n) != (i2[kept] // n)
+    k, m = len(kept), int(split.sum())
+    for t in thetas:
+        out[float(t)] = m * math.log2(2.0 * t) + (k - m) * math.log2(2.0 * (1.0 - t))
+    return out, k, m
+
+
+def local_copy_bits(cx: Cells, cy: Cells, windows: Sequence[int] = XR_WINDOWS,
+                    fresh: Sequence[float] = XR_FRESH) -> dict[tuple[str, int, float], float]:
+    """Evidence (bits of a likelihood ratio) that run ``cy`` copies run ``cx`` locally, element by element
+    from a nearby position (a local permutation, e.g. neighbours swapped, blocks reversed, XOR of the index
+    with a small mask): the local test of :func:`cross_run_test`. Per (rule, window ``w``, fresh weight
+    ``e``): ``sum_i log2(e + (1 - e) (1/(2w+1)) sum_{|d| <= w} K(y_i | x_(i+d)) / R_i)`` (0 where ``y_i`` is
+    deterministic; ``K`` = 0 where the source is deterministic or outside the run), ``K`` and
+    ``R_i = min(1, cell + LR_ATOM_SLACK)`` as in :func:`copy_test`.
+
+    Null hypothesis (as :func:`copy_test`'s): ``y`` is independent of ``x``, its elements independent, each
+    giving every cell at most ``R_i``. ``Q_i(y_i | x) = e P'_i(y_i) + (1 - e)/(2w+1) sum_d K(y_i | x_(i+d))``
+    sums to at most 1 over ``y_i``, so ``prod_i Q_i / P'_i`` (``>= 2^bits``) has expectation ``<= 1``:
+    ``P(bits >= t) <= 2^-t`` for each component."""
+    n = len(cy)
+    out: dict[tuple[str, int, float], float] = {}
+    if n == 0:
+        return out
+    r = np.minimum(1.0, cy.hi - cy.lo + LR_ATOM_SLACK)
+    width = cx.hi - cx.lo
+    wmax = max(windows)
+    live = ~cy.det
+    for mode in LR_MODES:
+        acc = {w: np.zeros(n) for w in windows}
+        for dd in range(-wmax, wmax + 1):
+            i0, i1 = max(0, -dd), n - max(0, dd)
+            if i1 <= i0:
+                continue
+            tgt, src = slice(i0, i1), slice(i0 + dd, i1 + dd)
+            kappa = _copy_kernel(cy, tgt, cx, src, width[src], mode)
+            kappa[cx.det[src]] = 0.0
+            for w in windows:
+                if abs(dd) <= w:
+                    acc[w][tgt] += kappa
+        for w in windows:
+            rho = acc[w][live] / ((2 * w + 1) * r[live])
+            for e in fresh:
+                out[(mode, w, e)] = float(np.log2(e + (1.0 - e) * rho).sum())
+    return out
+
+
+def cross_run_test(runs: Sequence[tuple[torch.Tensor, Cells]], alpha: float,
+                   names: Sequence[str] = ("run A", "run B", "run D")) -> str | None:
+    """Is one run a function of another: a rearrangement of its values (any permutation: swapped neighbours,
+    reversal, rotation, shuffled blocks) or a local copy of them (by value, by uniform, or by mirrored
+    uniform)? Tests 3-6 see only equal positions, neighbours and single-lag copy segments, so run B = run A
+    with neighbours swapped passes them.
+
+    ``runs``: per run (A, B, D) its samples (flat, as ``RandomJudge._run`` returns them) and its cells. One
+    test at level ``alpha``: an average of e-values, a third of the weight on each family: the 3 x 4
+    components of :func:`multiset_bits` (the pairs :data:`XR_PAIRS` x :data:`XR_MULTISET`), the 3 x 3 of
+    :func:`shared_values_bits` (x :data:`XR_THETAS`) and the 3 x 18 of :func:`local_copy_bits` (3 rules x 3
+    windows x 2 fresh weights). Under the null hypotheses of all three (the runs independent; each position
+    with one law in every run, within the copy test's cell allowance) the average reaches ``1/alpha`` with
+    probability ``<= alpha`` (Markov), so the test fails only when a component reaches ``log2(36/alpha)``
+    bits (multiset), ``log2(27/alpha)`` (shared values) or ``log2(162/alpha)`` (local copies).
+
+    Caught: any permutation of another run for laws with many values (exponential, uniform; Poisson with
+    larger rates), from about 500 samples (exact permutations earn 1-2 bits per 8 pooled values), and for
+    fp32 values also a part of a run moved into another (shared values); any copy within +-16 positions for
+    every law (Bernoulli(1/2): about 0.2 bits per copied element with w = 1). Not caught: a two-valued law's
+    (Bernoulli's) values moved farther than 16 positions in pieces too short for the copy test (a
+    permutation of a 0/1 run keeps only its count, which an independent run matches with probability
+    ~1/sqrt(n)), the like for Poisson with small rates, and a run that is a permutation of a value map of
+    another (other than the identity and, within +-16 positions, the mirror)."""
+    k_pairs = len(XR_PAIRS)
+    n_set = k_pairs * len(XR_MULTISET)
+    n_shared = k_pairs * len(XR_THETAS)
+    n_local = k_pairs * len(LR_MODES) * len(XR_WINDOWS) * len(XR_FRESH)
+    t_set, t_shared, t_loc = (math.log2(3 * k / alpha) for k in (n_set, n_shared, n_local))
+    vals = [r[0].double().numpy() for r in runs]
+    for (a, b), (group, scale, root) in itertools.product(XR_PAIRS, XR_MULTISET):
+        bits, labels, dmax = multiset_bits(vals[a], vals[b], group, scale, root)
+        if bits >= t_set:
+            return (f"cross-run test: {names[b]} holds the values of {names[a]} rearranged: the counts of "
+                    f"{labels} value classes differ by at most {dmax} between the runs, an e-value of {bits:.0f} "
+                    f"bits against independent runs, allowed < {t_set:.0f} (multiset test at {alpha:.2g})")
+    for a, b in XR_PAIRS:
+        per, k, m = shared_values_bits(vals[a], vals[b])
+        bits = max(per.values())
+        if bits >= t_shared:
+            return (f"cross-run test: {names[b]} shares values with {names[a]}: of {k} values seen twice (at two "
+                    f"positions, a forest of them), {m} lie one in each run, an e-value of {bits:.0f} bits against "
+                    f"independent runs (half expected), allowed < {t_shared:.0f} (shared-values test at {alpha:.2g})")
+    for a, b in XR_PAIRS:
+        for (mode, w, e), bits in local_copy_bits(runs[a][1], runs[b][1]).items():
+            if bits >= t_loc:
+                return (f"cross-run test: {names[b]} copies {names[a]} locally ({mode}, each element from one "
+                        f"within +-{w} positions): a log-likelihood ratio of {bits:.0f} bits against independent "
+                        f"runs, allowed < {t_loc:.0f} (local copy mixture at {alpha:.2g})")
+    return None
+
+
 # ------------------------------------------------------------------------------------------- the judge
 def _bits(t: torch.Tensor) -> torch.Tensor:
     t = t.detach().contiguous().reshape(-1)
@@ -810,7 +1060,8 @@ class RandomJudge:
                 msg = product_test(us[0], other, A_TEST, f"{RUNS[0]} vs {name} ({why})")
                 if msg:
                     return SlotResult(False, msg, rule=rule)
-            msg = self.long_range([xs[0], xs[1], xs[3]], [RUNS[0], RUNS[1], RUNS[3]])
+            msg = (self.long_range([xs[0], xs[1], xs[3]], [RUNS[0], RUNS[1], RUNS[3]])
+                   or self.cross_run([xs[0], xs[1], xs[3]], [RUNS[0], RUNS[1], RUNS[3]]))
         else:
             msg = self.long_range(xs, names)
         if msg:
@@ -827,6 +1078,11 @@ class RandomJudge:
             at += len(part)
         lags = [len(parts[0]) * k for k in range(1, len(parts))]
         return copy_test(Cells.cat(parts), A_TEST, starts, extra_lags=lags)
+
+    def cross_run(self, xs: Sequence[torch.Tensor], names: Sequence[str]) -> str | None:
+        """:func:`cross_run_test` at level :data:`A_TEST` on the samples of runs A, B and D (as ``_run`` returns
+        them)."""
+        return cross_run_test([(x, Cells.of(self.law, x, self.select)) for x in xs], A_TEST, names)
 
     def _run(self, run: Any) -> tuple[str | None, torch.Tensor | None]:
         if not isinstance(run, tuple) or len(run) != 1 + self.n_written:
@@ -1009,7 +1265,10 @@ def _tolerance_text(law: str, extra: str = "") -> str:
             f"Statistical ({law}): mean test (Bernstein/Chernoff), distribution test (DKW on the randomised PIT, "
             f"+{CDF_SLACK:g}), neighbour independence, A-B and A-D independence, and a long-range test of A, B "
             f"and D together (no part of the samples may be a copy of another part at any distance, shifted or "
-            f"reversed, by equal values or by reused uniforms: a likelihood ratio against a copy mixture); each at "
+            f"reversed, by equal values or by reused uniforms: a likelihood ratio against a copy mixture), and a "
+            f"cross-run test of A, B and D pairwise (no run may be a rearrangement of another's values, share a "
+            f"part of them, or copy another's elements from within 16 positions: multiset counts, shared values "
+            f"and a local copy mixture); each at "
             f"{A_TEST:.3g} (Bonferroni over {N_TESTS}), so a correct sampler fails a case with probability <= "
             f"{ALPHA:g}. A timed repetition is judged as one run (exact checks, mean, distribution, neighbours, "
             f"long-range).")
