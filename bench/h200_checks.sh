@@ -8,16 +8,20 @@ REPS=${1:-10}; WARM=${2:-10}; OUT=${OUT:-/tmp/kgb-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader
 t0=$(date +%s)
-( CUDA_VISIBLE_DEVICES=0 KGB_TEST_PLATFORM=cuda timeout 500 python3 -m pytest -q -p no:cacheprovider \
+NGPU=$(nvidia-smi -L | wc -l); G1=$(( NGPU > 1 ? 1 : 0 ))
+# one GPU: the evaluations first (they time), then the tests, one after the other
+tests() { CUDA_VISIBLE_DEVICES=0 KGB_TEST_PLATFORM=cuda timeout 200 python3 -m pytest -q -p no:cacheprovider \
     tests/test_timing_gpu.py tests/test_legal_submissions.py "tests/test_bad_submissions.py" -k "ghost or timing or legal" \
-    > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc $?" >> "$OUT/gpu-tests.log" ) &
-( CUDA_VISIBLE_DEVICES=1 timeout 500 python3 -m kernelgenbench.cli eval solutions --op aten::stack --op aten::unsafe_split \
+    > "$OUT/gpu-tests.log" 2>&1; echo "gpu tests rc $?" >> "$OUT/gpu-tests.log"
+}
+evals() { CUDA_VISIBLE_DEVICES=$G1 timeout 270 python3 -m kernelgenbench.cli eval solutions --op aten::stack --op aten::unsafe_split \
     --op aten::zeros_like --op aten::mm --tier full --jobs 2 --reps "$REPS" --warmup-ms "$WARM" \
     --out runs/h200/full-s4 > "$OUT/full-s4.log" 2>&1
   mkdir -p /tmp/cache-sub && cp bench/redteam/mm_result_cache__aten__mm.py /tmp/cache-sub/aten__mm.py
-  CUDA_VISIBLE_DEVICES=1 timeout 200 python3 -m kernelgenbench.cli eval /tmp/cache-sub --op aten::mm --tier full \
-    --reps "$REPS" --warmup-ms "$WARM" --out runs/h200/mm-cache > "$OUT/mm-cache.log" 2>&1 ) &
-wait
+  CUDA_VISIBLE_DEVICES=$G1 timeout 80 python3 -m kernelgenbench.cli eval /tmp/cache-sub --op aten::mm --tier full \
+    --reps "$REPS" --warmup-ms "$WARM" --out runs/h200/mm-cache > "$OUT/mm-cache.log" 2>&1
+}
+if [ "$NGPU" -gt 1 ]; then tests & evals & wait; else evals; tests; fi
 echo "wall $(( $(date +%s) - t0 )) s"
 tail -5 "$OUT/gpu-tests.log"
 python3 bench/merge_runs.py runs/h200/full-s4 2>&1 | tail -12
