@@ -1,12 +1,14 @@
 """A legal but unusual saxpy: @triton.autotune over block sizes plus @triton.heuristics, the launch
 grid a function of the chosen config. It must pass on the interpreter (autotune takes the first
-config there) and on GPUs (the warm-up completes autotuning before timing)."""
+config there) and on GPUs (the warm-up completes autotuning before timing). y is updated in place, so the autotuner must
+restore it between its benchmark runs (restore_value): without it every config benchmarked on
+the real arguments adds alpha*x again, a wrong result the GPU harness rightly rejects."""
 import triton
 import triton.language as tl
 
 
 @triton.autotune(configs=[triton.Config({"BLOCK": 128}, num_warps=4), triton.Config({"BLOCK": 1024}, num_warps=8)],
-                 key=["n"])
+                 key=["n"], restore_value=["y_ptr"])
 @triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
 @triton.jit
 def _axpy(x_ptr, y_ptr, n, alpha, incx, incy, x0, y0, BLOCK: tl.constexpr, EVEN: tl.constexpr):
