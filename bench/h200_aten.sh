@@ -6,12 +6,13 @@
 # share a GPU (SLOTS each: nothing is timed); full-tier jobs too (FSLOTS each), but a job times its
 # cases with the GPU to itself (run/gate.py).
 # What comes back in $OUT: records.tgz (results.jsonl, config, env, summary of every run directory)
-# and the logs. Usage: [DEADLINE=540] [SLOTS=5] bench/h200_aten.sh [reps] [warmup_ms]
+# and the logs. Usage: [DEADLINE=540] [SLOTS=5] [ROOT=runs/h200] [TIERS="heldout full"] bench/h200_aten.sh [reps] [warmup_ms]
+# (TIERS=heldout: the held-out tier only; ROOT: another set of run directories, e.g. a re-run on a newer harness).
 set -u
 REPS=${1:-10}; WARM=${2:-10}; DEADLINE=${DEADLINE:-540}; SLOTS=${SLOTS:-5}; FSLOTS=${FSLOTS:-3}
 OUT=${OUT:-/tmp/kgb-out}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
-ROOT=runs/h200; mkdir -p $ROOT
+ROOT=${ROOT:-runs/h200}; TIERS=${TIERS:-heldout full}; mkdir -p $ROOT
 NGPU=$(nvidia-smi -L | wc -l)
 nvidia-smi --query-gpu=index,name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 t0=$(date +%s)
@@ -26,9 +27,11 @@ PY
 one() {  # $1 = GPU index
   local g=$1 sel
   sel=$(python3 bench/split_ops.py aten "$NGPU" "$g" | sed 's/^/--op /' | tr '\n' ' ')
-  CUDA_VISIBLE_DEVICES=$g timeout "$(left)" python3 -m kernelgenbench.cli eval solutions $sel --tier heldout \
-      --jobs "$SLOTS" --out $ROOT/heldout$g >> "$OUT/heldout$g.log" 2>&1
-  [ "$(left)" -gt 20 ] || return
+  if [[ " $TIERS " == *" heldout "* ]]; then
+    CUDA_VISIBLE_DEVICES=$g timeout "$(left)" python3 -m kernelgenbench.cli eval solutions $sel --tier heldout \
+        --jobs "$SLOTS" --out $ROOT/heldout$g >> "$OUT/heldout$g.log" 2>&1
+  fi
+  [[ " $TIERS " == *" full "* ]] && [ "$(left)" -gt 20 ] || return
   # REST=name: the full-tier jobs no full* directory has recorded yet, split again over the GPUs into
   # full-<name><gpu> (when one half ran slower than the other).
   local fdir=$ROOT/full$g
@@ -44,14 +47,14 @@ for g in $(seq 0 $((NGPU - 1))); do one "$g" & done
 wait
 echo "wall $(( $(date +%s) - t0 )) s"
 tar czf "$OUT/records.tgz" $(ls $ROOT/*/{results.jsonl,config.json,env.json,summary.json} 2>/dev/null)
-python3 - "$ROOT" "$NGPU" <<'PY'
+python3 - "$ROOT" "$NGPU" "$TIERS" <<'PY'
 import json, pathlib, sys
 from kernelgenbench.metrics import latest_records
 root, n = pathlib.Path(sys.argv[1]), int(sys.argv[2])
 sys.path.insert(0, "bench")
 from split_ops import parts
 want = sum(len(p) for p in parts("aten", n))
-for tier in ("heldout", "full"):
+for tier in sys.argv[3].split():
     recs = []
     for f in sorted(root.glob(f"{tier}*/results.jsonl"), key=lambda p: p.stat().st_mtime):
         recs += [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
