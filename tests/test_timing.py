@@ -128,3 +128,59 @@ def test_event_times_beyond_the_host_clock_are_rejected() -> None:
     state = State()
     with pytest.raises(RuntimeError, match="timing check failed"):
         _run(DoubleOp(state), state)
+
+
+class _Later:
+    """Deferred work: computes ``out = 2 * x`` when the harness drops the tensor it hangs on."""
+
+    def __init__(self, out: torch.Tensor, x: torch.Tensor, log: list) -> None:
+        self.out, self.x, self.log = out, x, log
+
+    def __del__(self) -> None:
+        self.out.copy_(self.x * 2)
+        self.log.append("finalized")
+
+
+class DeferringOp(DoubleOp):
+    """Returns at once and leaves the work to a finalizer tied to an input tensor (``how``: as an
+    instance attribute, or through an autograd hook closure on a leaf input)."""
+
+    def __init__(self, state: State, how: str = "attr") -> None:
+        super().__init__(state)
+        self.how, self.log = how, []
+
+    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+        out, x = call.args
+        self.state.launches.append("double_kernel")
+        self.log.append("call")
+        later = _Later(out, x.clone(), self.log)
+        if self.how == "attr":
+            x._later = later
+        else:
+            x.requires_grad_(True)
+            x.register_hook(lambda g, _l=later: g)
+        return out
+
+
+@pytest.mark.parametrize("how", ["attr", "hook"])
+def test_work_deferred_to_a_finalizer_on_a_harness_tensor_is_rejected(how: str) -> None:
+    state = State()
+    op = DeferringOp(state, how)
+    with pytest.raises(RuntimeError, match="timing check failed: the candidate attached Python objects"):
+        _run(op, state)
+    # no finalizer ran between the timed repetitions of the block (5 per block): the block's calls
+    # are consecutive in the log and their finalizers come after them (the warm-up calls before it
+    # do drop their inputs at once: nothing is timed there)
+    calls = [i for i, e in enumerate(op.log) if e == "call"]
+    last = calls[-5:]
+    assert last == list(range(last[0], last[0] + 5))
+    assert "finalized" in op.log[:last[0]]
+
+
+def test_attached_objects_names_what_it_found() -> None:
+    x = torch.zeros(3)
+    assert timing.attached_objects([(Call([x, [torch.ones(2)]]), x)]) == ""
+    y = torch.ones(2)
+    y._k = _Later(torch.zeros(1), torch.zeros(1), [])
+    found = timing.attached_objects([(Call([x, [y]]), None)])
+    assert found == "args[1][0].__dict__['_k'] (a _Later)"

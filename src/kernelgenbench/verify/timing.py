@@ -111,6 +111,52 @@ def _device_lead(ms: float) -> None:
     torch.cuda._sleep(int(ms * _cycles_per_ms()))
 
 
+def attached_objects(objs: Any, limit: int = 3) -> str:
+    """Python state a candidate tied to the harness's tensors: instance attributes (``t.__dict__``),
+    autograd hooks, or a ``.grad`` carrying either, on any tensor inside ``objs`` (nested lists,
+    tuples, dicts, :class:`~kernelgenbench.suite.spec.Call` objects). A harness tensor carries none,
+    and a kernel has no use for them; an object held there runs its finalizer (``__del__``) when
+    the harness drops the tensor, which is outside every timed window.
+
+    Args:
+        objs: ``(call, return value)`` pairs of candidate repetitions.
+
+    Returns:
+        ``""`` when there is none, else up to ``limit`` descriptions such as
+        ``"args[0].__dict__['_k'] (a _Later)"``.
+    """
+    found: list[str] = []
+    seen: set[int] = set()
+
+    def visit(x: Any, where: str) -> None:
+        if len(found) >= limit or id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, torch.Tensor):
+            attrs = getattr(x, "__dict__", None) or {}
+            for name, v in attrs.items():
+                found.append(f"{where}.__dict__[{name!r}] (a {type(v).__name__})")
+            for hooks in ("_backward_hooks", "_post_accumulate_grad_hooks"):
+                if getattr(x, hooks, None):
+                    found.append(f"{where}.{hooks}")
+            if x.grad is not None if x.is_leaf else False:
+                visit(x.grad, where + ".grad")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                visit(v, f"{where}[{i}]")
+        elif isinstance(x, dict):
+            for kk, v in x.items():
+                visit(v, f"{where}[{kk!r}]")
+        elif hasattr(x, "args") and hasattr(x, "kwargs"):  # a Call
+            visit(list(x.args), "args")
+            visit(dict(x.kwargs), "kwargs")
+
+    for c, ret in objs:
+        visit(c, "")
+        visit(ret, "return value")
+    return ", ".join(found[:limit])
+
+
 def timed_set_seed(base: int, k: int) -> int:
     """The generator seed of timed input set ``k`` of a case whose timing seed is ``base`` (a secret
     the verifier draws per case; it rebuilds the judged repetitions' inputs from the same seeds)."""
@@ -216,6 +262,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                 impl.deactivate()
             gc_was_enabled = gc.isenabled()
             gc.disable()
+            kept: list[tuple[Any, Any]] = []
             try:
                 evs = []
                 _synchronize()
@@ -239,11 +286,24 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                         launches.append(len(state.launches) - mark)
                         if k in check:
                             checked[k] = (c, ret)
+                        # every repetition's inputs and outputs live until the block's events are read:
+                        # work a finalizer would run when the harness drops them lands after the block,
+                        # never in a later repetition's window and never before a judged output is read
+                        kept.append((c, ret))
                     evs.append((start, end))
                 _synchronize()
                 wall[side] += (time.perf_counter() - h0) * 1e3
                 samples[side].extend(s.elapsed_time(e) for s, e in evs)
+                if side == "candidate":
+                    found = attached_objects(kept)
+                    if found:
+                        raise RuntimeError(
+                            f"timing check failed: the candidate attached Python objects to the harness's "
+                            f"tensors ({found}); work tied to their lifetime would run outside the timed "
+                            f"window")
+                kept.clear()
             finally:
+                kept.clear()
                 if gc_was_enabled:
                     gc.enable()
                 impl.activate()
