@@ -864,6 +864,43 @@ def test_cross_run_statistics_on_known_samples() -> None:
     assert R.local_copy_bits(cx, cs)[("same uniform", 1, 0.5)] > 4096 * 5
 
 
+def test_block_count_e_value_by_enumeration() -> None:
+    """E[2^bits] <= 1 under the null, exactly: all pairs of runs of 4 positions (blocks of 2), each position
+    with its own law on {0, 1, 2} (the same in both runs): 3^8 outcomes; and not a vacuous identity."""
+    import itertools
+
+    import numpy as np
+
+    from kernelgenbench.suite.aten import random as R
+
+    laws = [np.array([0.5, 0.3, 0.2]), np.array([0.1, 0.8, 0.1]), np.array([1 / 3] * 3), np.array([0.6, 0.0, 0.4])]
+    outcomes = list(itertools.product(range(3), repeat=4))
+    pr = {o: float(np.prod([laws[i][v] for i, v in enumerate(o)])) for o in outcomes}
+    total = sum(pr[ox] * pr[oy] * 2.0 ** R.block_count_bits(np.array(ox, float), np.array(oy, float), 2)[0]
+                for ox, oy in itertools.product(outcomes, outcomes))
+    assert total <= 1 + 1e-9 and total < 1 - 1e-3, total
+
+
+@pytest.mark.parametrize("p", [0.5, 0.05])
+def test_block_count_sees_bernoulli_pieces_moved_inside_blocks(p: float) -> None:
+    """Run B = run A with 32-element pieces swapped (i ^ 32; the red team's sampler): every 64-block keeps
+    its count of ones, and the cross-run test fails it; an independent run loses bits."""
+    import numpy as np
+
+    from kernelgenbench.suite.aten import random as R
+
+    rng = np.random.default_rng(7)
+    x, y = (rng.random(4096) < p).astype(np.float64), (rng.random(4096) < p).astype(np.float64)
+    moved = x[np.arange(4096) ^ 32]
+    bits, blocks, dmax = R.block_count_bits(x, moved, 64)
+    assert dmax == 0 and blocks > 40 and bits > 60
+    assert R.block_count_bits(x, y, 64)[0] < 0
+    law = BernoulliLaw(torch.full((4096,), p, dtype=torch.float64))
+    runs = [(torch.from_numpy(v), R.Cells.of(law, torch.from_numpy(v))) for v in (x, moved, y)]
+    msg = R.cross_run_test(runs, A_TEST)
+    assert msg is not None and "inside blocks of 64" in msg, msg
+
+
 @pytest.mark.parametrize("name", sorted(FULL))
 def test_cross_run_test_passes_independent_runs(name: str) -> None:
     """Independent honest runs (PyTorch's CPU samplers; fp16/bf16 rrelu: inversion of torch.rand) on the

@@ -86,21 +86,25 @@ i.i.d. uniform on (0, 1), whatever the law and however the elements' parameters 
    under the null (the runs independent, each position with one law in both, whatever that law, so no
    slack is needed) ``(x_i, y_i)`` is exchangeable, the orientations of the pairs are fair coins given the
    unordered pairs, and the count differences of the classes joined to one root class are independent
-   sums of fair signs: a product of their point-probability ratios is an e-value. (ii) the *local copy
+   sums of fair signs: a product of their point-probability ratios is an e-value; its block-count
+   components (:func:`block_count_bits`) apply the same to the count of the most frequent value in each
+   aligned block of 64, 512 or 4096 positions, which a permutation inside such blocks keeps. (ii) the *local copy
    test* (:func:`local_copy_bits`): a likelihood ratio, as in test 6, against "each element copies one of
    another run within +-w positions" (w = 1, 4, 16; by value, uniform or mirrored uniform; a per-element
    mixture with the fresh law). (iii) the *shared-values test* (:func:`shared_values_bits`): values seen
    exactly twice in the two runs together, at two positions, lie one in each run with probability 1/2
    under (i)'s null, independently over a forest of them (a product of fair-coin ratios); a run that holds
-   a part of another's values (fp32: where a value seen twice is a coincidence) has them all split. 12
-   multiset, 9 shared-values and 54 local components, a third of the weight per family: a component fails
-   the case at ``log2(36/a)``, ``log2(27/a)`` or ``log2(162/a)`` bits. Per law: exponential and uniform
-   (rrelu): any permutation of another run (from ~500 samples), runs sharing a part of their fp32 values
-   (rrelu's slopes moved between x <= 0 and x > 0) and any local copy; Poisson: local copies, and
-   permutations where the rates give many values (rate 4: yes; rate 0.5: no); Bernoulli: local copies
-   (also ``1 - x``, by the mirrored rule) only: a permutation of a 0/1 run keeps just its count, which an
-   independent run matches with probability ~``1/sqrt(n)``, so pieces moved farther than 16 positions and
-   shorter than test 6 needs are not caught.
+   a part of another's values (fp32: where a value seen twice is a coincidence) has them all split. 21
+   multiset (12 value-class, 9 block-count), 9 shared-values and 54 local components, a third of the weight
+   per family: a component fails the case at ``log2(63/a)``, ``log2(27/a)`` or ``log2(162/a)`` bits. Per
+   law: exponential and uniform (rrelu): any permutation of another run (from ~500 samples), runs sharing a
+   part of their fp32 values (rrelu's slopes moved between x <= 0 and x > 0) and any local copy; Poisson:
+   local copies, permutations where the rates give many values (rate 4: yes; rate 0.5: only inside aligned
+   blocks); Bernoulli: local copies (also ``1 - x``, by the mirrored rule) and permutations inside aligned
+   blocks of up to 4096 positions (from about 40 blocks of 64: ``i ^ 32`` on 64 x 64 elements earns ~160
+   bits); a permutation across the whole run keeps just its count, which an independent run matches with
+   probability ~``1/sqrt(n)``, so pieces moved across block boundaries, farther than 16 positions and
+   shorter than test 6 needs, are not caught.
 
 Allowances for arithmetic: a correct fp32 sampler is not an ideal one. Stated slacks cover it: the
 distribution test allows ``CDF_SLACK = 1e-3`` beyond ``e`` (an fp32 transform moves a fraction ~1e-4 of
@@ -766,6 +770,8 @@ XR_MULTISET = tuple((g, sc, root) for g, sc in ((8, 0.0), (32, 0.25)) for root i
 XR_EXACT_STEP = 0.25
 #: The alternatives "a shared value lies in both runs with probability theta" of :func:`shared_values_bits`.
 XR_THETAS = (0.75, 0.97, 1.0 - 2.0 ** -10)
+#: Sizes of the aligned position blocks of :func:`block_count_bits` (a permutation inside such blocks).
+XR_BLOCKS = (64, 512, 4096)
 
 
 def _log2_binom_pmf(m: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -840,6 +846,48 @@ def multiset_bits(x: np.ndarray, y: np.ndarray, group: int, scale: float, root: 
     log2q += np.abs(dv) * np.log2(rho)
     bits = float((log2q - _log2_binom_pmf(m, yv)).sum())
     return bits, len(nodes), int(np.abs(dv).max())
+
+
+def _signs_bits(m: np.ndarray, d: np.ndarray, rho: float) -> float:
+    """``sum log2 q(d) - log2 P_m(d)`` over the entries with ``m > 0``: ``d`` a sum of ``m`` fair signs under
+    the null, ``q`` the discrete Laplace law of step ``rho`` on the integers of ``m``'s parity."""
+    live = m > 0
+    m, d = m[live], d[live]
+    if len(m) == 0:
+        return 0.0
+    r2 = rho * rho
+    log2q = np.where(m % 2 == 1, math.log2((1.0 - r2) / (2.0 * rho)), math.log2((1.0 - r2) / (1.0 + r2)))
+    log2q = log2q + np.abs(d) * math.log2(rho)
+    return float((log2q - _log2_binom_pmf(m, d)).sum())
+
+
+def block_count_bits(x: np.ndarray, y: np.ndarray, block: int) -> tuple[float, int, int]:
+    """Evidence (bits of an e-value) that run ``y`` holds run ``x``'s values rearranged *inside aligned
+    blocks of positions* (``[k block, (k+1) block)``): the block-count component of the multiset test of
+    :func:`cross_run_test`. It is what sees a two-valued law (Bernoulli) or a law of few values (Poisson at
+    small rates) permuted in pieces: the whole-run counts of :func:`multiset_bits` are one number there,
+    while every block keeps its count (e.g. run B = run A with 32-element pieces swapped, ``i ^ 32``).
+    Returns ``(bits, blocks compared, largest |count difference| among them)``.
+
+    The indicator ``z_i`` of "``x_i`` is the pooled mode" (the most frequent value of both runs together:
+    a symmetric function of the unordered pairs ``{x_i, y_i}``), ``w_i`` the same for ``y``. Under the
+    null of :func:`multiset_bits` (the runs independent, position ``i`` with one law in both) the pairs'
+    orientations are independent fair coins given the unordered pairs, so per block ``D = sum (z_i - w_i)``
+    is a sum of ``m`` fair signs (``m`` the positions where exactly one of ``z_i, w_i`` is set), independent
+    over blocks: ``prod q(D) / P_m(D)`` with ``q`` the exact-permutation law of :func:`multiset_bits`
+    (step :data:`XR_EXACT_STEP`) is an e-value, ``P(bits >= t) <= 2^-t``. A block permutation has ``D = 0``
+    in every block and earns about ``0.5 log2(m) - 0.9`` bits per block; independent runs lose."""
+    n = len(x)
+    if n < 2 * block:
+        return 0.0, 0, 0
+    vals, counts = np.unique(np.concatenate([x, y]), return_counts=True)
+    mode = vals[int(np.argmax(counts))]
+    nb = n // block
+    z = (x[: nb * block] == mode).astype(np.int64).reshape(nb, block)
+    w = (y[: nb * block] == mode).astype(np.int64).reshape(nb, block)
+    d = (z - w).sum(axis=1)
+    m = (z != w).sum(axis=1)
+    return _signs_bits(m, d, XR_EXACT_STEP), int((m > 0).sum()), int(np.abs(d).max())
 
 
 def shared_values_bits(x: np.ndarray, y: np.ndarray,
@@ -929,23 +977,25 @@ def cross_run_test(runs: Sequence[tuple[torch.Tensor, Cells]], alpha: float,
 
     ``runs``: per run (A, B, D) its samples (flat, as ``RandomJudge._run`` returns them) and its cells. One
     test at level ``alpha``: an average of e-values, a third of the weight on each family: the 3 x 4
-    components of :func:`multiset_bits` (the pairs :data:`XR_PAIRS` x :data:`XR_MULTISET`), the 3 x 3 of
+    components of :func:`multiset_bits` (the pairs :data:`XR_PAIRS` x :data:`XR_MULTISET`) with the 3 x 3 of
+    :func:`block_count_bits` (x :data:`XR_BLOCKS`), the 3 x 3 of
     :func:`shared_values_bits` (x :data:`XR_THETAS`) and the 3 x 18 of :func:`local_copy_bits` (3 rules x 3
     windows x 2 fresh weights). Under the null hypotheses of all three (the runs independent; each position
     with one law in every run, within the copy test's cell allowance) the average reaches ``1/alpha`` with
-    probability ``<= alpha`` (Markov), so the test fails only when a component reaches ``log2(36/alpha)``
+    probability ``<= alpha`` (Markov), so the test fails only when a component reaches ``log2(63/alpha)``
     bits (multiset), ``log2(27/alpha)`` (shared values) or ``log2(162/alpha)`` (local copies).
 
     Caught: any permutation of another run for laws with many values (exponential, uniform; Poisson with
     larger rates), from about 500 samples (exact permutations earn 1-2 bits per 8 pooled values), and for
     fp32 values also a part of a run moved into another (shared values); any copy within +-16 positions for
-    every law (Bernoulli(1/2): about 0.2 bits per copied element with w = 1). Not caught: a two-valued law's
-    (Bernoulli's) values moved farther than 16 positions in pieces too short for the copy test (a
-    permutation of a 0/1 run keeps only its count, which an independent run matches with probability
-    ~1/sqrt(n)), the like for Poisson with small rates, and a run that is a permutation of a value map of
+    every law (Bernoulli(1/2): about 0.2 bits per copied element with w = 1); for every law, a permutation
+    inside aligned blocks of 64 to 4096 positions (block counts). Not caught: a two-valued law's
+    (Bernoulli's) values moved across those blocks, farther than 16 positions, in pieces too short for the
+    copy test (a permutation of a 0/1 run keeps only its count, which an independent run matches with
+    probability ~1/sqrt(n)), the like for Poisson with small rates, and a run that is a permutation of a value map of
     another (other than the identity and, within +-16 positions, the mirror)."""
     k_pairs = len(XR_PAIRS)
-    n_set = k_pairs * len(XR_MULTISET)
+    n_set = k_pairs * (len(XR_MULTISET) + len(XR_BLOCKS))
     n_shared = k_pairs * len(XR_THETAS)
     n_local = k_pairs * len(LR_MODES) * len(XR_WINDOWS) * len(XR_FRESH)
     t_set, t_shared, t_loc = (math.log2(3 * k / alpha) for k in (n_set, n_shared, n_local))
@@ -956,6 +1006,13 @@ def cross_run_test(runs: Sequence[tuple[torch.Tensor, Cells]], alpha: float,
             return (f"cross-run test: {names[b]} holds the values of {names[a]} rearranged: the counts of "
                     f"{labels} value classes differ by at most {dmax} between the runs, an e-value of {bits:.0f} "
                     f"bits against independent runs, allowed < {t_set:.0f} (multiset test at {alpha:.2g})")
+    for (a, b), block in itertools.product(XR_PAIRS, XR_BLOCKS):
+        bits, blocks, dmax = block_count_bits(vals[a], vals[b], block)
+        if bits >= t_set:
+            return (f"cross-run test: {names[b]} holds the values of {names[a]} rearranged inside blocks of "
+                    f"{block} positions: the counts of the most frequent value in {blocks} blocks differ by at "
+                    f"most {dmax} between the runs, an e-value of {bits:.0f} bits against independent runs, "
+                    f"allowed < {t_set:.0f} (multiset test at {alpha:.2g})")
     for a, b in XR_PAIRS:
         per, k, m = shared_values_bits(vals[a], vals[b])
         bits = max(per.values())
