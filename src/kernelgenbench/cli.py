@@ -284,7 +284,9 @@ def eval_cmd(
     for r in failed:
         ff = r.get("first_failure") or {}
         lines = (ff.get("message") or "").splitlines()
-        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines[:6])),
+        # in full: the message holds the submission's own frames and the exceptions (run/job.py
+        # condense_traceback); the whole traceback is in the job's log
+        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines)),
                       soft_wrap=True)
     console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
     if failed:
