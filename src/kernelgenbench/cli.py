@@ -24,6 +24,11 @@ console = Console()
 
 
 
+def _err(exc: BaseException) -> str:
+    """An exception's message as written (``str(KeyError("x"))`` is ``"'x'"``, with quotes)."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
 def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
     if v is None:
         return "—"
@@ -40,10 +45,17 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
     """List the operators with their case counts per tier."""
     from .suite.registry import select
 
+    from .suite.registry import all_operators
+
     try:
         ops = select(None, source, category)
     except (KeyError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
+    if not ops and category:
+        cats = sorted({o.category.split(" (")[0] for o in all_operators() if source is None or o.source == source})
+        raise typer.BadParameter(f"no operator{' of source ' + source if source else ''} has a category containing "
+                                 f"{category!r} (a case-insensitive substring); categories begin with: "
+                                 f"{', '.join(cats)}", param_hint="'--category'")
     t = Table(title=f"{len(ops)} operators")
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
         t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
@@ -56,14 +68,14 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
 
 
 @app.command()
-def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
+def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
     """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules."""
     from .suite.registry import get_operator
 
     try:
         o = get_operator(op)
     except KeyError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
     console.print(f"submission file: [cyan]{o.filename}[/cyan]")
     console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
@@ -155,21 +167,22 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
 
 @app.command("eval")
 def eval_cmd(
-    directory: Path = typer.Argument(..., help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
+    directory: Path = typer.Argument(..., metavar="DIRECTORY", help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
     op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
     source: Optional[str] = typer.Option(None, help="evaluate only this source: aten, vllm or cublas"),
     tier: str = typer.Option("smoke", help="smoke, full or heldout"),
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
-    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter); "
-                                                 "slots of one GPU overlap their untimed work, while a job times "
-                                                 "its cases the GPU is its alone"),
-    reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
-    warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
+    jobs: Optional[int] = typer.Option(None, min=1, help="parallel slots (default: one per GPU; 2 on the "
+                                                        "interpreter); the slots of one GPU overlap their untimed "
+                                                        "work, and a job that times its cases has the GPU to "
+                                                        "itself meanwhile"),
+    reps: int = typer.Option(30, min=1, help="timed repetitions per side per case (GPU)"),
+    warmup_ms: float = typer.Option(25.0, min=0.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
-    case_timeout: float = typer.Option(300.0, help="seconds one case may take before the job fails as timeout"),
+    case_timeout: float = typer.Option(300.0, min=1.0, help="seconds one case may take before the job fails as timeout"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from . import platforms
@@ -188,7 +201,12 @@ def eval_cmd(
         ops = select(op, source)
         plat = platforms.detect(platform_name)
     except (KeyError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
+    try:  # before any run directory exists: a platform without a device leaves nothing behind
+        slots = make_slots(plat, jobs, share=True)
+    except RuntimeError as exc:
+        raise typer.BadParameter(f"{exc} (use --platform interpreter, or run on a machine with the device)",
+                                 param_hint="'--platform'") from None
     specs = collect_specs(directory, ops, tier, directory.name, explicit=bool(op) or bool(source))
     if not specs:
         console.print(f"[red]no submission files for the selected operators in {directory}[/red] "
@@ -215,7 +233,6 @@ def eval_cmd(
     rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
     rundir.write_config(config)
     env = environment(plat)
-    slots = make_slots(plat, jobs, share=True)
     ceilings: dict[Any, dict[str, Any]] = {}
     if plat.timing and not plat.interpreter and tier == "full":  # only the full tier times cases
         from .verify.ceilings import measure
