@@ -196,6 +196,14 @@ def condense_traceback(tb: str, submission: str | Path | None = None, limit: int
                               f"traceback is in the job's log ...]", *tail])
 
 
+def tier_case_count(op: Operator, tier: str) -> int:
+    """How many cases ``op`` has in ``tier`` (0 when the tier cannot be built)."""
+    try:
+        return len(op.cases(tier))
+    except Exception:  # noqa: BLE001 - a record must be written even if the grid cannot be built
+        return 0
+
+
 def _resolve(slot: str, out: dict[str, Any]) -> Any:
     if slot == "return":
         return out.get("ret")
@@ -470,7 +478,11 @@ class Verifier:
         #: where the job's wall time goes (seconds), written into the record as ``time_s``
         self.times: dict[str, float] = {k: 0.0 for k in (
             "l1_s", "import_s", "reference_s", "save_s", "child_case_s", "candidate_s", "load_s", "judge_s",
-            "ghost_s", "profile_s", "timing_s", "gate_wait_s")}
+            "ghost_s", "profile_s", "timing_s", "gate_wait_s", "gate_wait_timing_s", "hung_s")}
+        # gate_wait_s: this job's untimed GPU work waited while another slot of the GPU timed (or queued
+        # to time); gate_wait_timing_s: its timing waited for the other slots' untimed GPU work (sandbox
+        # start-up, cases, ghost replay, profiling, teardown) to stop; hung_s: cases that did not
+        # answer before the case timeout (the candidate's time, until the process group was killed).
 
     # -- record -----------------------------------------------------------------------------------
     def _base_record(self) -> dict[str, Any]:
@@ -525,7 +537,9 @@ class Verifier:
                     self.child.close()
                 self.child = None
         self.record["cases"] = self.cases
-        self.record["cases_total"] = len(self.cases)
+        # the tier's case count, also when the job failed before its cases ran (missing, syntax,
+        # missing_wrapper, import_error: 0 of them passed); ``cases`` holds the cases that ran
+        self.record["cases_total"] = len(self.cases) or tier_case_count(self.op, self.spec.tier)
         self.record["cases_passed"] = sum(1 for c in self.cases if c["status"] == "passed")
         self.record["cases_unsupported"] = sum(1 for c in self.cases if c["status"] == "unsupported")
         judged = self.record["cases_total"] - self.record["cases_unsupported"]
@@ -572,10 +586,15 @@ class Verifier:
                                      "reason": f"timing is not reported on the {self.platform.name} platform"}
             self.record["baseline"] = f"{self.op.baseline_label()} (not timed on {self.platform.name})"
             return
+        if not any(c.timed for c in self._cases):
+            # Nothing of this tier is timed (smoke, held-out): record that, without taking the GPU alone
+            # (waiting for every other slot's untimed work would time nothing).
+            self._timing(self._cases)
+            return
         # Timing: the device alone (other slots of this GPU wait) ------------------------------------------
         t_w = time.perf_counter()
         with self.gate.exclusive():
-            self.times["gate_wait_s"] += time.perf_counter() - t_w
+            self.times["gate_wait_timing_s"] += time.perf_counter() - t_w
             t_t = time.perf_counter()
             self._timing(self._cases)
             self.times["timing_s"] += time.perf_counter() - t_t
@@ -590,8 +609,10 @@ class Verifier:
         log = self.workdir / "child.log"
         self.record["log"] = str(log)
         t_imp = time.perf_counter()
-        self._start_child()
-        self.times["import_s"] += time.perf_counter() - t_imp
+        try:
+            self._start_child()
+        finally:  # a failed or timed-out import took its time too
+            self.times["import_s"] += time.perf_counter() - t_imp
         cases = self._cases = self.op.cases(self.spec.tier)
         if not cases:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
@@ -798,6 +819,7 @@ class Verifier:
             msg = self.child.recv(self.settings.case_timeout_s)
         except ChildTimeout:
             self.child = None
+            self.times["hung_s"] += time.perf_counter() - t0
             jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
                                       f"(process group killed)", case)
             if not ghost:
@@ -805,6 +827,7 @@ class Verifier:
             raise jf from None
         except ChildDied as exc:
             self.child = None
+            self.times["candidate_s"] += time.perf_counter() - t0  # it died running the case
             jf = self._died(exc, case)
             if not ghost:
                 entry.update(status="failed", message=str(jf))
