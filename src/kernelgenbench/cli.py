@@ -177,9 +177,8 @@ def _tolerance_text(o: Any) -> str:
 def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None) -> Table:
     """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
     are not recorded (an interrupted run): a ``recorded`` column says how many of them the scores cover."""
-    unsupported = summary["overall"].get("unsupported")
-    t = Table(title=title, caption=("unsupp.: operators none of whose cases the platform can judge (not in ops); "
-                                    "a job's \"(N unsupported)\" counts cases" if unsupported else None))
+    t = Table(title=title, caption="unsupp.: operators none of whose cases the platform can judge (not in ops); "
+                                   "a job's \"(N unsupported)\" counts its cases")
     cols = ["source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupp."]
     if selected:
         cols[1:1] = ["recorded"]
