@@ -436,7 +436,7 @@ def eval_cmd(
 
 
 @app.command()
-def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None:
+def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory")) -> None:
     """Print the operator and summary tables of a run directory."""
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
