@@ -206,3 +206,14 @@ def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
     assert "hung" not in gpu and "timing 2.0 s" in gpu
     assert "waiting to time until the GPU's other slots finished their untimed work 3.0" in gpu
     assert _time_line({}, gpu=False, what="x") is None
+
+
+def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exercised() -> None:
+    runner = CliRunner()
+    saxpy = " ".join(runner.invoke(app, ["show", "cublas::cublasSaxpy_v2"]).output.split())
+    assert "rtol fp32 1e-5; atol = 1e-4 (reduce_dim 1" in saxpy
+    assert "fp16" not in saxpy and "bf16" not in saxpy and "fp64" not in saxpy and "x reduce_dim" not in saxpy
+    assert "atol = 1e-4 x k" in " ".join(runner.invoke(app, ["show", "cublas::cublasSgemm_v2"]).output.split())
+    add = " ".join(runner.invoke(app, ["show", "aten::add"]).output.split())
+    assert "dispatcher (exercised)" in add and "(exercised): the full tier's cases call this overload" in add
+    assert "rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5" in add
