@@ -374,3 +374,11 @@ def test_a_fill_that_writes_the_gaps_of_a_strided_view_is_caught(tmp_path: Path)
     assert rec["failure_class"] == "wrong_result", rec["first_failure"]
     assert "outside the written region were modified" in rec["first_failure"]["message"]
     assert rec["first_failure"]["case"]["layout"] == "step2"
+
+
+def test_a_resized_out_reference_prints_no_pytorch_deprecation_warning(capfd) -> None:
+    capfd.readouterr()
+    call, (e, _) = _expected("scalar_tensor", dict(val=2.75, dtype="bool", overload="out", out_shape=[3]))
+    assert e.value.shape == () and e.value.item() is True
+    err = capfd.readouterr().err
+    assert "Resize.cpp" not in err and "was resized" not in err

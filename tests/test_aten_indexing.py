@@ -441,3 +441,17 @@ def test_wrong_kernels_fail(tmp_path: Path, what: str, monkeypatch: pytest.Monke
     rec = _run(tmp_path, name, case_index, source(), monkeypatch)
     assert (rec["status"], rec["failure_class"]) == ("failed", "wrong_result"), rec["first_failure"]
     assert needle in rec["first_failure"]["message"], rec["first_failure"]["message"]
+
+
+def test_the_prod_reference_raises_no_beta_warning() -> None:
+    import warnings
+
+    from kernelgenbench.suite.aten.indexing import _accumulated
+
+    before = torch.tensor([1.0, 2.0, 3.0])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ref, _, _ = _accumulated(before, torch.tensor([0, 0, 2]), torch.tensor([2.0, 3.0, 4.0]), "prod")
+        wide, _, _ = _accumulated(torch.tensor([1, 2, 3]), torch.tensor([1, 1]), torch.tensor([5, 7]), "prod")
+    assert ref.tolist() == [6.0, 2.0, 12.0] and wide.tolist() == [1, 70, 3]
+    assert not [w for w in caught if "index_reduce" in str(w.message)]

@@ -38,3 +38,182 @@ def test_out_with_another_configuration_is_refused(tmp_path: Path) -> None:
                               "--tier", "heldout"])
     assert res.exit_code != 0
     assert "another configuration" in res.output
+
+
+def test_a_platform_without_a_device_is_a_usage_error_and_leaves_no_run_directory(tmp_path: Path,
+                                                                                   monkeypatch) -> None:
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    subs, runs = tmp_path / "subs", tmp_path / "runs"
+    subs.mkdir()
+    res = CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::t", "--platform", "cuda",
+                                   "--runs-root", str(runs)])
+    assert res.exit_code == 2, res.output
+    assert "no device visible" in res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)  # no traceback
+    assert not runs.exists()
+
+
+def test_bad_option_values_are_refused(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    runner = CliRunner()
+    for jobs in ("0", "-3"):
+        res = runner.invoke(app, ["eval", str(subs), "--op", "aten::add", "--jobs", jobs, "--platform", "interpreter",
+                                  "--runs-root", str(tmp_path / "runs")])
+        assert res.exit_code == 2, res.output
+        assert "--jobs" in res.output
+    assert not (tmp_path / "runs").exists()
+    res = runner.invoke(app, ["list", "--category", "nosuch"])
+    assert res.exit_code == 2
+    assert "categories begin with" in res.output and "pointwise unary" in res.output
+    assert runner.invoke(app, ["list", "--category", "pointwise unary"]).exit_code == 0
+
+
+def test_unknown_operator_message_is_not_quoted() -> None:
+    res = CliRunner().invoke(app, ["show", "aten::nosuch"])
+    assert res.exit_code == 2
+    assert "unknown operator aten::nosuch" in res.output
+    assert "'unknown operator" not in res.output
+
+
+class _FakeVerifier:
+    """Stands in for run.job.Verifier: records a pass, and interrupts the run (Ctrl-C) at one operator."""
+
+    interrupt_at = "aten::mul"
+
+    def __init__(self, spec, platform, device, workdir, settings, ceilings=None, gate=None) -> None:
+        self.spec, self.platform = spec, platform
+
+    def run(self) -> dict:
+        import os
+        import signal
+        import time as _time
+
+        if self.spec.op.id == self.interrupt_at:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: the main thread gets KeyboardInterrupt
+            _time.sleep(1.0)  # the main thread handles the interrupt meanwhile
+        return {"op": self.spec.op.id, "source": self.spec.op.source, "label": self.spec.label,
+                "submission_sha256": None, "tier": self.spec.tier, "platform": self.platform.name,
+                "status": "passed", "failure_class": None, "cases_total": 5, "cases_passed": 5, "cases": [],
+                "wall_s": 0.1, "time_s": {"candidate_s": 0.05}}
+
+
+def test_interrupted_run_says_what_was_recorded_and_summary_counts_the_rest(tmp_path: Path, monkeypatch) -> None:
+    import signal
+
+    from kernelgenbench.run import scheduler
+
+    monkeypatch.setattr(scheduler, "Verifier", _FakeVerifier)
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    args = ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--op", "aten::sub", "--jobs", "1",
+            "--out", str(out), "--platform", "interpreter"]
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        res = CliRunner().invoke(app, args)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert res.exit_code == 130, res.output
+    flat = " ".join(res.output.split())
+    assert f"interrupted: 1 of 3 jobs recorded in {out.resolve()}; run the same command again to resume" in flat
+    assert [r["op"] for r in _records(out)] == ["aten::add"]  # the interrupted job is not recorded
+    assert json.loads((out / "config.json").read_text())["selected"] == ["aten::add", "aten::mul", "aten::sub"]
+    summ = CliRunner().invoke(app, ["summary", str(out)])
+    assert summ.exit_code == 0
+    flat = " ".join(summ.output.split())
+    assert "1/3 selected jobs recorded" in flat
+    assert "2 of 3 selected jobs not recorded" in flat and "aten::mul, aten::sub" in flat
+    overall = next(ln for ln in summ.output.splitlines() if ln.startswith("│ overall"))
+    assert overall.split("│")[2].strip() == "1/3"  # the recorded column
+    # resume: the two missing jobs run, the recorded one is announced as such
+    _FakeVerifier.interrupt_at = "none"
+    try:
+        again = CliRunner().invoke(app, args)
+    finally:
+        _FakeVerifier.interrupt_at = "aten::mul"
+    assert again.exit_code == 0, again.output
+    flat = " ".join(again.output.split())
+    assert "resuming: 1 of 3 jobs already recorded in this run directory, 2 to run" in flat
+    assert "job time 0.2 s (the 2 jobs run now" in flat
+    done = CliRunner().invoke(app, args)
+    flat = " ".join(done.output.split())
+    assert "resuming: 3 of 3 jobs already recorded in this run directory, 0 to run" in flat
+    assert "no job run now" in flat and "job time" not in flat
+    assert "3/3 selected jobs recorded" in " ".join(CliRunner().invoke(app, ["summary", str(out)]).output.split())
+
+
+def test_a_job_that_never_ran_its_cases_counts_the_tiers_cases(tmp_path: Path) -> None:
+    from kernelgenbench.suite.registry import get_operator
+
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    res = CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::neg", "--out", str(out),
+                                   "--platform", "interpreter"])
+    (rec,) = _records(out)
+    n = len(get_operator("aten::neg").cases("smoke"))
+    assert n == 5
+    assert rec["failure_class"] == "missing" and rec["cases_total"] == n and rec["cases_passed"] == 0
+    assert rec["cases"] == []
+    assert f"aten::neg 0/{n} missing" in res.output
+
+
+def test_misnamed_files_are_listed_with_the_closest_operator_file(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "aten_neg.py").write_text("")
+    (subs / "aten__negate.py").write_text("")
+    (subs / "_helpers.py").write_text("")
+    res = CliRunner().invoke(app, ["eval", str(subs), "--platform", "interpreter", "--runs-root", str(tmp_path / "r")])
+    assert res.exit_code == 2
+    flat = " ".join(res.output.split())
+    assert "no submission files for the selected operators" in flat
+    assert "aten__negate.py (did you mean aten__neg.py?)" in flat
+    assert "aten_neg.py (did you mean aten__neg.py?)" in flat
+    assert "_helpers.py" not in flat
+
+
+def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
+    from kernelgenbench import cli
+
+    assert not cli.console.is_terminal and cli.console.width == 140  # pytest captures stdout, COLUMNS unset
+    res = CliRunner().invoke(app, ["list", "--source", "vllm"])
+    rows = [ln for ln in res.output.splitlines() if ln.startswith("│")]
+    assert len(rows) == 3  # one line per operator
+    assert "┃ operator " in res.output and "┃ category " in res.output and "┃ heldout ┃" in res.output
+    rec = {"op": "aten::embedding_dense_backward", "source": "aten", "status": "unsupported", "cases_passed": 3,
+           "cases_total": 4, "cases_unsupported": 1, "first_failure": {"message": "x" * 300}}
+    table = cli._ops_table([rec, {**rec, "op": "aten::add"}], timing=True)
+    with cli.console.capture() as cap:
+        cli.console.print(table)
+    rows = [ln for ln in cap.get().splitlines() if ln.startswith("│")]
+    assert len(rows) == 2 and all("3/4 (1 unsupported)" in r for r in rows)  # sorted: add first
+    assert "aten::embedding_dense_backward │" in rows[1]
+    assert "┃ % SOL " in cap.get() and "…" in rows[0]
+
+
+def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
+    from kernelgenbench.cli import _time_line
+
+    tb = {"jobs_wall_s": 12.0, "candidate_s": 0.5, "hung_s": 10.0, "import_s": 1.0, "gate_wait_s": 0.0,
+          "gate_wait_timing_s": 0.0, "timing_s": 0.0}
+    line = _time_line(tb, gpu=False, what="the 1 job run now")
+    assert "cases that hung until --case-timeout 10.0 s" in line
+    assert "harness overhead 1.5 s" in line and "other (process and case bookkeeping) 0.5" in line
+    assert "GPU" not in line and "timing" not in line
+    gpu = _time_line({**tb, "hung_s": 0.0, "gate_wait_timing_s": 3.0, "timing_s": 2.0}, gpu=True, what="x")
+    assert "hung" not in gpu and "timing 2.0 s" in gpu
+    assert "waiting to time until the GPU's other slots finished their untimed work 3.0" in gpu
+    assert _time_line({}, gpu=False, what="x") is None
+
+
+def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exercised() -> None:
+    runner = CliRunner()
+    saxpy = " ".join(runner.invoke(app, ["show", "cublas::cublasSaxpy_v2"]).output.split())
+    assert "rtol fp32 1e-5; atol = 1e-4 (reduce_dim 1" in saxpy
+    assert "fp16" not in saxpy and "bf16" not in saxpy and "fp64" not in saxpy and "x reduce_dim" not in saxpy
+    assert "atol = 1e-4 x k" in " ".join(runner.invoke(app, ["show", "cublas::cublasSgemm_v2"]).output.split())
+    add = " ".join(runner.invoke(app, ["show", "aten::add"]).output.split())
+    assert "dispatcher (exercised)" in add and "(exercised): the full tier's cases call this overload" in add
+    assert "rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5" in add

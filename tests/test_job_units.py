@@ -2,6 +2,8 @@
 passed cases need the alternate-poison re-run."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 
 from kernelgenbench.run.job import _all_outputs_empty, _trivial, _unproven_writes
@@ -194,3 +196,73 @@ def test_divergence_is_described_in_words() -> None:
                                        "normal": None}})
     assert text is not None and "launch of _k" in text and "no more" in text
     assert "fewer" in str(_divergence({"divergence": None, "unused_reads": 1, "unused_launches": 0}))
+
+
+_TB = '''Traceback (most recent call last):
+  File "/venv/triton/runtime/interpreter.py", line 1357, in __call__
+    self.fn(**args)
+  File "/subs/aten__neg.py", line 34, in _contig_kernel
+    offs = pid * BLOCK + tl.arange(0, 1000)
+                         ^^^^^^^^^^^^^^^^^^
+  File "/venv/triton/language/core.py", line 1644, in arange
+    return _semantic.arange(start, end)
+  File "/venv/triton/language/semantic.py", line 583, in arange
+    raise ValueError("arange's range must be a power of 2")
+ValueError: arange's range must be a power of 2
+
+The above exception was the direct cause of the following exception:
+
+Traceback (most recent call last):
+  File "/src/kernelgenbench/sandbox/child.py", line 238, in run_case
+    ret = self.op.invoke(self.impl, call, self.platform)
+  File "/src/kernelgenbench/sandbox/hooks.py", line 696, in wrapper
+    return fn(*args, **kwargs)
+  File "/subs/aten__neg.py", line 117, in _launch
+    _contig_kernel[grid](src, dst, n, p0, COMPUTE=compute, MODE=mode, BLOCK=block,
+  File "/src/kernelgenbench/sandbox/hooks.py", line 495, in run
+    ret = interpreted_launch(self, args, kwargs)
+  File "/venv/triton/runtime/interpreter.py", line 1361, in __call__
+    raise InterpreterError(repr(e)) from e
+triton.runtime.errors.InterpreterError: ValueError("arange's range must be a power of 2")
+'''
+
+
+def test_condensed_traceback_keeps_the_submissions_frames_and_the_exceptions() -> None:
+    from kernelgenbench.run.job import condense_traceback
+
+    text = condense_traceback(_TB, Path("/subs/aten__neg.py"))
+    lines = text.splitlines()
+    assert '  File "/subs/aten__neg.py", line 34, in _contig_kernel' in lines
+    assert "    offs = pid * BLOCK + tl.arange(0, 1000)" in lines
+    assert '  File "/subs/aten__neg.py", line 117, in _launch' in lines
+    assert "ValueError: arange's range must be a power of 2" in lines
+    assert lines[-1] == 'triton.runtime.errors.InterpreterError: ValueError("arange\'s range must be a power of 2")'
+    assert "hooks.py" not in text and "semantic.py" not in text
+    assert lines.count("  [... 2 frames of the harness, Triton or PyTorch omitted ...]") == 3
+    assert "  [... 1 frame of the harness, Triton or PyTorch omitted ...]" in lines
+
+
+def test_condensed_traceback_without_submission_frames_keeps_the_last_ones() -> None:
+    from kernelgenbench.run.job import condense_traceback
+
+    text = condense_traceback(_TB, Path("/subs/other.py"))
+    # each of the two tracebacks keeps its last two frames
+    assert 'semantic.py", line 583' in text and 'interpreter.py", line 1361' in text
+    assert "child.py" not in text
+
+
+def test_condensed_traceback_is_cut_at_line_boundaries() -> None:
+    from kernelgenbench.run.job import condense_traceback
+
+    tb = "Traceback (most recent call last):\n" + "".join(
+        f'  File "/subs/aten__neg.py", line {i}, in f\n    word{i} = call_something_long(argument)\n'
+        for i in range(400)) + "RuntimeError: the end\n"
+    text = condense_traceback(tb, "/subs/aten__neg.py", limit=2000)
+    assert len(text) <= 2200
+    assert text.splitlines()[0] == "Traceback (most recent call last):"
+    assert text.splitlines()[-1] == "RuntimeError: the end"
+    cut = [ln for ln in text.splitlines() if ln.startswith("[... ")]
+    assert len(cut) == 1 and "lines (" in cut[0] and "characters) cut" in cut[0]
+    # every kept line is a whole line of the original
+    original = set(tb.splitlines())
+    assert all(ln in original for ln in text.splitlines() if not ln.startswith("[... "))

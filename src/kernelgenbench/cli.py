@@ -7,7 +7,10 @@
 """
 from __future__ import annotations
 
+import difflib
 import json
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any, Optional
@@ -17,11 +20,28 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
-console = Console()
 
+
+def _console() -> Console:
+    """Rich's console; when the output is not a terminal (a pipe, ``tee``, a CI log) and COLUMNS is not
+    set, 140 columns instead of rich's 80, so that the tables keep one line per row."""
+    c = Console()
+    if not c.is_terminal and not os.environ.get("COLUMNS"):
+        c = Console(width=140)
+    return c
+
+
+console = _console()
+
+
+
+def _err(exc: BaseException) -> str:
+    """An exception's message as written (``str(KeyError("x"))`` is ``"'x'"``, with quotes)."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
 def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
@@ -40,14 +60,22 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
     """List the operators with their case counts per tier."""
     from .suite.registry import select
 
+    from .suite.registry import all_operators
+
     try:
         ops = select(None, source, category)
     except (KeyError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
+    if not ops and category:
+        cats = sorted({o.category.split(" (")[0] for o in all_operators() if source is None or o.source == source})
+        raise typer.BadParameter(f"no operator{' of source ' + source if source else ''} has a category containing "
+                                 f"{category!r} (a case-insensitive substring); categories begin with: "
+                                 f"{', '.join(cats)}", param_hint="'--category'")
     t = Table(title=f"{len(ops)} operators")
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
+        # every column but the category keeps its header and values whole; the category folds last
         t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
-                     no_wrap=c == "operator")
+                     no_wrap=c != "category", min_width=len(c), overflow="fold")
     for op in ops:
         full = op.cases("full")
         t.add_row(op.id, op.source, op.category, str(len(op.grid("smoke"))), str(len(full)),
@@ -56,14 +84,14 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
 
 
 @app.command()
-def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
+def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
     """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules."""
     from .suite.registry import get_operator
 
     try:
         o = get_operator(op)
     except KeyError as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
     console.print(f"submission file: [cyan]{o.filename}[/cyan]")
     console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
@@ -77,6 +105,9 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
             t.add_row(w.name, w.overload, w.kind + (" (exercised)" if w.exercised else ""),
                       "yes" if w.required else "no", escape(w.schema))
         console.print(t)
+        if any(w.exercised for w in iface.wrappers):
+            console.print("(exercised): the full tier's cases call this overload; 'required' says which wrappers "
+                          "a submission must define (a missing one fails the job as missing_wrapper).")
         console.print("ATen wrappers are registered at the device's dispatch key on GPUs and driven through the "
                       "public PyTorch API; on the CPU interpreter they are called directly with the dispatcher's "
                       "arguments.")
@@ -100,8 +131,7 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
     elif getattr(o, "tolerance_text", None):  # an operator's own judge (random operators: statistics)
         console.print(f"\n[bold]Tolerance[/bold]: {escape(o.tolerance_text)}")
     else:
-        console.print("\n[bold]Tolerance[/bold]: rtol by dtype (fp16 1e-3, bf16 1.6e-2, fp32 1e-5, fp64 1e-5); "
-                      "atol = 1e-4 x reduce_dim; integers, indices and bools exact; NaN positions must match.")
+        console.print(f"\n[bold]Tolerance[/bold]: {escape(_tolerance_text(o))}")
     if rule:
         console.print(f"[bold]Anti-hack[/bold]: L1 static scan, L3 dispatch trace and kernel list; L2 ghost replay "
                       f"only where a case needs a launch.")
@@ -119,16 +149,60 @@ def show(op: str = typer.Argument(..., help="operator id, e.g. aten::add or vllm
         console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
 
 
-def _summary_table(summary: dict[str, Any], title: str) -> Table:
-    t = Table(title=title)
-    for c in ("source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupported"):
-        t.add_column(c, justify="right" if c != "source" else "left", no_wrap=True)
+def _tolerance_text(o: Any) -> str:
+    """The default comparison rule, for the dtypes the operator's cases compute in."""
+    from .suite.spec import DTYPE_NAMES, RTOL
+
+    short = {v: k for k, v in DTYPE_NAMES.items()}
+    used: set[Any] = set()
+    for tier in ("smoke", "full", "heldout"):
+        for p in o.grid(tier):
+            try:
+                used |= set(o.tensor_dtypes(p))
+            except Exception:  # noqa: BLE001 - a case the dtype probe does not understand: show every dtype
+                used |= set(RTOL)
+    floats = [dt for dt in RTOL if dt in used and dt in short]
+    if not floats:  # no float dtype named by the cases: the general rule
+        floats = [dt for dt in RTOL if dt in short]
+    def sci(v: float) -> str:
+        m, e = f"{v:e}".split("e")
+        return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
+
+    rtol = ", ".join(f"{short[dt]} {sci(RTOL[dt])}" for dt in floats)
+    atol = getattr(o, "atol_text", None) or "1e-4 x reduce_dim (the reduction length; 1 for pointwise ops)"
+    return (f"|out - ref| <= atol + rtol*|ref| with rtol {rtol}; atol = {atol}; integers, indices and bools "
+            f"exact; NaN positions must match.")
+
+
+def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None) -> Table:
+    """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
+    are not recorded (an interrupted run): a ``recorded`` column says how many of them the scores cover."""
+    t = Table(title=title, caption="unsupp.: operators none of whose cases the platform can judge (not in ops); "
+                                   "a job's \"(N unsupported)\" counts its cases")
+    cols = ["source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupp."]
+    if selected:
+        cols[1:1] = ["recorded"]
+    for c in cols:
+        t.add_column(c, justify="right" if c != "source" else "left", no_wrap=True,
+                     min_width=7 if c == "source" else len(c))
     rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
     for name, s in rows:
-        t.add_row(name, str(s["operators"]), str(s["passed"]), _fmt(s["accuracy"], pct=True),
-                  _fmt(s["geomean_speedup"], x=True), _fmt(s["median_speedup"], x=True), _fmt(s["iqm_speedup"], x=True),
-                  str(s["timed_operators"]), str(s["unsupported"]))
+        row = [name, str(s["operators"]), str(s["passed"]), _fmt(s["accuracy"], pct=True),
+               _fmt(s["geomean_speedup"], x=True), _fmt(s["median_speedup"], x=True), _fmt(s["iqm_speedup"], x=True),
+               str(s["timed_operators"]), str(s["unsupported"])]
+        if selected:
+            rec = s["operators"] + s["unsupported"]
+            row[1:1] = [f"{rec}/{selected.get(name, rec)}"]
+        t.add_row(*row)
     return t
+
+
+def _cases_cell(r: dict[str, Any]) -> str:
+    """``passed/total`` cases, with the unsupported ones (cases the platform cannot judge) named."""
+    cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
+    if r.get("cases_unsupported"):
+        cases += f" ({r['cases_unsupported']} unsupported)"
+    return cases
 
 
 def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
@@ -137,46 +211,102 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     if timing:
         cols[3:3] = ["speedup", "% SOL"]
     for c in cols:
-        t.add_column(c, overflow="fold", no_wrap=c == "operator")
+        # one line per row: the other columns keep their width, the first failure (printed in full below
+        # the tables) gets what is left and is cut with an ellipsis
+        t.add_column(c, no_wrap=c != "first failure", min_width=len(c))
     for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
         status = r.get("status")
         color = {"passed": "green", "failed": "red"}.get(status, "yellow")
-        cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
-        if r.get("cases_unsupported"):
-            cases += f" ({r['cases_unsupported']} unsupported)"
         ff = r.get("first_failure") or {}
         msg = (ff.get("message") or "").splitlines()[0][:110] if ff else ""
-        row = [r.get("op"), f"[{color}]{status}[/{color}]", cases, r.get("failure_class") or "", escape(msg)]
+        row: list[Any] = [r.get("op") or "", f"[{color}]{status}[/{color}]", _cases_cell(r), r.get("failure_class") or "",
+                          Text(msg, no_wrap=True, overflow="ellipsis")]
         if timing:
             row[3:3] = [_fmt(r.get("speedup"), x=True), _fmt(r.get("sol_pct"))]
-        t.add_row(*[str(x) if x is not None else "" for x in row])
+        t.add_row(*[x if isinstance(x, Text) else str(x) if x is not None else "" for x in row])
     return t
+
+
+def not_recorded(config: dict[str, Any], latest: list[dict[str, Any]]) -> list[str] | None:
+    """The operators the run's command selected (``config.json``'s ``selected``) that have no record of
+    the run's tier and platform, or None where the config does not say (a run of an older version)."""
+    sel = config.get("selected")
+    if not isinstance(sel, list):
+        return None
+    have = {r.get("op") for r in latest if r.get("tier") == config.get("tier")
+            and r.get("platform") == config.get("platform")}
+    return [o for o in sel if o not in have]
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
+    """Where the jobs' time went (``tb``: :func:`~kernelgenbench.metrics.time_breakdown`); GPU-only items
+    (timing, the device gate) only on GPUs."""
+    if not tb.get("jobs_wall_s"):
+        return None
+    busy = tb.get("candidate_s", 0.0) + tb.get("hung_s", 0.0) + (tb.get("timing_s", 0.0) if gpu else 0.0)
+    overhead = tb["jobs_wall_s"] - busy
+    parts = {"sandbox start-up/import/compile": tb.get("import_s", 0.0),
+             "inputs+references": tb.get("reference_s", 0.0),
+             "transfer": tb.get("save_s", 0.0) + tb.get("load_s", 0.0), "judging": tb.get("judge_s", 0.0),
+             "ghost replay": tb.get("ghost_s", 0.0)}
+    if gpu:
+        parts["profiling"] = tb.get("profile_s", 0.0)
+        parts["waiting while another slot of the GPU timed"] = tb.get("gate_wait_s", 0.0)
+        parts["waiting to time until the GPU's other slots finished their untimed work"] = \
+            tb.get("gate_wait_timing_s", 0.0)
+    parts["other (process and case bookkeeping)"] = max(0.0, overhead - sum(parts.values()))
+    busy_txt = f"candidate calls {tb.get('candidate_s', 0):.1f} s"
+    if tb.get("hung_s"):
+        busy_txt += f", cases that hung until --case-timeout {tb['hung_s']:.1f} s"
+    if gpu:
+        busy_txt += f", timing {tb.get('timing_s', 0):.1f} s"
+    return (f"job time {tb['jobs_wall_s']:.1f} s ({what}, summed over all slots): {busy_txt}, harness overhead "
+            f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
+
+
+def _ignored_files(directory: Path) -> list[str]:
+    """``.py`` files in ``directory`` that name no operator, each with the closest operator file name."""
+    from .suite.registry import all_operators, by_filename
+
+    names = sorted(o.filename for o in all_operators())
+    out = []
+    for p in sorted(directory.glob("*.py")):
+        if p.name.startswith("_") or by_filename(p.name) is not None:
+            continue
+        close = difflib.get_close_matches(p.name, names, n=1, cutoff=0.6)
+        out.append(f"{p.name} (did you mean {close[0]}?)" if close else p.name)
+    return out
 
 
 @app.command("eval")
 def eval_cmd(
-    directory: Path = typer.Argument(..., help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
+    directory: Path = typer.Argument(..., metavar="DIRECTORY", help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
     op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
     source: Optional[str] = typer.Option(None, help="evaluate only this source: aten, vllm or cublas"),
     tier: str = typer.Option("smoke", help="smoke, full or heldout"),
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
-    jobs: Optional[int] = typer.Option(None, help="parallel slots (default: one per GPU; 2 on the interpreter); "
-                                                 "slots of one GPU overlap their untimed work, while a job times "
-                                                 "its cases the GPU is its alone"),
-    reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
-    warmup_ms: float = typer.Option(25.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
+    jobs: Optional[int] = typer.Option(None, min=1, help="parallel slots (default: one per GPU; 2 on the "
+                                                        "interpreter); the slots of one GPU overlap their untimed "
+                                                        "work, and a job that times its cases has the GPU to "
+                                                        "itself meanwhile"),
+    reps: int = typer.Option(30, min=1, help="timed repetitions per side per case (GPU)"),
+    warmup_ms: float = typer.Option(25.0, min=0.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
-    case_timeout: float = typer.Option(300.0, help="seconds one case may take before the job fails as timeout"),
+    case_timeout: float = typer.Option(300.0, min=1.0, help="seconds one case may take before the job fails as timeout"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from . import platforms
     from .metrics import summarize
     from .run.job import Settings
     from .run.rundir import RunDir, environment
-    from .run.scheduler import collect_specs, make_slots, run_jobs
+    from .run.scheduler import collect_specs, make_slots, run_jobs, unfinished
     from .suite.registry import select
     from .suite.spec import TIERS
 
@@ -188,17 +318,24 @@ def eval_cmd(
         ops = select(op, source)
         plat = platforms.detect(platform_name)
     except (KeyError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        raise typer.BadParameter(_err(exc)) from None
+    try:  # before any run directory exists: a platform without a device leaves nothing behind
+        slots = make_slots(plat, jobs, share=True)
+    except RuntimeError as exc:
+        raise typer.BadParameter(f"{exc} (use --platform interpreter, or run on a machine with the device)",
+                                 param_hint="'--platform'") from None
     specs = collect_specs(directory, ops, tier, directory.name, explicit=bool(op) or bool(source))
+    ignored = _ignored_files(directory)
     if not specs:
         console.print(f"[red]no submission files for the selected operators in {directory}[/red] "
-                      f"(expected names like aten__add.py, vllm__rms_norm.py, cublas__cublasSgemm_v2.py)")
+                      f"(expected names like aten__add.py, vllm__rms_norm.py, cublas__cublasSgemm_v2.py; "
+                      f"`kgb show OP` prints an operator's file name)")
+        if ignored:
+            console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(ignored))}[/yellow]")
         raise typer.Exit(2)
-    unknown = sorted(p.name for p in directory.glob("*.py")
-                     if not any(s.submission and s.submission.name == p.name for s in specs)
-                     and not p.name.startswith("_"))
     config = {"submissions": str(directory.resolve()), "ops": sorted(o.id for o in ops) if (op or source) else None,
-              "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval"}
+              "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval",
+              "selected": sorted(s.op.id for s in specs)}
     if out is not None and fresh and (out / "results.jsonl").exists():
         # --fresh with --out: keep nothing of the old run in place (its records are set aside, not deleted).
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -214,87 +351,92 @@ def eval_cmd(
                                      f"use another --out (or --name) so results are not mixed")
     rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
     rundir.write_config(config)
-    env = environment(plat)
-    slots = make_slots(plat, jobs, share=True)
-    ceilings: dict[Any, dict[str, Any]] = {}
-    if plat.timing and not plat.interpreter and tier == "full":  # only the full tier times cases
-        from .verify.ceilings import measure
-        import torch
-
-        with console.status("measuring device ceilings (copy bandwidth, matmul rates)"):
-            for s in slots:
-                if s.device not in ceilings:
-                    ceilings[s.device] = measure(torch.device(plat.device, s.device or 0))
-        env["ceilings"] = ceilings
-    rundir.write_env(env)
-    console.print(f"[bold]kgb eval[/bold] {directory} · {len(specs)} jobs · tier {tier} · platform {plat.name} "
-                  f"({env.get('devices', ['cpu'])[0] if not plat.interpreter else 'Triton CPU interpreter'}) · "
-                  f"{len(slots)} slot(s) · run {rundir.path}")
-    if unknown and not (op or source):
-        console.print(f"[yellow]ignored files that name no operator: {', '.join(unknown[:8])}[/yellow]")
+    todo = unfinished(specs, plat, rundir)
     t0 = time.time()
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=False) as progress:
-        task = progress.add_task("jobs", total=len(specs))
-        already = len(specs)
+    try:
+        env = environment(plat)
+        ceilings: dict[Any, dict[str, Any]] = {}
+        if plat.timing and not plat.interpreter and tier == "full" and todo:  # only the full tier times cases
+            from .verify.ceilings import measure
+            import torch
 
-        def done(rec: dict[str, Any]) -> None:
-            mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
-                "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
-            extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
-            cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
-            uns = f" ({rec['cases_unsupported']} unsupported)" if rec.get("cases_unsupported") else ""
-            progress.console.print(f"{mark} {rec['op']} {rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}"
-                                   f"{uns}{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
-            progress.advance(task)
+            with console.status("measuring device ceilings (copy bandwidth, matmul rates)"):
+                for sl in slots:
+                    if sl.device not in ceilings:
+                        ceilings[sl.device] = measure(torch.device(plat.device, sl.device or 0))
+            env["ceilings"] = ceilings
+        if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
+            rundir.write_env(env)
+        device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
+        console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(len(specs), 'job')} · tier {tier} · platform "
+                      f"{plat.name} ({device}) · {_plural(len(slots), 'slot')} · run {rundir.path}")
+        if len(todo) < len(specs):
+            console.print(f"resuming: {len(specs) - len(todo)} of {_plural(len(specs), 'job')} already recorded in "
+                          f"this run directory, {len(todo)} to run (--fresh starts over)")
+        if ignored:
+            console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(ignored))}[/yellow]")
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=console, transient=False) as progress:
+            task = progress.add_task("jobs", total=len(specs), completed=len(specs) - len(todo))
 
-        settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout)
-        written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
-        progress.update(task, completed=already)
+            def done(rec: dict[str, Any]) -> None:
+                mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
+                    "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
+                extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
+                cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+                progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} "
+                                       f"({rec.get('wall_s', 0):.1f}s)")
+                progress.advance(task)
+
+            settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout)
+            written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
+        recorded = len(specs) - len(unfinished(specs, plat, rundir))
+        console.print(f"[yellow]interrupted: {recorded} of {_plural(len(specs), 'job')} recorded in {rundir.path}; "
+                      f"run the same command again to resume[/yellow]")
+        raise typer.Exit(130) from None
     wall = time.time() - t0
     records = rundir.records()
     summary = summarize(records)
     summary["wall_s"] = round(wall, 2)
     summary["jobs_run"] = len(written)
+    summary["jobs_selected"] = len(specs)
     summary["tier"] = tier
     summary["platform"] = plat.name
     rundir.write_summary(summary)
-    from .metrics import latest_records
+    from .metrics import latest_records, time_breakdown
 
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
     console.print(_summary_table(summary, f"summary · tier {tier} · {plat.name} · {wall:.1f} s "
-                                          f"({len(written)} jobs run, {len(latest) - len(written)} resumed)"))
-    tb = summary.get("time_s") or {}
-    if tb.get("jobs_wall_s"):
-        busy = tb.get("candidate_s", 0.0) + tb.get("timing_s", 0.0)
-        overhead = tb["jobs_wall_s"] - busy
-        parts = {"sandbox start-up/import/compile": tb.get("import_s", 0.0),
-                 "inputs+references": tb.get("reference_s", 0.0),
-                 "transfer": tb.get("save_s", 0.0) + tb.get("load_s", 0.0), "judging": tb.get("judge_s", 0.0),
-                 "ghost": tb.get("ghost_s", 0.0),
-                 "waiting while another slot of the GPU timed": tb.get("gate_wait_s", 0.0)}
-        parts["other (process and case bookkeeping)"] = max(0.0, overhead - sum(parts.values()))
-        console.print(f"[dim]job time {tb['jobs_wall_s']:.1f} s, summed over the jobs of all slots: candidate calls "
-                      f"{tb.get('candidate_s', 0):.1f} s, timing {tb.get('timing_s', 0):.1f} s, harness overhead "
-                      f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})[/dim]")
+                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)"))
+    gpu = plat.timing and not plat.interpreter
+    if written:
+        line = _time_line(time_breakdown(written), gpu, f"the {_plural(len(written), 'job')} run now")
+        if line:
+            console.print(f"[dim]{escape(line)}[/dim]")
+    else:
+        console.print("[dim]no job run now: every selected job was already recorded (--fresh starts over)[/dim]")
     if not plat.timing:
         console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
     failed = [r for r in latest if r.get("status") == "failed"]
     for r in failed:
         ff = r.get("first_failure") or {}
         lines = (ff.get("message") or "").splitlines()
-        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines[:6])),
+        # in full: the message holds the submission's own frames and the exceptions (run/job.py
+        # condense_traceback); the whole traceback is in the job's log
+        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines)),
                       soft_wrap=True)
     console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
     if failed:
-        console.print(f"[dim]{len(failed)} of {len(latest)} jobs failed (exit code 1); every case's record is in "
-                      f"results.jsonl[/dim]")
+        console.print(f"[dim]{len(failed)} of {_plural(len(latest), 'job')} failed (exit code 1); every case's record "
+                      f"is in results.jsonl[/dim]")
         raise typer.Exit(1)
 
 
 @app.command()
-def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None:
+def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory")) -> None:
     """Print the operator and summary tables of a run directory."""
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
@@ -316,8 +458,23 @@ def summary(run_dir: Path = typer.Argument(..., help="a run directory")) -> None
         return
     records = RunDir.open(run_dir).records()
     s = summarize(records)
-    console.print(_ops_table(latest_records(records), plat != "interpreter"))
-    console.print(_summary_table(s, f"summary · {run_dir.name}"))
+    latest = latest_records(records)
+    console.print(_ops_table(latest, plat != "interpreter"))
+    missing = not_recorded(config, latest)
+    if missing is None:
+        console.print(_summary_table(s, f"summary · {run_dir.name}"))
+        return
+    n_sel = len(config["selected"])
+    per_source: dict[str, int] = {"overall": n_sel}
+    for op_id in config["selected"]:
+        src = op_id.split("::", 1)[0]
+        per_source[src] = per_source.get(src, 0) + 1
+    console.print(_summary_table(s, f"summary · {run_dir.name} · {n_sel - len(missing)}/{n_sel} selected jobs recorded",
+                                 per_source if missing else None))
+    if missing:
+        console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
+                      f"unfinished run: {escape(', '.join(missing[:5]))}{', ...' if len(missing) > 5 else ''}); the "
+                      f"scores cover the recorded jobs only. Run the same kgb eval command again to resume.[/yellow]")
 
 
 def _register_extensions() -> None:

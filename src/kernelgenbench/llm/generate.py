@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform
-from ..run.job import JobSpec, Settings
+from ..run.job import JobSpec, Settings, tier_case_count
 from ..run.rundir import RERUN_CLASSES, RunDir
 from ..suite.spec import Operator
 from .extract import LLM_FAILURE_CLASSES, extract_code
@@ -510,7 +510,8 @@ class Generation:
                "submission_sha256": None, "label": label, "tier": self.cfg.tier, "platform": self.platform.name,
                "device": None, "status": "failed", "failure_class": cls,
                "first_failure": {"case": None, "case_id": None, "message": message},
-               "cases_total": 0, "cases_passed": 0, "cases_unsupported": 0, "speedup": None, "sol_pct": None,
+               "cases_total": tier_case_count(op, self.cfg.tier), "cases_passed": 0, "cases_unsupported": 0,
+               "speedup": None, "sol_pct": None,
                "cases": [], "anti_hack": {}, "wall_s": 0.0, "sample_id": line["sample_id"],
                "finished_at": time.time()}
         self.rundir.append(rec)

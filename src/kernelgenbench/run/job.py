@@ -23,6 +23,7 @@ import hashlib
 import math
 import os
 import random
+import re
 import shutil
 import statistics
 import tempfile
@@ -109,6 +110,98 @@ class JobFailed(Exception):
 
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+_FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)')
+
+
+def condense_traceback(tb: str, submission: str | Path | None = None, limit: int = 6000,
+                       context_frames: int = 2) -> str:
+    """A traceback for a record and the console: the frames in the submission file, every line that is
+    not a frame (headers, chained-exception separators, exception lines with their messages), and
+    where the submission has no frame in a traceback, its last ``context_frames`` frames. Runs of
+    omitted frames become one ``[... N frames of the harness, Triton or PyTorch omitted ...]`` line.
+    The result is cut at line boundaries to about ``limit`` characters (the start and the end kept,
+    a line saying how much was cut between them). The whole text belongs in the job's log.
+    """
+    cap = max(80, limit // 3)
+    lines = [ln if len(ln) <= cap else f"{ln[:cap].rsplit(' ', 1)[0]} [... {len(ln) - len(ln[:cap].rsplit(' ', 1)[0])} "
+             f"characters of this line cut]" for ln in tb.rstrip("\n").splitlines()]
+    sub = Path(submission).name if submission else None
+    # blocks: ("frame", [lines], in_submission) or ("text", [line], True)
+    blocks: list[tuple[str, list[str], bool]] = []
+    i = 0
+    while i < len(lines):
+        m = _FRAME.match(lines[i])
+        if m:
+            indent = len(m.group(1))
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > indent \
+                    and not _FRAME.match(lines[j]):
+                j += 1
+            mine = sub is not None and Path(m.group(2)).name == sub
+            blocks.append(("frame", lines[i:j], mine))
+            i = j
+        else:
+            blocks.append(("text", [lines[i]], True))
+            i += 1
+    # one traceback = the frames between two text blocks; keep the last frames of one with none of ours
+    keep = [b[2] for b in blocks]
+    k = 0
+    while k < len(blocks):
+        if blocks[k][0] != "frame":
+            k += 1
+            continue
+        e = k
+        while e < len(blocks) and blocks[e][0] == "frame":
+            e += 1
+        if not any(keep[k:e]):
+            for q in range(max(k, e - context_frames), e):
+                keep[q] = True
+        k = e
+    out: list[str] = []
+    skipped = 0
+    for (kind, blines, _), kept in zip(blocks, keep):
+        if kept:
+            if skipped:
+                out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} of the harness, Triton or "
+                           f"PyTorch omitted ...]")
+                skipped = 0
+            out.extend(blines)
+        else:
+            skipped += 1
+    if skipped:
+        out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} omitted ...]")
+    text = "\n".join(out)
+    if len(text) <= limit:
+        return text
+    # too long: keep whole lines from the start (a third) and the end (the rest)
+    head: list[str] = []
+    size = 0
+    for ln in out:
+        if size + len(ln) + 1 > limit // 3:
+            break
+        head.append(ln)
+        size += len(ln) + 1
+    tail: list[str] = []
+    size = 0
+    for ln in reversed(out[len(head):]):
+        if size + len(ln) + 1 > limit - limit // 3:
+            break
+        tail.append(ln)
+        size += len(ln) + 1
+    tail.reverse()
+    cut = out[len(head):len(out) - len(tail)]
+    return "\n".join([*head, f"[... {len(cut)} lines ({sum(len(c) + 1 for c in cut)} characters) cut; the whole "
+                              f"traceback is in the job's log ...]", *tail])
+
+
+def tier_case_count(op: Operator, tier: str) -> int:
+    """How many cases ``op`` has in ``tier`` (0 when the tier cannot be built)."""
+    try:
+        return len(op.cases(tier))
+    except Exception:  # noqa: BLE001 - a record must be written even if the grid cannot be built
+        return 0
 
 
 def _resolve(slot: str, out: dict[str, Any]) -> Any:
@@ -385,7 +478,11 @@ class Verifier:
         #: where the job's wall time goes (seconds), written into the record as ``time_s``
         self.times: dict[str, float] = {k: 0.0 for k in (
             "l1_s", "import_s", "reference_s", "save_s", "child_case_s", "candidate_s", "load_s", "judge_s",
-            "ghost_s", "profile_s", "timing_s", "gate_wait_s")}
+            "ghost_s", "profile_s", "timing_s", "gate_wait_s", "gate_wait_timing_s", "hung_s")}
+        # gate_wait_s: this job's untimed GPU work waited while another slot of the GPU timed (or queued
+        # to time); gate_wait_timing_s: its timing waited for the other slots' untimed GPU work (sandbox
+        # start-up, cases, ghost replay, profiling, teardown) to stop; hung_s: cases that did not
+        # answer before the case timeout (the candidate's time, until the process group was killed).
 
     # -- record -----------------------------------------------------------------------------------
     def _base_record(self) -> dict[str, Any]:
@@ -430,14 +527,19 @@ class Verifier:
         except JobFailed as jf:
             self.fail(jf.cls, str(jf), jf.case)
         except Exception as exc:  # noqa: BLE001 - a harness error must not lose the job
-            self.fail("platform", f"harness error: {type(exc).__name__}: {exc}\n{traceback.format_exc()[-1500:]}")
+            tb = traceback.format_exc()
+            self._log_traceback("harness error in the verifier", tb)
+            self.fail("platform", f"harness error: {type(exc).__name__}: {exc}\n"
+                                  f"{condense_traceback(tb, self.spec.submission)}{self._log_hint()}")
         finally:
             if self.child is not None:
                 with self.gate.shared():  # a process leaving the GPU is GPU work: not while another job times
                     self.child.close()
                 self.child = None
         self.record["cases"] = self.cases
-        self.record["cases_total"] = len(self.cases)
+        # the tier's case count, also when the job failed before its cases ran (missing, syntax,
+        # missing_wrapper, import_error: 0 of them passed); ``cases`` holds the cases that ran
+        self.record["cases_total"] = len(self.cases) or tier_case_count(self.op, self.spec.tier)
         self.record["cases_passed"] = sum(1 for c in self.cases if c["status"] == "passed")
         self.record["cases_unsupported"] = sum(1 for c in self.cases if c["status"] == "unsupported")
         judged = self.record["cases_total"] - self.record["cases_unsupported"]
@@ -484,10 +586,15 @@ class Verifier:
                                      "reason": f"timing is not reported on the {self.platform.name} platform"}
             self.record["baseline"] = f"{self.op.baseline_label()} (not timed on {self.platform.name})"
             return
+        if not any(c.timed for c in self._cases):
+            # Nothing of this tier is timed (smoke, held-out): record that, without taking the GPU alone
+            # (waiting for every other slot's untimed work would time nothing).
+            self._timing(self._cases)
+            return
         # Timing: the device alone (other slots of this GPU wait) ------------------------------------------
         t_w = time.perf_counter()
         with self.gate.exclusive():
-            self.times["gate_wait_s"] += time.perf_counter() - t_w
+            self.times["gate_wait_timing_s"] += time.perf_counter() - t_w
             t_t = time.perf_counter()
             self._timing(self._cases)
             self.times["timing_s"] += time.perf_counter() - t_t
@@ -502,8 +609,10 @@ class Verifier:
         log = self.workdir / "child.log"
         self.record["log"] = str(log)
         t_imp = time.perf_counter()
-        self._start_child()
-        self.times["import_s"] += time.perf_counter() - t_imp
+        try:
+            self._start_child()
+        finally:  # a failed or timed-out import took its time too
+            self.times["import_s"] += time.perf_counter() - t_imp
         cases = self._cases = self.op.cases(self.spec.tier)
         if not cases:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
@@ -601,12 +710,31 @@ class Verifier:
         if not msg.get("ok"):
             err = msg.get("error") or {}
             text = err.get("message", "")
-            if err.get("traceback"):
-                text += "\n" + err["traceback"][-1500:]
+            tb = err.get("traceback_full") or err.get("traceback")
+            if tb:
+                self._log_traceback(f"importing the submission: {msg.get('failure', 'import_error')}", tb)
+                text += "\n" + condense_traceback(tb, self.spec.submission) + self._log_hint()
             raise JobFailed(msg.get("failure", "import_error"), text)
         self.record["missing_optional"] = msg.get("missing_optional", [])
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg['timers_tampered']}")
+
+    def _log_path(self) -> Path:
+        return self.workdir / "child.log"
+
+    def _log_traceback(self, title: str, tb: str) -> None:
+        """Append a whole traceback to the job's log (the sandbox's output file), marked as the harness's."""
+        try:
+            self.workdir.mkdir(parents=True, exist_ok=True)
+            with open(self._log_path(), "a", errors="replace") as f:
+                f.write(f"\n===== kgb: {title}: the whole traceback =====\n{tb.rstrip()}\n===== end =====\n")
+            self._logged = True
+            self.record["log"] = str(self._log_path())
+        except OSError:
+            pass
+
+    def _log_hint(self) -> str:
+        return f"\n(whole traceback: {self._log_path()})" if getattr(self, "_logged", False) else ""
 
     def _died(self, exc: ChildDied, case: Case) -> JobFailed:
         """Classify an abnormal child exit during a case; probe the device on GPUs."""
@@ -691,6 +819,7 @@ class Verifier:
             msg = self.child.recv(self.settings.case_timeout_s)
         except ChildTimeout:
             self.child = None
+            self.times["hung_s"] += time.perf_counter() - t0
             jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
                                       f"(process group killed)", case)
             if not ghost:
@@ -698,6 +827,7 @@ class Verifier:
             raise jf from None
         except ChildDied as exc:
             self.child = None
+            self.times["candidate_s"] += time.perf_counter() - t0  # it died running the case
             jf = self._died(exc, case)
             if not ghost:
                 entry.update(status="failed", message=str(jf))
@@ -708,8 +838,11 @@ class Verifier:
             self.times["candidate_s"] += float(msg.get("wall_s") or 0.0)
         if msg.get("event") == "harness_error":
             err = msg.get("error") or {}
+            tb = err.get("traceback_full") or err.get("traceback") or ""
+            self._log_traceback(f"{where}: harness error in the sandbox", tb)
             raise JobFailed("platform", f"{where}: the sandbox could not run the case: {err.get('type')}: "
-                                        f"{err.get('message')}\n{(err.get('traceback') or '')[-1000:]}", case)
+                                        f"{err.get('message')}\n{condense_traceback(tb, self.spec.submission)}"
+                                        f"{self._log_hint()}", case)
         if msg.get("event") != "case":
             raise JobFailed("platform", f"unexpected message from the sandbox: {msg.get('event')!r}", case)
         if msg.get("timers_tampered"):
@@ -798,9 +931,10 @@ class Verifier:
         if err:
             cls = classify_error(err, self.platform)
             text = f"{err.get('type')}: {err.get('message')}"
-            tb = err.get("traceback") or ""
+            tb = err.get("traceback_full") or err.get("traceback") or ""
             if tb:
-                text += "\n" + tb[-1200:]
+                self._log_traceback(f"case {case.id} ({case.describe()}): {cls}", tb)
+                text += "\n" + condense_traceback(tb, self.spec.submission) + self._log_hint()
             return cls, text
         tv = l3.judge_trace(msg.get("trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
                             getattr(self.op, "allow_copies", True), self.op.allow_trace)

@@ -63,9 +63,20 @@ class RunDir:
         return RunDir(path)
 
     def write_config(self, config: dict[str, Any]) -> None:
+        """Write ``config.json`` once; a resume only brings its ``selected`` (the operators the command
+        selected, for ``kgb summary`` to tell what was never recorded) up to date."""
         p = self.path / "config.json"
         if not p.exists():
             p.write_text(json.dumps(config, indent=2, default=str))
+            return
+        if "selected" in config:
+            try:
+                old = json.loads(p.read_text())
+            except (OSError, json.JSONDecodeError):
+                return
+            if old.get("selected") != config["selected"]:
+                old["selected"] = config["selected"]
+                p.write_text(json.dumps(old, indent=2, default=str))
 
     def write_env(self, env: dict[str, Any]) -> None:
         (self.path / "env.json").write_text(json.dumps(env, indent=2, default=str))

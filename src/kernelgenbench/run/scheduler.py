@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform, device_count
-from ..sandbox.runner import health_probe
+from ..sandbox.runner import health_probe, kill_all
 from .gate import DeviceGate
-from .job import JobSpec, Settings, Verifier
+from .job import JobSpec, Settings, Verifier, tier_case_count
 from .rundir import RunDir, job_key
 
 
@@ -48,6 +48,23 @@ def make_slots(platform: Platform, jobs: int | None, share: bool = False) -> lis
     return [Slot(i, i % count) for i in range(n)]
 
 
+def spec_key(spec: JobSpec, platform: Platform) -> str:
+    """The run directory's key of a job (:func:`~kernelgenbench.run.rundir.job_key`): the submission's
+    hash is part of it, so an edited file is a new job."""
+    sha = None
+    if spec.submission is not None and spec.submission.is_file():
+        from .job import sha256
+
+        sha = sha256(spec.submission)
+    return job_key(spec.op.id, sha, spec.tier, platform.name, spec.label)
+
+
+def unfinished(specs: list[JobSpec], platform: Platform, rundir: RunDir) -> list[JobSpec]:
+    """The jobs of ``specs`` that ``rundir`` holds no final record of (what a resume runs)."""
+    done = rundir.finished_keys()
+    return [s for s in specs if spec_key(s, platform) not in done]
+
+
 def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings: Settings,
              slots: list[Slot], ceilings: dict[int | None, dict[str, Any]],
              on_done: Callable[[dict[str, Any]], None] | None = None, max_requeue: int = 2) -> list[dict[str, Any]]:
@@ -56,24 +73,20 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     Jobs whose device fails the health probe after an abnormal exit are requeued on another slot
     (up to ``max_requeue`` times) and the device is quarantined; a job that never finds a healthy
     device is recorded with failure class ``infrastructure``.
-    """
-    done = rundir.finished_keys()
-    todo: "queue.Queue[tuple[JobSpec, int]]" = queue.Queue()
-    for spec in specs:
-        sha = None
-        if spec.submission is not None and spec.submission.is_file():
-            from .job import sha256
 
-            sha = sha256(spec.submission)
-        if job_key(spec.op.id, sha, spec.tier, platform.name, spec.label) in done:
-            continue
+    On KeyboardInterrupt (Ctrl-C) the slots stop taking jobs, every sandbox child is killed, the jobs
+    cut short are not recorded (a resume runs them again) and the KeyboardInterrupt propagates.
+    """
+    todo: "queue.Queue[tuple[JobSpec, int]]" = queue.Queue()
+    for spec in unfinished(specs, platform, rundir):
         todo.put((spec, 0))
     written: list[dict[str, Any]] = []
     lock = threading.Lock()
+    stop = threading.Event()
     gates = {s.device: DeviceGate() for s in slots}  # one per device: timing excludes the device's other slots
 
     def worker(slot: Slot) -> None:
-        while not slot.quarantined:
+        while not slot.quarantined and not stop.is_set():
             try:
                 spec, tries = todo.get_nowait()
             except queue.Empty:
@@ -81,6 +94,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             workdir = rundir.job_dir(spec.op.id, spec.label)
             rec = Verifier(spec, platform, slot.device, workdir, settings, ceilings.get(slot.device),
                            gate=gates[slot.device]).run()
+            if stop.is_set():
+                return  # interrupted: its child was killed, so the record is no verdict
             if rec.get("failure_class") == "infrastructure":
                 slot.quarantined = True
                 healthy = [s for s in slots if not s.quarantined]
@@ -97,15 +112,23 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     threads = [threading.Thread(target=worker, args=(s,), daemon=True, name=f"slot-{s.index}") for s in slots]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
+    try:
+        for t in threads:
+            t.join()
+    except KeyboardInterrupt:
+        stop.set()
+        kill_all()
+        for t in threads:
+            t.join(timeout=10)
+        raise
     # Jobs left because every slot was quarantined.
     while not todo.empty():
         spec, tries = todo.get_nowait()
         rec = {"op": spec.op.id, "source": spec.op.source, "submission": str(spec.submission), "label": spec.label,
                "tier": spec.tier, "platform": platform.name, "status": "failed", "failure_class": "infrastructure",
                "first_failure": {"case": None, "case_id": None, "message": "no healthy device left"},
-               "cases_total": 0, "cases_passed": 0, "cases": [], "speedup": None, "anti_hack": {}}
+               "cases_total": tier_case_count(spec.op, spec.tier), "cases_passed": 0, "cases": [], "speedup": None,
+               "anti_hack": {}}
         rundir.append(rec)
         written.append(rec)
         if on_done is not None:

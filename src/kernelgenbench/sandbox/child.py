@@ -58,6 +58,10 @@ def tampered_timers() -> list[str]:
     return [k for k, v in _TIMERS.items() if now.get(k) is not v]
 
 
+#: the most characters of a traceback sent to the verifier in full (its tail is kept)
+_TB_FULL_MAX = 100_000
+
+
 def _error(exc: BaseException, stage: str) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
@@ -66,8 +70,15 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
     while e is not None and len(chain) < 6:
         chain.append(type(e).__name__)
         e = e.__cause__ or e.__context__
+    # ``traceback``: the tail the failure classifier reads (verify/failures.py); ``traceback_full``: the
+    # whole text (bounded, cut at a line boundary) for the record and the job's log (run/job.py).
+    full = text
+    if len(full) > _TB_FULL_MAX:
+        cut = full.find("\n", len(full) - _TB_FULL_MAX)
+        cut = cut if cut >= 0 else len(full) - _TB_FULL_MAX - 1
+        full = f"[... {cut + 1} characters of the traceback cut ...]\n" + full[cut + 1:]
     return {"type": type(exc).__name__, "chain": chain, "message": str(exc)[:2000],
-            "traceback": text[-6000:], "stage": stage}
+            "traceback": text[-6000:], "traceback_full": full, "stage": stage}
 
 
 class Child:

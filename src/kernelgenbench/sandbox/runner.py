@@ -13,13 +13,30 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
 #: Environment variables a child may inherit (everything else is dropped: keys never reach it).
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
              "LD_LIBRARY_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+
+
+#: children started and not yet closed (for :func:`kill_all`, on an interrupted run)
+_LIVE: "weakref.WeakSet[Child]" = weakref.WeakSet()
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all() -> int:
+    """Kill the process group of every live child (an interrupted run: the children are in their own
+    sessions, so Ctrl-C does not reach them). Returns how many were killed."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for child in live:
+        child.kill()
+    return len(live)
 
 
 class ChildDied(RuntimeError):
@@ -67,6 +84,8 @@ class Child:
         self.resp = os.fdopen(rfd, "r")
         self.buf = ""
         self.started = time.monotonic()
+        with _LIVE_LOCK:
+            _LIVE.add(self)
 
     def send(self, msg: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -132,6 +151,8 @@ class Child:
             pass
         finally:
             self.kill()
+            with _LIVE_LOCK:
+                _LIVE.discard(self)
             self.resp.close()
             self.log.close()
             if self.proc.stdin:

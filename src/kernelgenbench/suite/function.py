@@ -40,6 +40,7 @@ class FunctionOperator(Operator):
         timed: the spec's timing gate.
         baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child).
         dtypes: ``dtypes(params) -> set[torch.dtype]`` the case computes in.
+        atol_text: the row's atol in words where the spec fixes its reduce_dim (``kgb show``).
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -48,7 +49,7 @@ class FunctionOperator(Operator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool],
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
-                 own_ops: frozenset[str] = frozenset(), notes: str = "") -> None:
+                 own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -61,6 +62,7 @@ class FunctionOperator(Operator):
         self._dtypes = dtypes
         self.own_ops = own_ops
         self.allow_copies = True
+        self.atol_text = atol_text
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))

@@ -40,10 +40,12 @@ gate and cost. The family supplies the shared pieces:
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import random
+import warnings
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
@@ -324,6 +326,15 @@ def _addresses(x: torch.Tensor) -> torch.Tensor:
     return torch.arange(n, dtype=torch.int64, device=x.device).as_strided(x.size(), x.stride(), x.storage_offset())
 
 
+@contextlib.contextmanager
+def _no_beta_warning() -> Iterator[None]:
+    """The reference's own ``index_reduce_`` (the trusted side): PyTorch's "index_reduce() is in beta"
+    UserWarning is about the API, not the result, and must not reach the console of a run."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"index_reduce\(\) is in beta", category=UserWarning)
+        yield
+
+
 def _accumulated(before: torch.Tensor, pos: torch.Tensor, vals: torch.Tensor, how: str
                  ) -> tuple[torch.Tensor, Tolerance, torch.Tensor | None]:
     """``before`` (flat, the result dtype) with ``vals`` added (``how="add"``) or multiplied in at ``pos``:
@@ -338,7 +349,8 @@ def _accumulated(before: torch.Tensor, pos: torch.Tensor, vals: torch.Tensor, ho
         if how == "add":
             wide.index_add_(0, pos, vals.to(torch.int64))
         else:
-            wide.index_reduce_(0, pos, vals.to(torch.int64), "prod")
+            with _no_beta_warning():
+                wide.index_reduce_(0, pos, vals.to(torch.int64), "prod")
         return wide.to(dt), EXACT, None
     b64 = upcast(before)
     v64 = upcast(vals)
@@ -346,8 +358,9 @@ def _accumulated(before: torch.Tensor, pos: torch.Tensor, vals: torch.Tensor, ho
         ref = b64.clone().index_add_(0, pos, v64)
         mag = b64.abs().index_add_(0, pos, v64.abs())
     else:
-        ref = b64.clone().index_reduce_(0, pos, v64, "prod")
-        mag = b64.abs().index_reduce_(0, pos, v64.abs(), "prod")
+        with _no_beta_warning():
+            ref = b64.clone().index_reduce_(0, pos, v64, "prod")
+            mag = b64.abs().index_reduce_(0, pos, v64.abs(), "prod")
     extra = torch.where(counts >= 2, counts.to(torch.float64) * ulp(mag, dt), torch.zeros_like(mag))
     return ref.to(dt), Tolerance(reduce_dim=rd), extra
 

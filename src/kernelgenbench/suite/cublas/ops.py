@@ -97,6 +97,7 @@ SAXPY = FunctionOperator(
                     dict(n=4097, alpha=0.0, incx=1, incy=1, nan_x=True)],
     },
     build=_axpy_build, reference=_axpy_ref, dtypes=_fp32,
+    atol_text="1e-4 (reduce_dim 1: no reduction, cublas.md)",
     cost=lambda p: Cost(2.0 * p["n"], 3 * p["n"] * 4), timed=lambda p: p["n"] >= 1024,
     baseline=_baseline("saxpy"),
 )
@@ -172,7 +173,7 @@ SGEMM = FunctionOperator(
             dict(m=64, n=64, k=64, transa=0, transb=1, alpha=0.0, beta=0.5, nan_ab=True),
         ],
     },
-    build=_gemm_build, reference=_gemm_ref, dtypes=_fp32,
+    build=_gemm_build, reference=_gemm_ref, dtypes=_fp32, atol_text="1e-4 x k (reduce_dim = k, cublas.md)",
     cost=lambda p: Cost(2.0 * p["m"] * p["n"] * p["k"],
                         (p["m"] * p["k"] + p["k"] * p["n"] + 2 * p["m"] * p["n"]) * 4, "fp32"),
     timed=lambda p: p["m"] >= 128 and p["n"] >= 128 and p["k"] >= 64,
