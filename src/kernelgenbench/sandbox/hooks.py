@@ -91,6 +91,10 @@ class State:
         #: ATen overloads the candidate's registration replaces in this process (set by the child on
         #: GPUs): the poisoning of allocations must not dispatch into them (see poison_allocation)
         self.registered: frozenset[str] = frozenset()
+        #: violations of the launch rule (:mod:`.launch_args`), recorded before the launch raises and
+        #: never cleared: the child reports them with every answer, the verifier fails the job on them
+        #: (a submission that catches the error does not undo the record)
+        self.launch_violations: list[str] = []
 
     def reset(self) -> None:
         self.launches = []
@@ -237,6 +241,21 @@ def install_host_read_hooks() -> None:
 
         read._kgb_hooked = True  # type: ignore[attr-defined]
         setattr(torch.Tensor, name, read)
+
+
+def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
+    """The launch rule (:func:`.launch_args.check_launch`): a launch of ``kernel`` hands it only Triton
+    values, and its body reads only allowed globals. A violation is recorded in
+    ``STATE.launch_violations`` and raised as :class:`.launch_args.LaunchArgumentError`; nothing of the
+    launch (argument copies, binding, hooks, heuristics, autotuning, the body) has run yet."""
+    from .launch_args import LaunchArgumentError, check_launch as _check
+
+    msg = _check(kernel, args, kwargs)
+    if msg is None:
+        return
+    if len(STATE.launch_violations) < 8:
+        STATE.launch_violations.append(msg)
+    raise LaunchArgumentError(msg)
 
 
 def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -419,6 +438,9 @@ def install_launch_hooks() -> None:
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
 
+    from . import launch_args
+
+    launch_args.install()  # snapshot the allowed types before the submission is imported
     _install_empty_grid_launchers()
     try:
         from triton.runtime.interpreter import GridExecutor as _GridExecutor
@@ -483,6 +505,7 @@ def install_launch_hooks() -> None:
         orig = cls.run
 
         def run(self, *args, _orig=orig, _interp=interpreted, **kwargs):
+            check_launch(self, args, kwargs)
             if kwargs.get("warmup"):
                 return _orig(self, *args, **kwargs)
             name = _kernel_name(self)
@@ -505,6 +528,20 @@ def install_launch_hooks() -> None:
 
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
+
+    # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
+    # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):
+    # the launch rule runs at their entry too.
+    for cls in (autotuner.Autotuner, autotuner.Heuristics):
+        if getattr(cls.run, "_kgb_hooked", False):
+            continue
+
+        def wrapped_run(self, *args, _orig=cls.run, **kwargs):
+            check_launch(self, args, kwargs)
+            return _orig(self, *args, **kwargs)
+
+        wrapped_run._kgb_hooked = True  # type: ignore[attr-defined]
+        cls.run = wrapped_run
 
     try:
         from triton.runtime.interpreter import GridExecutor
