@@ -26,6 +26,11 @@
   allocates, so unwritten output elements are visible.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
+* The L3 launch rule (:mod:`.launch_args`, :func:`check_launch`): at the entry of every launch
+  (``JITFunction.run``, ``InterpretedFunction.run``, ``Autotuner.run``, ``Heuristics.run``), before
+  Triton touches the arguments, only Triton values may be passed and the kernel body may read only
+  allowed globals; a violation is recorded in ``STATE.launch_violations`` (the verifier fails the job
+  as ``profile``) and the launch raises.
 
 This module runs in the untrusted process: it only *collects* evidence. Verdicts are made by the
 trusted verifier from what the child sends back.
@@ -39,6 +44,8 @@ from typing import Any, Callable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import launch_args
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
 ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
@@ -248,14 +255,12 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     values, and its body reads only allowed globals. A violation is recorded in
     ``STATE.launch_violations`` and raised as :class:`.launch_args.LaunchArgumentError`; nothing of the
     launch (argument copies, binding, hooks, heuristics, autotuning, the body) has run yet."""
-    from .launch_args import LaunchArgumentError, check_launch as _check
-
-    msg = _check(kernel, args, kwargs)
+    msg = launch_args.check_launch(kernel, args, kwargs)
     if msg is None:
         return
     if len(STATE.launch_violations) < 8:
         STATE.launch_violations.append(msg)
-    raise LaunchArgumentError(msg)
+    raise launch_args.LaunchArgumentError(msg)
 
 
 def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -410,7 +415,8 @@ def install_launch_hooks() -> None:
     Ghost mode skips only what the device (or the interpreter) would execute: a ghost launch goes
     through the same code as a normal one and processes the launch arguments exactly as it would, up
     to the kernel itself, so that no object passed to a kernel (one whose ``__getattr__`` counts the
-    probes, say) can tell a ghost launch from a real one by how it was inspected:
+    probes, say) can tell a ghost launch from a real one by how it was inspected (defence in depth: the
+    launch rule, :func:`check_launch`, first in every launch, lets no such object through):
 
     * Interpreter: the grid callable (with the same meta dict), the pre-run hooks and the rewrite run
       as in a normal launch, then Triton's own ``GridExecutor`` runs with the kernel body replaced by
@@ -437,8 +443,6 @@ def install_launch_hooks() -> None:
     """
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
-
-    from . import launch_args
 
     launch_args.install()  # snapshot the allowed types before the submission is imported
     _install_empty_grid_launchers()

@@ -173,6 +173,8 @@ def _namedtuple_ok(cls: type, T: _Types) -> bool:
     if type(make) is not classmethod or getattr(make.__func__, "__code__", None) is not ref["_make"].__func__.__code__:
         return False
     new = d.get("__new__")
+    if type(new) is staticmethod:  # type() wraps a class's __new__ in a staticmethod
+        new = new.__func__
     if type(new) is not types.FunctionType or new.__globals__.get("_tuple_new") is not tuple.__new__ \
             or new.__globals__.get("__builtins__") != {}:
         return False
