@@ -219,18 +219,19 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
             jits.append(v)
         return None
     if t is T.descriptor:
-        bad = bad_value(v.base, jits, depth + 1)
-        if bad is not None or type(v.base) not in (torch.Tensor, torch.nn.Parameter, T.wrapper):
-            return (".base" + bad[0], bad[1]) if bad is not None else (".base", v.base)
+        base = getattr(v, "base", _ABSENT)
+        bad = bad_value(base, jits, depth + 1)
+        if bad is not None or type(base) not in (torch.Tensor, torch.nn.Parameter, T.wrapper):
+            return (".base" + bad[0], bad[1]) if bad is not None else (".base", base)
         for name in ("shape", "strides", "block_shape"):
-            seq = getattr(v, name)
+            seq = getattr(v, name, _ABSENT)
             if type(seq) not in (list, tuple, torch.Size):
                 return "." + name, seq
             for i, e in enumerate(list.__iter__(seq) if type(seq) is list else tuple.__iter__(seq)):
                 if type(e) is not int and (type(e) is not T.constexpr or type(e.value) is not int):
                     return f".{name}[{i}]", e
-        if type(v.padding) is not str:
-            return ".padding", v.padding
+        if type(getattr(v, "padding", None)) is not str:
+            return ".padding", getattr(v, "padding", None)
         return None
     if t is T.wrapper:
         if type(v.base) not in (torch.Tensor, torch.nn.Parameter):
@@ -328,6 +329,7 @@ _NAMES: dict[types.CodeType, tuple[str, ...]] = {}
 #: contents, 2 ``getattr(container, key)``; recheck: the value must be checked again (it can change
 #: without being rebound: a constexpr's value, a namedtuple class).
 _CACHE: dict[int, tuple[Any, list[tuple]]] = {}
+_CACHE_MAX = 4096
 
 #: values whose verdict cannot change while they stay bound (identity re-validation suffices)
 _STABLE = (types.ModuleType, types.BuiltinFunctionType, types.FunctionType)
@@ -445,6 +447,9 @@ def check_globals(kernel: Any) -> str | None:
     if found is not None:
         where, obj, name = found
         return f"kernel {name}: {where} is {describe(obj)} ({ALLOWED_GLOBALS})"
+    if len(_CACHE) >= _CACHE_MAX:  # kernels made per call (a factory without a cache): start again
+        _CACHE.clear()
+        _NAMES.clear()
     _CACHE[id(kernel)] = (kernel, entries)
     return None
 
