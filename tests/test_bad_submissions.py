@@ -65,9 +65,17 @@ EXPECTED = {
     "ghost_warn": "static_scan",      # warnings.catch_warnings around a launch
     "ghost_state": "static_scan",     # triton.runtime.interpreter's last grid
     "ghost_box": "static_scan",       # a kernel body appends to a list passed as tl.constexpr (interpreter)
-    "ghost_getattr": "static_scan",   # counts the launcher's attribute probes of an argument (L1: special
-                                      # methods; with L1 off, ghost launches probe too: test_ghost_replay.py)
+    "ghost_getattr": "profile",       # counts the launcher's attribute probes of an argument (L3 launch
+                                      # rule: not a Triton value; ghost launches probe alike anyway)
     "kernel_method": "static_scan",   # a kernel body calls a user method of an object passed as tl.constexpr
+    # L3 launch rule (sandbox/launch_args.py): only Triton values reach a kernel; each of these passed
+    # every tier before the rule (a ghost-replay detector, or compute outside Triton)
+    "launch_dunder": "profile",       # constexpr object whose class binds __bool__ by assignment
+    "launch_defaultdict": "profile",  # defaultdict constexpr: D[0] in the body inserts a key
+    "launch_global": "profile",       # a module-level object of the submission's class read in the body
+    "launch_int_subclass": "profile",  # int subclass constexpr with __eq__ bound by assignment
+    "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
+                                      # untraced argument copy
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
@@ -91,6 +99,17 @@ PUBLIC_INPUTS = {"poison_int": 0}
 BUDGET_CAUGHT = {"ghost", "no_launch"}
 
 
+#: What the launch rule's message says for the launch_* fixtures.
+LAUNCH_MESSAGES = {
+    "launch_dunder": "kernel _touch: argument T is a _Tally (launch arguments must be tensors, numbers, strings, "
+                     "dtypes, constexprs, jit functions or tensor descriptors)",
+    "launch_defaultdict": "kernel _touch: argument D is a defaultdict",
+    "launch_global": "kernel _touch: global _TALLY is a _Tally (a kernel body may read only modules",
+    "launch_int_subclass": "kernel _touch: argument T is a _N (a subclass of int)",
+    "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path,op_id,expected", list(_cases()))
 def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str,
@@ -111,6 +130,10 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["status"] == "failed", rec
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
+    what = path.stem.split("__", 1)[0]
+    if what in LAUNCH_MESSAGES:  # the message names the kernel, the argument (or global) and its type
+        assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
+        assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]
     if expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in
@@ -119,7 +142,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
 
 #: Fixtures that L1 rejects and a later tier must still catch on its own (defence in depth), with
 #: the class that tier reports when L1 is switched off.
-BEHIND_L1 = {"kernel_body_torch": "profile"}  # the L3 trace covers kernel bodies run by the interpreter
+BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodies run by the interpreter
+             "ghost_box": "profile",          # L3 launch rule: a list passed as tl.constexpr
+             "kernel_method": "profile"}      # L3 launch rule: an object of the submission's class
 
 
 @pytest.mark.slow

@@ -564,31 +564,6 @@ CASES = [
                   (19, "kernel-body"), (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
                   (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
                   (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
-    # special methods and properties run implicitly (PR + 1, if PR:, PR.hits), also in a kernel body
-    ("kernel-body-implicit-methods", """
-        import dataclasses
-        import functools
-        import torch
-        class _Probe:
-            def __init__(self):
-                self.n = 0
-            def __add__(self, other):
-                return other
-            def __bool__(self):
-                return True
-            @property
-            def hits(self):
-                return self.n
-            @functools.cached_property
-            def more(self):
-                return 1
-            size = property(lambda self: 1)
-        class _Mod(torch.nn.Module):
-            pass
-        _P = type("P", (), {"__add__": lambda s, o: o})
-        _Q = dataclasses.make_dataclass("Q", [], namespace={"__bool__": lambda s: True})
-        """, {}, [(8, "kernel-body"), (10, "kernel-body"), (12, "kernel-body"), (15, "kernel-body"),
-                  (18, "kernel-body"), (19, "kernel-body"), (21, "kernel-body"), (22, "kernel-body")]),
     ("ghost-channel-exception-chain", """
         def f(x):
             try:
@@ -1003,3 +978,35 @@ def test_global_rebinding_of_an_imported_name_is_still_monkey_patching():
         torch = None
     """
     assert hits(src) == [(5, "monkey-patch")]
+
+
+def test_classes_may_define_special_methods_and_properties() -> None:
+    # Special methods and properties run implicitly (P + 1, if P:, P.hits); in a kernel body on the
+    # interpreter that would be a ghost-replay channel, but no object of a submission's class reaches a
+    # kernel body: the runtime launch rule (sandbox/launch_args.py, tests/test_launch_args.py) rejects it
+    # as an argument or a global. L1 no longer judges class bodies (red-team false reject: a host-side
+    # config class with __repr__ and a property).
+    src = """
+        import dataclasses
+        import functools
+        import torch
+        class _Probe:
+            def __init__(self):
+                self.n = 0
+            def __add__(self, other):
+                return other
+            def __bool__(self):
+                return True
+            @property
+            def hits(self):
+                return self.n
+            @functools.cached_property
+            def more(self):
+                return 1
+            size = property(lambda self: 1)
+        class _Mod(torch.nn.Module):
+            pass
+        _P = type("P", (), {"__add__": lambda s, o: o})
+        _Q = dataclasses.make_dataclass("Q", [], namespace={"__bool__": lambda s: True})
+        """
+    assert hits(src) == []

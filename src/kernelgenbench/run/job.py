@@ -707,6 +707,7 @@ class Verifier:
             raise JobFailed("import_error", f"the submission's process died during import: {exc}") from None
         if msg.get("event") != "ready":
             raise JobFailed("platform", f"unexpected first message from the sandbox: {msg.get('event')!r}")
+        _check_launch_violations(msg, "importing the submission")
         if not msg.get("ok"):
             err = msg.get("error") or {}
             text = err.get("message", "")
@@ -848,6 +849,7 @@ class Verifier:
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced during {where}: "
                                                f"{msg['timers_tampered']}", case)
+        _check_launch_violations(msg, where, case)
         t_load = time.perf_counter()
         try:
             out = torch.load(out_path, map_location=self.device, weights_only=True)
@@ -1195,6 +1197,7 @@ class Verifier:
             self.child = None
             raise self._died(exc, case) from None
         wall_ms = (time.perf_counter() - t0) * 1e3
+        _check_launch_violations(msg, f"timing case {case.id}", case)
         if msg.get("error"):
             err = msg["error"]
             text = f"{err.get('type')}: {err.get('message')}"
@@ -1244,6 +1247,15 @@ class Verifier:
         if not floors:
             return None
         return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def _check_launch_violations(msg: dict[str, Any], where: str, case: Case | None = None) -> None:
+    """L3 launch rule: the child recorded a launch that handed a kernel something other than a Triton
+    value, or a kernel body that reads a global that is not one (``sandbox/launch_args.py``). The
+    record is kept by the child whatever the submission caught, and wins over any error it caused."""
+    found = msg.get("launch_violations") or []
+    if found:
+        raise JobFailed("profile", f"L3 launch check ({where}): {found[0]}", case)
 
 
 def _round(ms: Any) -> float | None:

@@ -21,6 +21,10 @@ Commands:
         timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
         checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
     {"cmd": "exit"}
+
+Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
+recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
+``sandbox/launch_args.py``).
 """
 from __future__ import annotations
 
@@ -123,7 +127,8 @@ class Child:
             self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
             return False
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the submission's
-            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import")})
+            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import"),
+                       "launch_violations": list(hooks.STATE.launch_violations)})
             return False
         problem = self.check_interface(module)
         if problem is not None:
@@ -138,7 +143,8 @@ class Child:
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
-                   "missing_optional": self.missing_optional})
+                   "missing_optional": self.missing_optional,
+                   "launch_violations": list(hooks.STATE.launch_violations)})
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:
@@ -261,7 +267,8 @@ class Child:
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
+                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay,
+                   "launch_violations": list(state.launch_violations)})
 
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.common import generator
@@ -295,9 +302,10 @@ class Child:
                                msg["check_out"])
             res["baseline"] = label
             res["timers_tampered"] = tampered_timers()
-            self.send({"event": "time", **res})
+            self.send({"event": "time", **res, "launch_violations": list(self.hooks.STATE.launch_violations)})
         except BaseException as exc:  # noqa: BLE001
-            self.send({"event": "time", "error": _error(exc, "timing")})
+            self.send({"event": "time", "error": _error(exc, "timing"),
+                       "launch_violations": list(self.hooks.STATE.launch_violations)})
 
     def loop(self) -> None:
         for line in self.cmd_in:

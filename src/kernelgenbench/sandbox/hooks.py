@@ -26,6 +26,11 @@
   allocates, so unwritten output elements are visible.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
+* The L3 launch rule (:mod:`.launch_args`, :func:`check_launch`): at the entry of every launch
+  (``JITFunction.run``, ``InterpretedFunction.run``, ``Autotuner.run``, ``Heuristics.run``), before
+  Triton touches the arguments, only Triton values may be passed and the kernel body may read only
+  allowed globals; a violation is recorded in ``STATE.launch_violations`` (the verifier fails the job
+  as ``profile``) and the launch raises.
 
 This module runs in the untrusted process: it only *collects* evidence. Verdicts are made by the
 trusted verifier from what the child sends back.
@@ -39,6 +44,8 @@ from typing import Any, Callable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import launch_args
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
 ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
@@ -91,6 +98,10 @@ class State:
         #: ATen overloads the candidate's registration replaces in this process (set by the child on
         #: GPUs): the poisoning of allocations must not dispatch into them (see poison_allocation)
         self.registered: frozenset[str] = frozenset()
+        #: violations of the launch rule (:mod:`.launch_args`), recorded before the launch raises and
+        #: never cleared: the child reports them with every answer, the verifier fails the job on them
+        #: (a submission that catches the error does not undo the record)
+        self.launch_violations: list[str] = []
 
     def reset(self) -> None:
         self.launches = []
@@ -237,6 +248,19 @@ def install_host_read_hooks() -> None:
 
         read._kgb_hooked = True  # type: ignore[attr-defined]
         setattr(torch.Tensor, name, read)
+
+
+def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
+    """The launch rule (:func:`.launch_args.check_launch`): a launch of ``kernel`` hands it only Triton
+    values, and its body reads only allowed globals. A violation is recorded in
+    ``STATE.launch_violations`` and raised as :class:`.launch_args.LaunchArgumentError`; nothing of the
+    launch (argument copies, binding, hooks, heuristics, autotuning, the body) has run yet."""
+    msg = launch_args.check_launch(kernel, args, kwargs)
+    if msg is None:
+        return
+    if len(STATE.launch_violations) < 8:
+        STATE.launch_violations.append(msg)
+    raise launch_args.LaunchArgumentError(msg)
 
 
 def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -391,7 +415,8 @@ def install_launch_hooks() -> None:
     Ghost mode skips only what the device (or the interpreter) would execute: a ghost launch goes
     through the same code as a normal one and processes the launch arguments exactly as it would, up
     to the kernel itself, so that no object passed to a kernel (one whose ``__getattr__`` counts the
-    probes, say) can tell a ghost launch from a real one by how it was inspected:
+    probes, say) can tell a ghost launch from a real one by how it was inspected (defence in depth: the
+    launch rule, :func:`check_launch`, first in every launch, lets no such object through):
 
     * Interpreter: the grid callable (with the same meta dict), the pre-run hooks and the rewrite run
       as in a normal launch, then Triton's own ``GridExecutor`` runs with the kernel body replaced by
@@ -419,6 +444,7 @@ def install_launch_hooks() -> None:
     import triton.runtime.autotuner as autotuner
     import triton.runtime.jit as jit
 
+    launch_args.install()  # snapshot the allowed types before the submission is imported
     _install_empty_grid_launchers()
     try:
         from triton.runtime.interpreter import GridExecutor as _GridExecutor
@@ -483,6 +509,7 @@ def install_launch_hooks() -> None:
         orig = cls.run
 
         def run(self, *args, _orig=orig, _interp=interpreted, **kwargs):
+            check_launch(self, args, kwargs)
             if kwargs.get("warmup"):
                 return _orig(self, *args, **kwargs)
             name = _kernel_name(self)
@@ -505,6 +532,20 @@ def install_launch_hooks() -> None:
 
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
+
+    # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
+    # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):
+    # the launch rule runs at their entry too.
+    for cls in (autotuner.Autotuner, autotuner.Heuristics):
+        if getattr(cls.run, "_kgb_hooked", False):
+            continue
+
+        def wrapped_run(self, *args, _orig=cls.run, **kwargs):
+            check_launch(self, args, kwargs)
+            return _orig(self, *args, **kwargs)
+
+        wrapped_run._kgb_hooked = True  # type: ignore[attr-defined]
+        cls.run = wrapped_run
 
     try:
         from triton.runtime.interpreter import GridExecutor

@@ -20,7 +20,9 @@ FAILURE_CLASSES: dict[str, str] = {
     "wrong_result": "an output differs from the reference beyond tolerance, or memory it must not touch changed",
     "not_exercised": "the wrapper was not called, or no Triton kernel launched for a case",
     "ghost": "L2: the results are still right with every Triton launch turned into a no-op",
-    "profile": "L3: PyTorch or vendor compute ran outside Triton kernels",
+    "profile": "L3: PyTorch or vendor compute ran outside Triton kernels, or a launch handed a kernel something "
+               "other than Triton values (an object of a class of the submission, a dict, an int subclass, ...; "
+               "also as a global its body reads)",
     "timer_tampering": "timer functions were replaced, or reported times exceed the host clock",
     "platform": "the compiler or runtime of the platform failed (not the submission's fault)",
     "infrastructure": "the device failed its health probe; the job is requeued (not the submission's fault)",

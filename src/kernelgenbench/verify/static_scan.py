@@ -65,12 +65,15 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     method whose name Triton's values have and the submission gives none of its own
                     objects (:func:`_user_attr_names`); ``for`` loops over calls, ``with`` of calls,
                     functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
-                    @triton.jit ones. Implicit calls are closed at the class: a class may define only
-                    ``__init__``/``__new__``/``__post_init__`` among special methods, no properties,
-                    no PyTorch base class, and no class is built at run time (3-argument ``type``).
-                    Left open (name-based, like tensor-method): a Python object whose method has a
-                    Triton name and mutates it (none among containers besides ``sort``, which is
-                    rejected), and iterators drained by unpacking, ``*`` or comprehensions
+                    @triton.jit ones. Left open (name-based, like tensor-method): a Python object
+                    whose method has a Triton name and mutates it (none among containers besides
+                    ``sort``, which is rejected), and iterators drained by unpacking, ``*`` or
+                    comprehensions. Code that runs *implicitly* in a kernel body (special methods and
+                    properties of an object passed as ``tl.constexpr`` or read as a global: ``if P:``,
+                    ``D[0]`` on a defaultdict, ``P.attr``) is not judged here (a class may define any
+                    special method or property; host code uses them legitimately): the runtime launch
+                    rule (``sandbox/launch_args.py``, failure class ``profile``) lets only Triton
+                    values reach a kernel, as arguments or as globals, on every platform
 streams             DESIGN.md ("extra streams")
 timer               DESIGN.md (timings are checked; "timer tampering" failure class): time, timeit,
                     torch.cuda.Event, triton.testing, profilers
@@ -181,7 +184,7 @@ RULES: dict[str, str] = {
     "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
     "kernel-body": "a Triton kernel body calls something other than Triton (tl.*, libdevice, @triton.jit "
     "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print) or "
-    "changes a Python object; or a class defines special methods or properties, which run implicitly",
+    "changes a Python object",
     "streams": "creates or switches CUDA streams or graphs",
     "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
 }
@@ -473,16 +476,6 @@ KERNEL_TRITON_HELPERS: frozenset[str] = frozenset({"triton.cdiv", "triton.next_p
 KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
     "reduce": ("combine_fn", 2), "associative_scan": ("combine_fn", 2), "map_elementwise": ("scalar_fn", 0),
 }
-
-#: Special methods a class in a submission may define: the ones that run only when the class is
-#: instantiated. Every other one (operators, comparisons, __bool__, __len__, __iter__, __getattr__,
-#: __str__, __enter__, __call__, __get__, __del__, ...) and every property runs implicitly, where the
-#: code never calls it by name: inside a kernel body on the interpreter (``if P:``, ``P + 1``,
-#: ``P.attr``, ``print(P)``) that is the same channel as calling a user method there.
-CLASS_DUNDERS_ALLOWED: frozenset[str] = frozenset({"__init__", "__new__", "__post_init__"})
-
-#: Decorators (and class-body calls) that make properties: attribute reads that run code.
-_PROPERTY_MAKERS = frozenset({"property", "functools.cached_property"})
 
 #: Calls that build a mutable container (brief).
 _CONTAINER_FACTORIES = frozenset(
@@ -928,46 +921,7 @@ class _Scanner(ast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
     visit_Lambda = _visit_function
 
-    def _check_class_body(self, node: ast.ClassDef) -> None:
-        """Rule kernel-body for classes: special methods and properties run implicitly (see
-        :data:`CLASS_DUNDERS_ALLOWED`); PyTorch base classes call overridable methods on their own
-        (``Module.to`` calls ``_apply``). ``__torch_function__``/``__torch_dispatch__`` and tensor
-        subclasses are reported as introspection (:func:`_dispatch_escapes`)."""
-        for base in [*node.bases, *(k.value for k in node.keywords if k.arg == "metaclass")]:
-            path = self.resolve(base)
-            if path is not None and path.split(".")[0] == "torch" and path.split(".")[-1] not in (
-                    "Tensor", "_TensorBase", "TensorBase"):
-                self.report(base, "kernel-body", f"derives a class from {path}, whose machinery calls the "
-                            "subclass's methods implicitly (also from a kernel body on the interpreter)")
-        for stmt in node.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                name = stmt.name
-                if name.startswith("__") and name.endswith("__") and name not in CLASS_DUNDERS_ALLOWED \
-                        and name not in _HANDLER_METHODS:
-                    self.report(stmt, "kernel-body", f"defines the special method {name}, which Python calls "
-                                "implicitly (operators, truth tests, attribute reads, printing, iteration); in a "
-                                "kernel body on the interpreter that runs the submission's code unseen, a channel "
-                                "that tells a launch from an L2 ghost replay's no-op (only __init__, __new__ and "
-                                "__post_init__ are allowed)", code=f"def {name}")
-                for dec in stmt.decorator_list:
-                    target = dec.func if isinstance(dec, ast.Call) else dec
-                    path = self.resolve(target) or (target.id if isinstance(target, ast.Name)
-                                                    and self.is_builtin(target.id) else None)
-                    setter = isinstance(target, ast.Attribute) and target.attr in ("setter", "getter", "deleter")
-                    if path in _PROPERTY_MAKERS or setter:
-                        self.report(dec, "kernel-body", "makes a property, an attribute read that runs code "
-                                    "(also inside a kernel body on the interpreter, unseen); use a plain "
-                                    "attribute or method")
-            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Call):
-                f = stmt.value.func
-                path = self.resolve(f) or (f.id if isinstance(f, ast.Name) and self.is_builtin(f.id) else None)
-                if path in _PROPERTY_MAKERS:
-                    self.report(stmt.value, "kernel-body", "makes a property, an attribute read that runs code "
-                                "(also inside a kernel body on the interpreter, unseen); use a plain attribute "
-                                "or method")
-
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        self._check_class_body(node)
         for dec in node.decorator_list:
             self.visit(dec)
         for base in node.bases:
@@ -1097,12 +1051,6 @@ class _Scanner(ast.NodeVisitor):
             if method is not None:
                 receiver, name = method
                 self._check_method(node, receiver, name)
-        if isinstance(func, ast.Name) and func.id == "type" and self.is_builtin("type") and len(node.args) == 3:
-            self.report(node, "kernel-body", "builds a class at run time, whose methods (special methods "
-                        "included) the scan cannot see; define classes with a class statement")
-        elif path == "dataclasses.make_dataclass" and any(k.arg in ("namespace", None) for k in node.keywords):
-            self.report(node, "kernel-body", "gives a class built at run time methods the scan cannot see; "
-                        "define classes with a class statement")
 
     # ---- kernel bodies: what a @triton.jit body may call ---------------------------------------
 

@@ -1,0 +1,505 @@
+"""L3 launch check: what a Triton launch may hand to a kernel, and what a kernel body may read.
+
+On the Triton interpreter a kernel body is plain Python, and every Python object a kernel can reach
+runs the submission's code inside it: a constexpr argument whose class binds ``__bool__`` (``if T:``
+in the body), a ``defaultdict`` (``D[0]`` inserts a key), an object whose ``__getitem__`` receives a
+loaded block (the wrapper then computes on the host), a module-level object the body reads. Such
+code runs in a normal launch and not in an L2 ghost replay (the body is skipped), so it tells the two
+apart, or it computes outside Triton where no trace sees it. Triton's own argument handling calls
+methods of the arguments too, outside any trace: the interpreter's argument copy (``_init_args_hst``)
+calls ``untyped_storage()`` of anything with a ``data_ptr``, the GPU binder calls ``data_ptr()``, the
+autotuner probes ``hasattr(arg, "dtype")``.
+
+The rule, applied at every launch on every platform (``JITFunction.run``, ``InterpretedFunction.run``,
+``Autotuner.run``, ``Heuristics.run``), before Triton touches the arguments: every launch argument
+(positional, keyword, the kernel's default values; elements of tuples recursively) must be a Triton
+value (:func:`bad_value`):
+
+* a tensor whose type is exactly ``torch.Tensor`` or ``torch.nn.Parameter``;
+* exactly ``int``, ``float``, ``bool``, ``str`` or ``None``; a NumPy scalar; a ``torch.dtype``; a
+  ``triton.language`` dtype; ``torch.Size``;
+* ``tl.constexpr`` holding an allowed value;
+* a jit function (``@triton.jit``, and the ``@triton.autotune``/``@triton.heuristics`` wrappers around
+  one; ``@triton.constexpr_function``) — its own globals are then checked like the kernel's;
+* a ``triton.tools.tensor_descriptor.TensorDescriptor`` (its base tensor, int shape/strides/block
+  shape, str padding), a ``triton.reinterpret`` wrapper (``TensorWrapper``) of a tensor, and the
+  ``MockTensor`` of ``kernel.warmup``;
+* a plain ``tuple``, or an instance of a class made by ``collections.namedtuple`` /
+  ``typing.NamedTuple`` to which nothing was added.
+
+Nothing else: no user classes or subclasses of the types above (an ``int`` subclass, a tensor
+subclass), no ``dict``/``defaultdict``/``list`` (mutable: a body could write into it), no object with a
+``data_ptr``. Triton 3.6 specializes only tensors, ints, floats, bools, None, tuples and tensor
+descriptors as runtime arguments; everything else it accepts only as a ``tl.constexpr``.
+
+Module globals and closure cells a kernel body reads (``LOAD_GLOBAL``/``LOAD_NAME`` names of its code
+object and nested code objects, ``co_freevars`` against ``__closure__``), for the kernel and every jit
+function it reaches through them, transitively, must be allowed values as above, modules, builtins,
+jit functions, or functions and classes defined by Triton itself (:func:`bad_global`) — the same
+names the GPU code generator accepts (modules, ``JITCallable``, Triton builtins, dtypes, constexprs,
+namedtuples), so a kernel that compiles on a GPU is not rejected here.
+
+Nothing here runs the submission's code: types are read with ``type()``, never ``isinstance`` (which
+reads ``__class__``), and class dictionaries only of classes whose metaclass is ``type``.
+
+Cost: the argument check is a loop of ``type()`` look-ups (a few hundred ns per argument); the global
+check is computed once per kernel and re-validated per launch by identity (a dict ``get`` per global
+read). A violation is recorded in the sandbox state (``hooks.STATE.launch_violations``) before the
+launch raises, so a submission that catches the error still fails (the verifier reads the record).
+"""
+from __future__ import annotations
+
+import builtins
+import collections
+import dis
+import os
+import sys
+import types
+from typing import Any
+
+import numpy as np
+import torch
+
+#: What a launch may pass, for messages.
+ALLOWED_ARGS = ("launch arguments must be tensors, numbers, strings, dtypes, constexprs, jit functions or tensor "
+                "descriptors")
+ALLOWED_GLOBALS = ("a kernel body may read only modules, builtins, jit functions, Triton's own functions and "
+                   "classes, and constant values allowed as launch arguments")
+
+_MAX_DEPTH = 8
+_ABSENT = object()
+
+
+class LaunchArgumentError(TypeError):
+    """A launch handed a kernel something other than a Triton value (raised after the violation is
+    recorded; catching it does not undo the record)."""
+
+
+def _subclasses(cls: type) -> set[type]:
+    out: set[type] = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _subclasses(sub)
+    return out
+
+
+class _Types:
+    """Exact types, snapshot when the hooks are installed (before the submission is imported: a class
+    it defines later is never among them)."""
+
+    def __init__(self) -> None:
+        import triton
+        import triton.language as tl
+        from triton.runtime import autotuner, jit
+
+        self.tl = tl
+        self.triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+        self.harness_files = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                      "hooks.py")}
+        np_scalars = {t for t in _subclasses(np.generic) if t.__module__ == "numpy"}
+        tl_dtypes = {tl.dtype} | {t for t in _subclasses(tl.dtype) if t.__module__.startswith("triton.")}
+        #: leaves: values that hold nothing else to check
+        self.leaf: frozenset[type] = frozenset(
+            {int, float, bool, str, type(None), torch.dtype, torch.Tensor, torch.nn.Parameter, torch.Size}
+            | np_scalars | tl_dtypes)
+        self.constexpr = tl.constexpr
+        jit_types = {jit.JITFunction, autotuner.Autotuner, autotuner.Heuristics}
+        jit_types |= {t for t in _subclasses(jit.JITCallable) if t.__module__.startswith("triton.")}
+        try:
+            from triton.runtime.interpreter import InterpretedFunction
+
+            jit_types.add(InterpretedFunction)
+        except ImportError:  # pragma: no cover - older Triton
+            pass
+        self.jit: frozenset[type] = frozenset(jit_types)
+        try:
+            from triton.tools.tensor_descriptor import TensorDescriptor
+
+            self.descriptor: type | None = TensorDescriptor
+        except ImportError:  # pragma: no cover - older Triton
+            self.descriptor = None
+        self.wrapper = getattr(jit, "TensorWrapper", None)
+        self.mock = getattr(jit, "MockTensor", None)
+        ref = collections.namedtuple("_Ref", "a")
+        self.nt_ref = ref
+        self.nt_keys = frozenset(ref.__dict__) - {"a"} | {"__annotations__", "__orig_bases__"}
+        self.tuplegetter = type(ref.__dict__["a"])
+        #: namedtuple classes approved: class -> its dict items when approved (re-checked by identity)
+        self.nt_ok: dict[type, tuple] = {}
+
+
+_T: _Types | None = None
+
+
+def types_() -> _Types:
+    global _T
+    if _T is None:
+        _T = _Types()
+    return _T
+
+
+def install() -> None:
+    """Snapshot the allowed types now (call before the submission is imported)."""
+    types_()
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+def _namedtuple_ok(cls: type, T: _Types) -> bool:
+    """``cls`` is a class made by ``collections.namedtuple`` (or ``typing.NamedTuple``) with nothing
+    added: no method of its own, every generated method the generator's."""
+    if type(cls) is not type:  # a metaclass of its own could run code on attribute reads
+        return False
+    d = cls.__dict__
+    snap = T.nt_ok.get(cls)
+    if snap is not None and len(snap) == len(d) and all(
+            k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items())):
+        return True
+    if cls.__bases__ != (tuple,):
+        return False
+    fields = d.get("_fields")
+    if type(fields) is not tuple or not all(type(f) is str for f in fields):
+        return False
+    if not set(d) <= T.nt_keys | set(fields):
+        return False
+    if not all(type(d[f]) is T.tuplegetter for f in fields):
+        return False
+    ref = T.nt_ref.__dict__
+    for name in ("_replace", "__repr__", "_asdict", "__getnewargs__"):
+        f = d.get(name)
+        if type(f) is not types.FunctionType or f.__code__ is not ref[name].__code__:
+            return False
+    make = d.get("_make")
+    if type(make) is not classmethod or getattr(make.__func__, "__code__", None) is not ref["_make"].__func__.__code__:
+        return False
+    new = d.get("__new__")
+    if type(new) is staticmethod:  # type() wraps a class's __new__ in a staticmethod
+        new = new.__func__
+    if type(new) is not types.FunctionType or new.__globals__.get("_tuple_new") is not tuple.__new__ \
+            or new.__globals__.get("__builtins__") != {}:
+        return False
+    for name in ("__slots__", "__match_args__", "__orig_bases__"):
+        if name in d and type(d[name]) is not tuple:
+            return False
+    for name in ("_field_defaults", "__annotations__"):
+        if name in d and type(d[name]) is not dict:
+            return False
+    if "__doc__" in d and type(d["__doc__"]) not in (str, type(None)) or type(d.get("__module__")) is not str:
+        return False
+    T.nt_ok[cls] = tuple(d.items())
+    return True
+
+
+def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, Any] | None:
+    """Check one launch argument (or a constant a kernel body reads).
+
+    Returns None when ``v`` is a Triton value (module docstring), else ``(path, obj)``: the offending
+    object and where it sits inside ``v`` (``""``, ``"[1]"``, ``".base"``, ``".value"``). Jit functions
+    found are appended to ``jits`` (their globals must be checked too). Runs no code of ``v``'s class.
+    """
+    T = types_()
+    t = type(v)
+    if t in T.leaf:
+        return None
+    if depth > _MAX_DEPTH:
+        return "", v
+    if t is T.constexpr:
+        bad = bad_value(v.value, jits, depth + 1)
+        return None if bad is None else (".value" + bad[0], bad[1])
+    if t is tuple or (issubclass(t, tuple) and _namedtuple_ok(t, T)):
+        for i, e in enumerate(tuple.__iter__(v)):
+            if type(e) in T.leaf:
+                continue
+            bad = bad_value(e, jits, depth + 1)
+            if bad is not None:
+                return f"[{i}]" + bad[0], bad[1]
+        return None
+    if t in T.jit:
+        if jits is not None:
+            jits.append(v)
+        return None
+    if t is T.descriptor:
+        base = getattr(v, "base", _ABSENT)
+        bad = bad_value(base, jits, depth + 1)
+        if bad is not None or type(base) not in (torch.Tensor, torch.nn.Parameter, T.wrapper):
+            return (".base" + bad[0], bad[1]) if bad is not None else (".base", base)
+        for name in ("shape", "strides", "block_shape"):
+            seq = getattr(v, name, _ABSENT)
+            if type(seq) not in (list, tuple, torch.Size):
+                return "." + name, seq
+            for i, e in enumerate(list.__iter__(seq) if type(seq) is list else tuple.__iter__(seq)):
+                if type(e) is not int and (type(e) is not T.constexpr or type(e.value) is not int):
+                    return f".{name}[{i}]", e
+        if type(getattr(v, "padding", None)) is not str:
+            return ".padding", getattr(v, "padding", None)
+        return None
+    if t is T.wrapper:
+        if type(v.base) not in (torch.Tensor, torch.nn.Parameter):
+            return ".base", v.base
+        bad = bad_value(v.dtype, jits, depth + 1)
+        return None if bad is None else (".dtype" + bad[0], bad[1])
+    if t is T.mock:
+        bad = bad_value(v.dtype, jits, depth + 1)
+        if bad is None and type(v.shape) in (list, tuple) and all(type(s) is int for s in v.shape):
+            return None
+        return ".dtype", v.dtype
+    return "", v
+
+
+def _qualname(t: type) -> str:
+    try:
+        return str(type.__dict__["__qualname__"].__get__(t))
+    except Exception:  # noqa: BLE001 - cannot happen for a class; cosmetic only
+        return "object"
+
+
+def _module(t: type) -> str:
+    try:
+        return str(type.__dict__["__module__"].__get__(t))
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def describe(obj: Any) -> str:
+    """``a _Tally``, ``a defaultdict``, ``a _MyInt (a subclass of int)``, ``the class _P`` (runs no code
+    of the object's class)."""
+    t = type(obj)
+    if issubclass(t, type):
+        return f"the class {_qualname(obj)}"
+    name = _qualname(t)
+    what = f"a {name}"
+    base = next((b for b in (bool, int, float, str, tuple, list, dict, torch.Tensor) if issubclass(t, b)), None)
+    if base is not None and t is not base and _module(t) != "builtins":
+        what += f" (a subclass of {'torch.' if base is torch.Tensor else ''}{base.__name__})"
+    return what
+
+
+# -- globals ------------------------------------------------------------------------------------
+
+
+def _triton_defined(v: Any, T: _Types) -> bool:
+    """A function or class that Triton (or this harness's interpreter patches) defines."""
+    t = type(v)
+    if t is types.FunctionType:
+        f = v.__code__.co_filename
+        return f.startswith(T.triton_dir) or f in T.harness_files
+    if issubclass(t, type):  # read through type's own descriptors: no metaclass code runs
+        mod = _module(v)
+        name = type.__dict__["__name__"].__get__(v)
+        if mod == "builtins":
+            return getattr(builtins, name, None) is v
+        if mod == "triton" or mod.startswith("triton."):
+            m = sys.modules.get(mod)
+            return m is not None and m.__dict__.get(name) is v
+    return False
+
+
+def bad_global(v: Any, jits: list) -> tuple[str, Any] | None:
+    """Check a module global or closure cell a kernel body reads: :func:`bad_value` values, modules,
+    builtin functions of a module, functions and classes defined by Triton, namedtuple classes."""
+    T = types_()
+    t = type(v)
+    if t is types.ModuleType:
+        return None
+    if t is types.BuiltinFunctionType and type(v.__self__) is types.ModuleType:
+        return None
+    if _triton_defined(v, T):
+        return None
+    if issubclass(t, type) and issubclass(v, tuple) and v is not tuple and _namedtuple_ok(v, T):
+        return None
+    return bad_value(v, jits)
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """Global names a code object (and the code objects nested in it) loads."""
+    names: set[str] = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            names.add(ins.argval)
+    for c in code.co_consts:
+        if type(c) is types.CodeType:
+            names |= _code_names(c)
+    return names
+
+
+_NAMES: dict[types.CodeType, tuple[str, ...]] = {}
+
+#: kernel (jit object) -> (its entries, the message of a violation or None). An entry is
+#: ``(kind, container, key, value, recheck)``: kind 0 ``container.get(key)``, 1 a closure cell's
+#: contents, 2 ``getattr(container, key)``; recheck: the value must be checked again (it can change
+#: without being rebound: a constexpr's value, a namedtuple class).
+_CACHE: dict[int, tuple[Any, list[tuple]]] = {}
+_CACHE_MAX = 4096
+
+#: values whose verdict cannot change while they stay bound (identity re-validation suffices)
+_STABLE = (types.ModuleType, types.BuiltinFunctionType, types.FunctionType)
+
+
+def _stable(v: Any, T: _Types) -> bool:
+    t = type(v)
+    return t in T.leaf or t in _STABLE or t in T.jit or issubclass(t, type) and not issubclass(v, tuple)
+
+
+def _collect(obj: Any, entries: list[tuple], seen: set[int], T: _Types) -> tuple[str, Any, str] | None:
+    """Walk a jit object (autotune/heuristics wrappers down to the Python function), its globals and
+    closure cells, its defaults, and every jit function reached, recording entries. Returns the first
+    violation ``(where, obj, kernel name)`` or None."""
+    while type(obj) in T.jit:
+        if id(obj) in seen:
+            return None
+        seen.add(id(obj))
+        inner = obj.__dict__.get("fn", _ABSENT) if hasattr(obj, "__dict__") else _ABSENT
+        entries.append((2, obj, "fn", inner, False))
+        obj = inner
+    fn = obj
+    if type(fn) is not types.FunctionType:
+        return None
+    if id(fn) in seen:
+        return None
+    seen.add(id(fn))
+    name = fn.__name__
+    code = fn.__code__
+    entries.append((2, fn, "__code__", code, False))
+    names = _NAMES.get(code)
+    if names is None:
+        names = _NAMES[code] = tuple(sorted(_code_names(code)))
+    g = fn.__globals__
+    b = fn.__builtins__
+    jits: list = []
+    for n in names:
+        if n in g:
+            v = g[n]
+            entries.append((0, g, n, v, not _stable(v, T)))
+            bad = bad_global(v, jits)
+            if bad is not None:
+                return f"global {n}{bad[0]}", bad[1], name
+        else:
+            v = b.get(n, _ABSENT) if type(b) is dict else getattr(b, n, _ABSENT)
+            if v is _ABSENT:
+                continue
+            entries.append((0 if type(b) is dict else 2, b, n, v, False))
+            if getattr(builtins, n, _ABSENT) is not v:
+                bad = bad_global(v, jits)
+                if bad is not None:
+                    return f"builtin {n}{bad[0]}", bad[1], name
+    cells = fn.__closure__ or ()
+    for n, cell in zip(code.co_freevars, cells):
+        try:
+            v = cell.cell_contents
+        except ValueError:  # an empty cell
+            v = _ABSENT
+        entries.append((1, cell, n, v, v is not _ABSENT and not _stable(v, T)))
+        if v is not _ABSENT:
+            bad = bad_global(v, jits)
+            if bad is not None:
+                return f"closure variable {n}{bad[0]}", bad[1], name
+    for attr in ("__defaults__", "__kwdefaults__"):
+        d = getattr(fn, attr)
+        entries.append((2, fn, attr, d, d is not None))
+        if d is None:
+            continue
+        items = enumerate(d) if attr == "__defaults__" else d.items()
+        argnames = code.co_varnames[:code.co_argcount]
+        for k, v in items:
+            bad = bad_value(v, jits)
+            if bad is not None:
+                label = argnames[len(argnames) - len(d) + k] if attr == "__defaults__" else k
+                return f"default of argument {label}{bad[0]}", bad[1], name
+    for j in jits:
+        found = _collect(j, entries, seen, T)
+        if found is not None:
+            return found
+    return None
+
+
+def _recheck(entries: list[tuple]) -> bool:
+    """Whether every entry still holds its value (and rechecked values still pass)."""
+    for kind, c, k, v, again in entries:
+        if kind == 0:
+            cur = c.get(k, _ABSENT)
+        elif kind == 1:
+            try:
+                cur = c.cell_contents
+            except ValueError:
+                cur = _ABSENT
+        else:
+            cur = getattr(c, k, _ABSENT)
+        if cur is not v:
+            return False
+        if again:
+            if k in ("__defaults__", "__kwdefaults__"):
+                if any(bad_value(x) is not None for x in (v if type(v) is tuple else v.values())):
+                    return False
+            elif bad_global(v, []) is not None:
+                return False
+    return True
+
+
+def check_globals(kernel: Any) -> str | None:
+    """The globals, closure cells and defaults ``kernel`` (a jit object) and the jit functions it
+    reaches read: None when allowed, else the violation's message."""
+    T = types_()
+    hit = _CACHE.get(id(kernel))
+    if hit is not None and hit[0] is kernel and _recheck(hit[1]):
+        return None
+    entries: list[tuple] = []
+    found = _collect(kernel, entries, set(), T)
+    if found is not None:
+        where, obj, name = found
+        return f"kernel {name}: {where} is {describe(obj)} ({ALLOWED_GLOBALS})"
+    if len(_CACHE) >= _CACHE_MAX:  # kernels made per call (a factory without a cache): start again
+        _CACHE.clear()
+        _NAMES.clear()
+    _CACHE[id(kernel)] = (kernel, entries)
+    return None
+
+
+def kernel_name(kernel: Any) -> str:
+    T = types_()
+    obj = kernel
+    for _ in range(8):
+        if type(obj) not in T.jit:
+            break
+        obj = obj.__dict__.get("fn", None)
+    return obj.__name__ if type(obj) is types.FunctionType else type(kernel).__name__
+
+
+_RESERVED = frozenset({"grid", "warmup"})
+
+
+def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
+    """Check one launch of ``kernel`` (a jit, autotune or heuristics object) with ``args`` and
+    ``kwargs`` (``grid``/``warmup`` excluded), and the globals its body reads. Returns None when the
+    launch is allowed, else the violation's message (naming the kernel, the argument and its type)."""
+    T = types_()
+    leaf = T.leaf
+    jits: list = []
+    bad = None
+    where = ""
+    for i, v in enumerate(args):
+        if type(v) in leaf:
+            continue
+        bad = bad_value(v, jits)
+        if bad is not None:
+            names = getattr(kernel, "arg_names", None) or ()
+            where = names[i] if i < len(names) else f"#{i}"
+            break
+    if bad is None:
+        for k, v in kwargs.items():
+            if type(v) in leaf or k in _RESERVED:
+                continue
+            bad = bad_value(v, jits)
+            if bad is not None:
+                where = k
+                break
+    if bad is not None:
+        return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
+                f"({ALLOWED_ARGS})")
+    msg = check_globals(kernel)
+    if msg is not None:
+        return msg
+    for j in jits:
+        msg = check_globals(j)
+        if msg is not None:
+            return msg
+    return None

@@ -1,0 +1,379 @@
+"""The L3 launch rule (sandbox/launch_args.py): what a Triton launch may hand to a kernel, and what a
+kernel body may read as globals. The checker is called directly here (no hooks installed); the
+end-to-end cases are the ``launch_*`` fixtures of tests/bad and tests/good, and the hooks' recording
+is checked in tests/test_ghost_replay.py."""
+from __future__ import annotations
+
+import collections
+import time
+import typing
+
+import numpy as np
+import pytest
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+from kernelgenbench.sandbox import launch_args as la
+
+
+@triton.jit
+def _plain(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+@triton.jit
+def _touch(p, T: tl.constexpr):
+    if T:
+        pass
+
+
+@triton.jit
+def _combine(a, b):
+    return a + b
+
+
+_Pair = collections.namedtuple("_Pair", ["a", "b"])
+
+
+class _Typed(typing.NamedTuple):
+    a: int
+    b: float = 1.0
+
+
+class _Tally:
+    def __init__(self):
+        self.n = 0
+
+
+def _bump(self, *a):
+    self.n += 1
+    return True
+
+
+class _Dunder:
+    __bool__ = _bump
+
+
+class _MyInt(int):
+    pass
+
+
+class _FakeTensor:
+    dtype = torch.float32
+
+    def data_ptr(self):
+        return 0
+
+
+class _SubTensor(torch.Tensor):
+    pass
+
+
+_CALLS: list[str] = []
+
+
+class _Meta(type):
+    def __getattr__(cls, name):
+        _CALLS.append(f"meta.{name}")
+        raise AttributeError(name)
+
+    def __instancecheck__(cls, obj):
+        _CALLS.append("instancecheck")
+        return True
+
+
+class _Loud(metaclass=_Meta):
+    """Every way Python could run code of the object: none may run during the check."""
+
+    def __getattribute__(self, name):
+        _CALLS.append(f"getattribute.{name}")
+        return object.__getattribute__(self, name)
+
+    def __getattr__(self, name):
+        _CALLS.append(f"getattr.{name}")
+        raise AttributeError(name)
+
+    @property
+    def __class__(self):  # noqa: D401 - isinstance() would read this
+        _CALLS.append("__class__")
+        return torch.Tensor
+
+    def __bool__(self):
+        _CALLS.append("bool")
+        return True
+
+    def __eq__(self, other):
+        _CALLS.append("eq")
+        return True
+
+    def __hash__(self):
+        _CALLS.append("hash")
+        return 0
+
+    def __len__(self):
+        _CALLS.append("len")
+        return 0
+
+    def __iter__(self):
+        _CALLS.append("iter")
+        return iter(())
+
+    def __repr__(self):
+        _CALLS.append("repr")
+        return "loud"
+
+    def data_ptr(self):
+        _CALLS.append("data_ptr")
+        return 0
+
+
+def _check(*args, kernel=_plain, **kwargs):
+    return la.check_launch(kernel, args, kwargs)
+
+
+def _desc() -> TensorDescriptor:
+    return TensorDescriptor.from_tensor(torch.zeros(8, 8), [4, 4])
+
+
+ALLOWED = [
+    ("tensor", lambda: torch.zeros(3)),
+    ("parameter", lambda: torch.nn.Parameter(torch.zeros(3))),
+    ("int", lambda: 3), ("big int", lambda: 2 ** 40), ("float", lambda: 1.5), ("bool", lambda: True),
+    ("None", lambda: None), ("str", lambda: "neg"),
+    ("numpy scalars", lambda: (np.int32(3), np.float16(1.0), np.bool_(True))),
+    ("torch dtype", lambda: torch.float16), ("triton dtypes", lambda: (tl.float32, tl.pointer_type(tl.int8))),
+    ("constexpr", lambda: tl.constexpr(4)), ("constexpr str", lambda: tl.constexpr("max")),
+    ("tuple", lambda: (1, (2.0, torch.zeros(1)), None)), ("torch.Size", lambda: torch.Size([2, 3])),
+    ("namedtuple", lambda: _Pair(1, torch.zeros(2))), ("typing.NamedTuple", lambda: _Typed(1)),
+    ("jit function", lambda: _combine),
+    ("autotuned", lambda: triton.autotune(configs=[triton.Config({"BLOCK": 16})], key=["n"])(_plain)),
+    ("heuristics", lambda: triton.heuristics({"BLOCK": lambda a: 16})(_plain)),
+    ("tensor descriptor", _desc),
+    ("reinterpret", lambda: triton.reinterpret(torch.zeros(4, dtype=torch.int8), tl.uint8)),
+]
+
+
+@pytest.mark.parametrize("make", [a[1] for a in ALLOWED], ids=[a[0] for a in ALLOWED])
+def test_triton_values_are_accepted(make) -> None:
+    v = make()
+    assert _check(v, torch.zeros(3), 3, BLOCK=v) is None
+    assert _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=v) is None
+
+
+def _defaultdict():
+    return collections.defaultdict(int)
+
+
+def _patched_namedtuple():
+    cls = collections.namedtuple("_Patched", "a")
+    cls.__bool__ = _bump  # added after the class was made (L1 cannot see setattr(P, "__bool__", f))
+    return cls(1)
+
+
+class _WithMethod(typing.NamedTuple):
+    a: int
+
+    def total(self):
+        return self.a
+
+
+def _namedtuple_with_method():
+    return _WithMethod(1)
+
+
+def _desc_with_fake_base():
+    d = _desc()
+    d.base = _FakeTensor()
+    return d
+
+
+REJECTED = [
+    ("user object", lambda: _Tally(), "argument BLOCK is a _Tally"),
+    ("dunder by assignment", lambda: _Dunder(), "argument BLOCK is a _Dunder"),
+    ("int subclass", lambda: _MyInt(3), "argument BLOCK is a _MyInt (a subclass of int)"),
+    ("bool-like numpy subclass", lambda: type("_F", (np.float64,), {})(1.0), "argument BLOCK is a _F"),
+    ("defaultdict", _defaultdict, "argument BLOCK is a defaultdict"),
+    ("dict", lambda: {"a": 1}, "argument BLOCK is a dict"),
+    ("list", lambda: [1, 2], "argument BLOCK is a list"),
+    ("set", lambda: {1}, "argument BLOCK is a set"),
+    ("complex", lambda: 1j, "argument BLOCK is a complex"),
+    ("fake tensor", lambda: _FakeTensor(), "argument BLOCK is a _FakeTensor"),
+    ("tensor subclass", lambda: torch.zeros(2).as_subclass(_SubTensor),
+     "argument BLOCK is a _SubTensor (a subclass of torch.Tensor)"),
+    ("class object", lambda: _Tally, "argument BLOCK is the class _Tally"),
+    ("plain function", lambda: _bump, "argument BLOCK is a function"),
+    ("bound method", lambda: [].append, "argument BLOCK is a builtin_function_or_method"),
+    ("constexpr of object", lambda: tl.constexpr(_Tally()), "argument BLOCK.value is a _Tally"),
+    ("tuple element", lambda: (1, (2, _Tally())), "argument BLOCK[1][1] is a _Tally"),
+    ("namedtuple element", lambda: _Pair(1, {}), "argument BLOCK[1] is a dict"),
+    ("namedtuple patched", _patched_namedtuple, "argument BLOCK is a _Patched (a subclass of tuple)"),
+    ("namedtuple with a method", _namedtuple_with_method, "argument BLOCK is a _WithMethod (a subclass of tuple)"),
+    ("descriptor with a fake base", _desc_with_fake_base, "argument BLOCK.base is a _FakeTensor"),
+    ("jit subclass", lambda: type("_J", (type(_plain),), {}).__new__(type("_J", (type(_plain),), {})),
+     "argument BLOCK is a _J"),
+]
+
+
+@pytest.mark.parametrize("make,expected", [r[1:] for r in REJECTED], ids=[r[0] for r in REJECTED])
+def test_other_objects_are_rejected(make, expected) -> None:
+    msg = _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=make())
+    assert msg is not None and msg.startswith(f"kernel _plain: {expected} ("), msg
+    assert msg.endswith(f"({la.ALLOWED_ARGS})")
+
+
+def test_message_names_kernel_argument_and_type() -> None:
+    # positional arguments are named by the kernel's parameter names
+    assert la.check_launch(_touch, (torch.zeros(1), _Tally()), {}) == (
+        "kernel _touch: argument T is a _Tally (launch arguments must be tensors, numbers, strings, dtypes, "
+        "constexprs, jit functions or tensor descriptors)")
+    msg = la.check_launch(_plain, (torch.zeros(1), _FakeTensor(), 1), {"BLOCK": 4})
+    assert msg.startswith("kernel _plain: argument o_ptr is a _FakeTensor (")
+
+
+def test_launch_options_are_checked_too() -> None:
+    assert _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=4, num_warps=4, num_stages=2) is None
+    assert "argument num_warps is a _MyInt" in _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=4, num_warps=_MyInt(4))
+    # grid and warmup are the launch's own, not the kernel's
+    assert _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=4, grid=lambda m: (1,), warmup=False) is None
+
+
+def test_wrappers_are_checked_at_their_own_entry() -> None:
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 16})], key=["n"])(_plain)
+    heur = triton.heuristics({"BLOCK": lambda a: 16})(_plain)
+    for k in (tuned, heur):
+        assert la.check_launch(k, (torch.zeros(3), torch.zeros(3), 3), {}) is None
+        assert la.check_launch(k, (torch.zeros(3), _FakeTensor(), 3), {}).startswith(
+            "kernel _plain: argument o_ptr is a _FakeTensor")
+
+
+def test_the_check_runs_no_code_of_the_object() -> None:
+    loud = _Loud()
+    values = (loud, (1, loud), tl.constexpr(loud), _Pair(loud, 1))  # tl.constexpr() itself reads __class__
+    _CALLS.clear()
+    for v in values:
+        msg = _check(torch.zeros(3), torch.zeros(3), 3, BLOCK=v)
+        assert msg is not None and "is a _Loud" in msg, msg
+    assert la.bad_global(loud, []) is not None and la.bad_global(_Loud, []) is not None
+    assert _CALLS == []
+
+
+# -- globals a kernel body reads ------------------------------------------------------------------
+
+_G_TALLY = _Dunder()
+_G_TABLE = {"a": 1}
+_G_INT = 4
+_G_CONST = tl.constexpr(8)
+_G_TUPLE = (1, 2.0, "x")
+_G_SLOT = 1
+
+
+@triton.jit
+def _reads_object(p):
+    if _G_TALLY:
+        pass
+
+
+@triton.jit
+def _reads_table(p):
+    v = _G_TABLE["a"]
+
+
+@triton.jit
+def _reads_constants(p, n):
+    offs = tl.arange(0, _G_CONST) + _G_INT + _G_TUPLE[0]
+    tl.store(p + offs, tl.zeros([_G_CONST], dtype=tl.float32), mask=offs < n)
+
+
+@triton.jit
+def _calls_helper_reading_object(p):
+    _reads_object(p)
+
+
+@triton.jit
+def _reads_slot(p):
+    x = _G_SLOT + 1
+
+
+@triton.jit
+def _reads_in_comprehension(p):
+    x = [_G_TABLE for _ in range(1)]
+
+
+def _make_closure_kernel(value):
+    @triton.jit
+    def _closure_kernel(p):
+        x = value
+
+    return _closure_kernel
+
+
+@triton.jit
+def _with_default(p, D: tl.constexpr = _G_TABLE):
+    pass
+
+
+@triton.jit
+def _calls_param(p, FN: tl.constexpr):
+    FN(p, p)
+
+
+def test_globals_of_modules_jit_functions_and_constants_are_accepted() -> None:
+    assert la.check_launch(_reads_constants, (torch.zeros(8), 8), {}) is None
+    assert la.check_launch(_plain, (torch.zeros(3), torch.zeros(3), 3), {"BLOCK": 4}) is None
+    assert la.check_launch(_make_closure_kernel(3), (torch.zeros(1),), {}) is None
+    assert la.check_launch(_calls_param, (torch.zeros(1),), {"FN": _combine}) is None
+
+
+def test_globals_of_other_objects_are_rejected() -> None:
+    def msg(kernel, *args, **kwargs):
+        return la.check_launch(kernel, args or (torch.zeros(1),), kwargs)
+
+    assert msg(_reads_object) == (f"kernel _reads_object: global _G_TALLY is a _Dunder ({la.ALLOWED_GLOBALS})")
+    assert msg(_reads_table).startswith("kernel _reads_table: global _G_TABLE is a dict (")
+    # transitively, through the jit functions a body calls (named by the function that reads it)
+    assert msg(_calls_helper_reading_object).startswith("kernel _reads_object: global _G_TALLY is a _Dunder")
+    # names loaded in nested code objects (comprehensions run as Python on the interpreter)
+    assert msg(_reads_in_comprehension).startswith("kernel _reads_in_comprehension: global _G_TABLE is a dict")
+    assert msg(_make_closure_kernel(_Tally())).startswith(
+        "kernel _closure_kernel: closure variable value is a _Tally (")
+    assert msg(_with_default).startswith("kernel _with_default: default of argument D is a dict (")
+    # a jit function passed as an argument: its own globals are checked
+    assert msg(_calls_param, FN=_calls_helper_reading_object).startswith(
+        "kernel _reads_object: global _G_TALLY is a _Dunder")
+
+
+def test_a_global_rebound_after_a_passed_launch_is_seen() -> None:
+    global _G_SLOT
+    assert la.check_launch(_reads_slot, (torch.zeros(1),), {}) is None  # cached
+    old = _G_SLOT
+    try:
+        _G_SLOT = _Tally()
+        assert la.check_launch(_reads_slot, (torch.zeros(1),), {}).startswith(
+            "kernel _reads_slot: global _G_SLOT is a _Tally")
+        _G_SLOT = tl.constexpr(2)
+        assert la.check_launch(_reads_slot, (torch.zeros(1),), {}) is None
+        _G_SLOT.value = _Tally()  # the same constexpr, now holding an object: re-checked every launch
+        assert la.check_launch(_reads_slot, (torch.zeros(1),), {}).startswith(
+            "kernel _reads_slot: global _G_SLOT.value is a _Tally")
+    finally:
+        _G_SLOT = old
+    assert la.check_launch(_reads_slot, (torch.zeros(1),), {}) is None
+
+
+def test_overhead_per_launch_is_small() -> None:
+    """A typical launch (two tensors, ints, constexprs; a kernel reading tl and a jit helper): the check
+    costs a few microseconds (measured on the interpreter's objects; loose bound for shared CI)."""
+    x, o = torch.zeros(64), torch.zeros(64)
+    args, kwargs = (x, o, 64), {"BLOCK": 64, "num_warps": 4}
+    assert la.check_launch(_plain, args, kwargs) is None
+    n = 2000
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            la.check_launch(_plain, args, kwargs)
+        best = min(best, (time.perf_counter() - t0) / n)
+    assert best < 50e-6, f"{best * 1e6:.1f} us per launch"
