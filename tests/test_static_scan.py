@@ -1010,3 +1010,18 @@ def test_classes_may_define_special_methods_and_properties() -> None:
         _Q = dataclasses.make_dataclass("Q", [], namespace={"__bool__": lambda s: True})
         """
     assert hits(src) == []
+
+
+def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_parameter() -> None:
+    """``FN: tl.constexpr`` called as ``FN(x)`` (a jit function passed in; the runtime launch check admits
+    only Triton values there) passes L1; the same call of a parameter without the constexpr annotation,
+    or of a module-level name that is no jit function, does not."""
+    from kernelgenbench.verify.static_scan import scan_source
+
+    head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+    ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
+    plain = head + "def k(x_ptr, FN):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
+    other = "G = abs\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
+    assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
+    assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
+    assert [f.rule for f in scan_source(other)] == ["kernel-body"]

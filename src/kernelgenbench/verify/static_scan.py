@@ -452,7 +452,8 @@ _JIT_SIDE_EFFECT = ("changes a Python object inside a Triton kernel body; a GPU 
 
 #: Why a call in a kernel body that is not Triton is rejected (rule kernel-body).
 _KERNEL_CALL_WHY = ("inside a Triton kernel body; a kernel body may call only Triton (tl.*, triton.language.*, "
-                    "libdevice, math functions), @triton.jit functions by their name, methods of Triton values "
+                    "libdevice, math functions), @triton.jit functions by their name or as tl.constexpr parameters, "
+                    "methods of Triton values "
                     "(x.to(...), x.dtype.is_fp16()) and range/min/max/len/int/float/isinstance/getattr/hasattr/"
                     "print: on the CPU interpreter the body is plain Python, so any other callable runs Python "
                     "code in a normal launch and not in an L2 ghost replay's no-op, a channel that tells the "
@@ -1058,6 +1059,22 @@ class _Scanner(ast.NodeVisitor):
         kind, _, scope = self.lookup(name)
         return kind == "local" and scope is not None and name in scope.jit_defs
 
+    def _is_constexpr_param(self, name: str) -> bool:
+        """Whether ``name`` is a ``tl.constexpr`` parameter of the function whose body is being scanned
+        (a jit function passed to a kernel, ``ACT: tl.constexpr`` called as ``ACT(x)``: the runtime
+        launch check, sandbox/launch_args.py, admits only Triton values there, jit functions among them)."""
+        kind, _, scope = self.lookup(name)
+        if kind != "local" or scope is None or scope.kind != "function":
+            return False
+        fn = scope.node
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        a = fn.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs:
+            if arg.arg == name and arg.annotation is not None:
+                return self.resolve(arg.annotation) == "triton.language.constexpr"
+        return False
+
     def _kernel_path_ok(self, path: str) -> bool:
         return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
 
@@ -1084,9 +1101,9 @@ class _Scanner(ast.NodeVisitor):
                                                     or any(isinstance(a, ast.Starred) for a in node.args)):
                     self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
-            elif not self._is_jit_def(func.id):
+            elif not self._is_jit_def(func.id) and not self._is_constexpr_param(func.id):
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, " + _KERNEL_CALL_WHY)
+                            "defined once in the submission or a tl.constexpr parameter, " + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:
