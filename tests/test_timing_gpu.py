@@ -19,6 +19,7 @@ PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 #: file stem prefix -> expected failure class
 EXPECTED = {
     "timed_noop": "wrong_result",   # detects timing (unpoisoned allocation), launches a no-op when timed
+    "finalizer_defer": "timer_tampering",  # when timed, leaves the work to a finalizer on the input tensor
 }
 
 
