@@ -1,12 +1,12 @@
 """Every failure class, provoked by a bad submission, must be reported as exactly that class.
 
-The files live in tests/bad/, named ``<what>__<source>__<op>.py``; each runs through the real
-pipeline (L1, the sandbox child, the verifier, L2, L3) on the CPU interpreter.
+The files live in tests/bad/, named ``<what>__<source>__<op>.py`` (a whole submission) or
+``<what>__<source>__<op>.patch.py`` (an oracle with a declared patch: tests/fixture_files.py); each
+runs through the real pipeline (L1, the sandbox child, the verifier, L2, L3) on the CPU interpreter.
 """
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,8 @@ import pytest
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
+
+from fixture_files import find_fixture, fixture_kind, fixture_op, fixtures, write_submission
 
 BAD = Path(__file__).parent / "bad"
 #: KGB_TEST_PLATFORM=cuda runs the same files on a GPU (where the out-of-bounds kernel also applies).
@@ -82,10 +84,10 @@ if not PLATFORM.interpreter:
 
 
 def _cases():
-    for path in sorted(BAD.glob("*.py")):
-        what, rest = path.stem.split("__", 1)
+    for path in fixtures(BAD):
+        what = fixture_kind(path)
         if what in EXPECTED:
-            yield pytest.param(path, rest.replace("__", "::", 1), EXPECTED[what], id=what)
+            yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what)
 
 
 #: Fixtures whose cheat shows only on the public inputs of the smoke cases: L2 replays every smoke
@@ -114,7 +116,7 @@ LAUNCH_MESSAGES = {
 @pytest.mark.parametrize("path,op_id,expected", list(_cases()))
 def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    if path.stem.split("__", 1)[0] in BUDGET_CAUGHT:
+    if fixture_kind(path) in BUDGET_CAUGHT:
         from kernelgenbench.verify import profile
 
         monkeypatch.setattr(profile, "ITEM_BUDGET", 10 ** 6)
@@ -122,9 +124,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     op = get_operator(op_id)
     sub = tmp_path / "sub" / op.filename
     sub.parent.mkdir()
-    shutil.copy(path, sub)
+    write_submission(path, sub)
     settings = Settings(import_timeout_s=25.0 if expected == "timeout" else 120.0, case_timeout_s=120.0,
-                        l2_salt=PUBLIC_INPUTS.get(path.stem.split("__", 1)[0]))
+                        l2_salt=PUBLIC_INPUTS.get(fixture_kind(path)))
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    settings).run()
     assert rec["status"] == "failed", rec
@@ -154,10 +156,9 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
     from kernelgenbench.run import job
 
     monkeypatch.setattr(job, "scan_file", lambda *a, **k: [])
-    path = next(BAD.glob(f"{what}__*.py"))
-    op = get_operator(path.stem.split("__", 1)[1].replace("__", "::", 1))
-    sub = tmp_path / op.filename
-    shutil.copy(path, sub)
+    path = find_fixture(BAD, what)
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    Settings()).run()
     assert rec["failure_class"] == BEHIND_L1[what], rec["first_failure"]
@@ -166,17 +167,16 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
 @pytest.mark.slow
 @pytest.mark.parametrize("what", sorted(BUDGET_CAUGHT))
 def test_host_compute_through_allowed_ops_is_caught_by_l3_budgets(tmp_path: Path, what: str) -> None:
-    path = next(BAD.glob(f"{what}__*.py"))
-    op = get_operator(path.stem.split("__", 1)[1].replace("__", "::", 1))
-    sub = tmp_path / op.filename
-    shutil.copy(path, sub)
+    path = find_fixture(BAD, what)
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    Settings()).run()
     assert rec["failure_class"] == "profile" and "host" in rec["first_failure"]["message"], rec["first_failure"]
 
 
 def test_every_class_is_covered() -> None:
-    stems = {p.stem.split("__", 1)[0] for p in BAD.glob("*.py")}
+    stems = {fixture_kind(p) for p in fixtures(BAD)}
     assert set(EXPECTED) <= stems | ({"oob"} if PLATFORM.interpreter else set())
 
 

@@ -175,14 +175,14 @@ def test_a_replay_that_reads_differently_is_reported_as_a_divergence(findings: d
                                            (2, {"ghost_reruns": 2})], ids=["no_decoy", "first_case_only", "two_decoys"])
 def test_one_time_launches_of_a_first_sighting_are_not_replayed(tmp_path: Path, seed: int, settings: dict) -> None:
     """A legal wrapper that zeroes a lazily built workspace with a kernel on its first call on a device,
-    and on the first call of each size (tests/good/lazy_init__aten__neg.py), makes more launches in a
+    and on the first call of each size (tests/good/lazy_init__aten__neg.patch.py), makes more launches in a
     case's first run than in later runs on the same inputs: the ghost replay must follow the log of a
     later run (the warm re-run of run/job.py ghost_schedule), else it reports a divergence. Without a
     decoy re-run a replay that followed the first sighting always diverged; the fixed secret RNG seeds
     make the other settings' schedules reproducible."""
     import random
-    import shutil
 
+    from fixture_files import write_submission
     from kernelgenbench.platforms import PROFILES
     from kernelgenbench.run.job import JobSpec, Settings, Verifier
     from kernelgenbench.suite.registry import get_operator
@@ -190,7 +190,7 @@ def test_one_time_launches_of_a_first_sighting_are_not_replayed(tmp_path: Path, 
     op = get_operator("aten::neg")
     sub = tmp_path / "sub" / op.filename
     sub.parent.mkdir()
-    shutil.copy(Path(__file__).parent / "good" / "lazy_init__aten__neg.py", sub)
+    write_submission(Path(__file__).parent / "good" / "lazy_init__aten__neg.patch.py", sub)
     v = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings(**settings))
     v._rng = random.Random(seed)  # the secret RNG: which cases are replayed, their inputs, the positions
     rec = v.run()

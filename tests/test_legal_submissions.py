@@ -1,8 +1,9 @@
-"""Odd but legal submissions must pass: autotuned/heuristic kernels, config-dependent grids."""
+"""Odd but legal submissions must pass: autotuned/heuristic kernels, config-dependent grids.
+
+The files live in tests/good/: whole submissions or patched oracles (tests/fixture_files.py)."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,16 +12,17 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 
+from fixture_files import fixture_name, fixture_op, fixtures, write_submission
+
 GOOD = Path(__file__).parent / "good"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", sorted(GOOD.glob("*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", fixtures(GOOD), ids=fixture_name)
 def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
-    op = get_operator(path.stem.split("__", 1)[1].replace("__", "::", 1))
-    sub = tmp_path / op.filename
-    shutil.copy(path, sub)
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
     for tier in ("smoke", "heldout") if not PLATFORM.interpreter else ("smoke",):
         rec = Verifier(JobSpec(op, sub, tier), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / tier,
                        Settings()).run()

@@ -126,3 +126,30 @@ def test_dimname_overloads_are_optional_whoever_builds_the_row():
         assert not Wrapper(ov, f"aten::{ov}(Tensor self, str dim) -> Tensor").required, ov
     jit = Wrapper("x.Dimname", "x(Dimname d)", kind="jit")
     assert jit.kind == "jit"
+
+
+def test_families_mark_overloads_as_the_wrapper_would():
+    """``family.overload_kind`` (the kind a family gives each installed overload) agrees with
+    ``spec.is_named_overload``, which ``Wrapper`` applies to dispatcher rows: over every overload of
+    every registered ATen operator the row keeps the kind its family gave it."""
+    from kernelgenbench.suite.aten.family import is_dispatcher, overload_kind
+    from kernelgenbench.suite.spec import is_named_overload
+
+    assert overload_kind("mean.names_dim", "aten::mean.names_dim(Tensor self, Dimname[1] dim) -> Tensor",
+                         True) == "named"
+    assert overload_kind("gather.dimname", "aten::gather.dimname(Tensor self, str dim, Tensor index) -> Tensor",
+                         True) == "named"  # PyTorch 2.11 prints Dimname as `str`
+    assert overload_kind("mean.dim", "aten::mean.dim(Tensor self, int[1]? dim) -> Tensor", True) == "dispatcher"
+    assert overload_kind("neg.int", "neg.int(int a) -> int", False) == "jit"
+    seen = 0
+    for op in all_operators():
+        packet = getattr(torch.ops.aten, op.id.split("::", 1)[1], None) if op.source == "aten" else None
+        for ov in packet.overloads() if packet is not None else ():
+            name = op.id.split("::", 1)[1]
+            key = name if ov == "default" else f"{name}.{ov}"
+            schema = str(getattr(packet, ov)._schema)
+            kind = overload_kind(key, schema, is_dispatcher(name, ov))
+            assert Wrapper(key, schema, kind=kind).kind == kind, key
+            assert (kind == "named") == is_named_overload(key, schema), key
+            seen += 1
+    assert seen > 300

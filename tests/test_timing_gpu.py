@@ -1,10 +1,10 @@
 """Timing cheats (GPU only: the CPU interpreter does not time): each file in tests/bad_timing/, named
-``<what>__<source>__<op>.py``, passes the correctness runs and L1-L3 and misbehaves only while timed;
-the full tier's timing must fail it with its class. Run with ``KGB_TEST_PLATFORM=cuda``."""
+``<what>__<source>__<op>.py`` (or ``.patch.py``, an oracle patched: tests/fixture_files.py), passes
+the correctness runs and L1-L3 and misbehaves only while timed; the full tier's timing must fail it
+with its class. Run with ``KGB_TEST_PLATFORM=cuda``."""
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ import pytest
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
+
+from fixture_files import fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 BAD = Path(__file__).parent / "bad_timing"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
@@ -25,16 +27,15 @@ EXPECTED = {
 
 @pytest.mark.slow
 @pytest.mark.skipif(PLATFORM.interpreter, reason="timing runs on GPUs only")
-@pytest.mark.parametrize("path", sorted(BAD.glob("*.py")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", fixtures(BAD), ids=fixture_name)
 def test_timing_cheat_fails_with_its_class(tmp_path: Path, path: Path) -> None:
-    what, rest = path.stem.split("__", 1)
-    op = get_operator(rest.replace("__", "::", 1))
-    sub = tmp_path / op.filename
-    shutil.copy(path, sub)
+    what = fixture_kind(path)
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "full"), PLATFORM, 0, tmp_path / "job", Settings(reps=10, warmup_ms=5)).run()
     assert rec["failure_class"] == EXPECTED[what], (rec["failure_class"], rec["first_failure"])
     assert "timed" in rec["first_failure"]["message"], rec["first_failure"]
 
 
 def test_every_timing_fixture_has_an_expected_class() -> None:
-    assert {p.stem.split("__", 1)[0] for p in BAD.glob("*.py")} == set(EXPECTED)
+    assert {fixture_kind(p) for p in fixtures(BAD)} == set(EXPECTED)

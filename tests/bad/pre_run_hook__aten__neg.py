@@ -34,19 +34,3 @@ def neg_out(self, *, out):
     if tuple(out.shape) != tuple(self.shape):
         out.resize_(self.shape)
     return _run(self, out)
-
-
-def neg_int(a):
-    return -int(a)
-
-
-def neg_float(a):
-    return -float(a)
-
-
-def neg_complex(a):
-    return -complex(a)
-
-
-def neg_Scalar(a):
-    return -a

@@ -1,10 +1,11 @@
-"""Input builders shared by all sources: seeded tensors in given layouts."""
+"""Input builders shared by all sources: seeded tensors in given layouts, poisoned output buffers."""
 from __future__ import annotations
 
 from typing import Any, Sequence
 
 import torch
 
+from ..verify.compare import poison_
 from .spec import dtype_of
 
 
@@ -72,6 +73,42 @@ def make_tensor(shape: Sequence[int], dtype: str | torch.dtype, device: torch.de
     if layout in ("step2", "step3"):
         return base[..., :: int(layout[-1])]
     return base.permute(*reversed(range(len(shape))))
+
+
+def poisoned(shape: Sequence[int], dtype: str | torch.dtype, device: torch.device,
+             layout: str = "contig") -> torch.Tensor:
+    """A fresh output buffer (an ``out=`` or in-place destination a case hands the candidate) whose
+    every element holds the poison pattern of its dtype, so that an element the candidate never
+    writes cannot pass for a result.
+
+    Args:
+        shape: the logical shape of the output.
+        dtype: short dtype name (``"fp16"``) or :class:`torch.dtype`.
+        device: where it lives.
+        layout: ``"contig"`` (a contiguous tensor; also any other name); ``"step2"`` (the view
+            ``base[..., ::2]`` of a buffer twice as wide in the last dim, so the skipped elements,
+            also poisoned, show writes outside the view; 0-d: contiguous); ``"transposed"`` (the
+            last two dims swapped in memory, a ``transpose(-1, -2)`` view; fewer than 2 dims:
+            contiguous); ``"resize"`` (an empty tensor of shape ``[0]``, which the wrapper must
+            resize to ``shape`` itself).
+
+    The poison is :func:`kernelgenbench.verify.compare.poison_`'s: for floating and complex dtypes a
+    quiet NaN with a payload no arithmetic produces (``POISON_BITS``: fp32 ``0x7FC0DEAD``, fp64
+    ``0x7FF8DEADBEEF0BAD``, fp16 ``0x7E5B``, bf16 ``0x7FDB``; complex: both parts), so an unwritten
+    element is told apart from any computed one, a computed NaN included; for integers and bool an
+    unlikely sentinel (``INT_POISON``: int16 -30001, int32 -1234567891, bool True, ...), which a
+    result can equal, so the verifier re-runs passed cases with the alternate pattern
+    (``poison_variant``: int16 29999, bool False, ...); other dtypes get the byte 0xA5 throughout.
+    """
+    dt = dtype_of(dtype)
+    shape = list(shape)
+    if layout == "resize":
+        return poison_(torch.empty(0, dtype=dt, device=device))
+    if layout == "step2" and shape:
+        return poison_(torch.empty(shape[:-1] + [2 * shape[-1]], dtype=dt, device=device))[..., ::2]
+    if layout == "transposed" and len(shape) >= 2:
+        return poison_(torch.empty(shape[:-2] + [shape[-1], shape[-2]], dtype=dt, device=device)).transpose(-1, -2)
+    return poison_(torch.empty(shape, dtype=dt, device=device))
 
 
 def upcast(obj: Any) -> Any:

@@ -62,7 +62,8 @@ def pytorch_wrappers(op: str, exercised: Sequence[str]) -> list[Wrapper]:
     for ov in packet.overloads():
         key = op if ov == "default" else f"{op}.{ov}"
         schema = str(getattr(packet, ov)._schema)
-        out.append(Wrapper(key, schema, kind=overload_kind(schema, is_dispatcher(op, ov)), exercised=key in exercised))
+        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
+                           exercised=key in exercised))
     unknown = set(exercised) - {w.overload for w in out}
     if unknown:
         raise ValueError(f"aten::{op}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")

@@ -56,8 +56,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_values, poison_, same_storage, unchanged
-from ..common import make_tensor
+from ...verify.compare import SlotResult, compare_values, same_storage, unchanged
+from ..common import make_tensor, poisoned
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
@@ -163,19 +163,6 @@ def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *,
     if "pin" in q:
         _pin(x, q["pin"])
     return x
-
-
-def _poisoned_like(shape: Sequence[int], dtype: torch.dtype, device: torch.device, layout: str = "contig"
-                   ) -> torch.Tensor:
-    """An output buffer poisoned with the dtype's pattern (``transposed``: a transposed view)."""
-    shape = list(shape)
-    if layout == "transposed" and len(shape) >= 2:
-        base = torch.empty(shape[:-2] + [shape[-1], shape[-2]], dtype=dtype, device=device)
-        return poison_(base).transpose(-1, -2)
-    if layout == "step2" and shape:
-        base = torch.empty(shape[:-1] + [2 * shape[-1]], dtype=dtype, device=device)
-        return poison_(base)[..., ::2]
-    return poison_(torch.empty(shape, dtype=dtype, device=device))
 
 
 # -- judging --------------------------------------------------------------------------------------
@@ -376,7 +363,7 @@ def _mf_kwargs(p: dict[str, Any]) -> dict[str, Any]:
 def _to_copy_args(p, device, gen) -> AtenCase:
     x = make_input(p, device, gen)
     if p.get("overload") == "out":
-        out = _poisoned_like(x.shape, dtype_of(p["target"]), device, p.get("out_layout", "contig"))
+        out = poisoned(x.shape, dtype_of(p["target"]), device, p.get("out_layout", "contig"))
         return AtenCase("torch.ops.aten._to_copy.out", [x], {**_mf_kwargs(p), "out": out}, ("out",))
     return AtenCase("torch.ops.aten._to_copy.default", [x], {"dtype": dtype_of(p["target"]), **_mf_kwargs(p)})
 
@@ -438,7 +425,7 @@ TO_COPY = CopyOperator(
 def _clone_args(p, device, gen) -> AtenCase:
     x = make_input(p, device, gen)
     if p.get("overload") == "out":
-        out = _poisoned_like(x.shape, x.dtype, device, p.get("out_layout", "contig"))
+        out = poisoned(x.shape, x.dtype, device, p.get("out_layout", "contig"))
         return AtenCase("torch.ops.aten.clone.out", [x], {**_mf_kwargs(p), "out": out}, ("out",))
     return AtenCase("torch.ops.aten.clone.default", [x], _mf_kwargs(p),
                     needs_launch=x.numel() > 0)
@@ -536,7 +523,7 @@ def _copy__args(p, device, gen) -> AtenCase:
                  layout=p.get("src_layout", "contig"))
     src_p.pop("perm", None)
     src = make_input(src_p, device, gen)
-    dst = _poisoned_like(p["shape"], dtype_of(p["dtype"]), device, p.get("dst_layout", "contig"))
+    dst = poisoned(p["shape"], dtype_of(p["dtype"]), device, p.get("dst_layout", "contig"))
     return AtenCase("torch.Tensor.copy_", [dst, src], {}, (0,), needs_launch=dst.numel() > 0)
 
 
@@ -786,7 +773,7 @@ def _cat_args(p, device, gen) -> AtenCase:
     xs = _members(p, device, gen)
     shape = _cat_out_shape(p)
     if p.get("overload") == "out":
-        out = _poisoned_like(shape, _result_dtype(p), device)
+        out = poisoned(shape, _result_dtype(p), device)
         return AtenCase("torch.cat", [xs, p["dim"]], {"out": out}, ("out",), needs_launch=numel(shape) > 0)
     return AtenCase("torch.cat", [xs, p["dim"]], needs_launch=numel(shape) > 0)
 
@@ -845,7 +832,7 @@ def _stack_out_shape(p: dict[str, Any]) -> list[int]:
 def _stack_args(p, device, gen) -> AtenCase:
     xs = _members(p, device, gen)
     if p.get("overload") == "out":
-        out = _poisoned_like(_stack_out_shape(p), _result_dtype(p), device)
+        out = poisoned(_stack_out_shape(p), _result_dtype(p), device)
         return AtenCase("torch.stack", [xs, p["dim"]], {"out": out}, ("out",))
     return AtenCase("torch.stack", [xs, p["dim"]])
 

@@ -43,8 +43,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_values, poison_, same_storage
-from ..common import make_tensor
+from ...verify.compare import SlotResult, compare_values, same_storage
+from ..common import make_tensor, poisoned
 from ..spec import EXACT, Call, Cost, Expected, clone_tree, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 from .pools import FLOAT3, POINTWISE_SHAPES
@@ -64,21 +64,6 @@ TOLERANCE_TEXT = ("exact (aten.md §3 assert_equal): every element bit for bit (
                   "outside the written view untouched.")
 
 ALL8 = ["bool", "int16", "int32", "int64", "fp16", "fp32", "bf16", "fp64"]  # full/zeros dtype axis
-
-
-def _poisoned(shape: Sequence[int], dtype: str | torch.dtype, device: torch.device,
-              layout: str = "contig") -> torch.Tensor:
-    """A poisoned output: ``"contig"``, ``"step2"`` (a view ``base[..., ::2]`` of a wider buffer),
-    ``"transposed"``, or ``"resize"`` (a size-0 tensor the wrapper must resize)."""
-    dt = dtype_of(dtype)
-    shape = list(shape)
-    if layout == "resize":
-        return poison_(torch.empty(0, dtype=dt, device=device))
-    if layout == "step2" and shape:
-        return poison_(torch.empty(shape[:-1] + [2 * shape[-1]], dtype=dt, device=device))[..., ::2]
-    if layout == "transposed" and len(shape) >= 2:
-        return poison_(torch.empty(shape[:-2] + [shape[-1], shape[-2]], dtype=dt, device=device)).transpose(-1, -2)
-    return poison_(torch.empty(shape, dtype=dt, device=device))
 
 
 # -- the judge of new tensors -------------------------------------------------------------------------
@@ -242,7 +227,7 @@ def _arange_args(p, device, gen):
     ov = p.get("overload", "start_step")
     dt = dtype_of(p["dtype"]) if p.get("dtype") is not None else None
     if ov in ("out", "start_out"):
-        out = _poisoned([_arange_len(p)], _arange_dtype(p), device, p.get("out_layout", "contig"))
+        out = poisoned([_arange_len(p)], _arange_dtype(p), device, p.get("out_layout", "contig"))
         return "torch.arange", _arange_scalars(p), {"out": out}, ("out",)
     kw = {"dtype": dt, "device": device, "pin_memory": p.get("pin_memory", False)}
     return "torch.arange", _arange_scalars(p), kw, ()
@@ -299,7 +284,7 @@ ARANGE = FactoryOperator(
 def _full_args(p, device, gen):
     shape, fill = list(p["shape"]), p["fill"]
     if p.get("overload") == "out":
-        out = _poisoned(shape, p["dtype"], device, p.get("out_layout", "contig"))
+        out = poisoned(shape, p["dtype"], device, p.get("out_layout", "contig"))
         return "torch.full", [shape, fill], {"out": out}, ("out",)
     kw: dict[str, Any] = {"device": device}
     if p.get("dtype") is not None:
@@ -359,7 +344,7 @@ FULL = FactoryOperator(
 def _zeros_args(p, device, gen):
     shape = list(p["shape"])
     if p.get("overload") == "out":
-        out = _poisoned(shape, p["dtype"], device, p.get("out_layout", "contig"))
+        out = poisoned(shape, p["dtype"], device, p.get("out_layout", "contig"))
         return "torch.zeros", [shape], {"out": out}, ("out",)
     kw: dict[str, Any] = {"device": device}
     if p.get("dtype") is not None:
@@ -405,7 +390,7 @@ def _like_args(op: str):
             x = make_tensor(p["shape"], p["dtype"], device, gen, layout=layout)
         if p.get("overload") == "out":
             od = p.get("out_dtype") or p["dtype"]
-            out = _poisoned(p["shape"], od, device, p.get("out_layout", "contig"))
+            out = poisoned(p["shape"], od, device, p.get("out_layout", "contig"))
             return f"torch.ops.aten.{op}.out", [x], {"out": out}, ("out",)
         kw: dict[str, Any] = {}
         if p.get("out_dtype") is not None:
@@ -469,7 +454,7 @@ ONES_LIKE = FactoryOperator(
 def _new_ones_args(p, device, gen):
     x = make_tensor(p["self_shape"], p.get("self_dtype", "fp32"), device, gen)
     if p.get("overload") == "out":
-        out = _poisoned(p["size"], p["dtype"], device, p.get("out_layout", "contig"))
+        out = poisoned(p["size"], p["dtype"], device, p.get("out_layout", "contig"))
         return "torch.ops.aten.new_ones.out", [x, list(p["size"])], {"out": out}, ("out",)
     kw = {"dtype": dtype_of(p["dtype"])} if p.get("dtype") is not None else {}
     return "torch.ops.aten.new_ones", [x, list(p["size"])], kw, ()
@@ -510,7 +495,7 @@ SCALAR_VALUES = [-7, -1, 0, 3, 12345, -1.5, 2.75, 3.14159]
 
 def _scalar_tensor_args(p, device, gen):
     if p.get("overload") == "out":
-        out = _poisoned(p.get("out_shape", []), p["dtype"], device, p.get("out_layout", "contig"))
+        out = poisoned(p.get("out_shape", []), p["dtype"], device, p.get("out_layout", "contig"))
         return "torch.ops.aten.scalar_tensor.out", [p["val"]], {"out": out}, ("out",)
     kw: dict[str, Any] = {"device": device, "layout": None, "pin_memory": None}
     if p.get("dtype") is not None:

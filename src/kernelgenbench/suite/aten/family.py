@@ -21,7 +21,8 @@ from typing import Any, Callable
 import torch
 
 from ...sandbox.hooks import InterceptMode, traced
-from ..spec import Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of
+from ..spec import (Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of,
+                    is_named_overload)
 
 #: Public APIs a case may drive, by name. The child resolves only these names and
 #: ``torch.ops.aten.<op>.<overload>`` (dispatcher entry points for overloads with no public API).
@@ -108,12 +109,13 @@ def is_dispatcher(op: str, overload: str) -> bool:
     return True
 
 
-def overload_kind(schema: str, dispatcher: bool) -> str:
-    """The :attr:`~kernelgenbench.suite.spec.Wrapper.kind` of an overload: named-tensor (``Dimname``)
-    overloads are ``"named"`` (optional) on every PyTorch version, so the interface a submission must
-    implement does not change between the CPU's PyTorch 2.13 (which lacks them) and the GPU image's
-    2.11 (which has them); others are ``"dispatcher"`` or JIT-only ``"jit"``."""
-    if "Dimname" in schema:
+def overload_kind(overload: str, schema: str, dispatcher: bool) -> str:
+    """The :attr:`~kernelgenbench.suite.spec.Wrapper.kind` of ``overload`` (``"mean.names_dim"``):
+    named-tensor overloads (:func:`~kernelgenbench.suite.spec.is_named_overload`) are ``"named"``
+    (optional) on every PyTorch version, so the interface a submission must implement does not change
+    between the CPU's PyTorch 2.13 (which lacks them) and the GPU image's 2.11 (which has them); others
+    are ``"dispatcher"`` or JIT-only ``"jit"``."""
+    if is_named_overload(overload, schema):
         return "named"
     return "dispatcher" if dispatcher else "jit"
 

@@ -8,9 +8,8 @@ from typing import Any
 
 import torch
 
-from ..common import make_tensor, upcast
+from ..common import make_tensor, poisoned, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
-from ...verify.compare import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import ALPHAS, FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
@@ -19,10 +18,6 @@ def _sum_dtype(p: dict[str, Any]) -> torch.dtype:
     """The result dtype of sum/cumsum without ``dtype=``: int64 for integer and bool inputs."""
     dt = dtype_of(p["dtype"])
     return dt if dt.is_floating_point or dt.is_complex else torch.int64
-
-
-def _poisoned(shape, dtype, device) -> torch.Tensor:
-    return poison_(torch.empty(shape, dtype=dtype_of(dtype), device=device))
 
 
 def _native_then_exact(call: Call, ref_args: list[Any] | None = None, ref_kwargs: dict | None = None) -> torch.Tensor:
@@ -84,7 +79,7 @@ def _add_build(p: dict[str, Any], device, gen) -> AtenCase:
     written: tuple = ()
     if p.get("overload") in ("out", "Scalar_out"):
         shape = torch.broadcast_shapes(*(x.shape for x in args if isinstance(x, torch.Tensor)))
-        kw["out"] = _poisoned(shape, p["dtype"], device)
+        kw["out"] = poisoned(shape, p["dtype"], device)
         written = ("out",)
     return AtenCase(api, args, kw, written)
 
@@ -149,7 +144,7 @@ def _softmax_build(p: dict[str, Any], device, gen) -> AtenCase:
         x[0] = -math.inf
         x[1, : x.shape[1] // 2] = -math.inf
     if p.get("overload") == "out":
-        out = _poisoned(p["shape"], p["dtype"], device)
+        out = poisoned(p["shape"], p["dtype"], device)
         return AtenCase("torch.ops.aten._softmax.out", [x, p["dim"], False], {"out": out}, ("out",))
     return AtenCase("torch.nn.functional.softmax", [x], {"dim": p["dim"]})
 
@@ -196,14 +191,14 @@ def _sum_build(p: dict[str, Any], device, gen) -> AtenCase:
     x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"))
     if "dim" not in p:
         if p.get("overload") == "out":
-            return AtenCase("torch.ops.aten.sum.out", [x], {"out": _poisoned([], _sum_dtype(p), device)}, ("out",))
+            return AtenCase("torch.ops.aten.sum.out", [x], {"out": poisoned([], _sum_dtype(p), device)}, ("out",))
         return AtenCase("torch.sum", [x])
     if p.get("overload") == "IntList_out":
         rank = len(p["shape"])
         dims = p["dim"] if isinstance(p["dim"], list) else [p["dim"]]
         reduced = {d % rank for d in dims} if dims else set(range(rank))
         shape = [1 if i in reduced else s for i, s in enumerate(p["shape"]) if p["keepdim"] or i not in reduced]
-        out = _poisoned(shape, _sum_dtype(p), device)
+        out = poisoned(shape, _sum_dtype(p), device)
         return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"], "out": out}, ("out",))
     return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"]})
 
@@ -268,7 +263,7 @@ def _mm_build(p: dict[str, Any], device, gen) -> AtenCase:
     else:
         b = make_tensor([k, n], p["dtype"], device, gen)
     if p.get("overload") == "out":
-        return AtenCase("torch.mm", [a, b], {"out": _poisoned([m, n], p["dtype"], device)}, ("out",))
+        return AtenCase("torch.mm", [a, b], {"out": poisoned([m, n], p["dtype"], device)}, ("out",))
     if p.get("overload") == "dtype":
         return AtenCase("torch.mm", [a, b], {"out_dtype": dtype_of(p["out_dtype"])})
     return AtenCase("torch.mm", [a, b])
@@ -329,7 +324,7 @@ def _cumsum_dim(p: dict[str, Any]) -> int:
 def _cumsum_build(p: dict[str, Any], device, gen) -> AtenCase:
     x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"), low=-3, high=3)
     if p.get("overload") == "out":
-        out = _poisoned(p["shape"], _sum_dtype(p), device)
+        out = poisoned(p["shape"], _sum_dtype(p), device)
         return AtenCase("torch.cumsum", [x, _cumsum_dim(p)], {"out": out}, ("out",))
     return AtenCase("torch.cumsum", [x], {"dim": _cumsum_dim(p)})
 
@@ -383,7 +378,7 @@ def _isel_build(p: dict[str, Any], device, gen) -> AtenCase:
     if p.get("overload") == "out":
         shape = list(p["shape"])
         shape[p["dim"]] = count
-        return AtenCase("torch.index_select", [x, p["dim"], idx], {"out": _poisoned(shape, p["dtype"], device)},
+        return AtenCase("torch.index_select", [x, p["dim"], idx], {"out": poisoned(shape, p["dtype"], device)},
                         ("out",))
     return AtenCase("torch.index_select", [x, p["dim"], idx])
 

@@ -142,8 +142,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from ...verify.compare import SlotResult, poison_
-from ..common import make_tensor
+from ...verify.compare import SlotResult
+from ..common import make_tensor, poisoned
 from ..spec import (Call, Cost, Expected, GeneratorSeed, Tolerance, Wrapper, bind_generators, dtype_of, numel,
                     product, region_mask, storage_view, written_expected)
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
@@ -1280,17 +1280,6 @@ class RandomOperator(AtenOperator):
 
 
 # ------------------------------------------------------------------------------------ shared builders
-def _poisoned(shape: Sequence[int], dtype: Any, device: torch.device, layout: str = "contig") -> torch.Tensor:
-    """A poisoned tensor of ``shape``: contiguous, or a ``step2`` view of a wider poisoned buffer."""
-    if layout == "step2":
-        base = torch.empty((*shape[:-1], 2 * shape[-1]), dtype=dtype, device=device)
-        return poison_(base)[..., ::2]
-    if layout == "transposed" and len(shape) >= 2:
-        base = torch.empty((*shape[:-2], shape[-1], shape[-2]), dtype=dtype, device=device)
-        return poison_(base).transpose(-1, -2)
-    return poison_(torch.empty(tuple(shape), dtype=dtype, device=device))
-
-
 def _marker(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> GeneratorSeed:
     """The case's generator: a seed drawn from the case's input generator; ``gen="default"`` reads the
     device's default generator (the call passes None)."""
@@ -1351,7 +1340,7 @@ def _bernoulli_build(p: dict[str, Any], device, gen) -> AtenCase:
     if probs_self:
         self_t = make_tensor(shape, dt, device, gen, layout=p.get("layout", "contig"), dist="uniform")
     else:  # upstream: an uninitialised template; here poisoned (its values must not matter)
-        self_t = _poisoned(shape, dt, device, p.get("layout", "contig"))
+        self_t = poisoned(shape, dt, device, p.get("layout", "contig"))
     args: list[Any] = [self_t]
     if p_tensor:
         pshape = p.get("p_shape", shape)
@@ -1365,7 +1354,7 @@ def _bernoulli_build(p: dict[str, Any], device, gen) -> AtenCase:
     kw: dict[str, Any] = {"generator": marker}
     written: tuple = ()
     if has_out:
-        kw["out"] = _poisoned(shape, dt, device, p.get("out_layout", "contig"))
+        kw["out"] = poisoned(shape, dt, device, p.get("out_layout", "contig"))
         written = ("out",)
     return AtenCase(api, args, kw, written)
 
@@ -1455,7 +1444,7 @@ BERNOULLI = RandomOperator(
 def _exp_build(p: dict[str, Any], device, gen) -> AtenCase:
     dt = _dt(p)
     marker = _marker(p, device, gen)
-    x = _poisoned(p["shape"], dt, device, p.get("layout", "contig"))  # upstream: torch.empty
+    x = poisoned(p["shape"], dt, device, p.get("layout", "contig"))  # upstream: torch.empty
     args: list[Any] = [x] + ([float(p["lambd"])] if p.get("lambd") is not None else [])
     return AtenCase("torch.Tensor.exponential_", args, {"generator": marker}, (0,))
 
@@ -1517,7 +1506,7 @@ def _poisson_build(p: dict[str, Any], device, gen) -> AtenCase:
         if rate in ("zeros", "rand60"):
             _zero_every(rates, 4)
     if p["form"] == "out":
-        out = _poisoned(p["shape"], dt, device, p.get("out_layout", "contig"))
+        out = poisoned(p["shape"], dt, device, p.get("out_layout", "contig"))
         return AtenCase("torch.ops.aten.poisson.out", [rates, marker], {"out": out}, ("out",))
     return AtenCase("torch.poisson", [rates, marker])
 
@@ -1583,13 +1572,13 @@ def _rrelu_build(p: dict[str, Any], device, gen) -> AtenCase:
     x = make_tensor(p["shape"], dt, device, gen, layout=p.get("layout", "contig"))
     if p.get("zeros"):
         _zero_every(x, 5)
-    noise = _poisoned(p["shape"], dt, device)  # contiguous: PyTorch ignores noise's strides (see notes)
+    noise = poisoned(p["shape"], dt, device)  # contiguous: PyTorch ignores noise's strides (see notes)
     lower, upper = p["bounds"]
     args = [x, noise, lower, upper, p["training"], marker]
     written: tuple = (1,) if p["training"] else ()
     if p["form"] == "out":
         return AtenCase("torch.ops.aten.rrelu_with_noise.out", args,
-                        {"out": _poisoned(p["shape"], dt, device, p.get("out_layout", "contig"))}, written + ("out",))
+                        {"out": poisoned(p["shape"], dt, device, p.get("out_layout", "contig"))}, written + ("out",))
     return AtenCase("torch.ops.aten.rrelu_with_noise", args, {}, written)
 
 

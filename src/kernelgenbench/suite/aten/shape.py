@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ...verify.compare import SlotResult, compare_slot, compare_values, poison_
-from ..common import make_tensor
+from ..common import make_tensor, poisoned
 from ..spec import (EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance, Wrapper, dtype_of, numel,
                     product, written_expected)
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
@@ -46,10 +46,6 @@ MNK = [(1, 1, 32), (15, 160, 1024), (495, 5333, 71)]
 #: the matmul family's GEMM ops: calling any of them is computing the op with PyTorch (as for aten::mm)
 GEMM_OPS = frozenset({"mm", "matmul", "bmm", "addmm", "linear", "dot", "mv", "baddbmm", "einsum", "tensordot",
                       "addbmm", "addmv", "vdot", "inner", "_addmm_activation"})
-
-
-def _poisoned(shape: Sequence[int], dtype: str | torch.dtype, device: torch.device) -> torch.Tensor:
-    return poison_(torch.empty(list(shape), dtype=dtype_of(dtype), device=device))
 
 
 def _is_composite(qual: str) -> bool:
@@ -186,11 +182,11 @@ def _bmm_build(p: dict[str, Any], device, gen) -> AtenCase:
     b = make_tensor([p["b"], k, n], p["dtype"], device, gen, layout=p.get("layout", "contig"))
     ov = p.get("overload")
     if ov == "out":
-        return AtenCase("torch.bmm", [a, b], {"out": _poisoned([p["b"], m, n], p["dtype"], device)}, ("out",))
+        return AtenCase("torch.bmm", [a, b], {"out": poisoned([p["b"], m, n], p["dtype"], device)}, ("out",))
     if ov == "dtype":
         return AtenCase("torch.ops.aten.bmm.dtype", [a, b, dtype_of(p["out_dtype"])])
     if ov == "dtype_out":
-        out = _poisoned([p["b"], m, n], p["out_dtype"], device)
+        out = poisoned([p["b"], m, n], p["out_dtype"], device)
         return AtenCase("torch.ops.aten.bmm.dtype_out", [a, b, dtype_of(p["out_dtype"])], {"out": out}, ("out",))
     return AtenCase("torch.bmm", [a, b])
 
@@ -228,7 +224,7 @@ def _linear_build(p: dict[str, Any], device, gen) -> AtenCase:
     w = make_tensor([n, k], p["dtype"], device, gen)
     bias = make_tensor([n], p["dtype"], device, gen) if p["bias"] else None
     if p.get("overload") == "out":
-        out = _poisoned(list(p.get("lead", [])) + [m, n], p["dtype"], device)
+        out = poisoned(list(p.get("lead", [])) + [m, n], p["dtype"], device)
         return AtenCase("torch.ops.aten.linear.out", [x, w, bias], {"out": out}, ("out",))
     return AtenCase("torch.nn.functional.linear", [x, w, bias])
 
@@ -290,7 +286,7 @@ def _matmul_build(p: dict[str, Any], device, gen) -> AtenCase:
     b = make_tensor(sb, p["dtype"], device, gen, layout=p.get("layout", "contig"))
     if p.get("overload") == "out":
         ref = torch.matmul(torch.empty(sa, device="meta"), torch.empty(sb, device="meta"))
-        return AtenCase("torch.matmul", [a, b], {"out": _poisoned(ref.shape, p["dtype"], device)}, ("out",))
+        return AtenCase("torch.matmul", [a, b], {"out": poisoned(ref.shape, p["dtype"], device)}, ("out",))
     return AtenCase("torch.matmul", [a, b])
 
 
@@ -341,7 +337,7 @@ def _affine_build(p: dict[str, Any], device, gen) -> AtenCase:
     size = list(p["size"])
     theta = make_tensor([size[0], 2, 3] if len(size) == 4 else [size[0], 3, 4], p["dtype"], device, gen)
     if p.get("overload") == "out":
-        out = _poisoned(_grid_shape(size), p["dtype"], device)
+        out = poisoned(_grid_shape(size), p["dtype"], device)
         return AtenCase("torch.ops.aten.affine_grid_generator.out", [theta, size, p["align_corners"]],
                         {"out": out}, ("out",))
     return AtenCase("torch.ops.aten.affine_grid_generator.default", [theta, size, p["align_corners"]])
@@ -579,7 +575,7 @@ def _diff_build(p: dict[str, Any], device, gen) -> AtenCase:
         meta = torch.diff(torch.empty(p["shape"], dtype=dtype_of(p["dtype"]), device="meta"),
                           **{k: (torch.empty(v.shape, dtype=v.dtype, device="meta") if isinstance(v, torch.Tensor)
                                  else v) for k, v in kw.items()})
-        kw["out"] = _poisoned(meta.shape, p["dtype"], device)
+        kw["out"] = poisoned(meta.shape, p["dtype"], device)
         return AtenCase("torch.diff", [x], kw, ("out",))
     return AtenCase("torch.diff", [x], kw)
 

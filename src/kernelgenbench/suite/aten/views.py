@@ -59,7 +59,7 @@ def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None
     for ov in getattr(torch.ops.aten, op).overloads():
         key = op if ov == "default" else f"{op}.{ov}"
         schema = schema_of(op, ov)
-        out.append(Wrapper(key, schema, kind=overload_kind(schema, is_dispatcher(op, ov)),
+        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
                            exercised=key in exercised))
     have = {w.overload for w in out}
     for ov, schema in (absent or {}).items():
