@@ -5,7 +5,8 @@ import triton
 import triton.language as tl
 
 _SIGN = tl.constexpr(-1)
-_COMPUTE = {torch.float16: tl.float32, torch.float32: tl.float32, torch.float64: tl.float64}
+_COMPUTE = {torch.float16: tl.float32, torch.bfloat16: tl.float32, torch.float32: tl.float32,
+            torch.float64: tl.float64}
 
 
 @triton.jit
