@@ -561,7 +561,9 @@ CASES = [
             def to(self, dt):
                 return self
         """, {}, [(15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"), (18, "kernel-body"),
-                  (19, "kernel-body"), (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
+                  # line 19, FN(p): FN is a tl.constexpr parameter, allowed (the launch rule admits only
+                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...
+                  (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
                   (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
                   (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
     ("ghost-channel-exception-chain", """
@@ -1025,3 +1027,52 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
     assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
     assert [f.rule for f in scan_source(other)] == ["kernel-body"]
+
+
+def test_constexpr_function_bodies_follow_the_kernel_body_rule() -> None:
+    """A ``@triton.constexpr_function`` body runs inside the kernel body that calls it on the interpreter
+    (every launch, never in a ghost replay): a store into a Python object there (red-team: a call
+    counter on the function object, read by the wrapper to tell a ghost replay apart) is a kernel-body
+    finding; pure scalar code (``bit_length``, ``abs``, ``math``) and the kernel's call of it pass."""
+    legal = """
+        import math
+        import triton
+        import triton.language as tl
+
+        @triton.constexpr_function
+        def _np2(x):
+            return max(abs(int(x)), 1 << (int(x) - 1).bit_length(), int(math.log2(16)))
+
+        @triton.jit
+        def k(x_ptr, N: tl.constexpr):
+            offs = tl.arange(0, _np2(N))
+            tl.store(x_ptr + offs, tl.load(x_ptr + offs))
+        """
+    counter = """
+        import triton
+        import triton.language as tl
+
+        @triton.constexpr_function
+        def _tick(x):
+            _tick.n += 1
+            return x
+
+        _tick.n = 0
+
+        @triton.jit
+        def k(p, FN: tl.constexpr):
+            FN(0)
+        """
+    host_call = """
+        import triton
+
+        def helper(x):
+            return x
+
+        @triton.constexpr_function
+        def _f(x):
+            return helper(x)
+        """
+    assert hits(legal) == []
+    assert [r for _, r in hits(counter)] == ["kernel-body"]
+    assert [r for _, r in hits(host_call)] == ["kernel-body"]

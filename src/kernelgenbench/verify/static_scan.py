@@ -85,8 +85,11 @@ spec allows copies". ``print`` is allowed (upstream forbids it; it cannot comput
 
 Scope of the rules
 ------------------
-Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)`` or
-``@triton.heuristics(...)`` (under any import alias) are compiled by Triton, where ``x.to(tl.float32)``,
+Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)``,
+``@triton.heuristics(...)`` or ``@triton.constexpr_function`` (under any import alias; a constexpr
+function's body is Python that runs inside the calling kernel's body on the interpreter, so it is held
+to the same rules, plus the pure scalar builtins/methods of :data:`CONSTEXPR_FN_BUILTINS` and
+:data:`CONSTEXPR_FN_METHODS`) are compiled by Triton, where ``x.to(tl.float32)``,
 ``acc.sum(0)`` and the like are Triton operations. Inside them the method-name rules
 (``tensor-method`` and the method form of ``dispatch-recursion``) are off and ``kernel-body`` is on.
 Every other rule still applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
@@ -387,7 +390,20 @@ JIT_DECORATORS: frozenset[str] = frozenset(
         "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
         "triton.runtime.autotuner.autotune", "triton.runtime.autotuner.heuristics",
     }
+    | {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
+       "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
 )
+
+#: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body
+#: that calls them is compiled (on the interpreter: inside the body, every launch, and not in a ghost
+#: replay), so the kernel-body rule applies to them too, with the pure scalar builtins and methods of
+#: :data:`CONSTEXPR_FN_BUILTINS`/:data:`CONSTEXPR_FN_METHODS` added.
+CONSTEXPR_FN_DECORATORS: frozenset[str] = frozenset(
+    {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
+     "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
+)
+CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset({"abs", "round", "pow", "divmod", "bool", "str"})
+CONSTEXPR_FN_METHODS: frozenset[str] = frozenset({"bit_length", "is_integer", "startswith", "endswith"})
 
 _TO_FAMILY = frozenset(
     {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool",
@@ -651,6 +667,7 @@ class _Scanner(ast.NodeVisitor):
         self.findings: set[Finding] = set()
         self.scopes: list[_Scope] = []
         self.jit_depth = 0
+        self.constexpr_fn_depth = 0  # inside a @triton.constexpr_function body
         self.rebound: set[str] = set()  # names declared global or nonlocal anywhere (set by run)
         self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
@@ -891,6 +908,11 @@ class _Scanner(ast.NodeVisitor):
                 return True
         return False
 
+    def _is_constexpr_fn(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+        return not isinstance(node, ast.Lambda) and any(
+            self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in CONSTEXPR_FN_DECORATORS
+            for dec in node.decorator_list)
+
     def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
         # decorators, defaults and annotations are evaluated in the enclosing scope
         if not isinstance(node, ast.Lambda):
@@ -908,6 +930,8 @@ class _Scanner(ast.NodeVisitor):
         scope = self.build_scope(node)
         self.scopes.append(scope)
         self.jit_depth += jit
+        cfn = jit and self._is_constexpr_fn(node)
+        self.constexpr_fn_depth += cfn
         try:
             if isinstance(node, ast.Lambda):
                 self.visit(node.body)
@@ -916,6 +940,7 @@ class _Scanner(ast.NodeVisitor):
                     self.visit(stmt)
         finally:
             self.jit_depth -= jit
+            self.constexpr_fn_depth -= cfn
             self.scopes.pop()
 
     visit_FunctionDef = _visit_function
@@ -1092,7 +1117,8 @@ class _Scanner(ast.NodeVisitor):
             return
         if isinstance(func, ast.Name):
             if self.is_builtin(func.id):
-                if func.id not in KERNEL_BUILTINS:
+                if func.id not in KERNEL_BUILTINS and not (
+                        self.constexpr_fn_depth and func.id in CONSTEXPR_FN_BUILTINS):
                     self.report(node, "kernel-body", f"calls the Python builtin {func.id} " + _KERNEL_CALL_WHY)
                 elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):
                     self.report(node, "kernel-body", "prints to a file object (print calls its write method) "
@@ -1111,7 +1137,8 @@ class _Scanner(ast.NodeVisitor):
             if name in MUTATING_METHODS:
                 what = "" if name not in _triton_method_names() else f" (write tl.{name}(x) for Triton's)"
                 self.report(node, "kernel-body", _JIT_SIDE_EFFECT + what)
-            elif name not in _triton_method_names():
+            elif name not in _triton_method_names() and not (
+                    self.constexpr_fn_depth and name in CONSTEXPR_FN_METHODS and name not in self.user_attrs):
                 self.report(node, "kernel-body", f"calls .{name}(), which is not a method of Triton values, "
                             + _KERNEL_CALL_WHY)
             elif name in self.user_attrs:
