@@ -78,9 +78,16 @@ EXPECTED = {
     "launch_int_subclass": "profile",  # int subclass constexpr with __eq__ bound by assignment
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
                                       # untraced argument copy
+    # red-team round 2 (each passed every tier before its fix)
+    "launch_docstring_def": "wrong_result",  # a 'def' hidden in the kernel's docstring, which Triton's
+                                      # interpreter alone would run: the harness runs the visible body
+    "launch_toctou": "profile",       # the grid callable rebinds a global the body reads after the check
+    "constexpr_fn_state": "static_scan",  # a constexpr_function counts its calls on itself
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
+    # a GPU runs no Python in a kernel body: the probe never counts, the poison stays
+    EXPECTED["launch_toctou"] = "wrong_result"
 
 
 def _cases():
@@ -109,6 +116,7 @@ LAUNCH_MESSAGES = {
     "launch_global": "kernel _touch: global _TALLY is a _Tally (a kernel body may read only modules",
     "launch_int_subclass": "kernel _touch: argument T is a _N (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
+    "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }
 
 
@@ -133,7 +141,7 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
     what = path.stem.split("__", 1)[0]
-    if what in LAUNCH_MESSAGES:  # the message names the kernel, the argument (or global) and its type
+    if what in LAUNCH_MESSAGES and expected == "profile":  # the message names the kernel, the argument (or global) and its type
         assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
         assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]
     if expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (

@@ -184,3 +184,55 @@ def test_attached_objects_names_what_it_found() -> None:
     y._k = _Later(torch.zeros(1), torch.zeros(1), [])
     found = timing.attached_objects([(Call([x, [y]]), None)])
     assert found == "args[1][0].__dict__['_k'] (a _Later)"
+
+
+class TorchOnTimedOp(DoubleOp):
+    """out = 2 * x through a candidate wrapper (hooks.traced): ``honest`` writes with an allowed copy of a
+    value it was handed; ``switch`` computes with PyTorch (aten::mul) once it is timed, told apart by
+    the harness state (red-team: the poison of allocations is missing while timing)."""
+
+    def __init__(self, state, mode: str = "honest") -> None:
+        super().__init__(state, mode)
+        from kernelgenbench.sandbox import hooks
+
+        def wrapper(out, x):
+            if mode == "switch" and not hooks.STATE.tracing:
+                out.copy_(torch.mul(x, 2))
+            else:
+                out.copy_(_double_as_launch(x))
+            return out
+
+        self.fn = hooks.traced(wrapper, "aten::double")
+
+    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+        out, x = call.args
+        self.state.launches.append("double_kernel")
+        return self.fn(out, x)
+
+
+def _double_as_launch(x: torch.Tensor) -> torch.Tensor:
+    """What a Triton launch would write: computed inside the launch (not traced)."""
+    from kernelgenbench.sandbox import hooks
+
+    hooks.STATE.inside_launch += 1
+    try:
+        return x * 2
+    finally:
+        hooks.STATE.inside_launch -= 1
+
+
+@pytest.mark.parametrize("mode", ["honest", "switch"])
+def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> None:
+    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.verify import profile
+
+    state = hooks.STATE
+    res = _run(TorchOnTimedOp(state, mode), state)
+    assert state.timed_trace is None and state.tracing  # restored after timing
+    verdict = profile.judge_trace(res["timed_trace"], frozenset({"double"}))
+    if mode == "honest":
+        assert res["timed_trace"] == {"aten::copy_": 1}
+        assert verdict.failure is None
+    else:
+        assert res["timed_trace"]["aten::mul.Tensor"] == 1  # the most in one call, not the total
+        assert verdict.failure == "profile" and "aten::mul.Tensor" in verdict.message

@@ -1206,6 +1206,13 @@ class Verifier:
             raise JobFailed(cls, f"timing case {case.id}: {text}", case)
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced: {msg['timers_tampered']}", case)
+        # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
+        # PyTorch or a vendor library only when it is timed fails here)
+        tv = l3.judge_trace(msg.get("timed_trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace)
+        if tv.failure:
+            raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
+                                        f"(the most of each op in one call): {tv.message}", case)
         b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
         reported = sum(msg.get("event_total_ms", {}).values())
         if reported > wall_ms * 1.05 + 1.0:

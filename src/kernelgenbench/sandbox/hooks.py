@@ -94,7 +94,11 @@ class State:
         self.wrapper_calls: Counter[str] = Counter()
         self.active_wrappers: list[str] = []
         self.poison_allocations = True
-        self.tracing = True  # False while timing: no dispatch mode, no signature binding
+        self.tracing = True  # False while timing: no poisoning, replay or signature binding
+        #: while timing (verify/timing.py): per op key, the most times one timed candidate call ran it
+        #: (:class:`TimedTraceMode`); None otherwise
+        self.timed_trace: Counter[str] | None = None
+        self._call_trace: Counter[str] | None = None
         #: ATen overloads the candidate's registration replaces in this process (set by the child on
         #: GPUs): the poisoning of allocations must not dispatch into them (see poison_allocation)
         self.registered: frozenset[str] = frozenset()
@@ -404,6 +408,109 @@ def _can_empty_gpu_launch() -> bool:
         return False
 
 
+_CODE_FLAGS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x80 | 0x100 | 0x200
+
+
+def _code_matches(a: Any, b: Any) -> bool:
+    """Whether code objects ``a`` and ``b`` hold the same program: bytecode, names, constants (nested
+    code objects recursively), argument layout; line numbers and qualified names are not compared."""
+    if type(a) is not type(b):
+        return False
+    if not isinstance(a, type(_code_matches.__code__)):
+        return repr(a) == repr(b)
+    # flags of the code itself (optimized, newlocals, varargs, varkeywords, generator, coroutine, ...),
+    # not CO_NESTED or the __future__ flags the module compiled with
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars, a.co_argcount,
+            a.co_posonlyargcount, a.co_kwonlyargcount, a.co_flags & _CODE_FLAGS, a.co_name) != (
+            b.co_code, b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars, b.co_argcount,
+            b.co_posonlyargcount, b.co_kwonlyargcount, b.co_flags & _CODE_FLAGS, b.co_name):
+        return False
+    return len(a.co_consts) == len(b.co_consts) and all(
+        _code_matches(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+def _module_import_names(fn: Any) -> list[str]:
+    """Names bound by ``import`` statements in the module scope of the file that defines ``fn``."""
+    import ast
+    import linecache
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(fn.__code__.co_filename)))
+    except (SyntaxError, ValueError):
+        return []
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names if a.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return sorted(n for n in names if n.isidentifier())
+
+
+def _source_violation(fn: Any, why: str) -> None:
+    msg = (f"the Triton interpreter would run a kernel body other than the one Python compiled for "
+           f"{getattr(fn, '__qualname__', fn)!s}: {why}")
+    if len(STATE.launch_violations) < 8:
+        STATE.launch_violations.append(msg)
+    raise launch_args.LaunchArgumentError(msg)
+
+
+def _install_verified_rewriter() -> None:
+    """Tie what the interpreter runs to what was imported.
+
+    Triton 3.6's interpreter does not run a kernel's code object: ``FunctionRewriter.rewrite_ast``
+    re-reads the function's source lines, starts at the *last* line that begins with ``def `` (one
+    inside a string literal included), transforms and compiles that. A kernel whose docstring holds
+    a second ``def`` line then runs hidden Python that L1 and the launch rule never see (red-team
+    finding), and source lines changed after import (the file, ``linecache``) would run too. Here the
+    ``def`` line is taken from the parsed source (the function's own ``def`` statement), and the
+    source from it on must compile to the code object Python built at import (:func:`_code_matches`);
+    otherwise the launch fails (recorded like a launch-rule violation: failure class ``profile``).
+    """
+    try:
+        from triton.runtime.interpreter import FunctionRewriter
+    except ImportError:  # pragma: no cover - older Triton
+        return
+    if getattr(FunctionRewriter.rewrite_ast, "_kgb_hooked", False):
+        return
+    import ast
+    import textwrap
+
+    def rewrite_ast(self):
+        fn = self.fn
+        try:
+            lines, _ = inspect.getsourcelines(fn)
+        except Exception:  # noqa: BLE001 - no source: Triton runs the function itself (its own code)
+            return fn
+        self.filename, self.def_file_lineno = self._get_jit_fn_file_line()
+        try:
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+        except SyntaxError as exc:
+            _source_violation(fn, f"its source lines do not parse ({exc.msg})")
+        node = tree.body[0] if len(tree.body) == 1 else None
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != fn.__name__:
+            _source_violation(fn, "its source lines are not one definition of it")
+        self.def_lineno = node.lineno
+        src = self._prepare_source(lines)
+        # CPython compiles ``m.f(...)`` differently when ``m`` was bound by an import at module level:
+        # the same names are bound by imports here (the body's own bytecode is then comparable)
+        prelude = "".join(f"import sys as {n}\n" for n in _module_import_names(fn))
+        code = compile(prelude + src, self.filename or "<kernel>", "exec", dont_inherit=True)
+        mine = [c for c in code.co_consts if isinstance(c, type(code)) and c.co_name == fn.__name__]
+        if len(mine) != 1 or not _code_matches(mine[0], fn.__code__):
+            _source_violation(fn, "its source lines now compile to other code than the imported function's "
+                              "(a second 'def' line inside it, or source changed after import)")
+        transformed = self._transform_ast(src)
+        return self._compile_and_exec(transformed)
+
+    rewrite_ast._kgb_hooked = True  # type: ignore[attr-defined]
+    FunctionRewriter.rewrite_ast = rewrite_ast
+
+
 def install_launch_hooks() -> None:
     """Wrap Triton's launch entry points for accounting and ghost replay (idempotent).
 
@@ -446,6 +553,7 @@ def install_launch_hooks() -> None:
 
     launch_args.install()  # snapshot the allowed types before the submission is imported
     _install_empty_grid_launchers()
+    _install_verified_rewriter()
     try:
         from triton.runtime.interpreter import GridExecutor as _GridExecutor
     except ImportError:  # pragma: no cover - older Triton
@@ -494,6 +602,10 @@ def install_launch_hooks() -> None:
         call_kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         _run_pre_run_hooks(self, args, call_kw)
         fn = self.rewrite()
+        # The launch rule again, now that the candidate's grid callable and pre-run hooks have run: they
+        # could rebind a global the body reads after the check at the entry (red-team: a plain int when
+        # checked, a probe object whose __bool__ counts body executions when the body runs).
+        check_launch(self, args, kwargs)
         # The kernel body runs traced (Python in a kernel body is the candidate's code on the
         # interpreter); only the argument copies to and from the host are suspended. Its host reads
         # are not the wrapper's (in_kernel): a ghost replay runs no body (GridExecutor runs all else).
@@ -692,6 +804,47 @@ class CandidateMode(TorchDispatchMode):
         return out
 
 
+class TimedTraceMode(TorchDispatchMode):
+    """The L3 dispatch trace of a timed candidate call: op keys only (no poisoning, no host-read log,
+    no replay), so that the timed calls are judged by the same allowlist as the correctness calls (a
+    candidate that tells timing apart, by call counts or by the absence of poisoned allocations, and
+    then computes with PyTorch or a vendor library, fails as ``profile``). Its cost is host time
+    only, which the timing protocol's device lead keeps out of the device events."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if not STATE.inside_launch and STATE._call_trace is not None:
+            key = f"aten::{func._schema.name.split('::')[-1]}"
+            if func._overloadname != "default":
+                key += f".{func._overloadname}"
+            if _dtype_changes(func, args, kwargs):
+                key += " (dtype conversion)"
+            STATE._call_trace[key] += 1
+        out = func(*args, **kwargs)
+        if STATE._call_trace is not None and func._schema.name.split("::")[-1] in RANDOM_DRAWS:
+            drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
+            STATE._call_trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
+        return out
+
+
+def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """Run one timed candidate call under :class:`TimedTraceMode` (the outermost wrapper only) and fold
+    its op counts into ``STATE.timed_trace`` (the most per call)."""
+    if STATE._call_trace is not None:  # a wrapper reached from another through the dispatcher (which
+        with TimedTraceMode():         # runs it with the outer mode off): its ops count for the same call
+            return fn(*args, **kwargs)
+    STATE._call_trace = Counter()
+    try:
+        with TimedTraceMode():
+            return fn(*args, **kwargs)
+    finally:
+        calls, STATE._call_trace = STATE._call_trace, None
+        if STATE.timed_trace is not None:
+            for k, n in calls.items():
+                if n > STATE.timed_trace[k]:
+                    STATE.timed_trace[k] = n
+
+
 def poison_allocation(t: torch.Tensor) -> None:
     """Poison a tensor the candidate allocated: PyTorch's fill_, or, while the candidate's
     registration replaces fill_ (aten::fill_ under test on a GPU), one poisoned CPU element copied and
@@ -711,7 +864,7 @@ def poison_allocation(t: torch.Tensor) -> None:
 
 def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
-    arguments, and trace its ATen ops (tracing is off while timing)."""
+    arguments, and trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`)."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -732,6 +885,8 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         STATE.active_wrappers.append(name)
         try:
             if not STATE.tracing:
+                if STATE.timed_trace is not None:
+                    return _timed_traced_call(fn, args, kwargs)
                 return fn(*args, **kwargs)
             with CandidateMode():
                 return fn(*args, **kwargs)

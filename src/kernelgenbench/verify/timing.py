@@ -21,9 +21,13 @@ Method, per case:
     launch overhead landed inside the events depended on how far ahead of the device the host
     happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
     kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
-    still pays for it. The host's issue time per call is reported next to it (``*_host_ms``);
+    still pays for it. The host's issue time per call is reported next to it (``*_host_ms``; the
+    candidate's includes the harness's count of its ATen ops, ``hooks.TimedTraceMode``);
   * checks: the host wall clock of each block must cover the device-event total (a candidate
     cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
+    the ATen ops of every candidate call (warm-up included) are counted and judged by the L3
+    allowlist like a correctness call's (``timed_trace``: a candidate that tells timing apart and
+    then computes with PyTorch or cuBLAS fails as ``profile``),
     and the repetitions the verifier chose at random (``check``) are sent back and judged against
     a reference of their inputs, rebuilt by the verifier from the same seeds: a candidate that
     computes something else while it is timed fails.
@@ -36,6 +40,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
+from collections import Counter
 from typing import Any, Callable, Iterable
 
 import torch
@@ -190,9 +195,10 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
     Returns:
         ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
         wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
-        ``build_ms`` (host time spent building the timed input sets, outside the timed region) and
-        ``checked``: candidate repetition number -> (the call as the candidate left it, its return
-        value).
+        ``build_ms`` (host time spent building the timed input sets, outside the timed region),
+        ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
+        outside Triton launches: the L3 trace of the timed calls) and ``checked``: candidate
+        repetition number -> (the call as the candidate left it, its return value).
 
     Raises:
         RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
@@ -206,13 +212,19 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         def make_set(k: int) -> Any:
             return calls[k % len(calls)]
 
-    # Timing runs the candidate bare: no dispatch-mode tracing or signature binding in the timed region.
+    # Timing runs the candidate without poisoning, replay logs or signature binding; its ATen ops are
+    # still counted (hooks.TimedTraceMode: host time only, kept out of the device events by the lead)
+    # and judged by the verifier like a correctness call's.
     state.tracing = False
+    state.timed_trace = Counter()
     try:
-        return _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
-                          make_set)
+        res = _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
+                         make_set)
+        res["timed_trace"] = dict(state.timed_trace)
+        return res
     finally:
         state.tracing = True
+        state.timed_trace = None
 
 
 def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set):

@@ -61,7 +61,10 @@ i.i.d. uniform on (0, 1), whatever the law and however the elements' parameters 
    number for two adjacent elements fails.
 4. successive calls are independent: ``sum_i (U^A_i - 1/2)(U^B_i - 1/2)``, Bernstein at ``a``: a
    generator that does not advance fails.
-5. seeds matter: the same statistic for A and D: a kernel that ignores the seed (or part of it) fails.
+5. seeds matter: the same statistic for A and D: a kernel that ignores the seed fails. A kernel that
+   ignores *part* of it fails only when its two runs collide: with ``b`` seed bits used, A and D share
+   a stream with probability ``2^-b`` (red-team: ``b = 10`` passed). No test of one case's few runs can
+   see low seed entropy; it is a known limit (the draws of one job are not compared across cases).
 6. long-range dependence (A, B and D concatenated, one test): tests 3-5 pair only neighbours and equal
    positions, so a sampler repeating its first half (period ``n/2``), copying a block, reusing a weak
    generator's uniforms, or writing a run reversed would pass them. :func:`copy_test` is a likelihood-ratio

@@ -1,0 +1,75 @@
+"""The interpreter runs the kernel body Python compiled at import (sandbox/hooks.py,
+``_install_verified_rewriter``): Triton 3.6's ``FunctionRewriter`` re-reads a kernel's source lines and
+starts at the last line beginning with ``def `` (red-team: a second ``def`` inside the docstring ran
+hidden code); the harness starts at the function's own ``def`` statement and requires the source to
+compile to the imported code object."""
+from __future__ import annotations
+
+import importlib.util
+import linecache
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.sandbox import hooks, launch_args
+
+KERNEL = '''from __future__ import annotations
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def kern(x_ptr, n, BLOCK: tl.constexpr):
+    """Doubles n elements.
+
+    def kern(x_ptr, n, BLOCK):  (an example line that starts with def)
+    """
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+'''
+
+
+def _load(tmp_path: Path, name: str, text: str):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return path, mod
+
+
+def _rewrite(fn):
+    from triton.runtime.interpreter import FunctionRewriter
+
+    hooks._install_verified_rewriter()
+    return FunctionRewriter(getattr(fn, "fn", fn)).rewrite_ast()
+
+
+def test_the_function_s_own_def_line_is_used_and_module_imports_do_not_break_the_match(tmp_path: Path) -> None:
+    _, mod = _load(tmp_path, "kgb_src_ok", KERNEL)
+    out = _rewrite(mod.kern)
+    assert callable(out) and out.__name__ == "kern"
+    assert out.__code__.co_varnames[:3] == ("x_ptr", "n", "BLOCK")
+
+
+def test_source_changed_after_import_is_a_launch_violation(tmp_path: Path) -> None:
+    path, mod = _load(tmp_path, "kgb_src_changed", KERNEL)
+    path.write_text(KERNEL.replace("* 2", "* 3"))  # same lines, other code
+    linecache.checkcache(str(path))
+    before = len(hooks.STATE.launch_violations)
+    try:
+        with pytest.raises(launch_args.LaunchArgumentError, match="other code than the imported function"):
+            _rewrite(mod.kern)
+        assert len(hooks.STATE.launch_violations) == before + 1
+    finally:
+        del hooks.STATE.launch_violations[before:]
+
+
+def test_code_match_ignores_line_numbers_but_not_constants() -> None:
+    a = compile("def f(x):\n    return x * 2\n", "a", "exec").co_consts[0]
+    b = compile("\n\ndef f(x):\n    return x * 2\n", "b", "exec").co_consts[0]
+    c = compile("def f(x):\n    return x * 3\n", "a", "exec").co_consts[0]
+    assert hooks._code_matches(a, b)
+    assert not hooks._code_matches(a, c)
