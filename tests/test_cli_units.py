@@ -217,3 +217,27 @@ def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exerc
     add = " ".join(runner.invoke(app, ["show", "aten::add"]).output.split())
     assert "dispatcher (exercised)" in add and "(exercised): the full tier's cases call this overload" in add
     assert "rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5" in add
+
+
+def test_resume_counts_only_each_job_s_latest_record(tmp_path: Path) -> None:
+    """A fresh user's edit-and-revert: file A passed, edited file B failed, A restored. The tables show
+    each job's latest record (B's failure), so a resume must run A again rather than take its old pass
+    (and the reverse: restoring a failing file must not show an old pass with exit code 0)."""
+    from kernelgenbench.run.rundir import RunDir, job_key
+
+    rd = RunDir.open(tmp_path / "run")
+    base = {"op": "aten::neg", "tier": "smoke", "platform": "interpreter", "label": ""}
+    rd.append({**base, "submission_sha256": "a" * 64, "status": "passed", "failure_class": None})
+    rd.append({**base, "submission_sha256": "b" * 64, "status": "failed", "failure_class": "wrong_result"})
+    keys = rd.finished_keys()
+    assert job_key("aten::neg", "b" * 64, "smoke", "interpreter", "") in keys
+    assert job_key("aten::neg", "a" * 64, "smoke", "interpreter", "") not in keys
+
+
+def test_a_repeated_source_is_refused_not_cut_to_the_last(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    res = CliRunner().invoke(app, ["eval", str(subs), "--source", "vllm", "--source", "cublas",
+                                   "--out", str(tmp_path / "run"), "--platform", "interpreter"])
+    assert res.exit_code == 2 and "--source was given 2 times" in res.output, res.output
+    assert not (tmp_path / "run").exists()

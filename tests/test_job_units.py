@@ -2,8 +2,10 @@
 passed cases need the alternate-poison re-run."""
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
+import pytest
 import torch
 
 from kernelgenbench.run.job import _all_outputs_empty, _trivial, _unproven_writes
@@ -266,3 +268,37 @@ def test_condensed_traceback_is_cut_at_line_boundaries() -> None:
     # every kept line is a whole line of the original
     original = set(tb.splitlines())
     assert all(ln in original for ln in text.splitlines() if not ln.startswith("[... "))
+
+
+@pytest.mark.slow
+def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
+    """The time line's phases partition a job's wall time: the L2 runs' candidate calls, inputs, transfers
+    and judging count in those phases, not again in ``ghost_s`` (a fresh user saw the parts of a
+    full-tier job add up to more than its overhead). Each L2 run here spends 0.3 s more in its
+    candidate calls: that must show in ``candidate_s`` only."""
+    from pathlib import Path
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.suite.registry import get_operator
+
+    orig = Verifier._run_case
+    l2_runs = []
+
+    def slow_l2(self, case, entry, seed=None, mode="normal", **kw):
+        if mode != "normal":
+            l2_runs.append(mode)
+            time.sleep(0.3)
+            self.times["candidate_s"] += 0.3
+        return orig(self, case, entry, seed=seed, mode=mode, **kw)
+
+    monkeypatch.setattr(Verifier, "_run_case", slow_l2)
+    op = get_operator("aten::neg")
+    sub = Path(__file__).resolve().parent.parent / "solutions" / op.filename
+    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
+    assert rec["status"] == "passed", rec["first_failure"]
+    t = rec["time_s"]
+    assert l2_runs and 0 < t["ghost_s"] < 0.25, (len(l2_runs), t)
+    parts = ("l1_s", "import_s", "reference_s", "save_s", "candidate_s", "load_s", "judge_s", "ghost_s",
+             "profile_s", "timing_s", "hung_s")
+    assert sum(t.get(k, 0.0) for k in parts) <= rec["wall_s"] * 1.01 + 0.05, (t, rec["wall_s"])

@@ -286,7 +286,8 @@ def _ignored_files(directory: Path) -> list[str]:
 def eval_cmd(
     directory: Path = typer.Argument(..., metavar="DIRECTORY", help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
     op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
-    source: Optional[str] = typer.Option(None, help="evaluate only this source: aten, vllm or cublas"),
+    sources: Optional[list[str]] = typer.Option(None, "--source", help="evaluate only this source: aten, vllm or "
+                                                                       "cublas (once)"),
     tier: str = typer.Option("smoke", help="smoke, full or heldout"),
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
@@ -312,6 +313,10 @@ def eval_cmd(
 
     if tier not in TIERS:
         raise typer.BadParameter(f"--tier must be one of {', '.join(TIERS)}")
+    if sources and len(set(sources)) > 1:
+        raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
+                                 f"or leave it out for all of them (--op picks operators of any source)")
+    source = sources[0] if sources else None
     if not directory.is_dir():
         raise typer.BadParameter(f"{directory} is not a directory")
     try:

@@ -370,6 +370,10 @@ def case_size(op: Operator, params: dict[str, Any]) -> float:
     return total
 
 
+#: Phases a correctness run records itself (``Verifier._run_case``), also when L2 makes the run.
+_L2_INNER_PHASES = ("reference_s", "save_s", "candidate_s", "load_s", "judge_s", "hung_s")
+
+
 def ghost_schedule(indices: list[int], replayed: set[int], rng: random.Random,
                    reruns: int = 1) -> list[tuple[str, int]]:
     """The order of a job's runs (L2 interleaved with the correctness runs).
@@ -667,6 +671,9 @@ class Verifier:
             if index not in logs or self.record["failure_class"] is not None:
                 continue  # not replayable, or the job already failed: the rest of L2 is moot
             t_l2 = time.perf_counter()
+            # the run's candidate calls, inputs, transfers and judging count in their own phases; ghost_s
+            # keeps the rest of the L2 run, so that the phases of the time line partition the job's wall
+            inner = sum(self.times[k] for k in _L2_INNER_PHASES)
             done.append(f"{kind[0]}{index}")
             if kind == "rerun":  # warm re-run or decoy: a normal run on the same inputs, judged like a case
                 res = self._run_case(case, entry, seed=seed, mode="rerun")
@@ -678,7 +685,8 @@ class Verifier:
             else:
                 ghosts[index] = self._run_case(case, entry, seed=seed, mode="ghost", replay=logs[index]) or {}
                 l2_cases[case.id]["ghost"] = _ghost_outcome(ghosts[index])
-            self.times["ghost_s"] += time.perf_counter() - t_l2
+            self.times["ghost_s"] += max(0.0, time.perf_counter() - t_l2
+                                         - (sum(self.times[k] for k in _L2_INNER_PHASES) - inner))
         self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
                                                                                       "not_exercised"),
                                           "trace": traces, "launches": launches_total}

@@ -93,8 +93,14 @@ class RunDir:
         return out
 
     def finished_keys(self) -> set[str]:
+        """Job keys (operator, submission sha256, tier, platform, label) a resume need not run again: those
+        of the *latest* record of each job (the one tables and summaries show), unless it failed for a
+        reason worth a retry (``RERUN_CLASSES``). An older record of the same file does not count: after
+        an edit and a revert, the file's last verdict in the tables would be the edited file's."""
+        from ..metrics import latest_records
+
         keys = set()
-        for r in self.records():
+        for r in latest_records(self.records()):
             if r.get("failure_class") in RERUN_CLASSES:
                 continue
             keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], r["platform"], r.get("label", "")))
