@@ -83,6 +83,11 @@ EXPECTED = {
                                       # interpreter alone would run: the harness runs the visible body
     "launch_toctou": "profile",       # the grid callable rebinds a global the body reads after the check
     "constexpr_fn_state": "static_scan",  # a constexpr_function counts its calls on itself
+    "launch_default_reeval": "wrong_result",  # a kernel default evaluated again by the interpreter's rewrite
+    "interp_globals": "runtime_error",  # uses `inspect`, planted in its module by the interpreter's rewrite
+    "jit_call": "static_scan",        # a kernel made by triton.jit(f): f is a kernel body (L1)
+    "launch_unscanned": "profile",    # the same through a list L1 cannot follow: L3 launch rule, only
+                                      # bodies L1 scanned as kernel bodies run as kernels
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
@@ -117,6 +122,7 @@ LAUNCH_MESSAGES = {
     "launch_int_subclass": "kernel _touch: argument T is a _N (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
+    "launch_unscanned": "kernel _probe_body: its body (defined at",
 }
 
 

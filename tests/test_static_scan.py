@@ -1076,3 +1076,40 @@ def test_constexpr_function_bodies_follow_the_kernel_body_rule() -> None:
     assert hits(legal) == []
     assert [r for _, r in hits(counter)] == ["kernel-body"]
     assert [r for _, r in hits(host_call)] == ["kernel-body"]
+
+
+def test_functions_made_kernels_by_a_call_are_kernel_bodies() -> None:
+    """``triton.jit(f)`` / ``triton.constexpr_function(f)`` / ``triton.autotune(...)(f)`` called, not used
+    as decorators (red-team: f's body was scanned as host code and mutated a module's list); and a
+    constexpr function may loop over tuples and use pure builtins and str methods."""
+    calls = """
+        import typing
+        import triton
+
+        def _a(p):
+            typing._cleanups.append(None)
+
+        def _b(x):
+            _b.n = 1
+            return x
+
+        def _c(p):
+            typing._cleanups.pop()
+
+        KA = triton.jit(_a)
+        KB = triton.constexpr_function(fn=_b)
+        KC = triton.autotune(configs=[], key=[])(triton.jit(_c))
+        """
+    legal = """
+        import triton
+
+        @triton.constexpr_function
+        def _prod(dims, dt):
+            p = 1
+            for d in dims:
+                p *= d
+            t = tuple(i * 2 for i in range(p))
+            return max(t) + sum(x for x in t) + len(f"{dt}".upper())
+        """
+    assert [r for _, r in hits(calls)] == ["kernel-body"] * 3
+    assert hits(legal) == []

@@ -112,6 +112,17 @@ class Child:
         self.hooks = hooks
         hooks.install_launch_hooks()
         hooks.install_host_read_hooks()
+        # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
+        # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
+        from ..verify.static_scan import kernel_body_defs
+        from . import launch_args
+
+        try:
+            with open(self.args.submission, encoding="utf-8") as f:
+                source = f.read()
+        except (OSError, UnicodeDecodeError):
+            source = ""
+        launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
         if self.platform.interpreter:
             hooks.install_interpreter_patches()
         _TIMERS = _snapshot_timers()

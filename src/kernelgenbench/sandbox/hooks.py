@@ -459,6 +459,47 @@ def _source_violation(fn: Any, why: str) -> None:
     raise launch_args.LaunchArgumentError(msg)
 
 
+#: The global name under which a rewritten kernel reaches the interpreter's semantic object: not an
+#: identifier, so no submission code can name it (Triton's own rewriter copies every global of its
+#: interpreter module, ``inspect`` included, into the submission's module; red-team: host code then used
+#: ``inspect`` it never imported to find the harness's state).
+_SEMANTIC_GLOBAL = "interpreter_semantic (kgb)"
+
+
+def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
+    """Compile and define the interpreter's transformed kernel ``module`` (one ``def``) like Triton's
+    ``FunctionRewriter._compile_and_exec``, with three differences: only the interpreter's semantic
+    object is added to the kernel's globals, under :data:`_SEMANTIC_GLOBAL`; default values and
+    annotations are not evaluated again (a default like ``G=_make()`` would run the submission's code
+    a second time, after the launch rule checked the first result; red-team) but taken from the
+    imported function, as the GPU path takes them."""
+    import ast
+
+    from triton.runtime import interpreter
+
+    fdef = module.body[0]
+    a = fdef.args
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    fdef.returns = None
+    a.defaults = []
+    a.kw_defaults = [None] * len(a.kwonlyargs)
+    fdef.decorator_list = []
+    for node in ast.walk(module):
+        if isinstance(node, ast.Name) and node.id == "interpreter_semantic":
+            node.id = _SEMANTIC_GLOBAL
+    code = compile(module, filename or "<kernel>", "exec", dont_inherit=True)
+    fn.__globals__.setdefault(_SEMANTIC_GLOBAL, interpreter.interpreter_semantic)
+    ns: dict[str, Any] = {}
+    exec(code, fn.__globals__, ns)  # noqa: S102 - the kernel's own source, checked by _code_matches
+    out = ns[fn.__name__]
+    out.__defaults__ = fn.__defaults__
+    out.__kwdefaults__ = fn.__kwdefaults__
+    out.__annotations__ = dict(fn.__annotations__)
+    return out
+
+
 def _install_verified_rewriter() -> None:
     """Tie what the interpreter runs to what was imported.
 
@@ -504,8 +545,7 @@ def _install_verified_rewriter() -> None:
         if len(mine) != 1 or not _code_matches(mine[0], fn.__code__):
             _source_violation(fn, "its source lines now compile to other code than the imported function's "
                               "(a second 'def' line inside it, or source changed after import)")
-        transformed = self._transform_ast(src)
-        return self._compile_and_exec(transformed)
+        return _exec_rewritten(fn, self._transform_ast(src), self.filename)
 
     rewrite_ast._kgb_hooked = True  # type: ignore[attr-defined]
     FunctionRewriter.rewrite_ast = rewrite_ast

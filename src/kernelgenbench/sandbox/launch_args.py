@@ -95,6 +95,8 @@ class _Types:
         self.triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
         self.harness_files = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                       "hooks.py")}
+        #: the harness package (its own kernels, e.g. the L2 flush of verify/timing.py)
+        self.harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
         np_scalars = {t for t in _subclasses(np.generic) if t.__module__ == "numpy"}
         tl_dtypes = {tl.dtype} | {t for t in _subclasses(tl.dtype) if t.__module__.startswith("triton.")}
         #: leaves: values that hold nothing else to check
@@ -359,6 +361,9 @@ def _collect(obj: Any, entries: list[tuple], seen: set[int], T: _Types) -> tuple
     seen.add(id(fn))
     name = fn.__name__
     code = fn.__code__
+    where = _unscanned_body(code, T)
+    if where is not None:
+        return where, fn, name
     entries.append((2, fn, "__code__", code, False))
     names = _NAMES.get(code)
     if names is None:
@@ -435,6 +440,30 @@ def _recheck(entries: list[tuple]) -> bool:
     return True
 
 
+#: Set by the sandbox child before it imports the submission: ``(file, defs)``, the submission's
+#: absolute path and the ``(name, line)`` of its function definitions that L1 holds to the kernel-body
+#: rule (``verify.static_scan.kernel_body_defs``). None (tests, tools): not enforced.
+KERNEL_BODIES: tuple[str, frozenset[tuple[str, int]]] | None = None
+
+
+def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
+    """Where the function of ``code``, about to run as a kernel or jit function, was not scanned as a
+    kernel body: None for the submission's scanned definitions and for Triton's and the harness's own
+    functions, else a description (red-team: ``triton.jit(f)`` on a function L1 read as host code; any
+    other way of turning a function into a kernel is closed the same way)."""
+    if KERNEL_BODIES is None:
+        return None
+    f = os.path.abspath(code.co_filename)
+    if f.startswith(T.triton_dir) or f.startswith(T.harness_dir):
+        return None
+    path, defs = KERNEL_BODIES
+    if f == path and (code.co_name, code.co_firstlineno) in defs:
+        return None
+    return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) was not scanned by L1 as a kernel "
+            f"body: only functions of the submission decorated with, or handed by name to, triton.jit, "
+            f"autotune, heuristics or constexpr_function run as kernels")
+
+
 def check_globals(kernel: Any) -> str | None:
     """The globals, closure cells and defaults ``kernel`` (a jit object) and the jit functions it
     reaches read: None when allowed, else the violation's message."""
@@ -446,6 +475,8 @@ def check_globals(kernel: Any) -> str | None:
     found = _collect(kernel, entries, set(), T)
     if found is not None:
         where, obj, name = found
+        if where.startswith("its body"):
+            return f"kernel {name}: {where}"
         return f"kernel {name}: {where} is {describe(obj)} ({ALLOWED_GLOBALS})"
     if len(_CACHE) >= _CACHE_MAX:  # kernels made per call (a factory without a cache): start again
         _CACHE.clear()

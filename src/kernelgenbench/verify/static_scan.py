@@ -396,14 +396,20 @@ JIT_DECORATORS: frozenset[str] = frozenset(
 
 #: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body
 #: that calls them is compiled (on the interpreter: inside the body, every launch, and not in a ghost
-#: replay), so the kernel-body rule applies to them too, with the pure scalar builtins and methods of
-#: :data:`CONSTEXPR_FN_BUILTINS`/:data:`CONSTEXPR_FN_METHODS` added.
+#: replay), so the kernel-body rule applies to them too (no stores into Python objects, calls only to
+#: Triton), with pure builtins and str/int methods (:data:`CONSTEXPR_FN_BUILTINS`,
+#: :data:`CONSTEXPR_FN_METHODS`) and ``for`` loops over any value added: the values that reach them are
+#: constexprs, which the launch rule limits to Triton values (tuples, numbers, strings, dtypes).
 CONSTEXPR_FN_DECORATORS: frozenset[str] = frozenset(
     {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
      "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
 )
-CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset({"abs", "round", "pow", "divmod", "bool", "str"})
-CONSTEXPR_FN_METHODS: frozenset[str] = frozenset({"bit_length", "is_integer", "startswith", "endswith"})
+CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset(
+    {"abs", "round", "pow", "divmod", "bool", "str", "tuple", "sum", "any", "all", "sorted", "reversed",
+     "enumerate", "zip", "min", "max"})
+CONSTEXPR_FN_METHODS: frozenset[str] = frozenset(
+    {"bit_length", "is_integer", "startswith", "endswith", "upper", "lower", "strip", "split", "join",
+     "replace", "format", "count", "index", "removeprefix", "removesuffix"})
 
 _TO_FAMILY = frozenset(
     {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool",
@@ -668,6 +674,9 @@ class _Scanner(ast.NodeVisitor):
         self.scopes: list[_Scope] = []
         self.jit_depth = 0
         self.constexpr_fn_depth = 0  # inside a @triton.constexpr_function body
+        self.jit_called: set[str] = set()  # names of functions handed to triton.jit(...) and the like
+        self.kernel_defs: set[tuple[str, int]] = set()  # (name, line) of the defs scanned as kernel bodies
+        self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.rebound: set[str] = set()  # names declared global or nonlocal anywhere (set by run)
         self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
@@ -887,6 +896,19 @@ class _Scanner(ast.NodeVisitor):
                 self.rebound.update(n.names)
         self.user_attrs = _user_attr_names(tree)
         self.scopes.append(self.build_scope(tree))
+        # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
+        # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
+        for n in ast.walk(tree):
+            if not isinstance(n, ast.Call):
+                continue
+            target = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "fn"), None)
+            if not isinstance(target, ast.Name):
+                continue
+            path = self.resolve(n.func.func if isinstance(n.func, ast.Call) else n.func)
+            if path in JIT_DECORATORS:
+                self.jit_called.add(target.id)
+                if path in CONSTEXPR_FN_DECORATORS:
+                    self.constexpr_called.add(target.id)
         main_guard_ok = not any(
             isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, (ast.Store, ast.Del))
             for n in ast.walk(tree)
@@ -902,6 +924,8 @@ class _Scanner(ast.NodeVisitor):
     # ---- scopes in the walk --------------------------------------------------------------------
 
     def _is_jit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        if node.name in self.jit_called:
+            return True
         for dec in node.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
             if self.resolve(target) in JIT_DECORATORS:
@@ -909,6 +933,8 @@ class _Scanner(ast.NodeVisitor):
         return False
 
     def _is_constexpr_fn(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+        if not isinstance(node, ast.Lambda) and node.name in self.constexpr_called:
+            return True
         return not isinstance(node, ast.Lambda) and any(
             self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in CONSTEXPR_FN_DECORATORS
             for dec in node.decorator_list)
@@ -927,6 +953,9 @@ class _Scanner(ast.NodeVisitor):
             if arg is not None and arg.annotation is not None:
                 self.visit(arg.annotation)
         jit = not isinstance(node, ast.Lambda) and self._is_jit(node)
+        if jit:  # where its code object starts: the first decorator's line, else the def's
+            self.kernel_defs.add((node.name, min([node.lineno] + [d.lineno for d in node.decorator_list])))
+            self.kernel_defs.add((node.name, node.lineno))
         scope = self.build_scope(node)
         self.scopes.append(scope)
         self.jit_depth += jit
@@ -1123,7 +1152,7 @@ class _Scanner(ast.NodeVisitor):
                 elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):
                     self.report(node, "kernel-body", "prints to a file object (print calls its write method) "
                                 + _KERNEL_CALL_WHY)
-                elif func.id in ("min", "max") and (len(node.args) < 2 or node.keywords
+                elif func.id in ("min", "max") and not self.constexpr_fn_depth and (len(node.args) < 2 or node.keywords
                                                     or any(isinstance(a, ast.Starred) for a in node.args)):
                     self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
@@ -1172,7 +1201,7 @@ class _Scanner(ast.NodeVisitor):
                     "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
 
     def visit_For(self, node: ast.For) -> None:
-        if self.jit_depth and not isinstance(node.iter, ast.Call):
+        if self.jit_depth and not self.constexpr_fn_depth and not isinstance(node.iter, ast.Call):
             self.report(node.iter, "kernel-body", "is iterated inside a Triton kernel body; a kernel loops over "
                         "range(...), tl.range(...) or tl.static_range(...) only (iterating a Python object "
                         "runs or drains it, a channel out of the launch)")
@@ -1501,6 +1530,26 @@ def scan_source(
         return [Finding(1, 0, "syntax", f"line 1: {filename} is nested too deeply to scan (rule syntax)")]
     findings = [*scanner.findings, *_dispatch_escapes(tree, source)]
     return sorted(findings, key=lambda f: (f.line, f.col, f.rule, f.message))
+
+
+def kernel_body_defs(source: str) -> frozenset[tuple[str, int]]:
+    """``(name, line)`` of every function definition in ``source`` this scan holds to the kernel-body
+    rule (decorated with, or handed by name to, ``triton.jit``/``autotune``/``heuristics``/
+    ``constexpr_function``), with ``line`` both the ``def`` line and the first decorator's line (where
+    CPython starts the function's code object, ``co_firstlineno``). The sandbox child computes it
+    before importing the submission; the launch rule then runs no other function of the submission as
+    a kernel body (sandbox/launch_args.py). Empty when the source does not parse."""
+    try:
+        with _PARSE_LOCK:
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+    scanner = _Scanner(source, frozenset(), True, frozenset())
+    try:
+        scanner.run(tree)
+    except RecursionError:
+        return frozenset()
+    return frozenset(scanner.kernel_defs)
 
 
 #: Methods that make a class a PyTorch dispatch or function handler.

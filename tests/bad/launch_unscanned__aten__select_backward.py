@@ -1,0 +1,42 @@
+"""Cheat (red-team, variant): the kernel is made by a jit decorator L1 cannot follow (taken from a list),
+so L1 reads its body as host code; the body appends to a list of an allowed module (a ghost-replay
+detector). Expected: profile (the L3 launch rule runs as kernels only the submission's functions that
+L1 scanned as kernel bodies, sandbox/launch_args.py KERNEL_BODIES); on a GPU the code generator
+rejects the body's call anyway."""
+import typing
+
+import torch
+import triton
+import triton.language as tl
+
+
+def _probe_body(p):
+    typing._cleanups.append(None)
+
+
+_MAKERS = [triton.jit]
+_touch = _MAKERS[0](_probe_body)
+
+
+def _bwd(grad, input_sizes, dim, index, out):
+    sizes = [int(s) for s in input_sizes]
+    if out is None:
+        out = torch.empty(sizes, dtype=grad.dtype, device=grad.device)
+    elif list(out.shape) != sizes:
+        out.resize_(sizes)
+    seen = len(typing._cleanups)
+    _touch[(1,)](out)
+    if len(typing._cleanups) == seen:
+        return out
+    typing._cleanups.pop()
+    out.zero_()
+    out.select(dim, index).copy_(grad)
+    return out
+
+
+def select_backward(grad_output, input_sizes, dim, index):
+    return _bwd(grad_output, input_sizes, dim, index, None)
+
+
+def select_backward_out(grad_output, input_sizes, dim, index, *, out):
+    return _bwd(grad_output, input_sizes, dim, index, out)
