@@ -302,3 +302,20 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     parts = ("l1_s", "import_s", "reference_s", "save_s", "candidate_s", "load_s", "judge_s", "ghost_s",
              "profile_s", "timing_s", "hung_s")
     assert sum(t.get(k, 0.0) for k in parts) <= rec["wall_s"] * 1.01 + 0.05, (t, rec["wall_s"])
+
+
+def test_timed_calls_may_not_run_ops_beyond_the_correctness_run() -> None:
+    """A candidate that, once timed, fills its output with allowed copies (zero_/copy_) beside a token
+    launch: the judged timed outputs are right and the L3 allowlist admits copies, so only the
+    comparison with the same case's correctness run (red-team) shows it. Views/metadata are free;
+    counts may differ (they may follow the input values)."""
+    from kernelgenbench.run.job import timed_ops_beyond
+
+    correctness = {"aten::empty.memory_format": 1, "aten::view": 2, "aten::fill_.Scalar": 1}
+    honest = {"aten::empty.memory_format": 3, "aten::view": 5, "aten::fill_.Scalar": 2}
+    switched = {"aten::empty.memory_format": 1, "aten::zero_": 1, "aten::copy_": 1}
+    assert timed_ops_beyond(honest, correctness) == ""  # counts may follow the values
+    assert timed_ops_beyond({}, correctness) == ""
+    assert timed_ops_beyond(switched, correctness) == "aten::copy_ x1, aten::zero_ x1"
+    assert timed_ops_beyond({"aten::_local_scalar_dense": 1}, correctness) == "aten::_local_scalar_dense x1"
+    assert timed_ops_beyond(switched, None) == ""

@@ -370,6 +370,28 @@ def case_size(op: Operator, params: dict[str, Any]) -> float:
     return total
 
 
+def timed_ops_beyond(timed: dict[str, int], correctness: dict[str, int] | None) -> str:
+    """The ATen ops a timed candidate call ran beyond its case's correctness run: ``""`` when none.
+
+    Args:
+        timed: op key -> the most times one timed call of the case ran it (``timed_trace``).
+        correctness: op key -> times the case's correctness run ran it (all its candidate calls),
+            or None when the case has no correctness trace (nothing compared).
+
+    Compared are the ops that can write or read results outside a kernel (fills, copies, host reads,
+    random draws): a timed call may run none the correctness run did not run at all. A candidate that
+    tells timing apart and then computes with allowed copies plus a token launch is caught here (its
+    judged timed repetitions are right, and the L3 allowlist admits copies). Counts are not compared,
+    nor are views, metadata and allocations: they may follow the input values (a boolean mask's
+    count of true elements), which differ between the correctness run and the timed repetitions."""
+    if correctness is None:
+        return ""
+    judged = l3._FILL_COPY_OPS | l3._ITEM_OPS | {"random_draw"}
+    new = [f"{k} x{n}" for k, n in sorted(timed.items())
+           if n and l3._base(k) in judged and not correctness.get(k)]
+    return ", ".join(new[:5])
+
+
 #: Phases a correctness run records itself (``Verifier._run_case``), also when L2 makes the run.
 _L2_INNER_PHASES = ("reference_s", "save_s", "candidate_s", "load_s", "judge_s", "hung_s")
 
@@ -472,6 +494,8 @@ class Verifier:
         self.child: Child | None = None
         #: the verifier's secret RNG: L2's choice of cases, their input seeds and the replay positions
         self._rng = random.Random(os.urandom(8))
+        #: case id -> the ATen ops of its correctness run (compared with its timed calls, _time_one)
+        self._case_traces: dict[str, dict[str, int]] = {}
         self._io_n = 0
         # Tensors exchanged with the child go through memory-backed files where the host has them.
         shm = Path("/dev/shm")
@@ -653,6 +677,7 @@ class Verifier:
                 res = self._run_case(case, entry, seed=seed)
                 if res is None:
                     continue
+                self._case_traces[case.id] = dict(res["trace"])
                 for k, v in res["trace"].items():
                     traces[k] = traces.get(k, 0) + v
                 launches_total += len(res["launches"])
@@ -1221,6 +1246,12 @@ class Verifier:
         if tv.failure:
             raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
                                         f"(the most of each op in one call): {tv.message}", case)
+        extra = timed_ops_beyond(msg.get("timed_trace") or {}, self._case_traces.get(case.id))
+        if extra:
+            raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "
+                                       f"run on the same case did not ({extra}); a candidate must compute the same "
+                                       f"way when it is timed (the ghost replay that proves a Triton kernel "
+                                       f"computes the result cannot run inside timing)", case)
         b, c = float(msg["baseline_ms"]), float(msg["candidate_ms"])
         reported = sum(msg.get("event_total_ms", {}).values())
         if reported > wall_ms * 1.05 + 1.0:
