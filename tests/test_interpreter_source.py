@@ -71,5 +71,52 @@ def test_code_match_ignores_line_numbers_but_not_constants() -> None:
     a = compile("def f(x):\n    return x * 2\n", "a", "exec").co_consts[0]
     b = compile("\n\ndef f(x):\n    return x * 2\n", "b", "exec").co_consts[0]
     c = compile("def f(x):\n    return x * 3\n", "a", "exec").co_consts[0]
-    assert hooks._code_matches(a, b)
-    assert not hooks._code_matches(a, c)
+    assert launch_args.code_matches(a, b)
+    assert not launch_args.code_matches(a, c)
+
+
+DECOY = '''import triton
+
+
+def deco(_text):
+    return lambda f: f
+
+
+@deco("""
+def kern(x):
+    return 1
+""")
+def kern(x):
+    return 2
+
+
+def clean(x):
+    return 3
+'''
+
+
+def test_gpu_source_must_define_the_imported_function(tmp_path: Path) -> None:
+    """On a GPU, Triton compiles a JITFunction's ``_src``: its source from the first line that starts with
+    ``def name(``, which may sit inside a decorator's string (red-team). The launch rule requires that
+    text to define the function Python imported."""
+    from triton.runtime.jit import JITFunction
+
+    _, mod = _load(tmp_path, "kgb_src_decoy", DECOY)
+    decoy, clean = JITFunction(mod.kern), JITFunction(mod.clean)
+    assert decoy._src.startswith("def kern(x):\n    return 1")  # what a GPU would compile
+    assert not launch_args.source_matches(decoy._src, mod.kern)
+    assert launch_args.source_matches(clean._src, mod.clean)
+
+
+def test_launch_rule_applies_the_source_check_to_gpu_kernels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from triton.runtime.jit import JITFunction
+
+    path, mod = _load(tmp_path, "kgb_src_decoy2", DECOY)
+    line = mod.clean.__code__.co_firstlineno
+    monkeypatch.setattr(launch_args, "KERNEL_BODIES", (str(path.resolve()), frozenset({("clean", line)})))
+    msg = launch_args.check_globals(JITFunction(mod.kern))
+    assert msg is not None and "its source as Triton compiles it does not define" in msg, msg
+    assert launch_args.check_globals(JITFunction(mod.clean)) is None
+    monkeypatch.setattr(launch_args, "KERNEL_BODIES", (str(path.resolve()), frozenset()))
+    msg = launch_args.check_globals(JITFunction(mod.clean))  # a body L1 did not scan as a kernel body
+    assert msg is not None and "was not scanned by L1 as a kernel body" in msg, msg

@@ -408,49 +408,6 @@ def _can_empty_gpu_launch() -> bool:
         return False
 
 
-_CODE_FLAGS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x80 | 0x100 | 0x200
-
-
-def _code_matches(a: Any, b: Any) -> bool:
-    """Whether code objects ``a`` and ``b`` hold the same program: bytecode, names, constants (nested
-    code objects recursively), argument layout; line numbers and qualified names are not compared."""
-    if type(a) is not type(b):
-        return False
-    if not isinstance(a, type(_code_matches.__code__)):
-        return repr(a) == repr(b)
-    # flags of the code itself (optimized, newlocals, varargs, varkeywords, generator, coroutine, ...),
-    # not CO_NESTED or the __future__ flags the module compiled with
-    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars, a.co_argcount,
-            a.co_posonlyargcount, a.co_kwonlyargcount, a.co_flags & _CODE_FLAGS, a.co_name) != (
-            b.co_code, b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars, b.co_argcount,
-            b.co_posonlyargcount, b.co_kwonlyargcount, b.co_flags & _CODE_FLAGS, b.co_name):
-        return False
-    return len(a.co_consts) == len(b.co_consts) and all(
-        _code_matches(x, y) for x, y in zip(a.co_consts, b.co_consts))
-
-
-def _module_import_names(fn: Any) -> list[str]:
-    """Names bound by ``import`` statements in the module scope of the file that defines ``fn``."""
-    import ast
-    import linecache
-
-    try:
-        tree = ast.parse("".join(linecache.getlines(fn.__code__.co_filename)))
-    except (SyntaxError, ValueError):
-        return []
-    names: set[str] = set()
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Import):
-            names.update(a.asname or a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            names.update(a.asname or a.name for a in node.names if a.name != "*")
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
-    return sorted(n for n in names if n.isidentifier())
-
-
 def _source_violation(fn: Any, why: str) -> None:
     msg = (f"the Triton interpreter would run a kernel body other than the one Python compiled for "
            f"{getattr(fn, '__qualname__', fn)!s}: {why}")
@@ -492,7 +449,7 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     code = compile(module, filename or "<kernel>", "exec", dont_inherit=True)
     fn.__globals__.setdefault(_SEMANTIC_GLOBAL, interpreter.interpreter_semantic)
     ns: dict[str, Any] = {}
-    exec(code, fn.__globals__, ns)  # noqa: S102 - the kernel's own source, checked by _code_matches
+    exec(code, fn.__globals__, ns)  # noqa: S102 - the kernel's own source, checked by launch_args.code_matches
     out = ns[fn.__name__]
     out.__defaults__ = fn.__defaults__
     out.__kwdefaults__ = fn.__kwdefaults__
@@ -509,7 +466,7 @@ def _install_verified_rewriter() -> None:
     a second ``def`` line then runs hidden Python that L1 and the launch rule never see (red-team
     finding), and source lines changed after import (the file, ``linecache``) would run too. Here the
     ``def`` line is taken from the parsed source (the function's own ``def`` statement), and the
-    source from it on must compile to the code object Python built at import (:func:`_code_matches`);
+    source from it on must compile to the code object Python built at import (:func:`.launch_args.code_matches`);
     otherwise the launch fails (recorded like a launch-rule violation: failure class ``profile``).
     """
     try:
@@ -539,10 +496,10 @@ def _install_verified_rewriter() -> None:
         src = self._prepare_source(lines)
         # CPython compiles ``m.f(...)`` differently when ``m`` was bound by an import at module level:
         # the same names are bound by imports here (the body's own bytecode is then comparable)
-        prelude = "".join(f"import sys as {n}\n" for n in _module_import_names(fn))
+        prelude = "".join(f"import sys as {n}\n" for n in launch_args.module_import_names(fn))
         code = compile(prelude + src, self.filename or "<kernel>", "exec", dont_inherit=True)
         mine = [c for c in code.co_consts if isinstance(c, type(code)) and c.co_name == fn.__name__]
-        if len(mine) != 1 or not _code_matches(mine[0], fn.__code__):
+        if len(mine) != 1 or not launch_args.code_matches(mine[0], fn.__code__):
             _source_violation(fn, "its source lines now compile to other code than the imported function's "
                               "(a second 'def' line inside it, or source changed after import)")
         return _exec_rewritten(fn, self._transform_ast(src), self.filename)

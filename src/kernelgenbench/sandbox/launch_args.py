@@ -352,6 +352,16 @@ def _collect(obj: Any, entries: list[tuple], seen: set[int], T: _Types) -> tuple
         seen.add(id(obj))
         inner = obj.__dict__.get("fn", _ABSENT) if hasattr(obj, "__dict__") else _ABSENT
         entries.append((2, obj, "fn", inner, False))
+        src = obj.__dict__.get("_src") if hasattr(obj, "__dict__") else None
+        if KERNEL_BODIES is not None and type(src) is str and type(inner) is types.FunctionType:
+            ok = _SRC_OK.get(id(obj))
+            if ok is None or ok[0] is not obj or ok[1] is not src:
+                if not source_matches(src, inner):
+                    return ("its source as Triton compiles it does not define the function Python imported "
+                            "(a second 'def' line before it), so a GPU would run another body than L1 "
+                            "scanned"), inner, inner.__name__
+                _SRC_OK[id(obj)] = (obj, src)
+            entries.append((2, obj, "_src", src, False))
         obj = inner
     fn = obj
     if type(fn) is not types.FunctionType:
@@ -440,6 +450,66 @@ def _recheck(entries: list[tuple]) -> bool:
     return True
 
 
+_CODE_FLAGS = 0x1 | 0x2 | 0x4 | 0x8 | 0x20 | 0x80 | 0x100 | 0x200
+
+
+def code_matches(a: Any, b: Any) -> bool:
+    """Whether code objects ``a`` and ``b`` hold the same program: bytecode, names, constants (nested
+    code objects recursively), argument layout; line numbers and qualified names are not compared."""
+    if type(a) is not type(b):
+        return False
+    if not isinstance(a, type(code_matches.__code__)):
+        return repr(a) == repr(b)
+    # flags of the code itself (optimized, newlocals, varargs, varkeywords, generator, coroutine, ...),
+    # not CO_NESTED or the __future__ flags the module compiled with
+    if (a.co_code, a.co_names, a.co_varnames, a.co_freevars, a.co_cellvars, a.co_argcount,
+            a.co_posonlyargcount, a.co_kwonlyargcount, a.co_flags & _CODE_FLAGS, a.co_name) != (
+            b.co_code, b.co_names, b.co_varnames, b.co_freevars, b.co_cellvars, b.co_argcount,
+            b.co_posonlyargcount, b.co_kwonlyargcount, b.co_flags & _CODE_FLAGS, b.co_name):
+        return False
+    return len(a.co_consts) == len(b.co_consts) and all(
+        code_matches(x, y) for x, y in zip(a.co_consts, b.co_consts))
+
+
+def module_import_names(fn: Any) -> list[str]:
+    """Names bound by ``import`` statements in the module scope of the file that defines ``fn``."""
+    import ast
+    import linecache
+
+    try:
+        tree = ast.parse("".join(linecache.getlines(fn.__code__.co_filename)))
+    except (SyntaxError, ValueError):
+        return []
+    names: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(a.asname or a.name for a in node.names if a.name != "*")
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return sorted(n for n in names if n.isidentifier())
+
+
+def source_matches(src: str, fn: types.FunctionType) -> bool:
+    """Whether the source text ``src`` that Triton will compile for ``fn`` (a GPU ``JITFunction``'s
+    ``_src``: from the first line of its source that starts with ``def name(``, a line inside a
+    decorator's string included) defines the code object Python built for ``fn`` at import, the one
+    L1 scanned."""
+    try:
+        prelude = "".join(f"import sys as {n}\n" for n in module_import_names(fn))
+        code = compile(prelude + src, fn.__code__.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    mine = [c for c in code.co_consts if type(c) is types.CodeType and c.co_name == fn.__name__]
+    return len(mine) == 1 and code_matches(mine[0], fn.__code__)
+
+
+_SRC_OK: dict[int, tuple[Any, str]] = {}
+
+
 #: Set by the sandbox child before it imports the submission: ``(file, defs)``, the submission's
 #: absolute path and the ``(name, line)`` of its function definitions that L1 holds to the kernel-body
 #: rule (``verify.static_scan.kernel_body_defs``). None (tests, tools): not enforced.
@@ -475,7 +545,7 @@ def check_globals(kernel: Any) -> str | None:
     found = _collect(kernel, entries, set(), T)
     if found is not None:
         where, obj, name = found
-        if where.startswith("its body"):
+        if where.startswith("its "):
             return f"kernel {name}: {where}"
         return f"kernel {name}: {where} is {describe(obj)} ({ALLOWED_GLOBALS})"
     if len(_CACHE) >= _CACHE_MAX:  # kernels made per call (a factory without a cache): start again
