@@ -92,4 +92,5 @@ def test_kgb_eval_cli_end_to_end(tmp_path: Path) -> None:
                            "--name", "t", "--runs-root", str(tmp_path / "runs"), "--platform", "interpreter"],
                           capture_output=True, text=True, timeout=600, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin",
                                                                             "PYTHONPATH": str(ROOT / "src")})
-    assert "0 jobs run, 3 resumed" in res2.stdout, res2.stdout[-2000:]
+    assert "resuming: 3 of 3 jobs already recorded" in res2.stdout, res2.stdout[-2000:]
+    assert "(0 run now, 3 recorded earlier)" in res2.stdout, res2.stdout[-2000:]
