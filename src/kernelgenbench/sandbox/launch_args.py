@@ -39,6 +39,15 @@ jit functions, or functions and classes defined by Triton itself (:func:`bad_glo
 names the GPU code generator accepts (modules, ``JITCallable``, Triton builtins, dtypes, constexprs,
 namedtuples), so a kernel that compiles on a GPU is not rejected here.
 
+Which functions may run as kernel bodies: the submission's functions that L1 scanned as kernel bodies
+(:data:`KERNEL_BODIES`, set by the sandbox child from ``verify.static_scan.kernel_body_defs`` before
+the submission is imported: decorated with, or handed by name to, ``triton.jit``/``autotune``/
+``heuristics``/``constexpr_function``), and Triton's and the harness's own; a kernel made any other way
+(``[triton.jit][0](f)``) is rejected. On GPUs the source text Triton compiles (``JITFunction._src``)
+must also define the imported function (:func:`source_matches`); on the interpreter the same holds
+for the source it rewrites (``hooks._install_verified_rewriter``). Together: the body that runs is the
+body L1 judged.
+
 Nothing here runs the submission's code: types are read with ``type()``, never ``isinstance`` (which
 reads ``__class__``), and class dictionaries only of classes whose metaclass is ``type``.
 
