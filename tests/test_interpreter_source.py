@@ -117,6 +117,12 @@ def test_launch_rule_applies_the_source_check_to_gpu_kernels(tmp_path: Path, mon
     msg = launch_args.check_globals(JITFunction(mod.kern))
     assert msg is not None and "its source as Triton compiles it does not define" in msg, msg
     assert launch_args.check_globals(JITFunction(mod.clean)) is None
+    # a function of the submission the file-level scan did not hold to the kernel-body rule: recorded
+    # for the verifier to scan as one; a function of another file: rejected
     monkeypatch.setattr(launch_args, "KERNEL_BODIES", (str(path.resolve()), frozenset()))
-    msg = launch_args.check_globals(JITFunction(mod.clean))  # a body L1 did not scan as a kernel body
-    assert msg is not None and "was not scanned by L1 as a kernel body" in msg, msg
+    monkeypatch.setattr(launch_args, "UNSCANNED", [])
+    assert launch_args.check_globals(JITFunction(mod.clean)) is None
+    assert launch_args.UNSCANNED == [("clean", line)]
+    monkeypatch.setattr(launch_args, "KERNEL_BODIES", (str(tmp_path / "other.py"), frozenset()))
+    msg = launch_args.check_globals(JITFunction(mod.clean))
+    assert msg is not None and "is not a function of the submission file" in msg, msg

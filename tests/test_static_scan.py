@@ -1113,3 +1113,33 @@ def test_functions_made_kernels_by_a_call_are_kernel_bodies() -> None:
         """
     assert [r for _, r in hits(calls)] == ["kernel-body"] * 3
     assert hits(legal) == []
+
+
+def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
+    """static_scan.scan_kernel_body: the verifier's scan of a function that ran as a kernel body although
+    the file-level scan did not follow how it became one (a project decorator calling triton.jit)."""
+    from kernelgenbench.verify.static_scan import scan_kernel_body
+
+    src = textwrap.dedent("""
+        import typing
+        import triton
+
+        def kernel(fn):
+            return triton.jit(fn)
+
+        @kernel
+        def good(p):
+            pass
+
+        @kernel
+        def bad(p):
+            typing._cleanups.append(None)
+
+        def fn(p):
+            typing._cleanups.append(None)
+        """)
+    assert hits(src) == []  # host code at file level; `fn` (the decorator's parameter name) stays host code
+    assert scan_kernel_body(src, "good", 8) == []
+    assert [f.rule for f in scan_kernel_body(src, "bad", 12)] == ["kernel-body"]
+    assert scan_kernel_body(src, "bad", 13) == [f for f in scan_kernel_body(src, "bad", 12)]  # def line
+    assert scan_kernel_body(src, "missing", 8) is None

@@ -1,8 +1,8 @@
 """Cheat (red-team, variant): the kernel is made by a jit decorator L1 cannot follow (taken from a list),
 so L1 reads its body as host code; the body appends to a list of an allowed module (a ghost-replay
-detector). Expected: profile (the L3 launch rule runs as kernels only the submission's functions that
-L1 scanned as kernel bodies, sandbox/launch_args.py KERNEL_BODIES); on a GPU the code generator
-rejects the body's call anyway."""
+detector). Expected: static_scan (the launch rule records a body the file-level scan did not hold to
+the kernel-body rule, sandbox/launch_args.py UNSCANNED, and the verifier scans it as one); on a GPU the
+code generator rejects the body's call anyway (the verdict is the same: the record comes first)."""
 import typing
 
 import torch

@@ -20,6 +20,7 @@ Cost per replayed case: the warm re-run, ``Settings.ghost_reruns`` decoy re-runs
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import math
 import os
 import random
@@ -740,7 +741,7 @@ class Verifier:
             raise JobFailed("import_error", f"the submission's process died during import: {exc}") from None
         if msg.get("event") != "ready":
             raise JobFailed("platform", f"unexpected first message from the sandbox: {msg.get('event')!r}")
-        _check_launch_violations(msg, "importing the submission")
+        _check_launch_violations(msg, "importing the submission", None, self.spec)
         if not msg.get("ok"):
             err = msg.get("error") or {}
             text = err.get("message", "")
@@ -882,7 +883,7 @@ class Verifier:
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced during {where}: "
                                                f"{msg['timers_tampered']}", case)
-        _check_launch_violations(msg, where, case)
+        _check_launch_violations(msg, where, case, self.spec)
         t_load = time.perf_counter()
         try:
             out = torch.load(out_path, map_location=self.device, weights_only=True)
@@ -1230,7 +1231,7 @@ class Verifier:
             self.child = None
             raise self._died(exc, case) from None
         wall_ms = (time.perf_counter() - t0) * 1e3
-        _check_launch_violations(msg, f"timing case {case.id}", case)
+        _check_launch_violations(msg, f"timing case {case.id}", case, self.spec)
         if msg.get("error"):
             err = msg["error"]
             text = f"{err.get('type')}: {err.get('message')}"
@@ -1295,13 +1296,39 @@ class Verifier:
         return 100.0 * max(floors) / (ms * 1e-3)
 
 
-def _check_launch_violations(msg: dict[str, Any], where: str, case: Case | None = None) -> None:
+def _check_launch_violations(msg: dict[str, Any], where: str, case: Case | None = None,
+                             spec: JobSpec | None = None) -> None:
     """L3 launch rule: the child recorded a launch that handed a kernel something other than a Triton
     value, or a kernel body that reads a global that is not one (``sandbox/launch_args.py``). The
-    record is kept by the child whatever the submission caught, and wins over any error it caused."""
+    record is kept by the child whatever the submission caught, and wins over any error it caused.
+
+    Also the submission's functions that ran as kernel bodies although the file-level L1 scan did not
+    hold them to the kernel-body rule (``unscanned_bodies``: made kernels in a way the scan does not
+    follow): each is scanned here as a kernel body (``static_scan.scan_kernel_body``); a finding fails
+    the job as ``static_scan``, a function the file does not define as ``profile``."""
     found = msg.get("launch_violations") or []
     if found:
         raise JobFailed("profile", f"L3 launch check ({where}): {found[0]}", case)
+    bodies = msg.get("unscanned_bodies") or []
+    if not bodies or spec is None or spec.submission is None:
+        return
+    from ..verify.static_scan import scan_kernel_body
+
+    try:
+        source = importlib.util.decode_source(Path(spec.submission).read_bytes())
+    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        source = ""
+    op = spec.op
+    for name, line in bodies:
+        findings = scan_kernel_body(source, str(name), int(line), own_ops=frozenset(getattr(op, "own_ops", ())),
+                                    allow_copies=getattr(op, "allow_copies", True),
+                                    allow_methods=frozenset(getattr(op, "allow_methods", ())))
+        if findings is None:
+            raise JobFailed("profile", f"L3 launch check ({where}): {name} (line {line}) ran as a Triton kernel "
+                                       f"body but the submission defines no such function to scan", case)
+        if findings:
+            raise JobFailed("static_scan", f"L1 static scan of {name} (line {line}), which ran as a Triton kernel "
+                                           f"body: {findings[0].message}", case)
 
 
 def _round(ms: Any) -> float | None:

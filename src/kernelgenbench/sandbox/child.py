@@ -24,7 +24,9 @@ Commands:
 
 Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
 recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
-``sandbox/launch_args.py``).
+``sandbox/launch_args.py``), and ``unscanned_bodies``: the submission's functions that ran as kernel
+bodies without the file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``;
+the verifier scans each).
 """
 from __future__ import annotations
 
@@ -94,6 +96,9 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: dict[str, Any]) -> None:
+        from . import launch_args
+
+        msg.setdefault("unscanned_bodies", [list(k) for k in launch_args.UNSCANNED])
         self.resp.write(json.dumps(msg, default=str) + "\n")
         self.resp.flush()
 
@@ -117,10 +122,10 @@ class Child:
         from ..verify.static_scan import kernel_body_defs
         from . import launch_args
 
-        try:
-            with open(self.args.submission, encoding="utf-8") as f:
-                source = f.read()
-        except (OSError, UnicodeDecodeError):
+        try:  # decoded as Python decodes it (coding cookie, BOM), as L1 does
+            with open(self.args.submission, "rb") as f:
+                source = importlib.util.decode_source(f.read())
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
             source = ""
         launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
         if self.platform.interpreter:

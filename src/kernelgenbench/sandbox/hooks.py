@@ -457,6 +457,27 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     return out
 
 
+#: id(kernel's Python function) -> (that function, the interpreter's rewrite of it), made by the harness
+_REWRITTEN: dict[int, tuple[Any, Any]] = {}
+
+
+def _rewritten(kernel: Any) -> Any:
+    """The function the interpreter runs for ``kernel`` (an ``InterpretedFunction``): the verified rewrite
+    of ``kernel.fn`` (the function the launch rule checked), made here with Triton's own
+    ``FunctionRewriter`` class, never through the kernel object's ``rewrite``/``rewriter`` (instance
+    attributes a submission could replace; red-team: a replaced rewriter ran a host function as the
+    body)."""
+    from triton.runtime.interpreter import FunctionRewriter
+
+    fn = kernel.__dict__.get("fn")
+    hit = _REWRITTEN.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    out = FunctionRewriter.rewrite_ast(FunctionRewriter(fn, **(kernel.__dict__.get("kwargs") or {})))
+    _REWRITTEN[id(fn)] = (fn, out)
+    return out
+
+
 def _install_verified_rewriter() -> None:
     """Tie what the interpreter runs to what was imported.
 
@@ -506,6 +527,19 @@ def _install_verified_rewriter() -> None:
 
     rewrite_ast._kgb_hooked = True  # type: ignore[attr-defined]
     FunctionRewriter.rewrite_ast = rewrite_ast
+
+    # a jit helper called from a kernel body runs its rewrite too: the same, not the object's own
+    from triton.runtime.interpreter import InterpretedFunction, InterpreterError, _patch_lang
+
+    def device_call(self, *args, **kwargs):
+        _patch_lang(self.__dict__.get("fn"))
+        fn = _rewritten(self)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as e:
+            raise InterpreterError(repr(e)) from e
+
+    InterpretedFunction.__call__ = device_call
 
 
 def install_launch_hooks() -> None:
@@ -598,7 +632,7 @@ def install_launch_hooks() -> None:
             grid = tuple(grid(_meta(self, args, kwargs)))
         call_kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         _run_pre_run_hooks(self, args, call_kw)
-        fn = self.rewrite()
+        fn = _rewritten(self)
         # The launch rule again, now that the candidate's grid callable and pre-run hooks have run: they
         # could rebind a global the body reads after the check at the entry (red-team: a plain int when
         # checked, a probe object whose __bool__ counts body executions when the body runs).

@@ -39,11 +39,13 @@ jit functions, or functions and classes defined by Triton itself (:func:`bad_glo
 names the GPU code generator accepts (modules, ``JITCallable``, Triton builtins, dtypes, constexprs,
 namedtuples), so a kernel that compiles on a GPU is not rejected here.
 
-Which functions may run as kernel bodies: the submission's functions that L1 scanned as kernel bodies
-(:data:`KERNEL_BODIES`, set by the sandbox child from ``verify.static_scan.kernel_body_defs`` before
-the submission is imported: decorated with, or handed by name to, ``triton.jit``/``autotune``/
-``heuristics``/``constexpr_function``), and Triton's and the harness's own; a kernel made any other way
-(``[triton.jit][0](f)``) is rejected. On GPUs the source text Triton compiles (``JITFunction._src``)
+Which functions may run as kernel bodies: Triton's and the harness's own, and the submission's, each
+judged by the kernel-body rule: those L1 scanned as kernel bodies (:data:`KERNEL_BODIES`, set by the
+sandbox child from ``verify.static_scan.kernel_body_defs`` before the submission is imported:
+decorated with, or handed by name to, ``triton.jit``/``autotune``/``heuristics``/
+``constexpr_function``), and any other function of the submission file that runs as one
+(``[triton.jit][0](f)``, a decorator of its own): recorded in :data:`UNSCANNED` and scanned as a
+kernel body by the verifier. A function from anywhere else (``exec``) is rejected. On GPUs the source text Triton compiles (``JITFunction._src``)
 must also define the imported function (:func:`source_matches`); on the interpreter the same holds
 for the source it rewrites (``hooks._install_verified_rewriter``). Together: the body that runs is the
 body L1 judged.
@@ -519,6 +521,13 @@ def source_matches(src: str, fn: types.FunctionType) -> bool:
 _SRC_OK: dict[int, tuple[Any, str]] = {}
 
 
+#: ``(name, first line)`` of the submission's functions that ran as kernel bodies although the
+#: file-level scan did not hold them to the kernel-body rule (made kernels in a way it does not follow:
+#: a decorator of the submission's own that calls ``triton.jit``, a jit call in a comprehension): the
+#: child reports them with every answer and the verifier scans each as a kernel body
+#: (``verify.static_scan.scan_kernel_body``); never cleared.
+UNSCANNED: list[tuple[str, int]] = []
+
 #: Set by the sandbox child before it imports the submission: ``(file, defs)``, the submission's
 #: absolute path and the ``(name, line)`` of its function definitions that L1 holds to the kernel-body
 #: rule (``verify.static_scan.kernel_body_defs``). None (tests, tools): not enforced.
@@ -536,11 +545,13 @@ def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
     if f.startswith(T.triton_dir) or f.startswith(T.harness_dir):
         return None
     path, defs = KERNEL_BODIES
-    if f == path and (code.co_name, code.co_firstlineno) in defs:
-        return None
-    return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) was not scanned by L1 as a kernel "
-            f"body: only functions of the submission decorated with, or handed by name to, triton.jit, "
-            f"autotune, heuristics or constexpr_function run as kernels")
+    key = (code.co_name, code.co_firstlineno)
+    if f == path:
+        if key not in defs and key not in UNSCANNED and len(UNSCANNED) < 16:
+            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/job.py)
+        return None if key in defs or key in UNSCANNED else "its body could not be recorded for a scan"
+    return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) is not a function of the submission "
+            f"file, so L1 never scanned it: only the submission's functions run as kernels")
 
 
 def check_globals(kernel: Any) -> str | None:

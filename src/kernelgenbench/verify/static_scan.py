@@ -285,6 +285,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # from a normal run (L2)
         "device_caches", "rewritten_fn", "configs_timings", "bench_time", "best_config", "used_global_vals",
         "kernel_cache",
+        # the interpreter's machinery that turns a kernel's source into the function it runs (red-team:
+        # a replaced rewriter ran a host function as the kernel body); also what Triton compiles on GPUs
+        "rewriter", "rewrite", "rewrite_ast", "_src", "_unsafe_update_src", "_set_src",
     }
 )
 
@@ -676,6 +679,7 @@ class _Scanner(ast.NodeVisitor):
         self.constexpr_fn_depth = 0  # inside a @triton.constexpr_function body
         self.jit_called: set[str] = set()  # names of functions handed to triton.jit(...) and the like
         self.kernel_defs: set[tuple[str, int]] = set()  # (name, line) of the defs scanned as kernel bodies
+        self.force_jit: dict[str, set[int]] = {}  # name -> lines: defs to scan as kernel bodies regardless
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.rebound: set[str] = set()  # names declared global or nonlocal anywhere (set by run)
         self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
@@ -898,11 +902,23 @@ class _Scanner(ast.NodeVisitor):
         self.scopes.append(self.build_scope(tree))
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
+        params: dict[int, set[str]] = {}  # id(call) -> parameters of the functions around it
+        stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+        while stack:
+            node, around = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = node.args
+                around = around | {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}
+            elif isinstance(node, ast.Call):
+                params[id(node)] = set(around)
+            stack.extend((child, around) for child in ast.iter_child_nodes(node))
         for n in ast.walk(tree):
             if not isinstance(n, ast.Call):
                 continue
             target = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "fn"), None)
-            if not isinstance(target, ast.Name):
+            # a parameter (a decorator of the submission's own, ``def kernel(fn): return triton.jit(fn)``)
+            # names no function of the file: what it makes a kernel is checked when it runs as one
+            if not isinstance(target, ast.Name) or target.id in params.get(id(n), ()):
                 continue
             path = self.resolve(n.func.func if isinstance(n.func, ast.Call) else n.func)
             if path in JIT_DECORATORS:
@@ -924,7 +940,7 @@ class _Scanner(ast.NodeVisitor):
     # ---- scopes in the walk --------------------------------------------------------------------
 
     def _is_jit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-        if node.name in self.jit_called:
+        if node.name in self.jit_called or _def_lines(node) & self.force_jit.get(node.name, set()):
             return True
         for dec in node.decorator_list:
             target = dec.func if isinstance(dec, ast.Call) else dec
@@ -954,8 +970,7 @@ class _Scanner(ast.NodeVisitor):
                 self.visit(arg.annotation)
         jit = not isinstance(node, ast.Lambda) and self._is_jit(node)
         if jit:  # where its code object starts: the first decorator's line, else the def's
-            self.kernel_defs.add((node.name, min([node.lineno] + [d.lineno for d in node.decorator_list])))
-            self.kernel_defs.add((node.name, node.lineno))
+            self.kernel_defs.update((node.name, line) for line in _def_lines(node))
         scope = self.build_scope(node)
         self.scopes.append(scope)
         self.jit_depth += jit
@@ -1530,6 +1545,38 @@ def scan_source(
         return [Finding(1, 0, "syntax", f"line 1: {filename} is nested too deeply to scan (rule syntax)")]
     findings = [*scanner.findings, *_dispatch_escapes(tree, source)]
     return sorted(findings, key=lambda f: (f.line, f.col, f.rule, f.message))
+
+
+def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The lines a function's code object may start at (``co_firstlineno``): the def's, or its first
+    decorator's."""
+    return {node.lineno, min([node.lineno] + [d.lineno for d in node.decorator_list])}
+
+
+def scan_kernel_body(source: str, name: str, line: int, *, own_ops: frozenset[str] = frozenset(),
+                     allow_copies: bool = True, allow_methods: frozenset[str] = frozenset()) -> list[Finding] | None:
+    """Findings of the function ``name`` whose code starts at ``line`` of ``source``, scanned as a
+    Triton kernel body (kernel-body rule on), for a function the submission turned into a kernel in a
+    way the file-level scan does not follow (a decorator of its own that calls ``triton.jit``, a jit
+    call in a comprehension, ``triton.jit(C.method)``). Returns None when no such definition exists."""
+    try:
+        with _PARSE_LOCK:
+            tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name and line in _def_lines(n)), None)
+    if node is None:
+        return None
+    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods))
+    scanner.force_jit = {name: {line}}
+    try:
+        scanner.run(tree)
+    except RecursionError:
+        return None
+    first, last = min(_def_lines(node)), node.end_lineno or node.lineno
+    return sorted((f for f in scanner.findings if first <= f.line <= last),
+                  key=lambda f: (f.line, f.col, f.rule, f.message))
 
 
 def kernel_body_defs(source: str) -> frozenset[tuple[str, int]]:
