@@ -17,7 +17,9 @@ tests() { CUDA_VISIBLE_DEVICES=0 KGB_TEST_PLATFORM=cuda timeout 200 python3 -m p
 evals() { CUDA_VISIBLE_DEVICES=$G1 timeout 270 python3 -m kernelgenbench.cli eval solutions --op aten::stack --op aten::unsafe_split \
     --op aten::zeros_like --op aten::mm --tier full --jobs 2 --reps "$REPS" --warmup-ms "$WARM" \
     --out runs/h200/full-s4 > "$OUT/full-s4.log" 2>&1
-  mkdir -p /tmp/cache-sub && cp bench/redteam/mm_result_cache__aten__mm.py /tmp/cache-sub/aten__mm.py
+  mkdir -p /tmp/cache-sub && python3 -c 'import sys; from pathlib import Path; sys.path.insert(0, "tests"); \
+from fixture_files import write_submission as w; w(Path("bench/redteam/mm_result_cache__aten__mm.patch.py"), \
+Path("/tmp/cache-sub/aten__mm.py"))'
   CUDA_VISIBLE_DEVICES=$G1 timeout 80 python3 -m kernelgenbench.cli eval /tmp/cache-sub --op aten::mm --tier full \
     --reps "$REPS" --warmup-ms "$WARM" --out runs/h200/mm-cache > "$OUT/mm-cache.log" 2>&1
 }

@@ -13,11 +13,11 @@ from fixture_files import (PATCH_SUFFIX, PatchDoesNotApply, fixture_name, fixtur
                            write_submission)
 
 TESTS = Path(__file__).parent
-PATCHES = sorted(TESTS.glob(f"*/*{PATCH_SUFFIX}"))
+PATCHES = sorted([*TESTS.glob(f"*/*{PATCH_SUFFIX}"), *(TESTS.parent / "bench" / "redteam").glob(f"*{PATCH_SUFFIX}")])
 
 
 def test_there_are_patched_fixtures() -> None:
-    assert {p.parent.name for p in PATCHES} == {"bad", "good", "bad_timing"}
+    assert {p.parent.name for p in PATCHES} == {"bad", "good", "bad_timing", "redteam"}
 
 
 @pytest.mark.parametrize("path", PATCHES, ids=fixture_name)
