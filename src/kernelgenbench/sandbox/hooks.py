@@ -260,8 +260,12 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     ``STATE.launch_violations`` and raised as :class:`.launch_args.LaunchArgumentError`; nothing of the
     launch (argument copies, binding, hooks, heuristics, autotuning, the body) has run yet."""
     msg = launch_args.check_launch(kernel, args, kwargs)
-    if msg is None:
-        return
+    if msg is not None:
+        _launch_violation(msg)
+
+
+def _launch_violation(msg: str) -> None:
+    """Record a launch-rule violation (kept whatever the submission catches) and raise it."""
     if len(STATE.launch_violations) < 8:
         STATE.launch_violations.append(msg)
     raise launch_args.LaunchArgumentError(msg)
@@ -409,11 +413,8 @@ def _can_empty_gpu_launch() -> bool:
 
 
 def _source_violation(fn: Any, why: str) -> None:
-    msg = (f"the Triton interpreter would run a kernel body other than the one Python compiled for "
-           f"{getattr(fn, '__qualname__', fn)!s}: {why}")
-    if len(STATE.launch_violations) < 8:
-        STATE.launch_violations.append(msg)
-    raise launch_args.LaunchArgumentError(msg)
+    _launch_violation(f"the Triton interpreter would run a kernel body other than the one Python compiled for "
+                      f"{getattr(fn, '__qualname__', fn)!s}: {why}")
 
 
 #: The global name under which a rewritten kernel reaches the interpreter's semantic object: not an
@@ -811,21 +812,14 @@ class CandidateMode(TorchDispatchMode):
         kwargs = kwargs or {}
         if STATE.inside_launch:
             return func(*args, **kwargs)
-        name = f"aten::{func._schema.name.split('::')[-1]}"
-        overload = func._overloadname
-        key = name + ("" if overload == "default" else f".{overload}")
-        if _dtype_changes(func, args, kwargs):
-            key += " (dtype conversion)"
-        STATE.trace[key] += 1
+        STATE.trace[_op_key(func, args, kwargs)] += 1
         read = _SCALAR_READS.get(func)
         if read is not None and args and isinstance(args[0], torch.Tensor):
             # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
             extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
             return host_read(read, args[0], extra, lambda: func(*args, **kwargs))
         out = func(*args, **kwargs)
-        if name[len("aten::"):] in RANDOM_DRAWS:
-            drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
-            STATE.trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
+        _count_draws(STATE.trace, func, out)
         if STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
             if out.numel() and not out.is_meta:
                 from ..verify.compare import poison_variant
@@ -844,18 +838,30 @@ class TimedTraceMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if not STATE.inside_launch and STATE._call_trace is not None:
-            key = f"aten::{func._schema.name.split('::')[-1]}"
-            if func._overloadname != "default":
-                key += f".{func._overloadname}"
-            if _dtype_changes(func, args, kwargs):
-                key += " (dtype conversion)"
-            STATE._call_trace[key] += 1
+        calls = STATE._call_trace
+        if STATE.inside_launch or calls is None:
+            return func(*args, **kwargs)
+        calls[_op_key(func, args, kwargs)] += 1
         out = func(*args, **kwargs)
-        if STATE._call_trace is not None and func._schema.name.split("::")[-1] in RANDOM_DRAWS:
-            drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
-            STATE._call_trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
+        _count_draws(calls, func, out)
         return out
+
+
+def _op_key(func: Any, args: tuple, kwargs: dict) -> str:
+    """The trace key of one ATen call: ``aten::name[.overload]``, marked when it changes a dtype."""
+    key = f"aten::{func._schema.name.split('::')[-1]}"
+    if func._overloadname != "default":
+        key += f".{func._overloadname}"
+    if _dtype_changes(func, args, kwargs):
+        key += " (dtype conversion)"
+    return key
+
+
+def _count_draws(trace: Counter[str], func: Any, out: Any) -> None:
+    """Count the elements a random ATen op drew as ``aten::random_draw`` (L3 budgets them)."""
+    if func._schema.name.split("::")[-1] in RANDOM_DRAWS:
+        drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
+        trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
 
 
 def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
