@@ -46,7 +46,7 @@ from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_sl
                               poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error
 from ..verify.static_scan import scan_file
-from ..verify.timing import timed_set_seed
+from ..verify.timing import timed_repetitions, timed_set_seed
 
 
 @dataclass
@@ -497,6 +497,8 @@ class Verifier:
         self._rng = random.Random(os.urandom(8))
         #: case id -> the ATen ops of its correctness run (compared with its timed calls, _time_one)
         self._case_traces: dict[str, dict[str, int]] = {}
+        #: (name, line) of functions that ran as kernel bodies and were scanned as such here (_check_launch)
+        self._scanned_bodies: set[tuple[str, int]] = set()
         self._io_n = 0
         # Tensors exchanged with the child go through memory-backed files where the host has them.
         shm = Path("/dev/shm")
@@ -741,7 +743,7 @@ class Verifier:
             raise JobFailed("import_error", f"the submission's process died during import: {exc}") from None
         if msg.get("event") != "ready":
             raise JobFailed("platform", f"unexpected first message from the sandbox: {msg.get('event')!r}")
-        _check_launch_violations(msg, "importing the submission", None, self.spec)
+        self._check_launch(msg, "importing the submission")
         if not msg.get("ok"):
             err = msg.get("error") or {}
             text = err.get("message", "")
@@ -753,6 +755,35 @@ class Verifier:
         self.record["missing_optional"] = msg.get("missing_optional", [])
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg['timers_tampered']}")
+
+    def _check_launch(self, msg: dict[str, Any], where: str, case: Case | None = None) -> None:
+        """The launch rule's record in a child's answer (:func:`_check_launch_violations`), and the
+        submission's functions that ran as kernel bodies although the file-level L1 scan did not hold
+        them to the kernel-body rule (``unscanned_bodies``: made kernels in a way the scan does not
+        follow): each is scanned once as a kernel body (``static_scan.scan_kernel_body``); a finding
+        fails the job as ``static_scan``, a function the file does not define as ``profile``."""
+        _check_launch_violations(msg, where, case)
+        bodies = [(str(n), int(line)) for n, line in msg.get("unscanned_bodies") or []]
+        bodies = [b for b in bodies if b not in self._scanned_bodies]
+        if not bodies or self.spec.submission is None:
+            return
+        from ..verify.static_scan import scan_kernel_body
+
+        try:
+            source = importlib.util.decode_source(Path(self.spec.submission).read_bytes())
+        except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+            source = ""
+        for name, line in bodies:
+            findings = scan_kernel_body(source, name, line, own_ops=frozenset(getattr(self.op, "own_ops", ())),
+                                        allow_copies=getattr(self.op, "allow_copies", True),
+                                        allow_methods=frozenset(self.op.allow_methods))
+            if findings is None:
+                raise JobFailed("profile", f"L3 launch check ({where}): {name} (line {line}) ran as a Triton "
+                                           f"kernel body but the submission defines no such function to scan", case)
+            if findings:
+                raise JobFailed("static_scan", f"L1 static scan of {name} (line {line}), which ran as a Triton "
+                                               f"kernel body: {findings[0].message}", case)
+            self._scanned_bodies.add((name, line))
 
     def _log_path(self) -> Path:
         return self.workdir / "child.log"
@@ -883,7 +914,7 @@ class Verifier:
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced during {where}: "
                                                f"{msg['timers_tampered']}", case)
-        _check_launch_violations(msg, where, case, self.spec)
+        self._check_launch(msg, where, case)
         t_load = time.perf_counter()
         try:
             out = torch.load(out_path, map_location=self.device, weights_only=True)
@@ -1214,7 +1245,7 @@ class Verifier:
         inp = self.io / f"{case.tier}-{case.index}.time.pt"
         torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
         del sets
-        total = max(1, -(-self.settings.reps // 10)) * 10
+        total = timed_repetitions(self.settings.reps)
         check = sorted(self._rng.sample(range(total), min(total, self.settings.timing_checks)))
         check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
         t0 = time.perf_counter()
@@ -1231,7 +1262,7 @@ class Verifier:
             self.child = None
             raise self._died(exc, case) from None
         wall_ms = (time.perf_counter() - t0) * 1e3
-        _check_launch_violations(msg, f"timing case {case.id}", case, self.spec)
+        self._check_launch(msg, f"timing case {case.id}", case)
         if msg.get("error"):
             err = msg["error"]
             text = f"{err.get('type')}: {err.get('message')}"
@@ -1296,39 +1327,13 @@ class Verifier:
         return 100.0 * max(floors) / (ms * 1e-3)
 
 
-def _check_launch_violations(msg: dict[str, Any], where: str, case: Case | None = None,
-                             spec: JobSpec | None = None) -> None:
+def _check_launch_violations(msg: dict[str, Any], where: str, case: Case | None = None) -> None:
     """L3 launch rule: the child recorded a launch that handed a kernel something other than a Triton
     value, or a kernel body that reads a global that is not one (``sandbox/launch_args.py``). The
-    record is kept by the child whatever the submission caught, and wins over any error it caused.
-
-    Also the submission's functions that ran as kernel bodies although the file-level L1 scan did not
-    hold them to the kernel-body rule (``unscanned_bodies``: made kernels in a way the scan does not
-    follow): each is scanned here as a kernel body (``static_scan.scan_kernel_body``); a finding fails
-    the job as ``static_scan``, a function the file does not define as ``profile``."""
+    record is kept by the child whatever the submission caught, and wins over any error it caused."""
     found = msg.get("launch_violations") or []
     if found:
         raise JobFailed("profile", f"L3 launch check ({where}): {found[0]}", case)
-    bodies = msg.get("unscanned_bodies") or []
-    if not bodies or spec is None or spec.submission is None:
-        return
-    from ..verify.static_scan import scan_kernel_body
-
-    try:
-        source = importlib.util.decode_source(Path(spec.submission).read_bytes())
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
-        source = ""
-    op = spec.op
-    for name, line in bodies:
-        findings = scan_kernel_body(source, str(name), int(line), own_ops=frozenset(getattr(op, "own_ops", ())),
-                                    allow_copies=getattr(op, "allow_copies", True),
-                                    allow_methods=frozenset(getattr(op, "allow_methods", ())))
-        if findings is None:
-            raise JobFailed("profile", f"L3 launch check ({where}): {name} (line {line}) ran as a Triton kernel "
-                                       f"body but the submission defines no such function to scan", case)
-        if findings:
-            raise JobFailed("static_scan", f"L1 static scan of {name} (line {line}), which ran as a Triton kernel "
-                                           f"body: {findings[0].message}", case)
 
 
 def _round(ms: Any) -> float | None:

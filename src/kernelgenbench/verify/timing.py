@@ -162,6 +162,15 @@ def attached_objects(objs: Any, limit: int = 3) -> str:
     return ", ".join(found[:limit])
 
 
+#: Repetitions per block before the sides switch (time_case's default).
+BLOCK = 10
+
+
+def timed_repetitions(reps: int, block: int = BLOCK) -> int:
+    """How many timed repetitions each side runs for ``reps`` requested: whole blocks, at least one."""
+    return max(1, -(-reps // block)) * block
+
+
 def timed_set_seed(base: int, k: int) -> int:
     """The generator seed of timed input set ``k`` of a case whose timing seed is ``base`` (a secret
     the verifier draws per case; it rebuilds the judged repetitions' inputs from the same seeds)."""
@@ -169,7 +178,7 @@ def timed_set_seed(base: int, k: int) -> int:
 
 
 def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
-              reps: int = 50, warmup_ms: float = 25.0, block: int = 10,
+              reps: int = 50, warmup_ms: float = 25.0, block: int = BLOCK,
               check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
     """Time baseline and candidate on one case.
 
@@ -261,7 +270,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     launches: list[int] = []
     checked: dict[int, tuple[Any, Any]] = {}
     build_ms = 0.0
-    nblocks = max(1, -(-reps // block))
+    nblocks = timed_repetitions(reps, block) // block
     for b in range(nblocks):
         # this block's input sets, fresh values; both sides time the same ones, each on its own clones
         t_build = time.perf_counter()
@@ -313,7 +322,6 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                             f"timing check failed: the candidate attached Python objects to the harness's "
                             f"tensors ({found}); work tied to their lifetime would run outside the timed "
                             f"window")
-                kept.clear()
             finally:
                 kept.clear()
                 if gc_was_enabled:
