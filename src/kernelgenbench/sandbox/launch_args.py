@@ -45,10 +45,10 @@ sandbox child from ``verify.static_scan.kernel_body_defs`` before the submission
 decorated with, or handed by name to, ``triton.jit``/``autotune``/``heuristics``/
 ``constexpr_function``), and any other function of the submission file that runs as one
 (``[triton.jit][0](f)``, a decorator of its own): recorded in :data:`UNSCANNED` and scanned as a
-kernel body by the verifier. A function from anywhere else (``exec``) is rejected. On GPUs the source text Triton compiles (``JITFunction._src``)
-must also define the imported function (:func:`source_matches`); on the interpreter the same holds
-for the source it rewrites (``hooks._install_verified_rewriter``). Together: the body that runs is the
-body L1 judged.
+kernel body by the verifier. A function from anywhere else (``exec``) is rejected. On GPUs the source
+text Triton compiles (``JITFunction._src``) must also define the imported function
+(:func:`source_matches`); on the interpreter the same holds for the source it rewrites
+(``hooks._install_verified_rewriter``). Together: the body that runs is the body L1 judged.
 
 Nothing here runs the submission's code: types are read with ``type()``, never ``isinstance`` (which
 reads ``__class__``), and class dictionaries only of classes whose metaclass is ``type``.

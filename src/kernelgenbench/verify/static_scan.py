@@ -386,17 +386,6 @@ TORCH_PATH_RULES: dict[str, str] = {
     "triton.runtime.interpreter": "introspection",
 }
 
-#: Decorators whose function bodies Triton compiles (brief).
-JIT_DECORATORS: frozenset[str] = frozenset(
-    {
-        "triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit",
-        "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
-        "triton.runtime.autotuner.autotune", "triton.runtime.autotuner.heuristics",
-    }
-    | {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
-       "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
-)
-
 #: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body
 #: that calls them is compiled (on the interpreter: inside the body, every launch, and not in a ghost
 #: replay), so the kernel-body rule applies to them too (no stores into Python objects, calls only to
@@ -407,6 +396,15 @@ CONSTEXPR_FN_DECORATORS: frozenset[str] = frozenset(
     {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
      "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
 )
+
+#: Decorators whose function bodies Triton compiles (brief), and the constexpr-function ones.
+JIT_DECORATORS: frozenset[str] = frozenset(
+    {
+        "triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit",
+        "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
+        "triton.runtime.autotuner.autotune", "triton.runtime.autotuner.heuristics",
+    }
+) | CONSTEXPR_FN_DECORATORS
 CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset(
     {"abs", "round", "pow", "divmod", "bool", "str", "tuple", "sum", "any", "all", "sorted", "reversed",
      "enumerate", "zip", "min", "max"})
@@ -902,23 +900,19 @@ class _Scanner(ast.NodeVisitor):
         self.scopes.append(self.build_scope(tree))
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
-        params: dict[int, set[str]] = {}  # id(call) -> parameters of the functions around it
-        stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]
+        stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]  # node, parameters around it
         while stack:
-            node, around = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                a = node.args
+            n, around = stack.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = n.args
                 around = around | {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}
-            elif isinstance(node, ast.Call):
-                params[id(node)] = set(around)
-            stack.extend((child, around) for child in ast.iter_child_nodes(node))
-        for n in ast.walk(tree):
+            stack.extend((child, around) for child in ast.iter_child_nodes(n))
             if not isinstance(n, ast.Call):
                 continue
             target = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "fn"), None)
             # a parameter (a decorator of the submission's own, ``def kernel(fn): return triton.jit(fn)``)
             # names no function of the file: what it makes a kernel is checked when it runs as one
-            if not isinstance(target, ast.Name) or target.id in params.get(id(n), ()):
+            if not isinstance(target, ast.Name) or target.id in around:
                 continue
             path = self.resolve(n.func.func if isinstance(n.func, ast.Call) else n.func)
             if path in JIT_DECORATORS:
@@ -949,9 +943,9 @@ class _Scanner(ast.NodeVisitor):
         return False
 
     def _is_constexpr_fn(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
-        if not isinstance(node, ast.Lambda) and node.name in self.constexpr_called:
-            return True
-        return not isinstance(node, ast.Lambda) and any(
+        if isinstance(node, ast.Lambda):
+            return False
+        return node.name in self.constexpr_called or any(
             self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in CONSTEXPR_FN_DECORATORS
             for dec in node.decorator_list)
 
