@@ -96,8 +96,10 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: dict[str, Any]) -> None:
-        from . import launch_args
+        from . import hooks, launch_args
 
+        # the launch rule's records, kept whatever the submission caught, go out with every answer
+        msg.setdefault("launch_violations", list(hooks.STATE.launch_violations))
         msg.setdefault("unscanned_bodies", [list(k) for k in launch_args.UNSCANNED])
         self.resp.write(json.dumps(msg, default=str) + "\n")
         self.resp.flush()
@@ -143,8 +145,7 @@ class Child:
             self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
             return False
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the submission's
-            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import"),
-                       "launch_violations": list(hooks.STATE.launch_violations)})
+            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import")})
             return False
         problem = self.check_interface(module)
         if problem is not None:
@@ -159,8 +160,7 @@ class Child:
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
-                   "missing_optional": self.missing_optional,
-                   "launch_violations": list(hooks.STATE.launch_violations)})
+                   "missing_optional": self.missing_optional})
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:
@@ -283,8 +283,7 @@ class Child:
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay,
-                   "launch_violations": list(state.launch_violations)})
+                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
 
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.common import generator
@@ -318,10 +317,9 @@ class Child:
                                msg["check_out"])
             res["baseline"] = label
             res["timers_tampered"] = tampered_timers()
-            self.send({"event": "time", **res, "launch_violations": list(self.hooks.STATE.launch_violations)})
+            self.send({"event": "time", **res})
         except BaseException as exc:  # noqa: BLE001
-            self.send({"event": "time", "error": _error(exc, "timing"),
-                       "launch_violations": list(self.hooks.STATE.launch_violations)})
+            self.send({"event": "time", "error": _error(exc, "timing")})
 
     def loop(self) -> None:
         for line in self.cmd_in:
