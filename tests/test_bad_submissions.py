@@ -76,6 +76,8 @@ EXPECTED = {
     "launch_defaultdict": "profile",  # defaultdict constexpr: D[0] in the body inserts a key
     "launch_global": "profile",       # a module-level object of the submission's class read in the body
     "launch_int_subclass": "profile",  # int subclass constexpr with __eq__ bound by assignment
+    "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
+                                      # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
                                       # untraced argument copy
     # red-team round 2 (each passed every tier before its fix)

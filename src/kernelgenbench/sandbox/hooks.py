@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import inspect
 import sys
+import types
 from collections import Counter
 from typing import Any, Callable
 
@@ -447,11 +448,21 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     for node in ast.walk(module):
         if isinstance(node, ast.Name) and node.id == "interpreter_semantic":
             node.id = _SEMANTIC_GLOBAL
-    code = compile(module, filename or "<kernel>", "exec", dont_inherit=True)
     fn.__globals__.setdefault(_SEMANTIC_GLOBAL, interpreter.interpreter_semantic)
-    ns: dict[str, Any] = {}
-    exec(code, fn.__globals__, ns)  # noqa: S102 - the kernel's own source, checked by launch_args.code_matches
-    out = ns[fn.__name__]
+    if fn.__code__.co_freevars:
+        # a kernel made in a factory: the transformed def is compiled inside an enclosing function that
+        # binds its free variables, and the function is built on the imported function's own cells
+        code = compile(launch_args.scoped_module([fdef], fn, prelude=False), filename or "<kernel>", "exec",
+                       dont_inherit=True)
+        inner = launch_args.scoped_code(code, fn)
+        if inner is None:
+            _source_violation(fn, "its transformed source does not define it once")
+        out = types.FunctionType(inner, fn.__globals__, fn.__name__, None, launch_args.closure_for(inner, fn))
+    else:
+        code = compile(module, filename or "<kernel>", "exec", dont_inherit=True)
+        ns: dict[str, Any] = {}
+        exec(code, fn.__globals__, ns)  # noqa: S102 - the kernel's own source, checked by launch_args.code_matches
+        out = ns[fn.__name__]
     out.__defaults__ = fn.__defaults__
     out.__kwdefaults__ = fn.__kwdefaults__
     out.__annotations__ = dict(fn.__annotations__)
@@ -516,12 +527,12 @@ def _install_verified_rewriter() -> None:
             _source_violation(fn, "its source lines are not one definition of it")
         self.def_lineno = node.lineno
         src = self._prepare_source(lines)
-        # CPython compiles ``m.f(...)`` differently when ``m`` was bound by an import at module level:
-        # the same names are bound by imports here (the body's own bytecode is then comparable)
-        prelude = "".join(f"import sys as {n}\n" for n in launch_args.module_import_names(fn))
-        code = compile(prelude + src, self.filename or "<kernel>", "exec", dont_inherit=True)
-        mine = [c for c in code.co_consts if isinstance(c, type(code)) and c.co_name == fn.__name__]
-        if len(mine) != 1 or not launch_args.code_matches(mine[0], fn.__code__):
+        # compiled in a scope like the function's own (module-level import names, and the closure of a
+        # kernel made in a factory: launch_args.scoped_module), so the body's bytecode is comparable
+        code = compile(launch_args.scoped_module(ast.parse(src).body, fn), self.filename or "<kernel>", "exec",
+                       dont_inherit=True)
+        mine = launch_args.scoped_code(code, fn)
+        if mine is None or not launch_args.code_matches(mine, fn.__code__):
             _source_violation(fn, "its source lines now compile to other code than the imported function's "
                               "(a second 'def' line inside it, or source changed after import)")
         return _exec_rewritten(fn, self._transform_ast(src), self.filename)

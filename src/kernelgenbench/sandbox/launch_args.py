@@ -504,18 +504,82 @@ def module_import_names(fn: Any) -> list[str]:
     return sorted(n for n in names if n.isidentifier())
 
 
+#: The name of the enclosing function :func:`scoped_module` wraps a nested kernel's definition in (not an
+#: identifier a submission can spell, so it cannot collide with one of its names).
+SCOPE_NAME = "kgb enclosing scope"
+
+
+def scoped_module(body: list[Any], fn: types.FunctionType, prelude: bool = True) -> Any:
+    """An ``ast.Module`` that defines ``body`` (one ``def`` of ``fn``, parsed or transformed) in a scope
+    like the one ``fn`` was defined in, so that it compiles to comparable bytecode:
+
+    * with ``prelude``, the names the file's module scope binds by ``import`` are bound by imports
+      first (CPython compiles ``m.f(...)`` differently when ``m`` is such a name);
+    * when ``fn`` has free variables (a kernel made inside a factory function, closing over its
+      arguments or a local import), the ``def`` sits inside an enclosing function (named
+      :data:`SCOPE_NAME`) that binds exactly those names, so the body reads them as closure cells
+      (``LOAD_DEREF``) as the imported function does, and every other name as a global.
+
+    The enclosing function is built from parsed text (not AST constructors), so the module is valid on
+    every Python version the harness runs on.
+    """
+    import ast
+
+    stmts: list[Any] = []
+    if prelude:
+        stmts += ast.parse("".join(f"import sys as {n}\n" for n in module_import_names(fn))).body
+    free = fn.__code__.co_freevars
+    if free:
+        outer = ast.parse(f"def _outer():\n    {', '.join(free)}{',' if len(free) == 1 else ''} = "
+                          f"{', '.join(['None'] * len(free))}{',' if len(free) == 1 else ''}\n").body[0]
+        outer.name = SCOPE_NAME
+        outer.body = [*outer.body, *body]
+        stmts.append(outer)
+    else:
+        stmts += list(body)
+    module = ast.Module(body=stmts, type_ignores=[])
+    ast.fix_missing_locations(module)
+    return module
+
+
+def scoped_code(code: types.CodeType, fn: types.FunctionType) -> types.CodeType | None:
+    """The code object of ``fn``'s definition inside ``code``, the compiled :func:`scoped_module`:
+    None unless exactly one definition of that name is there."""
+    consts = code.co_consts
+    if fn.__code__.co_freevars:
+        outer = [c for c in consts if type(c) is types.CodeType and c.co_name == SCOPE_NAME]
+        if len(outer) != 1:
+            return None
+        consts = outer[0].co_consts
+    mine = [c for c in consts if type(c) is types.CodeType and c.co_name == fn.__name__]
+    return mine[0] if len(mine) == 1 else None
+
+
+def closure_for(code: types.CodeType, fn: types.FunctionType) -> tuple | None:
+    """The closure cells a function built from ``code`` (a :func:`scoped_code` of ``fn``, possibly
+    transformed) needs: ``fn``'s own cells, matched by name, so the new function reads the very cells
+    the imported one reads. None when ``code`` has no free variables."""
+    if not code.co_freevars:
+        return None
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    return tuple(cells[n] if n in cells else types.CellType() for n in code.co_freevars)
+
+
 def source_matches(src: str, fn: types.FunctionType) -> bool:
     """Whether the source text ``src`` that Triton will compile for ``fn`` (a GPU ``JITFunction``'s
     ``_src``: from the first line of its source that starts with ``def name(``, a line inside a
     decorator's string included) defines the code object Python built for ``fn`` at import, the one
-    L1 scanned."""
+    L1 scanned. ``src`` is compiled in a scope like ``fn``'s (:func:`scoped_module`): a kernel made in a
+    factory and closing over its variables compares as the nested function it is."""
+    import ast
+
     try:
-        prelude = "".join(f"import sys as {n}\n" for n in module_import_names(fn))
-        code = compile(prelude + src, fn.__code__.co_filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+        tree = ast.parse(src)
+        code = compile(scoped_module(tree.body, fn), fn.__code__.co_filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
         return False
-    mine = [c for c in code.co_consts if type(c) is types.CodeType and c.co_name == fn.__name__]
-    return len(mine) == 1 and code_matches(mine[0], fn.__code__)
+    mine = scoped_code(code, fn)
+    return mine is not None and code_matches(mine, fn.__code__)
 
 
 _SRC_OK: dict[int, tuple[Any, str]] = {}

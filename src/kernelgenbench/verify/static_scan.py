@@ -1138,6 +1138,17 @@ class _Scanner(ast.NodeVisitor):
                 return self.resolve(arg.annotation) == "triton.language.constexpr"
         return False
 
+    def _is_closure_variable(self, name: str) -> bool:
+        """Whether ``name``, read in the function being scanned, is a variable of an enclosing function (a
+        kernel made in a factory, calling ``op(x)`` where ``op`` is the factory's argument): its value is a
+        closure cell, which the runtime launch check (sandbox/launch_args.py) admits only when it holds a
+        Triton value, jit functions among them; the GPU compiler accepts nothing else either."""
+        kind, _, scope = self.lookup(name)
+        if kind != "local" or scope is None or scope.kind != "function":
+            return False
+        inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
+        return inner is not None and scope is not inner
+
     def _kernel_path_ok(self, path: str) -> bool:
         return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
 
@@ -1165,9 +1176,11 @@ class _Scanner(ast.NodeVisitor):
                                                     or any(isinstance(a, ast.Starred) for a in node.args)):
                     self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
-            elif not self._is_jit_def(func.id) and not self._is_constexpr_param(func.id):
+            elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
+                      or self._is_closure_variable(func.id)):
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission or a tl.constexpr parameter, " + _KERNEL_CALL_WHY)
+                            "defined once in the submission, a tl.constexpr parameter or a variable of an "
+                            "enclosing function, " + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:
