@@ -44,7 +44,7 @@ from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from ..verify import profile as l3
 from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
                               poison_is_ambiguous, poison_variant, unchanged)
-from ..verify.failures import classify_error
+from ..verify.failures import classify_error, interpreter_limit
 from ..verify.static_scan import scan_file
 from ..verify.timing import timed_repetitions, timed_set_seed
 
@@ -942,6 +942,12 @@ class Verifier:
             verdict = ("wrong_result", f"the candidate's outputs could not be compared with the reference "
                                        f"({type(exc).__name__}: {str(exc)[:300]})")
         self.times["judge_s"] += time.perf_counter() - t_j
+        if verdict is not None and verdict[0] == "unsupported":
+            # the platform cannot judge this case (an interpreter limit): neither passed nor failed
+            if mode == "normal" or alt:
+                entry.update(status="unsupported", message=verdict[1], untimed="unsupported on this platform")
+                self.record["unsupported_reason"] = self.record["unsupported_reason"] or verdict[1]
+            return None
         if verdict is not None:
             cls, message = verdict
             if alt:
@@ -988,7 +994,10 @@ class Verifier:
             entry.update(status="failed", failure_class=jf.cls, message=f"alternate-poison re-run: {jf}")
             raise
         if res is None:
-            entry.update(status="failed", failure_class=scratch.get("failure_class"), message=scratch.get("message"))
+            if scratch.get("status") == "unsupported":
+                entry.update(status="unsupported", message=scratch.get("message"), untimed="unsupported on this platform")
+            else:
+                entry.update(status="failed", failure_class=scratch.get("failure_class"), message=scratch.get("message"))
             return False
         return True
 
@@ -1002,6 +1011,11 @@ class Verifier:
             if tb:
                 self._log_traceback(f"case {case.id} ({case.describe()}): {cls}", tb)
                 text += "\n" + condense_traceback(tb, self.spec.submission) + self._log_hint()
+            if cls == "platform" and self.platform.interpreter:
+                # a limit of the CPU interpreter, not the kernel's fault: the case cannot be judged here, as
+                # bf16 cases cannot (verify/failures.py interpreter_limit)
+                why = interpreter_limit(err) or "the interpreter failed"
+                return "unsupported", f"the Triton CPU interpreter cannot run this case: {why}"
             return cls, text
         tv = l3.judge_trace(msg.get("trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
                             getattr(self.op, "allow_copies", True), self.op.allow_trace)

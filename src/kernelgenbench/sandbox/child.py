@@ -72,9 +72,12 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
     chain = []
+    origins = []  # per exception of the chain: where it was raised (the innermost frame's file)
     e: BaseException | None = exc
     while e is not None and len(chain) < 6:
         chain.append(type(e).__name__)
+        frames = traceback.extract_tb(e.__traceback__) if e.__traceback__ is not None else []
+        origins.append(os.path.abspath(frames[-1].filename) if frames else "")
         e = e.__cause__ or e.__context__
     # ``traceback``: the tail the failure classifier reads (verify/failures.py); ``traceback_full``: the
     # whole text (bounded, cut at a line boundary) for the record and the job's log (run/job.py).
@@ -83,7 +86,7 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
         cut = full.find("\n", len(full) - _TB_FULL_MAX)
         cut = cut if cut >= 0 else len(full) - _TB_FULL_MAX - 1
         full = f"[... {cut + 1} characters of the traceback cut ...]\n" + full[cut + 1:]
-    return {"type": type(exc).__name__, "chain": chain, "message": str(exc)[:2000],
+    return {"type": type(exc).__name__, "chain": chain, "origins": origins, "message": str(exc)[:2000],
             "traceback": text[-6000:], "traceback_full": full, "stage": stage}
 
 

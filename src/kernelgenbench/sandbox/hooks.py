@@ -756,6 +756,110 @@ def install_interpreter_patches() -> None:
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
     _cuda_device_accepts_cpu()
+    install_interpreter_bounds_checks()
+
+
+class OutOfBoundsAccess(RuntimeError):
+    """An interpreted kernel loaded or stored memory outside every tensor argument of its launch (on a GPU:
+    an illegal address, or silent corruption of another allocation). Raised before the access happens."""
+
+
+#: ``(start, end)`` byte ranges of the storages the interpreted launch running now received (its tensor
+#: arguments, tuple elements and tensor descriptors' bases), set when Triton copies the arguments to the host
+_REGIONS: list[tuple[int, int]] = []
+_REGION_KERNEL: list[str] = [""]
+
+
+def _storage_regions(args: Any) -> list[tuple[int, int]]:
+    """The byte ranges of the storages behind the (host copies of the) launch arguments ``args``."""
+    from triton.runtime.interpreter import _unwrap_tensor
+
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+    except ImportError:  # pragma: no cover - older Triton
+        TensorDescriptor = ()  # noqa: N806
+    out: list[tuple[int, int]] = []
+    stack = list(args)
+    while stack:
+        a = stack.pop()
+        if isinstance(a, tuple):
+            stack.extend(a)
+        elif TensorDescriptor and isinstance(a, TensorDescriptor):
+            stack.append(a.base)
+        elif isinstance(a, torch.Tensor) or hasattr(a, "base") and isinstance(getattr(a, "base"), torch.Tensor):
+            st = _unwrap_tensor(a).untyped_storage()
+            out.append((st.data_ptr(), st.data_ptr() + st.nbytes()))
+    return out
+
+
+def _check_access(ptrs: Any, mask: Any, what: str) -> None:
+    """Raise :class:`OutOfBoundsAccess` unless every masked-in element address of ``ptrs`` (a NumPy array of
+    addresses of elements of the pointer's dtype) lies, with its whole element, inside one region."""
+    import numpy as np
+
+    data = np.asarray(ptrs.data)
+    if data.size == 0:
+        return
+    m = np.broadcast_to(np.asarray(mask.data, dtype=bool), data.shape) if mask is not None else None
+    live = data[m] if m is not None else data.reshape(-1)
+    if live.size == 0:
+        return
+    size = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+    lo, hi = int(live.min()), int(live.max()) + size
+    if any(start <= lo and hi <= end for start, end in _REGIONS):
+        return
+    ok = np.zeros(live.shape, dtype=bool)
+    for start, end in _REGIONS:
+        ok |= (live >= start) & (live + size <= end)
+    bad = int((~ok).sum())
+    if bad == 0:
+        return
+    first = int(live[~ok][0])
+    near = min(_REGIONS, key=lambda r: min(abs(first - r[0]), abs(first - r[1])), default=None)
+    where = (f"{first - near[1]} bytes past the end of" if near and first >= near[1] else
+             f"{near[0] - first} bytes before the start of" if near else "outside") + " the nearest argument's memory"
+    raise OutOfBoundsAccess(f"out-of-bounds memory access: kernel {_REGION_KERNEL[0] or '?'} {what} {bad} element(s) "
+                            f"outside every tensor argument of its launch (the first {where}); on a GPU this is an "
+                            f"illegal address or a silent write into another allocation")
+
+
+def install_interpreter_bounds_checks() -> None:
+    """Check every load, store and atomic an interpreted kernel makes against the memory of its launch's
+    tensor arguments (whole storages, so views may reach the rest of their base tensor) before it happens.
+
+    Triton's interpreter performs loads and stores at raw host addresses: an unmasked access past a
+    tensor reads or overwrites the process's heap, which aborts the sandbox later, during another case
+    (the record then blamed the wrong case), or silently changes a result. Checked, the access fails in the
+    case that makes it, as a device fault would on a GPU (failure class ``cuda_fault``). Masked-off
+    elements are not accessed and not checked."""
+    from triton.runtime.interpreter import GridExecutor, InterpreterBuilder
+
+    if getattr(InterpreterBuilder.create_masked_store, "_kgb_bounds", False):
+        return
+    orig_init = GridExecutor._init_args_hst
+
+    def init_args(self, args_dev, kwargs, _orig=orig_init):
+        args_hst, kwargs_hst = _orig(self, args_dev, kwargs)
+        _REGIONS[:] = _storage_regions([*args_hst, *kwargs_hst.values()])
+        _REGION_KERNEL[0] = getattr(self.fn, "__name__", "")
+        return args_hst, kwargs_hst
+
+    GridExecutor._init_args_hst = init_args
+
+    def checked(name: str, what: str, ptr_at: int, mask_at: int | None) -> None:
+        orig = getattr(InterpreterBuilder, name)
+
+        def method(self, *a, _orig=orig, **k):
+            _check_access(a[ptr_at], a[mask_at] if mask_at is not None and mask_at < len(a) else None, what)
+            return _orig(self, *a, **k)
+
+        method._kgb_bounds = True  # type: ignore[attr-defined]
+        setattr(InterpreterBuilder, name, method)
+
+    checked("create_masked_load", "loads", 0, 1)
+    checked("create_masked_store", "stores", 0, 2)
+    checked("create_atomic_rmw", "updates atomically", 1, 3)
+    checked("create_atomic_cas", "updates atomically", 0, None)
 
 
 def _map_libdevice_to_tl_math() -> None:

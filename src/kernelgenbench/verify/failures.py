@@ -51,15 +51,59 @@ def classify_error(err: dict[str, Any], platform: Any) -> str:
         return "signature"
     if "OutOfMemoryError" in chain or "out of memory" in text.lower() or "OutOfResources" in chain:
         return "oom" if "OutOfResources" not in chain else "compile_error"
-    if any(s in text for s in _CUDA_FAULT) or "AcceleratorError" in chain:
+    if any(s in text for s in _CUDA_FAULT) or "AcceleratorError" in chain or "OutOfBoundsAccess" in chain:
         return "cuda_fault"
     if "CompilationError" in chain or "CompileTimeAssertionFailure" in chain or "triton.compiler" in text \
             and "CompilationError" in text:
         return "compile_error"
-    if getattr(platform, "interpreter", False) and (
-            "only 0-dimensional arrays can be converted" in text  # numpy >= 2.4 with triton 3.6
-            or "libdevice" in text  # the interpreter implements no libdevice function tl.math lacks
-            or "0 active drivers" in text):  # driver queries (device properties) have no driver here
+    if getattr(platform, "interpreter", False) and (interpreter_limit(err) is not None):
         return "platform"
     return "runtime_error"
+
+
+#: Exception types that, raised inside the Triton CPU interpreter's own code or NumPy (not in the
+#: submission's frames), are limits of the interpreter, not errors of the kernel: NumPy's refusal to
+#: convert an out-of-range Python integer (``~x`` on uint8 builds ``-1`` as a uint8 array; a GPU computes
+#: it), and features the interpreter declares unimplemented (``extern_elementwise``, inline assembly).
+_INTERPRETER_LIMIT_TYPES = {"OverflowError": ("out of bounds for", "Python integer"),
+                            "NotImplementedError": ("",)}
+#: Where such an exception must be raised to count: the interpreter's own module (its builder and its
+#: patches of the language), or NumPy. Triton's front end (``language/semantic.py``) is not among them:
+#: what it refuses, a GPU compile refuses too.
+_INTERPRETER_FILES = ("/triton/runtime/interpreter.py", "/numpy/")
+
+
+def interpreter_limit(err: dict[str, Any]) -> str | None:
+    """Why a failure the child reported is a limit of the Triton CPU interpreter rather than the kernel's
+    fault, or None. Recognised: an exception of :data:`_INTERPRETER_LIMIT_TYPES` raised inside Triton's or
+    NumPy's own files (the ``origins`` the child records per exception of the chain), libdevice functions the
+    interpreter does not implement, driver queries (no driver on the CPU) and NumPy >= 2.4's 0-d array
+    conversion. The judgement is the interpreter's only: on a GPU the same error stays the kernel's."""
+    chain = list(err.get("chain") or [err.get("type", "")])
+    origins = list(err.get("origins") or [])
+    text = f"{err.get('message', '')}\n{err.get('traceback', '')}"
+    for i, name in enumerate(chain):
+        needles = _INTERPRETER_LIMIT_TYPES.get(name)
+        where = origins[i] if i < len(origins) else ""
+        if needles is None or not _in_library(where):
+            continue
+        if any(n in text for n in needles):
+            return f"{name} inside {'NumPy' if '/numpy/' in where else 'the interpreter'} ({_short_message(err)})"
+    if "only 0-dimensional arrays can be converted" in text:  # numpy >= 2.4 with triton 3.6
+        return "NumPy >= 2.4 array conversion in Triton 3.6's interpreter"
+    if "libdevice" in text:  # the interpreter implements no libdevice function tl.math lacks
+        return "a libdevice function the interpreter does not implement"
+    if "0 active drivers" in text:  # driver queries (device properties) have no driver here
+        return "a driver query (the interpreter has no driver)"
+    return None
+
+
+def _in_library(path: str) -> bool:
+    p = path.replace("\\", "/")
+    return any(f in p for f in _INTERPRETER_FILES)
+
+
+def _short_message(err: dict[str, Any]) -> str:
+    msg = str(err.get("message") or "").strip().splitlines()
+    return (msg[0] if msg else "")[:200]
 

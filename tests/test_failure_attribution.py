@@ -1,0 +1,117 @@
+"""Failure attribution (issue 11): a limit of the Triton CPU interpreter makes a case ``unsupported``,
+never the submission's failure, while the kernel's own errors stay its own; an out-of-bounds access of an
+interpreted kernel fails the case that makes it (it used to corrupt the heap and abort the sandbox one
+case later, charged to the next case)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.platforms import PROFILES
+from kernelgenbench.run.job import JobSpec, Settings, Verifier
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.verify.failures import classify_error, interpreter_limit
+
+from fixture_files import write_submission
+
+INTERP = PROFILES["interpreter"]
+CUDA = PROFILES["cuda"]
+TRITON_INTERP = "/venv/lib/python3.11/site-packages/triton/runtime/interpreter.py"
+SEMANTIC = "/venv/lib/python3.11/site-packages/triton/language/semantic.py"
+
+
+def _err(chain, origins, message, tb=""):
+    return {"type": chain[0], "chain": chain, "origins": origins, "message": message, "traceback": tb}
+
+
+def test_numpy_overflow_inside_the_interpreter_is_a_platform_limit() -> None:
+    err = _err(["InterpreterError", "OverflowError"], ["/sub/aten__x.py", TRITON_INTERP],
+               "OverflowError('Python integer -1 out of bounds for uint8')")
+    assert "OverflowError inside the interpreter" in interpreter_limit(err)
+    assert classify_error(err, INTERP) == "platform"
+    # on a GPU the same record is the kernel's (a GPU compiles ~x on uint8; nothing of the interpreter ran)
+    assert classify_error(err, CUDA) == "runtime_error"
+
+
+def test_the_kernels_own_errors_stay_its_own_on_the_interpreter() -> None:
+    # raised in the submission's own frame: not a limit, whatever its type
+    own = _err(["OverflowError"], ["/sub/aten__x.py"], "Python integer -1 out of bounds for uint8")
+    assert interpreter_limit(own) is None and classify_error(own, INTERP) == "runtime_error"
+    # Triton's front end refuses it: a GPU compile refuses it too
+    front = _err(["InterpreterError", "NotImplementedError"], ["/sub/aten__x.py", SEMANTIC], "unsupported")
+    assert interpreter_limit(front) is None and classify_error(front, INTERP) == "runtime_error"
+    # a type the interpreter does not raise for its own limits
+    value = _err(["InterpreterError", "ValueError"], ["/sub/aten__x.py", TRITON_INTERP],
+                 "ValueError('Scalar 255 is out of range for type int8')")
+    assert interpreter_limit(value) is None and classify_error(value, INTERP) == "runtime_error"
+
+
+def test_out_of_bounds_access_is_a_device_fault() -> None:
+    err = _err(["InterpreterError", "OutOfBoundsAccess"], ["/sub/a.py", "/src/kernelgenbench/sandbox/hooks.py"],
+               "out-of-bounds memory access: kernel k stores 4 element(s) outside every tensor argument")
+    assert classify_error(err, INTERP) == "cuda_fault"
+
+
+@pytest.mark.slow
+def test_interpreter_limit_cases_are_unsupported_and_the_rest_judged(tmp_path: Path) -> None:
+    op = get_operator("aten::bitwise_not")
+    good = Path(__file__).parent / "good" / "interp_limit__aten__bitwise_not.patch.py"
+    sub = write_submission(good, tmp_path / op.filename)
+    rec = Verifier(JobSpec(op, sub, "smoke"), INTERP, None, tmp_path / "job", Settings()).run()
+    assert rec["status"] == "passed", rec["first_failure"]
+    unsupported = [c for c in rec["cases"] if c["status"] == "unsupported"]
+    assert [c["params"]["dtype"] for c in unsupported] == ["bool", "bool"]
+    assert all("interpreter cannot run this case: OverflowError inside" in c["message"]
+               and "out of bounds for uint8" in c["message"] for c in unsupported)
+    assert rec["cases_passed"] == rec["cases_total"] - 2
+
+
+OOB = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _neg(x_ptr, o_ptr, n, BLOCK: tl.constexpr, SPILL: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(o_ptr + offs, -tl.load(x_ptr + offs, mask=mask, other=0), mask=mask)
+    if SPILL:  # a store past the end of the output, unmasked
+        tl.store(o_ptr + n + tl.arange(0, 64), tl.zeros([64], dtype=o_ptr.dtype.element_ty))
+
+
+def neg(self):
+    res = torch.empty(self.shape, dtype=self.dtype, device=self.device)
+    n = self.numel()
+    if n:
+        xc = self.contiguous()
+        _neg[(triton.cdiv(n, 256),)](xc, res, n, BLOCK=256, SPILL=self.dim() == 1)
+    return res
+
+
+def neg_out(self, *, out):
+    r = neg(self)
+    out.resize_(r.shape)
+    out.copy_(r)
+    return out
+'''
+
+
+@pytest.mark.slow
+def test_an_out_of_bounds_store_fails_the_case_that_makes_it(tmp_path: Path) -> None:
+    op = get_operator("aten::neg")
+    sub = tmp_path / "sub" / op.filename
+    sub.parent.mkdir()
+    sub.write_text(OOB)
+    rec = Verifier(JobSpec(op, sub, "smoke"), INTERP, None, tmp_path / "job", Settings()).run()
+    assert rec["failure_class"] == "cuda_fault", rec["first_failure"]
+    first = rec["first_failure"]
+    assert len(first["case"]["shape"]) == 1, first  # the first 1-d case, the one that spills
+    assert "out-of-bounds memory access: kernel _neg stores 64 element(s)" in first["message"]
+    # exactly that case failed; every other case was judged (passed, or bf16 that the interpreter cannot
+    # judge): nothing was corrupted for the cases after it
+    failed = [c for c in rec["cases"] if c["status"] == "failed"]
+    assert [c["id"] for c in failed] == [first["case_id"]]
+    assert {c["status"] for c in rec["cases"] if c is not failed[0]} == {"passed", "unsupported"}
