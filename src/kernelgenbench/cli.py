@@ -301,6 +301,12 @@ def eval_cmd(
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
     case_timeout: float = typer.Option(300.0, min=1.0, help="seconds one case may take before the job fails as timeout"),
+    import_timeout: float = typer.Option(180.0, min=1.0, help="seconds the sandbox may take to import a submission "
+                                                             "(its module-level code) before the job fails as "
+                                                             "timeout"),
+    log_limit_mb: float = typer.Option(4.0, min=0.0, help="MiB of a job's sandbox output (prints, warnings) kept in "
+                                                         "its child.log; the rest is dropped but for the last "
+                                                         "64 KiB, and the record says so"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from . import platforms
@@ -393,7 +399,8 @@ def eval_cmd(
                                        f"({rec.get('wall_s', 0):.1f}s)")
                 progress.advance(task)
 
-            settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout)
+            settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
+                                import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)))
             written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
@@ -433,6 +440,12 @@ def eval_cmd(
         # condense_traceback); the whole traceback is in the job's log
         console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines)),
                       soft_wrap=True)
+    for r in latest:
+        cut = r.get("log_truncated")
+        if cut:
+            console.print(f"[yellow]{r['op']}[/yellow] " + escape(
+                f"its sandbox wrote {cut['bytes_written'] / 1e6:.1f} MB of output; the log ({r.get('log')}) keeps "
+                f"the first {cut['limit'] / 1e6:.1f} MB and the last 64 KiB (--log-limit-mb)"), soft_wrap=True)
     console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
     if failed:
         console.print(f"[dim]{len(failed)} of {_plural(len(latest), 'job')} failed (exit code 1); every case's record "

@@ -38,7 +38,7 @@ import torch
 
 from ..platforms import Platform
 from .gate import DeviceGate
-from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
+from ..sandbox.runner import LOG_LIMIT_BYTES, Child, ChildDied, ChildTimeout, health_probe
 from ..suite.common import generator
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from ..verify import profile as l3
@@ -75,6 +75,13 @@ class Settings:
         implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
             sandbox process, and the slower of the two measurements is kept.
         keep_workdir: keep tensors exchanged with the child (for debugging).
+        log_limit_bytes: the most of the sandbox's output (the submission's prints, warnings,
+            tracebacks) one job keeps in its ``child.log``: the first part as written and the last 64 KiB;
+            the record's ``log_truncated`` says how much was dropped (``sandbox/runner.py`` LogPump).
+
+    ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
+    triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
+    timing of one case. A job that exceeds any of them fails as ``timeout``, its process group killed.
     """
 
     import_timeout_s: float = 180.0
@@ -88,6 +95,7 @@ class Settings:
     l2_salt: int | None = None
     implausible_speedup: float = 20.0
     keep_workdir: bool = False
+    log_limit_bytes: int = LOG_LIMIT_BYTES
 
 
 @dataclass
@@ -493,6 +501,8 @@ class Verifier:
         else:
             self.device = torch.device(platform.device, device_index or 0)
         self.child: Child | None = None
+        #: every sandbox process this job started (their logs share the job's log budget)
+        self._children: list[Child] = []
         #: the verifier's secret RNG: L2's choice of cases, their input seeds and the replay positions
         self._rng = random.Random(os.urandom(8))
         #: case id -> the ATen ops of its correctness run (compared with its timed calls, _time_one)
@@ -567,6 +577,7 @@ class Verifier:
                 with self.gate.shared():  # a process leaving the GPU is GPU work: not while another job times
                     self.child.close()
                 self.child = None
+            self._account_logs()
         self.record["cases"] = self.cases
         # the tier's case count, also when the job failed before its cases ran (missing, syntax,
         # missing_wrapper, import_error: 0 of them passed); ``cases`` holds the cases that ran
@@ -730,15 +741,34 @@ class Verifier:
                 return
 
     # -- child management -------------------------------------------------------------------------
+    def _log_kept(self) -> int:
+        """Bytes of sandbox output this job's log holds so far (its processes' heads)."""
+        return sum(min(c.log.total, c.log.limit) for c in self._children)
+
+    def _account_logs(self) -> None:
+        """Wait for every sandbox process's log to be written; record ``log_truncated`` when output was
+        dropped: ``{"bytes_written", "bytes_dropped", "limit"}`` (the job's log keeps the first ``limit``
+        bytes and the last 64 KiB of each process that went over)."""
+        for c in self._children:
+            c.log.finish(timeout=5.0)
+        written = sum(c.log.total for c in self._children)
+        dropped = sum(c.log.dropped for c in self._children)
+        if any(c.log.truncated for c in self._children):
+            self.record["log_truncated"] = {"bytes_written": written, "bytes_dropped": dropped,
+                                            "limit": self.settings.log_limit_bytes}
+
     def _start_child(self) -> None:
         assert self.spec.submission is not None
         self.child = Child(self.op.id, self.spec.submission, self.platform, self.device_index, self.workdir,
-                           self.workdir / "child.log")
+                           self.workdir / "child.log",
+                           log_limit=max(0, self.settings.log_limit_bytes - self._log_kept()))
+        self._children.append(self.child)
         try:
             msg = self.child.recv(self.settings.import_timeout_s)
         except ChildTimeout:
             raise JobFailed("timeout", f"importing the submission took longer than "
-                                       f"{self.settings.import_timeout_s:.0f} s (killed)") from None
+                                       f"{self.settings.import_timeout_s:.0f} s (killed; --import-timeout sets "
+                                       f"the limit)") from None
         except ChildDied as exc:
             raise JobFailed("import_error", f"the submission's process died during import: {exc}") from None
         if msg.get("event") != "ready":
@@ -813,6 +843,8 @@ class Verifier:
             if exc.returncode is not None and exc.returncode < 0:
                 cls = "cuda_fault"
         tail = ""
+        for c in self._children:  # the dead process's output is all in the log once its pipe is drained
+            c.log.finish(timeout=5.0)
         try:
             tail = (self.workdir / "child.log").read_text(errors="replace")[-800:]
         except OSError:

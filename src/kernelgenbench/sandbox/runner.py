@@ -66,21 +66,96 @@ def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[st
     return env
 
 
+#: Default cap on what one job's sandbox processes may write to its log (bytes): the first part is kept
+#: as written, the rest dropped except a tail of :data:`LOG_TAIL_BYTES` (the error that ended the run).
+LOG_LIMIT_BYTES = 4 << 20
+LOG_TAIL_BYTES = 64 << 10
+
+
+class LogPump:
+    """Copies a child's stdout/stderr (a pipe) into the job's log file, bounded (DESIGN.md "Execution").
+
+    Runs in the trusted verifier, on a thread: the first ``limit`` bytes are written as they come; past
+    that, output is read and dropped, keeping only the last :data:`LOG_TAIL_BYTES`, which are written
+    after a marker line when the pipe closes (the child exited or was killed). A submission that prints
+    without end therefore costs disk space only up to the cap and never blocks on a full pipe.
+
+    Attributes:
+        total: bytes the child wrote.
+        dropped: bytes not kept (neither in the head nor in the tail).
+    """
+
+    def __init__(self, fd: int, path: Path, limit: int) -> None:
+        self.fd = fd
+        self.path = path
+        self.limit = max(0, int(limit))
+        self.total = 0
+        self.dropped = 0
+        self._tail = bytearray()
+        self._thread = threading.Thread(target=self._run, name=f"kgb-log-{path.parent.name}", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        with open(self.path, "ab") as log:
+            while True:
+                try:
+                    chunk = os.read(self.fd, 1 << 16)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                keep = max(0, min(len(chunk), self.limit - self.total))
+                if keep:
+                    log.write(chunk[:keep])
+                    log.flush()
+                rest = chunk[keep:]
+                self.total += len(chunk)
+                if rest:
+                    self._tail += rest
+                    if len(self._tail) > LOG_TAIL_BYTES:
+                        self.dropped += len(self._tail) - LOG_TAIL_BYTES
+                        del self._tail[:len(self._tail) - LOG_TAIL_BYTES]
+            if self._tail:
+                log.write(f"\n===== kgb: the sandbox wrote {self.total} bytes; the job's log keeps the first "
+                          f"{self.limit} and the last {len(self._tail)} ({self.dropped} dropped) =====\n".encode())
+                log.write(bytes(self._tail))
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+    def finish(self, timeout: float = 10.0) -> None:
+        """Wait until the pipe is drained and the log written (the child has exited)."""
+        self._thread.join(timeout)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > self.limit
+
+
 class Child:
-    """One sandbox child process and its JSON-lines channel."""
+    """One sandbox child process and its JSON-lines channel.
+
+    Args:
+        log_limit: bytes of its output kept in ``log_path`` (see :class:`LogPump`).
+    """
 
     def __init__(self, op_id: str, submission: Path, platform: Any, device_index: int | None,
-                 workdir: Path, log_path: Path) -> None:
+                 workdir: Path, log_path: Path, log_limit: int = LOG_LIMIT_BYTES) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "cwd").mkdir(exist_ok=True)
         rfd, wfd = os.pipe()
-        self.log = open(log_path, "ab")
+        out_r, out_w = os.pipe()
         cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id,
                "--submission", str(submission.resolve()), "--platform", platform.name, "--resp-fd", str(wfd)]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=self.log, stderr=subprocess.STDOUT,
-                                     cwd=workdir / "cwd", env=child_env(platform, device_index, workdir),
-                                     pass_fds=(wfd,), start_new_session=True)
-        os.close(wfd)
+        try:
+            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out_w, stderr=subprocess.STDOUT,
+                                         cwd=workdir / "cwd", env=child_env(platform, device_index, workdir),
+                                         pass_fds=(wfd,), start_new_session=True)
+        finally:
+            os.close(wfd)
+            os.close(out_w)
+        self.log = LogPump(out_r, log_path, log_limit)
         self.resp = os.fdopen(rfd, "r")
         self.buf = ""
         self.started = time.monotonic()
@@ -154,7 +229,7 @@ class Child:
             with _LIVE_LOCK:
                 _LIVE.discard(self)
             self.resp.close()
-            self.log.close()
+            self.log.finish()
             if self.proc.stdin:
                 try:
                     self.proc.stdin.close()
