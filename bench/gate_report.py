@@ -1,0 +1,171 @@
+"""The GPU gate's record (bench/gpu_gate.sh): verdict, the held-out tier of every oracle, the gate set's
+full tier with speedups beside the last recorded gate's, and the GPU-only tests.
+
+Write a record (on the GPU machine, called by the gate script):
+    python3 bench/gate_report.py --commit C --heldout RUN --full RUN --tests LOG --previous bench/results/gpu-gate \
+        --out FILE [--wall S] [--reps N] [--warmup-ms MS] [--gpu FILE] [--ops "OP ..."]
+Install a record that came back from the device (locally; writes bench/results/gpu-gate/<name> and LAST):
+    python3 bench/gate_report.py --install FILE
+
+The record ends with one line ``JSON: {...}`` (commit, verdict, per-operator speedups) that the next gate
+compares against. The verdict is PASS when every held-out job and every gate-set full-tier job passed (a
+job no case of which the platform can judge counts as unsupported, not failed) and the GPU tests exited 0;
+speedups that moved by more than DRIFT from the last gate are listed as drift (reported, not failed: they
+are measurements, and a harness or kernel change may move them on purpose).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+#: relative change of an operator's speedup against the last gate that is reported as drift
+DRIFT = 0.05
+GATE_DIR = Path(__file__).resolve().parent / "results" / "gpu-gate"
+
+
+def latest_records(run: Path) -> dict[str, dict]:
+    """The last record of each operator in a run directory's results.jsonl (empty when there is none)."""
+    out: dict[str, dict] = {}
+    path = Path(run) / "results.jsonl"
+    if not path.is_file():
+        return out
+    for line in path.read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            out[r["op"]] = r
+    return out
+
+
+def record_json(path: Path) -> dict:
+    """The ``JSON:`` block of a gate record ({} when absent)."""
+    for line in reversed(Path(path).read_text().splitlines()):
+        if line.startswith("JSON: "):
+            return json.loads(line[6:])
+    return {}
+
+
+def previous_record(folder: Path) -> tuple[Path | None, dict]:
+    """The last installed gate record (named by ``LAST``) and its JSON block."""
+    last = Path(folder) / "LAST"
+    if not last.is_file():
+        return None, {}
+    commit = last.read_text().split()[0] if last.read_text().split() else ""
+    hits = sorted(Path(folder).glob(f"gpu-gate-*-{commit[:10]}.txt"))
+    return (hits[-1], record_json(hits[-1])) if hits else (None, {})
+
+
+def tests_outcome(log: Path) -> tuple[str, str]:
+    """``(rc, summary line)`` of the GPU tests' log (``rc skipped`` on a dry run)."""
+    text = Path(log).read_text(errors="replace") if Path(log).is_file() else ""
+    rc = re.findall(r"^rc (\S+)", text, re.MULTILINE)
+    summary = [ln for ln in text.splitlines() if re.search(r"\d+ (passed|failed|error)", ln)]
+    return (rc[-1] if rc else "missing"), (summary[-1].strip("= ") if summary else "no pytest summary")
+
+
+def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
+    held = latest_records(args.heldout)
+    full = latest_records(args.full)
+    gate_ops = args.ops.split() if args.ops else sorted(full)
+    prev_path, prev = previous_record(Path(args.previous)) if args.previous else (None, {})
+    prev_sp = prev.get("speedups", {})
+    rc, tsum = tests_outcome(Path(args.tests))
+    held_bad = sorted(op for op, r in held.items() if r.get("status") == "failed")
+    full_bad = sorted(op for op in gate_ops if full.get(op, {}).get("status") not in ("passed", "unsupported"))
+    ok = bool(held) and not held_bad and not full_bad and rc in ("0", "skipped")
+    verdict = ("PASS" if rc == "0" else "DRY RUN (passed, no GPU tests)") if ok else "FAIL"
+    lines = [f"GPU gate of {args.commit}: {verdict}",
+             f"device: {Path(args.gpu).read_text().strip() if args.gpu and Path(args.gpu).is_file() else '?'}",
+             f"wall {args.wall} s; full tier timed with reps {args.reps}, warm-up {args.warmup_ms} ms",
+             f"compared with: {prev_path.name if prev_path else 'no earlier gate record'}", ""]
+    passed = sum(1 for r in held.values() if r.get("status") == "passed")
+    unsup = sum(1 for r in held.values() if r.get("status") == "unsupported")
+    lines.append(f"held-out tier, every oracle: {passed}/{len(held)} passed" + (f", {unsup} unsupported" if unsup else "")
+                 + (f"; FAILED: {', '.join(held_bad)}" if held_bad else ""))
+    for op in held_bad:
+        ff = held[op].get("first_failure") or {}
+        lines.append(f"  {op} [{held[op].get('failure_class')}] {(ff.get('message') or '')[:300]}")
+    lines += ["", f"full tier of the gate set ({len(gate_ops)} operators):",
+              f"{'operator':28s} {'status':8s} {'cases':>9s} {'speedup':>8s} {'last':>8s} {'change':>8s} {'%SOL':>6s}"]
+    speedups: dict[str, float] = {}
+    drift: list[str] = []
+    changes: list[float] = []
+    for op in gate_ops:
+        r = full.get(op, {})
+        sp = r.get("speedup")
+        last = prev_sp.get(op)
+        change = ""
+        if sp and last:
+            c = sp / last - 1.0
+            changes.append(abs(c))
+            change = f"{100 * c:+.1f}%"
+            if abs(c) > DRIFT:
+                drift.append(f"{op} {last:.3f}x -> {sp:.3f}x ({100 * c:+.1f}%)")
+        if sp:
+            speedups[op] = sp
+        cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}" if r else "-"
+        lines.append(f"{op:28s} {r.get('status', 'missing'):8s} {cases:>9s} "
+                     f"{(f'{sp:.3f}x' if sp else '-'):>8s} {(f'{last:.3f}x' if last else '-'):>8s} {change:>8s} "
+                     f"{(str(r.get('sol_pct')) if r.get('sol_pct') is not None else '-'):>6s}")
+        if op in full_bad and r:
+            ff = r.get("first_failure") or {}
+            lines.append(f"  [{r.get('failure_class')}] {(ff.get('message') or '')[:300]}")
+    if changes:
+        lines.append(f"change against the last gate: median {100 * statistics.median(changes):.2f}%, "
+                     f"max {100 * max(changes):.2f}% over {len(changes)} operators")
+    if drift:
+        lines.append(f"drift beyond {100 * DRIFT:.0f}%: " + "; ".join(drift))
+    lines += ["", f"GPU-only tests: rc {rc}; {tsum}"]
+    data = {"commit": args.commit, "verdict": verdict, "speedups": speedups,
+            "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad}, "tests_rc": rc,
+            "reps": args.reps, "warmup_ms": args.warmup_ms}
+    lines += ["", "JSON: " + json.dumps(data, sort_keys=True)]
+    return "\n".join(lines) + "\n", data, ok
+
+
+def install(path: Path) -> None:
+    """Copy a gate record into bench/results/gpu-gate/ and name its commit in LAST (PASS records only)."""
+    data = record_json(path)
+    if not data:
+        sys.exit(f"{path}: not a gate record (no JSON line)")
+    if data.get("verdict") != "PASS":
+        sys.exit(f"{path}: the gate's verdict on {data.get('commit')} is {data.get('verdict')!r}, not PASS; not "
+                 f"installed as the last passing gate")
+    GATE_DIR.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, GATE_DIR / Path(path).name)
+    (GATE_DIR / "LAST").write_text(f"{data['commit']}\n")
+    print(f"installed {Path(path).name}; LAST = {data['commit']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--install", type=Path, help="install a record that came back from the device")
+    ap.add_argument("--commit", default="unknown")
+    ap.add_argument("--heldout", type=Path)
+    ap.add_argument("--full", type=Path)
+    ap.add_argument("--tests", type=Path)
+    ap.add_argument("--previous", type=Path)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--wall", default="?")
+    ap.add_argument("--reps", default="?")
+    ap.add_argument("--warmup-ms", dest="warmup_ms", default="?")
+    ap.add_argument("--gpu")
+    ap.add_argument("--ops", default="")
+    args = ap.parse_args(argv)
+    if args.install:
+        install(args.install)
+        return 0
+    if not (args.heldout and args.full and args.tests and args.out):
+        ap.error("--heldout, --full, --tests and --out are required to write a record")
+    text, _, ok = build(args)
+    args.out.write_text(text)
+    print(text)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""bench/gate_report.py, the GPU gate's record: verdict rules, the comparison with the last gate, install."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location("gate_report", Path(__file__).resolve().parents[1] / "bench" /
+                                               "gate_report.py")
+gate_report = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(gate_report)
+
+
+def _run(tmp: Path, name: str, recs: list[dict]) -> Path:
+    d = tmp / name
+    d.mkdir()
+    (d / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return d
+
+
+def _args(tmp: Path, held: list[dict], full: list[dict], tests_rc: str, previous: Path | None = None):
+    log = tmp / "tests.log"
+    log.write_text(f"....\n===== 12 passed in 3.1s =====\nrc {tests_rc}\n")
+    return gate_report.argparse.Namespace(
+        commit="c0ffee1234", heldout=_run(tmp, "held", held), full=_run(tmp, "full", full), tests=log,
+        previous=previous, out=tmp / "rec.txt", wall="400", reps="10", warmup_ms="10", gpu=None,
+        ops="aten::mm vllm::rms_norm")
+
+
+def _rec(op, status="passed", speedup=None):
+    return {"op": op, "status": status, "speedup": speedup, "cases_passed": 3, "cases_total": 3, "sol_pct": 1.0}
+
+
+def test_pass_needs_every_job_and_the_tests(tmp_path: Path) -> None:
+    held = [_rec("aten::add"), _rec("aten::neg", "unsupported")]
+    full = [_rec("aten::mm", speedup=0.9), _rec("vllm::rms_norm", speedup=12.0)]
+    text, data, ok = gate_report.build(_args(tmp_path, held, full, "0"))
+    assert ok and data["verdict"] == "PASS" and data["speedups"] == {"aten::mm": 0.9, "vllm::rms_norm": 12.0}
+    assert "held-out tier, every oracle: 1/2 passed, 1 unsupported" in text
+    assert "12 passed" in text
+
+
+@pytest.mark.parametrize("held_status,full_status,rc", [("failed", "passed", "0"), ("passed", "failed", "0"),
+                                                        ("passed", "passed", "1")])
+def test_any_failure_fails_the_gate(tmp_path: Path, held_status: str, full_status: str, rc: str) -> None:
+    text, data, ok = gate_report.build(_args(tmp_path, [_rec("aten::add", held_status)],
+                                             [_rec("aten::mm", full_status, 1.0), _rec("vllm::rms_norm", speedup=2.0)],
+                                             rc))
+    assert not ok and data["verdict"] == "FAIL" and text.startswith("GPU gate of c0ffee1234: FAIL")
+
+
+def test_speedups_are_compared_with_the_last_installed_gate(tmp_path: Path, monkeypatch) -> None:
+    gates = tmp_path / "gates"
+    monkeypatch.setattr(gate_report, "GATE_DIR", gates)
+    first = tmp_path / "first"
+    first.mkdir()
+    old = _args(first, [_rec("aten::add")], [_rec("aten::mm", speedup=1.0), _rec("vllm::rms_norm", speedup=10.0)], "0")
+    text, _, _ = gate_report.build(old)
+    rec = tmp_path / "gpu-gate-2026-12-04-c0ffee1234.txt"
+    rec.write_text(text)
+    gate_report.install(rec)
+    assert (gates / "LAST").read_text().strip() == "c0ffee1234"
+    new = _args(tmp_path, [_rec("aten::add")], [_rec("aten::mm", speedup=1.02), _rec("vllm::rms_norm", speedup=8.0)],
+                "0", previous=gates)
+    text, _, ok = gate_report.build(new)
+    assert ok
+    assert "+2.0%" in text and "-20.0%" in text
+    assert "drift beyond 5%: vllm::rms_norm 10.000x -> 8.000x (-20.0%)" in text
+    assert "median 11.00%, max 20.00% over 2 operators" in text
+
+
+def test_a_failed_or_dry_gate_is_not_installed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(gate_report, "GATE_DIR", tmp_path / "gates")
+    for rc in ("1", "skipped"):
+        sub = tmp_path / rc
+        sub.mkdir()
+        text, data, _ = gate_report.build(_args(sub, [_rec("aten::add")], [_rec("aten::mm", speedup=1.0),
+                                                                           _rec("vllm::rms_norm", speedup=1.0)], rc))
+        rec = sub / "gpu-gate-x.txt"
+        rec.write_text(text)
+        with pytest.raises(SystemExit, match="not PASS"):
+            gate_report.install(rec)
+    assert not (tmp_path / "gates" / "LAST").exists()
