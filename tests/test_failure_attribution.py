@@ -115,3 +115,66 @@ def test_an_out_of_bounds_store_fails_the_case_that_makes_it(tmp_path: Path) -> 
     failed = [c for c in rec["cases"] if c["status"] == "failed"]
     assert [c["id"] for c in failed] == [first["case_id"]]
     assert {c["status"] for c in rec["cases"] if c is not failed[0]} == {"passed", "unsupported"}
+
+
+SLOW = '''import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _neg(x_ptr, o_ptr, n, SPIN: tl.constexpr):
+    i = tl.program_id(0)
+    x = tl.load(x_ptr + i)
+    k = 0
+    for _ in range(SPIN):  # busy work that a GPU does in nanoseconds, the interpreter in milliseconds
+        k = k + 1
+    if SPIN < 0:  # waits for a flag that is never set: the program never finishes
+        while tl.load(o_ptr + n) != 12345.0:
+            k = k + 1
+    tl.store(o_ptr + i, tl.where(k >= 0, -x, x))
+
+
+def neg(self, _spin=SPIN_VALUE):
+    xc = self.contiguous()
+    n = xc.numel()
+    res = torch.empty(n + 1, dtype=self.dtype, device=self.device)
+    if n:
+        _neg[(n,)](xc, res, n, SPIN=_spin)
+    return res[:n].view(self.shape)
+
+
+def neg_out(self, *, out):
+    r = neg(self)
+    out.resize_(r.shape)
+    out.copy_(r)
+    return out
+'''
+
+
+def _job(tmp_path: Path, text: str, timeout: float) -> dict:
+    op = get_operator("aten::neg")
+    sub = tmp_path / "sub" / op.filename
+    sub.parent.mkdir()
+    sub.write_text(text)
+    return Verifier(JobSpec(op, sub, "smoke"), INTERP, None, tmp_path / "job",
+                    Settings(case_timeout_s=timeout, ghost_cases=0)).run()
+
+
+@pytest.mark.slow
+def test_a_case_still_computing_at_its_timeout_is_unsupported_on_the_interpreter(tmp_path: Path) -> None:
+    """Issue 12, class 8: slow is not wrong on the interpreter. The first smoke case (2,112 programs of busy
+    work) reaches the timeout while programs keep starting; the other cases are judged in a fresh process."""
+    rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "20"), timeout=4.0)
+    first = rec["cases"][0]
+    assert first["status"] == "unsupported", first
+    assert "interpreter is too slow for this case" in first["message"]
+    assert rec["failure_class"] is None and rec["status"] == "passed"
+    assert sum(c["status"] == "passed" for c in rec["cases"]) >= 2
+
+
+@pytest.mark.slow
+def test_a_kernel_stuck_in_one_program_is_still_a_timeout(tmp_path: Path) -> None:
+    rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "-1"), timeout=12.0)
+    assert rec["failure_class"] == "timeout", rec["first_failure"]
+    assert rec["cases"][0]["status"] == "failed"

@@ -815,6 +815,28 @@ class Verifier:
                                                f"kernel body: {findings[0].message}", case)
             self._scanned_bodies.add((name, line))
 
+    def _interpreter_too_slow(self, exc: ChildTimeout) -> str | None:
+        """Why a case that reached its timeout on the CPU interpreter was slow rather than stuck, or None.
+
+        Slow: the interpreter's progress counters (programs started, element-by-element steps of reductions
+        and scans with a custom combine function, launches) still advanced within the last
+        ``max(2 s, 10% of the timeout)`` before the kill. The interpreter runs such kernels in Python, one
+        program and one combine step at a time; a GPU runs the same case in microseconds, so the case is
+        unsupported here, not the submission's failure. A kernel stuck inside one program (a spin-wait on a
+        flag, an endless loop) advances none of the counters and stays a ``timeout``."""
+        if not self.platform.interpreter or not exc.progress:
+            return None
+        p = exc.progress
+        idle = p.get("idle_s")
+        window = max(2.0, 0.1 * self.settings.case_timeout_s)
+        if idle is None or idle > window:
+            return None
+        return (f"the Triton CPU interpreter is too slow for this case: it was still computing when the "
+                f"{self.settings.case_timeout_s:.0f} s case timeout ended it ({p.get('programs')} program(s) of "
+                f"{p.get('launches')} launch(es) started, the last launch's grid {p.get('grid')}, "
+                f"{p.get('scan_steps')} reduction/scan step(s)); a GPU judges it (--case-timeout allows more time "
+                f"here)")
+
     def _log_path(self) -> Path:
         return self.workdir / "child.log"
 
@@ -915,9 +937,18 @@ class Verifier:
         try:
             self.child.send({"cmd": "case", "inp": str(inp), "out": str(out_path), "ghost": ghost, "alt_poison": alt})
             msg = self.child.recv(self.settings.case_timeout_s)
-        except ChildTimeout:
+        except ChildTimeout as exc:
             self.child = None
             self.times["hung_s"] += time.perf_counter() - t0
+            slow = self._interpreter_too_slow(exc)
+            if slow is not None:
+                # slow, not stuck: the case cannot be judged on the interpreter; the rest of the job goes on
+                # in a fresh sandbox process
+                if mode == "normal" or alt:
+                    entry.update(status="unsupported", message=slow, untimed="unsupported on this platform")
+                    self.record["unsupported_reason"] = self.record["unsupported_reason"] or slow
+                self._start_child()
+                return None
             jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
                                       f"(process group killed)", case)
             if not ghost:

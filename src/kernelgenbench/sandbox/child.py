@@ -135,6 +135,8 @@ class Child:
         launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
         if self.platform.interpreter:
             hooks.install_interpreter_patches()
+            if self.args.progress:
+                hooks.install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
@@ -367,6 +369,7 @@ def main() -> None:
     ap.add_argument("--submission", required=True)
     ap.add_argument("--platform", required=True)
     ap.add_argument("--resp-fd", type=int, required=True)
+    ap.add_argument("--progress", default=None, help="file for the interpreter's progress counters")
     args = ap.parse_args()
     child = Child(args)
     if child.start():

@@ -48,7 +48,18 @@ class ChildDied(RuntimeError):
 
 
 class ChildTimeout(RuntimeError):
-    """The child did not answer within the time limit (it has been killed)."""
+    """The child did not answer within the time limit (it has been killed).
+
+    Attributes:
+        progress: on the interpreter, the progress counters the child published (``launches``,
+            ``programs``, ``scan_steps``, ``grid``: see ``hooks.install_interpreter_progress``) when it was
+            killed, and ``idle_s``, the seconds they had not changed before the kill (None when they never
+            changed during the wait); None when the child publishes none.
+    """
+
+    def __init__(self, message: str, progress: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.progress = progress
 
 
 def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[str, str]:
@@ -148,6 +159,11 @@ class Child:
         out_r, out_w = os.pipe()
         cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id,
                "--submission", str(submission.resolve()), "--platform", platform.name, "--resp-fd", str(wfd)]
+        #: the interpreter's progress counters (sandbox/hooks.py install_interpreter_progress), read while waiting
+        self.progress_path: Path | None = workdir / "progress" if getattr(platform, "interpreter", False) else None
+        if self.progress_path is not None:
+            self.progress_path.unlink(missing_ok=True)
+            cmd += ["--progress", str(self.progress_path)]
         try:
             self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out_w, stderr=subprocess.STDOUT,
                                          cwd=workdir / "cwd", env=child_env(platform, device_index, workdir),
@@ -170,15 +186,40 @@ class Child:
         except (BrokenPipeError, OSError) as exc:
             raise ChildDied(f"the sandbox process is gone ({exc})", self.proc.poll()) from exc
 
+    def read_progress(self) -> tuple[int, ...] | None:
+        """The interpreter's progress counters as the child last published them (None when there are none)."""
+        if self.progress_path is None:
+            return None
+        try:
+            with open(self.progress_path, "rb") as f:
+                raw = f.read(32)
+        except OSError:
+            return None
+        if len(raw) < 32:
+            return None
+        import struct
+
+        return struct.unpack("<4q", raw)
+
     def recv(self, timeout: float) -> dict[str, Any]:
         """The next message; raises :class:`ChildTimeout` (after killing) or :class:`ChildDied`."""
         deadline = time.monotonic() + timeout
         fd = self.resp.fileno()
+        seen = self.read_progress()
+        changed_at: float | None = None
         while "\n" not in self.buf:
-            left = deadline - time.monotonic()
+            now = time.monotonic()
+            left = deadline - now
+            cur = self.read_progress()
+            if cur is not None and cur != seen:
+                seen, changed_at = cur, now
             if left <= 0:
                 self.kill()
-                raise ChildTimeout(f"no answer within {timeout:.0f} s")
+                progress = None
+                if seen is not None:
+                    progress = dict(zip(("launches", "programs", "scan_steps", "grid"), seen))
+                    progress["idle_s"] = None if changed_at is None else round(now - changed_at, 1)
+                raise ChildTimeout(f"no answer within {timeout:.0f} s", progress)
             ready, _, _ = select.select([fd], [], [], min(left, 1.0))
             if ready:
                 chunk = os.read(fd, 1 << 16)
