@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 from ..platforms import Platform
 from ..run.job import JobSpec, Settings, tier_case_count
-from ..run.rundir import RERUN_CLASSES, RunDir
+from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
 from .extract import LLM_FAILURE_CLASSES, extract_code
 from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
@@ -178,7 +178,7 @@ def open_run(cfg: GenerateConfig, platform: Platform, out: Path | None, runs_roo
                     rd = RunDir(cand)
                     break
         if rd is None:
-            rd = RunDir(runs_root / f"{time.strftime('%Y%m%d-%H%M%S')}-{nm}")
+            rd = RunDir(new_run_path(runs_root, nm))
     (rd.path / "config.json").write_text(json.dumps(config, indent=2, default=str))
     return rd
 
