@@ -2,11 +2,17 @@
 a comma list selects several tiers; a case of a selection is the same case as in its own tier."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
+from typer.testing import CliRunner
 
 from kernelgenbench.suite.registry import all_operators, get_operator
 from kernelgenbench.suite.spec import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name,
                                        tier_parts, verdict_scope)
+
+SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 
 #: a few operators of each source: pointwise, broadcasting binary, matmul, random, nothing-to-compute
 SAMPLE = ["aten::add", "aten::neg", "aten::mm", "aten::bernoulli", "aten::t", "vllm::rms_norm", "vllm::topk_softmax",
@@ -75,3 +81,79 @@ def test_labels_say_what_a_verdict_covers() -> None:
 def test_the_defaults() -> None:
     assert VERDICT_TIER == ALL_TIERS
     assert "heldout" not in SHOWN_TIERS and set(SHOWN_TIERS) < set(TIERS)
+
+
+# -- the command line: kgb eval / summary / show ------------------------------------------------------------
+def _records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def test_eval_tier_all_is_recorded_by_its_canonical_name_and_resumes_only_itself(tmp_path: Path) -> None:
+    from kernelgenbench.cli import app
+
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()  # no file: the requested operator fails as missing, without running a case
+    base = ["eval", str(subs), "--op", "aten::neg", "--platform", "interpreter"]
+    res = CliRunner().invoke(app, [*base, "--out", str(out), "--tier", "heldout,smoke,full"], env={"COLUMNS": "200"})
+    assert res.exit_code == 1, res.output
+    (rec,) = _records(out)
+    assert rec["tier"] == "all" and rec["cases_total"] == len(get_operator("aten::neg").cases("all")) == 27
+    assert json.loads((out / "config.json").read_text())["tier"] == "all"
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["tier"], s["tiers"]) == ("all", ["smoke", "full", "heldout"])
+    flat = " ".join(res.output.split())
+    assert "tier all (smoke + full + heldout)" in flat and "verdicts cover every tier (smoke, full, heldout)" in flat
+    # the same selection under another spelling resumes; another selection is another configuration
+    again = CliRunner().invoke(app, [*base, "--out", str(out), "--tier", "all"])
+    assert "resuming: 1 of 1 job already recorded" in " ".join(again.output.split()) and len(_records(out)) == 1
+    other = CliRunner().invoke(app, [*base, "--out", str(out), "--tier", "full"])
+    assert other.exit_code == 2 and "another configuration" in other.output
+    # without --out: a run of the full tier does not resume the run of all (nor the other way round)
+    runs = tmp_path / "runs"
+    for tier in ("all", "full", "all", "full"):
+        CliRunner().invoke(app, [*base, "--runs-root", str(runs), "--tier", tier])
+    dirs = sorted(runs.iterdir())
+    assert len(dirs) == 2
+    assert sorted(json.loads((d / "config.json").read_text())["tier"] for d in dirs) == ["all", "full"]
+    assert all(len(_records(d)) == 1 for d in dirs)
+
+
+def test_summary_and_show_say_which_tiers(tmp_path: Path) -> None:
+    from kernelgenbench.cli import app
+
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::neg", "--platform", "interpreter", "--out", str(out)])
+    flat = " ".join(CliRunner().invoke(app, ["summary", str(out)], env={"COLUMNS": "200"}).output.split())
+    assert "tier smoke" in flat and "verdicts cover the smoke tier only, not full or heldout: --tier all" in flat
+    show = CliRunner().invoke(app, ["show", "aten::neg"], env={"COLUMNS": "200"}).output
+    row = next(ln for ln in show.splitlines() if ln.startswith("│ all "))
+    assert row.split("│")[2].strip() == "27" and row.split("│")[3].strip() == "18"  # cases, timed (full's)
+    bad = CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::neg", "--tier", "smoke,everything"])
+    assert bad.exit_code == 2 and "unknown tier" in bad.output
+
+
+# -- end to end on the CPU interpreter ----------------------------------------------------------------------
+@pytest.mark.slow
+def test_eval_tier_all_runs_every_case_of_the_three_tiers(tmp_path: Path) -> None:
+    """An oracle on ``--tier all``: every case of smoke, full and held-out runs and passes, under its own
+    tier's id; nothing is timed off the GPU (the timed cases, on a GPU, are the full tier's)."""
+    from kernelgenbench.cli import app
+
+    op = get_operator("aten::neg")  # 5 + 18 + 4 cases, about 35 s on two shared cores
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", str(SOLUTIONS), "--op", op.id, "--tier", "all", "--platform",
+                                   "interpreter", "--out", str(out)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    (rec,) = _records(out)
+    assert rec["status"] == "passed" and rec["tier"] == "all"
+    want = [c.id for c in op.cases("all")]
+    assert [c["id"] for c in rec["cases"]] == want == [c.id for t in TIERS for c in op.cases(t)]
+    assert rec["cases_total"] == len(want) == 27
+    assert rec["cases_passed"] + rec["cases_unsupported"] == 27  # bf16 cases: unsupported on the interpreter
+    assert {c["status"] for c in rec["cases"]} == {"passed", "unsupported"}
+    assert {c["id"].split("/")[0] for c in rec["cases"] if c["status"] == "passed"} == set(TIERS)
+    by_id = {c.id: c for t in TIERS for c in op.cases(t)}
+    assert all(c["params"] == by_id[c["id"]].params for c in rec["cases"])
+    assert rec["timing"]["applicable"] is False and rec["speedup"] is None
+    assert f"{op.id} {rec['cases_passed']}/27 ({rec['cases_unsupported']} unsupported)" in res.output
