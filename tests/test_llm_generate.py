@@ -3,8 +3,10 @@
 A stdlib HTTP server on 127.0.0.1 (``llm_server.py``) answers OpenAI chat completions and Anthropic
 messages from a script: a correct kernel, a wrong kernel then a correct one (reflection fixes it in
 round 2), a reply with no code, a reply truncated at the token limit, a 429 then success, usage with
-cached and reasoning tokens. Every sample is judged by the real pipeline on the smoke tier on the
-CPU interpreter (vLLM operators, a few seconds per job).
+cached and reasoning tokens. Every sample is judged by the real pipeline on the CPU interpreter: on the
+smoke tier where a test is about something else (vLLM operators, a few seconds per job; their full tiers
+take minutes on the interpreter), on the default tier (``all``: every case of the three tiers) where the
+default is what is tested (an operator whose tiers are small).
 """
 from __future__ import annotations
 
@@ -65,7 +67,7 @@ def openai_run(tmp_path_factory: pytest.TempPathFactory):
     port = srv.start()
     out = tmp_path_factory.mktemp("openai") / "run"
     cfg = GenerateConfig(model="openai/scripted-model", base_url=f"http://127.0.0.1:{port}/v1",
-                         ops=["vllm::rms_norm"], k=3, rounds=2, reflection=True, max_tokens=2048)
+                         ops=["vllm::rms_norm"], tier="smoke", k=3, rounds=2, reflection=True, max_tokens=2048)
     gen, summary = _run(cfg, out)
     yield {"srv": srv, "out": out, "cfg": cfg, "gen": gen, "summary": summary, "secret": secret}
     srv.stop()
@@ -159,8 +161,8 @@ def test_resume_makes_no_requests(openai_run) -> None:
 def test_replay_reevaluates_without_a_model(openai_run, tmp_path: Path) -> None:
     srv = openai_run["srv"]
     before = len(srv.log)
-    cfg = GenerateConfig(replay=openai_run["out"] / "samples.jsonl", ops=["vllm::rms_norm"], k=3, rounds=2,
-                         reflection=True)
+    cfg = GenerateConfig(replay=openai_run["out"] / "samples.jsonl", ops=["vllm::rms_norm"], tier="smoke", k=3,
+                         rounds=2, reflection=True)
     gen, summary = _run(cfg, tmp_path / "replay")
     assert len(srv.log) == before
     recs = _lines(tmp_path / "replay" / "results.jsonl")
@@ -177,8 +179,8 @@ def test_no_code_truncated_and_429(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     srv = ScriptedServer({"vllm::rms_norm": [[["no_code"], ["truncated"]], [["429", "correct"]]]})
     port = srv.start()
     try:
-        cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", ops=["vllm::rms_norm"], k=2,
-                             rounds=2, reflection=True)
+        cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", ops=["vllm::rms_norm"],
+                             tier="smoke", k=2, rounds=2, reflection=True)
         gen, summary = _run(cfg, tmp_path / "run")
     finally:
         srv.stop()
@@ -207,7 +209,7 @@ def test_auth_error_stops_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     port = srv.start()
     try:
         cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", source="vllm",
-                             ops=["vllm::rms_norm", "vllm::topk_softmax"], k=1, concurrency=1)
+                             ops=["vllm::rms_norm", "vllm::topk_softmax"], tier="smoke", k=1, concurrency=1)
         with pytest.raises(LLMAuthError, match="401"):
             _run(cfg, tmp_path / "run")
     finally:
@@ -226,7 +228,7 @@ def test_anthropic_messages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     port = srv.start()
     try:
         cfg = GenerateConfig(model="anthropic/claude-scripted", base_url=f"http://127.0.0.1:{port}/v1",
-                             ops=["vllm::rms_norm"], k=2, rounds=3, reflection=True, max_tokens=1000)
+                             ops=["vllm::rms_norm"], tier="smoke", k=2, rounds=3, reflection=True, max_tokens=1000)
         gen, summary = _run(cfg, tmp_path / "run")
         assert [(r["path"], r["sample"], r["round"], r["kind"]) for r in srv.log] == [
             ("/v1/messages", 0, 0, "truncated"), ("/v1/messages", 0, 1, "429"), ("/v1/messages", 0, 1, "wrong"),
@@ -277,7 +279,7 @@ def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "run"
     args = ["generate", "--model", "openai/scripted", "--base-url", f"http://127.0.0.1:{port}/v1", "--source", "vllm",
             "--k", "3", "--rounds", "2", "--reflection", "--platform", "interpreter", "--out", str(out),
-            "--backoff", "0.01"]
+            "--backoff", "0.01", "--tier", "smoke"]
     try:
         res = CliRunner().invoke(app, args)
         assert res.exit_code == 0, res.output
@@ -297,3 +299,58 @@ def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert o["tokens"]["total"] == sum(x["usage"]["prompt"] + x["usage"]["completion"] for x in srv.served)
     assert o["responses"] == 11
     _no_secret_on_disk(out, secret)
+
+
+# -- final verdicts cover every tier by default ------------------------------------------------------------------
+def test_generate_defaults_to_every_tier() -> None:
+    from kernelgenbench.suite.tiers import VERDICT_TIER
+
+    assert VERDICT_TIER == "all"
+    assert GenerateConfig(model="openai/x").tier == VERDICT_TIER
+    assert GenerateConfig(model="openai/x", tier="heldout, full,smoke").tier == "all"  # canonical
+    with pytest.raises(ValueError, match="--tier"):
+        GenerateConfig(model="openai/x", tier="everything").validate()
+
+
+def test_a_run_of_another_tier_is_another_run(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    open_run(GenerateConfig(model="openai/x"), INTERP, out, Path("unused"), None)
+    open_run(GenerateConfig(model="openai/x", tier="smoke,full,heldout"), INTERP, out, Path("unused"), None)
+    with pytest.raises(ValueError, match="tier"):
+        open_run(GenerateConfig(model="openai/x", tier="full"), INTERP, out, Path("unused"), None)
+    runs = tmp_path / "runs"
+    a = open_run(GenerateConfig(model="openai/x"), INTERP, None, runs, "n")
+    assert open_run(GenerateConfig(model="openai/x"), INTERP, None, runs, "n").path == a.path  # resumed
+    assert open_run(GenerateConfig(model="openai/x", tier="smoke"), INTERP, None, runs, "n").path != a.path
+
+
+@pytest.mark.slow
+def test_cli_final_verdicts_cover_every_tier_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``kgb generate`` without ``--tier``: the sample's record is a verdict on every case of the smoke, full
+    and held-out tiers, and every summary says so."""
+    from kernelgenbench.cli import app
+    from kernelgenbench.suite.registry import get_operator
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    op = get_operator("aten::item")  # 5 + 6 + 3 small cases: seconds on the interpreter
+    srv = ScriptedServer({op.id: [[["correct"]]]})
+    port = srv.start()
+    out = tmp_path / "run"
+    try:
+        res = CliRunner().invoke(app, ["generate", "--model", "openai/scripted", "--base-url",
+                                       f"http://127.0.0.1:{port}/v1", "--op", op.id, "--platform", "interpreter",
+                                       "--out", str(out)], env={"COLUMNS": "200"})
+    finally:
+        srv.stop()
+    assert res.exit_code == 0, res.output
+    (rec,) = _lines(out / "results.jsonl")
+    assert rec["status"] == "passed" and rec["tier"] == "all"
+    assert [c["id"] for c in rec["cases"]] == [c.id for c in op.cases("all")]
+    assert rec["cases_total"] == sum(len(op.cases(t)) for t in ("smoke", "full", "heldout")) == 14
+    assert json.loads((out / "config.json").read_text())["tier"] == "all"
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["tier"], s["tiers"], s["config"]["tier"]) == ("all", ["smoke", "full", "heldout"], "all")
+    flat = " ".join(res.output.split())
+    assert "tier all (smoke + full + heldout)" in flat and "verdicts cover every tier (smoke, full, heldout)" in flat
+    again = " ".join(CliRunner().invoke(app, ["summary", str(out)], env={"COLUMNS": "200"}).output.split())
+    assert "tier all (smoke + full + heldout)" in again and "verdicts cover every tier" in again

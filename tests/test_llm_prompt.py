@@ -20,6 +20,7 @@ from kernelgenbench.cli import app
 from kernelgenbench.llm.prompt import build_prompt, environment, reflection_message
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.suite.registry import all_operators, get_operator
+from kernelgenbench.suite.tiers import SHOWN_TIERS
 from kernelgenbench.verify.static_scan import RULES, scan_source
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -119,6 +120,55 @@ def test_reflection_withholds_heldout() -> None:
     assert "smoke/1" in smoke and "got 1.0 expected 2.0" in smoke and "wrong_result" in smoke
     nocode = reflection_message(op, "smoke", {"failure_class": "no_code"}, 1)
     assert "no complete ```python code block" in nocode
+
+
+def test_reflection_on_every_tier_withholds_only_held_out_cases() -> None:
+    """``kgb generate`` judges on ``all`` by default: a failing smoke or full case is shown, a held-out
+    one is not, and a failure that names no case is shown only when it arises before any case runs."""
+    op = get_operator("vllm::rms_norm")
+    f = {"failure_class": "wrong_result", "meaning": "values", "case": {"shape": [16, 32, 128]},
+         "message": "got 1.0 expected 2.0 at shape [16, 32, 128]"}
+    for shown in ("smoke/3", "full/17"):
+        text = reflection_message(op, "all", {**f, "case_id": shown}, 1)
+        assert shown in text and "[16, 32, 128]" in text and "withheld" not in text
+        assert "every tier (smoke, full and held-out)" in text
+    held = reflection_message(op, "all", {**f, "case_id": "heldout/2"}, 1)
+    assert "[16, 32, 128]" not in held and "heldout/2" not in held and "held-out tier" in held
+    assert "[16, 32, 128]" not in reflection_message(op, "smoke,heldout", {**f, "case_id": "heldout/0"}, 1)
+    odd = reflection_message(op, "all", {**f, "case_id": "other/0"}, 1)  # an id of unknown form: withheld
+    assert "[16, 32, 128]" not in odd
+    scan = {"failure_class": "static_scan", "case_id": None, "message": "line 3: torch.softmax computes"}
+    assert "torch.softmax" in reflection_message(op, "all", scan, 1)
+    harness = {"failure_class": "platform", "case_id": None, "message": "harness error at shape [16, 32, 128]"}
+    assert "[16, 32, 128]" not in reflection_message(op, "all", harness, 1)
+    assert "[16, 32, 128]" in reflection_message(op, "full", harness, 1)
+    assert "failed grading on the full tier" in reflection_message(op, "full", harness, 1)
+
+
+@pytest.mark.parametrize("op_id", ["aten::add", "aten::neg", "aten::mm", "vllm::rms_norm", "cublas::cublasSgemm_v2"])
+def test_prompts_read_only_the_shown_tiers(op_id: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building a prompt (either mode, any platform) reads the grids of the shown tiers only: never the
+    held-out tier, nor ``all`` or a selection holding it."""
+    op = get_operator(op_id)
+    asked: list[str] = []
+    grid, cases = op.grid, op.cases
+    monkeypatch.setattr(op, "grid", lambda tier: asked.append(tier) or grid(tier))
+    monkeypatch.setattr(op, "cases", lambda tier: asked.append(tier) or cases(tier))
+    for platform in ("interpreter", "cuda"):
+        for mode in ("sampling", "agent"):
+            build_prompt(op, PROFILES[platform], mode)
+    assert asked and set(asked) <= set(SHOWN_TIERS), asked
+
+
+def test_self_checks_offered_in_prompts_use_shown_tiers_only() -> None:
+    """Every ``--tier`` a prompt offers (the agent's self-check command) is a shown tier."""
+    offered = set()
+    for op in all_operators():
+        for platform in ("interpreter", "cuda"):
+            for mode in ("sampling", "agent"):
+                p = build_prompt(op, PROFILES[platform], mode)
+                offered |= set(re.findall(r"--tier[ =]([\w,]+)", p.system + p.user))
+    assert offered == set(SHOWN_TIERS)  # smoke, and full on GPUs
 
 
 def test_kgb_prompt_command() -> None:

@@ -2,7 +2,7 @@
 
     kgb list [--source S] [--category C]
     kgb show OP
-    kgb eval DIR [--op OP ...] [--source S] [--tier smoke|full|heldout] [--out RUN_DIR] [--name N]
+    kgb eval DIR [--op OP ...] [--source S] [--tier smoke|full|heldout|all|T1,T2] [--out RUN_DIR] [--name N]
     kgb summary RUN_DIR
 """
 from __future__ import annotations
@@ -87,6 +87,7 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
 def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
     """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules."""
     from .suite.registry import get_operator
+    from .suite.tiers import ALL_TIERS, TIERS
 
     try:
         o = get_operator(op)
@@ -119,10 +120,12 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     t = Table()
     for c in ("tier", "cases", "timed", "first case"):
         t.add_column(c)
-    for tier in ("smoke", "full", "heldout"):
+    for tier in TIERS:
         cases = o.cases(tier)
         first = cases[0].describe() if cases and tier != "heldout" else ("(held out)" if cases else "—")
         t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), escape(first))
+    union = o.cases(ALL_TIERS)
+    t.add_row(ALL_TIERS, str(len(union)), str(sum(c.timed for c in union)), f"(the {' + '.join(TIERS)} cases)")
     console.print(t)
     rule = o.nothing_to_compute
     if rule:
@@ -174,11 +177,18 @@ def _tolerance_text(o: Any) -> str:
             f"exact; NaN positions must match.")
 
 
-def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None) -> Table:
+def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None,
+                   tier: str | None = None) -> Table:
     """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
-    are not recorded (an interrupted run): a ``recorded`` column says how many of them the scores cover."""
-    t = Table(title=title, caption="unsupp.: operators none of whose cases the platform can judge (not in ops); "
-                                   "a job's \"(N unsupported)\" counts its cases")
+    are not recorded (an interrupted run): a ``recorded`` column says how many of them the scores cover.
+    ``tier``: the run's tier selection; the footer says which tiers its verdicts cover."""
+    from .suite.tiers import verdict_scope
+
+    caption = ("unsupp.: operators none of whose cases the platform can judge (not in ops); a job's "
+               "\"(N unsupported)\" counts its cases")
+    if tier:
+        caption = f"{verdict_scope(tier)}\n{caption}"
+    t = Table(title=title, caption=caption)
     cols = ["source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupp."]
     if selected:
         cols[1:1] = ["recorded"]
@@ -238,6 +248,15 @@ def not_recorded(config: dict[str, Any], latest: list[dict[str, Any]]) -> list[s
     return [o for o in sel if o not in have]
 
 
+def run_tier(config: dict[str, Any], records: list[dict[str, Any]]) -> str | None:
+    """The tier selection a run's verdicts cover: its config's (``kgb eval`` writes it), else the one
+    tier its records share; None when they hold several (a run of an older version) or none."""
+    if config.get("tier"):
+        return str(config["tier"])
+    tiers = {r.get("tier") for r in records if r.get("tier")}
+    return str(tiers.pop()) if len(tiers) == 1 else None
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
@@ -288,7 +307,8 @@ def eval_cmd(
     op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
     sources: Optional[list[str]] = typer.Option(None, "--source", help="evaluate only this source: aten, vllm or "
                                                                        "cublas (once)"),
-    tier: str = typer.Option("smoke", help="smoke, full or heldout"),
+    tier: str = typer.Option("smoke", help="smoke, full, heldout, all (every case of the three: a whole verdict), "
+                                          "or a comma list such as smoke,heldout"),
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
@@ -315,10 +335,12 @@ def eval_cmd(
     from .run.rundir import RunDir, environment
     from .run.scheduler import collect_specs, make_slots, run_jobs, unfinished
     from .suite.registry import select
-    from .suite.spec import TIERS
+    from .suite.tiers import tier_label, tier_name, tier_parts
 
-    if tier not in TIERS:
-        raise typer.BadParameter(f"--tier must be one of {', '.join(TIERS)}")
+    try:
+        tier = tier_name(tier)  # the canonical name: records, config and resume keys hold it
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
     if sources and len(set(sources)) > 1:
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
                                  f"or leave it out for all of them (--op picks operators of any source)")
@@ -367,7 +389,7 @@ def eval_cmd(
     try:
         env = environment(plat)
         ceilings: dict[Any, dict[str, Any]] = {}
-        if plat.timing and not plat.interpreter and tier == "full" and todo:  # only the full tier times cases
+        if plat.timing and not plat.interpreter and "full" in tier_parts(tier) and todo:  # only full-tier cases are timed
             from .verify.ceilings import measure
             import torch
 
@@ -379,7 +401,7 @@ def eval_cmd(
         if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
             rundir.write_env(env)
         device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
-        console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(len(specs), 'job')} · tier {tier} · platform "
+        console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(len(specs), 'job')} · tier {tier_label(tier)} · platform "
                       f"{plat.name} ({device}) · {_plural(len(slots), 'slot')} · run {rundir.path}")
         if len(todo) < len(specs):
             console.print(f"resuming: {len(specs) - len(todo)} of {_plural(len(specs), 'job')} already recorded in "
@@ -415,14 +437,16 @@ def eval_cmd(
     summary["jobs_run"] = len(written)
     summary["jobs_selected"] = len(specs)
     summary["tier"] = tier
+    summary["tiers"] = list(tier_parts(tier))
     summary["platform"] = plat.name
     rundir.write_summary(summary)
     from .metrics import latest_records, time_breakdown
 
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
-    console.print(_summary_table(summary, f"summary · tier {tier} · {plat.name} · {wall:.1f} s "
-                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)"))
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {plat.name} · {wall:.1f} s "
+                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
+                                 tier=tier))
     gpu = plat.timing and not plat.interpreter
     if written:
         line = _time_line(time_breakdown(written), gpu, f"the {_plural(len(written), 'job')} run now")
@@ -455,9 +479,10 @@ def eval_cmd(
 
 @app.command()
 def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory")) -> None:
-    """Print the operator and summary tables of a run directory."""
+    """Print the operator and summary tables of a run directory, and which tiers its verdicts cover."""
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
+    from .suite.tiers import tier_label
 
     if not run_dir.is_dir():
         raise typer.BadParameter(f"{run_dir} does not exist")
@@ -470,25 +495,32 @@ def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run d
         from .llm.commands import operators_table, summary_table, tokens_table
 
         gs = json.loads((run_dir / "summary.json").read_text())
+        tier = gs.get("tier") or config.get("tier")
         console.print(operators_table(gs, plat != "interpreter"))
         console.print(tokens_table(gs))
-        console.print(summary_table(gs, int(config.get("k", 1)), f"summary · {run_dir.name}"))
+        console.print(summary_table(gs, int(config.get("k", 1)), f"summary · {run_dir.name}"
+                                    + (f" · tier {tier_label(tier)}" if tier else ""), tier=tier))
         return
     records = RunDir.open(run_dir).records()
     s = summarize(records)
     latest = latest_records(records)
+    tier = run_tier(config, latest)
+    on = f" · tier {tier_label(tier)}" if tier else ""
     console.print(_ops_table(latest, plat != "interpreter"))
+    if tier is None and latest:
+        console.print(f"[yellow]the records mix tiers ({escape(', '.join(sorted({str(r.get('tier')) for r in latest})))}): "
+                      f"each job's verdict covers its own record's tier[/yellow]")
     missing = not_recorded(config, latest)
     if missing is None:
-        console.print(_summary_table(s, f"summary · {run_dir.name}"))
+        console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
         return
     n_sel = len(config["selected"])
     per_source: dict[str, int] = {"overall": n_sel}
     for op_id in config["selected"]:
         src = op_id.split("::", 1)[0]
         per_source[src] = per_source.get(src, 0) + 1
-    console.print(_summary_table(s, f"summary · {run_dir.name} · {n_sel - len(missing)}/{n_sel} selected jobs recorded",
-                                 per_source if missing else None))
+    console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
+                                    f"recorded", per_source if missing else None, tier=tier))
     if missing:
         console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
                       f"unfinished run: {escape(', '.join(missing[:5]))}{', ...' if len(missing) > 5 else ''}); the "

@@ -1,7 +1,7 @@
 """``kgb prompt`` and ``kgb generate`` (registered into the ``kgb`` app by :func:`register`).
 
     kgb prompt OP [--platform P] [--mode sampling|agent]
-    kgb generate --model PROVIDER/NAME [--base-url URL] [--op OP ...] [--source S] [--tier T]
+    kgb generate --model PROVIDER/NAME [--base-url URL] [--op OP ...] [--source S] [--tier T (default all)]
                  [--k K] [--n N] [--temperature T] [--max-tokens N] [--rounds R --reflection]
                  [--out RUN] [--concurrency C] [--platform P]
     kgb generate --replay samples.jsonl [--op OP ...] [--source S] [--out RUN]
@@ -14,6 +14,8 @@ from typing import Any, Optional
 
 import typer
 from rich.table import Table
+
+from ..suite.tiers import VERDICT_TIER
 
 
 def _console() -> Any:
@@ -34,11 +36,14 @@ def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False) -> str:
     return str(v)
 
 
-def summary_table(summary: dict[str, Any], k: int, title: str) -> Table:
-    """Accuracy, speedup, tokens and wall-clock per source and overall."""
+def summary_table(summary: dict[str, Any], k: int, title: str, tier: str | None = None) -> Table:
+    """Accuracy, speedup, tokens and wall-clock per source and overall; the footer says which tiers the
+    verdicts cover (``tier``, else the summary's own ``tier``)."""
+    from ..suite.tiers import verdict_scope
     from .summary import fmt_tokens
 
-    t = Table(title=title)
+    tier = tier or summary.get("tier")
+    t = Table(title=title, caption=verdict_scope(tier) if tier else None)
     cols = ["source", "ops", "solved", "Pass@1", f"Pass@{k}", "geomean", "median", "IQM", "tokens", "tok/solved",
             "wall/solved"]
     for c in cols:
@@ -123,7 +128,9 @@ def register(app: typer.Typer) -> None:
                                                           "provider's)"),
         op: Optional[list[str]] = typer.Option(None, "--op", help="only these operators (repeatable)"),
         source: Optional[str] = typer.Option(None, help="only this source: aten, vllm or cublas"),
-        tier: str = typer.Option("smoke", help="tier the samples are judged on: smoke, full or heldout"),
+        tier: str = typer.Option(VERDICT_TIER, help="tier every sample is judged on: all (default: smoke + full + "
+                                                    "heldout, a whole verdict), smoke, full, heldout or a comma list; "
+                                                    "reflection never shows a held-out case"),
         k: int = typer.Option(1, "--k", help="k of pass@k (samples per operator unless --n is given)"),
         n: Optional[int] = typer.Option(None, "--n", help="samples per operator (>= k); n > k draws all n "
                                                           "(no early stopping) for the unbiased estimator"),
@@ -162,13 +169,15 @@ def register(app: typer.Typer) -> None:
         from .. import platforms
         from ..run.job import Settings
         from ..suite.registry import select
-        from ..suite.spec import TIERS
+        from ..suite.tiers import tier_label, tier_name
         from .clients import LLMAuthError, LLMError, make_client
         from .generate import Event, GenerateConfig, Generation, open_run
 
         console = _console()
-        if tier not in TIERS:
-            raise typer.BadParameter(f"--tier must be one of {', '.join(TIERS)}")
+        try:
+            tier = tier_name(tier)
+        except ValueError as exc:
+            raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
         try:
             body = json.loads(extra_body) if extra_body else None
             if body is not None and not isinstance(body, dict):
@@ -207,7 +216,7 @@ def register(app: typer.Typer) -> None:
             console.print("[yellow]note: temperature 0 with several samples per operator; samples may repeat "
                           "(pass --temperature for diverse samples)[/yellow]")
         what = f"replay {replay}" if replay else f"{model}" + (f" @ {base_url}" if base_url else "")
-        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier} · platform {plat.name} · "
+        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier_label(tier)} · platform {plat.name} · "
                       f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
                       f" · early stop {'on' if cfg.early else 'off'} · T={temperature} · run {rundir.path}")
 
@@ -233,8 +242,8 @@ def register(app: typer.Typer) -> None:
         console.print(tokens_table(summary))
         resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested "
                                      f"({summary.get('http_attempts', 0)} HTTP attempts)")
-        console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier} · {plat.name} · "
-                                                    f"{summary.get('wall_s', 0):.1f} s{resumed}"))
+        console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier_label(tier)} · "
+                                                    f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}", tier=tier))
         if not plat.timing:
             console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
                           f"only)[/dim]")

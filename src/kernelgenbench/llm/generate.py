@@ -6,6 +6,13 @@ the previous round's code as the assistant turn, and its first failure (class, c
 new user turn. A sample ends at its first passing round. With early stopping (the default when
 n == k) an operator's sampling ends at its first correct sample: no request is made after it.
 
+Every round of every sample is judged on one tier selection, by default
+:data:`~kernelgenbench.suite.tiers.VERDICT_TIER` (``all``: the smoke, full and held-out cases): a
+sample's verdict is its first passing round, so every round's record may be a final verdict, and a
+cheaper tier for the intermediate rounds would have to be judged again on every tier when it passed.
+Reflection feedback comes from the same record; a failure on a held-out case reaches the model
+without its parameters or message (:func:`~kernelgenbench.llm.prompt.reflection_message`).
+
 Every reply is appended to ``samples.jsonl`` before it is evaluated; its code goes to
 ``kernels/s<i>r<r>/<source>__<op>.py`` (the submission format, so ``kgb eval kernels/s0r0``
 evaluates a whole round unchanged), and it is judged by the same pipeline as ``kgb eval``
@@ -35,8 +42,9 @@ from typing import Any, Callable
 
 from ..platforms import Platform
 from ..run.job import JobSpec, Settings, tier_case_count
-from ..run.rundir import RERUN_CLASSES, RunDir
+from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
+from ..suite.tiers import VERDICT_TIER, tier_name, tier_parts
 from .extract import LLM_FAILURE_CLASSES, extract_code
 from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
 from .summary import summarize_run
@@ -53,7 +61,9 @@ class GenerateConfig:
         model: ``PROVIDER/NAME`` (``openai/gpt-4o``, ``anthropic/claude-sonnet-4-5``); None in replay.
         base_url: the endpoint (OpenAI-compatible ``.../v1``, or the Anthropic API root).
         ops, source: operator selection, as in ``kgb eval``.
-        tier: the tier samples are judged on.
+        tier: the tier selection every round of every sample is judged on (``all``, a single tier or a
+            comma list; canonical name); default :data:`~kernelgenbench.suite.tiers.VERDICT_TIER`, so
+            that a sample's record is a verdict on every case.
         k: the k of pass@k.
         n: samples per operator (default k); n > k turns early stopping off and uses the unbiased
             estimator.
@@ -76,7 +86,7 @@ class GenerateConfig:
     base_url: str | None = None
     ops: list[str] | None = None
     source: str | None = None
-    tier: str = "smoke"
+    tier: str = VERDICT_TIER
     k: int = 1
     n: int | None = None
     temperature: float = 0.0
@@ -92,6 +102,12 @@ class GenerateConfig:
     api_key_env: str | None = None
     extra_body: dict[str, Any] | None = None
     replay: Path | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            self.tier = tier_name(self.tier)  # the canonical name: run identity, records, summaries
+        except ValueError:
+            pass  # validate() names it
 
     @property
     def samples_per_op(self) -> int:
@@ -117,6 +133,10 @@ class GenerateConfig:
             raise ValueError("--concurrency must be >= 1")
         if self.replay is None and not self.model:
             raise ValueError("--model PROVIDER/NAME is required (or --replay samples.jsonl)")
+        try:
+            tier_parts(self.tier)
+        except ValueError as exc:
+            raise ValueError(f"--tier: {exc}") from None
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -178,7 +198,7 @@ def open_run(cfg: GenerateConfig, platform: Platform, out: Path | None, runs_roo
                     rd = RunDir(cand)
                     break
         if rd is None:
-            rd = RunDir(runs_root / f"{time.strftime('%Y%m%d-%H%M%S')}-{nm}")
+            rd = RunDir(new_run_path(runs_root, nm))
     (rd.path / "config.json").write_text(json.dumps(config, indent=2, default=str))
     return rd
 
@@ -332,6 +352,7 @@ class Generation:
                           errors=self.errors)
         s["config"] = {k: v for k, v in self.cfg.to_json().items() if k not in ("extra_body",)}
         s["tier"] = self.cfg.tier
+        s["tiers"] = list(tier_parts(self.cfg.tier))
         s["platform"] = self.platform.name
         return s
 

@@ -7,7 +7,10 @@ source and platform) with a context built here from the :class:`~kernelgenbench.
 static scan's rule table and allowlists, and the installed Triton version.
 
 What never reaches a prompt: the reference implementation (only ``op.semantics`` and ``op.notes``
-are used) and any parameter of the ``heldout`` tier (only the smoke and full grids are read).
+are used) and any parameter of the ``heldout`` tier (only the grids of
+:data:`~kernelgenbench.suite.tiers.SHOWN_TIERS`, smoke and full, are read). A reflection turn shows a
+failing case only when it belongs to a shown tier (:func:`withheld`): runs judged on ``all`` (the
+default of ``kgb generate``) fail on held-out cases too.
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from typing import Any
 
 from ..platforms import Platform
 from ..suite.spec import RTOL, DTYPE_SHORT, Operator
+from ..suite.tiers import SHOWN_TIERS, TIERS, tier_parts
 
 MODES = ("sampling", "agent")
 
@@ -136,7 +140,7 @@ def _def_line(op: Operator) -> str | None:
     return f"{iface.function}({', '.join(parts)})"
 
 
-def _case_dtypes(op: Operator, tiers: tuple[str, ...] = ("smoke", "full")) -> list[str]:
+def _case_dtypes(op: Operator, tiers: tuple[str, ...] = SHOWN_TIERS) -> list[str]:
     seen: list[str] = []
     for tier in tiers:
         for p in op.grid(tier):
@@ -227,17 +231,58 @@ def build_prompt(op: Operator, platform: Platform, mode: str = "sampling", devic
     return Prompt(op.id, platform.name, mode, system, user, meta={"triton": ctx["platform"]["triton"]})
 
 
+#: Failure classes that arise before any case runs (the file, its scan, its import, the reply): their
+#: messages hold no case's values, whatever tiers the attempt was judged on.
+BEFORE_CASES = frozenset({"missing", "syntax", "static_scan", "dispatch_recursion", "missing_wrapper", "signature",
+                          "import_error", "no_code", "truncated"})
+
+
+def withheld(tier: str, failure: dict[str, Any]) -> bool:
+    """Whether a failure's case and message must be kept from a model (held-out values never reach one).
+
+    A failure that names its case (``case_id``, ``"<tier>/<index>"``) is withheld when that case's tier
+    is not one of :data:`~kernelgenbench.suite.tiers.SHOWN_TIERS` (a held-out case, or an id this code
+    does not understand). One that names no case is withheld when the attempt was judged on a
+    selection holding held-out cases (``heldout``, ``all``, ``smoke,heldout``) and its class is not one
+    that arises before any case runs (:data:`BEFORE_CASES`): a harness error during the cases, say.
+    """
+    case_id = failure.get("case_id")
+    if case_id:
+        return str(case_id).split("/", 1)[0] not in SHOWN_TIERS
+    try:
+        parts = tier_parts(tier)
+    except ValueError:
+        parts = TIERS
+    if all(t in SHOWN_TIERS for t in parts):
+        return False
+    return (failure.get("failure_class") or "") not in BEFORE_CASES
+
+
+def tier_text(tier: str) -> str:
+    """A tier selection in words, for a model: ``"the smoke tier"``, ``"every tier (smoke, full and
+    held-out)"``, ``"the smoke and held-out tiers"``."""
+    try:
+        parts = tier_parts(tier)
+    except ValueError:
+        return f"the {tier} tier"
+    words = [t.replace("heldout", "held-out") for t in parts]
+    if parts == TIERS:
+        return f"every tier ({', '.join(words[:-1])} and {words[-1]})"
+    return f"the {words[0]} tier" if len(words) == 1 else f"the {' and '.join(words)} tiers"
+
+
 def reflection_message(op: Operator, tier: str, failure: dict[str, Any], round_index: int) -> str:
     """The user turn of a reflection round: the previous attempt's first failure.
 
     Args:
         op: the operator.
-        tier: the tier the attempt was judged on; in ``heldout`` the failing case's parameters and
-            the message are withheld (held-out values never reach a model).
-        failure: ``{"failure_class", "case_id", "case", "message", "meaning"}`` of the attempt.
+        tier: the tier selection the attempt was judged on (``all``, a tier, a comma list).
+        failure: ``{"failure_class", "case_id", "case", "message", "meaning"}`` of the attempt; its
+            case and message are withheld where :func:`withheld` says so (a held-out case).
         round_index: the 0-based round this message opens.
     """
-    ctx = {"op": {"id": op.id, "filename": op.filename}, "tier": tier, "heldout": tier == "heldout",
+    ctx = {"op": {"id": op.id, "filename": op.filename}, "tier": tier_text(tier),
+           "heldout": withheld(tier, failure),
            "f": {"failure_class": failure.get("failure_class") or "unknown",
                  "meaning": failure.get("meaning") or "",
                  "case_id": failure.get("case_id"),

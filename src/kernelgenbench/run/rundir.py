@@ -19,7 +19,22 @@ RERUN_CLASSES = {"infrastructure", "platform"}
 
 
 def job_key(op: str, sha: str | None, tier: str, platform: str, label: str) -> str:
+    """A job's resume key. ``tier`` is the canonical name of the tier selection (``smoke``, ``all``,
+    ``smoke,heldout``: :func:`~kernelgenbench.suite.tiers.tier_name`): a verdict on one selection never
+    stands for another (a record of the full tier is not one of ``all``)."""
     return f"{op}|{label}|{sha or 'missing'}|{tier}|{platform}"
+
+
+def new_run_path(root: Path, name: str) -> Path:
+    """A path for a new run directory: ``root/<YYYYmmdd-HHMMSS>-<name>``, or, when a run of that name
+    started in the same second (another tier, say), ``<YYYYmmdd-HHMMSS>.<n>-<name>``: never a directory
+    that holds another run (whose config and records it would mix with). Both forms end in ``-<name>``
+    and sort by start, latest last."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, n = root / f"{stamp}-{name}", 2
+    while path.exists():
+        path, n = root / f"{stamp}.{n}-{name}", n + 1
+    return path
 
 
 class RunDir:
@@ -52,8 +67,7 @@ class RunDir:
                 if _same_config(old, config):
                     rd = RunDir(cand)
                     return rd
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        rd = RunDir(root / f"{stamp}-{name}")
+        rd = RunDir(new_run_path(root, name))
         (rd.path / "config.json").write_text(json.dumps(config, indent=2, default=str))
         return rd
 
@@ -123,6 +137,9 @@ class RunDir:
 
 
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether a run directory of config ``a`` may be resumed by a command of config ``b``: the same
+    submissions, operator selection, tier selection (canonical names: ``all`` is not ``full``) and
+    platform."""
     keys = ("submissions", "ops", "source", "tier", "platform")
     return all(a.get(k) == b.get(k) for k in keys)
 

@@ -1,7 +1,7 @@
 """The local scheduler: one slot per GPU (N slots on the interpreter), jobs from a queue, health
 probes after abnormal exits, quarantine and requeue (DESIGN.md "Execution").
 
-A job is a (submission file, operator, tier). The trusted verifier of each job runs in a thread of
+A job is a (submission file, operator, tier selection). The trusted verifier of each job runs in a thread of
 this process; the candidate runs in a fresh sandbox child per job. Records are appended to the run
 directory as soon as each job finishes, so an interrupted run loses nothing and resumes.
 """
@@ -146,7 +146,16 @@ def probe_all(platform: Platform, slots: list[Slot]) -> None:
 def collect_specs(submissions: Path, ops: list[Any], tier: str, label: str, explicit: bool) -> list[JobSpec]:
     """One job per (file, operator): the operators with a file in ``submissions``, or every operator
     in ``ops`` when they were requested explicitly (a requested operator without a file is a job
-    that fails as ``missing``)."""
+    that fails as ``missing``). ``tier`` is a tier selection (``smoke``, ``all``, ``smoke,heldout``); the
+    jobs carry its canonical name (:func:`~kernelgenbench.suite.tiers.tier_name`), which records and resume
+    keys hold, so that a run of another selection is another configuration.
+
+    Raises:
+        ValueError: an unknown tier.
+    """
+    from ..suite.tiers import tier_name
+
+    tier = tier_name(tier)
     specs = []
     for op in ops:
         path = submissions / op.filename

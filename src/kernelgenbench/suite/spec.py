@@ -24,7 +24,9 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 import torch
 
-TIERS = ("smoke", "full", "heldout")
+from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name, tier_parts,  # noqa: F401
+                    verdict_scope)
+
 SOURCES = ("aten", "vllm", "cublas")
 
 #: rtol by dtype (spec aten.md §3, vllm.md §2.3, cublas.md §2.8). Integers and bool are exact.
@@ -215,11 +217,19 @@ class Interface:
 
 @dataclass
 class Case:
-    """One test case: an operator, a tier, an index in that tier's grid and its parameters.
+    """One test case: an operator, its tier, its index in that tier's grid and its parameters.
 
     ``params`` is JSON-serialisable (shapes as lists, dtypes as short names) and is what the record
     shows as the case. The seed is derived from the operator id, tier and parameters, so a case
-    draws the same inputs in every run on the same platform.
+    draws the same inputs in every run on the same platform, and a case of a union of tiers
+    (``"all"``) is the same case as in its own tier: same :attr:`id`, parameters and seed.
+
+    Attributes:
+        tier: the case's own tier (one of :data:`TIERS`, also in a union).
+        index: the case's position in the selection it was drawn for, unique within a job (the
+            verifier keys a job's runs by it): in a single tier, its index in that tier's grid; in a
+            union, its position in the union.
+        tier_index: its index in its own tier's grid (the ``N`` of :attr:`id`); defaults to ``index``.
     """
 
     op: str
@@ -227,10 +237,15 @@ class Case:
     index: int
     params: dict[str, Any]
     timed: bool = False
+    tier_index: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.tier_index is None:
+            self.tier_index = self.index
 
     @property
     def id(self) -> str:
-        return f"{self.tier}/{self.index}"
+        return f"{self.tier}/{self.tier_index}"
 
     @property
     def seed(self) -> int:
@@ -665,7 +680,8 @@ class Operator(abc.ABC):
     # -- trusted side -----------------------------------------------------------------------
     @abc.abstractmethod
     def grid(self, tier: str) -> list[dict[str, Any]]:
-        """The parameters of every case of ``tier``, in order."""
+        """The parameters of every case of ``tier`` (one of :data:`TIERS`), in order; :meth:`cases`
+        builds the cases of a selection of several tiers from these grids."""
         ...
 
     def timed(self, params: dict[str, Any]) -> bool:
@@ -673,15 +689,24 @@ class Operator(abc.ABC):
         return False
 
     def cases(self, tier: str) -> list[Case]:
-        """The cases of ``tier``.
+        """The cases of ``tier``: a single tier, ``"all"`` or a comma list (:func:`tier_parts`).
+
+        A selection of several tiers is the concatenation of its tiers' cases in :data:`TIERS` order;
+        each case keeps its own tier, grid index (its :attr:`Case.id`), parameters and seed, and only
+        the full tier's cases can be timed. :attr:`Case.index` numbers the selection.
 
         Raises:
             ValueError: unknown tier.
         """
-        if tier not in TIERS:
-            raise ValueError(f"{self.id}: unknown tier {tier!r}; expected one of {TIERS}")
-        return [Case(self.id, tier, i, p, timed=(tier == "full" and self.timed(p)))
-                for i, p in enumerate(self.grid(tier))]
+        try:
+            parts = tier_parts(tier)
+        except ValueError as exc:
+            raise ValueError(f"{self.id}: {exc}") from None
+        out: list[Case] = []
+        for t in parts:
+            for i, p in enumerate(self.grid(t)):
+                out.append(Case(self.id, t, len(out), p, timed=(t == "full" and self.timed(p)), tier_index=i))
+        return out
 
     @abc.abstractmethod
     def build(self, params: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
