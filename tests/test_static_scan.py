@@ -1143,3 +1143,67 @@ def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
     assert [f.rule for f in scan_kernel_body(src, "bad", 12)] == ["kernel-body"]
     assert scan_kernel_body(src, "bad", 13) == [f for f in scan_kernel_body(src, "bad", 12)]  # def line
     assert scan_kernel_body(src, "missing", 8) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.3: cmath is allowed like math (JIT-only scalar overloads); numpy & co. stay forbidden
+# ------------------------------------------------------------------------------------------------
+
+def test_cmath_is_allowed_like_math_for_scalar_overloads() -> None:
+    """aten.md: the JIT-only scalar overloads follow Python ``math``/``cmath``; a submission that
+    implements ``asin.complex`` with ``cmath.asin`` must pass L1 (it was ``host-compute``)."""
+    src = """
+    import cmath
+    import math
+    import numbers
+    import operator
+    from cmath import log10 as clog10, sqrt
+
+    def asin_complex(a):
+        return cmath.asin(complex(a))
+
+    def asin_Scalar(a):
+        if isinstance(a, numbers.Complex) and not isinstance(a, numbers.Real):
+            return asin_complex(a)
+        return math.asin(operator.index(a)) if isinstance(a, int) else math.asin(a)
+
+    def log10_complex(a):
+        return clog10(a) + 0 * sqrt(1j) + cmath.pi - cmath.pi
+    """
+    assert hits(src) == []
+
+
+def test_host_numeric_libraries_stay_forbidden() -> None:
+    src = """
+    import numpy
+    import statistics
+    from decimal import Decimal
+    from fractions import Fraction
+    import scipy.special
+    import mpmath
+    """
+    assert hits(src) == [(2, "host-compute"), (3, "host-compute"), (4, "host-compute"), (5, "host-compute"),
+                         (6, "host-compute"), (7, "host-compute")]
+
+
+def test_cmath_in_a_kernel_body_is_not_triton() -> None:
+    # math.* is mapped by Triton in a kernel body; cmath is not: a kernel-body finding
+    src = """
+    import cmath
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(p):
+        tl.store(p, cmath.sqrt(tl.load(p)))
+    """
+    assert hits(src) == [(8, "kernel-body")]
+
+
+def test_forbidden_import_names_every_allowed_module() -> None:
+    from kernelgenbench.verify.static_scan import IMPORT_ALLOWED, IMPORT_ORDER
+
+    [f] = scan_source("import json\n")
+    listed = f.message.split("(", 1)[1].split(")", 1)[0].split(", ")
+    assert listed == list(IMPORT_ORDER) and set(listed) == IMPORT_ALLOWED and "cmath" in listed
+    assert all(m in RULES["forbidden-import"] for m in IMPORT_ORDER)

@@ -171,8 +171,8 @@ RULES: dict[str, str] = {
     "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
-    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, typing, functools, "
-    "itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
+    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
     "file-io": "touches files or the interpreter (open, os, sys, io, pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
     "network": "opens network connections (socket, http, urllib, requests, asyncio, ...)",
@@ -309,13 +309,17 @@ EXEC_BUILTINS: dict[str, str] = {
 }
 ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 
-#: Top-level modules a submission may import (brief).
-IMPORT_ALLOWED: frozenset[str] = frozenset(
-    {
-        "torch", "triton", "math", "typing", "functools", "itertools", "dataclasses", "enum",
-        "numbers", "collections", "__future__", "operator", "warnings",
-    }
+#: Top-level modules a submission may import (brief), in the order messages and prompts list them.
+#: ``cmath`` is ``math`` for complex numbers: aten.md tells submissions to implement the JIT-only scalar
+#: overloads (``asin.complex``, ``log10.complex``, ...) with ``math``/``cmath`` semantics, and like
+#: ``math`` it computes on Python numbers only (a tensor reaches it through ``__complex__``, a host
+#: read the L3 trace counts). ``numbers`` and ``operator`` serve the same scalar code (``operator``'s
+#: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
+IMPORT_ORDER: tuple[str, ...] = (
+    "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
+    "numbers", "collections", "__future__", "operator", "warnings",
 )
+IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -333,7 +337,7 @@ IMPORT_RULES: dict[str, str] = {
     # host-side numeric computation
     **dict.fromkeys(
         ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
-         "tensorflow", "numba", "cmath", "statistics", "decimal", "fractions", "array"],
+         "tensorflow", "numba", "statistics", "decimal", "fractions", "array"],
         "host-compute",
     ),
     # foreign compute
@@ -1016,8 +1020,7 @@ class _Scanner(ast.NodeVisitor):
                 return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
-                        "(torch, triton, math, typing, functools, itertools, dataclasses, enum, numbers, "
-                        "collections, __future__, operator, warnings)", code)
+                        f"({', '.join(IMPORT_ORDER)})", code)
             return True
         return False
 
