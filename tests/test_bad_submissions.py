@@ -93,6 +93,8 @@ EXPECTED = {
     # issue 11 item 2 / issue 12 class 6: the cheats next to the L1 false rejections fixed as classes
     "cmath_host": "ghost",            # cmath (allowed like math) computing tensor values on the host:
                                       # item() reads and fills still produce the result in a ghost replay
+    "host_rebind": "dispatch_recursion",  # a list name rebound to the input tensor, then .sort(): L1 holds
+                                      # a name plain Python only when every binding is (was L3's catch)
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

@@ -1207,3 +1207,142 @@ def test_forbidden_import_names_every_allowed_module() -> None:
     listed = f.message.split("(", 1)[1].split(")", 1)[0].split(", ")
     assert listed == list(IMPORT_ORDER) and set(listed) == IMPORT_ALLOWED and "cmath" in listed
     assert all(m in RULES["forbidden-import"] for m in IMPORT_ORDER)
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 12 class 6: plain host Python (lists, dicts, tuples, sets, strings, numbers) is not tensor code
+# ------------------------------------------------------------------------------------------------
+
+def test_methods_of_plain_python_values_are_not_tensor_methods() -> None:
+    """Names bound only to plain Python values (literals, comprehensions, list()/sorted()/set()/...,
+    tensor metadata, str methods, arithmetic of those) may call methods whose names torch.Tensor also
+    has, even when the name is the op being replaced."""
+    src = """
+    import collections
+    import math
+    import torch
+
+    def sort(x, dim=-1, descending=False, names=()):
+        shape = list(x.shape)
+        shape.sort()
+        order = sorted(range(x.dim()), key=lambda d: x.stride(d))
+        order.sort(reverse=True)
+        idx = shape.index(max(shape))
+        zeros = x.stride().count(0) + tuple(x.size()).count(1)
+        d = {}
+        e = d.copy()
+        e.sort()  # a plain Python value's method, whatever its name (AttributeError at run time)
+        sizes = [x.size(i) for i in range(x.dim())]
+        last = sizes.pop()
+        seen = set(range(3)) | {dim}
+        seen.add(last)
+        tag = str(x.dtype).split(".")[-1].split("_")
+        left, *rest = x.shape
+        rest.sort()
+        n = 0
+        for s in shape:
+            n += s
+            s.add(1)  # an element of host data is host data
+        n.add(1)
+        c = collections.Counter(shape)
+        c.subtract(shape)
+        w = math.prod(shape) + n
+        w.add(1)
+        z = (shape + [1]) if names else shape[1:]
+        z.sort()
+        return shape, idx, zeros, tag, left, w
+    """
+    assert hits(src, own_ops=frozenset({"sort", "add", "split", "index", "copy_"})) == []
+
+
+def test_host_inference_is_conservative() -> None:
+    """A name is plain Python only when every binding of it in its scope is: a rebinding to a tensor, a
+    parameter, a loop over a tensor, an unknown call, a `global`/`nonlocal` rebinding anywhere, a
+    comprehension target over a tensor (also when the name is a list outside it), or an attribute name
+    the submission gives its own objects keeps today's verdict."""
+    src = """
+    import math
+    import torch
+
+    _TABLE = []
+
+    def reset(x):
+        global _TABLE
+        _TABLE = x
+
+    def sort(x, names, dim=-1):
+        xs = []
+        xs = x
+        xs.sort()
+        ys = [] if names else x
+        ys.sort()
+        names.sort()
+        for row in x:
+            row.sort()
+        a, *rest = x
+        a.sort()
+        v = math.floor(x)
+        v.sort()
+        m = max(x, x)
+        m.sort()
+        u = helper(x)
+        u.sort()
+        _TABLE.sort()
+        k = x.shape[0] == x
+        k.sort()
+        def inner():
+            nonlocal zs
+            zs = x
+        zs = []
+        zs.sort()
+        o = _Obj()
+        o.shape.sort()
+        ws = []
+        out = [ws.sort() for ws in x] + [r.sort() for r in names]
+        return xs, out
+
+    def helper(x):
+        return x
+
+    class _Obj:
+        shape = None
+    """
+    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39]
+    assert hits(src, own_ops=frozenset({"sort"})) == [(ln, "dispatch-recursion") for ln in lines]
+    assert hits(src) == [(ln, "tensor-method") for ln in lines]
+
+
+def test_host_levels() -> None:
+    """static_scan.host_level on expressions of one scope: host data (no tensor anywhere), a plain
+    Python value (never a tensor, contents unknown), unknown."""
+    import ast
+
+    from kernelgenbench.verify import static_scan as l1
+
+    src = textwrap.dedent("""
+    import math
+    import torch
+    def f(x, p):
+        a = [1, 2.0, "s", None, True]
+        b = [x, 1]
+        c = (x.shape[0], x.stride(1), x.numel(), len(p), int(p), float(p), x.item(), math.pi)
+        d = {"k": x}
+        e = list(x)
+        g = torch.finfo(x.dtype).max
+        h = [i * 2 for i in range(x.dim())]
+        i = a + b
+        j = x + 1
+        k = p
+        m = torch.Size([2, 3])
+        return a
+    """)
+    tree = ast.parse(src)
+    sc = l1._Scanner(src, frozenset(), True)
+    sc.scopes.append(sc.build_scope(tree))
+    fn = tree.body[2]
+    sc.scopes.append(sc.build_scope(fn))
+    levels = {stmt.targets[0].id: sc.host_level(stmt.value) for stmt in fn.body if isinstance(stmt, ast.Assign)}
+    assert levels == {"a": l1.HOST_DATA, "b": l1.HOST, "c": l1.HOST_DATA, "d": l1.HOST, "e": l1.HOST,
+                      "g": l1.HOST_DATA, "h": l1.HOST_DATA, "i": l1.HOST, "j": l1.UNKNOWN, "k": l1.UNKNOWN,
+                      "m": l1.HOST_DATA}
+    assert sc.scopes[-1].host == {n: v for n, v in levels.items() if v}

@@ -17,8 +17,8 @@ equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the sub
 What it cannot see (aliases built at run time, ``a @ b`` and other operators on tensors, indexing that
 computes) is left to the dynamic tiers L2 (ghost replay) and L3 (dispatch trace), which see through
 them. The scan is deliberately conservative about *names*: a method call is judged by its name alone,
-because the receiver's type is unknown statically (``some_set.add(v)`` is reported like
-``tensor.add(v)``).
+because the receiver's type is unknown statically, unless the receiver is provably a plain Python value
+(see "Host values" below: ``s = set(); s.add(v)`` passes, ``t.add(v)`` of a parameter does not).
 
 Rules and their sources
 -----------------------
@@ -42,7 +42,8 @@ compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo
                     compiler, export
 tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
                     (aten.md §4 item 6): a method whose name is in ``dir(torch.Tensor)`` and not in
-                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``)
+                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``), called on
+                    anything but a provably plain Python value (issue 12 class 6; "Host values")
 raw-storage         aten.md §4 item 6 (upstream bans .data_ptr/.storage/.untyped_storage); brief
 host-compute        DESIGN.md ("host-side computation (numpy)")
 foreign-compute     DESIGN.md ("ctypes/cupy"; "compute with PyTorch/vLLM/cuBLAS instead of Triton")
@@ -98,6 +99,32 @@ are ordinary Python and are always scanned.
 
 The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
 harness imports the submission), unless the source assigns ``__name__`` itself.
+
+Host values (no rule)
+---------------------
+Issue 12 class 6: plain host Python (lists, dicts, tuples, sets, strings, numbers) is not tensor code,
+whatever its method names (``shape.sort()``, ``seen.add(d)``, ``name.split(".")`` for ``aten::split``).
+A scope-aware inference (:meth:`_Scanner.host_level`) proves expressions to be
+
+* *host data*: made of Python numbers, strings, bools and None only (literals; ``len``/``int``/
+  ``float``/``str``/``range``/... of anything; ``x.shape``, ``x.ndim``, ``x.size()``, ``x.stride()``,
+  ``x.numel()``, ``x.item()``, ``x.tolist()``; ``torch.finfo(dt).max``, ``math.pi``; ``math.*``,
+  ``min``/``max``/``sum``, operators, subscripts and methods of host data; lists, tuples, dicts and
+  comprehensions of host data), or
+* *plain Python values*: never a tensor, whatever they hold (any list, tuple, dict or set display or
+  comprehension; ``list()``/``tuple()``/``dict()``/``set()``/``sorted()`` of anything;
+  ``collections`` containers; ``+``/``*``/``|`` of two such values; their slices and ``.copy()``/
+  ``.keys()``/``.values()``/``.items()``).
+
+A name has the level every binding of it in its scope has (assignments, unpacking, ``for`` targets,
+``+=``, comprehension targets; settled as a greatest fixpoint, so ``n = 0; n += s`` is host data). A
+name with any other binding (a parameter, an import, ``with ... as``), declared ``global``/``nonlocal``
+anywhere in the file, or bound once to a list and once to a tensor, is unknown: it keeps today's
+verdict, and what L1 cannot prove the dynamic tiers see at run time. The tensor metadata reads are
+trusted by name unless the submission gives its own objects an attribute of that name
+(:func:`_user_attr_names`: a class of its own with a ``shape`` property). A method called on a plain
+Python value is not judged as a tensor method nor as the replaced op (it runs Python's method, or
+raises AttributeError).
 
 State across calls (no rule)
 ----------------------------
@@ -167,7 +194,8 @@ RULES: dict[str, str] = {
     "(only allocation, view, metadata and device-query functions are allowed)",
     "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
     "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
-    "view and metadata methods are allowed",
+    "view and metadata methods are allowed (methods of a name bound only to plain Python values, such as "
+    "`shape = list(x.shape); shape.sort()`, are Python's and not judged)",
     "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
@@ -264,9 +292,6 @@ PY_METHODS_HARMLESS: frozenset[str] = frozenset(
     }
 )
 
-#: Container methods whose names ``torch.Tensor`` also has; harmless on a name bound to a
-#: container literal or factory in its scope (``s = set(); s.add(v)``).
-PY_CONTAINER_METHODS: frozenset[str] = frozenset({"add", "sort"})
 
 #: Attribute names that reach the interpreter's internals (brief: "introspection").
 INTROSPECTION_ATTRS: frozenset[str] = frozenset(
@@ -505,12 +530,60 @@ KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
     "reduce": ("combine_fn", 2), "associative_scan": ("combine_fn", 2), "map_elementwise": ("scalar_fn", 0),
 }
 
-#: Calls that build a mutable container (brief).
-_CONTAINER_FACTORIES = frozenset(
-    {"dict", "list", "set", "bytearray", "collections.defaultdict", "collections.OrderedDict",
-     "collections.deque", "collections.Counter", "collections.ChainMap", "collections.UserDict",
-     "collections.UserList", "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
-)
+# ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
+
+#: Levels of :meth:`_Scanner.host_level`: nothing known; a plain Python value (list, dict, tuple, set,
+#: str, number, range, ...: never a tensor, whatever it holds); host data (a plain Python value made of
+#: Python numbers, strings, bools and None only, with no tensor anywhere inside).
+UNKNOWN, HOST, HOST_DATA = 0, 1, 2
+
+#: Builtins whose result is a Python number, string, bool or range whatever the argument (a tensor
+#: argument is read through ``__int__``/``__float__``/``__index__``/``__format__``: a host read, which
+#: the L3 trace counts): host data.
+HOST_SCALAR_BUILTINS: frozenset[str] = frozenset(
+    {"len", "int", "float", "bool", "complex", "str", "repr", "ascii", "format", "hash", "id", "ord", "chr",
+     "hex", "bin", "oct", "isinstance", "issubclass", "callable", "range"})
+
+#: Builtins that build a Python container of their argument's elements: a plain Python value always,
+#: host data when every argument is.
+HOST_CONTAINER_BUILTINS: frozenset[str] = frozenset({"list", "tuple", "set", "frozenset", "sorted", "dict"})
+
+#: Builtins whose result is made of their arguments (``max(a, b)`` is ``a`` or ``b``; ``max`` of tensors
+#: is a tensor): host data when every argument is (a ``key=`` function is not part of the result).
+HOST_COMBINING_BUILTINS: frozenset[str] = frozenset(
+    {"min", "max", "sum", "abs", "round", "pow", "divmod", "reversed", "enumerate", "zip"})
+
+#: Standard-library container classes: a plain Python value (what it holds is not known).
+HOST_FACTORIES: frozenset[str] = frozenset(
+    {"collections.defaultdict", "collections.OrderedDict", "collections.Counter", "collections.deque",
+     "collections.ChainMap", "collections.UserDict", "collections.UserList", "collections.UserString"})
+
+#: Functions of host data that give host data (``math.prod(shape)``; ``math.floor(t)`` of a tensor is
+#: a tensor, so the arguments must be host data): dotted-path prefixes and exact paths.
+HOST_DATA_FUNCTION_ROOTS: tuple[str, ...] = ("math.", "cmath.")
+HOST_DATA_FUNCTIONS: frozenset[str] = frozenset({"triton.cdiv", "triton.next_power_of_2"})
+
+#: PyTorch functions whose result is a tuple of Python ints whatever the arguments.
+TORCH_HOST_DATA_CALLS: frozenset[str] = frozenset({"torch.Size", "torch.broadcast_shapes"})
+
+#: Tensor metadata read as attributes (``x.shape``, ``x.ndim``): Python ints or tuples of them.
+HOST_METADATA_ATTRS: frozenset[str] = frozenset({"shape", "ndim", "itemsize", "nbytes"})
+
+#: Tensor metadata and value reads called as methods (``x.size()``, ``x.stride(0)``, ``x.item()``,
+#: ``x.tolist()``): Python numbers, bools or (nested) lists and tuples of them.
+HOST_METADATA_METHODS: frozenset[str] = frozenset(
+    {"size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "storage_offset", "item",
+     "tolist", "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device"})
+
+#: Attributes of a Python number that are Python numbers.
+_NUMBER_ATTRS = frozenset({"real", "imag", "numerator", "denominator"})
+
+#: Methods of plain Python containers that return a plain Python container (views or a copy) whatever
+#: the container holds.
+_CONTAINER_VIEW_METHODS = frozenset({"copy", "keys", "values", "items"})
+
+#: At most this many rounds settle the host levels of one scope; names still unsettled are unknown.
+_HOST_FIXPOINT_ROUNDS = 64
 
 #: Builtin classes (attribute stores on them are monkey-patching).
 _BUILTIN_TYPES = frozenset(
@@ -601,7 +674,8 @@ _ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast
 class _Scope:
     """Bindings of one scope. ``aliases`` maps a local name to the dotted path of an imported object
     (``F`` -> ``torch.nn.functional``, ``s`` -> ``torch.sum``); ``imported`` are the names bound by
-    import statements; ``mutable`` the names bound to a mutable container literal or factory."""
+    import statements; ``host`` the host level (:data:`HOST`, :data:`HOST_DATA`) of each name every
+    binding of which in this scope L1 proves is a plain Python value (names absent are unknown)."""
 
     def __init__(self, node: ast.AST, kind: str):
         self.node = node
@@ -611,7 +685,7 @@ class _Scope:
         self.imported: set[str] = set()
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
-        self.mutable: set[str] = set()
+        self.host: dict[str, int] = {}
         self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
 
 
@@ -640,16 +714,74 @@ def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _is_mutable_container(value: ast.AST, resolve) -> bool:
-    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
-        return True
-    if isinstance(value, ast.Call):
-        func = value.func
-        if isinstance(func, ast.Name) and func.id in {"dict", "list", "set", "bytearray"}:
-            return True
-        path = resolve(func)
-        return path in _CONTAINER_FACTORIES
-    return False
+def _target_names(target: ast.AST, starred: bool = False) -> Iterator[tuple[str, bool]]:
+    """The names an assignment target binds, each with whether it is starred (``a, *rest = ...``)."""
+    if isinstance(target, ast.Name):
+        yield target.id, starred
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _target_names(elt, starred)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value, True)
+
+
+def _name_bindings(scope_node: ast.AST) -> dict[str, list[tuple[str, ast.AST | None]]]:
+    """Every binding of a name in ``scope_node``'s own scope, as ``(kind, node)``:
+
+    * ``("value", expr)``: ``name = expr``, ``name: T = expr``, ``(name := expr)``;
+    * ``("elem", expr)``: an element of ``expr`` (``a, b = expr``, ``for name in expr``, comprehension
+      targets, which this scan also counts with the enclosing scope, where a call inside the
+      comprehension is judged: more bindings, never fewer);
+    * ``("star", expr)``: a starred target (``a, *name = expr``): a list of elements of ``expr``;
+    * ``("aug", stmt)``: ``name op= value``;
+    * ``("opaque", None)``: anything else (parameters are added by the caller; imports, ``def``,
+      ``class``, ``with ... as``, ``except ... as``, ``match`` captures, ``del``).
+    """
+    out: dict[str, list[tuple[str, ast.AST | None]]] = {}
+    classified: set[int] = set()
+
+    def bind(target: ast.AST, kind: str, value: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            out.setdefault(target.id, []).append((kind, value))
+            classified.add(id(target))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                if isinstance(elt, ast.Starred):
+                    bind(elt.value, "star", value)
+                else:
+                    bind(elt, "elem", value)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, "star", value)
+
+    names: list[ast.Name] = []
+    for sub in _own_nodes(scope_node):
+        if isinstance(sub, ast.Assign):
+            for t in sub.targets:
+                bind(t, "value", sub.value)
+        elif isinstance(sub, ast.AnnAssign) and sub.value is not None:
+            bind(sub.target, "value", sub.value)
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            out.setdefault(sub.target.id, []).append(("aug", sub))
+            classified.add(id(sub.target))
+        elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+            bind(sub.target, "elem", sub.iter)
+        elif isinstance(sub, ast.NamedExpr):
+            bind(sub.target, "value", sub.value)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.append(sub)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.setdefault(sub.name, []).append(("opaque", None))
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            for a in sub.names:
+                out.setdefault(a.asname or a.name.split(".")[0], []).append(("opaque", None))
+        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
+            out.setdefault(sub.name, []).append(("opaque", None))
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            out.setdefault(sub.rest, []).append(("opaque", None))
+    for n in names:  # stores not classified above (``with ... as name``, ``del name``)
+        if id(n) not in classified:
+            out.setdefault(n.id, []).append(("opaque", None))
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -687,6 +819,7 @@ class _Scanner(ast.NodeVisitor):
         self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
+        self._comp_env: list[dict[str, int]] = []  # host levels of the comprehension targets being judged
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -733,7 +866,6 @@ class _Scanner(ast.NodeVisitor):
                     scope.locals.add(arg.arg)
         params = set(scope.locals)
         assigns: list[tuple[str, ast.AST]] = []
-        containers: list[tuple[str, ast.AST]] = []
         stores: dict[str, int] = {}
         binds: dict[str, int] = {}  # how often each name is bound in this scope, by any construct
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
@@ -790,8 +922,6 @@ class _Scanner(ast.NodeVisitor):
                     scope.imported.add(bound)
             if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
                 assigns.append((sub.targets[0].id, sub.value))
-            elif isinstance(sub, ast.Assign):  # ``A = B = {}``: containers only, never aliases
-                containers.extend((t.id, sub.value) for t in sub.targets if isinstance(t, ast.Name))
             elif isinstance(sub, ast.AnnAssign) and sub.value is not None and isinstance(sub.target, ast.Name):
                 assigns.append((sub.target.id, sub.value))
         scope.locals -= scope.globals | scope.nonlocals
@@ -822,9 +952,7 @@ class _Scanner(ast.NodeVisitor):
             for name, value in candidates:
                 if name in scope.aliases and self.resolve(value) is None:
                     del scope.aliases[name]  # also bound to a non-alias value
-            for name, value in assigns + containers:
-                if _is_mutable_container(value, self.resolve):
-                    scope.mutable.add(name)
+            self._settle_host_levels(node, scope, params)
             for d in defs:
                 if binds.get(d.name) == 1 and d.name not in self.rebound and d.decorator_list and all(
                         self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in JIT_DECORATORS
@@ -871,6 +999,166 @@ class _Scanner(ast.NodeVisitor):
 
     def is_builtin(self, name: str) -> bool:
         return self.lookup(name)[0] == "builtin"
+
+    # ---- host values ---------------------------------------------------------------------------
+
+    def _settle_host_levels(self, node: ast.AST, scope: _Scope, params: set[str]) -> None:
+        """Fill ``scope.host``: the greatest host level every binding of a name in this scope has,
+        assuming the levels being settled (``n = 0`` then ``n = n + 1`` is host data). A name with a
+        binding L1 cannot follow (a parameter, an import, ``with ... as``), declared ``global`` or
+        ``nonlocal`` anywhere in the file, or an alias of an imported object, is unknown. Levels only
+        fall from round to round; what has not settled after :data:`_HOST_FIXPOINT_ROUNDS` is unknown."""
+        bindings = _name_bindings(node)
+        for p in params:
+            bindings.setdefault(p, []).append(("opaque", None))
+        scope.host = {n: HOST_DATA for n, bs in bindings.items()
+                      if n in scope.locals and n not in self.rebound and n not in scope.aliases
+                      and all(kind != "opaque" for kind, _ in bs)}
+        for _ in range(_HOST_FIXPOINT_ROUNDS):
+            changed = False
+            for name in list(scope.host):
+                level = min(self._binding_level(name, kind, value) for kind, value in bindings[name])
+                if level < scope.host[name]:
+                    changed = True
+                    if level == UNKNOWN:
+                        del scope.host[name]
+                    else:
+                        scope.host[name] = level
+            if not changed:
+                return
+        scope.host.clear()
+
+    def _binding_level(self, name: str, kind: str, value: ast.AST | None) -> int:
+        if kind == "value":
+            return self.host_level(value)  # type: ignore[arg-type]
+        if kind == "elem":  # an element of a container of host data is host data; of anything else, unknown
+            return HOST_DATA if self.host_level(value) == HOST_DATA else UNKNOWN  # type: ignore[arg-type]
+        if kind == "star":  # a list of elements
+            return HOST_DATA if self.host_level(value) == HOST_DATA else HOST  # type: ignore[arg-type]
+        if kind == "aug":
+            stmt: ast.AugAssign = value  # type: ignore[assignment]
+            return _binop_level(self._name_level(name), self.host_level(stmt.value))
+        return UNKNOWN
+
+    def _name_level(self, name: str) -> int:
+        for env in reversed(self._comp_env):  # a comprehension's own targets, while it is judged
+            if name in env:
+                return env[name]
+        kind, _, scope = self.lookup(name)
+        if kind == "local" and scope is not None:
+            return scope.host.get(name, UNKNOWN)
+        return UNKNOWN
+
+    def host_level(self, node: ast.AST) -> int:
+        """What L1 proves about the value of expression ``node`` in the current scope: :data:`HOST_DATA`
+        (made of Python numbers, strings, bools and None only), :data:`HOST` (a plain Python value such
+        as a list, dict, tuple, set, str or number, whatever it holds: never a tensor) or
+        :data:`UNKNOWN`. Builtins and the tensor metadata reads of :data:`HOST_METADATA_ATTRS` and
+        :data:`HOST_METADATA_METHODS` are trusted to return what they return for tensors, unless the
+        submission gives its own objects an attribute of that name (:func:`_user_attr_names`)."""
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            return HOST_DATA
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return HOST_DATA if all(self.host_level(e) == HOST_DATA for e in node.elts) else HOST
+        if isinstance(node, ast.Dict):
+            parts = [k for k in node.keys if k is not None] + list(node.values)
+            return HOST_DATA if all(self.host_level(e) == HOST_DATA for e in parts) else HOST
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension_level(node)
+        if isinstance(node, ast.Name):
+            return self._name_level(node.id)
+        if isinstance(node, (ast.Starred, ast.NamedExpr)):
+            return self.host_level(node.value)
+        if isinstance(node, ast.Attribute):
+            path = self.resolve(node)
+            if path is not None:
+                return HOST_DATA if _is_number_constant(path) else UNKNOWN
+            if node.attr in self.user_attrs:
+                return UNKNOWN
+            if node.attr in HOST_METADATA_ATTRS:
+                return HOST_DATA
+            if isinstance(node.value, ast.Call) and self.resolve(node.value.func) in ("torch.finfo", "torch.iinfo"):
+                return HOST_DATA
+            if node.attr in _NUMBER_ATTRS and self.host_level(node.value) == HOST_DATA:
+                return HOST_DATA
+            return UNKNOWN
+        if isinstance(node, ast.Subscript):
+            base = self.host_level(node.value)
+            if base == HOST_DATA:
+                return HOST_DATA
+            return HOST if base == HOST and isinstance(node.slice, ast.Slice) else UNKNOWN
+        if isinstance(node, ast.BinOp):
+            return _binop_level(self.host_level(node.left), self.host_level(node.right))
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return HOST_DATA
+            return HOST_DATA if self.host_level(node.operand) == HOST_DATA else UNKNOWN
+        if isinstance(node, ast.BoolOp):  # ``a or b`` is a or b
+            return min(self.host_level(v) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return min(self.host_level(node.body), self.host_level(node.orelse))
+        if isinstance(node, ast.Compare):
+            # is / in always give a bool; ==, < of tensors give a tensor (and tuples compare elements)
+            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return HOST_DATA
+            operands = [node.left, *node.comparators]
+            return HOST_DATA if all(self.host_level(o) == HOST_DATA for o in operands) else UNKNOWN
+        if isinstance(node, ast.Call):
+            return self._call_level(node)
+        return UNKNOWN
+
+    def _comprehension_level(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> int:
+        """A comprehension is a plain Python value (list, set, dict or generator); host data when its
+        elements are, judged with its own targets bound to the elements of their iterables (its
+        scope: ``[x.stride(d) for d in range(n)]`` is host data whatever ``d`` is outside)."""
+        env: dict[str, int] = {}
+        self._comp_env.append(env)
+        try:
+            for gen in node.generators:
+                it = self.host_level(gen.iter)
+                for name, starred in _target_names(gen.target):
+                    env[name] = HOST_DATA if it == HOST_DATA else HOST if starred else UNKNOWN
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            return HOST_DATA if all(self.host_level(p) == HOST_DATA for p in parts) else HOST
+        finally:
+            self._comp_env.pop()
+
+    def _call_level(self, node: ast.Call) -> int:
+        func = node.func
+        args_data = all(self.host_level(a) == HOST_DATA for a in node.args)
+        kw_data = all(self.host_level(k.value) == HOST_DATA for k in node.keywords if k.arg != "key")
+        if isinstance(func, ast.Name) and self.is_builtin(func.id):
+            name = func.id
+            if name in HOST_SCALAR_BUILTINS:
+                return HOST_DATA
+            if name in HOST_CONTAINER_BUILTINS:
+                return HOST_DATA if args_data and (name != "dict" or kw_data) else HOST
+            if name in HOST_COMBINING_BUILTINS:
+                return HOST_DATA if args_data and kw_data else UNKNOWN
+            return UNKNOWN
+        path = self.resolve(func)
+        if path is not None:
+            if path in HOST_FACTORIES:
+                return HOST
+            if path in TORCH_HOST_DATA_CALLS:
+                return HOST_DATA
+            if path in HOST_DATA_FUNCTIONS or path.startswith(HOST_DATA_FUNCTION_ROOTS):
+                return HOST_DATA if args_data and kw_data else UNKNOWN
+            return UNKNOWN
+        method = self._method_of(func)
+        if method is None:
+            return UNKNOWN
+        receiver, name = method
+        if name in self.user_attrs:
+            return UNKNOWN
+        if name in HOST_METADATA_METHODS:
+            return HOST_DATA
+        base = self.host_level(receiver)
+        if base == HOST_DATA and args_data and kw_data:  # "a.b".split("."), shape.index(1), d.get(k, 0)
+            return HOST_DATA
+        if base >= HOST and name in _CONTAINER_VIEW_METHODS:
+            return HOST
+        return UNKNOWN
 
     def getattr_literal(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """``getattr(obj, "name")`` (builtin getattr, literal name) -> (obj, "name")."""
@@ -1265,12 +1553,10 @@ class _Scanner(ast.NodeVisitor):
         """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
         if self.jit_depth:
             return  # judged by the kernel-body rule (_check_kernel_call)
-        if receiver is not None and _is_literal(receiver):
+        if receiver is not None and (_is_literal(receiver) or self.host_level(receiver) >= HOST):
+            # a plain Python value (``shape = list(x.shape); shape.sort()``, ``s = set(); s.add(v)``):
+            # its methods are Python's, whatever their names; not a tensor method, not the replaced op
             return
-        if isinstance(receiver, ast.Name) and name in PY_CONTAINER_METHODS:
-            kind, _, scope = self.lookup(receiver.id)
-            if kind == "local" and scope is not None and receiver.id in scope.mutable:
-                return  # ``s = set(); s.add(v)``, ``l = []; l.sort()``: a Python container, not a tensor
         if name in INTROSPECTION_ATTRS or name in RAW_STORAGE_ATTRS:
             return  # reported by the attribute check
         if name == "record_stream":
@@ -1430,6 +1716,31 @@ def _user_attr_names(tree: ast.AST) -> set[str]:
                     if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         names.update(c.value.replace(",", " ").split())
     return names
+
+
+def _binop_level(left: int, right: int) -> int:
+    """``a op b``: host data of host data; a plain Python value of two (``list + list``, ``"%s" % t``);
+    unknown when either side may be a tensor (its operator computes)."""
+    if left == right == HOST_DATA:
+        return HOST_DATA
+    return HOST if min(left, right) >= HOST else UNKNOWN
+
+
+def _is_number_constant(path: str) -> bool:
+    """Whether the imported object at ``path`` is a Python number (``math.pi``, ``cmath.inf``,
+    ``torch.pi``)."""
+    import sys as _sys
+
+    root, _, rest = path.partition(".")
+    if not rest or root not in ("math", "cmath", "torch"):
+        return False
+    if root == "torch":
+        obj = _torch_object(path)
+    else:
+        obj = _sys.modules.get(root) or __import__(root)
+        for part in rest.split("."):
+            obj = inspect.getattr_static(obj, part, None)
+    return type(obj) in (int, float, complex, bool)
 
 
 def _is_literal(node: ast.AST) -> bool:
