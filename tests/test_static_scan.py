@@ -1240,13 +1240,13 @@ def test_methods_of_plain_python_values_are_not_tensor_methods() -> None:
         left, *rest = x.shape
         rest.sort()
         n = 0
-        for s in shape:
+        for s in x.shape:
             n += s
-            s.add(1)  # an element of host data is host data
+            s.add(1)  # an element of frozen host data (x.shape) is frozen host data
         n.add(1)
         c = collections.Counter(shape)
         c.subtract(shape)
-        w = math.prod(shape) + n
+        w = math.prod(x.shape) + n
         w.add(1)
         z = (shape + [1]) if names else shape[1:]
         z.sort()
@@ -1258,8 +1258,9 @@ def test_methods_of_plain_python_values_are_not_tensor_methods() -> None:
 def test_host_inference_is_conservative() -> None:
     """A name is plain Python only when every binding of it in its scope is: a rebinding to a tensor, a
     parameter, a loop over a tensor, an unknown call, a `global`/`nonlocal` rebinding anywhere, a
-    comprehension target over a tensor (also when the name is a list outside it), or an attribute name
-    the submission gives its own objects keeps today's verdict."""
+    comprehension target over a tensor (also when the name is a list outside it), an element of a list
+    (a list may be given a tensor: `.append(x)`), or an attribute name the submission gives its own
+    objects keeps today's verdict."""
     src = """
     import math
     import torch
@@ -1299,6 +1300,11 @@ def test_host_inference_is_conservative() -> None:
         o.shape.sort()
         ws = []
         out = [ws.sort() for ws in x] + [r.sort() for r in names]
+        lst = [1, 2]
+        lst.append(x)
+        lst[2].sort()
+        for e in lst:
+            e.sort()
         return xs, out
 
     def helper(x):
@@ -1307,7 +1313,7 @@ def test_host_inference_is_conservative() -> None:
     class _Obj:
         shape = None
     """
-    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39]
+    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39, 42, 44]
     assert hits(src, own_ops=frozenset({"sort"})) == [(ln, "dispatch-recursion") for ln in lines]
     assert hits(src) == [(ln, "tensor-method") for ln in lines]
 
@@ -1342,7 +1348,8 @@ def test_host_levels() -> None:
     fn = tree.body[2]
     sc.scopes.append(sc.build_scope(fn))
     levels = {stmt.targets[0].id: sc.host_level(stmt.value) for stmt in fn.body if isinstance(stmt, ast.Assign)}
-    assert levels == {"a": l1.HOST_DATA, "b": l1.HOST, "c": l1.HOST_DATA, "d": l1.HOST, "e": l1.HOST,
-                      "g": l1.HOST_DATA, "h": l1.HOST_DATA, "i": l1.HOST, "j": l1.UNKNOWN, "k": l1.UNKNOWN,
-                      "m": l1.HOST_DATA}
-    assert sc.scopes[-1].host == {n: v for n, v in levels.items() if v}
+    assert levels == {"a": l1.HOST_DATA, "b": l1.HOST, "c": l1.FROZEN_DATA, "d": l1.HOST, "e": l1.HOST,
+                      "g": l1.FROZEN_DATA, "h": l1.HOST_DATA, "i": l1.HOST, "j": l1.UNKNOWN, "k": l1.UNKNOWN,
+                      "m": l1.FROZEN_DATA}
+    # a name keeps frozen data; a list bound to a name may be given a tensor later: a plain Python value
+    assert sc.scopes[-1].host == {n: min(v, l1.HOST) if v < l1.FROZEN_DATA else v for n, v in levels.items() if v}

@@ -106,25 +106,27 @@ Issue 12 class 6: plain host Python (lists, dicts, tuples, sets, strings, number
 whatever its method names (``shape.sort()``, ``seen.add(d)``, ``name.split(".")`` for ``aten::split``).
 A scope-aware inference (:meth:`_Scanner.host_level`) proves expressions to be
 
-* *host data*: made of Python numbers, strings, bools and None only (literals; ``len``/``int``/
-  ``float``/``str``/``range``/... of anything; ``x.shape``, ``x.ndim``, ``x.size()``, ``x.stride()``,
-  ``x.numel()``, ``x.item()``, ``x.tolist()``; ``torch.finfo(dt).max``, ``math.pi``; ``math.*``,
-  ``min``/``max``/``sum``, operators, subscripts and methods of host data; lists, tuples, dicts and
-  comprehensions of host data), or
-* *plain Python values*: never a tensor, whatever they hold (any list, tuple, dict or set display or
-  comprehension; ``list()``/``tuple()``/``dict()``/``set()``/``sorted()`` of anything;
-  ``collections`` containers; ``+``/``*``/``|`` of two such values; their slices and ``.copy()``/
-  ``.keys()``/``.values()``/``.items()``).
+* *plain Python values*, never a tensor whatever they hold: any list, tuple, dict or set display or
+  comprehension; ``list()``/``tuple()``/``dict()``/``set()``/``sorted()`` of anything; ``collections``
+  containers; ``+``/``*``/``|`` of two such values; their slices and ``.copy()``/``.keys()``/...;
+* *host data*, plain Python values holding only Python numbers, strings, bools and None: literals;
+  ``len``/``int``/``float``/``str``/``range``/... of anything; ``x.shape``, ``x.ndim``, ``x.size()``,
+  ``x.stride()``, ``x.numel()``, ``x.item()``, ``x.tolist()``; ``torch.finfo(dt).max``, ``math.pi``;
+  ``math.*``, ``min``/``max``/``sum``, operators, subscripts and methods of host data; containers
+  and comprehensions of host data; and *frozen* host data, the immutable kind (numbers, strings,
+  tuples of them, ``x.shape``, ``range``).
 
-A name has the level every binding of it in its scope has (assignments, unpacking, ``for`` targets,
-``+=``, comprehension targets; settled as a greatest fixpoint, so ``n = 0; n += s`` is host data). A
-name with any other binding (a parameter, an import, ``with ... as``), declared ``global``/``nonlocal``
-anywhere in the file, or bound once to a list and once to a tensor, is unknown: it keeps today's
-verdict, and what L1 cannot prove the dynamic tiers see at run time. The tensor metadata reads are
-trusted by name unless the submission gives its own objects an attribute of that name
+A name has the level every binding of it in its scope gives it (assignments, unpacking, ``for`` and
+comprehension targets, ``+=``; settled as a greatest fixpoint, so ``n = 0; n += s`` is frozen data),
+and is host data only when every value bound to it is frozen: a list bound to a name may be given a
+tensor later (``.append(t)``), so the name is a plain Python value and its elements are unknown. A
+name with any other binding (a parameter, an import, ``with ... as``), declared ``global``/
+``nonlocal`` anywhere in the file, or bound once to a list and once to a tensor, is unknown: it keeps
+today's verdict, and what L1 cannot prove the dynamic tiers see at run time. The tensor metadata
+reads are trusted by name unless the submission gives its own objects an attribute of that name
 (:func:`_user_attr_names`: a class of its own with a ``shape`` property). A method called on a plain
-Python value is not judged as a tensor method nor as the replaced op (it runs Python's method, or
-raises AttributeError).
+Python value is judged neither as a tensor method nor as the replaced op (it runs Python's method,
+or raises AttributeError).
 
 State across calls (no rule)
 ----------------------------
@@ -532,21 +534,29 @@ KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
 
 # ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
 
-#: Levels of :meth:`_Scanner.host_level`: nothing known; a plain Python value (list, dict, tuple, set,
-#: str, number, range, ...: never a tensor, whatever it holds); host data (a plain Python value made of
-#: Python numbers, strings, bools and None only, with no tensor anywhere inside).
-UNKNOWN, HOST, HOST_DATA = 0, 1, 2
+#: Levels of :meth:`_Scanner.host_level`, each implying the ones below it:
+#:
+#: * ``UNKNOWN``: nothing known (may be a tensor);
+#: * ``HOST``: a plain Python value (list, dict, tuple, set, str, number, range, ...): never a tensor,
+#:   whatever it holds;
+#: * ``HOST_DATA``: a plain Python value that holds only Python numbers, strings, bools and None when
+#:   it is made (``[x.size(0), 1]``); a mutable one may be given a tensor later (``.append(t)``), so a
+#:   name bound to it is only ``HOST``;
+#: * ``FROZEN_DATA``: host data that cannot change (numbers, strings, tuples of them, ``x.shape``,
+#:   ``range``): a name bound only to such values keeps the level, and so do its elements.
+UNKNOWN, HOST, HOST_DATA, FROZEN_DATA = 0, 1, 2, 3
 
 #: Builtins whose result is a Python number, string, bool or range whatever the argument (a tensor
 #: argument is read through ``__int__``/``__float__``/``__index__``/``__format__``: a host read, which
-#: the L3 trace counts): host data.
+#: the L3 trace counts): frozen host data.
 HOST_SCALAR_BUILTINS: frozenset[str] = frozenset(
     {"len", "int", "float", "bool", "complex", "str", "repr", "ascii", "format", "hash", "id", "ord", "chr",
      "hex", "bin", "oct", "isinstance", "issubclass", "callable", "range"})
 
 #: Builtins that build a Python container of their argument's elements: a plain Python value always,
-#: host data when every argument is.
+#: host data when every argument is (frozen for ``tuple``/``frozenset`` of frozen data).
 HOST_CONTAINER_BUILTINS: frozenset[str] = frozenset({"list", "tuple", "set", "frozenset", "sorted", "dict"})
+_FROZEN_CONTAINER_BUILTINS = frozenset({"tuple", "frozenset"})
 
 #: Builtins whose result is made of their arguments (``max(a, b)`` is ``a`` or ``b``; ``max`` of tensors
 #: is a tensor): host data when every argument is (a ``key=`` function is not part of the result).
@@ -569,11 +579,12 @@ TORCH_HOST_DATA_CALLS: frozenset[str] = frozenset({"torch.Size", "torch.broadcas
 #: Tensor metadata read as attributes (``x.shape``, ``x.ndim``): Python ints or tuples of them.
 HOST_METADATA_ATTRS: frozenset[str] = frozenset({"shape", "ndim", "itemsize", "nbytes"})
 
-#: Tensor metadata and value reads called as methods (``x.size()``, ``x.stride(0)``, ``x.item()``,
-#: ``x.tolist()``): Python numbers, bools or (nested) lists and tuples of them.
+#: Tensor metadata and value reads called as methods (``x.size()``, ``x.stride(0)``, ``x.item()``):
+#: Python numbers, bools or tuples of them (frozen host data); ``x.tolist()`` gives (nested) lists of
+#: them (host data). ``data_ptr`` is an int too (and a ``raw-storage`` finding of its own).
 HOST_METADATA_METHODS: frozenset[str] = frozenset(
     {"size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "storage_offset", "item",
-     "tolist", "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device"})
+     "tolist", "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr"})
 
 #: Attributes of a Python number that are Python numbers.
 _NUMBER_ATTRS = frozenset({"real", "imag", "numerator", "denominator"})
@@ -581,6 +592,9 @@ _NUMBER_ATTRS = frozenset({"real", "imag", "numerator", "denominator"})
 #: Methods of plain Python containers that return a plain Python container (views or a copy) whatever
 #: the container holds.
 _CONTAINER_VIEW_METHODS = frozenset({"copy", "keys", "values", "items"})
+
+#: Methods of frozen host data (str, tuple, numbers) that return a new list (host data, not frozen).
+_LIST_RETURNING_METHODS = frozenset({"split", "rsplit", "splitlines", "copy", "keys", "values", "items"})
 
 #: At most this many rounds settle the host levels of one scope; names still unsettled are unknown.
 _HOST_FIXPOINT_ROUNDS = 64
@@ -674,7 +688,7 @@ _ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast
 class _Scope:
     """Bindings of one scope. ``aliases`` maps a local name to the dotted path of an imported object
     (``F`` -> ``torch.nn.functional``, ``s`` -> ``torch.sum``); ``imported`` are the names bound by
-    import statements; ``host`` the host level (:data:`HOST`, :data:`HOST_DATA`) of each name every
+    import statements; ``host`` the host level (:data:`HOST` or :data:`FROZEN_DATA`) of each name every
     binding of which in this scope L1 proves is a plain Python value (names absent are unknown)."""
 
     def __init__(self, node: ast.AST, kind: str):
@@ -1004,14 +1018,16 @@ class _Scanner(ast.NodeVisitor):
 
     def _settle_host_levels(self, node: ast.AST, scope: _Scope, params: set[str]) -> None:
         """Fill ``scope.host``: the greatest host level every binding of a name in this scope has,
-        assuming the levels being settled (``n = 0`` then ``n = n + 1`` is host data). A name with a
+        assuming the levels being settled (``n = 0`` then ``n += s`` is frozen data). A name with a
         binding L1 cannot follow (a parameter, an import, ``with ... as``), declared ``global`` or
-        ``nonlocal`` anywhere in the file, or an alias of an imported object, is unknown. Levels only
-        fall from round to round; what has not settled after :data:`_HOST_FIXPOINT_ROUNDS` is unknown."""
+        ``nonlocal`` anywhere in the file, or an alias of an imported object, is unknown. A name is at
+        most :data:`HOST` unless every value bound to it is :data:`FROZEN_DATA` (a list bound to it may
+        be given a tensor later). Levels only fall from round to round; what has not settled after
+        :data:`_HOST_FIXPOINT_ROUNDS` is unknown."""
         bindings = _name_bindings(node)
         for p in params:
             bindings.setdefault(p, []).append(("opaque", None))
-        scope.host = {n: HOST_DATA for n, bs in bindings.items()
+        scope.host = {n: FROZEN_DATA for n, bs in bindings.items()
                       if n in scope.locals and n not in self.rebound and n not in scope.aliases
                       and all(kind != "opaque" for kind, _ in bs)}
         for _ in range(_HOST_FIXPOINT_ROUNDS):
@@ -1029,16 +1045,19 @@ class _Scanner(ast.NodeVisitor):
         scope.host.clear()
 
     def _binding_level(self, name: str, kind: str, value: ast.AST | None) -> int:
+        """The level one binding gives a name: :data:`FROZEN_DATA`, :data:`HOST` or :data:`UNKNOWN`."""
         if kind == "value":
-            return self.host_level(value)  # type: ignore[arg-type]
-        if kind == "elem":  # an element of a container of host data is host data; of anything else, unknown
-            return HOST_DATA if self.host_level(value) == HOST_DATA else UNKNOWN  # type: ignore[arg-type]
-        if kind == "star":  # a list of elements
-            return HOST_DATA if self.host_level(value) == HOST_DATA else HOST  # type: ignore[arg-type]
-        if kind == "aug":
+            level = self.host_level(value)  # type: ignore[arg-type]
+        elif kind == "elem":
+            level = _element_level(self.host_level(value))  # type: ignore[arg-type]
+        elif kind == "star":  # a new list of elements
+            return HOST
+        elif kind == "aug":
             stmt: ast.AugAssign = value  # type: ignore[assignment]
-            return _binop_level(self._name_level(name), self.host_level(stmt.value))
-        return UNKNOWN
+            level = min(self._name_level(name), self.host_level(stmt.value))
+        else:
+            return UNKNOWN
+        return level if level in (FROZEN_DATA, UNKNOWN) else HOST
 
     def _name_level(self, name: str) -> int:
         for env in reversed(self._comp_env):  # a comprehension's own targets, while it is judged
@@ -1050,19 +1069,21 @@ class _Scanner(ast.NodeVisitor):
         return UNKNOWN
 
     def host_level(self, node: ast.AST) -> int:
-        """What L1 proves about the value of expression ``node`` in the current scope: :data:`HOST_DATA`
-        (made of Python numbers, strings, bools and None only), :data:`HOST` (a plain Python value such
-        as a list, dict, tuple, set, str or number, whatever it holds: never a tensor) or
-        :data:`UNKNOWN`. Builtins and the tensor metadata reads of :data:`HOST_METADATA_ATTRS` and
+        """What L1 proves about the value of expression ``node`` in the current scope, one of
+        :data:`UNKNOWN` < :data:`HOST` (a plain Python value: never a tensor) < :data:`HOST_DATA` (one
+        that holds only Python numbers, strings, bools and None) < :data:`FROZEN_DATA` (host data that
+        cannot change). Builtins and the tensor metadata reads of :data:`HOST_METADATA_ATTRS` and
         :data:`HOST_METADATA_METHODS` are trusted to return what they return for tensors, unless the
         submission gives its own objects an attribute of that name (:func:`_user_attr_names`)."""
         if isinstance(node, (ast.Constant, ast.JoinedStr)):
-            return HOST_DATA
-        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-            return HOST_DATA if all(self.host_level(e) == HOST_DATA for e in node.elts) else HOST
+            return FROZEN_DATA
+        if isinstance(node, ast.Tuple):
+            return _container_level([self.host_level(e) for e in node.elts], frozen=True)
+        if isinstance(node, (ast.List, ast.Set)):
+            return _container_level([self.host_level(e) for e in node.elts])
         if isinstance(node, ast.Dict):
             parts = [k for k in node.keys if k is not None] + list(node.values)
-            return HOST_DATA if all(self.host_level(e) == HOST_DATA for e in parts) else HOST
+            return _container_level([self.host_level(e) for e in parts])
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             return self._comprehension_level(node)
         if isinstance(node, ast.Name):
@@ -1072,27 +1093,30 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node, ast.Attribute):
             path = self.resolve(node)
             if path is not None:
-                return HOST_DATA if _is_number_constant(path) else UNKNOWN
+                return FROZEN_DATA if _is_number_constant(path) else UNKNOWN
             if node.attr in self.user_attrs:
                 return UNKNOWN
             if node.attr in HOST_METADATA_ATTRS:
-                return HOST_DATA
+                return FROZEN_DATA
             if isinstance(node.value, ast.Call) and self.resolve(node.value.func) in ("torch.finfo", "torch.iinfo"):
-                return HOST_DATA
-            if node.attr in _NUMBER_ATTRS and self.host_level(node.value) == HOST_DATA:
-                return HOST_DATA
+                return FROZEN_DATA
+            if node.attr in _NUMBER_ATTRS and self.host_level(node.value) >= HOST_DATA:
+                return FROZEN_DATA
             return UNKNOWN
         if isinstance(node, ast.Subscript):
             base = self.host_level(node.value)
-            if base == HOST_DATA:
-                return HOST_DATA
+            if base >= HOST_DATA:
+                return base
             return HOST if base == HOST and isinstance(node.slice, ast.Slice) else UNKNOWN
         if isinstance(node, ast.BinOp):
-            return _binop_level(self.host_level(node.left), self.host_level(node.right))
+            # host data of host data; a plain Python value of two (list + list, "%s" % t); unknown when
+            # either side may be a tensor (its operator computes)
+            return min(self.host_level(node.left), self.host_level(node.right))
         if isinstance(node, ast.UnaryOp):
             if isinstance(node.op, ast.Not):
-                return HOST_DATA
-            return HOST_DATA if self.host_level(node.operand) == HOST_DATA else UNKNOWN
+                return FROZEN_DATA
+            level = self.host_level(node.operand)
+            return level if level >= HOST_DATA else UNKNOWN
         if isinstance(node, ast.BoolOp):  # ``a or b`` is a or b
             return min(self.host_level(v) for v in node.values)
         if isinstance(node, ast.IfExp):
@@ -1100,9 +1124,9 @@ class _Scanner(ast.NodeVisitor):
         if isinstance(node, ast.Compare):
             # is / in always give a bool; ==, < of tensors give a tensor (and tuples compare elements)
             if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
-                return HOST_DATA
+                return FROZEN_DATA
             operands = [node.left, *node.comparators]
-            return HOST_DATA if all(self.host_level(o) == HOST_DATA for o in operands) else UNKNOWN
+            return FROZEN_DATA if all(self.host_level(o) >= HOST_DATA for o in operands) else UNKNOWN
         if isinstance(node, ast.Call):
             return self._call_level(node)
         return UNKNOWN
@@ -1115,35 +1139,39 @@ class _Scanner(ast.NodeVisitor):
         self._comp_env.append(env)
         try:
             for gen in node.generators:
-                it = self.host_level(gen.iter)
+                it = _element_level(self.host_level(gen.iter))
                 for name, starred in _target_names(gen.target):
-                    env[name] = HOST_DATA if it == HOST_DATA else HOST if starred else UNKNOWN
+                    env[name] = HOST if starred else it
             parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-            return HOST_DATA if all(self.host_level(p) == HOST_DATA for p in parts) else HOST
+            level = min(self.host_level(p) for p in parts)
+            frozen = isinstance(node, ast.GeneratorExp)  # yields its elements; nothing can be added
+            return _container_level([level], frozen=frozen)
         finally:
             self._comp_env.pop()
 
     def _call_level(self, node: ast.Call) -> int:
         func = node.func
-        args_data = all(self.host_level(a) == HOST_DATA for a in node.args)
-        kw_data = all(self.host_level(k.value) == HOST_DATA for k in node.keywords if k.arg != "key")
+        args = min((self.host_level(a) for a in node.args), default=FROZEN_DATA)
+        kws = min((self.host_level(k.value) for k in node.keywords if k.arg != "key"), default=FROZEN_DATA)
         if isinstance(func, ast.Name) and self.is_builtin(func.id):
             name = func.id
             if name in HOST_SCALAR_BUILTINS:
-                return HOST_DATA
-            if name in HOST_CONTAINER_BUILTINS:
-                return HOST_DATA if args_data and (name != "dict" or kw_data) else HOST
+                return FROZEN_DATA
+            if name in HOST_CONTAINER_BUILTINS:  # a new container of the argument's elements
+                return _container_level([min(args, kws) if name == "dict" else args],
+                                        frozen=name in _FROZEN_CONTAINER_BUILTINS)
             if name in HOST_COMBINING_BUILTINS:
-                return HOST_DATA if args_data and kw_data else UNKNOWN
+                level = min(args, kws)
+                return level if level >= HOST_DATA else UNKNOWN
             return UNKNOWN
         path = self.resolve(func)
         if path is not None:
             if path in HOST_FACTORIES:
                 return HOST
             if path in TORCH_HOST_DATA_CALLS:
-                return HOST_DATA
+                return FROZEN_DATA
             if path in HOST_DATA_FUNCTIONS or path.startswith(HOST_DATA_FUNCTION_ROOTS):
-                return HOST_DATA if args_data and kw_data else UNKNOWN
+                return FROZEN_DATA if min(args, kws) >= HOST_DATA else UNKNOWN
             return UNKNOWN
         method = self._method_of(func)
         if method is None:
@@ -1152,10 +1180,11 @@ class _Scanner(ast.NodeVisitor):
         if name in self.user_attrs:
             return UNKNOWN
         if name in HOST_METADATA_METHODS:
-            return HOST_DATA
+            return HOST_DATA if name == "tolist" else FROZEN_DATA
         base = self.host_level(receiver)
-        if base == HOST_DATA and args_data and kw_data:  # "a.b".split("."), shape.index(1), d.get(k, 0)
-            return HOST_DATA
+        level = min(base, args, kws)
+        if level >= HOST_DATA:  # "a.b".split("."), shape.index(1), d.get(k, 0)
+            return HOST_DATA if name in _LIST_RETURNING_METHODS else level
         if base >= HOST and name in _CONTAINER_VIEW_METHODS:
             return HOST
         return UNKNOWN
@@ -1718,12 +1747,20 @@ def _user_attr_names(tree: ast.AST) -> set[str]:
     return names
 
 
-def _binop_level(left: int, right: int) -> int:
-    """``a op b``: host data of host data; a plain Python value of two (``list + list``, ``"%s" % t``);
-    unknown when either side may be a tensor (its operator computes)."""
-    if left == right == HOST_DATA:
-        return HOST_DATA
-    return HOST if min(left, right) >= HOST else UNKNOWN
+def _element_level(level: int) -> int:
+    """The level of an element of a value of ``level``: frozen data holds frozen data; the elements of
+    (mutable) host data hold no tensor but may be lists (plain Python values); of anything else,
+    unknown."""
+    return FROZEN_DATA if level == FROZEN_DATA else HOST if level == HOST_DATA else UNKNOWN
+
+
+def _container_level(parts: list[int], *, frozen: bool = False) -> int:
+    """A new container of elements of levels ``parts``: host data when every element is (frozen data
+    for an immutable container of frozen data), else a plain Python value."""
+    level = min(parts, default=FROZEN_DATA)
+    if level == FROZEN_DATA:
+        return FROZEN_DATA if frozen else HOST_DATA
+    return HOST_DATA if level == HOST_DATA else HOST
 
 
 def _is_number_constant(path: str) -> bool:
