@@ -95,6 +95,8 @@ EXPECTED = {
                                       # item() reads and fills still produce the result in a ghost replay
     "host_rebind": "dispatch_recursion",  # a list name rebound to the input tensor, then .sort(): L1 holds
                                       # a name plain Python only when every binding is (was L3's catch)
+    "host_tensor_compute": "profile",  # host compute (item() reads) returned through torch.tensor(list),
+                                      # which L1 allows now: the L3 trace sees the reads and the built tensor
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"

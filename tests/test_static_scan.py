@@ -797,14 +797,15 @@ def test_augmented_and_chained_stores():
 
 
 def test_pointer_array_idiom_is_rejected():
-    # cat/stack kernels sometimes pass a device array of input pointers: raw storage plus torch.tensor
+    # cat/stack kernels sometimes pass a device array of input pointers: raw storage (torch.tensor of a
+    # list of Python ints is allowed since issue 11 item 2.2; data_ptr() stays raw-storage)
     src = """
     import torch
     def cat(tensors, dim=0):
         ptrs = torch.tensor([t.data_ptr() for t in tensors], device=tensors[0].device)
         return ptrs
     """
-    assert hits(src) == [(4, "torch-compute"), (4, "raw-storage")]
+    assert hits(src) == [(4, "raw-storage")]
 
 
 def test_monkey_patch_message_names_the_owner():
@@ -1353,3 +1354,84 @@ def test_host_levels() -> None:
                       "m": l1.FROZEN_DATA}
     # a name keeps frozen data; a list bound to a name may be given a tensor later: a plain Python value
     assert sc.scopes[-1].host == {n: min(v, l1.HOST) if v < l1.FROZEN_DATA else v for n, v in levels.items() if v}
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.2: torch.tensor / torch.as_tensor / x.new_tensor of Python data is data movement
+# ------------------------------------------------------------------------------------------------
+
+def test_tensors_built_from_python_data_are_allowed() -> None:
+    """Fill values and shape/stride tables built from Python numbers, lists and tuples (like
+    torch.full: data movement, not computation); also through names bound only to such values."""
+    src = """
+    import math
+    import torch
+    from torch import tensor as T
+
+    _TABLE = (1, 2, 4)
+
+    def f(x, value, sizes, dims):
+        a = torch.tensor(2.0, dtype=x.dtype, device=x.device)
+        b = torch.tensor([1, 2, 3], dtype=torch.int64)
+        c = torch.tensor(x.shape) + 0 * torch.tensor(x.stride())
+        d = torch.as_tensor(list(x.stride()), device=x.device)
+        e = x.new_tensor([0.5, float(value)])
+        g = torch.tensor([int(s) for s in sizes], dtype=torch.int32)
+        h = torch.tensor(data=[x.size(0), x.stride(0)])
+        i = T(_TABLE) if x.dim() else torch.tensor(math.pi)
+        meta = []
+        for k in range(x.dim()):
+            meta += [x.size(k), x.stride(k)]
+        j = torch.tensor(meta, dtype=torch.int64, device=x.device)
+        shape = list(dims)
+        k = torch.tensor(shape[1:] + [1])
+        m = torch.tensor(torch.finfo(x.dtype).min)
+        n = torch.tensor([value])
+        return a, b, c, d, e, g, h, i, j, k, m, n
+    """
+    assert hits(src) == []
+
+
+def test_tensors_built_from_what_may_be_a_tensor_stay_rejected() -> None:
+    """torch.tensor(t) copies (and with a dtype converts) a tensor with PyTorch: what L1 cannot prove
+    is Python data keeps today's verdict (a parameter, a tensor expression, a name also bound to a
+    tensor, an unknown call); the reference as a value, asarray, and a kernel body too."""
+    src = """
+    import torch
+    import triton
+
+    def f(x, value):
+        a = torch.tensor(x, dtype=torch.float64)
+        b = torch.as_tensor(x[0])
+        c = x.new_tensor(value)
+        d = torch.tensor(value)
+        xs = []
+        xs = x
+        e = torch.tensor(xs)
+        g = torch.tensor(helper(x))
+        h = torch.asarray([1, 2])
+        make = torch.tensor
+        i = torch.Tensor.new_tensor(x, x)
+        return a, b, c, d, e, g, h, make, i
+
+    def helper(x):
+        return x
+
+    @triton.jit
+    def k(p):
+        t = torch.tensor([1])
+    """
+    assert hits(src) == [(6, "torch-compute"), (7, "torch-compute"), (8, "tensor-method"), (9, "torch-compute"),
+                         (12, "torch-compute"), (13, "torch-compute"), (14, "torch-compute"), (15, "torch-compute"),
+                         (16, "tensor-method"), (17, "torch-compute"), (24, "kernel-body")]  # 17: `make` (an alias)
+
+
+def test_tensor_from_data_message_names_the_argument_and_the_fix() -> None:
+    [f] = scan_source("import torch\ndef f(x):\n    return torch.tensor(x, dtype=torch.float64)\n")
+    assert f == Finding(
+        3, 11, "torch-compute",
+        "line 3: torch.tensor(x, dtype=torch.float64) builds a tensor from `x`, which L1 cannot prove is Python "
+        "data (a number, list or tuple) rather than a tensor: torch.tensor of a tensor copies or converts it with "
+        "PyTorch. Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list "
+        "or tuple of them) or pass the values to the kernel as arguments (rule torch-compute)",
+    )

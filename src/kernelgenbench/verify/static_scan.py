@@ -37,7 +37,9 @@ dispatch-recursion  aten.md §4 item 5: ``torch.<op>``, ``F.<op>``, ``torch.ops.
 torch-compute       DESIGN.md ("calls that compute with PyTorch"), aten.md §4 item 6 (upstream's
                     ``torch.X`` whitelist and ``torch.ops.aten.*`` ban): any ``torch.X`` call (or
                     reference to a torch function as a value) not in :data:`TORCH_ALLOWED`, and
-                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``
+                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``;
+                    ``torch.tensor``/``as_tensor`` (and ``x.new_tensor``, rule tensor-method) only
+                    of a provably plain Python value (issue 11 item 2.2, :data:`TORCH_FROM_HOST_DATA`)
 compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo, _inductor, jit,
                     compiler, export
 tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
@@ -193,7 +195,8 @@ RULES: dict[str, str] = {
     "dispatch-recursion": "calls the op it replaces (torch.<op>, F.<op>, torch.ops.<ns>.<op>, x.<op>()), "
     "which dispatches back into the submission",
     "torch-compute": "computes with a PyTorch function or torch.ops instead of a Triton kernel "
-    "(only allocation, view, metadata and device-query functions are allowed)",
+    "(only allocation, view, metadata and device-query functions are allowed, and torch.tensor/torch.as_tensor "
+    "of Python numbers, lists and tuples)",
     "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
     "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
     "view and metadata methods are allowed (methods of a name bound only to plain Python values, such as "
@@ -250,6 +253,18 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "cuda.synchronize", "cuda.current_stream",
     }
 )
+
+#: ``torch.<name>`` callables that build a tensor from Python data (issue 11 item 2.2): data movement
+#: like ``torch.full`` (a fill value, a shape/stride table), allowed when L1 proves the data argument
+#: is a plain Python value (:meth:`_Scanner.host_level` at least :data:`HOST`: a number, string, list,
+#: tuple, ...), whatever it holds; anything L1 cannot prove stays ``torch-compute``, since from a tensor
+#: they copy or convert it with PyTorch (``torch.tensor(x, dtype=...)``). Tensors a Python list holds
+#: are read on the host (like ``.item()``) and how much host-built data a call makes is the dynamic
+#: tiers' to judge (L3). ``torch.asarray`` (buffers, DLPack) is not among them.
+TORCH_FROM_HOST_DATA: frozenset[str] = frozenset({"tensor", "as_tensor"})
+
+#: The method form, ``x.new_tensor(data)`` (x's dtype and device), judged like ``torch.tensor``.
+TENSOR_FROM_HOST_DATA_METHODS: frozenset[str] = frozenset({"new_tensor"})
 
 #: ``torch.<name>`` callables that copy; allowed only when the spec allows copies (``allow_copies``).
 TORCH_COPY_ALLOWED: frozenset[str] = frozenset({"clone"})
@@ -1599,6 +1614,10 @@ class _Scanner(ast.NodeVisitor):
         if name in self.own_names and name not in PY_METHODS_HARMLESS:
             self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
             return
+        if name in TENSOR_FROM_HOST_DATA_METHODS:
+            data = _data_arg(node, 0 if receiver is not None else 1)
+            self._check_from_data(node, data, f".{name}()", "tensor-method")
+            return
         if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
             return
         if name in TENSOR_COPY_METHODS and self.allow_copies:
@@ -1608,6 +1627,17 @@ class _Scanner(ast.NodeVisitor):
             self.report(node, "tensor-method", f"calls the tensor method .{name}(), which computes with "
                         f"PyTorch{extra}; the result must come from a Triton kernel (only allocation, view "
                         "and metadata methods are allowed)")
+
+    def _check_from_data(self, node: ast.Call, data: ast.AST | None, what: str, rule: str) -> None:
+        """``torch.tensor(data)``, ``torch.as_tensor(data)``, ``x.new_tensor(data)``: allowed when ``data``
+        is provably a plain Python value (:data:`TORCH_FROM_HOST_DATA`), else a finding of ``rule``."""
+        if data is not None and self.host_level(data) >= HOST:
+            return
+        shown = f"`{self.snippet(data)}`" if data is not None else "arguments"
+        self.report(node, rule, f"builds a tensor from {shown}, which L1 cannot prove is Python data (a number, "
+                    f"list or tuple) rather than a tensor: {what} of a tensor copies or converts it with PyTorch. "
+                    "Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list or "
+                    "tuple of them) or pass the values to the kernel as arguments")
 
     # ---- dotted paths of imported objects ------------------------------------------------------
 
@@ -1656,6 +1686,9 @@ class _Scanner(ast.NodeVisitor):
                 self._check_method(node, None, parts[2])
             return
         rest = ".".join(parts[1:])
+        if rest in TORCH_FROM_HOST_DATA and as_call and isinstance(node, ast.Call):
+            self._check_from_data(node, _data_arg(node, 0), path, "torch-compute")
+            return
         if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods:
             return
         if not as_call:
@@ -1745,6 +1778,17 @@ def _user_attr_names(tree: ast.AST) -> set[str]:
                     if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         names.update(c.value.replace(",", " ").split())
     return names
+
+
+def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
+    """The ``data`` argument of a call: positional ``pos`` or keyword ``data``; None when a ``*``
+    argument comes first or it is not given."""
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i == pos:
+            return arg
+    return next((k.value for k in node.keywords if k.arg == "data"), None)
 
 
 def _element_level(level: int) -> int:
