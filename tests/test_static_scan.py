@@ -1435,3 +1435,69 @@ def test_tensor_from_data_message_names_the_argument_and_the_fix() -> None:
         "PyTorch. Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list "
         "or tuple of them) or pass the values to the kernel as arguments (rule torch-compute)",
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.4: every finding is reported, the most relevant first
+# ------------------------------------------------------------------------------------------------
+
+MANY_FINDINGS = """\
+import os
+import numpy as np
+import torch
+
+
+def neg(self):
+    out = torch.empty_like(self)
+    out.copy_(self.neg())
+    return torch.sum(out) * 0 + out
+"""
+
+
+def test_findings_are_ranked_by_relevance_then_position() -> None:
+    from kernelgenbench.verify.static_scan import RULE_RELEVANCE, rank_findings
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    assert [(f.line, f.rule) for f in fs] == [(1, "file-io"), (2, "host-compute"), (8, "dispatch-recursion"),
+                                            (9, "torch-compute")]  # scan order: by position
+    assert [(f.line, f.rule) for f in rank_findings(fs)] == [
+        (8, "dispatch-recursion"), (9, "torch-compute"), (2, "host-compute"), (1, "file-io")]
+    assert RULE_RELEVANCE[:2] == ("syntax", "dispatch-recursion") and RULE_RELEVANCE[-1] == "forbidden-import"
+    assert set(RULE_RELEVANCE) == set(RULES)
+
+
+def test_describe_findings_lists_each_with_its_line_and_rule() -> None:
+    from kernelgenbench.verify.static_scan import describe_findings, rank_findings
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    lines = describe_findings(fs).splitlines()
+    header = "L1 static scan (4 findings, the most relevant first): "
+    assert lines[0].startswith(header + "line 8: self.neg() calls neg")
+    assert [lines[0][len(header):], *lines[1:]] == [f.message for f in rank_findings(fs)]
+    assert [ln.split(":")[0] for ln in lines[1:]] == ["line 9", "line 2", "line 1"]
+    assert [ln.rsplit("(rule ", 1)[1] for ln in lines] == [
+        "dispatch-recursion)", "torch-compute)", "host-compute)", "file-io)"]
+    # one finding: the message as it always was
+    [one] = scan_source("import torch\ndef f(x):\n    return torch.sum(x)\n")
+    assert describe_findings([one]) == "L1 static scan: " + one.message
+    assert describe_findings([one], "L1 static scan of k (line 3)") == "L1 static scan of k (line 3): " + one.message
+    # bounded: past the limit, the rest are counted by rule
+    capped = describe_findings(fs, limit=2).splitlines()
+    assert len(capped) == 3 and capped[1].startswith("line 9:")
+    assert capped[2] == "... and 2 more (host-compute x1, file-io x1); the job record keeps up to 100"
+
+
+def test_findings_record_keeps_all_bounded_and_counts_them() -> None:
+    from kernelgenbench.verify.static_scan import findings_record
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    rec = findings_record(fs)
+    assert rec["ok"] is False and rec["count"] == 4
+    assert rec["rules"] == {"dispatch-recursion": 1, "torch-compute": 1, "host-compute": 1, "file-io": 1}
+    assert list(rec["rules"]) == ["dispatch-recursion", "torch-compute", "host-compute", "file-io"]
+    assert rec["findings"][0].startswith("line 8: self.neg()") and len(rec["findings"]) == 4
+    small = findings_record(fs, limit=1)
+    assert small["count"] == 4 and len(small["findings"]) == 1
+    assert findings_record([]) == {"ok": True, "count": 0, "rules": {}, "findings": []}
+    many = scan_source("import torch\ndef f(x):\n" + "".join(f"    torch.sum(x{i})\n" for i in range(150)))
+    assert len(many) == 150 and findings_record(many)["count"] == 150 and len(findings_record(many)["findings"]) == 100

@@ -167,7 +167,8 @@ import types
 from dataclasses import dataclass
 from typing import Iterator
 
-__all__ = ["Finding", "RULES", "scan_source", "scan_file"]
+__all__ = ["Finding", "RULES", "RULE_RELEVANCE", "scan_source", "scan_file", "rank_findings", "describe_findings",
+           "findings_record"]
 
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised.
@@ -224,6 +225,66 @@ RULES: dict[str, str] = {
     "streams": "creates or switches CUDA streams or graphs",
     "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
 }
+
+#: Rules from the most to the least relevant to the reader of a rejection (issue 11 item 2.4: every
+#: finding is reported, the one that matters first): a syntax error stops everything; calling the
+#: replaced op decides the failure class (``dispatch_recursion``); then computing outside Triton (what
+#: the submission must rewrite), tampering with the harness or the interpreter, the environment
+#: (timers, streams, threads, processes, network, files), and last an import outside the allowlist.
+RULE_RELEVANCE: tuple[str, ...] = (
+    "syntax", "dispatch-recursion", "torch-compute", "tensor-method", "host-compute", "foreign-compute",
+    "compile", "kernel-body", "raw-storage", "monkey-patch", "exec-eval", "dynamic-import", "dynamic-attr",
+    "introspection", "timer", "streams", "threads", "process", "network", "file-io", "forbidden-import",
+)
+assert set(RULE_RELEVANCE) == set(RULES) and len(RULE_RELEVANCE) == len(RULES)
+
+#: At most this many findings are listed in a rejection's message (the console, a reflection prompt),
+#: and kept in a job record's ``anti_hack.L1.findings`` (which also counts them all).
+MESSAGE_FINDINGS_MAX = 20
+RECORD_FINDINGS_MAX = 100
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """``findings`` with the most relevant first: by rule (:data:`RULE_RELEVANCE`), then by position."""
+    order = {rule: i for i, rule in enumerate(RULE_RELEVANCE)}
+    return sorted(findings, key=lambda f: (order.get(f.rule, len(order)), f.line, f.col, f.message))
+
+
+def _rule_counts(findings: list[Finding]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for f in rank_findings(findings):
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    return counts
+
+
+def describe_findings(findings: list[Finding], header: str = "L1 static scan",
+                      limit: int = MESSAGE_FINDINGS_MAX) -> str:
+    """The message of a rejection: every finding (at most ``limit``), one a line, the most relevant
+    first (:func:`rank_findings`), each naming its line and rule. One finding reads ``<header>:
+    <finding>``; several read ``<header> (N findings, the most relevant first): <first>`` followed by
+    the others, and, past ``limit``, a last line counting the rest by rule."""
+    ranked = rank_findings(findings)
+    if not ranked:
+        return f"{header}: no finding"
+    if len(ranked) == 1:
+        return f"{header}: {ranked[0].message}"
+    shown = ranked[:max(limit, 1)]
+    lines = [f"{header} ({len(ranked)} findings, the most relevant first): {shown[0].message}"]
+    lines += [f.message for f in shown[1:]]
+    rest = ranked[len(shown):]
+    if rest:
+        counts = ", ".join(f"{rule} x{n}" for rule, n in _rule_counts(rest).items())
+        lines.append(f"... and {len(rest)} more ({counts}); the job record keeps up to {RECORD_FINDINGS_MAX}")
+    return "\n".join(lines)
+
+
+def findings_record(findings: list[Finding], limit: int = RECORD_FINDINGS_MAX) -> dict[str, object]:
+    """The L1 entry of a job record: ``ok``, ``count`` (all findings), ``rules`` (rule -> count, the most
+    relevant first) and ``findings`` (the messages of at most ``limit``, the most relevant first)."""
+    ranked = rank_findings(findings)
+    return {"ok": not ranked, "count": len(ranked), "rules": _rule_counts(ranked),
+            "findings": [f.message for f in ranked[:limit]]}
+
 
 # --------------------------------------------------------------------------------------------------
 # Tables. Each names its source: the brief of this module (DESIGN.md "L1 static scan") unless noted.
