@@ -672,8 +672,9 @@ _CONTAINER_VIEW_METHODS = frozenset({"copy", "keys", "values", "items"})
 #: Methods of frozen host data (str, tuple, numbers) that return a new list (host data, not frozen).
 _LIST_RETURNING_METHODS = frozenset({"split", "rsplit", "splitlines", "copy", "keys", "values", "items"})
 
-#: At most this many rounds settle the host levels of one scope; names still unsettled are unknown.
-_HOST_FIXPOINT_ROUNDS = 64
+#: At most this many evaluations of bindings settle the host levels of one scope (each name's level
+#: falls at most three times; past the budget every name of the scope is unknown).
+_HOST_FIXPOINT_STEPS = 200_000
 
 #: Builtin classes (attribute stores on them are monkey-patching).
 _BUILTIN_TYPES = frozenset(
@@ -1098,26 +1099,40 @@ class _Scanner(ast.NodeVisitor):
         binding L1 cannot follow (a parameter, an import, ``with ... as``), declared ``global`` or
         ``nonlocal`` anywhere in the file, or an alias of an imported object, is unknown. A name is at
         most :data:`HOST` unless every value bound to it is :data:`FROZEN_DATA` (a list bound to it may
-        be given a tensor later). Levels only fall from round to round; what has not settled after
-        :data:`_HOST_FIXPOINT_ROUNDS` is unknown."""
+        be given a tensor later). Every name starts at the top level and falls until its bindings
+        agree; a fall re-judges the names whose bindings read it (a worklist). Past
+        :data:`_HOST_FIXPOINT_STEPS` evaluations every name of the scope is unknown."""
         bindings = _name_bindings(node)
         for p in params:
             bindings.setdefault(p, []).append(("opaque", None))
         scope.host = {n: FROZEN_DATA for n, bs in bindings.items()
                       if n in scope.locals and n not in self.rebound and n not in scope.aliases
                       and all(kind != "opaque" for kind, _ in bs)}
-        for _ in range(_HOST_FIXPOINT_ROUNDS):
-            changed = False
-            for name in list(scope.host):
-                level = min(self._binding_level(name, kind, value) for kind, value in bindings[name])
-                if level < scope.host[name]:
-                    changed = True
-                    if level == UNKNOWN:
-                        del scope.host[name]
-                    else:
-                        scope.host[name] = level
-            if not changed:
+        readers: dict[str, set[str]] = {}  # name -> the names whose bindings read it
+        for name in scope.host:
+            for _, value in bindings[name]:
+                for sub in ast.walk(value):  # type: ignore[arg-type]
+                    if isinstance(sub, ast.Name) and sub.id in scope.host:
+                        readers.setdefault(sub.id, set()).add(name)
+        work = list(scope.host)
+        pending = set(work)
+        for _ in range(_HOST_FIXPOINT_STEPS):
+            if not work:
                 return
+            name = work.pop()
+            pending.discard(name)
+            if name not in scope.host:
+                continue
+            level = min(self._binding_level(name, kind, value) for kind, value in bindings[name])
+            if level < scope.host[name]:
+                if level == UNKNOWN:
+                    del scope.host[name]
+                else:
+                    scope.host[name] = level
+                for reader in readers.get(name, ()):
+                    if reader in scope.host and reader not in pending:
+                        work.append(reader)
+                        pending.add(reader)
         scope.host.clear()
 
     def _binding_level(self, name: str, kind: str, value: ast.AST | None) -> int:
