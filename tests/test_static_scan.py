@@ -1313,10 +1313,25 @@ def test_host_inference_is_conservative() -> None:
 
     class _Obj:
         shape = None
+
+    def made(x):
+        import dataclasses
+        P = dataclasses.make_dataclass("P", ["stride"])
+        p = P(x)
+        s = p.stride()
+        s.sort()
+        return s
     """
-    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39, 42, 44]
+    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39, 42, 44, 58]
     assert hits(src, own_ops=frozenset({"sort"})) == [(ln, "dispatch-recursion") for ln in lines]
     assert hits(src) == [(ln, "tensor-method") for ln in lines]
+
+
+def test_host_levels_settle_exactly_over_long_chains() -> None:
+    # a worklist settles the levels: the last binding decides the whole chain, in either direction
+    chain = "".join(f"    a{i} = a{i + 1} + 1\n" for i in range(300))
+    assert hits("def f(x):\n" + chain + "    a300 = x\n    a0.sort()\n") == [(303, "tensor-method")]
+    assert hits("def f(x):\n" + chain + "    a300 = 5\n    a0.sort()\n") == []
 
 
 def test_host_levels() -> None:

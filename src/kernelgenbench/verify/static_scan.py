@@ -1831,9 +1831,11 @@ class _Scanner(ast.NodeVisitor):
 def _user_attr_names(tree: ast.AST) -> set[str]:
     """Attribute names the submission gives its own objects: names defined or assigned in class
     bodies, attributes stored (``obj.name = ...``, ``setattr(obj, "name", ...)``) and the string
-    arguments of ``namedtuple``/``NamedTuple`` calls (field names). A method call of one of these
-    names in a kernel body may reach the submission's own code, even when Triton has a method of
-    that name (``P.to()`` on a class that defines ``to``)."""
+    arguments of ``namedtuple``/``NamedTuple``/``make_dataclass``/three-argument ``type`` calls
+    (field and member names). A method call of one of these names in a kernel body may reach the
+    submission's own code, even when Triton has a method of that name (``P.to()`` on a class that
+    defines ``to``); and a tensor metadata read of one of them (``o.shape``) may return anything
+    (:meth:`_Scanner.host_level` does not trust it)."""
     names: set[str] = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef):
@@ -1849,7 +1851,8 @@ def _user_attr_names(tree: ast.AST) -> set[str]:
         elif isinstance(n, ast.Call):
             f = n.func
             fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if fname in ("setattr", "namedtuple", "NamedTuple"):
+            if fname in ("setattr", "namedtuple", "NamedTuple", "make_dataclass") or (
+                    fname == "type" and len(n.args) == 3):  # classes made by a call: their names and fields
                 for c in ast.walk(n):
                     if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         names.update(c.value.replace(",", " ").split())
