@@ -236,7 +236,6 @@ RULE_RELEVANCE: tuple[str, ...] = (
     "compile", "kernel-body", "raw-storage", "monkey-patch", "exec-eval", "dynamic-import", "dynamic-attr",
     "introspection", "timer", "streams", "threads", "process", "network", "file-io", "forbidden-import",
 )
-assert set(RULE_RELEVANCE) == set(RULES) and len(RULE_RELEVANCE) == len(RULES)
 
 #: At most this many findings are listed in a rejection's message (the console, a reflection prompt),
 #: and kept in a job record's ``anti_hack.L1.findings`` (which also counts them all).
@@ -369,7 +368,6 @@ PY_METHODS_HARMLESS: frozenset[str] = frozenset(
         "__exit__", "__bool__", "__int__", "__float__", "__index__",
     }
 )
-
 
 #: Attribute names that reach the interpreter's internals (brief: "introspection").
 INTROSPECTION_ATTRS: frozenset[str] = frozenset(
