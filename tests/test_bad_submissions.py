@@ -94,6 +94,13 @@ EXPECTED = {
                                       # the harness rewrites kernel.fn itself, the visible body runs
     "oob": "cuda_fault",              # loads/stores far outside its buffers: on the interpreter the bounds check
                                       # of every access (sandbox/hooks.py) fails the case that makes it
+    # issue 11 item 2 / issue 12 class 6: the cheats next to the L1 false rejections fixed as classes
+    "cmath_host": "ghost",            # cmath (allowed like math) computing tensor values on the host:
+                                      # item() reads and fills still produce the result in a ghost replay
+    "host_rebind": "dispatch_recursion",  # a list name rebound to the input tensor, then .sort(): L1 holds
+                                      # a name plain Python only when every binding is (was L3's catch)
+    "host_tensor_compute": "profile",  # host compute (item() reads) returned through torch.tensor(list),
+                                      # which L1 allows now: the L3 trace sees the reads and the built tensor
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays

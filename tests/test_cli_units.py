@@ -241,3 +241,51 @@ def test_a_repeated_source_is_refused_not_cut_to_the_last(tmp_path: Path) -> Non
                                    "--out", str(tmp_path / "run"), "--platform", "interpreter"])
     assert res.exit_code == 2 and "--source was given 2 times" in res.output, res.output
     assert not (tmp_path / "run").exists()
+
+
+def test_every_l1_finding_is_shown_with_its_line_and_rule_by_eval_and_summary(tmp_path: Path) -> None:
+    """Issue 11 item 2.4: an L1 rejection lists every finding (line and rule), the most relevant first
+    (dispatch recursion), in kgb eval's failure display, in kgb summary and in the record."""
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    (subs / "aten__neg.py").write_text(
+        "import os\nimport numpy as np\nimport torch\n\n\ndef neg(self):\n    out = torch.empty_like(self)\n"
+        "    out.copy_(self.neg())\n    return torch.sum(out) * 0 + out\n")
+    runner = CliRunner()
+    res = runner.invoke(app, ["eval", str(subs), "--op", "aten::neg", "--out", str(out), "--platform", "interpreter"])
+    assert res.exit_code == 1, res.output
+    [rec] = _records(out)
+    assert rec["failure_class"] == "dispatch_recursion"
+    assert rec["anti_hack"]["L1"]["count"] == 4 and len(rec["anti_hack"]["L1"]["findings"]) == 4
+    expected = ["line 8: self.neg() calls neg", "line 9: torch.sum(out) computes", "line 2: import numpy as np",
+                "line 1: import os"]
+    summary = runner.invoke(app, ["summary", str(out)])
+    assert summary.exit_code == 0, summary.output
+    for output in (res.output, summary.output):
+        text = " ".join(output.split())  # the console wraps long lines
+        where = [text.find(e) for e in expected]
+        assert all(w >= 0 for w in where) and where == sorted(where), (where, output)
+        assert "aten::neg [dispatch_recursion] L1 static scan (4 findings, the most relevant first): line 8" in text
+        for rule in ("dispatch-recursion", "torch-compute", "host-compute", "file-io"):
+            assert f"(rule {rule})" in text
+
+
+def test_failure_lines_complete_an_l1_message_from_an_older_record() -> None:
+    """A record written when the message held the first finding only: the findings the record kept are
+    shown too; a record whose message lists them all is shown as it is."""
+    from kernelgenbench.cli import failure_lines
+
+    old = {"failure_class": "static_scan",
+           "first_failure": {"message": "L1 static scan: line 4: a (rule torch-compute)"},
+           "anti_hack": {"L1": {"ok": False, "findings": ["line 4: a (rule torch-compute)", "line 9: b (rule timer)"]}}}
+    assert failure_lines(old) == ["L1 static scan: line 4: a (rule torch-compute)", "1 more L1 findings in the record:",
+                                  "line 9: b (rule timer)"]
+    new = {"failure_class": "static_scan",
+           "first_failure": {"message": "L1 static scan (2 findings, the most relevant first): line 4: a (rule "
+                                        "torch-compute)\nline 9: b (rule timer)"},
+           "anti_hack": {"L1": {"ok": False, "count": 2, "findings": ["line 4: a (rule torch-compute)",
+                                                                       "line 9: b (rule timer)"]}}}
+    assert failure_lines(new) == new["first_failure"]["message"].splitlines()
+    l3 = {"failure_class": "dispatch_recursion", "first_failure": {"message": "case smoke/0: L3 dispatch trace: x"},
+          "anti_hack": {"L1": {"ok": True, "count": 0, "findings": []}}}
+    assert failure_lines(l3) == ["case smoke/0: L3 dispatch trace: x"]

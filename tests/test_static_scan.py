@@ -797,14 +797,15 @@ def test_augmented_and_chained_stores():
 
 
 def test_pointer_array_idiom_is_rejected():
-    # cat/stack kernels sometimes pass a device array of input pointers: raw storage plus torch.tensor
+    # cat/stack kernels sometimes pass a device array of input pointers: raw storage (torch.tensor of a
+    # list of Python ints is allowed since issue 11 item 2.2; data_ptr() stays raw-storage)
     src = """
     import torch
     def cat(tensors, dim=0):
         ptrs = torch.tensor([t.data_ptr() for t in tensors], device=tensors[0].device)
         return ptrs
     """
-    assert hits(src) == [(4, "torch-compute"), (4, "raw-storage")]
+    assert hits(src) == [(4, "raw-storage")]
 
 
 def test_monkey_patch_message_names_the_owner():
@@ -1143,3 +1144,375 @@ def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
     assert [f.rule for f in scan_kernel_body(src, "bad", 12)] == ["kernel-body"]
     assert scan_kernel_body(src, "bad", 13) == [f for f in scan_kernel_body(src, "bad", 12)]  # def line
     assert scan_kernel_body(src, "missing", 8) is None
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.3: cmath is allowed like math (JIT-only scalar overloads); numpy & co. stay forbidden
+# ------------------------------------------------------------------------------------------------
+
+def test_cmath_is_allowed_like_math_for_scalar_overloads() -> None:
+    """aten.md: the JIT-only scalar overloads follow Python ``math``/``cmath``; a submission that
+    implements ``asin.complex`` with ``cmath.asin`` must pass L1 (it was ``host-compute``)."""
+    src = """
+    import cmath
+    import math
+    import numbers
+    import operator
+    from cmath import log10 as clog10, sqrt
+
+    def asin_complex(a):
+        return cmath.asin(complex(a))
+
+    def asin_Scalar(a):
+        if isinstance(a, numbers.Complex) and not isinstance(a, numbers.Real):
+            return asin_complex(a)
+        return math.asin(operator.index(a)) if isinstance(a, int) else math.asin(a)
+
+    def log10_complex(a):
+        return clog10(a) + 0 * sqrt(1j) + cmath.pi - cmath.pi
+    """
+    assert hits(src) == []
+
+
+def test_host_numeric_libraries_stay_forbidden() -> None:
+    src = """
+    import numpy
+    import statistics
+    from decimal import Decimal
+    from fractions import Fraction
+    import scipy.special
+    import mpmath
+    """
+    assert hits(src) == [(2, "host-compute"), (3, "host-compute"), (4, "host-compute"), (5, "host-compute"),
+                         (6, "host-compute"), (7, "host-compute")]
+
+
+def test_cmath_in_a_kernel_body_is_not_triton() -> None:
+    # math.* is mapped by Triton in a kernel body; cmath is not: a kernel-body finding
+    src = """
+    import cmath
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def k(p):
+        tl.store(p, cmath.sqrt(tl.load(p)))
+    """
+    assert hits(src) == [(8, "kernel-body")]
+
+
+def test_forbidden_import_names_every_allowed_module() -> None:
+    from kernelgenbench.verify.static_scan import IMPORT_ALLOWED, IMPORT_ORDER
+
+    [f] = scan_source("import json\n")
+    listed = f.message.split("(", 1)[1].split(")", 1)[0].split(", ")
+    assert listed == list(IMPORT_ORDER) and set(listed) == IMPORT_ALLOWED and "cmath" in listed
+    assert all(m in RULES["forbidden-import"] for m in IMPORT_ORDER)
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 12 class 6: plain host Python (lists, dicts, tuples, sets, strings, numbers) is not tensor code
+# ------------------------------------------------------------------------------------------------
+
+def test_methods_of_plain_python_values_are_not_tensor_methods() -> None:
+    """Names bound only to plain Python values (literals, comprehensions, list()/sorted()/set()/...,
+    tensor metadata, str methods, arithmetic of those) may call methods whose names torch.Tensor also
+    has, even when the name is the op being replaced."""
+    src = """
+    import collections
+    import math
+    import torch
+
+    def sort(x, dim=-1, descending=False, names=()):
+        shape = list(x.shape)
+        shape.sort()
+        order = sorted(range(x.dim()), key=lambda d: x.stride(d))
+        order.sort(reverse=True)
+        idx = shape.index(max(shape))
+        zeros = x.stride().count(0) + tuple(x.size()).count(1)
+        d = {}
+        e = d.copy()
+        e.sort()  # a plain Python value's method, whatever its name (AttributeError at run time)
+        sizes = [x.size(i) for i in range(x.dim())]
+        last = sizes.pop()
+        seen = set(range(3)) | {dim}
+        seen.add(last)
+        tag = str(x.dtype).split(".")[-1].split("_")
+        left, *rest = x.shape
+        rest.sort()
+        n = 0
+        for s in x.shape:
+            n += s
+            s.add(1)  # an element of frozen host data (x.shape) is frozen host data
+        n.add(1)
+        c = collections.Counter(shape)
+        c.subtract(shape)
+        w = math.prod(x.shape) + n
+        w.add(1)
+        z = (shape + [1]) if names else shape[1:]
+        z.sort()
+        return shape, idx, zeros, tag, left, w
+    """
+    assert hits(src, own_ops=frozenset({"sort", "add", "split", "index", "copy_"})) == []
+
+
+def test_host_inference_is_conservative() -> None:
+    """A name is plain Python only when every binding of it in its scope is: a rebinding to a tensor, a
+    parameter, a loop over a tensor, an unknown call, a `global`/`nonlocal` rebinding anywhere, a
+    comprehension target over a tensor (also when the name is a list outside it), an element of a list
+    (a list may be given a tensor: `.append(x)`), or an attribute name the submission gives its own
+    objects keeps today's verdict."""
+    src = """
+    import math
+    import torch
+
+    _TABLE = []
+
+    def reset(x):
+        global _TABLE
+        _TABLE = x
+
+    def sort(x, names, dim=-1):
+        xs = []
+        xs = x
+        xs.sort()
+        ys = [] if names else x
+        ys.sort()
+        names.sort()
+        for row in x:
+            row.sort()
+        a, *rest = x
+        a.sort()
+        v = math.floor(x)
+        v.sort()
+        m = max(x, x)
+        m.sort()
+        u = helper(x)
+        u.sort()
+        _TABLE.sort()
+        k = x.shape[0] == x
+        k.sort()
+        def inner():
+            nonlocal zs
+            zs = x
+        zs = []
+        zs.sort()
+        o = _Obj()
+        o.shape.sort()
+        ws = []
+        out = [ws.sort() for ws in x] + [r.sort() for r in names]
+        lst = [1, 2]
+        lst.append(x)
+        lst[2].sort()
+        for e in lst:
+            e.sort()
+        return xs, out
+
+    def helper(x):
+        return x
+
+    class _Obj:
+        shape = None
+
+    def made(x):
+        import dataclasses
+        P = dataclasses.make_dataclass("P", ["stride"])
+        p = P(x)
+        s = p.stride()
+        s.sort()
+        return s
+    """
+    lines = [14, 16, 17, 19, 21, 23, 25, 27, 28, 30, 35, 37, 39, 39, 42, 44, 58]
+    assert hits(src, own_ops=frozenset({"sort"})) == [(ln, "dispatch-recursion") for ln in lines]
+    assert hits(src) == [(ln, "tensor-method") for ln in lines]
+
+
+def test_host_levels_settle_exactly_over_long_chains() -> None:
+    # a worklist settles the levels: the last binding decides the whole chain, in either direction
+    chain = "".join(f"    a{i} = a{i + 1} + 1\n" for i in range(300))
+    assert hits("def f(x):\n" + chain + "    a300 = x\n    a0.sort()\n") == [(303, "tensor-method")]
+    assert hits("def f(x):\n" + chain + "    a300 = 5\n    a0.sort()\n") == []
+
+
+def test_host_levels() -> None:
+    """static_scan.host_level on expressions of one scope: host data (no tensor anywhere), a plain
+    Python value (never a tensor, contents unknown), unknown."""
+    import ast
+
+    from kernelgenbench.verify import static_scan as l1
+
+    src = textwrap.dedent("""
+    import math
+    import torch
+    def f(x, p):
+        a = [1, 2.0, "s", None, True]
+        b = [x, 1]
+        c = (x.shape[0], x.stride(1), x.numel(), len(p), int(p), float(p), x.item(), math.pi)
+        d = {"k": x}
+        e = list(x)
+        g = torch.finfo(x.dtype).max
+        h = [i * 2 for i in range(x.dim())]
+        i = a + b
+        j = x + 1
+        k = p
+        m = torch.Size([2, 3])
+        return a
+    """)
+    tree = ast.parse(src)
+    sc = l1._Scanner(src, frozenset(), True)
+    sc.scopes.append(sc.build_scope(tree))
+    fn = tree.body[2]
+    sc.scopes.append(sc.build_scope(fn))
+    levels = {stmt.targets[0].id: sc.host_level(stmt.value) for stmt in fn.body if isinstance(stmt, ast.Assign)}
+    assert levels == {"a": l1.HOST_DATA, "b": l1.HOST, "c": l1.FROZEN_DATA, "d": l1.HOST, "e": l1.HOST,
+                      "g": l1.FROZEN_DATA, "h": l1.HOST_DATA, "i": l1.HOST, "j": l1.UNKNOWN, "k": l1.UNKNOWN,
+                      "m": l1.FROZEN_DATA}
+    # a name keeps frozen data; a list bound to a name may be given a tensor later: a plain Python value
+    assert sc.scopes[-1].host == {n: min(v, l1.HOST) if v < l1.FROZEN_DATA else v for n, v in levels.items() if v}
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.2: torch.tensor / torch.as_tensor / x.new_tensor of Python data is data movement
+# ------------------------------------------------------------------------------------------------
+
+def test_tensors_built_from_python_data_are_allowed() -> None:
+    """Fill values and shape/stride tables built from Python numbers, lists and tuples (like
+    torch.full: data movement, not computation); also through names bound only to such values."""
+    src = """
+    import math
+    import torch
+    from torch import tensor as T
+
+    _TABLE = (1, 2, 4)
+
+    def f(x, value, sizes, dims):
+        a = torch.tensor(2.0, dtype=x.dtype, device=x.device)
+        b = torch.tensor([1, 2, 3], dtype=torch.int64)
+        c = torch.tensor(x.shape) + 0 * torch.tensor(x.stride())
+        d = torch.as_tensor(list(x.stride()), device=x.device)
+        e = x.new_tensor([0.5, float(value)])
+        g = torch.tensor([int(s) for s in sizes], dtype=torch.int32)
+        h = torch.tensor(data=[x.size(0), x.stride(0)])
+        i = T(_TABLE) if x.dim() else torch.tensor(math.pi)
+        meta = []
+        for k in range(x.dim()):
+            meta += [x.size(k), x.stride(k)]
+        j = torch.tensor(meta, dtype=torch.int64, device=x.device)
+        shape = list(dims)
+        k = torch.tensor(shape[1:] + [1])
+        m = torch.tensor(torch.finfo(x.dtype).min)
+        n = torch.tensor([value])
+        return a, b, c, d, e, g, h, i, j, k, m, n
+    """
+    assert hits(src) == []
+
+
+def test_tensors_built_from_what_may_be_a_tensor_stay_rejected() -> None:
+    """torch.tensor(t) copies (and with a dtype converts) a tensor with PyTorch: what L1 cannot prove
+    is Python data keeps today's verdict (a parameter, a tensor expression, a name also bound to a
+    tensor, an unknown call); the reference as a value, asarray, and a kernel body too."""
+    src = """
+    import torch
+    import triton
+
+    def f(x, value):
+        a = torch.tensor(x, dtype=torch.float64)
+        b = torch.as_tensor(x[0])
+        c = x.new_tensor(value)
+        d = torch.tensor(value)
+        xs = []
+        xs = x
+        e = torch.tensor(xs)
+        g = torch.tensor(helper(x))
+        h = torch.asarray([1, 2])
+        make = torch.tensor
+        i = torch.Tensor.new_tensor(x, x)
+        return a, b, c, d, e, g, h, make, i
+
+    def helper(x):
+        return x
+
+    @triton.jit
+    def k(p):
+        t = torch.tensor([1])
+    """
+    assert hits(src) == [(6, "torch-compute"), (7, "torch-compute"), (8, "tensor-method"), (9, "torch-compute"),
+                         (12, "torch-compute"), (13, "torch-compute"), (14, "torch-compute"), (15, "torch-compute"),
+                         (16, "tensor-method"), (17, "torch-compute"), (24, "kernel-body")]  # 17: `make` (an alias)
+
+
+def test_tensor_from_data_message_names_the_argument_and_the_fix() -> None:
+    [f] = scan_source("import torch\ndef f(x):\n    return torch.tensor(x, dtype=torch.float64)\n")
+    assert f == Finding(
+        3, 11, "torch-compute",
+        "line 3: torch.tensor(x, dtype=torch.float64) builds a tensor from `x`, which L1 cannot prove is Python "
+        "data (a number, list or tuple) rather than a tensor: torch.tensor of a tensor copies or converts it with "
+        "PyTorch. Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list "
+        "or tuple of them) or pass the values to the kernel as arguments (rule torch-compute)",
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 11 item 2.4: every finding is reported, the most relevant first
+# ------------------------------------------------------------------------------------------------
+
+MANY_FINDINGS = """\
+import os
+import numpy as np
+import torch
+
+
+def neg(self):
+    out = torch.empty_like(self)
+    out.copy_(self.neg())
+    return torch.sum(out) * 0 + out
+"""
+
+
+def test_findings_are_ranked_by_relevance_then_position() -> None:
+    from kernelgenbench.verify.static_scan import RULE_RELEVANCE, rank_findings
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    assert [(f.line, f.rule) for f in fs] == [(1, "file-io"), (2, "host-compute"), (8, "dispatch-recursion"),
+                                            (9, "torch-compute")]  # scan order: by position
+    assert [(f.line, f.rule) for f in rank_findings(fs)] == [
+        (8, "dispatch-recursion"), (9, "torch-compute"), (2, "host-compute"), (1, "file-io")]
+    assert RULE_RELEVANCE[:2] == ("syntax", "dispatch-recursion") and RULE_RELEVANCE[-1] == "forbidden-import"
+    assert set(RULE_RELEVANCE) == set(RULES)
+
+
+def test_describe_findings_lists_each_with_its_line_and_rule() -> None:
+    from kernelgenbench.verify.static_scan import describe_findings, rank_findings
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    lines = describe_findings(fs).splitlines()
+    header = "L1 static scan (4 findings, the most relevant first): "
+    assert lines[0].startswith(header + "line 8: self.neg() calls neg")
+    assert [lines[0][len(header):], *lines[1:]] == [f.message for f in rank_findings(fs)]
+    assert [ln.split(":")[0] for ln in lines[1:]] == ["line 9", "line 2", "line 1"]
+    assert [ln.rsplit("(rule ", 1)[1] for ln in lines] == [
+        "dispatch-recursion)", "torch-compute)", "host-compute)", "file-io)"]
+    # one finding: the message as it always was
+    [one] = scan_source("import torch\ndef f(x):\n    return torch.sum(x)\n")
+    assert describe_findings([one]) == "L1 static scan: " + one.message
+    assert describe_findings([one], "L1 static scan of k (line 3)") == "L1 static scan of k (line 3): " + one.message
+    # bounded: past the limit, the rest are counted by rule
+    capped = describe_findings(fs, limit=2).splitlines()
+    assert len(capped) == 3 and capped[1].startswith("line 9:")
+    assert capped[2] == "... and 2 more (host-compute x1, file-io x1); the job record keeps up to 100"
+
+
+def test_findings_record_keeps_all_bounded_and_counts_them() -> None:
+    from kernelgenbench.verify.static_scan import findings_record
+
+    fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
+    rec = findings_record(fs)
+    assert rec["ok"] is False and rec["count"] == 4
+    assert rec["rules"] == {"dispatch-recursion": 1, "torch-compute": 1, "host-compute": 1, "file-io": 1}
+    assert list(rec["rules"]) == ["dispatch-recursion", "torch-compute", "host-compute", "file-io"]
+    assert rec["findings"][0].startswith("line 8: self.neg()") and len(rec["findings"]) == 4
+    small = findings_record(fs, limit=1)
+    assert small["count"] == 4 and len(small["findings"]) == 1
+    assert findings_record([]) == {"ok": True, "count": 0, "rules": {}, "findings": []}
+    many = scan_source("import torch\ndef f(x):\n" + "".join(f"    torch.sum(x{i})\n" for i in range(150)))
+    assert len(many) == 150 and findings_record(many)["count"] == 150 and len(findings_record(many)["findings"]) == 100

@@ -237,6 +237,39 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     return t
 
 
+#: Failure classes the L1 static scan reports (``dispatch_recursion`` also comes from the L3 trace).
+_L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
+
+
+def failure_lines(r: dict[str, Any]) -> list[str]:
+    """The lines that show a failed job's first failure in full: its message (for an exception, the
+    submission's own frames and the exceptions: run/job.py ``condense_traceback``; the whole traceback
+    is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
+    the most relevant first. The message lists them (static_scan.describe_findings); for a record
+    written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that
+    the message lacks are added."""
+    ff = r.get("first_failure") or {}
+    lines = (ff.get("message") or "").splitlines()
+    l1 = (r.get("anti_hack") or {}).get("L1") or {}
+    if r.get("failure_class") in _L1_CLASSES and isinstance(l1, dict) and l1.get("ok") is False \
+            and "count" not in l1:
+        text = "\n".join(lines)
+        extra = [m for m in l1.get("findings") or [] if isinstance(m, str) and m not in text]
+        if extra:
+            lines += [f"{len(extra)} more L1 findings in the record:", *extra]
+    return lines
+
+
+def _print_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Print every failed job of ``records`` with its failure in full (:func:`failure_lines`); returns
+    the failed records."""
+    failed = [r for r in records if r.get("status") == "failed"]
+    for r in sorted(failed, key=lambda r: (r.get("source", ""), r.get("op", ""))):
+        console.print(f"[red]{escape(str(r.get('op')))}[/red] "
+                      + escape(f"[{r.get('failure_class')}] " + "\n    ".join(failure_lines(r))), soft_wrap=True)
+    return failed
+
+
 def not_recorded(config: dict[str, Any], latest: list[dict[str, Any]]) -> list[str] | None:
     """The operators the run's command selected (``config.json``'s ``selected``) that have no record of
     the run's tier and platform, or None where the config does not say (a run of an older version)."""
@@ -456,14 +489,7 @@ def eval_cmd(
         console.print("[dim]no job run now: every selected job was already recorded (--fresh starts over)[/dim]")
     if not plat.timing:
         console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs only)[/dim]")
-    failed = [r for r in latest if r.get("status") == "failed"]
-    for r in failed:
-        ff = r.get("first_failure") or {}
-        lines = (ff.get("message") or "").splitlines()
-        # in full: the message holds the submission's own frames and the exceptions (run/job.py
-        # condense_traceback); the whole traceback is in the job's log
-        console.print(f"[red]{r['op']}[/red] " + escape(f"[{r.get('failure_class')}] " + "\n    ".join(lines)),
-                      soft_wrap=True)
+    failed = _print_failures(latest)
     for r in latest:
         cut = r.get("log_truncated")
         if cut:
@@ -479,7 +505,8 @@ def eval_cmd(
 
 @app.command()
 def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory")) -> None:
-    """Print the operator and summary tables of a run directory, and which tiers its verdicts cover."""
+    """Print the operator and summary tables of a run directory, which tiers its verdicts cover, and every
+    failed job's failure."""
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
     from .suite.tiers import tier_label
@@ -513,6 +540,7 @@ def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run d
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
+        _print_failures(latest)
         return
     n_sel = len(config["selected"])
     per_source: dict[str, int] = {"overall": n_sel}
@@ -521,6 +549,7 @@ def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run d
         per_source[src] = per_source.get(src, 0) + 1
     console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
                                     f"recorded", per_source if missing else None, tier=tier))
+    _print_failures(latest)
     if missing:
         console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
                       f"unfinished run: {escape(', '.join(missing[:5]))}{', ...' if len(missing) > 5 else ''}); the "

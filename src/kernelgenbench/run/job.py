@@ -45,7 +45,7 @@ from ..verify import profile as l3
 from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
                               poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error, interpreter_limit
-from ..verify.static_scan import scan_file
+from ..verify.static_scan import describe_findings, findings_record, scan_file
 from ..verify.timing import timed_repetitions, timed_set_seed
 
 
@@ -607,16 +607,12 @@ class Verifier:
                              allow_copies=getattr(self.op, "allow_copies", True),
                              allow_methods=self.op.allow_methods)
         self.times["l1_s"] += time.perf_counter() - t_l1
-        self.record["anti_hack"]["L1"] = {"ok": not findings,
-                                          "findings": [f.message for f in findings[:20]]}
+        self.record["anti_hack"]["L1"] = findings_record(findings)
         if findings:
-            first = findings[0]
             rules = {f.rule for f in findings}
             cls = "syntax" if "syntax" in rules else ("dispatch_recursion" if "dispatch-recursion" in rules
                                                       else "static_scan")
-            pick = next((f for f in findings if f.rule == "dispatch-recursion"), first) \
-                if cls == "dispatch_recursion" else first
-            raise JobFailed(cls, f"L1 static scan: {pick.message}")
+            raise JobFailed(cls, describe_findings(findings))  # every finding, the most relevant first
         t_w = time.perf_counter()
         with self.gate.shared():
             self.times["gate_wait_s"] += time.perf_counter() - t_w
@@ -811,8 +807,8 @@ class Verifier:
                 raise JobFailed("profile", f"L3 launch check ({where}): {name} (line {line}) ran as a Triton "
                                            f"kernel body but the submission defines no such function to scan", case)
             if findings:
-                raise JobFailed("static_scan", f"L1 static scan of {name} (line {line}), which ran as a Triton "
-                                               f"kernel body: {findings[0].message}", case)
+                raise JobFailed("static_scan", describe_findings(
+                    findings, f"L1 static scan of {name} (line {line}), which ran as a Triton kernel body"), case)
             self._scanned_bodies.add((name, line))
 
     def _interpreter_too_slow(self, exc: ChildTimeout) -> str | None:

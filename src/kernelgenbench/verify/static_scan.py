@@ -17,8 +17,8 @@ equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the sub
 What it cannot see (aliases built at run time, ``a @ b`` and other operators on tensors, indexing that
 computes) is left to the dynamic tiers L2 (ghost replay) and L3 (dispatch trace), which see through
 them. The scan is deliberately conservative about *names*: a method call is judged by its name alone,
-because the receiver's type is unknown statically (``some_set.add(v)`` is reported like
-``tensor.add(v)``).
+because the receiver's type is unknown statically, unless the receiver is provably a plain Python value
+(see "Host values" below: ``s = set(); s.add(v)`` passes, ``t.add(v)`` of a parameter does not).
 
 Rules and their sources
 -----------------------
@@ -37,12 +37,15 @@ dispatch-recursion  aten.md §4 item 5: ``torch.<op>``, ``F.<op>``, ``torch.ops.
 torch-compute       DESIGN.md ("calls that compute with PyTorch"), aten.md §4 item 6 (upstream's
                     ``torch.X`` whitelist and ``torch.ops.aten.*`` ban): any ``torch.X`` call (or
                     reference to a torch function as a value) not in :data:`TORCH_ALLOWED`, and
-                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``
+                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``;
+                    ``torch.tensor``/``as_tensor`` (and ``x.new_tensor``, rule tensor-method) only
+                    of a provably plain Python value (issue 11 item 2.2, :data:`TORCH_FROM_HOST_DATA`)
 compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo, _inductor, jit,
                     compiler, export
 tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
                     (aten.md §4 item 6): a method whose name is in ``dir(torch.Tensor)`` and not in
-                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``)
+                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``), called on
+                    anything but a provably plain Python value (issue 12 class 6; "Host values")
 raw-storage         aten.md §4 item 6 (upstream bans .data_ptr/.storage/.untyped_storage); brief
 host-compute        DESIGN.md ("host-side computation (numpy)")
 foreign-compute     DESIGN.md ("ctypes/cupy"; "compute with PyTorch/vLLM/cuBLAS instead of Triton")
@@ -99,6 +102,34 @@ are ordinary Python and are always scanned.
 The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
 harness imports the submission), unless the source assigns ``__name__`` itself.
 
+Host values (no rule)
+---------------------
+Issue 12 class 6: plain host Python (lists, dicts, tuples, sets, strings, numbers) is not tensor code,
+whatever its method names (``shape.sort()``, ``seen.add(d)``, ``name.split(".")`` for ``aten::split``).
+A scope-aware inference (:meth:`_Scanner.host_level`) proves expressions to be
+
+* *plain Python values*, never a tensor whatever they hold: any list, tuple, dict or set display or
+  comprehension; ``list()``/``tuple()``/``dict()``/``set()``/``sorted()`` of anything; ``collections``
+  containers; ``+``/``*``/``|`` of two such values; their slices and ``.copy()``/``.keys()``/...;
+* *host data*, plain Python values holding only Python numbers, strings, bools and None: literals;
+  ``len``/``int``/``float``/``str``/``range``/... of anything; ``x.shape``, ``x.ndim``, ``x.size()``,
+  ``x.stride()``, ``x.numel()``, ``x.item()``, ``x.tolist()``; ``torch.finfo(dt).max``, ``math.pi``;
+  ``math.*``, ``min``/``max``/``sum``, operators, subscripts and methods of host data; containers
+  and comprehensions of host data; and *frozen* host data, the immutable kind (numbers, strings,
+  tuples of them, ``x.shape``, ``range``).
+
+A name has the level every binding of it in its scope gives it (assignments, unpacking, ``for`` and
+comprehension targets, ``+=``; settled as a greatest fixpoint, so ``n = 0; n += s`` is frozen data),
+and is host data only when every value bound to it is frozen: a list bound to a name may be given a
+tensor later (``.append(t)``), so the name is a plain Python value and its elements are unknown. A
+name with any other binding (a parameter, an import, ``with ... as``), declared ``global``/
+``nonlocal`` anywhere in the file, or bound once to a list and once to a tensor, is unknown: it keeps
+today's verdict, and what L1 cannot prove the dynamic tiers see at run time. The tensor metadata
+reads are trusted by name unless the submission gives its own objects an attribute of that name
+(:func:`_user_attr_names`: a class of its own with a ``shape`` property). A method called on a plain
+Python value is judged neither as a tensor method nor as the replaced op (it runs Python's method,
+or raises AttributeError).
+
 State across calls (no rule)
 ----------------------------
 DESIGN.md bans "module-level caches of results" and allows "constant tables of launch settings";
@@ -136,7 +167,8 @@ import types
 from dataclasses import dataclass
 from typing import Iterator
 
-__all__ = ["Finding", "RULES", "scan_source", "scan_file"]
+__all__ = ["Finding", "RULES", "RULE_RELEVANCE", "scan_source", "scan_file", "rank_findings", "describe_findings",
+           "findings_record"]
 
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised.
@@ -164,15 +196,17 @@ RULES: dict[str, str] = {
     "dispatch-recursion": "calls the op it replaces (torch.<op>, F.<op>, torch.ops.<ns>.<op>, x.<op>()), "
     "which dispatches back into the submission",
     "torch-compute": "computes with a PyTorch function or torch.ops instead of a Triton kernel "
-    "(only allocation, view, metadata and device-query functions are allowed)",
+    "(only allocation, view, metadata and device-query functions are allowed, and torch.tensor/torch.as_tensor "
+    "of Python numbers, lists and tuples)",
     "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
     "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
-    "view and metadata methods are allowed",
+    "view and metadata methods are allowed (methods of a name bound only to plain Python values, such as "
+    "`shape = list(x.shape); shape.sort()`, are Python's and not judged)",
     "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
-    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, typing, functools, "
-    "itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
+    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
     "file-io": "touches files or the interpreter (open, os, sys, io, pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
     "network": "opens network connections (socket, http, urllib, requests, asyncio, ...)",
@@ -191,6 +225,65 @@ RULES: dict[str, str] = {
     "streams": "creates or switches CUDA streams or graphs",
     "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
 }
+
+#: Rules from the most to the least relevant to the reader of a rejection (issue 11 item 2.4: every
+#: finding is reported, the one that matters first): a syntax error stops everything; calling the
+#: replaced op decides the failure class (``dispatch_recursion``); then computing outside Triton (what
+#: the submission must rewrite), tampering with the harness or the interpreter, the environment
+#: (timers, streams, threads, processes, network, files), and last an import outside the allowlist.
+RULE_RELEVANCE: tuple[str, ...] = (
+    "syntax", "dispatch-recursion", "torch-compute", "tensor-method", "host-compute", "foreign-compute",
+    "compile", "kernel-body", "raw-storage", "monkey-patch", "exec-eval", "dynamic-import", "dynamic-attr",
+    "introspection", "timer", "streams", "threads", "process", "network", "file-io", "forbidden-import",
+)
+
+#: At most this many findings are listed in a rejection's message (the console, a reflection prompt),
+#: and kept in a job record's ``anti_hack.L1.findings`` (which also counts them all).
+MESSAGE_FINDINGS_MAX = 20
+RECORD_FINDINGS_MAX = 100
+
+
+def rank_findings(findings: list[Finding]) -> list[Finding]:
+    """``findings`` with the most relevant first: by rule (:data:`RULE_RELEVANCE`), then by position."""
+    order = {rule: i for i, rule in enumerate(RULE_RELEVANCE)}
+    return sorted(findings, key=lambda f: (order.get(f.rule, len(order)), f.line, f.col, f.message))
+
+
+def _rule_counts(findings: list[Finding]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for f in rank_findings(findings):
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    return counts
+
+
+def describe_findings(findings: list[Finding], header: str = "L1 static scan",
+                      limit: int = MESSAGE_FINDINGS_MAX) -> str:
+    """The message of a rejection: every finding (at most ``limit``), one a line, the most relevant
+    first (:func:`rank_findings`), each naming its line and rule. One finding reads ``<header>:
+    <finding>``; several read ``<header> (N findings, the most relevant first): <first>`` followed by
+    the others, and, past ``limit``, a last line counting the rest by rule."""
+    ranked = rank_findings(findings)
+    if not ranked:
+        return f"{header}: no finding"
+    if len(ranked) == 1:
+        return f"{header}: {ranked[0].message}"
+    shown = ranked[:max(limit, 1)]
+    lines = [f"{header} ({len(ranked)} findings, the most relevant first): {shown[0].message}"]
+    lines += [f.message for f in shown[1:]]
+    rest = ranked[len(shown):]
+    if rest:
+        counts = ", ".join(f"{rule} x{n}" for rule, n in _rule_counts(rest).items())
+        lines.append(f"... and {len(rest)} more ({counts}); the job record keeps up to {RECORD_FINDINGS_MAX}")
+    return "\n".join(lines)
+
+
+def findings_record(findings: list[Finding], limit: int = RECORD_FINDINGS_MAX) -> dict[str, object]:
+    """The L1 entry of a job record: ``ok``, ``count`` (all findings), ``rules`` (rule -> count, the most
+    relevant first) and ``findings`` (the messages of at most ``limit``, the most relevant first)."""
+    ranked = rank_findings(findings)
+    return {"ok": not ranked, "count": len(ranked), "rules": _rule_counts(ranked),
+            "findings": [f.message for f in ranked[:limit]]}
+
 
 # --------------------------------------------------------------------------------------------------
 # Tables. Each names its source: the brief of this module (DESIGN.md "L1 static scan") unless noted.
@@ -220,6 +313,18 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "cuda.synchronize", "cuda.current_stream",
     }
 )
+
+#: ``torch.<name>`` callables that build a tensor from Python data (issue 11 item 2.2): data movement
+#: like ``torch.full`` (a fill value, a shape/stride table), allowed when L1 proves the data argument
+#: is a plain Python value (:meth:`_Scanner.host_level` at least :data:`HOST`: a number, string, list,
+#: tuple, ...), whatever it holds; anything L1 cannot prove stays ``torch-compute``, since from a tensor
+#: they copy or convert it with PyTorch (``torch.tensor(x, dtype=...)``). Tensors a Python list holds
+#: are read on the host (like ``.item()``) and how much host-built data a call makes is the dynamic
+#: tiers' to judge (L3). ``torch.asarray`` (buffers, DLPack) is not among them.
+TORCH_FROM_HOST_DATA: frozenset[str] = frozenset({"tensor", "as_tensor"})
+
+#: The method form, ``x.new_tensor(data)`` (x's dtype and device), judged like ``torch.tensor``.
+TENSOR_FROM_HOST_DATA_METHODS: frozenset[str] = frozenset({"new_tensor"})
 
 #: ``torch.<name>`` callables that copy; allowed only when the spec allows copies (``allow_copies``).
 TORCH_COPY_ALLOWED: frozenset[str] = frozenset({"clone"})
@@ -264,10 +369,6 @@ PY_METHODS_HARMLESS: frozenset[str] = frozenset(
     }
 )
 
-#: Container methods whose names ``torch.Tensor`` also has; harmless on a name bound to a
-#: container literal or factory in its scope (``s = set(); s.add(v)``).
-PY_CONTAINER_METHODS: frozenset[str] = frozenset({"add", "sort"})
-
 #: Attribute names that reach the interpreter's internals (brief: "introspection").
 INTROSPECTION_ATTRS: frozenset[str] = frozenset(
     {
@@ -309,13 +410,17 @@ EXEC_BUILTINS: dict[str, str] = {
 }
 ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 
-#: Top-level modules a submission may import (brief).
-IMPORT_ALLOWED: frozenset[str] = frozenset(
-    {
-        "torch", "triton", "math", "typing", "functools", "itertools", "dataclasses", "enum",
-        "numbers", "collections", "__future__", "operator", "warnings",
-    }
+#: Top-level modules a submission may import (brief), in the order messages and prompts list them.
+#: ``cmath`` is ``math`` for complex numbers: aten.md tells submissions to implement the JIT-only scalar
+#: overloads (``asin.complex``, ``log10.complex``, ...) with ``math``/``cmath`` semantics, and like
+#: ``math`` it computes on Python numbers only (a tensor reaches it through ``__complex__``, a host
+#: read the L3 trace counts). ``numbers`` and ``operator`` serve the same scalar code (``operator``'s
+#: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
+IMPORT_ORDER: tuple[str, ...] = (
+    "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
+    "numbers", "collections", "__future__", "operator", "warnings",
 )
+IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -333,7 +438,7 @@ IMPORT_RULES: dict[str, str] = {
     # host-side numeric computation
     **dict.fromkeys(
         ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
-         "tensorflow", "numba", "cmath", "statistics", "decimal", "fractions", "array"],
+         "tensorflow", "numba", "statistics", "decimal", "fractions", "array"],
         "host-compute",
     ),
     # foreign compute
@@ -501,12 +606,73 @@ KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
     "reduce": ("combine_fn", 2), "associative_scan": ("combine_fn", 2), "map_elementwise": ("scalar_fn", 0),
 }
 
-#: Calls that build a mutable container (brief).
-_CONTAINER_FACTORIES = frozenset(
-    {"dict", "list", "set", "bytearray", "collections.defaultdict", "collections.OrderedDict",
-     "collections.deque", "collections.Counter", "collections.ChainMap", "collections.UserDict",
-     "collections.UserList", "weakref.WeakValueDictionary", "weakref.WeakKeyDictionary"}
-)
+# ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
+
+#: Levels of :meth:`_Scanner.host_level`, each implying the ones below it:
+#:
+#: * ``UNKNOWN``: nothing known (may be a tensor);
+#: * ``HOST``: a plain Python value (list, dict, tuple, set, str, number, range, ...): never a tensor,
+#:   whatever it holds;
+#: * ``HOST_DATA``: a plain Python value that holds only Python numbers, strings, bools and None when
+#:   it is made (``[x.size(0), 1]``); a mutable one may be given a tensor later (``.append(t)``), so a
+#:   name bound to it is only ``HOST``;
+#: * ``FROZEN_DATA``: host data that cannot change (numbers, strings, tuples of them, ``x.shape``,
+#:   ``range``): a name bound only to such values keeps the level, and so do its elements.
+UNKNOWN, HOST, HOST_DATA, FROZEN_DATA = 0, 1, 2, 3
+
+#: Builtins whose result is a Python number, string, bool or range whatever the argument (a tensor
+#: argument is read through ``__int__``/``__float__``/``__index__``/``__format__``: a host read, which
+#: the L3 trace counts): frozen host data.
+HOST_SCALAR_BUILTINS: frozenset[str] = frozenset(
+    {"len", "int", "float", "bool", "complex", "str", "repr", "ascii", "format", "hash", "id", "ord", "chr",
+     "hex", "bin", "oct", "isinstance", "issubclass", "callable", "range"})
+
+#: Builtins that build a Python container of their argument's elements: a plain Python value always,
+#: host data when every argument is (frozen for ``tuple``/``frozenset`` of frozen data).
+HOST_CONTAINER_BUILTINS: frozenset[str] = frozenset({"list", "tuple", "set", "frozenset", "sorted", "dict"})
+_FROZEN_CONTAINER_BUILTINS = frozenset({"tuple", "frozenset"})
+
+#: Builtins whose result is made of their arguments (``max(a, b)`` is ``a`` or ``b``; ``max`` of tensors
+#: is a tensor): host data when every argument is (a ``key=`` function is not part of the result).
+HOST_COMBINING_BUILTINS: frozenset[str] = frozenset(
+    {"min", "max", "sum", "abs", "round", "pow", "divmod", "reversed", "enumerate", "zip"})
+
+#: Standard-library container classes: a plain Python value (what it holds is not known).
+HOST_FACTORIES: frozenset[str] = frozenset(
+    {"collections.defaultdict", "collections.OrderedDict", "collections.Counter", "collections.deque",
+     "collections.ChainMap", "collections.UserDict", "collections.UserList", "collections.UserString"})
+
+#: Functions of host data that give host data (``math.prod(shape)``; ``math.floor(t)`` of a tensor is
+#: a tensor, so the arguments must be host data): dotted-path prefixes and exact paths.
+HOST_DATA_FUNCTION_ROOTS: tuple[str, ...] = ("math.", "cmath.")
+HOST_DATA_FUNCTIONS: frozenset[str] = frozenset({"triton.cdiv", "triton.next_power_of_2"})
+
+#: PyTorch functions whose result is a tuple of Python ints whatever the arguments.
+TORCH_HOST_DATA_CALLS: frozenset[str] = frozenset({"torch.Size", "torch.broadcast_shapes"})
+
+#: Tensor metadata read as attributes (``x.shape``, ``x.ndim``): Python ints or tuples of them.
+HOST_METADATA_ATTRS: frozenset[str] = frozenset({"shape", "ndim", "itemsize", "nbytes"})
+
+#: Tensor metadata and value reads called as methods (``x.size()``, ``x.stride(0)``, ``x.item()``):
+#: Python numbers, bools or tuples of them (frozen host data); ``x.tolist()`` gives (nested) lists of
+#: them (host data). ``data_ptr`` is an int too (and a ``raw-storage`` finding of its own).
+HOST_METADATA_METHODS: frozenset[str] = frozenset(
+    {"size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "storage_offset", "item",
+     "tolist", "is_contiguous", "is_floating_point", "is_complex", "is_signed", "get_device", "data_ptr"})
+
+#: Attributes of a Python number that are Python numbers.
+_NUMBER_ATTRS = frozenset({"real", "imag", "numerator", "denominator"})
+
+#: Methods of plain Python containers that return a plain Python container (views or a copy) whatever
+#: the container holds.
+_CONTAINER_VIEW_METHODS = frozenset({"copy", "keys", "values", "items"})
+
+#: Methods of frozen host data (str, tuple, numbers) that return a new list (host data, not frozen).
+_LIST_RETURNING_METHODS = frozenset({"split", "rsplit", "splitlines", "copy", "keys", "values", "items"})
+
+#: At most this many evaluations of bindings settle the host levels of one scope (each name's level
+#: falls at most three times; past the budget every name of the scope is unknown).
+_HOST_FIXPOINT_STEPS = 200_000
 
 #: Builtin classes (attribute stores on them are monkey-patching).
 _BUILTIN_TYPES = frozenset(
@@ -597,7 +763,8 @@ _ScopeNode = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast
 class _Scope:
     """Bindings of one scope. ``aliases`` maps a local name to the dotted path of an imported object
     (``F`` -> ``torch.nn.functional``, ``s`` -> ``torch.sum``); ``imported`` are the names bound by
-    import statements; ``mutable`` the names bound to a mutable container literal or factory."""
+    import statements; ``host`` the host level (:data:`HOST` or :data:`FROZEN_DATA`) of each name every
+    binding of which in this scope L1 proves is a plain Python value (names absent are unknown)."""
 
     def __init__(self, node: ast.AST, kind: str):
         self.node = node
@@ -607,7 +774,7 @@ class _Scope:
         self.imported: set[str] = set()
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
-        self.mutable: set[str] = set()
+        self.host: dict[str, int] = {}
         self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
 
 
@@ -636,16 +803,74 @@ def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
-def _is_mutable_container(value: ast.AST, resolve) -> bool:
-    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)):
-        return True
-    if isinstance(value, ast.Call):
-        func = value.func
-        if isinstance(func, ast.Name) and func.id in {"dict", "list", "set", "bytearray"}:
-            return True
-        path = resolve(func)
-        return path in _CONTAINER_FACTORIES
-    return False
+def _target_names(target: ast.AST, starred: bool = False) -> Iterator[tuple[str, bool]]:
+    """The names an assignment target binds, each with whether it is starred (``a, *rest = ...``)."""
+    if isinstance(target, ast.Name):
+        yield target.id, starred
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _target_names(elt, starred)
+    elif isinstance(target, ast.Starred):
+        yield from _target_names(target.value, True)
+
+
+def _name_bindings(scope_node: ast.AST) -> dict[str, list[tuple[str, ast.AST | None]]]:
+    """Every binding of a name in ``scope_node``'s own scope, as ``(kind, node)``:
+
+    * ``("value", expr)``: ``name = expr``, ``name: T = expr``, ``(name := expr)``;
+    * ``("elem", expr)``: an element of ``expr`` (``a, b = expr``, ``for name in expr``, comprehension
+      targets, which this scan also counts with the enclosing scope, where a call inside the
+      comprehension is judged: more bindings, never fewer);
+    * ``("star", expr)``: a starred target (``a, *name = expr``): a list of elements of ``expr``;
+    * ``("aug", stmt)``: ``name op= value``;
+    * ``("opaque", None)``: anything else (parameters are added by the caller; imports, ``def``,
+      ``class``, ``with ... as``, ``except ... as``, ``match`` captures, ``del``).
+    """
+    out: dict[str, list[tuple[str, ast.AST | None]]] = {}
+    classified: set[int] = set()
+
+    def bind(target: ast.AST, kind: str, value: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            out.setdefault(target.id, []).append((kind, value))
+            classified.add(id(target))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                if isinstance(elt, ast.Starred):
+                    bind(elt.value, "star", value)
+                else:
+                    bind(elt, "elem", value)
+        elif isinstance(target, ast.Starred):
+            bind(target.value, "star", value)
+
+    names: list[ast.Name] = []
+    for sub in _own_nodes(scope_node):
+        if isinstance(sub, ast.Assign):
+            for t in sub.targets:
+                bind(t, "value", sub.value)
+        elif isinstance(sub, ast.AnnAssign) and sub.value is not None:
+            bind(sub.target, "value", sub.value)
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            out.setdefault(sub.target.id, []).append(("aug", sub))
+            classified.add(id(sub.target))
+        elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+            bind(sub.target, "elem", sub.iter)
+        elif isinstance(sub, ast.NamedExpr):
+            bind(sub.target, "value", sub.value)
+        elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.append(sub)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.setdefault(sub.name, []).append(("opaque", None))
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            for a in sub.names:
+                out.setdefault(a.asname or a.name.split(".")[0], []).append(("opaque", None))
+        elif isinstance(sub, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and sub.name:
+            out.setdefault(sub.name, []).append(("opaque", None))
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            out.setdefault(sub.rest, []).append(("opaque", None))
+    for n in names:  # stores not classified above (``with ... as name``, ``del name``)
+        if id(n) not in classified:
+            out.setdefault(n.id, []).append(("opaque", None))
+    return out
 
 
 # --------------------------------------------------------------------------------------------------
@@ -683,6 +908,7 @@ class _Scanner(ast.NodeVisitor):
         self.user_attrs: set[str] = set()  # attribute names the submission gives its own objects (run)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
+        self._comp_env: list[dict[str, int]] = []  # host levels of the comprehension targets being judged
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -729,7 +955,6 @@ class _Scanner(ast.NodeVisitor):
                     scope.locals.add(arg.arg)
         params = set(scope.locals)
         assigns: list[tuple[str, ast.AST]] = []
-        containers: list[tuple[str, ast.AST]] = []
         stores: dict[str, int] = {}
         binds: dict[str, int] = {}  # how often each name is bound in this scope, by any construct
         defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
@@ -786,8 +1011,6 @@ class _Scanner(ast.NodeVisitor):
                     scope.imported.add(bound)
             if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
                 assigns.append((sub.targets[0].id, sub.value))
-            elif isinstance(sub, ast.Assign):  # ``A = B = {}``: containers only, never aliases
-                containers.extend((t.id, sub.value) for t in sub.targets if isinstance(t, ast.Name))
             elif isinstance(sub, ast.AnnAssign) and sub.value is not None and isinstance(sub.target, ast.Name):
                 assigns.append((sub.target.id, sub.value))
         scope.locals -= scope.globals | scope.nonlocals
@@ -818,9 +1041,7 @@ class _Scanner(ast.NodeVisitor):
             for name, value in candidates:
                 if name in scope.aliases and self.resolve(value) is None:
                     del scope.aliases[name]  # also bound to a non-alias value
-            for name, value in assigns + containers:
-                if _is_mutable_container(value, self.resolve):
-                    scope.mutable.add(name)
+            self._settle_host_levels(node, scope, params)
             for d in defs:
                 if binds.get(d.name) == 1 and d.name not in self.rebound and d.decorator_list and all(
                         self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in JIT_DECORATORS
@@ -867,6 +1088,195 @@ class _Scanner(ast.NodeVisitor):
 
     def is_builtin(self, name: str) -> bool:
         return self.lookup(name)[0] == "builtin"
+
+    # ---- host values ---------------------------------------------------------------------------
+
+    def _settle_host_levels(self, node: ast.AST, scope: _Scope, params: set[str]) -> None:
+        """Fill ``scope.host``: the greatest host level every binding of a name in this scope has,
+        assuming the levels being settled (``n = 0`` then ``n += s`` is frozen data). A name with a
+        binding L1 cannot follow (a parameter, an import, ``with ... as``), declared ``global`` or
+        ``nonlocal`` anywhere in the file, or an alias of an imported object, is unknown. A name is at
+        most :data:`HOST` unless every value bound to it is :data:`FROZEN_DATA` (a list bound to it may
+        be given a tensor later). Every name starts at the top level and falls until its bindings
+        agree; a fall re-judges the names whose bindings read it (a worklist). Past
+        :data:`_HOST_FIXPOINT_STEPS` evaluations every name of the scope is unknown."""
+        bindings = _name_bindings(node)
+        for p in params:
+            bindings.setdefault(p, []).append(("opaque", None))
+        scope.host = {n: FROZEN_DATA for n, bs in bindings.items()
+                      if n in scope.locals and n not in self.rebound and n not in scope.aliases
+                      and all(kind != "opaque" for kind, _ in bs)}
+        readers: dict[str, set[str]] = {}  # name -> the names whose bindings read it
+        for name in scope.host:
+            for _, value in bindings[name]:
+                for sub in ast.walk(value):  # type: ignore[arg-type]
+                    if isinstance(sub, ast.Name) and sub.id in scope.host:
+                        readers.setdefault(sub.id, set()).add(name)
+        work = list(scope.host)
+        pending = set(work)
+        for _ in range(_HOST_FIXPOINT_STEPS):
+            if not work:
+                return
+            name = work.pop()
+            pending.discard(name)
+            if name not in scope.host:
+                continue
+            level = min(self._binding_level(name, kind, value) for kind, value in bindings[name])
+            if level < scope.host[name]:
+                if level == UNKNOWN:
+                    del scope.host[name]
+                else:
+                    scope.host[name] = level
+                for reader in readers.get(name, ()):
+                    if reader in scope.host and reader not in pending:
+                        work.append(reader)
+                        pending.add(reader)
+        scope.host.clear()
+
+    def _binding_level(self, name: str, kind: str, value: ast.AST | None) -> int:
+        """The level one binding gives a name: :data:`FROZEN_DATA`, :data:`HOST` or :data:`UNKNOWN`."""
+        if kind == "value":
+            level = self.host_level(value)  # type: ignore[arg-type]
+        elif kind == "elem":
+            level = _element_level(self.host_level(value))  # type: ignore[arg-type]
+        elif kind == "star":  # a new list of elements
+            return HOST
+        elif kind == "aug":
+            stmt: ast.AugAssign = value  # type: ignore[assignment]
+            level = min(self._name_level(name), self.host_level(stmt.value))
+        else:
+            return UNKNOWN
+        return level if level in (FROZEN_DATA, UNKNOWN) else HOST
+
+    def _name_level(self, name: str) -> int:
+        for env in reversed(self._comp_env):  # a comprehension's own targets, while it is judged
+            if name in env:
+                return env[name]
+        kind, _, scope = self.lookup(name)
+        if kind == "local" and scope is not None:
+            return scope.host.get(name, UNKNOWN)
+        return UNKNOWN
+
+    def host_level(self, node: ast.AST) -> int:
+        """What L1 proves about the value of expression ``node`` in the current scope, one of
+        :data:`UNKNOWN` < :data:`HOST` (a plain Python value: never a tensor) < :data:`HOST_DATA` (one
+        that holds only Python numbers, strings, bools and None) < :data:`FROZEN_DATA` (host data that
+        cannot change). Builtins and the tensor metadata reads of :data:`HOST_METADATA_ATTRS` and
+        :data:`HOST_METADATA_METHODS` are trusted to return what they return for tensors, unless the
+        submission gives its own objects an attribute of that name (:func:`_user_attr_names`)."""
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            return FROZEN_DATA
+        if isinstance(node, ast.Tuple):
+            return _container_level([self.host_level(e) for e in node.elts], frozen=True)
+        if isinstance(node, (ast.List, ast.Set)):
+            return _container_level([self.host_level(e) for e in node.elts])
+        if isinstance(node, ast.Dict):
+            parts = [k for k in node.keys if k is not None] + list(node.values)
+            return _container_level([self.host_level(e) for e in parts])
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            return self._comprehension_level(node)
+        if isinstance(node, ast.Name):
+            return self._name_level(node.id)
+        if isinstance(node, (ast.Starred, ast.NamedExpr)):
+            return self.host_level(node.value)
+        if isinstance(node, ast.Attribute):
+            path = self.resolve(node)
+            if path is not None:
+                return FROZEN_DATA if _is_number_constant(path) else UNKNOWN
+            if node.attr in self.user_attrs:
+                return UNKNOWN
+            if node.attr in HOST_METADATA_ATTRS:
+                return FROZEN_DATA
+            if isinstance(node.value, ast.Call) and self.resolve(node.value.func) in ("torch.finfo", "torch.iinfo"):
+                return FROZEN_DATA
+            if node.attr in _NUMBER_ATTRS and self.host_level(node.value) >= HOST_DATA:
+                return FROZEN_DATA
+            return UNKNOWN
+        if isinstance(node, ast.Subscript):
+            base = self.host_level(node.value)
+            if base >= HOST_DATA:
+                return base
+            return HOST if base == HOST and isinstance(node.slice, ast.Slice) else UNKNOWN
+        if isinstance(node, ast.BinOp):
+            # host data of host data; a plain Python value of two (list + list, "%s" % t); unknown when
+            # either side may be a tensor (its operator computes)
+            return min(self.host_level(node.left), self.host_level(node.right))
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.Not):
+                return FROZEN_DATA
+            level = self.host_level(node.operand)
+            return level if level >= HOST_DATA else UNKNOWN
+        if isinstance(node, ast.BoolOp):  # ``a or b`` is a or b
+            return min(self.host_level(v) for v in node.values)
+        if isinstance(node, ast.IfExp):
+            return min(self.host_level(node.body), self.host_level(node.orelse))
+        if isinstance(node, ast.Compare):
+            # is / in always give a bool; ==, < of tensors give a tensor (and tuples compare elements)
+            if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+                return FROZEN_DATA
+            operands = [node.left, *node.comparators]
+            return FROZEN_DATA if all(self.host_level(o) >= HOST_DATA for o in operands) else UNKNOWN
+        if isinstance(node, ast.Call):
+            return self._call_level(node)
+        return UNKNOWN
+
+    def _comprehension_level(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> int:
+        """A comprehension is a plain Python value (list, set, dict or generator); host data when its
+        elements are, judged with its own targets bound to the elements of their iterables (its
+        scope: ``[x.stride(d) for d in range(n)]`` is host data whatever ``d`` is outside)."""
+        env: dict[str, int] = {}
+        self._comp_env.append(env)
+        try:
+            for gen in node.generators:
+                it = _element_level(self.host_level(gen.iter))
+                for name, starred in _target_names(gen.target):
+                    env[name] = HOST if starred else it
+            parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+            level = min(self.host_level(p) for p in parts)
+            frozen = isinstance(node, ast.GeneratorExp)  # yields its elements; nothing can be added
+            return _container_level([level], frozen=frozen)
+        finally:
+            self._comp_env.pop()
+
+    def _call_level(self, node: ast.Call) -> int:
+        func = node.func
+        args = min((self.host_level(a) for a in node.args), default=FROZEN_DATA)
+        kws = min((self.host_level(k.value) for k in node.keywords if k.arg != "key"), default=FROZEN_DATA)
+        if isinstance(func, ast.Name) and self.is_builtin(func.id):
+            name = func.id
+            if name in HOST_SCALAR_BUILTINS:
+                return FROZEN_DATA
+            if name in HOST_CONTAINER_BUILTINS:  # a new container of the argument's elements
+                return _container_level([min(args, kws) if name == "dict" else args],
+                                        frozen=name in _FROZEN_CONTAINER_BUILTINS)
+            if name in HOST_COMBINING_BUILTINS:
+                level = min(args, kws)
+                return level if level >= HOST_DATA else UNKNOWN
+            return UNKNOWN
+        path = self.resolve(func)
+        if path is not None:
+            if path in HOST_FACTORIES:
+                return HOST
+            if path in TORCH_HOST_DATA_CALLS:
+                return FROZEN_DATA
+            if path in HOST_DATA_FUNCTIONS or path.startswith(HOST_DATA_FUNCTION_ROOTS):
+                return FROZEN_DATA if min(args, kws) >= HOST_DATA else UNKNOWN
+            return UNKNOWN
+        method = self._method_of(func)
+        if method is None:
+            return UNKNOWN
+        receiver, name = method
+        if name in self.user_attrs:
+            return UNKNOWN
+        if name in HOST_METADATA_METHODS:
+            return HOST_DATA if name == "tolist" else FROZEN_DATA
+        base = self.host_level(receiver)
+        level = min(base, args, kws)
+        if level >= HOST_DATA:  # "a.b".split("."), shape.index(1), d.get(k, 0)
+            return HOST_DATA if name in _LIST_RETURNING_METHODS else level
+        if base >= HOST and name in _CONTAINER_VIEW_METHODS:
+            return HOST
+        return UNKNOWN
 
     def getattr_literal(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """``getattr(obj, "name")`` (builtin getattr, literal name) -> (obj, "name")."""
@@ -1016,8 +1426,7 @@ class _Scanner(ast.NodeVisitor):
                 return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
-                        "(torch, triton, math, typing, functools, itertools, dataclasses, enum, numbers, "
-                        "collections, __future__, operator, warnings)", code)
+                        f"({', '.join(IMPORT_ORDER)})", code)
             return True
         return False
 
@@ -1275,12 +1684,10 @@ class _Scanner(ast.NodeVisitor):
         """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
         if self.jit_depth:
             return  # judged by the kernel-body rule (_check_kernel_call)
-        if receiver is not None and _is_literal(receiver):
+        if receiver is not None and (_is_literal(receiver) or self.host_level(receiver) >= HOST):
+            # a plain Python value (``shape = list(x.shape); shape.sort()``, ``s = set(); s.add(v)``):
+            # its methods are Python's, whatever their names; not a tensor method, not the replaced op
             return
-        if isinstance(receiver, ast.Name) and name in PY_CONTAINER_METHODS:
-            kind, _, scope = self.lookup(receiver.id)
-            if kind == "local" and scope is not None and receiver.id in scope.mutable:
-                return  # ``s = set(); s.add(v)``, ``l = []; l.sort()``: a Python container, not a tensor
         if name in INTROSPECTION_ATTRS or name in RAW_STORAGE_ATTRS:
             return  # reported by the attribute check
         if name == "record_stream":
@@ -1294,6 +1701,10 @@ class _Scanner(ast.NodeVisitor):
         if name in self.own_names and name not in PY_METHODS_HARMLESS:
             self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
             return
+        if name in TENSOR_FROM_HOST_DATA_METHODS:
+            data = _data_arg(node, 0 if receiver is not None else 1)
+            self._check_from_data(node, data, f".{name}()", "tensor-method")
+            return
         if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
             return
         if name in TENSOR_COPY_METHODS and self.allow_copies:
@@ -1303,6 +1714,17 @@ class _Scanner(ast.NodeVisitor):
             self.report(node, "tensor-method", f"calls the tensor method .{name}(), which computes with "
                         f"PyTorch{extra}; the result must come from a Triton kernel (only allocation, view "
                         "and metadata methods are allowed)")
+
+    def _check_from_data(self, node: ast.Call, data: ast.AST | None, what: str, rule: str) -> None:
+        """``torch.tensor(data)``, ``torch.as_tensor(data)``, ``x.new_tensor(data)``: allowed when ``data``
+        is provably a plain Python value (:data:`TORCH_FROM_HOST_DATA`), else a finding of ``rule``."""
+        if data is not None and self.host_level(data) >= HOST:
+            return
+        shown = f"`{self.snippet(data)}`" if data is not None else "arguments"
+        self.report(node, rule, f"builds a tensor from {shown}, which L1 cannot prove is Python data (a number, "
+                    f"list or tuple) rather than a tensor: {what} of a tensor copies or converts it with PyTorch. "
+                    "Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list or "
+                    "tuple of them) or pass the values to the kernel as arguments")
 
     # ---- dotted paths of imported objects ------------------------------------------------------
 
@@ -1351,6 +1773,9 @@ class _Scanner(ast.NodeVisitor):
                 self._check_method(node, None, parts[2])
             return
         rest = ".".join(parts[1:])
+        if rest in TORCH_FROM_HOST_DATA and as_call and isinstance(node, ast.Call):
+            self._check_from_data(node, _data_arg(node, 0), path, "torch-compute")
+            return
         if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods:
             return
         if not as_call:
@@ -1417,9 +1842,11 @@ class _Scanner(ast.NodeVisitor):
 def _user_attr_names(tree: ast.AST) -> set[str]:
     """Attribute names the submission gives its own objects: names defined or assigned in class
     bodies, attributes stored (``obj.name = ...``, ``setattr(obj, "name", ...)``) and the string
-    arguments of ``namedtuple``/``NamedTuple`` calls (field names). A method call of one of these
-    names in a kernel body may reach the submission's own code, even when Triton has a method of
-    that name (``P.to()`` on a class that defines ``to``)."""
+    arguments of ``namedtuple``/``NamedTuple``/``make_dataclass``/three-argument ``type`` calls
+    (field and member names). A method call of one of these names in a kernel body may reach the
+    submission's own code, even when Triton has a method of that name (``P.to()`` on a class that
+    defines ``to``); and a tensor metadata read of one of them (``o.shape``) may return anything
+    (:meth:`_Scanner.host_level` does not trust it)."""
     names: set[str] = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef):
@@ -1435,11 +1862,56 @@ def _user_attr_names(tree: ast.AST) -> set[str]:
         elif isinstance(n, ast.Call):
             f = n.func
             fname = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if fname in ("setattr", "namedtuple", "NamedTuple"):
+            if fname in ("setattr", "namedtuple", "NamedTuple", "make_dataclass") or (
+                    fname == "type" and len(n.args) == 3):  # classes made by a call: their names and fields
                 for c in ast.walk(n):
                     if isinstance(c, ast.Constant) and isinstance(c.value, str):
                         names.update(c.value.replace(",", " ").split())
     return names
+
+
+def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
+    """The ``data`` argument of a call: positional ``pos`` or keyword ``data``; None when a ``*``
+    argument comes first or it is not given."""
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i == pos:
+            return arg
+    return next((k.value for k in node.keywords if k.arg == "data"), None)
+
+
+def _element_level(level: int) -> int:
+    """The level of an element of a value of ``level``: frozen data holds frozen data; the elements of
+    (mutable) host data hold no tensor but may be lists (plain Python values); of anything else,
+    unknown."""
+    return FROZEN_DATA if level == FROZEN_DATA else HOST if level == HOST_DATA else UNKNOWN
+
+
+def _container_level(parts: list[int], *, frozen: bool = False) -> int:
+    """A new container of elements of levels ``parts``: host data when every element is (frozen data
+    for an immutable container of frozen data), else a plain Python value."""
+    level = min(parts, default=FROZEN_DATA)
+    if level == FROZEN_DATA:
+        return FROZEN_DATA if frozen else HOST_DATA
+    return HOST_DATA if level == HOST_DATA else HOST
+
+
+def _is_number_constant(path: str) -> bool:
+    """Whether the imported object at ``path`` is a Python number (``math.pi``, ``cmath.inf``,
+    ``torch.pi``)."""
+    import sys as _sys
+
+    root, _, rest = path.partition(".")
+    if not rest or root not in ("math", "cmath", "torch"):
+        return False
+    if root == "torch":
+        obj = _torch_object(path)
+    else:
+        obj = _sys.modules.get(root) or __import__(root)
+        for part in rest.split("."):
+            obj = inspect.getattr_static(obj, part, None)
+    return type(obj) in (int, float, complex, bool)
 
 
 def _is_literal(node: ast.AST) -> bool:
