@@ -9,10 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelgenbench.platforms import PROFILES
-from kernelgenbench.run.job import Settings
 from kernelgenbench.run.rundir import RunDir
-from kernelgenbench.run.scheduler import collect_specs, make_slots, run_jobs
 from kernelgenbench.suite.registry import all_operators
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,11 +18,13 @@ SOLUTIONS = ROOT / "solutions"
 
 @pytest.fixture(scope="module")
 def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunDir, list[dict]]:
-    plat = PROFILES["interpreter"]
-    rd = RunDir.create(tmp_path_factory.mktemp("runs"), "oracles", {"tier": "smoke"}, fresh=True)
-    specs = collect_specs(SOLUTIONS, all_operators(), "smoke", "solutions", explicit=True)
-    records = run_jobs(specs, plat, rd, Settings(), make_slots(plat, 2), {})
-    return rd, records
+    """Every oracle on the smoke tier through the library entry point (kernelgenbench.evaluate)."""
+    import kernelgenbench
+
+    run = kernelgenbench.evaluate(SOLUTIONS, ops=[o.id for o in all_operators()], tier="smoke",
+                                  platform="interpreter", jobs=2, runs_root=tmp_path_factory.mktemp("runs"),
+                                  name="oracles")
+    return RunDir.open(run.path), run.written
 
 
 @pytest.mark.slow
@@ -54,12 +53,14 @@ def test_every_oracle_passes_smoke_with_all_checks(smoke_run) -> None:
 
 @pytest.mark.slow
 def test_rerun_resumes_without_rerunning(smoke_run) -> None:
+    import kernelgenbench
+
     rd, records = smoke_run
-    plat = PROFILES["interpreter"]
-    specs = collect_specs(SOLUTIONS, all_operators(), "smoke", "solutions", explicit=True)
-    again = run_jobs(specs, plat, rd, Settings(), make_slots(plat, 2), {})
-    assert again == []
-    assert len(rd.records()) == len(records)
+    again = kernelgenbench.evaluate(SOLUTIONS, ops=[o.id for o in all_operators()], tier="smoke",
+                                    platform="interpreter", jobs=2, out=rd.path)
+    assert again.written == []
+    assert len(rd.records()) == len(records) == len(again.records)
+    assert again.summary["overall"]["passed"] == len(records)
 
 
 @pytest.mark.slow

@@ -7,7 +7,6 @@
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import signal
@@ -320,20 +319,6 @@ def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
             f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
 
 
-def _ignored_files(directory: Path) -> list[str]:
-    """``.py`` files in ``directory`` that name no operator, each with the closest operator file name."""
-    from .suite.registry import all_operators, by_filename
-
-    names = sorted(o.filename for o in all_operators())
-    out = []
-    for p in sorted(directory.glob("*.py")):
-        if p.name.startswith("_") or by_filename(p.name) is not None:
-            continue
-        close = difflib.get_close_matches(p.name, names, n=1, cutoff=0.6)
-        out.append(f"{p.name} (did you mean {close[0]}?)" if close else p.name)
-    return out
-
-
 @app.command("eval")
 def eval_cmd(
     directory: Path = typer.Argument(..., metavar="DIRECTORY", help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
@@ -362,117 +347,66 @@ def eval_cmd(
                                                          "64 KiB, and the record says so"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
-    from . import platforms
-    from .metrics import summarize
+    from .run.evaluate import EvaluationError, EvaluationInterrupted, RunStart, evaluate
     from .run.job import Settings
-    from .run.rundir import RunDir, environment
-    from .run.scheduler import collect_specs, make_slots, run_jobs, unfinished
-    from .suite.registry import select
-    from .suite.tiers import tier_label, tier_name, tier_parts
+    from .suite.tiers import tier_label
 
-    try:
-        tier = tier_name(tier)  # the canonical name: records, config and resume keys hold it
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
     if sources and len(set(sources)) > 1:
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
                                  f"or leave it out for all of them (--op picks operators of any source)")
-    source = sources[0] if sources else None
-    if not directory.is_dir():
-        raise typer.BadParameter(f"{directory} is not a directory")
-    try:
-        ops = select(op, source)
-        plat = platforms.detect(platform_name)
-    except (KeyError, ValueError) as exc:
-        raise typer.BadParameter(_err(exc)) from None
-    try:  # before any run directory exists: a platform without a device leaves nothing behind
-        slots = make_slots(plat, jobs, share=True)
-    except RuntimeError as exc:
-        raise typer.BadParameter(f"{exc} (use --platform interpreter, or run on a machine with the device)",
-                                 param_hint="'--platform'") from None
-    specs = collect_specs(directory, ops, tier, directory.name, explicit=bool(op) or bool(source))
-    ignored = _ignored_files(directory)
-    if not specs:
-        console.print(f"[red]no submission files for the selected operators in {directory}[/red] "
-                      f"(expected names like aten__add.py, vllm__rms_norm.py, cublas__cublasSgemm_v2.py; "
-                      f"`kgb show OP` prints an operator's file name)")
-        if ignored:
-            console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(ignored))}[/yellow]")
-        raise typer.Exit(2)
-    config = {"submissions": str(directory.resolve()), "ops": sorted(o.id for o in ops) if (op or source) else None,
-              "source": source, "tier": tier, "platform": plat.name, "reps": reps, "command": "kgb eval",
-              "selected": sorted(s.op.id for s in specs)}
+    settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
+                        import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)))
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console, transient=False)
+    task = None
+
+    def started(info: RunStart) -> None:
+        nonlocal task
+        console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(info.jobs, 'job')} · tier {tier_label(info.tier)} "
+                      f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')} · run {info.path}")
+        if info.to_run < info.jobs:
+            console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
+                          f"this run directory, {info.to_run} to run (--fresh starts over)")
+        if info.ignored:
+            console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(info.ignored))}[/yellow]")
+        progress.start()
+        task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run)
+
+    def done(rec: dict[str, Any]) -> None:
+        mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
+            "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
+        extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
+        cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+        progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
+        if task is not None:
+            progress.advance(task)
+
     if out is not None and fresh and (out / "results.jsonl").exists():
-        # --fresh with --out: keep nothing of the old run in place (its records are set aside, not deleted).
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        for f in ("results.jsonl", "summary.json", "config.json"):
-            if (out / f).exists():
-                (out / f).rename(out / f"{f}.replaced-{stamp}")
-        console.print(f"[yellow]--fresh: the earlier records in {out} were set aside as *.replaced-{stamp}[/yellow]")
-    if out is not None and (out / "config.json").exists():
-        old = json.loads((out / "config.json").read_text())
-        diff = [k for k in ("submissions", "ops", "source", "tier", "platform") if old.get(k) != config.get(k)]
-        if diff:
-            raise typer.BadParameter(f"{out} holds a run with another configuration ({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); "
-                                     f"use another --out (or --name) so results are not mixed")
-    rundir = RunDir.open(out) if out else RunDir.create(runs_root, name, config, fresh=fresh)
-    rundir.write_config(config)
-    todo = unfinished(specs, plat, rundir)
-    t0 = time.time()
+        console.print(f"[yellow]--fresh: the earlier records in {out} are set aside as *.replaced-<time>[/yellow]")
     try:
-        env = environment(plat)
-        ceilings: dict[Any, dict[str, Any]] = {}
-        if plat.timing and not plat.interpreter and "full" in tier_parts(tier) and todo:  # only full-tier cases are timed
-            from .verify.ceilings import measure
-            import torch
-
-            with console.status("measuring device ceilings (copy bandwidth, matmul rates)"):
-                for sl in slots:
-                    if sl.device not in ceilings:
-                        ceilings[sl.device] = measure(torch.device(plat.device, sl.device or 0))
-            env["ceilings"] = ceilings
-        if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
-            rundir.write_env(env)
-        device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
-        console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(len(specs), 'job')} · tier {tier_label(tier)} · platform "
-                      f"{plat.name} ({device}) · {_plural(len(slots), 'slot')} · run {rundir.path}")
-        if len(todo) < len(specs):
-            console.print(f"resuming: {len(specs) - len(todo)} of {_plural(len(specs), 'job')} already recorded in "
-                          f"this run directory, {len(todo)} to run (--fresh starts over)")
-        if ignored:
-            console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(ignored))}[/yellow]")
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console, transient=False) as progress:
-            task = progress.add_task("jobs", total=len(specs), completed=len(specs) - len(todo))
-
-            def done(rec: dict[str, Any]) -> None:
-                mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
-                    "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
-                extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
-                cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
-                progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} "
-                                       f"({rec.get('wall_s', 0):.1f}s)")
-                progress.advance(task)
-
-            settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
-                                import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)))
-            written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=done)
-    except KeyboardInterrupt:
+        run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
+                       out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
+                       on_start=started, on_record=done, on_status=console.status)
+    except EvaluationError as exc:
+        msg = str(exc)
+        if msg.startswith("no submission files"):
+            console.print(f"[red]{escape(msg)}[/red]")
+            raise typer.Exit(2) from None
+        raise typer.BadParameter(msg) from None
+    except EvaluationInterrupted as exc:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
-        recorded = len(specs) - len(unfinished(specs, plat, rundir))
-        console.print(f"[yellow]interrupted: {recorded} of {_plural(len(specs), 'job')} recorded in {rundir.path}; "
+        progress.stop()
+        console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in {exc.path}; "
                       f"run the same command again to resume[/yellow]")
         raise typer.Exit(130) from None
-    wall = time.time() - t0
-    records = rundir.records()
-    summary = summarize(records)
-    summary["wall_s"] = round(wall, 2)
-    summary["jobs_run"] = len(written)
-    summary["jobs_selected"] = len(specs)
-    summary["tier"] = tier
-    summary["tiers"] = list(tier_parts(tier))
-    summary["platform"] = plat.name
-    rundir.write_summary(summary)
+    finally:
+        progress.stop()
+    rundir_results, summary, wall, written = run.path / "results.jsonl", run.summary, run.wall_s, run.written
+    records = run.records
+    tier = summary["tier"]
+    from .platforms import PROFILES
+
+    plat = PROFILES[summary["platform"]]
     from .metrics import latest_records, time_breakdown
 
     latest = latest_records(records)
@@ -496,7 +430,7 @@ def eval_cmd(
             console.print(f"[yellow]{r['op']}[/yellow] " + escape(
                 f"its sandbox wrote {cut['bytes_written'] / 1e6:.1f} MB of output; the log ({r.get('log')}) keeps "
                 f"the first {cut['limit'] / 1e6:.1f} MB and the last 64 KiB (--log-limit-mb)"), soft_wrap=True)
-    console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}")
+    console.print(f"results: {rundir_results}\nsummary: {run.path / 'summary.json'}")
     if failed:
         console.print(f"[dim]{len(failed)} of {_plural(len(latest), 'job')} failed (exit code 1); every case's record "
                       f"is in results.jsonl[/dim]")

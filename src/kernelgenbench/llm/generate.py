@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform
-from ..run.job import JobSpec, Settings, tier_case_count
+from ..run.job import Settings, tier_case_count
 from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
 from ..suite.tiers import VERDICT_TIER, tier_name, tier_parts
@@ -510,19 +510,19 @@ class Generation:
         return found
 
     def _evaluate(self, op: Operator, label: str, path: Path, sha: str) -> dict[str, Any]:
-        from ..run.scheduler import run_jobs
+        """Judge one sample's file with the library's :func:`~kernelgenbench.run.evaluate.evaluate_file` (the
+        pipeline of ``kgb eval``) on a free slot, and append its record to this run directory."""
+        from ..run.evaluate import evaluate_file
 
-        spec = JobSpec(op, path, self.cfg.tier, label)
         slot = self.slots.get()
         try:
-            written = run_jobs([spec], self.platform, self.rundir, self.settings, [slot], self.ceilings)
+            rec = evaluate_file(path, op.id, self.cfg.tier, platform=self.platform.name, settings=self.settings,
+                                workdir=self.rundir.job_dir(op.id, label), device=slot.device, label=label,
+                                ceilings=self.ceilings.get(slot.device))
         finally:
             self.slots.put(slot)
-        if written:
-            return written[-1]
-        rec = self._find_record(op.id, label, sha)
-        if rec is None:  # pragma: no cover - run_jobs always writes or finds a record
-            raise RuntimeError(f"{op.id} {label}: the evaluation left no record")
+        rec["attempt"] = 1
+        self.rundir.append(rec)
         return rec
 
     def _synthetic(self, op: Operator, label: str, cls: str, message: str, line: dict[str, Any]) -> dict[str, Any]:

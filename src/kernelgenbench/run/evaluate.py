@@ -1,0 +1,282 @@
+"""The pipeline as a library: :func:`evaluate` (a directory of submissions, a run directory) and
+:func:`evaluate_file` (one submission, one operator, no run directory).
+
+``kgb eval`` is a thin layer over :func:`evaluate` (arguments, progress display, tables); the LLM track,
+the agent track's self-check and the tests call the same functions, so every path judges with the same
+pipeline (DESIGN.md "Pipeline for one job"):
+
+    >>> import kernelgenbench as kgb
+    >>> run = kgb.evaluate("solutions", ops=["aten::add"], tier="smoke")
+    >>> run.summary["overall"]["accuracy"]
+    1.0
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from .job import JobSpec, Settings, Verifier
+
+
+class EvaluationError(ValueError):
+    """A usage error, found before anything runs: an unknown operator, source or tier, a platform without
+    its device, a run directory holding another configuration, no submission for the selection."""
+
+
+class EvaluationInterrupted(Exception):
+    """Ctrl-C during :func:`evaluate`: every sandbox was killed; the jobs recorded so far are in ``path``
+    (running the same call again resumes)."""
+
+    def __init__(self, path: Path, recorded: int, selected: int) -> None:
+        super().__init__(f"interrupted: {recorded} of {selected} job(s) recorded in {path}")
+        self.path, self.recorded, self.selected = path, recorded, selected
+
+
+@dataclass
+class RunStart:
+    """What :func:`evaluate` is about to do (handed to ``on_start``, before the first job).
+
+    Attributes:
+        path: the run directory.
+        jobs: jobs selected; ``to_run``: those not recorded yet (a resume runs only these).
+        slots: parallel slots; ``device``: the device's name ("Triton CPU interpreter" there).
+        tier: the canonical tier selection; ``platform``: the platform's name.
+        ignored: files in the submissions directory that name no operator.
+    """
+
+    path: Path
+    jobs: int
+    to_run: int
+    slots: int
+    device: str
+    tier: str
+    platform: str
+    ignored: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Run:
+    """The result of :func:`evaluate`.
+
+    Attributes:
+        path: the run directory (``config.json``, ``env.json``, ``results.jsonl``, ``summary.json``, ``jobs/``).
+        config: the run's configuration (what was selected, tier, platform).
+        records: every job record of ``results.jsonl`` (README "Run directory"), older ones of re-run jobs included.
+        written: the records this call wrote (a resume writes only the jobs not recorded before).
+        summary: ``summary.json``: accuracy per source and overall, geomean/median/IQM speedup (GPU), tiers.
+        wall_s: seconds this call took.
+    """
+
+    path: Path
+    config: dict[str, Any]
+    records: list[dict[str, Any]]
+    written: list[dict[str, Any]]
+    summary: dict[str, Any]
+    wall_s: float
+
+    @property
+    def latest(self) -> list[dict[str, Any]]:
+        """The latest record of each job (what the tables show)."""
+        from ..metrics import latest_records
+
+        return latest_records(self.records)
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """The latest records whose status is ``failed``."""
+        return [r for r in self.latest if r.get("status") == "failed"]
+
+
+def ignored_files(directory: Path) -> list[str]:
+    """``.py`` files in a submissions directory that name no operator (likely typos), each with the closest
+    operator file name: ``["aten__ad.py (did you mean aten__add.py?)"]``."""
+    import difflib
+
+    from ..suite.registry import all_operators, by_filename
+
+    names = sorted(o.filename for o in all_operators())
+    out = []
+    for p in sorted(Path(directory).glob("*.py")):
+        if p.name.startswith("_") or by_filename(p.name) is not None:
+            continue
+        close = difflib.get_close_matches(p.name, names, n=1, cutoff=0.6)
+        out.append(f"{p.name} (did you mean {close[0]}?)" if close else p.name)
+    return out
+
+
+def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: str | None = None,
+             tier: str = "smoke", platform: str | None = None, out: str | Path | None = None,
+             jobs: int | None = None, name: str = "eval", fresh: bool = False, runs_root: str | Path = "runs",
+             settings: Settings | None = None, on_start: Callable[[RunStart], None] | None = None,
+             on_record: Callable[[dict[str, Any]], None] | None = None,
+             on_status: Callable[[str], Any] | None = None) -> Run:
+    """Evaluate a directory of submissions (one file per operator, ``aten__add.py``, ...) and write a run
+    directory; re-running the same call resumes it.
+
+    Args:
+        submissions: the directory of submission files.
+        ops: operator ids to evaluate (``aten::add``); with ``ops`` or ``source`` every selected operator is
+            evaluated and one without a file fails as ``missing``; without either, the operators that have a file.
+        source: ``aten``, ``vllm`` or ``cublas``: every operator of that source.
+        tier: ``smoke``, ``full``, ``heldout``, ``all`` or a comma list (suite/tiers.py).
+        platform: a platform name (``cuda``, ``interpreter``, ...); None detects it.
+        out: the run directory (default ``runs_root/<timestamp>-<name>``, resuming the latest of that name and
+            configuration); an ``out`` that holds another configuration is refused.
+        jobs: parallel slots (default: one per GPU; 2 on the interpreter).
+        name: the run's name; fresh: start over (with ``out``: the old records are set aside, not deleted).
+        settings: limits and timing knobs (:class:`~kernelgenbench.run.job.Settings`; default values).
+        on_start: called once with a :class:`RunStart` before the first job.
+        on_record: called with each record as its job finishes (from worker threads, one at a time).
+        on_status: ``on_status(text)`` returns a context manager shown around slow set-up steps (the
+            measurement of device ceilings); None shows nothing.
+
+    Returns:
+        the :class:`Run` (records, summary, path).
+
+    Raises:
+        EvaluationError: a usage error (nothing ran; no run directory was made unless the error is about it).
+        EvaluationInterrupted: Ctrl-C; the records written so far are kept.
+    """
+    from .. import platforms
+    from ..metrics import summarize
+    from ..suite.registry import select
+    from ..suite.tiers import tier_name, tier_parts
+    from .rundir import RunDir, environment
+    from .scheduler import collect_specs, make_slots, run_jobs, unfinished
+
+    directory = Path(submissions)
+    try:
+        tier = tier_name(tier)  # the canonical name: records, config and resume keys hold it
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
+    if not directory.is_dir():
+        raise EvaluationError(f"{directory} is not a directory")
+    op_list = list(ops) if ops else None
+    try:
+        selected = select(op_list, source)
+        plat = platforms.detect(platform)
+    except (KeyError, ValueError) as exc:
+        raise EvaluationError(exc.args[0] if exc.args else str(exc)) from None
+    try:  # before any run directory exists: a platform without a device leaves nothing behind
+        slots = make_slots(plat, jobs, share=True)
+    except RuntimeError as exc:
+        raise EvaluationError(f"{exc} (use platform 'interpreter', or run on a machine with the device)") from None
+    specs = collect_specs(directory, selected, tier, directory.name, explicit=bool(op_list) or bool(source))
+    ignored = ignored_files(directory)
+    if not specs:
+        raise EvaluationError(
+            f"no submission files for the selected operators in {directory} (expected names like aten__add.py, "
+            f"vllm__rms_norm.py, cublas__cublasSgemm_v2.py; `kgb show OP` prints an operator's file name)"
+            + (f"; ignored files that name no operator: {', '.join(ignored)}" if ignored else ""))
+    settings = settings or Settings()
+    config = {"submissions": str(directory.resolve()),
+              "ops": sorted(o.id for o in selected) if (op_list or source) else None,
+              "source": source, "tier": tier, "platform": plat.name, "reps": settings.reps, "command": "kgb eval",
+              "selected": sorted(s.op.id for s in specs)}
+    out_path = Path(out) if out is not None else None
+    if out_path is not None and fresh and (out_path / "results.jsonl").exists():
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for f in ("results.jsonl", "summary.json", "config.json"):
+            if (out_path / f).exists():
+                (out_path / f).rename(out_path / f"{f}.replaced-{stamp}")
+    if out_path is not None and (out_path / "config.json").exists():
+        old = json.loads((out_path / "config.json").read_text())
+        diff = [k for k in ("submissions", "ops", "source", "tier", "platform") if old.get(k) != config.get(k)]
+        if diff:
+            raise EvaluationError(f"{out_path} holds a run with another configuration "
+                                  f"({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); use another out directory "
+                                  f"(or name) so results are not mixed")
+    rundir = RunDir.open(out_path) if out_path else RunDir.create(Path(runs_root), name, config, fresh=fresh)
+    rundir.write_config(config)
+    todo = unfinished(specs, plat, rundir)
+    t0 = time.time()
+    try:
+        env = environment(plat)
+        ceilings: dict[Any, dict[str, Any]] = {}
+        if plat.timing and not plat.interpreter and "full" in tier_parts(tier) and todo:  # only full cases are timed
+            import contextlib
+
+            import torch
+
+            from ..verify.ceilings import measure
+
+            with (on_status("measuring device ceilings (copy bandwidth, matmul rates)") if on_status
+                  else contextlib.nullcontext()):
+                for sl in slots:
+                    if sl.device not in ceilings:
+                        ceilings[sl.device] = measure(torch.device(plat.device, sl.device or 0))
+            env["ceilings"] = ceilings
+        if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
+            rundir.write_env(env)
+        if on_start is not None:
+            device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
+            on_start(RunStart(rundir.path, len(specs), len(todo), len(slots), str(device), tier, plat.name, ignored))
+        written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)
+    except KeyboardInterrupt:
+        recorded = len(specs) - len(unfinished(specs, plat, rundir))
+        raise EvaluationInterrupted(rundir.path, recorded, len(specs)) from None
+    wall = time.time() - t0
+    records = rundir.records()
+    summary = summarize(records)
+    summary.update(wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs), tier=tier,
+                   tiers=list(tier_parts(tier)), platform=plat.name)
+    rundir.write_summary(summary)
+    return Run(rundir.path, config, records, written, summary, wall)
+
+
+def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str | None = None,
+                  settings: Settings | None = None, workdir: str | Path | None = None,
+                  device: int | None = None, label: str | None = None,
+                  ceilings: dict[str, float] | None = None) -> dict[str, Any]:
+    """Judge one submission file for one operator with the whole pipeline (L1, the sandbox, every case of
+    ``tier``, L2, L3, timing on GPUs for full-tier cases), without a run directory.
+
+    Args:
+        path: the submission file (any name; the operator is ``op``).
+        op: the operator id (``vllm::rms_norm``).
+        tier: as :func:`evaluate`.
+        platform: a platform name; None detects it.
+        settings: limits and timing knobs.
+        workdir: where the job's sandbox works and logs (``child.log``); None: a temporary directory, removed
+            afterwards (the record's ``log`` then names a file that no longer exists).
+        device: the GPU index (default 0; ignored on the interpreter).
+        label: the record's label (default: the name of the file's folder).
+        ceilings: the device's measured ceilings (``verify/ceilings.py``) for % of speed-of-light; None: none.
+
+    Returns:
+        the job's record (README "Run directory").
+
+    Raises:
+        EvaluationError: an unknown operator or tier, a platform without its device, a missing file.
+    """
+    from .. import platforms
+    from ..suite.registry import get_operator
+    from ..suite.tiers import tier_name
+
+    sub = Path(path)
+    if not sub.is_file():
+        raise EvaluationError(f"{sub} is not a file")
+    try:
+        operator = get_operator(op)
+        tier = tier_name(tier)
+        plat = platforms.detect(platform)
+    except (KeyError, ValueError) as exc:
+        raise EvaluationError(exc.args[0] if exc.args else str(exc)) from None
+    if not plat.interpreter and platforms.device_count(plat) == 0:
+        raise EvaluationError(f"platform {plat.name}: no device visible (use platform 'interpreter')")
+    tmp = None
+    if workdir is None:
+        tmp = Path(tempfile.mkdtemp(prefix="kgb-job-"))
+        workdir = tmp
+    try:
+        spec = JobSpec(operator, sub.resolve(), tier, label=sub.parent.name if label is None else label)
+        return Verifier(spec, plat, None if plat.interpreter else (device or 0), Path(workdir),
+                        settings or Settings(), ceilings).run()
+    finally:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,65 @@
+"""The library entry points (issue 13): kernelgenbench.evaluate / evaluate_file, the pipeline of `kgb eval`."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import kernelgenbench
+from kernelgenbench.run.evaluate import EvaluationError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_importing_the_package_is_cheap() -> None:
+    code = "import sys, kernelgenbench; print('torch' in sys.modules, kernelgenbench.__version__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"}).stdout.split()
+    assert out == ["False", kernelgenbench.__version__]
+
+
+def test_usage_errors_are_raised_before_anything_runs(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    with pytest.raises(EvaluationError, match="not a directory"):
+        kernelgenbench.evaluate(tmp_path / "nope")
+    with pytest.raises(EvaluationError, match="aten::nosuchop"):
+        kernelgenbench.evaluate(subs, ops=["aten::nosuchop"], platform="interpreter", runs_root=tmp_path / "runs")
+    with pytest.raises(EvaluationError, match="tier"):
+        kernelgenbench.evaluate(subs, tier="medium", platform="interpreter", runs_root=tmp_path / "runs")
+    (subs / "aten__ad.py").write_text("x = 1\n")
+    with pytest.raises(EvaluationError, match=r"no submission files.*aten__ad.py \(did you mean aten__add.py\?\)"):
+        kernelgenbench.evaluate(subs, platform="interpreter", runs_root=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
+    with pytest.raises(EvaluationError, match="not a file"):
+        kernelgenbench.evaluate_file(subs / "missing.py", "aten::add", platform="interpreter")
+
+
+@pytest.mark.slow
+def test_evaluate_writes_a_run_and_resumes_and_refuses_another_configuration(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "vllm__rms_norm.py").write_text((ROOT / "solutions" / "vllm__rms_norm.py").read_text())
+    (subs / "aten__neg.py").write_text((ROOT / "tests" / "bad" / "wrong_values__vllm__rms_norm.py").read_text())
+    seen: list[str] = []
+    run = kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run",
+                                  on_record=lambda r: seen.append(r["op"]))
+    assert sorted(seen) == ["aten::neg", "vllm::rms_norm"]
+    assert {r["op"]: r["status"] for r in run.latest} == {"aten::neg": "failed", "vllm::rms_norm": "passed"}
+    assert [r["op"] for r in run.failed] == ["aten::neg"] and run.failed[0]["failure_class"] == "missing_wrapper"
+    assert run.summary["overall"]["operators"] == 2 and run.summary["overall"]["passed"] == 1
+    assert run.summary["tiers"] == ["smoke"] and (run.path / "summary.json").is_file()
+    again = kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run")
+    assert again.written == [] and len(again.records) == 2
+    with pytest.raises(EvaluationError, match="another configuration"):
+        kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run", tier="heldout")
+
+
+@pytest.mark.slow
+def test_evaluate_file_judges_one_job_without_a_run_directory(tmp_path: Path) -> None:
+    rec = kernelgenbench.evaluate_file(ROOT / "solutions" / "vllm__rms_norm.py", "vllm::rms_norm",
+                                       platform="interpreter", workdir=tmp_path / "job")
+    assert rec["status"] == "passed" and rec["op"] == "vllm::rms_norm" and rec["tier"] == "smoke"
+    assert rec["anti_hack"]["L2"]["ok"] and (tmp_path / "job" / "child.log").is_file()
