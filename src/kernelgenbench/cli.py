@@ -330,7 +330,7 @@ def eval_cmd(
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from . import platforms
-    from .metrics import summarize
+    from .metrics import operator_rows, summarize
     from .run.job import Settings
     from .run.rundir import RunDir, environment
     from .run.scheduler import collect_specs, make_slots, run_jobs, unfinished
@@ -439,6 +439,7 @@ def eval_cmd(
     summary["tier"] = tier
     summary["tiers"] = list(tier_parts(tier))
     summary["platform"] = plat.name
+    summary["per_operator"] = operator_rows(records)
     rundir.write_summary(summary)
     from .metrics import latest_records, time_breakdown
 
