@@ -786,7 +786,6 @@ def compare(
     from .report.render import markdown, rich_tables
 
     a, b = _load_runs([run_a, run_b], None)
-    a.label, b.label = "A", "B"
     try:
         rep = compare_runs(a, b, threshold, allow_mixed_tiers)
     except RunDirError as exc:

@@ -48,12 +48,17 @@ def _png(fig: Any) -> str:
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def _log_axis(axis: Any) -> None:
-    """A log axis labelled ``0.5x``, ``1x``, ``2x`` (major and minor ticks) instead of powers of ten."""
+def _log_axis(axis: Any, suffix: str = "x") -> None:
+    """A log axis labelled ``0.5x``, ``1x``, ``2x`` (``suffix``) instead of powers of ten; minor ticks are
+    labelled only while the axis spans less than a decade (else the labels would collide)."""
     from matplotlib.ticker import FuncFormatter
 
-    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
-    axis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    def minor(v: float, _: Any) -> str:
+        lo, hi = sorted(axis.get_view_interval())
+        return f"{v:.3g}{suffix}" if lo > 0 and hi / lo < 10 else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}{suffix}"))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def _empty(ax: Any, text: str) -> None:
@@ -125,10 +130,10 @@ def plot_accuracy_vs_speedup(report: Report) -> str:
         _empty(ax, "no system has a timed operator: nothing to plot against accuracy\n"
                    f"(untimed: {', '.join(untimed) or 'none'})")
         return _png(fig)
-    for r in timed:
+    for i, r in enumerate(timed):
         ax.scatter([100 * r["accuracy"]], [r["geomean"]], s=40)
-        ax.annotate(r["system"], (100 * r["accuracy"], r["geomean"]), textcoords="offset points", xytext=(5, 4),
-                    fontsize=8)
+        ax.annotate(r["system"], (100 * r["accuracy"], r["geomean"]), textcoords="offset points",
+                    xytext=(5, 4 - 10 * i), fontsize=8)
     ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--")
     ax.set_yscale("log")
     _log_axis(ax.yaxis)
@@ -170,10 +175,11 @@ def plot_cost_vs_accuracy(report: Report) -> str:
             _empty(ax, f"no system reports {label}\n(tokens: kgb generate and kgb agent runs;\n"
                        "none where nothing was solved)")
             continue
-        for k, x, y in pts:
+        for i, (k, x, y) in enumerate(pts):
             ax.scatter([x], [100 * y], s=40)
-            ax.annotate(k, (x, 100 * y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+            ax.annotate(k, (x, 100 * y), textcoords="offset points", xytext=(5, 4 - 10 * i), fontsize=8)
         ax.set_xscale("log")
+        _log_axis(ax.xaxis, "")
         ax.set_ylim(-5, 105)
         ax.set_xlabel(label + " (log)")
         ax.set_ylabel("accuracy (%)")
@@ -193,8 +199,6 @@ def html(report: Report) -> str:
     """The report as one self-contained HTML page."""
     import jinja2
 
-    from .render import TITLE
-
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(Path(__file__).parent / "templates")),
                              autoescape=jinja2.select_autoescape(["html", "j2"]), trim_blocks=True,
                              lstrip_blocks=True)
@@ -202,7 +206,7 @@ def html(report: Report) -> str:
     env.filters["jattr"] = _json_attr
     plots = [{"name": name, "caption": cap, "png": PLOTTERS[name](report)} for name, cap in PLOTS]
     data = json.dumps(report.to_json(), default=str).replace("</", "<\\/")
-    return env.get_template("report.html.j2").render(title=TITLE, report=report, plots=plots, data=data)
+    return env.get_template("report.html.j2").render(title=report.title, report=report, plots=plots, data=data)
 
 
 def write_html(report: Report, path: Path) -> Path:

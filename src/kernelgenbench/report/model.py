@@ -119,6 +119,7 @@ class Report:
     banners: list[str]
     options: dict[str, Any]
     operators: dict[str, dict[str, Any]]
+    title: str = "KernelGenBench report"
 
     def table(self, name: str) -> Table:
         for t in self.tables:
@@ -127,7 +128,7 @@ class Report:
         raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": "kgb-report/1", "systems": self.systems, "banners": self.banners, "options": self.options,
+        return {"schema": "kgb-report/1", "title": self.title, "systems": self.systems, "banners": self.banners, "options": self.options,
                 "tables": [t.to_json() for t in self.tables], "operators": self.operators}
 
 

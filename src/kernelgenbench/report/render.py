@@ -40,7 +40,7 @@ def table_markdown(t: Table) -> str:
 
 def markdown(report: Report) -> str:
     """The whole report as Markdown."""
-    out = [f"# {TITLE}", ""]
+    out = [f"# {report.title}", ""]
     for b in report.banners:
         out += [f"> **{_md_escape(b)}**", ""]
     out.append(f"{len(report.systems)} systems: " + "; ".join(
@@ -117,7 +117,7 @@ def write_latex(report: Report, directory: Path) -> list[Path]:
         p.write_text(table_latex(t))
         written.append(p)
     body = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\usepackage{booktabs}",
-            r"\usepackage{graphicx}", r"\begin{document}", rf"\section*{{{TITLE}}}"]
+            r"\usepackage{graphicx}", r"\begin{document}", rf"\section*{{{latex_escape(report.title)}}}"]
     body += [rf"\noindent\textbf{{{latex_escape(b)}}}\par" for b in report.banners]
     body += [rf"\input{{{t.name}.tex}}" for t in report.tables]
     body.append(r"\end{document}")
