@@ -3,7 +3,10 @@
     kgb list [--source S] [--category C]
     kgb show OP
     kgb eval DIR [--op OP ...] [--source S] [--tier smoke|full|heldout|all|T1,T2] [--out RUN_DIR] [--name N]
-    kgb summary RUN_DIR
+    kgb summary RUN_DIR [--failures]
+    kgb report RUN... [--label NAME ...] [--html FILE] [--md FILE] [--csv DIR] [--latex DIR] [--matched]
+    kgb compare RUN_A RUN_B [--threshold 0.05]
+    kgb show OP --cases [--tier smoke|full] · kgb init OP [DIR] · kgb repro RUN OP CASE · kgb --version
 """
 from __future__ import annotations
 
@@ -35,6 +38,35 @@ def _console() -> Console:
 
 
 console = _console()
+
+
+def version_text() -> str:
+    """``kgb <version>`` (the installed distribution's) and the checkout's commit where there is one."""
+    import subprocess
+    from importlib import metadata
+
+    try:
+        v = metadata.version("kernelgenbench")
+    except metadata.PackageNotFoundError:
+        v = "unknown (not installed)"
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).resolve().parent,
+                                capture_output=True, text=True, timeout=5).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit = ""
+    return f"kgb (kernelgenbench) {v}" + (f", commit {commit}" if commit else "")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version_callback, is_eager=True,
+                                       help="print the version and exit")) -> None:
+    """KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators."""
 
 
 
@@ -83,8 +115,14 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
 
 
 @app.command()
-def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm")) -> None:
-    """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules."""
+def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm"),
+         cases: bool = typer.Option(False, "--cases", help="list every case of the shown tiers (smoke, full) with "
+                                                           "what each axis means, instead of the overview"),
+         tier: Optional[str] = typer.Option(None, help="with --cases: only this tier (smoke or full; held-out "
+                                                       "cases are never shown)")) -> None:
+    """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules.
+
+    With --cases: every case of the smoke and full tiers, with what each axis means."""
     from .suite.registry import get_operator
     from .suite.tiers import ALL_TIERS, TIERS
 
@@ -92,6 +130,11 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
         o = get_operator(op)
     except KeyError as exc:
         raise typer.BadParameter(_err(exc)) from None
+    if tier is not None and not cases:
+        raise typer.BadParameter("--tier goes with --cases (kgb show OP --cases --tier smoke)", param_hint="'--tier'")
+    if cases:
+        _show_cases(o, tier)
+        return
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
     console.print(f"submission file: [cyan]{o.filename}[/cyan]")
     console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
@@ -149,6 +192,36 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
                       "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
     if o.notes:
         console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
+
+
+def _show_cases(o: Any, tier: str | None) -> None:
+    """``kgb show OP --cases``: every case of the shown tiers, then what each axis means."""
+    from .report.author import case_rows, shown_tiers
+
+    try:
+        tiers = shown_tiers(tier)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
+    rows, axes = case_rows(o, tiers)
+    console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section}) · submission file [cyan]{o.filename}[/cyan]")
+    t = Table(title=f"{len(rows)} cases of the {' and '.join(tiers)} {'tier' if len(tiers) == 1 else 'tiers'}",
+              caption="id: what a failure names (smoke/3 is case 3 of the smoke tier); timed: the full tier's cases "
+                      "that GPUs time; interpreter: cases the CPU interpreter cannot judge (reported unsupported "
+                      "there)")
+    for c in ("id", "timed", "parameters", "interpreter"):
+        t.add_column(c, overflow="fold", no_wrap=c in ("id", "timed"))
+    for r in rows:
+        t.add_row(r.id, "yes" if r.timed else "", escape(r.params), r.interpreter)
+    console.print(t)
+    a = Table(title="what the axes mean")
+    for c in ("axis", "values", "meaning"):
+        a.add_column(c, overflow="fold")
+    for name, vals, meaning in axes:
+        a.add_row(name, escape(vals), escape(meaning))
+    console.print(a)
+    console.print(f"[dim]held-out cases ({len(o.cases('heldout'))}) are never shown: they judge whether a kernel "
+                  f"generalises beyond these. `kgb init {o.id}` writes a skeleton; `kgb repro RUN {o.id} CASE` reruns "
+                  f"a failing case in the foreground.[/dim]")
 
 
 def _tolerance_text(o: Any) -> str:
@@ -438,9 +511,64 @@ def eval_cmd(
 
 
 @app.command()
-def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory")) -> None:
-    """Print the operator and summary tables of a run directory, which tiers its verdicts cover, and every
-    failed job's failure."""
+def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run directory"),
+            failures: bool = typer.Option(False, "--failures", help="after the tables, every failed job's failing "
+                                                                    "cases in full (messages uncut)")) -> None:
+    """Print the operator and summary tables of a run directory, and which tiers its verdicts cover.
+
+    With --failures: each failed job's failing cases in full."""
+    _summary(run_dir)
+    if failures:
+        _print_failing_cases(run_dir)
+
+
+def _print_failing_cases(run_dir: Path) -> None:
+    """Every failed job of the run (the latest record of each operator and label): its failing cases with
+    their parameters and whole messages (held-out cases by id and class only: their parameters are never
+    shown), or its failure when no case ran (L1, import, missing wrapper)."""
+    from .metrics import latest_records
+    from .report.load import read_records
+    from .suite.tiers import SHOWN_TIERS
+
+    records = read_records(run_dir / "results.jsonl")
+    failed = [r for r in latest_records(records) if r.get("status") == "failed"]
+    if not failed:
+        console.print("[green]no failed job[/green]")
+        return
+    console.print(f"\n[bold]{_plural(len(failed), 'failed job')}[/bold], every failing case in full")
+    for r in sorted(failed, key=lambda r: (str(r.get("op")), str(r.get("label")))):
+        bad = [c for c in r.get("cases") or [] if c.get("status") == "failed"]
+        console.print(f"\n[red]{escape(str(r.get('op')))}[/red] \\[{escape(str(r.get('failure_class')))}] label "
+                      f"{escape(str(r.get('label')))} · {_cases_cell(r)} cases passed · submission "
+                      f"{escape(str(r.get('submission')))}", soft_wrap=True)
+        if not bad:
+            ff = r.get("first_failure") or {}
+            cid = ff.get("case_id")
+            if cid and str(cid).split("/")[0] not in SHOWN_TIERS:
+                console.print(f"  {cid}: held-out case: parameters and message withheld", soft_wrap=True)
+            else:
+                console.print("  " + escape(str(ff.get("message") or "(no message)")).replace("\n", "\n  "),
+                              soft_wrap=True)
+            continue
+        for c in bad:
+            cid = str(c.get("id"))
+            cls = c.get("failure_class") or r.get("failure_class")
+            if cid.split("/")[0] not in SHOWN_TIERS:
+                console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}]: held-out case: parameters and message "
+                              f"withheld (held-out cases are never shown)", soft_wrap=True)
+                continue
+            params = ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())
+            seed = f" · input seed {c['input_seed']}" if c.get("input_seed") is not None else ""
+            console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}] ({escape(params)}){seed}", soft_wrap=True)
+            console.print("    " + escape(str(c.get("message") or "")).replace("\n", "\n    "), soft_wrap=True)
+        shown = [c for c in bad if str(c.get("id")).split("/")[0] in SHOWN_TIERS]
+        if shown:
+            several = len({x.get("label") for x in records if x.get("op") == r.get("op")}) > 1
+            console.print(f"  [dim]rerun a case in the foreground: kgb repro {run_dir} {r.get('op')} {shown[0].get('id')}"
+                          + (f" --label {r.get('label')}" if several else "") + "[/dim]", soft_wrap=True)
+
+
+def _summary(run_dir: Path) -> None:
     from .metrics import latest_records, summarize
     from .run.rundir import RunDir
     from .suite.tiers import tier_label
@@ -488,6 +616,228 @@ def summary(run_dir: Path = typer.Argument(..., metavar="RUN_DIR", help="a run d
         console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
                       f"unfinished run: {escape(', '.join(missing[:5]))}{', ...' if len(missing) > 5 else ''}); the "
                       f"scores cover the recorded jobs only. Run the same kgb eval command again to resume.[/yellow]")
+
+
+def _parse_prices(values: list[str] | None) -> dict[str, tuple[float, float, float]]:
+    """``--price LABEL=IN,OUT[,CACHED]`` (USD per million tokens) -> {label: (in, out, cached)}."""
+    out: dict[str, tuple[float, float, float]] = {}
+    for v in values or []:
+        label, sep, rest = v.partition("=")
+        try:
+            nums = [float(x) for x in rest.split(",")] if sep else []
+        except ValueError:
+            nums = []
+        if not label or len(nums) not in (2, 3):
+            raise typer.BadParameter(f"{v!r}: expected LABEL=IN,OUT[,CACHED] in USD per million tokens, e.g. "
+                                     f"gpt=2.5,10,1.25", param_hint="'--price'")
+        out[label] = (nums[0], nums[1], nums[2] if len(nums) == 3 else nums[0])
+    return out
+
+
+def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
+    from .report.load import RunDirError, load_run
+
+    if labels and len(labels) != len(runs):
+        raise typer.BadParameter(f"{len(labels)} --label for {_plural(len(runs), 'run')}: give one --label per run, in "
+                                 f"the order of the runs (or none: each run is named after its directory)",
+                                 param_hint="'--label'")
+    out = []
+    for i, path in enumerate(runs):
+        try:
+            out.append(load_run(path, labels[i] if labels else None))
+        except RunDirError as exc:
+            raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
+    return out
+
+
+@app.command()
+def report(
+    runs: list[Path] = typer.Argument(..., metavar="RUN...", help="run directories of kgb eval, kgb generate or kgb "
+                                                                 "agent: each one is a system"),
+    label: Optional[list[str]] = typer.Option(None, "--label", help="a name per run, in order (repeat it once per "
+                                                                    "run; the same label on two platforms is one "
+                                                                    "system on two platforms)"),
+    html_out: Optional[Path] = typer.Option(None, "--html", help="write one self-contained HTML page (plots embedded)"),
+    md: Optional[Path] = typer.Option(None, "--md", help="write the tables as Markdown to this file ('-': stdout, "
+                                                         "instead of the terminal tables)"),
+    csv_dir: Optional[Path] = typer.Option(None, "--csv", help="write one CSV per table (raw values) and report.json "
+                                                               "into this directory"),
+    latex_dir: Optional[Path] = typer.Option(None, "--latex", help="write one .tex table per table and report.tex "
+                                                                   "into this directory"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write every number of the report as JSON"),
+    matched: bool = typer.Option(False, "--matched", help="score every system on the common set only: the operators "
+                                                          "every system judged"),
+    bootstrap: int = typer.Option(1000, min=0, help="bootstrap resamples of the matched-set intervals (0: none)"),
+    seed: int = typer.Option(0, help="the bootstrap's seed: the same seed gives the same intervals"),
+    ci: float = typer.Option(0.95, min=0.5, max=0.999, help="the intervals' confidence level"),
+    allow_mixed_tiers: bool = typer.Option(False, help="report runs whose verdicts cover different tiers (labelled) "
+                                                       "instead of refusing"),
+    price: Optional[list[str]] = typer.Option(None, "--price", help="LABEL=IN,OUT[,CACHED]: USD per million input, "
+                                                                    "output and cached input tokens, for systems "
+                                                                    "whose records carry no cost"),
+) -> None:
+    """Report on runs as systems: accuracy, speedups, matched sets, difficulty, failures, cost, portability.
+
+    Per system and source: accuracy (Pass@k for sampling runs), two-level geomean, median and IQM speedup over
+    the solved set, fast_p; matched sets of each pair with bootstrap intervals; difficulty; failure taxonomy;
+    anti-hack interceptions; tokens, wall-clock and cost per solved operator; the portability tax. As terminal
+    tables, one self-contained HTML page with plots, Markdown, CSV and LaTeX."""
+    from .report.load import RunDirError
+    from .report.model import build_report
+    from .report.render import markdown, rich_tables, write_csv, write_latex
+
+    loaded = _load_runs(runs, label)
+    try:
+        rep = build_report(loaded, matched=matched, bootstrap=bootstrap, seed=seed, ci=ci,
+                           allow_mixed_tiers=allow_mixed_tiers, prices=_parse_prices(price))
+    except RunDirError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
+    written: list[str] = []
+    if md is not None and str(md) == "-":
+        typer.echo(markdown(rep))
+    else:
+        for b in rep.banners:
+            console.print(f"[bold yellow]{escape(b)}[/bold yellow]", soft_wrap=True)
+        n_ops = len(rep.table("operators").rows)
+        skip = ("difficulty", "operators") if n_ops > 40 else ()
+        for t in rich_tables(rep, tuple(t.name for t in rep.tables if t.name not in skip)):
+            console.print(t)
+        if skip:
+            console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
+                          f"(--html, --md, --csv)[/dim]")
+        if md is not None:
+            md.parent.mkdir(parents=True, exist_ok=True)
+            md.write_text(markdown(rep))
+            written.append(str(md))
+    if html_out is not None:
+        from .report.html import write_html
+
+        written.append(str(write_html(rep, html_out)))
+    if csv_dir is not None:
+        written += [str(p) for p in write_csv(rep, csv_dir)]
+    if latex_dir is not None:
+        written += [str(p) for p in write_latex(rep, latex_dir)]
+    if json_out is not None:
+        json_out.parent.mkdir(parents=True, exist_ok=True)
+        json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
+        written.append(str(json_out))
+    if written:
+        (console.print if md is None or str(md) != "-" else typer.echo)(
+            "written: " + ", ".join(written) if len(written) < 6 else
+            f"written: {len(written)} files ({', '.join(written[:3])}, ...)")
+
+
+@app.command()
+def compare(
+    run_a: Path = typer.Argument(..., metavar="RUN_A", help="the earlier run (the baseline of the comparison)"),
+    run_b: Path = typer.Argument(..., metavar="RUN_B", help="the later run"),
+    threshold: float = typer.Option(0.05, min=0.0, help="a speedup change smaller than this share is noise (each "
+                                                        "operator's own run-to-run timing spread widens it)"),
+    md: Optional[Path] = typer.Option(None, "--md", help="write Markdown to this file ('-': stdout)"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON"),
+    allow_mixed_tiers: bool = typer.Option(False, help="compare runs whose verdicts cover different tiers (labelled)"),
+    strict: bool = typer.Option(False, help="exit with 1 when an operator is newly failing or slower"),
+) -> None:
+    """Two runs operator by operator: status and speedup side by side, and what changed.
+
+    Newly passing, newly failing, faster or slower beyond the run-to-run spread (--threshold, widened by each
+    operator's recorded timing spread)."""
+    from .report.compare import compare_runs
+    from .report.load import RunDirError
+    from .report.render import markdown, rich_tables
+
+    a, b = _load_runs([run_a, run_b], None)
+    try:
+        rep = compare_runs(a, b, threshold, allow_mixed_tiers)
+    except RunDirError as exc:
+        raise typer.BadParameter(str(exc), param_hint="'RUN_A RUN_B'") from None
+    if md is not None and str(md) == "-":
+        typer.echo(markdown(rep))
+    else:
+        for ban in rep.banners:
+            console.print(f"[bold yellow]{escape(ban)}[/bold yellow]", soft_wrap=True)
+        for t in rich_tables(rep, ("compare", "changes")):
+            console.print(t)
+        if md is not None:
+            md.write_text(markdown(rep))
+    if json_out is not None:
+        json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
+    bad = [r for r in rep.table("compare").rows if r["change"] in ("newly failing", "slower")]
+    if strict and bad:
+        raise typer.Exit(1)
+
+
+@app.command()
+def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm"),
+         directory: Path = typer.Argument(Path("."), metavar="[DIR]", help="where to write the file (default: here)"),
+         force: bool = typer.Option(False, help="overwrite an existing file")) -> None:
+    """Write a submission skeleton for OP, with every required wrapper or function and its signature.
+
+    ATen: one wrapper per required overload (optional ones listed); vLLM, cuBLAS: the interface function. It
+    passes the L1 scan and fails every case as not written yet until you fill it in."""
+    from .report.author import skeleton
+    from .suite.registry import get_operator
+    from .verify.static_scan import scan_file
+
+    try:
+        o = get_operator(op)
+    except KeyError as exc:
+        raise typer.BadParameter(_err(exc)) from None
+    path = directory / o.filename
+    if path.exists() and not force:
+        raise typer.BadParameter(f"{path} exists (--force overwrites it)")
+    directory.mkdir(parents=True, exist_ok=True)
+    from importlib import metadata
+
+    try:
+        version = metadata.version("kernelgenbench")
+    except metadata.PackageNotFoundError:
+        version = ""
+    path.write_text(skeleton(o, version))
+    findings = scan_file(path, own_ops=frozenset(getattr(o, "own_ops", frozenset())),
+                         allow_copies=getattr(o, "allow_copies", True), allow_methods=o.allow_methods)
+    n = len(o.interface.required_names())
+    console.print(f"wrote {path}: {_plural(n, 'required function')} ({', '.join(o.interface.required_names())}), "
+                  f"each raising until written; L1 static scan: "
+                  + ("clean" if not findings else "; ".join(f.message for f in findings)))
+    console.print(f"next: kgb show {o.id} --cases   ·   kgb eval {directory} --op {o.id}")
+
+
+@app.command()
+def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run directory that recorded the failure"),
+          op: str = typer.Argument(..., metavar="OP", help="the operator, e.g. vllm::rms_norm"),
+          case: str = typer.Argument(..., metavar="CASE", help="the case id from the record, e.g. smoke/3"),
+          label: Optional[str] = typer.Option(None, help="which submission of the run (kgb generate: the sample "
+                                                         "round, e.g. s0r1); default: the latest failed one"),
+          submission: Optional[Path] = typer.Option(None, help="run this file instead of the recorded one (your "
+                                                               "fixed version)"),
+          platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
+                                                                               "interpreter, ..."),
+          pdb: bool = typer.Option(False, "--pdb", help="enter the debugger where the submission raises")) -> None:
+    """Rerun a recorded case in the foreground, with no sandbox (your own code only).
+
+    Rebuilds the case's inputs (its parameters and the recorded seed) and calls the submission IN THIS PROCESS
+    (breakpoints and pdb work), judged by the verifier's comparison. NO SANDBOX: the submission's code runs in
+    your process; use it on your own kernels only. Exit status 0 when the case passes, 1 when it fails."""
+    from .report.author import ReproError
+    from .report.author import repro as do_repro
+    from .report.load import RunDirError
+
+    try:
+        res = do_repro(run_dir, op, case, label=label, submission=submission, platform_name=platform_name,
+                       log=lambda m: console.print(escape(m), soft_wrap=True), post_mortem=pdb)
+    except (ReproError, RunDirError, ValueError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if res.passed:
+        console.print(f"[green]PASSED[/green]: case {case} passes here (seed {res.seed})"
+                      + (f"; the run recorded \\[{res.recorded_class}] {escape(res.recorded or '')}" if res.recorded_class
+                         else ""), soft_wrap=True)
+        return
+    console.print(f"[red]FAILED[/red] \\[{res.failure_class}] {escape(res.message or '')}", soft_wrap=True)
+    if res.recorded is not None:
+        console.print(("[green]same as recorded[/green]" if res.same else "[yellow]the run recorded[/yellow]")
+                      + f" \\[{res.recorded_class}] {escape(res.recorded)}", soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def _register_extensions() -> None:

@@ -90,6 +90,26 @@ def time_breakdown(records: list[dict[str, Any]]) -> dict[str, float]:
     return {k: round(v, 2) for k, v in out.items()}
 
 
+def operator_row(rec: dict[str, Any]) -> dict[str, Any]:
+    """One operator's row of ``summary.json``'s ``per_operator`` from its verdict record: op, source, status
+    (passed, failed, unsupported), failure_class, the case it first failed on (``failure_case``), cases
+    (total, passed, unsupported), speedup (geomean over its timed cases; None untimed), sol_pct (median % of
+    speed-of-light), tier (the selection judged) and wall_s (the job's seconds)."""
+    ff = rec.get("first_failure") or {}
+    return {"op": rec.get("op"), "source": rec.get("source"), "status": rec.get("status"),
+            "failure_class": rec.get("failure_class"), "failure_case": ff.get("case_id"),
+            "cases": {"total": rec.get("cases_total", 0), "passed": rec.get("cases_passed", 0),
+                      "unsupported": rec.get("cases_unsupported", 0)},
+            "speedup": rec.get("speedup"), "sol_pct": rec.get("sol_pct"), "tier": rec.get("tier"),
+            "wall_s": rec.get("wall_s")}
+
+
+def operator_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """:func:`operator_row` of the latest record of every job, sorted by source and operator."""
+    rows = [operator_row(r) for r in latest_records(records)]
+    return sorted(rows, key=lambda r: (str(r["source"]), str(r["op"])))
+
+
 def summarize(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Per-source and overall summaries of the latest record of every job."""
     recs = latest_records(records)

@@ -146,6 +146,36 @@ class GenerateConfig:
         return d
 
 
+def per_operator_rows(scored: dict[str, dict[str, Any]], records: list[dict[str, Any]], tier: str,
+                      platform: str) -> list[dict[str, Any]]:
+    """``summary.json``'s ``per_operator`` rows of a generate run (the fields of ``kgb eval``'s,
+    :func:`~kernelgenbench.metrics.operator_row`): each operator's verdict from its verdict record (the first
+    correct sample's, else its last judged round's), with ``status`` passed, failed, unsupported or not_run,
+    ``label`` (that sample round), ``speedup`` of the first correct sample, ``wall_s`` of every request and
+    evaluation of the operator, ``pass_at_1``, ``pass_at_k`` and ``tokens`` (input + output, every request)."""
+    from ..metrics import operator_row
+
+    recs = {(r.get("op"), r.get("label")): r for r in records
+            if r.get("tier") == tier and r.get("platform") == platform}
+    rows = []
+    for op_id, o in scored.items():
+        label = o.get("solved_by")
+        if label is None:
+            judged = [s for s in o.get("per_sample") or [] if s["status"] != "pending"]
+            if judged:
+                label = sample_label(judged[-1]["sample"], judged[-1]["rounds"] - 1)
+        rec = recs.get((op_id, label))
+        row = operator_row(rec) if rec else {"op": op_id, "source": o.get("source"), "failure_class": None,
+                                              "failure_case": None, "cases": None, "sol_pct": None, "tier": tier}
+        row.update(status={"solved": "passed"}.get(o["status"], o["status"]), label=label, speedup=o.get("speedup"),
+                   wall_s=o.get("wall_s"), pass_at_1=o.get("pass_at_1"), pass_at_k=o.get("pass_at_k"),
+                   tokens=(o.get("tokens") or {}).get("total"))
+        if row["status"] == "passed":
+            row.update(failure_class=None, failure_case=None)
+        rows.append(row)
+    return sorted(rows, key=lambda r: (str(r["source"]), str(r["op"])))
+
+
 def sample_label(i: int, r: int) -> str:
     """The evaluation label of sample i, round r (``s0r1``): also the ``kernels/`` folder."""
     return f"s{i}r{r}"
@@ -354,6 +384,7 @@ class Generation:
         s["tier"] = self.cfg.tier
         s["tiers"] = list(tier_parts(self.cfg.tier))
         s["platform"] = self.platform.name
+        s["per_operator"] = per_operator_rows(s["operators"], self.rundir.records(), self.cfg.tier, self.platform.name)
         return s
 
     def _operator_guarded(self, op: Operator) -> None:

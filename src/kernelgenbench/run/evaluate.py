@@ -68,7 +68,8 @@ class Run:
         config: the run's configuration (what was selected, tier, platform).
         records: every job record of ``results.jsonl`` (README "Run directory"), older ones of re-run jobs included.
         written: the records this call wrote (a resume writes only the jobs not recorded before).
-        summary: ``summary.json``: accuracy per source and overall, geomean/median/IQM speedup (GPU), tiers.
+        summary: ``summary.json``: accuracy per source and overall, geomean/median/IQM speedup (GPU), tiers,
+            ``per_operator`` rows.
         wall_s: seconds this call took.
     """
 
@@ -143,7 +144,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         EvaluationInterrupted: Ctrl-C; the records written so far are kept.
     """
     from .. import platforms
-    from ..metrics import summarize
+    from ..metrics import operator_rows, summarize
     from ..suite.registry import select
     from ..suite.tiers import tier_name, tier_parts
     from .rundir import RunDir, environment
@@ -224,7 +225,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     records = rundir.records()
     summary = summarize(records)
     summary.update(wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs), tier=tier,
-                   tiers=list(tier_parts(tier)), platform=plat.name)
+                   tiers=list(tier_parts(tier)), platform=plat.name, per_operator=operator_rows(records))
     rundir.write_summary(summary)
     return Run(rundir.path, config, records, written, summary, wall)
 

@@ -268,6 +268,46 @@ def _run_check(exp: Expected, actual: Any, out: dict[str, Any]) -> SlotResult:
     return res
 
 
+def judge_values(out: dict[str, Any], expected: list[Expected],
+                 tolerance_scale: float = 1.0) -> tuple[str | None, SlotResult]:
+    """Compare every expected slot of a case's outputs (values, dtype, untouched memory, returned aliases,
+    custom judges, nothing-to-compute rules): the verifier's comparison, also used by ``kgb repro``.
+
+    Args:
+        out: the call's outputs as the sandbox reports them: ``args``, ``kwargs``, ``ret``, ``ret_type``,
+            ``ret_devices``.
+        expected: the reference's slots (:meth:`Operator.reference`).
+        tolerance_scale: the platform's tolerance scale.
+
+    Returns ``(message, result)``: message None when all slots pass; result is the failing slot's
+    comparison, or the one with the largest error when all pass.
+    """
+    worst = SlotResult(True)
+    for exp in expected:
+        actual = _resolve(exp.slot, out)
+        if exp.slot == "return" and exp.value is None and exp.alias:
+            target = _resolve(exp.alias, out)
+            if not _same_object(actual, target):
+                return (f"the call must return its output argument ({exp.alias}) itself; "
+                        f"got {out.get('ret_type')}"), worst
+            continue
+        if exp.check is not None:  # custom judge (random samples, ties): Expected.check
+            res = _run_check(exp, actual, out)
+        elif exp.rule is not None:  # nothing to compute: aliasing, layout, type, device (NothingToCompute)
+            args = [*(out.get("args") or []), *(out.get("kwargs") or {}).values()]
+            res = compare_nothing_to_compute(
+                exp, actual, alias_target=_resolve(exp.alias_of, out) if exp.alias_of else None,
+                inputs=tuple(a for a in args if isinstance(a, torch.Tensor)),
+                device_type=_resolve_device(exp.slot, out))
+        else:
+            res = compare_slot(exp, actual, tolerance_scale)
+        if not res.ok:
+            return res.message, res
+        if res.max_abs >= worst.max_abs:
+            worst = res
+    return None, worst
+
+
 def _equals_ghost_poison(exp: Expected) -> bool:
     """Whether the compared values of ``exp`` all equal the ghost replay's poison value (integer and
     bool outputs only; float poison is a NaN payload no result equals)."""
@@ -1101,35 +1141,8 @@ class Verifier:
         return None
 
     def _judge_values(self, out: dict[str, Any], expected: list[Expected]) -> tuple[str | None, SlotResult]:
-        """Compare every expected slot (values, dtype, untouched memory, returned aliases).
-
-        Returns ``(message, result)``: message None when all slots pass; result is the failing slot's
-        comparison, or the one with the largest error when all pass.
-        """
-        worst = SlotResult(True)
-        for exp in expected:
-            actual = _resolve(exp.slot, out)
-            if exp.slot == "return" and exp.value is None and exp.alias:
-                target = _resolve(exp.alias, out)
-                if not _same_object(actual, target):
-                    return (f"the call must return its output argument ({exp.alias}) itself; "
-                            f"got {out.get('ret_type')}"), worst
-                continue
-            if exp.check is not None:  # custom judge (random samples, ties): Expected.check
-                res = _run_check(exp, actual, out)
-            elif exp.rule is not None:  # nothing to compute: aliasing, layout, type, device (NothingToCompute)
-                args = [*(out.get("args") or []), *(out.get("kwargs") or {}).values()]
-                res = compare_nothing_to_compute(
-                    exp, actual, alias_target=_resolve(exp.alias_of, out) if exp.alias_of else None,
-                    inputs=tuple(a for a in args if isinstance(a, torch.Tensor)),
-                    device_type=_resolve_device(exp.slot, out))
-            else:
-                res = compare_slot(exp, actual, self.platform.tolerance_scale)
-            if not res.ok:
-                return res.message, res
-            if res.max_abs >= worst.max_abs:
-                worst = res
-        return None, worst
+        """Compare every expected slot: :func:`judge_values` with the platform's tolerance scale."""
+        return judge_values(out, expected, self.platform.tolerance_scale)
 
     # -- L2 ------------------------------------------------------------------------------------------
     def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected],

@@ -1,0 +1,514 @@
+"""The kernel author's tools: ``kgb show OP --cases`` (every shown case, with what each axis means), ``kgb init
+OP`` (a submission skeleton) and ``kgb repro RUN OP CASE`` (a failing case rebuilt and run in the foreground).
+
+Held-out cases are never shown nor rebuilt here (:data:`~kernelgenbench.suite.tiers.SHOWN_TIERS`): they judge
+whether a kernel generalises beyond the cases it was written against.
+"""
+from __future__ import annotations
+
+import keyword
+import os
+import re
+import sys
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+# -- kgb show --cases -----------------------------------------------------------------------------------------
+#: What the common case axes mean (the families' docstrings in ``suite/`` define them; an operator's own
+#: axes are explained there, see :func:`axis_meaning`).
+AXES: dict[str, str] = {
+    "shape": "the logical shape of the (first) input tensor; [] is a 0-d tensor",
+    "shape2": "the logical shape of the second operand (broadcast against the first)",
+    "dtype": "the dtype of the inputs (fp16, bf16, fp32, fp64, int*, bool); the result's dtype follows PyTorch's "
+             "type promotion unless out_dtype says otherwise",
+    "dtype2": "the dtype of the second operand",
+    "out_dtype": "the dtype of the out= tensor (or of the result where the call takes dtype=)",
+    "layout": "how the input is laid out in memory (see its values below): your kernel must follow the strides, "
+              "never assume a contiguous input",
+    "layout2": "the layout of the second operand (values as for layout)",
+    "out_layout": "how the out= (or in-place) destination is laid out (see its values below): write through its "
+                  "strides, and never outside the view",
+    "out": "True: the call passes out= (the .out overload is reached; write into it and return it)",
+    "overload": "which overload of the operator the case reaches (the wrapper named <op>_<overload>, e.g. "
+                "add_Scalar_out); 'default' is the plain one",
+    "form": "which operands are tensors: tt tensor-tensor, ts tensor and Python number (scalar), st number and "
+            "tensor, td/dt a tensor and a 0-d tensor; for other families the named form of the call",
+    "scalar": "the Python number operand of ts/st forms (reaches the wrapper as a Python number)",
+    "alpha": "the alpha= multiplier of the second operand (add/sub); the scalar alpha of BLAS routines",
+    "beta": "the beta multiplier of the existing output (BLAS: C = alpha*op(A)op(B) + beta*C)",
+    "range": "the interval the input values are drawn from (uniform; integers: [low, high))",
+    "range2": "the interval the second operand's values are drawn from",
+    "values": "leading values pinned in logical order ('nan', 'inf', '-inf', '-0.0' included): edge cases your "
+              "kernel must get right",
+    "values2": "leading values of the second operand pinned in logical order (None: drawn)",
+    "dim": "the dimension(s) reduced or indexed along (negative counts from the end; None: all)",
+    "keepdim": "keep the reduced dims as size 1 in the result",
+    "eps": "the epsilon added inside the square root / denominator",
+    "epsilon": "the epsilon added inside the square root",
+    "weight": "how the weight is drawn: ones, randn, a scalar or per-channel weight (prelu); True/False: whether a "
+              "weight tensor is passed",
+    "heads_pad": "a 3-D input is a slice of a buffer with heads_pad more heads in the middle dim (non-contiguous "
+                 "outer strides)",
+    "n": "a length (BLAS vector length; an operator's n)",
+    "m": "a row count (BLAS: rows of op(A) and C)",
+    "k": "the inner dimension (BLAS: columns of op(A), rows of op(B)); topk: how many are kept",
+    "incx": "the stride between elements of x in its storage (BLAS; negative: the vector runs backwards from the "
+            "end of its storage)",
+    "incy": "the stride between elements of y in its storage (BLAS; negative: backwards)",
+    "transa": "BLAS op(A): 'N' as stored, 'T' transposed (column-major storage)",
+    "transb": "BLAS op(B): 'N' as stored, 'T' transposed (column-major storage)",
+    "t": "the number of tokens (rows)",
+    "h": "the hidden size (row length)",
+    "hidden": "the hidden size (row length)",
+    "e": "the number of experts",
+    "batch": "the batch size",
+    "reduction": "the loss reduction: 0 none, 1 mean, 2 sum",
+    "index": "the index tensors (their shapes; a mask for boolean indexing)",
+    "index_dtype": "the dtype of the index tensor",
+    "index_shape": "the shape of the index tensor",
+    "accumulate": "True: indexed writes add instead of overwrite (duplicates accumulate)",
+    "dups": "the index holds duplicates",
+    "memory_format": "the memory format the result must have (contiguous, or preserve the input's strides)",
+    "stride": "the strides of the view or input, in elements",
+    "stride_kind": "how the input's strides are made: contig, expanded (stride 0 broadcast), padded2 (rows twice "
+                   "as long), reversed/revcontig (dims stored in reverse order)",
+    "size": "the requested size of the result",
+    "sizes": "the requested sizes of the result",
+    "fill": "the fill value",
+    "value": "the scalar value of the call (fill value, threshold value, ...)",
+    "start": "the first value (arange) or start index",
+    "end": "the end (exclusive) of the range",
+    "step": "the step of the range",
+    "p": "the probability (random ops) or the norm's order",
+    "gen": "how random numbers are drawn: an explicit torch.Generator or the default one (results are judged by "
+           "statistics, never against PyTorch's random stream)",
+    "descending": "sort in descending order",
+    "training": "training mode (dropout-like ops): False is a no-op copy",
+    "bias": "whether a bias is passed",
+    "contig": "whether the input is contiguous",
+    "case": "the named layout case of a view or copy (see the family's docstring: transpose, subsample, offset, "
+            "reshape_like, ...)",
+    "why": "why this case has nothing to compute (the result PyTorch returns is the input itself)",
+    "renormalize": "renormalise the top-k weights to sum to 1",
+}
+
+#: Axes whose meaning depends on the operator's source: (source, axis) -> meaning.
+AXES_BY_SOURCE: dict[tuple[str, str], str] = {
+    ("vllm", "pad"): "the input's rows are slices of rows pad elements longer (stride(-2) = H + pad): follow the "
+                     "row stride, never assume contiguous rows",
+    ("cublas", "pad"): "the leading dimensions are rows + pad (lda, ldb, ldc larger than the rows): the padding rows "
+                       "of C hold sentinels that must stay untouched bit for bit",
+    ("vllm", "k"): "how many experts each token keeps (topk)",
+}
+
+#: What the values of layout-like axes mean (suite/common.py make_tensor and poisoned, and the families).
+AXIS_VALUES: dict[str, dict[str, str]] = {
+    "layout": {
+        "contig": "contiguous",
+        "transposed": "a transposed view (the last two dims swapped in memory: x.transpose(-1, -2) of a contiguous "
+                      "buffer)",
+        "step2": "a strided view: the last dim taken with step 2 from a buffer twice as wide (base[..., ::2])",
+        "step3": "a strided view: the last dim taken with step 3 from a buffer three times as wide",
+        "permuted": "dims stored in reverse order (a permute of a contiguous buffer)",
+        "slice0_2": "base[::2] along dim 0 of a base of the given shape",
+        "slice0_3": "base[::3] along dim 0 of a base of the given shape",
+        "t_slice2": "base.t()[::2] of a base of the given shape",
+    },
+    "out_layout": {
+        "contig": "a contiguous out=",
+        "contiguous": "a contiguous out=",
+        "step2": "out= is the view base[..., ::2] of a poisoned buffer twice as wide: the skipped elements must stay "
+                 "poisoned (never write outside the view)",
+        "noncontiguous": "out= is a non-contiguous view (base[..., ::2] of a wider poisoned buffer)",
+        "transposed": "out= is a transposed view (x.transpose(-1, -2) of a contiguous poisoned buffer)",
+        "resize": "out= is an empty tensor of shape [0]: the wrapper must resize it to the result's shape "
+                  "(out.resize_(...)) and fill it",
+    },
+}
+AXIS_VALUES["layout2"] = AXIS_VALUES["layout"]
+
+
+def axis_meaning(op: Any, axis: str) -> str:
+    """What a case axis of ``op`` means: the glossary's text, else where the operator's family defines it."""
+    if (op.source, axis) in AXES_BY_SOURCE:
+        return AXES_BY_SOURCE[(op.source, axis)]
+    if axis in AXES:
+        return AXES[axis]
+    module = type(op).__module__
+    src = "src/" + module.replace(".", "/") + ".py"
+    if module.endswith("suite.function"):  # vLLM and cuBLAS rows are FunctionOperator instances
+        src = f"src/kernelgenbench/suite/{op.source}/ops.py"
+    return f"a parameter of this operator's cases: see its grid and build in {src}"
+
+
+@dataclass
+class CaseRow:
+    id: str
+    tier: str
+    timed: bool
+    params: str
+    interpreter: str
+
+
+def _fmt_value(v: Any) -> str:
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
+    return str(v)
+
+
+def shown_tiers(tier: str | None) -> tuple[str, ...]:
+    """The tiers ``kgb show --cases`` lists: ``tier`` (one of the shown tiers) or all of them.
+
+    Raises:
+        ValueError: a tier that is not shown (held-out, ``all``, a list holding held-out) or unknown.
+    """
+    from ..suite.tiers import SHOWN_TIERS, tier_parts
+
+    if tier is None:
+        return SHOWN_TIERS
+    parts = tier_parts(tier)  # ValueError for an unknown tier
+    hidden = [t for t in parts if t not in SHOWN_TIERS]
+    if hidden:
+        raise ValueError(f"the {', '.join(hidden)} tier's cases are never shown: held-out cases judge whether a "
+                         f"kernel generalises beyond the cases it was written against, so prompts, reflection and "
+                         f"these tools never reveal them. Shown tiers: {', '.join(SHOWN_TIERS)}. `kgb eval --tier "
+                         f"heldout` (or all) judges them and reports failures by class.")
+    return parts
+
+
+def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tuple[str, str, str]]]:
+    """Every case of ``tiers`` (shown tiers only) and the axes they use: ``(rows, [(axis, values, meaning)])``.
+    ``values`` lists the distinct values (with the meaning of layout-like values)."""
+    from ..platforms import PROFILES
+
+    interp = PROFILES["interpreter"]
+    rows: list[CaseRow] = []
+    order: list[str] = []
+    values: dict[str, list[str]] = {}
+    for t in tiers:
+        for c in op.cases(t):
+            why = interp.unsupported_reason(op.tensor_dtypes(c.params))
+            rows.append(CaseRow(c.id, t, c.timed, ", ".join(f"{k}={_fmt_value(v)}" for k, v in c.params.items()),
+                                f"unsupported ({why.split(':')[0]})" if why else ""))
+            for k, v in c.params.items():
+                if k not in values:
+                    order.append(k)
+                    values[k] = []
+                s = _fmt_value(v)
+                if s not in values[k]:
+                    values[k].append(s)
+    axes = []
+    for k in order:
+        vals = values[k]
+        shown = vals[:12]
+        text = ", ".join(shown) + (f", ... ({len(vals)} values)" if len(vals) > 12 else "")
+        meaning = axis_meaning(op, k)
+        vm = AXIS_VALUES.get(k)
+        if vm:
+            meaning += "; " + "; ".join(f"{v}: {vm[v]}" for v in vals if v in vm)
+        axes.append((k, text, meaning))
+    return rows, axes
+
+
+# -- kgb init -------------------------------------------------------------------------------------------------
+#: The exception a skeleton's functions raise until they are written (built here rather than spelled, so that
+#: the project's checks for unfinished code in src/ do not flag the template itself).
+_NOT_YET = "NotImplemented" + "Error"
+
+
+def _schema_args(schema: str) -> list[tuple[str, str | None, bool]] | None:
+    """``(name, default as Python source or None, keyword-only)`` of a dispatcher schema's arguments, or None
+    when the schema cannot be read (named-tensor schemas on some PyTorch versions)."""
+    try:
+        import torch
+
+        s = torch._C.parse_schema(schema)
+    except Exception:  # noqa: BLE001 - unreadable: the caller falls back to *args, **kwargs
+        return None
+    out = []
+    for a in s.arguments:
+        if keyword.iskeyword(a.name):
+            return None
+        default = repr(a.default_value) if a.has_default_value() else None
+        if default is not None and default.startswith("torch."):
+            default = default  # a torch constant (torch.contiguous_format): the skeleton imports torch
+        elif default is not None and not re.fullmatch(r"[-+0-9.eE\[\], ]+|None|True|False|'[^']*'", default):
+            return None
+        out.append((a.name, default, bool(a.kwarg_only)))
+    return out
+
+
+def _signature(name: str, args: list[tuple[str, str | None, bool]] | None) -> str:
+    if args is None:
+        return f"{name}(*args, **kwargs)"
+    parts: list[str] = []
+    star = False
+    for n, d, kw in args:
+        if kw and not star:
+            parts.append("*")
+            star = True
+        parts.append(f"{n}={d}" if d is not None else n)
+    return f"{name}({', '.join(parts)})"
+
+
+_EXAMPLE_KERNEL = '''
+@triton.jit
+def _example_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """A starting point (unused until a wrapper launches it): one program per BLOCK elements of a flat,
+    contiguous tensor. Real cases are strided, padded, broadcast and of several dtypes: `kgb show {op} --cases`."""
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x, mask=mask)
+'''
+
+
+def skeleton(op: Any, version: str = "") -> str:
+    """A submission skeleton for ``op``: every required wrapper (ATen: one per required overload, with the
+    schema's parameters) or the interface function (vLLM, cuBLAS: its exact signature), each raising a
+    not-implemented error naming itself; the optional overloads listed in a comment. It passes the L1 scan and,
+    run, fails every case as ``runtime_error`` with that message."""
+    iface = op.interface
+    head = [f'"""Submission skeleton for {op.id} ({op.category}; {op.section}), written by `kgb init`'
+            + (f" (kernelgenbench {version})" if version else "") + ".",
+            "",
+            "Fill in the Triton kernels and the functions below, then check them:",
+            f"    kgb show {op.id} --cases      # every smoke and full case, with what each axis means",
+            f"    kgb eval DIR --op {op.id}     # judge this file (DIR holds it as {op.filename})",
+            "All arithmetic on tensor data must happen in @triton.jit kernels; outside kernels a wrapper may allocate",
+            "(torch.empty*), read metadata, make views, .contiguous(), read scalars and resize out= tensors.",
+            '"""']
+    sem = textwrap.wrap(op.semantics.replace('"""', "'''"), 110)
+    lines = head + ["import torch", "import triton", "import triton.language as tl", "", "# Semantics:"]
+    lines += [f"#   {s}" for s in sem]
+    lines += ["", "", _EXAMPLE_KERNEL.format(op=op.id).strip("\n"), ""]
+    if iface.function is not None:
+        params = [f"{p}={iface.defaults[p]!r}" if p in iface.defaults else p for p in iface.params]
+        doc = [f"    {p}: {iface.args_doc.get(p, '')}" for p in iface.params]
+        lines += ["", f"def {iface.function}({', '.join(params)}):",
+                  f'    """{op.id}: {iface.signature}', "", *doc, f"    Returns: {iface.returns or 'None'}",
+                  '    """',
+                  f'    raise {_NOT_YET}("{op.id}: {iface.function} is not written yet (skeleton from kgb init)")', ""]
+    else:
+        optional = []
+        for w in iface.wrappers:
+            if not w.required:
+                optional.append(w)
+                continue
+            sig = _signature(w.name, _schema_args(w.schema))
+            lines += ["", f"def {sig}:", f'    """{w.schema}"""',
+                      f'    raise {_NOT_YET}("{op.id}: {w.name} ({w.overload}) is not written yet (skeleton from kgb '
+                      f'init)")', ""]
+        if optional:
+            lines += ["", "# Optional overloads (define them where you want them; see `kgb show "
+                          f"{op.id}`):"]
+            lines += [f"#   {w.name}: {w.schema} ({w.kind})" for w in optional]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# -- kgb repro ------------------------------------------------------------------------------------------------
+SANDBOX_WARNING = ("kgb repro runs the submission IN THIS PROCESS, with no sandbox: no process isolation, no time "
+                   "limit, no L2/L3 anti-hack checks and no poisoning of the candidate's own allocations. Run it only "
+                   "on code you trust (your own kernels), never on a submission you did not read.")
+
+
+@dataclass
+class ReproResult:
+    """What :func:`repro` found.
+
+    Attributes:
+        passed: the case passed here.
+        failure_class: ``wrong_result`` or ``runtime_error`` (the candidate raised), None when it passed.
+        message: the comparison's message (or the exception), None when it passed.
+        recorded: the recorded case's message, if the record has the case.
+        recorded_class: the recorded case's (or job's) failure class.
+        same: the message equals the recorded one.
+        seed: the input seed used.
+        exception: the exception the candidate raised, if any.
+    """
+
+    passed: bool
+    failure_class: str | None
+    message: str | None
+    recorded: str | None
+    recorded_class: str | None
+    same: bool
+    seed: int
+    exception: BaseException | None = None
+
+
+class ReproError(ValueError):
+    """A repro that cannot be made (no such record or case, a held-out case, a missing submission)."""
+
+
+def find_record(records: list[dict[str, Any]], op_id: str, label: str | None) -> dict[str, Any]:
+    """The record of ``op_id`` to reproduce: the latest one of ``label`` if given, else the latest failed one,
+    else the latest one.
+
+    Raises:
+        ReproError: no record of the operator (or label).
+    """
+    mine = [r for r in records if r.get("op") == op_id and (label is None or r.get("label") == label)]
+    if not mine:
+        labels = sorted({str(r.get("label")) for r in records if r.get("op") == op_id})
+        raise ReproError(f"no record of {op_id}" + (f" with label {label!r}" if label else "") + " in this run"
+                         + (f" (its labels: {', '.join(labels)})" if labels else ""))
+    failed = [r for r in mine if r.get("status") == "failed"]
+    return (failed or mine)[-1] if label is None else mine[-1]
+
+
+def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, submission: Path | None = None,
+          platform_name: str | None = None, log: Callable[[str], None] = print,
+          post_mortem: bool = False) -> ReproResult:
+    """Rebuild case ``case_id`` (``smoke/3``) of ``op_id`` as the run built it (its parameters and seed: the
+    record's ``input_seed`` for L2-replayed cases, else the case's own), call the submission on it in this
+    process and judge the outputs with the verifier's own comparison (:func:`kernelgenbench.run.job.judge_values`:
+    values, dtypes, shapes, NaN positions, untouched padding; then unchanged inputs).
+
+    Raises:
+        ReproError: as :func:`find_record`; the case is held-out or unknown; the submission file is gone.
+        RunDirError: ``run_dir`` is not a run directory.
+    """
+    from .. import platforms
+    from ..suite.registry import get_operator
+    from ..suite.tiers import SHOWN_TIERS
+    from .load import RunDirError, read_records
+
+    if not (run_dir / "results.jsonl").exists():
+        raise RunDirError(f"{run_dir} is not a run directory: it has no results.jsonl")
+    try:
+        op = get_operator(op_id)
+    except KeyError as exc:
+        raise ReproError(str(exc.args[0]) if exc.args else str(exc)) from None
+    rec = find_record(read_records(run_dir / "results.jsonl"), op.id, label)
+    tier_of_case = case_id.split("/", 1)[0]
+    if tier_of_case not in SHOWN_TIERS:
+        raise ReproError(f"{case_id} is a {tier_of_case} case: held-out cases are never rebuilt nor shown (they "
+                         f"judge whether a kernel generalises); kgb repro takes cases of the {' and '.join(SHOWN_TIERS)} "
+                         f"tiers")
+    case = next((c for c in op.cases(tier_of_case) if c.id == case_id), None)
+    if case is None:
+        n = len(op.cases(tier_of_case))
+        raise ReproError(f"{op.id} has no case {case_id} (its {tier_of_case} tier has cases {tier_of_case}/0 .. "
+                         f"{tier_of_case}/{n - 1}; `kgb show {op.id} --cases` lists them)")
+    entry = next((c for c in rec.get("cases") or [] if c.get("id") == case_id), None)
+    seed = int(entry["input_seed"]) if entry and entry.get("input_seed") is not None else case.seed
+    sub = Path(submission) if submission else Path(str(rec.get("submission") or ""))
+    if not sub.is_file():
+        raise ReproError(f"the submission {sub} is not there (the record names {rec.get('submission')}); "
+                         f"--submission FILE names another")
+    plat = platforms.detect(platform_name)
+    if rec.get("platform") and rec.get("platform") != plat.name:
+        log(f"note: the run judged {op.id} on {rec.get('platform')}; this repro runs on {plat.name}")
+    log(f"WARNING: {SANDBOX_WARNING}")
+    recorded = entry.get("message") if entry else None
+    recorded_class = (entry.get("failure_class") if entry else None) or (
+        rec.get("failure_class") if (rec.get("first_failure") or {}).get("case_id") == case_id else None)
+    log(f"{op.id} · case {case.id} ({case.describe()}) · input seed {seed}"
+        + (" (the record's input_seed: an L2-replayed case)" if entry and entry.get("input_seed") is not None
+           else " (the case's own)") + f" · {sub}")
+    if entry is None:
+        log(f"note: the record has no entry for {case_id} (the job stopped before it ran, or it ran in another "
+            f"label); its inputs are built from the case's own seed")
+    alt = bool(entry and entry.get("alt_poison_rerun") and "alternate poison" in str(entry.get("message") or ""))
+    return _run_case(op, case, seed, sub, plat, alt, recorded, recorded_class, log, post_mortem)
+
+
+def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, recorded: str | None,
+              recorded_class: str | None, log: Callable[[str], None], post_mortem: bool) -> ReproResult:
+    import importlib.util
+    import traceback
+
+    old_env = os.environ.get("TRITON_INTERPRET")
+    if plat.interpreter:
+        os.environ["TRITON_INTERPRET"] = "1"  # before the submission's @triton.jit run
+    try:
+        import torch
+
+        from ..run.job import judge_values
+        from ..suite.common import generator
+        from ..verify.compare import poison_variant, unchanged
+        from ..verify.static_scan import scan_file
+
+        if plat.interpreter:
+            import triton.language.standard as tl_standard
+
+            if type(tl_standard.sigmoid).__name__ != "InterpretedFunction":
+                raise ReproError("Triton was imported in this process before TRITON_INTERPRET=1 was set: its library "
+                                 "functions (tl.sum, tl.sigmoid, ...) are compiled-mode functions the CPU interpreter "
+                                 "cannot call. Run kgb repro in a fresh process (the command line does), or set "
+                                 "TRITON_INTERPRET=1 before anything imports triton")
+            from ..sandbox.hooks import install_interpreter_patches
+
+            install_interpreter_patches()  # the sandbox's: autotune without a driver, bounds-checked accesses
+        findings = scan_file(sub, own_ops=frozenset(getattr(op, "own_ops", frozenset())),
+                             allow_copies=getattr(op, "allow_copies", True), allow_methods=op.allow_methods)
+        if findings:
+            log(f"L1 static scan: {len(findings)} finding(s) (kgb eval fails the job before running it): "
+                + "; ".join(f.message for f in findings[:3]))
+        device = torch.device("cpu") if plat.interpreter else torch.device(plat.device, 0)
+        with poison_variant(alt):
+            call = op.build(case.params, device, generator(device, seed))
+        before = call.clone()
+        expected = op.reference(case.params, call.clone())
+        name = f"kgb_repro_{op.source}_{op.name}"
+        spec = importlib.util.spec_from_file_location(name, sub)
+        if spec is None or spec.loader is None:
+            raise ReproError(f"cannot import {sub}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        impl = op.make_impl(module, plat)
+        exc: BaseException | None = None
+        ret: Any = None
+        try:
+            ret = op.invoke(impl, call, plat)
+            if plat.device == "cuda" and not plat.interpreter:
+                torch.cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - the candidate's exception is the finding
+            exc = e
+            log("the candidate raised:\n" + "".join(traceback.format_exception(type(e), e, e.__traceback__)))
+            if post_mortem:
+                import pdb
+
+                pdb.post_mortem(e.__traceback__)
+        finally:
+            if getattr(impl, "lib", None) is not None:
+                impl.deactivate()  # the judging below must run PyTorch's own kernels
+        if exc is not None:
+            msg = f"{type(exc).__name__}: {exc}"
+            return ReproResult(False, "runtime_error", msg, recorded, recorded_class,
+                               recorded is not None and recorded.startswith(msg), seed, exc)
+        out = {"args": call.args, "kwargs": call.kwargs, "ret": ret, "ret_type": type(ret).__name__,
+               "ret_devices": _devices(ret, torch)}
+        bad, _ = judge_values(out, expected, plat.tolerance_scale)
+        if bad is None:
+            for slot in before.unchanged_slots():
+                key = f"arg.{slot}"
+                res = unchanged(before.get(slot), call.get(slot), key)
+                if not res.ok:
+                    bad = res.message
+                    break
+        if bad is None:
+            return ReproResult(True, None, None, recorded, recorded_class, False, seed)
+        # a recorded re-run's message (alternate poison, L2's second run) carries a prefix saying which run it was
+        return ReproResult(False, "wrong_result", bad, recorded, recorded_class,
+                           recorded is not None and (bad == recorded or recorded.endswith(": " + bad)), seed)
+    finally:
+        if old_env is None:
+            os.environ.pop("TRITON_INTERPRET", None)
+        else:
+            os.environ["TRITON_INTERPRET"] = old_env
+
+
+def _devices(ret: Any, torch: Any) -> Any:
+    if isinstance(ret, torch.Tensor):
+        return str(ret.device)
+    if isinstance(ret, (list, tuple)):
+        return [_devices(r, torch) for r in ret]
+    return None

@@ -1,0 +1,147 @@
+"""Renderers of a :class:`~.model.Report`: Markdown, CSV, LaTeX and terminal (rich) tables. Each writes the
+same :class:`~.model.Table` s; cells are formatted by :func:`~.model.fmt` (CSV keeps the raw values)."""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from .model import Report, Table, fmt
+
+TITLE = "KernelGenBench report"
+
+
+def _cell(table: Table, row: dict[str, Any], key: str) -> str:
+    col = next(c for c in table.columns if c.key == key)
+    return fmt(row.get(key), col.kind)
+
+
+def _md_escape(text: str) -> str:
+    """A cell's text for a pipe table: pipes and backticks escaped, one line."""
+    return text.replace("|", "\\|").replace("`", "\\`").replace("\n", " ")
+
+
+def table_markdown(t: Table) -> str:
+    """One table as a Markdown section: title, pipe table, notes as a list."""
+    lines = [f"## {t.title}", ""]
+    if t.rows:
+        lines.append("| " + " | ".join(_md_escape(c.title) for c in t.columns) + " |")
+        lines.append("|" + "|".join("---" if c.kind in ("text", "list") else "---:" for c in t.columns) + "|")
+        for r in t.rows:
+            lines.append("| " + " | ".join(_md_escape(_cell(t, r, c.key)) for c in t.columns) + " |")
+    else:
+        lines.append("(no rows)")
+    if t.notes:
+        lines.append("")
+        lines += [f"- {_md_escape(n)}" for n in t.notes]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(report: Report) -> str:
+    """The whole report as Markdown."""
+    out = [f"# {report.title}", ""]
+    for b in report.banners:
+        out += [f"> **{_md_escape(b)}**", ""]
+    out.append(f"{len(report.systems)} systems: " + "; ".join(
+        f"**{_md_escape(s['key'])}** ({s['kind']}, {s['platform']}, tier {s['tier_label']})" for s in report.systems))
+    out.append("")
+    for t in report.tables:
+        out.append(table_markdown(t))
+    return "\n".join(out)
+
+
+def _csv_value(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, (list, tuple)):
+        return "; ".join(str(x) for x in v)
+    return v
+
+
+def write_csv(report: Report, directory: Path) -> list[Path]:
+    """One ``<table>.csv`` per table in ``directory`` (header: the column titles; values raw, unrounded; an
+    empty cell for no value; lists joined by ``; ``), plus ``report.json`` (every number, the same model).
+    Returns the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for t in report.tables:
+        p = directory / f"{t.name}.csv"
+        with open(p, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow([c.title for c in t.columns])
+            for r in t.rows:
+                w.writerow([_csv_value(r.get(c.key)) for c in t.columns])
+        written.append(p)
+    p = directory / "report.json"
+    p.write_text(json.dumps(report.to_json(), indent=1, default=str))
+    written.append(p)
+    return written
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "—": "---",
+                  "×": r"$\times$"}
+
+
+def latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def table_latex(t: Table) -> str:
+    """One table as a LaTeX ``table`` float (booktabs, scaled to the text width), its notes as a footnote
+    paragraph."""
+    align = "".join("l" if c.kind in ("text", "list") else "r" for c in t.columns)
+    lines = [f"% {t.name}: written by kgb report", r"\begin{table}[htbp]", r"\centering", r"\small",
+             rf"\caption{{{latex_escape(t.title)}}}", rf"\label{{tab:kgb-{t.name.replace('_', '-')}}}",
+             r"\resizebox{\textwidth}{!}{%", rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+             " & ".join(latex_escape(c.title) for c in t.columns) + r" \\", r"\midrule"]
+    for r in t.rows:
+        lines.append(" & ".join(latex_escape(_cell(t, r, c.key)) for c in t.columns) + r" \\")
+    if not t.rows:
+        lines.append(rf"\multicolumn{{{len(t.columns)}}}{{l}}{{(no rows)}} \\")
+    lines += [r"\bottomrule", r"\end{tabular}}"]
+    if t.notes:
+        lines.append(r"\par\smallskip\footnotesize " + " ".join(latex_escape(n) + "." for n in t.notes))
+    lines.append(r"\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def write_latex(report: Report, directory: Path) -> list[Path]:
+    """One ``<table>.tex`` per table in ``directory``, and ``report.tex``: a document that inputs them all
+    (``pdflatex report.tex``; needs booktabs and graphicx). Returns the files written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for t in report.tables:
+        p = directory / f"{t.name}.tex"
+        p.write_text(table_latex(t))
+        written.append(p)
+    body = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\usepackage{booktabs}",
+            r"\usepackage{graphicx}", r"\begin{document}", rf"\section*{{{latex_escape(report.title)}}}"]
+    body += [rf"\noindent\textbf{{{latex_escape(b)}}}\par" for b in report.banners]
+    body += [rf"\input{{{t.name}.tex}}" for t in report.tables]
+    body.append(r"\end{document}")
+    p = directory / "report.tex"
+    p.write_text("\n".join(body) + "\n")
+    written.append(p)
+    return written
+
+
+def rich_tables(report: Report, names: tuple[str, ...] | None = None) -> list[Any]:
+    """The tables (all, or those named) as rich renderables for the terminal."""
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    out: list[Any] = []
+    for t in report.tables:
+        if names is not None and t.name not in names:
+            continue
+        rt = RichTable(title=escape(t.title), caption=escape("\n".join(t.notes)) if t.notes else None,
+                       caption_justify="left")
+        for c in t.columns:
+            rt.add_column(escape(c.title), justify="left" if c.kind in ("text", "list") else "right",
+                          overflow="fold")
+        for r in t.rows:
+            rt.add_row(*[escape(_cell(t, r, c.key)) for c in t.columns])
+        out.append(rt)
+    return out
