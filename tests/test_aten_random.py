@@ -27,7 +27,7 @@ from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, Bernoull
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, GeneratorSeed, bind_generators, numel
 from kernelgenbench.verify import profile, timing
-from kernelgenbench.verify.static_scan import scan_file, scan_source
+from kernelgenbench.verify.scan import scan_file, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"

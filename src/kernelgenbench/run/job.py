@@ -45,7 +45,7 @@ from ..verify import profile as l3
 from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
                               poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error, interpreter_limit
-from ..verify.static_scan import describe_findings, findings_record, scan_file
+from ..verify.scan import describe_findings, findings_record, scan_file
 from ..verify.timing import timed_repetitions, timed_set_seed
 
 
@@ -793,7 +793,7 @@ class Verifier:
         bodies = [b for b in bodies if b not in self._scanned_bodies]
         if not bodies or self.spec.submission is None:
             return
-        from ..verify.static_scan import scan_kernel_body
+        from ..verify.scan import scan_kernel_body
 
         try:
             source = importlib.util.decode_source(Path(self.spec.submission).read_bytes())
