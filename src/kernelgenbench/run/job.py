@@ -786,7 +786,7 @@ class Verifier:
         """The launch rule's record in a child's answer (:func:`_check_launch_violations`), and the
         submission's functions that ran as kernel bodies although the file-level L1 scan did not hold
         them to the kernel-body rule (``unscanned_bodies``: made kernels in a way the scan does not
-        follow): each is scanned once as a kernel body (``static_scan.scan_kernel_body``); a finding
+        follow): each is scanned once as a kernel body (``verify.scan.scan_kernel_body``); a finding
         fails the job as ``static_scan``, a function the file does not define as ``profile``."""
         _check_launch_violations(msg, where, case)
         bodies = [(str(n), int(line)) for n, line in msg.get("unscanned_bodies") or []]
