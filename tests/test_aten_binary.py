@@ -11,7 +11,7 @@ import torch
 from kernelgenbench.suite.aten.binary import OPERATORS, BinaryOperator
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Case, dtype_of, numel
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 

@@ -21,7 +21,7 @@ from kernelgenbench.suite.aten.copies import OPERATORS, CopyOperator, _as_dispat
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, clone_tree, dtype_of
 from kernelgenbench.verify.compare import poison_
-from kernelgenbench.verify.static_scan import scan_file, scan_source
+from kernelgenbench.verify.scan import scan_file, scan_source
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -19,7 +19,7 @@ from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import dtype_of
 from kernelgenbench.verify import profile as l3
-from kernelgenbench.verify.static_scan import scan_file, scan_source
+from kernelgenbench.verify.scan import scan_file, scan_source
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

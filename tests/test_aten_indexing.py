@@ -19,7 +19,7 @@ from kernelgenbench.suite.aten.indexing import (OPERATORS, RAISES, IndexOperator
                                                 winner_judge)
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import EXACT, Expected, Tolerance, numel, storage_view
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -20,7 +20,7 @@ from kernelgenbench.suite.aten.losses import OPERATORS, LossOperator, TensorRow
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, Tolerance
 from kernelgenbench.verify.compare import compare_values
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -11,7 +11,7 @@ from kernelgenbench.suite.aten.family import DIRECT
 from kernelgenbench.suite.aten.pointwise import OPERATORS, UnaryOperator
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import dtype_of
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 

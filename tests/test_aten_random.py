@@ -1,4 +1,4 @@
-"""The random family (suite/aten/random.py): grids against aten.md §1/§8 (with §6b), the wrappers against the
+"""The random family (suite/aten/random/): grids against aten.md §1/§8 (with §6b), the wrappers against the
 installed PyTorch, the statistics (bounds checked by hand), the judge on PyTorch's own samplers (they pass)
 and on wrong ones (constant, mean, seed-ignoring, non-advancing, non-reproducing, correlated, biased, and
 long-range dependent: periods, copied blocks, mirrored halves, a 16-bit LCG; one run a rearrangement of
@@ -22,12 +22,13 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.sandbox import hooks
 from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, BernoulliLaw, ExponentialLaw, PoissonLaw,
-                                              RandomOperator, UniformLaw, _neighbour_mids, bernstein, dkw,
-                                              gamma_mean_bounds, other_seed)
+                                              RandomOperator, UniformLaw, bernstein, dkw, gamma_mean_bounds,
+                                              other_seed)
+from kernelgenbench.suite.aten.random.stats import _neighbour_mids
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, GeneratorSeed, bind_generators, numel
 from kernelgenbench.verify import profile, timing
-from kernelgenbench.verify.static_scan import scan_file, scan_source
+from kernelgenbench.verify.scan import scan_file, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -47,7 +48,7 @@ def _case(name: str, tier: str, index: int):
 
 
 def _native_runs(call: Call, sampler=None) -> tuple:
-    """The four runs of the protocol (suite/aten/random.py) with PyTorch's CPU op as the candidate, or
+    """The four runs of the protocol (suite/aten/random/protocol.py) with PyTorch's CPU op as the candidate, or
     ``sampler(run_index, call_with_generators) -> ret`` for a fake one."""
     from kernelgenbench.suite.aten.random import other_seed as alt
 
@@ -618,7 +619,8 @@ def test_copy_test_bound_by_hand() -> None:
 
     import numpy as np
 
-    from kernelgenbench.suite.aten.random import (LR_MODES, Cells, _copy_gains, copy_test, copy_threshold)
+    from kernelgenbench.suite.aten.random import LR_MODES, Cells, copy_test, copy_threshold
+    from kernelgenbench.suite.aten.random.long_range import _copy_gains
 
     n = 1000
     assert copy_threshold(n, A_TEST) == pytest.approx(math.log2(1e7) + math.log2(9 * n) + 2 * math.log2(n)

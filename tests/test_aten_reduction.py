@@ -18,7 +18,7 @@ from kernelgenbench.suite.aten.family import DIRECT
 from kernelgenbench.suite.aten.reduction import OPERATORS, ReductionOperator
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -18,7 +18,7 @@ from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.shape import OPERATORS, ShapeOperator, sort_indices_check
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import VIEW, Call, dtype_of
-from kernelgenbench.verify.static_scan import scan_file
+from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

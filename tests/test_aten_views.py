@@ -16,7 +16,7 @@ from kernelgenbench.suite.aten.views import OPERATORS, ViewOperator
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import ALLOCATION, SCALAR_READ, VIEW, dtype_of
 from kernelgenbench.verify.compare import compare_nothing_to_compute
-from kernelgenbench.verify.static_scan import scan_file, scan_source
+from kernelgenbench.verify.scan import scan_file, scan_source
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from kernelgenbench.suite.registry import get_operator
-from kernelgenbench.verify.static_scan import scan_source
+from kernelgenbench.verify.scan import scan_source
 
 from fixture_files import (PATCH_SUFFIX, PatchDoesNotApply, fixture_name, fixture_op, oracle_of, submission_text,
                            write_submission)

@@ -21,7 +21,7 @@ from kernelgenbench.llm.prompt import build_prompt, environment, reflection_mess
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.suite.registry import all_operators, get_operator
 from kernelgenbench.suite.tiers import SHOWN_TIERS
-from kernelgenbench.verify.static_scan import RULES, scan_source
+from kernelgenbench.verify.scan import RULES, scan_source
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 PINNED = [("aten::add", "interpreter"), ("vllm::rms_norm", "interpreter"), ("cublas::cublasSgemm_v2", "interpreter"),

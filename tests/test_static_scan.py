@@ -1,4 +1,4 @@
-"""Tests of the L1 static scan (src/kernelgenbench/verify/static_scan.py).
+"""Tests of the L1 static scan (src/kernelgenbench/verify/scan/).
 
 Every rule has at least one rejected snippet whose exact (line, rule) list is asserted, and realistic
 clean submissions must give no finding at all. No GPU; everything here is pure AST work.
@@ -10,7 +10,7 @@ import textwrap
 
 import pytest
 
-from kernelgenbench.verify.static_scan import RULES, Finding, scan_file, scan_source
+from kernelgenbench.verify.scan import RULES, Finding, scan_file, scan_source
 
 
 def hits(source: str, **kw) -> list[tuple[int, str]]:
@@ -1019,7 +1019,7 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     """``FN: tl.constexpr`` called as ``FN(x)`` (a jit function passed in; the runtime launch check admits
     only Triton values there) passes L1; the same call of a parameter without the constexpr annotation,
     or of a module-level name that is no jit function, does not."""
-    from kernelgenbench.verify.static_scan import scan_source
+    from kernelgenbench.verify.scan import scan_source
 
     head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
     ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
@@ -1117,9 +1117,9 @@ def test_functions_made_kernels_by_a_call_are_kernel_bodies() -> None:
 
 
 def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
-    """static_scan.scan_kernel_body: the verifier's scan of a function that ran as a kernel body although
+    """scan.scan_kernel_body: the verifier's scan of a function that ran as a kernel body although
     the file-level scan did not follow how it became one (a project decorator calling triton.jit)."""
-    from kernelgenbench.verify.static_scan import scan_kernel_body
+    from kernelgenbench.verify.scan import scan_kernel_body
 
     src = textwrap.dedent("""
         import typing
@@ -1202,7 +1202,7 @@ def test_cmath_in_a_kernel_body_is_not_triton() -> None:
 
 
 def test_forbidden_import_names_every_allowed_module() -> None:
-    from kernelgenbench.verify.static_scan import IMPORT_ALLOWED, IMPORT_ORDER
+    from kernelgenbench.verify.scan import IMPORT_ALLOWED, IMPORT_ORDER
 
     [f] = scan_source("import json\n")
     listed = f.message.split("(", 1)[1].split(")", 1)[0].split(", ")
@@ -1335,11 +1335,12 @@ def test_host_levels_settle_exactly_over_long_chains() -> None:
 
 
 def test_host_levels() -> None:
-    """static_scan.host_level on expressions of one scope: host data (no tensor anywhere), a plain
+    """scan.scope host_level on expressions of one scope: host data (no tensor anywhere), a plain
     Python value (never a tensor, contents unknown), unknown."""
     import ast
 
-    from kernelgenbench.verify import static_scan as l1
+    from kernelgenbench.verify import scan as l1
+    from kernelgenbench.verify.scan.scanner import _Scanner
 
     src = textwrap.dedent("""
     import math
@@ -1359,7 +1360,7 @@ def test_host_levels() -> None:
         return a
     """)
     tree = ast.parse(src)
-    sc = l1._Scanner(src, frozenset(), True)
+    sc = _Scanner(src, frozenset(), True)
     sc.scopes.append(sc.build_scope(tree))
     fn = tree.body[2]
     sc.scopes.append(sc.build_scope(fn))
@@ -1470,7 +1471,7 @@ def neg(self):
 
 
 def test_findings_are_ranked_by_relevance_then_position() -> None:
-    from kernelgenbench.verify.static_scan import RULE_RELEVANCE, rank_findings
+    from kernelgenbench.verify.scan import RULE_RELEVANCE, rank_findings
 
     fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
     assert [(f.line, f.rule) for f in fs] == [(1, "file-io"), (2, "host-compute"), (8, "dispatch-recursion"),
@@ -1482,7 +1483,7 @@ def test_findings_are_ranked_by_relevance_then_position() -> None:
 
 
 def test_describe_findings_lists_each_with_its_line_and_rule() -> None:
-    from kernelgenbench.verify.static_scan import describe_findings, rank_findings
+    from kernelgenbench.verify.scan import describe_findings, rank_findings
 
     fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
     lines = describe_findings(fs).splitlines()
@@ -1503,7 +1504,7 @@ def test_describe_findings_lists_each_with_its_line_and_rule() -> None:
 
 
 def test_findings_record_keeps_all_bounded_and_counts_them() -> None:
-    from kernelgenbench.verify.static_scan import findings_record
+    from kernelgenbench.verify.scan import findings_record
 
     fs = scan_source(MANY_FINDINGS, own_ops=frozenset({"neg"}))
     rec = findings_record(fs)

@@ -317,7 +317,7 @@ def failure_lines(r: dict[str, Any]) -> list[str]:
     """The lines that show a failed job's first failure in full: its message (for an exception, the
     submission's own frames and the exceptions: run/job.py ``condense_traceback``; the whole traceback
     is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
-    the most relevant first. The message lists them (static_scan.describe_findings); for a record
+    the most relevant first. The message lists them (verify.scan.describe_findings); for a record
     written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that
     the message lacks are added."""
     ff = r.get("first_failure") or {}

@@ -2,7 +2,7 @@
 # argument so that a repeated case -- the CUDA kernel-list profile run re-runs the first case -- is
 # answered with a same-dtype copy_ (allowed) and a real Triton launch, and no ATen compute shows up.
 # Fails as `profile` (L3): L1 passes it, since it judges no state across calls (the module-cache rule
-# is gone: verify/static_scan.py "State across calls"), but launch-grid callables are traced, so the
+# is gone: verify/scan/policy.py "State across calls"), but launch-grid callables are traced, so the
 # call that fills the cache (case smoke/0's first run) shows aten::mm, mul, pow, add and div in the
 # L3 dispatch trace: PyTorch compute outside Triton kernels.
 import torch

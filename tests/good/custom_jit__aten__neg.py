@@ -1,7 +1,7 @@
 ﻿"""Legal: aten::neg in real-world kernel styles the file-level scan does not follow by name (the file
 starts with a UTF-8 byte-order mark): a project decorator that calls triton.jit with options, and kernel
 variants made by triton.jit in a comprehension. Each runs as a kernel body only after the verifier has
-scanned it as one (sandbox/launch_args.py UNSCANNED, static_scan.scan_kernel_body)."""
+scanned it as one (sandbox/launch_args.py UNSCANNED, verify.scan.scan_kernel_body)."""
 import torch
 import triton
 import triton.language as tl

@@ -178,7 +178,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         ValueError: unknown mode.
     """
     from ..verify import profile as l3
-    from ..verify import static_scan as l1
+    from ..verify import scan as l1
     from ..verify.profile import ALLOC, COPIES, META, VIEWS
 
     if mode not in MODES:

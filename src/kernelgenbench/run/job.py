@@ -45,7 +45,7 @@ from ..verify import profile as l3
 from ..verify.compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
                               poison_is_ambiguous, poison_variant, unchanged)
 from ..verify.failures import classify_error, interpreter_limit
-from ..verify.static_scan import describe_findings, findings_record, scan_file
+from ..verify.scan import describe_findings, findings_record, scan_file
 from ..verify.timing import timed_repetitions, timed_set_seed
 
 
@@ -826,14 +826,14 @@ class Verifier:
         """The launch rule's record in a child's answer (:func:`_check_launch_violations`), and the
         submission's functions that ran as kernel bodies although the file-level L1 scan did not hold
         them to the kernel-body rule (``unscanned_bodies``: made kernels in a way the scan does not
-        follow): each is scanned once as a kernel body (``static_scan.scan_kernel_body``); a finding
+        follow): each is scanned once as a kernel body (``verify.scan.scan_kernel_body``); a finding
         fails the job as ``static_scan``, a function the file does not define as ``profile``."""
         _check_launch_violations(msg, where, case)
         bodies = [(str(n), int(line)) for n, line in msg.get("unscanned_bodies") or []]
         bodies = [b for b in bodies if b not in self._scanned_bodies]
         if not bodies or self.spec.submission is None:
             return
-        from ..verify.static_scan import scan_kernel_body
+        from ..verify.scan import scan_kernel_body
 
         try:
             source = importlib.util.decode_source(Path(self.spec.submission).read_bytes())

@@ -124,7 +124,7 @@ class Child:
         hooks.install_host_read_hooks()
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
-        from ..verify.static_scan import kernel_body_defs
+        from ..verify.scan import kernel_body_defs
         from . import launch_args
 
         try:  # decoded as Python decodes it (coding cookie, BOM), as L1 does

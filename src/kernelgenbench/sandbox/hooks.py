@@ -19,7 +19,7 @@
   cannot be rebuilt from its arguments (raised as ``RuntimeError`` with the same message); errors a
   GPU raises later, at a synchronisation (not a launch outcome). Other traces a launch leaves are
   closed elsewhere: warnings, Triton's runtime state, Python objects changed by a kernel body and
-  polls or timers of device work are rejected by L1 (``verify/static_scan.py``).
+  polls or timers of device work are rejected by L1 (``verify/scan/``).
 * :class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
   It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
   what Triton's own launcher does inside a launch, and it poisons every tensor the candidate

@@ -41,7 +41,7 @@ namedtuples), so a kernel that compiles on a GPU is not rejected here.
 
 Which functions may run as kernel bodies: Triton's and the harness's own, and the submission's, each
 judged by the kernel-body rule: those L1 scanned as kernel bodies (:data:`KERNEL_BODIES`, set by the
-sandbox child from ``verify.static_scan.kernel_body_defs`` before the submission is imported:
+sandbox child from ``verify.scan.kernel_body_defs`` before the submission is imported:
 decorated with, or handed by name to, ``triton.jit``/``autotune``/``heuristics``/
 ``constexpr_function``), and any other function of the submission file that runs as one
 (``[triton.jit][0](f)``, a decorator of its own): recorded in :data:`UNSCANNED` and scanned as a
@@ -589,12 +589,12 @@ _SRC_OK: dict[int, tuple[Any, str]] = {}
 #: file-level scan did not hold them to the kernel-body rule (made kernels in a way it does not follow:
 #: a decorator of the submission's own that calls ``triton.jit``, a jit call in a comprehension): the
 #: child reports them with every answer and the verifier scans each as a kernel body
-#: (``verify.static_scan.scan_kernel_body``); never cleared.
+#: (``verify.scan.scan_kernel_body``); never cleared.
 UNSCANNED: list[tuple[str, int]] = []
 
 #: Set by the sandbox child before it imports the submission: ``(file, defs)``, the submission's
 #: absolute path and the ``(name, line)`` of its function definitions that L1 holds to the kernel-body
-#: rule (``verify.static_scan.kernel_body_defs``). None (tests, tools): not enforced.
+#: rule (``verify.scan.kernel_body_defs``). None (tests, tools): not enforced.
 KERNEL_BODIES: tuple[str, frozenset[tuple[str, int]]] | None = None
 
 

@@ -1,0 +1,62 @@
+"""L1 static scan: reject submissions whose source computes outside Triton or tampers with the harness.
+
+This is the first anti-cheat tier (``shared/DESIGN.md``, bullet "L1 static scan"; upstream's
+equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the submission's source with
+:mod:`ast` and never imports or runs it. It rejects:
+
+* calls that compute with PyTorch instead of Triton: ``torch.X(...)`` outside an allowlist of
+  allocation, view, metadata and device-query functions, ``torch.ops.*``, ``torch.nn.functional.*``,
+  ``torch.linalg/fft/special.*``, and tensor *methods* judged by name (``x.sum()``, ``x.to(...)``);
+* calls of the op the submission replaces (dispatch recursion, ``aten.md`` §4 item 5);
+* the compiler stack (``torch.compile``, dynamo, inductor, TorchScript), foreign compute (``ctypes``,
+  CuPy, vLLM, C++ extensions), host computation (NumPy and friends);
+* ``exec``/``eval``, dynamic attribute access and dynamic imports, introspection, monkey-patching,
+  Python side effects and non-Triton calls in kernel bodies, file/network/process/thread access,
+  extra streams and timers.
+
+What it cannot see (aliases built at run time, ``a @ b`` and other operators on tensors, indexing that
+computes) is left to the dynamic tiers L2 (ghost replay) and L3 (dispatch trace), which see through
+them. The scan is deliberately conservative about *names*: a method call is judged by its name alone,
+because the receiver's type is unknown statically, unless the receiver is provably a plain Python value
+(see "Host values" in :mod:`.scope`: ``s = set(); s.add(v)`` passes, ``t.add(v)`` of a parameter does not).
+
+Layout
+------
+* :mod:`.api`: the entry points (:func:`scan_source`, :func:`scan_file`, :func:`scan_kernel_body`,
+  :func:`kernel_body_defs`) and the data shapes they return;
+* :mod:`.findings`: :class:`Finding`, and how a rejection ranks and reports findings
+  (:func:`describe_findings`, :func:`findings_record`);
+* :mod:`.policy`: the rules and their sources, the allow/deny tables and the texts that say why (what a
+  maintainer edits), and why L1 does not judge state kept across calls;
+* :mod:`.scope`: scope analysis, name resolution and the host-type inference ("Host values");
+* :mod:`.scanner`: the AST visitor that reports findings, and the scope of the rules (kernel bodies, the
+  ``__main__`` guard).
+"""
+from __future__ import annotations
+
+from .api import kernel_body_defs, scan_file, scan_kernel_body, scan_source
+from .findings import (Finding, MESSAGE_FINDINGS_MAX, RECORD_FINDINGS_MAX, rank_findings, describe_findings,
+                       findings_record)
+from .policy import (RULES, RULE_RELEVANCE, TORCH_ALLOWED, TORCH_FROM_HOST_DATA, TENSOR_FROM_HOST_DATA_METHODS,
+                     TORCH_COPY_ALLOWED, TENSOR_METHODS_ALLOWED, TENSOR_COPY_METHODS, RAW_STORAGE_ATTRS,
+                     PY_METHODS_HARMLESS, INTROSPECTION_ATTRS, WARNINGS_ALLOWED, COMPLETION_POLLS, EXEC_BUILTINS,
+                     ATTR_BUILTINS, IMPORT_ORDER, IMPORT_ALLOWED, IMPORT_RULES, STRING_ATTR_TOOLS, TORCH_PATH_RULES,
+                     CONSTEXPR_FN_DECORATORS, JIT_DECORATORS, CONSTEXPR_FN_BUILTINS, CONSTEXPR_FN_METHODS,
+                     RECURSION_ALIASES, MUTATING_METHODS, KERNEL_BUILTINS, KERNEL_TRITON_HELPERS, KERNEL_CALLABLE_ARGS)
+from .scope import (UNKNOWN, HOST, HOST_DATA, FROZEN_DATA, HOST_SCALAR_BUILTINS, HOST_CONTAINER_BUILTINS,
+                    HOST_COMBINING_BUILTINS, HOST_FACTORIES, HOST_DATA_FUNCTION_ROOTS, HOST_DATA_FUNCTIONS,
+                    TORCH_HOST_DATA_CALLS, HOST_METADATA_ATTRS, HOST_METADATA_METHODS)
+
+__all__ = [
+    "scan_source", "scan_file", "scan_kernel_body", "kernel_body_defs", "Finding", "MESSAGE_FINDINGS_MAX",
+    "RECORD_FINDINGS_MAX", "rank_findings", "describe_findings", "findings_record", "RULES", "RULE_RELEVANCE",
+    "TORCH_ALLOWED", "TORCH_FROM_HOST_DATA", "TENSOR_FROM_HOST_DATA_METHODS", "TORCH_COPY_ALLOWED",
+    "TENSOR_METHODS_ALLOWED", "TENSOR_COPY_METHODS", "RAW_STORAGE_ATTRS", "PY_METHODS_HARMLESS",
+    "INTROSPECTION_ATTRS", "WARNINGS_ALLOWED", "COMPLETION_POLLS", "EXEC_BUILTINS", "ATTR_BUILTINS", "IMPORT_ORDER",
+    "IMPORT_ALLOWED", "IMPORT_RULES", "STRING_ATTR_TOOLS", "TORCH_PATH_RULES", "CONSTEXPR_FN_DECORATORS",
+    "JIT_DECORATORS", "CONSTEXPR_FN_BUILTINS", "CONSTEXPR_FN_METHODS", "RECURSION_ALIASES", "MUTATING_METHODS",
+    "KERNEL_BUILTINS", "KERNEL_TRITON_HELPERS", "KERNEL_CALLABLE_ARGS", "UNKNOWN", "HOST", "HOST_DATA",
+    "FROZEN_DATA", "HOST_SCALAR_BUILTINS", "HOST_CONTAINER_BUILTINS", "HOST_COMBINING_BUILTINS", "HOST_FACTORIES",
+    "HOST_DATA_FUNCTION_ROOTS", "HOST_DATA_FUNCTIONS", "TORCH_HOST_DATA_CALLS", "HOST_METADATA_ATTRS",
+    "HOST_METADATA_METHODS",
+]

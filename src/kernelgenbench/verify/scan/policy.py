@@ -1,0 +1,580 @@
+"""L1 policy: the rules, their allow/deny tables and the texts that say why (what a maintainer edits).
+
+The scan (:mod:`.scanner`) reads these tables and reports with these texts; the package docstring
+(``verify/scan/__init__.py``) says what L1 is and what it leaves to the dynamic tiers.
+
+Rules and their sources
+-----------------------
+``DESIGN.md`` is ``shared/DESIGN.md`` (bullet "L1 static scan"); ``aten.md`` is ``shared/spec/aten.md``;
+"brief" is the task description the L1 scan was written to (the lead's design of L1).
+
+=================== ===============================================================================
+rule                source and reach
+=================== ===============================================================================
+syntax              the file must parse (DESIGN.md failure class "syntax")
+dispatch-recursion  aten.md §4 item 5: ``torch.<op>``, ``F.<op>``, ``torch.ops.<ns>.<op>``,
+                    ``torch.Tensor.<op>``, ``x.<op>()`` / ``x.<op>_()`` for the op(s) in ``own_ops``,
+                    plus the composites of :data:`RECURSION_ALIASES` (``_softmax`` -> ``softmax``,
+                    ``_to_copy`` -> ``x.to()``/``.float()``, ``fill_`` -> ``torch.zeros``, ...).
+                    Wins over torch-compute/tensor-method, and over the allowlists
+torch-compute       DESIGN.md ("calls that compute with PyTorch"), aten.md §4 item 6 (upstream's
+                    ``torch.X`` whitelist and ``torch.ops.aten.*`` ban): any ``torch.X`` call (or
+                    reference to a torch function as a value) not in :data:`TORCH_ALLOWED`, and
+                    every ``torch.ops.*``, ``torch.nn.functional.*``, ``linalg``/``fft``/``special``;
+                    ``torch.tensor``/``as_tensor`` (and ``x.new_tensor``, rule tensor-method) only
+                    of a provably plain Python value (issue 11 item 2.2, :data:`TORCH_FROM_HOST_DATA`)
+compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo, _inductor, jit,
+                    compiler, export
+tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
+                    (aten.md §4 item 6): a method whose name is in ``dir(torch.Tensor)`` and not in
+                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``), called on
+                    anything but a provably plain Python value (issue 12 class 6; "Host values" in :mod:`.scope`)
+raw-storage         aten.md §4 item 6 (upstream bans .data_ptr/.storage/.untyped_storage); brief
+host-compute        DESIGN.md ("host-side computation (numpy)")
+foreign-compute     DESIGN.md ("ctypes/cupy"; "compute with PyTorch/vLLM/cuBLAS instead of Triton")
+forbidden-import    brief: imports outside :data:`IMPORT_ALLOWED`
+file-io, process,   DESIGN.md ("process spawning, file and network access", "threads")
+network, threads
+dynamic-import      DESIGN.md ("dynamic ... import tricks"); aten.md §4 item 6 (importlib/__import__)
+introspection       DESIGN.md ("introspection (gc, inspect, frames)")
+exec-eval           DESIGN.md ("exec/eval"); aten.md §4 item 6
+dynamic-attr        DESIGN.md ("dynamic attribute ... tricks")
+monkey-patch        DESIGN.md ("monkey-patching of any module or class")
+(module-cache)      removed; see "State across calls" below
+kernel-body         red-team findings (L2 ghost-replay channels): on the CPU interpreter a kernel body is
+                    plain Python that runs in a normal launch and not in a ghost replay's no-op, so
+                    anything it does to Python objects tells the two apart. A kernel body must not
+                    store into or mutate Python objects, and every call in it must be Triton:
+                    ``tl.*``/``triton.language.*`` (libdevice included), ``triton.cdiv``/
+                    ``next_power_of_2``, ``math.*``, a @triton.jit function of the submission named
+                    directly (bound once), a builtin Triton compiles (:data:`KERNEL_BUILTINS`), or a
+                    method whose name Triton's values have and the submission gives none of its own
+                    objects (:func:`.scope._user_attr_names`); ``for`` loops over calls, ``with`` of calls,
+                    functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
+                    @triton.jit ones. Left open (name-based, like tensor-method): a Python object
+                    whose method has a Triton name and mutates it (none among containers besides
+                    ``sort``, which is rejected), and iterators drained by unpacking, ``*`` or
+                    comprehensions. Code that runs *implicitly* in a kernel body (special methods and
+                    properties of an object passed as ``tl.constexpr`` or read as a global: ``if P:``,
+                    ``D[0]`` on a defaultdict, ``P.attr``) is not judged here (a class may define any
+                    special method or property; host code uses them legitimately): the runtime launch
+                    rule (``sandbox/launch_args.py``, failure class ``profile``) lets only Triton
+                    values reach a kernel, as arguments or as globals, on every platform
+streams             DESIGN.md ("extra streams")
+timer               DESIGN.md (timings are checked; "timer tampering" failure class): time, timeit,
+                    torch.cuda.Event, triton.testing, profilers
+=================== ===============================================================================
+
+Each table below names the rule that uses it. Allowlisted calls (allocation, views, metadata,
+device queries) follow DESIGN.md: "Allowed: allocation, views, metadata, ``.contiguous()`` where the
+spec allows copies". ``print`` is allowed (upstream forbids it; it cannot compute a result).
+
+State across calls (no rule)
+----------------------------
+DESIGN.md bans "module-level caches of results" and allows "constant tables of launch settings";
+aten.md §4 item 6 follows upstream. What a cache holds (results or configuration) is not decidable
+from the source, and where it lives does not matter: a dict held by a module, a closure, a mutable
+default argument, ``functools.lru_cache``, a function attribute or a ``global`` rebinding keeps state
+across calls equally well. The former ``module-cache`` rule rejected only the first form (and mutable
+defaults and ``global``), so the same cache passed in a closure or an ``lru_cache`` (red-team finding:
+a module-level dict of launch configurations, the idiom of real Triton code such as autotuners and
+workspace caches, was rejected while its closure twin passed). Decision: L1 judges none of them; all
+forms get the same verdict (pass). Result caches are left to the dynamic tiers: judged re-runs in L2
+(a cache that answers a repeat with stale or garbage values fails as ``wrong_result``), the L3
+dispatch trace of the call that fills a cache (its compute must be Triton too), and the timing
+harness (being changed to give each timed repetition fresh input values, so that a cache keyed by
+values cannot answer there). Stores from a kernel body stay rejected (rule ``kernel-body``); stores into or
+``global`` rebinding of imported modules stay ``monkey-patch``.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import types
+
+#: Rule id -> one-line description (shown in prompts and reports).
+RULES: dict[str, str] = {
+    "syntax": "the source does not parse as Python",
+    "dispatch-recursion": "calls the op it replaces (torch.<op>, F.<op>, torch.ops.<ns>.<op>, x.<op>()), "
+    "which dispatches back into the submission",
+    "torch-compute": "computes with a PyTorch function or torch.ops instead of a Triton kernel "
+    "(only allocation, view, metadata and device-query functions are allowed, and torch.tensor/torch.as_tensor "
+    "of Python numbers, lists and tuples)",
+    "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
+    "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
+    "view and metadata methods are allowed (methods of a name bound only to plain Python values, such as "
+    "`shape = list(x.shape); shape.sort()`, are Python's and not judged)",
+    "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
+    "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
+    "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
+    "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
+    "file-io": "touches files or the interpreter (open, os, sys, io, pathlib, pickle, ...)",
+    "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
+    "network": "opens network connections (socket, http, urllib, requests, asyncio, ...)",
+    "threads": "starts threads (threading)",
+    "dynamic-import": "imports dynamically or hides names (importlib, builtins, pkgutil, runpy, import *)",
+    "introspection": "inspects or rewrites the interpreter (inspect, gc, traceback, types, frames, "
+    "__dict__, __class__, __globals__, ...)",
+    "exec-eval": "runs code built at run time or reaches the interpreter's namespaces "
+    "(exec, eval, compile, __import__, globals, locals, vars, breakpoint, input)",
+    "dynamic-attr": "getattr/setattr/delattr/hasattr with an attribute name that is not a string literal",
+    "monkey-patch": "assigns or deletes an attribute of a module, of something reached through one, or of "
+    "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
+    "kernel-body": "a Triton kernel body calls something other than Triton (tl.*, libdevice, @triton.jit "
+    "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print) or "
+    "changes a Python object",
+    "streams": "creates or switches CUDA streams or graphs",
+    "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
+}
+
+#: Rules from the most to the least relevant to the reader of a rejection (issue 11 item 2.4: every
+#: finding is reported, the one that matters first): a syntax error stops everything; calling the
+#: replaced op decides the failure class (``dispatch_recursion``); then computing outside Triton (what
+#: the submission must rewrite), tampering with the harness or the interpreter, the environment
+#: (timers, streams, threads, processes, network, files), and last an import outside the allowlist.
+RULE_RELEVANCE: tuple[str, ...] = (
+    "syntax", "dispatch-recursion", "torch-compute", "tensor-method", "host-compute", "foreign-compute",
+    "compile", "kernel-body", "raw-storage", "monkey-patch", "exec-eval", "dynamic-import", "dynamic-attr",
+    "introspection", "timer", "streams", "threads", "process", "network", "file-io", "forbidden-import",
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Tables. Each names its source: the brief of the L1 scan (DESIGN.md "L1 static scan") unless noted.
+# --------------------------------------------------------------------------------------------------
+
+#: ``torch.<name>`` callables that only allocate, build views or read metadata (DESIGN.md: "Allowed:
+#: allocation, views, metadata"). Random state (manual_seed) and torch.library are deliberately absent.
+TORCH_ALLOWED: frozenset[str] = frozenset(
+    {
+        # allocation
+        "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "ones", "ones_like",
+        "full", "full_like", "arange",
+        # metadata, dtype and device utilities
+        "Size", "device", "dtype", "finfo", "iinfo", "promote_types", "result_type", "can_cast",
+        "broadcast_shapes", "is_tensor", "is_floating_point", "is_complex", "get_default_dtype",
+        "is_grad_enabled", "no_grad", "inference_mode", "is_inference_mode_enabled", "get_device",
+        "get_default_device", "numel",
+        "view_as_real", "view_as_complex",
+        # the function forms of the view methods allowed in TENSOR_METHODS_ALLOWED
+        "reshape", "permute", "transpose", "t", "unsqueeze", "squeeze", "flatten", "unflatten",
+        "narrow", "select", "as_strided", "unbind", "split", "chunk", "broadcast_to", "broadcast_tensors",
+        "atleast_1d", "atleast_2d", "atleast_3d", "movedim",
+        "moveaxis", "swapaxes", "swapdims", "tensor_split", "diagonal",
+        # device queries
+        "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
+        "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
+        "cuda.synchronize", "cuda.current_stream",
+    }
+)
+
+#: ``torch.<name>`` callables that build a tensor from Python data (issue 11 item 2.2): data movement
+#: like ``torch.full`` (a fill value, a shape/stride table), allowed when L1 proves the data argument
+#: is a plain Python value (:meth:`.scope._ScopeAnalysis.host_level` at least :data:`HOST`: a number, string, list,
+#: tuple, ...), whatever it holds; anything L1 cannot prove stays ``torch-compute``, since from a tensor
+#: they copy or convert it with PyTorch (``torch.tensor(x, dtype=...)``). Tensors a Python list holds
+#: are read on the host (like ``.item()``) and how much host-built data a call makes is the dynamic
+#: tiers' to judge (L3). ``torch.asarray`` (buffers, DLPack) is not among them.
+TORCH_FROM_HOST_DATA: frozenset[str] = frozenset({"tensor", "as_tensor"})
+
+#: The method form, ``x.new_tensor(data)`` (x's dtype and device), judged like ``torch.tensor``.
+TENSOR_FROM_HOST_DATA_METHODS: frozenset[str] = frozenset({"new_tensor"})
+
+#: ``torch.<name>`` callables that copy; allowed only when the spec allows copies (``allow_copies``).
+TORCH_COPY_ALLOWED: frozenset[str] = frozenset({"clone"})
+
+#: Tensor methods that only allocate, build views or read metadata (brief; DESIGN.md "Allowed").
+TENSOR_METHODS_ALLOWED: frozenset[str] = frozenset(
+    {
+        "size", "stride", "dim", "ndimension", "numel", "nelement", "element_size", "storage_offset",
+        "is_contiguous", "is_floating_point", "is_complex", "is_signed", "is_conj", "is_neg",
+        "is_inference", "is_pinned", "is_shared", "is_same_size", "is_set_to", "has_names",
+        "dim_order", "get_device", "item",
+        "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
+        "transpose", "transpose_", "t", "t_", "unsqueeze", "unsqueeze_", "squeeze", "squeeze_",
+        "flatten", "unflatten", "narrow", "select", "as_strided", "as_strided_", "unbind", "split",
+        "split_with_sizes", "tensor_split", "chunk", "movedim", "moveaxis", "swapaxes", "swapdims",
+        "unfold", "diagonal",
+        "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
+        "zero_", "fill_", "resize_", "resize_as_", "detach", "detach_", "requires_grad_",
+    }
+)
+
+#: Tensor methods that copy; allowed only with ``allow_copies`` (DESIGN.md: ".contiguous() where the
+#: spec allows copies").
+TENSOR_COPY_METHODS: frozenset[str] = frozenset({"contiguous", "clone", "copy_"})
+
+#: Attribute names that reach a tensor's raw storage (brief; upstream forbids the same, aten.md §4.6).
+RAW_STORAGE_ATTRS: frozenset[str] = frozenset(
+    {"data_ptr", "storage", "untyped_storage", "_typed_storage", "set_", "_cdata"}
+)
+
+#: Names that ``dir(torch.Tensor)`` shares with Python's containers and str, and that are much more
+#: likely to be the container method (brief: "an explicit set of harmless names").
+PY_METHODS_HARMLESS: frozenset[str] = frozenset(
+    {
+        "index", "count", "format", "get", "keys", "items", "values", "append", "extend", "pop",
+        "insert", "update", "setdefault", "join", "startswith", "endswith", "lower", "upper",
+        "strip", "replace", "discard", "remove", "clear", "copy", "reverse",
+        # object protocol dunders that do not compute on tensors
+        "__init__", "__new__", "__init_subclass__", "__repr__", "__str__", "__format__", "__len__",
+        "__iter__", "__hash__", "__sizeof__", "__dir__", "__subclasshook__", "__enter__",
+        "__exit__", "__bool__", "__int__", "__float__", "__index__",
+    }
+)
+
+#: Attribute names that reach the interpreter's internals (brief: "introspection").
+INTROSPECTION_ATTRS: frozenset[str] = frozenset(
+    {
+        "__dict__", "__class__", "__globals__", "__builtins__", "__code__", "__closure__",
+        "__subclasses__", "__getattribute__", "__mro__", "__bases__", "__base__", "__defaults__",
+        "__kwdefaults__", "__setattr__", "__delattr__", "__self__", "__func__", "__wrapped__",
+        "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
+        "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
+        "co_code",
+        # an exception's chain and traceback: what a launch raised is replayed in an L2 ghost replay by
+        # class and arguments only, so its innards would tell a replay from a launch
+        "__traceback__", "__cause__", "__context__",
+        # Triton's runtime state behind a kernel (compiled-kernel caches, the interpreter's rewritten
+        # bodies, autotuning results): a ghost replay launches nothing, so this state would tell it
+        # from a normal run (L2)
+        "device_caches", "rewritten_fn", "configs_timings", "bench_time", "best_config", "used_global_vals",
+        "kernel_cache",
+        # the interpreter's machinery that turns a kernel's source into the function it runs (red-team:
+        # a replaced rewriter ran a host function as the kernel body); also what Triton compiles on GPUs
+        "rewriter", "rewrite", "rewrite_ast", "_src", "_unsafe_update_src", "_set_src",
+    }
+)
+
+#: ``warnings.<name>`` a submission may use: issuing warnings. Catching or filtering them
+#: (``catch_warnings(record=True)``) would read back what a launch emitted on the interpreter (NumPy's
+#: "invalid value" warnings), which tells a real launch from an L2 ghost replay's no-op.
+WARNINGS_ALLOWED: frozenset[str] = frozenset({"warnings.warn"})
+
+#: Methods that poll whether device work has finished or how long it took (streams, events): a
+#: timing channel that tells a real launch from an L2 ghost replay's no-op.
+COMPLETION_POLLS: frozenset[str] = frozenset({"query", "elapsed_time"})
+
+#: Builtins that run code built at run time or expose namespaces (brief: "exec-eval"); ``open`` is
+#: file I/O. ``print`` is harmless and allowed.
+EXEC_BUILTINS: dict[str, str] = {
+    "exec": "exec-eval", "eval": "exec-eval", "compile": "exec-eval", "__import__": "exec-eval",
+    "breakpoint": "exec-eval", "input": "exec-eval", "globals": "exec-eval", "locals": "exec-eval",
+    "vars": "exec-eval", "open": "file-io",
+}
+ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
+
+#: Top-level modules a submission may import (brief), in the order messages and prompts list them.
+#: ``cmath`` is ``math`` for complex numbers: aten.md tells submissions to implement the JIT-only scalar
+#: overloads (``asin.complex``, ``log10.complex``, ...) with ``math``/``cmath`` semantics, and like
+#: ``math`` it computes on Python numbers only (a tensor reaches it through ``__complex__``, a host
+#: read the L3 trace counts). ``numbers`` and ``operator`` serve the same scalar code (``operator``'s
+#: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
+IMPORT_ORDER: tuple[str, ...] = (
+    "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
+    "numbers", "collections", "__future__", "operator", "warnings",
+)
+IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
+
+#: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
+IMPORT_RULES: dict[str, str] = {
+    # submodules of allowed packages that are not allowed
+    "torch._dynamo": "compile", "torch._inductor": "compile", "torch.compiler": "compile",
+    "torch.jit": "compile", "torch.export": "compile",
+    "torch.utils.cpp_extension": "foreign-compute", "torch.cuda.jiterator": "foreign-compute",
+    "torch.ops": "torch-compute", "torch._ops": "torch-compute",
+    "torch.library": "monkey-patch",
+    "torch.multiprocessing": "process", "torch.distributed": "network", "torch.hub": "network",
+    "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
+    "triton.testing": "timer",
+    # the interpreter's execution state (grid of the last launch): it tells a launch from an L2 no-op
+    "triton.runtime.interpreter": "introspection",
+    # host-side numeric computation
+    **dict.fromkeys(
+        ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
+         "tensorflow", "numba", "statistics", "decimal", "fractions", "array"],
+        "host-compute",
+    ),
+    # foreign compute
+    **dict.fromkeys(
+        ["ctypes", "_ctypes", "cffi", "cupy", "cupyx", "vllm", "cuda", "pycuda", "nvidia",
+         "cutlass", "tilelang", "tensorrt", "apex", "flash_attn", "xformers", "flashinfer",
+         "deep_gemm", "sgl_kernel", "flag_gems", "liger_kernel", "triton_kernels", "cublas"],
+        "foreign-compute",
+    ),
+    # file system and interpreter
+    **dict.fromkeys(
+        ["os", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "fnmatch", "pickle", "marshal",
+         "shelve", "sqlite3", "dbm", "mmap", "fileinput", "zipfile", "tarfile", "gzip", "bz2",
+         "lzma", "copyreg", "posix", "nt", "site", "sysconfig"],
+        "file-io",
+    ),
+    **dict.fromkeys(["subprocess", "multiprocessing", "concurrent", "signal", "pty", "resource",
+                     "_posixsubprocess"], "process"),
+    **dict.fromkeys(["socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp",
+                     "asyncio", "ftplib", "smtplib", "xmlrpc", "selectors", "select"], "network"),
+    **dict.fromkeys(["threading", "_thread"], "threads"),
+    **dict.fromkeys(["importlib", "imp", "pkgutil", "runpy", "builtins", "__builtin__", "zipimport",
+                     "__main__"], "dynamic-import"),
+    **dict.fromkeys(["inspect", "gc", "traceback", "types", "weakref", "dis", "code", "codeop",
+                     "ast", "tracemalloc", "faulthandler", "copy"], "introspection"),
+    **dict.fromkeys(["time", "timeit", "cProfile", "profile"], "timer"),
+}
+
+#: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
+#: Standard-library tools that read attributes or call methods named by strings
+#: (``operator.attrgetter("run.__globals__")``, ``operator.methodcaller("tolist")``): like getattr
+#: with a computed name, they hide introspection and compute calls from the scan (red-team finding).
+STRING_ATTR_TOOLS: frozenset[str] = frozenset({"operator.attrgetter", "operator.methodcaller"})
+
+TORCH_PATH_RULES: dict[str, str] = {
+    "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
+    "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",
+    "torch.cuda.Stream": "streams", "torch.cuda.stream": "streams", "torch.cuda.streams": "streams",
+    "torch.cuda.StreamContext": "streams", "torch.cuda.ExternalStream": "streams",
+    "torch.cuda.set_stream": "streams", "torch.cuda.graph": "streams", "torch.cuda.graphs": "streams",
+    "torch.cuda.CUDAGraph": "streams", "torch.cuda.make_graphed_callables": "streams",
+    "torch.Stream": "streams", "torch.cuda.Event": "timer", "torch.Event": "timer",
+    "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
+    "torch.utils.cpp_extension": "foreign-compute", "torch.cuda.jiterator": "foreign-compute",
+    "torch.library": "monkey-patch",
+    "torch.save": "file-io", "torch.load": "file-io", "torch.from_file": "file-io",
+    "torch.serialization": "file-io", "torch.hub": "network", "torch.distributed": "network",
+    "torch.multiprocessing": "process",
+    "triton.testing": "timer",
+    "triton.runtime.interpreter": "introspection",
+}
+
+#: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body
+#: that calls them is compiled (on the interpreter: inside the body, every launch, and not in a ghost
+#: replay), so the kernel-body rule applies to them too (no stores into Python objects, calls only to
+#: Triton), with pure builtins and str/int methods (:data:`CONSTEXPR_FN_BUILTINS`,
+#: :data:`CONSTEXPR_FN_METHODS`) and ``for`` loops over any value added: the values that reach them are
+#: constexprs, which the launch rule limits to Triton values (tuples, numbers, strings, dtypes).
+CONSTEXPR_FN_DECORATORS: frozenset[str] = frozenset(
+    {"triton.constexpr_function", "triton.runtime.jit.constexpr_function",
+     "triton.language.constexpr_function", "triton.language.core.constexpr_function"}
+)
+
+#: Decorators whose function bodies Triton compiles (brief), and the constexpr-function ones.
+JIT_DECORATORS: frozenset[str] = frozenset(
+    {
+        "triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit",
+        "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
+        "triton.runtime.autotuner.autotune", "triton.runtime.autotuner.heuristics",
+    }
+) | CONSTEXPR_FN_DECORATORS
+CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset(
+    {"abs", "round", "pow", "divmod", "bool", "str", "tuple", "sum", "any", "all", "sorted", "reversed",
+     "enumerate", "zip", "min", "max"})
+CONSTEXPR_FN_METHODS: frozenset[str] = frozenset(
+    {"bit_length", "is_integer", "startswith", "endswith", "upper", "lower", "strip", "split", "join",
+     "replace", "format", "count", "index", "removeprefix", "removesuffix"})
+
+_TO_FAMILY = frozenset(
+    {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool",
+     "cpu", "cuda", "type", "type_as"}
+)
+
+#: Other names that reach the replaced op through PyTorch's own decompositions: spec aten.md §4 item 5
+#: (contiguous, _to_copy/to, item/_local_scalar_dense, copy_, expand, empty_strided, zero_/fill_), the
+#: brief (_softmax -> softmax), and composites that call the op (softmax, matmul -> mm/bmm, stack -> cat,
+#: argsort -> sort, zeros/full -> zero_/fill_, index_put -> index_put_ -> _index_put_impl_, ...).
+#: Curated, not complete: the L3 dispatch trace sees the rest.
+RECURSION_ALIASES: dict[str, frozenset[str]] = {
+    "_softmax": frozenset({"softmax"}),
+    "_log_softmax": frozenset({"log_softmax"}),
+    "_to_copy": _TO_FAMILY,
+    "to": _TO_FAMILY,
+    "_local_scalar_dense": frozenset({"item"}),
+    "copy_": frozenset({"clone", "contiguous"}) | _TO_FAMILY,
+    "clone": frozenset({"contiguous"}),
+    "expand": frozenset({"expand_as", "broadcast_to"}),
+    "view": frozenset({"view_as"}),
+    "reshape": frozenset({"reshape_as"}),
+    "transpose": frozenset({"t", "swapaxes", "swapdims"}),
+    "empty_strided": frozenset({"new_empty_strided"}),
+    "zero_": frozenset({"zeros", "zeros_like", "new_zeros"}),
+    "fill_": frozenset({"zero_", "zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones",
+                        "full", "full_like", "new_full"}),
+    "zeros": frozenset({"new_zeros"}),
+    "mm": frozenset({"matmul", "linear"}),
+    "bmm": frozenset({"matmul"}),
+    "cat": frozenset({"stack", "hstack", "vstack", "concat", "concatenate"}),
+    "sort": frozenset({"argsort", "msort"}),
+    "gather": frozenset({"take_along_dim"}),
+    "index_put_": frozenset({"index_put"}),
+    "_index_put_impl_": frozenset({"index_put", "index_put_"}),
+    "masked_fill_": frozenset({"masked_fill"}),
+    "pow": frozenset({"square"}),
+    "div": frozenset({"divide", "true_divide"}),
+    "div_": frozenset({"divide_", "true_divide_"}),
+    "sub": frozenset({"subtract", "rsub"}),
+    "mul": frozenset({"multiply"}),
+    "neg": frozenset({"negative"}),
+    "gt": frozenset({"greater"}),
+    "le": frozenset({"less_equal"}),
+    "acosh": frozenset({"arccosh"}),
+    "asin": frozenset({"arcsin"}),
+    "rrelu_with_noise": frozenset({"rrelu"}),
+    "affine_grid_generator": frozenset({"affine_grid"}),
+}
+
+#: Methods that mutate a container in place (rule kernel-body).
+MUTATING_METHODS: frozenset[str] = frozenset(
+    {"append", "extend", "insert", "update", "setdefault", "add", "pop", "popitem", "clear",
+     "remove", "discard", "__setitem__", "__delitem__", "appendleft", "extendleft", "popleft",
+     "sort", "reverse", "move_to_end"}
+)
+
+#: Why a store or container mutation in a kernel body is rejected (rule kernel-body).
+_JIT_SIDE_EFFECT = ("changes a Python object inside a Triton kernel body; a GPU compile rejects that and only "
+                    "the CPU interpreter runs it, where it would carry state out of a launch (a channel that "
+                    "tells a launch from an L2 ghost replay's no-op)")
+
+#: Why a call in a kernel body that is not Triton is rejected (rule kernel-body).
+_KERNEL_CALL_WHY = ("inside a Triton kernel body; a kernel body may call only Triton (tl.*, triton.language.*, "
+                    "libdevice, math functions), @triton.jit functions by their name or as tl.constexpr parameters, "
+                    "methods of Triton values "
+                    "(x.to(...), x.dtype.is_fp16()) and range/min/max/len/int/float/isinstance/getattr/hasattr/"
+                    "print: on the CPU interpreter the body is plain Python, so any other callable runs Python "
+                    "code in a normal launch and not in an L2 ghost replay's no-op, a channel that tells the "
+                    "two apart")
+
+#: Python builtins a kernel body may call: those Triton's code generator accepts in a kernel
+#: (``CodeGenerator.builtin_namespace``) less ``list`` (it drains an iterator handed in). ``print``
+#: without ``file=`` and ``min``/``max`` of two or more plain arguments (no ``key=``, no ``*``
+#: unpacking) are checked further; other builtins (``next``, ``setattr``, ``iter``, ``sum``) could
+#: run or advance Python objects handed to the kernel.
+KERNEL_BUILTINS: frozenset[str] = frozenset(
+    {"range", "len", "float", "int", "isinstance", "getattr", "hasattr", "print", "min", "max"}
+)
+
+#: ``triton.<name>`` helpers outside ``triton.language`` that a kernel body may call (pure integer
+#: arithmetic on constexprs).
+KERNEL_TRITON_HELPERS: frozenset[str] = frozenset({"triton.cdiv", "triton.next_power_of_2"})
+
+#: Triton functions that call a function they are given (the interpreter calls ``combine_fn.fn(...)``):
+#: name -> (keyword, position in the function form; the method form ``x.reduce(axis, fn)`` is one less).
+KERNEL_CALLABLE_ARGS: dict[str, tuple[str, int]] = {
+    "reduce": ("combine_fn", 2), "associative_scan": ("combine_fn", 2), "map_elementwise": ("scalar_fn", 0),
+}
+
+#: Builtin classes (attribute stores on them are monkey-patching).
+_BUILTIN_TYPES = frozenset(
+    {"object", "type", "int", "float", "complex", "bool", "str", "bytes", "list", "dict", "set",
+     "frozenset", "tuple", "range", "slice", "super", "property", "staticmethod", "classmethod"}
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Names read from the installed torch and triton (rules tensor-method, kernel-body, dynamic-import).
+# --------------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _tensor_method_names() -> frozenset[str]:
+    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once)."""
+    import torch
+
+    return frozenset(dir(torch.Tensor))
+
+
+@functools.cache
+def _triton_method_names() -> frozenset[str]:
+    """Public method and attribute names of Triton's values (``tl.tensor``, dtypes, pointer and block
+    types, ``tl.constexpr``, tensor descriptors): the methods a kernel body may call on a value."""
+    import triton.language.core as core
+
+    names: set[str] = set()
+    for cls_name in ("tensor", "dtype", "pointer_type", "block_type", "constexpr", "tensor_descriptor",
+                     "tensor_descriptor_base"):
+        cls = getattr(core, cls_name, None)
+        if cls is not None:
+            names.update(n for n in dir(cls) if not n.startswith("_"))
+    return frozenset(names)
+
+
+def _foreign_module(path: str) -> str | None:
+    """The first module on dotted ``path`` (``torch.sys.modules``) that lies outside the allowed
+    import roots, or None. Allowed modules re-export others (``torch.sys``, ``torch.os``,
+    ``dataclasses.sys``, ``triton.runtime.build.subprocess``); reaching one through an attribute is
+    an import by another name."""
+    import importlib
+    import sys as _sys
+
+    parts = path.split(".")
+    root = parts[0]
+    if root not in IMPORT_ALLOWED or root == "__future__":
+        return None
+    obj: object | None = _sys.modules.get(root)
+    if obj is None:
+        try:
+            obj = importlib.import_module(root)
+        except ImportError:
+            return None
+    for part in parts[1:]:
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            return None
+        if isinstance(obj, types.ModuleType):
+            top = obj.__name__.split(".")[0]
+            if top not in IMPORT_ALLOWED:
+                return obj.__name__
+    return None
+
+
+# --------------------------------------------------------------------------------------------------
+# Why: the texts of findings.
+# --------------------------------------------------------------------------------------------------
+
+
+def _recursion_why(name: str, own: frozenset[str]) -> str:
+    ops = ", ".join(sorted(own))
+    return (f"calls {name}, which reaches the op this submission replaces ({ops}); under the harness's "
+            "registration it dispatches back into the submission (or hands the work to the library)")
+
+
+_IMPORT_WHY = {
+    "compile": "the PyTorch compiler stack generates kernels the submission did not write",
+    "foreign-compute": "it computes with non-Triton GPU or native code",
+    "torch-compute": "it calls registered operators instead of Triton kernels",
+    "monkey-patch": "it registers into or overrides the PyTorch dispatcher",
+    "process": "submissions must not spawn processes",
+    "network": "submissions must not use the network",
+    "timer": "submissions must not time or profile themselves",
+    "host-compute": "host-side numeric computation; the result must come from a Triton kernel",
+    "file-io": "submissions must not touch files or the interpreter",
+    "threads": "submissions must not start threads",
+    "dynamic-import": "submissions must not import dynamically",
+    "introspection": "submissions must not inspect or rewrite the interpreter",
+}
+
+_PATH_WHY = {
+    "compile": "uses the PyTorch compiler stack ({path}), which generates kernels the submission did not write",
+    "streams": "uses {path}; kernels must run on the current CUDA stream, without extra streams or graphs",
+    "timer": "uses {path}; submissions must not time or profile themselves",
+    "foreign-compute": "uses {path}, which compiles non-Triton code",
+    "monkey-patch": "uses {path}, which registers into or overrides the PyTorch dispatcher",
+    "file-io": "uses {path}, which reads or writes files",
+    "network": "uses {path}, which reaches the network",
+    "process": "uses {path}, which spawns processes",
+    "introspection": "uses {path}, Triton's runtime internals; a submission launches kernels and does not "
+                     "inspect how they ran",
+}
+
+_BUILTIN_WHY = {
+    "exec": "runs code built at run time",
+    "eval": "runs code built at run time",
+    "compile": "compiles code built at run time",
+    "__import__": "imports a module dynamically",
+    "breakpoint": "enters the debugger",
+    "input": "reads from standard input",
+    "globals": "reaches the module's namespace dynamically",
+    "locals": "reaches a namespace dynamically",
+    "vars": "reaches a namespace dynamically",
+    "open": "opens a file; submissions must not touch files",
+}
+

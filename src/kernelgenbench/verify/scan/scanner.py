@@ -1,0 +1,673 @@
+"""L1 scanner: the AST visitor that judges a submission's source by the rules of :mod:`.policy`.
+
+Scope of the rules
+------------------
+Bodies of functions decorated with ``@triton.jit``, ``@triton.autotune(...)``,
+``@triton.heuristics(...)`` or ``@triton.constexpr_function`` (under any import alias; a constexpr
+function's body is Python that runs inside the calling kernel's body on the interpreter, so it is held
+to the same rules, plus the pure scalar builtins/methods of :data:`CONSTEXPR_FN_BUILTINS` and
+:data:`CONSTEXPR_FN_METHODS`) are compiled by Triton, where ``x.to(tl.float32)``,
+``acc.sum(0)`` and the like are Triton operations. Inside them the method-name rules
+(``tensor-method`` and the method form of ``dispatch-recursion``) are off and ``kernel-body`` is on.
+Every other rule still applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
+run under the CPU interpreter or through ``kernel.fn(...)``. Decorator arguments and default values
+are ordinary Python and are always scanned.
+
+The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
+harness imports the submission), unless the source assigns ``__name__`` itself.
+"""
+from __future__ import annotations
+
+import ast
+import types
+
+from .findings import Finding
+from .policy import (ATTR_BUILTINS, COMPLETION_POLLS, CONSTEXPR_FN_BUILTINS, CONSTEXPR_FN_DECORATORS,
+                     CONSTEXPR_FN_METHODS, EXEC_BUILTINS, IMPORT_ALLOWED, IMPORT_ORDER, IMPORT_RULES,
+                     INTROSPECTION_ATTRS, JIT_DECORATORS, KERNEL_BUILTINS, KERNEL_CALLABLE_ARGS, KERNEL_TRITON_HELPERS,
+                     MUTATING_METHODS, PY_METHODS_HARMLESS, RAW_STORAGE_ATTRS, RECURSION_ALIASES, STRING_ATTR_TOOLS,
+                     TENSOR_COPY_METHODS, TENSOR_FROM_HOST_DATA_METHODS, TENSOR_METHODS_ALLOWED, TORCH_ALLOWED,
+                     TORCH_COPY_ALLOWED, TORCH_FROM_HOST_DATA, TORCH_PATH_RULES, WARNINGS_ALLOWED, _BUILTIN_TYPES,
+                     _BUILTIN_WHY, _IMPORT_WHY, _JIT_SIDE_EFFECT, _KERNEL_CALL_WHY, _PATH_WHY, _foreign_module,
+                     _recursion_why, _tensor_method_names, _triton_method_names)
+from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
+
+_SNIPPET_MAX = 80
+
+
+def _is_function_like(obj: object) -> bool:
+    return callable(obj) and not isinstance(obj, (type, types.ModuleType))
+
+
+class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
+    def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool,
+                 allow_methods: frozenset[str] = frozenset()):
+        super().__init__()
+        self.source = source
+        self.allow_methods = frozenset(allow_methods)
+        # split like the tokenizer does (not on \f or \v, which str.splitlines also splits on)
+        self.lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        self.allow_copies = allow_copies
+        self.own: frozenset[str] = frozenset(own_ops)
+        names: set[str] = set()
+        for op in own_ops:
+            names |= {op, op + "_"} | RECURSION_ALIASES.get(op, frozenset())
+        self.own_names = frozenset(names)
+        self.own_paths: set[str] = set()
+        for op in own_ops:
+            for prefix in ("linalg_", "special_", "fft_"):
+                if op.startswith(prefix):
+                    self.own_paths.add(f"torch.{prefix[:-1]}.{op[len(prefix):]}")
+        self.findings: set[Finding] = set()
+        self.jit_depth = 0
+        self.constexpr_fn_depth = 0  # inside a @triton.constexpr_function body
+        self.jit_called: set[str] = set()  # names of functions handed to triton.jit(...) and the like
+        self.kernel_defs: set[tuple[str, int]] = set()  # (name, line) of the defs scanned as kernel bodies
+        self.force_jit: dict[str, set[int]] = {}  # name -> lines: defs to scan as kernel bodies regardless
+        self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
+        self.handled: set[int] = set()  # ids of nodes already judged by a parent
+        self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
+
+    # ---- reporting ----------------------------------------------------------------------------
+
+    def snippet(self, node: ast.AST) -> str:
+        """The source of ``node`` on its first line, whitespace-collapsed and shortened."""
+        text = None
+        line, end = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if line is not None and 0 < line <= len(self.lines):
+            # ast columns are UTF-8 byte offsets
+            raw = self.lines[line - 1].encode("utf-8")
+            stop = node.end_col_offset if end == line else len(raw)  # type: ignore[attr-defined]
+            text = raw[node.col_offset:stop].decode("utf-8", "replace")  # type: ignore[attr-defined]
+            if end is not None and end > line:
+                text += " ..."
+        if not text:
+            try:
+                text = ast.unparse(node)
+            except Exception:  # noqa: BLE001
+                text = type(node).__name__
+        first, *rest = text.strip().splitlines() or [""]
+        text = " ".join(first.split())
+        if rest:
+            text += " ..."
+        if len(text) > _SNIPPET_MAX:
+            text = text[: _SNIPPET_MAX - 3] + "..."
+        return text
+
+    def report(self, node: ast.AST, rule: str, what: str, code: str | None = None) -> None:
+        line = getattr(node, "lineno", 1) or 1
+        col = getattr(node, "col_offset", 0) or 0
+        code = self.snippet(node) if code is None else code
+        message = f"line {line}: {code} {what} (rule {rule})"
+        self.findings.add(Finding(line, col, rule, message))
+
+    # ---- entry ---------------------------------------------------------------------------------
+
+    def run(self, tree: ast.Module) -> None:
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Global, ast.Nonlocal)):
+                self.rebound.update(n.names)
+        self.user_attrs = _user_attr_names(tree)
+        self.scopes.append(self.build_scope(tree))
+        # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
+        # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
+        stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]  # node, parameters around it
+        while stack:
+            n, around = stack.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                a = n.args
+                around = around | {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}
+            stack.extend((child, around) for child in ast.iter_child_nodes(n))
+            if not isinstance(n, ast.Call):
+                continue
+            target = n.args[0] if n.args else next((k.value for k in n.keywords if k.arg == "fn"), None)
+            # a parameter (a decorator of the submission's own, ``def kernel(fn): return triton.jit(fn)``)
+            # names no function of the file: what it makes a kernel is checked when it runs as one
+            if not isinstance(target, ast.Name) or target.id in around:
+                continue
+            path = self.resolve(n.func.func if isinstance(n.func, ast.Call) else n.func)
+            if path in JIT_DECORATORS:
+                self.jit_called.add(target.id)
+                if path in CONSTEXPR_FN_DECORATORS:
+                    self.constexpr_called.add(target.id)
+        main_guard_ok = not any(
+            isinstance(n, ast.Name) and n.id == "__name__" and isinstance(n.ctx, (ast.Store, ast.Del))
+            for n in ast.walk(tree)
+        )
+        for stmt in tree.body:
+            if main_guard_ok and _is_main_guard(stmt):
+                for sub in stmt.orelse:  # type: ignore[attr-defined]
+                    self.visit(sub)
+                continue
+            self.visit(stmt)
+        self.scopes.pop()
+
+    # ---- scopes in the walk --------------------------------------------------------------------
+
+    def _is_jit(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        if node.name in self.jit_called or _def_lines(node) & self.force_jit.get(node.name, set()):
+            return True
+        for dec in node.decorator_list:
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            if self.resolve(target) in JIT_DECORATORS:
+                return True
+        return False
+
+    def _is_constexpr_fn(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+        if isinstance(node, ast.Lambda):
+            return False
+        return node.name in self.constexpr_called or any(
+            self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in CONSTEXPR_FN_DECORATORS
+            for dec in node.decorator_list)
+
+    def _visit_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        # decorators, defaults and annotations are evaluated in the enclosing scope
+        if not isinstance(node, ast.Lambda):
+            for dec in node.decorator_list:
+                self.visit(dec)
+            if node.returns is not None:
+                self.visit(node.returns)
+        a = node.args
+        for default in [*a.defaults, *[d for d in a.kw_defaults if d is not None]]:
+            self.visit(default)
+        for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                self.visit(arg.annotation)
+        jit = not isinstance(node, ast.Lambda) and self._is_jit(node)
+        if jit:  # where its code object starts: the first decorator's line, else the def's
+            self.kernel_defs.update((node.name, line) for line in _def_lines(node))
+        scope = self.build_scope(node)
+        self.scopes.append(scope)
+        self.jit_depth += jit
+        cfn = jit and self._is_constexpr_fn(node)
+        self.constexpr_fn_depth += cfn
+        try:
+            if isinstance(node, ast.Lambda):
+                self.visit(node.body)
+            else:
+                for stmt in node.body:
+                    self.visit(stmt)
+        finally:
+            self.jit_depth -= jit
+            self.constexpr_fn_depth -= cfn
+            self.scopes.pop()
+
+    visit_FunctionDef = _visit_function
+    visit_AsyncFunctionDef = _visit_function
+    visit_Lambda = _visit_function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for dec in node.decorator_list:
+            self.visit(dec)
+        for base in node.bases:
+            self.visit(base)
+        for kw in node.keywords:
+            self.visit(kw.value)
+        self.scopes.append(self.build_scope(node))
+        try:
+            for stmt in node.body:
+                self.visit(stmt)
+        finally:
+            self.scopes.pop()
+
+    # ---- imports -------------------------------------------------------------------------------
+
+    def _check_module(self, node: ast.AST, module: str, code: str | None = None) -> bool:
+        """Report the import of dotted ``module`` if a rule forbids it; True when reported."""
+        if module.startswith("."):
+            self.report(node, "forbidden-import", "is a relative import; a submission is a single file "
+                        "and may import only torch, triton and a few standard modules", code)
+            return True
+        parts = module.split(".")
+        for i in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:i])
+            rule = IMPORT_RULES.get(prefix)
+            if rule is not None:
+                self.report(node, rule, f"imports {module}: {_IMPORT_WHY[rule]}", code)
+                return True
+        if parts[0] not in IMPORT_ALLOWED:
+            self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
+                        f"({', '.join(IMPORT_ORDER)})", code)
+            return True
+        return False
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self._check_module(node, alias.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = "." * node.level + (node.module or "")
+        if self._check_module(node, module):
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.report(node, "dynamic-import", "imports every name of a module, which hides the "
+                            "functions the submission calls; import names explicitly")
+                continue
+            path = f"{module}.{alias.name}"
+            if self._check_module(node, path):
+                continue
+            # ``from torch.cuda import Stream``: a name with its own rule
+            self._check_path(node, path, as_call=False, at_import=True)
+
+    # ---- names and attributes ------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            if id(node) not in self.handled and self.is_builtin(node.id):
+                if node.id in EXEC_BUILTINS:
+                    rule = EXEC_BUILTINS[node.id]
+                    self.report(node, rule, _BUILTIN_WHY[node.id])
+                elif node.id in ATTR_BUILTINS:
+                    self.report(node, "dynamic-attr", f"uses {node.id} indirectly; attribute access must be "
+                                "written out (obj.name) or use a string literal")
+                elif node.id == "__builtins__":
+                    self.report(node, "introspection", "reaches the interpreter's builtins namespace")
+            if id(node) not in self.chain_inner and id(node) not in self.handled:
+                path = self.resolve(node)
+                if path is not None:
+                    self._check_path(node, path, as_call=False)
+        else:
+            self._check_name_store(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._check_attr_name(node, node.value, node.attr)
+        if isinstance(node.ctx, ast.Load):
+            if id(node) not in self.chain_inner and id(node) not in self.handled:
+                path = self.resolve(node)
+                if path is not None:
+                    self._check_path(node, path, as_call=False)
+            if isinstance(node.value, (ast.Attribute, ast.Name)):
+                self.chain_inner.add(id(node.value))
+        else:
+            self._check_store_target(node)
+            if isinstance(node.value, (ast.Attribute, ast.Name)):
+                self.chain_inner.add(id(node.value))
+        self.visit(node.value)
+
+    def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
+        if attr in INTROSPECTION_ATTRS:
+            self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
+        elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
+                and self.resolve(receiver) in (None, "torch.Tensor"):
+            self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
+                        "and written by Triton kernels through the tensor")
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if not isinstance(node.ctx, ast.Load):
+            self._check_store_target(node)
+        self.generic_visit(node)
+
+    # ---- calls ---------------------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        before = len(self.findings)
+        self._judge_call(node)
+        if self.jit_depth and len(self.findings) == before:
+            self._check_kernel_call(node)  # only where no other rule has judged this call already
+        self.generic_visit(node)
+
+    def _judge_call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Name) and self.is_builtin(func.id):
+            if func.id in EXEC_BUILTINS:
+                self.handled.add(id(func))
+                self.report(node, EXEC_BUILTINS[func.id], _BUILTIN_WHY[func.id])
+            elif func.id in ATTR_BUILTINS:
+                self.handled.add(id(func))
+                self._check_attr_builtin(node, func.id)
+        path = self.resolve(func)
+        if path is not None:
+            self._mark_chain(func)
+            self._check_path(node, path, as_call=True)
+        else:
+            method = self._method_of(func)
+            if method is not None:
+                receiver, name = method
+                self._check_method(node, receiver, name)
+
+    # ---- kernel bodies: what a @triton.jit body may call ---------------------------------------
+
+    def _is_jit_def(self, name: str) -> bool:
+        kind, _, scope = self.lookup(name)
+        return kind == "local" and scope is not None and name in scope.jit_defs
+
+    def _is_constexpr_param(self, name: str) -> bool:
+        """Whether ``name`` is a ``tl.constexpr`` parameter of the function whose body is being scanned
+        (a jit function passed to a kernel, ``ACT: tl.constexpr`` called as ``ACT(x)``: the runtime
+        launch check, sandbox/launch_args.py, admits only Triton values there, jit functions among them)."""
+        kind, _, scope = self.lookup(name)
+        if kind != "local" or scope is None or scope.kind != "function":
+            return False
+        fn = scope.node
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        a = fn.args
+        for arg in a.posonlyargs + a.args + a.kwonlyargs:
+            if arg.arg == name and arg.annotation is not None:
+                return self.resolve(arg.annotation) == "triton.language.constexpr"
+        return False
+
+    def _is_closure_variable(self, name: str) -> bool:
+        """Whether ``name``, read in the function being scanned, is a variable of an enclosing function (a
+        kernel made in a factory, calling ``op(x)`` where ``op`` is the factory's argument): its value is a
+        closure cell, which the runtime launch check (sandbox/launch_args.py) admits only when it holds a
+        Triton value, jit functions among them; the GPU compiler accepts nothing else either."""
+        kind, _, scope = self.lookup(name)
+        if kind != "local" or scope is None or scope.kind != "function":
+            return False
+        inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
+        return inner is not None and scope is not inner
+
+    def _kernel_path_ok(self, path: str) -> bool:
+        return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
+
+    def _check_kernel_call(self, node: ast.Call) -> None:
+        """Rule kernel-body for one call inside a @triton.jit body (and every helper it calls, each
+        a @triton.jit body itself); see :data:`_KERNEL_CALL_WHY`."""
+        func = node.func
+        path = self.resolve(func)
+        if path is not None:
+            if not self._kernel_path_ok(path):
+                self.report(node, "kernel-body", f"calls {path}, which is not part of Triton's language, "
+                            + _KERNEL_CALL_WHY)
+            elif path.startswith("triton.language."):
+                self._check_callable_arg(node, path.rsplit(".", 1)[-1], method=False)
+            return
+        if isinstance(func, ast.Name):
+            if self.is_builtin(func.id):
+                if func.id not in KERNEL_BUILTINS and not (
+                        self.constexpr_fn_depth and func.id in CONSTEXPR_FN_BUILTINS):
+                    self.report(node, "kernel-body", f"calls the Python builtin {func.id} " + _KERNEL_CALL_WHY)
+                elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):
+                    self.report(node, "kernel-body", "prints to a file object (print calls its write method) "
+                                + _KERNEL_CALL_WHY)
+                elif func.id in ("min", "max") and not self.constexpr_fn_depth and (len(node.args) < 2 or node.keywords
+                                                    or any(isinstance(a, ast.Starred) for a in node.args)):
+                    self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
+                                "runs or drains a Python object " + _KERNEL_CALL_WHY)
+            elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
+                      or self._is_closure_variable(func.id)):
+                self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
+                            "defined once in the submission, a tl.constexpr parameter or a variable of an "
+                            "enclosing function, " + _KERNEL_CALL_WHY)
+            return
+        method = self._method_of(func)
+        if method is not None:
+            _, name = method
+            if name in MUTATING_METHODS:
+                what = "" if name not in _triton_method_names() else f" (write tl.{name}(x) for Triton's)"
+                self.report(node, "kernel-body", _JIT_SIDE_EFFECT + what)
+            elif name not in _triton_method_names() and not (
+                    self.constexpr_fn_depth and name in CONSTEXPR_FN_METHODS and name not in self.user_attrs):
+                self.report(node, "kernel-body", f"calls .{name}(), which is not a method of Triton values, "
+                            + _KERNEL_CALL_WHY)
+            elif name in self.user_attrs:
+                self.report(node, "kernel-body", f"calls .{name}(), a name the submission gives its own "
+                            "objects or classes, " + _KERNEL_CALL_WHY)
+            else:
+                self._check_callable_arg(node, name, method=True)
+            return
+        self.report(node, "kernel-body", "calls a computed callable (not a Triton function or a @triton.jit "
+                    "function named directly) " + _KERNEL_CALL_WHY)
+
+    def _check_callable_arg(self, node: ast.Call, name: str, *, method: bool) -> None:
+        """``tl.reduce(x, 0, fn)`` and the like call ``fn``: it must be a @triton.jit function of the
+        submission named directly, or one of Triton's."""
+        spec = KERNEL_CALLABLE_ARGS.get(name)
+        if spec is None:
+            return
+        keyword, pos = spec
+        pos -= method
+        arg = next((k.value for k in node.keywords if k.arg == keyword), None)
+        if arg is None and 0 <= pos < len(node.args):
+            arg = node.args[pos]
+        if arg is None:
+            return
+        if isinstance(arg, ast.Name) and self._is_jit_def(arg.id):
+            return
+        target = self.resolve(arg)
+        if target is not None and target.startswith("triton.language."):
+            return
+        self.report(node, "kernel-body", f"hands {self.snippet(arg)} to {name} as the function it calls; it must "
+                    "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
+
+    def visit_For(self, node: ast.For) -> None:
+        if self.jit_depth and not self.constexpr_fn_depth and not isinstance(node.iter, ast.Call):
+            self.report(node.iter, "kernel-body", "is iterated inside a Triton kernel body; a kernel loops over "
+                        "range(...), tl.range(...) or tl.static_range(...) only (iterating a Python object "
+                        "runs or drains it, a channel out of the launch)")
+        self.generic_visit(node)
+
+    def visit_With(self, node: ast.With) -> None:
+        if self.jit_depth:
+            for item in node.items:
+                if not isinstance(item.context_expr, ast.Call):
+                    self.report(item.context_expr, "kernel-body", "is entered as a context manager inside a Triton "
+                                "kernel body (its __enter__/__exit__ run Python code); only Triton's context "
+                                "managers, called in place, are allowed")
+        self.generic_visit(node)
+
+    def _mark_chain(self, func: ast.AST) -> None:
+        self.chain_inner.add(id(func))
+        literal = self.getattr_literal(func)
+        if literal is not None:
+            self.handled.add(id(func))
+            self.chain_inner.add(id(literal[0]))
+
+    def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
+        args = node.args
+        if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
+            self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "
+                        "literal; the scan (and a reader) cannot tell what it reaches")
+            return
+        obj, attr = args[0], args[1].value
+        if name == "getattr":
+            self._check_attr_name(node, obj, attr)
+            base = self.resolve(obj)
+            if base is not None:
+                self.chain_inner.add(id(obj))
+                if id(node) not in self.chain_inner and id(node) not in self.handled:
+                    self._check_path(node, f"{base}.{attr}", as_call=False)
+        elif name in ("setattr", "delattr"):
+            self._check_attr_name(node, obj, attr)
+            self._check_store_base(node, obj)
+        else:  # hasattr
+            if attr in INTROSPECTION_ATTRS:
+                self._check_attr_name(node, obj, attr)
+
+    def _check_method(self, node: ast.Call, receiver: ast.AST | None, name: str) -> None:
+        """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
+        if self.jit_depth:
+            return  # judged by the kernel-body rule (_check_kernel_call)
+        if receiver is not None and (_is_literal(receiver) or self.host_level(receiver) >= HOST):
+            # a plain Python value (``shape = list(x.shape); shape.sort()``, ``s = set(); s.add(v)``):
+            # its methods are Python's, whatever their names; not a tensor method, not the replaced op
+            return
+        if name in INTROSPECTION_ATTRS or name in RAW_STORAGE_ATTRS:
+            return  # reported by the attribute check
+        if name == "record_stream":
+            self.report(node, "streams", "ties a tensor to another CUDA stream; kernels must run on the "
+                        "current stream")
+            return
+        if name in COMPLETION_POLLS:
+            self.report(node, "timer", f"calls .{name}(), which polls whether (or how long) device work ran: "
+                        "a timing channel; kernels are timed by the harness")
+            return
+        if name in self.own_names and name not in PY_METHODS_HARMLESS:
+            self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
+            return
+        if name in TENSOR_FROM_HOST_DATA_METHODS:
+            data = _data_arg(node, 0 if receiver is not None else 1)
+            self._check_from_data(node, data, f".{name}()", "tensor-method")
+            return
+        if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
+            return
+        if name in TENSOR_COPY_METHODS and self.allow_copies:
+            return
+        if name in _tensor_method_names():
+            extra = " (this op's spec allows no copies)" if name in TENSOR_COPY_METHODS else ""
+            self.report(node, "tensor-method", f"calls the tensor method .{name}(), which computes with "
+                        f"PyTorch{extra}; the result must come from a Triton kernel (only allocation, view "
+                        "and metadata methods are allowed)")
+
+    def _check_from_data(self, node: ast.Call, data: ast.AST | None, what: str, rule: str) -> None:
+        """``torch.tensor(data)``, ``torch.as_tensor(data)``, ``x.new_tensor(data)``: allowed when ``data``
+        is provably a plain Python value (:data:`TORCH_FROM_HOST_DATA`), else a finding of ``rule``."""
+        if data is not None and self.host_level(data) >= HOST:
+            return
+        shown = f"`{self.snippet(data)}`" if data is not None else "arguments"
+        self.report(node, rule, f"builds a tensor from {shown}, which L1 cannot prove is Python data (a number, "
+                    f"list or tuple) rather than a tensor: {what} of a tensor copies or converts it with PyTorch. "
+                    "Build it from Python values (literals, x.shape, x.stride(), int()/float() of a scalar, a list or "
+                    "tuple of them) or pass the values to the kernel as arguments")
+
+    # ---- dotted paths of imported objects ------------------------------------------------------
+
+    def _check_path(self, node: ast.AST, path: str, *, as_call: bool, at_import: bool = False) -> None:
+        """Judge a call of (``as_call``) or a reference to the imported object at ``path``."""
+        foreign = _foreign_module(path)
+        if foreign is not None:
+            self.report(node, "dynamic-import", f"reaches the module {foreign} through {path}; only torch, "
+                        "triton and the allowed standard modules may be used, and not through re-exports")
+            return
+        root = path.split(".")[0]
+        if path in STRING_ATTR_TOOLS:
+            self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
+                        "is read or called (use the attribute or method directly)")
+            return
+        if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
+                        "filtering warnings reads back what a kernel launch emitted)")
+            return
+        if root not in ("torch", "triton"):
+            return  # other modules are judged at their import
+        for i in range(path.count(".") + 1, 0, -1):
+            prefix = ".".join(path.split(".")[:i])
+            rule = TORCH_PATH_RULES.get(prefix)
+            if rule is not None:
+                self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                return
+        if root == "triton" or at_import:
+            return
+        parts = path.split(".")
+        last = parts[-1]
+        # the replaced op itself
+        is_ops = len(parts) >= 4 and parts[1] == "ops"
+        op_name = parts[3] if is_ops else last
+        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths):
+            # a call, or a reference to a function (``torch.float`` is a dtype, not a call of .float())
+            if as_call or is_ops or _is_function_like(_torch_object(path)):
+                self.report(node, "dispatch-recursion", _recursion_why(op_name, self.own))
+                return
+        if parts[1:2] == ["ops"]:
+            self.report(node, "torch-compute", f"calls an operator through {'.'.join(parts[:4])}; the result "
+                        "must come from a Triton kernel")
+            return
+        if len(parts) >= 3 and parts[1] == "Tensor":
+            if as_call:
+                self._check_method(node, None, parts[2])
+            return
+        rest = ".".join(parts[1:])
+        if rest in TORCH_FROM_HOST_DATA and as_call and isinstance(node, ast.Call):
+            self._check_from_data(node, _data_arg(node, 0), path, "torch-compute")
+            return
+        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods:
+            return
+        if not as_call:
+            obj = _torch_object(path)
+            if obj is None or not _is_function_like(obj):
+                return  # a module, class, dtype or constant: reading it is fine
+        if rest in ("manual_seed", "seed", "random.manual_seed", "cuda.manual_seed", "cuda.manual_seed_all",
+                    "set_rng_state", "cuda.set_rng_state", "random.seed"):
+            what = "touches the random state, which is not the kernel's to change"
+        else:
+            what = "computes with PyTorch"
+        verb = "" if as_call else " (referenced as a value)"
+        self.report(node, "torch-compute", f"{what}{verb}: {path} is not on the allowlist of allocation, view, "
+                    "metadata and device-query functions; the result must come from a Triton kernel")
+
+    # ---- stores: monkey-patching and module caches ---------------------------------------------
+
+    def _base_of(self, target: ast.AST) -> ast.AST:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        return target
+
+    def _check_store_target(self, target: ast.Attribute | ast.Subscript) -> None:
+        if id(target) in self.handled:
+            return
+        self.handled.add(id(target))
+        if self.jit_depth:
+            self.report(target, "kernel-body", _JIT_SIDE_EFFECT)
+            return
+        self._check_store_base(target, self._base_of(target))
+
+    def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
+        """A store into ``base`` (through attributes, subscripts or setattr/delattr); ``node`` is the
+        store target (or the setattr call) that the finding points at."""
+        owner_node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else base
+        base = self._base_of(base)
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
+            self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
+                        "must not be modified")
+            return
+        if not isinstance(base, ast.Name):
+            return
+        if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
+            self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
+            return
+        kind, path, _ = self.lookup(base.id)
+        if kind == "alias":
+            owner = self.resolve(owner_node) if owner_node is not None else None
+            self.report(node, "monkey-patch", f"changes {owner or path}, which belongs to another module; modules "
+                        "and classes defined elsewhere must not be modified")
+        # a store into the submission's own module-level objects is state across calls, which L1 does
+        # not judge (see "State across calls" in the docstring of :mod:`.policy`)
+
+    def _check_name_store(self, node: ast.Name) -> None:
+        if id(node) in self.handled or not self.in_function:
+            return
+        scope = self.current
+        if scope.kind != "function" or node.id not in scope.globals:
+            return
+        if node.id in self.scopes[0].imported:
+            self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
+
+
+def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
+    """The ``data`` argument of a call: positional ``pos`` or keyword ``data``; None when a ``*``
+    argument comes first or it is not given."""
+    for i, arg in enumerate(node.args):
+        if isinstance(arg, ast.Starred):
+            return None
+        if i == pos:
+            return arg
+    return next((k.value for k in node.keywords if k.arg == "data"), None)
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return isinstance(
+        node,
+        (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
+         ast.DictComp, ast.SetComp, ast.GeneratorExp),
+    )
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+    return has_name and has_main
+
+
+def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """The lines a function's code object may start at (``co_firstlineno``): the def's, or its first
+    decorator's."""
+    return {node.lineno, min([node.lineno] + [d.lineno for d in node.decorator_list])}
+
