@@ -565,7 +565,7 @@ def test_show_cases_lists_every_shown_case_and_explains_the_axes() -> None:
 def test_init_writes_a_skeleton_that_passes_l1(tmp_path: Path) -> None:
     from kernelgenbench.report.author import skeleton
     from kernelgenbench.suite.registry import all_operators, get_operator
-    from kernelgenbench.verify.static_scan import scan_file
+    from kernelgenbench.verify.scan import scan_file
 
     res = CliRunner().invoke(app, ["init", "aten::add", str(tmp_path)])
     assert res.exit_code == 0 and "L1 static scan: clean" in res.output, res.output

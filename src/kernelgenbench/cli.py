@@ -777,7 +777,7 @@ def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     passes the L1 scan and fails every case as not written yet until you fill it in."""
     from .report.author import skeleton
     from .suite.registry import get_operator
-    from .verify.static_scan import scan_file
+    from .verify.scan import scan_file
 
     try:
         o = get_operator(op)

@@ -433,7 +433,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         from ..run.job import judge_values
         from ..suite.common import generator
         from ..verify.compare import poison_variant, unchanged
-        from ..verify.static_scan import scan_file
+        from ..verify.scan import scan_file
 
         if plat.interpreter:
             import triton.language.standard as tl_standard
