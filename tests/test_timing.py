@@ -199,7 +199,7 @@ class TorchOnTimedOp(DoubleOp):
             if mode == "switch" and not hooks.STATE.tracing:
                 out.copy_(torch.mul(x, 2))
             else:
-                out.copy_(_double_as_launch(x))
+                out.copy_(_double_as_launch(x, torch.empty_like(x)))
             return out
 
         self.fn = hooks.traced(wrapper, "aten::double")
@@ -210,13 +210,13 @@ class TorchOnTimedOp(DoubleOp):
         return self.fn(out, x)
 
 
-def _double_as_launch(x: torch.Tensor) -> torch.Tensor:
-    """What a Triton launch would write: computed inside the launch (not traced)."""
+def _double_as_launch(x: torch.Tensor, into: torch.Tensor) -> torch.Tensor:
+    """What a Triton launch would write into ``into``: computed inside the launch (not traced)."""
     from kernelgenbench.sandbox import hooks
 
     hooks.STATE.inside_launch += 1
     try:
-        return x * 2
+        return into.copy_(x * 2)
     finally:
         hooks.STATE.inside_launch -= 1
 
@@ -231,8 +231,10 @@ def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> 
     assert state.timed_trace is None and state.tracing  # restored after timing
     verdict = profile.judge_trace(res["timed_trace"], frozenset({"double"}))
     if mode == "honest":
-        assert res["timed_trace"] == {"aten::copy_": 1}
+        # a fresh buffer of the call copied whole into the out= tensor as given: an unmarked copy
+        assert res["timed_trace"] == {"aten::empty_like": 1, "aten::copy_": 1}
         assert verdict.failure is None
     else:
         assert res["timed_trace"]["aten::mul.Tensor"] == 1  # the most in one call, not the total
         assert verdict.failure == "profile" and "aten::mul.Tensor" in verdict.message
+

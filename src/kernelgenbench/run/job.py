@@ -1004,7 +1004,7 @@ class Verifier:
                 text += "\n" + condense_traceback(tb, self.spec.submission) + self._log_hint()
             return cls, text
         tv = l3.judge_trace(msg.get("trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
-                            getattr(self.op, "allow_copies", True), self.op.allow_trace)
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
             return tv.failure, "L3 dispatch trace: " + tv.message
         if not msg.get("wrapper_calls"):
@@ -1274,7 +1274,7 @@ class Verifier:
         # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
         # PyTorch or a vendor library only when it is timed fails here)
         tv = l3.judge_trace(msg.get("timed_trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
-                            getattr(self.op, "allow_copies", True), self.op.allow_trace)
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
             raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
                                         f"(the most of each op in one call): {tv.message}", case)

@@ -156,6 +156,7 @@ class Child:
         except BaseException as exc:  # noqa: BLE001
             self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
             return False
+        hooks.STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
