@@ -98,6 +98,8 @@ EXPECTED = {
     "reshape_copy": "dispatch_recursion",  # class 6: clone by reshape's copy path, seen whole (a view) on
                                       # the interpreter path only (there a ghost), aten::clone -- the op
                                       # itself -- on GPUs: composite ops are decomposed on every path
+    "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
+                                      # by a kernel (the import runs under the dispatch trace)
 }
 if not PLATFORM.interpreter:
     EXPECTED["oob"] = "cuda_fault"
@@ -130,6 +132,10 @@ BUDGET_CAUGHT = {"ghost", "no_launch"}
 #: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
 COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
                     "no_launch"}
+
+
+#: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
+IMPORT_CAUGHT = {"import_table"}
 
 
 #: What the launch rule's message says for the launch_* fixtures.
@@ -170,7 +176,10 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in LAUNCH_MESSAGES and expected == "profile":  # the message names the kernel, the argument (or global) and its type
         assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
         assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]
-    if expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
+    if what in IMPORT_CAUGHT:  # judged at import: no case ran
+        assert rec["first_failure"]["message"].startswith("L3 dispatch trace of the submission's import"), rec
+        assert rec["first_failure"]["case_id"] is None and not rec["cases"], rec["first_failure"]
+    elif expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in
         assert rec["first_failure"]["case_id"] is not None, rec["first_failure"]

@@ -6,7 +6,7 @@ how the verifier judges them (verify/profile.py judge_trace, run/job.py L2 and L
   emulated with a CPU kernel of a test op) sees the same keys (composite ops decomposed);
 * copies and fills are marked where they compute or convert (every operator fails) and where they move
   elements along a mapping of the candidate's making (data-movement operators fail);
-* the decomposition keeps composites the candidate replaces whole (the op itself, as on GPUs).
+* tensor data built from host Python is counted.
 """
 from __future__ import annotations
 
@@ -108,6 +108,7 @@ def test_copies_are_marked_by_what_they_do() -> None:
     assert trace["aten::zero_ (partial fill)"] == 1
     assert trace["aten::arange.start_step (computes values)"] == 1
     assert trace["aten::arange"] == 1
+    assert trace["aten::host_data"] == 1                        # torch.tensor(2): one element from Python
     assert "aten::contiguous" not in trace and "aten::resolve_neg" not in trace
 
 
@@ -121,6 +122,15 @@ def test_a_fill_with_the_host_read_of_another_dtype_just_made_is_a_conversion() 
     trace, _ = _trace(body, torch.randn(4))
     assert trace["aten::full (dtype conversion)"] == 1
     assert trace["aten::full"] == 2
+
+
+def test_the_trace_budget_counts_tensor_data_built_from_host_python() -> None:
+    trace, _ = _trace(lambda x: torch.tensor(list(range(200)), dtype=torch.int16), torch.zeros(1))
+    assert trace["aten::host_data"] == 200
+    v = judge_trace(trace, frozenset({"neg"}))
+    assert v.failure == "profile" and "200 tensor elements from host Python" in v.message
+    small, _ = _trace(lambda x: torch.tensor([1, 2, 4, 8]), torch.zeros(1))
+    assert judge_trace(small, frozenset({"neg"})).failure is None
 
 
 # -- the verdict on marks --------------------------------------------------------------------------------
@@ -230,3 +240,17 @@ def test_a_composite_op_the_candidate_replaces_is_the_op_itself_on_every_path(mo
     assert trace == {"aten::t": 1, "aten::reshape": 1}
     assert judge_trace(trace, frozenset({"reshape"})).failure == "dispatch_recursion"
 
+
+# -- the import (issue 12 class 2) ---------------------------------------------------------------------
+def test_the_import_is_traced_like_a_call() -> None:
+    namespace: dict[str, Any] = {"torch": torch}
+    code = ("SETTINGS = {'cpu': (1024, 4)}\nSETTINGS.update(cuda=(128, 8))\n"
+            "SCRATCH = torch.zeros(8)\n"
+            "LUT = torch.arange(-8, 8, dtype=torch.int16).view(torch.float16) ** 2\n")
+    trace = hooks.trace_import(lambda: exec(code, namespace))  # noqa: S102 - a module body
+    assert trace["aten::zeros"] == 1 and trace["aten::pow.Tensor_Scalar"] == 1 and trace["aten::arange.start"] == 1
+    v = judge_trace(trace, frozenset({"rsqrt"}))
+    assert v.failure == "profile" and "aten::pow.Tensor_Scalar x1" in v.message
+    assert hooks.STATE.call is None and hooks.STATE._import_trace is None       # nothing left behind
+    allowed = hooks.trace_import(lambda: exec("T = torch.full((4,), 3)\nV = T.view(2, 2).t()\n", namespace))
+    assert judge_trace(allowed, frozenset({"rsqrt"})).failure is None

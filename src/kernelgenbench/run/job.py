@@ -715,7 +715,8 @@ class Verifier:
                 l2_cases[case.id]["ghost"] = _ghost_outcome(ghosts[index])
             self.times["ghost_s"] += max(0.0, time.perf_counter() - t_l2
                                          - (sum(self.times[k] for k in _L2_INNER_PHASES) - inner))
-        self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
+        self.record["anti_hack"]["L3"] = {**(self.record["anti_hack"]["L3"] or {}),
+                                          "ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
                                                                                       "not_exercised"),
                                           "trace": traces, "launches": launches_total}
         self._l2_verdict(done, by_index, ghosts, l2_cases)
@@ -755,6 +756,22 @@ class Verifier:
         self.record["missing_optional"] = msg.get("missing_optional", [])
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg['timers_tampered']}")
+        self._judge_import(msg.get("import_trace") or {})
+
+    def _judge_import(self, trace: dict[str, int]) -> None:
+        """L3 for the submission's import: its module-level code ran under the dispatch trace of a call
+        (``hooks.trace_import``) and is judged by the same allowlist, marks and budgets (host reads,
+        fills/copies, tensor data built from host Python). Any finding fails the job as ``profile``:
+        results computed once at import and looked up by the kernels are computed all the same (the op
+        itself run at import included; it is no dispatch recursion there, the wrapper is not running)."""
+        l3rec = self.record["anti_hack"]["L3"] = dict(self.record["anti_hack"]["L3"] or {})
+        l3rec["import_trace"] = dict(trace)
+        tv = l3.judge_trace(trace, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
+        if tv.failure:
+            l3rec["ok"] = False
+            raise JobFailed("profile", f"L3 dispatch trace of the submission's import (module-level code, {self.op.id}): "
+                                       f"{tv.message}; work done at import is judged like work done in a call")
 
     def _check_launch(self, msg: dict[str, Any], where: str, case: Case | None = None) -> None:
         """The launch rule's record in a child's answer (:func:`_check_launch_violations`), and the

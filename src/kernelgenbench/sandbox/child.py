@@ -22,7 +22,8 @@ Commands:
         checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
     {"cmd": "exit"}
 
-Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
+The ``ready`` answer carries ``import_trace``: the ATen ops the submission's import ran (traced like a
+call, ``hooks.trace_import``). Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
 recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
 ``sandbox/launch_args.py``), and ``unscanned_bodies``: the submission's functions that ran as kernel
 bodies without the file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``;
@@ -140,7 +141,8 @@ class Child:
                 raise ImportError(f"cannot load {self.args.submission}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)
+            # traced like a call (hooks.trace_import): work done at import is judged by the verifier
+            import_trace = hooks.trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
             self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
             return False
@@ -161,7 +163,7 @@ class Child:
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
-                   "missing_optional": self.missing_optional})
+                   "missing_optional": self.missing_optional, "import_trace": dict(import_trace)})
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:

@@ -28,7 +28,8 @@
   mode's handler (interpreter) or registered at a dispatch key (GPUs). Allowed ops that compute,
   convert or move elements along a mapping of the candidate's making are marked in their keys
   (:func:`op_marks`), from the call's memory provenance (:class:`CallEvidence`: the call's tensors as
-  given, storages allocated in the call). Timed calls run under :class:`TimedTraceMode`.
+  given, storages allocated in the call). The submission's
+  import runs under the same trace (:func:`trace_import`); timed calls under :class:`TimedTraceMode`.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
 * The L3 launch rule (:mod:`.launch_args`, :func:`check_launch`): at the entry of every launch
@@ -114,9 +115,11 @@ class State:
         #: never cleared: the child reports them with every answer, the verifier fails the job on them
         #: (a submission that catches the error does not undo the record)
         self.launch_violations: list[str] = []
-        #: memory provenance of the candidate call in progress (the outermost traced wrapper call);
-        #: None between calls (:class:`CallEvidence`)
+        #: memory provenance of the candidate call in progress (the outermost traced wrapper call), or
+        #: of the submission's import (:func:`trace_import`); None between calls (:class:`CallEvidence`)
         self.call: CallEvidence | None = None
+        #: the op counter of the submission's import while it runs (:func:`trace_import`), else None
+        self._import_trace: Counter[str] | None = None
         #: overload keys (``"add.Tensor"``, ``"reshape"``) the candidate's wrappers replace, on every
         #: platform (set by the child): the modes do not decompose those composite ops (a call of one is a
         #: call of the op itself, as it is on GPUs, where it reaches the candidate's registration)
@@ -240,10 +243,13 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
 
 
 def _read_counter() -> Counter[str] | None:
-    """The op counter a host read outside the dispatcher counts in: the timed call's while timing, the
-    case's while a wrapper runs; None for the harness's own reads and reads inside a launch."""
+    """The op counter a host read outside the dispatcher counts in: the import's while the submission is
+    imported, the timed call's while timing, the case's while a wrapper runs; None for the harness's own
+    reads and reads inside a launch."""
     if STATE.inside_launch:
         return None
+    if STATE._import_trace is not None:
+        return STATE._import_trace
     if not STATE.active_wrappers:
         return None
     if STATE._call_trace is not None:
@@ -819,10 +825,12 @@ def _cuda_device_accepts_cpu() -> None:
 # * the layouts of the call's tensors as given, the storages allocated during the call (``fresh``);
 # * marks on the trace keys of allowed ops that compute or convert (``aten::clone (materialises a
 #   negative bit)``) or that move elements along a mapping of the candidate's making (``aten::copy_
-#   (non-trivial mapping)``), judged by ``verify/profile.py``.
+#   (non-trivial mapping)``), judged by ``verify/profile.py``;
+# * tensor data built from host Python (``aten::host_data``, elements).
 
 #: ATen copies (their element mapping is judged), fills, and ops that turn host Python data into a tensor
-#: (``torch.tensor``, ``torch.as_tensor``, a Python number assigned into a tensor).
+#: (``torch.tensor``, ``torch.as_tensor``, a Python number assigned into a tensor: counted as
+#: ``aten::host_data`` elements).
 COPY_OPS = frozenset({"copy_", "clone", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"})
 FILL_OPS = frozenset({"fill_", "zero_"})
 HOST_DATA_OPS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
@@ -928,8 +936,9 @@ def splits_elements(t: torch.Tensor) -> bool:
 
 
 class CallEvidence:
-    """The memory provenance of one candidate call (the outermost traced wrapper call), kept by the
-    sandbox's dispatch modes (weak references only: it keeps no memory alive).
+    """The memory provenance of one candidate call (the outermost traced wrapper call, or the
+    submission's import), kept by the sandbox's dispatch modes (weak references only: it keeps no
+    memory alive).
 
     Attributes:
         given: :func:`layout_form` of every tensor the wrapper was called with (lists and tuples of
@@ -1175,8 +1184,8 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
     (``STATE.replaced``), which on GPUs reaches its registration (dispatch recursion) and here is counted
     whole (the op itself: dispatch recursion too). Each op is counted under its key with its
     marks (:func:`op_marks`, and marks :meth:`CallEvidence.after_op` finds in its result); a scalar
-    host read goes through :func:`host_read`; random draws are counted in elements
-    (``aten::random_draw``); with ``poison``, allocations are poisoned."""
+    host read goes through :func:`host_read`; random draws and host data are counted in elements
+    (``aten::random_draw``, ``aten::host_data``); with ``poison``, allocations are poisoned."""
     if is_composite(func) and _overload_key(func) not in STATE.replaced:
         # the C++ composite kernel the dispatcher runs (not a Python decomposition some ops also register)
         with mode:
@@ -1207,6 +1216,8 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
                 del trace[key]
             trace[_op_key(func, marks=[*marks, *late])] += 1
     _count_draws(trace, func, out)
+    if name in HOST_DATA_OPS and isinstance(out, torch.Tensor):
+        trace["aten::host_data"] += out.numel()
     if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
         if out.numel() and not out.is_meta:
             from ..verify.compare import poison_variant
@@ -1266,6 +1277,24 @@ def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any
             for k, n in calls.items():
                 if n > STATE.timed_trace[k]:
                     STATE.timed_trace[k] = n
+
+
+def trace_import(run: Callable[[], Any]) -> Counter[str]:
+    """Run the submission's import (``run``) under the dispatch trace of a call (:class:`CandidateMode`
+    with its own counter, allocations not poisoned): every ATen op its module-level code runs is counted
+    with its marks, host reads and tensor data built from host Python (``aten::host_data``) included,
+    so that the verifier judges the import by the allowlist and budgets of a call (work done once at
+    import and looked up later is still work). Returns the counts; exceptions of the import propagate."""
+    counter: Counter[str] = Counter()
+    STATE.call = CallEvidence()
+    STATE._import_trace = counter
+    try:
+        with CandidateMode(counter, poison=False):
+            run()
+    finally:
+        STATE.call = None
+        STATE._import_trace = None
+    return counter
 
 
 def poison_allocation(t: torch.Tensor) -> None:

@@ -23,6 +23,9 @@ META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_sca
         "is_same_size", "size", "stride", "result_type", "can_cast", "promote_types", "is_nonzero", "dim",
         "numel", "is_floating_point", "is_complex", "is_signed", "element_size", "storage_offset"}
 COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
+#: Ops that turn host Python data into a tensor (``torch.tensor``, ``torch.as_tensor``, a Python number
+#: assigned into a tensor): allowed, their elements budgeted (``aten::host_data``, HOST_DATA_BUDGET).
+HOST_DATA = {"lift_fresh", "lift_fresh_copy", "lift"}
 
 # Marks the sandbox puts on the trace key of an allowed op (``"aten::copy_ (dtype conversion)"``,
 # ``sandbox/hooks.py`` ``op_marks``), for what the op did beyond allocating, viewing, moving or reading.
@@ -54,6 +57,10 @@ MOVE_MARKS = frozenset({MARK_MAPPING, MARK_PARTIAL_FILL})
 #: and initialise a few buffers.
 ITEM_BUDGET = 16
 FILL_COPY_BUDGET = 64
+#: Per candidate call, and for the submission's import, at most this many tensor elements built from
+#: host Python data (``torch.tensor``, ``torch.as_tensor``: ``aten::host_data``). Fill values and small
+#: tables of launch settings fit; a table of answers (every result of a low-precision dtype) does not.
+HOST_DATA_BUDGET = 64
 #: Per case, at most this many random values drawn with PyTorch (``aten::random_draw``,
 #: counted by the child), where an operator's ``allow_trace`` admits a draw at all (random
 #: operators may draw a seed with ``torch.randint``; their samples must come from a Triton kernel).
@@ -65,7 +72,7 @@ _FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", 
 
 def allowlist(allow_copies: bool = True) -> set[str]:
     """The ATen op names (no namespace, no overload) a candidate may run."""
-    return ALLOC | VIEWS | META | (COPIES if allow_copies else set())
+    return ALLOC | VIEWS | META | HOST_DATA | (COPIES if allow_copies else set())
 
 
 def _base(key: str) -> str:
@@ -100,11 +107,11 @@ class TraceVerdict:
 
 def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True,
                 allow_extra: frozenset[str] = frozenset(), data_movement: bool = False) -> TraceVerdict:
-    """Judge the ATen ops the candidate ran (one case's calls, or a timed call).
+    """Judge the ATen ops the candidate ran (one case's calls, a timed call, or the import).
 
     Args:
         trace: op key (``"aten::add.Tensor"``, ``"aten::copy_ (dtype conversion)"``) -> count; the
-            pseudo-ops ``aten::host_read`` and ``aten::random_draw`` count elements.
+            pseudo-ops ``aten::host_read``, ``aten::random_draw`` and ``aten::host_data`` count elements.
         own_ops: names of the op under test (calling them is dispatch recursion).
         allow_copies: same-dtype copies are allowed.
         allow_extra: names allowed for this op beyond :func:`allowlist` (its nothing-to-compute
@@ -119,7 +126,7 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
         recursion, ops outside the allowlist, allowed ops that computed or converted
         (:data:`COMPUTE_MARKS`), moves of a data-movement operator (:data:`MOVE_MARKS`), budgets.
     """
-    allowed = (allowlist(allow_copies) | set(allow_extra)) - set(own_ops)
+    allowed = (allowlist(allow_copies) | set(allow_extra) | {"host_data"}) - set(own_ops)
     forbidden: dict[str, int] = {}
     converted: dict[str, int] = {}
     moved: dict[str, int] = {}
@@ -162,6 +169,12 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
     items = sum(n for k, n in trace.items() if _base(k) in _ITEM_OPS)
     fills = sum(n for k, n in trace.items() if _base(k) in _FILL_COPY_OPS)
     draws = sum(n for k, n in trace.items() if _base(k) == "random_draw")
+    host_data = sum(n for k, n in trace.items() if _base(k) == "host_data")
+    if host_data > HOST_DATA_BUDGET:
+        return TraceVerdict("profile", f"the candidate built {host_data} tensor elements from host Python data "
+                                       f"(torch.tensor, torch.as_tensor, assignments of Python numbers) in one call "
+                                       f"(budget {HOST_DATA_BUDGET}): fill values and small tables of launch "
+                                       f"settings fit; a table of results computed on the host does not")
     if draws > RANDOM_DRAW_BUDGET:
         return TraceVerdict("profile", f"the candidate drew {draws} random values with PyTorch in one case (budget "
                                        f"{RANDOM_DRAW_BUDGET}: a seed may be drawn with PyTorch, the samples must "
