@@ -12,7 +12,7 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 
-from fixture_files import fixture_name, fixture_op, fixtures, write_submission
+from fixture_files import find_fixture, fixture_name, fixture_op, fixtures, write_submission
 
 GOOD = Path(__file__).parent / "good"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
@@ -28,3 +28,20 @@ def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
                        Settings()).run()
         assert rec["status"] == "passed", (tier, rec["failure_class"], rec["first_failure"])
         assert rec["anti_hack"]["L2"]["ok"] and rec["anti_hack"]["L2"]["checked"] >= 1
+
+
+@pytest.mark.slow
+def test_a_kernel_result_read_back_and_rewrapped_is_recorded_as_triton_derived(tmp_path: Path) -> None:
+    """Issue 11 item 2.1: the full reductions of tests/good/host_scalar__aten__sum return the kernel's
+    value read back with .item(); their ghost replays pass from the replayed Triton-derived reads, which
+    the L2 record counts and names instead of failing the job as ghost."""
+    path = find_fixture(GOOD, "host_scalar")
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   Settings()).run()
+    l2 = rec["anti_hack"]["L2"]
+    assert rec["status"] == "passed", (rec["failure_class"], rec["first_failure"])
+    assert l2["triton_derived_reads"] >= 1 and l2["passed_from_triton_reads"] == ["smoke/0"], l2
+    assert l2["cases"]["smoke/0"]["ghost"] == "passed from Triton-derived host reads", l2["cases"]
+    assert not l2["passed_without_triton"]

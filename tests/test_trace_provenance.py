@@ -6,7 +6,8 @@ how the verifier judges them (verify/profile.py judge_trace, run/job.py L2 and L
   emulated with a CPU kernel of a test op) sees the same keys (composite ops decomposed);
 * copies and fills are marked where they compute or convert (every operator fails) and where they move
   elements along a mapping of the candidate's making (data-movement operators fail);
-* tensor data built from host Python is counted.
+* tensor data built from host Python is counted;
+* a ghost replay whose right result is made of Triton-derived host reads is not counted as passed.
 """
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from typing import Any, Callable
 import pytest
 import torch
 
+from kernelgenbench.run.job import from_triton_reads, triton_read_values
 from kernelgenbench.sandbox import hooks
 from kernelgenbench.sandbox.hooks import CallEvidence, layout_form, splits_elements
+from kernelgenbench.suite.spec import Expected, Tolerance
 from kernelgenbench.verify import profile
 from kernelgenbench.verify.profile import judge_trace, key_marks
 
@@ -230,6 +233,32 @@ def test_the_trace_is_the_same_on_every_call_path() -> None:
     assert top["aten::_local_scalar_dense"] == 2
     assert top["aten::_to_copy (dtype conversion)"] == 1  # .float() of a float32 tensor copies nothing
     assert top["aten::clone (materialises a negative bit)"] == 1
+
+
+# -- L2: results made of Triton-derived host reads (issue 11 item 2.1) ---------------------------------------
+def _log(*reads: tuple[Any, bool]) -> dict[str, Any]:
+    return {"reads": [{"kind": "item", "value": v, "triton": t} for v, t in reads], "launches": []}
+
+
+def test_triton_read_values_are_the_marked_reads_the_replay_handed_back() -> None:
+    log = _log((3.5, True), (7, False), (torch.tensor([1.0, 2.0]), True), ("tensor(1.)", True))
+    assert triton_read_values(log, {"reads_replayed": 4}) == [3.5, 1.0, 2.0]
+    assert triton_read_values(log, {"reads_replayed": 1}) == [3.5]      # the replay stopped after one read
+    assert triton_read_values(None, {"reads_replayed": 4}) == []
+
+
+def test_a_result_made_of_triton_read_values_does_not_count_as_passed_without_triton() -> None:
+    ret = torch.tensor(3.25, dtype=torch.float16)
+    exp = [Expected("return", ret.clone(), Tolerance())]
+    assert from_triton_reads(exp, {"ret": ret}, [3.25])
+    assert from_triton_reads(exp, {"ret": ret}, [3.2500001])        # rounded to the output's dtype alike
+    assert not from_triton_reads(exp, {"ret": ret}, [1.0])          # a value computed on the host
+    big = torch.full((5,), 3.25)
+    assert not from_triton_reads([Expected("return", big.clone(), Tolerance())], {"ret": big}, [3.25])  # 5 > 1 read
+    idx = torch.tensor(4)
+    assert from_triton_reads([Expected("return", idx.clone(), Tolerance())], {"ret": idx}, [4.0])
+    assert not from_triton_reads([Expected("return", idx.clone(), Tolerance())], {"ret": idx}, [4.4])
+    assert not from_triton_reads(exp, {"ret": ret}, [])
 
 
 def test_a_composite_op_the_candidate_replaces_is_the_op_itself_on_every_path(monkeypatch) -> None:

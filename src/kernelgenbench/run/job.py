@@ -463,10 +463,92 @@ def _divergence(report: dict[str, Any] | None) -> str | None:
     return None
 
 
+def triton_read_values(log: dict[str, Any] | None, report: dict[str, Any] | None, limit: int = 4096) -> list[Any]:
+    """The values a ghost replay handed back for host reads of Triton-derived memory: the entries of
+    the normal run's replay ``log`` marked ``triton`` (memory a launch of the call received, other than
+    a read-only input; ``hooks.host_read``) among the reads the replay consumed (``report``'s
+    ``reads_replayed``, the first ones of the log), as Python numbers (a logged tensor copy gives its
+    elements; string reads give none). At most ``limit`` values."""
+    if not isinstance(log, dict) or not isinstance(report, dict):
+        return []
+    reads = list(log.get("reads") or [])[: int(report.get("reads_replayed") or 0)]
+    values: list[Any] = []
+    for r in reads:
+        if not isinstance(r, dict) or not r.get("triton"):
+            continue
+        v = r.get("value")
+        if isinstance(v, torch.Tensor):
+            values.extend(v.reshape(-1)[: limit].tolist())
+        elif isinstance(v, (bool, int, float, complex)):
+            values.append(v)
+        if len(values) >= limit:
+            break
+    return values[:limit]
+
+
+def from_triton_reads(expected: list[Expected], out: dict[str, Any], values: list[Any]) -> bool:
+    """Whether a passing ghost replay's result could be made of ``values``, the values Triton-derived
+    host reads handed back (:func:`triton_read_values`): every compared output element equals one of
+    them (converted to the output's dtype; NaN matches NaN), and the compared elements are no more
+    than the values (each result element needs a read of its own). Then the replay's right result
+    proves nothing against the kernels: it is their result, read back and re-wrapped. False when no
+    output is compared."""
+    if not values:
+        return False
+    total = 0
+    for exp in expected:
+        if exp.value is None and exp.check is None:
+            continue
+        actual = _resolve(exp.slot, out)
+        if isinstance(actual, (bool, int, float, complex)):
+            actual = torch.tensor(actual)
+        if not isinstance(actual, torch.Tensor) or actual.is_meta:
+            return False
+        vals = actual.detach().reshape(-1)
+        if exp.region is not None and exp.slot.startswith("arg."):
+            flat = storage_view(actual)
+            region = exp.region.to(flat.device)
+            if flat.numel() == region.numel():
+                vals = flat[region]
+        total += vals.numel()
+        if total > len(values):
+            return False
+        if not vals.numel():
+            continue
+        try:
+            cand = _as_values(values, vals.dtype).to(vals.device)
+        except (RuntimeError, TypeError, OverflowError, ValueError):
+            return False
+        hit = vals[:, None] == cand[None, :]
+        if vals.is_floating_point() or vals.is_complex():
+            hit |= torch.isnan(vals)[:, None] & torch.isnan(cand)[None, :]
+        if not bool(hit.any(dim=1).all()):
+            return False
+    return total > 0
+
+
+def _as_values(values: list[Any], dtype: torch.dtype) -> torch.Tensor:
+    """``values`` (Python numbers) as a tensor of ``dtype``, keeping only those the dtype holds exactly
+    as numbers (integral values in range for integer dtypes; any for bool, as truth values; complex
+    ones only for complex dtypes): rounding a float read into an integer output is no re-wrapping."""
+    if dtype == torch.bool:
+        return torch.tensor([bool(v) for v in values], dtype=torch.bool)
+    if dtype.is_complex:
+        return torch.tensor([complex(v) for v in values], dtype=torch.complex128).to(dtype)
+    reals = [v for v in values if not isinstance(v, complex)]
+    if dtype.is_floating_point:
+        return torch.tensor([float(v) for v in reals], dtype=torch.float64).to(dtype)
+    info = torch.iinfo(dtype)
+    ints = [int(v) for v in reals if math.isfinite(float(v)) and float(v).is_integer() and info.min <= v <= info.max]
+    return torch.tensor(ints, dtype=torch.int64).to(dtype)
+
+
 def _ghost_outcome(res: dict[str, Any]) -> str:
     """One word for a ghost replay's result in the record."""
     if res.get("ghost_passed"):
         return "still passed"
+    if res.get("from_triton_reads"):
+        return "passed from Triton-derived host reads"
     if res.get("diverged"):
         return "diverged"
     if res.get("uninformative"):
@@ -942,7 +1024,7 @@ class Verifier:
         if not isinstance(out, dict):
             raise JobFailed("wrong_result", f"{where}: the sandbox returned no outputs", case)
         if ghost:
-            return self._judge_ghost(case, out, expected, msg.get("replay"))
+            return self._judge_ghost(case, out, expected, msg.get("replay"), replay)
         assert before is not None
         evidence = {"trace": msg.get("trace") or {}, "launches": msg.get("launches") or [],
                     "trivial": _trivial(expected, before, self.platform.tolerance_scale), "needs_launch": before.needs_launch,
@@ -1077,13 +1159,16 @@ class Verifier:
 
     # -- L2 ------------------------------------------------------------------------------------------
     def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected],
-                     replay: dict[str, Any] | None) -> dict[str, Any]:
+                     replay: dict[str, Any] | None, log: dict[str, Any] | None = None) -> dict[str, Any]:
         """A replayed case "still passes" only if every output is right and at least one output
         differs from the ghost poison pattern (an expected all-False bool result is exactly what an
-        unwritten output holds: such a case cannot tell a no-op from a kernel). ``replay`` is the
-        child's replay report (:meth:`hooks.State.end_case`); the result carries it, and
-        ``diverged`` says what the replay did differently from the normal run it replayed (None when
-        nothing)."""
+        unwritten output holds: such a case cannot tell a no-op from a kernel), and its result could not
+        be made of the values that Triton-derived host reads handed back (``log``: the normal run's
+        replay log, whose reads of memory a launch of the call received are marked ``triton``;
+        :func:`from_triton_reads`): a kernel's result read back with ``.item()`` and returned or
+        re-wrapped is the kernel's work, which the replay hands back. ``replay`` is the child's replay
+        report (:meth:`hooks.State.end_case`); the result carries it, and ``diverged`` says what the
+        replay did differently from the normal run it replayed (None when nothing)."""
         res: dict[str, Any] = {"replay": replay, "diverged": _divergence(replay)}
         if all((exp.value is None and exp.check is None) or _equals_ghost_poison(exp) for exp in expected):
             return {**res, "ghost_passed": False, "uninformative": True}
@@ -1100,6 +1185,10 @@ class Verifier:
             if not ok:
                 passed = False
                 break
+        if passed:
+            values = triton_read_values(log, replay)
+            if values and from_triton_reads(expected, out, values):
+                return {**res, "ghost_passed": False, "from_triton_reads": len(values)}
         return {**res, "ghost_passed": passed}
 
     def _l2_plan(self, judged: list[Case]) -> dict[int, int]:
@@ -1142,6 +1231,11 @@ class Verifier:
         self.record["anti_hack"]["L2"] = {
             "ok": not still and not diverged, "checked": len(ghosts),
             "passed_without_triton": [c.id for c in still], "diverged": [c.id for c, _ in diverged],
+            # host reads of memory a launch of the call received, replayed (values a kernel computed), and
+            # the replays whose right result was made of such values (not counted as passed without Triton)
+            "triton_derived_reads": sum(int((g.get("replay") or {}).get("triton_reads_replayed") or 0)
+                                        for g in ghosts.values()),
+            "passed_from_triton_reads": [by_index[i].id for i, g in ghosts.items() if g.get("from_triton_reads")],
             "cases": l2_cases, "order": " ".join(done),
             "method": "replayed cases run on secret inputs; each is run again normally (a warm re-run, then "
                       "decoy re-runs) and replayed with launches as no-ops after the warm re-run, at random "

@@ -12,10 +12,11 @@ Triton launches, errors and timings; the trusted verifier judges them.
 
 Commands:
     {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
-        A normal case run also saves its replay log (the values of the candidate's host reads and the
-        outcomes of its launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a
-        ghost run (``"ghost": true``) replays the log the verifier put in the input file as
-        ``replay`` and reports what the replay did (``"replay"`` in its answer).
+        A normal case run also saves its replay log (the values of the candidate's host reads, each
+        marked ``triton`` where it read memory a launch of the call received, and the outcomes of its
+        launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a ghost run
+        (``"ghost": true``) replays the log the verifier put in the input file as ``replay`` and reports
+        what the replay did (``"replay"`` in its answer).
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
         The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
         timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
@@ -242,6 +243,7 @@ class Child:
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
         ghost = bool(msg.get("ghost"))
         state.begin_case(ghost, data.get("replay") if ghost else None)
+        state.readonly_inputs = readonly_storages(call)
         log: Any = None
         replay: Any = None
         state.alt_poison = bool(msg.get("alt_poison"))
@@ -268,6 +270,7 @@ class Child:
         finally:
             log, replay = state.end_case()
             state.alt_poison = False
+            state.readonly_inputs = frozenset()
         wall = time.perf_counter() - t0
         ret_alias = None
         if isinstance(ret, torch.Tensor):
@@ -338,6 +341,21 @@ class Child:
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
                 self.send({"event": "harness_error", "error": _error(exc, "harness")})
         self.send({"event": "bye"})
+
+
+def readonly_storages(call: Any) -> frozenset[int]:
+    """Data pointers of the storages of a case's read-only inputs: every tensor of the call (in lists and
+    tuples too) outside its ``written`` slots, less storages a written slot shares. A host read of them
+    is never Triton's work (``hooks.host_read``)."""
+    from .hooks import _storage, _tensors
+
+    def ptrs(obj: Any) -> set[int]:
+        return {st.data_ptr() for _, t in _tensors(obj) for st in [_storage(t)] if st is not None and st.nbytes()}
+
+    written = [call.get(s) for s in call.written]
+    rest = [a for i, a in enumerate(call.args) if i not in call.written]
+    rest += [v for k, v in call.kwargs.items() if k not in call.written]
+    return frozenset(ptrs(rest) - ptrs(written))
 
 
 def _sanitize(ret: Any, torch: Any) -> Any:

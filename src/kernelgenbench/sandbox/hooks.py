@@ -28,7 +28,8 @@
   mode's handler (interpreter) or registered at a dispatch key (GPUs). Allowed ops that compute,
   convert or move elements along a mapping of the candidate's making are marked in their keys
   (:func:`op_marks`), from the call's memory provenance (:class:`CallEvidence`: the call's tensors as
-  given, storages allocated in the call). The submission's
+  given, storages allocated in the call, storages its launches received), which also marks host reads
+  of Triton-derived memory (L2). The submission's
   import runs under the same trace (:func:`trace_import`); timed calls under :class:`TimedTraceMode`.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
@@ -118,6 +119,9 @@ class State:
         #: memory provenance of the candidate call in progress (the outermost traced wrapper call), or
         #: of the submission's import (:func:`trace_import`); None between calls (:class:`CallEvidence`)
         self.call: CallEvidence | None = None
+        #: storage data pointers of the case's read-only inputs (call tensors not in ``written``), set by
+        #: the child around a case: a host read of them is never Triton's work (:func:`host_read`)
+        self.readonly_inputs: frozenset[int] = frozenset()
         #: the op counter of the submission's import while it runs (:func:`trace_import`), else None
         self._import_trace: Counter[str] | None = None
         #: overload keys (``"add.Tensor"``, ``"reshape"``) the candidate's wrappers replace, on every
@@ -141,8 +145,8 @@ class State:
             self.log = None
             self.replay = {"reads": list((replay or {}).get("reads") or []),
                            "launches": list((replay or {}).get("launches") or [])}
-            self.report = {"reads_replayed": 0, "launches_replayed": 0, "errors_replayed": 0,
-                           "divergence": None}
+            self.report = {"reads_replayed": 0, "triton_reads_replayed": 0, "launches_replayed": 0,
+                           "errors_replayed": 0, "divergence": None}
         else:
             self.log = {"reads": [], "launches": []}
             self.replay = None
@@ -217,15 +221,25 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
     reads live and records the divergence (:meth:`State.diverge`). Reads inside a kernel body
     (interpreter) are live and not logged: a replay runs no kernel body. ``t`` may live on any device;
     a replayed read transfers nothing.
+
+    A read of memory a Triton launch of this call received (or an ATen copy of it), other than a
+    read-only input of the case, is *derived from Triton* (:meth:`CallEvidence.triton_derived`): its
+    log entry says ``"triton": true``, and a replay of it counts in the report's
+    ``triton_reads_replayed`` (it is replayed all the same, so that control flow stays that of the
+    normal run; the verifier does not count a replay as passed where its result could be made of
+    such values: a kernel's result read back and re-wrapped is the kernel's work).
     """
     if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
         return live()
     key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
+    triton = STATE.call is not None and STATE.call.triton_derived(t)
     if STATE.replay is not None:
         want = STATE.next_logged("reads")
         if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:
             assert STATE.report is not None
             STATE.report["reads_replayed"] += 1
+            if want.get("triton"):
+                STATE.report["triton_reads_replayed"] += 1
             value = want["value"]
             return again(value) if again is not None else value
         STATE.diverge("reads", key, want)
@@ -238,7 +252,7 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
             logged = t.detach().to("cpu", copy=True)
         else:
             logged = None
-        STATE.log["reads"].append({**key, "value": logged})
+        STATE.log["reads"].append({**key, "value": logged, "triton": triton})
     return value
 
 
@@ -693,6 +707,8 @@ def install_launch_hooks() -> None:
             name = _kernel_name(self)
             STATE.launches.append(name)
             top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
+            if top and STATE.call is not None:
+                STATE.call.note_launch(args, kwargs)  # what this call's launches touched (CallEvidence)
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
             try:
@@ -822,11 +838,13 @@ def _cuda_device_accepts_cpu() -> None:
 # Per candidate call (the outermost traced wrapper call; :class:`CallEvidence`) the modes below keep what
 # the verifier's rules about memory need, as evidence (never a verdict):
 #
-# * the layouts of the call's tensors as given, the storages allocated during the call (``fresh``);
+# * the layouts of the call's tensors as given, the storages allocated during the call (``fresh``), the
+#   storages its Triton launches received (``launched``) and ATen copies of them (``derived``);
 # * marks on the trace keys of allowed ops that compute or convert (``aten::clone (materialises a
 #   negative bit)``) or that move elements along a mapping of the candidate's making (``aten::copy_
 #   (non-trivial mapping)``), judged by ``verify/profile.py``;
-# * tensor data built from host Python (``aten::host_data``, elements).
+# * host reads of Triton-derived memory (L2, :func:`host_read`), tensor data built from host Python
+#   (``aten::host_data``, elements).
 
 #: ATen copies (their element mapping is judged), fills, and ops that turn host Python data into a tensor
 #: (``torch.tensor``, ``torch.as_tensor``, a Python number assigned into a tensor: counted as
@@ -943,15 +961,22 @@ class CallEvidence:
     Attributes:
         given: :func:`layout_form` of every tensor the wrapper was called with (lists and tuples of
             tensors included), as given.
+        readonly: storage data pointers of the case's read-only inputs (``State.readonly_inputs``).
         fresh: storages allocated during the call (by the candidate's ATen ops), by data pointer.
+        launched: storages that a Triton launch of this call received (tensor arguments, elements of
+            tuples, the base of tensor descriptors and ``triton.reinterpret`` wrappers).
+        derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
         last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
             (a fill with that value converts it when the dtypes differ); None otherwise.
     """
 
-    def __init__(self, args: Any = (), kwargs: Any = None) -> None:
+    def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset()) -> None:
         tensors = [t for _, t in _tensors((args, kwargs or {}))]
         self.given = {f for f in (layout_form(t) for t in tensors) if f is not None}
+        self.readonly = readonly
         self.fresh: dict[int, Any] = {}
+        self.launched: dict[int, Any] = {}
+        self.derived: dict[int, Any] = {}
         self.last_read: tuple[Any, torch.dtype] | None = None
         for t in tensors:
             _note_native(t)
@@ -974,6 +999,38 @@ class CallEvidence:
         if not _alive(self.fresh, ptr):
             return False
         return form[1:] == (0, ((self.fresh[ptr]().nbytes(), 1),))
+
+    # -- Triton launches and what they touched --------------------------------------------------
+    def note_launch(self, args: tuple, kwargs: dict) -> None:
+        """Record the storages a Triton launch of this call received."""
+        def visit(v: Any, depth: int = 0) -> None:
+            if depth > 8:
+                return
+            if isinstance(v, torch.Tensor):
+                st = _storage(v)
+                if st is not None and st.nbytes():
+                    self.launched[st.data_ptr()] = weakref.ref(st)
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x, depth + 1)
+            else:  # a tensor descriptor or triton.reinterpret wrapper (the launch rule let only those in)
+                attrs = getattr(v, "__dict__", None)
+                if isinstance(attrs, dict) and attrs.get("base") is not None:
+                    visit(attrs["base"], depth + 1)
+
+        for v in (*args, *kwargs.values()):
+            visit(v)
+
+    def triton_derived(self, t: torch.Tensor) -> bool:
+        """Whether ``t`` lives in memory a Triton launch of this call received (other than a read-only
+        input of the case) or in an ATen copy of such memory."""
+        st = _storage(t)
+        if st is None or not st.nbytes():
+            return False
+        ptr = st.data_ptr()
+        if _alive(self.derived, ptr):
+            return True
+        return _alive(self.launched, ptr) and ptr not in self.readonly
 
     # -- around each ATen op --------------------------------------------------------------------
     def take_read(self) -> tuple[Any, torch.dtype] | None:
@@ -1003,7 +1060,8 @@ class CallEvidence:
     def after_op(self, func: Any, args: tuple, kwargs: dict, out: Any, before: set[int],
                  read: tuple[Any, torch.dtype] | None) -> list[str]:
         """Update the evidence after an op ran: storages it allocated (an output storage none of its
-        arguments had before it ran; a ``resize_`` that reallocated included) are fresh. Returns marks that only the result shows: a functional
+        arguments had before it ran; a ``resize_`` that reallocated included) are fresh, a copy of
+        Triton-derived memory is Triton-derived. Returns marks that only the result shows: a functional
         copy that materialised a negative or conjugate bit, a fill or ``torch.tensor`` whose value is
         the scalar host read just made (``read``) of a tensor of another dtype (a conversion)."""
         name = _name(func)
@@ -1016,7 +1074,13 @@ class CallEvidence:
                 _NATIVE[st.data_ptr()] = (weakref.ref(st), t.element_size())
         if name in COPY_OPS and args and isinstance(args[0], torch.Tensor):
             src = args[1] if name == "copy_" and len(args) > 1 else args[0]
+            dsts = [args[0]] if name == "copy_" else ([args[1]] if name.startswith("_copy_from") else outs)
             if isinstance(src, torch.Tensor):
+                if self.triton_derived(src):
+                    for d in dsts:
+                        st = _storage(d)
+                        if st is not None and st.nbytes():
+                            self.derived[st.data_ptr()] = weakref.ref(st)
                 if name in ("clone", "_to_copy", "contiguous") and isinstance(out, torch.Tensor):
                     if src.is_neg() and not out.is_neg():
                         marks.append(MARK_NEG)
@@ -1337,7 +1401,7 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
                 raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
         top = STATE.call is None
         if top:
-            STATE.call = CallEvidence(args, kwargs)
+            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset())
         STATE.active_wrappers.append(name)
         try:
             if not STATE.tracing:
