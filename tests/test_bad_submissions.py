@@ -100,6 +100,7 @@ EXPECTED = {
                                       # itself -- on GPUs: composite ops are decomposed on every path
     "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
                                       # by a kernel (the import runs under the dispatch trace)
+    "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
     # issue 11 item 2.1: host reads that are not a kernel's result still leave a replay passing
     "ghost_input_read": "ghost",      # sums a small input read on the host (a read-only input, not Triton's)
     "ghost_host_compute": "ghost",    # sums a Triton copy of the input on the host: the result is no value

@@ -238,3 +238,30 @@ def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> 
         assert res["timed_trace"]["aten::mul.Tensor"] == 1  # the most in one call, not the total
         assert verdict.failure == "profile" and "aten::mul.Tensor" in verdict.message
 
+
+def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
+    """Issue 12 class 3: a result must be a new tensor of its call in timed calls too (a pool would let
+    them allocate nothing); the child reports it (``stale_outputs``), the verifier fails the job."""
+    from kernelgenbench.sandbox import hooks
+
+    pool = torch.empty(64)
+
+    class PooledOp(DoubleOp):
+        def __init__(self, state, pooled: bool) -> None:
+            super().__init__(state)
+
+            def wrapper(out, x):
+                res = pool[: x.numel()] if pooled else torch.empty_like(x)
+                return _double_as_launch(x, res)
+
+            self.fn = hooks.traced(wrapper, "aten::double")
+
+        def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+            self.state.launches.append("double_kernel")
+            return self.fn(*call.args)
+
+    state = hooks.STATE
+    res = _run(PooledOp(state, pooled=True), state)
+    assert res["stale_outputs"] and res["stale_outputs"][0].startswith(
+        "aten::double returned the result in storage that was not allocated during this call")
+    assert _run(PooledOp(state, pooled=False), state)["stale_outputs"] == []

@@ -6,7 +6,7 @@ how the verifier judges them (verify/profile.py judge_trace, run/job.py L2 and L
   emulated with a CPU kernel of a test op) sees the same keys (composite ops decomposed);
 * copies and fills are marked where they compute or convert (every operator fails) and where they move
   elements along a mapping of the candidate's making (data-movement operators fail);
-* tensor data built from host Python is counted;
+* tensor data built from host Python is counted; a returned output must live in storage of its call;
 * a ghost replay whose right result is made of Triton-derived host reads is not counted as passed.
 """
 from __future__ import annotations
@@ -233,6 +233,39 @@ def test_the_trace_is_the_same_on_every_call_path() -> None:
     assert top["aten::_local_scalar_dense"] == 2
     assert top["aten::_to_copy (dtype conversion)"] == 1  # .float() of a float32 tensor copies nothing
     assert top["aten::clone (materialises a negative bit)"] == 1
+
+
+# -- outputs that share storage across calls (issue 12 class 3) --------------------------------------------
+_POOL = torch.empty(64)
+
+
+def test_a_returned_output_must_live_in_storage_of_its_call() -> None:
+    workspace: dict[str, torch.Tensor] = {}
+
+    def pooled(x):
+        return _POOL[: x.numel()].view(x.shape)
+
+    def per_call(x):
+        return torch.empty_like(x)
+
+    def lazy_workspace(x):  # reused across calls, never returned
+        ws = workspace.setdefault("ws", torch.empty(16))
+        out = torch.empty_like(x)
+        return out if ws.numel() else None
+
+    def returns_input(x):
+        return x.view(-1)
+
+    def returns_tuple(x):
+        return torch.empty(2), _POOL[:2]
+
+    for fn, stale in [(pooled, 1), (per_call, 0), (lazy_workspace, 0), (returns_input, 0), (returns_tuple, 1)]:
+        for _ in range(2):
+            _trace(fn, torch.randn(2, 3))
+            assert len(hooks.STATE.stale_outputs) == stale, (fn.__name__, hooks.STATE.stale_outputs)
+    _trace(returns_tuple, torch.randn(2, 3))
+    assert hooks.STATE.stale_outputs[0].startswith("wrapper_under_test returned [1] in storage that was not "
+                                                   "allocated during this call")
 
 
 # -- L2: results made of Triton-derived host reads (issue 11 item 2.1) ---------------------------------------

@@ -1106,6 +1106,9 @@ class Verifier:
                             getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
             return tv.failure, "L3 dispatch trace: " + tv.message
+        stale = msg.get("stale_outputs") or []
+        if stale:
+            return "profile", f"L3 memory provenance: {stale[0]}; a result must be a new tensor of its call"
         if not msg.get("wrapper_calls"):
             return "not_exercised", ("the candidate was never called: the native op answered the public call "
                                      "(is the wrapper for the reached overload defined?)")
@@ -1389,6 +1392,10 @@ class Verifier:
         if tv.failure:
             raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
                                         f"(the most of each op in one call): {tv.message}", case)
+        if msg.get("stale_outputs"):
+            raise JobFailed("profile", f"timing case {case.id}: L3 memory provenance of the timed candidate calls: "
+                                       f"{msg['stale_outputs'][0]}; a result must be a new tensor of its call "
+                                       f"(a pooled buffer lets timed calls allocate nothing)", case)
         extra = timed_ops_beyond(msg.get("timed_trace") or {}, self._case_traces.get(case.id))
         if extra:
             raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "

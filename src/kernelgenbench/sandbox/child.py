@@ -16,7 +16,8 @@ Commands:
         marked ``triton`` where it read memory a launch of the call received, and the outcomes of its
         launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a ghost run
         (``"ghost": true``) replays the log the verifier put in the input file as ``replay`` and reports
-        what the replay did (``"replay"`` in its answer).
+        what the replay did (``"replay"`` in its answer). Every case answer carries ``stale_outputs``:
+        returned tensors in storage neither allocated during their call nor an argument's.
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
         The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
         timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
@@ -289,7 +290,8 @@ class Child:
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
+                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay,
+                   "stale_outputs": list(state.stale_outputs)})
 
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.common import generator

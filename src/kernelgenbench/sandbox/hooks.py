@@ -29,7 +29,7 @@
   convert or move elements along a mapping of the candidate's making are marked in their keys
   (:func:`op_marks`), from the call's memory provenance (:class:`CallEvidence`: the call's tensors as
   given, storages allocated in the call, storages its launches received), which also marks host reads
-  of Triton-derived memory (L2). The submission's
+  of Triton-derived memory (L2) and finds returned outputs that outlive their call. The submission's
   import runs under the same trace (:func:`trace_import`); timed calls under :class:`TimedTraceMode`.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
@@ -122,6 +122,10 @@ class State:
         #: storage data pointers of the case's read-only inputs (call tensors not in ``written``), set by
         #: the child around a case: a host read of them is never Triton's work (:func:`host_read`)
         self.readonly_inputs: frozenset[int] = frozenset()
+        #: returned outputs that live in storage neither allocated during their call nor an argument's,
+        #: one message each (at most 8), since the case (or timing command) began; the verifier fails the
+        #: job on them as ``profile`` (:meth:`CallEvidence.stale_returns`)
+        self.stale_outputs: list[str] = []
         #: the op counter of the submission's import while it runs (:func:`trace_import`), else None
         self._import_trace: Counter[str] | None = None
         #: overload keys (``"add.Tensor"``, ``"reshape"``) the candidate's wrappers replace, on every
@@ -133,6 +137,7 @@ class State:
         self.launches = []
         self.trace = Counter()
         self.wrapper_calls = Counter()
+        self.stale_outputs = []
 
     def begin_case(self, ghost: bool, replay: dict[str, list[Any]] | None = None) -> None:
         """Start one case run: a normal run logs its host reads and launch outcomes; a ghost run
@@ -843,7 +848,8 @@ def _cuda_device_accepts_cpu() -> None:
 # * marks on the trace keys of allowed ops that compute or convert (``aten::clone (materialises a
 #   negative bit)``) or that move elements along a mapping of the candidate's making (``aten::copy_
 #   (non-trivial mapping)``), judged by ``verify/profile.py``;
-# * host reads of Triton-derived memory (L2, :func:`host_read`), tensor data built from host Python
+# * host reads of Triton-derived memory (L2, :func:`host_read`), returned outputs in storage that
+#   outlives its call (:meth:`CallEvidence.stale_returns`), tensor data built from host Python
 #   (``aten::host_data``, elements).
 
 #: ATen copies (their element mapping is judged), fills, and ops that turn host Python data into a tensor
@@ -1092,6 +1098,25 @@ class CallEvidence:
             if out.dtype != dtype and _same_number(fill, value):
                 marks.append(MARK_CONVERSION)
         return marks
+
+    # -- what a call returned -------------------------------------------------------------------
+    def stale_returns(self, ret: Any, args: tuple, kwargs: dict) -> list[str]:
+        """The returned tensors (paths into the return: ``""``, ``"[1]"``) that live in storage neither
+        allocated during this call nor shared with an argument (as the arguments are now: an ``out=``
+        resized during the call is its argument): a buffer kept across calls (a module-level pool, a
+        workspace made on an earlier call), so that successive results alias each other. Empty
+        tensors are never stale."""
+        arg_ptrs = {st.data_ptr() for _, t in _tensors((args, kwargs)) for st in [_storage(t)] if st is not None}
+        stale = []
+        for path, t in _tensors(ret):
+            st = _storage(t)
+            if st is None or not st.nbytes():
+                continue
+            ptr = st.data_ptr()
+            if ptr in arg_ptrs or _alive(self.fresh, ptr):
+                continue
+            stale.append(path or "the result")
+        return stale
 
 
 def _fill_value(name: str, args: tuple) -> Any:
@@ -1378,10 +1403,24 @@ def poison_allocation(t: torch.Tensor) -> None:
         pass
 
 
+def _check_returns(name: str, ret: Any, args: tuple, kwargs: dict) -> None:
+    """Record (``STATE.stale_outputs``) each tensor the outermost wrapper call returned in storage that
+    was not allocated during the call and is no argument's (:meth:`CallEvidence.stale_returns`)."""
+    ev = STATE.call
+    if ev is None:
+        return
+    for path in ev.stale_returns(ret, args, kwargs):
+        if len(STATE.stale_outputs) < 8:
+            STATE.stale_outputs.append(
+                f"{name} returned {path} in storage that was not allocated during this call and is not one of "
+                f"its arguments (a buffer kept across calls: every call's result would share it)")
+
+
 def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
     arguments, trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`), and keep the
-    memory provenance of the outermost call (:class:`CallEvidence`)."""
+    memory provenance of the outermost call (:class:`CallEvidence`; its returned tensors must live in
+    storage allocated during the call or be arguments, ``STATE.stale_outputs``)."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -1412,6 +1451,8 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             else:
                 with CandidateMode():
                     ret = fn(*args, **kwargs)
+            if top:
+                _check_returns(name, ret, args, kwargs)
             return ret
         finally:
             STATE.active_wrappers.pop()
