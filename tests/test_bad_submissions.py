@@ -101,6 +101,21 @@ EXPECTED = {
                                       # a name plain Python only when every binding is (was L3's catch)
     "host_tensor_compute": "profile",  # host compute (item() reads) returned through torch.tensor(list),
                                       # which L1 allows now: the L3 trace sees the reads and the built tensor
+    # issue 12 (an outside red team; each passed the smoke tier before its fix)
+    "copy_unfold": "profile",         # class 1: im2col by ATen padding/unfold copies, a Triton copy of the
+                                      # result (data-movement copy rule: copies of derived views)
+    "copy_slice": "profile",          # class 1: select_backward as a slice copied into a zero tensor by ATen
+    "fill_convert": "profile",        # class 5: _to_copy's conversion by fill_ from a tensor of the source dtype
+    "reshape_copy": "dispatch_recursion",  # class 6: clone by reshape's copy path, seen whole (a view) on
+                                      # the interpreter path only (there a ghost), aten::clone -- the op
+                                      # itself -- on GPUs: composite ops are decomposed on every path
+    "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
+                                      # by a kernel (the import runs under the dispatch trace)
+    "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
+    # issue 11 item 2.1: host reads that are not a kernel's result still leave a replay passing
+    "ghost_input_read": "ghost",      # sums a small input read on the host (a read-only input, not Triton's)
+    "ghost_host_compute": "ghost",    # sums a Triton copy of the input on the host: the result is no value
+                                      # a kernel computed (Triton-derived reads excuse only results made of them)
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays
@@ -125,6 +140,19 @@ PUBLIC_INPUTS = {"poison_int": 0}
 BUDGET_CAUGHT = {"ghost", "no_launch"}
 
 
+#: Fixtures of data-movement operators (select_backward, index_select) that move the values with ATen
+#: copies from and into views they derive (``out.select(dim, i).copy_(grad)``) beside a token or flag
+#: launch. Since the data-movement copy rule (verify/profile.py MOVE_MARKS) they fail as ``profile`` first
+#: (test_copies_that_do_a_data_movement_operators_work_fail_first); with the rule lifted, the later
+#: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
+COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
+                    "no_launch"}
+
+
+#: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
+IMPORT_CAUGHT = {"import_table"}
+
+
 #: What the launch rule's message says for the launch_* fixtures.
 LAUNCH_MESSAGES = {
     "launch_dunder": "kernel _touch: argument T is a _Tally (launch arguments must be tensors, numbers, strings, "
@@ -147,6 +175,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
         monkeypatch.setattr(profile, "ITEM_BUDGET", 10 ** 6)
         monkeypatch.setattr(profile, "FILL_COPY_BUDGET", 10 ** 6)
     op = get_operator(op_id)
+    if fixture_kind(path) in COPY_RULE_CAUGHT:
+        monkeypatch.setattr(op, "data_movement", False)
     sub = tmp_path / "sub" / op.filename
     sub.parent.mkdir()
     write_submission(path, sub)
@@ -161,7 +191,10 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in LAUNCH_MESSAGES and expected == "profile":  # the message names the kernel, the argument (or global) and its type
         assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
         assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]
-    if expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
+    if what in IMPORT_CAUGHT:  # judged at import: no case ran
+        assert rec["first_failure"]["message"].startswith("L3 dispatch trace of the submission's import"), rec
+        assert rec["first_failure"]["case_id"] is None and not rec["cases"], rec["first_failure"]
+    elif expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in
         assert rec["first_failure"]["case_id"] is not None, rec["first_failure"]
@@ -191,10 +224,26 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("what", sorted(BUDGET_CAUGHT))
-def test_host_compute_through_allowed_ops_is_caught_by_l3_budgets(tmp_path: Path, what: str) -> None:
+@pytest.mark.parametrize("what", sorted(COPY_RULE_CAUGHT))
+def test_copies_that_do_a_data_movement_operators_work_fail_first(tmp_path: Path, what: str) -> None:
     path = find_fixture(BAD, what)
     op = get_operator(fixture_op(path))
+    assert op.data_movement
+    sub = write_submission(path, tmp_path / op.filename)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   Settings()).run()
+    msg = rec["first_failure"]["message"]
+    assert rec["failure_class"] == "profile" and "data-movement operator's work" in msg, rec["first_failure"]
+    assert "(non-trivial mapping)" in msg and rec["first_failure"]["case_id"] is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", sorted(BUDGET_CAUGHT))
+def test_host_compute_through_allowed_ops_is_caught_by_l3_budgets(tmp_path: Path, what: str,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = find_fixture(BAD, what)
+    op = get_operator(fixture_op(path))
+    monkeypatch.setattr(op, "data_movement", False)  # the copy rule catches them first (COPY_RULE_CAUGHT)
     sub = write_submission(path, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    Settings()).run()

@@ -90,10 +90,29 @@ SCRIPT = textwrap.dedent('''
             return [type(e).__name__, pr.names]
         return None
 
+    @triton.jit
+    def _noop(p):
+        pass
+
+    def derived(x):  # which host reads read what a launch of this call received
+        buf = torch.zeros(2, dtype=torch.int32)
+        _flag[(1,)](buf)
+        reads = [buf[0].item(),          # written by a launch of this call: Triton's
+                 buf.clone()[1].item()]  # an ATen copy of such memory: Triton's
+        _noop[(1,)](x)
+        reads.append(int(x[0]))          # a read-only input, launched or not: the input's
+        reads.append(int(torch.zeros(1, dtype=torch.int32)[0]))  # memory no launch received
+        return reads
+
     def run(fn, ghost, log=None):
         w = hooks.traced(fn, fn.__name__)
         S.begin_case(ghost, log)
-        ret = w(torch.ones(1))
+        x = torch.ones(1)
+        S.readonly_inputs = frozenset({x.untyped_storage().data_ptr()})
+        try:
+            ret = w(x)
+        finally:
+            S.readonly_inputs = frozenset()
         log, report = S.end_case()
         return ret, log, report
 
@@ -105,6 +124,10 @@ SCRIPT = textwrap.dedent('''
         out[fn.__name__] = {"normal": normal, "ghost": ghost, "plain": plain, "report": report,
                             "kinds": [r["kind"] for r in log["reads"]],
                             "launches": [(l["kernel"], bool(l["error"])) for l in log["launches"]]}
+    normal, log, _ = run(derived, False)
+    ghost, _, report = run(derived, True, log)
+    out["derived"] = {"normal": normal, "ghost": ghost, "triton": [r["triton"] for r in log["reads"]],
+                      "report": report}
     normal, log, _ = run(two_faced, False)
     ghost, _, report = run(two_faced, True, log)
     out["two_faced"] = {"normal": normal, "ghost": ghost, "report": report}
@@ -128,12 +151,24 @@ def test_host_reads_of_a_no_op_launch_read_what_the_normal_run_read(findings: di
     assert r["normal"] == [7, 7, True, [7, 0, 0], "tensor([7, 0, 0], dtype=torch.int32)", "7"]
     assert r["ghost"] == r["normal"]  # the flag kernel did not run, yet every read sees 7
     assert r["plain"][:4] == [0, 0, False, [0, 0, 0]]  # without the replay the no-op shows
-    # bool() reaches the mode as _local_scalar_dense here ("item"); inside the interpreter's
-    # InterceptMode as aten::is_nonzero; a 0-d format is logged once, as __format__
+    # bool() reaches the mode as _local_scalar_dense ("item") on every path (the modes decompose the
+    # composite is_nonzero where it arrives whole, inside the interpreter's InterceptMode); a 0-d format
+    # is logged once, as __format__
     assert r["kinds"] == ["item", "item", "item", "tolist", "__repr__", "__format__"]
     rep = r["report"]
     assert rep["reads_replayed"] == 6 and rep["divergence"] is None and rep["unused_reads"] == 0
     assert rep["launches_replayed"] == 1 and rep["unused_launches"] == 0
+
+
+def test_host_reads_of_memory_a_launch_of_the_call_received_are_marked_as_triton_derived(findings: dict) -> None:
+    """Issue 11 item 2.1: a value a kernel computed and the wrapper read back is the kernel's work. The
+    normal run marks such reads (a launch of this call received the memory, or an ATen copy of it; a
+    read-only input never counts, launched or not) and the replay hands them back all the same (the
+    control flow stays the normal run's), counting them for the verifier (run/job.py from_triton_reads)."""
+    r = findings["derived"]
+    assert r["normal"] == [7, 0, 1, 0] and r["ghost"] == r["normal"]
+    assert r["triton"] == [True, True, False, False]
+    assert r["report"]["reads_replayed"] == 4 and r["report"]["triton_reads_replayed"] == 2
 
 
 def test_a_launch_that_raised_raises_again_in_the_replay(findings: dict) -> None:

@@ -12,17 +12,10 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 
-from fixture_files import fixture_kind, fixture_name, fixture_op, fixtures, write_submission
+from fixture_files import find_fixture, fixture_name, fixture_op, fixtures, write_submission
 
 GOOD = Path(__file__).parent / "good"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
-
-#: Legal fixtures that L1 passes and the L3 dispatch trace still rejects, with the ops it rejects: a
-#: tensor built from Python data (``torch.tensor``, issue 11 item 2.2) traces as ``aten::lift_fresh``
-#: (and ``aten::detach_``), which L3 allows only once its budget on host-built tensor data lands
-#: (verify/profile.py, another change). Until then the test checks that L3's objection is the only
-#: one (and reports the fixture as xfail); once the job passes it fails, asking to remove the entry.
-PENDING_L3 = {"host_tensor": ("aten::lift_fresh",)}
 
 
 @pytest.mark.slow
@@ -30,16 +23,25 @@ PENDING_L3 = {"host_tensor": ("aten::lift_fresh",)}
 def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
     op = get_operator(fixture_op(path))
     sub = write_submission(path, tmp_path / op.filename)
-    pending = PENDING_L3.get(fixture_kind(path))
     for tier in ("smoke", "heldout") if not PLATFORM.interpreter else ("smoke",):
         rec = Verifier(JobSpec(op, sub, tier), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / tier,
                        Settings()).run()
-        if pending is not None:
-            assert rec["status"] != "passed", (f"{fixture_kind(path)} passes now: remove it from PENDING_L3", tier)
-            message = rec["first_failure"]["message"]
-            assert rec["anti_hack"]["L1"]["ok"], rec["anti_hack"]["L1"]
-            assert rec["failure_class"] == "profile" and "L3 dispatch trace" in message, rec["first_failure"]
-            assert all(o in message for o in pending), rec["first_failure"]
-            pytest.xfail(f"L1 passes; L3 does not admit {', '.join(pending)} yet: {message}")
         assert rec["status"] == "passed", (tier, rec["failure_class"], rec["first_failure"])
         assert rec["anti_hack"]["L2"]["ok"] and rec["anti_hack"]["L2"]["checked"] >= 1
+
+
+@pytest.mark.slow
+def test_a_kernel_result_read_back_and_rewrapped_is_recorded_as_triton_derived(tmp_path: Path) -> None:
+    """Issue 11 item 2.1: the full reductions of tests/good/host_scalar__aten__sum return the kernel's
+    value read back with .item(); their ghost replays pass from the replayed Triton-derived reads, which
+    the L2 record counts and names instead of failing the job as ghost."""
+    path = find_fixture(GOOD, "host_scalar")
+    op = get_operator(fixture_op(path))
+    sub = write_submission(path, tmp_path / op.filename)
+    rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
+                   Settings()).run()
+    l2 = rec["anti_hack"]["L2"]
+    assert rec["status"] == "passed", (rec["failure_class"], rec["first_failure"])
+    assert l2["triton_derived_reads"] >= 1 and l2["passed_from_triton_reads"] == ["smoke/0"], l2
+    assert l2["cases"]["smoke/0"]["ghost"] == "passed from Triton-derived host reads", l2["cases"]
+    assert not l2["passed_without_triton"]

@@ -199,7 +199,7 @@ class TorchOnTimedOp(DoubleOp):
             if mode == "switch" and not hooks.STATE.tracing:
                 out.copy_(torch.mul(x, 2))
             else:
-                out.copy_(_double_as_launch(x))
+                out.copy_(_double_as_launch(x, torch.empty_like(x)))
             return out
 
         self.fn = hooks.traced(wrapper, "aten::double")
@@ -210,13 +210,13 @@ class TorchOnTimedOp(DoubleOp):
         return self.fn(out, x)
 
 
-def _double_as_launch(x: torch.Tensor) -> torch.Tensor:
-    """What a Triton launch would write: computed inside the launch (not traced)."""
+def _double_as_launch(x: torch.Tensor, into: torch.Tensor) -> torch.Tensor:
+    """What a Triton launch would write into ``into``: computed inside the launch (not traced)."""
     from kernelgenbench.sandbox import hooks
 
     hooks.STATE.inside_launch += 1
     try:
-        return x * 2
+        return into.copy_(x * 2)
     finally:
         hooks.STATE.inside_launch -= 1
 
@@ -231,8 +231,37 @@ def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> 
     assert state.timed_trace is None and state.tracing  # restored after timing
     verdict = profile.judge_trace(res["timed_trace"], frozenset({"double"}))
     if mode == "honest":
-        assert res["timed_trace"] == {"aten::copy_": 1}
+        # a fresh buffer of the call copied whole into the out= tensor as given: an unmarked copy
+        assert res["timed_trace"] == {"aten::empty_like": 1, "aten::copy_": 1}
         assert verdict.failure is None
     else:
         assert res["timed_trace"]["aten::mul.Tensor"] == 1  # the most in one call, not the total
         assert verdict.failure == "profile" and "aten::mul.Tensor" in verdict.message
+
+
+def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
+    """Issue 12 class 3: a result must be a new tensor of its call in timed calls too (a pool would let
+    them allocate nothing); the child reports it (``stale_outputs``), the verifier fails the job."""
+    from kernelgenbench.sandbox import hooks
+
+    pool = torch.empty(64)
+
+    class PooledOp(DoubleOp):
+        def __init__(self, state, pooled: bool) -> None:
+            super().__init__(state)
+
+            def wrapper(out, x):
+                res = pool[: x.numel()] if pooled else torch.empty_like(x)
+                return _double_as_launch(x, res)
+
+            self.fn = hooks.traced(wrapper, "aten::double")
+
+        def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+            self.state.launches.append("double_kernel")
+            return self.fn(*call.args)
+
+    state = hooks.STATE
+    res = _run(PooledOp(state, pooled=True), state)
+    assert res["stale_outputs"] and res["stale_outputs"][0].startswith(
+        "aten::double returned the result in storage that was not allocated during this call")
+    assert _run(PooledOp(state, pooled=False), state)["stale_outputs"] == []

@@ -190,6 +190,12 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
         console.print("[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
                       "Every case must launch a Triton kernel, except cases with nothing to compute: an empty "
                       "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
+    if o.data_movement:
+        console.print("[bold]Data movement[/bold]: this operator's work is moving elements, so an ATen copy may only "
+                      "take an argument exactly as given (.contiguous() of an input, out.copy_(result) into an "
+                      "out= tensor) or a whole new buffer of the call on each side; a copy from or into a view the "
+                      "wrapper derived (slice, select, transpose, expand, unfold, out[...] = x) and a fill of part "
+                      "of a tensor fail as profile.")
     if o.notes:
         console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
 

@@ -200,7 +200,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
                "category": op.category, "section": op.section, "semantics": op.semantics, "notes": op.notes,
                "tolerance_text": getattr(op, "tolerance_text", None),
                "nothing_to_compute": op.nothing_to_compute.text() if op.nothing_to_compute else None, "own_ops": sorted(getattr(op, "own_ops", ()) or ()),
-               "allow_copies": allow_copies},
+               "allow_copies": allow_copies, "data_movement": bool(getattr(op, "data_movement", False))},
         "iface": {"kind": "aten" if op.interface.function is None else "function",
                   "wrappers": _wrappers(op), "function": op.interface.function, "params": _params(op),
                   "signature": _def_line(op),

@@ -511,10 +511,92 @@ def _divergence(report: dict[str, Any] | None) -> str | None:
     return None
 
 
+def triton_read_values(log: dict[str, Any] | None, report: dict[str, Any] | None, limit: int = 4096) -> list[Any]:
+    """The values a ghost replay handed back for host reads of Triton-derived memory: the entries of
+    the normal run's replay ``log`` marked ``triton`` (memory a launch of the call received, other than
+    a read-only input; ``hooks.host_read``) among the reads the replay consumed (``report``'s
+    ``reads_replayed``, the first ones of the log), as Python numbers (a logged tensor copy gives its
+    elements; string reads give none). At most ``limit`` values."""
+    if not isinstance(log, dict) or not isinstance(report, dict):
+        return []
+    reads = list(log.get("reads") or [])[: int(report.get("reads_replayed") or 0)]
+    values: list[Any] = []
+    for r in reads:
+        if not isinstance(r, dict) or not r.get("triton"):
+            continue
+        v = r.get("value")
+        if isinstance(v, torch.Tensor):
+            values.extend(v.reshape(-1)[: limit].tolist())
+        elif isinstance(v, (bool, int, float, complex)):
+            values.append(v)
+        if len(values) >= limit:
+            break
+    return values[:limit]
+
+
+def from_triton_reads(expected: list[Expected], out: dict[str, Any], values: list[Any]) -> bool:
+    """Whether a passing ghost replay's result could be made of ``values``, the values Triton-derived
+    host reads handed back (:func:`triton_read_values`): every compared output element equals one of
+    them (converted to the output's dtype; NaN matches NaN), and the compared elements are no more
+    than the values (each result element needs a read of its own). Then the replay's right result
+    proves nothing against the kernels: it is their result, read back and re-wrapped. False when no
+    output is compared."""
+    if not values:
+        return False
+    total = 0
+    for exp in expected:
+        if exp.value is None and exp.check is None:
+            continue
+        actual = _resolve(exp.slot, out)
+        if isinstance(actual, (bool, int, float, complex)):
+            actual = torch.tensor(actual)
+        if not isinstance(actual, torch.Tensor) or actual.is_meta:
+            return False
+        vals = actual.detach().reshape(-1)
+        if exp.region is not None and exp.slot.startswith("arg."):
+            flat = storage_view(actual)
+            region = exp.region.to(flat.device)
+            if flat.numel() == region.numel():
+                vals = flat[region]
+        total += vals.numel()
+        if total > len(values):
+            return False
+        if not vals.numel():
+            continue
+        try:
+            cand = _as_values(values, vals.dtype).to(vals.device)
+        except (RuntimeError, TypeError, OverflowError, ValueError):
+            return False
+        hit = vals[:, None] == cand[None, :]
+        if vals.is_floating_point() or vals.is_complex():
+            hit |= torch.isnan(vals)[:, None] & torch.isnan(cand)[None, :]
+        if not bool(hit.any(dim=1).all()):
+            return False
+    return total > 0
+
+
+def _as_values(values: list[Any], dtype: torch.dtype) -> torch.Tensor:
+    """``values`` (Python numbers) as a tensor of ``dtype``, keeping only those the dtype holds exactly
+    as numbers (integral values in range for integer dtypes; any for bool, as truth values; complex
+    ones only for complex dtypes): rounding a float read into an integer output is no re-wrapping."""
+    if dtype == torch.bool:
+        return torch.tensor([bool(v) for v in values], dtype=torch.bool)
+    if dtype.is_complex:
+        return torch.tensor([complex(v) for v in values], dtype=torch.complex128).to(dtype)
+    reals = [v for v in values if not isinstance(v, complex)]
+    if dtype.is_floating_point:
+        return torch.tensor([float(v) for v in reals], dtype=torch.float64).to(dtype)
+    info = torch.iinfo(dtype)
+    ints = [int(v) for v in reals if math.isfinite(float(v)) and float(v).is_integer() and info.min <= v <= info.max]
+    return torch.tensor(ints, dtype=torch.int64).to(dtype)
+
+
 def _ghost_outcome(res: dict[str, Any]) -> str:
     """One word for a ghost replay's result in the record."""
     if res.get("ghost_passed"):
         return "still passed"
+    if res.get("from_triton_reads"):
+        return "passed from Triton-derived host reads"
     if res.get("diverged"):
         return "diverged"
     if res.get("uninformative"):
@@ -762,7 +844,8 @@ class Verifier:
                 l2_cases[case.id]["ghost"] = _ghost_outcome(ghosts[index])
             self.times["ghost_s"] += max(0.0, time.perf_counter() - t_l2
                                          - (sum(self.times[k] for k in _L2_INNER_PHASES) - inner))
-        self.record["anti_hack"]["L3"] = {"ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
+        self.record["anti_hack"]["L3"] = {**(self.record["anti_hack"]["L3"] or {}),
+                                          "ok": self.record["failure_class"] not in ("profile", "dispatch_recursion",
                                                                                       "not_exercised"),
                                           "trace": traces, "launches": launches_total}
         self._l2_verdict(done, by_index, ghosts, l2_cases)
@@ -821,6 +904,22 @@ class Verifier:
         self.record["missing_optional"] = msg.get("missing_optional", [])
         if msg.get("timers_tampered"):
             raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg['timers_tampered']}")
+        self._judge_import(msg.get("import_trace") or {})
+
+    def _judge_import(self, trace: dict[str, int]) -> None:
+        """L3 for the submission's import: its module-level code ran under the dispatch trace of a call
+        (``hooks.trace_import``) and is judged by the same allowlist, marks and budgets (host reads,
+        fills/copies, tensor data built from host Python). Any finding fails the job as ``profile``:
+        results computed once at import and looked up by the kernels are computed all the same (the op
+        itself run at import included; it is no dispatch recursion there, the wrapper is not running)."""
+        l3rec = self.record["anti_hack"]["L3"] = dict(self.record["anti_hack"]["L3"] or {})
+        l3rec["import_trace"] = dict(trace)
+        tv = l3.judge_trace(trace, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
+        if tv.failure:
+            l3rec["ok"] = False
+            raise JobFailed("profile", f"L3 dispatch trace of the submission's import (module-level code, {self.op.id}): "
+                                       f"{tv.message}; work done at import is judged like work done in a call")
 
     def _check_launch(self, msg: dict[str, Any], where: str, case: Case | None = None) -> None:
         """The launch rule's record in a child's answer (:func:`_check_launch_violations`), and the
@@ -1024,7 +1123,7 @@ class Verifier:
         if not isinstance(out, dict):
             raise JobFailed("wrong_result", f"{where}: the sandbox returned no outputs", case)
         if ghost:
-            return self._judge_ghost(case, out, expected, msg.get("replay"))
+            return self._judge_ghost(case, out, expected, msg.get("replay"), replay)
         assert before is not None
         evidence = {"trace": msg.get("trace") or {}, "launches": msg.get("launches") or [],
                     "trivial": _trivial(expected, before, self.platform.tolerance_scale), "needs_launch": before.needs_launch,
@@ -1117,9 +1216,12 @@ class Verifier:
                 return "unsupported", f"the Triton CPU interpreter cannot run this case: {why}"
             return cls, text
         tv = l3.judge_trace(msg.get("trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
-                            getattr(self.op, "allow_copies", True), self.op.allow_trace)
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
             return tv.failure, "L3 dispatch trace: " + tv.message
+        stale = msg.get("stale_outputs") or []
+        if stale:
+            return "profile", f"L3 memory provenance: {stale[0]}; a result must be a new tensor of its call"
         if not msg.get("wrapper_calls"):
             return "not_exercised", ("the candidate was never called: the native op answered the public call "
                                      "(is the wrapper for the reached overload defined?)")
@@ -1146,13 +1248,16 @@ class Verifier:
 
     # -- L2 ------------------------------------------------------------------------------------------
     def _judge_ghost(self, case: Case, out: dict[str, Any], expected: list[Expected],
-                     replay: dict[str, Any] | None) -> dict[str, Any]:
+                     replay: dict[str, Any] | None, log: dict[str, Any] | None = None) -> dict[str, Any]:
         """A replayed case "still passes" only if every output is right and at least one output
         differs from the ghost poison pattern (an expected all-False bool result is exactly what an
-        unwritten output holds: such a case cannot tell a no-op from a kernel). ``replay`` is the
-        child's replay report (:meth:`hooks.State.end_case`); the result carries it, and
-        ``diverged`` says what the replay did differently from the normal run it replayed (None when
-        nothing)."""
+        unwritten output holds: such a case cannot tell a no-op from a kernel), and its result could not
+        be made of the values that Triton-derived host reads handed back (``log``: the normal run's
+        replay log, whose reads of memory a launch of the call received are marked ``triton``;
+        :func:`from_triton_reads`): a kernel's result read back with ``.item()`` and returned or
+        re-wrapped is the kernel's work, which the replay hands back. ``replay`` is the child's replay
+        report (:meth:`hooks.State.end_case`); the result carries it, and ``diverged`` says what the
+        replay did differently from the normal run it replayed (None when nothing)."""
         res: dict[str, Any] = {"replay": replay, "diverged": _divergence(replay)}
         if all((exp.value is None and exp.check is None) or _equals_ghost_poison(exp) for exp in expected):
             return {**res, "ghost_passed": False, "uninformative": True}
@@ -1169,6 +1274,10 @@ class Verifier:
             if not ok:
                 passed = False
                 break
+        if passed:
+            values = triton_read_values(log, replay)
+            if values and from_triton_reads(expected, out, values):
+                return {**res, "ghost_passed": False, "from_triton_reads": len(values)}
         return {**res, "ghost_passed": passed}
 
     def _l2_plan(self, judged: list[Case]) -> dict[int, int]:
@@ -1211,6 +1320,11 @@ class Verifier:
         self.record["anti_hack"]["L2"] = {
             "ok": not still and not diverged, "checked": len(ghosts),
             "passed_without_triton": [c.id for c in still], "diverged": [c.id for c, _ in diverged],
+            # host reads of memory a launch of the call received, replayed (values a kernel computed), and
+            # the replays whose right result was made of such values (not counted as passed without Triton)
+            "triton_derived_reads": sum(int((g.get("replay") or {}).get("triton_reads_replayed") or 0)
+                                        for g in ghosts.values()),
+            "passed_from_triton_reads": [by_index[i].id for i, g in ghosts.items() if g.get("from_triton_reads")],
             "cases": l2_cases, "order": " ".join(done),
             "method": "replayed cases run on secret inputs; each is run again normally (a warm re-run, then "
                       "decoy re-runs) and replayed with launches as no-ops after the warm re-run, at random "
@@ -1360,10 +1474,14 @@ class Verifier:
         # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
         # PyTorch or a vendor library only when it is timed fails here)
         tv = l3.judge_trace(msg.get("timed_trace") or {}, frozenset(getattr(self.op, "own_ops", frozenset())),
-                            getattr(self.op, "allow_copies", True), self.op.allow_trace)
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
             raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
                                         f"(the most of each op in one call): {tv.message}", case)
+        if msg.get("stale_outputs"):
+            raise JobFailed("profile", f"timing case {case.id}: L3 memory provenance of the timed candidate calls: "
+                                       f"{msg['stale_outputs'][0]}; a result must be a new tensor of its call "
+                                       f"(a pooled buffer lets timed calls allocate nothing)", case)
         extra = timed_ops_beyond(msg.get("timed_trace") or {}, self._case_traces.get(case.id))
         if extra:
             raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "

@@ -12,17 +12,20 @@ Triton launches, errors and timings; the trusted verifier judges them.
 
 Commands:
     {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
-        A normal case run also saves its replay log (the values of the candidate's host reads and the
-        outcomes of its launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a
-        ghost run (``"ghost": true``) replays the log the verifier put in the input file as
-        ``replay`` and reports what the replay did (``"replay"`` in its answer).
+        A normal case run also saves its replay log (the values of the candidate's host reads, each
+        marked ``triton`` where it read memory a launch of the call received, and the outcomes of its
+        launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a ghost run
+        (``"ghost": true``) replays the log the verifier put in the input file as ``replay`` and reports
+        what the replay did (``"replay"`` in its answer). Every case answer carries ``stale_outputs``:
+        returned tensors in storage neither allocated during their call nor an argument's.
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
         The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
         timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
         checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
     {"cmd": "exit"}
 
-Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
+The ``ready`` answer carries ``import_trace``: the ATen ops the submission's import ran (traced like a
+call, ``hooks.trace_import``). Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
 recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
 ``sandbox/launch_args.py``), and ``unscanned_bodies``: the submission's functions that ran as kernel
 bodies without the file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``;
@@ -145,7 +148,8 @@ class Child:
                 raise ImportError(f"cannot load {self.args.submission}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)
+            # traced like a call (hooks.trace_import): work done at import is judged by the verifier
+            import_trace = hooks.trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
             self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
             return False
@@ -161,11 +165,12 @@ class Child:
         except BaseException as exc:  # noqa: BLE001
             self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
             return False
+        hooks.STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
-                   "missing_optional": self.missing_optional})
+                   "missing_optional": self.missing_optional, "import_trace": dict(import_trace)})
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:
@@ -244,6 +249,7 @@ class Child:
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
         ghost = bool(msg.get("ghost"))
         state.begin_case(ghost, data.get("replay") if ghost else None)
+        state.readonly_inputs = readonly_storages(call)
         log: Any = None
         replay: Any = None
         state.alt_poison = bool(msg.get("alt_poison"))
@@ -270,6 +276,7 @@ class Child:
         finally:
             log, replay = state.end_case()
             state.alt_poison = False
+            state.readonly_inputs = frozenset()
         wall = time.perf_counter() - t0
         ret_alias = None
         if isinstance(ret, torch.Tensor):
@@ -288,7 +295,8 @@ class Child:
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
         self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
                    "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay})
+                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay,
+                   "stale_outputs": list(state.stale_outputs)})
 
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.common import generator
@@ -340,6 +348,21 @@ class Child:
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
                 self.send({"event": "harness_error", "error": _error(exc, "harness")})
         self.send({"event": "bye"})
+
+
+def readonly_storages(call: Any) -> frozenset[int]:
+    """Data pointers of the storages of a case's read-only inputs: every tensor of the call (in lists and
+    tuples too) outside its ``written`` slots, less storages a written slot shares. A host read of them
+    is never Triton's work (``hooks.host_read``)."""
+    from .hooks import _storage, _tensors
+
+    def ptrs(obj: Any) -> set[int]:
+        return {st.data_ptr() for _, t in _tensors(obj) for st in [_storage(t)] if st is not None and st.nbytes()}
+
+    written = [call.get(s) for s in call.written]
+    rest = [a for i, a in enumerate(call.args) if i not in call.written]
+    rest += [v for k, v in call.kwargs.items() if k not in call.written]
+    return frozenset(ptrs(rest) - ptrs(written))
 
 
 def _sanitize(ret: Any, torch: Any) -> Any:

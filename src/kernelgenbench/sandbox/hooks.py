@@ -23,7 +23,14 @@
 * :class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
   It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
   what Triton's own launcher does inside a launch, and it poisons every tensor the candidate
-  allocates, so unwritten output elements are visible.
+  allocates, so unwritten output elements are visible. Composite (CompositeImplicitAutograd) ops are
+  decomposed and their pieces traced, so the trace is the same whether the wrapper runs inside another
+  mode's handler (interpreter) or registered at a dispatch key (GPUs). Allowed ops that compute,
+  convert or move elements along a mapping of the candidate's making are marked in their keys
+  (:func:`op_marks`), from the call's memory provenance (:class:`CallEvidence`: the call's tensors as
+  given, storages allocated in the call, storages its launches received), which also marks host reads
+  of Triton-derived memory (L2) and finds returned outputs that outlive their call. The submission's
+  import runs under the same trace (:func:`trace_import`); timed calls under :class:`TimedTraceMode`.
 * Interpreter patches: ``@triton.autotune`` picks the first config that survives pruning (the
   interpreter has no driver to benchmark with; times are not reported there anyway).
 * The L3 launch rule (:mod:`.launch_args`, :func:`check_launch`): at the entry of every launch
@@ -41,12 +48,15 @@ import inspect
 import os
 import sys
 import types
+import weakref
 from collections import Counter
 from typing import Any, Callable
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from ..verify.profile import (MARK_BYTES, MARK_CONJ, MARK_CONVERSION, MARK_MAPPING, MARK_NEG, MARK_PARTIAL_FILL,
+                              MARK_VALUES)
 from . import launch_args
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
@@ -108,11 +118,28 @@ class State:
         #: never cleared: the child reports them with every answer, the verifier fails the job on them
         #: (a submission that catches the error does not undo the record)
         self.launch_violations: list[str] = []
+        #: memory provenance of the candidate call in progress (the outermost traced wrapper call), or
+        #: of the submission's import (:func:`trace_import`); None between calls (:class:`CallEvidence`)
+        self.call: CallEvidence | None = None
+        #: storage data pointers of the case's read-only inputs (call tensors not in ``written``), set by
+        #: the child around a case: a host read of them is never Triton's work (:func:`host_read`)
+        self.readonly_inputs: frozenset[int] = frozenset()
+        #: returned outputs that live in storage neither allocated during their call nor an argument's,
+        #: one message each (at most 8), since the case (or timing command) began; the verifier fails the
+        #: job on them as ``profile`` (:meth:`CallEvidence.stale_returns`)
+        self.stale_outputs: list[str] = []
+        #: the op counter of the submission's import while it runs (:func:`trace_import`), else None
+        self._import_trace: Counter[str] | None = None
+        #: overload keys (``"add.Tensor"``, ``"reshape"``) the candidate's wrappers replace, on every
+        #: platform (set by the child): the modes do not decompose those composite ops (a call of one is a
+        #: call of the op itself, as it is on GPUs, where it reaches the candidate's registration)
+        self.replaced: frozenset[str] = frozenset()
 
     def reset(self) -> None:
         self.launches = []
         self.trace = Counter()
         self.wrapper_calls = Counter()
+        self.stale_outputs = []
 
     def begin_case(self, ghost: bool, replay: dict[str, list[Any]] | None = None) -> None:
         """Start one case run: a normal run logs its host reads and launch outcomes; a ghost run
@@ -125,8 +152,8 @@ class State:
             self.log = None
             self.replay = {"reads": list((replay or {}).get("reads") or []),
                            "launches": list((replay or {}).get("launches") or [])}
-            self.report = {"reads_replayed": 0, "launches_replayed": 0, "errors_replayed": 0,
-                           "divergence": None}
+            self.report = {"reads_replayed": 0, "triton_reads_replayed": 0, "launches_replayed": 0,
+                           "errors_replayed": 0, "divergence": None}
         else:
             self.log = {"reads": [], "launches": []}
             self.replay = None
@@ -201,15 +228,25 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
     reads live and records the divergence (:meth:`State.diverge`). Reads inside a kernel body
     (interpreter) are live and not logged: a replay runs no kernel body. ``t`` may live on any device;
     a replayed read transfers nothing.
+
+    A read of memory a Triton launch of this call received (or an ATen copy of it), other than a
+    read-only input of the case, is *derived from Triton* (:meth:`CallEvidence.triton_derived`): its
+    log entry says ``"triton": true``, and a replay of it counts in the report's
+    ``triton_reads_replayed`` (it is replayed all the same, so that control flow stays that of the
+    normal run; the verifier does not count a replay as passed where its result could be made of
+    such values: a kernel's result read back and re-wrapped is the kernel's work).
     """
     if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
         return live()
     key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
+    triton = STATE.call is not None and STATE.call.triton_derived(t)
     if STATE.replay is not None:
         want = STATE.next_logged("reads")
         if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:
             assert STATE.report is not None
             STATE.report["reads_replayed"] += 1
+            if want.get("triton"):
+                STATE.report["triton_reads_replayed"] += 1
             value = want["value"]
             return again(value) if again is not None else value
         STATE.diverge("reads", key, want)
@@ -222,8 +259,23 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
             logged = t.detach().to("cpu", copy=True)
         else:
             logged = None
-        STATE.log["reads"].append({**key, "value": logged})
+        STATE.log["reads"].append({**key, "value": logged, "triton": triton})
     return value
+
+
+def _read_counter() -> Counter[str] | None:
+    """The op counter a host read outside the dispatcher counts in: the import's while the submission is
+    imported, the timed call's while timing, the case's while a wrapper runs; None for the harness's own
+    reads and reads inside a launch."""
+    if STATE.inside_launch:
+        return None
+    if STATE._import_trace is not None:
+        return STATE._import_trace
+    if not STATE.active_wrappers:
+        return None
+    if STATE._call_trace is not None:
+        return STATE._call_trace
+    return STATE.trace if STATE.tracing else None
 
 
 def install_host_read_hooks() -> None:
@@ -237,8 +289,9 @@ def install_host_read_hooks() -> None:
             continue
 
         def read(self, *a, _orig=orig, _name=name, **k):
-            if STATE.active_wrappers and STATE.tracing and not STATE.inside_launch:
-                STATE.trace["aten::host_read"] += max(1, self.numel())
+            counter = _read_counter()
+            if counter is not None:
+                counter["aten::host_read"] += max(1, self.numel())
                 # The read is counted above; the device-to-host copy PyTorch runs inside it
                 # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
                 STATE.inside_launch += 1
@@ -671,6 +724,8 @@ def install_launch_hooks() -> None:
             name = _kernel_name(self)
             STATE.launches.append(name)
             top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
+            if top and STATE.call is not None:
+                STATE.call.note_launch(args, kwargs)  # what this call's launches touched (CallEvidence)
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
             try:
@@ -954,85 +1009,516 @@ def _cuda_device_accepts_cpu() -> None:
     torch.cuda.device = device  # type: ignore[misc]
 
 
-def _dtype_changes(func: Any, args: tuple, kwargs: dict) -> bool:
-    name = func.__name__ if hasattr(func, "__name__") else str(func)
+# -- memory provenance of a candidate call ------------------------------------------------------------
+#
+# Per candidate call (the outermost traced wrapper call; :class:`CallEvidence`) the modes below keep what
+# the verifier's rules about memory need, as evidence (never a verdict):
+#
+# * the layouts of the call's tensors as given, the storages allocated during the call (``fresh``), the
+#   storages its Triton launches received (``launched``) and ATen copies of them (``derived``);
+# * marks on the trace keys of allowed ops that compute or convert (``aten::clone (materialises a
+#   negative bit)``) or that move elements along a mapping of the candidate's making (``aten::copy_
+#   (non-trivial mapping)``), judged by ``verify/profile.py``;
+# * host reads of Triton-derived memory (L2, :func:`host_read`), returned outputs in storage that
+#   outlives its call (:meth:`CallEvidence.stale_returns`), tensor data built from host Python
+#   (``aten::host_data``, elements).
+
+#: ATen copies (their element mapping is judged), fills, and ops that turn host Python data into a tensor
+#: (``torch.tensor``, ``torch.as_tensor``, a Python number assigned into a tensor: counted as
+#: ``aten::host_data`` elements).
+COPY_OPS = frozenset({"copy_", "clone", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"})
+FILL_OPS = frozenset({"fill_", "zero_"})
+HOST_DATA_OPS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
+#: ops that write a Python fill value into a new or given tensor, and the position of the value
+_FILL_VALUE_AT = {"full": 1, "full_like": 1, "new_full": 2, "fill_": 1, "scalar_tensor": 0}
+#: memory formats under which a functional copy keeps the element mapping (the result is dense in the
+#: source's logical order, or in its own dense layout)
+_PLAIN_FORMATS = (None, torch.preserve_format, torch.contiguous_format)
+#: ops not counted in the trace: ``detach_`` after ``lift_fresh`` reaches a mode only inside another
+#: mode's handler (the interpreter's path), and only drops autograd history
+_UNCOUNTED = frozenset({"detach_"})
+
+
+def _name(func: Any) -> str:
+    return func._schema.name.split("::")[-1]
+
+
+def _tensors(obj: Any, path: str = "") -> Any:
+    """``(path, tensor)`` for every tensor in nested lists, tuples and dicts (``"[0][1]"``)."""
+    if isinstance(obj, torch.Tensor):
+        yield path, obj
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            yield from _tensors(v, f"{path}[{i}]")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _tensors(v, f"{path}[{k!r}]")
+
+
+def _storage(t: Any) -> Any:
+    """``t``'s untyped storage, or None (no storage: sparse, nested, functional wrappers)."""
     try:
-        if name.startswith("copy_"):
-            return args[0].dtype != args[1].dtype
-        if name.startswith("_to_copy"):
-            dt = kwargs.get("dtype")
-            return dt is not None and dt != args[0].dtype
-    except (AttributeError, IndexError):
+        return t.untyped_storage()
+    except Exception:  # noqa: BLE001 - a tensor without a plain storage
+        return None
+
+
+def layout_form(t: torch.Tensor) -> tuple[int, int, tuple[tuple[int, int], ...]] | None:
+    """The bytes a strided tensor addresses, in its row-major order, in a canonical form:
+    ``(storage data pointer, byte offset, ((size, byte stride), ...))``, outermost first, with size-1
+    dims dropped, the element's bytes as the innermost dim ``(element size, 1)``, and each dim merged
+    into the next inner one where it steps exactly over it. Two tensors with the same form enumerate
+    the same bytes in the same order: one is a reshape of the other, or a dtype view of the same
+    layout (``view(torch.uint8)`` of bools, ``view_as_real``). None for an empty tensor or one without
+    a plain storage."""
+    if t.numel() == 0:
+        return None
+    st = _storage(t)
+    if st is None:
+        return None
+    esz = t.element_size()
+    merged: list[list[int]] = [[esz, 1]]  # innermost first
+    for size, stride in reversed(list(zip(t.shape, t.stride()))):
+        if size == 1:
+            continue
+        stride *= esz
+        inner = merged[-1]
+        if stride == inner[0] * inner[1]:
+            inner[0] *= size
+        else:
+            merged.append([size, stride])
+    return st.data_ptr(), t.storage_offset() * esz, tuple((s, d) for s, d in reversed(merged))
+
+
+#: storage data pointer -> (a weak reference to the storage, the element size it was allocated or given
+#: with): a view of other element size that splits those elements is a reinterpretation of bytes
+_NATIVE: dict[int, tuple[Any, int]] = {}
+
+
+def _alive(table: dict[int, Any], ptr: int) -> bool:
+    """Whether ``table`` holds a live storage at ``ptr`` (entries are weak: a freed storage, whose
+    address a later allocation may reuse, no longer counts)."""
+    ref = table.get(ptr)
+    if ref is None:
         return False
-    return False
+    st = (ref[0] if isinstance(ref, tuple) else ref)()
+    return st is not None and st.data_ptr() == ptr
+
+
+def _note_native(t: torch.Tensor) -> None:
+    st = _storage(t)
+    if st is not None and st.nbytes():
+        _NATIVE[st.data_ptr()] = (weakref.ref(st), t.element_size())
+
+
+def splits_elements(t: torch.Tensor) -> bool:
+    """Whether ``t`` views its storage with a smaller element than the storage was made with and cuts
+    those elements apart (``x.view(torch.int16)[..., 1::2]`` of a float32 ``x``: its high halves). A
+    copy that moves such pieces converts (truncation, byte extraction); moving whole elements does not
+    (``view_as_real`` of a transposed complex tensor)."""
+    st = _storage(t)
+    if st is None or not st.nbytes() or not _alive(_NATIVE, st.data_ptr()):
+        return False
+    native = _NATIVE[st.data_ptr()][1]
+    form = layout_form(t)
+    if form is None or native <= t.element_size():
+        return False
+    _, offset, dims = form
+    run, step = dims[-1]
+    if step != 1 or run % native:
+        return True
+    return offset % native != 0 or any(d % native for _, d in dims[:-1])
+
+
+class CallEvidence:
+    """The memory provenance of one candidate call (the outermost traced wrapper call, or the
+    submission's import), kept by the sandbox's dispatch modes (weak references only: it keeps no
+    memory alive).
+
+    Attributes:
+        given: :func:`layout_form` of every tensor the wrapper was called with (lists and tuples of
+            tensors included), as given.
+        readonly: storage data pointers of the case's read-only inputs (``State.readonly_inputs``).
+        fresh: storages allocated during the call (by the candidate's ATen ops), by data pointer.
+        launched: storages that a Triton launch of this call received (tensor arguments, elements of
+            tuples, the base of tensor descriptors and ``triton.reinterpret`` wrappers).
+        derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
+        last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
+            (a fill with that value converts it when the dtypes differ); None otherwise.
+    """
+
+    def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset()) -> None:
+        tensors = [t for _, t in _tensors((args, kwargs or {}))]
+        self.given = {f for f in (layout_form(t) for t in tensors) if f is not None}
+        self.readonly = readonly
+        self.fresh: dict[int, Any] = {}
+        self.launched: dict[int, Any] = {}
+        self.derived: dict[int, Any] = {}
+        self.last_read: tuple[Any, torch.dtype] | None = None
+        for t in tensors:
+            _note_native(t)
+
+    # -- what a side of a copy is ---------------------------------------------------------------
+    def side_ok(self, t: torch.Tensor) -> bool:
+        """Whether ``t``, one side of a copy or fill, keeps the element mapping trivial: empty, a call
+        tensor exactly as given (or a reshape / same-layout dtype view of one: the same bytes in the same
+        order), or the whole of a storage allocated during this call, densely in row-major order from
+        its start. Any other view (a slice, select, transpose, permute, expand, unfold, diagonal,
+        as_strided of a call tensor or of a fresh buffer) is the candidate's own element mapping."""
+        if t.numel() == 0:
+            return True
+        form = layout_form(t)
+        if form is None:
+            return False
+        if form in self.given:
+            return True
+        ptr = form[0]
+        if not _alive(self.fresh, ptr):
+            return False
+        return form[1:] == (0, ((self.fresh[ptr]().nbytes(), 1),))
+
+    # -- Triton launches and what they touched --------------------------------------------------
+    def note_launch(self, args: tuple, kwargs: dict) -> None:
+        """Record the storages a Triton launch of this call received."""
+        def visit(v: Any, depth: int = 0) -> None:
+            if depth > 8:
+                return
+            if isinstance(v, torch.Tensor):
+                st = _storage(v)
+                if st is not None and st.nbytes():
+                    self.launched[st.data_ptr()] = weakref.ref(st)
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x, depth + 1)
+            else:  # a tensor descriptor or triton.reinterpret wrapper (the launch rule let only those in)
+                attrs = getattr(v, "__dict__", None)
+                if isinstance(attrs, dict) and attrs.get("base") is not None:
+                    visit(attrs["base"], depth + 1)
+
+        for v in (*args, *kwargs.values()):
+            visit(v)
+
+    def triton_derived(self, t: torch.Tensor) -> bool:
+        """Whether ``t`` lives in memory a Triton launch of this call received (other than a read-only
+        input of the case) or in an ATen copy of such memory."""
+        st = _storage(t)
+        if st is None or not st.nbytes():
+            return False
+        ptr = st.data_ptr()
+        if _alive(self.derived, ptr):
+            return True
+        return _alive(self.launched, ptr) and ptr not in self.readonly
+
+    # -- around each ATen op --------------------------------------------------------------------
+    def take_read(self) -> tuple[Any, torch.dtype] | None:
+        read, self.last_read = self.last_read, None
+        return read
+
+    @staticmethod
+    def input_ptrs(args: tuple, kwargs: dict) -> set[int]:
+        """Data pointers of the storages an op gets (tensor and storage arguments), before it runs."""
+        ptrs: set[int] = set()
+
+        def visit(v: Any) -> None:
+            if isinstance(v, torch.Tensor):
+                st = _storage(v)
+                if st is not None:
+                    ptrs.add(st.data_ptr())
+            elif isinstance(v, (torch.UntypedStorage, torch.TypedStorage)):
+                ptrs.add(v.data_ptr())
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x)
+
+        for v in (*args, *kwargs.values()):
+            visit(v)
+        return ptrs
+
+    def after_op(self, func: Any, args: tuple, kwargs: dict, out: Any, before: set[int],
+                 read: tuple[Any, torch.dtype] | None) -> list[str]:
+        """Update the evidence after an op ran: storages it allocated (an output storage none of its
+        arguments had before it ran; a ``resize_`` that reallocated included) are fresh, a copy of
+        Triton-derived memory is Triton-derived. Returns marks that only the result shows: a functional
+        copy that materialised a negative or conjugate bit, a fill or ``torch.tensor`` whose value is
+        the scalar host read just made (``read``) of a tensor of another dtype (a conversion)."""
+        name = _name(func)
+        marks: list[str] = []
+        outs = [t for _, t in _tensors(out)]
+        for t in outs:
+            st = _storage(t)
+            if st is not None and st.nbytes() and st.data_ptr() not in before:
+                self.fresh[st.data_ptr()] = weakref.ref(st)
+                _NATIVE[st.data_ptr()] = (weakref.ref(st), t.element_size())
+        if name in COPY_OPS and args and isinstance(args[0], torch.Tensor):
+            src = args[1] if name == "copy_" and len(args) > 1 else args[0]
+            dsts = [args[0]] if name == "copy_" else ([args[1]] if name.startswith("_copy_from") else outs)
+            if isinstance(src, torch.Tensor):
+                if self.triton_derived(src):
+                    for d in dsts:
+                        st = _storage(d)
+                        if st is not None and st.nbytes():
+                            self.derived[st.data_ptr()] = weakref.ref(st)
+                if name in ("clone", "_to_copy", "contiguous") and isinstance(out, torch.Tensor):
+                    if src.is_neg() and not out.is_neg():
+                        marks.append(MARK_NEG)
+                    if src.is_conj() and not out.is_conj():
+                        marks.append(MARK_CONJ)
+        if read is not None and (name in _FILL_VALUE_AT or name in HOST_DATA_OPS) and isinstance(out, torch.Tensor):
+            value, dtype = read
+            fill = _fill_value(name, args)
+            if out.dtype != dtype and _same_number(fill, value):
+                marks.append(MARK_CONVERSION)
+        return marks
+
+    # -- what a call returned -------------------------------------------------------------------
+    def stale_returns(self, ret: Any, args: tuple, kwargs: dict) -> list[str]:
+        """The returned tensors (paths into the return: ``""``, ``"[1]"``) that live in storage neither
+        allocated during this call nor shared with an argument (as the arguments are now: an ``out=``
+        resized during the call is its argument): a buffer kept across calls (a module-level pool, a
+        workspace made on an earlier call), so that successive results alias each other. Empty
+        tensors are never stale."""
+        arg_ptrs = {st.data_ptr() for _, t in _tensors((args, kwargs)) for st in [_storage(t)] if st is not None}
+        stale = []
+        for path, t in _tensors(ret):
+            st = _storage(t)
+            if st is None or not st.nbytes():
+                continue
+            ptr = st.data_ptr()
+            if ptr in arg_ptrs or _alive(self.fresh, ptr):
+                continue
+            stale.append(path or "the result")
+        return stale
+
+
+def _fill_value(name: str, args: tuple) -> Any:
+    """The Python value a fill-like op writes (``full``'s fill_value; the one element of a
+    ``lift_fresh`` tensor), or None."""
+    if name in HOST_DATA_OPS:
+        t = args[0] if args else None
+        if isinstance(t, torch.Tensor) and t.numel() == 1 and t.device.type == "cpu":
+            return t.item()
+        return None
+    at = _FILL_VALUE_AT.get(name)
+    return args[at] if at is not None and len(args) > at else None
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    return (isinstance(a, (bool, int, float, complex)) and isinstance(b, (bool, int, float, complex))
+            and a == b)
+
+
+def _arange_computes(args: tuple, kwargs: dict) -> bool:
+    """Whether an ``arange`` computes values beyond an integer sequence (a floating or complex result,
+    or a non-integral start, end or step)."""
+    nums = [a for a in args if isinstance(a, (int, float))]
+    if any(isinstance(a, float) and not float(a).is_integer() for a in nums):
+        return True
+    out = kwargs.get("out")
+    dt = kwargs.get("dtype") or (out.dtype if isinstance(out, torch.Tensor) else None)
+    if dt is not None:
+        return dt.is_floating_point or dt.is_complex
+    return any(isinstance(a, float) for a in nums)
+
+
+def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> list[str]:
+    """What an allowed op does beyond allocating, viewing, moving or reading, seen before it runs (the
+    marks of its trace key; :data:`~kernelgenbench.verify.profile.COMPUTE_MARKS` fail every operator,
+    :data:`~kernelgenbench.verify.profile.MOVE_MARKS` operators whose work is data movement):
+
+    * copies (``copy_``, ``_copy_from*``, ``clone``, ``_to_copy``): a dtype change; a source and
+      destination whose negative or conjugate bits differ (the copy negates or conjugates); a
+      non-trivial element mapping (a side that is not :meth:`CallEvidence.side_ok`, sides of other
+      shapes (a broadcast), a memory format other than preserve/contiguous), and among those, a side
+      that cuts the storage's elements apart (:func:`splits_elements`);
+    * fills (``fill_``, ``zero_``): from a tensor of another dtype or with a negative/conjugate bit, into
+      a view with such a bit, or into a part of a call tensor or of a fresh buffer (a partial fill);
+    * ``arange`` of floating values or with non-integral bounds (it computes them).
+    """
+    name = _name(func)
+    marks: list[str] = []
+    try:
+        if name in ("copy_", "_copy_from", "_copy_from_and_resize"):
+            dst, src = (args[0], args[1]) if name == "copy_" else (args[1], args[0])
+            if isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor):
+                if src.dtype != dst.dtype:
+                    marks.append(MARK_CONVERSION)
+                if src.is_neg() != dst.is_neg():
+                    marks.append(MARK_NEG)
+                if src.is_conj() != dst.is_conj():
+                    marks.append(MARK_CONJ)
+                resized = name == "_copy_from_and_resize" and dst.numel() == 0
+                if ev is not None and ((tuple(src.shape) != tuple(dst.shape) and not resized)
+                                       or not ev.side_ok(src) or not ev.side_ok(dst)):
+                    marks.append(MARK_MAPPING)
+                    if splits_elements(src) or splits_elements(dst):
+                        marks.append(MARK_BYTES)
+        elif name in ("clone", "_to_copy", "contiguous"):
+            src = args[0]
+            if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype:
+                marks.append(MARK_CONVERSION)
+            if ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS):
+                marks.append(MARK_MAPPING)
+                if splits_elements(src):
+                    marks.append(MARK_BYTES)
+        elif name in FILL_OPS:
+            dst = args[0]
+            value = args[1] if name == "fill_" and len(args) > 1 else None
+            if isinstance(value, torch.Tensor):
+                if value.dtype != dst.dtype:
+                    marks.append(MARK_CONVERSION)
+                if value.is_neg() != dst.is_neg():
+                    marks.append(MARK_NEG)
+                if value.is_conj() != dst.is_conj():
+                    marks.append(MARK_CONJ)
+            elif value is not None and (dst.is_neg() or dst.is_conj()):
+                marks.append(MARK_NEG if dst.is_neg() else MARK_CONJ)
+            if ev is not None and not ev.side_ok(dst):
+                marks.append(MARK_PARTIAL_FILL)
+        elif name == "arange" and _arange_computes(args, kwargs):
+            marks.append(MARK_VALUES)
+    except (AttributeError, IndexError, RuntimeError, TypeError):
+        pass
+    return marks
+
+
+def _op_key(func: Any, args: tuple = (), kwargs: dict | None = None, ev: CallEvidence | None = None,
+            marks: list[str] | None = None) -> str:
+    """The trace key of one ATen call: ``aten::name[.overload]``, with its marks in parentheses
+    (``"aten::copy_ (dtype conversion)"``, ``"aten::copy_ (non-trivial mapping; reinterprets bytes)"``):
+    :func:`op_marks` of the call, or ``marks`` when given."""
+    key = f"aten::{_name(func)}"
+    if func._overloadname != "default":
+        key += f".{func._overloadname}"
+    if marks is None:
+        marks = op_marks(func, args, kwargs or {}, ev)
+    return f"{key} ({'; '.join(dict.fromkeys(marks))})" if marks else key
+
+
+def _count_draws(trace: Counter[str], func: Any, out: Any) -> None:
+    """Count the elements a random ATen op drew as ``aten::random_draw`` (L3 budgets them)."""
+    if _name(func) in RANDOM_DRAWS:
+        drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
+        trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
 
 
 #: ATen ops that return a Python scalar computed from tensor data (host reads), by the kind logged.
-#: ``item``/``is_nonzero`` reach a dispatch mode undecomposed when it is entered inside another mode's
-#: handler (the interpreter's InterceptMode), else as ``_local_scalar_dense``. ``equal``/``allclose``
-#: compute (L3 rejects them) but their answers are host reads all the same.
+#: ``item``/``is_nonzero`` are composite: the modes decompose them (:func:`_traced_op`), so the read
+#: reaches them as ``_local_scalar_dense`` on every path. ``equal`` computes (L3 rejects it) but its
+#: answer is a host read all the same.
 _SCALAR_READS = {torch.ops.aten._local_scalar_dense.default: "item", torch.ops.aten.item.default: "item",
                  torch.ops.aten.is_nonzero.default: "is_nonzero", torch.ops.aten.equal.default: "equal",
                  torch.ops.aten.allclose.default: "allclose"}
 
+#: op -> whether it has a CompositeImplicitAutograd kernel (decomposed by the modes)
+_COMPOSITE: dict[Any, bool] = {}
+
+
+def is_composite(func: Any) -> bool:
+    """Whether ``func`` (an ATen overload) is CompositeImplicitAutograd: made of other ATen ops, which
+    a dispatch mode sees instead of it when the call passes the Autograd key first (a wrapper called at
+    the top level, or registered at a device key) but not when the mode is entered inside another
+    mode's handler (the interpreter's :class:`InterceptMode`)."""
+    hit = _COMPOSITE.get(func)
+    if hit is None:
+        try:
+            hit = bool(torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"))
+        except Exception:  # noqa: BLE001 - not a dispatcher op
+            hit = False
+        _COMPOSITE[func] = hit
+    return hit
+
+
+def _overload_key(func: Any) -> str:
+    """``"add.Tensor"``, ``"reshape"``: the key of an ATen overload as wrappers are registered by."""
+    return _name(func) if func._overloadname == "default" else f"{_name(func)}.{func._overloadname}"
+
+
+def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tuple, kwargs: dict,
+               poison: bool) -> Any:
+    """Run one ATen op the candidate's Python code called, as the modes trace it.
+
+    The trace is the same on every call path: a CompositeImplicitAutograd op is decomposed here and its
+    pieces are traced (``reshape`` of a non-viewable tensor is ``clone`` + ``_unsafe_view``, ``item``
+    is ``_local_scalar_dense``), as the dispatcher decomposes it before a mode sees it when the wrapper
+    runs at the top level or registered at a device key; except an overload the candidate replaces
+    (``STATE.replaced``), which on GPUs reaches its registration (dispatch recursion) and here is counted
+    whole (the op itself: dispatch recursion too). Each op is counted under its key with its
+    marks (:func:`op_marks`, and marks :meth:`CallEvidence.after_op` finds in its result); a scalar
+    host read goes through :func:`host_read`; random draws and host data are counted in elements
+    (``aten::random_draw``, ``aten::host_data``); with ``poison``, allocations are poisoned."""
+    if is_composite(func) and _overload_key(func) not in STATE.replaced:
+        # the C++ composite kernel the dispatcher runs (not a Python decomposition some ops also register)
+        with mode:
+            return func._op_dk(torch._C.DispatchKey.CompositeImplicitAutograd, *args, **kwargs)
+    name = _name(func)
+    if name in _UNCOUNTED:
+        return func(*args, **kwargs)
+    ev = STATE.call
+    marks = op_marks(func, args, kwargs, ev)
+    key = _op_key(func, marks=marks)
+    trace[key] += 1
+    read = _SCALAR_READS.get(func)
+    if read is not None and args and isinstance(args[0], torch.Tensor):
+        # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
+        extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
+        value = host_read(read, args[0], extra, lambda: func(*args, **kwargs))
+        if ev is not None:
+            ev.last_read = (value, args[0].dtype)
+        return value
+    pending = ev.take_read() if ev is not None else None
+    before = ev.input_ptrs(args, kwargs) if ev is not None else set()
+    out = func(*args, **kwargs)
+    if ev is not None:
+        late = ev.after_op(func, args, kwargs, out, before, pending)
+        if late:
+            trace[key] -= 1
+            if not trace[key]:
+                del trace[key]
+            trace[_op_key(func, marks=[*marks, *late])] += 1
+    _count_draws(trace, func, out)
+    if name in HOST_DATA_OPS and isinstance(out, torch.Tensor):
+        trace["aten::host_data"] += out.numel()
+    if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
+        if out.numel() and not out.is_meta:
+            from ..verify.compare import poison_variant
+
+            with poison_variant(STATE.ghost or STATE.alt_poison):
+                poison_allocation(out)
+    return out
+
 
 class CandidateMode(TorchDispatchMode):
-    """Trace and poison the ATen ops a candidate's Python code runs (see module docstring)."""
+    """Trace and poison the ATen ops a candidate's Python code runs (see module docstring and
+    :func:`_traced_op`). ``trace``: the counter to count in (default: the case's, ``STATE.trace``);
+    ``poison``: poison the candidate's allocations."""
+
+    def __init__(self, trace: Counter[str] | None = None, poison: bool = True) -> None:
+        super().__init__()
+        self._trace = trace
+        self._poison = poison
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         if STATE.inside_launch:
             return func(*args, **kwargs)
-        STATE.trace[_op_key(func, args, kwargs)] += 1
-        read = _SCALAR_READS.get(func)
-        if read is not None and args and isinstance(args[0], torch.Tensor):
-            # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
-            extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
-            return host_read(read, args[0], extra, lambda: func(*args, **kwargs))
-        out = func(*args, **kwargs)
-        _count_draws(STATE.trace, func, out)
-        if STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
-            if out.numel() and not out.is_meta:
-                from ..verify.compare import poison_variant
-
-                with poison_variant(STATE.ghost or STATE.alt_poison):
-                    poison_allocation(out)
-        return out
+        return _traced_op(self, STATE.trace if self._trace is None else self._trace, func, args, kwargs,
+                          self._poison)
 
 
 class TimedTraceMode(TorchDispatchMode):
-    """The L3 dispatch trace of a timed candidate call: op keys only (no poisoning, no host-read log,
-    no replay), so that the timed calls are judged by the same allowlist as the correctness calls (a
-    candidate that tells timing apart, by call counts or by the absence of poisoned allocations, and
-    then computes with PyTorch or a vendor library, fails as ``profile``). Its cost is host time
-    only, which the timing protocol's device lead keeps out of the device events."""
+    """The L3 dispatch trace of a timed candidate call: op keys with their marks and the call's memory
+    provenance (:func:`_traced_op`; no poisoning, no host-read log, no replay), so that the timed calls
+    are judged by the same allowlist as the correctness calls (a candidate that tells timing apart, by
+    call counts or by the absence of poisoned allocations, and then computes with PyTorch or a vendor
+    library, fails as ``profile``). Its cost is host time only, which the timing protocol's device lead
+    keeps out of the device events."""
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         calls = STATE._call_trace
         if STATE.inside_launch or calls is None:
             return func(*args, **kwargs)
-        calls[_op_key(func, args, kwargs)] += 1
-        out = func(*args, **kwargs)
-        _count_draws(calls, func, out)
-        return out
-
-
-def _op_key(func: Any, args: tuple, kwargs: dict) -> str:
-    """The trace key of one ATen call: ``aten::name[.overload]``, marked when it changes a dtype."""
-    key = f"aten::{func._schema.name.split('::')[-1]}"
-    if func._overloadname != "default":
-        key += f".{func._overloadname}"
-    if _dtype_changes(func, args, kwargs):
-        key += " (dtype conversion)"
-    return key
-
-
-def _count_draws(trace: Counter[str], func: Any, out: Any) -> None:
-    """Count the elements a random ATen op drew as ``aten::random_draw`` (L3 budgets them)."""
-    if func._schema.name.split("::")[-1] in RANDOM_DRAWS:
-        drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
-        trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
+        return _traced_op(self, calls, func, args, kwargs, poison=False)
 
 
 def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
@@ -1053,6 +1539,24 @@ def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any
                     STATE.timed_trace[k] = n
 
 
+def trace_import(run: Callable[[], Any]) -> Counter[str]:
+    """Run the submission's import (``run``) under the dispatch trace of a call (:class:`CandidateMode`
+    with its own counter, allocations not poisoned): every ATen op its module-level code runs is counted
+    with its marks, host reads and tensor data built from host Python (``aten::host_data``) included,
+    so that the verifier judges the import by the allowlist and budgets of a call (work done once at
+    import and looked up later is still work). Returns the counts; exceptions of the import propagate."""
+    counter: Counter[str] = Counter()
+    STATE.call = CallEvidence()
+    STATE._import_trace = counter
+    try:
+        with CandidateMode(counter, poison=False):
+            run()
+    finally:
+        STATE.call = None
+        STATE._import_trace = None
+    return counter
+
+
 def poison_allocation(t: torch.Tensor) -> None:
     """Poison a tensor the candidate allocated: PyTorch's fill_, or, while the candidate's
     registration replaces fill_ (aten::fill_ under test on a GPU), one poisoned CPU element copied and
@@ -1070,9 +1574,24 @@ def poison_allocation(t: torch.Tensor) -> None:
         pass
 
 
+def _check_returns(name: str, ret: Any, args: tuple, kwargs: dict) -> None:
+    """Record (``STATE.stale_outputs``) each tensor the outermost wrapper call returned in storage that
+    was not allocated during the call and is no argument's (:meth:`CallEvidence.stale_returns`)."""
+    ev = STATE.call
+    if ev is None:
+        return
+    for path in ev.stale_returns(ret, args, kwargs):
+        if len(STATE.stale_outputs) < 8:
+            STATE.stale_outputs.append(
+                f"{name} returned {path} in storage that was not allocated during this call and is not one of "
+                f"its arguments (a buffer kept across calls: every call's result would share it)")
+
+
 def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
-    arguments, and trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`)."""
+    arguments, trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`), and keep the
+    memory provenance of the outermost call (:class:`CallEvidence`; its returned tensors must live in
+    storage allocated during the call or be arguments, ``STATE.stale_outputs``)."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -1090,16 +1609,26 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             except TypeError as exc:
                 kinds = [type(a).__name__ for a in args] + [f"{k}=" for k in kwargs]
                 raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
+        top = STATE.call is None
+        if top:
+            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset())
         STATE.active_wrappers.append(name)
         try:
             if not STATE.tracing:
                 if STATE.timed_trace is not None:
-                    return _timed_traced_call(fn, args, kwargs)
-                return fn(*args, **kwargs)
-            with CandidateMode():
-                return fn(*args, **kwargs)
+                    ret = _timed_traced_call(fn, args, kwargs)
+                else:
+                    ret = fn(*args, **kwargs)
+            else:
+                with CandidateMode():
+                    ret = fn(*args, **kwargs)
+            if top:
+                _check_returns(name, ret, args, kwargs)
+            return ret
         finally:
             STATE.active_wrappers.pop()
+            if top:
+                STATE.call = None
 
     wrapper.__name__ = f"kgb_traced_{name}"
     return wrapper

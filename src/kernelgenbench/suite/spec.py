@@ -641,6 +641,10 @@ class Operator(abc.ABC):
     #: How values are judged when that is not the default dtype rule (``kgb show``, prompts):
     #: exact operators, statistical judges; None means "rtol by dtype, atol 1e-4 x reduce_dim".
     tolerance_text: str | None = None
+    #: The operator's work is data movement (gathering, scattering, padding, rotating, unfolding rows or
+    #: slices): L3 then fails ATen copies and fills whose element mapping is of the candidate's making
+    #: (``verify/profile.py`` MOVE_MARKS), since they would do the operator's work.
+    data_movement: bool = False
 
     def __init__(self, name: str, *, category: str, section: str, semantics: str,
                  interface: Interface, nothing_to_compute: NothingToCompute | None = None,
@@ -762,6 +766,7 @@ class Operator(abc.ABC):
             "section": self.section, "semantics": self.semantics,
             "interface": self.interface.signature,
             "nothing_to_compute": self.nothing_to_compute.kind if self.nothing_to_compute else None,
+            "data_movement": self.data_movement,
         }
 
 

@@ -23,6 +23,30 @@ META = {"sym_size", "sym_stride", "sym_numel", "sym_storage_offset", "_local_sca
         "is_same_size", "size", "stride", "result_type", "can_cast", "promote_types", "is_nonzero", "dim",
         "numel", "is_floating_point", "is_complex", "is_signed", "element_size", "storage_offset"}
 COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_and_resize"}
+#: Ops that turn host Python data into a tensor (``torch.tensor``, ``torch.as_tensor``, a Python number
+#: assigned into a tensor): allowed, their elements budgeted (``aten::host_data``, HOST_DATA_BUDGET).
+HOST_DATA = {"lift_fresh", "lift_fresh_copy", "lift"}
+
+# Marks the sandbox puts on the trace key of an allowed op (``"aten::copy_ (dtype conversion)"``,
+# ``sandbox/hooks.py`` ``op_marks``), for what the op did beyond allocating, viewing, moving or reading.
+MARK_CONVERSION = "dtype conversion"
+MARK_NEG = "materialises a negative bit"
+MARK_CONJ = "materialises a conjugate bit"
+MARK_VALUES = "computes values"
+MARK_BYTES = "reinterprets bytes"
+MARK_MAPPING = "non-trivial mapping"
+MARK_PARTIAL_FILL = "partial fill"
+#: Marks of ops that compute or convert: a dtype change (a copy, a fill from a tensor or a host read of
+#: another dtype), a negation or conjugation (a copy or fill across a negative/conjugate bit:
+#: ``resolve_neg``, ``clone`` of ``_neg_view``), values an ``arange`` computes (floating, non-integral),
+#: and a copy that cuts elements apart through a dtype view (byte extraction, truncation). They fail
+#: every operator.
+COMPUTE_MARKS = frozenset({MARK_CONVERSION, MARK_NEG, MARK_CONJ, MARK_VALUES, MARK_BYTES})
+#: Marks of copies and fills that move elements along a mapping of the candidate's making: a copy from
+#: or into a view the candidate derived (slice, select, transpose, permute, expand, unfold, diagonal,
+#: as_strided, slice assignment ``out[...] = x``), a broadcasting copy, a copy into another memory format,
+#: a fill of part of a tensor. They fail operators whose work is data movement (``Operator.data_movement``).
+MOVE_MARKS = frozenset({MARK_MAPPING, MARK_PARTIAL_FILL})
 
 
 #: Per candidate call, at most this many tensor values read on the host (``.item()``, ``bool(t)``,
@@ -33,6 +57,10 @@ COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_
 #: and initialise a few buffers.
 ITEM_BUDGET = 16
 FILL_COPY_BUDGET = 64
+#: Per candidate call, and for the submission's import, at most this many tensor elements built from
+#: host Python data (``torch.tensor``, ``torch.as_tensor``: ``aten::host_data``). Fill values and small
+#: tables of launch settings fit; a table of answers (every result of a low-precision dtype) does not.
+HOST_DATA_BUDGET = 64
 #: Per case, at most this many random values drawn with PyTorch (``aten::random_draw``,
 #: counted by the child), where an operator's ``allow_trace`` admits a draw at all (random
 #: operators may draw a seed with ``torch.randint``; their samples must come from a Triton kernel).
@@ -44,12 +72,21 @@ _FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", 
 
 def allowlist(allow_copies: bool = True) -> set[str]:
     """The ATen op names (no namespace, no overload) a candidate may run."""
-    return ALLOC | VIEWS | META | (COPIES if allow_copies else set())
+    return ALLOC | VIEWS | META | HOST_DATA | (COPIES if allow_copies else set())
 
 
 def _base(key: str) -> str:
     name = key.split("::", 1)[-1].split(" ", 1)[0]
     return name.split(".", 1)[0]
+
+
+def key_marks(key: str) -> frozenset[str]:
+    """The marks of a trace key: ``"aten::copy_ (non-trivial mapping; reinterprets bytes)"`` ->
+    ``{"non-trivial mapping", "reinterprets bytes"}``."""
+    _, sep, rest = key.partition(" (")
+    if not sep or not rest.endswith(")"):
+        return frozenset()
+    return frozenset(m.strip() for m in rest[:-1].split(";"))
 
 
 @dataclass
@@ -69,37 +106,75 @@ class TraceVerdict:
 
 
 def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True,
-                allow_extra: frozenset[str] = frozenset()) -> TraceVerdict:
-    """Judge the ATen ops the candidate ran.
+                allow_extra: frozenset[str] = frozenset(), data_movement: bool = False) -> TraceVerdict:
+    """Judge the ATen ops the candidate ran (one case's calls, a timed call, or the import).
 
     Args:
-        trace: op key (``"aten::add.Tensor"``, ``"aten::copy_ (dtype conversion)"``) -> count.
+        trace: op key (``"aten::add.Tensor"``, ``"aten::copy_ (dtype conversion)"``) -> count; the
+            pseudo-ops ``aten::host_read``, ``aten::random_draw`` and ``aten::host_data`` count elements.
         own_ops: names of the op under test (calling them is dispatch recursion).
         allow_copies: same-dtype copies are allowed.
         allow_extra: names allowed for this op beyond :func:`allowlist` (its nothing-to-compute
             kind's ``trace``: ``host_read`` for scalar reads, whose result is a host read); the
             budgets still apply.
+        data_movement: the operator's work is data movement (``Operator.data_movement``): copies and
+            fills marked with :data:`MOVE_MARKS` (a mapping of the candidate's making) are its work done
+            by ATen and fail.
+
+    Returns:
+        The verdict; its message names the offending keys and the rule they break. Order: dispatch
+        recursion, ops outside the allowlist, allowed ops that computed or converted
+        (:data:`COMPUTE_MARKS`), moves of a data-movement operator (:data:`MOVE_MARKS`), budgets.
     """
-    allowed = (allowlist(allow_copies) | set(allow_extra)) - set(own_ops)
+    allowed = (allowlist(allow_copies) | set(allow_extra) | {"host_data"}) - set(own_ops)
     forbidden: dict[str, int] = {}
+    converted: dict[str, int] = {}
+    moved: dict[str, int] = {}
     recursion: dict[str, int] = {}
     for key, n in trace.items():
         base = _base(key)
+        marks = key_marks(key)
         if base in own_ops or base.rstrip("_") in own_ops:
             recursion[key] = n
-        elif "(dtype conversion)" in key or base not in allowed:
+        elif base not in allowed:
             forbidden[key] = n
+        elif marks & COMPUTE_MARKS:
+            converted[key] = n
+        elif data_movement and marks & MOVE_MARKS:
+            moved[key] = n
+
+    def listed(d: dict[str, int]) -> str:
+        return ", ".join(f"{k} x{v}" for k, v in sorted(d.items()))
+
     if recursion:
-        ops = ", ".join(f"{k} x{v}" for k, v in sorted(recursion.items()))
-        return TraceVerdict("dispatch_recursion", f"the candidate ran the op it replaces through PyTorch ({ops})",
-                            recursion)
+        return TraceVerdict("dispatch_recursion", f"the candidate ran the op it replaces through PyTorch "
+                                                  f"({listed(recursion)})", recursion)
     if forbidden:
-        ops = ", ".join(f"{k} x{v}" for k, v in sorted(forbidden.items()))
-        return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels ({ops}); only "
-                                       f"allocation, views, metadata and same-dtype copies are allowed", forbidden)
+        return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels ({listed(forbidden)}); "
+                                       f"only allocation, views, metadata and same-dtype copies are allowed", forbidden)
+    if converted:
+        return TraceVerdict("profile", f"allowed ATen ops computed or converted values outside Triton kernels "
+                                       f"({listed(converted)}); a copy or fill may not change a dtype, resolve a "
+                                       f"negative or conjugate view, or cut elements apart through a dtype view, "
+                                       f"and arange may build only integer sequences", converted)
+    if moved:
+        return TraceVerdict("profile", f"ATen copies or fills did this data-movement operator's work ({listed(moved)}): "
+                                       f"for an operator whose work is moving elements, a copy may only take a call "
+                                       f"tensor exactly as given (or a reshape of it) or a whole fresh buffer of the "
+                                       f"call on each side, in the same shape; a copy from or into a view the "
+                                       f"wrapper derived (slice, select, transpose, permute, expand, unfold, "
+                                       f"diagonal, as_strided, slice assignment out[...] = x), a broadcasting copy, "
+                                       f"and a fill of part of a tensor move elements as the operator does, which "
+                                       f"is the Triton kernel's job", moved)
     items = sum(n for k, n in trace.items() if _base(k) in _ITEM_OPS)
     fills = sum(n for k, n in trace.items() if _base(k) in _FILL_COPY_OPS)
     draws = sum(n for k, n in trace.items() if _base(k) == "random_draw")
+    host_data = sum(n for k, n in trace.items() if _base(k) == "host_data")
+    if host_data > HOST_DATA_BUDGET:
+        return TraceVerdict("profile", f"the candidate built {host_data} tensor elements from host Python data "
+                                       f"(torch.tensor, torch.as_tensor, assignments of Python numbers) in one call "
+                                       f"(budget {HOST_DATA_BUDGET}): fill values and small tables of launch "
+                                       f"settings fit; a table of results computed on the host does not")
     if draws > RANDOM_DRAW_BUDGET:
         return TraceVerdict("profile", f"the candidate drew {draws} random values with PyTorch in one case (budget "
                                        f"{RANDOM_DRAW_BUDGET}: a seed may be drawn with PyTorch, the samples must "

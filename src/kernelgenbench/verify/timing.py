@@ -27,7 +27,9 @@ Method, per case:
     cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
     the ATen ops of every candidate call (warm-up included) are counted and judged by the L3
     allowlist like a correctness call's (``timed_trace``: a candidate that tells timing apart and
-    then computes with PyTorch or cuBLAS fails as ``profile``),
+    then computes with PyTorch or cuBLAS fails as ``profile``), every returned output must live in
+    storage allocated during its call (``stale_outputs``: a pooled buffer would let the timed calls
+    allocate nothing),
     and the repetitions the verifier chose at random (``check``) are sent back and judged against
     a reference of their inputs, rebuilt by the verifier from the same seeds: a candidate that
     computes something else while it is timed fails.
@@ -206,8 +208,10 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
         ``build_ms`` (host time spent building the timed input sets, outside the timed region),
         ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
-        outside Triton launches: the L3 trace of the timed calls) and ``checked``: candidate
-        repetition number -> (the call as the candidate left it, its return value).
+        outside Triton launches: the L3 trace of the timed calls), ``stale_outputs`` (returned tensors
+        of candidate calls, warm-up included, in storage neither allocated during their call nor an
+        argument's: ``hooks.CallEvidence.stale_returns``; the verifier fails them) and ``checked``:
+        candidate repetition number -> (the call as the candidate left it, its return value).
 
     Raises:
         RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
@@ -226,10 +230,12 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
     # and judged by the verifier like a correctness call's.
     state.tracing = False
     state.timed_trace = Counter()
+    state.stale_outputs = []
     try:
         res = _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
                          make_set)
         res["timed_trace"] = dict(state.timed_trace)
+        res["stale_outputs"] = list(state.stale_outputs)
         return res
     finally:
         state.tracing = True

@@ -55,6 +55,25 @@ PUBLIC_API: dict[str, Callable[..., Any]] = {
 }
 
 
+#: ATen operators whose work is data movement (``Operator.data_movement``): their outputs are input
+#: elements (or given values) moved to other places, so an ATen copy or fill along a mapping of the
+#: candidate's making (from or into a slice, select, transpose, expand or unfold view) would do their work.
+#: Chosen from the suite: the gathers (``embedding``, ``gather``, ``index``, ``index_select``), the
+#: scatters and indexed writes (``index_put_``, ``_index_put_impl_``, ``scatter``, ``masked_fill_``),
+#: writing a slice of a zero tensor (``select_backward``), padding and resampling gradients
+#: (``reflection_pad1d_backward``, ``upsample_nearest2d_backward``: an interior or a scale-1 copy is most
+#: of their work), unfolding (``im2col``), rotating (``rot90``), the ``out=`` forms of splitting
+#: (``unsafe_split``, ``unsafe_split_with_sizes``: their ``.out`` overloads copy the pieces), and
+#: concatenation (``cat``, ``stack``: their rows forbid copies altogether already). Not flagged: views
+#: (the result must alias its input, no copy can make it), the copy and factory families (copies and
+#: values through PyTorch are forbidden to them outright), and operators that compute.
+DATA_MOVEMENT: frozenset[str] = frozenset({
+    "embedding", "gather", "index", "index_select", "index_put_", "_index_put_impl_", "scatter",
+    "masked_fill_", "select_backward", "reflection_pad1d_backward", "upsample_nearest2d_backward", "im2col",
+    "rot90", "unsafe_split", "unsafe_split_with_sizes", "cat", "stack",
+})
+
+
 #: ``call.api`` prefix for cases that call a wrapper directly: ``"wrapper:acosh_int"``.
 DIRECT = "wrapper:"
 
@@ -186,6 +205,9 @@ class AtenOperator(Operator):
         own_ops: ATen op names that count as the op itself (dispatch recursion when called).
         nothing_to_compute: the :class:`~kernelgenbench.suite.spec.NothingToCompute` rule of a view,
             scalar-read or allocation op (its cases set ``needs_launch`` per that rule).
+        allow_copies: same-dtype ATen copies are allowed (L1 and L3).
+        data_movement: the op's work is data movement (:attr:`Operator.data_movement`); default:
+            whether ``name`` is in :data:`DATA_MOVEMENT`.
     """
 
     source = "aten"
@@ -195,7 +217,7 @@ class AtenOperator(Operator):
                  reference: Callable[[dict[str, Any], Call], list[Expected]],
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
                  own_ops: frozenset[str] | None = None, nothing_to_compute: NothingToCompute | None = None,
-                 allow_copies: bool = True, notes: str = "") -> None:
+                 allow_copies: bool = True, notes: str = "", data_movement: bool | None = None) -> None:
         super().__init__(name, category=category, section=f"aten.md § aten::{name}", semantics=semantics,
                          interface=Interface(wrappers=tuple(wrappers)), nothing_to_compute=nothing_to_compute,
                          notes=notes)
@@ -206,6 +228,7 @@ class AtenOperator(Operator):
         self._timed = timed
         self.own_ops = own_ops or frozenset({name})
         self.allow_copies = allow_copies
+        self.data_movement = name in DATA_MOVEMENT if data_movement is None else data_movement
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))

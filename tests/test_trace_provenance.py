@@ -1,0 +1,318 @@
+"""The sandbox's dispatch trace and memory provenance (sandbox/hooks.py CandidateMode, CallEvidence) and
+how the verifier judges them (verify/profile.py judge_trace, run/job.py L2 and L3 helpers).
+
+* the trace is the same on every call path: a wrapper entered inside another mode's handler (the
+  interpreter's InterceptMode), called at the top level, or registered at a dispatch key (the GPU path,
+  emulated with a CPU kernel of a test op) sees the same keys (composite ops decomposed);
+* copies and fills are marked where they compute or convert (every operator fails) and where they move
+  elements along a mapping of the candidate's making (data-movement operators fail);
+* tensor data built from host Python is counted; a returned output must live in storage of its call;
+* a ghost replay whose right result is made of Triton-derived host reads is not counted as passed.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable
+
+import pytest
+import torch
+
+from kernelgenbench.run.job import from_triton_reads, triton_read_values
+from kernelgenbench.sandbox import hooks
+from kernelgenbench.sandbox.hooks import CallEvidence, layout_form, splits_elements
+from kernelgenbench.suite.spec import Expected, Tolerance
+from kernelgenbench.verify import profile
+from kernelgenbench.verify.profile import judge_trace, key_marks
+
+
+def _trace(fn: Callable[..., Any], *args: Any) -> tuple[dict[str, int], Any]:
+    """Run ``fn`` as a candidate wrapper called at the top level; its trace and return value."""
+    hooks.STATE.begin_case(False)
+    try:
+        ret = hooks.traced(fn, "wrapper_under_test")(*args)
+    finally:
+        hooks.STATE.end_case()
+    return dict(hooks.STATE.trace), ret
+
+
+# -- layouts and the sides of a copy -------------------------------------------------------------------
+def test_layout_form_is_equal_for_reshapes_and_same_layout_dtype_views_only() -> None:
+    x = torch.zeros(4, 6)
+    assert layout_form(x) == layout_form(x.view(24)) == layout_form(x.view(2, 2, 6)) == layout_form(x.unsqueeze(0))
+    assert layout_form(x.t()) != layout_form(x)                 # a transpose enumerates other bytes in order
+    assert layout_form(x[1:]) != layout_form(x)                 # a slice: fewer bytes, another offset
+    assert layout_form(x[:, ::2]) != layout_form(x)
+    assert layout_form(x.expand(2, 4, 6)) != layout_form(x)
+    b = torch.zeros(3, 5, dtype=torch.bool)
+    assert layout_form(b.view(torch.uint8)) == layout_form(b)  # bools as bytes: the same bytes in order
+    c = torch.zeros(3, 4, dtype=torch.complex64).t()           # non-contiguous complex
+    assert layout_form(torch.view_as_real(c)) == layout_form(c)
+    assert layout_form(torch.zeros(0, 3)) is None
+    ptr, offset, dims = layout_form(x[1])
+    assert (offset, dims) == (6 * 4, ((24, 1),))
+
+
+def test_a_side_is_trivial_when_it_is_a_call_tensor_as_given_or_a_whole_fresh_buffer() -> None:
+    x = torch.randn(4, 6)
+    xt = torch.randn(6, 4).t()                                  # a non-contiguous input, as given
+    ev = CallEvidence((x, [xt]), {})
+    assert ev.side_ok(x) and ev.side_ok(x.view(24)) and ev.side_ok(xt)
+    assert not ev.side_ok(x.t()) and not ev.side_ok(x[1:]) and not ev.side_ok(x.select(0, 0))
+    assert not ev.side_ok(xt.t())                               # contiguous bytes, but not the input's order
+    fresh = torch.empty(4, 6)
+    ev.after_op(torch.ops.aten.empty.memory_format, ((4, 6),), {}, fresh, set(), None)
+    assert ev.side_ok(fresh) and ev.side_ok(fresh.view(-1))
+    assert not ev.side_ok(fresh.t()) and not ev.side_ok(fresh[:2]) and not ev.side_ok(fresh.narrow(1, 0, 3))
+    other = torch.empty(4, 6)                                   # not allocated in the call (a module-level pool)
+    assert not ev.side_ok(other)
+    assert ev.side_ok(torch.empty(0))                           # nothing moves
+
+
+def test_splits_elements_only_when_a_dtype_view_cuts_the_storage_elements_apart() -> None:
+    x = torch.randn(4, 6)
+    hooks._note_native(x)
+    halves = x.view(torch.int16)
+    assert not splits_elements(halves)                          # whole elements, in pairs
+    assert splits_elements(halves[:, 1::2])                     # the high halves: a truncation
+    c = torch.randn(3, 4, dtype=torch.complex64)
+    hooks._note_native(c)
+    assert not splits_elements(torch.view_as_real(c.t()))       # moves whole complex elements
+
+
+# -- marks on the trace keys ---------------------------------------------------------------------------
+def test_copies_are_marked_by_what_they_do() -> None:
+    def body(x, out):
+        buf = torch.empty(4, 6)
+        buf.copy_(x)                                            # fresh whole <- as given: unmarked
+        x.contiguous()                                          # contiguous input: no copy at all
+        x.t().contiguous()                                      # a transpose materialised
+        out.copy_(buf)                                          # out as given <- fresh whole: unmarked
+        out[1:].copy_(x[:-1])                                   # slice assignment: both sides derived
+        z = torch.zeros(5)
+        z[1:] = x[0, :4]                                        # slice assignment out[...] = x
+        x.to(torch.float64)                                     # a conversion
+        x._neg_view().clone()                                   # resolves a negative bit: a negation
+        x._neg_view().resolve_neg()
+        buf.view(torch.int16)[:, 1::2].contiguous()             # high halves: bytes cut apart
+        out.fill_(torch.tensor(2, dtype=torch.int32))           # a fill from another dtype
+        out[0].zero_()                                          # a partial fill
+        torch.arange(0, 1, 0.25)                                # computes floating values
+        torch.arange(6)                                         # an integer sequence: fine
+        return out
+
+    trace, _ = _trace(body, torch.randn(4, 6), torch.empty(4, 6))
+    assert trace["aten::copy_"] == 2
+    assert trace["aten::clone (non-trivial mapping)"] == 1
+    assert trace["aten::copy_ (non-trivial mapping)"] == 2
+    assert trace["aten::_to_copy (dtype conversion)"] == 1
+    assert trace["aten::clone (materialises a negative bit)"] == 2
+    assert trace["aten::clone (non-trivial mapping; reinterprets bytes)"] == 1
+    assert trace["aten::fill_.Tensor (dtype conversion)"] == 1
+    assert trace["aten::zero_ (partial fill)"] == 1
+    assert trace["aten::arange.start_step (computes values)"] == 1
+    assert trace["aten::arange"] == 1
+    assert trace["aten::host_data"] == 1                        # torch.tensor(2): one element from Python
+    assert "aten::contiguous" not in trace and "aten::resolve_neg" not in trace
+
+
+def test_a_fill_with_the_host_read_of_another_dtype_just_made_is_a_conversion() -> None:
+    def body(x):
+        a = torch.full((), x[0], dtype=torch.float16)           # full with a tensor: item() then full
+        b = torch.full((), x[1].item(), dtype=torch.float32)    # the same dtype: a fill value
+        c = torch.full((3,), 0.5)                               # no read before it
+        return a, b, c
+
+    trace, _ = _trace(body, torch.randn(4))
+    assert trace["aten::full (dtype conversion)"] == 1
+    assert trace["aten::full"] == 2
+
+
+def test_the_trace_budget_counts_tensor_data_built_from_host_python() -> None:
+    trace, _ = _trace(lambda x: torch.tensor(list(range(200)), dtype=torch.int16), torch.zeros(1))
+    assert trace["aten::host_data"] == 200
+    v = judge_trace(trace, frozenset({"neg"}))
+    assert v.failure == "profile" and "200 tensor elements from host Python" in v.message
+    small, _ = _trace(lambda x: torch.tensor([1, 2, 4, 8]), torch.zeros(1))
+    assert judge_trace(small, frozenset({"neg"})).failure is None
+
+
+# -- the verdict on marks --------------------------------------------------------------------------------
+def test_compute_marks_fail_every_operator_and_move_marks_only_data_movement_ones() -> None:
+    moved = {"aten::empty.memory_format": 1, "aten::copy_ (non-trivial mapping)": 1, "aten::slice.Tensor": 1}
+    assert judge_trace(moved, frozenset({"mm"})).failure is None
+    v = judge_trace(moved, frozenset({"rot90"}), data_movement=True)
+    assert v.failure == "profile" and "aten::copy_ (non-trivial mapping) x1" in v.message
+    assert "data-movement operator's work" in v.message and "slice assignment" in v.message
+    for mark in sorted(profile.COMPUTE_MARKS):
+        v = judge_trace({f"aten::clone ({mark})": 1}, frozenset({"mm"}))
+        assert v.failure == "profile" and f"aten::clone ({mark})" in v.message, mark
+    assert judge_trace({"aten::zero_ (partial fill)": 1}, frozenset({"gather"}), data_movement=True).failure == "profile"
+    assert key_marks("aten::copy_ (non-trivial mapping; reinterprets bytes)") == {"non-trivial mapping",
+                                                                                  "reinterprets bytes"}
+    assert key_marks("aten::copy_") == frozenset()
+
+
+def test_data_movement_operators_are_flagged_from_the_suite() -> None:
+    from kernelgenbench.suite.registry import all_operators
+
+    flagged = {o.name for o in all_operators() if o.data_movement}
+    assert {"index_select", "gather", "embedding", "select_backward", "rot90", "im2col", "scatter",
+            "index_put_", "reflection_pad1d_backward"} <= flagged
+    assert not flagged & {"mm", "neg", "sum", "add", "reshape", "t", "expand", "clone", "_softmax"}
+
+
+# -- the same trace on every path (issue 12 class 6) ---------------------------------------------------------
+def _body(x: torch.Tensor) -> torch.Tensor:
+    """Composite ops of every kind a wrapper uses, and their pieces."""
+    a = x.t().reshape(-1)                   # reshape's copy path: clone of a transposed view
+    x.reshape(-1)                           # a view
+    x.contiguous()
+    x.t().contiguous()
+    x.flatten()
+    x.expand(2, 4, 6).reshape(-1)
+    x.to(torch.float64)
+    x.float()
+    torch.tensor([1.0, 2.0])
+    bool(x[0, 0] > -1e9) if False else None
+    x[0, 0].item()
+    int(x[0, 0])
+    x._neg_view().resolve_neg()
+    x.movedim(0, 1)
+    x.chunk(2)
+    torch.atleast_2d(x)
+    x.swapaxes(0, 1)
+    x.narrow(0, 0, 2)
+    out = torch.empty(24)
+    out.copy_(a)
+    return out
+
+
+def _interpreter_path(fn: Callable[..., Any], x: torch.Tensor) -> dict[str, int]:
+    """The wrapper entered inside InterceptMode's handler, as on the Triton interpreter."""
+    hooks.STATE.begin_case(False)
+    try:
+        with hooks.InterceptMode({"neg": hooks.traced(fn, "neg")}):
+            torch.neg(x)
+    finally:
+        hooks.STATE.end_case()
+    return dict(hooks.STATE.trace)
+
+
+_LIB: Any = None
+
+
+def _dispatcher_path(fn: Callable[..., Any], x: torch.Tensor) -> dict[str, int]:
+    """The wrapper registered at a dispatch key and reached through the dispatcher, as on GPUs (a CPU
+    kernel of a test op here)."""
+    global _LIB
+    if _LIB is None:
+        _LIB = torch.library.Library("kgbtest", "DEF")
+        _LIB.define("wrapped(Tensor x) -> Tensor")
+    impl = torch.library.Library("kgbtest", "IMPL")
+    impl.impl("wrapped", hooks.traced(fn, "wrapped"), "CPU")
+    hooks.STATE.begin_case(False)
+    try:
+        torch.ops.kgbtest.wrapped(x)
+    finally:
+        hooks.STATE.end_case()
+        impl._destroy()
+    return dict(hooks.STATE.trace)
+
+
+def test_the_trace_is_the_same_on_every_call_path() -> None:
+    x = torch.randn(4, 6)
+    top, _ = _trace(_body, x)
+    interp = _interpreter_path(_body, x)
+    dispatched = _dispatcher_path(_body, x)
+    assert interp == top == dispatched
+    # composites are traced as their pieces on every path
+    assert not {k for k in top if k.split(" ")[0] in ("aten::reshape", "aten::contiguous", "aten::item",
+                                                       "aten::to.dtype", "aten::flatten.using_ints",
+                                                       "aten::resolve_neg", "aten::is_nonzero")}
+    assert top["aten::clone (non-trivial mapping)"] == 3      # two transposed copies and the expanded one
+    assert top["aten::_local_scalar_dense"] == 2
+    assert top["aten::_to_copy (dtype conversion)"] == 1  # .float() of a float32 tensor copies nothing
+    assert top["aten::clone (materialises a negative bit)"] == 1
+
+
+# -- outputs that share storage across calls (issue 12 class 3) --------------------------------------------
+_POOL = torch.empty(64)
+
+
+def test_a_returned_output_must_live_in_storage_of_its_call() -> None:
+    workspace: dict[str, torch.Tensor] = {}
+
+    def pooled(x):
+        return _POOL[: x.numel()].view(x.shape)
+
+    def per_call(x):
+        return torch.empty_like(x)
+
+    def lazy_workspace(x):  # reused across calls, never returned
+        ws = workspace.setdefault("ws", torch.empty(16))
+        out = torch.empty_like(x)
+        return out if ws.numel() else None
+
+    def returns_input(x):
+        return x.view(-1)
+
+    def returns_tuple(x):
+        return torch.empty(2), _POOL[:2]
+
+    for fn, stale in [(pooled, 1), (per_call, 0), (lazy_workspace, 0), (returns_input, 0), (returns_tuple, 1)]:
+        for _ in range(2):
+            _trace(fn, torch.randn(2, 3))
+            assert len(hooks.STATE.stale_outputs) == stale, (fn.__name__, hooks.STATE.stale_outputs)
+    _trace(returns_tuple, torch.randn(2, 3))
+    assert hooks.STATE.stale_outputs[0].startswith("wrapper_under_test returned [1] in storage that was not "
+                                                   "allocated during this call")
+
+
+# -- L2: results made of Triton-derived host reads (issue 11 item 2.1) ---------------------------------------
+def _log(*reads: tuple[Any, bool]) -> dict[str, Any]:
+    return {"reads": [{"kind": "item", "value": v, "triton": t} for v, t in reads], "launches": []}
+
+
+def test_triton_read_values_are_the_marked_reads_the_replay_handed_back() -> None:
+    log = _log((3.5, True), (7, False), (torch.tensor([1.0, 2.0]), True), ("tensor(1.)", True))
+    assert triton_read_values(log, {"reads_replayed": 4}) == [3.5, 1.0, 2.0]
+    assert triton_read_values(log, {"reads_replayed": 1}) == [3.5]      # the replay stopped after one read
+    assert triton_read_values(None, {"reads_replayed": 4}) == []
+
+
+def test_a_result_made_of_triton_read_values_does_not_count_as_passed_without_triton() -> None:
+    ret = torch.tensor(3.25, dtype=torch.float16)
+    exp = [Expected("return", ret.clone(), Tolerance())]
+    assert from_triton_reads(exp, {"ret": ret}, [3.25])
+    assert from_triton_reads(exp, {"ret": ret}, [3.2500001])        # rounded to the output's dtype alike
+    assert not from_triton_reads(exp, {"ret": ret}, [1.0])          # a value computed on the host
+    big = torch.full((5,), 3.25)
+    assert not from_triton_reads([Expected("return", big.clone(), Tolerance())], {"ret": big}, [3.25])  # 5 > 1 read
+    idx = torch.tensor(4)
+    assert from_triton_reads([Expected("return", idx.clone(), Tolerance())], {"ret": idx}, [4.0])
+    assert not from_triton_reads([Expected("return", idx.clone(), Tolerance())], {"ret": idx}, [4.4])
+    assert not from_triton_reads(exp, {"ret": ret}, [])
+
+
+def test_a_composite_op_the_candidate_replaces_is_the_op_itself_on_every_path(monkeypatch) -> None:
+    """On GPUs a composite op the submission registers reaches its registration (dispatch recursion when
+    its own wrapper calls it); the modes count it whole there instead of decomposing it."""
+    monkeypatch.setattr(hooks.STATE, "replaced", frozenset({"reshape"}))
+    trace = _interpreter_path(lambda x: x.t().reshape(-1), torch.randn(4, 6))
+    assert trace == {"aten::t": 1, "aten::reshape": 1}
+    assert judge_trace(trace, frozenset({"reshape"})).failure == "dispatch_recursion"
+
+
+# -- the import (issue 12 class 2) ---------------------------------------------------------------------
+def test_the_import_is_traced_like_a_call() -> None:
+    namespace: dict[str, Any] = {"torch": torch}
+    code = ("SETTINGS = {'cpu': (1024, 4)}\nSETTINGS.update(cuda=(128, 8))\n"
+            "SCRATCH = torch.zeros(8)\n"
+            "LUT = torch.arange(-8, 8, dtype=torch.int16).view(torch.float16) ** 2\n")
+    trace = hooks.trace_import(lambda: exec(code, namespace))  # noqa: S102 - a module body
+    assert trace["aten::zeros"] == 1 and trace["aten::pow.Tensor_Scalar"] == 1 and trace["aten::arange.start"] == 1
+    v = judge_trace(trace, frozenset({"rsqrt"}))
+    assert v.failure == "profile" and "aten::pow.Tensor_Scalar x1" in v.message
+    assert hooks.STATE.call is None and hooks.STATE._import_trace is None       # nothing left behind
+    allowed = hooks.trace_import(lambda: exec("T = torch.full((4,), 3)\nV = T.view(2, 2).t()\n", namespace))
+    assert judge_trace(allowed, frozenset({"rsqrt"})).failure is None
