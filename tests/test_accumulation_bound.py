@@ -178,3 +178,35 @@ def test_rows_judge_fp32_results_by_the_bound(op_id: str, tier: str, index: int)
         assert "accumulation bound" in compare_slot(e, e.value.clone()).rule
         assert not compare_slot(e, c.value).ok, (op_id, e.slot)
 
+
+# -- through the real pipeline (interpreter): the class-4 hole at K = 1024 -------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("what", ["fp16_operands", "tf32_dot"])
+def test_reduced_precision_mm_passed_the_spec_atol_and_fails_the_bound(tmp_path, monkeypatch, what: str) -> None:
+    """The bad fixtures on the full tier's 15x160x1024 fp32 case (the red team's): under the spec's
+    atol = 1e-4 x K they pass; under the accumulation bound they fail as wrong_result."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fixture_files import find_fixture, write_submission
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.suite.aten import ops
+
+    op = get_operator("aten::mm")
+    case = dict(m=15, n=160, k=1024, dtype="fp32")
+    assert case in [{k: v for k, v in p.items() if k != "b_column_major"} for p in op.grid("full")]
+    monkeypatch.setitem(op._grids, "smoke", [case])
+    sub = write_submission(find_fixture(Path(__file__).parent / "bad", what), tmp_path / op.filename)
+
+    def run(name: str) -> dict:
+        return Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / name, Settings()).run()
+
+    rec = run("bound")
+    assert rec["failure_class"] == "wrong_result", rec["first_failure"]
+    assert "accumulation bound" in rec["first_failure"]["message"]
+    monkeypatch.setattr(ops, "accumulation_rule", lambda dt, s, n, rd: (Tolerance(reduce_dim=rd), None))
+    rec = run("spec_atol")
+    assert rec["status"] == "passed", rec["first_failure"]
