@@ -210,3 +210,29 @@ def test_reduced_precision_mm_passed_the_spec_atol_and_fails_the_bound(tmp_path,
     monkeypatch.setattr(ops, "accumulation_rule", lambda dt, s, n, rd: (Tolerance(reduce_dim=rd), None))
     rec = run("spec_atol")
     assert rec["status"] == "passed", rec["first_failure"]
+
+
+def test_triangular_solve_bound_rejects_fp16_inputs_where_reduce_dim_is_long() -> None:
+    """cublas::cublasStrsv_v2 with a long reduce_dim (atol 1e-4 x n exceeds the solution itself): an
+    honest fp32 substitution passes, a solve from fp16-rounded inputs no longer does."""
+    from kernelgenbench.suite.cublas.ops import mat_view
+
+    op = get_operator("cublas::cublasStrsv_v2")
+    p = dict(n=512, incx=1, uplo=1, trans=1, diag=0, data="dominant", reduce_dim=512)
+    call = op.build(p, CPU, generator(CPU, 7))
+    exp = op.reference(p, call.clone())[0]
+    assert exp.tol.accumulate == "fp32"
+    tri = torch.triu(mat_view(call.args[4], 512, 512, 512)).t()  # op(A) = A^T of the upper triangle
+    x = call.args[6]
+
+    def judged(t: torch.Tensor, rhs: torch.Tensor):
+        z = torch.linalg.solve_triangular(t, rhs[:, None], upper=False)[:, 0]
+        return compare_slot(exp, z.float())
+
+    honest = judged(tri, x.clone())
+    assert honest.ok and honest.ratio < 0.25, honest
+    cheat = judged(tri.half().float(), x.half().float())
+    assert not cheat.ok and cheat.ratio > 2, cheat.ratio
+    assert compare_values(torch.linalg.solve_triangular(tri.half().float(), x.half().float()[:, None],
+                                                        upper=False)[:, 0],
+                          exp.value, Tolerance(reduce_dim=512)).ok  # the spec's atol alone passed it
