@@ -5,6 +5,7 @@ hand-computed values, the tolerance rules, the custom judges (sort indices, out 
 oracles' L1 scan, and wrong kernels of every op class caught through the real pipeline on the interpreter."""
 from __future__ import annotations
 
+import math
 import os
 import re
 import textwrap
@@ -150,7 +151,7 @@ def test_composite_overloads_are_called_directly_on_the_interpreter() -> None:
 
 
 # -- references and tolerances -----------------------------------------------------------------------------
-def test_matmul_tolerances_scale_with_k_and_references_are_fp64() -> None:
+def test_matmul_tolerances_are_the_accumulation_bound_and_references_are_fp64() -> None:
     for name, p in (("bmm", dict(b=2, m=3, n=4, k=1024, dtype="fp32")),
                     ("linear", dict(m=3, n=4, k=71, dtype="fp16", bias=True)),
                     ("matmul", dict(form="vecmat", m=1, n=4, k=32, dtype="fp32"))):
@@ -158,7 +159,14 @@ def test_matmul_tolerances_scale_with_k_and_references_are_fp64() -> None:
         call = _build(op, p)
         (exp,) = op.reference(p, call.clone())
         rtol, atol, rule = exp.tol.resolve(dtype_of(p["dtype"]))
-        assert atol == pytest.approx(1e-4 * p["k"]) and rule.endswith(f"atol=1e-4*{p['k']}")
+        assert exp.tol.reduce_dim == p["k"] and "accumulation bound" in rule and f"1e-4*{p['k']})" in rule
+        # README "Tolerance": min(1e-4 x K, 4 sqrt(n) 2^-24 sum|a b|) per element, n = K (+1 with a bias)
+        args = [a.abs().double() if isinstance(a, torch.Tensor) else a for a in call.args]
+        absum = {"bmm": torch.bmm, "linear": torch.nn.functional.linear, "matmul": torch.matmul}[name](*args)
+        n = p["k"] + (1 if p.get("bias") else 0)
+        want = torch.clamp(4 * math.sqrt(n) * 2.0 ** -24 * absum + n * torch.finfo(torch.float32).tiny,
+                           max=1e-4 * p["k"])
+        assert torch.allclose(exp.atol_extra, want.reshape(exp.atol_extra.shape), rtol=1e-12, atol=0)
     # hand-computed: [1, 2, 3] @ [[1, 0], [0, 1], [1, 1]] = [4, 5]; fp64 math, cast to the dtype
     op = ROWS["matmul"]
     p = dict(form="vecmat", m=1, n=2, k=3, dtype="fp16")

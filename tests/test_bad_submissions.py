@@ -116,6 +116,10 @@ EXPECTED = {
     "ghost_input_read": "ghost",      # sums a small input read on the host (a read-only input, not Triton's)
     "ghost_host_compute": "ghost",    # sums a Triton copy of the input on the host: the result is no value
                                       # a kernel computed (Triton-derived reads excuse only results made of them)
+    # issue 12, class 4: reduced precision in an fp32 GEMM (the accumulation bound; both passed the
+    # spec's atol = 1e-4 x K from K ~ 256 on)
+    "fp16_operands": "wrong_result",  # fp32 operands rounded to fp16 before an fp32 tl.dot
+    "tf32_dot": "wrong_result",       # input_precision="tf32", the dropped mantissa bits made explicit
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays
@@ -152,6 +156,8 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
 IMPORT_CAUGHT = {"import_table"}
 
+#: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
+PRECISION = {"fp16_operands", "tf32_dot"}
 
 #: What the launch rule's message says for the launch_* fixtures.
 LAUNCH_MESSAGES = {
@@ -188,6 +194,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
     what = path.stem.split("__", 1)[0]
+    if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
+        assert "outside tolerance (rtol[fp32]=1e-05 + accumulation bound" in rec["first_failure"]["message"], \
+            rec["first_failure"]
     if what in LAUNCH_MESSAGES and expected == "profile":  # the message names the kernel, the argument (or global) and its type
         assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
         assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]

@@ -213,7 +213,9 @@ def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exerc
     saxpy = " ".join(runner.invoke(app, ["show", "cublas::cublasSaxpy_v2"]).output.split())
     assert "rtol fp32 1e-5; atol = 1e-4 (reduce_dim 1" in saxpy
     assert "fp16" not in saxpy and "bf16" not in saxpy and "fp64" not in saxpy and "x reduce_dim" not in saxpy
-    assert "atol = 1e-4 x k" in " ".join(runner.invoke(app, ["show", "cublas::cublasSgemm_v2"]).output.split())
+    sgemm = " ".join(runner.invoke(app, ["show", "cublas::cublasSgemm_v2"]).output.split())
+    assert "atol = for fp16/bf16/fp32 results, per element min(1e-4 x k, 4*sqrt(n)*2^-24*" in sgemm
+    assert "Tolerance (ours, not the spec's)" in sgemm  # the row's notes say why
     add = " ".join(runner.invoke(app, ["show", "aten::add"]).output.split())
     assert "dispatcher (exercised)" in add and "(exercised): the full tier's cases call this overload" in add
     assert "rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5" in add

@@ -125,6 +125,8 @@ class SlotResult:
         max_abs: the largest absolute error inside the compared region (NaN-free positions).
         max_rel: the largest relative error there.
         rule: the tolerance rule applied.
+        ratio: the largest ratio of an element's error to its bound (the tolerance used up: a pass
+            is below 1); 0 for exact comparisons.
     """
 
     ok: bool
@@ -132,6 +134,7 @@ class SlotResult:
     max_abs: float = 0.0
     max_rel: float = 0.0
     rule: str = ""
+    ratio: float = 0.0
 
 
 def _err_stats(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
@@ -174,7 +177,9 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         tol: the tolerance.
         scale: the platform's tolerance scale.
         what: a name for messages.
-        atol_extra: an elementwise absolute allowance added to the bound (same shape).
+        atol_extra: an elementwise absolute allowance added to the bound (same shape): the spec's
+            rounding points, or under the accumulation rule (``tol.accumulate``) the accumulation
+            allowance, which that rule requires and the platform scale multiplies.
     """
     rtol, atol, rule = tol.resolve(expected.dtype, scale)
     if tuple(actual.shape) != tuple(expected.shape):
@@ -231,9 +236,17 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     ok = fin & ~einf
     diff = (a64 - e64).abs()
     bound = atol + rtol * e64.abs()
+    if tol.accumulate is not None and atol_extra is None:
+        raise ValueError(f"{what}: the accumulation rule needs its elementwise allowance (Expected.atol_extra)")
     if atol_extra is not None:
-        rule += " + elementwise allowance (spec rounding points)"
-        bound = bound + atol_extra.to(bound.device, torch.float64).reshape(bound.shape)
+        extra = atol_extra.to(bound.device, torch.float64).reshape(bound.shape)
+        if tol.accumulate is not None:
+            bound = bound + extra * scale
+        else:
+            rule += " + elementwise allowance (spec rounding points)"
+            bound = bound + extra
+    used = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)[ok]
+    ratio = float(used.max()) if used.numel() else 0.0
     bad = ok & ~(diff <= bound)
     if bool(bad.any()):
         at = _first_bad(bad, e.shape)
@@ -241,7 +254,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
                                  f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
                                  f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
-                                 f"max rel err {max_rel:.3g}", max_abs, max_rel, rule)
+                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound",
+                          max_abs, max_rel, rule, ratio)
     # Degenerate outputs: constant (all zeros included) where the reference varies by clearly more
     # than rounding (10 x rtol relative to the constant), even if every element is within atol.
     ev = e64[ok]
@@ -251,8 +265,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         spread = (ev - c).abs() / torch.maximum(ev.abs(), c.abs()).clamp_min(1e-30)
         if bool((spread > 10 * max(rtol, 1e-7)).any()):
             return SlotResult(False, f"{what}: degenerate output: every element equals {c.item()!r} while the "
-                                     f"reference varies", max_abs, max_rel, rule)
-    return SlotResult(True, "", max_abs, max_rel, rule)
+                                     f"reference varies", max_abs, max_rel, rule, ratio)
+    return SlotResult(True, "", max_abs, max_rel, rule, ratio)
 
 
 def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:

@@ -9,7 +9,8 @@ from typing import Any
 import torch
 
 from ..common import make_tensor, poisoned, upcast
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, accumulation_rule,
+                    accumulation_text, dtype_of, numel, product, written_expected)
 from .family import AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import ALPHAS, FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
@@ -44,16 +45,19 @@ def functional_api(name: str) -> str:
     return f"{prefix}{op}.{overload}"
 
 
-def _out_expected(call: Call, ref: torch.Tensor, tol: Tolerance) -> list[Expected]:
+def _out_expected(call: Call, ref: torch.Tensor, tol: Tolerance,
+                  atol_extra: torch.Tensor | None = None) -> list[Expected]:
     """For ``out=`` cases: the out tensor must hold the values, the return must be that tensor."""
     out = call.kwargs["out"]
-    return [written_expected("arg.out", out, ref, tol), Expected("return", None, tol, alias="arg.out")]
+    return [written_expected("arg.out", out, ref, tol, atol_extra=atol_extra),
+            Expected("return", None, tol, alias="arg.out")]
 
 
-def _std_expected(params: dict[str, Any], call: Call, ref: torch.Tensor, tol: Tolerance) -> list[Expected]:
+def _std_expected(params: dict[str, Any], call: Call, ref: torch.Tensor, tol: Tolerance,
+                  atol_extra: torch.Tensor | None = None) -> list[Expected]:
     if "out" in call.kwargs:
-        return _out_expected(call, ref, tol)
-    return [Expected("return", ref, tol)]
+        return _out_expected(call, ref, tol, atol_extra)
+    return [Expected("return", ref, tol, atol_extra=atol_extra)]
 
 
 # ---------------------------------------------------------------------------------------------- add
@@ -214,7 +218,12 @@ def _reduced(p: dict[str, Any]) -> int:
 
 def _sum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     ref = _native_then_exact(call)
-    return _std_expected(p, call, ref, Tolerance(reduce_dim=_reduced(p)))
+    x = call.args[0]
+    kwargs = {k: v for k, v in call.kwargs.items() if k != "out"}
+    # the accumulation rule (README "Tolerance"): sum |x| over the same dims, in fp64
+    absum = torch.sum(x.abs().to(torch.float64), **kwargs) if x.is_floating_point() else None
+    tol, extra = accumulation_rule(ref.dtype, absum, _reduced(p), _reduced(p))
+    return _std_expected(p, call, ref, tol, extra)
 
 
 SUM = AtenOperator(
@@ -251,7 +260,9 @@ SUM = AtenOperator(
     },
     build=_sum_build, reference=_sum_ref,
     cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * elem_bytes(p["dtype"])),
+    notes=ACCUMULATION_NOTE.format(n="the number of reduced elements"),
 )
+SUM.atol_text = accumulation_text("the number of reduced elements", "sum|x|")
 
 
 # ----------------------------------------------------------------------------------------------- mm
@@ -273,7 +284,9 @@ def _mm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     a, b = call.args[0], call.args[1]
     out_dtype = dtype_of(p.get("out_dtype", p["dtype"]))
     ref = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
-    return _std_expected(p, call, ref, Tolerance(reduce_dim=p["k"]))
+    # the accumulation rule (README "Tolerance"): |A| @ |B| in fp64 bounds each element's rounding error
+    tol, extra = accumulation_rule(out_dtype, a.abs().to(torch.float64) @ b.abs().to(torch.float64), p["k"], p["k"])
+    return _std_expected(p, call, ref, tol, extra)
 
 
 def _mm_cost(p: dict[str, Any]) -> Cost:
@@ -311,7 +324,9 @@ MM = AtenOperator(
     },
     build=_mm_build, reference=_mm_ref, cost=_mm_cost,
     own_ops=frozenset({"mm", "matmul", "bmm", "addmm", "linear", "dot", "mv", "baddbmm", "einsum", "tensordot"}),
+    notes=ACCUMULATION_NOTE.format(n="K"),
 )
+MM.atol_text = accumulation_text("K", "(|A| @ |B|)[i,j]")
 
 
 # ------------------------------------------------------------------------------------------- cumsum
@@ -333,7 +348,17 @@ def _cumsum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     # aten.md §3.1: the fp16/bf16 reference accumulates in higher precision (fp64 here), cast once.
     ref = _native_then_exact(call)
     d = _cumsum_dim(p)
-    return _std_expected(p, call, ref, Tolerance(reduce_dim=p["shape"][d] if p["shape"] else 1))
+    length = p["shape"][d] if p["shape"] else 1
+    x = call.args[0]
+    absum, terms = None, length
+    if x.is_floating_point() and x.dim() > 0:
+        # the accumulation rule (README "Tolerance"): element i of the scan sums i+1 terms; cumsum |x| in fp64
+        absum = torch.cumsum(x.abs().to(torch.float64), d)
+        shape = [1] * x.dim()
+        shape[d] = length
+        terms = torch.arange(1, length + 1, dtype=torch.float64, device=x.device).reshape(shape)
+    tol, extra = accumulation_rule(ref.dtype, absum, terms, length)
+    return _std_expected(p, call, ref, tol, extra)
 
 
 CUMSUM = AtenOperator(
@@ -365,7 +390,9 @@ CUMSUM = AtenOperator(
     build=_cumsum_build, reference=_cumsum_ref,
     cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * (
         elem_bytes(p["dtype"]) + torch.empty(0, dtype=_sum_dtype(p)).element_size())),
+    notes=ACCUMULATION_NOTE.format(n="the scanned length"),
 )
+CUMSUM.atol_text = accumulation_text("i + 1 at scan position i", "cumsum(|x|)[i]", "1e-4 x the scanned length")
 
 
 # ------------------------------------------------------------------------------------- index_select

@@ -13,9 +13,9 @@ tier, how a case is built, the reference, the timing gate and the cost model. Th
   decomposition of a CompositeImplicit overload (``linear``, ``matmul``, ``matmul.out``, ``diff``,
   ``diff.out``), so :meth:`ShapeOperator.invoke` calls those wrappers directly there.
 * **matmul rows** (:func:`matmul_row`). References are the public call on fp64 copies, cast to the
-  result dtype (the fp32 reference is true fp32: no TF32, aten.md §5); the tolerance is
-  ``atol = 1e-4 × K`` (``reduce_dim=K``, as ``aten::mm``); the cost counts ``2·M·N·K`` per batch and
-  each operand read once.
+  result dtype (the fp32 reference is true fp32: no TF32, aten.md §5); the tolerance is the
+  accumulation rule with n = K terms, K + 1 with a bias (as ``aten::mm``; README "Tolerance"); the
+  cost counts ``2·M·N·K`` per batch and each operand read once.
 * **references.** ``affine_grid_generator`` and ``diff`` are composites whose half-precision reference
   PyTorch rounds after every sub-op (aten.md §3.1 ⚑): their fp16/bf16 references are PyTorch on fp32
   copies, cast to the dtype; the fp32 ones on fp64 copies. ``rot90``, the splits and ``sort`` are exact:
@@ -35,8 +35,8 @@ import torch
 
 from ...verify.compare import SlotResult, compare_slot, compare_values, poison_
 from ..common import make_tensor, poisoned
-from ..spec import (EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance, Wrapper, dtype_of, numel,
-                    product, written_expected)
+from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance,
+                    Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import FLOAT3
 from .views import wrappers_of
@@ -106,21 +106,31 @@ def _fp64_of(v: Any) -> Any:
     return v
 
 
+def _abs64(v: Any) -> Any:
+    if isinstance(v, torch.Tensor) and v.is_floating_point():
+        return v.abs().to(torch.float64)
+    return v
+
+
 def _fp32_of(v: Any) -> Any:
     if isinstance(v, torch.Tensor) and v.dtype in (torch.float16, torch.bfloat16):
         return v.to(torch.float32)
     return v
 
 
-def _out_or_return(call: Call, ref: torch.Tensor, tol: Tolerance, key: str = "out") -> list[Expected]:
+def _out_or_return(call: Call, ref: torch.Tensor, tol: Tolerance, key: str = "out",
+                   atol_extra: torch.Tensor | None = None) -> list[Expected]:
     """A functional return, or (``out=``) the written out (its whole storage; a size-0 out the wrapper
-    must resize is compared as the resized tensor) and the returned alias."""
+    must resize is compared as the resized tensor) and the returned alias. ``atol_extra``: the
+    elementwise allowance, shaped like ``ref``."""
     if key not in call.kwargs:
-        return [Expected("return", ref, tol)]
+        return [Expected("return", ref, tol, atol_extra=atol_extra)]
     out = call.kwargs[key]
     if out.numel() == 0 and ref.numel() != 0:
-        return [Expected(f"arg.{key}", ref, tol), Expected("return", None, tol, alias=f"arg.{key}")]
-    return [written_expected(f"arg.{key}", out, ref, tol), Expected("return", None, tol, alias=f"arg.{key}")]
+        return [Expected(f"arg.{key}", ref, tol, atol_extra=atol_extra),
+                Expected("return", None, tol, alias=f"arg.{key}")]
+    return [written_expected(f"arg.{key}", out, ref, tol, atol_extra=atol_extra),
+            Expected("return", None, tol, alias=f"arg.{key}")]
 
 
 # ================================================================================================ matmuls
@@ -128,7 +138,8 @@ def matmul_row(name: str, *, semantics: str, exercised: Sequence[str],
                shapes: Callable[[dict[str, Any]], tuple[list[int], list[int]]],
                build: Callable[[dict[str, Any], torch.device, torch.Generator], AtenCase],
                grids: dict[str, list[dict[str, Any]]], notes: str = "") -> ShapeOperator:
-    """A matmul-like row: fp64 reference of the case's own call, ``reduce_dim=K``, GEMM cost.
+    """A matmul-like row: fp64 reference of the case's own call, the accumulation rule with n = K
+    terms (K + 1 with a bias; README "Tolerance"), GEMM cost.
 
     Args:
         shapes: ``shapes(params) -> (a_shape, b_shape)``: the operand shapes as the GEMM sees them
@@ -141,7 +152,11 @@ def matmul_row(name: str, *, semantics: str, exercised: Sequence[str],
         api = resolve_api(_functional_api(str(call.api)))
         args = [_fp64_of(a) for a in call.args if not isinstance(a, torch.dtype)]  # bmm.dtype's out_dtype
         ref = api(*args, **{k: _fp64_of(v) for k, v in kwargs.items()})
-        return _out_or_return(call, ref.to(out_dtype), Tolerance(reduce_dim=p["k"]))
+        # the accumulation rule: the same call on |operands| in fp64 gives sum |a_i b_i| (+ |bias|) per element
+        absum = api(*[_abs64(a) for a in args], **{k: _abs64(v) for k, v in kwargs.items()})
+        terms = p["k"] + (1 if p.get("bias") else 0)
+        tol, extra = accumulation_rule(out_dtype, absum, terms, p["k"])
+        return _out_or_return(call, ref.to(out_dtype), tol, atol_extra=extra)
 
     def cost(p: dict[str, Any]) -> Cost:
         a, b = shapes(p)
@@ -153,8 +168,12 @@ def matmul_row(name: str, *, semantics: str, exercised: Sequence[str],
                     (numel(a) + numel(b) + bias) * elem_bytes(p["dtype"])
                     + out * elem_bytes(p.get("out_dtype", p["dtype"])), flop_class(p["dtype"]))
 
-    return ShapeOperator(name, category="matmul", semantics=semantics, exercised=exercised, grids=grids,
-                         build=build, reference=reference, cost=cost, own_ops=GEMM_OPS, notes=notes)
+    row = ShapeOperator(name, category="matmul", semantics=semantics, exercised=exercised, grids=grids,
+                        build=build, reference=reference, cost=cost, own_ops=GEMM_OPS,
+                        notes=(notes + " " if notes else "") + ACCUMULATION_NOTE.format(n="K"))
+    row.atol_text = (accumulation_text("K + 1 (K products and the bias)", "((|A| @ |B|)[i,j] + |bias[j]|)", "1e-4 x K")
+                     if name == "linear" else accumulation_text("K", "(|A| @ |B|)[i,j]", "1e-4 x K"))
+    return row
 
 
 def _functional_api(api: str) -> str:
