@@ -3,7 +3,7 @@ accumulation orders and reduced-precision cheats, on the real inputs of the suit
 class 4).
 
 For every case of the GEMM-class rows (aten::mm, bmm, linear, matmul, cublas::cublasSgemm_v2) and the
-sum/cumsum reductions, the case's own inputs are built (``op.build`` with the case seed, as the
+sum/mean/cumsum reductions, the case's own inputs are built (``op.build`` with the case seed, as the
 verifier builds them), and candidate results are *emulated* on the CPU, operation by operation in
 fp32 (every fp32 add and multiply is a torch fp32 op, so every rounding is the IEEE one):
 
@@ -259,7 +259,8 @@ def _reduced_last(x: torch.Tensor, dims: list[int]) -> torch.Tensor:
     return y.reshape(-1, math.prod(x.shape[d] for d in dims) if dims else 1)
 
 
-def sum_candidates(p: dict[str, Any], call, orders: list[str]):
+def sum_candidates(p: dict[str, Any], call, orders: list[str], mean: bool = False):
+    """A sum (or with ``mean``, a mean: the fp32 sum divided by n in fp32) in each order."""
     x = call.args[0]
     d = call.kwargs.get("dim", p.get("dim"))
     if d is None or d == []:
@@ -297,6 +298,10 @@ def sum_candidates(p: dict[str, Any], call, orders: list[str]):
         elif o == "seq16" and half is not None and (half == torch.float16 or n <= 200_000):
             cands[o] = _seq_sum(x32, dt=half)
     outdt = x.dtype
+    if mean:
+        outdt = dtype_of(p.get("out_dtype", p["dtype"]))
+        ref, absum = ref / n, absum / n
+        cands = {o: v / n for o, v in cands.items()}
     return ref.to(outdt), absum, n, {o: v.to(outdt) for o, v in cands.items()}
 
 
@@ -400,7 +405,7 @@ def ratios(ref: torch.Tensor, cand: torch.Tensor, absum: torch.Tensor, n: Any, o
 
 
 GEMMS = ["aten::mm", "aten::bmm", "aten::linear", "aten::matmul", "cublas::cublasSgemm_v2"]
-REDUCTIONS = ["aten::sum", "aten::cumsum"]
+REDUCTIONS = ["aten::sum", "aten::mean", "aten::cumsum"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -431,11 +436,13 @@ def main(argv: list[str] | None = None) -> int:
                     k = prob["A"].shape[-1]
                     key = (op_id, tier, p.get("dtype", "fp32"),
                            f"K={k}" + (" alpha=0" if p.get("alpha", 1.0) == 0.0 else ""))
-                elif op_id == "aten::sum":
+                elif op_id in ("aten::sum", "aten::mean"):
+                    if dtype_of(p.get("out_dtype", p["dtype"])) == torch.float64 or 0 in p["shape"]:
+                        continue
                     orders = ["seq", "pairwise", "blk16", "blk64", "splitk16", "sorted"] + \
                         (CHEATS16 if dt != F32 else ["fp16op", "bf16op"])
-                    ref, absum, n, cands = sum_candidates(p, call, orders)
-                    k = n
+                    ref, absum, n, cands = sum_candidates(p, call, orders, mean=op_id == "aten::mean")
+                    k = n if op_id == "aten::sum" else 1  # mean: the spec's reduce_dim is 1
                     key = (op_id, tier, p["dtype"], f"n={n}")
                 else:
                     orders = ["seq", "pairwise", "blk16", "blk64"] + (CHEATS16 if dt != F32 else ["fp16op", "bf16op"])
