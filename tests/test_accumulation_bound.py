@@ -159,7 +159,8 @@ CPU = torch.device("cpu")
 
 @pytest.mark.parametrize("op_id,tier,index", [
     ("aten::mm", "smoke", 3), ("aten::bmm", "smoke", 3), ("aten::linear", "smoke", 3), ("aten::matmul", "smoke", 4),
-    ("cublas::cublasSgemm_v2", "smoke", 1), ("aten::sum", "smoke", 4), ("aten::cumsum", "smoke", 4)])
+    ("cublas::cublasSgemm_v2", "smoke", 1), ("aten::sum", "smoke", 4), ("aten::mean", "smoke", 3),
+    ("aten::cumsum", "smoke", 4)])
 def test_rows_judge_fp32_results_by_the_bound(op_id: str, tier: str, index: int) -> None:
     """Every reducing row's fp32 case carries the rule; the reference itself passes, and the same
     result computed from fp16-rounded inputs fails."""

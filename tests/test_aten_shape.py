@@ -160,7 +160,8 @@ def test_matmul_tolerances_are_the_accumulation_bound_and_references_are_fp64() 
         (exp,) = op.reference(p, call.clone())
         rtol, atol, rule = exp.tol.resolve(dtype_of(p["dtype"]))
         assert exp.tol.reduce_dim == p["k"] and "accumulation bound" in rule and f"1e-4*{p['k']})" in rule
-        # README "Tolerance": min(1e-4 x K, 4 sqrt(n) 2^-24 sum|a b|) per element, n = K (+1 with a bias)
+        # README "Tolerance and precision policy": min(1e-4 x K, 4 sqrt(n) 2^-24 sum|a b|) per element,
+        # n = K (+1 with a bias)
         args = [a.abs().double() if isinstance(a, torch.Tensor) else a for a in call.args]
         absum = {"bmm": torch.bmm, "linear": torch.nn.functional.linear, "matmul": torch.matmul}[name](*args)
         n = p["k"] + (1 if p.get("bias") else 0)

@@ -104,20 +104,22 @@ def accumulation_text(n: str, terms: str, spec_atol: str = "1e-4 x n") -> str:
             f"accumulation, fail it where the reduction is long enough to tell); for fp64 results {spec_atol}")
 
 
-#: Why a row's tolerance is not the spec's (operator notes, ``kgb show``; README "Tolerance").
+#: Why a row's tolerance is not the spec's (operator notes, ``kgb show``; README "Tolerance and
+#: precision policy").
 ACCUMULATION_NOTE = (
     "Tolerance (ours, not the spec's): atol = 1e-4 x {n} (aten.md §3) grows linearly with the reduction "
     "while an honest fp32 accumulation's error grows far slower, so fp32 results computed from TF32- or "
     "fp16-rounded operands passed from K ~ 256 (an mm case of 15x160x1024 with max relative error 0.63). "
     "fp16/bf16/fp32 results are judged by the accumulation bound instead, never looser than the spec's atol; "
-    "measured on this row's cases (bench/precision_bound.py): every honest fp32 order stays below 0.2 of it, "
-    "reduced-precision variants exceed it where the reduction is long enough to tell (README \"Tolerance\").")
+    "measured on this row's cases (bench/precision_bound.py): natural fp32 orders stay below 0.1 of it and the "
+    "worst order constructed below 0.25, reduced-precision variants exceed it where the reduction is long enough "
+    "to tell (README \"Tolerance and precision policy\").")
 
 
 def accumulation_rule(dtype: torch.dtype, abs_sum: torch.Tensor | None, terms: int | torch.Tensor,
                       reduce_dim: int) -> tuple["Tolerance", torch.Tensor | None]:
     """The tolerance and elementwise allowance of a result of ``dtype`` that accumulates ``terms``
-    terms per element (README "Tolerance"; :class:`Tolerance`).
+    terms per element (README "Tolerance and precision policy"; :class:`Tolerance`).
 
     fp16, bf16 and fp32 results: the accumulation rule in fp32 (fp16/bf16 inputs accumulate in fp32;
     fp32 inputs in IEEE fp32, without rounding operands to TF32, fp16 or bf16), capped by the spec's
@@ -151,8 +153,9 @@ class Tolerance:
     anything with ``exact=True``, must match bit for bit (``-0.0 == 0.0`` aside).
 
     The accumulation rule (``accumulate="fp32"``: matrix products, sums and scans with fp16, bf16 or
-    fp32 results; README "Tolerance") tightens ``1e-4 × reduce_dim`` to an elementwise allowance
-    that scales like the rounding error of an IEEE accumulation in that dtype, in any order:
+    fp32 results; README "Tolerance and precision policy") tightens ``1e-4 × reduce_dim`` to an
+    elementwise allowance that scales like the rounding error of an IEEE accumulation in that dtype,
+    in any order:
     ``|out - ref| <= rtol·|ref| + min(lam·sqrt(n)·u·sum|terms|, 1e-4 × reduce_dim) + s``, where
     ``n`` is the number of terms an element accumulates, ``u`` the accumulation dtype's unit
     roundoff, ``sum|terms|`` the element's sum of absolute terms (``|A| @ |B|`` for a matrix product,

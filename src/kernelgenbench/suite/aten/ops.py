@@ -220,7 +220,7 @@ def _sum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     ref = _native_then_exact(call)
     x = call.args[0]
     kwargs = {k: v for k, v in call.kwargs.items() if k != "out"}
-    # the accumulation rule (README "Tolerance"): sum |x| over the same dims, in fp64
+    # the accumulation rule (README "Tolerance and precision policy"): sum |x| over the same dims, in fp64
     absum = torch.sum(x.abs().to(torch.float64), **kwargs) if x.is_floating_point() else None
     tol, extra = accumulation_rule(ref.dtype, absum, _reduced(p), _reduced(p))
     return _std_expected(p, call, ref, tol, extra)
@@ -284,7 +284,8 @@ def _mm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     a, b = call.args[0], call.args[1]
     out_dtype = dtype_of(p.get("out_dtype", p["dtype"]))
     ref = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
-    # the accumulation rule (README "Tolerance"): |A| @ |B| in fp64 bounds each element's rounding error
+    # the accumulation rule (README "Tolerance and precision policy"): |A| @ |B| in fp64 bounds each
+    # element's rounding error
     tol, extra = accumulation_rule(out_dtype, a.abs().to(torch.float64) @ b.abs().to(torch.float64), p["k"], p["k"])
     return _std_expected(p, call, ref, tol, extra)
 
@@ -352,7 +353,8 @@ def _cumsum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     x = call.args[0]
     absum, terms = None, length
     if x.is_floating_point() and x.dim() > 0:
-        # the accumulation rule (README "Tolerance"): element i of the scan sums i+1 terms; cumsum |x| in fp64
+        # the accumulation rule (README "Tolerance and precision policy"): element i of the scan sums
+        # i+1 terms; cumsum |x| in fp64
         absum = torch.cumsum(x.abs().to(torch.float64), d)
         shape = [1] * x.dim()
         shape[d] = length

@@ -14,8 +14,8 @@ tier, how a case is built, the reference, the timing gate and the cost model. Th
   ``diff.out``), so :meth:`ShapeOperator.invoke` calls those wrappers directly there.
 * **matmul rows** (:func:`matmul_row`). References are the public call on fp64 copies, cast to the
   result dtype (the fp32 reference is true fp32: no TF32, aten.md §5); the tolerance is the
-  accumulation rule with n = K terms, K + 1 with a bias (as ``aten::mm``; README "Tolerance"); the
-  cost counts ``2·M·N·K`` per batch and each operand read once.
+  accumulation rule with n = K terms, K + 1 with a bias (as ``aten::mm``; README "Tolerance and
+  precision policy"); the cost counts ``2·M·N·K`` per batch and each operand read once.
 * **references.** ``affine_grid_generator`` and ``diff`` are composites whose half-precision reference
   PyTorch rounds after every sub-op (aten.md §3.1 ⚑): their fp16/bf16 references are PyTorch on fp32
   copies, cast to the dtype; the fp32 ones on fp64 copies. ``rot90``, the splits and ``sort`` are exact:
@@ -139,7 +139,7 @@ def matmul_row(name: str, *, semantics: str, exercised: Sequence[str],
                build: Callable[[dict[str, Any], torch.device, torch.Generator], AtenCase],
                grids: dict[str, list[dict[str, Any]]], notes: str = "") -> ShapeOperator:
     """A matmul-like row: fp64 reference of the case's own call, the accumulation rule with n = K
-    terms (K + 1 with a bias; README "Tolerance"), GEMM cost.
+    terms (K + 1 with a bias; README "Tolerance and precision policy"), GEMM cost.
 
     Args:
         shapes: ``shapes(params) -> (a_shape, b_shape)``: the operand shapes as the GEMM sees them

@@ -135,8 +135,8 @@ def _gemm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     ra, ca = (m, k) if trans_code(ta) == 0 else (k, m)
     rb, cb = (k, n) if trans_code(tb) == 0 else (n, k)
     out = torch.zeros(m, n, dtype=torch.float64, device=C.device)
-    # the accumulation rule (README "Tolerance"): per element |alpha| sum|a_i b_i| + |beta| |c| in fp64,
-    # over the k products, the alpha scaling and the beta term (n = k + 2)
+    # the accumulation rule (README "Tolerance and precision policy"): per element |alpha| sum|a_i b_i|
+    # + |beta| |c| in fp64, over the k products, the alpha scaling and the beta term (n = k + 2)
     absum = torch.zeros(m, n, dtype=torch.float64, device=C.device)
     if a != 0.0 and k > 0:
         opa, opb = _op(mat_view(A, ra, ca, lda).double(), ta), _op(mat_view(B, rb, cb, ldb).double(), tb)
@@ -240,9 +240,10 @@ def _trsv_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     rhs = exp[ox].double()[:, None]
     z = torch.linalg.solve_triangular(tri, rhs, upper=upper)[:, 0]
     exp[ox] = z.float()
-    # the accumulation rule (README "Tolerance"): substitution in any order solves (T + dT) z' = x with
-    # |dT| <= gamma_n |T| (Higham, Thm 8.5), so |z - z'| <= gamma_n |T^-1| |T| |z| <= gamma_n M(T)^-1 |T| |z|,
-    # M(T) the comparison matrix (|t_ii| on the diagonal, -|t_ij| off it): one more fp64 triangular solve
+    # the accumulation rule (README "Tolerance and precision policy"): substitution in any order solves
+    # (T + dT) z' = x with |dT| <= gamma_n |T| (Higham, Thm 8.5), so |z - z'| <= gamma_n |T^-1| |T| |z|
+    # <= gamma_n M(T)^-1 |T| |z|, M(T) the comparison matrix (|t_ii| on the diagonal, -|t_ij| off it):
+    # one more fp64 triangular solve
     comparison = -tri.abs()
     comparison.diagonal().copy_(tri.diagonal().abs())
     absum = torch.linalg.solve_triangular(comparison, (tri.abs() @ z.abs())[:, None], upper=upper)[:, 0]
@@ -288,7 +289,7 @@ STRSV = FunctionOperator(
     notes="Tolerance (ours, not the spec's): a substitution in any order solves (T + dT) z' = x with |dT| <= "
           "gamma_n |T| (Higham, Thm 8.5), so the accumulation bound applies to M(T)^-1 |T| |z|, a componentwise bound "
           "of |T^-1| |T| |z|; it never exceeds the spec's atol, and where a case's reduce_dim is long it stops a "
-          "solve from fp16-rounded inputs passing (README \"Tolerance\").",
+          "solve from fp16-rounded inputs passing (README \"Tolerance and precision policy\").",
     cost=lambda p: Cost(float(p["n"]) ** 2, (p["n"] ** 2 / 2 + 2 * p["n"]) * 4),
     timed=lambda p: p["n"] >= 1024,
     baseline=_baseline("strsv"),
