@@ -20,7 +20,7 @@ Commands:
         returned tensors in storage neither allocated during their call nor an argument's.
     {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
         The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
-        timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
+        timed repetitions' input sets (built here, one per repetition: sandbox/timed_loop.py); the
         checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
     {"cmd": "exit"}
 
@@ -301,7 +301,8 @@ class Child:
     def run_time(self, msg: dict[str, Any]) -> None:
         from ..suite.common import generator
         from ..suite.spec import Call
-        from ..verify.timing import time_case, timed_set_seed
+        from ..verify.timing import timed_set_seed
+        from .timed_loop import time_case
 
         torch = self.torch
         data = self.load(msg["inp"])

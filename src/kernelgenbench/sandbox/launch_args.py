@@ -106,7 +106,7 @@ class _Types:
         self.triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
         self.harness_files = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                       "hooks.py")}
-        #: the harness package (its own kernels, e.g. the L2 flush of verify/timing.py)
+        #: the harness package (its own kernels, e.g. the L2 flush of sandbox/timed_loop.py)
         self.harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
         np_scalars = {t for t in _subclasses(np.generic) if t.__module__ == "numpy"}
         tl_dtypes = {tl.dtype} | {t for t in _subclasses(tl.dtype) if t.__module__.startswith("triton.")}
