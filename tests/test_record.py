@@ -1,5 +1,5 @@
-"""Typed, versioned records (record.py): what they write is the JSON the README documents, records of
-version 1 read back, unknown versions are refused."""
+"""Typed, versioned records (record.py) and the typed child protocol (sandbox/protocol.py): what they write
+is the JSON the README documents, records of version 1 read back, unknown versions are refused."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,7 @@ import pytest
 
 from kernelgenbench.record import (SCHEMA_VERSION, TIMING_FIELDS, CaseRecord, JobRecord, L3Record, PhaseTimes,
                                    RunSummary, schema_version, stamp)
+from kernelgenbench.sandbox import protocol
 
 #: A version-1 record as the verifier wrote it before the typed records (a failed L2 job, trimmed).
 V1 = {"op": "aten::neg", "source": "aten", "category": "pointwise unary", "submission": "/s/aten__neg.py",
@@ -92,3 +93,26 @@ def test_summaries_carry_the_version_first() -> None:
         pass
     assert set(times.to_json()) >= {"l1_s", "hung_s"}
 
+
+def test_protocol_messages_round_trip_and_read_what_old_children_sent() -> None:
+    cmd = protocol.CaseCommand("/io/1.in.pt", "/io/1.out.pt", ghost=True)
+    assert protocol.parse_command(json.loads(json.dumps(cmd.to_json()))) == cmd
+    t = protocol.TimeCommand("/io/t.pt", 30, 25.0, [3, 17], "/io/c.pt")
+    assert t.to_json()["cmd"] == "time" and protocol.parse_command(t.to_json()) == t
+    assert protocol.parse_command({"cmd": "nosuch"}) is None
+    with pytest.raises(KeyError):
+        protocol.parse_command({"cmd": "case"})
+    # an answer as the child wrote it before the protocol was typed
+    old = {"event": "case", "error": None, "trace": {"aten::empty": 1}, "launches": ["k"], "wrapper_calls": {"neg": 1},
+           "ret_alias": None, "kernels": None, "wall_s": 0.5, "timers_tampered": [], "replay": None,
+           "stale_outputs": [], "launch_violations": [], "unscanned_bodies": [["kern", 3]]}
+    ans = protocol.parse_answer(old)
+    assert isinstance(ans, protocol.CaseAnswer) and ans.launches == ["k"] and ans.unscanned_bodies == [["kern", 3]]
+    assert ans.to_json() == old
+    # missing containers read as empty, as the verifier's `or []` did
+    ready = protocol.parse_answer({"event": "ready", "ok": True})
+    assert isinstance(ready, protocol.Ready) and ready.import_trace == {} and ready.missing_optional == []
+    assert isinstance(protocol.parse_answer({"event": "harness_error", "error": {"type": "E"}}), protocol.HarnessError)
+    odd = protocol.parse_answer({"event": "weird"})
+    assert isinstance(odd, protocol.UnknownAnswer) and odd.event_name == "weird"
+    assert protocol.Progress(1, 2, 3, 4, idle_s=0.5).to_json()["idle_s"] == 0.5
