@@ -612,7 +612,7 @@ def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
     key = (code.co_name, code.co_firstlineno)
     if f == path:
         if key not in defs and key not in UNSCANNED and len(UNSCANNED) < 16:
-            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/job.py)
+            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/session.py)
         return None if key in defs or key in UNSCANNED else "its body could not be recorded for a scan"
     return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) is not a function of the submission "
             f"file, so L1 never scanned it: only the submission's functions run as kernels")

@@ -36,8 +36,8 @@ Method, per case:
 
 Runs inside the untrusted sandbox child, beside the candidate (the candidate must run there), which is
 why it lives under ``sandbox/``: the verifier's half of the protocol (the command, the checks of what
-this loop reports, the speedups) is the verifier's (``run/job.py``); ``verify/timing.py`` holds the
-constants both halves share (:data:`~kernelgenbench.verify.timing.BLOCK`, :func:`~kernelgenbench.verify.timing.timed_repetitions`,
+this loop reports, the speedups) is ``verify/timing.py``, which also holds the constants both halves
+share (:data:`~kernelgenbench.verify.timing.BLOCK`, :func:`~kernelgenbench.verify.timing.timed_repetitions`,
 :func:`~kernelgenbench.verify.timing.timed_set_seed`). The verifier cross-checks the reported totals
 against its own wall clock of the whole command.
 """

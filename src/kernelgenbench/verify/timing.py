@@ -1,16 +1,47 @@
-"""GPU timing of one case, what the verifier and the sandbox share (DESIGN.md "Timing").
+"""GPU timing of one job, the verifier's side (DESIGN.md "Timing").
 
-The timing protocol has two halves, split by the trust boundary rather than kept in one module: the
-timed loop runs inside the untrusted sandbox child, beside the candidate (it must: the candidate runs
-there): ``sandbox/timed_loop.py`` (its docstring gives the method); the verifier's half (the command,
-the checks of what the loop reports, the speedups) is ``run/job.py`` (``Verifier._timing``, ``_time_one``,
-``_sol``).
+The timing protocol has two halves, split by the trust boundary rather than kept in one module:
 
-This module holds what both halves share: :data:`BLOCK`, :func:`timed_repetitions` and
-:func:`timed_set_seed` (the child builds repetition ``k``'s inputs from that seed, the verifier rebuilds
-the judged ones from it).
+* the timed loop runs inside the untrusted sandbox child, beside the candidate (it must: the candidate
+  runs there): ``sandbox/timed_loop.py`` (warm-up, alternating blocks, fresh input sets per repetition,
+  L2 flush, device lead, CUDA events, the checks made where the calls happen; its docstring gives the
+  method);
+* this module is the verifier's half: :class:`TimingPhase` sends each timed case to the child
+  (:class:`~kernelgenbench.sandbox.protocol.TimeCommand`), judges the integrity of what comes back (the
+  error it reports, timer tampering, the L3 dispatch trace and memory provenance of the timed calls, ops
+  beyond the case's correctness run (:func:`timed_ops_beyond`), device time beyond the verifier's own
+  wall clock, the judged timed repetitions against references it rebuilds itself), re-measures an
+  implausible speedup in a fresh sandbox, and records speedups, GB/s, TFLOP/s and % of speed-of-light
+  (the operator's speedup: :func:`~kernelgenbench.metrics.geomean` over its timed cases).
+
+It also holds what both halves share: :data:`BLOCK`, :func:`timed_repetitions` and :func:`timed_set_seed`
+(the child builds repetition ``k``'s inputs from that seed, the verifier rebuilds the judged ones from it).
 """
 from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from ..metrics import geomean
+from ..platforms import Platform
+from ..record import CaseRecord, JobRecord, TimingInfo
+from ..sandbox.protocol import TimeAnswer, TimeCommand
+from ..sandbox.runner import ChildDied, ChildTimeout
+from ..suite.common import generator
+from ..suite.spec import Case, Operator
+from . import profile as l3
+from .failures import JobFailed, classify_error
+
+if TYPE_CHECKING:
+    from ..run.job import Settings
+    from ..run.session import ChildSession
+    from .judge import CaseJudge
 
 
 #: Repetitions per block before the sides switch (time_case's default).
@@ -26,3 +57,242 @@ def timed_set_seed(base: int, k: int) -> int:
     """The generator seed of timed input set ``k`` of a case whose timing seed is ``base`` (a secret
     the verifier draws per case; it rebuilds the judged repetitions' inputs from the same seeds)."""
     return (int(base) + (k + 1) * 0x9E3779B97F4A7C15) % (1 << 63)
+
+
+
+def timed_ops_beyond(timed: dict[str, int], correctness: dict[str, int] | None) -> str:
+    """The ATen ops a timed candidate call ran beyond its case's correctness run: ``""`` when none.
+
+    Args:
+        timed: op key -> the most times one timed call of the case ran it (``timed_trace``).
+        correctness: op key -> times the case's correctness run ran it (all its candidate calls),
+            or None when the case has no correctness trace (nothing compared).
+
+    Compared are the ops that can write or read results outside a kernel (fills, copies, host reads,
+    random draws): a timed call may run none the correctness run did not run at all. A candidate that
+    tells timing apart and then computes with allowed copies plus a token launch is caught here (its
+    judged timed repetitions are right, and the L3 allowlist admits copies). Counts are not compared,
+    nor are views, metadata and allocations: they may follow the input values (a boolean mask's
+    count of true elements), which differ between the correctness run and the timed repetitions."""
+    if correctness is None:
+        return ""
+    judged = l3._FILL_COPY_OPS | l3._ITEM_OPS | {"random_draw"}
+    new = [f"{k} x{n}" for k, n in sorted(timed.items())
+           if n and l3._base(k) in judged and not correctness.get(k)]
+    return ", ".join(new[:5])
+
+
+def not_applicable(record: JobRecord, op: Operator, platform: Platform) -> None:
+    """Record that ``platform`` reports no times (the CPU interpreter)."""
+    record.timing = TimingInfo(applicable=False, reason=f"timing is not reported on the {platform.name} platform")
+    record.baseline = f"{op.baseline_label()} (not timed on {platform.name})"
+
+
+class TimingPhase:
+    """Times a job's timed cases in its sandbox and judges what the child reports.
+
+    Args:
+        op, platform, device: the operator, the platform and the verifier's device.
+        settings: ``reps``, ``warmup_ms``, ``timing_checks``, ``time_timeout_s``, ``implausible_speedup``.
+        session: the job's sandbox (a fresh one re-measures an implausible speedup).
+        judge: the job's case judge (its comparison judges the checked timed repetitions).
+        record: the job's record (timing, baseline, speedup, sol_pct, failures).
+        rng: the verifier's secret RNG (each case's timing seed, the judged repetitions).
+        io: the folder of the tensors exchanged with the child.
+        ceilings: the device's measured ceilings (``verify/ceilings.py``) for % of speed-of-light.
+        case_traces: case id -> the ATen ops of its correctness run (:func:`timed_ops_beyond`).
+    """
+
+    def __init__(self, op: Operator, platform: Platform, device: torch.device, settings: Settings,
+                 session: ChildSession, judge: CaseJudge, record: JobRecord, rng: random.Random, io: Path,
+                 ceilings: dict[str, float], case_traces: dict[str, dict[str, int]]) -> None:
+        self.op = op
+        self.platform = platform
+        self.device = device
+        self.settings = settings
+        self.session = session
+        self.judge = judge
+        self.record = record
+        self.rng = rng
+        self.io = io
+        self.ceilings = ceilings
+        self.case_traces = case_traces
+
+    def run(self, cases: list[Case]) -> None:
+        """Time every timed case of ``cases`` that ran and was not left untimed; record the results."""
+        by_id = {e.id: e for e in self.record.cases}
+        timed = [c for c in cases if c.timed and not by_id[c.id].untimed]
+        self.record.timing = TimingInfo(
+            applicable=True, reps=self.settings.reps, warmup_ms=self.settings.warmup_ms,
+            method="device time: alternating blocks, fresh input values every repetition (both sides "
+                   "the same), L2 flush (256 MB), "
+                   "device spin so the host is ahead, CUDA events, median; host issue "
+                   "time per call reported beside it (*_host_ms); the job has the GPU "
+                   "alone while it times (other slots of the GPU wait: run/gate.py); "
+                   f"{self.settings.timing_checks} random timed candidate repetitions "
+                   "judged",
+            timed_cases=len(timed))
+        skipped = sum(1 for c in cases if c.timed and by_id[c.id].untimed)
+        if skipped:
+            self.record.timing.untimed_cases = skipped
+        speedups: list[float] = []
+        sols: list[float] = []
+        for case in timed:
+            entry = by_id[case.id]
+            msg = self.time_one(case)
+            b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+            if b / c > self.settings.implausible_speedup:
+                # Implausible: measure again in a fresh process and keep the slower candidate time.
+                self.session.close()
+                self.session.start()
+                again = self.time_one(case)
+                entry.remeasured = {"first_ms": [round(b, 5), round(c, 5)],
+                                    "fresh_ms": [round(float(again.baseline_ms), 5),  # type: ignore[arg-type]
+                                                 round(float(again.candidate_ms), 5)]}  # type: ignore[arg-type]
+                if float(again.baseline_ms) / float(again.candidate_ms) < b / c:  # type: ignore[arg-type]
+                    msg = again
+                    b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+            self.record.baseline = msg.baseline
+            self._record_case(entry, case, msg, b, c, speedups, sols)
+        if speedups:
+            self.record.speedup = round(geomean(speedups), 4)  # type: ignore[arg-type]
+        if sols:
+            self.record.sol_pct = round(statistics.median(sols), 2)
+
+    def _record_case(self, entry: CaseRecord, case: Case, msg: TimeAnswer, b: float, c: float,
+                     speedups: list[float], sols: list[float]) -> None:
+        cost = self.op.cost(case.params)
+        sp = b / c
+        gbps = cost.bytes / (c * 1e-3) / 1e9 if cost.bytes else None
+        tflops = cost.flops / (c * 1e-3) / 1e12 if cost.flops else None
+        sol = self.sol(cost, c)
+        entry.update(baseline_ms=round(b, 5), candidate_ms=round(c, 5), speedup=round(sp, 4),
+                     gbps=round(gbps, 2) if gbps else None, tflops=round(tflops, 3) if tflops else None,
+                     sol_pct=round(sol, 2) if sol is not None else None,
+                     baseline_host_ms=_round(msg.baseline_host_ms),
+                     candidate_host_ms=_round(msg.candidate_host_ms),
+                     input_build_ms=_round(msg.build_ms),
+                     baseline_spread=_spread(msg.baseline_samples),
+                     candidate_spread=_spread(msg.candidate_samples))
+        speedups.append(sp)
+        if sol is not None:
+            sols.append(sol)
+
+    def time_one(self, case: Case) -> TimeAnswer:
+        """Time one case in the child; judge the integrity of what it reports.
+
+        The warm-up calls use two input sets drawn with seeds other than the correctness run's; every
+        timed repetition gets a fresh input set the child builds from its own seed
+        (:func:`timed_set_seed` of a secret per-case seed), so no
+        timed call sees values seen before. ``Settings.timing_checks`` randomly chosen timed
+        candidate repetitions are sent back and judged like a correctness case against a reference
+        the verifier computes from its own rebuild of their inputs: a candidate that behaves
+        differently when it is timed, or answers from a cache, fails.
+        """
+        sets = []
+        for salt in (0x9E3779B1, 0x85EBCA6B):
+            gen = generator(self.device, case.seed ^ salt)
+            call = self.op.build(case.params, self.device, gen)
+            sets.append({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api,
+                         "needs_launch": call.needs_launch})
+        base_seed = self.rng.getrandbits(62)
+        inp = self.io / f"{case.tier}-{case.index}.time.pt"
+        torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
+        del sets
+        total = timed_repetitions(self.settings.reps)
+        check = sorted(self.rng.sample(range(total), min(total, self.settings.timing_checks)))
+        check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
+        t0 = time.perf_counter()
+        try:
+            msg = self.session.request(TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
+                                                   str(check_out)), self.settings.time_timeout_s)
+        except ChildTimeout:
+            self.session.drop()
+            raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
+                            case) from None
+        except ChildDied as exc:
+            self.session.drop()
+            raise self.session.died(exc, case) from None
+        wall_ms = (time.perf_counter() - t0) * 1e3
+        self.session.check_launch(msg, f"timing case {case.id}", case)
+        if msg.error:
+            err = msg.error
+            text = f"{err.get('type')}: {err.get('message')}"
+            cls = "timer_tampering" if "timing check failed" in text else (
+                "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
+            raise JobFailed(cls, f"timing case {case.id}: {text}", case)
+        if not isinstance(msg, TimeAnswer):
+            raise JobFailed("platform", f"unexpected message from the sandbox: {msg.event_name!r}", case)
+        if msg.timers_tampered:
+            raise JobFailed("timer_tampering", f"timer functions replaced: {msg.timers_tampered}", case)
+        # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
+        # PyTorch or a vendor library only when it is timed fails here)
+        tv = l3.judge_trace(msg.timed_trace, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
+        if tv.failure:
+            raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
+                                        f"(the most of each op in one call): {tv.message}", case)
+        if msg.stale_outputs:
+            raise JobFailed("profile", f"timing case {case.id}: L3 memory provenance of the timed candidate calls: "
+                                       f"{msg.stale_outputs[0]}; a result must be a new tensor of its call "
+                                       f"(a pooled buffer lets timed calls allocate nothing)", case)
+        extra = timed_ops_beyond(msg.timed_trace, self.case_traces.get(case.id))
+        if extra:
+            raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "
+                                       f"run on the same case did not ({extra}); a candidate must compute the same "
+                                       f"way when it is timed (the ghost replay that proves a Triton kernel "
+                                       f"computes the result cannot run inside timing)", case)
+        b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+        reported = sum(msg.event_total_ms.values())
+        if reported > wall_ms * 1.05 + 1.0:
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the child reported {reported:.2f} ms of "
+                                               f"device time in a command the verifier saw take {wall_ms:.2f} ms", case)
+        if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
+            raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+        try:
+            kept = torch.load(check_out, map_location=self.device, weights_only=True)
+        except Exception as exc:  # noqa: BLE001
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the checked timed repetitions were not "
+                                               f"returned ({type(exc).__name__})", case) from None
+        for k in check:
+            out = kept.get(str(k)) if isinstance(kept, dict) else None
+            if not isinstance(out, dict):
+                raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition {k} missing", case)
+            call = self.op.build(case.params, self.device, generator(self.device, timed_set_seed(base_seed, k)))
+            exp = self.op.reference(case.params, call.clone())
+            try:
+                bad, _ = self.judge.judge_values(out, exp)
+            except Exception as exc:  # noqa: BLE001
+                bad = f"{type(exc).__name__}: {exc}"
+            if bad is not None:
+                raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
+                                                f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
+                                                f"same function when it is timed", case)
+        return msg
+
+    def sol(self, cost: Any, ms: float) -> float | None:
+        """% of speed-of-light: the floor time from the cost model and the measured ceilings, over
+        the measured time."""
+        bw = self.ceilings.get("bandwidth_gbps")
+        floors = []
+        if bw and cost.bytes:
+            floors.append(cost.bytes / (bw * 1e9))
+        peak = self.ceilings.get(f"{cost.compute}_tflops") if cost.compute != "none" else None
+        if peak and cost.flops:
+            floors.append(cost.flops / (peak * 1e12))
+        if not floors:
+            return None
+        return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def _round(ms: Any) -> float | None:
+    return round(float(ms), 5) if isinstance(ms, (int, float)) else None
+
+
+def _spread(samples: Any) -> float | None:
+    """Relative interquartile spread of timing samples (IQR / median)."""
+    if not samples or len(samples) < 4:
+        return None
+    q = statistics.quantiles(samples, n=4)
+    med = statistics.median(samples)
+    return round((q[2] - q[0]) / med, 4) if med > 0 else None
