@@ -27,7 +27,8 @@ from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, Bernoull
 from kernelgenbench.suite.aten.random.stats import _neighbour_mids
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, GeneratorSeed, bind_generators, numel
-from kernelgenbench.verify import profile, timing
+from kernelgenbench.sandbox import timed_loop
+from kernelgenbench.verify import profile
 from kernelgenbench.verify.scan import scan_file, scan_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -314,13 +315,13 @@ def test_generator_markers_survive_torch_save_and_materialize() -> None:
 
 
 def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify/timing.py with generator markers: one call per repetition (invoke_timed), the baseline and the
+    """sandbox/timed_loop.py with generator markers: one call per repetition (invoke_timed), the baseline and the
     candidate share an advancing generator per input set, and the judged repetitions pass the judge."""
-    monkeypatch.setattr(timing, "_new_event", lambda: SimpleNamespace(record=lambda: None,
+    monkeypatch.setattr(timed_loop, "_new_event", lambda: SimpleNamespace(record=lambda: None,
                                                                        elapsed_time=lambda other: 0.0))
-    monkeypatch.setattr(timing, "_synchronize", lambda: None)
-    monkeypatch.setattr(timing, "flush_l2", lambda device, state: None)
-    monkeypatch.setattr(timing, "_device_lead", lambda ms: None)
+    monkeypatch.setattr(timed_loop, "_synchronize", lambda: None)
+    monkeypatch.setattr(timed_loop, "flush_l2", lambda device, state: None)
+    monkeypatch.setattr(timed_loop, "_device_lead", lambda ms: None)
     op, case, _, _ = _case("bernoulli", "smoke", 0)
     op._timing_generators.clear()
     sets, judges = [], []
@@ -337,7 +338,7 @@ def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.Monk
     impl = SimpleNamespace(fns={"bernoulli": candidate}, activate=lambda: None, deactivate=lambda: None)
     plat = PROFILES["interpreter"]
     base_fn, _ = op.baseline(sets[0], plat)
-    res = timing.time_case(op, impl, base_fn, sets, plat, state, reps=10, warmup_ms=0.0, block=5,
+    res = timed_loop.time_case(op, impl, base_fn, sets, plat, state, reps=10, warmup_ms=0.0, block=5,
                            check=[2, 7])
     assert len(op._timing_generators) == 2  # one generator per input set, made once
     for k in (2, 7):

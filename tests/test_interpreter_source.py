@@ -175,13 +175,13 @@ def test_kernels_made_in_a_factory_with_closures_match_their_source(tmp_path: Pa
 
 
 def test_the_harness_s_own_l2_flush_kernel_passes_the_launch_rule(monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify/timing.py's flush kernel is made in a function and closes over a local import: the GPU launch
+    """sandbox/timed_loop.py's flush kernel is made in a function and closes over a local import: the GPU launch
     rule must accept it (main at fe3ec4a failed every timed case on the H200 on it)."""
     from triton.runtime.jit import JITFunction
 
-    from kernelgenbench.verify import timing
+    from kernelgenbench.sandbox import timed_loop
 
-    kernel = timing._flush_kernel()
+    kernel = timed_loop._flush_kernel()
     fn = kernel.fn
     gpu_kernel = kernel if isinstance(kernel, JITFunction) else JITFunction(fn)
     assert launch_args.source_matches(gpu_kernel._src, fn)

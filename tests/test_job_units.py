@@ -1,4 +1,4 @@
-"""Units of the verifier's case bookkeeping (run/job.py): when a no-op would pass a case, and which
+"""Units of the verifier's case bookkeeping (verify/judge.py, verify/ghost.py, verify/timing.py): when a no-op would pass a case, and which
 passed cases need the alternate-poison re-run."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernelgenbench.run.job import _all_outputs_empty, _trivial, _unproven_writes
+from kernelgenbench.verify.judge import _all_outputs_empty, _trivial, _unproven_writes
 from kernelgenbench.suite.spec import Call, Expected, Tolerance, written_expected
 from kernelgenbench.verify.compare import INT_POISON, INT_POISON_ALT, poison_, poison_variant
 
@@ -129,14 +129,14 @@ def test_allocations_get_the_alternate_poison_when_the_child_is_told() -> None:
     assert alt8.tolist() == [INT_POISON_ALT[torch.int8]] * 2
 
 
-# -- L2: the schedule of replays (run/job.py ghost_schedule) -----------------------------------------
+# -- L2: the schedule of replays (verify/ghost.py ghost_schedule) -----------------------------------------
 
 def test_ghost_schedule_keeps_cases_in_order_and_replays_after_a_warm_rerun() -> None:
     """Correctness runs in grid order; every run of a replayed case after its correctness run, and its
     first re-run (the warm one) before its replay, so the replay never follows the first sighting."""
     import random
 
-    from kernelgenbench.run.job import ghost_schedule
+    from kernelgenbench.verify.ghost import ghost_schedule
 
     idx = [0, 2, 3, 5, 7]
     for reruns in (0, 1, 2):
@@ -158,7 +158,7 @@ def test_ghost_schedule_puts_the_replay_at_a_random_rank_after_the_warm_rerun() 
     import random
     from collections import Counter
 
-    from kernelgenbench.run.job import ghost_schedule
+    from kernelgenbench.verify.ghost import ghost_schedule
 
     rng = random.Random(1234)
     for reruns in (1, 2):
@@ -180,13 +180,13 @@ def test_ghost_schedule_puts_the_replay_at_a_random_rank_after_the_warm_rerun() 
 def test_ghost_schedule_without_replays_is_the_grid_order() -> None:
     import random
 
-    from kernelgenbench.run.job import ghost_schedule
+    from kernelgenbench.verify.ghost import ghost_schedule
 
     assert ghost_schedule([4, 1, 9], set(), random.Random(0)) == [("case", 4), ("case", 1), ("case", 9)]
 
 
 def test_divergence_is_described_in_words() -> None:
-    from kernelgenbench.run.job import _divergence
+    from kernelgenbench.verify.ghost import _divergence
 
     assert _divergence(None) is None
     assert _divergence({"divergence": None, "unused_reads": 0, "unused_launches": 0}) is None
@@ -230,7 +230,7 @@ triton.runtime.errors.InterpreterError: ValueError("arange's range must be a pow
 
 
 def test_condensed_traceback_keeps_the_submissions_frames_and_the_exceptions() -> None:
-    from kernelgenbench.run.job import condense_traceback
+    from kernelgenbench.verify.failures import condense_traceback
 
     text = condense_traceback(_TB, Path("/subs/aten__neg.py"))
     lines = text.splitlines()
@@ -245,7 +245,7 @@ def test_condensed_traceback_keeps_the_submissions_frames_and_the_exceptions() -
 
 
 def test_condensed_traceback_without_submission_frames_keeps_the_last_ones() -> None:
-    from kernelgenbench.run.job import condense_traceback
+    from kernelgenbench.verify.failures import condense_traceback
 
     text = condense_traceback(_TB, Path("/subs/other.py"))
     # each of the two tracebacks keeps its last two frames
@@ -254,7 +254,7 @@ def test_condensed_traceback_without_submission_frames_keeps_the_last_ones() -> 
 
 
 def test_condensed_traceback_is_cut_at_line_boundaries() -> None:
-    from kernelgenbench.run.job import condense_traceback
+    from kernelgenbench.verify.failures import condense_traceback
 
     tb = "Traceback (most recent call last):\n" + "".join(
         f'  File "/subs/aten__neg.py", line {i}, in f\n    word{i} = call_something_long(argument)\n'
@@ -281,8 +281,9 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     from kernelgenbench.platforms import PROFILES
     from kernelgenbench.run.job import JobSpec, Settings, Verifier
     from kernelgenbench.suite.registry import get_operator
+    from kernelgenbench.verify.judge import CaseJudge
 
-    orig = Verifier._run_case
+    orig = CaseJudge.run_case
     l2_runs = []
 
     def slow_l2(self, case, entry, seed=None, mode="normal", **kw):
@@ -292,7 +293,7 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
             self.times["candidate_s"] += 0.3
         return orig(self, case, entry, seed=seed, mode=mode, **kw)
 
-    monkeypatch.setattr(Verifier, "_run_case", slow_l2)
+    monkeypatch.setattr(CaseJudge, "run_case", slow_l2)
     op = get_operator("aten::neg")
     sub = Path(__file__).resolve().parent.parent / "solutions" / op.filename
     rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
@@ -309,7 +310,7 @@ def test_timed_calls_may_not_run_ops_beyond_the_correctness_run() -> None:
     launch: the judged timed outputs are right and the L3 allowlist admits copies, so only the
     comparison with the same case's correctness run (red-team) shows it. Views/metadata are free;
     counts may differ (they may follow the input values)."""
-    from kernelgenbench.run.job import timed_ops_beyond
+    from kernelgenbench.verify.timing import timed_ops_beyond
 
     correctness = {"aten::empty.memory_format": 1, "aten::view": 2, "aten::fill_.Scalar": 1}
     honest = {"aten::empty.memory_format": 3, "aten::view": 5, "aten::fill_.Scalar": 2}

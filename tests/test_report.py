@@ -131,8 +131,9 @@ def _row(table: Any, **match: Any) -> dict[str, Any]:
 # -- loading ---------------------------------------------------------------------------------------------------
 def test_read_records_takes_dicts_and_tolerates_schema_versions(tmp_path: Path) -> None:
     p = tmp_path / "results.jsonl"
-    p.write_text('{"op": "aten::add"}\n{"op": "aten::mm", "schema_version": 1}\nnot json\n[1]\n')
-    assert [r["op"] for r in read_records(p)] == ["aten::add", "aten::mm"]
+    p.write_text('{"op": "aten::add"}\n{"op": "aten::mm", "schema_version": 1}\nnot json\n[1]\n'
+                 '{"schema_version": 2, "op": "aten::sub"}\n')
+    assert [r["op"] for r in read_records(p)] == ["aten::add", "aten::mm", "aten::sub"]
     p.write_text('{"op": "aten::add", "schema_version": 99}\n')
     with pytest.raises(RunDirError, match="schema_version 99"):
         read_records(p)

@@ -163,20 +163,22 @@ def test_eval_tier_all_runs_every_case_of_the_three_tiers(tmp_path: Path) -> Non
 def test_a_job_on_all_times_exactly_the_full_tiers_timed_cases(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The verifier's timing on ``all`` (GPUs): every correctness case runs, and the timed ones are exactly the
     full tier's timed cases, by their full-tier ids. Driven on the interpreter with timing switched on and
-    the measurement stubbed (``Verifier._time_one``): what is checked is which cases get timed."""
+    the measurement stubbed (``TimingPhase.time_one``): what is checked is which cases get timed."""
     import dataclasses
 
     from kernelgenbench.platforms import PROFILES
     from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.sandbox.protocol import TimeAnswer
+    from kernelgenbench.verify.timing import TimingPhase
 
     op = get_operator("aten::item")  # 5 + 6 + 3 small cases, the 6 full ones timed
     timed: list[str] = []
 
     def fake_time_one(self, case):  # noqa: ANN001
         timed.append(case.id)
-        return {"baseline_ms": 2.0, "candidate_ms": 1.0, "baseline": "stub"}
+        return TimeAnswer(baseline_ms=2.0, candidate_ms=1.0, baseline="stub")
 
-    monkeypatch.setattr(Verifier, "_time_one", fake_time_one)
+    monkeypatch.setattr(TimingPhase, "time_one", fake_time_one)
     plat = dataclasses.replace(PROFILES["interpreter"], timing=True)
     rec = Verifier(JobSpec(op, SOLUTIONS / op.filename, "all"), plat, None, tmp_path / "job", Settings()).run()
     assert rec["status"] == "passed", rec["first_failure"]

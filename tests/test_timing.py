@@ -1,4 +1,5 @@
-"""The timing protocol (verify/timing.py) with CUDA events, synchronisation and the L2 flush faked on
+"""The timed loop of the timing protocol (sandbox/timed_loop.py; the verifier's half is verify/timing.py)
+with CUDA events, synchronisation and the L2 flush faked on
 the CPU: alternation of input sets, the judged timed repetitions, the launch and wall-clock checks.
 (The real thing runs on GPUs: bench/h200_full.sh.)"""
 from __future__ import annotations
@@ -11,7 +12,7 @@ import torch
 
 from kernelgenbench.sandbox.hooks import State
 from kernelgenbench.suite.spec import Call
-from kernelgenbench.verify import timing
+from kernelgenbench.sandbox import timed_loop
 
 
 class FakeEvent:
@@ -27,10 +28,10 @@ class FakeEvent:
 @pytest.fixture(autouse=True)
 def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
     FakeEvent.scale = 1.0
-    monkeypatch.setattr(timing, "_new_event", FakeEvent)
-    monkeypatch.setattr(timing, "_synchronize", lambda: None)
-    monkeypatch.setattr(timing, "flush_l2", lambda device, state: None)
-    monkeypatch.setattr(timing, "_device_lead", lambda ms: None)
+    monkeypatch.setattr(timed_loop, "_new_event", FakeEvent)
+    monkeypatch.setattr(timed_loop, "_synchronize", lambda: None)
+    monkeypatch.setattr(timed_loop, "flush_l2", lambda device, state: None)
+    monkeypatch.setattr(timed_loop, "_device_lead", lambda ms: None)
 
 
 class DoubleOp:
@@ -77,7 +78,7 @@ def _fresh(k: int) -> Call:
 def _run(op: DoubleOp, state: State, check=(), fresh=True) -> dict:
     impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
     base = lambda c: c.args[0].copy_(c.args[1] * 2)  # noqa: E731
-    return timing.time_case(op, impl, base, _sets(), SimpleNamespace(device="cpu"), state, reps=20, warmup_ms=1,
+    return timed_loop.time_case(op, impl, base, _sets(), SimpleNamespace(device="cpu"), state, reps=20, warmup_ms=1,
                             block=5, check=check, make_set=_fresh if fresh else None)
 
 
@@ -179,10 +180,10 @@ def test_work_deferred_to_a_finalizer_on_a_harness_tensor_is_rejected(how: str) 
 
 def test_attached_objects_names_what_it_found() -> None:
     x = torch.zeros(3)
-    assert timing.attached_objects([(Call([x, [torch.ones(2)]]), x)]) == ""
+    assert timed_loop.attached_objects([(Call([x, [torch.ones(2)]]), x)]) == ""
     y = torch.ones(2)
     y._k = _Later(torch.zeros(1), torch.zeros(1), [])
-    found = timing.attached_objects([(Call([x, [y]]), None)])
+    found = timed_loop.attached_objects([(Call([x, [y]]), None)])
     assert found == "args[1][0].__dict__['_k'] (a _Later)"
 
 

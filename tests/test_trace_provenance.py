@@ -1,5 +1,5 @@
 """The sandbox's dispatch trace and memory provenance (sandbox/hooks.py CandidateMode, CallEvidence) and
-how the verifier judges them (verify/profile.py judge_trace, run/job.py L2 and L3 helpers).
+how the verifier judges them (verify/profile.py judge_trace, verify/ghost.py L2 helpers).
 
 * the trace is the same on every call path: a wrapper entered inside another mode's handler (the
   interpreter's InterceptMode), called at the top level, or registered at a dispatch key (the GPU path,
@@ -17,7 +17,7 @@ from typing import Any, Callable
 import pytest
 import torch
 
-from kernelgenbench.run.job import from_triton_reads, triton_read_values
+from kernelgenbench.verify.ghost import from_triton_reads, triton_read_values
 from kernelgenbench.sandbox import hooks
 from kernelgenbench.sandbox.hooks import CallEvidence, layout_form, splits_elements
 from kernelgenbench.suite.spec import Expected, Tolerance

@@ -321,7 +321,7 @@ _L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
 
 def failure_lines(r: dict[str, Any]) -> list[str]:
     """The lines that show a failed job's first failure in full: its message (for an exception, the
-    submission's own frames and the exceptions: run/job.py ``condense_traceback``; the whole traceback
+    submission's own frames and the exceptions: verify/failures.py ``condense_traceback``; the whole traceback
     is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
     the most relevant first. The message lists them (verify.scan.describe_findings); for a record
     written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that

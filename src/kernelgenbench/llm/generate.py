@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform
-from ..run.job import Settings, tier_case_count
+from ..record import JobRecord, tier_case_count
+from ..run.job import Settings
 from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
 from ..suite.tiers import VERDICT_TIER, tier_name, tier_parts
@@ -558,14 +559,9 @@ class Generation:
 
     def _synthetic(self, op: Operator, label: str, cls: str, message: str, line: dict[str, Any]) -> dict[str, Any]:
         """The record of a reply that holds no code (``no_code`` / ``truncated``)."""
-        rec = {"op": op.id, "source": op.source, "category": op.category, "submission": None,
-               "submission_sha256": None, "label": label, "tier": self.cfg.tier, "platform": self.platform.name,
-               "device": None, "status": "failed", "failure_class": cls,
-               "first_failure": {"case": None, "case_id": None, "message": message},
-               "cases_total": tier_case_count(op, self.cfg.tier), "cases_passed": 0, "cases_unsupported": 0,
-               "speedup": None, "sol_pct": None,
-               "cases": [], "anti_hack": {}, "wall_s": 0.0, "sample_id": line["sample_id"],
-               "finished_at": time.time()}
+        rec = JobRecord.synthetic(op, label, self.cfg.tier, self.platform.name, cls, message,
+                                  tier_case_count(op, self.cfg.tier), wall_s=0.0, sample_id=line["sample_id"],
+                                  finished_at=time.time()).to_json()
         self.rundir.append(rec)
         return rec
 

@@ -367,7 +367,7 @@ def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, 
           post_mortem: bool = False) -> ReproResult:
     """Rebuild case ``case_id`` (``smoke/3``) of ``op_id`` as the run built it (its parameters and seed: the
     record's ``input_seed`` for L2-replayed cases, else the case's own), call the submission on it in this
-    process and judge the outputs with the verifier's own comparison (:func:`kernelgenbench.run.job.judge_values`:
+    process and judge the outputs with the verifier's own comparison (:func:`kernelgenbench.verify.judge.judge_values`:
     values, dtypes, shapes, NaN positions, untouched padding; then unchanged inputs).
 
     Raises:
@@ -430,7 +430,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
     try:
         import torch
 
-        from ..run.job import judge_values
+        from ..verify.judge import judge_values
         from ..suite.common import generator
         from ..verify.compare import poison_variant, unchanged
         from ..verify.scan import scan_file

@@ -9,9 +9,9 @@ What each kind of run contributes:
   its speedup), with Pass@1/Pass@k as :mod:`kernelgenbench.llm.summary` defines them, and the tokens and
   wall-clock of every request from ``samples.jsonl``.
 
-Records are read as JSON dicts by :func:`read_records` and nowhere else in this package: when records
-become typed dataclasses serialised to the same JSON (same field names, plus a ``schema_version``), only
-that function has to change. A missing ``schema_version`` is version 0 (the records of today).
+Records are read as JSON dicts by :func:`read_records` and nowhere else in this package. They are typed and
+versioned in :mod:`kernelgenbench.record` (README "Record schema"): version 2 carries ``schema_version``, a
+record without it is version 1 (written before the typed records; the same field names).
 
 Cost fields (:data:`COST_FIELDS`): an operator's tokens, dollars and wall-clock. ``kgb generate`` fills
 them from ``samples.jsonl``; any record may carry them itself, which is how ``kgb agent`` runs plug in:
@@ -32,8 +32,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Record versions this reader understands (0: records without a ``schema_version``, today's).
-KNOWN_SCHEMA_VERSIONS = (0, 1)
+from ..record import KNOWN_SCHEMA_VERSIONS, schema_version
+
 #: The optional per-operator cost fields a record may carry (see the module docstring).
 COST_FIELDS = ("usage", "cost_usd", "wall_s")
 #: Keys of a record's ``usage`` (as in ``samples.jsonl``) -> :class:`OpResult` attributes.
@@ -49,7 +49,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     """The records of a ``results.jsonl`` as JSON dicts, in file order.
 
     Malformed lines (a run killed while writing) are skipped. A record without ``schema_version`` is
-    version 0; one of a version this reader does not know raises.
+    version 1; one of a version this reader does not know raises.
 
     Raises:
         RunDirError: a record of an unknown ``schema_version``.
@@ -64,7 +64,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
             continue
         if not isinstance(rec, dict):
             continue
-        version = rec.get("schema_version", 0)
+        version = schema_version(rec)
         if version not in KNOWN_SCHEMA_VERSIONS:
             raise RunDirError(f"{path}:{n}: record schema_version {version!r} is newer than this kgb reads "
                               f"({', '.join(map(str, KNOWN_SCHEMA_VERSIONS))}); update kernelgenbench")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from ..record import RunSummary
 from .job import JobSpec, Settings, Verifier
 
 
@@ -68,8 +69,8 @@ class Run:
         config: the run's configuration (what was selected, tier, platform).
         records: every job record of ``results.jsonl`` (README "Run directory"), older ones of re-run jobs included.
         written: the records this call wrote (a resume writes only the jobs not recorded before).
-        summary: ``summary.json``: accuracy per source and overall, geomean/median/IQM speedup (GPU), tiers,
-            ``per_operator`` rows.
+        summary: ``summary.json`` (:class:`~kernelgenbench.record.RunSummary` as JSON): accuracy per source and
+            overall, geomean/median/IQM speedup (GPU), tiers, ``per_operator`` rows, ``schema_version``.
         wall_s: seconds this call took.
     """
 
@@ -223,11 +224,11 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         raise EvaluationInterrupted(rundir.path, recorded, len(specs)) from None
     wall = time.time() - t0
     records = rundir.records()
-    summary = summarize(records)
-    summary.update(wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs), tier=tier,
-                   tiers=list(tier_parts(tier)), platform=plat.name, per_operator=operator_rows(records))
+    summary = RunSummary(**summarize(records), wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs),
+                         tier=tier, tiers=list(tier_parts(tier)), platform=plat.name,
+                         per_operator=operator_rows(records))
     rundir.write_summary(summary)
-    return Run(rundir.path, config, records, written, summary, wall)
+    return Run(rundir.path, config, records, written, summary.to_json(), wall)
 
 
 def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str | None = None,
@@ -250,7 +251,8 @@ def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str 
         ceilings: the device's measured ceilings (``verify/ceilings.py``) for % of speed-of-light; None: none.
 
     Returns:
-        the job's record (README "Run directory").
+        the job's record as JSON (README "Run directory", "Record schema": a
+        :class:`~kernelgenbench.record.JobRecord`'s ``to_json``).
 
     Raises:
         EvaluationError: an unknown operator or tier, a platform without its device, a missing file.

@@ -1,7 +1,11 @@
 """Run directories: ``runs/<timestamp>-<name>/`` with ``config.json``, ``env.json``,
 ``results.jsonl`` (append-only, one record per job), ``summary.json`` and per-job work directories
 (DESIGN.md "Execution"). Re-running the same command resumes: finished jobs are skipped, none is
-lost or counted twice."""
+lost or counted twice.
+
+Records and summaries are typed and versioned in :mod:`kernelgenbench.record` (README "Record schema");
+this module reads records as JSON dicts of any version (a record without ``schema_version`` is version 1)
+and writes what the typed classes serialise to."""
 from __future__ import annotations
 
 import json
@@ -13,6 +17,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from ..record import JobRecord, RunSummary, stamp
 
 #: Failure classes that are not a verdict on the submission: such jobs are re-run on resume.
 RERUN_CLASSES = {"infrastructure", "platform"}
@@ -96,7 +102,9 @@ class RunDir:
         (self.path / "env.json").write_text(json.dumps(env, indent=2, default=str))
 
     def records(self) -> list[dict[str, Any]]:
-        """Every record written so far (malformed lines, e.g. from a killed run, are skipped)."""
+        """Every record written so far, as JSON dicts of their own version (malformed lines, e.g. from a
+        killed run, are skipped; :meth:`JobRecord.from_json <kernelgenbench.record.JobRecord.from_json>`
+        types one)."""
         out = []
         if self.results.exists():
             for line in self.results.read_text().splitlines():
@@ -120,16 +128,20 @@ class RunDir:
             keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], r["platform"], r.get("label", "")))
         return keys
 
-    def append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, default=str)
+    def append(self, record: JobRecord | dict[str, Any]) -> None:
+        """Append one job's record (a :class:`~kernelgenbench.record.JobRecord`, or its JSON) as a line."""
+        line = json.dumps(record.to_json() if isinstance(record, JobRecord) else record, default=str)
         with self._lock:
             with open(self.results, "a") as f:
                 f.write(line + "\n")
                 f.flush()
                 os.fsync(f.fileno())
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
-        (self.path / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    def write_summary(self, summary: RunSummary | dict[str, Any]) -> None:
+        """Write ``summary.json``: a :class:`~kernelgenbench.record.RunSummary`, or a summary dict
+        (``kgb generate``'s), with ``schema_version`` first."""
+        data = summary.to_json() if isinstance(summary, RunSummary) else stamp(summary)
+        (self.path / "summary.json").write_text(json.dumps(data, indent=2, default=str))
 
     def job_dir(self, op_id: str, label: str) -> Path:
         safe = op_id.replace("::", "__")

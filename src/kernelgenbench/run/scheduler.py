@@ -16,7 +16,8 @@ from typing import Any, Callable
 from ..platforms import Platform, device_count
 from ..sandbox.runner import health_probe, kill_all
 from .gate import DeviceGate
-from .job import JobSpec, Settings, Verifier, tier_case_count
+from ..record import JobRecord, sha256, tier_case_count
+from .job import JobSpec, Settings, Verifier
 from .rundir import RunDir, job_key
 
 
@@ -53,8 +54,6 @@ def spec_key(spec: JobSpec, platform: Platform) -> str:
     hash is part of it, so an edited file is a new job."""
     sha = None
     if spec.submission is not None and spec.submission.is_file():
-        from .job import sha256
-
         sha = sha256(spec.submission)
     return job_key(spec.op.id, sha, spec.tier, platform.name, spec.label)
 
@@ -124,11 +123,9 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     # Jobs left because every slot was quarantined.
     while not todo.empty():
         spec, tries = todo.get_nowait()
-        rec = {"op": spec.op.id, "source": spec.op.source, "submission": str(spec.submission), "label": spec.label,
-               "tier": spec.tier, "platform": platform.name, "status": "failed", "failure_class": "infrastructure",
-               "first_failure": {"case": None, "case_id": None, "message": "no healthy device left"},
-               "cases_total": tier_case_count(spec.op, spec.tier), "cases_passed": 0, "cases": [], "speedup": None,
-               "anti_hack": {}}
+        rec = JobRecord.synthetic(spec.op, spec.label, spec.tier, platform.name, "infrastructure",
+                                  "no healthy device left", tier_case_count(spec.op, spec.tier),
+                                  submission=str(spec.submission)).to_json()
         rundir.append(rec)
         written.append(rec)
         if on_done is not None:

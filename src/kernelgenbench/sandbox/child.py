@@ -10,26 +10,24 @@ job's log file.
 Nothing here decides a verdict: the child reports outputs, the ATen ops the candidate ran, the
 Triton launches, errors and timings; the trusted verifier judges them.
 
-Commands:
-    {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
-        A normal case run also saves its replay log (the values of the candidate's host reads, each
-        marked ``triton`` where it read memory a launch of the call received, and the outcomes of its
-        launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a ghost run
-        (``"ghost": true``) replays the log the verifier put in the input file as ``replay`` and reports
-        what the replay did (``"replay"`` in its answer). Every case answer carries ``stale_outputs``:
-        returned tensors in storage neither allocated during their call nor an argument's.
-    {"cmd": "time", "inp": PATH, "reps": int, "warmup_ms": float, "check": [int], "check_out": PATH}
-        The input file holds the warm-up sets, the case's ``params`` and the secret ``seed`` of the
-        timed repetitions' input sets (built here, one per repetition: verify/timing.py); the
-        checked candidate repetitions are saved to ``check_out`` for the verifier to judge.
-    {"cmd": "exit"}
+The messages are typed in :mod:`kernelgenbench.sandbox.protocol`:
 
-The ``ready`` answer carries ``import_trace``: the ATen ops the submission's import ran (traced like a
-call, ``hooks.trace_import``). Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
-recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
-``sandbox/launch_args.py``), and ``unscanned_bodies``: the submission's functions that ran as kernel
-bodies without the file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``;
-the verifier scans each).
+    CaseCommand -> CaseAnswer   run one case (a normal run also saves its replay log, the values of the
+                                candidate's host reads and the outcomes of its launches,
+                                :meth:`hooks.State.begin_case`, as ``replay_log`` in the out file; a
+                                ghost run replays the log the verifier put in the input file as
+                                ``replay`` and reports what the replay did); or profile it (CUDA)
+    TimeCommand -> TimeAnswer   time one case (``sandbox/timed_loop.py``; the timed repetitions' input
+                                sets are built here from the secret seed in the input file, the
+                                checked candidate repetitions saved to ``check_out``)
+    ExitCommand -> Bye
+
+The first answer is ``Ready`` (with ``import_trace``: the ATen ops the submission's import ran, traced like
+a call, ``hooks.trace_import``). A command the child's own code fails on is answered ``HarnessError``. Every
+answer carries ``launch_violations``: the launch-rule violations recorded so far in this process
+(``hooks.STATE.launch_violations``, never cleared; see ``sandbox/launch_args.py``), and
+``unscanned_bodies``: the submission's functions that ran as kernel bodies without the file-level L1 scan
+holding them to the kernel-body rule (``launch_args.UNSCANNED``; the verifier scans each).
 """
 from __future__ import annotations
 
@@ -43,6 +41,9 @@ import sys
 import time
 import traceback
 from typing import Any
+
+from .protocol import (Answer, Bye, CaseAnswer, CaseCommand, ExitCommand, HarnessError, Ready, TimeAnswer,
+                       TimeCommand, parse_command)
 
 #: Timer entry points snapshotted before the submission is imported (timer tampering check).
 _TIMERS: dict[str, Any] = {}
@@ -83,7 +84,7 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
         origins.append(os.path.abspath(frames[-1].filename) if frames else "")
         e = e.__cause__ or e.__context__
     # ``traceback``: the tail the failure classifier reads (verify/failures.py); ``traceback_full``: the
-    # whole text (bounded, cut at a line boundary) for the record and the job's log (run/job.py).
+    # whole text (bounded, cut at a line boundary) for the record and the job's log (run/session.py).
     full = text
     if len(full) > _TB_FULL_MAX:
         cut = full.find("\n", len(full) - _TB_FULL_MAX)
@@ -101,13 +102,13 @@ class Child:
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
 
-    def send(self, msg: dict[str, Any]) -> None:
+    def send(self, msg: Answer) -> None:
         from . import hooks, launch_args
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
-        msg.setdefault("launch_violations", list(hooks.STATE.launch_violations))
-        msg.setdefault("unscanned_bodies", [list(k) for k in launch_args.UNSCANNED])
-        self.resp.write(json.dumps(msg, default=str) + "\n")
+        msg.launch_violations = list(hooks.STATE.launch_violations)
+        msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
+        self.resp.write(json.dumps(msg.to_json(), default=str) + "\n")
         self.resp.flush()
 
     # -- start-up -------------------------------------------------------------------------------
@@ -151,26 +152,26 @@ class Child:
             # traced like a call (hooks.trace_import): work done at import is judged by the verifier
             import_trace = hooks.trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
-            self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
+            self.send(Ready(ok=False, failure="syntax", error=_error(exc, "import")))
             return False
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the submission's
-            self.send({"event": "ready", "ok": False, "failure": "import_error", "error": _error(exc, "import")})
+            self.send(Ready(ok=False, failure="import_error", error=_error(exc, "import")))
             return False
         problem = self.check_interface(module)
         if problem is not None:
-            self.send({"event": "ready", "ok": False, **problem})
+            self.send(Ready(ok=False, **problem))
             return False
         try:
             self.impl = self.op.make_impl(module, self.platform)
         except BaseException as exc:  # noqa: BLE001
-            self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
+            self.send(Ready(ok=False, failure="platform", error=_error(exc, "register")))
             return False
         hooks.STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
             hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
-        self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
-                   "missing_optional": self.missing_optional, "import_trace": dict(import_trace)})
+        self.send(Ready(ok=True, timers_tampered=tampered_timers(), missing_optional=self.missing_optional,
+                        import_trace=dict(import_trace)))
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:
@@ -234,12 +235,12 @@ class Child:
     def device(self) -> Any:
         return self.torch.device("cpu" if self.platform.interpreter else self.platform.device)
 
-    def run_case(self, msg: dict[str, Any]) -> None:
+    def run_case(self, msg: CaseCommand) -> None:
         torch = self.torch
         from ..suite.spec import Call, clone_tree
 
         state = self.hooks.STATE
-        data = self.load(msg["inp"])
+        data = self.load(msg.inp)
         args, kwargs = data["args"], data["kwargs"]
         if data["written"]:
             # torch.load gives fixed-size storages, and an out= wrapper may have to resize its out
@@ -247,18 +248,18 @@ class Child:
             with self.harness_io():
                 args, kwargs = clone_tree([args, kwargs])
         call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
-        ghost = bool(msg.get("ghost"))
+        ghost = msg.ghost
         state.begin_case(ghost, data.get("replay") if ghost else None)
         state.readonly_inputs = readonly_storages(call)
         log: Any = None
         replay: Any = None
-        state.alt_poison = bool(msg.get("alt_poison"))
+        state.alt_poison = msg.alt_poison
         err = None
         ret: Any = None
         kernels: list[str] | None = None
         t0 = time.perf_counter()
         try:
-            if msg.get("profile") and not self.platform.interpreter:
+            if msg.profile and not self.platform.interpreter:
                 from torch.profiler import ProfilerActivity, profile
 
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -289,25 +290,26 @@ class Child:
             out["replay_log"] = log
         with self.harness_io():
             try:
-                torch.save(out, msg["out"])
+                torch.save(out, msg.out)
             except BaseException as exc:  # noqa: BLE001
                 err = err or _error(exc, "save")
-                torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg["out"])
-        self.send({"event": "case", "error": err, "trace": dict(state.trace), "launches": state.launches,
-                   "wrapper_calls": dict(state.wrapper_calls), "ret_alias": ret_alias, "kernels": kernels,
-                   "wall_s": wall, "timers_tampered": tampered_timers(), "replay": replay,
-                   "stale_outputs": list(state.stale_outputs)})
+                torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg.out)
+        self.send(CaseAnswer(error=err, trace=dict(state.trace), launches=state.launches,
+                             wrapper_calls=dict(state.wrapper_calls), ret_alias=ret_alias, kernels=kernels,
+                             wall_s=wall, timers_tampered=tampered_timers(), replay=replay,
+                             stale_outputs=list(state.stale_outputs)))
 
-    def run_time(self, msg: dict[str, Any]) -> None:
+    def run_time(self, msg: TimeCommand) -> None:
         from ..suite.common import generator
         from ..suite.spec import Call
-        from ..verify.timing import time_case, timed_set_seed
+        from ..verify.timing import timed_set_seed
+        from .timed_loop import time_case
 
         torch = self.torch
-        data = self.load(msg["inp"])
+        data = self.load(msg.inp)
         calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api"),
                       needs_launch=bool(d.get("needs_launch", True))) for d in data["sets"]]
-        check = [int(k) for k in (msg.get("check") or [])]
+        check = msg.check
         params, base_seed = data.get("params"), data.get("seed")
         device = self.device()
 
@@ -319,35 +321,33 @@ class Child:
         try:
             base_fn, label = self.op.baseline(calls[0], self.platform)
             res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.hooks.STATE,
-                            reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check,
+                            reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                             make_set=make_set if params is not None else None)
             checked = res.pop("checked")
-            if msg.get("check_out"):
+            if msg.check_out:
                 with self.harness_io():
                     torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
                                          "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
                                 for k, (c, r) in checked.items()},
-                               msg["check_out"])
-            res["baseline"] = label
-            res["timers_tampered"] = tampered_timers()
-            self.send({"event": "time", **res})
+                               msg.check_out)
+            self.send(TimeAnswer(**res, baseline=label, timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
-            self.send({"event": "time", "error": _error(exc, "timing")})
+            self.send(TimeAnswer(error=_error(exc, "timing")))
 
     def loop(self) -> None:
         for line in self.cmd_in:
-            msg = json.loads(line)
-            cmd = msg.get("cmd")
-            if cmd == "exit":
+            obj = json.loads(line)
+            if obj.get("cmd") == ExitCommand.cmd:
                 break
             try:
-                if cmd == "case":
-                    self.run_case(msg)
-                elif cmd == "time":
-                    self.run_time(msg)
+                cmd = parse_command(obj)
+                if isinstance(cmd, CaseCommand):
+                    self.run_case(cmd)
+                elif isinstance(cmd, TimeCommand):
+                    self.run_time(cmd)
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
-                self.send({"event": "harness_error", "error": _error(exc, "harness")})
-        self.send({"event": "bye"})
+                self.send(HarnessError(error=_error(exc, "harness")))
+        self.send(Bye())
 
 
 def readonly_storages(call: Any) -> frozenset[int]:

@@ -106,7 +106,7 @@ class _Types:
         self.triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
         self.harness_files = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                       "hooks.py")}
-        #: the harness package (its own kernels, e.g. the L2 flush of verify/timing.py)
+        #: the harness package (its own kernels, e.g. the L2 flush of sandbox/timed_loop.py)
         self.harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
         np_scalars = {t for t in _subclasses(np.generic) if t.__module__ == "numpy"}
         tl_dtypes = {tl.dtype} | {t for t in _subclasses(tl.dtype) if t.__module__.startswith("triton.")}
@@ -612,7 +612,7 @@ def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
     key = (code.co_name, code.co_firstlineno)
     if f == path:
         if key not in defs and key not in UNSCANNED and len(UNSCANNED) < 16:
-            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/job.py)
+            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/session.py)
         return None if key in defs or key in UNSCANNED else "its body could not be recorded for a scan"
     return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) is not a function of the submission "
             f"file, so L1 never scanned it: only the submission's functions run as kernels")

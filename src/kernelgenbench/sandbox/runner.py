@@ -19,6 +19,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
+from .protocol import ExitCommand, Progress
+
 #: Environment variables a child may inherit (everything else is dropped: keys never reach it).
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
              "LD_LIBRARY_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
@@ -54,10 +56,11 @@ class ChildTimeout(RuntimeError):
         progress: on the interpreter, the progress counters the child published (``launches``,
             ``programs``, ``scan_steps``, ``grid``: see ``hooks.install_interpreter_progress``) when it was
             killed, and ``idle_s``, the seconds they had not changed before the kill (None when they never
-            changed during the wait); None when the child publishes none.
+            changed during the wait): a :class:`~kernelgenbench.sandbox.protocol.Progress`; None when the
+            child publishes none.
     """
 
-    def __init__(self, message: str, progress: dict[str, Any] | None = None) -> None:
+    def __init__(self, message: str, progress: Progress | None = None) -> None:
         super().__init__(message)
         self.progress = progress
 
@@ -179,6 +182,7 @@ class Child:
             _LIVE.add(self)
 
     def send(self, msg: dict[str, Any]) -> None:
+        """Send one command (a JSON object: ``sandbox/protocol.py``'s ``to_json``)."""
         assert self.proc.stdin is not None
         try:
             self.proc.stdin.write((json.dumps(msg) + "\n").encode())
@@ -202,7 +206,8 @@ class Child:
         return struct.unpack("<4q", raw)
 
     def recv(self, timeout: float) -> dict[str, Any]:
-        """The next message; raises :class:`ChildTimeout` (after killing) or :class:`ChildDied`."""
+        """The next message as a JSON object (``sandbox/protocol.py`` ``parse_answer`` types it); raises
+        :class:`ChildTimeout` (after killing) or :class:`ChildDied`."""
         deadline = time.monotonic() + timeout
         fd = self.resp.fileno()
         seen = self.read_progress()
@@ -217,8 +222,7 @@ class Child:
                 self.kill()
                 progress = None
                 if seen is not None:
-                    progress = dict(zip(("launches", "programs", "scan_steps", "grid"), seen))
-                    progress["idle_s"] = None if changed_at is None else round(now - changed_at, 1)
+                    progress = Progress(*seen, idle_s=None if changed_at is None else round(now - changed_at, 1))
                 raise ChildTimeout(f"no answer within {timeout:.0f} s", progress)
             ready, _, _ = select.select([fd], [], [], min(left, 1.0))
             if ready:
@@ -258,7 +262,7 @@ class Child:
     def close(self) -> None:
         try:
             if self.proc.poll() is None:
-                self.send({"cmd": "exit"})
+                self.send(ExitCommand().to_json())
                 try:
                     self.proc.wait(timeout=10)
                 except subprocess.TimeoutExpired:

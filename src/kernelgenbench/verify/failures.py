@@ -1,6 +1,12 @@
-"""Failure classes (DESIGN.md "Failure classes"): one per failed job, with the first failing case."""
+"""Failure classes (DESIGN.md "Failure classes"): one per failed job, with the first failing case.
+
+Also how a failure travels and reads: :class:`JobFailed` (raised by every phase of the verifier to stop a
+job with a class) and :func:`condense_traceback` (a traceback cut down for a record and the console).
+"""
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 #: class id -> meaning. ``platform`` and ``infrastructure`` are not the submission's fault.
@@ -107,3 +113,96 @@ def _short_message(err: dict[str, Any]) -> str:
     msg = str(err.get("message") or "").strip().splitlines()
     return (msg[0] if msg else "")[:200]
 
+
+class JobFailed(Exception):
+    """Stop the job with this failure: ``cls`` (a key of :data:`FAILURE_CLASSES`), the message, and the
+    failing :class:`~kernelgenbench.suite.spec.Case` (None for a job-level failure)."""
+
+    def __init__(self, cls: str, message: str, case: Any = None) -> None:
+        super().__init__(message)
+        self.cls = cls
+        self.case = case
+
+
+_FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)')
+
+
+def condense_traceback(tb: str, submission: str | Path | None = None, limit: int = 6000,
+                       context_frames: int = 2) -> str:
+    """A traceback for a record and the console: the frames in the submission file, every line that is
+    not a frame (headers, chained-exception separators, exception lines with their messages), and
+    where the submission has no frame in a traceback, its last ``context_frames`` frames. Runs of
+    omitted frames become one ``[... N frames of the harness, Triton or PyTorch omitted ...]`` line.
+    The result is cut at line boundaries to about ``limit`` characters (the start and the end kept,
+    a line saying how much was cut between them). The whole text belongs in the job's log.
+    """
+    cap = max(80, limit // 3)
+    lines = [ln if len(ln) <= cap else f"{ln[:cap].rsplit(' ', 1)[0]} [... {len(ln) - len(ln[:cap].rsplit(' ', 1)[0])} "
+             f"characters of this line cut]" for ln in tb.rstrip("\n").splitlines()]
+    sub = Path(submission).name if submission else None
+    # blocks: ("frame", [lines], in_submission) or ("text", [line], True)
+    blocks: list[tuple[str, list[str], bool]] = []
+    i = 0
+    while i < len(lines):
+        m = _FRAME.match(lines[i])
+        if m:
+            indent = len(m.group(1))
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and len(lines[j]) - len(lines[j].lstrip()) > indent \
+                    and not _FRAME.match(lines[j]):
+                j += 1
+            mine = sub is not None and Path(m.group(2)).name == sub
+            blocks.append(("frame", lines[i:j], mine))
+            i = j
+        else:
+            blocks.append(("text", [lines[i]], True))
+            i += 1
+    # one traceback = the frames between two text blocks; keep the last frames of one with none of ours
+    keep = [b[2] for b in blocks]
+    k = 0
+    while k < len(blocks):
+        if blocks[k][0] != "frame":
+            k += 1
+            continue
+        e = k
+        while e < len(blocks) and blocks[e][0] == "frame":
+            e += 1
+        if not any(keep[k:e]):
+            for q in range(max(k, e - context_frames), e):
+                keep[q] = True
+        k = e
+    out: list[str] = []
+    skipped = 0
+    for (kind, blines, _), kept in zip(blocks, keep):
+        if kept:
+            if skipped:
+                out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} of the harness, Triton or "
+                           f"PyTorch omitted ...]")
+                skipped = 0
+            out.extend(blines)
+        else:
+            skipped += 1
+    if skipped:
+        out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} omitted ...]")
+    text = "\n".join(out)
+    if len(text) <= limit:
+        return text
+    # too long: keep whole lines from the start (a third) and the end (the rest)
+    head: list[str] = []
+    size = 0
+    for ln in out:
+        if size + len(ln) + 1 > limit // 3:
+            break
+        head.append(ln)
+        size += len(ln) + 1
+    tail: list[str] = []
+    size = 0
+    for ln in reversed(out[len(head):]):
+        if size + len(ln) + 1 > limit - limit // 3:
+            break
+        tail.append(ln)
+        size += len(ln) + 1
+    tail.reverse()
+    cut = out[len(head):len(out) - len(tail)]
+    return "\n".join([*head, f"[... {len(cut)} lines ({sum(len(c) + 1 for c in cut)} characters) cut; the whole "
+                              f"traceback is in the job's log ...]", *tail])

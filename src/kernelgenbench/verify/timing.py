@@ -1,167 +1,47 @@
-"""GPU timing of one case: baseline and candidate in one process (DESIGN.md "Timing").
+"""GPU timing of one job, the verifier's side (DESIGN.md "Timing").
 
-Method, per case:
-  * warm-up: each side runs until ``warmup_ms`` has elapsed and at least 3 calls completed, so
-    autotuning and compilation finish before anything is measured;
-  * measurement: blocks of repetitions alternate between baseline and candidate (the order flips
-    every block); every timed repetition gets inputs never seen before in the process: repetition
-    ``k`` of each side uses input set ``k``, built fresh from its own secret seed (``make_set``,
-    outside the timed region; both sides time the same values), and each side calls on its own
-    clone of it. The L2 cache is flushed by writing a 256 MB buffer before every repetition; the
-    call is timed with device events; the median per side is kept. Fresh values per repetition
-    mean that no cache of results across calls — on the host or on the device, keyed by pointers,
-    shapes or hashes of the values — can answer a timed call: with reused inputs (earlier versions
-    alternated two sets) a candidate that computes once and answers later calls from a cache
-    would have been timed on its cache hits;
-  * host ahead: after the flush the device spins (``torch.cuda._sleep``) for longer than the side
-    takes to issue one call on the host (measured in the warm-up: four times the slowest issue time
-    after the first two calls, plus 0.2 ms, at most 20 ms), so the start event runs only once the
-    whole call is queued; Python's garbage collector is paused inside the timed blocks. The events
-    then measure device time, the same way every repetition: without the lead, whether the host's
-    launch overhead landed inside the events depended on how far ahead of the device the host
-    happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
-    kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
-    still pays for it. The host's issue time per call is reported next to it (``*_host_ms``; the
-    candidate's includes the harness's count of its ATen ops, ``hooks.TimedTraceMode``);
-  * checks: the host wall clock of each block must cover the device-event total (a candidate
-    cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
-    the ATen ops of every candidate call (warm-up included) are counted and judged by the L3
-    allowlist like a correctness call's (``timed_trace``: a candidate that tells timing apart and
-    then computes with PyTorch or cuBLAS fails as ``profile``), every returned output must live in
-    storage allocated during its call (``stale_outputs``: a pooled buffer would let the timed calls
-    allocate nothing),
-    and the repetitions the verifier chose at random (``check``) are sent back and judged against
-    a reference of their inputs, rebuilt by the verifier from the same seeds: a candidate that
-    computes something else while it is timed fails.
+The timing protocol has two halves, split by the trust boundary rather than kept in one module:
 
-Runs inside the sandbox child (the candidate must run there); the verifier cross-checks the
-reported totals against its own wall clock of the whole command.
+* the timed loop runs inside the untrusted sandbox child, beside the candidate (it must: the candidate
+  runs there): ``sandbox/timed_loop.py`` (warm-up, alternating blocks, fresh input sets per repetition,
+  L2 flush, device lead, CUDA events, the checks made where the calls happen; its docstring gives the
+  method);
+* this module is the verifier's half: :class:`TimingPhase` sends each timed case to the child
+  (:class:`~kernelgenbench.sandbox.protocol.TimeCommand`), judges the integrity of what comes back (the
+  error it reports, timer tampering, the L3 dispatch trace and memory provenance of the timed calls, ops
+  beyond the case's correctness run (:func:`timed_ops_beyond`), device time beyond the verifier's own
+  wall clock, the judged timed repetitions against references it rebuilds itself), re-measures an
+  implausible speedup in a fresh sandbox, and records speedups, GB/s, TFLOP/s and % of speed-of-light
+  (the operator's speedup: :func:`~kernelgenbench.metrics.geomean` over its timed cases).
+
+It also holds what both halves share: :data:`BLOCK`, :func:`timed_repetitions` and :func:`timed_set_seed`
+(the child builds repetition ``k``'s inputs from that seed, the verifier rebuilds the judged ones from it).
 """
 from __future__ import annotations
 
-import gc
+import math
+import random
 import statistics
 import time
-from collections import Counter
-from typing import Any, Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-_FLUSH: dict[int, torch.Tensor] = {}
+from ..metrics import geomean
+from ..platforms import Platform
+from ..record import CaseRecord, JobRecord, TimingInfo
+from ..sandbox.protocol import TimeAnswer, TimeCommand
+from ..sandbox.runner import ChildDied, ChildTimeout
+from ..suite.common import generator
+from ..suite.spec import Case, Operator
+from . import profile as l3
+from .failures import JobFailed, classify_error
 
-
-def _flush_buffer(device: torch.device) -> torch.Tensor:
-    idx = device.index if device.index is not None else torch.cuda.current_device()
-    if idx not in _FLUSH:
-        _FLUSH[idx] = torch.empty(64 * 1024 * 1024, dtype=torch.int32, device=device)
-    return _FLUSH[idx]
-
-
-def _flush_kernel():
-    import triton
-    import triton.language as tl
-
-    @triton.jit
-    def kgb_l2_flush(ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-        tl.store(ptr + offs, tl.zeros([BLOCK], dtype=tl.int32), mask=offs < n)
-
-    return kgb_l2_flush
-
-
-_FLUSH_KERNEL = None
-
-
-def flush_l2(device: torch.device, state: Any) -> None:
-    """Evict the L2 cache by writing a 256 MB buffer with a harness Triton kernel.
-
-    A harness kernel (not ``Tensor.zero_``) keeps the flush away from a registered candidate of
-    ``zero_``/``fill_``; the launch is excluded from the candidate's launch accounting.
-    """
-    global _FLUSH_KERNEL
-    if _FLUSH_KERNEL is None:
-        _FLUSH_KERNEL = _flush_kernel()
-    buf = _flush_buffer(device)
-    n = buf.numel()
-    mark = len(state.launches)
-    _FLUSH_KERNEL[(n // 8192,)](buf, n, BLOCK=8192)
-    del state.launches[mark:]
-
-
-def _new_event() -> Any:
-    return torch.cuda.Event(enable_timing=True)
-
-
-def _synchronize() -> None:
-    torch.cuda.synchronize()
-
-
-_CYCLES_PER_MS: float | None = None
-
-
-def _cycles_per_ms() -> float:
-    """Device clock cycles per ms of ``torch.cuda._sleep``, calibrated once per process."""
-    global _CYCLES_PER_MS
-    if _CYCLES_PER_MS is None:
-        torch.cuda._sleep(1000)  # load the module before timing anything
-        start, end = _new_event(), _new_event()
-        start.record()
-        torch.cuda._sleep(2_000_000)
-        end.record()
-        _synchronize()
-        _CYCLES_PER_MS = 2_000_000 / max(start.elapsed_time(end), 1e-3)
-    return _CYCLES_PER_MS
-
-
-def _device_lead(ms: float) -> None:
-    """Keep the device busy for ``ms`` so that the host gets ahead of it (see the module notes)."""
-    torch.cuda._sleep(int(ms * _cycles_per_ms()))
-
-
-def attached_objects(objs: Any, limit: int = 3) -> str:
-    """Python state a candidate tied to the harness's tensors: instance attributes (``t.__dict__``),
-    autograd hooks, or a ``.grad`` carrying either, on any tensor inside ``objs`` (nested lists,
-    tuples, dicts, :class:`~kernelgenbench.suite.spec.Call` objects). A harness tensor carries none,
-    and a kernel has no use for them; an object held there runs its finalizer (``__del__``) when
-    the harness drops the tensor, which is outside every timed window.
-
-    Args:
-        objs: ``(call, return value)`` pairs of candidate repetitions.
-
-    Returns:
-        ``""`` when there is none, else up to ``limit`` descriptions such as
-        ``"args[0].__dict__['_k'] (a _Later)"``.
-    """
-    found: list[str] = []
-    seen: set[int] = set()
-
-    def visit(x: Any, where: str) -> None:
-        if len(found) >= limit or id(x) in seen:
-            return
-        seen.add(id(x))
-        if isinstance(x, torch.Tensor):
-            attrs = getattr(x, "__dict__", None) or {}
-            for name, v in attrs.items():
-                found.append(f"{where}.__dict__[{name!r}] (a {type(v).__name__})")
-            for hooks in ("_backward_hooks", "_post_accumulate_grad_hooks"):
-                if getattr(x, hooks, None):
-                    found.append(f"{where}.{hooks}")
-            if x.grad is not None if x.is_leaf else False:
-                visit(x.grad, where + ".grad")
-        elif isinstance(x, (list, tuple)):
-            for i, v in enumerate(x):
-                visit(v, f"{where}[{i}]")
-        elif isinstance(x, dict):
-            for kk, v in x.items():
-                visit(v, f"{where}[{kk!r}]")
-        elif hasattr(x, "args") and hasattr(x, "kwargs"):  # a Call
-            visit(list(x.args), "args")
-            visit(dict(x.kwargs), "kwargs")
-
-    for c, ret in objs:
-        visit(c, "")
-        visit(ret, "return value")
-    return ", ".join(found[:limit])
+if TYPE_CHECKING:
+    from ..run.job import Settings
+    from ..run.session import ChildSession
+    from .judge import CaseJudge
 
 
 #: Repetitions per block before the sides switch (time_case's default).
@@ -179,179 +59,240 @@ def timed_set_seed(base: int, k: int) -> int:
     return (int(base) + (k + 1) * 0x9E3779B97F4A7C15) % (1 << 63)
 
 
-def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
-              reps: int = 50, warmup_ms: float = 25.0, block: int = BLOCK,
-              check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
-    """Time baseline and candidate on one case.
+
+def timed_ops_beyond(timed: dict[str, int], correctness: dict[str, int] | None) -> str:
+    """The ATen ops a timed candidate call ran beyond its case's correctness run: ``""`` when none.
 
     Args:
-        op: the :class:`~kernelgenbench.suite.spec.Operator`.
-        impl: the candidate implementation handle (``activate``/``deactivate`` toggle ATen
-            registration).
-        base_fn: runs the baseline once on a :class:`Call`.
-        calls: the warm-up input sets of the case (on the device), used in turn by the warm-up calls
-            only: no timed repetition sees their values.
-        platform: the platform profile.
-        state: the hook state (launch accounting).
-        reps: repetitions per side (rounded up to whole blocks).
-        warmup_ms: minimum warm-up per side, in ms.
-        block: repetitions per block before switching sides.
-        check: the numbers of the candidate repetitions whose inputs and outputs are kept for the
-            verifier to judge (chosen at random by the verifier).
-        make_set: ``k -> Call``, input set ``k`` of the timed repetitions, built from its own seed
-            (the caller lifts the candidate's registration around the build). Repetition ``k`` of
-            each side calls on a clone of set ``k``. None: the sets are ``calls[k % len(calls)]``
-            (only for tests of the protocol: reused values let a result cache answer).
+        timed: op key -> the most times one timed call of the case ran it (``timed_trace``).
+        correctness: op key -> times the case's correctness run ran it (all its candidate calls),
+            or None when the case has no correctness trace (nothing compared).
 
-    Returns:
-        ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
-        wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
-        ``build_ms`` (host time spent building the timed input sets, outside the timed region),
-        ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
-        outside Triton launches: the L3 trace of the timed calls), ``stale_outputs`` (returned tensors
-        of candidate calls, warm-up included, in storage neither allocated during their call nor an
-        argument's: ``hooks.CallEvidence.stale_returns``; the verifier fails them) and ``checked``:
-        candidate repetition number -> (the call as the candidate left it, its return value).
+    Compared are the ops that can write or read results outside a kernel (fills, copies, host reads,
+    random draws): a timed call may run none the correctness run did not run at all. A candidate that
+    tells timing apart and then computes with allowed copies plus a token launch is caught here (its
+    judged timed repetitions are right, and the L3 allowlist admits copies). Counts are not compared,
+    nor are views, metadata and allocations: they may follow the input values (a boolean mask's
+    count of true elements), which differ between the correctness run and the timed repetitions."""
+    if correctness is None:
+        return ""
+    judged = l3._FILL_COPY_OPS | l3._ITEM_OPS | {"random_draw"}
+    new = [f"{k} x{n}" for k, n in sorted(timed.items())
+           if n and l3._base(k) in judged and not correctness.get(k)]
+    return ", ".join(new[:5])
 
-    Raises:
-        RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
-            events report more time than the host clock saw.
+
+def not_applicable(record: JobRecord, op: Operator, platform: Platform) -> None:
+    """Record that ``platform`` reports no times (the CPU interpreter)."""
+    record.timing = TimingInfo(applicable=False, reason=f"timing is not reported on the {platform.name} platform")
+    record.baseline = f"{op.baseline_label()} (not timed on {platform.name})"
+
+
+class TimingPhase:
+    """Times a job's timed cases in its sandbox and judges what the child reports.
+
+    Args:
+        op, platform, device: the operator, the platform and the verifier's device.
+        settings: ``reps``, ``warmup_ms``, ``timing_checks``, ``time_timeout_s``, ``implausible_speedup``.
+        session: the job's sandbox (a fresh one re-measures an implausible speedup).
+        judge: the job's case judge (its comparison judges the checked timed repetitions).
+        record: the job's record (timing, baseline, speedup, sol_pct, failures).
+        rng: the verifier's secret RNG (each case's timing seed, the judged repetitions).
+        io: the folder of the tensors exchanged with the child.
+        ceilings: the device's measured ceilings (``verify/ceilings.py``) for % of speed-of-light.
+        case_traces: case id -> the ATen ops of its correctness run (:func:`timed_ops_beyond`).
     """
-    if platform.device == "cuda":
-        device = torch.device("cuda", torch.cuda.current_device())
-    else:
-        device = torch.device(platform.device)
-    if make_set is None:
-        def make_set(k: int) -> Any:
-            return calls[k % len(calls)]
 
-    # Timing runs the candidate without poisoning, replay logs or signature binding; its ATen ops are
-    # still counted (hooks.TimedTraceMode: host time only, kept out of the device events by the lead)
-    # and judged by the verifier like a correctness call's.
-    state.tracing = False
-    state.timed_trace = Counter()
-    state.stale_outputs = []
-    try:
-        res = _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
-                         make_set)
-        res["timed_trace"] = dict(state.timed_trace)
-        res["stale_outputs"] = list(state.stale_outputs)
-        return res
-    finally:
-        state.tracing = True
-        state.timed_trace = None
+    def __init__(self, op: Operator, platform: Platform, device: torch.device, settings: Settings,
+                 session: ChildSession, judge: CaseJudge, record: JobRecord, rng: random.Random, io: Path,
+                 ceilings: dict[str, float], case_traces: dict[str, dict[str, int]]) -> None:
+        self.op = op
+        self.platform = platform
+        self.device = device
+        self.settings = settings
+        self.session = session
+        self.judge = judge
+        self.record = record
+        self.rng = rng
+        self.io = io
+        self.ceilings = ceilings
+        self.case_traces = case_traces
 
+    def run(self, cases: list[Case]) -> None:
+        """Time every timed case of ``cases`` that ran and was not left untimed; record the results."""
+        by_id = {e.id: e for e in self.record.cases}
+        timed = [c for c in cases if c.timed and not by_id[c.id].untimed]
+        self.record.timing = TimingInfo(
+            applicable=True, reps=self.settings.reps, warmup_ms=self.settings.warmup_ms,
+            method="device time: alternating blocks, fresh input values every repetition (both sides "
+                   "the same), L2 flush (256 MB), "
+                   "device spin so the host is ahead, CUDA events, median; host issue "
+                   "time per call reported beside it (*_host_ms); the job has the GPU "
+                   "alone while it times (other slots of the GPU wait: run/gate.py); "
+                   f"{self.settings.timing_checks} random timed candidate repetitions "
+                   "judged",
+            timed_cases=len(timed))
+        skipped = sum(1 for c in cases if c.timed and by_id[c.id].untimed)
+        if skipped:
+            self.record.timing.untimed_cases = skipped
+        speedups: list[float] = []
+        sols: list[float] = []
+        for case in timed:
+            entry = by_id[case.id]
+            msg = self.time_one(case)
+            b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+            if b / c > self.settings.implausible_speedup:
+                # Implausible: measure again in a fresh process and keep the slower candidate time.
+                self.session.close()
+                self.session.start()
+                again = self.time_one(case)
+                entry.remeasured = {"first_ms": [round(b, 5), round(c, 5)],
+                                    "fresh_ms": [round(float(again.baseline_ms), 5),  # type: ignore[arg-type]
+                                                 round(float(again.candidate_ms), 5)]}  # type: ignore[arg-type]
+                if float(again.baseline_ms) / float(again.candidate_ms) < b / c:  # type: ignore[arg-type]
+                    msg = again
+                    b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+            self.record.baseline = msg.baseline
+            self._record_case(entry, case, msg, b, c, speedups, sols)
+        if speedups:
+            self.record.speedup = round(geomean(speedups), 4)  # type: ignore[arg-type]
+        if sols:
+            self.record.sol_pct = round(statistics.median(sols), 2)
 
-def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set):
-    def warm(fn: Callable[[Any], Any]) -> float:
-        """Warm up; return the slowest host issue time (ms) after the first two calls (compilation)."""
-        t0 = time.perf_counter()
-        n = 0
-        issue: list[float] = []
-        while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
-            c = calls[n % len(calls)].clone()
-            h = time.perf_counter()
-            fn(c)
-            issue.append((time.perf_counter() - h) * 1e3)
-            _synchronize()
-            n += 1
-            if n > 1000:
-                break
-        return max(issue[2:] or issue)
+    def _record_case(self, entry: CaseRecord, case: Case, msg: TimeAnswer, b: float, c: float,
+                     speedups: list[float], sols: list[float]) -> None:
+        cost = self.op.cost(case.params)
+        sp = b / c
+        gbps = cost.bytes / (c * 1e-3) / 1e9 if cost.bytes else None
+        tflops = cost.flops / (c * 1e-3) / 1e12 if cost.flops else None
+        sol = self.sol(cost, c)
+        entry.update(baseline_ms=round(b, 5), candidate_ms=round(c, 5), speedup=round(sp, 4),
+                     gbps=round(gbps, 2) if gbps else None, tflops=round(tflops, 3) if tflops else None,
+                     sol_pct=round(sol, 2) if sol is not None else None,
+                     baseline_host_ms=_round(msg.baseline_host_ms),
+                     candidate_host_ms=_round(msg.candidate_host_ms),
+                     input_build_ms=_round(msg.build_ms),
+                     baseline_spread=_spread(msg.baseline_samples),
+                     candidate_spread=_spread(msg.candidate_samples))
+        speedups.append(sp)
+        if sol is not None:
+            sols.append(sol)
 
-    # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
-    impl.deactivate()
-    try:
-        issue_b = warm(base_fn)
-    finally:
-        impl.activate()
-    # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
-    invoke = getattr(op, "invoke_timed", op.invoke)
-    issue_c = warm(lambda c: invoke(impl, c, platform))
-    lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
-    host: dict[str, list[float]] = {"baseline": [], "candidate": []}
+    def time_one(self, case: Case) -> TimeAnswer:
+        """Time one case in the child; judge the integrity of what it reports.
 
-    samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
-    wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
-    launches: list[int] = []
-    checked: dict[int, tuple[Any, Any]] = {}
-    build_ms = 0.0
-    nblocks = timed_repetitions(reps, block) // block
-    for b in range(nblocks):
-        # this block's input sets, fresh values; both sides time the same ones, each on its own clones
-        t_build = time.perf_counter()
-        sets = [make_set(b * block + j) for j in range(block)]
-        _synchronize()
-        build_ms += (time.perf_counter() - t_build) * 1e3
-        order = ("baseline", "candidate") if b % 2 == 0 else ("candidate", "baseline")
-        for side in order:
-            if side == "baseline":
-                impl.deactivate()
-            gc_was_enabled = gc.isenabled()
-            gc.disable()
-            kept: list[tuple[Any, Any]] = []
-            try:
-                evs = []
-                _synchronize()
-                h0 = time.perf_counter()
-                for j in range(block):
-                    k = b * block + j
-                    c = sets[j].clone()
-                    flush_l2(device, state)
-                    start, end = _new_event(), _new_event()
-                    mark = len(state.launches)
-                    _device_lead(lead_ms)
-                    start.record()
-                    h = time.perf_counter()
-                    if side == "candidate":
-                        ret = invoke(impl, c, platform)
-                    else:
-                        base_fn(c)
-                    host[side].append((time.perf_counter() - h) * 1e3)
-                    end.record()
-                    if side == "candidate":
-                        launches.append(len(state.launches) - mark)
-                        if k in check:
-                            checked[k] = (c, ret)
-                        # every repetition's inputs and outputs live until the block's events are read:
-                        # work a finalizer would run when the harness drops them lands after the block,
-                        # never in a later repetition's window and never before a judged output is read
-                        kept.append((c, ret))
-                    evs.append((start, end))
-                _synchronize()
-                wall[side] += (time.perf_counter() - h0) * 1e3
-                samples[side].extend(s.elapsed_time(e) for s, e in evs)
-                if side == "candidate":
-                    found = attached_objects(kept)
-                    if found:
-                        raise RuntimeError(
-                            f"timing check failed: the candidate attached Python objects to the harness's "
-                            f"tensors ({found}); work tied to their lifetime would run outside the timed "
-                            f"window")
-            finally:
-                kept.clear()
-                if gc_was_enabled:
-                    gc.enable()
-                impl.activate()
-        state.launches.clear()
+        The warm-up calls use two input sets drawn with seeds other than the correctness run's; every
+        timed repetition gets a fresh input set the child builds from its own seed
+        (:func:`timed_set_seed` of a secret per-case seed), so no
+        timed call sees values seen before. ``Settings.timing_checks`` randomly chosen timed
+        candidate repetitions are sent back and judged like a correctness case against a reference
+        the verifier computes from its own rebuild of their inputs: a candidate that behaves
+        differently when it is timed, or answers from a cache, fails.
+        """
+        sets = []
+        for salt in (0x9E3779B1, 0x85EBCA6B):
+            gen = generator(self.device, case.seed ^ salt)
+            call = self.op.build(case.params, self.device, gen)
+            sets.append({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api,
+                         "needs_launch": call.needs_launch})
+        base_seed = self.rng.getrandbits(62)
+        inp = self.io / f"{case.tier}-{case.index}.time.pt"
+        torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
         del sets
-    for side in samples:
-        total = sum(samples[side])
-        if total > wall[side] * 1.05 + 0.05:
-            raise RuntimeError(f"timing check failed: device events report {total:.3f} ms for the {side} but the "
-                               f"host clock saw only {wall[side]:.3f} ms")
-    needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
-    if needs_launch and launches and min(launches) == 0:
-        raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "
-                           "computed cannot be timed)")
-    return {
-        "baseline_ms": statistics.median(samples["baseline"]),
-        "candidate_ms": statistics.median(samples["candidate"]),
-        "baseline_samples": samples["baseline"], "candidate_samples": samples["candidate"],
-        "wall_ms": wall, "event_total_ms": {k: sum(v) for k, v in samples.items()},
-        "baseline_host_ms": statistics.median(host["baseline"]), "candidate_host_ms": statistics.median(host["candidate"]),
-        "lead_ms": lead_ms,
-        "launches_per_rep": min(launches) if launches else 0,
-        "build_ms": build_ms,
-        "checked": checked,
-    }
+        total = timed_repetitions(self.settings.reps)
+        check = sorted(self.rng.sample(range(total), min(total, self.settings.timing_checks)))
+        check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
+        t0 = time.perf_counter()
+        try:
+            msg = self.session.request(TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
+                                                   str(check_out)), self.settings.time_timeout_s)
+        except ChildTimeout:
+            self.session.drop()
+            raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
+                            case) from None
+        except ChildDied as exc:
+            self.session.drop()
+            raise self.session.died(exc, case) from None
+        wall_ms = (time.perf_counter() - t0) * 1e3
+        self.session.check_launch(msg, f"timing case {case.id}", case)
+        if msg.error:
+            err = msg.error
+            text = f"{err.get('type')}: {err.get('message')}"
+            cls = "timer_tampering" if "timing check failed" in text else (
+                "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
+            raise JobFailed(cls, f"timing case {case.id}: {text}", case)
+        if not isinstance(msg, TimeAnswer):
+            raise JobFailed("platform", f"unexpected message from the sandbox: {msg.event_name!r}", case)
+        if msg.timers_tampered:
+            raise JobFailed("timer_tampering", f"timer functions replaced: {msg.timers_tampered}", case)
+        # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
+        # PyTorch or a vendor library only when it is timed fails here)
+        tv = l3.judge_trace(msg.timed_trace, frozenset(getattr(self.op, "own_ops", frozenset())),
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
+        if tv.failure:
+            raise JobFailed(tv.failure, f"timing case {case.id}: L3 dispatch trace of the timed candidate calls "
+                                        f"(the most of each op in one call): {tv.message}", case)
+        if msg.stale_outputs:
+            raise JobFailed("profile", f"timing case {case.id}: L3 memory provenance of the timed candidate calls: "
+                                       f"{msg.stale_outputs[0]}; a result must be a new tensor of its call "
+                                       f"(a pooled buffer lets timed calls allocate nothing)", case)
+        extra = timed_ops_beyond(msg.timed_trace, self.case_traces.get(case.id))
+        if extra:
+            raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "
+                                       f"run on the same case did not ({extra}); a candidate must compute the same "
+                                       f"way when it is timed (the ghost replay that proves a Triton kernel "
+                                       f"computes the result cannot run inside timing)", case)
+        b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
+        reported = sum(msg.event_total_ms.values())
+        if reported > wall_ms * 1.05 + 1.0:
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the child reported {reported:.2f} ms of "
+                                               f"device time in a command the verifier saw take {wall_ms:.2f} ms", case)
+        if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
+            raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+        try:
+            kept = torch.load(check_out, map_location=self.device, weights_only=True)
+        except Exception as exc:  # noqa: BLE001
+            raise JobFailed("timer_tampering", f"timing case {case.id}: the checked timed repetitions were not "
+                                               f"returned ({type(exc).__name__})", case) from None
+        for k in check:
+            out = kept.get(str(k)) if isinstance(kept, dict) else None
+            if not isinstance(out, dict):
+                raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition {k} missing", case)
+            call = self.op.build(case.params, self.device, generator(self.device, timed_set_seed(base_seed, k)))
+            exp = self.op.reference(case.params, call.clone())
+            try:
+                bad, _ = self.judge.judge_values(out, exp)
+            except Exception as exc:  # noqa: BLE001
+                bad = f"{type(exc).__name__}: {exc}"
+            if bad is not None:
+                raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
+                                                f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
+                                                f"same function when it is timed", case)
+        return msg
+
+    def sol(self, cost: Any, ms: float) -> float | None:
+        """% of speed-of-light: the floor time from the cost model and the measured ceilings, over
+        the measured time."""
+        bw = self.ceilings.get("bandwidth_gbps")
+        floors = []
+        if bw and cost.bytes:
+            floors.append(cost.bytes / (bw * 1e9))
+        peak = self.ceilings.get(f"{cost.compute}_tflops") if cost.compute != "none" else None
+        if peak and cost.flops:
+            floors.append(cost.flops / (peak * 1e12))
+        if not floors:
+            return None
+        return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def _round(ms: Any) -> float | None:
+    return round(float(ms), 5) if isinstance(ms, (int, float)) else None
+
+
+def _spread(samples: Any) -> float | None:
+    """Relative interquartile spread of timing samples (IQR / median)."""
+    if not samples or len(samples) < 4:
+        return None
+    q = statistics.quantiles(samples, n=4)
+    med = statistics.median(samples)
+    return round((q[2] - q[0]) / med, 4) if med > 0 else None

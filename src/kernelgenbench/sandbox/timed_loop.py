@@ -1,0 +1,348 @@
+"""The timed loop: baseline and candidate of one case timed in one process (DESIGN.md "Timing").
+
+Method, per case:
+  * warm-up: each side runs until ``warmup_ms`` has elapsed and at least 3 calls completed, so
+    autotuning and compilation finish before anything is measured;
+  * measurement: blocks of repetitions alternate between baseline and candidate (the order flips
+    every block); every timed repetition gets inputs never seen before in the process: repetition
+    ``k`` of each side uses input set ``k``, built fresh from its own secret seed (``make_set``,
+    outside the timed region; both sides time the same values), and each side calls on its own
+    clone of it. The L2 cache is flushed by writing a 256 MB buffer before every repetition; the
+    call is timed with device events; the median per side is kept. Fresh values per repetition
+    mean that no cache of results across calls — on the host or on the device, keyed by pointers,
+    shapes or hashes of the values — can answer a timed call: with reused inputs (earlier versions
+    alternated two sets) a candidate that computes once and answers later calls from a cache
+    would have been timed on its cache hits;
+  * host ahead: after the flush the device spins (``torch.cuda._sleep``) for longer than the side
+    takes to issue one call on the host (measured in the warm-up: four times the slowest issue time
+    after the first two calls, plus 0.2 ms, at most 20 ms), so the start event runs only once the
+    whole call is queued; Python's garbage collector is paused inside the timed blocks. The events
+    then measure device time, the same way every repetition: without the lead, whether the host's
+    launch overhead landed inside the events depended on how far ahead of the device the host
+    happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
+    kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
+    still pays for it. The host's issue time per call is reported next to it (``*_host_ms``; the
+    candidate's includes the harness's count of its ATen ops, ``hooks.TimedTraceMode``);
+  * checks: the host wall clock of each block must cover the device-event total (a candidate
+    cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
+    the ATen ops of every candidate call (warm-up included) are counted and judged by the L3
+    allowlist like a correctness call's (``timed_trace``: a candidate that tells timing apart and
+    then computes with PyTorch or cuBLAS fails as ``profile``), every returned output must live in
+    storage allocated during its call (``stale_outputs``: a pooled buffer would let the timed calls
+    allocate nothing),
+    and the repetitions the verifier chose at random (``check``) are sent back and judged against
+    a reference of their inputs, rebuilt by the verifier from the same seeds: a candidate that
+    computes something else while it is timed fails.
+
+Runs inside the untrusted sandbox child, beside the candidate (the candidate must run there), which is
+why it lives under ``sandbox/``: the verifier's half of the protocol (the command, the checks of what
+this loop reports, the speedups) is ``verify/timing.py``, which also holds the constants both halves
+share (:data:`~kernelgenbench.verify.timing.BLOCK`, :func:`~kernelgenbench.verify.timing.timed_repetitions`,
+:func:`~kernelgenbench.verify.timing.timed_set_seed`). The verifier cross-checks the reported totals
+against its own wall clock of the whole command.
+"""
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections import Counter
+from typing import Any, Callable, Iterable
+
+import torch
+
+from ..verify.timing import BLOCK, timed_repetitions
+
+_FLUSH: dict[int, torch.Tensor] = {}
+
+
+def _flush_buffer(device: torch.device) -> torch.Tensor:
+    idx = device.index if device.index is not None else torch.cuda.current_device()
+    if idx not in _FLUSH:
+        _FLUSH[idx] = torch.empty(64 * 1024 * 1024, dtype=torch.int32, device=device)
+    return _FLUSH[idx]
+
+
+def _flush_kernel():
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def kgb_l2_flush(ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(ptr + offs, tl.zeros([BLOCK], dtype=tl.int32), mask=offs < n)
+
+    return kgb_l2_flush
+
+
+_FLUSH_KERNEL = None
+
+
+def flush_l2(device: torch.device, state: Any) -> None:
+    """Evict the L2 cache by writing a 256 MB buffer with a harness Triton kernel.
+
+    A harness kernel (not ``Tensor.zero_``) keeps the flush away from a registered candidate of
+    ``zero_``/``fill_``; the launch is excluded from the candidate's launch accounting.
+    """
+    global _FLUSH_KERNEL
+    if _FLUSH_KERNEL is None:
+        _FLUSH_KERNEL = _flush_kernel()
+    buf = _flush_buffer(device)
+    n = buf.numel()
+    mark = len(state.launches)
+    _FLUSH_KERNEL[(n // 8192,)](buf, n, BLOCK=8192)
+    del state.launches[mark:]
+
+
+def _new_event() -> Any:
+    return torch.cuda.Event(enable_timing=True)
+
+
+def _synchronize() -> None:
+    torch.cuda.synchronize()
+
+
+_CYCLES_PER_MS: float | None = None
+
+
+def _cycles_per_ms() -> float:
+    """Device clock cycles per ms of ``torch.cuda._sleep``, calibrated once per process."""
+    global _CYCLES_PER_MS
+    if _CYCLES_PER_MS is None:
+        torch.cuda._sleep(1000)  # load the module before timing anything
+        start, end = _new_event(), _new_event()
+        start.record()
+        torch.cuda._sleep(2_000_000)
+        end.record()
+        _synchronize()
+        _CYCLES_PER_MS = 2_000_000 / max(start.elapsed_time(end), 1e-3)
+    return _CYCLES_PER_MS
+
+
+def _device_lead(ms: float) -> None:
+    """Keep the device busy for ``ms`` so that the host gets ahead of it (see the module notes)."""
+    torch.cuda._sleep(int(ms * _cycles_per_ms()))
+
+
+def attached_objects(objs: Any, limit: int = 3) -> str:
+    """Python state a candidate tied to the harness's tensors: instance attributes (``t.__dict__``),
+    autograd hooks, or a ``.grad`` carrying either, on any tensor inside ``objs`` (nested lists,
+    tuples, dicts, :class:`~kernelgenbench.suite.spec.Call` objects). A harness tensor carries none,
+    and a kernel has no use for them; an object held there runs its finalizer (``__del__``) when
+    the harness drops the tensor, which is outside every timed window.
+
+    Args:
+        objs: ``(call, return value)`` pairs of candidate repetitions.
+
+    Returns:
+        ``""`` when there is none, else up to ``limit`` descriptions such as
+        ``"args[0].__dict__['_k'] (a _Later)"``.
+    """
+    found: list[str] = []
+    seen: set[int] = set()
+
+    def visit(x: Any, where: str) -> None:
+        if len(found) >= limit or id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, torch.Tensor):
+            attrs = getattr(x, "__dict__", None) or {}
+            for name, v in attrs.items():
+                found.append(f"{where}.__dict__[{name!r}] (a {type(v).__name__})")
+            for hooks in ("_backward_hooks", "_post_accumulate_grad_hooks"):
+                if getattr(x, hooks, None):
+                    found.append(f"{where}.{hooks}")
+            if x.grad is not None if x.is_leaf else False:
+                visit(x.grad, where + ".grad")
+        elif isinstance(x, (list, tuple)):
+            for i, v in enumerate(x):
+                visit(v, f"{where}[{i}]")
+        elif isinstance(x, dict):
+            for kk, v in x.items():
+                visit(v, f"{where}[{kk!r}]")
+        elif hasattr(x, "args") and hasattr(x, "kwargs"):  # a Call
+            visit(list(x.args), "args")
+            visit(dict(x.kwargs), "kwargs")
+
+    for c, ret in objs:
+        visit(c, "")
+        visit(ret, "return value")
+    return ", ".join(found[:limit])
+
+
+def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
+              reps: int = 50, warmup_ms: float = 25.0, block: int = BLOCK,
+              check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
+    """Time baseline and candidate on one case.
+
+    Args:
+        op: the :class:`~kernelgenbench.suite.spec.Operator`.
+        impl: the candidate implementation handle (``activate``/``deactivate`` toggle ATen
+            registration).
+        base_fn: runs the baseline once on a :class:`Call`.
+        calls: the warm-up input sets of the case (on the device), used in turn by the warm-up calls
+            only: no timed repetition sees their values.
+        platform: the platform profile.
+        state: the hook state (launch accounting).
+        reps: repetitions per side (rounded up to whole blocks).
+        warmup_ms: minimum warm-up per side, in ms.
+        block: repetitions per block before switching sides.
+        check: the numbers of the candidate repetitions whose inputs and outputs are kept for the
+            verifier to judge (chosen at random by the verifier).
+        make_set: ``k -> Call``, input set ``k`` of the timed repetitions, built from its own seed
+            (the caller lifts the candidate's registration around the build). Repetition ``k`` of
+            each side calls on a clone of set ``k``. None: the sets are ``calls[k % len(calls)]``
+            (only for tests of the protocol: reused values let a result cache answer).
+
+    Returns:
+        ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
+        wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
+        ``build_ms`` (host time spent building the timed input sets, outside the timed region),
+        ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
+        outside Triton launches: the L3 trace of the timed calls), ``stale_outputs`` (returned tensors
+        of candidate calls, warm-up included, in storage neither allocated during their call nor an
+        argument's: ``hooks.CallEvidence.stale_returns``; the verifier fails them) and ``checked``:
+        candidate repetition number -> (the call as the candidate left it, its return value).
+
+    Raises:
+        RuntimeError: the candidate launched no Triton kernel in some repetition, or the device
+            events report more time than the host clock saw.
+    """
+    if platform.device == "cuda":
+        device = torch.device("cuda", torch.cuda.current_device())
+    else:
+        device = torch.device(platform.device)
+    if make_set is None:
+        def make_set(k: int) -> Any:
+            return calls[k % len(calls)]
+
+    # Timing runs the candidate without poisoning, replay logs or signature binding; its ATen ops are
+    # still counted (hooks.TimedTraceMode: host time only, kept out of the device events by the lead)
+    # and judged by the verifier like a correctness call's.
+    state.tracing = False
+    state.timed_trace = Counter()
+    state.stale_outputs = []
+    try:
+        res = _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
+                         make_set)
+        res["timed_trace"] = dict(state.timed_trace)
+        res["stale_outputs"] = list(state.stale_outputs)
+        return res
+    finally:
+        state.tracing = True
+        state.timed_trace = None
+
+
+def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set):
+    def warm(fn: Callable[[Any], Any]) -> float:
+        """Warm up; return the slowest host issue time (ms) after the first two calls (compilation)."""
+        t0 = time.perf_counter()
+        n = 0
+        issue: list[float] = []
+        while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
+            c = calls[n % len(calls)].clone()
+            h = time.perf_counter()
+            fn(c)
+            issue.append((time.perf_counter() - h) * 1e3)
+            _synchronize()
+            n += 1
+            if n > 1000:
+                break
+        return max(issue[2:] or issue)
+
+    # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
+    impl.deactivate()
+    try:
+        issue_b = warm(base_fn)
+    finally:
+        impl.activate()
+    # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
+    invoke = getattr(op, "invoke_timed", op.invoke)
+    issue_c = warm(lambda c: invoke(impl, c, platform))
+    lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
+    host: dict[str, list[float]] = {"baseline": [], "candidate": []}
+
+    samples: dict[str, list[float]] = {"baseline": [], "candidate": []}
+    wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
+    launches: list[int] = []
+    checked: dict[int, tuple[Any, Any]] = {}
+    build_ms = 0.0
+    nblocks = timed_repetitions(reps, block) // block
+    for b in range(nblocks):
+        # this block's input sets, fresh values; both sides time the same ones, each on its own clones
+        t_build = time.perf_counter()
+        sets = [make_set(b * block + j) for j in range(block)]
+        _synchronize()
+        build_ms += (time.perf_counter() - t_build) * 1e3
+        order = ("baseline", "candidate") if b % 2 == 0 else ("candidate", "baseline")
+        for side in order:
+            if side == "baseline":
+                impl.deactivate()
+            gc_was_enabled = gc.isenabled()
+            gc.disable()
+            kept: list[tuple[Any, Any]] = []
+            try:
+                evs = []
+                _synchronize()
+                h0 = time.perf_counter()
+                for j in range(block):
+                    k = b * block + j
+                    c = sets[j].clone()
+                    flush_l2(device, state)
+                    start, end = _new_event(), _new_event()
+                    mark = len(state.launches)
+                    _device_lead(lead_ms)
+                    start.record()
+                    h = time.perf_counter()
+                    if side == "candidate":
+                        ret = invoke(impl, c, platform)
+                    else:
+                        base_fn(c)
+                    host[side].append((time.perf_counter() - h) * 1e3)
+                    end.record()
+                    if side == "candidate":
+                        launches.append(len(state.launches) - mark)
+                        if k in check:
+                            checked[k] = (c, ret)
+                        # every repetition's inputs and outputs live until the block's events are read:
+                        # work a finalizer would run when the harness drops them lands after the block,
+                        # never in a later repetition's window and never before a judged output is read
+                        kept.append((c, ret))
+                    evs.append((start, end))
+                _synchronize()
+                wall[side] += (time.perf_counter() - h0) * 1e3
+                samples[side].extend(s.elapsed_time(e) for s, e in evs)
+                if side == "candidate":
+                    found = attached_objects(kept)
+                    if found:
+                        raise RuntimeError(
+                            f"timing check failed: the candidate attached Python objects to the harness's "
+                            f"tensors ({found}); work tied to their lifetime would run outside the timed "
+                            f"window")
+            finally:
+                kept.clear()
+                if gc_was_enabled:
+                    gc.enable()
+                impl.activate()
+        state.launches.clear()
+        del sets
+    for side in samples:
+        total = sum(samples[side])
+        if total > wall[side] * 1.05 + 0.05:
+            raise RuntimeError(f"timing check failed: device events report {total:.3f} ms for the {side} but the "
+                               f"host clock saw only {wall[side]:.3f} ms")
+    needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
+    if needs_launch and launches and min(launches) == 0:
+        raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "
+                           "computed cannot be timed)")
+    return {
+        "baseline_ms": statistics.median(samples["baseline"]),
+        "candidate_ms": statistics.median(samples["candidate"]),
+        "baseline_samples": samples["baseline"], "candidate_samples": samples["candidate"],
+        "wall_ms": wall, "event_total_ms": {k: sum(v) for k, v in samples.items()},
+        "baseline_host_ms": statistics.median(host["baseline"]), "candidate_host_ms": statistics.median(host["candidate"]),
+        "lead_ms": lead_ms,
+        "launches_per_rep": min(launches) if launches else 0,
+        "build_ms": build_ms,
+        "checked": checked,
+    }
