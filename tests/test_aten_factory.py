@@ -303,7 +303,7 @@ def test_allocation_poisoning_avoids_a_registered_fill_(monkeypatch: pytest.Monk
     # on GPUs the sandbox poisons what a wrapper allocates; while fill_ is the op under test, a poisoning
     # through fill_ would dispatch into the candidate (a false "dispatch recursion" for a fill_ that allocates)
     from kernelgenbench.sandbox import hooks
-    from kernelgenbench.verify.compare import INT_POISON, is_poison
+    from kernelgenbench.suite.tensors import INT_POISON, is_poison
 
     monkeypatch.setattr(hooks.STATE, "registered", frozenset({"fill_.Scalar", "fill_.Tensor"}))
     t = torch.empty(5, 8)[:, ::2]

@@ -10,7 +10,7 @@ import torch
 
 from kernelgenbench.run.job import _all_outputs_empty, _trivial, _unproven_writes
 from kernelgenbench.suite.spec import Call, Expected, Tolerance, written_expected
-from kernelgenbench.verify.compare import INT_POISON, INT_POISON_ALT, poison_, poison_variant
+from kernelgenbench.suite.tensors import INT_POISON, INT_POISON_ALT, poison_, poison_variant
 
 
 def _axpy_like(y: torch.Tensor, delta: torch.Tensor) -> tuple[list[Expected], Call]:

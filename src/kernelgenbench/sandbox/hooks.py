@@ -1480,7 +1480,7 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
         trace["aten::host_data"] += out.numel()
     if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
         if out.numel() and not out.is_meta:
-            from ..verify.compare import poison_variant
+            from ..suite.tensors import poison_variant
 
             with poison_variant(STATE.ghost or STATE.alt_poison):
                 poison_allocation(out)
@@ -1562,7 +1562,7 @@ def poison_allocation(t: torch.Tensor) -> None:
     registration replaces fill_ (aten::fill_ under test on a GPU), one poisoned CPU element copied and
     broadcast onto ``t``, so that the poisoning does not dispatch into the candidate (which would
     count as the candidate re-entering itself)."""
-    from ..verify.compare import poison_
+    from ..suite.tensors import poison_
 
     if not any(k.split(".", 1)[0] == "fill_" for k in STATE.registered):
         poison_(t)

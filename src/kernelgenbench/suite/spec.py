@@ -442,7 +442,7 @@ class Expected:
             indices among ties. Called in the verifier as ``check(actual, outputs)`` with the
             slot's value and the dict of every output of the call (``outputs["ret"]``,
             ``outputs["args"]``, ``outputs["kwargs"]``, on the verifier's device); it returns a
-            :class:`~kernelgenbench.verify.compare.SlotResult`. It must not raise for malformed
+            :class:`~kernelgenbench.suite.compare.SlotResult`. It must not raise for malformed
             results: a wrong type or shape is a failed result with a message. ``value`` may hold
             the reference anyway (shown in messages, used for the ghost-poison test).
     """

@@ -42,9 +42,9 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, is_dispatcher, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 

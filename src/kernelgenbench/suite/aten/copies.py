@@ -56,7 +56,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_values, same_storage, unchanged
+from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..common import make_tensor, poisoned
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api

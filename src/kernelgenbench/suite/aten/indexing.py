@@ -49,10 +49,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_slot, poison_
+from ..compare import SlotResult, compare_slot
 from ..common import make_tensor, upcast
 from ..spec import (EXACT, Call, Cost, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
                     written_expected)
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes
 from .pools import FLOAT3, POINTWISE_SHAPES
 from .views import wrappers_of

@@ -38,9 +38,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]

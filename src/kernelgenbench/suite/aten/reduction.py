@@ -32,9 +32,9 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...verify.compare import poison_
 from ..common import make_tensor
 from ..spec import EXACT, Call, Cost, Expected, Tolerance, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .binary import pytorch_wrappers
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 from .ops import _softmax_build, _softmax_ref

@@ -33,10 +33,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_slot, compare_values, poison_
+from ..compare import SlotResult, compare_slot, compare_values
 from ..common import make_tensor, poisoned
 from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance,
                     Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
+from ..tensors import poison_
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import FLOAT3
 from .views import wrappers_of

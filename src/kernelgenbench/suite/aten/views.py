@@ -36,10 +36,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import poison_, same_storage
+from ..compare import same_storage
 from ..common import make_tensor
 from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Expected, NothingToCompute, Wrapper, dtype_of,
                     numel, product)
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, is_dispatcher, overload_kind, resolve_api, schema_of
 
 FLOATS = ["fp16", "fp32", "bf16"]

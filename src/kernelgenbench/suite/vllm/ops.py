@@ -8,10 +8,10 @@ from typing import Any, Callable
 
 import torch
 
-from ...verify.compare import poison_
 from ..common import make_tensor
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, numel, product, ulp, written_expected
+from ..tensors import poison_
 
 FLOAT3 = ["fp16", "bf16", "fp32"]
 

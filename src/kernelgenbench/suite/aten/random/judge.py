@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ....verify.compare import SlotResult
+from ...compare import SlotResult
 from ...spec import Call, Expected, GeneratorSeed, Tolerance, region_mask, storage_view
 from .cross_run import cross_run_test
 from .long_range import Cells, copy_test
