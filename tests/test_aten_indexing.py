@@ -175,7 +175,7 @@ def test_raises_judge_reads_the_harness_record() -> None:
 
 
 def test_invoke_records_the_error_and_keeps_harness_findings() -> None:
-    from kernelgenbench.sandbox.hooks import DispatchRecursion
+    from kernelgenbench.sandbox.dispatch import DispatchRecursion
 
     op = ROWS["index"]
     call = _build(op, dict(dtype="fp32", shape=[4, 4], error="empty"))

@@ -443,7 +443,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
                                  "functions (tl.sum, tl.sigmoid, ...) are compiled-mode functions the CPU interpreter "
                                  "cannot call. Run kgb repro in a fresh process (the command line does), or set "
                                  "TRITON_INTERPRET=1 before anything imports triton")
-            from ..sandbox.hooks import install_interpreter_patches
+            from ..sandbox.interpreter import install_interpreter_patches
 
             install_interpreter_patches()  # the sandbox's: autotune without a driver, bounds-checked accesses
         findings = scan_file(sub, own_ops=frozenset(getattr(op, "own_ops", frozenset())),

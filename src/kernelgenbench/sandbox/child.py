@@ -14,7 +14,7 @@ Commands:
     {"cmd": "case", "inp": PATH, "out": PATH, "ghost": bool, "alt_poison": bool, "profile": bool}
         A normal case run also saves its replay log (the values of the candidate's host reads, each
         marked ``triton`` where it read memory a launch of the call received, and the outcomes of its
-        launches, :meth:`hooks.State.begin_case`) as ``replay_log`` in the out file; a ghost run
+        launches, :meth:`.state.State.begin_case`) as ``replay_log`` in the out file; a ghost run
         (``"ghost": true``) replays the log the verifier put in the input file as ``replay`` and reports
         what the replay did (``"replay"`` in its answer). Every case answer carries ``stale_outputs``:
         returned tensors in storage neither allocated during their call nor an argument's.
@@ -25,8 +25,8 @@ Commands:
     {"cmd": "exit"}
 
 The ``ready`` answer carries ``import_trace``: the ATen ops the submission's import ran (traced like a
-call, ``hooks.trace_import``). Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
-recorded so far in this process (``hooks.STATE.launch_violations``, never cleared; see
+call, ``dispatch.trace_import``). Every answer (``ready``, ``case``, ``time``) carries ``launch_violations``: the launch-rule violations
+recorded so far in this process (``state.STATE.launch_violations``, never cleared; see
 ``sandbox/launch_args.py``), and ``unscanned_bodies``: the submission's functions that ran as kernel
 bodies without the file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``;
 the verifier scans each).
@@ -102,10 +102,11 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: dict[str, Any]) -> None:
-        from . import hooks, launch_args
+        from . import launch_args
+        from .state import STATE
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
-        msg.setdefault("launch_violations", list(hooks.STATE.launch_violations))
+        msg.setdefault("launch_violations", list(STATE.launch_violations))
         msg.setdefault("unscanned_bodies", [list(k) for k in launch_args.UNSCANNED])
         self.resp.write(json.dumps(msg, default=str) + "\n")
         self.resp.flush()
@@ -117,14 +118,18 @@ class Child:
 
         from ..platforms import PROFILES
         from ..suite.registry import get_operator
-        from . import hooks
+        from .dispatch import trace_import
+        from .host_reads import install_host_read_hooks
+        from .interpreter import install_interpreter_patches, install_interpreter_progress
+        from .launch import install_launch_hooks
+        from .state import STATE
 
         self.torch = torch
         self.platform = PROFILES[self.args.platform]
         self.op = get_operator(self.args.op)
-        self.hooks = hooks
-        hooks.install_launch_hooks()
-        hooks.install_host_read_hooks()
+        self.state = STATE
+        install_launch_hooks()
+        install_host_read_hooks()
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
         from ..verify.scan import kernel_body_defs
@@ -137,9 +142,9 @@ class Child:
             source = ""
         launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
         if self.platform.interpreter:
-            hooks.install_interpreter_patches()
+            install_interpreter_patches()
             if self.args.progress:
-                hooks.install_interpreter_progress(self.args.progress)
+                install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
@@ -148,8 +153,8 @@ class Child:
                 raise ImportError(f"cannot load {self.args.submission}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            # traced like a call (hooks.trace_import): work done at import is judged by the verifier
-            import_trace = hooks.trace_import(lambda: spec.loader.exec_module(module))
+            # traced like a call (dispatch.trace_import): work done at import is judged by the verifier
+            import_trace = trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
             self.send({"event": "ready", "ok": False, "failure": "syntax", "error": _error(exc, "import")})
             return False
@@ -165,9 +170,9 @@ class Child:
         except BaseException as exc:  # noqa: BLE001
             self.send({"event": "ready", "ok": False, "failure": "platform", "error": _error(exc, "register")})
             return False
-        hooks.STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
+        STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
-            hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
+            STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send({"event": "ready", "ok": True, "timers_tampered": tampered_timers(),
                    "missing_optional": self.missing_optional, "import_trace": dict(import_trace)})
@@ -238,7 +243,7 @@ class Child:
         torch = self.torch
         from ..suite.spec import Call, clone_tree
 
-        state = self.hooks.STATE
+        state = self.state
         data = self.load(msg["inp"])
         args, kwargs = data["args"], data["kwargs"]
         if data["written"]:
@@ -318,7 +323,7 @@ class Child:
 
         try:
             base_fn, label = self.op.baseline(calls[0], self.platform)
-            res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.hooks.STATE,
+            res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
                             reps=int(msg.get("reps", 50)), warmup_ms=float(msg.get("warmup_ms", 25.0)), check=check,
                             make_set=make_set if params is not None else None)
             checked = res.pop("checked")
@@ -353,8 +358,8 @@ class Child:
 def readonly_storages(call: Any) -> frozenset[int]:
     """Data pointers of the storages of a case's read-only inputs: every tensor of the call (in lists and
     tuples too) outside its ``written`` slots, less storages a written slot shares. A host read of them
-    is never Triton's work (``hooks.host_read``)."""
-    from .hooks import _storage, _tensors
+    is never Triton's work (``host_reads.host_read``)."""
+    from .provenance import _storage, _tensors
 
     def ptrs(obj: Any) -> set[int]:
         return {st.data_ptr() for _, t in _tensors(obj) for st in [_storage(t)] if st is not None and st.nbytes()}

@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..sandbox.hooks import traced
+from ..sandbox.dispatch import traced
 from .spec import Call, Cost, Expected, Interface, Operator
 
 

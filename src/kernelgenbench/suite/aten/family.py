@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 import torch
 
-from ...sandbox.hooks import InterceptMode, traced
+from ...sandbox.dispatch import InterceptMode, traced
 from ..spec import (Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of,
                     is_named_overload)
 

@@ -206,7 +206,7 @@ class IndexOperator(AtenOperator):
         api = str(call.api)
         if not api.startswith(RAISES):
             return super().invoke(impl, call, platform)
-        from ...sandbox.hooks import DispatchRecursion, SignatureMismatch
+        from ...sandbox.dispatch import DispatchRecursion, SignatureMismatch
 
         inner = Call(call.args, call.kwargs, call.written, api=api[len(RAISES):])
         try:
