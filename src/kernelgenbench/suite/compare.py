@@ -16,8 +16,8 @@ from typing import Any
 
 import torch
 
-from .spec import Expected, Tolerance, is_exact_dtype, storage_view
-from .tensors import is_poison
+from .spec import Expected, Tolerance, is_exact_dtype
+from .tensors import is_poison, storage_view
 
 
 @dataclass

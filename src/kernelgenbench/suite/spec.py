@@ -24,6 +24,7 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 
 import torch
 
+from .tensors import clone_tree, region_mask, storage_view
 from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name, tier_parts,  # noqa: F401
                     verdict_scope)
 
@@ -639,64 +640,6 @@ def bind_generators(obj: Any, bind: Callable[[GeneratorSeed], Any]) -> Any:
     if isinstance(obj, dict):
         return {k: bind_generators(v, bind) for k, v in obj.items()}
     return obj
-
-
-def clone_tree(obj: Any) -> Any:
-    """Clone every tensor in a nested list/tuple/dict, preserving views on whole storages.
-
-    Tensors that share one storage in ``obj`` still share one (cloned) storage in the result,
-    with the same sizes, strides and storage offsets.
-    """
-    memo: dict[int, torch.Tensor] = {}
-
-    def storage_clone(t: torch.Tensor) -> torch.Tensor:
-        st = t.untyped_storage()
-        # every empty storage reports data pointer 0: key those by tensor, or distinct empty tensors (an empty
-        # input and an empty out= to resize) would come back sharing one storage
-        key = st.data_ptr() if st.nbytes() else ("empty", id(t))
-        if key not in memo:
-            flat = torch.empty(0, dtype=torch.uint8, device=t.device)
-            flat.set_(st.clone())
-            memo[key] = flat
-        base = memo[key]
-        out = torch.empty(0, dtype=t.dtype, device=t.device)
-        out.set_(base.untyped_storage(), t.storage_offset(), t.size(), t.stride())
-        # keep the lazy conjugate/negative bits (resolve_conj/resolve_neg inputs): same memory, same meaning
-        if t.is_conj():
-            out = out._conj()
-        if t.is_neg():
-            out = out._neg_view()
-        return out
-
-    def rec(o: Any) -> Any:
-        if isinstance(o, torch.Tensor):
-            return storage_clone(o)
-        if isinstance(o, list):
-            return [rec(x) for x in o]
-        if isinstance(o, tuple):
-            return tuple(rec(x) for x in o)
-        if isinstance(o, dict):
-            return {k: rec(v) for k, v in o.items()}
-        return o
-
-    return rec(obj)
-
-
-def storage_view(t: torch.Tensor) -> torch.Tensor:
-    """A flat tensor of ``t``'s dtype over the whole of ``t``'s storage (from element 0)."""
-    n = t.untyped_storage().nbytes() // t.element_size()
-    out = torch.empty(0, dtype=t.dtype, device=t.device)
-    out.set_(t.untyped_storage(), 0, (n,), (1,))
-    return out
-
-
-def region_mask(t: torch.Tensor) -> torch.Tensor:
-    """A flat bool mask over ``t``'s storage marking the elements the view ``t`` addresses."""
-    n = t.untyped_storage().nbytes() // t.element_size()
-    mask = torch.zeros(n, dtype=torch.bool, device=t.device)
-    if t.numel():
-        mask.as_strided(t.size(), t.stride(), t.storage_offset()).fill_(True)
-    return mask
 
 
 def ulp(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

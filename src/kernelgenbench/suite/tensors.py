@@ -5,11 +5,15 @@ case"; aten.md §3).
 A property of the spec's inputs: builders (``suite/``) poison the outputs and written arguments of the
 calls they build, the sandbox child poisons the candidate's allocations with the same patterns
 (``sandbox/dispatch.py``), and the comparison (:mod:`.compare`) and the verifier recognise them.
+
+Also the whole-storage helpers of the spec's tensors (:func:`clone_tree`, :func:`storage_view`,
+:func:`region_mask`): written arguments are compared storage and all.
 """
 from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Any
 
 import torch
 
@@ -111,3 +115,61 @@ def holds_poison(t: torch.Tensor, alt: bool = False) -> torch.Tensor:
     size = t.element_size()
     raw = t.contiguous().view(torch.uint8).reshape(*t.shape, size)
     return (raw == (FALLBACK_BYTE_ALT if alt else FALLBACK_BYTE)).all(-1)
+
+
+def clone_tree(obj: Any) -> Any:
+    """Clone every tensor in a nested list/tuple/dict, preserving views on whole storages.
+
+    Tensors that share one storage in ``obj`` still share one (cloned) storage in the result,
+    with the same sizes, strides and storage offsets.
+    """
+    memo: dict[int, torch.Tensor] = {}
+
+    def storage_clone(t: torch.Tensor) -> torch.Tensor:
+        st = t.untyped_storage()
+        # every empty storage reports data pointer 0: key those by tensor, or distinct empty tensors (an empty
+        # input and an empty out= to resize) would come back sharing one storage
+        key = st.data_ptr() if st.nbytes() else ("empty", id(t))
+        if key not in memo:
+            flat = torch.empty(0, dtype=torch.uint8, device=t.device)
+            flat.set_(st.clone())
+            memo[key] = flat
+        base = memo[key]
+        out = torch.empty(0, dtype=t.dtype, device=t.device)
+        out.set_(base.untyped_storage(), t.storage_offset(), t.size(), t.stride())
+        # keep the lazy conjugate/negative bits (resolve_conj/resolve_neg inputs): same memory, same meaning
+        if t.is_conj():
+            out = out._conj()
+        if t.is_neg():
+            out = out._neg_view()
+        return out
+
+    def rec(o: Any) -> Any:
+        if isinstance(o, torch.Tensor):
+            return storage_clone(o)
+        if isinstance(o, list):
+            return [rec(x) for x in o]
+        if isinstance(o, tuple):
+            return tuple(rec(x) for x in o)
+        if isinstance(o, dict):
+            return {k: rec(v) for k, v in o.items()}
+        return o
+
+    return rec(obj)
+
+
+def storage_view(t: torch.Tensor) -> torch.Tensor:
+    """A flat tensor of ``t``'s dtype over the whole of ``t``'s storage (from element 0)."""
+    n = t.untyped_storage().nbytes() // t.element_size()
+    out = torch.empty(0, dtype=t.dtype, device=t.device)
+    out.set_(t.untyped_storage(), 0, (n,), (1,))
+    return out
+
+
+def region_mask(t: torch.Tensor) -> torch.Tensor:
+    """A flat bool mask over ``t``'s storage marking the elements the view ``t`` addresses."""
+    n = t.untyped_storage().nbytes() // t.element_size()
+    mask = torch.zeros(n, dtype=torch.bool, device=t.device)
+    if t.numel():
+        mask.as_strided(t.size(), t.stride(), t.storage_offset()).fill_(True)
+    return mask
