@@ -315,7 +315,7 @@ def test_generator_markers_survive_torch_save_and_materialize() -> None:
 
 
 def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """verify/timing.py with generator markers: one call per repetition (invoke_timed), the baseline and the
+    """verify/timing.py with generator markers: one call per repetition (drive_timed), the baseline and the
     candidate share an advancing generator per input set, and the judged repetitions pass the judge."""
     monkeypatch.setattr(timing, "_new_event", lambda: SimpleNamespace(record=lambda: None,
                                                                        elapsed_time=lambda other: 0.0))

@@ -45,7 +45,7 @@ class DoubleOp:
         self.memo: dict[bytes, torch.Tensor] = {}
         self.hit_keys: list[bytes] = []
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         if self.mode == "skip_launch" and len(self.state.launches) > 3:
@@ -149,7 +149,7 @@ class DeferringOp(DoubleOp):
         super().__init__(state)
         self.how, self.log = how, []
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         self.log.append("call")
@@ -205,7 +205,7 @@ class TorchOnTimedOp(DoubleOp):
 
         self.fn = traced(wrapper, "aten::double")
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         return self.fn(out, x)
@@ -258,7 +258,7 @@ def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
 
             self.fn = traced(wrapper, "aten::double")
 
-        def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+        def drive_timed(self, call: Call, candidate) -> torch.Tensor:
             self.state.launches.append("double_kernel")
             return self.fn(*call.args)
 

@@ -431,6 +431,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         import torch
 
         from ..run.job import judge_values
+        from ..sandbox.drive import invoke, make_impl
         from ..suite.common import generator
         from ..verify.compare import poison_variant, unchanged
         from ..verify.scan import scan_file
@@ -463,11 +464,11 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-        impl = op.make_impl(module, plat)
+        impl = make_impl(op, module, plat)
         exc: BaseException | None = None
         ret: Any = None
         try:
-            ret = op.invoke(impl, call, plat)
+            ret = invoke(op, impl, call, plat)
             if plat.device == "cuda" and not plat.interpreter:
                 torch.cuda.synchronize()
         except Exception as e:  # noqa: BLE001 - the candidate's exception is the finding

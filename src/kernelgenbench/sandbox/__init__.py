@@ -7,6 +7,7 @@ are made by the trusted verifier (``verify/``, ``run/``) from what the child sen
 Layout:
 
 * :mod:`.child`: the child process: loads the submission, answers the verifier's commands;
+* :mod:`.drive`: the candidate of a submission: its wrappers traced and registered, each case's calls;
 * :mod:`.state`: the instrumentation state every hook records into, and the L2 replay log;
 * :mod:`.host_reads`: host reads of tensor data, counted, logged and replayed (L2);
 * :mod:`.launch`: Triton launch hooks: accounting, the launch rule, ghost launches (empty grid on GPUs),

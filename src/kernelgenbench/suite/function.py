@@ -1,7 +1,7 @@
 """Operators whose submission is one Python function with a fixed signature (vLLM, cuBLAS).
 
-The candidate is called directly with the case's arguments; written arguments are outputs that
-already exist and must be filled in place (vllm.md §2.1, cublas.md §2.1).
+The candidate is called directly with the case's arguments (``sandbox/drive.py``, in the child); written
+arguments are outputs that already exist and must be filled in place (vllm.md §2.1, cublas.md §2.1).
 """
 from __future__ import annotations
 
@@ -9,21 +9,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..sandbox.dispatch import traced
 from .spec import Call, Cost, Expected, Interface, Operator
-
-
-class FunctionImpl:
-    """The candidate's function, traced (runs in the child). Nothing to register."""
-
-    def __init__(self, module: Any, name: str) -> None:
-        self.fn = traced(getattr(module, name), name)
-
-    def activate(self) -> None:
-        """No registration for function tasks."""
-
-    def deactivate(self) -> None:
-        """No registration for function tasks."""
 
 
 class FunctionOperator(Operator):
@@ -83,12 +69,6 @@ class FunctionOperator(Operator):
         if self._dtypes is not None:
             return self._dtypes(params)
         return super().tensor_dtypes(params)
-
-    def make_impl(self, module: Any, platform: Any) -> FunctionImpl:
-        return FunctionImpl(module, str(self.interface.function))
-
-    def invoke(self, impl: FunctionImpl, call: Call, platform: Any) -> Any:
-        return impl.fn(*call.args, **call.kwargs)
 
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         return self._baseline(call, platform)

@@ -2,14 +2,16 @@
 
 An :class:`Operator` is one task of the benchmark (``aten::_softmax``, ``vllm::rms_norm``,
 ``cublas::cublasSgemm_v2``). It knows its interface, how to enumerate its cases per tier, how to
-build the inputs of a case, how to compute the trusted reference, how the candidate is driven, what
+build the inputs of a case, how to compute the trusted reference, how a case calls the candidate, what
 the production baseline is, and what a case costs (FLOPs, bytes).
 
-Code in this module runs on both sides of the trust boundary:
+The spec model imports neither the sandbox nor the verifier (``tests/test_layout.py``). Both processes use it:
 
 * trusted side (verifier): :meth:`Operator.grid`, :meth:`Operator.build`, :meth:`Operator.reference`,
-  :meth:`Operator.cost`;
-* untrusted child (sandbox): :meth:`Operator.invoke`, :meth:`Operator.baseline`.
+  :meth:`Operator.cost`, and the custom judges of :attr:`Expected.check`;
+* untrusted child (sandbox): :meth:`Operator.drive` (how many calls, on which arguments: the calls
+  themselves, the wrappers' registration and tracing are ``sandbox/drive.py``'s), :meth:`Operator.baseline`,
+  and :meth:`Operator.build` for the timed repetitions' inputs.
 
 The semantics of every operator are given by ``shared/spec/{aten,vllm,cublas}.md``; each operator
 records the section it implements in :attr:`Operator.section`.
@@ -20,7 +22,7 @@ import abc
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
 
 import torch
 
@@ -674,6 +676,17 @@ def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol
     return Expected(slot, exp_flat, tol, mask, atol_extra=extra)
 
 
+class Candidate(Protocol):
+    """The candidate as :meth:`Operator.drive` calls it in the sandbox child (``sandbox/drive.py`` makes it,
+    registered, traced and routed): ``candidate(call)`` calls it once, returning what it returns and raising
+    what it raises; ``candidate.attempt(call)`` returns ``(result, None)``, or ``(None, exc)`` where the call
+    raised ``exc`` (the harness's own findings, dispatch recursion and a signature mismatch, still raise)."""
+
+    def __call__(self, call: Call) -> Any: ...
+
+    def attempt(self, call: Call) -> tuple[Any, Exception | None]: ...
+
+
 class Operator(abc.ABC):
     """One benchmark task. Subclasses (families) fill in the hooks.
 
@@ -785,16 +798,17 @@ class Operator(abc.ABC):
         return out
 
     # -- untrusted child --------------------------------------------------------------------
-    @abc.abstractmethod
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        """Run the candidate on ``call`` (in the sandbox child). Returns what the candidate returns."""
-        ...
+    def drive(self, call: Call, candidate: Candidate) -> Any:
+        """How a case run calls the candidate on ``call`` (in the sandbox child; ``sandbox/drive.py``
+        runs it): returns what the child reports as the candidate's result. Default: one call,
+        ``candidate(call)``. Random operators call it four times; error cases record the outcome."""
+        return candidate(call)
 
-    def invoke_timed(self, impl: Any, call: Call, platform: Any) -> Any:
-        """Run the candidate once inside a timed repetition (verify/timing.py). Default:
-        :meth:`invoke`. Operators whose correctness runs call the candidate more than once (random
-        operators: the same seed twice, another seed) time a single call here."""
-        return self.invoke(impl, call, platform)
+    def drive_timed(self, call: Call, candidate: Candidate) -> Any:
+        """How one timed repetition calls the candidate (verify/timing.py). Default: :meth:`drive`.
+        Operators whose correctness runs call the candidate more than once (random operators: the same
+        seed twice, another seed) time a single call here."""
+        return self.drive(call, candidate)
 
     @abc.abstractmethod
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:

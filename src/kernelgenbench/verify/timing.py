@@ -43,6 +43,7 @@ import gc
 import statistics
 import time
 from collections import Counter
+from functools import partial
 from typing import Any, Callable, Iterable
 
 import torch
@@ -265,8 +266,10 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         issue_b = warm(base_fn)
     finally:
         impl.activate()
-    # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
-    invoke = getattr(op, "invoke_timed", op.invoke)
+    # One candidate call per repetition (Operator.drive_timed, made by sandbox/drive.py).
+    from ..sandbox.drive import invoke_timed
+
+    invoke = partial(invoke_timed, op)
     issue_c = warm(lambda c: invoke(impl, c, platform))
     lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
     host: dict[str, list[float]] = {"baseline": [], "candidate": []}

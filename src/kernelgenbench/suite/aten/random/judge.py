@@ -37,7 +37,7 @@ class RandomJudge:
     """The custom judge (:attr:`Expected.check`) of one stochastic case (package docstring).
 
     A run is the tuple ``(ret, *written)`` of one call (``written`` in :attr:`Call.written` order), as
-    :meth:`.protocol.RandomOperator.invoke` returns four of them (runs A-D) and ``invoke_timed`` one.
+    :meth:`.protocol.RandomOperator.drive` returns four of them (runs A-D) and ``drive_timed`` one.
 
     Attributes:
         law: the law of the samples.
