@@ -27,6 +27,8 @@ class FunctionOperator(Operator):
         baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child).
         dtypes: ``dtypes(params) -> set[torch.dtype]`` the case computes in.
         atol_text: the row's atol in words where the spec fixes its reduce_dim (``kgb show``).
+        label: ``label() -> str``, the :meth:`baseline_label` where it is not the source's default (vLLM:
+            whether ``vllm._custom_ops`` is importable).
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -35,7 +37,8 @@ class FunctionOperator(Operator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool],
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
-                 own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None) -> None:
+                 own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None,
+                 label: Callable[[], str] | None = None) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -49,6 +52,7 @@ class FunctionOperator(Operator):
         self.own_ops = own_ops
         self.allow_copies = True
         self.atol_text = atol_text
+        self._label = label
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))
@@ -74,8 +78,6 @@ class FunctionOperator(Operator):
         return self._baseline(call, platform)
 
     def baseline_label(self) -> str:
-        if self.source == "vllm":
-            from .vllm.ops import baseline_label
-
-            return baseline_label()
+        if self._label is not None:
+            return self._label()
         return super().baseline_label()
