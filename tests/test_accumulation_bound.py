@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from kernelgenbench.suite.common import generator
+from kernelgenbench.suite.compare import compare_slot, compare_values
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import (ACCUMULATION_LAMBDA, Expected, Tolerance, accumulation_allowance,
                                        accumulation_rule, written_expected)
-from kernelgenbench.verify.compare import compare_slot, compare_values
 
 F32, F64 = torch.float32, torch.float64
 

@@ -20,7 +20,7 @@ from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.copies import OPERATORS, CopyOperator, _as_dispatched, input_shape, make_input
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, clone_tree, dtype_of
-from kernelgenbench.verify.compare import poison_
+from kernelgenbench.suite.tensors import poison_
 from kernelgenbench.verify.scan import scan_file, scan_source
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"

@@ -302,20 +302,21 @@ class _Fills(TorchDispatchMode):
 def test_allocation_poisoning_avoids_a_registered_fill_(monkeypatch: pytest.MonkeyPatch) -> None:
     # on GPUs the sandbox poisons what a wrapper allocates; while fill_ is the op under test, a poisoning
     # through fill_ would dispatch into the candidate (a false "dispatch recursion" for a fill_ that allocates)
-    from kernelgenbench.sandbox import hooks
-    from kernelgenbench.verify.compare import INT_POISON, is_poison
+    from kernelgenbench.sandbox.dispatch import poison_allocation
+    from kernelgenbench.sandbox.state import STATE
+    from kernelgenbench.suite.tensors import INT_POISON, is_poison
 
-    monkeypatch.setattr(hooks.STATE, "registered", frozenset({"fill_.Scalar", "fill_.Tensor"}))
+    monkeypatch.setattr(STATE, "registered", frozenset({"fill_.Scalar", "fill_.Tensor"}))
     t = torch.empty(5, 8)[:, ::2]
     i = torch.empty(3, 4, dtype=torch.int32)
     with _Fills() as rec:
-        hooks.poison_allocation(t)
-        hooks.poison_allocation(i)
+        poison_allocation(t)
+        poison_allocation(i)
     assert bool(is_poison(t).all()) and bool((i == INT_POISON[torch.int32]).all())
     assert rec.sizes == [1, 1]  # only the 0-d CPU element is filled; the allocations are written by copy_
-    monkeypatch.setattr(hooks.STATE, "registered", frozenset({"zero_"}))
+    monkeypatch.setattr(STATE, "registered", frozenset({"zero_"}))
     with _Fills() as rec:
-        hooks.poison_allocation(t)
+        poison_allocation(t)
     assert rec.sizes == [20]  # no fill_ registered: PyTorch's fill_ on the allocation itself
 
 

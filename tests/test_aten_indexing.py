@@ -175,7 +175,8 @@ def test_raises_judge_reads_the_harness_record() -> None:
 
 
 def test_invoke_records_the_error_and_keeps_harness_findings() -> None:
-    from kernelgenbench.sandbox.hooks import DispatchRecursion
+    from kernelgenbench.sandbox.dispatch import DispatchRecursion
+    from kernelgenbench.sandbox.drive import invoke
 
     op = ROWS["index"]
     call = _build(op, dict(dtype="fp32", shape=[4, 4], error="empty"))
@@ -196,12 +197,12 @@ def test_invoke_records_the_error_and_keeps_harness_findings() -> None:
     def recursion(self, indices):
         raise DispatchRecursion("re-entered")
 
-    rec = op.invoke(Impl(raises), call.clone(), Interp())
+    rec = invoke(op, Impl(raises), call.clone(), Interp())
     assert bytes(rec.tolist()).decode().startswith("raised IndexError: at least one index")
-    rec = op.invoke(Impl(returns), call.clone(), Interp())
+    rec = invoke(op, Impl(returns), call.clone(), Interp())
     assert bytes(rec.tolist()).decode() == "returned Tensor without raising"
     with pytest.raises(DispatchRecursion):
-        op.invoke(Impl(recursion), call.clone(), Interp())
+        invoke(op, Impl(recursion), call.clone(), Interp())
     with pytest.raises(ValueError):
         op.baseline(call, Interp())
 

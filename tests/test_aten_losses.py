@@ -17,9 +17,9 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.aten.losses import OPERATORS, LossOperator, TensorRow
+from kernelgenbench.suite.compare import compare_values
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, Tolerance
-from kernelgenbench.verify.compare import compare_values
 from kernelgenbench.verify.scan import scan_file
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"

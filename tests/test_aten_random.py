@@ -19,7 +19,8 @@ import pytest
 import torch
 
 from kernelgenbench.platforms import PROFILES
-from kernelgenbench.sandbox import hooks
+from kernelgenbench.sandbox.dispatch import CandidateMode
+from kernelgenbench.sandbox.state import STATE, State
 from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, BernoulliLaw, ExponentialLaw, PoissonLaw,
                                               RandomOperator, UniformLaw, bernstein, dkw, gamma_mean_bounds,
@@ -315,7 +316,7 @@ def test_generator_markers_survive_torch_save_and_materialize() -> None:
 
 
 def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    """sandbox/timed_loop.py with generator markers: one call per repetition (invoke_timed), the baseline and the
+    """sandbox/timed_loop.py with generator markers: one call per repetition (drive_timed), the baseline and the
     candidate share an advancing generator per input set, and the judged repetitions pass the judge."""
     monkeypatch.setattr(timed_loop, "_new_event", lambda: SimpleNamespace(record=lambda: None,
                                                                        elapsed_time=lambda other: 0.0))
@@ -329,7 +330,7 @@ def test_timing_loop_reuses_one_generator_per_input_set(monkeypatch: pytest.Monk
         call = op.build(case.params, CPU, torch.Generator().manual_seed(case.seed ^ salt))
         judges.append(op.reference(case.params, call.clone())[0])
         sets.append(call)
-    state = hooks.State()
+    state = State()
 
     def candidate(self, *, generator=None):  # PyTorch's sampler, counted as one launch
         state.launches.append("k")
@@ -385,16 +386,16 @@ def test_oracle_passes_the_static_scan(name: str) -> None:
 
 
 def test_dispatch_trace_budgets_random_draws() -> None:
-    hooks.STATE.reset()
-    hooks.STATE.active_wrappers.append("t")
+    STATE.reset()
+    STATE.active_wrappers.append("t")
     try:
-        with hooks.CandidateMode():
+        with CandidateMode():
             torch.randint(0, 10, (1,))
             torch.randint(0, 10, (5, 3))
     finally:
-        hooks.STATE.active_wrappers.pop()
-    trace = dict(hooks.STATE.trace)
-    hooks.STATE.reset()
+        STATE.active_wrappers.pop()
+    trace = dict(STATE.trace)
+    STATE.reset()
     assert trace["aten::random_draw"] == 16 and trace["aten::randint.low"] == 2
     allow = ROWS["poisson"].allow_trace
     assert profile.judge_trace({"aten::randint.low_generator": 4, "aten::random_draw": 4}, frozenset(), True,
@@ -671,7 +672,7 @@ def _oracle_sampler(name: str):
     (needs TRITON_INTERPRET=1 before Triton is first imported)."""
     import importlib.util
 
-    from kernelgenbench.sandbox.hooks import InterceptMode
+    from kernelgenbench.sandbox.dispatch import InterceptMode
 
     op = ROWS[name]
     spec = importlib.util.spec_from_file_location(f"_oracle_{name}", SOLUTIONS / op.filename)

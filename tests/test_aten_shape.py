@@ -16,6 +16,7 @@ import torch
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
+from kernelgenbench.sandbox.drive import invoke
 from kernelgenbench.suite.aten.shape import OPERATORS, ShapeOperator, sort_indices_check
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import VIEW, Call, dtype_of
@@ -145,9 +146,9 @@ def test_composite_overloads_are_called_directly_on_the_interpreter() -> None:
                    "diff": lambda x, **kw: ("diff", kw["n"])}
 
     call = _build(mat, dict(form="2d", m=2, n=3, k=4, dtype="fp32", overload="out"))
-    assert mat.invoke(Impl(), call, PROFILES["interpreter"]) == ("matmul_out", (2, 3))
+    assert invoke(mat, Impl(), call, PROFILES["interpreter"]) == ("matmul_out", (2, 3))
     call = _build(dif, dict(shape=[5], dtype="fp32", n=2))
-    assert dif.invoke(Impl(), call, PROFILES["interpreter"]) == ("diff", 2)
+    assert invoke(dif, Impl(), call, PROFILES["interpreter"]) == ("diff", 2)
 
 
 # -- references and tolerances -----------------------------------------------------------------------------

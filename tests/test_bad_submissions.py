@@ -93,7 +93,7 @@ EXPECTED = {
     "rewriter_swap": "static_scan",   # replaces the interpreter's rewriter on a kernel (L1); behind it:
                                       # the harness rewrites kernel.fn itself, the visible body runs
     "oob": "cuda_fault",              # loads/stores far outside its buffers: on the interpreter the bounds check
-                                      # of every access (sandbox/hooks.py) fails the case that makes it
+                                      # of every access (sandbox/interpreter.py) fails the case that makes it
     # issue 11 item 2 / issue 12 class 6: the cheats next to the L1 false rejections fixed as classes
     "cmath_host": "ghost",            # cmath (allowed like math) computing tensor values on the host:
                                       # item() reads and fills still produce the result in a ghost replay

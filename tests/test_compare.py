@@ -5,8 +5,9 @@ import math
 
 import torch
 
+from kernelgenbench.suite.compare import compare_slot, compare_values, unchanged
 from kernelgenbench.suite.spec import Expected, Tolerance, written_expected
-from kernelgenbench.verify.compare import compare_slot, compare_values, is_poison, poison_, unchanged
+from kernelgenbench.suite.tensors import is_poison, poison_
 
 
 def test_within_and_outside_tolerance() -> None:
@@ -94,7 +95,7 @@ def test_constant_output_is_fine_when_the_reference_is_constant_within_rounding(
 
 
 def test_alternate_poison_pattern() -> None:
-    from kernelgenbench.verify.compare import poison_variant
+    from kernelgenbench.suite.tensors import poison_variant
 
     b = torch.empty(3, dtype=torch.bool)
     assert poison_(b).tolist() == [True] * 3
@@ -105,8 +106,8 @@ def test_alternate_poison_pattern() -> None:
 
 
 def test_main_and_alternate_poison_differ_for_every_dtype_without_a_nan_payload() -> None:
-    from kernelgenbench.verify.compare import (INT_POISON, INT_POISON_ALT, POISON_BITS, holds_poison,
-                                               poison_is_ambiguous, poison_variant)
+    from kernelgenbench.suite.tensors import (INT_POISON, INT_POISON_ALT, POISON_BITS, holds_poison,
+                                              poison_is_ambiguous, poison_variant)
 
     assert set(INT_POISON) == set(INT_POISON_ALT)
     ints = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32,

@@ -1,5 +1,5 @@
-"""L2 ghost replay in the sandbox hooks (sandbox/hooks.py): a normal run logs the candidate's host reads
-and launch outcomes, a ghost run (every launch a no-op) replays them.
+"""L2 ghost replay in the sandbox hooks (sandbox/host_reads.py, sandbox/launch.py): a normal run logs the
+candidate's host reads and launch outcomes, a ghost run (every launch a no-op) replays them.
 
 The hooks patch torch and Triton process-wide, so the checks run in a child process on the CPU
 interpreter (as the sandbox does), which prints one JSON line of findings.
@@ -20,12 +20,16 @@ SCRIPT = textwrap.dedent('''
     import torch
     import triton
     import triton.language as tl
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.dispatch import traced
+    from kernelgenbench.sandbox.host_reads import install_host_read_hooks
+    from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+    from kernelgenbench.sandbox.launch import install_launch_hooks
+    from kernelgenbench.sandbox.state import STATE
 
-    hooks.install_launch_hooks()
-    hooks.install_host_read_hooks()
-    hooks.install_interpreter_patches()
-    S = hooks.STATE
+    install_launch_hooks()
+    install_host_read_hooks()
+    install_interpreter_patches()
+    S = STATE
 
     @triton.jit
     def _flag(p):
@@ -105,7 +109,7 @@ SCRIPT = textwrap.dedent('''
         return reads
 
     def run(fn, ghost, log=None):
-        w = hooks.traced(fn, fn.__name__)
+        w = traced(fn, fn.__name__)
         S.begin_case(ghost, log)
         x = torch.ones(1)
         S.readonly_inputs = frozenset({x.untyped_storage().data_ptr()})
@@ -238,14 +242,15 @@ def test_gpu_launchers_get_an_empty_grid_in_a_ghost_launch() -> None:
     """On GPUs a ghost launch runs Triton's whole launch path; the compiled launch entry (which parses
     every argument and starts the kernel only for a non-empty grid) gets gridX = gridY = gridZ = 0.
     Checked without a GPU on the entry wrapper, and that both known launcher classes are patched."""
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.launch import _EMPTIED, _emptying, _install_empty_grid_launchers
+    from kernelgenbench.sandbox.state import STATE
 
-    entry = hooks._emptying(lambda *a: a, 1)
+    entry = _emptying(lambda *a: a, 1)
     assert entry("coop", 4, 2, 1, "stream", "fn", "x") == ("coop", 4, 2, 1, "stream", "fn", "x")
-    hooks.STATE.empty_grid += 1
+    STATE.empty_grid += 1
     try:
         assert entry("coop", 4, 2, 1, "stream", "fn", "x") == ("coop", 0, 0, 0, "stream", "fn", "x")
     finally:
-        hooks.STATE.empty_grid -= 1
-    hooks._install_empty_grid_launchers()
-    assert {c.__name__ for c in hooks._EMPTIED} == {"CudaLauncher", "HIPLauncher"}
+        STATE.empty_grid -= 1
+    _install_empty_grid_launchers()
+    assert {c.__name__ for c in _EMPTIED} == {"CudaLauncher", "HIPLauncher"}

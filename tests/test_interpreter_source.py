@@ -1,4 +1,4 @@
-"""The interpreter runs the kernel body Python compiled at import (sandbox/hooks.py,
+"""The interpreter runs the kernel body Python compiled at import (sandbox/launch.py,
 ``_install_verified_rewriter``): Triton 3.6's ``FunctionRewriter`` re-reads a kernel's source lines and
 starts at the last line beginning with ``def `` (red-team: a second ``def`` inside the docstring ran
 hidden code); the harness starts at the function's own ``def`` statement and requires the source to
@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kernelgenbench.sandbox import hooks, launch_args
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.launch import _install_verified_rewriter
+from kernelgenbench.sandbox.state import STATE
 
 KERNEL = '''from __future__ import annotations
 import triton
@@ -43,7 +45,7 @@ def _load(tmp_path: Path, name: str, text: str):
 def _rewrite(fn):
     from triton.runtime.interpreter import FunctionRewriter
 
-    hooks._install_verified_rewriter()
+    _install_verified_rewriter()
     return FunctionRewriter(getattr(fn, "fn", fn)).rewrite_ast()
 
 
@@ -58,13 +60,13 @@ def test_source_changed_after_import_is_a_launch_violation(tmp_path: Path) -> No
     path, mod = _load(tmp_path, "kgb_src_changed", KERNEL)
     path.write_text(KERNEL.replace("* 2", "* 3"))  # same lines, other code
     linecache.checkcache(str(path))
-    before = len(hooks.STATE.launch_violations)
+    before = len(STATE.launch_violations)
     try:
         with pytest.raises(launch_args.LaunchArgumentError, match="other code than the imported function"):
             _rewrite(mod.kern)
-        assert len(hooks.STATE.launch_violations) == before + 1
+        assert len(STATE.launch_violations) == before + 1
     finally:
-        del hooks.STATE.launch_violations[before:]
+        del STATE.launch_violations[before:]
 
 
 def test_code_match_ignores_line_numbers_but_not_constants() -> None:

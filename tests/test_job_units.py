@@ -10,7 +10,7 @@ import torch
 
 from kernelgenbench.verify.judge import _all_outputs_empty, _trivial, _unproven_writes
 from kernelgenbench.suite.spec import Call, Expected, Tolerance, written_expected
-from kernelgenbench.verify.compare import INT_POISON, INT_POISON_ALT, poison_, poison_variant
+from kernelgenbench.suite.tensors import INT_POISON, INT_POISON_ALT, poison_, poison_variant
 
 
 def _axpy_like(y: torch.Tensor, delta: torch.Tensor) -> tuple[list[Expected], Call]:
@@ -113,18 +113,19 @@ def test_views_and_unspecified_contents_are_skipped() -> None:
 
 
 def test_allocations_get_the_alternate_poison_when_the_child_is_told() -> None:
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.dispatch import CandidateMode
+    from kernelgenbench.sandbox.state import STATE
 
     try:
-        with hooks.CandidateMode():
+        with CandidateMode():
             main = torch.empty(4, dtype=torch.bool)
-        hooks.STATE.alt_poison = True
-        with hooks.CandidateMode():
+        STATE.alt_poison = True
+        with CandidateMode():
             alt = torch.empty(4, dtype=torch.bool)
             alt8 = torch.empty(2, dtype=torch.int8)
     finally:
-        hooks.STATE.alt_poison = False
-        hooks.STATE.reset()
+        STATE.alt_poison = False
+        STATE.reset()
     assert main.tolist() == [True] * 4 and alt.tolist() == [False] * 4
     assert alt8.tolist() == [INT_POISON_ALT[torch.int8]] * 2
 

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from kernelgenbench.sandbox.hooks import State
+from kernelgenbench.sandbox.state import State
 from kernelgenbench.suite.spec import Call
 from kernelgenbench.sandbox import timed_loop
 
@@ -46,7 +46,7 @@ class DoubleOp:
         self.memo: dict[bytes, torch.Tensor] = {}
         self.hit_keys: list[bytes] = []
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         if self.mode == "skip_launch" and len(self.state.launches) > 3:
@@ -150,7 +150,7 @@ class DeferringOp(DoubleOp):
         super().__init__(state)
         self.how, self.log = how, []
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         self.log.append("call")
@@ -188,24 +188,25 @@ def test_attached_objects_names_what_it_found() -> None:
 
 
 class TorchOnTimedOp(DoubleOp):
-    """out = 2 * x through a candidate wrapper (hooks.traced): ``honest`` writes with an allowed copy of a
+    """out = 2 * x through a candidate wrapper (dispatch.traced): ``honest`` writes with an allowed copy of a
     value it was handed; ``switch`` computes with PyTorch (aten::mul) once it is timed, told apart by
     the harness state (red-team: the poison of allocations is missing while timing)."""
 
     def __init__(self, state, mode: str = "honest") -> None:
         super().__init__(state, mode)
-        from kernelgenbench.sandbox import hooks
+        from kernelgenbench.sandbox.dispatch import traced
+        from kernelgenbench.sandbox.state import STATE
 
         def wrapper(out, x):
-            if mode == "switch" and not hooks.STATE.tracing:
+            if mode == "switch" and not STATE.tracing:
                 out.copy_(torch.mul(x, 2))
             else:
                 out.copy_(_double_as_launch(x, torch.empty_like(x)))
             return out
 
-        self.fn = hooks.traced(wrapper, "aten::double")
+        self.fn = traced(wrapper, "aten::double")
 
-    def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
         out, x = call.args
         self.state.launches.append("double_kernel")
         return self.fn(out, x)
@@ -213,21 +214,21 @@ class TorchOnTimedOp(DoubleOp):
 
 def _double_as_launch(x: torch.Tensor, into: torch.Tensor) -> torch.Tensor:
     """What a Triton launch would write into ``into``: computed inside the launch (not traced)."""
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.state import STATE
 
-    hooks.STATE.inside_launch += 1
+    STATE.inside_launch += 1
     try:
         return into.copy_(x * 2)
     finally:
-        hooks.STATE.inside_launch -= 1
+        STATE.inside_launch -= 1
 
 
 @pytest.mark.parametrize("mode", ["honest", "switch"])
 def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> None:
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.state import STATE
     from kernelgenbench.verify import profile
 
-    state = hooks.STATE
+    state = STATE
     res = _run(TorchOnTimedOp(state, mode), state)
     assert state.timed_trace is None and state.tracing  # restored after timing
     verdict = profile.judge_trace(res["timed_trace"], frozenset({"double"}))
@@ -243,7 +244,8 @@ def test_timed_calls_are_traced_and_judged_like_correctness_calls(mode: str) -> 
 def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
     """Issue 12 class 3: a result must be a new tensor of its call in timed calls too (a pool would let
     them allocate nothing); the child reports it (``stale_outputs``), the verifier fails the job."""
-    from kernelgenbench.sandbox import hooks
+    from kernelgenbench.sandbox.dispatch import traced
+    from kernelgenbench.sandbox.state import STATE
 
     pool = torch.empty(64)
 
@@ -255,13 +257,13 @@ def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
                 res = pool[: x.numel()] if pooled else torch.empty_like(x)
                 return _double_as_launch(x, res)
 
-            self.fn = hooks.traced(wrapper, "aten::double")
+            self.fn = traced(wrapper, "aten::double")
 
-        def invoke(self, impl, call: Call, platform) -> torch.Tensor:
+        def drive_timed(self, call: Call, candidate) -> torch.Tensor:
             self.state.launches.append("double_kernel")
             return self.fn(*call.args)
 
-    state = hooks.STATE
+    state = STATE
     res = _run(PooledOp(state, pooled=True), state)
     assert res["stale_outputs"] and res["stale_outputs"][0].startswith(
         "aten::double returned the result in storage that was not allocated during this call")

@@ -1,5 +1,6 @@
-"""The sandbox's dispatch trace and memory provenance (sandbox/hooks.py CandidateMode, CallEvidence) and
-how the verifier judges them (verify/profile.py judge_trace, verify/ghost.py L2 helpers).
+"""The sandbox's dispatch trace and memory provenance (sandbox/dispatch.py CandidateMode,
+sandbox/provenance.py CallEvidence) and how the verifier judges them (verify/profile.py judge_trace,
+verify/ghost.py L2 helpers).
 
 * the trace is the same on every call path: a wrapper entered inside another mode's handler (the
   interpreter's InterceptMode), called at the top level, or registered at a dispatch key (the GPU path,
@@ -18,8 +19,9 @@ import pytest
 import torch
 
 from kernelgenbench.verify.ghost import from_triton_reads, triton_read_values
-from kernelgenbench.sandbox import hooks
-from kernelgenbench.sandbox.hooks import CallEvidence, layout_form, splits_elements
+from kernelgenbench.sandbox.dispatch import InterceptMode, trace_import, traced
+from kernelgenbench.sandbox.provenance import CallEvidence, _note_native, layout_form, splits_elements
+from kernelgenbench.sandbox.state import STATE
 from kernelgenbench.suite.spec import Expected, Tolerance
 from kernelgenbench.verify import profile
 from kernelgenbench.verify.profile import judge_trace, key_marks
@@ -27,12 +29,12 @@ from kernelgenbench.verify.profile import judge_trace, key_marks
 
 def _trace(fn: Callable[..., Any], *args: Any) -> tuple[dict[str, int], Any]:
     """Run ``fn`` as a candidate wrapper called at the top level; its trace and return value."""
-    hooks.STATE.begin_case(False)
+    STATE.begin_case(False)
     try:
-        ret = hooks.traced(fn, "wrapper_under_test")(*args)
+        ret = traced(fn, "wrapper_under_test")(*args)
     finally:
-        hooks.STATE.end_case()
-    return dict(hooks.STATE.trace), ret
+        STATE.end_case()
+    return dict(STATE.trace), ret
 
 
 # -- layouts and the sides of a copy -------------------------------------------------------------------
@@ -70,12 +72,12 @@ def test_a_side_is_trivial_when_it_is_a_call_tensor_as_given_or_a_whole_fresh_bu
 
 def test_splits_elements_only_when_a_dtype_view_cuts_the_storage_elements_apart() -> None:
     x = torch.randn(4, 6)
-    hooks._note_native(x)
+    _note_native(x)
     halves = x.view(torch.int16)
     assert not splits_elements(halves)                          # whole elements, in pairs
     assert splits_elements(halves[:, 1::2])                     # the high halves: a truncation
     c = torch.randn(3, 4, dtype=torch.complex64)
-    hooks._note_native(c)
+    _note_native(c)
     assert not splits_elements(torch.view_as_real(c.t()))       # moves whole complex elements
 
 
@@ -189,13 +191,13 @@ def _body(x: torch.Tensor) -> torch.Tensor:
 
 def _interpreter_path(fn: Callable[..., Any], x: torch.Tensor) -> dict[str, int]:
     """The wrapper entered inside InterceptMode's handler, as on the Triton interpreter."""
-    hooks.STATE.begin_case(False)
+    STATE.begin_case(False)
     try:
-        with hooks.InterceptMode({"neg": hooks.traced(fn, "neg")}):
+        with InterceptMode({"neg": traced(fn, "neg")}):
             torch.neg(x)
     finally:
-        hooks.STATE.end_case()
-    return dict(hooks.STATE.trace)
+        STATE.end_case()
+    return dict(STATE.trace)
 
 
 _LIB: Any = None
@@ -209,14 +211,14 @@ def _dispatcher_path(fn: Callable[..., Any], x: torch.Tensor) -> dict[str, int]:
         _LIB = torch.library.Library("kgbtest", "DEF")
         _LIB.define("wrapped(Tensor x) -> Tensor")
     impl = torch.library.Library("kgbtest", "IMPL")
-    impl.impl("wrapped", hooks.traced(fn, "wrapped"), "CPU")
-    hooks.STATE.begin_case(False)
+    impl.impl("wrapped", traced(fn, "wrapped"), "CPU")
+    STATE.begin_case(False)
     try:
         torch.ops.kgbtest.wrapped(x)
     finally:
-        hooks.STATE.end_case()
+        STATE.end_case()
         impl._destroy()
-    return dict(hooks.STATE.trace)
+    return dict(STATE.trace)
 
 
 def test_the_trace_is_the_same_on_every_call_path() -> None:
@@ -262,9 +264,9 @@ def test_a_returned_output_must_live_in_storage_of_its_call() -> None:
     for fn, stale in [(pooled, 1), (per_call, 0), (lazy_workspace, 0), (returns_input, 0), (returns_tuple, 1)]:
         for _ in range(2):
             _trace(fn, torch.randn(2, 3))
-            assert len(hooks.STATE.stale_outputs) == stale, (fn.__name__, hooks.STATE.stale_outputs)
+            assert len(STATE.stale_outputs) == stale, (fn.__name__, STATE.stale_outputs)
     _trace(returns_tuple, torch.randn(2, 3))
-    assert hooks.STATE.stale_outputs[0].startswith("wrapper_under_test returned [1] in storage that was not "
+    assert STATE.stale_outputs[0].startswith("wrapper_under_test returned [1] in storage that was not "
                                                    "allocated during this call")
 
 
@@ -297,7 +299,7 @@ def test_a_result_made_of_triton_read_values_does_not_count_as_passed_without_tr
 def test_a_composite_op_the_candidate_replaces_is_the_op_itself_on_every_path(monkeypatch) -> None:
     """On GPUs a composite op the submission registers reaches its registration (dispatch recursion when
     its own wrapper calls it); the modes count it whole there instead of decomposing it."""
-    monkeypatch.setattr(hooks.STATE, "replaced", frozenset({"reshape"}))
+    monkeypatch.setattr(STATE, "replaced", frozenset({"reshape"}))
     trace = _interpreter_path(lambda x: x.t().reshape(-1), torch.randn(4, 6))
     assert trace == {"aten::t": 1, "aten::reshape": 1}
     assert judge_trace(trace, frozenset({"reshape"})).failure == "dispatch_recursion"
@@ -309,10 +311,10 @@ def test_the_import_is_traced_like_a_call() -> None:
     code = ("SETTINGS = {'cpu': (1024, 4)}\nSETTINGS.update(cuda=(128, 8))\n"
             "SCRATCH = torch.zeros(8)\n"
             "LUT = torch.arange(-8, 8, dtype=torch.int16).view(torch.float16) ** 2\n")
-    trace = hooks.trace_import(lambda: exec(code, namespace))  # noqa: S102 - a module body
+    trace = trace_import(lambda: exec(code, namespace))  # noqa: S102 - a module body
     assert trace["aten::zeros"] == 1 and trace["aten::pow.Tensor_Scalar"] == 1 and trace["aten::arange.start"] == 1
     v = judge_trace(trace, frozenset({"rsqrt"}))
     assert v.failure == "profile" and "aten::pow.Tensor_Scalar x1" in v.message
-    assert hooks.STATE.call is None and hooks.STATE._import_trace is None       # nothing left behind
-    allowed = hooks.trace_import(lambda: exec("T = torch.full((4,), 3)\nV = T.view(2, 2).t()\n", namespace))
+    assert STATE.call is None and STATE._import_trace is None       # nothing left behind
+    allowed = trace_import(lambda: exec("T = torch.full((4,), 3)\nV = T.view(2, 2).t()\n", namespace))
     assert judge_trace(allowed, frozenset({"rsqrt"})).failure is None

@@ -1,6 +1,6 @@
 # F2: introspection through operator.attrgetter with a dotted string. L1 checks attribute names in
 # the AST (INTROSPECTION_ATTRS) and literal getattr names, but attrgetter("a.__globals__") hides
-# the dunder in a string. From the hooks' patched launcher we reach hooks.STATE (and, from there,
+# the dunder in a string. From the hooks' patched launcher we reach state.STATE (and, from there,
 # `inspect` -> `sys`/`os`: a complete sandbox escape).
 import operator
 

@@ -1,10 +1,10 @@
 # No Triton at all: reach sys through torch.sys (a default argument hides it from the alias
-# tracker), grab the sandbox's hooks.STATE, fake a launch, suppress tracing, skip under ghost.
+# tracker), grab the sandbox's state.STATE, fake a launch, suppress tracing, skip under ghost.
 import torch
 
 
 def _harness(s=torch.sys):
-    return s.modules["kernelgenbench.sandbox.hooks"].STATE
+    return s.modules["kernelgenbench.sandbox.state"].STATE
 
 
 def _pyget(b=torch.builtins):

@@ -3,7 +3,7 @@ computes every fp16 answer once, at import, with PyTorch (``**`` on a tensor of 
 patterns: operators on tensors pass L1, which leaves them to L3), and answers fp16 calls with a Triton
 lookup kernel. The import ran outside the dispatch trace, and the lookup is a real kernel (an L2 replay
 leaves the output poisoned), so this passed every tier. Caught by the import's dispatch trace (the
-module runs under the trace of a call, sandbox/hooks.py trace_import): aten::pow at import -> profile."""
+module runs under the trace of a call, sandbox/dispatch.py trace_import): aten::pow at import -> profile."""
 
 SUBSTITUTIONS = [
     ("""_MAXD = 5

@@ -1,5 +1,5 @@
 # F1: PyTorch compute inside a @triton.jit body. Under TRITON_INTERPRET=1 the kernel body is plain
-# Python run while hooks.STATE.inside_launch > 0 (CandidateMode does not trace), and L1 turns the
+# Python run while state.STATE.inside_launch > 0 (CandidateMode does not trace), and L1 turns the
 # tensor-method rules off inside jit bodies. A list argument is passed through untouched by the
 # interpreter (_implicit_cvt / _to_cpu leave non-tensor, non-tuple objects alone).
 import torch

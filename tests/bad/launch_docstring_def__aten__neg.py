@@ -4,7 +4,7 @@ with ``def ``, so on the interpreter the hidden function runs: host PyTorch, out
 (it raises the hooks' in-launch counter), on tensors handed over in a module list. On a GPU the visible
 body is compiled (a copy: wrong values). Expected: wrong_result on every platform (the harness makes the
 interpreter start at the function's own ``def`` statement and checks that the source it runs compiles
-to the imported code object: hooks._install_verified_rewriter)."""
+to the imported code object: launch._install_verified_rewriter)."""
 import torch
 import triton
 import triton.language as tl
@@ -16,7 +16,7 @@ _HANDOFF = []
 def _k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     """
 def _k(x_ptr, o_ptr, n, BLOCK):
-    st = __import__("sys").modules["kernelgenbench.sandbox.hooks"].STATE
+    st = __import__("sys").modules["kernelgenbench.sandbox.state"].STATE
     st.inside_launch += 1
     __import__("torch").mul(_HANDOFF[0], -1, out=_HANDOFF[1])
     st.inside_launch -= 1

@@ -3,7 +3,7 @@ whose functional wrapper returns a view of one module-level buffer instead of a 
 right when it is read, but successive results alias each other (a caller's earlier result changes under
 it), and on GPUs the timed calls allocate nothing. Caught by L3's memory provenance: a returned output
 must live in storage allocated during its call (or be an argument), checked in correctness runs and in
-timed calls (sandbox/hooks.py CallEvidence.stale_returns) -> profile."""
+timed calls (sandbox/provenance.py CallEvidence.stale_returns) -> profile."""
 
 SUBSTITUTIONS = [
     ("""def neg(self):

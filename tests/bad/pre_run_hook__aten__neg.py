@@ -1,5 +1,5 @@
 # F1b: same blind spot as F1 through the interpreter's pre-run hooks: GridExecutor runs
-# `hook(*args_hst)` inside the launch (hooks.STATE.inside_launch > 0, so nothing is traced). L1
+# `hook(*args_hst)` inside the launch (state.STATE.inside_launch > 0, so nothing is traced). L1
 # scans the hook, but `x * -1` is an operator, not a call, and copy_ is an allowed method.
 import torch
 import triton

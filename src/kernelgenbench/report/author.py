@@ -430,6 +430,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
     try:
         import torch
 
+        from ..sandbox.drive import invoke, make_impl
         from ..verify.judge import judge_values
         from ..suite.common import generator
         from ..verify.compare import poison_variant, unchanged
@@ -443,7 +444,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
                                  "functions (tl.sum, tl.sigmoid, ...) are compiled-mode functions the CPU interpreter "
                                  "cannot call. Run kgb repro in a fresh process (the command line does), or set "
                                  "TRITON_INTERPRET=1 before anything imports triton")
-            from ..sandbox.hooks import install_interpreter_patches
+            from ..sandbox.interpreter import install_interpreter_patches
 
             install_interpreter_patches()  # the sandbox's: autotune without a driver, bounds-checked accesses
         findings = scan_file(sub, own_ops=frozenset(getattr(op, "own_ops", frozenset())),
@@ -463,11 +464,11 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
-        impl = op.make_impl(module, plat)
+        impl = make_impl(op, module, plat)
         exc: BaseException | None = None
         ret: Any = None
         try:
-            ret = op.invoke(impl, call, plat)
+            ret = invoke(op, impl, call, plat)
             if plat.device == "cuda" and not plat.interpreter:
                 torch.cuda.synchronize()
         except Exception as e:  # noqa: BLE001 - the candidate's exception is the finding

@@ -3,7 +3,7 @@
 The :class:`Verifier` is a pipeline over phases, each a module a reader can open alone:
 
     L1 static scan        verify/scan          rejects before any code runs
-    sandbox session       run/session.py       a child imports the submission (sandbox/child.py), answers
+    sandbox session       verify/session.py      a child imports the submission (sandbox/child.py), answers
                                                typed messages (sandbox/protocol.py); import judged
     cases, L2 interleaved verify/judge.py      correctness of each case (inputs, reference, run, judge)
                           verify/ghost.py      L2 ghost replay: re-runs and replays among the cases, verdict
@@ -31,7 +31,7 @@ import torch
 
 from ..platforms import Platform
 from ..record import CaseRecord, JobRecord, L1Record, L3Record, PhaseTimes, sha256, tier_case_count
-from ..sandbox.runner import LOG_LIMIT_BYTES
+from ..settings import Settings
 from ..suite.spec import Case, Operator
 from ..verify.failures import JobFailed, condense_traceback
 from ..verify.ghost import GhostReplay
@@ -39,56 +39,7 @@ from ..verify.judge import CaseJudge
 from ..verify.scan import describe_findings, findings_record, scan_file
 from ..verify.timing import TimingPhase, not_applicable
 from .gate import DeviceGate
-from .session import ChildSession
-
-
-@dataclass
-class Settings:
-    """Limits and knobs of a run.
-
-    Attributes:
-        import_timeout_s: seconds for the child to import the submission and answer.
-        case_timeout_s: seconds for one case (interpreter cases include Triton's interpretation).
-        time_timeout_s: seconds for timing one case.
-        reps: timed repetitions per side per case.
-        warmup_ms: warm-up per side per case, in ms.
-        timing_checks: timed candidate repetitions per case whose outputs are judged (chosen at
-            random among the timed repetitions; each had fresh inputs).
-        ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller);
-            each replayed case costs ``ghost_reruns + 1`` extra normal runs and one ghost replay
-            (``Verifier._l2_plan``).
-        ghost_reruns: decoy re-runs of each replayed case's inputs, placed at random with the replay
-            after the case's warm re-run (:func:`ghost_schedule`; the warm re-run, always the second
-            sighting of the inputs, keeps the replay off the first sighting's log and is not counted
-            here): a candidate that remembers the inputs it has seen and misbehaves on one later
-            sighting escapes one replayed case with probability 1 / (ghost_reruns + 1).
-        l2_salt: the salt of the replayed cases' input seeds (``case.seed ^ salt``); None (the
-            default) draws it secretly per job. A fixed value reproduces a run's L2 inputs (debugging
-            a failure: the record's ``input_seed``); 0 keeps the public case seeds.
-        implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
-            sandbox process, and the slower of the two measurements is kept.
-        keep_workdir: keep tensors exchanged with the child (for debugging).
-        log_limit_bytes: the most of the sandbox's output (the submission's prints, warnings,
-            tracebacks) one job keeps in its ``child.log``: the first part as written and the last 64 KiB;
-            the record's ``log_truncated`` says how much was dropped (``sandbox/runner.py`` LogPump).
-
-    ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
-    triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
-    timing of one case. A job that exceeds any of them fails as ``timeout``, its process group killed.
-    """
-
-    import_timeout_s: float = 180.0
-    case_timeout_s: float = 300.0
-    time_timeout_s: float = 300.0
-    reps: int = 30
-    warmup_ms: float = 25.0
-    timing_checks: int = 2
-    ghost_cases: int = 16
-    ghost_reruns: int = 1
-    l2_salt: int | None = None
-    implausible_speedup: float = 20.0
-    keep_workdir: bool = False
-    log_limit_bytes: int = LOG_LIMIT_BYTES
+from ..verify.session import ChildSession
 
 
 @dataclass

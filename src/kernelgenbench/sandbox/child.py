@@ -14,7 +14,7 @@ The messages are typed in :mod:`kernelgenbench.sandbox.protocol`:
 
     CaseCommand -> CaseAnswer   run one case (a normal run also saves its replay log, the values of the
                                 candidate's host reads and the outcomes of its launches,
-                                :meth:`hooks.State.begin_case`, as ``replay_log`` in the out file; a
+                                :meth:`.state.State.begin_case`, as ``replay_log`` in the out file; a
                                 ghost run replays the log the verifier put in the input file as
                                 ``replay`` and reports what the replay did); or profile it (CUDA)
     TimeCommand -> TimeAnswer   time one case (``sandbox/timed_loop.py``; the timed repetitions' input
@@ -23,9 +23,9 @@ The messages are typed in :mod:`kernelgenbench.sandbox.protocol`:
     ExitCommand -> Bye
 
 The first answer is ``Ready`` (with ``import_trace``: the ATen ops the submission's import ran, traced like
-a call, ``hooks.trace_import``). A command the child's own code fails on is answered ``HarnessError``. Every
+a call, ``dispatch.trace_import``). A command the child's own code fails on is answered ``HarnessError``. Every
 answer carries ``launch_violations``: the launch-rule violations recorded so far in this process
-(``hooks.STATE.launch_violations``, never cleared; see ``sandbox/launch_args.py``), and
+(``state.STATE.launch_violations``, never cleared; see ``sandbox/launch_args.py``), and
 ``unscanned_bodies``: the submission's functions that ran as kernel bodies without the file-level L1 scan
 holding them to the kernel-body rule (``launch_args.UNSCANNED``; the verifier scans each).
 """
@@ -84,7 +84,7 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
         origins.append(os.path.abspath(frames[-1].filename) if frames else "")
         e = e.__cause__ or e.__context__
     # ``traceback``: the tail the failure classifier reads (verify/failures.py); ``traceback_full``: the
-    # whole text (bounded, cut at a line boundary) for the record and the job's log (run/session.py).
+    # whole text (bounded, cut at a line boundary) for the record and the job's log (verify/session.py).
     full = text
     if len(full) > _TB_FULL_MAX:
         cut = full.find("\n", len(full) - _TB_FULL_MAX)
@@ -103,10 +103,11 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: Answer) -> None:
-        from . import hooks, launch_args
+        from . import launch_args
+        from .state import STATE
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
-        msg.launch_violations = list(hooks.STATE.launch_violations)
+        msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
         self.resp.write(json.dumps(msg.to_json(), default=str) + "\n")
         self.resp.flush()
@@ -118,14 +119,19 @@ class Child:
 
         from ..platforms import PROFILES
         from ..suite.registry import get_operator
-        from . import hooks
+        from .dispatch import trace_import
+        from .drive import make_impl
+        from .host_reads import install_host_read_hooks
+        from .interpreter import install_interpreter_patches, install_interpreter_progress
+        from .launch import install_launch_hooks
+        from .state import STATE
 
         self.torch = torch
         self.platform = PROFILES[self.args.platform]
         self.op = get_operator(self.args.op)
-        self.hooks = hooks
-        hooks.install_launch_hooks()
-        hooks.install_host_read_hooks()
+        self.state = STATE
+        install_launch_hooks()
+        install_host_read_hooks()
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
         from ..verify.scan import kernel_body_defs
@@ -138,9 +144,9 @@ class Child:
             source = ""
         launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
         if self.platform.interpreter:
-            hooks.install_interpreter_patches()
+            install_interpreter_patches()
             if self.args.progress:
-                hooks.install_interpreter_progress(self.args.progress)
+                install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
@@ -149,8 +155,8 @@ class Child:
                 raise ImportError(f"cannot load {self.args.submission}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            # traced like a call (hooks.trace_import): work done at import is judged by the verifier
-            import_trace = hooks.trace_import(lambda: spec.loader.exec_module(module))
+            # traced like a call (dispatch.trace_import): work done at import is judged by the verifier
+            import_trace = trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
             self.send(Ready(ok=False, failure="syntax", error=_error(exc, "import")))
             return False
@@ -162,13 +168,13 @@ class Child:
             self.send(Ready(ok=False, **problem))
             return False
         try:
-            self.impl = self.op.make_impl(module, self.platform)
+            self.impl = make_impl(self.op, module, self.platform)
         except BaseException as exc:  # noqa: BLE001
             self.send(Ready(ok=False, failure="platform", error=_error(exc, "register")))
             return False
-        hooks.STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
+        STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
-            hooks.STATE.registered = frozenset(getattr(self.impl, "fns", {}))
+            STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send(Ready(ok=True, timers_tampered=tampered_timers(), missing_optional=self.missing_optional,
                         import_trace=dict(import_trace)))
@@ -238,8 +244,9 @@ class Child:
     def run_case(self, msg: CaseCommand) -> None:
         torch = self.torch
         from ..suite.spec import Call, clone_tree
+        from .drive import invoke
 
-        state = self.hooks.STATE
+        state = self.state
         data = self.load(msg.inp)
         args, kwargs = data["args"], data["kwargs"]
         if data["written"]:
@@ -263,13 +270,13 @@ class Child:
                 from torch.profiler import ProfilerActivity, profile
 
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                    ret = self.op.invoke(self.impl, call, self.platform)
+                    ret = invoke(self.op, self.impl, call, self.platform)
                     torch.cuda.synchronize()
                 kernels = sorted({e.name for e in prof.events()
                                   if getattr(e, "device_type", None) is not None
                                   and "CUDA" in str(e.device_type)})
             else:
-                ret = self.op.invoke(self.impl, call, self.platform)
+                ret = invoke(self.op, self.impl, call, self.platform)
             if self.platform.device == "cuda" and not self.platform.interpreter:
                 torch.cuda.synchronize()
         except BaseException as exc:  # noqa: BLE001 - reported, judged by the verifier
@@ -320,7 +327,7 @@ class Child:
 
         try:
             base_fn, label = self.op.baseline(calls[0], self.platform)
-            res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.hooks.STATE,
+            res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
                             reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                             make_set=make_set if params is not None else None)
             checked = res.pop("checked")
@@ -353,8 +360,8 @@ class Child:
 def readonly_storages(call: Any) -> frozenset[int]:
     """Data pointers of the storages of a case's read-only inputs: every tensor of the call (in lists and
     tuples too) outside its ``written`` slots, less storages a written slot shares. A host read of them
-    is never Triton's work (``hooks.host_read``)."""
-    from .hooks import _storage, _tensors
+    is never Triton's work (``host_reads.host_read``)."""
+    from .provenance import _storage, _tensors
 
     def ptrs(obj: Any) -> set[int]:
         return {st.data_ptr() for _, t in _tensors(obj) for st in [_storage(t)] if st is not None and st.nbytes()}

@@ -48,14 +48,14 @@ decorated with, or handed by name to, ``triton.jit``/``autotune``/``heuristics``
 kernel body by the verifier. A function from anywhere else (``exec``) is rejected. On GPUs the source
 text Triton compiles (``JITFunction._src``) must also define the imported function
 (:func:`source_matches`); on the interpreter the same holds for the source it rewrites
-(``hooks._install_verified_rewriter``). Together: the body that runs is the body L1 judged.
+(``launch._install_verified_rewriter``). Together: the body that runs is the body L1 judged.
 
 Nothing here runs the submission's code: types are read with ``type()``, never ``isinstance`` (which
 reads ``__class__``), and class dictionaries only of classes whose metaclass is ``type``.
 
 Cost: the argument check is a loop of ``type()`` look-ups (a few hundred ns per argument); the global
 check is computed once per kernel and re-validated per launch by identity (a dict ``get`` per global
-read). A violation is recorded in the sandbox state (``hooks.STATE.launch_violations``) before the
+read). A violation is recorded in the sandbox state (``state.STATE.launch_violations``) before the
 launch raises, so a submission that catches the error still fails (the verifier reads the record).
 """
 from __future__ import annotations
@@ -93,6 +93,11 @@ def _subclasses(cls: type) -> set[type]:
     return out
 
 
+#: The sandbox modules that install hooks (split from the former ``hooks.py``): functions defined there count
+#: as the harness's own, like Triton's, where a kernel body reads them as globals.
+HOOK_FILES = ("state.py", "host_reads.py", "launch.py", "interpreter.py", "provenance.py", "dispatch.py")
+
+
 class _Types:
     """Exact types, snapshot when the hooks are installed (before the submission is imported: a class
     it defines later is never among them)."""
@@ -104,8 +109,9 @@ class _Types:
 
         self.tl = tl
         self.triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
-        self.harness_files = {os.path.abspath(__file__), os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                                      "hooks.py")}
+        here = os.path.dirname(os.path.abspath(__file__))
+        #: this module and the hook modules (the interpreter's libdevice stand-ins are defined there)
+        self.harness_files = {os.path.abspath(__file__)} | {os.path.join(here, f) for f in HOOK_FILES}
         #: the harness package (its own kernels, e.g. the L2 flush of sandbox/timed_loop.py)
         self.harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
         np_scalars = {t for t in _subclasses(np.generic) if t.__module__ == "numpy"}
@@ -612,7 +618,7 @@ def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
     key = (code.co_name, code.co_firstlineno)
     if f == path:
         if key not in defs and key not in UNSCANNED and len(UNSCANNED) < 16:
-            UNSCANNED.append(key)  # the verifier scans it as a kernel body (run/session.py)
+            UNSCANNED.append(key)  # the verifier scans it as a kernel body (verify/session.py)
         return None if key in defs or key in UNSCANNED else "its body could not be recorded for a scan"
     return (f"its body (defined at {code.co_filename}:{code.co_firstlineno}) is not a function of the submission "
             f"file, so L1 never scanned it: only the submission's functions run as kernels")

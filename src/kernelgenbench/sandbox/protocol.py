@@ -17,7 +17,7 @@ An answer is evidence, never a verdict: the child runs the submission, which may
 itself, so :func:`parse_answer` keeps values as sent (containers missing or empty read as empty) and the
 verifier checks what it uses. Errors travel as :class:`ErrorReport` dicts (``sandbox/child.py`` ``_error``;
 ``verify/failures.py`` classifies them). :class:`Progress` is the interpreter's progress counters a
-timeout reports (``hooks.install_interpreter_progress``; read by the runner, not sent as a message).
+timeout reports (``interpreter.install_interpreter_progress``; read by the runner, not sent as a message).
 
 This module is pure data (standard library only): both processes import it.
 """
@@ -157,7 +157,7 @@ class Answer:
     Attributes:
         error: the exception that ended the command (:class:`ErrorReport`), or None.
         launch_violations: every launch-rule violation recorded so far in the process (never cleared:
-            ``hooks.STATE.launch_violations``, kept whatever the submission caught).
+            ``state.STATE.launch_violations``, kept whatever the submission caught).
         unscanned_bodies: ``[name, line]`` of the submission's functions that ran as kernel bodies without the
             file-level L1 scan holding them to the kernel-body rule (``launch_args.UNSCANNED``; the verifier
             scans each).
@@ -191,7 +191,7 @@ class Ready(Answer):
     Attributes:
         timers_tampered: timer entry points replaced since before the import.
         missing_optional: optional wrappers the submission does not define.
-        import_trace: the ATen ops the import ran (traced like a call, ``hooks.trace_import``).
+        import_trace: the ATen ops the import ran (traced like a call, ``dispatch.trace_import``).
     """
 
     event: ClassVar[str] = "ready"
@@ -214,7 +214,7 @@ class CaseAnswer(Answer):
         kernels: device kernels under the profiler (profile runs on CUDA), else None.
         wall_s: the call's wall time in the child.
         timers_tampered: timer entry points replaced.
-        replay: a ghost run's replay report (``hooks.State.end_case``), else None.
+        replay: a ghost run's replay report (``state.State.end_case``), else None.
         stale_outputs: returned tensors in storage neither allocated during their call nor an argument's.
     """
 

@@ -54,7 +54,7 @@ class ChildTimeout(RuntimeError):
 
     Attributes:
         progress: on the interpreter, the progress counters the child published (``launches``,
-            ``programs``, ``scan_steps``, ``grid``: see ``hooks.install_interpreter_progress``) when it was
+            ``programs``, ``scan_steps``, ``grid``: see ``interpreter.install_interpreter_progress``) when it was
             killed, and ``idle_s``, the seconds they had not changed before the kill (None when they never
             changed during the wait): a :class:`~kernelgenbench.sandbox.protocol.Progress`; None when the
             child publishes none.
@@ -162,7 +162,7 @@ class Child:
         out_r, out_w = os.pipe()
         cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id,
                "--submission", str(submission.resolve()), "--platform", platform.name, "--resp-fd", str(wfd)]
-        #: the interpreter's progress counters (sandbox/hooks.py install_interpreter_progress), read while waiting
+        #: the interpreter's progress counters (sandbox/interpreter.py install_interpreter_progress), read while waiting
         self.progress_path: Path | None = workdir / "progress" if getattr(platform, "interpreter", False) else None
         if self.progress_path is not None:
             self.progress_path.unlink(missing_ok=True)

@@ -22,7 +22,7 @@ Method, per case:
     happened to be, which made small cases bimodal (seen on the H200: 5 us or 20-100 us for the same
     kernel, 10-30% run-to-run spread of operator speedups). A call that synchronises with the device
     still pays for it. The host's issue time per call is reported next to it (``*_host_ms``; the
-    candidate's includes the harness's count of its ATen ops, ``hooks.TimedTraceMode``);
+    candidate's includes the harness's count of its ATen ops, ``dispatch.TimedTraceMode``);
   * checks: the host wall clock of each block must cover the device-event total (a candidate
     cannot report time it did not spend), every candidate repetition must launch a Triton kernel,
     the ATen ops of every candidate call (warm-up included) are counted and judged by the L3
@@ -47,6 +47,7 @@ import gc
 import statistics
 import time
 from collections import Counter
+from functools import partial
 from typing import Any, Callable, Iterable
 
 import torch
@@ -201,7 +202,7 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
         outside Triton launches: the L3 trace of the timed calls), ``stale_outputs`` (returned tensors
         of candidate calls, warm-up included, in storage neither allocated during their call nor an
-        argument's: ``hooks.CallEvidence.stale_returns``; the verifier fails them) and ``checked``:
+        argument's: ``provenance.CallEvidence.stale_returns``; the verifier fails them) and ``checked``:
         candidate repetition number -> (the call as the candidate left it, its return value).
 
     Raises:
@@ -217,7 +218,7 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
             return calls[k % len(calls)]
 
     # Timing runs the candidate without poisoning, replay logs or signature binding; its ATen ops are
-    # still counted (hooks.TimedTraceMode: host time only, kept out of the device events by the lead)
+    # still counted (dispatch.TimedTraceMode: host time only, kept out of the device events by the lead)
     # and judged by the verifier like a correctness call's.
     state.tracing = False
     state.timed_trace = Counter()
@@ -256,8 +257,10 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         issue_b = warm(base_fn)
     finally:
         impl.activate()
-    # One candidate call per repetition (Operator.invoke_timed; ops without it: invoke).
-    invoke = getattr(op, "invoke_timed", op.invoke)
+    # One candidate call per repetition (Operator.drive_timed, made by sandbox/drive.py).
+    from .drive import invoke_timed
+
+    invoke = partial(invoke_timed, op)
     issue_c = warm(lambda c: invoke(impl, c, platform))
     lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
     host: dict[str, list[float]] = {"baseline": [], "candidate": []}

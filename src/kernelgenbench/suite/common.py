@@ -5,8 +5,8 @@ from typing import Any, Sequence
 
 import torch
 
-from ..verify.compare import poison_
 from .spec import dtype_of
+from .tensors import poison_
 
 
 def generator(device: torch.device, seed: int) -> torch.Generator:
@@ -92,7 +92,7 @@ def poisoned(shape: Sequence[int], dtype: str | torch.dtype, device: torch.devic
             contiguous); ``"resize"`` (an empty tensor of shape ``[0]``, which the wrapper must
             resize to ``shape`` itself).
 
-    The poison is :func:`kernelgenbench.verify.compare.poison_`'s: for floating and complex dtypes a
+    The poison is :func:`kernelgenbench.suite.tensors.poison_`'s: for floating and complex dtypes a
     quiet NaN with a payload no arithmetic produces (``POISON_BITS``: fp32 ``0x7FC0DEAD``, fp64
     ``0x7FF8DEADBEEF0BAD``, fp16 ``0x7E5B``, bf16 ``0x7FDB``; complex: both parts), so an unwritten
     element is told apart from any computed one, a computed NaN included; for integers and bool an

@@ -1,7 +1,7 @@
 """Operators whose submission is one Python function with a fixed signature (vLLM, cuBLAS).
 
-The candidate is called directly with the case's arguments; written arguments are outputs that
-already exist and must be filled in place (vllm.md §2.1, cublas.md §2.1).
+The candidate is called directly with the case's arguments (``sandbox/drive.py``, in the child); written
+arguments are outputs that already exist and must be filled in place (vllm.md §2.1, cublas.md §2.1).
 """
 from __future__ import annotations
 
@@ -9,21 +9,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..sandbox.hooks import traced
 from .spec import Call, Cost, Expected, Interface, Operator
-
-
-class FunctionImpl:
-    """The candidate's function, traced (runs in the child). Nothing to register."""
-
-    def __init__(self, module: Any, name: str) -> None:
-        self.fn = traced(getattr(module, name), name)
-
-    def activate(self) -> None:
-        """No registration for function tasks."""
-
-    def deactivate(self) -> None:
-        """No registration for function tasks."""
 
 
 class FunctionOperator(Operator):
@@ -41,6 +27,8 @@ class FunctionOperator(Operator):
         baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child).
         dtypes: ``dtypes(params) -> set[torch.dtype]`` the case computes in.
         atol_text: the row's atol in words where the spec fixes its reduce_dim (``kgb show``).
+        label: ``label() -> str``, the :meth:`baseline_label` where it is not the source's default (vLLM:
+            whether ``vllm._custom_ops`` is importable).
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -49,7 +37,8 @@ class FunctionOperator(Operator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool],
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
-                 own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None) -> None:
+                 own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None,
+                 label: Callable[[], str] | None = None) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -63,6 +52,7 @@ class FunctionOperator(Operator):
         self.own_ops = own_ops
         self.allow_copies = True
         self.atol_text = atol_text
+        self._label = label
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))
@@ -84,18 +74,10 @@ class FunctionOperator(Operator):
             return self._dtypes(params)
         return super().tensor_dtypes(params)
 
-    def make_impl(self, module: Any, platform: Any) -> FunctionImpl:
-        return FunctionImpl(module, str(self.interface.function))
-
-    def invoke(self, impl: FunctionImpl, call: Call, platform: Any) -> Any:
-        return impl.fn(*call.args, **call.kwargs)
-
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         return self._baseline(call, platform)
 
     def baseline_label(self) -> str:
-        if self.source == "vllm":
-            from .vllm.ops import baseline_label
-
-            return baseline_label()
+        if self._label is not None:
+            return self._label()
         return super().baseline_label()

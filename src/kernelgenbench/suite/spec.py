@@ -2,14 +2,16 @@
 
 An :class:`Operator` is one task of the benchmark (``aten::_softmax``, ``vllm::rms_norm``,
 ``cublas::cublasSgemm_v2``). It knows its interface, how to enumerate its cases per tier, how to
-build the inputs of a case, how to compute the trusted reference, how the candidate is driven, what
+build the inputs of a case, how to compute the trusted reference, how a case calls the candidate, what
 the production baseline is, and what a case costs (FLOPs, bytes).
 
-Code in this module runs on both sides of the trust boundary:
+The spec model imports neither the sandbox nor the verifier (``tests/test_layout.py``). Both processes use it:
 
 * trusted side (verifier): :meth:`Operator.grid`, :meth:`Operator.build`, :meth:`Operator.reference`,
-  :meth:`Operator.cost`;
-* untrusted child (sandbox): :meth:`Operator.invoke`, :meth:`Operator.baseline`.
+  :meth:`Operator.cost`, and the custom judges of :attr:`Expected.check`;
+* untrusted child (sandbox): :meth:`Operator.drive` (how many calls, on which arguments: the calls
+  themselves, the wrappers' registration and tracing are ``sandbox/drive.py``'s), :meth:`Operator.baseline`,
+  and :meth:`Operator.build` for the timed repetitions' inputs.
 
 The semantics of every operator are given by ``shared/spec/{aten,vllm,cublas}.md``; each operator
 records the section it implements in :attr:`Operator.section`.
@@ -20,10 +22,11 @@ import abc
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
 
 import torch
 
+from .tensors import clone_tree, region_mask, storage_view
 from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name, tier_parts,  # noqa: F401
                     verdict_scope)
 
@@ -445,7 +448,7 @@ class Expected:
             indices among ties. Called in the verifier as ``check(actual, outputs)`` with the
             slot's value and the dict of every output of the call (``outputs["ret"]``,
             ``outputs["args"]``, ``outputs["kwargs"]``, on the verifier's device); it returns a
-            :class:`~kernelgenbench.verify.compare.SlotResult`. It must not raise for malformed
+            :class:`~kernelgenbench.suite.compare.SlotResult`. It must not raise for malformed
             results: a wrong type or shape is a failed result with a message. ``value`` may hold
             the reference anyway (shown in messages, used for the ghost-poison test).
     """
@@ -644,64 +647,6 @@ def bind_generators(obj: Any, bind: Callable[[GeneratorSeed], Any]) -> Any:
     return obj
 
 
-def clone_tree(obj: Any) -> Any:
-    """Clone every tensor in a nested list/tuple/dict, preserving views on whole storages.
-
-    Tensors that share one storage in ``obj`` still share one (cloned) storage in the result,
-    with the same sizes, strides and storage offsets.
-    """
-    memo: dict[int, torch.Tensor] = {}
-
-    def storage_clone(t: torch.Tensor) -> torch.Tensor:
-        st = t.untyped_storage()
-        # every empty storage reports data pointer 0: key those by tensor, or distinct empty tensors (an empty
-        # input and an empty out= to resize) would come back sharing one storage
-        key = st.data_ptr() if st.nbytes() else ("empty", id(t))
-        if key not in memo:
-            flat = torch.empty(0, dtype=torch.uint8, device=t.device)
-            flat.set_(st.clone())
-            memo[key] = flat
-        base = memo[key]
-        out = torch.empty(0, dtype=t.dtype, device=t.device)
-        out.set_(base.untyped_storage(), t.storage_offset(), t.size(), t.stride())
-        # keep the lazy conjugate/negative bits (resolve_conj/resolve_neg inputs): same memory, same meaning
-        if t.is_conj():
-            out = out._conj()
-        if t.is_neg():
-            out = out._neg_view()
-        return out
-
-    def rec(o: Any) -> Any:
-        if isinstance(o, torch.Tensor):
-            return storage_clone(o)
-        if isinstance(o, list):
-            return [rec(x) for x in o]
-        if isinstance(o, tuple):
-            return tuple(rec(x) for x in o)
-        if isinstance(o, dict):
-            return {k: rec(v) for k, v in o.items()}
-        return o
-
-    return rec(obj)
-
-
-def storage_view(t: torch.Tensor) -> torch.Tensor:
-    """A flat tensor of ``t``'s dtype over the whole of ``t``'s storage (from element 0)."""
-    n = t.untyped_storage().nbytes() // t.element_size()
-    out = torch.empty(0, dtype=t.dtype, device=t.device)
-    out.set_(t.untyped_storage(), 0, (n,), (1,))
-    return out
-
-
-def region_mask(t: torch.Tensor) -> torch.Tensor:
-    """A flat bool mask over ``t``'s storage marking the elements the view ``t`` addresses."""
-    n = t.untyped_storage().nbytes() // t.element_size()
-    mask = torch.zeros(n, dtype=torch.bool, device=t.device)
-    if t.numel():
-        mask.as_strided(t.size(), t.stride(), t.storage_offset()).fill_(True)
-    return mask
-
-
 def ulp(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The spacing of ``dtype`` at each |value| of ``t`` (float64 result; normal numbers)."""
     mant = {torch.float16: 10, torch.bfloat16: 7, torch.float32: 23, torch.float64: 52}[dtype]
@@ -732,6 +677,17 @@ def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol
         full.as_strided(view.size(), view.stride(), view.storage_offset()).copy_(atol_extra)
         extra = full[mask]
     return Expected(slot, exp_flat, tol, mask, atol_extra=extra)
+
+
+class Candidate(Protocol):
+    """The candidate as :meth:`Operator.drive` calls it in the sandbox child (``sandbox/drive.py`` makes it,
+    registered, traced and routed): ``candidate(call)`` calls it once, returning what it returns and raising
+    what it raises; ``candidate.attempt(call)`` returns ``(result, None)``, or ``(None, exc)`` where the call
+    raised ``exc`` (the harness's own findings, dispatch recursion and a signature mismatch, still raise)."""
+
+    def __call__(self, call: Call) -> Any: ...
+
+    def attempt(self, call: Call) -> tuple[Any, Exception | None]: ...
 
 
 class Operator(abc.ABC):
@@ -845,16 +801,17 @@ class Operator(abc.ABC):
         return out
 
     # -- untrusted child --------------------------------------------------------------------
-    @abc.abstractmethod
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        """Run the candidate on ``call`` (in the sandbox child). Returns what the candidate returns."""
-        ...
+    def drive(self, call: Call, candidate: Candidate) -> Any:
+        """How a case run calls the candidate on ``call`` (in the sandbox child; ``sandbox/drive.py``
+        runs it): returns what the child reports as the candidate's result. Default: one call,
+        ``candidate(call)``. Random operators call it four times; error cases record the outcome."""
+        return candidate(call)
 
-    def invoke_timed(self, impl: Any, call: Call, platform: Any) -> Any:
-        """Run the candidate once inside a timed repetition (verify/timing.py). Default:
-        :meth:`invoke`. Operators whose correctness runs call the candidate more than once (random
-        operators: the same seed twice, another seed) time a single call here."""
-        return self.invoke(impl, call, platform)
+    def drive_timed(self, call: Call, candidate: Candidate) -> Any:
+        """How one timed repetition calls the candidate (verify/timing.py). Default: :meth:`drive`.
+        Operators whose correctness runs call the candidate more than once (random operators: the same
+        seed twice, another seed) time a single call here."""
+        return self.drive(call, candidate)
 
     @abc.abstractmethod
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:

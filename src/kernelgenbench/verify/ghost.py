@@ -4,7 +4,7 @@ L2 is interleaved with the correctness runs so that the candidate cannot tell a 
 :meth:`GhostReplay.plan` picks the replayed cases and gives their correctness runs secret inputs,
 :func:`ghost_schedule` places each one's judged re-runs and ghost replay at random positions after it,
 the child replays the host reads and launch outcomes of the latest normal run on the same inputs
-(``sandbox/hooks.py``), :func:`judge_ghost` judges each replay and :meth:`GhostReplay.verdict` decides.
+(``sandbox/host_reads.py``, ``sandbox/launch.py``), :func:`judge_ghost` judges each replay and :meth:`GhostReplay.verdict` decides.
 A replay never follows the first sighting of its inputs: a warm re-run always comes between them, so
 one-time work of a legal wrapper (a workspace zeroed by a kernel on the first call) is not in the log
 replayed. Cost per replayed case: the warm re-run, ``Settings.ghost_reruns`` decoy re-runs and the replay.
@@ -31,7 +31,7 @@ from .compare import compare_slot
 from .judge import CaseEvidence, CaseJudge, GhostRun, resolve_slot, run_check
 
 if TYPE_CHECKING:
-    from ..run.job import Settings
+    from ..settings import Settings
 
 
 #: Phases a correctness run records itself (``CaseJudge.run_case``), also when L2 makes the run.
@@ -107,7 +107,7 @@ def _divergence(report: dict[str, Any] | None) -> str | None:
 def triton_read_values(log: dict[str, Any] | None, report: dict[str, Any] | None, limit: int = 4096) -> list[Any]:
     """The values a ghost replay handed back for host reads of Triton-derived memory: the entries of
     the normal run's replay ``log`` marked ``triton`` (memory a launch of the call received, other than
-    a read-only input; ``hooks.host_read``) among the reads the replay consumed (``report``'s
+    a read-only input; ``host_reads.host_read``) among the reads the replay consumed (``report``'s
     ``reads_replayed``, the first ones of the log), as Python numbers (a logged tensor copy gives its
     elements; string reads give none). At most ``limit`` values."""
     if not isinstance(log, dict) or not isinstance(report, dict):
@@ -227,7 +227,7 @@ class GhostOutcome:
     """What one ghost replay showed (:func:`judge_ghost`); all False/None for a replay that could not run.
 
     Attributes:
-        replay: the child's replay report (``hooks.State.end_case``).
+        replay: the child's replay report (``state.State.end_case``).
         diverged: what the replay did differently from the normal run it replayed, in words, or None.
         ghost_passed: the replay still produced the right result (every launch a no-op).
         uninformative: no output can tell a no-op from a kernel (all expected values equal the poison).
@@ -250,7 +250,7 @@ def judge_ghost(run: GhostRun, tolerance_scale: float) -> GhostOutcome:
     replay log, whose reads of memory a launch of the call received are marked ``triton``;
     :func:`from_triton_reads`): a kernel's result read back with ``.item()`` and returned or
     re-wrapped is the kernel's work, which the replay hands back. ``run.report`` is the child's replay
-    report (:meth:`hooks.State.end_case`); the result carries it, and ``diverged`` says what the
+    report (:meth:`state.State.end_case`); the result carries it, and ``diverged`` says what the
     replay did differently from the normal run it replayed (None when nothing)."""
     out, expected, replay = run.out, run.expected, run.report
     res = GhostOutcome(replay=replay, diverged=_divergence(replay))

@@ -37,8 +37,8 @@ from .compare import (SlotResult, compare_nothing_to_compute, compare_slot, comp
 from .failures import JobFailed, classify_error, condense_traceback, interpreter_limit
 
 if TYPE_CHECKING:  # annotations only: the verifier's pipeline passes them in
-    from ..run.job import Settings
-    from ..run.session import ChildSession
+    from ..settings import Settings
+    from .session import ChildSession
 
 
 def resolve_slot(slot: str, out: dict[str, Any]) -> Any:
@@ -260,7 +260,7 @@ class CaseJudge:
     Args:
         op, platform, device: the operator, the platform and the verifier's device.
         settings: the job's limits (``case_timeout_s``).
-        session: the job's sandbox (:class:`~kernelgenbench.run.session.ChildSession`).
+        session: the job's sandbox (:class:`~kernelgenbench.verify.session.ChildSession`).
         record: the job's record (failures, the unsupported reason, L3's kernel list).
         times: the job's phase times (reference_s, save_s, child_case_s, candidate_s, load_s, judge_s, hung_s).
         io: the folder of the tensors exchanged with the child.

@@ -28,7 +28,7 @@ COPIES = {"clone", "contiguous", "copy_", "_to_copy", "_copy_from", "_copy_from_
 HOST_DATA = {"lift_fresh", "lift_fresh_copy", "lift"}
 
 # Marks the sandbox puts on the trace key of an allowed op (``"aten::copy_ (dtype conversion)"``,
-# ``sandbox/hooks.py`` ``op_marks``), for what the op did beyond allocating, viewing, moving or reading.
+# ``sandbox/provenance.py`` ``op_marks``), for what the op did beyond allocating, viewing, moving or reading.
 MARK_CONVERSION = "dtype conversion"
 MARK_NEG = "materialises a negative bit"
 MARK_CONJ = "materialises a conjugate bit"

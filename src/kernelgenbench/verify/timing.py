@@ -39,8 +39,8 @@ from . import profile as l3
 from .failures import JobFailed, classify_error
 
 if TYPE_CHECKING:
-    from ..run.job import Settings
-    from ..run.session import ChildSession
+    from ..settings import Settings
+    from .session import ChildSession
     from .judge import CaseJudge
 
 

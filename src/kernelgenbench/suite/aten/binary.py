@@ -42,9 +42,9 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, is_dispatcher, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
@@ -221,12 +221,12 @@ class BinaryOperator(AtenOperator):
             written = ("out",)
         return AtenCase(self.api_of(p), [x, y], kwargs, written)
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        if platform.dispatch_key is None and self.composite and str(call.api).startswith("torch."):
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
+        if self.composite and str(call.api).startswith("torch."):
             # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
             wrapper = self.name + ("_out" if "out" in call.kwargs else "")
-            return impl.by_name[wrapper](*call.args, **call.kwargs)
-        return super().invoke(impl, call, platform)
+            return wrapper, call.args, call.kwargs
+        return super().interpreter_route(call)
 
     # -- reference ------------------------------------------------------------------------------------
     def native_meta(self, x: Any, y: Any, p: dict[str, Any]) -> torch.Tensor:

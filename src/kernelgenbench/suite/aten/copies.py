@@ -56,7 +56,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_values, same_storage, unchanged
+from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..common import make_tensor, poisoned
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api
@@ -285,9 +285,9 @@ class CopyOperator(AtenOperator):
             out.add(dtype_of(d))
         return out
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
         api = str(call.api)
-        if platform.dispatch_key is None and not api.startswith(DIRECT):
+        if not api.startswith(DIRECT):
             # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
             name = _PUBLIC_COMPOSITE.get(api)
             if name is None and api.startswith("torch.ops.aten."):
@@ -298,8 +298,8 @@ class CopyOperator(AtenOperator):
                     name = op if ov == "default" else f"{op}_{ov}"
             if name is not None:
                 args, kwargs = _as_dispatched(api, call.args, call.kwargs)
-                return impl.by_name[name](*args, **kwargs)
-        return super().invoke(impl, call, platform)
+                return name, args, kwargs
+        return super().interpreter_route(call)
 
     def _reference_of(self, p: dict[str, Any], call: Call) -> list[Expected]:
         before = call.clone()

@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_values, same_storage
+from ..compare import SlotResult, compare_values, same_storage
 from ..common import make_tensor, poisoned
 from ..spec import EXACT, Call, Cost, Expected, clone_tree, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api

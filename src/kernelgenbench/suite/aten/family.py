@@ -8,7 +8,11 @@ that reaches one overload of the operator. How the candidate is driven:
   runs as a user's program would (aten.md §4.3);
 * on the interpreter, registering CPU kernels would hijack the interpreter's own tensor work, so a
   dispatch mode routes the reached overload to the wrapper, which is called directly with the
-  dispatcher's arguments (wrapped Python numbers included).
+  dispatcher's arguments (wrapped Python numbers included); a CompositeImplicitAutograd overload, which
+  a dispatch mode never sees whole, is called directly (:meth:`AtenOperator.interpreter_route`).
+
+A row describes the call (:attr:`Call.api <kernelgenbench.suite.spec.Call.api>`, its wrappers, the
+interpreter's route); ``sandbox/drive.py`` registers, traces and calls the wrappers in the child.
 
 Operators are rows: an :class:`AtenOperator` instance with its wrappers, public API, grids,
 reference and cost. Families (pointwise, reduction, …) are functions that build rows.
@@ -16,11 +20,10 @@ reference and cost. Families (pointwise, reduction, …) are functions that buil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
-from ...sandbox.hooks import InterceptMode, traced
 from ..spec import (Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of,
                     is_named_overload)
 
@@ -107,13 +110,6 @@ def resolve_api(name: str) -> Callable[..., Any]:
     raise KeyError(f"unknown public API {name!r}")
 
 
-def _has_overload(key: str) -> bool:
-    """Whether the installed PyTorch has the overload ``"select.Dimname"`` (named-tensor overloads
-    exist in PyTorch 2.11, not in 2.13)."""
-    op, _, ov = key.partition(".")
-    return (ov or "default") in getattr(torch.ops.aten, op).overloads()
-
-
 def schema_of(op: str, overload: str) -> str:
     """The installed PyTorch's schema of ``aten::<op>.<overload>`` (PyTorch wins over the prompt)."""
     return str(getattr(getattr(torch.ops.aten, op), overload)._schema)
@@ -137,45 +133,6 @@ def overload_kind(overload: str, schema: str, dispatcher: bool) -> str:
     if is_named_overload(overload, schema):
         return "named"
     return "dispatcher" if dispatcher else "jit"
-
-
-class AtenImpl:
-    """The candidate's wrappers, traced, and their registration state (runs in the child).
-
-    Attributes:
-        fns: traced wrapper by overload key (``"add.Tensor"``).
-        by_name: traced wrapper by wrapper name (``"add_Tensor"``), for direct calls.
-    """
-
-    def __init__(self, module: Any, op: "AtenOperator", platform: Any) -> None:
-        self.platform = platform
-        self.fns: dict[str, Callable[..., Any]] = {}
-        self.by_name: dict[str, Callable[..., Any]] = {}
-        for w in op.interface.wrappers:
-            fn = getattr(module, w.name, None)
-            if not callable(fn):
-                continue
-            t = traced(fn, w.name)
-            self.by_name[w.name] = t
-            if w.kind == "dispatcher" or (w.kind == "named" and _has_overload(w.overload)):
-                self.fns[w.overload] = t
-        self.lib: Any = None
-        self.activate()
-
-    def activate(self) -> None:
-        """Register the wrappers at the platform's dispatch key (no-op on the interpreter)."""
-        if self.platform.dispatch_key is None or self.lib is not None:
-            return
-        lib = torch.library.Library("aten", "IMPL")
-        for overload, fn in self.fns.items():
-            lib.impl(overload, fn, self.platform.dispatch_key)
-        self.lib = lib
-
-    def deactivate(self) -> None:
-        """Remove the registration (the native kernels answer again)."""
-        if self.lib is not None:
-            self.lib._destroy()
-            self.lib = None
 
 
 @dataclass
@@ -246,19 +203,12 @@ class AtenOperator(Operator):
     def cost(self, params: dict[str, Any]) -> Cost:
         return self._cost(params)
 
-    def make_impl(self, module: Any, platform: Any) -> AtenImpl:
-        return AtenImpl(module, self, platform)
-
-    def invoke(self, impl: AtenImpl, call: Call, platform: Any) -> Any:
-        if str(call.api).startswith(DIRECT):
-            # A wrapper called as a plain Python function (JIT-only scalar overloads, aten.md §6b.5;
-            # CompositeImplicit ops on the interpreter): no dispatcher involved.
-            return impl.by_name[str(call.api)[len(DIRECT):]](*call.args, **call.kwargs)
-        api = resolve_api(str(call.api))
-        if platform.dispatch_key is None:
-            with InterceptMode(impl.fns):
-                return api(*call.args, **call.kwargs)
-        return api(*call.args, **call.kwargs)
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
+        """On the interpreter, the wrapper ``call`` reaches and its arguments, where a dispatch mode would
+        see only the decomposition of a CompositeImplicitAutograd overload: ``(wrapper name, args, kwargs)``,
+        called directly (``sandbox/drive.py``); None (default): drive ``call.api``, whose overload reaches
+        the wrapper through the dispatch mode."""
+        return None
 
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         if str(call.api).startswith(DIRECT):

@@ -33,7 +33,7 @@ gate and cost. The family supplies the shared pieces:
   reference, every other element (unindexed ones, gaps of a strided ``self``) bit-identical; the return
   must be ``self`` itself.
 * **error cases** (aten.md §6b.3: ``index`` with an empty or too long index list must raise IndexError;
-  ``index_put_`` with all-None indices must raise). Their ``api`` is ``"raises:<api>"``: :meth:`invoke`
+  ``index_put_`` with all-None indices must raise). Their ``api`` is ``"raises:<api>"``: :meth:`drive`
   runs the call, catches what the candidate raises and returns a harness-made record of it (UTF-8 bytes
   in a uint8 tensor, so the candidate's own return value never reaches the judge), and
   :func:`raises_judge` checks it. They launch nothing and are not timed.
@@ -49,10 +49,11 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_slot, poison_
+from ..compare import SlotResult, compare_slot
 from ..common import make_tensor, upcast
-from ..spec import (EXACT, Call, Cost, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
+from ..spec import (EXACT, Call, Candidate, Cost, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
                     written_expected)
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes
 from .pools import FLOAT3, POINTWISE_SHAPES
 from .views import wrappers_of
@@ -154,7 +155,7 @@ def _decode(t: Any) -> str | None:
 
 def raises_judge(kinds: tuple[str, ...] | None) -> Expected:
     """The expectation of an error case: the call raised (``kinds``: one of these exception class names;
-    None: any exception). ``actual`` is the record :meth:`IndexOperator.invoke` made of the call."""
+    None: any exception). ``actual`` is the record :meth:`IndexOperator.drive` made of the call."""
     want = " or ".join(kinds) if kinds else "an exception"
 
     def check(actual: Any, outputs: dict[str, Any]) -> SlotResult:
@@ -201,18 +202,15 @@ class IndexOperator(AtenOperator):
             "rtol by dtype and atol 1e-4 x the most contributions to one element; with duplicate targets and no "
             "reduction, any one of the values written there is right")
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+    def drive(self, call: Call, candidate: Candidate) -> Any:
+        """An error case (``"raises:<api>"``) calls ``<api>`` and reports a record of the outcome (judged by
+        :func:`raises_judge`); the harness's own findings still raise (:meth:`Candidate.attempt`)."""
         api = str(call.api)
         if not api.startswith(RAISES):
-            return super().invoke(impl, call, platform)
-        from ...sandbox.hooks import DispatchRecursion, SignatureMismatch
-
+            return super().drive(call, candidate)
         inner = Call(call.args, call.kwargs, call.written, api=api[len(RAISES):])
-        try:
-            ret = super().invoke(impl, inner, platform)
-        except (DispatchRecursion, SignatureMismatch):
-            raise  # the harness's own findings keep their failure classes
-        except Exception as exc:  # noqa: BLE001 - the error the case asks for (judged by raises_judge)
+        ret, exc = candidate.attempt(inner)
+        if exc is not None:  # the error the case asks for (judged by raises_judge)
             return _encode(f"raised {type(exc).__name__}: {exc}")
         return _encode(f"returned {type(ret).__name__} without raising")
 

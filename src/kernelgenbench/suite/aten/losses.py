@@ -38,9 +38,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import poison_
 from ..common import make_tensor, upcast
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
@@ -203,12 +203,12 @@ class TensorRow(AtenOperator):
         out = poison_(torch.empty(res.shape, dtype=res.dtype, device=device))
         return AtenCase(api, args, {self.out_overload: out}, (self.out_overload,))
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        if platform.dispatch_key is None and self.composite and not str(call.api).startswith(DIRECT):
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
+        if self.composite and not str(call.api).startswith(DIRECT):
             # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
             wrapper = self.name + (f"_{self.out_overload}" if self.out_overload in call.kwargs else "")
-            return impl.by_name[wrapper](*call.args, **call.kwargs)
-        return super().invoke(impl, call, platform)
+            return wrapper, call.args, call.kwargs
+        return super().interpreter_route(call)
 
     # -- reference ----------------------------------------------------------------------------------------
     def tolerance(self, p: dict[str, Any]) -> Tolerance:

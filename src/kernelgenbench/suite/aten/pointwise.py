@@ -32,9 +32,9 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import poison_
 from ..common import make_tensor
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
 from .pools import POINTWISE_SHAPES
 
@@ -160,12 +160,12 @@ class UnaryOperator(AtenOperator):
             return AtenCase(str(self.out_api), args, {"out": self._out(p, x, device)}, ("out",))
         return AtenCase(self.api, args)
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        if platform.dispatch_key is None and self.composite and not str(call.api).startswith(DIRECT):
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
+        if self.composite and not str(call.api).startswith(DIRECT):
             # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
             wrapper = self.name + ("_out" if "out" in call.kwargs else "")
-            return impl.by_name[wrapper](*call.args, **call.kwargs)
-        return super().invoke(impl, call, platform)
+            return wrapper, call.args, call.kwargs
+        return super().interpreter_route(call)
 
     # -- reference ----------------------------------------------------------------------------------
     def _reference(self, p: dict[str, Any], call: Call) -> list[Expected]:

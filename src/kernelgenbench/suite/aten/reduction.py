@@ -32,10 +32,10 @@ from typing import Any, Callable, Sequence
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from ...verify.compare import poison_
 from ..common import make_tensor
 from ..spec import (EXACT, Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, dtype_of, numel,
                     product, written_expected)
+from ..tensors import poison_
 from .binary import pytorch_wrappers
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
 from .ops import _softmax_build, _softmax_ref
@@ -144,13 +144,12 @@ class ReductionOperator(AtenOperator):
                          grids=grids, build=build, reference=reference, cost=cost, timed=timed, own_ops=own_ops,
                          notes=notes)
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
-        if platform.dispatch_key is None and self.direct is not None:
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
+        if self.direct is not None:
             routed = self.direct(call)
             if routed is not None:  # Interpreter: a dispatch mode sees only a CompositeImplicit op's decomposition.
-                wrapper, args, kwargs = routed
-                return impl.by_name[wrapper](*args, **kwargs)
-        return super().invoke(impl, call, platform)
+                return routed
+        return super().interpreter_route(call)
 
     def reached(self, p: dict[str, Any]) -> str:
         """The overload key a case reaches, probed on the CPU with every dim cut to at most 2 (a

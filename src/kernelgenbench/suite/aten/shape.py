@@ -11,7 +11,7 @@ tier, how a case is built, the reference, the timing gate and the cost model. Th
   (aten.md §4.3; no Autograd-key registration is needed, the upstream tests never backpropagate). On
   the interpreter a dispatch mode routes the reached overload to the wrapper; it only sees the
   decomposition of a CompositeImplicit overload (``linear``, ``matmul``, ``matmul.out``, ``diff``,
-  ``diff.out``), so :meth:`ShapeOperator.invoke` calls those wrappers directly there.
+  ``diff.out``), so :meth:`ShapeOperator.interpreter_route` routes to those wrappers directly there.
 * **matmul rows** (:func:`matmul_row`). References are the public call on fp64 copies, cast to the
   result dtype (the fp32 reference is true fp32: no TF32, aten.md §5); the tolerance is the
   accumulation rule with n = K terms, K + 1 with a bias (as ``aten::mm``; README "Tolerance and
@@ -33,10 +33,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import SlotResult, compare_slot, compare_values, poison_
+from ..compare import SlotResult, compare_slot, compare_values
 from ..common import make_tensor, poisoned
 from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance,
                     Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
+from ..tensors import poison_
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import FLOAT3
 from .views import wrappers_of
@@ -90,14 +91,14 @@ class ShapeOperator(AtenOperator):
             return "sort.values_stable" if "values" in call.kwargs else "sort.stable"
         return self.name + (".out" if "out" in call.kwargs else "")
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
         api = str(call.api)
-        if platform.dispatch_key is None and not api.startswith(DIRECT):
+        if not api.startswith(DIRECT):
             key = self.reached(call)
             if _is_composite(f"aten::{key}"):
                 # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
-                return impl.by_name[key.replace(".", "_")](*call.args, **call.kwargs)
-        return super().invoke(impl, call, platform)
+                return key.replace(".", "_"), call.args, call.kwargs
+        return super().interpreter_route(call)
 
 
 def _fp64_of(v: Any) -> Any:

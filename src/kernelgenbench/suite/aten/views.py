@@ -36,10 +36,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ...verify.compare import poison_, same_storage
+from ..compare import same_storage
 from ..common import make_tensor
 from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Expected, NothingToCompute, Wrapper, dtype_of,
                     numel, product)
+from ..tensors import poison_
 from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, is_dispatcher, overload_kind, resolve_api, schema_of
 
 FLOATS = ["fp16", "fp32", "bf16"]
@@ -131,16 +132,16 @@ class ViewOperator(AtenOperator):
             needs_launch = not _reshape_is_view(args[0], args[1])
         return AtenCase(api, args, kwargs, written, needs_launch=needs_launch)
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+    def interpreter_route(self, call: Call) -> tuple[str, Sequence[Any], dict[str, Any]] | None:
         api = str(call.api)
-        if platform.dispatch_key is None and not api.startswith(DIRECT):
+        if not api.startswith(DIRECT):
             op, ov = _overload_of(api)
             qual = f"aten::{op}" + ("" if ov == "default" else f".{ov}")
             if torch._C._dispatch_has_kernel_for_dispatch_key(qual, "CompositeImplicitAutograd"):
                 # Interpreter: a dispatch mode sees only the decomposition of a CompositeImplicit op.
                 name = op if ov == "default" else f"{op}_{ov}"
-                return impl.by_name[name](*call.args, **call.kwargs)
-        return super().invoke(impl, call, platform)
+                return name, call.args, call.kwargs
+        return super().interpreter_route(call)
 
     # -- reference --------------------------------------------------------------------------------
     def _reference_of(self, p: dict[str, Any], call: Call) -> list[Expected]:

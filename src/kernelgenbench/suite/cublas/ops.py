@@ -7,10 +7,10 @@ from typing import Any, Callable
 
 import torch
 
-from ...verify.compare import poison_
 from ..function import FunctionOperator
 from ..spec import (ACCUMULATION_NOTE, Call, Cost, Expected, Interface, Tolerance, accumulation_rule, accumulation_text,
                     product, region_mask, storage_view, written_expected)
+from ..tensors import poison_
 from .blas import diag_code, trans_code, uplo_code
 
 N9 = [1, 32, 71, 160, 497, 1024, 4113, 4096, 5333]

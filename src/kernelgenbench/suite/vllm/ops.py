@@ -8,10 +8,10 @@ from typing import Any, Callable
 
 import torch
 
-from ...verify.compare import poison_
 from ..common import make_tensor
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, numel, product, ulp, written_expected
+from ..tensors import poison_
 
 FLOAT3 = ["fp16", "bf16", "fp32"]
 
@@ -122,7 +122,7 @@ RMS_NORM = FunctionOperator(
     },
     build=_rms_build, reference=_rms_ref, cost=_rms_cost,
     timed=lambda p: numel(p["shape"][:-1]) >= 1024 and p["shape"][-1] >= 4096 and p["dtype"] != "fp32",
-    baseline=_baseline("rms_norm", _rms_base_native), own_ops=frozenset({"rms_norm"}),
+    baseline=_baseline("rms_norm", _rms_base_native), label=baseline_label, own_ops=frozenset({"rms_norm"}),
 )
 
 
@@ -182,7 +182,8 @@ FUSED_ADD_RMS_NORM = FunctionOperator(
     cost=lambda p: Cost(6.0 * p["t"] * p["h"], (4 * p["t"] * p["h"] + p["h"]) *
                         torch.empty(0, dtype=dtype_of(p["dtype"])).element_size()),
     timed=lambda p: p["t"] * p["h"] >= 2 ** 20,
-    baseline=_baseline("fused_add_rms_norm", _far_base_native), own_ops=frozenset({"fused_add_rms_norm"}),
+    baseline=_baseline("fused_add_rms_norm", _far_base_native), label=baseline_label,
+    own_ops=frozenset({"fused_add_rms_norm"}),
 )
 
 
@@ -262,7 +263,7 @@ TOPK_SOFTMAX = FunctionOperator(
     cost=lambda p: Cost(5.0 * p["t"] * p["e"], p["t"] * p["e"] * torch.empty(0, dtype=dtype_of(p["dtype"])).element_size()
                         + 12 * p["t"] * p["k"]),
     timed=lambda p: p["t"] >= 1024,
-    baseline=_baseline("topk_softmax", _topk_base_native), own_ops=frozenset({"topk_softmax"}),
+    baseline=_baseline("topk_softmax", _topk_base_native), label=baseline_label, own_ops=frozenset({"topk_softmax"}),
 )
 
 OPERATORS = [FUSED_ADD_RMS_NORM, RMS_NORM, TOPK_SOFTMAX]

@@ -13,8 +13,8 @@ A case passes ``generator=`` (or, where upstream reads the default generator, no
 sandbox child, the marker can. The child turns it into ``torch.Generator(device).manual_seed(seed)`` right
 before the call (a ``default`` marker seeds the device's default generator and passes ``None``).
 
-The four runs of a stochastic case (:meth:`RandomOperator.invoke`, in the child)
---------------------------------------------------------------------------------
+The four runs of a stochastic case (:meth:`RandomOperator.drive`, in the child)
+-------------------------------------------------------------------------------
 Each on a fresh copy of the inputs as the verifier built them:
 
 * **A** a new generator seeded ``s`` (on the case's own arguments, so the verifier's usual checks of
@@ -23,7 +23,7 @@ Each on a fresh copy of the inputs as the verifier built them:
 * **C** a new generator seeded ``s`` again;
 * **D** a new generator seeded ``s' != s``.
 
-A timed repetition (:meth:`RandomOperator.invoke_timed`) is one call; its generator is made once per input
+A timed repetition (:meth:`RandomOperator.drive_timed`) is one call; its generator is made once per input
 set and reused across repetitions (it advances, as upstream's timing loop does), and the judged timed
 repetition gets the single-run checks below.
 

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ....verify.compare import SlotResult
+from ...compare import SlotResult
 from ...spec import Call, Expected, GeneratorSeed, Tolerance, region_mask, storage_view
 from .cross_run import cross_run_test
 from .long_range import Cells, copy_test
@@ -37,7 +37,7 @@ class RandomJudge:
     """The custom judge (:attr:`Expected.check`) of one stochastic case (package docstring).
 
     A run is the tuple ``(ret, *written)`` of one call (``written`` in :attr:`Call.written` order), as
-    :meth:`.protocol.RandomOperator.invoke` returns four of them (runs A-D) and ``invoke_timed`` one.
+    :meth:`.protocol.RandomOperator.drive` returns four of them (runs A-D) and ``drive_timed`` one.
 
     Attributes:
         law: the law of the samples.

@@ -1,12 +1,12 @@
-"""The four-run protocol of a stochastic case (package docstring), run in the sandbox child:
-:class:`RandomOperator`, the row class of the random family."""
+"""The four-run protocol of a stochastic case (package docstring), run in the sandbox child (each call made
+by ``sandbox/drive.py``): :class:`RandomOperator`, the row class of the random family."""
 from __future__ import annotations
 
 from typing import Any, Callable
 
 import torch
 
-from ...spec import Call, GeneratorSeed, bind_generators
+from ...spec import Call, Candidate, GeneratorSeed, bind_generators
 from ..family import AtenOperator, resolve_api
 
 RUNS = ("run A (new generator, seed s)", "run B (the same generator, second call)",
@@ -58,16 +58,16 @@ class RandomOperator(AtenOperator):
         return Call(bind_generators(call.args, bind), bind_generators(call.kwargs, bind), call.written,
                     api=call.api, needs_launch=call.needs_launch)
 
-    def _one(self, impl: Any, call: Call, platform: Any, bind: Callable[[GeneratorSeed], Any]) -> tuple:
-        ret = AtenOperator.invoke(self, impl, self._bound(call, bind), platform)
+    def _one(self, candidate: Candidate, call: Call, bind: Callable[[GeneratorSeed], Any]) -> tuple:
+        ret = candidate(self._bound(call, bind))
         return (ret, *(call.get(s) for s in call.written))
 
-    def invoke(self, impl: Any, call: Call, platform: Any) -> Any:
+    def drive(self, call: Call, candidate: Candidate) -> Any:
         """Deterministic calls: one call with fresh generators. Stochastic calls: runs A-D (package
         docstring), returned as a tuple of four runs ``(ret, *written)``."""
         dev = _device_of(call)
         if not self.stochastic(call):
-            return AtenOperator.invoke(self, impl, self._bound(call, lambda m: m.materialize(dev)), platform)
+            return candidate(self._bound(call, lambda m: m.materialize(dev)))
         spares = [call.clone() for _ in range(3)]
         made: dict[GeneratorSeed, Any] = {}
 
@@ -75,10 +75,10 @@ class RandomOperator(AtenOperator):
             made[m] = m.materialize(dev)
             return made[m]
 
-        runs = [self._one(impl, call, platform, fresh)]
-        runs.append(self._one(impl, spares[0], platform, lambda m: made[m]))
-        runs.append(self._one(impl, spares[1], platform, lambda m: m.materialize(dev)))
-        runs.append(self._one(impl, spares[2], platform, lambda m: m.materialize(dev, other_seed(m.seed))))
+        runs = [self._one(candidate, call, fresh)]
+        runs.append(self._one(candidate, spares[0], lambda m: made[m]))
+        runs.append(self._one(candidate, spares[1], lambda m: m.materialize(dev)))
+        runs.append(self._one(candidate, spares[2], lambda m: m.materialize(dev, other_seed(m.seed))))
         return tuple(runs)
 
     def _cached(self, dev: torch.device) -> Callable[[GeneratorSeed], Any]:
@@ -88,12 +88,12 @@ class RandomOperator(AtenOperator):
             return self._timing_generators[m]
         return bind
 
-    def invoke_timed(self, impl: Any, call: Call, platform: Any) -> Any:
+    def drive_timed(self, call: Call, candidate: Candidate) -> Any:
         """One call; the generator of each input set is made once and reused (it advances)."""
         bind = self._cached(_device_of(call))
         if not self.stochastic(call):
-            return AtenOperator.invoke(self, impl, self._bound(call, bind), platform)
-        return (self._one(impl, call, platform, bind),)
+            return candidate(self._bound(call, bind))
+        return (self._one(candidate, call, bind),)
 
     def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         api = resolve_api(str(call.api))

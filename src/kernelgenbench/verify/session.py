@@ -24,12 +24,12 @@ from ..record import JobRecord, L3Record
 from ..sandbox.protocol import Answer, CaseCommand, Ready, TimeCommand, parse_answer
 from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
 from ..suite.spec import Case, Operator
-from ..verify import profile as l3
-from ..verify.failures import JobFailed, condense_traceback
-from ..verify.scan import describe_findings
+from . import profile as l3
+from .failures import JobFailed, condense_traceback
+from .scan import describe_findings
 
 if TYPE_CHECKING:
-    from .job import Settings
+    from ..settings import Settings
 
 
 def check_launch_violations(msg: Answer, where: str, case: Case | None = None) -> None:
@@ -114,7 +114,7 @@ class ChildSession:
 
     def _judge_import(self, trace: dict[str, int]) -> None:
         """L3 for the submission's import: its module-level code ran under the dispatch trace of a call
-        (``hooks.trace_import``) and is judged by the same allowlist, marks and budgets (host reads,
+        (``dispatch.trace_import``) and is judged by the same allowlist, marks and budgets (host reads,
         fills/copies, tensor data built from host Python). Any finding fails the job as ``profile``:
         results computed once at import and looked up by the kernels are computed all the same (the op
         itself run at import included; it is no dispatch recursion there, the wrapper is not running)."""
@@ -161,7 +161,7 @@ class ChildSession:
         bodies = [b for b in bodies if b not in self._scanned_bodies]
         if not bodies or self.submission is None:
             return
-        from ..verify.scan import scan_kernel_body
+        from .scan import scan_kernel_body
 
         try:
             source = importlib.util.decode_source(Path(self.submission).read_bytes())

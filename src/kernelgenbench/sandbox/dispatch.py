@@ -1,0 +1,314 @@
+"""The ATen dispatch trace of the candidate's Python code, and the traced wrapper.
+
+:class:`CandidateMode`: a ``TorchDispatchMode`` entered around each call of a candidate wrapper.
+It records every ATen op the candidate's Python code runs (the L3 dispatch-level trace), except
+what Triton's own launcher does inside a launch, and it poisons every tensor the candidate
+allocates, so unwritten output elements are visible. Composite (CompositeImplicitAutograd) ops are
+decomposed and their pieces traced, so the trace is the same whether the wrapper runs inside another
+mode's handler (interpreter) or registered at a dispatch key (GPUs). Allowed ops that compute,
+convert or move elements along a mapping of the candidate's making are marked in their keys
+(:func:`.provenance.op_marks`), from the call's memory provenance (:class:`.provenance.CallEvidence`).
+The submission's import runs under the same trace (:func:`trace_import`); timed calls under
+:class:`TimedTraceMode`. :func:`traced` wraps each of the candidate's wrappers (call counts, dispatch
+recursion, the signature check, the trace); :class:`InterceptMode` routes a public call's overloads to
+them on the interpreter.
+"""
+from __future__ import annotations
+
+import inspect
+from collections import Counter
+from typing import Any, Callable
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from ..suite.tensors import poison_, poison_variant
+from .host_reads import host_read
+from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, op_marks
+from .state import STATE
+
+#: Allocation ops whose results are poisoned when the candidate makes them.
+ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
+              "new_empty.default", "new_empty_strided.default", "empty.out", "resize_.default"}
+
+#: ATen ops that draw random numbers: the elements they produce are also counted as
+#: ``aten::random_draw`` (L3 budgets them where an operator may draw a seed with PyTorch).
+RANDOM_DRAWS = {"randint", "randint_like", "rand", "rand_like", "randn", "randn_like", "randperm", "random_",
+                "uniform_", "normal", "normal_", "bernoulli", "bernoulli_", "exponential_", "geometric_",
+                "log_normal_", "cauchy_", "poisson", "multinomial", "binomial", "_standard_gamma",
+                "_sample_dirichlet", "rrelu_with_noise", "native_dropout"}
+
+
+class DispatchRecursion(RuntimeError):
+    """A wrapper re-entered itself through the dispatcher (it called the op it replaces)."""
+
+
+class SignatureMismatch(TypeError):
+    """The candidate's function cannot take the arguments of the interface."""
+
+
+def _op_key(func: Any, args: tuple = (), kwargs: dict | None = None, ev: CallEvidence | None = None,
+            marks: list[str] | None = None) -> str:
+    """The trace key of one ATen call: ``aten::name[.overload]``, with its marks in parentheses
+    (``"aten::copy_ (dtype conversion)"``, ``"aten::copy_ (non-trivial mapping; reinterprets bytes)"``):
+    :func:`op_marks` of the call, or ``marks`` when given."""
+    key = f"aten::{_name(func)}"
+    if func._overloadname != "default":
+        key += f".{func._overloadname}"
+    if marks is None:
+        marks = op_marks(func, args, kwargs or {}, ev)
+    return f"{key} ({'; '.join(dict.fromkeys(marks))})" if marks else key
+
+
+def _count_draws(trace: Counter[str], func: Any, out: Any) -> None:
+    """Count the elements a random ATen op drew as ``aten::random_draw`` (L3 budgets them)."""
+    if _name(func) in RANDOM_DRAWS:
+        drawn = out if isinstance(out, torch.Tensor) else (out[0] if isinstance(out, (tuple, list)) and out else None)
+        trace["aten::random_draw"] += drawn.numel() if isinstance(drawn, torch.Tensor) else 1
+
+
+#: ATen ops that return a Python scalar computed from tensor data (host reads), by the kind logged.
+#: ``item``/``is_nonzero`` are composite: the modes decompose them (:func:`_traced_op`), so the read
+#: reaches them as ``_local_scalar_dense`` on every path. ``equal`` computes (L3 rejects it) but its
+#: answer is a host read all the same.
+_SCALAR_READS = {torch.ops.aten._local_scalar_dense.default: "item", torch.ops.aten.item.default: "item",
+                 torch.ops.aten.is_nonzero.default: "is_nonzero", torch.ops.aten.equal.default: "equal",
+                 torch.ops.aten.allclose.default: "allclose"}
+
+#: op -> whether it has a CompositeImplicitAutograd kernel (decomposed by the modes)
+_COMPOSITE: dict[Any, bool] = {}
+
+
+def is_composite(func: Any) -> bool:
+    """Whether ``func`` (an ATen overload) is CompositeImplicitAutograd: made of other ATen ops, which
+    a dispatch mode sees instead of it when the call passes the Autograd key first (a wrapper called at
+    the top level, or registered at a device key) but not when the mode is entered inside another
+    mode's handler (the interpreter's :class:`InterceptMode`)."""
+    hit = _COMPOSITE.get(func)
+    if hit is None:
+        try:
+            hit = bool(torch._C._dispatch_has_kernel_for_dispatch_key(func.name(), "CompositeImplicitAutograd"))
+        except Exception:  # noqa: BLE001 - not a dispatcher op
+            hit = False
+        _COMPOSITE[func] = hit
+    return hit
+
+
+def _overload_key(func: Any) -> str:
+    """``"add.Tensor"``, ``"reshape"``: the key of an ATen overload as wrappers are registered by."""
+    return _name(func) if func._overloadname == "default" else f"{_name(func)}.{func._overloadname}"
+
+
+def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tuple, kwargs: dict,
+               poison: bool) -> Any:
+    """Run one ATen op the candidate's Python code called, as the modes trace it.
+
+    The trace is the same on every call path: a CompositeImplicitAutograd op is decomposed here and its
+    pieces are traced (``reshape`` of a non-viewable tensor is ``clone`` + ``_unsafe_view``, ``item``
+    is ``_local_scalar_dense``), as the dispatcher decomposes it before a mode sees it when the wrapper
+    runs at the top level or registered at a device key; except an overload the candidate replaces
+    (``STATE.replaced``), which on GPUs reaches its registration (dispatch recursion) and here is counted
+    whole (the op itself: dispatch recursion too). Each op is counted under its key with its
+    marks (:func:`op_marks`, and marks :meth:`CallEvidence.after_op` finds in its result); a scalar
+    host read goes through :func:`host_read`; random draws and host data are counted in elements
+    (``aten::random_draw``, ``aten::host_data``); with ``poison``, allocations are poisoned."""
+    if is_composite(func) and _overload_key(func) not in STATE.replaced:
+        # the C++ composite kernel the dispatcher runs (not a Python decomposition some ops also register)
+        with mode:
+            return func._op_dk(torch._C.DispatchKey.CompositeImplicitAutograd, *args, **kwargs)
+    name = _name(func)
+    if name in _UNCOUNTED:
+        return func(*args, **kwargs)
+    ev = STATE.call
+    marks = op_marks(func, args, kwargs, ev)
+    key = _op_key(func, marks=marks)
+    trace[key] += 1
+    read = _SCALAR_READS.get(func)
+    if read is not None and args and isinstance(args[0], torch.Tensor):
+        # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
+        extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
+        value = host_read(read, args[0], extra, lambda: func(*args, **kwargs))
+        if ev is not None:
+            ev.last_read = (value, args[0].dtype)
+        return value
+    pending = ev.take_read() if ev is not None else None
+    before = ev.input_ptrs(args, kwargs) if ev is not None else set()
+    out = func(*args, **kwargs)
+    if ev is not None:
+        late = ev.after_op(func, args, kwargs, out, before, pending)
+        if late:
+            trace[key] -= 1
+            if not trace[key]:
+                del trace[key]
+            trace[_op_key(func, marks=[*marks, *late])] += 1
+    _count_draws(trace, func, out)
+    if name in HOST_DATA_OPS and isinstance(out, torch.Tensor):
+        trace["aten::host_data"] += out.numel()
+    if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
+        if out.numel() and not out.is_meta:
+            with poison_variant(STATE.ghost or STATE.alt_poison):
+                poison_allocation(out)
+    return out
+
+
+class CandidateMode(TorchDispatchMode):
+    """Trace and poison the ATen ops a candidate's Python code runs (see module docstring and
+    :func:`_traced_op`). ``trace``: the counter to count in (default: the case's, ``STATE.trace``);
+    ``poison``: poison the candidate's allocations."""
+
+    def __init__(self, trace: Counter[str] | None = None, poison: bool = True) -> None:
+        super().__init__()
+        self._trace = trace
+        self._poison = poison
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if STATE.inside_launch:
+            return func(*args, **kwargs)
+        return _traced_op(self, STATE.trace if self._trace is None else self._trace, func, args, kwargs,
+                          self._poison)
+
+
+class TimedTraceMode(TorchDispatchMode):
+    """The L3 dispatch trace of a timed candidate call: op keys with their marks and the call's memory
+    provenance (:func:`_traced_op`; no poisoning, no host-read log, no replay), so that the timed calls
+    are judged by the same allowlist as the correctness calls (a candidate that tells timing apart, by
+    call counts or by the absence of poisoned allocations, and then computes with PyTorch or a vendor
+    library, fails as ``profile``). Its cost is host time only, which the timing protocol's device lead
+    keeps out of the device events."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        calls = STATE._call_trace
+        if STATE.inside_launch or calls is None:
+            return func(*args, **kwargs)
+        return _traced_op(self, calls, func, args, kwargs, poison=False)
+
+
+def _timed_traced_call(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """Run one timed candidate call under :class:`TimedTraceMode` (the outermost wrapper only) and fold
+    its op counts into ``STATE.timed_trace`` (the most per call)."""
+    if STATE._call_trace is not None:  # a wrapper reached from another through the dispatcher (which
+        with TimedTraceMode():         # runs it with the outer mode off): its ops count for the same call
+            return fn(*args, **kwargs)
+    STATE._call_trace = Counter()
+    try:
+        with TimedTraceMode():
+            return fn(*args, **kwargs)
+    finally:
+        calls, STATE._call_trace = STATE._call_trace, None
+        if STATE.timed_trace is not None:
+            for k, n in calls.items():
+                if n > STATE.timed_trace[k]:
+                    STATE.timed_trace[k] = n
+
+
+def trace_import(run: Callable[[], Any]) -> Counter[str]:
+    """Run the submission's import (``run``) under the dispatch trace of a call (:class:`CandidateMode`
+    with its own counter, allocations not poisoned): every ATen op its module-level code runs is counted
+    with its marks, host reads and tensor data built from host Python (``aten::host_data``) included,
+    so that the verifier judges the import by the allowlist and budgets of a call (work done once at
+    import and looked up later is still work). Returns the counts; exceptions of the import propagate."""
+    counter: Counter[str] = Counter()
+    STATE.call = CallEvidence()
+    STATE._import_trace = counter
+    try:
+        with CandidateMode(counter, poison=False):
+            run()
+    finally:
+        STATE.call = None
+        STATE._import_trace = None
+    return counter
+
+
+def poison_allocation(t: torch.Tensor) -> None:
+    """Poison a tensor the candidate allocated: PyTorch's fill_, or, while the candidate's
+    registration replaces fill_ (aten::fill_ under test on a GPU), one poisoned CPU element copied and
+    broadcast onto ``t``, so that the poisoning does not dispatch into the candidate (which would
+    count as the candidate re-entering itself)."""
+    if not any(k.split(".", 1)[0] == "fill_" for k in STATE.registered):
+        poison_(t)
+        return
+    one = poison_(torch.empty((), dtype=t.dtype))
+    try:
+        t.copy_(one.to(t.device).expand(t.shape))
+    except RuntimeError:  # an overlapping allocation (zero strides) that copy_ refuses: left as allocated
+        pass
+
+
+def _check_returns(name: str, ret: Any, args: tuple, kwargs: dict) -> None:
+    """Record (``STATE.stale_outputs``) each tensor the outermost wrapper call returned in storage that
+    was not allocated during the call and is no argument's (:meth:`CallEvidence.stale_returns`)."""
+    ev = STATE.call
+    if ev is None:
+        return
+    for path in ev.stale_returns(ret, args, kwargs):
+        if len(STATE.stale_outputs) < 8:
+            STATE.stale_outputs.append(
+                f"{name} returned {path} in storage that was not allocated during this call and is not one of "
+                f"its arguments (a buffer kept across calls: every call's result would share it)")
+
+
+def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
+    arguments, trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`), and keep the
+    memory provenance of the outermost call (:class:`CallEvidence`; its returned tensors must live in
+    storage allocated during the call or be arguments, ``STATE.stale_outputs``)."""
+    try:
+        sig: inspect.Signature | None = inspect.signature(fn)
+    except (TypeError, ValueError):
+        sig = None
+
+    def wrapper(*args, **kwargs):
+        if name in STATE.active_wrappers:
+            raise DispatchRecursion(
+                f"dispatch recursion: {name} was re-entered through the dispatcher while it was running "
+                f"(it calls the ATen op it replaces, directly or through a tensor method or operator)")
+        STATE.wrapper_calls[name] += 1
+        if STATE.tracing and sig is not None:
+            try:
+                sig.bind(*args, **kwargs)
+            except TypeError as exc:
+                kinds = [type(a).__name__ for a in args] + [f"{k}=" for k in kwargs]
+                raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
+        top = STATE.call is None
+        if top:
+            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset())
+        STATE.active_wrappers.append(name)
+        try:
+            if not STATE.tracing:
+                if STATE.timed_trace is not None:
+                    ret = _timed_traced_call(fn, args, kwargs)
+                else:
+                    ret = fn(*args, **kwargs)
+            else:
+                with CandidateMode():
+                    ret = fn(*args, **kwargs)
+            if top:
+                _check_returns(name, ret, args, kwargs)
+            return ret
+        finally:
+            STATE.active_wrappers.pop()
+            if top:
+                STATE.call = None
+
+    wrapper.__name__ = f"kgb_traced_{name}"
+    return wrapper
+
+
+class InterceptMode(TorchDispatchMode):
+    """On the interpreter, route the target ATen overloads of a public call to the candidate's
+    wrappers (called directly with the dispatcher's arguments, wrapped numbers included)."""
+
+    def __init__(self, targets: dict[str, Callable[..., Any]]) -> None:
+        super().__init__()
+        self.targets = targets
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        key = f"{func._schema.name.split('::')[-1]}.{func._overloadname}"
+        fn = self.targets.get(key) or (self.targets.get(key[: -len(".default")])
+                                        if key.endswith(".default") else None)
+        if fn is not None:
+            return fn(*args, **kwargs)
+        return func(*args, **kwargs)

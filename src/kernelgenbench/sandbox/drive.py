@@ -1,0 +1,157 @@
+"""Driving the candidate in the child: the submission's wrappers made traced callables, registered where
+the platform registers them, and called as a case asks.
+
+An operator describes how a case calls the candidate (``suite/``: :meth:`Operator.drive
+<kernelgenbench.suite.spec.Operator.drive>` says how many calls on which arguments, an ATen case's
+:attr:`Call.api <kernelgenbench.suite.spec.Call.api>` which public API it drives, and
+:meth:`AtenOperator.interpreter_route <kernelgenbench.suite.aten.family.AtenOperator.interpreter_route>`
+which wrapper the interpreter calls directly); this module does the calling:
+
+* :func:`make_impl`: the candidate of one submission module: :class:`AtenImpl` (every wrapper traced,
+  registered into ``torch.library`` at the platform's dispatch key on GPUs) or :class:`FunctionImpl` (one
+  traced function: vLLM, cuBLAS);
+* :func:`invoke` / :func:`invoke_timed`: a case run / one timed repetition: the operator's drive, with a
+  :class:`CandidateDriver` making each call:
+
+  - ATen on GPUs: the public call runs as a user's program would and reaches the registered wrappers
+    through the dispatcher (aten.md §4.3);
+  - ATen on the interpreter: registering CPU kernels would hijack the interpreter's own tensor work, so
+    :class:`.dispatch.InterceptMode` routes the reached overload to its wrapper, called directly with the
+    dispatcher's arguments (wrapped Python numbers included); a CompositeImplicitAutograd overload, which a
+    dispatch mode never sees whole, goes to its wrapper directly (the row's ``interpreter_route``);
+  - ``"wrapper:<name>"`` cases call that wrapper as a plain Python function (JIT-only scalar overloads);
+  - vLLM and cuBLAS: the function, with the case's arguments.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+
+from ..suite.aten.family import DIRECT, AtenOperator, resolve_api
+from ..suite.spec import Call, Operator
+from .dispatch import DispatchRecursion, InterceptMode, SignatureMismatch, traced
+
+
+def _has_overload(key: str) -> bool:
+    """Whether the installed PyTorch has the overload ``"select.Dimname"`` (named-tensor overloads
+    exist in PyTorch 2.11, not in 2.13)."""
+    op, _, ov = key.partition(".")
+    return (ov or "default") in getattr(torch.ops.aten, op).overloads()
+
+
+class AtenImpl:
+    """The candidate's wrappers, traced, and their registration state (runs in the child).
+
+    Attributes:
+        fns: traced wrapper by overload key (``"add.Tensor"``).
+        by_name: traced wrapper by wrapper name (``"add_Tensor"``), for direct calls.
+    """
+
+    def __init__(self, module: Any, op: "AtenOperator", platform: Any) -> None:
+        self.platform = platform
+        self.fns: dict[str, Callable[..., Any]] = {}
+        self.by_name: dict[str, Callable[..., Any]] = {}
+        for w in op.interface.wrappers:
+            fn = getattr(module, w.name, None)
+            if not callable(fn):
+                continue
+            t = traced(fn, w.name)
+            self.by_name[w.name] = t
+            if w.kind == "dispatcher" or (w.kind == "named" and _has_overload(w.overload)):
+                self.fns[w.overload] = t
+        self.lib: Any = None
+        self.activate()
+
+    def activate(self) -> None:
+        """Register the wrappers at the platform's dispatch key (no-op on the interpreter)."""
+        if self.platform.dispatch_key is None or self.lib is not None:
+            return
+        lib = torch.library.Library("aten", "IMPL")
+        for overload, fn in self.fns.items():
+            lib.impl(overload, fn, self.platform.dispatch_key)
+        self.lib = lib
+
+    def deactivate(self) -> None:
+        """Remove the registration (the native kernels answer again)."""
+        if self.lib is not None:
+            self.lib._destroy()
+            self.lib = None
+
+
+class FunctionImpl:
+    """The candidate's function, traced (runs in the child). Nothing to register."""
+
+    def __init__(self, module: Any, name: str) -> None:
+        self.fn = traced(getattr(module, name), name)
+
+    def activate(self) -> None:
+        """No registration for function tasks."""
+
+    def deactivate(self) -> None:
+        """No registration for function tasks."""
+
+
+def make_impl(op: Operator, module: Any, platform: Any) -> AtenImpl | FunctionImpl:
+    """The candidate of ``module`` (the imported submission) for ``op``: an ATen operator's wrappers
+    (registered at once where the platform has a dispatch key), or a vLLM/cuBLAS operator's function."""
+    if op.interface.function is not None:
+        return FunctionImpl(module, str(op.interface.function))
+    return AtenImpl(module, op, platform)  # type: ignore[arg-type]
+
+
+def _call_aten(op: AtenOperator, impl: AtenImpl, call: Call, platform: Any) -> Any:
+    """One call of an ATen case (see the module docstring)."""
+    if platform.dispatch_key is None:
+        routed = op.interpreter_route(call)
+        if routed is not None:  # Interpreter: a dispatch mode sees only a CompositeImplicit op's decomposition.
+            wrapper, args, kwargs = routed
+            return impl.by_name[wrapper](*args, **kwargs)
+    if str(call.api).startswith(DIRECT):
+        # A wrapper called as a plain Python function (JIT-only scalar overloads, aten.md §6b.5;
+        # CompositeImplicit ops on the interpreter): no dispatcher involved.
+        return impl.by_name[str(call.api)[len(DIRECT):]](*call.args, **call.kwargs)
+    api = resolve_api(str(call.api))
+    if platform.dispatch_key is None:
+        with InterceptMode(impl.fns):
+            return api(*call.args, **call.kwargs)
+    return api(*call.args, **call.kwargs)
+
+
+class CandidateDriver:
+    """The candidate as an operator's drive calls it (:class:`~kernelgenbench.suite.spec.Candidate`):
+    one call per ``driver(call)``."""
+
+    def __init__(self, op: Operator, impl: Any, platform: Any) -> None:
+        self.op = op
+        self.impl = impl
+        self.platform = platform
+
+    def __call__(self, call: Call) -> Any:
+        if self.op.interface.function is not None:
+            return self.impl.fn(*call.args, **call.kwargs)
+        return _call_aten(self.op, self.impl, call, self.platform)  # type: ignore[arg-type]
+
+    def attempt(self, call: Call) -> tuple[Any, Exception | None]:
+        """Call once: ``(result, None)``, or ``(None, exc)`` where the call raised the ``Exception`` ``exc``.
+        The harness's own findings (:class:`.dispatch.DispatchRecursion`, :class:`.dispatch.SignatureMismatch`)
+        are not an outcome of the call: they propagate with their failure classes."""
+        try:
+            ret = self(call)
+        except (DispatchRecursion, SignatureMismatch):
+            raise  # the harness's own findings keep their failure classes
+        except Exception as exc:  # noqa: BLE001 - the outcome the case asks for (judged by the operator's judge)
+            return None, exc
+        return ret, None
+
+
+def invoke(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
+    """Run a case: the candidate (``impl``, from :func:`make_impl`) on ``call`` as ``op`` drives it
+    (:meth:`~kernelgenbench.suite.spec.Operator.drive`). Returns what the child reports as its result."""
+    return op.drive(call, CandidateDriver(op, impl, platform))
+
+
+def invoke_timed(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
+    """Run one timed repetition (verify/timing.py): as ``op`` drives one
+    (:meth:`~kernelgenbench.suite.spec.Operator.drive_timed`)."""
+    return op.drive_timed(call, CandidateDriver(op, impl, platform))

@@ -1,0 +1,131 @@
+"""Host reads: values that reach the candidate's Python from tensor data, counted, logged and replayed.
+
+Replay (L2): in a normal case run, the result of every host read the candidate makes and the outcome
+of every launch are logged (:meth:`.state.State.begin_case`); in a ghost replay of the same inputs, the
+k-th host read returns what the k-th read of the normal run returned and the k-th launch raises
+what it raised, so the candidate cannot tell a replay from a normal run by what it reads back (see
+:func:`host_read` and :func:`.launch.install_launch_hooks`). Covered on both platforms (on the interpreter
+the tensors are CPU tensors and the same reads reach the same hooks): ``.item()``, ``bool``/``int``/
+``float``/``complex``/``__index__`` of a tensor, ``is_nonzero``, ``tolist``, ``numpy``, ``__array__``,
+``str``/``repr``/``format``; a device-to-host copy (``.cpu()``) is not a read by itself, the read of
+its result is. Not covered, and why that is acceptable: reads through raw storage, ``data_ptr``,
+NumPy, ctypes, DLPack or pickling (L1 rejects them); reads inside an interpreted kernel body (a
+replay runs no body); reads of more than :data:`MAX_LOGGED_ELEMENTS` elements (live, and the
+replay reports a divergence; L3's budget fails them anyway); a logged launch error whose class
+cannot be rebuilt from its arguments (raised as ``RuntimeError`` with the same message); errors a
+GPU raises later, at a synchronisation (not a launch outcome). Other traces a launch leaves are
+closed elsewhere: warnings, Triton's runtime state, Python objects changed by a kernel body and
+polls or timers of device work are rejected by L1 (``verify/scan/``).
+
+The reads the dispatcher sees (``.item()`` and friends) reach :func:`host_read` from the dispatch modes
+(:mod:`.dispatch`); the others (``tolist``, ``str``/``repr``/``format``, ``numpy``, ``__array__``) from
+:func:`install_host_read_hooks`.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable
+
+import torch
+
+from .state import STATE
+
+#: Host reads of more elements than this keep no value in the replay log (a ghost replay then reads
+#: the live value and reports a divergence); L3's host-read budget fails such calls anyway.
+MAX_LOGGED_ELEMENTS = 1 << 16
+
+
+def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
+              again: Callable[[torch.Tensor], Any] | None = None) -> Any:
+    """One host read of tensor ``t`` by the candidate: a value that reaches Python from tensor data
+    (``.item()``, ``bool()``/``int()``/``float()``/``__index__`` as ``aten::item``,
+    ``aten::_local_scalar_dense`` or ``aten::is_nonzero``; ``tolist``, ``numpy``, ``__array__``,
+    ``str``/``repr``/``format``).
+
+    Normal run: returns ``live()`` and logs ``{kind, shape, dtype, extra, value}``: the value returned
+    (a Python scalar or string), or with ``again`` a CPU copy of ``t`` from which ``again(copy)``
+    gives the value back (None above :data:`MAX_LOGGED_ELEMENTS` elements). Ghost replay: when the next
+    logged read has the same kind, shape, dtype and ``extra`` (the call's other arguments), returns the
+    logged value, so a flag that a no-op launch left unwritten reads as the normal run read it; else
+    reads live and records the divergence (:meth:`State.diverge`). Reads inside a kernel body
+    (interpreter) are live and not logged: a replay runs no kernel body. ``t`` may live on any device;
+    a replayed read transfers nothing.
+
+    A read of memory a Triton launch of this call received (or an ATen copy of it), other than a
+    read-only input of the case, is *derived from Triton* (:meth:`CallEvidence.triton_derived`): its
+    log entry says ``"triton": true``, and a replay of it counts in the report's
+    ``triton_reads_replayed`` (it is replayed all the same, so that control flow stays that of the
+    normal run; the verifier does not count a replay as passed where its result could be made of
+    such values: a kernel's result read back and re-wrapped is the kernel's work).
+    """
+    if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
+        return live()
+    key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
+    triton = STATE.call is not None and STATE.call.triton_derived(t)
+    if STATE.replay is not None:
+        want = STATE.next_logged("reads")
+        if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:
+            assert STATE.report is not None
+            STATE.report["reads_replayed"] += 1
+            if want.get("triton"):
+                STATE.report["triton_reads_replayed"] += 1
+            value = want["value"]
+            return again(value) if again is not None else value
+        STATE.diverge("reads", key, want)
+        return live()
+    value = live()
+    if STATE.log is not None:
+        if again is None:
+            logged: Any = value
+        elif t.numel() <= MAX_LOGGED_ELEMENTS:
+            logged = t.detach().to("cpu", copy=True)
+        else:
+            logged = None
+        STATE.log["reads"].append({**key, "value": logged, "triton": triton})
+    return value
+
+
+def _read_counter() -> Counter[str] | None:
+    """The op counter a host read outside the dispatcher counts in: the import's while the submission is
+    imported, the timed call's while timing, the case's while a wrapper runs; None for the harness's own
+    reads and reads inside a launch."""
+    if STATE.inside_launch:
+        return None
+    if STATE._import_trace is not None:
+        return STATE._import_trace
+    if not STATE.active_wrappers:
+        return None
+    if STATE._call_trace is not None:
+        return STATE._call_trace
+    return STATE.trace if STATE.tracing else None
+
+
+def install_host_read_hooks() -> None:
+    """Count the tensor values a candidate reads on the host through paths the dispatcher does not
+    see (``tolist``, ``str``/``repr``/``format``, ``numpy``, ``__array__``): each element counts as
+    one ``host_read`` in the trace (L3 budgets it like ``.item()``). The reads are logged and replayed
+    like ``.item()`` (:func:`host_read`)."""
+    for name in ("tolist", "__repr__", "__str__", "__format__", "numpy", "__array__"):
+        orig = getattr(torch.Tensor, name)
+        if getattr(orig, "_kgb_hooked", False):
+            continue
+
+        def read(self, *a, _orig=orig, _name=name, **k):
+            counter = _read_counter()
+            if counter is not None:
+                counter["aten::host_read"] += max(1, self.numel())
+                # The read is counted above; the device-to-host copy PyTorch runs inside it
+                # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
+                STATE.inside_launch += 1
+                try:
+                    extra = repr((a, sorted(k.items())))
+                    if _name in ("__repr__", "__str__", "__format__"):  # a string: logged as returned
+                        return host_read(_name, self, extra, lambda: _orig(self, *a, **k))
+                    return host_read(_name, self, extra, lambda: _orig(self, *a, **k),
+                                     lambda copy: _orig(copy, *a, **k))
+                finally:
+                    STATE.inside_launch -= 1
+            return _orig(self, *a, **k)
+
+        read._kgb_hooked = True  # type: ignore[attr-defined]
+        setattr(torch.Tensor, name, read)

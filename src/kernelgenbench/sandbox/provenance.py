@@ -1,0 +1,389 @@
+"""The memory provenance of a candidate call (:class:`CallEvidence`) and the marks it gives the trace
+keys of allowed ATen ops (:func:`op_marks`).
+
+Allowed ops that compute, convert or move elements along a mapping of the candidate's making are marked
+in their keys (:func:`op_marks`), from the call's memory provenance (:class:`CallEvidence`: the call's
+tensors as given, storages allocated in the call, storages its launches received), which also marks host
+reads of Triton-derived memory (L2) and finds returned outputs that outlive their call. The dispatch
+modes (:mod:`.dispatch`) keep the evidence; ``verify/profile.py`` judges the marks.
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import torch
+
+from ..verify.profile import (MARK_BYTES, MARK_CONJ, MARK_CONVERSION, MARK_MAPPING, MARK_NEG, MARK_PARTIAL_FILL,
+                              MARK_VALUES)
+
+# -- memory provenance of a candidate call ------------------------------------------------------------
+#
+# Per candidate call (the outermost traced wrapper call; :class:`CallEvidence`) the dispatch modes
+# (:mod:`.dispatch`) keep what the verifier's rules about memory need, as evidence (never a verdict):
+#
+# * the layouts of the call's tensors as given, the storages allocated during the call (``fresh``), the
+#   storages its Triton launches received (``launched``) and ATen copies of them (``derived``);
+# * marks on the trace keys of allowed ops that compute or convert (``aten::clone (materialises a
+#   negative bit)``) or that move elements along a mapping of the candidate's making (``aten::copy_
+#   (non-trivial mapping)``), judged by ``verify/profile.py``;
+# * host reads of Triton-derived memory (L2, :func:`host_read`), returned outputs in storage that
+#   outlives its call (:meth:`CallEvidence.stale_returns`), tensor data built from host Python
+#   (``aten::host_data``, elements).
+
+#: ATen copies (their element mapping is judged), fills, and ops that turn host Python data into a tensor
+#: (``torch.tensor``, ``torch.as_tensor``, a Python number assigned into a tensor: counted as
+#: ``aten::host_data`` elements).
+COPY_OPS = frozenset({"copy_", "clone", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"})
+FILL_OPS = frozenset({"fill_", "zero_"})
+HOST_DATA_OPS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
+#: ops that write a Python fill value into a new or given tensor, and the position of the value
+_FILL_VALUE_AT = {"full": 1, "full_like": 1, "new_full": 2, "fill_": 1, "scalar_tensor": 0}
+#: memory formats under which a functional copy keeps the element mapping (the result is dense in the
+#: source's logical order, or in its own dense layout)
+_PLAIN_FORMATS = (None, torch.preserve_format, torch.contiguous_format)
+#: ops not counted in the trace: ``detach_`` after ``lift_fresh`` reaches a mode only inside another
+#: mode's handler (the interpreter's path), and only drops autograd history
+_UNCOUNTED = frozenset({"detach_"})
+
+
+def _name(func: Any) -> str:
+    return func._schema.name.split("::")[-1]
+
+
+def _tensors(obj: Any, path: str = "") -> Any:
+    """``(path, tensor)`` for every tensor in nested lists, tuples and dicts (``"[0][1]"``)."""
+    if isinstance(obj, torch.Tensor):
+        yield path, obj
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            yield from _tensors(v, f"{path}[{i}]")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _tensors(v, f"{path}[{k!r}]")
+
+
+def _storage(t: Any) -> Any:
+    """``t``'s untyped storage, or None (no storage: sparse, nested, functional wrappers)."""
+    try:
+        return t.untyped_storage()
+    except Exception:  # noqa: BLE001 - a tensor without a plain storage
+        return None
+
+
+def layout_form(t: torch.Tensor) -> tuple[int, int, tuple[tuple[int, int], ...]] | None:
+    """The bytes a strided tensor addresses, in its row-major order, in a canonical form:
+    ``(storage data pointer, byte offset, ((size, byte stride), ...))``, outermost first, with size-1
+    dims dropped, the element's bytes as the innermost dim ``(element size, 1)``, and each dim merged
+    into the next inner one where it steps exactly over it. Two tensors with the same form enumerate
+    the same bytes in the same order: one is a reshape of the other, or a dtype view of the same
+    layout (``view(torch.uint8)`` of bools, ``view_as_real``). None for an empty tensor or one without
+    a plain storage."""
+    if t.numel() == 0:
+        return None
+    st = _storage(t)
+    if st is None:
+        return None
+    esz = t.element_size()
+    merged: list[list[int]] = [[esz, 1]]  # innermost first
+    for size, stride in reversed(list(zip(t.shape, t.stride()))):
+        if size == 1:
+            continue
+        stride *= esz
+        inner = merged[-1]
+        if stride == inner[0] * inner[1]:
+            inner[0] *= size
+        else:
+            merged.append([size, stride])
+    return st.data_ptr(), t.storage_offset() * esz, tuple((s, d) for s, d in reversed(merged))
+
+
+#: storage data pointer -> (a weak reference to the storage, the element size it was allocated or given
+#: with): a view of other element size that splits those elements is a reinterpretation of bytes
+_NATIVE: dict[int, tuple[Any, int]] = {}
+
+
+def _alive(table: dict[int, Any], ptr: int) -> bool:
+    """Whether ``table`` holds a live storage at ``ptr`` (entries are weak: a freed storage, whose
+    address a later allocation may reuse, no longer counts)."""
+    ref = table.get(ptr)
+    if ref is None:
+        return False
+    st = (ref[0] if isinstance(ref, tuple) else ref)()
+    return st is not None and st.data_ptr() == ptr
+
+
+def _note_native(t: torch.Tensor) -> None:
+    st = _storage(t)
+    if st is not None and st.nbytes():
+        _NATIVE[st.data_ptr()] = (weakref.ref(st), t.element_size())
+
+
+def splits_elements(t: torch.Tensor) -> bool:
+    """Whether ``t`` views its storage with a smaller element than the storage was made with and cuts
+    those elements apart (``x.view(torch.int16)[..., 1::2]`` of a float32 ``x``: its high halves). A
+    copy that moves such pieces converts (truncation, byte extraction); moving whole elements does not
+    (``view_as_real`` of a transposed complex tensor)."""
+    st = _storage(t)
+    if st is None or not st.nbytes() or not _alive(_NATIVE, st.data_ptr()):
+        return False
+    native = _NATIVE[st.data_ptr()][1]
+    form = layout_form(t)
+    if form is None or native <= t.element_size():
+        return False
+    _, offset, dims = form
+    run, step = dims[-1]
+    if step != 1 or run % native:
+        return True
+    return offset % native != 0 or any(d % native for _, d in dims[:-1])
+
+
+class CallEvidence:
+    """The memory provenance of one candidate call (the outermost traced wrapper call, or the
+    submission's import), kept by the sandbox's dispatch modes (weak references only: it keeps no
+    memory alive).
+
+    Attributes:
+        given: :func:`layout_form` of every tensor the wrapper was called with (lists and tuples of
+            tensors included), as given.
+        readonly: storage data pointers of the case's read-only inputs (``State.readonly_inputs``).
+        fresh: storages allocated during the call (by the candidate's ATen ops), by data pointer.
+        launched: storages that a Triton launch of this call received (tensor arguments, elements of
+            tuples, the base of tensor descriptors and ``triton.reinterpret`` wrappers).
+        derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
+        last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
+            (a fill with that value converts it when the dtypes differ); None otherwise.
+    """
+
+    def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset()) -> None:
+        tensors = [t for _, t in _tensors((args, kwargs or {}))]
+        self.given = {f for f in (layout_form(t) for t in tensors) if f is not None}
+        self.readonly = readonly
+        self.fresh: dict[int, Any] = {}
+        self.launched: dict[int, Any] = {}
+        self.derived: dict[int, Any] = {}
+        self.last_read: tuple[Any, torch.dtype] | None = None
+        for t in tensors:
+            _note_native(t)
+
+    # -- what a side of a copy is ---------------------------------------------------------------
+    def side_ok(self, t: torch.Tensor) -> bool:
+        """Whether ``t``, one side of a copy or fill, keeps the element mapping trivial: empty, a call
+        tensor exactly as given (or a reshape / same-layout dtype view of one: the same bytes in the same
+        order), or the whole of a storage allocated during this call, densely in row-major order from
+        its start. Any other view (a slice, select, transpose, permute, expand, unfold, diagonal,
+        as_strided of a call tensor or of a fresh buffer) is the candidate's own element mapping."""
+        if t.numel() == 0:
+            return True
+        form = layout_form(t)
+        if form is None:
+            return False
+        if form in self.given:
+            return True
+        ptr = form[0]
+        if not _alive(self.fresh, ptr):
+            return False
+        return form[1:] == (0, ((self.fresh[ptr]().nbytes(), 1),))
+
+    # -- Triton launches and what they touched --------------------------------------------------
+    def note_launch(self, args: tuple, kwargs: dict) -> None:
+        """Record the storages a Triton launch of this call received."""
+        def visit(v: Any, depth: int = 0) -> None:
+            if depth > 8:
+                return
+            if isinstance(v, torch.Tensor):
+                st = _storage(v)
+                if st is not None and st.nbytes():
+                    self.launched[st.data_ptr()] = weakref.ref(st)
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x, depth + 1)
+            else:  # a tensor descriptor or triton.reinterpret wrapper (the launch rule let only those in)
+                attrs = getattr(v, "__dict__", None)
+                if isinstance(attrs, dict) and attrs.get("base") is not None:
+                    visit(attrs["base"], depth + 1)
+
+        for v in (*args, *kwargs.values()):
+            visit(v)
+
+    def triton_derived(self, t: torch.Tensor) -> bool:
+        """Whether ``t`` lives in memory a Triton launch of this call received (other than a read-only
+        input of the case) or in an ATen copy of such memory."""
+        st = _storage(t)
+        if st is None or not st.nbytes():
+            return False
+        ptr = st.data_ptr()
+        if _alive(self.derived, ptr):
+            return True
+        return _alive(self.launched, ptr) and ptr not in self.readonly
+
+    # -- around each ATen op --------------------------------------------------------------------
+    def take_read(self) -> tuple[Any, torch.dtype] | None:
+        read, self.last_read = self.last_read, None
+        return read
+
+    @staticmethod
+    def input_ptrs(args: tuple, kwargs: dict) -> set[int]:
+        """Data pointers of the storages an op gets (tensor and storage arguments), before it runs."""
+        ptrs: set[int] = set()
+
+        def visit(v: Any) -> None:
+            if isinstance(v, torch.Tensor):
+                st = _storage(v)
+                if st is not None:
+                    ptrs.add(st.data_ptr())
+            elif isinstance(v, (torch.UntypedStorage, torch.TypedStorage)):
+                ptrs.add(v.data_ptr())
+            elif isinstance(v, (list, tuple)):
+                for x in v:
+                    visit(x)
+
+        for v in (*args, *kwargs.values()):
+            visit(v)
+        return ptrs
+
+    def after_op(self, func: Any, args: tuple, kwargs: dict, out: Any, before: set[int],
+                 read: tuple[Any, torch.dtype] | None) -> list[str]:
+        """Update the evidence after an op ran: storages it allocated (an output storage none of its
+        arguments had before it ran; a ``resize_`` that reallocated included) are fresh, a copy of
+        Triton-derived memory is Triton-derived. Returns marks that only the result shows: a functional
+        copy that materialised a negative or conjugate bit, a fill or ``torch.tensor`` whose value is
+        the scalar host read just made (``read``) of a tensor of another dtype (a conversion)."""
+        name = _name(func)
+        marks: list[str] = []
+        outs = [t for _, t in _tensors(out)]
+        for t in outs:
+            st = _storage(t)
+            if st is not None and st.nbytes() and st.data_ptr() not in before:
+                self.fresh[st.data_ptr()] = weakref.ref(st)
+                _NATIVE[st.data_ptr()] = (weakref.ref(st), t.element_size())
+        if name in COPY_OPS and args and isinstance(args[0], torch.Tensor):
+            src = args[1] if name == "copy_" and len(args) > 1 else args[0]
+            dsts = [args[0]] if name == "copy_" else ([args[1]] if name.startswith("_copy_from") else outs)
+            if isinstance(src, torch.Tensor):
+                if self.triton_derived(src):
+                    for d in dsts:
+                        st = _storage(d)
+                        if st is not None and st.nbytes():
+                            self.derived[st.data_ptr()] = weakref.ref(st)
+                if name in ("clone", "_to_copy", "contiguous") and isinstance(out, torch.Tensor):
+                    if src.is_neg() and not out.is_neg():
+                        marks.append(MARK_NEG)
+                    if src.is_conj() and not out.is_conj():
+                        marks.append(MARK_CONJ)
+        if read is not None and (name in _FILL_VALUE_AT or name in HOST_DATA_OPS) and isinstance(out, torch.Tensor):
+            value, dtype = read
+            fill = _fill_value(name, args)
+            if out.dtype != dtype and _same_number(fill, value):
+                marks.append(MARK_CONVERSION)
+        return marks
+
+    # -- what a call returned -------------------------------------------------------------------
+    def stale_returns(self, ret: Any, args: tuple, kwargs: dict) -> list[str]:
+        """The returned tensors (paths into the return: ``""``, ``"[1]"``) that live in storage neither
+        allocated during this call nor shared with an argument (as the arguments are now: an ``out=``
+        resized during the call is its argument): a buffer kept across calls (a module-level pool, a
+        workspace made on an earlier call), so that successive results alias each other. Empty
+        tensors are never stale."""
+        arg_ptrs = {st.data_ptr() for _, t in _tensors((args, kwargs)) for st in [_storage(t)] if st is not None}
+        stale = []
+        for path, t in _tensors(ret):
+            st = _storage(t)
+            if st is None or not st.nbytes():
+                continue
+            ptr = st.data_ptr()
+            if ptr in arg_ptrs or _alive(self.fresh, ptr):
+                continue
+            stale.append(path or "the result")
+        return stale
+
+
+def _fill_value(name: str, args: tuple) -> Any:
+    """The Python value a fill-like op writes (``full``'s fill_value; the one element of a
+    ``lift_fresh`` tensor), or None."""
+    if name in HOST_DATA_OPS:
+        t = args[0] if args else None
+        if isinstance(t, torch.Tensor) and t.numel() == 1 and t.device.type == "cpu":
+            return t.item()
+        return None
+    at = _FILL_VALUE_AT.get(name)
+    return args[at] if at is not None and len(args) > at else None
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    return (isinstance(a, (bool, int, float, complex)) and isinstance(b, (bool, int, float, complex))
+            and a == b)
+
+
+def _arange_computes(args: tuple, kwargs: dict) -> bool:
+    """Whether an ``arange`` computes values beyond an integer sequence (a floating or complex result,
+    or a non-integral start, end or step)."""
+    nums = [a for a in args if isinstance(a, (int, float))]
+    if any(isinstance(a, float) and not float(a).is_integer() for a in nums):
+        return True
+    out = kwargs.get("out")
+    dt = kwargs.get("dtype") or (out.dtype if isinstance(out, torch.Tensor) else None)
+    if dt is not None:
+        return dt.is_floating_point or dt.is_complex
+    return any(isinstance(a, float) for a in nums)
+
+
+def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> list[str]:
+    """What an allowed op does beyond allocating, viewing, moving or reading, seen before it runs (the
+    marks of its trace key; :data:`~kernelgenbench.verify.profile.COMPUTE_MARKS` fail every operator,
+    :data:`~kernelgenbench.verify.profile.MOVE_MARKS` operators whose work is data movement):
+
+    * copies (``copy_``, ``_copy_from*``, ``clone``, ``_to_copy``): a dtype change; a source and
+      destination whose negative or conjugate bits differ (the copy negates or conjugates); a
+      non-trivial element mapping (a side that is not :meth:`CallEvidence.side_ok`, sides of other
+      shapes (a broadcast), a memory format other than preserve/contiguous), and among those, a side
+      that cuts the storage's elements apart (:func:`splits_elements`);
+    * fills (``fill_``, ``zero_``): from a tensor of another dtype or with a negative/conjugate bit, into
+      a view with such a bit, or into a part of a call tensor or of a fresh buffer (a partial fill);
+    * ``arange`` of floating values or with non-integral bounds (it computes them).
+    """
+    name = _name(func)
+    marks: list[str] = []
+    try:
+        if name in ("copy_", "_copy_from", "_copy_from_and_resize"):
+            dst, src = (args[0], args[1]) if name == "copy_" else (args[1], args[0])
+            if isinstance(src, torch.Tensor) and isinstance(dst, torch.Tensor):
+                if src.dtype != dst.dtype:
+                    marks.append(MARK_CONVERSION)
+                if src.is_neg() != dst.is_neg():
+                    marks.append(MARK_NEG)
+                if src.is_conj() != dst.is_conj():
+                    marks.append(MARK_CONJ)
+                resized = name == "_copy_from_and_resize" and dst.numel() == 0
+                if ev is not None and ((tuple(src.shape) != tuple(dst.shape) and not resized)
+                                       or not ev.side_ok(src) or not ev.side_ok(dst)):
+                    marks.append(MARK_MAPPING)
+                    if splits_elements(src) or splits_elements(dst):
+                        marks.append(MARK_BYTES)
+        elif name in ("clone", "_to_copy", "contiguous"):
+            src = args[0]
+            if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype:
+                marks.append(MARK_CONVERSION)
+            if ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS):
+                marks.append(MARK_MAPPING)
+                if splits_elements(src):
+                    marks.append(MARK_BYTES)
+        elif name in FILL_OPS:
+            dst = args[0]
+            value = args[1] if name == "fill_" and len(args) > 1 else None
+            if isinstance(value, torch.Tensor):
+                if value.dtype != dst.dtype:
+                    marks.append(MARK_CONVERSION)
+                if value.is_neg() != dst.is_neg():
+                    marks.append(MARK_NEG)
+                if value.is_conj() != dst.is_conj():
+                    marks.append(MARK_CONJ)
+            elif value is not None and (dst.is_neg() or dst.is_conj()):
+                marks.append(MARK_NEG if dst.is_neg() else MARK_CONJ)
+            if ev is not None and not ev.side_ok(dst):
+                marks.append(MARK_PARTIAL_FILL)
+        elif name == "arange" and _arange_computes(args, kwargs):
+            marks.append(MARK_VALUES)
+    except (AttributeError, IndexError, RuntimeError, TypeError):
+        pass
+    return marks

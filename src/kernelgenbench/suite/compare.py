@@ -1,0 +1,255 @@
+"""What a tolerance means: the comparison of a candidate's value with its reference (DESIGN.md
+"Correctness per case" and "Tolerance"; aten.md §3), and :class:`SlotResult`, the outcome of judging
+one output slot.
+
+The rules of :class:`~kernelgenbench.suite.spec.Tolerance` and :class:`~kernelgenbench.suite.spec.Expected`
+are stated here as code, next to the spec model that declares them, because custom judges
+(:attr:`Expected.check <kernelgenbench.suite.spec.Expected.check>`: random samples, sort indices among
+ties, error cases) are part of an operator's spec and state their rules with the same comparison. Pure
+functions of tensors: nothing here runs a candidate. The verifier (``verify/compare.py``, ``run/job.py``)
+calls them on the tensors the sandbox child sent back.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .spec import Expected, Tolerance, is_exact_dtype
+from .tensors import is_poison, storage_view
+
+
+@dataclass
+class SlotResult:
+    """The outcome of comparing one output slot.
+
+    Attributes:
+        ok: the slot passed.
+        message: why it failed (empty when it passed).
+        max_abs: the largest absolute error inside the compared region (NaN-free positions).
+        max_rel: the largest relative error there.
+        rule: the tolerance rule applied.
+        ratio: the largest ratio of an element's error to its bound (the tolerance used up: a pass
+            is below 1); 0 for exact comparisons.
+    """
+
+    ok: bool
+    message: str = ""
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    rule: str = ""
+    ratio: float = 0.0
+
+
+def _err_stats(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
+    if a.numel() == 0:
+        return 0.0, 0.0
+    a64 = a.to(torch.complex128 if a.is_complex() else torch.float64)
+    b64 = b.to(a64.dtype)
+    fin = torch.isfinite(a64) & torch.isfinite(b64)
+    if not bool(fin.any()):
+        return 0.0, 0.0
+    d = (a64[fin] - b64[fin]).abs()
+    r = d / b64[fin].abs().clamp_min(1e-30)
+    return float(d.max()), float(r.max())
+
+
+def _first_bad(mask: torch.Tensor, shape: torch.Size) -> str:
+    idx = int(torch.nonzero(mask.reshape(-1))[0])
+    if len(shape) == 0:
+        return "()"
+    coords = []
+    for s in reversed(shape):
+        coords.append(idx % s)
+        idx //= s
+    return str(tuple(reversed(coords)))
+
+
+def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
+                   scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None) -> SlotResult:
+    """Compare two tensors of one dtype and shape under ``tol``.
+
+    Rules: shapes equal; NaN positions equal (NaN never passes where the reference is finite);
+    where the reference is NaN the output must be a computed NaN, not the untouched poison;
+    infinities equal with sign; elsewhere ``|a - e| <= atol + rtol * |e|``; integers, bools and
+    ``exact`` tolerances bit-equal (``-0.0 == 0.0``); a degenerate output (all zeros, or constant,
+    where the reference varies) fails even within atol.
+
+    Args:
+        actual: the candidate's tensor (any device).
+        expected: the reference tensor, already in the output dtype.
+        tol: the tolerance.
+        scale: the platform's tolerance scale.
+        what: a name for messages.
+        atol_extra: an elementwise absolute allowance added to the bound (same shape): the spec's
+            rounding points, or under the accumulation rule (``tol.accumulate``) the accumulation
+            allowance, which that rule requires and the platform scale multiplies.
+    """
+    rtol, atol, rule = tol.resolve(expected.dtype, scale)
+    if tuple(actual.shape) != tuple(expected.shape):
+        return SlotResult(False, f"{what}: shape {tuple(actual.shape)} != expected {tuple(expected.shape)}",
+                          rule=rule)
+    e = expected.detach()
+    a = actual.detach().to(e.device)
+    if a.numel() == 0:
+        return SlotResult(True, rule=rule)
+    max_abs, max_rel = _err_stats(a, e)
+    if is_exact_dtype(e.dtype) or rtol == atol == 0.0:
+        if e.is_floating_point() or e.is_complex():
+            an, en = torch.isnan(a), torch.isnan(e)
+            bad = (an != en) | (~an & (a != e))
+            # where the reference is NaN the output must be a computed NaN, not the untouched poison
+            left = en & is_poison(a)
+            if bool(left.any()) and not bool(bad.any()):
+                return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were "
+                                         f"never written (they still hold the poison pattern); first at "
+                                         f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
+        else:
+            bad = a != e
+        if bool(bad.any()):
+            at = _first_bad(bad, e.shape)
+            n = int(bad.sum())
+            return SlotResult(False, f"{what}: {n} of {e.numel()} elements differ (exact comparison); "
+                                     f"first at {at}: got {a.reshape(-1)[bad.reshape(-1)][0].item()!r}, "
+                                     f"expected {e.reshape(-1)[bad.reshape(-1)][0].item()!r}",
+                              max_abs, max_rel, rule)
+        return SlotResult(True, "", max_abs, max_rel, rule)
+    a64 = a.to(torch.complex128 if a.is_complex() else torch.float64)
+    e64 = e.to(a64.dtype)
+    an, en = torch.isnan(a64), torch.isnan(e64)
+    if bool((an != en).any()):
+        bad = an != en
+        at = _first_bad(bad, e.shape)
+        return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
+                                 f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
+                                 f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
+    if bool(en.any()):
+        left = is_poison(a) & en
+        if bool(left.any()):
+            return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were never "
+                                     f"written (they still hold the poison pattern); first at "
+                                     f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
+    fin = ~en
+    ainf, einf = torch.isinf(a64) & fin, torch.isinf(e64) & fin
+    badinf = (ainf != einf) | (einf & (a64 != e64))
+    if bool(badinf.any()):
+        at = _first_bad(badinf, e.shape)
+        return SlotResult(False, f"{what}: infinities differ at {at}: got "
+                                 f"{a64.reshape(-1)[badinf.reshape(-1)][0].item()!r}, expected "
+                                 f"{e64.reshape(-1)[badinf.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
+    ok = fin & ~einf
+    diff = (a64 - e64).abs()
+    bound = atol + rtol * e64.abs()
+    if tol.accumulate is not None and atol_extra is None:
+        raise ValueError(f"{what}: the accumulation rule needs its elementwise allowance (Expected.atol_extra)")
+    if atol_extra is not None:
+        extra = atol_extra.to(bound.device, torch.float64).reshape(bound.shape)
+        if tol.accumulate is not None:
+            bound = bound + extra * scale
+        else:
+            rule += " + elementwise allowance (spec rounding points)"
+            bound = bound + extra
+    used = torch.where(diff == 0, torch.zeros_like(diff), diff / bound)[ok]
+    ratio = float(used.max()) if used.numel() else 0.0
+    bad = ok & ~(diff <= bound)
+    if bool(bad.any()):
+        at = _first_bad(bad, e.shape)
+        flat = bad.reshape(-1)
+        return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
+                                 f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
+                                 f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
+                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound",
+                          max_abs, max_rel, rule, ratio)
+    # Degenerate outputs: constant (all zeros included) where the reference varies by clearly more
+    # than rounding (10 x rtol relative to the constant), even if every element is within atol.
+    ev = e64[ok]
+    av = a64[ok]
+    if ev.numel() > 1 and bool((ev != ev[0]).any()) and not bool((av != av[0]).any()):
+        c = av[0]
+        spread = (ev - c).abs() / torch.maximum(ev.abs(), c.abs()).clamp_min(1e-30)
+        if bool((spread > 10 * max(rtol, 1e-7)).any()):
+            return SlotResult(False, f"{what}: degenerate output: every element equals {c.item()!r} while the "
+                                     f"reference varies", max_abs, max_rel, rule, ratio)
+    return SlotResult(True, "", max_abs, max_rel, rule, ratio)
+
+
+def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
+    """Compare one :class:`Expected` with what the candidate produced for that slot.
+
+    For returned tensors: the dtype must equal the reference's (when ``check_dtype``), then values.
+    For written arguments (``exp.region`` set): ``actual`` is the argument after the call; its whole
+    storage is compared: the addressed region with the tolerance, every other element bit for bit
+    (padding, gaps, unaddressed slots must stay untouched).
+    """
+    if exp.value is None:
+        if actual is not None:
+            return SlotResult(False, f"{exp.slot}: expected None, got {type(actual).__name__}")
+        return SlotResult(True)
+    if exp.value.dim() == 0 and exp.region is None and isinstance(actual, (bool, int, float, complex)) \
+            and not isinstance(actual, torch.Tensor) and not exp.check_dtype:
+        # A Python-scalar return (JIT-only scalar overloads): compared as a 0-d tensor.
+        actual = torch.tensor(actual, dtype=exp.value.dtype, device=exp.value.device)
+    if not isinstance(actual, torch.Tensor):
+        return SlotResult(False, f"{exp.slot}: expected a tensor, got {type(actual).__name__}")
+    if exp.check_dtype and actual.dtype != exp.value.dtype:
+        return SlotResult(False, f"{exp.slot}: dtype {actual.dtype} != expected {exp.value.dtype}")
+    if exp.region is None:
+        return compare_values(actual, exp.value, exp.tol, scale, exp.slot, exp.atol_extra)
+    want = exp.value
+    got = storage_view(actual).to(want.device)
+    region = exp.region.to(want.device)
+    if got.numel() != want.numel():
+        return SlotResult(False, f"{exp.slot}: the argument's storage changed size ({want.numel()} -> "
+                                 f"{got.numel()} elements); outputs must be written in place")
+    outside = ~region
+    if bool(outside.any()):
+        g, w = got[outside], want[outside]
+        if g.is_floating_point() or g.is_complex():
+            idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[g.element_size()]
+            if g.is_complex():
+                g, w = torch.view_as_real(g), torch.view_as_real(w)
+            changed = g.contiguous().view(idt) != w.contiguous().view(idt)
+            changed = changed.reshape(changed.shape[0], -1).any(-1) if changed.dim() > 1 else changed
+        else:
+            changed = g != w
+        if bool(changed.any()):
+            pos = int(torch.nonzero(outside)[int(torch.nonzero(changed)[0])])
+            return SlotResult(False, f"{exp.slot}: {int(changed.sum())} elements outside the written region were "
+                                     f"modified (padding, gaps or unaddressed memory must stay untouched); "
+                                     f"first at storage offset {pos}")
+    return compare_values(got[region], want[region], exp.tol, scale, exp.slot, exp.atol_extra)
+
+
+def same_storage(a: Any, b: Any) -> bool:
+    """Whether two tensors (as loaded from one ``torch.save`` file) share one untyped storage.
+
+    Storages shared in the sandbox child are saved once and loaded as one storage object, which this
+    compares (data pointers alone would make every empty storage look shared). Empty storages are
+    not kept shared by ``torch.load``: callers treat aliasing of an empty storage as unobservable."""
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+            and a.untyped_storage()._cdata == b.untyped_storage()._cdata)
+
+
+
+def unchanged(before: torch.Tensor, after: Any, slot: str) -> SlotResult:
+    """An input that must not change: same storage size, bit-identical contents."""
+    if not isinstance(after, torch.Tensor):
+        return SlotResult(False, f"{slot}: input tensor missing after the call")
+    b = storage_view(before)
+    a = storage_view(after).to(b.device)
+    if a.numel() != b.numel():
+        return SlotResult(False, f"{slot}: input storage was resized")
+    if b.is_complex():
+        a, b = torch.view_as_real(a), torch.view_as_real(b)
+    if b.is_floating_point():
+        idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[b.element_size()]
+        diff = a.contiguous().view(idt) != b.contiguous().view(idt)
+    else:
+        diff = a != b
+    if bool(diff.any()):
+        return SlotResult(False, f"{slot}: an input that must not change was modified "
+                                 f"({int(diff.sum())} elements; first at storage offset "
+                                 f"{int(torch.nonzero(diff.reshape(-1))[0])})")
+    return SlotResult(True)
+
