@@ -494,9 +494,11 @@ def _register_extensions() -> None:
     """Commands of the LLM and agent tracks live in their own packages and register here."""
     if not (Path(__file__).parent / "llm" / "commands.py").is_file():
         return
+    from .agent.commands import register as register_agent
     from .llm.commands import register
 
     register(app)
+    register_agent(app)
 
 
 _register_extensions()
