@@ -212,8 +212,9 @@ class Codex(AgentCLI):
     """OpenAI Codex CLI (``codex exec``), verified with 0.171.0.
 
     ``exec --json --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox -C WORKSPACE -`` (the
-    prompt on stdin; the harness's jail is the sandbox), ``web_search = "disabled"`` and no update check in
-    ``$CODEX_HOME/config.toml`` (private home). With ``--base-url`` a provider ``kgb`` (Responses API,
+    prompt on stdin; the harness's jail is the sandbox), ``web_search = "disabled"``, no update check and no
+    shell snapshots (``features.shell_snapshot = false``: a snapshot is a dump of the environment, key
+    included) in ``$CODEX_HOME/config.toml`` (private home). With ``--base-url`` a provider ``kgb`` (Responses API,
     key from ``--api-key-env``, default ``OPENAI_API_KEY``) is configured and selected.
     """
 
@@ -235,6 +236,9 @@ class Codex(AgentCLI):
             lines = ['model_provider = "kgb"', *lines, "", "[model_providers.kgb]", 'name = "kgb"',
                      f"base_url = {json.dumps(ctx.base_url)}", f"env_key = {json.dumps(ctx.api_key_env or 'OPENAI_API_KEY')}",
                      'wire_api = "responses"']
+        # shell snapshots dump the whole environment (the API key included) under $CODEX_HOME; a killed
+        # session leaves them behind
+        lines += ["", "[features]", "shell_snapshot = false"]
         (home / "config.toml").write_text("\n".join(lines) + "\n")
         argv = [str(path), "exec", "--json", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
                 "-C", str(ctx.workspace)]
@@ -394,7 +398,9 @@ class Command(AgentCLI):
         """Absolute paths the template names that exist (exposed read-only in the jail)."""
         out = []
         try:
-            words = shlex.split(self.template)
+            lex = shlex.shlex(self.template, posix=True, punctuation_chars=True)
+            lex.whitespace_split = True
+            words = list(lex)
         except ValueError:
             words = self.template.split()
         for w in words:

@@ -271,6 +271,43 @@ def kill_user(user: AgentUser | None) -> int:
     return n
 
 
+#: Environment variable names whose values are secrets (redacted from every file a session leaves).
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "AUTH", "CREDENTIAL")
+
+
+def secret_values(env: dict[str, str]) -> dict[str, str]:
+    """The values of ``env`` that are secrets (by the variable's name; 8 characters or more)."""
+    return {k: v for k, v in env.items() if any(w in k.upper() for w in SECRET_WORDS) and len(v) >= 8}
+
+
+def redact(roots: list[Path], secrets: dict[str, str]) -> list[str]:
+    """Mask every occurrence of the ``secrets``' values in the files under ``roots`` (links not followed),
+    in place and with the same length (a database stays readable): an agent can print its own key (``env``
+    in a shell tool lands in the transcript) and a CLI can write it into its state. Returns the files
+    changed."""
+    if not secrets:
+        return []
+    vals = [v.encode() for v in secrets.values()]
+    changed = []
+    for root in roots:
+        files = [root] if root.is_file() else (root.rglob("*") if root.is_dir() else [])
+        for f in files:
+            try:
+                if f.is_symlink() or not f.is_file():
+                    continue
+                data = f.read_bytes()
+            except OSError:
+                continue
+            new = data
+            for v in vals:
+                if v in new:
+                    new = new.replace(v, (b"KGB-REDACTED-" * (len(v) // 13 + 1))[:len(v)])
+            if new != data:
+                f.write_bytes(new)
+                changed.append(str(f))
+    return changed
+
+
 def give(path: Path, user: AgentUser | None) -> None:
     """Hand a folder to the agent's user (mode 0700)."""
     if user is not None:

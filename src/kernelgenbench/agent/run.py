@@ -53,7 +53,7 @@ from .usage import AgentUsage, StreamInfo
 #: The record label of an agent's verdict (one per operator).
 LABEL = "agent"
 #: Keys of config.json that must match for a run directory to be resumed.
-IDENTITY_KEYS = ("agent", "command", "stream_format", "model", "base_url", "tier", "check_tiers", "budget_s",
+IDENTITY_KEYS = ("agent", "command_template", "stream_format", "model", "base_url", "tier", "check_tiers", "budget_s",
                  "max_turns", "platform", "cli_version", "isolation")
 #: Exit reasons of a session.
 EXIT_REASONS = ("done", "budget", "turn_cap", "error")
@@ -111,7 +111,10 @@ class AgentConfig:
             raise ValueError("--max-turns must be >= 1")
 
     def to_json(self) -> dict[str, Any]:
+        """The configuration as config.json holds it (``command`` there is the kgb command, so the template
+        is ``command_template``)."""
         d = asdict(self)
+        d["command_template"] = d.pop("command")
         d["check_tiers"] = ",".join(self.check_tiers)
         d["expose"] = [str(p) for p in self.expose]
         d["workspaces"] = str(self.workspaces) if self.workspaces else None
@@ -180,6 +183,39 @@ class Interrupted(Exception):
 
 def _stem(op: Operator) -> str:
     return op.filename[:-3]
+
+
+#: A scanned file shares the oracle's text when it holds at least this many of its distinctive lines.
+ORACLE_LINES_FLAG = 5
+
+
+def oracle_overlap(op: Operator, files: list[Path]) -> dict[str, Any]:
+    """How much of the oracle solution's text the session's files hold: a canary for an agent that reached
+    ``solutions/`` (or was handed it). Distinctive lines are the oracle's stripped lines of 30 characters
+    or more that are not comments; each file's count of them is reported, and ``oracle_text_found`` is
+    True when a file holds :data:`ORACLE_LINES_FLAG` or more. Held-out parameters are not scanned for (they
+    are numbers that a correct kernel's tests may well contain)."""
+    from .clis import CHECKOUT
+
+    oracle = CHECKOUT / "solutions" / op.filename
+    if not oracle.is_file():
+        return {"oracle": None, "note": "no oracle solution in this checkout"}
+    lines = {ln.strip() for ln in oracle.read_text(errors="replace").splitlines()}
+    lines = {ln for ln in lines if len(ln) >= 30 and not ln.startswith("#")}
+    found: dict[str, int] = {}
+    for f in files:
+        try:
+            text = f.read_text(errors="replace") if f.is_file() and not f.is_symlink() else ""
+        except OSError:
+            continue
+        if f.suffix == ".jsonl":  # a transcript: its strings, unescaped
+            text = text.replace("\\n", "\n").replace('\\"', '"').replace("\\\\", "\\")
+        have = {ln.strip() for ln in text.splitlines()}
+        n = len(lines & have)
+        if n:
+            found[str(f)] = n
+    return {"oracle": str(oracle), "distinctive_lines": len(lines), "found_in": found,
+            "oracle_text_found": any(n >= ORACLE_LINES_FLAG for n in found.values())}
 
 
 class AgentRun:
@@ -413,6 +449,7 @@ class AgentRun:
         started = time.time()
         proc = None
         launch_error = None
+        secrets: dict[str, str] = {}
         code: int | None = None
         killed = False
         try:
@@ -425,7 +462,9 @@ class AgentRun:
                 device_env[self.platform.visible_devices_var] = str(slot.device)
                 device_env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             bin_dirs = [str(Path(launch.argv[0]).parent)] if launch.argv[0].startswith("/") else []
-            env = iso_mod.session_env(launch.env, home, [*py_path, *bin_dirs], self._credentials(), device_env, user)
+            creds = self._credentials()
+            secrets = iso_mod.secret_values(creds)
+            env = iso_mod.session_env(launch.env, home, [*py_path, *bin_dirs], creds, device_env, user)
             ro = [*launch.expose, *self.cfg.expose, *py_ro]
             if self.cli.name == "command" and isinstance(self.cli, Command):
                 ro += self.cli.named_paths()
@@ -463,6 +502,7 @@ class AgentRun:
         iso_mod.take_back(work)
         iso_mod.take_back(home)
         iso_mod.take_back(sock)
+        redacted = iso_mod.redact([box, store], secrets)
         info = self.cli.parse(transcript, home)
         self._keep_session_logs(home, store)
         iso_mod.take_back(box)
@@ -470,6 +510,10 @@ class AgentRun:
         rec = self._judge(final, op, self.cfg.tier, self.rundir.job_dir(op.id, LABEL), LABEL, slot.device)
         rec = self._record(rec, op, info, exit_reason, error, code, session_wall, server.count, work, box, store,
                            started, final)
+        rec["secrets_redacted"] = [str(Path(f).relative_to(box)) if Path(f).is_relative_to(box) else
+                                   str(Path(f).relative_to(self.rundir.path)) for f in redacted]
+        scanned = [p for p in work.rglob("*") if p.is_file() and not p.is_symlink() and p.stat().st_size < (8 << 20)]
+        rec["oracle_overlap"] = oracle_overlap(op, [*scanned, store / "transcript.jsonl"])
         self.rundir.append(rec)
         (store / "agent.json").write_text(json.dumps({
             "op": op.id, "agent": self.cli.name, "cli_version": self.cli_version, "exit_reason": exit_reason,

@@ -32,14 +32,18 @@ scripted server of ``tests/llm_server.py`` handing out known usage):
 * **Codex CLI 0.171.0** (``exec --json``): ``turn.completed.usage`` summed over turns, OpenAI's
   convention: ``input_tokens`` *includes* ``cached_input_tokens`` (uncached = input - cached),
   ``cache_write_input_tokens``, ``output_tokens`` *includes* ``reasoning_output_tokens``. No cost. Without
-  ``turn.completed`` (killed): the last cumulative ``token_count`` event (``info.total_token_usage``) of the
-  rollout ``$CODEX_HOME/sessions/**/rollout-*.jsonl``. Requests and turns: the token_count events whose
-  totals changed (one per model response).
+  ``turn.completed`` (killed): the rollout ``$CODEX_HOME/sessions/**/rollout-*.jsonl``, whose
+  ``token_usage_record`` lines (written as each response arrives, before its tool calls run) carry one
+  response's ``usage`` and ``response_id`` (summed, one per id), else its last cumulative ``token_count``.
+  Requests and turns: the responses (response ids).
 * **OpenCode 1.18.33** (``run --format json``): ``step_finish`` events, one per model response, summed:
   ``tokens.input`` is *uncached* input, ``tokens.output`` *excludes* ``tokens.reasoning`` (so output =
   output + reasoning here), ``tokens.cache.read``/``cache.write``, ``cost`` (USD, 0 for models without a
-  price). The stream carries each step as it finishes, so a killed session keeps every finished step.
-  Its title-generation request (never in the stream) is switched off in the config the harness writes.
+  price). The stream carries each step as it finishes, so a killed session keeps every finished step, but
+  a step finishes only when its tool calls have: a session killed while a tool runs (a hung experiment at
+  the budget) loses that last response's usage -- OpenCode writes it nowhere (its session database holds
+  zeros for it; SIGTERM and SIGINT do not end a running tool). ``complete`` is then False and a note says
+  so. Its title-generation request (never in the stream) is switched off in the config the harness writes.
 * **Gemini CLI 0.61.0** (``-o stream-json``): the ``result`` event's ``stats`` (``input_tokens`` = prompt
   tokens *including* ``cached``, ``input`` = uncached, ``output_tokens`` = candidates *excluding*
   thoughts); thoughts per response from the chat log ``$HOME/.gemini/tmp/*/chats/session-*.jsonl``
@@ -307,19 +311,23 @@ def parse_codex(transcript: Path | None, home: Path | None = None) -> StreamInfo
                 info.final_text = item.get("text")
     info.tool_calls = tools
     counts: list[dict[str, Any]] = []
+    per_response: dict[str, dict[str, Any]] = {}
     model = None
     if home is not None:
         for f in sorted((Path(home) / ".codex" / "sessions").glob("**/rollout-*.jsonl")):
             for ev in read_jsonl(f):
                 p = ev.get("payload") or {}
-                if ev.get("type") == "event_msg" and p.get("type") == "token_count" and p.get("info"):
+                if ev.get("type") == "token_usage_record" and isinstance(p.get("usage"), dict):
+                    per_response[str(p.get("response_id") or len(per_response))] = p["usage"]
+                elif ev.get("type") == "event_msg" and p.get("type") == "token_count" and p.get("info"):
                     tot = (p["info"] or {}).get("total_token_usage")
                     if isinstance(tot, dict) and (not counts or counts[-1] != tot):
                         counts.append(tot)
                 elif ev.get("type") == "turn_context" and p.get("model"):
                     model = p["model"]
     u = info.usage
-    u.requests = u.turns = len(counts) if counts else None
+    n_resp = len(per_response) or len(counts)
+    u.requests = u.turns = n_resp or None
     if turns:
         sums = [_codex_usage(x) for x in turns]
         for f in TOKEN_FIELDS:
@@ -330,6 +338,14 @@ def parse_codex(transcript: Path | None, home: Path | None = None) -> StreamInfo
             info.status = "success"
         if counts and _codex_usage(counts[-1]) != {f: getattr(u, f) for f in TOKEN_FIELDS}:
             u.notes.append(f"the rollout's last cumulative token_count differs: {counts[-1]}")
+    elif per_response:
+        sums = [_codex_usage(x) for x in per_response.values()]
+        for f in TOKEN_FIELDS:
+            setattr(u, f, _sum(s[f] for s in sums))
+        u.source = "session_log"
+        u.raw = [{"response_id": k, **v} for k, v in per_response.items()]
+        u.notes.append("no turn.completed event (session cut short): usage summed over the rollout's "
+                       "token_usage_record lines, one per response id")
     elif counts:
         for f, v in _codex_usage(counts[-1]).items():
             setattr(u, f, v)
@@ -383,6 +399,10 @@ def parse_opencode(transcript: Path | None, home: Path | None = None) -> StreamI
         u.raw = [{"tokens": p.get("tokens"), "cost": p.get("cost"), "reason": p.get("reason")} for p in steps.values()]
         u.complete = last_reason not in (None, "tool-calls")
         u.source = "result" if u.complete else "stream"
+        if not u.complete:
+            u.notes.append("the session ended after a step with tool calls (cut short): OpenCode records a "
+                           "response's usage only when its tool calls finish, so a response whose tool call was "
+                           "still running is missing from these totals")
         if info.status is None and u.complete:
             info.status = "success"
     u.notes.append("OpenCode shows no served model name; cost is 0 for models it has no price for")
