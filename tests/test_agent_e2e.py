@@ -120,16 +120,28 @@ def secret() -> str:
     return f"sk-kgb-agent-test-{uuid.uuid4().hex}"
 
 
+@pytest.fixture()
+def ws() -> Any:
+    """The workspaces folder: under /tmp, which the agent's user can traverse at the ``user`` isolation level
+    (pytest's own tmp folder is mode 0700)."""
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="kgb-test-ws-", dir="/tmp"))
+    os.chmod(d, 0o711)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
 # -- every CLI: wrong kernel, self-check, fix, self-check, stop; then resume ------------------------------------
 @pytest.mark.parametrize("cli", ["claude-code", "codex", "opencode", "gemini"])
-def test_cli_fixes_its_kernel(cli: str, tmp_path: Path, secret: str) -> None:
+def test_cli_fixes_its_kernel(cli: str, tmp_path: Path, ws: Path, secret: str) -> None:
     need(cli)
     srv = AgentServer({"vllm::rms_norm": FIX})
     port = srv.start()
     try:
         env, extra = cli_env(cli, port, secret)
         args = ["--agent", cli, "--op", "vllm::rms_norm", "--budget-minutes", "5", "--final-tier", "smoke",
-                "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws"),
+                "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws),
                 *extra]
         res = kgb_agent(args, env)
         assert res.exit_code == 0, res.output
@@ -155,7 +167,7 @@ def test_cli_fixes_its_kernel(cli: str, tmp_path: Path, secret: str) -> None:
             assert rec["cost_usd"] is None
         # the record links the workspace, the transcript, the self-check log; the judged file is a copy
         assert Path(rec["transcript"]).stat().st_size > 0 and Path(rec["prompt"]).is_file()
-        assert Path(rec["workspace"]).is_dir() and Path(rec["workspace"]).parent.parent == tmp_path / "ws"
+        assert Path(rec["workspace"]).is_dir() and Path(rec["workspace"]).parent.parent == ws
         assert Path(rec["submission"]).read_text().strip() == (SOLUTIONS / "vllm__rms_norm.py").read_text().strip()
         assert Path(rec["submission"]).is_relative_to(tmp_path / "run")
         assert rec["oracle_overlap"]["oracle_text_found"] is True  # the scripted model served the oracle
@@ -167,7 +179,7 @@ def test_cli_fixes_its_kernel(cli: str, tmp_path: Path, secret: str) -> None:
         # the key went to the server, and nowhere on disk
         seen = json.dumps([r["headers"] for r in srv.log])
         assert secret in seen
-        no_secret([tmp_path / "run", tmp_path / "ws"], secret)
+        no_secret([tmp_path / "run", ws], secret)
         # resume: nothing is requested again
         n = len(srv.log)
         res2 = kgb_agent(args, env)
@@ -181,7 +193,7 @@ def test_cli_fixes_its_kernel(cli: str, tmp_path: Path, secret: str) -> None:
 
 # -- a session that never stops: killed at its budget, its usage recovered -------------------------------------
 @pytest.mark.parametrize("cli", ["claude-code", "codex", "opencode", "gemini"])
-def test_cli_killed_at_budget(cli: str, tmp_path: Path, secret: str) -> None:
+def test_cli_killed_at_budget(cli: str, tmp_path: Path, ws: Path, secret: str) -> None:
     need(cli)
     srv = AgentServer({"aten::neg": [("write", "correct"), ("check", ""), HANG]})
     port = srv.start()
@@ -191,7 +203,7 @@ def test_cli_killed_at_budget(cli: str, tmp_path: Path, secret: str) -> None:
         t0 = time.time()
         res = kgb_agent(["--agent", cli, "--op", "aten::neg", "--budget-minutes", str(budget), "--final-tier", "smoke",
                          "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces",
-                         str(tmp_path / "ws"), *extra], env)
+                         str(ws), *extra], env)
         assert res.exit_code == 0, res.output
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         assert rec["exit_reason"] == "budget" and rec["status"] == "passed", rec  # the file as it stands is graded
@@ -213,7 +225,7 @@ def test_cli_killed_at_budget(cli: str, tmp_path: Path, secret: str) -> None:
             assert rec["usage_source"] in ("stream", "session_log", "stream+session_log")
         assert not _agent_processes(), "a process of the killed session is still running"
         record_fixture(cli, "killed", tmp_path / "run", "aten__neg", served, rec)
-        no_secret([tmp_path / "run", tmp_path / "ws"], secret)
+        no_secret([tmp_path / "run", ws], secret)
     finally:
         srv.stop()
 
@@ -233,7 +245,7 @@ def _agent_processes() -> list[str]:
 
 
 # -- the done-when: two operators in parallel, the tables, resume ------------------------------------------------
-def test_claude_code_two_operators_and_tables(tmp_path: Path, secret: str) -> None:
+def test_claude_code_two_operators_and_tables(tmp_path: Path, ws: Path, secret: str) -> None:
     need("claude-code")
     srv = AgentServer({"vllm::rms_norm": FIX, "aten::add": [("write", "correct"), ("check", "")]})
     port = srv.start()
@@ -241,7 +253,7 @@ def test_claude_code_two_operators_and_tables(tmp_path: Path, secret: str) -> No
         env, _ = cli_env("claude-code", port, secret)
         args = ["--agent", "claude-code", "--op", "vllm::rms_norm", "--op", "aten::add", "--budget-minutes", "5",
                 "--final-tier", "smoke", "--platform", "interpreter", "--jobs", "2", "--out", str(tmp_path / "run"),
-                "--workspaces", str(tmp_path / "ws")]
+                "--workspaces", str(ws)]
         res = kgb_agent(args, env)
         assert res.exit_code == 0, res.output
         recs = {r["op"]: r for r in lines(tmp_path / "run" / "results.jsonl")}
@@ -258,13 +270,13 @@ def test_claude_code_two_operators_and_tables(tmp_path: Path, secret: str) -> No
         res2 = kgb_agent(args, env)
         assert res2.exit_code == 0 and len(srv.log) == n, res2.output
         assert res2.output.count("(recorded earlier)") == 2
-        no_secret([tmp_path / "run", tmp_path / "ws"], secret)
+        no_secret([tmp_path / "run", ws], secret)
     finally:
         srv.stop()
 
 
 # -- a cheat is rejected by the same tiers as kgb eval ----------------------------------------------------------
-def test_cheat_rejected_as_kgb_eval_does(tmp_path: Path, secret: str) -> None:
+def test_cheat_rejected_as_kgb_eval_does(tmp_path: Path, ws: Path, secret: str) -> None:
     need("claude-code")
     fixture = "hybrid_ops__vllm__rms_norm.py"  # passes L1; PyTorch compute that the L3 trace catches
     srv = AgentServer({"vllm::rms_norm": [("write", f"bad:{fixture}"), ("check", "")]})
@@ -272,7 +284,7 @@ def test_cheat_rejected_as_kgb_eval_does(tmp_path: Path, secret: str) -> None:
     try:
         env, _ = cli_env("claude-code", port, secret)
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
-                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws")], env)
+                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)], env)
         assert res.exit_code == 0, res.output
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         direct = evaluate_file(BAD / fixture, "vllm::rms_norm", "smoke", platform="interpreter")
@@ -305,16 +317,15 @@ def _snoop_targets(run: Path, ws: Path, other_stem: str) -> dict[str, Any]:
     }
 
 
-def test_snooping_agent_finds_nothing(tmp_path: Path) -> None:
+def test_snooping_agent_finds_nothing(tmp_path: Path, ws: Path) -> None:
     """A command agent (running beside another session) tries to read the oracle solutions, the harness's
     suite tables (held-out parameters), the run directory, the other session's workspace and the host; it
     must find nothing. Needs the namespace level (root with mount namespaces)."""
     if isolation.namespace_available()[0] is False:
         pytest.skip(f"the jail needs root and mount namespaces here ({isolation.namespace_available()[1]}); "
                     f"the user level records what the agent's user could read instead")
-    run, ws = tmp_path / "run", tmp_path / "ws"
+    run = tmp_path / "run"
     run.mkdir()
-    ws.mkdir()
     snoop = SCRIPTS / "snoop.py"
     targets = {op: _snoop_targets(run, ws, other) for op, other in
                (("vllm::rms_norm", "aten__add"), ("aten::add", "vllm__rms_norm"))}
@@ -353,7 +364,7 @@ def test_snooping_agent_finds_nothing(tmp_path: Path) -> None:
     assert not (ROOT / "solutions" / "snooped.py").exists()
 
 
-def test_claude_code_cannot_read_solutions(tmp_path: Path, secret: str) -> None:
+def test_claude_code_cannot_read_solutions(tmp_path: Path, ws: Path, secret: str) -> None:
     """The real CLI's own Bash tool, asked to read the oracle and the harness's source, gets nothing."""
     need("claude-code")
     if isolation.namespace_available()[0] is False:
@@ -366,7 +377,7 @@ def test_claude_code_cannot_read_solutions(tmp_path: Path, secret: str) -> None:
     try:
         env, _ = cli_env("claude-code", port, secret)
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
-                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws")], env)
+                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)], env)
         assert res.exit_code == 0, res.output
         out = next((r["last_output"] for r in srv.log if "DENIED:" in (r["last_output"] or "")), "")
         assert out.count("DENIED:") == 3 and "LEAK:" not in out, out
@@ -375,13 +386,13 @@ def test_claude_code_cannot_read_solutions(tmp_path: Path, secret: str) -> None:
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         assert rec["failure_class"] == "missing" and rec["oracle_overlap"]["oracle_text_found"] is False
         assert any("transcript.jsonl" in f for f in rec["secrets_redacted"])  # ...and masked there
-        no_secret([tmp_path / "run", tmp_path / "ws"], secret)
+        no_secret([tmp_path / "run", ws], secret)
     finally:
         srv.stop()
 
 
 # -- sessions that fail at start ---------------------------------------------------------------------------------
-def test_claude_code_refused_by_the_endpoint_is_error(tmp_path: Path, secret: str) -> None:
+def test_claude_code_refused_by_the_endpoint_is_error(tmp_path: Path, ws: Path, secret: str) -> None:
     """The endpoint refuses every request (HTTP 400: Claude Code 2.1.328 gives up at once; it retries a 401
     for three minutes): the session ends in ``error`` with the CLI's message, and the operator is recorded."""
     need("claude-code")
@@ -390,21 +401,21 @@ def test_claude_code_refused_by_the_endpoint_is_error(tmp_path: Path, secret: st
     try:
         env, _ = cli_env("claude-code", port, secret)
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
-                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws"),
+                         "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws),
                          "--budget-minutes", "2"], env)
         assert res.exit_code == 0, res.output
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         assert rec["exit_reason"] == "error" and "400" in rec["error"], rec
         assert rec["status"] == "failed" and rec["failure_class"] == "missing"
-        no_secret([tmp_path / "run", tmp_path / "ws"], secret)
+        no_secret([tmp_path / "run", ws], secret)
     finally:
         srv.stop()
 
 
 @pytest.mark.parametrize("command", ["exit 3", "/nonexistent/agent {prompt_file}"])
-def test_command_that_crashes_is_error(command: str, tmp_path: Path) -> None:
+def test_command_that_crashes_is_error(command: str, tmp_path: Path, ws: Path) -> None:
     res = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
-                     "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws")],
+                     "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],
                     {})
     assert res.exit_code == 0, res.output
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
@@ -412,17 +423,17 @@ def test_command_that_crashes_is_error(command: str, tmp_path: Path) -> None:
     assert rec["exit_code"] in (3, 127) and "exit status" in rec["error"]
     # --retry-errors runs it again; a plain re-run does not
     res2 = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
-                      "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws")],
+                      "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],
                      {})
     assert len(lines(tmp_path / "run" / "results.jsonl")) == 1 and "no session run now" in res2.output
 
 
 # -- --agent command: the done-when's trivial script, resume; the default verdict tier ---------------------------
-def test_command_trivial_script_two_operators(tmp_path: Path) -> None:
+def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     cmd = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
     args = ["--agent", "command", "--command", cmd, "--op", "vllm::rms_norm", "--op", "aten::add", "--final-tier",
             "smoke", "--platform", "interpreter", "--jobs", "2", "--out", str(tmp_path / "run"), "--workspaces",
-            str(tmp_path / "ws")]
+            str(ws)]
     res = kgb_agent(args, {})
     assert res.exit_code == 0, res.output
     recs = {r["op"]: r for r in lines(tmp_path / "run" / "results.jsonl")}
@@ -435,10 +446,10 @@ def test_command_trivial_script_two_operators(tmp_path: Path) -> None:
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
 
 
-def test_default_final_tier_is_verdict_tier(tmp_path: Path) -> None:
+def test_default_final_tier_is_verdict_tier(tmp_path: Path, ws: Path) -> None:
     cmd = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
     res = kgb_agent(["--agent", "command", "--command", cmd, "--op", "aten::neg", "--platform", "interpreter",
-                     "--check-tier", "smoke", "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws")], {})
+                     "--check-tier", "smoke", "--out", str(tmp_path / "run"), "--workspaces", str(ws)], {})
     assert res.exit_code == 0, res.output
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
     assert rec["tier"] == VERDICT_TIER == "all" and rec["status"] == "passed"
@@ -448,12 +459,12 @@ def test_default_final_tier_is_verdict_tier(tmp_path: Path) -> None:
 
 
 # -- Ctrl-C keeps what finished ----------------------------------------------------------------------------------
-def test_interrupt_keeps_finished_sessions(tmp_path: Path) -> None:
+def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     fast = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
     cmd = f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)';; esac"
     args = [sys.executable, "-m", "kernelgenbench.cli", "agent", "--agent", "command", "--command", cmd, "--op",
             "aten::neg", "--op", "aten::add", "--jobs", "2", "--final-tier", "smoke", "--platform", "interpreter",
-            "--out", str(tmp_path / "run"), "--workspaces", str(tmp_path / "ws"), "--budget-minutes", "5"]
+            "--out", str(tmp_path / "run"), "--workspaces", str(ws), "--budget-minutes", "5"]
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     results = tmp_path / "run" / "results.jsonl"

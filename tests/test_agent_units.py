@@ -199,12 +199,12 @@ def test_defaults() -> None:
     cfg = AgentConfig("claude-code")
     assert cfg.tier == VERDICT_TIER and cfg.budget_s == 1800 and cfg.check_tiers == SHOWN_TIERS
     assert cfg.to_json()["command_template"] is None and "command" not in cfg.to_json()
-    import inspect
+    import typer.main
 
-    from kernelgenbench.agent import commands
-
-    src = inspect.getsource(commands.register)
-    assert "final_tier: str = typer.Option(VERDICT_TIER" in src and "budget_minutes: float = typer.Option(30.0" in src
+    cmd = typer.main.get_command(app).commands["agent"]  # type: ignore[attr-defined]
+    defaults = {p.name: p.default for p in cmd.params}
+    assert defaults["final_tier"] == VERDICT_TIER and defaults["budget_minutes"] == 30.0
+    assert defaults["check_tier"] == ",".join(SHOWN_TIERS) and defaults["isolation"] == "auto"
     with pytest.raises(ValueError):
         AgentConfig("codex", budget_s=0)
     with pytest.raises(ValueError):

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 from pathlib import Path
 from typing import Any, Optional
@@ -207,6 +208,15 @@ def register(app: typer.Typer) -> None:
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from None
         if iso.level == "user":
+            ws_root = cfg.workspaces or AgentRun.default_workspaces(rundir.path)
+            ws_root.mkdir(parents=True, exist_ok=True)
+            os.chmod(ws_root, 0o711)
+            far = iso_mod.unreachable_by(iso.users[0], [ws_root, cli_path])
+            if far:
+                raise typer.BadParameter(f"isolation level 'user': the agent's user {iso.users[0].name} cannot reach "
+                                         f"{', '.join(far)} (a folder on the way is not traversable by other users): "
+                                         f"use --workspaces under /tmp, install the CLI where every user can run it, "
+                                         f"or chmod o+x the folders")
             iso.readable = iso_mod.readable_by(iso.users[0], iso_mod.protected_paths([rundir.path]))
             if iso.readable:
                 iso.warnings.append("readable by the agent's user: " + ", ".join(iso.readable))

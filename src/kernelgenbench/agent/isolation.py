@@ -192,6 +192,21 @@ def readable_by(user: AgentUser, paths: list[Path]) -> list[str]:
     return out
 
 
+def unreachable_by(user: AgentUser, paths: list[Path]) -> list[str]:
+    """The paths ``user`` cannot reach (``test -e`` as that user fails: a folder on the way is not
+    traversable). At the ``user`` level the workspace and the CLI must be reachable."""
+    out = []
+    for p in paths:
+        try:
+            r = subprocess.run(["/usr/bin/test", "-e", str(p)], user=user.uid, group=user.gid, extra_groups=[],
+                               capture_output=True, timeout=30, env={"PATH": "/usr/bin:/bin"}, cwd="/")
+        except (OSError, subprocess.TimeoutExpired):
+            r = None
+        if r is None or r.returncode != 0:
+            out.append(str(p))
+    return out
+
+
 def session_env(launch_env: dict[str, str], home: Path, path_extra: list[str], credentials: dict[str, str],
                 device_env: dict[str, str], user: AgentUser | None) -> dict[str, str]:
     """A session's whole environment: nothing of the harness's but what is named here."""
