@@ -258,8 +258,9 @@ class AgentServer:
     """
 
     def __init__(self, script: dict[str, list[tuple[str, str]]], port: int = 0, fail: dict[str, int] | None = None,
-                 delay_s: float = 0.0) -> None:
+                 delay_s: float = 0.0, on_request: Any = None) -> None:
         self.script = script
+        self.on_request = on_request  # called with each log entry (the standalone server prints it)
         self._port = port
         self.fail = fail or {}  # op -> HTTP status answered to every request of that operator
         self.delay_s = delay_s
@@ -425,6 +426,8 @@ class AgentServer:
         else:
             action = ("say", "Done.")
         entry["action"] = action
+        if self.on_request is not None:
+            self.on_request(entry)
         tools = self._tool_names(body, protocol)
         call = None if action[0] == "say" else self._tool_call(action, op_id or "", target, tools, protocol)
         text = f"Step {step}: {action[0]}." if call else action[1]
@@ -567,7 +570,13 @@ def main() -> None:  # pragma: no cover - manual use
     ap.add_argument("--port", type=int, default=0)
     args = ap.parse_args()
     if args.agent_script:
-        asrv = AgentServer(AGENT_SCRIPTS[args.agent_script], port=args.port)
+        count = [0]
+
+        def show(e: dict[str, Any]) -> None:
+            count[0] += 1
+            print(f"request {count[0]}: {e['protocol']} {e['op']} step {e['step']} -> {e['action'][0]}", flush=True)
+
+        asrv = AgentServer(AGENT_SCRIPTS[args.agent_script], port=args.port, on_request=show)
         aport = asrv.start()
         print(f"scripted agent server on http://127.0.0.1:{aport} (script {args.agent_script}); Ctrl-C to stop",
               flush=True)

@@ -446,6 +446,25 @@ def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
 
 
+@pytest.mark.skipif(not isolation.is_root(), reason="the user level runs the agent as another user: needs root")
+def test_user_level_runs_and_warns(tmp_path: Path, ws: Path) -> None:
+    """Without the jail (--isolation user, what root gets where mount namespaces are refused) the session runs
+    as the slot's own user, and config.json and the output say which protected paths that user could read."""
+    cmd = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}; id -u > uid.txt"
+    res = kgb_agent(["--agent", "command", "--command", cmd, "--op", "aten::neg", "--final-tier", "smoke",
+                     "--platform", "interpreter", "--isolation", "user", "--out", str(tmp_path / "run"),
+                     "--workspaces", str(ws)], {})
+    assert res.exit_code == 0, res.output
+    rec = lines(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["isolation"] == "user" and rec["status"] == "passed" and rec["self_checks"] == 1
+    assert (Path(rec["workspace"]) / "uid.txt").read_text().strip() == str(isolation.ensure_user(0).uid)
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    readable = config["isolation_detail"]["readable"]
+    if (ROOT / "solutions").stat().st_mode & 0o005 == 0o005:  # a world-readable checkout: said loudly
+        assert str(ROOT / "solutions") in readable and "WARNING: readable by the agent's user" in res.output
+    assert config["warnings"] and "isolation level 'user'" in config["warnings"][0]
+
+
 def test_default_final_tier_is_verdict_tier(tmp_path: Path, ws: Path) -> None:
     cmd = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
     res = kgb_agent(["--agent", "command", "--command", cmd, "--op", "aten::neg", "--platform", "interpreter",
