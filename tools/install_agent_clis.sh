@@ -6,10 +6,10 @@
 #
 # Each CLI gets its own prefix, so one failing install never hides the others: the tests skip a CLI
 # whose binary is not there, with the reason. Times of each install are printed (and kept in
-# .agents/<cli>/INSTALLED, with the version). AGENTS_DIR overrides the folder.
+# .agents/<cli>/INSTALLED, with the version). KGB_AGENTS_DIR overrides the folder (kgb agent looks there too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-DIR="${AGENTS_DIR:-.agents}"
+DIR="${KGB_AGENTS_DIR:-.agents}"
 declare -A PKG=(
   [claude-code]="@anthropic-ai/claude-code@2.1.328"
   [codex]="@openai/codex@0.171.0"
