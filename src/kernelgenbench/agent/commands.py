@@ -257,7 +257,8 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(130) from None
         console.print(operators_table(summary, plat.timing and not plat.interpreter))
         console.print(cost_table(summary))
-        console.print(summary_table(summary, f"summary · {cli.name} {version}" + (f" · {model}" if model else "")
+        who = "command" if agent == "command" else f"{cli.name} {version}"
+        console.print(summary_table(summary, f"summary · {who}" + (f" · {model}" if model else "")
                                     + f" · tier {tier_label(cfg.tier)} · {plat.name} · {summary.get('wall_s', 0):.1f} s"
                                     + f" ({summary['sessions_run']} sessions run now)"))
         if not summary["sessions_run"]:
