@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test clean
+.PHONY: venv demo test clean agent-clis
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,6 +19,11 @@ venv: $(STAMP)
 # The main job on the embedded default: the oracle solutions on the smoke tier, on the detected platform.
 demo: $(STAMP)
 	$(BIN)/kgb eval solutions --tier smoke --name demo
+
+# The agent CLIs the agent-track tests drive (pinned npm packages into .agents/, ignored by git; a second run
+# installs nothing). The tests skip a CLI that is not installed, saying how to install it.
+agent-clis:
+	tools/install_agent_clis.sh
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -90,7 +90,7 @@ def test_prompt_complete_and_no_heldout(op) -> None:
             if mode == "sampling":
                 assert "```python code block" in u
             else:
-                assert "Write the whole module" in u
+                assert f"File to write: `{op.filename}`" in u and "Self-check: `./check`" in u
 
 
 def test_platform_sections_differ() -> None:
@@ -176,7 +176,8 @@ def test_kgb_prompt_command() -> None:
     assert res.exit_code == 0, res.output
     assert res.output == build_prompt(get_operator("vllm::rms_norm"), PROFILES["interpreter"]).text()
     res = CliRunner().invoke(app, ["prompt", "cublas::cublasSaxpy_v2", "--platform", "cuda", "--mode", "agent"])
-    assert res.exit_code == 0 and "kgb eval . --op cublas::cublasSaxpy_v2" in res.output
+    assert res.exit_code == 0 and "`./check --tier full` runs the full tier" in res.output
+    assert "File to write: `cublas__cublasSaxpy_v2.py`" in res.output
     res = CliRunner().invoke(app, ["prompt", "nope::nothing"])
     assert res.exit_code != 0
     res = CliRunner().invoke(app, ["prompt", "vllm::rms_norm", "--mode", "chat"])

@@ -18,26 +18,17 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
+from .console import console, failure_lines
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
 
 
-def _console() -> Console:
-    """Rich's console; when the output is not a terminal (a pipe, ``tee``, a CI log) and COLUMNS is not
-    set, 140 columns instead of rich's 80, so that the tables keep one line per row."""
-    c = Console()
-    if not c.is_terminal and not os.environ.get("COLUMNS"):
-        c = Console(width=140)
-    return c
-
-
-console = _console()
 
 
 def version_text() -> str:
@@ -316,26 +307,6 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
 
 
 #: Failure classes the L1 static scan reports (``dispatch_recursion`` also comes from the L3 trace).
-_L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
-
-
-def failure_lines(r: dict[str, Any]) -> list[str]:
-    """The lines that show a failed job's first failure in full: its message (for an exception, the
-    submission's own frames and the exceptions: verify/failures.py ``condense_traceback``; the whole traceback
-    is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
-    the most relevant first. The message lists them (verify.scan.describe_findings); for a record
-    written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that
-    the message lacks are added."""
-    ff = r.get("first_failure") or {}
-    lines = (ff.get("message") or "").splitlines()
-    l1 = (r.get("anti_hack") or {}).get("L1") or {}
-    if r.get("failure_class") in _L1_CLASSES and isinstance(l1, dict) and l1.get("ok") is False \
-            and "count" not in l1:
-        text = "\n".join(lines)
-        extra = [m for m in l1.get("findings") or [] if isinstance(m, str) and m not in text]
-        if extra:
-            lines += [f"{len(extra)} more L1 findings in the record:", *extra]
-    return lines
 
 
 def _print_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -850,9 +821,11 @@ def _register_extensions() -> None:
     """Commands of the LLM and agent tracks live in their own packages and register here."""
     if not (Path(__file__).parent / "llm" / "commands.py").is_file():
         return
+    from .agent.commands import register as register_agent
     from .llm.commands import register
 
     register(app)
+    register_agent(app)
 
 
 _register_extensions()

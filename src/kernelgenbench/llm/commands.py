@@ -19,7 +19,7 @@ from ..suite.tiers import VERDICT_TIER
 
 
 def _console() -> Any:
-    from ..cli import console
+    from ..console import console
 
     return console
 

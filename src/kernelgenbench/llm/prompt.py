@@ -164,7 +164,27 @@ def _platform_ctx(platform: Platform, device_name: str | None) -> dict[str, Any]
     }
 
 
-def context(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None) -> dict[str, Any]:
+#: The agent-mode context when no session gives one (``kgb prompt --mode agent``): the workspace is the
+#: current directory, the self-check is ``./check`` (``kgb agent`` writes it), the budget the default.
+AGENT_DEFAULTS: dict[str, Any] = {"workspace": ".", "file": None, "check": "./check", "check_tiers": list(SHOWN_TIERS),
+                                  "budget_minutes": 30, "python": True}
+
+
+def agent_context(op: Operator, agent: dict[str, Any] | None) -> dict[str, Any]:
+    """The agent-mode part of a prompt's context: ``workspace`` (the agent's working directory),
+    ``file`` (the submission's path), ``check`` (the self-check command), ``check_tiers`` (what it may
+    run: never held-out), ``budget_minutes`` and ``python`` (whether a Python with torch and Triton is
+    on PATH)."""
+    ctx = {**AGENT_DEFAULTS, **(agent or {})}
+    ctx["file"] = ctx["file"] or op.filename
+    ctx["check_tiers"] = [t for t in ctx["check_tiers"] if t in SHOWN_TIERS] or ["smoke"]
+    b = float(ctx["budget_minutes"])
+    ctx["budget_text"] = f"{b:g} minutes" if b >= 1 else f"{b * 60:g} seconds"
+    return ctx
+
+
+def context(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None,
+            agent: dict[str, Any] | None = None) -> dict[str, Any]:
     """The template context of one operator on one platform.
 
     Args:
@@ -173,6 +193,8 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         mode: ``"sampling"`` or ``"agent"``.
         device_name: the device's marketing name when known (``NVIDIA H200``); defaults to a
             description of the platform.
+        agent: the agent session's workspace, file, self-check command, check tiers, budget
+            (:func:`agent_context`; agent mode only, defaults when None).
 
     Raises:
         ValueError: unknown mode.
@@ -214,17 +236,20 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         "rtol": rtol,
         "platform": _platform_ctx(platform, device_name),
         "budgets": {"reads": l3.ITEM_BUDGET, "copies": l3.FILL_COPY_BUDGET},
+        "agent": agent_context(op, agent) if mode == "agent" else None,
     }
 
 
-def build_prompt(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None) -> Prompt:
-    """Render the prompt of ``op`` for ``platform``.
+def build_prompt(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None,
+                 agent: dict[str, Any] | None = None) -> Prompt:
+    """Render the prompt of ``op`` for ``platform`` (``agent``: the agent session's context, agent mode
+    only; see :func:`agent_context`).
 
     Raises:
         ValueError: unknown mode.
         jinja2.TemplateError: a template refers to something the context lacks (a bug).
     """
-    ctx = context(op, platform, mode, device_name)
+    ctx = context(op, platform, mode, device_name, agent)
     env = environment()
     system = tidy(env.get_template("system.j2").render(**ctx))
     user = tidy(env.get_template("task.j2").render(**ctx))
