@@ -178,3 +178,48 @@ def test_a_kernel_stuck_in_one_program_is_still_a_timeout(tmp_path: Path) -> Non
     rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "-1"), timeout=12.0)
     assert rec["failure_class"] == "timeout", rec["first_failure"]
     assert rec["cases"][0]["status"] == "failed"
+
+
+# -- submissions that try to make the cases they cannot compute "unsupported" on the interpreter -------------
+
+def test_a_limit_named_by_the_submissions_own_error_is_its_failure() -> None:
+    """The text rules (libdevice, driver queries, NumPy conversion) need the innermost exception raised in
+    Triton's or NumPy's files: a submission that raises a message naming a limit itself, or fails an assert
+    in a helper named after one, gets no ``unsupported``."""
+    own = _err(["RuntimeError"], ["/sub/aten__neg.py"], "this path needs libdevice",
+               '  File "/sub/aten__neg.py", line 16, in _unsupported\n    raise RuntimeError("this path needs '
+               'libdevice")\nRuntimeError: this path needs libdevice\n')
+    assert interpreter_limit(own) is None and classify_error(own, INTERP) == "runtime_error"
+    named = _err(["AssertionError"], ["/sub/aten__neg.py"], "shape not handled",
+                 '  File "/sub/aten__neg.py", line 16, in _libdevice_tail\n    assert False, "shape not handled"\n')
+    assert interpreter_limit(named) is None and classify_error(named, INTERP) == "runtime_error"
+    drivers = _err(["RuntimeError"], ["/sub/aten__neg.py"], "0 active drivers ([]). There should only be one.")
+    assert interpreter_limit(drivers) is None
+    # a comment that names a libdevice call on the failing line does not make Triton's own error a limit
+    commented = _err(["InterpreterError", "TypeError"], [TRITON_INTERP, SEMANTIC], "cannot convert None",
+                     '  File "/sub/aten__neg.py", line 9, in k\n    tl.store(o, None)  # libdevice.j0(x)\n')
+    assert interpreter_limit(commented) is None
+
+
+def test_a_libdevice_call_the_interpreter_cannot_run_is_a_platform_limit() -> None:
+    """The real shape of the limit (Triton 3.6): the interpreter maps ``libdevice.j0`` to nothing, and Triton's
+    front end raises a TypeError converting the None it got."""
+    err = _err(["InterpreterError", "TypeError"], [TRITON_INTERP, SEMANTIC],
+               "TypeError(\"cannot convert None of type <class 'NoneType'> to tensor\")",
+               '  File "/sub/aten__i0.py", line 9, in k\n    v = libdevice.j0(v)\n  File '
+               f'"{SEMANTIC}", line 151, in to_tensor\n')
+    assert interpreter_limit(err) == "a libdevice function the interpreter does not implement"
+    assert classify_error(err, INTERP) == "platform"
+    assert classify_error(err, CUDA) == "runtime_error"
+
+
+@pytest.mark.slow
+def test_busy_launches_on_a_small_case_are_a_timeout_not_slow(tmp_path: Path) -> None:
+    """Progress counters are the sandbox's word: a case whose work could not keep the interpreter busy for
+    its timeout (here 2,112 elements of neg against 30 s: ~8 s at 1 ms per unit) that times out while
+    launches keep starting is the submission's timeout (launching until the timeout ends the case is how a
+    submission would skip what it cannot compute)."""
+    rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "400"), timeout=30.0)
+    assert rec["failure_class"] == "timeout", rec["first_failure"]
+    assert rec["cases"][0]["status"] == "failed"
+    assert "exceeded 30 s" in rec["first_failure"]["message"]

@@ -95,13 +95,33 @@ def interpreter_limit(err: dict[str, Any]) -> str | None:
             continue
         if any(n in text for n in needles):
             return f"{name} inside {'NumPy' if '/numpy/' in where else 'the interpreter'} ({_short_message(err)})"
+    # The limits below are recognised by their text, so the text alone proves nothing (a submission can raise
+    # any message, or name a function after a limit): the innermost exception of the chain must have been
+    # raised inside Triton's or NumPy's own files, and a libdevice limit needs a kernel line that calls a
+    # libdevice function.
+    root = origins[len(chain) - 1] if len(origins) >= len(chain) and chain else ""
+    if not _in_package(root):
+        return None
     if "only 0-dimensional arrays can be converted" in text:  # numpy >= 2.4 with triton 3.6
         return "NumPy >= 2.4 array conversion in Triton 3.6's interpreter"
-    if "libdevice" in text:  # the interpreter implements no libdevice function tl.math lacks
+    if _LIBDEVICE_CALL.search(str(err.get("traceback", ""))):  # no libdevice function tl.math lacks
         return "a libdevice function the interpreter does not implement"
     if "0 active drivers" in text:  # driver queries (device properties) have no driver here
         return "a driver query (the interpreter has no driver)"
     return None
+
+
+#: A traceback's source line that calls a libdevice function (``libdevice.j0(x)``, ``tl.extra.libdevice.erf(x)``,
+#: ``tl.extra.cuda.libdevice.pow(x, y)``): the interpreter resolves such a call to nothing it can run.
+_LIBDEVICE_CALL = re.compile(r"^\s{4,}[^#\n]*\blibdevice\.\w+\s*\(", re.M)
+#: Where the libdevice / driver / NumPy-conversion limits are raised from: anywhere in Triton (its front end
+#: turns the interpreter's missing libdevice function into a TypeError) or NumPy.
+_PACKAGE_DIRS = ("/triton/", "/numpy/")
+
+
+def _in_package(path: str) -> bool:
+    p = path.replace("\\", "/")
+    return any(d in p for d in _PACKAGE_DIRS)
 
 
 def _in_library(path: str) -> bool:

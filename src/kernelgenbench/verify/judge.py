@@ -343,7 +343,7 @@ class CaseJudge:
         except ChildTimeout as exc:
             self.session.drop()
             self.times["hung_s"] += time.perf_counter() - t0
-            slow = self.session.interpreter_too_slow(exc)
+            slow = self.session.interpreter_too_slow(exc, case)
             if slow is not None:
                 # slow, not stuck: the case cannot be judged on the interpreter; the rest of the job goes on
                 # in a fresh sandbox process

@@ -41,6 +41,23 @@ def check_launch_violations(msg: Answer, where: str, case: Case | None = None) -
         raise JobFailed("profile", f"L3 launch check ({where}): {found[0]}", case)
 
 
+
+#: Seconds of interpreter time that one unit of a case's work (:func:`interpreter_work`) may honestly take at
+#: most: one floating-point operation, or one element moved, run element by element in Python with a custom
+#: combine step (~50-200 us on this interpreter) times a margin of 5-20.
+INTERPRETER_S_PER_UNIT = 1e-3
+
+
+def interpreter_work(op: Operator, params: dict) -> float:
+    """A case's work in units for the slow-on-the-interpreter rule: the larger of its cost model's FLOPs and
+    the elements it must move (bytes / 2, so half-precision elements count whole); where the cost model has
+    neither, the elements of the shapes among its parameters (``verify/ghost.py`` ``case_size``)."""
+    from .ghost import case_size
+
+    cost = op.cost(params)
+    work = max(float(cost.flops or 0.0), float(cost.bytes or 0.0) / 2.0)
+    return work if work > 0 else case_size(op, params)
+
 class ChildSession:
     """The sandbox processes of one job and their channel.
 
@@ -180,7 +197,7 @@ class ChildSession:
             self._scanned_bodies.add((name, line))
 
     # -- a child that did not answer ------------------------------------------------------------------
-    def interpreter_too_slow(self, exc: ChildTimeout) -> str | None:
+    def interpreter_too_slow(self, exc: ChildTimeout, case: Case | None = None) -> str | None:
         """Why a case that reached its timeout on the CPU interpreter was slow rather than stuck, or None.
 
         Slow: the interpreter's progress counters (programs started, element-by-element steps of reductions
@@ -188,13 +205,22 @@ class ChildSession:
         ``max(2 s, 10% of the timeout)`` before the kill. The interpreter runs such kernels in Python, one
         program and one combine step at a time; a GPU runs the same case in microseconds, so the case is
         unsupported here, not the submission's failure. A kernel stuck inside one program (a spin-wait on a
-        flag, an endless loop) advances none of the counters and stays a ``timeout``."""
+        flag, an endless loop) advances none of the counters and stays a ``timeout``.
+
+        The counters are published by the sandbox process, so they are the submission's word; what the
+        verifier knows itself is the case's work (:func:`interpreter_work`). A case too small to keep the
+        interpreter busy for the timeout even at :data:`INTERPRETER_S_PER_UNIT` per unit of work is never
+        slow: its timeout is the submission's (busy work or endless launches on a small case is how a
+        submission would skip the cases it cannot compute)."""
         if not self.platform.interpreter or not exc.progress:
             return None
         p = exc.progress
         idle = p.idle_s
         window = max(2.0, 0.1 * self.settings.case_timeout_s)
         if idle is None or idle > window:
+            return None
+        if case is not None and interpreter_work(self.op, case.params) * INTERPRETER_S_PER_UNIT \
+                < self.settings.case_timeout_s:
             return None
         return (f"the Triton CPU interpreter is too slow for this case: it was still computing when the "
                 f"{self.settings.case_timeout_s:.0f} s case timeout ended it ({p.programs} program(s) of "
