@@ -109,6 +109,8 @@ EXPECTED = {
     "reshape_copy": "dispatch_recursion",  # class 6: clone by reshape's copy path, seen whole (a view) on
                                       # the interpreter path only (there a ghost), aten::clone -- the op
                                       # itself -- on GPUs: composite ops are decomposed on every path
+    "import_scalars": "profile",      # class 2 in plain Python: a table of answers uploaded through the scalar
+                                      # arguments of launches at import
     "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
                                       # by a kernel (the import runs under the dispatch trace)
     "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
@@ -154,7 +156,7 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
-IMPORT_CAUGHT = {"import_table"}
+IMPORT_CAUGHT = {"import_table", "import_scalars"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot"}

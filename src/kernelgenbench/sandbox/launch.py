@@ -24,6 +24,30 @@ from . import launch_args
 from .state import STATE
 
 
+#: The import trace's key for the scalar values handed to Triton launches at import: host Python data that
+#: enters device memory as surely as ``torch.tensor(list)`` does, so it counts against the same budget
+#: (``verify/profile.py`` HOST_DATA_BUDGET; a table of answers uploaded through kernel arguments at import).
+IMPORT_SCALARS_KEY = "aten::host_data (kernel scalar arguments at import)"
+#: Launch options, not kernel arguments.
+_LAUNCH_OPTIONS = frozenset({"grid", "warmup", "num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion",
+                             "launch_cooperative_grid", "launch_pdl", "waves_per_eu", "matrix_instr_nonkdim",
+                             "kpack", "debug", "sanitize_overflow", "instrumentation_mode"})
+
+
+def count_host_scalars(args: tuple, kwargs: dict) -> int:
+    """How many Python scalars (bool, int, float; inside tuples and lists too) a launch hands its kernel,
+    constexprs included; tensors, dtypes and launch options do not count."""
+    n = 0
+    stack = list(args) + [v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS]
+    while stack:
+        a = stack.pop()
+        if isinstance(a, (tuple, list)):
+            stack.extend(a)
+        elif isinstance(a, (bool, int, float)):
+            n += 1
+    return n
+
+
 def _kernel_name(fn: Any) -> str:
     inner = getattr(fn, "fn", None)
     return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
@@ -443,6 +467,8 @@ def install_launch_hooks() -> None:
                 return _orig(self, *args, **kwargs)
             name = _kernel_name(self)
             STATE.launches.append(name)
+            if STATE._import_trace is not None:  # a launch while the submission is imported
+                STATE._import_trace[IMPORT_SCALARS_KEY] += count_host_scalars(args, kwargs)
             top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
             if top and STATE.call is not None:
                 STATE.call.note_launch(args, kwargs)  # what this call's launches touched (CallEvidence)
