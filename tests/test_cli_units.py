@@ -221,6 +221,20 @@ def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exerc
     assert "rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5" in add
 
 
+def test_show_names_the_file_that_defines_the_operator() -> None:
+    from kernelgenbench.suite.registry import defined_in
+
+    runner = CliRunner()
+    for op_id, path in (("aten::bmm", "suite/aten/shape.py"), ("aten::bernoulli", "suite/aten/random/operators.py"),
+                        ("vllm::rms_norm", "suite/vllm/ops.py"), ("aten::mm", defined_in("aten::mm"))):
+        out = " ".join(runner.invoke(app, ["show", op_id], env={"COLUMNS": "200"}).output.split())
+        assert f"defined in {path} (under src/kernelgenbench/" in out, out[:400]
+    import kernelgenbench
+
+    pkg = Path(kernelgenbench.__file__).parent
+    assert (pkg / defined_in("aten::mm")).is_file()
+
+
 def test_resume_counts_only_each_job_s_latest_record(tmp_path: Path) -> None:
     """A fresh user's edit-and-revert: file A passed, edited file B failed, A restored. The tables show
     each job's latest record (B's failure), so a resume must run A again rather than take its old pass

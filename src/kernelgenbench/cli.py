@@ -114,7 +114,7 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules.
 
     With --cases: every case of the smoke and full tiers, with what each axis means."""
-    from .suite.registry import get_operator
+    from .suite.registry import defined_in, get_operator
     from .suite.tiers import ALL_TIERS, TIERS
 
     try:
@@ -128,6 +128,8 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
         return
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
     console.print(f"submission file: [cyan]{o.filename}[/cyan]")
+    console.print(f"defined in {defined_in(o)} (under src/kernelgenbench/: the row with its grids, reference "
+                  "and scan policy)")
     console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
     console.print("\n[bold]Interface[/bold]")
     iface = o.interface

@@ -1,30 +1,69 @@
-"""The operator registry: every task of the benchmark by id (``aten::add``)."""
+"""The operator registry: every task of the benchmark by id (``aten::add``).
+
+Families are found, not listed: every module under ``suite/<source>/`` (``aten``, ``vllm``, ``cublas``;
+subpackages included) that defines ``OPERATORS`` contributes its rows. A new family module is picked up as it
+is; a row object that a package re-exports from its submodule counts once, credited to the module that
+defines it (:func:`defined_in`); two rows with one id are an error.
+"""
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from functools import lru_cache
+from pathlib import Path
 
 from .spec import SOURCES, Operator
 
 
-#: The modules that define operators, each with an ``OPERATORS`` list (one per family).
-FAMILIES: tuple[str, ...] = (
-    "aten.ops", "aten.pointwise", "aten.binary", "aten.views", "aten.reduction", "aten.losses",
-    "aten.indexing", "aten.factory", "aten.copies", "aten.shape", "aten.random",
-    "vllm.ops", "cublas.ops",
-)
+def family_modules() -> list[str]:
+    """The modules that define operators: every module under ``suite/<source>/`` with an ``OPERATORS`` list,
+    by source (:data:`~kernelgenbench.suite.spec.SOURCES` order) then module name."""
+    out = []
+    for source in SOURCES:
+        package = importlib.import_module(f"{__package__}.{source}")
+        names = [package.__name__] + [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
+        out += [n for n in names if hasattr(importlib.import_module(n), "OPERATORS")]
+    return out
 
 
 @lru_cache(maxsize=1)
-def _all() -> dict[str, Operator]:
-    import importlib
-
+def _registry() -> tuple[dict[str, Operator], dict[str, str]]:
+    """Every operator by id, and the module that defines each (by id)."""
     ops: dict[str, Operator] = {}
-    for module in FAMILIES:
-        for op in importlib.import_module(f"{__package__}.{module}").OPERATORS:
-            if op.id in ops:
-                raise RuntimeError(f"operator {op.id} is defined twice")
-            ops[op.id] = op
-    return ops
+    where: dict[str, str] = {}
+    for module in family_modules():
+        for op in importlib.import_module(module).OPERATORS:
+            if op.id not in ops:
+                ops[op.id], where[op.id] = op, module
+                continue
+            first = where[op.id]
+            if ops[op.id] is not op:
+                raise RuntimeError(f"operator {op.id} is defined twice ({first}, {module})")
+            # The same row listed twice is a package re-exporting its submodule's rows: the submodule defines
+            # them. Two unrelated modules listing one row cannot be told apart, so that is an error too.
+            if module.startswith(first + "."):
+                where[op.id] = module
+            elif not first.startswith(module + "."):
+                raise RuntimeError(f"operator {op.id} is listed by both {first} and {module}; list it only in "
+                                   "the module that defines it (or in a package re-exporting that module)")
+    return ops, where
+
+
+def _all() -> dict[str, Operator]:
+    return _registry()[0]
+
+
+def defined_in(op: Operator | str) -> str:
+    """The file that defines operator ``op`` (an operator or its id), relative to the ``kernelgenbench``
+    package: ``"suite/aten/binary.py"``.
+
+    Raises:
+        KeyError: no such operator.
+    """
+    op_id = op if isinstance(op, str) else op.id
+    module = importlib.import_module(_registry()[1][op_id])
+    root = Path(importlib.import_module(__package__.rpartition(".")[0]).__file__).parent
+    return Path(module.__file__).relative_to(root).as_posix()
 
 
 def all_operators() -> list[Operator]:
