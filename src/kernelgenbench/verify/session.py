@@ -16,6 +16,7 @@ Trusted side: the child imports the submission, this module never does.
 from __future__ import annotations
 
 import importlib.util
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,12 +52,13 @@ INTERPRETER_S_PER_UNIT = 1e-3
 def interpreter_work(op: Operator, params: dict) -> float:
     """A case's work in units for the slow-on-the-interpreter rule: the larger of its cost model's FLOPs and
     the elements it must move (bytes / 2, so half-precision elements count whole); where the cost model has
-    neither, the elements of the shapes among its parameters (``verify/ghost.py`` ``case_size``)."""
-    from .ghost import case_size
-
+    neither, the elements of the shapes (lists of integers) among its parameters."""
     cost = op.cost(params)
     work = max(float(cost.flops or 0.0), float(cost.bytes or 0.0) / 2.0)
-    return work if work > 0 else case_size(op, params)
+    if work > 0:
+        return work
+    return float(sum(math.prod(v) for v in params.values()
+                     if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v)))
 
 class ChildSession:
     """The sandbox processes of one job and their channel.
