@@ -380,6 +380,12 @@ def eval_cmd(
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
+    as_profile: Optional[str] = typer.Option(None, "--as-profile", help="run the CPU interpreter under a vendor's "
+                                                                        "profile (rocm, ascend, musa, dcu, iluvatar, "
+                                                                        "metax, cuda): its pinning variable, dtype "
+                                                                        "limits, tolerance scale, anti-hack tiers, "
+                                                                        "failure patterns; with --platform "
+                                                                        "interpreter"),
     jobs: Optional[int] = typer.Option(None, min=1, help="parallel slots (default: one per GPU; 2 on the "
                                                         "interpreter); the slots of one GPU overlap their untimed "
                                                         "work, and a job that times its cases has the GPU to "
@@ -436,7 +442,7 @@ def eval_cmd(
     try:
         run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
                        out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
-                       on_start=started, on_record=done, on_status=console.status)
+                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):
@@ -461,7 +467,8 @@ def eval_cmd(
 
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
-    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {plat.name} · {wall:.1f} s "
+    where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
                                           f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
                                  tier=tier))
     gpu = plat.timing and not plat.interpreter

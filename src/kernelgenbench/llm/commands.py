@@ -104,6 +104,9 @@ def register(app: typer.Typer) -> None:
         op: str = typer.Argument(..., help="operator id, e.g. vllm::rms_norm"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="cuda, interpreter, ... (default: detected)"),
         mode: str = typer.Option("sampling", help="sampling (answer with a code block) or agent (write the file)"),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="the interpreter under a vendor's "
+                                                                            "profile (rocm, ascend, ...): its "
+                                                                            "platform section"),
     ) -> None:
         """Print the prompt of one operator for a platform (what `kgb generate` sends)."""
         from .. import platforms
@@ -114,7 +117,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
         try:
             o = get_operator(op)
-            plat = platforms.detect(platform_name)
+            plat = platforms.detect(platform_name, as_profile)
         except (KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
         p = build_prompt(o, plat, mode, _device_name(plat))

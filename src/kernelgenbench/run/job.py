@@ -90,6 +90,7 @@ class Verifier:
                          submission=str(sub) if sub else None,
                          submission_sha256=sha256(sub) if sub and sub.is_file() else None,
                          label=self.spec.label, tier=self.spec.tier, platform=self.platform.name,
+                         profile=self.platform.profile, platform_profile=self.platform.record_info(),
                          device=self._device_name())
 
     def _device_name(self) -> str:
@@ -189,6 +190,8 @@ class Verifier:
         judged: list[Case] = []
         for case in cases:
             entry = entries[case.index] = CaseRecord(case.id, case.params)
+            if self.platform.tolerance_scale != 1.0:
+                entry.tolerance_scale = self.platform.tolerance_scale
             self.record.cases.append(entry)
             reason = self.platform.unsupported_reason(self.op.tensor_dtypes(case.params))
             if reason:

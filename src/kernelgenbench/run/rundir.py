@@ -125,7 +125,8 @@ class RunDir:
         for r in latest_records(self.records()):
             if r.get("failure_class") in RERUN_CLASSES:
                 continue
-            keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], r["platform"], r.get("label", "")))
+            plat = f"{r['platform']}/{r['profile']}" if r.get("profile") else r["platform"]
+            keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], plat, r.get("label", "")))
         return keys
 
     def append(self, record: JobRecord | dict[str, Any]) -> None:
@@ -151,8 +152,8 @@ class RunDir:
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether a run directory of config ``a`` may be resumed by a command of config ``b``: the same
     submissions, operator selection, tier selection (canonical names: ``all`` is not ``full``) and
-    platform."""
-    keys = ("submissions", "ops", "source", "tier", "platform")
+    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise)."""
+    keys = ("submissions", "ops", "source", "tier", "platform", "profile")
     return all(a.get(k) == b.get(k) for k in keys)
 
 
