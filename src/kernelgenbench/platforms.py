@@ -144,6 +144,10 @@ _LLVM_CRASH = (r"LLVM ERROR|PLEASE submit a bug report|Assertion `.*' failed",
 _NO_DEVICE_OP = (r"Could not run '[^']+' with arguments from the '(PrivateUse1|NPU|npu|MUSA|musa)' backend",
                  "the platform's PyTorch lacks an ATen kernel the harness needs on this device")
 
+_UNTIMED = ("timing off: the timed loop (sandbox/timed_loop.py) is written against torch.cuda events and "
+            "torch.cuda._sleep; the vendor's event API (timing_api) is documented but the loop is not ported, so "
+            "speedups are not reported on this platform yet")
+
 _PORTABLE_MATH = ("Call math functions through `tl`/`tl.math` or `triton.language.extra.libdevice` (it dispatches "
                   "to this backend's math library); never `triton.language.extra.cuda` or inline PTX "
                   "(`tl.inline_asm_elementwise`), which exist on NVIDIA only.")
@@ -197,7 +201,8 @@ PROFILES: dict[str, Platform] = {
                  "chapter-3/debugging.html",
                  "bf16 limit and interpreter limits: measured here (README 'Tiers and platforms')")),
     "ascend": Platform(
-        "ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1", title="Huawei Ascend NPU (torch_npu)",
+        "ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1", timing=False,
+        title="Huawei Ascend NPU (torch_npu)",
         detection=Detection(module="torch_npu", torch_attr="npu"),
         timing_api="torch.npu.Event(enable_timing=True)",
         unsupported_dtypes={
@@ -239,9 +244,11 @@ PROFILES: dict[str, Platform] = {
             "no while/break/continue/early return, BLOCK < 65536: a third-party rules page for Triton-Ascend, not "
             "Huawei's docs",
             "no kernel list: torch_npu ships its own profiler, not wired into the L3 check here",
+            _UNTIMED,
             "failure patterns: not yet collected from real failures")),
     "musa": Platform(
-        "musa", "musa", "MUSA_VISIBLE_DEVICES", "PrivateUse1", title="Moore Threads GPU (MUSA, torch_musa)",
+        "musa", "musa", "MUSA_VISIBLE_DEVICES", "PrivateUse1", timing=False,
+        title="Moore Threads GPU (MUSA, torch_musa)",
         detection=Detection(module="torch_musa", torch_attr="musa"),
         timing_api="torch.musa.Event(enable_timing=True)",
         unsupported_dtypes={
@@ -264,6 +271,7 @@ PROFILES: dict[str, Platform] = {
             "(MTHREADS_VISIBLE_DEVICES is the container toolkit's)",
             "torch.musa.Event and torch.musa.is_available(): torch_musa's source mirrors torch.cuda; not in its docs",
             "float64 unsupported: inferred from Dynamic Double Casting",
+            _UNTIMED,
             "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected")),
     "dcu": Platform(
         "dcu", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", title="Hygon DCU (DTK, HIP)",

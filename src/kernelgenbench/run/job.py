@@ -190,14 +190,14 @@ class Verifier:
         judged: list[Case] = []
         for case in cases:
             entry = entries[case.index] = CaseRecord(case.id, case.params)
-            if self.platform.tolerance_scale != 1.0:
-                entry.tolerance_scale = self.platform.tolerance_scale
             self.record.cases.append(entry)
             reason = self.platform.unsupported_reason(self.op.tensor_dtypes(case.params))
             if reason:
                 entry.update(status="unsupported", message=reason)
                 self.record.note_unsupported(reason)
                 continue
+            if self.platform.tolerance_scale != 1.0:  # the scale this case's comparison applies (platforms.py)
+                entry.tolerance_scale = self.platform.tolerance_scale
             judged.append(case)
         # every correctness run, with L2's re-runs and ghost replays interleaved (verify/ghost.py) ---------
         l2 = GhostReplay(self.judge, self.op, self.settings, self._rng, self.record, self.times)

@@ -168,6 +168,12 @@ def environment(platform: Any) -> dict[str, Any]:
         "numpy": numpy.__version__, "host": pyplatform.node(), "os": pyplatform.platform(),
         "platform": platform.to_json(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    if getattr(platform, "profile", None):  # an emulated profile: what this machine's PyTorch would detect
+        from ..platforms import detect_from, probe
+
+        facts = probe()
+        env["profile_check"] = {"probe": facts, "detected": detect_from(facts).name,
+                                "matches_profile": detect_from(facts).name == platform.profile}
     try:
         env["kernelgenbench_commit"] = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
