@@ -236,3 +236,18 @@ def test_report_prints_the_multi_chip_view(tmp_path: Path) -> None:
                                    "--md", "-"])
     assert res.exit_code == 0, res.output
     assert "Multi-chip view: one system per platform" in res.output and "interpreter/rocm" in res.output
+
+
+def test_kgb_platforms_lists_profiles_with_sources_and_guesses() -> None:
+    from typer.testing import CliRunner
+
+    from kernelgenbench.cli import app
+
+    res = CliRunner().invoke(app, ["platforms", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    assert list(data) == list(PROFILES) and data["ascend"]["visible_devices_var"] == "ASCEND_RT_VISIBLE_DEVICES"
+    res = CliRunner().invoke(app, ["platforms", "metax"])
+    assert res.exit_code == 0 and "documented MACA_VISIBLE_DEVICES" in res.output and "guess" in res.output
+    res = CliRunner().invoke(app, ["platforms", "tpu"])
+    assert res.exit_code == 2 and "unknown platform profile 'tpu'" in res.output
