@@ -251,3 +251,38 @@ def test_kgb_platforms_lists_profiles_with_sources_and_guesses() -> None:
     assert res.exit_code == 0 and "documented MACA_VISIBLE_DEVICES" in res.output and "guess" in res.output
     res = CliRunner().invoke(app, ["platforms", "tpu"])
     assert res.exit_code == 2 and "unknown platform profile 'tpu'" in res.output
+
+
+def test_generate_under_a_profile_prompts_and_records_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kgb generate --platform interpreter --as-profile ascend: the model sees the Ascend platform section, the
+    run's identity and records carry the profile (a run under another profile is another run)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from llm_server import ScriptedServer
+
+    from kernelgenbench.llm.clients import make_client
+    from kernelgenbench.llm.generate import GenerateConfig, Generation, open_run
+    from kernelgenbench.suite.registry import select
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kgb-test-profile")
+    srv = ScriptedServer({"vllm::rms_norm": [[["correct"]]]})
+    port = srv.start()
+    try:
+        cfg = GenerateConfig(model="openai/scripted-model", base_url=f"http://127.0.0.1:{port}/v1",
+                             ops=["vllm::rms_norm"], tier="smoke", k=1, rounds=1, max_tokens=2048)
+        plat = emulate("ascend")
+        rd = open_run(cfg, plat, tmp_path / "run", Path("unused"), None)
+        client = make_client(str(cfg.model), cfg.base_url, backoff_s=0.01, max_retries=1, concurrency=1, timeout_s=60)
+        summary = Generation(cfg, rd, plat, client).run(select(cfg.ops, None))
+        (req,) = srv.requests_for("vllm::rms_norm")
+    finally:
+        srv.stop()
+    sent = json.dumps(req["body"])
+    assert "under the Huawei Ascend NPU (torch_npu) profile" in sent and "Triton-Ascend" in sent
+    assert summary["profile"] == "ascend"
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["profile"] == "ascend"
+    recs = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert recs and all(r["profile"] == "ascend" for r in recs)
+    with pytest.raises(ValueError, match="profile"):
+        open_run(cfg, emulate("rocm"), tmp_path / "run", Path("unused"), None)

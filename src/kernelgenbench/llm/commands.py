@@ -156,6 +156,10 @@ def register(app: typer.Typer) -> None:
         concurrency: int = typer.Option(4, help="requests in flight (and operators sampled) at once"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
                                                                              "interpreter, ..."),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="prompt and judge on the CPU "
+                                                                            "interpreter under a vendor's profile "
+                                                                            "(rocm, ascend, ...; with --platform "
+                                                                            "interpreter)"),
         jobs: Optional[int] = typer.Option(None, help="evaluation slots (default: one per GPU; 2 on the "
                                                       "interpreter)"),
         timeout: float = typer.Option(600.0, help="per-request timeout, seconds"),
@@ -198,7 +202,7 @@ def register(app: typer.Typer) -> None:
         try:
             cfg.validate()
             ops = select(cfg.ops, source)
-            plat = platforms.detect(platform_name)
+            plat = platforms.detect(platform_name, as_profile)
         except (KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
         if not ops:
