@@ -105,6 +105,48 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
     console.print(t)
 
 
+@app.command("platforms")
+def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="[PROFILE]",
+                                                    help="one profile (cuda, rocm, ascend, ...): its facts"),
+                  as_json: bool = typer.Option(False, "--json", help="the profile(s) as JSON")) -> None:
+    """List the platform profiles, or print one profile: detection, device, dispatch key, pinning, timing,
+    dtype limits, tolerance, anti-hack tiers, prompt constraints, failure patterns, sources and guesses."""
+    from .platforms import PROFILES
+
+    if name is not None and name not in PROFILES:
+        raise typer.BadParameter(f"unknown platform profile {name!r}; known: {', '.join(PROFILES)}")
+    chosen = [PROFILES[name]] if name else list(PROFILES.values())
+    if as_json:
+        typer.echo(json.dumps({p.name: p.to_json() for p in chosen}, indent=1))
+        return
+    if name is None:
+        t = Table(title=f"{len(chosen)} platform profiles (kgb platforms NAME: sources and guesses)")
+        for c in ("profile", "platform", "device", "dispatch key", "pinning", "timed", "kernel list",
+                  "unsupported dtypes", "tolerance", "guesses"):
+            t.add_column(c, overflow="fold")
+        for p in chosen:
+            t.add_row(p.name, p.title, p.device, p.dispatch_key or "— (called directly)", p.visible_devices_var or "—",
+                      "yes" if p.timing else "no", "yes" if p.profiler else "no",
+                      ", ".join(sorted(p.unsupported_dtypes)) or "—", f"{p.tolerance_scale:g}", str(len(p.guesses)))
+        console.print(t)
+        return
+    p = chosen[0]
+    det = p.detection
+    lines = [f"[bold]{p.name}[/bold]: {escape(p.title)}",
+             f"detection: {escape(str(det)) if det else 'by --platform only'}",
+             f"device {p.device!r} · dispatch key {p.dispatch_key or '— (wrappers called directly)'} · pinning "
+             f"{p.visible_devices_var or '—'} · timing {escape(p.timing_api or 'none') if p.timing else 'off'}",
+             f"tolerance x{p.tolerance_scale:g}" + (f" ({escape(p.tolerance_reason)})" if p.tolerance_reason else ""),
+             *(f"unsupported {k}: {escape(v)}" for k, v in sorted(p.unsupported_dtypes.items())),
+             *(f"{k}: {escape(v)}" for k, v in p.anti_hack_tiers().items()),
+             *(f"prompt: {escape(n)}" for n in p.prompt_notes),
+             *(f"platform failure /{escape(pat)}/: {escape(why)}" for pat, why in p.failure_patterns),
+             *(f"[green]documented[/green] {escape(s)}" for s in p.sources),
+             *(f"[yellow]guess[/yellow] {escape(g)}" for g in p.guesses)]
+    for line in lines:
+        console.print(line, soft_wrap=True)
+
+
 @app.command()
 def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm"),
          cases: bool = typer.Option(False, "--cases", help="list every case of the shown tiers (smoke, full) with "
@@ -382,6 +424,12 @@ def eval_cmd(
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
     name: str = typer.Option("eval", help="run name (re-running the same command with the same name resumes)"),
     platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, interpreter, ..."),
+    as_profile: Optional[str] = typer.Option(None, "--as-profile", help="run the CPU interpreter under a vendor's "
+                                                                        "profile (rocm, ascend, musa, dcu, iluvatar, "
+                                                                        "metax, cuda): its pinning variable, dtype "
+                                                                        "limits, tolerance scale, anti-hack tiers, "
+                                                                        "failure patterns; with --platform "
+                                                                        "interpreter"),
     jobs: Optional[int] = typer.Option(None, min=1, help="parallel slots (default: one per GPU; 2 on the "
                                                         "interpreter); the slots of one GPU overlap their untimed "
                                                         "work, and a job that times its cases has the GPU to "
@@ -438,7 +486,7 @@ def eval_cmd(
     try:
         run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
                        out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
-                       on_start=started, on_record=done, on_status=console.status)
+                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):
@@ -463,7 +511,8 @@ def eval_cmd(
 
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
-    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {plat.name} · {wall:.1f} s "
+    where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
                                           f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
                                  tier=tier))
     gpu = plat.timing and not plat.interpreter

@@ -1,14 +1,42 @@
-"""Platform profiles: what each backend can run, judge and time (DESIGN.md "Platforms").
+"""Platform profiles: what each backend can run, judge and time (DESIGN.md "Platforms"; README "Platforms").
 
-A profile names the device string, the variable that pins visible devices, the dispatch key ATen
-wrappers are registered under, the dtypes the platform cannot judge, a tolerance scale, and whether
-timing and a kernel profiler are available. Detection is automatic; ``--platform`` overrides it.
+A profile is data: how to detect the platform, the torch device string, the dispatch key ATen wrappers are
+registered under, the variable that pins a job to one device, the event-timing API, the dtypes it cannot
+run or judge (cases in them are ``unsupported``, never failed), a tolerance scale with its reason (recorded
+in each case it changes), which anti-hack tiers it supports (the L3 kernel list only where a kernel profiler
+is wired; the dispatch trace and launch accounting everywhere), the constraints its prompt states, the error
+texts that are the platform's fault (``platform``, never the submission's), and the public documents each
+fact comes from, with the facts that are guesses named in ``guesses``.
+
+Detection is automatic (:func:`detect`); ``--platform`` overrides it. ``--as-profile VENDOR`` runs the CPU
+interpreter under a vendor's profile (:func:`emulate`): its pinning variable, dtype limits, tolerance scale,
+tier selection, failure patterns and prompt apply, its device runtime does not.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
-from dataclasses import asdict, dataclass, field
-from typing import Any
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Callable
+
+
+@dataclass(frozen=True)
+class Detection:
+    """How :func:`detect_from` recognises a platform from what the process sees (:func:`probe`).
+
+    Attributes:
+        module: a vendor extension that must be importable (``torch_npu``, ``torch_musa``), or None.
+        torch_attr: the ``torch.<attr>`` namespace whose ``is_available()`` must be true (``cuda``, ``npu``).
+        hip: ``torch.version.hip`` must be set (True), unset (False), or either (None).
+        markers: environment variables or paths of which one must exist (a vendor's toolkit on a
+            CUDA- or HIP-compatible stack); empty: none needed.
+    """
+
+    module: str | None = None
+    torch_attr: str | None = None
+    hip: bool | None = None
+    markers: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -24,11 +52,21 @@ class Platform:
             ``None`` where wrappers are called directly (the interpreter).
         interpreter: Triton runs through ``TRITON_INTERPRET=1`` on the CPU.
         timing: speedups are measured here (False on the interpreter: times are not reported).
-        profiler: a device kernel profiler is available for the L3 kernel-list check.
+        profiler: a device kernel profiler is wired for the L3 kernel-list check.
         unsupported_dtypes: dtypes whose results this platform cannot judge, with the reason.
             Cases computing in them are reported ``unsupported``, never as pass or failure.
-        tolerance_scale: multiplies rtol and atol (1.0 everywhere we have measured).
+        tolerance_scale: multiplies rtol and atol (1.0 unless ``tolerance_reason`` says why not).
         env: environment variables every sandbox child gets.
+        title: the platform in words (``"AMD GPU (ROCm/HIP)"``).
+        detection: how :func:`detect_from` recognises it (None: only by ``--platform``).
+        timing_api: the event-timing API of its PyTorch (``torch.cuda.Event(enable_timing=True)``).
+        tolerance_reason: why ``tolerance_scale`` is not 1.0 (recorded with each case).
+        prompt_notes: the platform's constraints, one line each, in the prompt's platform section.
+        failure_patterns: ``(regex, reason)``: an error of the candidate whose text matches is the
+            platform's (compiler crash, missing intrinsic, missing device op), class ``platform``.
+        sources: ``"fact: public document"`` lines, where each documented fact comes from.
+        guesses: facts no public document we read states (to be verified on the hardware).
+        profile: the vendor profile an interpreter run emulates (:func:`emulate`); None otherwise.
     """
 
     name: str
@@ -41,6 +79,15 @@ class Platform:
     unsupported_dtypes: dict[str, str] = field(default_factory=dict)
     tolerance_scale: float = 1.0
     env: dict[str, str] = field(default_factory=dict)
+    title: str = ""
+    detection: Detection | None = None
+    timing_api: str | None = None
+    tolerance_reason: str | None = None
+    prompt_notes: tuple[str, ...] = ()
+    failure_patterns: tuple[tuple[str, str], ...] = ()
+    sources: tuple[str, ...] = ()
+    guesses: tuple[str, ...] = ()
+    profile: str | None = None
 
     def unsupported_reason(self, dtypes: set[Any]) -> str | None:
         """The reason a case computing in ``dtypes`` cannot be judged here, or None."""
@@ -50,6 +97,38 @@ class Platform:
                 return f"{key}: {self.unsupported_dtypes[key]}"
         return None
 
+    @property
+    def key(self) -> str:
+        """Where verdicts were judged: the name, or ``interpreter/<vendor>`` under an emulated profile (the
+        run directory's resume key and the report's platform column)."""
+        return f"{self.name}/{self.profile}" if self.profile else self.name
+
+    def anti_hack_tiers(self) -> dict[str, str]:
+        """The anti-hack checks this platform applies, by tier (README "Anti-hack tiers")."""
+        l3 = "dispatch trace, launch accounting, memory provenance"
+        l3 += ", kernel list (device profiler)" if self.profiler else " (no kernel list: no device profiler wired)"
+        return {"L1": "static scan", "L2": "ghost replay", "L3": l3}
+
+    def platform_failure(self, err: dict[str, Any]) -> str | None:
+        """Why an error the candidate raised is this platform's fault (the first ``failure_patterns``
+        match on its message and traceback), or None."""
+        text = f"{err.get('message', '')}\n{err.get('traceback', '')}"
+        for pattern, why in self.failure_patterns:
+            if re.search(pattern, text):
+                return why
+        return None
+
+    def record_info(self) -> dict[str, Any] | None:
+        """What a job record says about the profile (``JobRecord.platform_profile``): None for the CUDA
+        and plain interpreter platforms (their records are unchanged), else the profile, whether it is
+        emulated, the pinning variable, dtype limits, tolerance scale and anti-hack tiers."""
+        if self.name in ("cuda", "interpreter") and not self.profile:
+            return None
+        return {"profile": self.profile or self.name, "emulated_on": self.name if self.profile else None,
+                "visible_devices_var": self.visible_devices_var, "unsupported_dtypes": sorted(self.unsupported_dtypes),
+                "tolerance_scale": self.tolerance_scale, "tolerance_reason": self.tolerance_reason,
+                "anti_hack": self.anti_hack_tiers()}
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -58,41 +137,289 @@ _BF16_INTERP = ("the Triton 3.6 CPU interpreter computes bf16 arithmetic wrongly
                 "bf16 + bf16 give garbage; fp32 arithmetic then a cast is right), so a correct kernel "
                 "that computes in bf16 (e.g. tl.dot on bf16 tiles) cannot be judged here")
 
+#: Error texts that are a compiler's or runtime's fault on every non-NVIDIA GPU stack: LLVM aborting
+#: (a backend that cannot lower a valid Triton program), and ATen ops the device's PyTorch lacks.
+_LLVM_CRASH = (r"LLVM ERROR|PLEASE submit a bug report|Assertion `.*' failed",
+               "the platform's compiler crashed (LLVM aborted)")
+_NO_DEVICE_OP = (r"Could not run '[^']+' with arguments from the '(PrivateUse1|NPU|npu|MUSA|musa)' backend",
+                 "the platform's PyTorch lacks an ATen kernel the harness needs on this device")
+
+_UNTIMED = ("timing off: the timed loop (sandbox/timed_loop.py) is written against torch.cuda events and "
+            "torch.cuda._sleep; the vendor's event API (timing_api) is documented but the loop is not ported, so "
+            "speedups are not reported on this platform yet")
+
+_PORTABLE_MATH = ("Call math functions through `tl`/`tl.math` or `triton.language.extra.libdevice` (it dispatches "
+                  "to this backend's math library); never `triton.language.extra.cuda` or inline PTX "
+                  "(`tl.inline_asm_elementwise`), which exist on NVIDIA only.")
+
 PROFILES: dict[str, Platform] = {
-    "cuda": Platform("cuda", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", profiler=True),
-    "rocm": Platform("rocm", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", profiler=True),
+    "cuda": Platform(
+        "cuda", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", profiler=True, title="NVIDIA GPU (CUDA)",
+        detection=Detection(torch_attr="cuda", hip=False),
+        timing_api="torch.cuda.Event(enable_timing=True)",
+        sources=("device 'cuda', torch.cuda.is_available(), torch.cuda.Event timing: PyTorch 'CUDA semantics' "
+                 "https://pytorch.org/docs/stable/notes/cuda.html",
+                 "CUDA_VISIBLE_DEVICES: NVIDIA MPS appendix 'Environment Variables' "
+                 "https://docs.nvidia.com/deploy/mps/latest/appendix-environment-variables.html",
+                 "kernel list: torch.profiler with CUDA activities (CUPTI), "
+                 "https://pytorch.org/docs/stable/profiler.html",
+                 "everything else: measured on H200 (bench/results/gpu-gate)")),
+    "rocm": Platform(
+        "rocm", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", profiler=True, title="AMD GPU (ROCm/HIP)",
+        detection=Detection(torch_attr="cuda", hip=True),
+        timing_api="torch.cuda.Event(enable_timing=True) (HIP events behind the torch.cuda API)",
+        prompt_notes=(
+            "AMD GPUs run Triton through its AMD backend: a wavefront is 64 lanes on CDNA GPUs (MI200/MI300), so "
+            "`num_warps=4` is 256 threads; per-workgroup shared memory (LDS) is 64 KiB, far less than on "
+            "NVIDIA H100/H200, so large tiles with many `num_stages` fail to compile (out of resources).",
+            _PORTABLE_MATH,
+            "Tensors use the `cuda` device type and `torch.cuda` APIs (PyTorch's HIP build reuses them); "
+            "ATen wrappers register under the CUDA dispatch key.",
+        ),
+        failure_patterns=(_LLVM_CRASH,
+                          (r"hipErrorNoBinaryForGpu|no kernel image is available|ld\.lld: error: undefined symbol: "
+                           r"__ocml_\w+", "the platform lacks code or a device-library function (missing intrinsic)")),
+        sources=(
+            "device 'cuda', torch.cuda interfaces reused, detection by torch.version.hip: PyTorch 'HIP (ROCm) "
+            "semantics' https://pytorch.org/docs/stable/notes/hip.html",
+            "HIP_VISIBLE_DEVICES (also CUDA_VISIBLE_DEVICES; ROCR_VISIBLE_DEVICES recommended on Linux): ROCm 'HIP "
+            "environment variables' https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html",
+            "wavefront 64 on CDNA, LDS 64 KiB: ROCm HIP programming guide (hardware implementation) "
+            "https://rocm.docs.amd.com/projects/HIP/en/latest/understand/hardware_implementation.html"),
+        guesses=(
+            "dispatch key CUDA: from PyTorch's source (the HIP build registers its kernels as CUDA), not its docs",
+            "kernel list: torch.profiler through Kineto's ROCm tracer reports device kernels as on CUDA "
+            "(not yet run on AMD hardware here)",
+            "no dtype limits and tolerance scale 1.0: not measured on AMD hardware",
+            "failure patterns: the texts ROCm tools print, not yet collected from real failures")),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
         unsupported_dtypes={"bfloat16": _BF16_INTERP},
-        env={"TRITON_INTERPRET": "1"}),
-    # Vendor stacks of the paper: device strings, pinning variables and dispatch keys. Not yet run
-    # here; their dtype limits and tolerance scales are to be measured on the hardware.
-    "musa": Platform("musa", "musa", "MUSA_VISIBLE_DEVICES", "PrivateUse1"),
-    "ascend": Platform("ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1"),
-    "dcu": Platform("dcu", "cuda", "HIP_VISIBLE_DEVICES", "CUDA"),
-    "iluvatar": Platform("iluvatar", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA"),
-    "metax": Platform("metax", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA"),
+        env={"TRITON_INTERPRET": "1"}, title="CPU, through the Triton interpreter (TRITON_INTERPRET=1)",
+        timing_api=None,
+        sources=("TRITON_INTERPRET=1: Triton's debugging docs https://triton-lang.org/main/programming-guide/"
+                 "chapter-3/debugging.html",
+                 "bf16 limit and interpreter limits: measured here (README 'Tiers and platforms')")),
+    "ascend": Platform(
+        "ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1", timing=False,
+        title="Huawei Ascend NPU (torch_npu)",
+        detection=Detection(module="torch_npu", torch_attr="npu"),
+        timing_api="torch.npu.Event(enable_timing=True)",
+        unsupported_dtypes={
+            "float64": "Triton-Ascend's operator support table has no fp64 column: fp64 kernels cannot be "
+                       "compiled for the NPU",
+            "uint32": "Triton-Ascend's operator support table marks uint32 unsupported for every operation"},
+        tolerance_scale=2.0,
+        tolerance_reason=("Ascend computes transcendental functions in its vector unit's own approximations, not "
+                          "NVIDIA's libdevice: rtol and atol are doubled (a guess until measured on an NPU)"),
+        prompt_notes=(
+            "The NPU runs Triton through Triton-Ascend: no fp64 anywhere in a kernel, and no uint32.",
+            "Stricter type inference: `tl.dot` takes fp16, bf16 or fp32 tiles only (no integer dot); math "
+            "functions (`exp`, `log`, `sqrt`, `rsqrt`, `sin`, `cos`, `erf`, `sigmoid`, ...) take floating "
+            "tiles only: cast integer tiles with `.to(tl.float32)` first.",
+            "Unsupported language features: avoid `while` loops, `break`/`continue` and early `return` inside "
+            "kernels (use `for` with a constexpr bound and masks); keep BLOCK sizes below 65536 elements.",
+            "An NPU has a few dozen AI cores: prefer a grid of about one program per core that loops over "
+            "blocks, over a grid of one tiny program per block.",
+            _PORTABLE_MATH,
+        ),
+        failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP,
+                          (r"bishengir|BiShengIR|MLIRCompilationError",
+                           "the platform's compiler (BiSheng IR) failed on the kernel")),
+        sources=(
+            "ASCEND_RT_VISIBLE_DEVICES: CANN environment variables "
+            "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/envvar/envref_07_0028.html",
+            "torch.npu.Event(enable_timing=True): Ascend Extension for PyTorch API "
+            "https://www.hiascend.com/doc_center/source/zh/Pytorch/700/apiref/apilist/ptaoplist_000964.html",
+            "device 'npu', torch_npu.npu.is_available(): Ascend ModelZoo 'PyTorch migration API' "
+            "https://gitcode.com/Ascend/ModelZoo-PyTorch/blob/master/PyTorch/docs/appendixes/pytorch_migrate_api.md",
+            "rename_privateuse1_backend supported: Ascend PyTorch native API support list "
+            "https://www.hiascend.com/document/detail/zh/Pytorch/60RC2/apiref/apilist/ptaoplist_000054.html",
+            "dtype support per Triton op (no fp64 column, uint32 unsupported, dot/exp/log on floats only): "
+            "Triton-Ascend op support overview https://ascend.github.io/triton-ascend/sources/python-api/outline.html"),
+        guesses=(
+            "dispatch key PrivateUse1: torch_npu is an out-of-tree backend renamed to 'npu' (the API list "
+            "supports rename_privateuse1_backend; the key itself is not stated)",
+            "tolerance scale 2.0: not measured",
+            "no while/break/continue/early return, BLOCK < 65536: a third-party rules page for Triton-Ascend, not "
+            "Huawei's docs",
+            "no kernel list: torch_npu ships its own profiler, not wired into the L3 check here",
+            _UNTIMED,
+            "failure patterns: not yet collected from real failures")),
+    "musa": Platform(
+        "musa", "musa", "MUSA_VISIBLE_DEVICES", "PrivateUse1", timing=False,
+        title="Moore Threads GPU (MUSA, torch_musa)",
+        detection=Detection(module="torch_musa", torch_attr="musa"),
+        timing_api="torch.musa.Event(enable_timing=True)",
+        unsupported_dtypes={
+            "float64": "torch_musa computes fp64 through fp32 ('Dynamic Double Casting'), so fp64 results cannot "
+                       "be held to the fp64 tolerance"},
+        prompt_notes=(
+            "Moore Threads GPUs run Triton through the MUSA backend; tensors use the `musa` device type and ATen "
+            "wrappers register under the PrivateUse1 dispatch key.",
+            "fp64 arithmetic is not native: keep kernels in fp32/fp16/bf16.",
+            _PORTABLE_MATH,
+        ),
+        failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP),
+        sources=(
+            "device 'musa' (switch the backend string from cuda to musa): torch_musa README "
+            "https://github.com/MooreThreads/torch_musa",
+            "PrivateUse1 dispatch key: torchada README (Moore Threads) https://pypi.org/project/torchada/",
+            "Dynamic Double Casting: torch_musa README https://github.com/MooreThreads/torch_musa"),
+        guesses=(
+            "MUSA_VISIBLE_DEVICES: used in public MUSA scripts, not found in Moore Threads' docs "
+            "(MTHREADS_VISIBLE_DEVICES is the container toolkit's)",
+            "torch.musa.Event and torch.musa.is_available(): torch_musa's source mirrors torch.cuda; not in its docs",
+            "float64 unsupported: inferred from Dynamic Double Casting",
+            _UNTIMED,
+            "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected")),
+    "dcu": Platform(
+        "dcu", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", title="Hygon DCU (DTK, HIP)",
+        detection=Detection(torch_attr="cuda", hip=True, markers=("DTK_HOME", "/opt/dtk")),
+        timing_api="torch.cuda.Event(enable_timing=True)",
+        prompt_notes=(
+            "Hygon DCUs run a ROCm-derived stack (DTK): tensors use the `cuda` device type; a wavefront is 64 "
+            "lanes and shared memory per workgroup is 64 KiB, so keep tiles and `num_stages` modest.",
+            _PORTABLE_MATH,
+        ),
+        failure_patterns=(_LLVM_CRASH,
+                          (r"hipErrorNoBinaryForGpu|ld\.lld: error: undefined symbol: __ocml_\w+",
+                           "the platform lacks code or a device-library function (missing intrinsic)")),
+        sources=("none found for DTK itself; the HIP facts follow ROCm's docs "
+                 "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html",),
+        guesses=(
+            "detection by the DTK install (DTK_HOME or /opt/dtk) on a HIP build of PyTorch",
+            "HIP_VISIBLE_DEVICES, torch.cuda.Event, wavefront 64, LDS 64 KiB: by ROCm lineage",
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+    "iluvatar": Platform(
+        "iluvatar", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", title="Iluvatar CoreX GPU (CUDA-compatible)",
+        detection=Detection(torch_attr="cuda", hip=False, markers=("COREX_HOME", "/usr/local/corex")),
+        timing_api="torch.cuda.Event(enable_timing=True)",
+        prompt_notes=(
+            "Iluvatar CoreX GPUs run a CUDA-compatible stack with their own Triton backend: tensors use the `cuda` "
+            "device type; no PTX (`tl.inline_asm_elementwise`), and not every libdevice function exists.",
+            _PORTABLE_MATH,
+        ),
+        failure_patterns=(_LLVM_CRASH,),
+        sources=(),
+        guesses=(
+            "everything: no public Iluvatar CoreX documentation was found in the indexed sources; the profile "
+            "follows the CUDA-compatible design (cuda device, CUDA key, CUDA_VISIBLE_DEVICES, torch.cuda.Event) "
+            "and detection by the CoreX install (COREX_HOME or /usr/local/corex)",
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+    "metax": Platform(
+        "metax", "cuda", "MACA_VISIBLE_DEVICES", "CUDA", title="MetaX GPU (MACA, CUDA-compatible)",
+        detection=Detection(torch_attr="cuda", hip=False, markers=("MACA_PATH", "/opt/maca")),
+        timing_api="torch.cuda.Event(enable_timing=True)",
+        prompt_notes=(
+            "MetaX GPUs run the MACA stack, CUDA-compatible, with their own Triton backend: tensors use the "
+            "`cuda` device type; no PTX (`tl.inline_asm_elementwise`).",
+            _PORTABLE_MATH,
+        ),
+        failure_patterns=(_LLVM_CRASH,),
+        sources=("MACA_VISIBLE_DEVICES: MetaX MCCL user guide, environment variables "
+                 "https://developer.metax-tech.com/api/client/document/preview/869/split_files/"
+                 "%E7%8E%AF%E5%A2%83%E5%8F%98%E9%87%8F.html",),
+        guesses=(
+            "cuda device type, CUDA key, torch.cuda.Event: the CUDA-compatible design; not in the docs we read",
+            "detection by the MACA install (MACA_PATH or /opt/maca)",
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
 }
 
+#: Detection order of :func:`detect_from`: vendor extensions first, then the stacks behind ``torch.cuda``
+#: whose toolkit marks them, then plain ROCm and CUDA.
+DETECTION_ORDER = ("ascend", "musa", "dcu", "iluvatar", "metax", "rocm", "cuda")
 
-def detect(override: str | None = None) -> Platform:
-    """Pick the platform: ``override`` if given, else ROCm/CUDA when a GPU is visible, else the
-    interpreter.
+
+def probe() -> dict[str, Any]:
+    """What the process sees, for :func:`detect_from`: ``hip`` (``torch.version.hip``), ``available``
+    (``torch.<attr>.is_available()`` per detected namespace; a vendor extension is imported only when
+    installed), and ``markers`` (the environment variables and paths of the profiles that exist). On an
+    NVIDIA machine this calls only ``torch.cuda.is_available()``, as detection always did."""
+    import torch
+
+    available: dict[str, bool] = {}
+    for name in DETECTION_ORDER:
+        det = PROFILES[name].detection
+        if det is None or det.torch_attr is None or det.torch_attr in available:
+            continue
+        if det.module is not None:
+            if importlib.util.find_spec(det.module) is None:
+                continue
+            try:
+                __import__(det.module)
+            except Exception:  # noqa: BLE001 - an extension that fails to import means no such device
+                continue
+        ns = getattr(torch, det.torch_attr, None)
+        try:
+            available[det.torch_attr] = bool(ns is not None and ns.is_available())
+        except Exception:  # noqa: BLE001
+            available[det.torch_attr] = False
+    markers = {m for name in DETECTION_ORDER for m in (PROFILES[name].detection or Detection()).markers
+               if (os.environ.get(m) if not m.startswith("/") else os.path.exists(m))}
+    return {"hip": getattr(torch.version, "hip", None), "available": available, "markers": sorted(markers)}
+
+
+def detect_from(facts: dict[str, Any]) -> Platform:
+    """The platform ``facts`` (:func:`probe`'s answer) describe: the first profile of
+    :data:`DETECTION_ORDER` whose :class:`Detection` holds, else the interpreter."""
+    avail = facts.get("available") or {}
+    markers = set(facts.get("markers") or ())
+    hip = bool(facts.get("hip"))
+    for name in DETECTION_ORDER:
+        det = PROFILES[name].detection
+        if det is None or not avail.get(det.torch_attr or ""):
+            continue
+        if det.hip is not None and det.hip != hip:
+            continue
+        if det.markers and not markers.intersection(det.markers):
+            continue
+        return PROFILES[name]
+    return PROFILES["interpreter"]
+
+
+def emulate(vendor: str) -> Platform:
+    """The CPU interpreter under ``vendor``'s profile (``kgb eval --platform interpreter --as-profile
+    VENDOR``): the vendor's pinning variable, dtype limits (with the interpreter's own), tolerance scale,
+    failure patterns and prompt notes; the interpreter's device, dispatch (wrappers called directly),
+    untimed runs and lack of a kernel profiler.
 
     Raises:
-        ValueError: ``override`` names no profile.
+        ValueError: ``vendor`` names no vendor profile.
     """
+    vendors = [n for n in PROFILES if n != "interpreter"]
+    if vendor not in vendors:
+        raise ValueError(f"unknown profile {vendor!r} for --as-profile; known: {', '.join(vendors)}")
+    base, v = PROFILES["interpreter"], PROFILES[vendor]
+    return replace(base, profile=vendor, visible_devices_var=v.visible_devices_var,
+                   unsupported_dtypes={**v.unsupported_dtypes, **base.unsupported_dtypes},
+                   tolerance_scale=v.tolerance_scale, tolerance_reason=v.tolerance_reason,
+                   prompt_notes=v.prompt_notes, failure_patterns=v.failure_patterns,
+                   title=f"{base.title}, under the {v.title} profile", sources=v.sources, guesses=v.guesses)
+
+
+def detect(override: str | None = None, as_profile: str | None = None,
+           probe_fn: Callable[[], dict[str, Any]] | None = None) -> Platform:
+    """Pick the platform: ``override`` if given, else the interpreter where ``TRITON_INTERPRET=1``, else
+    what :func:`probe` finds (:func:`detect_from`). ``as_profile`` runs the interpreter under a vendor's
+    profile (:func:`emulate`).
+
+    Raises:
+        ValueError: ``override`` or ``as_profile`` names no profile, or ``as_profile`` without the
+            interpreter platform.
+    """
+    if override and override not in PROFILES:
+        raise ValueError(f"unknown platform {override!r}; known: {', '.join(PROFILES)}")
+    if as_profile:
+        if override not in (None, "interpreter"):
+            raise ValueError(f"--as-profile {as_profile} runs the CPU interpreter under a vendor profile: use it "
+                             f"with --platform interpreter (not {override!r})")
+        return emulate(as_profile)
     if override:
-        if override not in PROFILES:
-            raise ValueError(f"unknown platform {override!r}; known: {', '.join(PROFILES)}")
         return PROFILES[override]
     if os.environ.get("TRITON_INTERPRET") == "1":
         return PROFILES["interpreter"]
-    import torch
-
-    if torch.cuda.is_available():
-        return PROFILES["rocm"] if getattr(torch.version, "hip", None) else PROFILES["cuda"]
-    return PROFILES["interpreter"]
+    return detect_from((probe_fn or probe)())
 
 
 def device_count(platform: Platform) -> int:
@@ -101,4 +428,7 @@ def device_count(platform: Platform) -> int:
         return 1
     import torch
 
-    return torch.cuda.device_count() if platform.device == "cuda" else 1
+    if platform.device == "cuda":
+        return torch.cuda.device_count()
+    ns = getattr(torch, platform.device, None)
+    return int(ns.device_count()) if ns is not None and hasattr(ns, "device_count") else 1

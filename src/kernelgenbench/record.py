@@ -112,13 +112,15 @@ class CaseRecord(_Record):
         alt_poison_rerun, alt_poison_slots: the case ran again with the alternate poison pattern, for these
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
+        tolerance_scale: the platform's tolerance scale, where it is not 1.0 (``rule`` was scaled by it;
+            the job's ``platform_profile`` says why).
         baseline_ms ... candidate_spread: :data:`TIMING_FIELDS`, the timing of a timed case (GPU).
         extra: keys a newer writer added (kept when read back).
     """
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({
         "input_seed", "launches", "wall_s", "kernels", "max_abs", "max_rel", "rule", "failure_class", "message",
-        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured"})
+        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured", "tolerance_scale"})
     _GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {"candidate_ms": TIMING_FIELDS}
 
     id: str
@@ -137,6 +139,7 @@ class CaseRecord(_Record):
     alt_poison_rerun: bool | None = None
     alt_poison_slots: list[str] | None = None
     remeasured: dict[str, Any] | None = None
+    tolerance_scale: float | None = None
     baseline_ms: float | None = None
     candidate_ms: float | None = None
     speedup: float | None = None
@@ -273,6 +276,10 @@ class JobRecord(_Record):
         op, source, category: the operator. submission, submission_sha256: the file judged (None when
             missing or for a synthetic record). label: the submissions' label (a folder, a sample round).
         tier: the tier selection judged (``smoke``, ``all``); platform: its name; device: the device's name.
+        profile: the vendor profile an interpreter run emulated (``--as-profile``; absent otherwise);
+            platform_profile: what that profile, or a vendor platform's, applied (``Platform.record_info``:
+            pinning variable, dtype limits, tolerance scale, anti-hack tiers; absent on CUDA and the plain
+            interpreter).
         status: ``passed``, ``failed`` or ``unsupported`` (no case could be judged on the platform).
         failure_class, first_failure: the first failure (``verify/failures.py`` classes).
         cases_total: the tier's case count (also when the job failed before running any); cases_passed,
@@ -288,7 +295,8 @@ class JobRecord(_Record):
         extra: keys a newer writer added (kept when read back).
     """
 
-    _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"log_truncated", "attempt", "sample_id"})
+    _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"log_truncated", "attempt", "sample_id", "profile",
+                                                     "platform_profile"})
 
     op: str
     source: str | None = None
@@ -298,6 +306,8 @@ class JobRecord(_Record):
     label: str = ""
     tier: str = ""
     platform: str = ""
+    profile: str | None = None
+    platform_profile: dict[str, Any] | None = None
     device: str | None = None
     status: str = "failed"
     failure_class: str | None = None

@@ -104,6 +104,9 @@ def register(app: typer.Typer) -> None:
         op: str = typer.Argument(..., help="operator id, e.g. vllm::rms_norm"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="cuda, interpreter, ... (default: detected)"),
         mode: str = typer.Option("sampling", help="sampling (answer with a code block) or agent (write the file)"),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="the interpreter under a vendor's "
+                                                                            "profile (rocm, ascend, ...): its "
+                                                                            "platform section"),
     ) -> None:
         """Print the prompt of one operator for a platform (what `kgb generate` sends)."""
         from .. import platforms
@@ -114,7 +117,7 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter(f"--mode must be one of {', '.join(MODES)}")
         try:
             o = get_operator(op)
-            plat = platforms.detect(platform_name)
+            plat = platforms.detect(platform_name, as_profile)
         except (KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
         p = build_prompt(o, plat, mode, _device_name(plat))
@@ -153,6 +156,10 @@ def register(app: typer.Typer) -> None:
         concurrency: int = typer.Option(4, help="requests in flight (and operators sampled) at once"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
                                                                              "interpreter, ..."),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="prompt and judge on the CPU "
+                                                                            "interpreter under a vendor's profile "
+                                                                            "(rocm, ascend, ...; with --platform "
+                                                                            "interpreter)"),
         jobs: Optional[int] = typer.Option(None, help="evaluation slots (default: one per GPU; 2 on the "
                                                       "interpreter)"),
         timeout: float = typer.Option(600.0, help="per-request timeout, seconds"),
@@ -195,7 +202,7 @@ def register(app: typer.Typer) -> None:
         try:
             cfg.validate()
             ops = select(cfg.ops, source)
-            plat = platforms.detect(platform_name)
+            plat = platforms.detect(platform_name, as_profile)
         except (KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
         if not ops:

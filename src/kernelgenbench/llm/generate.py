@@ -51,7 +51,7 @@ from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
 from .summary import summarize_run
 
 #: Keys of config.json that must match for a run directory to be resumed.
-IDENTITY_KEYS = ("model", "base_url", "tier", "platform", "temperature", "max_tokens", "mode", "replay")
+IDENTITY_KEYS = ("model", "base_url", "tier", "platform", "profile", "temperature", "max_tokens", "mode", "replay")
 
 
 @dataclass
@@ -199,12 +199,15 @@ def default_name(cfg: GenerateConfig) -> str:
 def open_run(cfg: GenerateConfig, platform: Platform, out: Path | None, runs_root: Path, name: str | None,
              fresh: bool = False) -> RunDir:
     """The run directory: ``out`` exactly, else the latest ``runs_root/*-<name>`` whose config has the
-    same identity (model, endpoint, tier, platform, temperature, max tokens, mode), else a new one.
+    same identity (model, endpoint, tier, platform and emulated profile, temperature, max tokens, mode), else a
+    new one.
 
     Raises:
         ValueError: ``out`` holds a run of a different identity.
     """
     config = {"command": "kgb generate", **cfg.to_json(), "platform": platform.name}
+    if platform.profile:  # the interpreter under a vendor profile (--as-profile): another identity
+        config["profile"] = platform.profile
     ident = {k: config.get(k) for k in IDENTITY_KEYS}
     if out is not None:
         cfg_path = out / "config.json"
@@ -385,6 +388,8 @@ class Generation:
         s["tier"] = self.cfg.tier
         s["tiers"] = list(tier_parts(self.cfg.tier))
         s["platform"] = self.platform.name
+        if self.platform.profile:
+            s["profile"] = self.platform.profile
         s["per_operator"] = per_operator_rows(s["operators"], self.rundir.records(), self.cfg.tier, self.platform.name)
         return s
 
@@ -550,7 +555,7 @@ class Generation:
         try:
             rec = evaluate_file(path, op.id, self.cfg.tier, platform=self.platform.name, settings=self.settings,
                                 workdir=self.rundir.job_dir(op.id, label), device=slot.device, label=label,
-                                ceilings=self.ceilings.get(slot.device))
+                                ceilings=self.ceilings.get(slot.device), as_profile=self.platform.profile)
         finally:
             self.slots.put(slot)
         rec["attempt"] = 1

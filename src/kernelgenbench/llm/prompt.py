@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..platforms import Platform
+from ..platforms import PROFILES, Platform
 from ..suite.spec import RTOL, DTYPE_SHORT, Operator
 from ..suite.tiers import SHOWN_TIERS, TIERS, tier_parts
 
@@ -160,7 +160,9 @@ def _platform_ctx(platform: Platform, device_name: str | None) -> dict[str, Any]
         "triton": triton.__version__, "interpreter": platform.interpreter,
         "dispatch_key": platform.dispatch_key, "timing": platform.timing, "profiler": platform.profiler,
         "unsupported": sorted(platform.unsupported_dtypes.items()),
-        "tolerance_scale": platform.tolerance_scale,
+        "tolerance_scale": platform.tolerance_scale, "tolerance_reason": platform.tolerance_reason,
+        "notes": list(platform.prompt_notes), "profile": platform.profile,
+        "profile_title": PROFILES[platform.profile].title if platform.profile else None,
     }
 
 

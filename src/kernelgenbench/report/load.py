@@ -165,7 +165,9 @@ class Run:
         path: the run directory.
         label: the system's name (``--label``, else the run's name).
         kind: ``eval``, ``generate`` or ``agent``.
-        platform: the platform its verdicts were judged on.
+        platform: the platform its verdicts were judged on: ``interpreter/<vendor>`` for a run of the CPU
+            interpreter under a vendor profile (``kgb eval --as-profile``), so that two such runs of one label
+            are one system on two platforms.
         tier: the tier selection its verdicts cover (canonical name: ``smoke``, ``all``, ...), None when
             its records mix tiers.
         tiers: the single tiers that selection covers.
@@ -202,13 +204,17 @@ def default_label(path: Path) -> str:
     return m.group("name") if m else path.name
 
 
-def _latest(records: list[dict[str, Any]], tier: str | None, platform: str | None) -> list[dict[str, Any]]:
-    """The latest record per (operator, label) of ``tier`` and ``platform`` (None: any)."""
+def _latest(records: list[dict[str, Any]], tier: str | None, platform: str | None,
+            profile: str | None = None) -> list[dict[str, Any]]:
+    """The latest record per (operator, label) of ``tier`` and ``platform`` (None: any) and of the emulated
+    vendor ``profile`` (None: records of no profile)."""
     seen: dict[tuple[Any, Any], dict[str, Any]] = {}
     for r in records:
         if tier is not None and r.get("tier") != tier:
             continue
         if platform is not None and r.get("platform") != platform:
+            continue
+        if r.get("profile") != profile:
             continue
         seen[(r.get("op"), r.get("label"))] = r
     return list(seen.values())
@@ -294,7 +300,8 @@ def load_run(path: Path, label: str | None = None) -> Run:
         tiers = tier_parts(tier) if tier else ()
     except ValueError:
         tiers = (tier,) if tier else ()
-    attempts = _latest(records, tier, platform)
+    profile = config.get("profile") or summary.get("profile")
+    attempts = _latest(records, tier, platform, profile)
     label = label or default_label(path)
     if kind == "generate":
         ops, k = _generate_ops(path, config, summary, records, tier, platform)
@@ -302,7 +309,8 @@ def load_run(path: Path, label: str | None = None) -> Run:
         ops, k = {}, None
         for rec in attempts:  # eval/agent: one label per operator; the latest record is the verdict
             ops[str(rec.get("op"))] = _from_record(rec)
-    return Run(path=path, label=label, kind=kind, platform=str(platform), tier=tier, tiers=tuple(tiers), ops=ops,
+    where = f"{platform}/{profile}" if profile else str(platform)
+    return Run(path=path, label=label, kind=kind, platform=where, tier=tier, tiers=tuple(tiers), ops=ops,
                attempts=attempts, k=k, config=config)
 
 

@@ -38,6 +38,7 @@ Definitions (each table's notes repeat the ones it uses):
 from __future__ import annotations
 
 import math
+from collections import Counter
 import random
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -342,6 +343,7 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
               _failure_table(runs, keys),
               _anti_hack_table(runs, keys, sources),
               _portability_table(runs, keys),
+              _platforms_table(runs),
               _operators_table(runs, keys, all_ops, source_of)]
     operators = {k: {o: v.to_json() for o, v in r.ops.items()} for k, r in zip(keys, runs)}
     return Report(systems=systems, tables=tables, banners=banners, operators=operators,
@@ -397,7 +399,8 @@ def _accuracy_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[s
         s["geomean_src_balanced"] = geomean(v["geomean"] for v in per_source.values())
         rows.append({"system": k, "source": "overall", **s})
         if s["timed"] == 0:
-            untimed.append(f"{k} ({r.platform}{': timing not applicable' if r.platform == 'interpreter' else ''})")
+            untimed.append(f"{k} ({r.platform}"
+                           f"{': timing not applicable' if r.platform.split('/')[0] == 'interpreter' else ''})")
     cols = [Column("system", "system"), Column("source", "source"), Column("operators", "judged", "int"),
             Column("passed", "passed", "int"), Column("accuracy", "accuracy", "pct")]
     if any(r.kind == "generate" for r in runs):
@@ -603,6 +606,54 @@ def _portability_table(runs: Sequence[Run], keys: list[str]) -> Table:
         Column("tokens_per_solved_b", "tokens/solved B", "tokens"), Column("tokens_ratio", "tokens B/A", "x"),
         Column("wall_per_solved_a", "wall/solved A", "seconds"), Column("wall_per_solved_b", "wall/solved B", "seconds"),
         Column("wall_ratio", "wall B/A", "x")], rows, notes)
+
+
+def _platforms_table(runs: Sequence[Run]) -> Table:
+    """The multi-chip view (the paper's Table 2 and Figure 2): per system label judged on several platforms, one
+    row per platform over the operators every one of its platforms judged: accuracy, failed operators by side
+    (the model's, the platform's: ``failure_side``), the speedup geomean, tokens and wall-clock per solved
+    operator, and each as a ratio to the label's first platform (the reference row: 1.0)."""
+    by_label: dict[str, list[Run]] = {}
+    for r in runs:
+        by_label.setdefault(r.label, []).append(r)
+    rows = []
+    for label, group in by_label.items():
+        if len({r.platform for r in group}) < 2:
+            continue
+        common = sorted(set.intersection(*({o for o, v in r.ops.items() if v.judged} for r in group)))
+        ref: dict[str, Any] = {}
+        for i, r in enumerate(group):
+            res = [r.ops[o] for o in common]
+            g, c = group_stats(res), cost_stats(res)
+            sides = Counter(failure_side(v.failure_class or "") for v in res if v.status == "failed")
+            vals = {"accuracy": g["accuracy"], "geomean": g["geomean"], "tokens_per_solved": c["tokens_per_solved"],
+                    "wall_per_solved": c["wall_per_solved"]}
+            if i == 0:
+                ref = vals
+            row = {"system": label, "platform": r.platform, "reference": group[0].platform, "common": len(common),
+                   **vals, "model_failures": sides["submission"], "platform_failures": sides["platform"]}
+            for k, v in vals.items():
+                x = ref.get(k)
+                row[f"{k}_ratio"] = (v / x) if (x and v is not None) else None
+            rows.append(row)
+    notes = ["one row per platform of a system label judged on several (give its runs the same --label), over the "
+             "operators every platform of the label judged; x ref = this platform / the label's first platform "
+             "(accuracy, speedup < 1: lost on this platform; tokens, wall per solved operator > 1: the portability tax)",
+             "model fail.: failed operators of the submission's classes; platform fail.: classes that are not its fault "
+             "(platform: a compiler crash, missing intrinsic or device op named by the platform profile; "
+             "infrastructure)",
+             "interpreter/<vendor>: the CPU interpreter under that vendor's profile (kgb eval --as-profile): its "
+             "dtype limits, tolerance scale, failure patterns and prompt, not its hardware, and no speedups"]
+    if not rows:
+        notes.append("no system label appears on two platforms")
+    return Table("platforms", "Multi-chip view: one system per platform", [
+        Column("system", "system"), Column("platform", "platform"), Column("common", "common ops", "int"),
+        Column("accuracy", "accuracy", "pct"), Column("accuracy_ratio", "x ref", "x"),
+        Column("model_failures", "model fail.", "int"), Column("platform_failures", "platform fail.", "int"),
+        Column("geomean", "speedup", "x"), Column("geomean_ratio", "x ref", "x"),
+        Column("tokens_per_solved", "tokens/solved", "tokens"), Column("tokens_per_solved_ratio", "x ref", "x"),
+        Column("wall_per_solved", "wall/solved", "seconds"), Column("wall_per_solved_ratio", "x ref", "x")],
+        rows, notes)
 
 
 def verdict_text(o: OpResult | None) -> str:

@@ -116,7 +116,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
              jobs: int | None = None, name: str = "eval", fresh: bool = False, runs_root: str | Path = "runs",
              settings: Settings | None = None, on_start: Callable[[RunStart], None] | None = None,
              on_record: Callable[[dict[str, Any]], None] | None = None,
-             on_status: Callable[[str], Any] | None = None) -> Run:
+             on_status: Callable[[str], Any] | None = None, as_profile: str | None = None) -> Run:
     """Evaluate a directory of submissions (one file per operator, ``aten__add.py``, ...) and write a run
     directory; re-running the same call resumes it.
 
@@ -127,6 +127,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         source: ``aten``, ``vllm`` or ``cublas``: every operator of that source.
         tier: ``smoke``, ``full``, ``heldout``, ``all`` or a comma list (suite/tiers.py).
         platform: a platform name (``cuda``, ``interpreter``, ...); None detects it.
+        as_profile: run the CPU interpreter under this vendor's profile (``rocm``, ``ascend``, ...:
+            :func:`~kernelgenbench.platforms.emulate`); the platform must be the interpreter or None.
         out: the run directory (default ``runs_root/<timestamp>-<name>``, resuming the latest of that name and
             configuration); an ``out`` that holds another configuration is refused.
         jobs: parallel slots (default: one per GPU; 2 on the interpreter).
@@ -161,7 +163,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     op_list = list(ops) if ops else None
     try:
         selected = select(op_list, source)
-        plat = platforms.detect(platform)
+        plat = platforms.detect(platform, as_profile)
     except (KeyError, ValueError) as exc:
         raise EvaluationError(exc.args[0] if exc.args else str(exc)) from None
     try:  # before any run directory exists: a platform without a device leaves nothing behind
@@ -180,6 +182,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
               "ops": sorted(o.id for o in selected) if (op_list or source) else None,
               "source": source, "tier": tier, "platform": plat.name, "reps": settings.reps, "command": "kgb eval",
               "selected": sorted(s.op.id for s in specs)}
+    if plat.profile:
+        config["profile"] = plat.profile
     out_path = Path(out) if out is not None else None
     if out_path is not None and fresh and (out_path / "results.jsonl").exists():
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -188,7 +192,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                 (out_path / f).rename(out_path / f"{f}.replaced-{stamp}")
     if out_path is not None and (out_path / "config.json").exists():
         old = json.loads((out_path / "config.json").read_text())
-        diff = [k for k in ("submissions", "ops", "source", "tier", "platform") if old.get(k) != config.get(k)]
+        diff = [k for k in ("submissions", "ops", "source", "tier", "platform", "profile")
+                if old.get(k) != config.get(k)]
         if diff:
             raise EvaluationError(f"{out_path} holds a run with another configuration "
                                   f"({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); use another out directory "
@@ -217,7 +222,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             rundir.write_env(env)
         if on_start is not None:
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
-            on_start(RunStart(rundir.path, len(specs), len(todo), len(slots), str(device), tier, plat.name, ignored))
+            on_start(RunStart(rundir.path, len(specs), len(todo), len(slots), str(device), tier, plat.key, ignored))
         written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)
     except KeyboardInterrupt:
         recorded = len(specs) - len(unfinished(specs, plat, rundir))
@@ -227,6 +232,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     summary = RunSummary(**summarize(records), wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs),
                          tier=tier, tiers=list(tier_parts(tier)), platform=plat.name,
                          per_operator=operator_rows(records))
+    if plat.profile:
+        summary.extra["profile"] = plat.profile
     rundir.write_summary(summary)
     return Run(rundir.path, config, records, written, summary.to_json(), wall)
 
@@ -234,7 +241,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
 def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str | None = None,
                   settings: Settings | None = None, workdir: str | Path | None = None,
                   device: int | None = None, label: str | None = None,
-                  ceilings: dict[str, float] | None = None) -> dict[str, Any]:
+                  ceilings: dict[str, float] | None = None, as_profile: str | None = None) -> dict[str, Any]:
     """Judge one submission file for one operator with the whole pipeline (L1, the sandbox, every case of
     ``tier``, L2, L3, timing on GPUs for full-tier cases), without a run directory.
 
@@ -249,6 +256,7 @@ def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str 
         device: the GPU index (default 0; ignored on the interpreter).
         label: the record's label (default: the name of the file's folder).
         ceilings: the device's measured ceilings (``verify/ceilings.py``) for % of speed-of-light; None: none.
+        as_profile: run the CPU interpreter under this vendor's profile (as :func:`evaluate`).
 
     Returns:
         the job's record as JSON (README "Run directory", "Record schema": a
@@ -267,7 +275,7 @@ def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str 
     try:
         operator = get_operator(op)
         tier = tier_name(tier)
-        plat = platforms.detect(platform)
+        plat = platforms.detect(platform, as_profile)
     except (KeyError, ValueError) as exc:
         raise EvaluationError(exc.args[0] if exc.args else str(exc)) from None
     if not plat.interpreter and platforms.device_count(plat) == 0:

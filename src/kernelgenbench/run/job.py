@@ -90,6 +90,7 @@ class Verifier:
                          submission=str(sub) if sub else None,
                          submission_sha256=sha256(sub) if sub and sub.is_file() else None,
                          label=self.spec.label, tier=self.spec.tier, platform=self.platform.name,
+                         profile=self.platform.profile, platform_profile=self.platform.record_info(),
                          device=self._device_name())
 
     def _device_name(self) -> str:
@@ -195,6 +196,8 @@ class Verifier:
                 entry.update(status="unsupported", message=reason)
                 self.record.note_unsupported(reason)
                 continue
+            if self.platform.tolerance_scale != 1.0:  # the scale this case's comparison applies (platforms.py)
+                entry.tolerance_scale = self.platform.tolerance_scale
             judged.append(case)
         # every correctness run, with L2's re-runs and ghost replays interleaved (verify/ghost.py) ---------
         l2 = GhostReplay(self.judge, self.op, self.settings, self._rng, self.record, self.times)

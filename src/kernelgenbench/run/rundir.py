@@ -125,7 +125,8 @@ class RunDir:
         for r in latest_records(self.records()):
             if r.get("failure_class") in RERUN_CLASSES:
                 continue
-            keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], r["platform"], r.get("label", "")))
+            plat = f"{r['platform']}/{r['profile']}" if r.get("profile") else r["platform"]
+            keys.add(job_key(r["op"], r.get("submission_sha256"), r["tier"], plat, r.get("label", "")))
         return keys
 
     def append(self, record: JobRecord | dict[str, Any]) -> None:
@@ -151,8 +152,8 @@ class RunDir:
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether a run directory of config ``a`` may be resumed by a command of config ``b``: the same
     submissions, operator selection, tier selection (canonical names: ``all`` is not ``full``) and
-    platform."""
-    keys = ("submissions", "ops", "source", "tier", "platform")
+    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise)."""
+    keys = ("submissions", "ops", "source", "tier", "platform", "profile")
     return all(a.get(k) == b.get(k) for k in keys)
 
 
@@ -167,6 +168,12 @@ def environment(platform: Any) -> dict[str, Any]:
         "numpy": numpy.__version__, "host": pyplatform.node(), "os": pyplatform.platform(),
         "platform": platform.to_json(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+    if getattr(platform, "profile", None):  # an emulated profile: what this machine's PyTorch would detect
+        from ..platforms import detect_from, probe
+
+        facts = probe()
+        env["profile_check"] = {"probe": facts, "detected": detect_from(facts).name,
+                                "matches_profile": detect_from(facts).name == platform.profile}
     try:
         env["kernelgenbench_commit"] = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,

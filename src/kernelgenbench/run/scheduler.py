@@ -55,7 +55,7 @@ def spec_key(spec: JobSpec, platform: Platform) -> str:
     sha = None
     if spec.submission is not None and spec.submission.is_file():
         sha = sha256(spec.submission)
-    return job_key(spec.op.id, sha, spec.tier, platform.name, spec.label)
+    return job_key(spec.op.id, sha, spec.tier, platform.key, spec.label)
 
 
 def unfinished(specs: list[JobSpec], platform: Platform, rundir: RunDir) -> list[JobSpec]:
@@ -125,7 +125,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         spec, tries = todo.get_nowait()
         rec = JobRecord.synthetic(spec.op, spec.label, spec.tier, platform.name, "infrastructure",
                                   "no healthy device left", tier_case_count(spec.op, spec.tier),
-                                  submission=str(spec.submission)).to_json()
+                                  submission=str(spec.submission), profile=platform.profile).to_json()
         rundir.append(rec)
         written.append(rec)
         if on_done is not None:

@@ -66,7 +66,8 @@ class ChildTimeout(RuntimeError):
 
 
 def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[str, str]:
-    """The scrubbed environment of a child pinned to ``device_index``."""
+    """The scrubbed environment of a child pinned to ``device_index`` through the platform's
+    visible-devices variable (device 0 of the vendor an emulated profile names: ``--as-profile``)."""
     env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -77,6 +78,9 @@ def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[st
     env.update(platform.env)
     if platform.visible_devices_var and device_index is not None:
         env[platform.visible_devices_var] = str(device_index)
+    elif platform.visible_devices_var and getattr(platform, "profile", None):
+        # the interpreter under a vendor profile (--as-profile): pinned as to that vendor's device 0
+        env[platform.visible_devices_var] = "0"
     return env
 
 

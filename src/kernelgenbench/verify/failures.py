@@ -47,7 +47,8 @@ def classify_error(err: dict[str, Any], platform: Any) -> str:
     Args:
         err: ``{"type", "chain", "message", "traceback", "stage"}`` from the child.
         platform: the platform profile (an interpreter-internal crash on a construct the
-            interpreter cannot run is still the submission's, unless it names a known limit).
+            interpreter cannot run is still the submission's, unless it names a known limit; a compile or
+            run-time error matching the profile's ``failure_patterns`` is ``platform``: portable verdicts).
     """
     chain = err.get("chain") or [err.get("type", "")]
     text = f"{err.get('message', '')}\n{err.get('traceback', '')}"
@@ -61,10 +62,18 @@ def classify_error(err: dict[str, Any], platform: Any) -> str:
         return "cuda_fault"
     if "CompilationError" in chain or "CompileTimeAssertionFailure" in chain or "triton.compiler" in text \
             and "CompilationError" in text:
-        return "compile_error"
+        return "platform" if platform_cause(err, platform) else "compile_error"
     if getattr(platform, "interpreter", False) and (interpreter_limit(err) is not None):
         return "platform"
-    return "runtime_error"
+    return "platform" if platform_cause(err, platform) else "runtime_error"
+
+
+def platform_cause(err: dict[str, Any], platform: Any) -> str | None:
+    """Why a compile or run-time error is the platform's fault rather than the submission's (the
+    platform profile's ``failure_patterns``: a compiler crash, a missing intrinsic, an ATen op the device
+    lacks), or None. CUDA and the plain interpreter have no patterns: their classes are unchanged."""
+    check = getattr(platform, "platform_failure", None)
+    return check(err) if check is not None else None
 
 
 #: Exception types that, raised inside the Triton CPU interpreter's own code or NumPy (not in the

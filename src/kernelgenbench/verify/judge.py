@@ -34,7 +34,7 @@ from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from . import profile as l3
 from .compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
                       poison_is_ambiguous, poison_variant, unchanged)
-from .failures import JobFailed, classify_error, condense_traceback, interpreter_limit
+from .failures import JobFailed, classify_error, condense_traceback, interpreter_limit, platform_cause
 
 if TYPE_CHECKING:  # annotations only: the verifier's pipeline passes them in
     from ..settings import Settings
@@ -479,11 +479,14 @@ class CaseJudge:
             if tb:
                 self.session.log_traceback(f"case {case.id} ({case.describe()}): {cls}", tb)
                 text += "\n" + condense_traceback(tb, self.session.submission) + self.session.log_hint()
-            if cls == "platform" and self.platform.interpreter:
+            cause = platform_cause(err, self.platform) if cls == "platform" else None
+            if cls == "platform" and self.platform.interpreter and (cause is None or interpreter_limit(err)):
                 # a limit of the CPU interpreter, not the kernel's fault: the case cannot be judged here, as
                 # bf16 cases cannot (verify/failures.py interpreter_limit)
                 why = interpreter_limit(err) or "the interpreter failed"
                 return "unsupported", f"the Triton CPU interpreter cannot run this case: {why}"
+            if cause is not None:  # a vendor profile's failure pattern: the platform's fault, not the kernel's
+                return cls, f"platform ({self.platform.profile or self.platform.name}): {cause}\n{text}"
             return cls, text
         tv = l3.judge_trace(msg.trace, frozenset(getattr(self.op, "own_ops", frozenset())),
                             getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
