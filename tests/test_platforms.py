@@ -143,16 +143,39 @@ def test_cuda_and_interpreter_records_and_envs_are_unchanged(tmp_path: Path) -> 
 
 
 # -- portable verdicts --------------------------------------------------------------------------------------
-def _err(chain, message):
-    return {"type": chain[0], "chain": chain, "origins": ["/sub/aten__x.py"] * len(chain), "message": message,
-            "traceback": ""}
+TRITON_COMPILER = "/venv/lib/python3.11/site-packages/triton/compiler/compiler.py"
+
+
+def _err(chain, message, origin=TRITON_COMPILER, tb=""):
+    return {"type": chain[0], "chain": chain, "origins": ["/sub/aten__x.py"] * (len(chain) - 1) + [origin],
+            "message": message, "traceback": tb}
+
+
+def test_a_submission_cannot_raise_its_way_into_platform() -> None:
+    """Failure patterns match text the submission may write: they count only for an exception raised in
+    Triton or a vendor extension (or, for a missing device op, by PyTorch's dispatcher), never for one the
+    submission raises, or launders through ``torch._check``."""
+    own = _err(["RuntimeError"], "LLVM ERROR: Cannot select: intrinsic", origin="/sub/aten__x.py")
+    laundered = _err(["RuntimeError"], "LLVM ERROR: Cannot select: intrinsic",
+                     origin="/venv/lib/python3.11/site-packages/torch/__init__.py")
+    raised_op = _err(["NotImplementedError"], "Could not run 'aten::add.out' with arguments from the 'PrivateUse1' "
+                     "backend", origin="/sub/aten__x.py",
+                     tb='  File "/sub/aten__x.py", line 3, in add\n    raise NotImplementedError("Could not run")\n')
+    for name in ("rocm", "ascend", "musa"):
+        for err in (own, laundered, raised_op):
+            assert classify_error(err, PROFILES[name]) in ("runtime_error", "compile_error"), (name, err)
+    dispatched = _err(["NotImplementedError"], "Could not run 'aten::add.out' with arguments from the "
+                      "'PrivateUse1' backend", origin="/sub/aten__x.py",
+                      tb='  File "/sub/aten__x.py", line 3, in add\n    return torch.add(a, b, out=out)\n')
+    assert classify_error(dispatched, PROFILES["musa"]) == "platform"
 
 
 def test_a_platform_compiler_crash_is_the_platforms() -> None:
     crash = _err(["CompilationError"], "LLVM ERROR: Cannot select: intrinsic %llvm.amdgcn.foo")
     missing_op = _err(["NotImplementedError"], "Could not run 'aten::add.out' with arguments from the "
-                                               "'PrivateUse1' backend")
-    own = _err(["CompilationError"], "at 3:4: unsupported tensor index")
+                                               "'PrivateUse1' backend", origin="/sub/aten__x.py",
+                      tb='  File "/sub/aten__x.py", line 3, in add\n    return torch.empty_like(a)\n')
+    own = _err(["CompilationError"], "at 3:4: unsupported tensor index")  # Triton's, but no pattern matches
     for name in ("cuda", "interpreter"):  # unchanged: no failure patterns
         assert classify_error(crash, PROFILES[name]) == "compile_error"
         assert classify_error(missing_op, PROFILES[name]) == "runtime_error"
@@ -202,9 +225,14 @@ def _write(out, v):  # noqa: F811 - the test fixture: the platform's compiler ab
 '''
 
 
-def test_report_prints_the_multi_chip_view(tmp_path: Path) -> None:
+def test_report_prints_the_multi_chip_view(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two interpreter runs of one system under two profiles: a backend crash is the model's failure under the
-    CUDA profile (no failure patterns) and the platform's under ROCm's; kgb report prints the platforms table."""
+    CUDA profile (no failure patterns) and the platform's under ROCm's; kgb report prints the platforms table.
+    The crash is raised by the test's submission standing in for a backend compiler frame (its folder counts
+    as a library here: the verifier classifies in this process)."""
+    import kernelgenbench.platforms as platforms_mod
+
+    monkeypatch.setattr(platforms_mod, "_LIBRARY_DIRS", platforms_mod._LIBRARY_DIRS + (f"{tmp_path}/subs/",))
     subs = tmp_path / "subs"
     subs.mkdir()
     shutil.copy(ROOT / "solutions" / "aten__neg.py", subs)

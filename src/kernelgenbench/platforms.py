@@ -21,6 +21,22 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 
+
+#: Where an exception must have been raised for a platform's ``failure_patterns`` to apply: Triton (its
+#: compiler and backends) or a vendor's PyTorch extension. Not PyTorch itself (``torch._check`` raises any
+#: message it is handed) and never the submission.
+_LIBRARY_DIRS = ("/triton/", "/torch_npu/", "/torch_musa/")
+
+
+def _raised_by_the_dispatcher(chain: list[str], err: dict) -> bool:
+    """Whether a ``NotImplementedError`` came from PyTorch's C++ dispatcher (no Python frame of its own: the
+    innermost frame is the caller's, whose source line is the op call, not a ``raise`` or ``throw``)."""
+    if not chain or chain[-1] != "NotImplementedError":
+        return False
+    lines = [ln.strip() for ln in str(err.get("traceback", "")).splitlines() if ln.startswith("    ")]
+    last = lines[-1] if lines else ""
+    return bool(last) and not re.search(r"\braise\b|\.throw\(|_check", last)
+
 @dataclass(frozen=True)
 class Detection:
     """How :func:`detect_from` recognises a platform from what the process sees (:func:`probe`).
@@ -111,10 +127,18 @@ class Platform:
 
     def platform_failure(self, err: dict[str, Any]) -> str | None:
         """Why an error the candidate raised is this platform's fault (the first ``failure_patterns``
-        match on its message and traceback), or None."""
+        match on its message and traceback), or None. The text is the submission's to choose (it may raise
+        any message), so a match counts only where the innermost exception of the chain was raised in an
+        installed library (Triton, PyTorch, a vendor's extension, NumPy): never in the submission's code."""
+        chain = list(err.get("chain") or [err.get("type", "")])
+        origins = list(err.get("origins") or [])
+        root = (origins[len(chain) - 1] if chain and len(origins) >= len(chain) else "").replace("\\", "/")
+        in_library = any(d in root for d in _LIBRARY_DIRS)
         text = f"{err.get('message', '')}\n{err.get('traceback', '')}"
         for pattern, why in self.failure_patterns:
-            if re.search(pattern, text):
+            if not re.search(pattern, text):
+                continue
+            if in_library or (pattern == _NO_DEVICE_OP[0] and _raised_by_the_dispatcher(chain, err)):
                 return why
         return None
 

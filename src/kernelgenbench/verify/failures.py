@@ -108,15 +108,18 @@ def interpreter_limit(err: dict[str, Any]) -> str | None:
     # any message, or name a function after a limit): the innermost exception of the chain must have been
     # raised inside Triton's or NumPy's own files, and a libdevice limit needs a kernel line that calls a
     # libdevice function.
+    # The type is checked too: Triton raises some exceptions with a message the kernel chose
+    # (``tl.device_assert`` in the interpreter raises an AssertionError from interpreter.py).
     root = origins[len(chain) - 1] if len(origins) >= len(chain) and chain else ""
+    root_type = chain[-1] if chain else ""
     if not _in_package(root):
         return None
-    if "only 0-dimensional arrays can be converted" in text:  # numpy >= 2.4 with triton 3.6
+    if root_type == "TypeError" and "only 0-dimensional arrays can be converted" in text:  # numpy >= 2.4
         return "NumPy >= 2.4 array conversion in Triton 3.6's interpreter"
-    if _LIBDEVICE_CALL.search(str(err.get("traceback", ""))):  # no libdevice function tl.math lacks
-        return "a libdevice function the interpreter does not implement"
-    if "0 active drivers" in text:  # driver queries (device properties) have no driver here
-        return "a driver query (the interpreter has no driver)"
+    if root_type == "TypeError" and _LIBDEVICE_CALL.search(str(err.get("traceback", ""))):
+        return "a libdevice function the interpreter does not implement"  # none that tl.math lacks
+    if root_type == "RuntimeError" and "0 active drivers" in text and "/triton/runtime/" in root.replace("\\", "/"):
+        return "a driver query (the interpreter has no driver)"  # device properties: no driver here
     return None
 
 
