@@ -60,7 +60,10 @@ def test_interpreter_limit_cases_are_unsupported_and_the_rest_judged(tmp_path: P
     good = Path(__file__).parent / "good" / "interp_limit__aten__bitwise_not.patch.py"
     sub = write_submission(good, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "smoke"), INTERP, None, tmp_path / "job", Settings()).run()
-    assert rec["status"] == "passed", rec["first_failure"]
+    # never failed; not passed either: the cases its kernels made unjudgeable could be cases it chose to skip
+    assert rec["failure_class"] is None and rec["status"] == "unsupported", rec["first_failure"]
+    assert rec["unsupported_reason"].startswith("2 case(s) could not be judged on interpreter with this "
+                                                 "submission's kernels"), rec["unsupported_reason"]
     unsupported = [c for c in rec["cases"] if c["status"] == "unsupported"]
     assert [c["params"]["dtype"] for c in unsupported] == ["bool", "bool"]
     assert all("interpreter cannot run this case: OverflowError inside" in c["message"]
@@ -140,7 +143,8 @@ def neg(self, _spin=SPIN_VALUE):
     n = xc.numel()
     res = torch.empty(n + 1, dtype=self.dtype, device=self.device)
     if n:
-        _neg[(n,)](xc, res, n, SPIN=_spin)
+        # only the first smoke case (2,112 elements) is slowed down; the small ones stay fast under any load
+        _neg[(n,)](xc, res, n, SPIN=_spin if n >= 2000 or _spin < 0 else 0)
     return res[:n].view(self.shape)
 
 
@@ -169,7 +173,7 @@ def test_a_case_still_computing_at_its_timeout_is_unsupported_on_the_interpreter
     first = rec["cases"][0]
     assert first["status"] == "unsupported", first
     assert "interpreter is too slow for this case" in first["message"]
-    assert rec["failure_class"] is None and rec["status"] == "passed"
+    assert rec["failure_class"] is None and rec["status"] == "unsupported"  # not charged, not passed
     assert sum(c["status"] == "passed" for c in rec["cases"]) >= 2
 
 

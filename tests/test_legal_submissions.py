@@ -12,9 +12,11 @@ from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 
-from fixture_files import find_fixture, fixture_name, fixture_op, fixtures, write_submission
+from fixture_files import find_fixture, fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 GOOD = Path(__file__).parent / "good"
+#: Fixtures whose kernels hit a limit of the CPU interpreter on some cases (status ``unsupported`` there).
+INTERPRETER_LIMITED = {"interp_limit"}
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 
 
@@ -26,7 +28,11 @@ def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
     for tier in ("smoke", "heldout") if not PLATFORM.interpreter else ("smoke",):
         rec = Verifier(JobSpec(op, sub, tier), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / tier,
                        Settings()).run()
-        assert rec["status"] == "passed", (tier, rec["failure_class"], rec["first_failure"])
+        # a kernel that hits a limit of the CPU interpreter on some cases is never failed there, nor passed: the
+        # cases its kernels made unjudgeable could be cases it chose to skip (run/job.py); a GPU judges it all
+        want = "unsupported" if PLATFORM.interpreter and fixture_kind(path) in INTERPRETER_LIMITED else "passed"
+        assert rec["status"] == want, (tier, rec["failure_class"], rec["first_failure"], rec["unsupported_reason"])
+        assert rec["failure_class"] is None
         assert rec["anti_hack"]["L2"]["ok"] and rec["anti_hack"]["L2"]["checked"] >= 1
 
 

@@ -297,8 +297,8 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
     ``tier``: the run's tier selection; the footer says which tiers its verdicts cover."""
     from .suite.tiers import verdict_scope
 
-    caption = ("unsupp.: operators none of whose cases the platform can judge (not in ops); a job's "
-               "\"(N unsupported)\" counts its cases")
+    caption = ("unsupp.: operators none of whose cases the platform can judge, or whose kernels made some cases "
+               "unjudgeable here while the rest passed (not in ops); a job's \"(N unsupported)\" counts its cases")
     if tier:
         caption = f"{verdict_scope(tier)}\n{caption}"
     t = Table(title=title, caption=caption)

@@ -280,7 +280,8 @@ class JobRecord(_Record):
             platform_profile: what that profile, or a vendor platform's, applied (``Platform.record_info``:
             pinning variable, dtype limits, tolerance scale, anti-hack tiers; absent on CUDA and the plain
             interpreter).
-        status: ``passed``, ``failed`` or ``unsupported`` (no case could be judged on the platform).
+        status: ``passed``, ``failed`` or ``unsupported`` (no case could be judged on the platform, or the
+            submission's kernels made some cases unjudgeable there and every other case passed).
         failure_class, first_failure: the first failure (``verify/failures.py`` classes).
         cases_total: the tier's case count (also when the job failed before running any); cases_passed,
             cases_unsupported; unsupported_reason: the first case's reason.
@@ -346,9 +347,26 @@ class JobRecord(_Record):
             self.first_failure = FirstFailure(case.params if case else None, case.id if case else None, message)
         self.status = "failed"
 
-    def note_unsupported(self, reason: str) -> None:
-        """A case the platform cannot judge: the job's ``unsupported_reason`` is the first one."""
+    def note_unsupported(self, reason: str, by_kernel: bool = False) -> None:
+        """A case the platform cannot judge: the job's ``unsupported_reason`` is the first one. ``by_kernel``:
+        the case could not be judged because of what the submission's kernels did on this platform (an
+        interpreter limit its kernel hit, a kernel still computing at the timeout), not because of the case's
+        dtypes; such a job is not ``passed`` (``run/job.py``: a submission must not choose which cases are
+        judged)."""
         self.unsupported_reason = self.unsupported_reason or reason
+        if by_kernel:
+            self.__dict__["_unsupported_by_kernel"] = self.__dict__.get("_unsupported_by_kernel", 0) + 1
+            self.__dict__.setdefault("_first_by_kernel", reason)
+
+    @property
+    def first_unsupported_by_kernel(self) -> str | None:
+        """The first reason :meth:`note_unsupported` was given with ``by_kernel``."""
+        return self.__dict__.get("_first_by_kernel")
+
+    @property
+    def unsupported_by_kernel(self) -> int:
+        """How many cases :meth:`note_unsupported` was told the submission's kernels made unjudgeable."""
+        return int(self.__dict__.get("_unsupported_by_kernel", 0))
 
     def to_json(self) -> dict[str, Any]:
         out = super().to_json()

@@ -226,6 +226,14 @@ class Verifier:
         judged = rec.cases_total - rec.cases_unsupported
         if rec.failure_class is None:
             rec.status = "unsupported" if judged == 0 and rec.cases_total > 0 else "passed"
+            if rec.status == "passed" and rec.unsupported_by_kernel:
+                # Cases the submission's own kernels made unjudgeable here (an interpreter limit they hit, still
+                # computing at the timeout) are cases it may have chosen to skip: not passed, not failed.
+                rec.status = "unsupported"
+                rec.unsupported_reason = (
+                    f"{rec.unsupported_by_kernel} case(s) could not be judged on {self.platform.name} with this "
+                    f"submission's kernels (first: {rec.first_unsupported_by_kernel}); the {judged} judged case(s) passed, "
+                    f"a GPU judges the rest")
         rec.finished_at = time.time()
         rec.wall_s = round(rec.finished_at - t0, 3)
         rec.time_s = self.times.to_json()

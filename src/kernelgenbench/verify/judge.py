@@ -349,7 +349,7 @@ class CaseJudge:
                 # in a fresh sandbox process
                 if mode == "normal" or alt:
                     entry.update(status="unsupported", message=slow, untimed="unsupported on this platform")
-                    self.record.note_unsupported(slow)
+                    self.record.note_unsupported(slow, by_kernel=True)
                 self.session.start()
                 return None
             jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
@@ -412,7 +412,7 @@ class CaseJudge:
             # the platform cannot judge this case (an interpreter limit): neither passed nor failed
             if mode == "normal" or alt:
                 entry.update(status="unsupported", message=verdict[1], untimed="unsupported on this platform")
-                self.record.note_unsupported(verdict[1])
+                self.record.note_unsupported(verdict[1], by_kernel=True)
             return None
         if verdict is not None:
             cls, message = verdict
