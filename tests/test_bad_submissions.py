@@ -122,10 +122,19 @@ EXPECTED = {
     # spec's atol = 1e-4 x K from K ~ 256 on)
     "fp16_operands": "wrong_result",  # fp32 operands rounded to fp16 before an fp32 tl.dot
     "tf32_dot": "wrong_result",       # input_precision="tf32", the dropped mantissa bits made explicit
+    # second red team: the loaded values read from a kernel's error message (interpreter), answers computed
+    # in Python and written by a store kernel; an error escaping a kernel body may not be caught
+    "kernel_error_read": "runtime_error",
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays
     EXPECTED["launch_toctou"] = "wrong_result"
+    # a GPU refuses static_assert on a loaded value at compile time: nothing is read, the output stays poisoned
+    EXPECTED["kernel_error_read"] = "wrong_result"
+else:
+    # the interpreter fails the first call that returns after catching a kernel's error (sandbox/dispatch.py
+    # KernelErrorCaught), before the ghost replay that catches this fixture on a GPU
+    EXPECTED["ghost_raise"] = "runtime_error"
 
 
 def _cases():
@@ -153,6 +162,8 @@ BUDGET_CAUGHT = {"ghost", "no_launch"}
 #: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
 COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
                     "no_launch"}
+if PLATFORM.interpreter:  # its first call already fails: it catches its kernel's error (KernelErrorCaught)
+    COPY_RULE_CAUGHT.discard("ghost_raise")
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).

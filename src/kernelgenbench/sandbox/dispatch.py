@@ -284,6 +284,13 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
             else:
                 with CandidateMode():
                     ret = fn(*args, **kwargs)
+            if top and STATE.call is not None and STATE.call.kernel_errors:
+                raise KernelErrorCaught(
+                    f"{name}: the kernel launch {STATE.call.kernel_errors[0]} raised inside the Triton CPU "
+                    f"interpreter and the wrapper caught the error and returned a result. On a GPU a kernel "
+                    f"cannot raise into the wrapper once it runs (a failed device assertion ends the process; compile "
+                    f"errors come before any data is seen); on the interpreter its error message can carry the "
+                    f"values the kernel loaded, so an error escaping a kernel body may not be caught")
             if top:
                 _check_returns(name, ret, args, kwargs)
             return ret
@@ -295,6 +302,13 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
     wrapper.__name__ = f"kgb_traced_{name}"
     return wrapper
 
+
+
+class KernelErrorCaught(RuntimeError):
+    """A candidate call returned although one of its interpreted kernel launches raised (the wrapper caught
+    the error): the case fails as ``runtime_error``. Interpreter only (the interpreter runs kernel bodies in
+    Python: ``tl.static_assert``/``device_assert`` messages and raises on data-dependent branches would
+    otherwise be a channel from loaded values to the host)."""
 
 class InterceptMode(TorchDispatchMode):
     """On the interpreter, route the target ATen overloads of a public call to the candidate's

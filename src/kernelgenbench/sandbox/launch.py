@@ -482,6 +482,13 @@ def install_launch_hooks() -> None:
             except Exception as exc:
                 if top:
                     _log_launch(name, exc)
+                    if _interp and STATE.call is not None:  # judged when the call returns (dispatch.py)
+                        chain, e = [], exc
+                        while e is not None and len(chain) < 4:
+                            chain.append(type(e).__name__)
+                            e = e.__cause__ or e.__context__
+                        fault = "an illegal memory access, " if "OutOfBoundsAccess" in chain else ""
+                        STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
                 raise
             if top:
                 _log_launch(name, None)

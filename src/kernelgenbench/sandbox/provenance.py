@@ -153,6 +153,7 @@ class CallEvidence:
         derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
         last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
             (a fill with that value converts it when the dtypes differ); None otherwise.
+        kernel_errors: interpreted launches of the call whose kernel raised.
     """
 
     def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset()) -> None:
@@ -163,6 +164,9 @@ class CallEvidence:
         self.launched: dict[int, Any] = {}
         self.derived: dict[int, Any] = {}
         self.last_read: tuple[Any, torch.dtype] | None = None
+        #: interpreted launches of this call that raised (``"kernel (ExceptionType)"``), whatever the
+        #: wrapper did with the exception (``dispatch.py`` fails a call that returns after one)
+        self.kernel_errors: list[str] = []
         for t in tensors:
             _note_native(t)
 
