@@ -203,15 +203,11 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         if plat.timing and not plat.interpreter and "full" in tier_parts(tier) and todo:  # only full cases are timed
             import contextlib
 
-            import torch
-
-            from ..verify.ceilings import measure
+            from .scheduler import measure_ceilings
 
             with (on_status("measuring device ceilings (copy bandwidth, matmul rates)") if on_status
                   else contextlib.nullcontext()):
-                for sl in slots:
-                    if sl.device not in ceilings:
-                        ceilings[sl.device] = measure(torch.device(plat.device, sl.device or 0))
+                ceilings = measure_ceilings(plat, slots)  # each GPU once; a job is judged against its own GPU's
             env["ceilings"] = ceilings
         if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
             rundir.write_env(env)
