@@ -93,8 +93,9 @@ def _processes_naming(marker: bytes) -> list[int]:
     return out
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def head(tmp_path_factory):
+    """One head for the tests that do not restart it."""
     h = Head(tmp_path_factory.mktemp("rayhead"))
     try:
         yield h
@@ -119,22 +120,26 @@ def _verdicts(run) -> dict[str, tuple]:
             for r in run.latest}
 
 
-def test_ray_gives_the_local_verdicts_and_resumes_across_a_cluster_restart(tmp_path: Path, head: Head) -> None:
+def test_ray_gives_the_local_verdicts_and_resumes_across_a_cluster_restart(tmp_path: Path) -> None:
     subs = _subs(tmp_path)
+    (tmp_path / "first").mkdir()
+    head = Head(tmp_path / "first")
     local = kgb.evaluate(subs, tier="smoke", platform="interpreter", out=tmp_path / "local", jobs=2)
     v_local = _verdicts(local)
     assert v_local["aten::neg"][:2] == ("passed", None) and v_local["aten::cos"][:2] == ("passed", None)
     assert v_local["vllm::rms_norm"][:2] == ("failed", "wrong_result")
     # the Ray run: one job first, then the cluster goes down and comes back, and the same call resumes
     out = tmp_path / "ray"
-    first = kgb.evaluate(subs, ops=["aten::neg"], tier="smoke", platform="interpreter", out=tmp_path / "ray-one",
-                         backend="ray", address=head.address)
+    try:
+        first = kgb.evaluate(subs, ops=["aten::neg"], tier="smoke", platform="interpreter", out=tmp_path / "ray-one",
+                             backend="ray", address=head.address)
+    finally:
+        head.stop()
     assert [r["op"] for r in first.written] == ["aten::neg"]
     shutil.copytree(tmp_path / "ray-one", out)  # the same run directory, its config widened to the whole set
     cfg = json.loads((out / "config.json").read_text())
     cfg.update(ops=None, selected=sorted(v_local))
     (out / "config.json").write_text(json.dumps(cfg))
-    head.stop()
     (tmp_path / "again").mkdir()
     again = Head(tmp_path / "again")
     try:
@@ -231,3 +236,37 @@ def test_the_judging_path_does_not_import_ray() -> None:
     for sub in ("verify", "sandbox", "suite"):
         for f in (pkg / sub).rglob("*.py"):
             assert "import ray" not in f.read_text(), f
+
+
+def test_generate_judges_samples_on_ray(tmp_path: Path, head: Head, monkeypatch: pytest.MonkeyPatch) -> None:
+    """kgb generate --backend ray: a wrong sample then its reflection-fixed round, each judged by a Ray task, the
+    records in the run directory as with local slots."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from llm_server import ScriptedServer
+
+    from kernelgenbench.llm.clients import make_client
+    from kernelgenbench.llm.generate import GenerateConfig, Generation, open_run
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.ray_backend import RayBackend, RayOptions
+    from kernelgenbench.suite.registry import select
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kgb-ray-test")
+    srv = ScriptedServer({"vllm::rms_norm": [[["wrong"], ["correct"]]]})
+    port = srv.start()
+    plat = PROFILES["interpreter"]
+    backend = RayBackend(plat, RayOptions(address=head.address))
+    try:
+        backend.start()
+        cfg = GenerateConfig(model="openai/scripted-model", base_url=f"http://127.0.0.1:{port}/v1",
+                             ops=["vllm::rms_norm"], tier="smoke", k=1, rounds=2, reflection=True, max_tokens=2048)
+        client = make_client(str(cfg.model), cfg.base_url, backoff_s=0.01, max_retries=3, concurrency=1, timeout_s=60)
+        rd = open_run(cfg, plat, tmp_path / "gen", Path("unused"), None)
+        summary = Generation(cfg, rd, plat, client, ray=backend).run(select(cfg.ops, None))
+    finally:
+        backend.close()
+        srv.stop()
+    recs = [json.loads(x) for x in (tmp_path / "gen" / "results.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["failure_class"], r["attempt"]) for r in recs] == [("failed", "wrong_result", 1),
+                                                                               ("passed", None, 1)]
+    assert all(Path(r["log"]).is_file() and str(tmp_path / "gen") in r["log"] for r in recs)
+    assert summary["operators"]["vllm::rms_norm"]["solved_by"] == "s0r1"  # sample 0, round 1 (the second)

@@ -253,12 +253,7 @@ class RayBackend:
         """
         ray = self.ray
         plat = self.platform
-        o = self.options
-        if plat.interpreter:
-            res: dict[str, Any] = {"num_cpus": o.cpus_per_job, "num_gpus": 0}
-        else:
-            res = {"num_cpus": 1, "num_gpus": o.gpus_per_job}
-        task = ray.remote(max_retries=0, **res)(execute)
+        task = self._task()
         driver_node = ray.get_runtime_context().get_node_id()
         written: list[dict[str, Any]] = []
         pending: dict[Any, tuple[JobSpec, int]] = {}
@@ -290,6 +285,33 @@ class RayBackend:
                     pass
             raise
         return written
+
+    def _task(self) -> Any:
+        """The Ray remote function of a job: :func:`execute` holding one GPU (or ``cpus_per_job`` CPUs), with Ray's
+        own retries off (the driver retries a lost job itself, as infrastructure)."""
+        o = self.options
+        if self.platform.interpreter:
+            res: dict[str, Any] = {"num_cpus": o.cpus_per_job, "num_gpus": 0}
+        else:
+            res = {"num_cpus": 1, "num_gpus": o.gpus_per_job}
+        return self.ray.remote(max_retries=0, **res)(execute)
+
+    def judge(self, spec: JobSpec, rundir: RunDir, settings: Settings, measure_ceilings: bool = False) -> dict[str, Any]:
+        """Run one job on the cluster and wait for its record (``kgb generate``'s judging of one sample; safe to call
+        from several threads at once). A lost worker is retried as in :meth:`run_jobs`; the record is not
+        appended to ``rundir`` (the caller does), but its log is written there. Returns the record with
+        ``attempt`` set."""
+        task = self._task()
+        driver_node = self.ray.get_runtime_context().get_node_id()
+        tries = 0
+        while True:
+            ref = task.remote(make_payload(spec, self.platform, rundir, settings, driver_node, measure_ceilings))
+            self.ray.wait([ref], num_returns=1)
+            rec = self._collect(ref, spec, tries, rundir)
+            if rec is not None:
+                rec["attempt"] = tries + 1
+                return rec
+            tries += 1
 
     def _collect(self, ref: Any, spec: JobSpec, tries: int, rundir: RunDir) -> dict[str, Any] | None:
         """The record of a finished task, or None when its worker was lost and the job is to run again."""
