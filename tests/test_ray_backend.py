@@ -270,3 +270,31 @@ def test_generate_judges_samples_on_ray(tmp_path: Path, head: Head, monkeypatch:
                                                                                ("passed", None, 1)]
     assert all(Path(r["log"]).is_file() and str(tmp_path / "gen") in r["log"] for r in recs)
     assert summary["operators"]["vllm::rms_norm"]["solved_by"] == "s0r1"  # sample 0, round 1 (the second)
+
+
+def test_a_job_off_the_drivers_node_ships_its_log_and_names_the_drivers_paths(tmp_path: Path) -> None:
+    """execute() as a worker on another node runs it: the submission from the payload's bytes in a private
+    directory, the log sent back, every path in the record the driver's (here called in-process: no node id)."""
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings
+    from kernelgenbench.run.ray_backend import execute, make_payload
+    from kernelgenbench.run.rundir import RunDir
+    from kernelgenbench.suite.registry import get_operator
+
+    sub = tmp_path / "subs" / "aten__neg.py"
+    sub.parent.mkdir()
+    sub.write_text("import torch\nimport triton\n\nraise ValueError('boom at import')\n")
+    rd = RunDir.open(tmp_path / "run")
+    spec = JobSpec(get_operator("aten::neg"), sub, "smoke", "subs")
+    payload = make_payload(spec, PROFILES["interpreter"], rd, Settings(), "the-driver-node", False)
+    sub_text = sub.read_bytes()
+    out = execute(payload)
+    rec = out["record"]
+    assert rec["failure_class"] == "import_error" and "boom at import" in rec["first_failure"]["message"]
+    assert rec["submission"] == str(sub) and rec["log"] == str(rd.job_dir("aten::neg", "subs") / "child.log")
+    assert f'File "{sub}", line 4' in rec["first_failure"]["message"]  # the traceback names the driver's file
+    assert "kgb-ray-" not in json.dumps(rec)  # no path of the worker's private directory is left
+    assert not ray.is_initialized()  # a direct call starts no Ray instance
+    assert b"boom at import" in out["log"]
+    assert not (tmp_path / "run" / "jobs").exists()  # the worker never wrote into the driver's run directory
+    assert sub.read_bytes() == sub_text and out["gpu"] is None and out["ceilings"] is None

@@ -154,8 +154,10 @@ def _node_id() -> str | None:
     try:
         import ray
 
+        if not ray.is_initialized():  # a direct call outside Ray (get_runtime_context would start an instance)
+            return None
         return ray.get_runtime_context().get_node_id()
-    except Exception:  # noqa: BLE001 - outside Ray (a direct call): no node
+    except Exception:  # noqa: BLE001 - outside Ray: no node
         return None
 
 
