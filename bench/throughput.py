@@ -1,6 +1,6 @@
 """Throughput of two `kgb eval` runs of the same operator set (issue 18 item 5; bench/throughput.sh runs them).
 
-Usage: python bench/throughput.py RUN_A RUN_B [--json FILE]
+Usage: python bench/throughput.py RUN_A RUN_B [--json FILE]     (a run directory, or a results*.jsonl[.gz] file)
 
 Prints, per run: wall seconds (summary.json), jobs, jobs per minute, verdicts, and where the jobs' time went
 (the records' `time_s`, summed over jobs); per operator: its timed cases, the harness's seconds per timed case
@@ -19,20 +19,33 @@ from typing import Any
 
 
 def load(run: Path) -> dict[str, Any]:
-    recs = [json.loads(x) for x in (run / "results.jsonl").read_text().splitlines() if x.strip()]
+    """A run directory (results.jsonl, summary.json, config.json), or a results file (``.jsonl`` or ``.jsonl.gz``,
+    e.g. the records kept in bench/results/) with ``summary*.json`` of the same suffix beside it when there is one."""
+    import gzip
+
+    if run.is_dir():
+        results, summary_p, config_p = run / "results.jsonl", run / "summary.json", run / "config.json"
+    else:
+        results = run
+        suffix = run.name.split(".")[0].replace("results", "")
+        summary_p, config_p = run.parent / f"summary{suffix}.json", run.parent / f"config{suffix}.json"
+    text = gzip.open(results, "rt").read() if results.suffix == ".gz" else results.read_text()
     latest: dict[str, dict[str, Any]] = {}
-    for r in recs:
-        latest[r["op"]] = r
-    summary = json.loads((run / "summary.json").read_text())
-    config = json.loads((run / "config.json").read_text())
+    for x in text.splitlines():
+        if x.strip():
+            r = json.loads(x)
+            latest[r["op"]] = r
+    summary = json.loads(summary_p.read_text()) if summary_p.is_file() else {}
+    config = json.loads(config_p.read_text()) if config_p.is_file() else {}
     return {"path": str(run), "records": list(latest.values()), "summary": summary, "config": config}
 
 
 def per_operator(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    reps = int(run["config"].get("reps") or 30)
     out = {}
     for r in run["records"]:
-        timed = [c for c in r.get("cases") or [] if c.get("baseline_ms") is not None and c.get("candidate_ms") is not None]
+        reps = int((r.get("timing") or {}).get("reps") or run["config"].get("reps") or 30)
+        timed = [c for c in r.get("cases") or []
+                 if c.get("baseline_ms") is not None and c.get("candidate_ms") is not None]
         timing_s = float((r.get("time_s") or {}).get("timing_s") or 0.0)
         row: dict[str, Any] = {"status": r.get("status"), "failure_class": r.get("failure_class"),
                                "speedup": r.get("speedup"), "wall_s": r.get("wall_s"), "timed_cases": len(timed)}

@@ -247,9 +247,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
             on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.name, ignored))
         if backend == "ray":
-            written = [] if ray_backend is None else ray_backend.run_jobs(specs, rundir, settings, measure_ceilings=timed, on_done=on_record)
-            if ray_backend is not None and ray_backend.ceilings:  # measured by the workers, one entry per GPU of the cluster
-                env["ceilings"] = ray_backend.ceilings
+            written = [] if ray_backend is None else ray_backend.run_jobs(
+                specs, rundir, settings, measure_ceilings=timed, on_done=on_record)
+            if ray_backend is not None and ray_backend.ceilings:
+                env["ceilings"] = ray_backend.ceilings  # measured by the workers, one entry per GPU of the cluster
                 rundir.write_env(env)
         else:
             written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)

@@ -298,7 +298,8 @@ class RayBackend:
             res = {"num_cpus": 1, "num_gpus": o.gpus_per_job}
         return self.ray.remote(max_retries=0, **res)(execute)
 
-    def judge(self, spec: JobSpec, rundir: RunDir, settings: Settings, measure_ceilings: bool = False) -> dict[str, Any]:
+    def judge(self, spec: JobSpec, rundir: RunDir, settings: Settings,
+              measure_ceilings: bool = False) -> dict[str, Any]:
         """Run one job on the cluster and wait for its record (``kgb generate``'s judging of one sample; safe to call
         from several threads at once). A lost worker is retried as in :meth:`run_jobs`; the record is not
         appended to ``rundir`` (the caller does), but its log is written there. Returns the record with
