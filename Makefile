@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# torch first and pinned: the CPU wheel on disk (a bare `torch` would pull a CUDA build)
 	$(BIN)/pip install -q "torch==2.13.0"
-	$(BIN)/pip install -q -e ".[dev,llm]"
+	$(BIN)/pip install -q -e ".[dev,llm,ray]"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -445,6 +445,11 @@ def eval_cmd(
     log_limit_mb: float = typer.Option(4.0, min=0.0, help="MiB of a job's sandbox output (prints, warnings) kept in "
                                                          "its child.log; the rest is dropped but for the last "
                                                          "64 KiB, and the record says so"),
+    backend: str = typer.Option("local", help="local (slots in this process) or ray (each job a Ray task holding "
+                                              "one GPU, or CPUs on the interpreter; pip install "
+                                              "'kernelgenbench[ray]')"),
+    address: Optional[str] = typer.Option(None, help="with --backend ray: the cluster to join (host:port, or auto); "
+                                                     "default: a Ray instance on this machine for the run"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from .run.evaluate import EvaluationError, EvaluationInterrupted, RunStart, evaluate
@@ -486,7 +491,8 @@ def eval_cmd(
     try:
         run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
                        out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
-                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile)
+                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile,
+                       backend=backend, address=address)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):

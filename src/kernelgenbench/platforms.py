@@ -446,6 +446,39 @@ def detect(override: str | None = None, as_profile: str | None = None,
     return detect_from((probe_fn or probe)())
 
 
+def visible_device(platform: Platform, index: int, environ: dict[str, str] | None = None) -> str:
+    """The value of ``platform.visible_devices_var`` that pins a child process to device ``index`` as *this*
+    process numbers its devices.
+
+    When this process already sees a subset (``CUDA_VISIBLE_DEVICES=2,3`` set by the user, or by Ray for the GPU a
+    task holds), its device ``index`` is the ``index``-th entry of that list, not the physical device ``index``:
+    a child given ``str(index)`` would run on another GPU than the one its slot, gate and ceilings belong to.
+
+    Args:
+        platform: a profile with a ``visible_devices_var``.
+        index: the device index in this process (0-based, as ``torch.device("cuda", index)``).
+        environ: the environment to read (default ``os.environ``).
+
+    Returns:
+        the entry to set in the child (an index or a GPU UUID, as this process's own list names it).
+
+    Raises:
+        ValueError: the platform has no pinning variable, or ``index`` is past the devices this process sees.
+    """
+    var = platform.visible_devices_var
+    if var is None:
+        raise ValueError(f"platform {platform.name}: no visible-devices variable to pin a device with")
+    env = os.environ if environ is None else environ
+    current = env.get(var)
+    if current is None:
+        return str(index)
+    entries = [e.strip() for e in current.split(",") if e.strip()]
+    if not 0 <= index < len(entries):
+        raise ValueError(f"platform {platform.name}: device {index} is not among the {len(entries)} device(s) "
+                         f"this process sees ({var}={current!r})")
+    return entries[index]
+
+
 def device_count(platform: Platform) -> int:
     """Number of devices of ``platform`` visible to this process (1 for the interpreter)."""
     if platform.interpreter:

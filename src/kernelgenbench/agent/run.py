@@ -459,7 +459,9 @@ class AgentRun:
             py_ro, py_path, hide = self._python()
             device_env = dict(self.platform.env)
             if self.platform.visible_devices_var and slot.device is not None:
-                device_env[self.platform.visible_devices_var] = str(slot.device)
+                from ..platforms import visible_device
+
+                device_env[self.platform.visible_devices_var] = visible_device(self.platform, slot.device)
                 device_env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             bin_dirs = [str(Path(launch.argv[0]).parent)] if launch.argv[0].startswith("/") else []
             creds = self._credentials()

@@ -170,6 +170,11 @@ def register(app: typer.Typer) -> None:
         extra_body: Optional[str] = typer.Option(None, help="JSON object of provider-specific request fields"),
         mode: str = typer.Option("sampling", help="prompt mode"),
         reps: int = typer.Option(30, help="timed repetitions per side per case (GPU)"),
+        backend: str = typer.Option("local", help="local (evaluation slots in this process) or ray (each sample "
+                                                  "judged by a Ray task holding one GPU, or CPUs on the "
+                                                  "interpreter; pip install 'kernelgenbench[ray]')"),
+        address: Optional[str] = typer.Option(None, help="with --backend ray: the cluster to join (host:port, or "
+                                                         "auto); default: a Ray instance on this machine"),
     ) -> None:
         """Sample kernels from a model (pass@k, reflection), evaluate every sample, report accuracy,
         speedup and tokens."""
@@ -234,8 +239,24 @@ def register(app: typer.Typer) -> None:
             console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · {e.tokens_in}+{e.tokens_out} tok · "
                           f"{e.request_s:.1f}s + eval {e.eval_s:.1f}s{src}")
 
+        ray_backend = None
+        if backend not in ("local", "ray"):
+            raise typer.BadParameter(f"unknown backend {backend!r}; known: local, ray", param_hint="'--backend'")
+        if address is not None and backend != "ray":
+            raise typer.BadParameter("an address is a Ray cluster's: use it with --backend ray")
+        if backend == "ray":
+            from ..run.ray_backend import RayBackend, RayOptions
+
+            ray_backend = RayBackend(plat, RayOptions(address=address,
+                                                      local_cpus=(jobs or 2) if plat.interpreter else None))
+            try:
+                info = ray_backend.start()
+            except RuntimeError as exc:
+                raise typer.BadParameter(str(exc), param_hint="'--backend'") from None
+            console.print(f"Ray: {info['nodes']} node(s), {info['slots']} job(s) at once"
+                          + (f" at {address}" if address else " (a local instance for this run)"))
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
-                         device_name=_device_name(plat))
+                         device_name=_device_name(plat), ray=ray_backend)
         code = 0
         try:
             summary = gen.run(ops)
@@ -243,6 +264,9 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]stopped: {exc}[/red]")
             summary = json.loads((rundir.path / "summary.json").read_text())
             code = 1
+        finally:
+            if ray_backend is not None:
+                ray_backend.close()
         for op_id, err in sorted(gen.errors.items()):
             console.print(f"[red]{op_id}: {err}[/red]")
         console.print(operators_table(summary, plat.timing))

@@ -313,7 +313,8 @@ class Generation:
 
     def __init__(self, cfg: GenerateConfig, rundir: RunDir, platform: Platform, client: Any = None, *,
                  settings: Settings | None = None, jobs: int | None = None,
-                 on_event: Callable[[Event], None] | None = None, device_name: str | None = None) -> None:
+                 on_event: Callable[[Event], None] | None = None, device_name: str | None = None,
+                 ray: Any = None) -> None:
         from ..run.scheduler import make_slots
 
         self.cfg = cfg
@@ -325,7 +326,10 @@ class Generation:
         self.device_name = device_name
         self.samples = SampleLog(rundir.path / "samples.jsonl")
         self.slots: "queue.Queue[Any]" = queue.Queue()
-        self.slot_list = make_slots(platform, jobs)
+        #: a started :class:`~kernelgenbench.run.ray_backend.RayBackend` (``--backend ray``): each sample is judged by
+        #: a Ray task holding one GPU (CPUs on the interpreter) instead of a local slot; None: local slots
+        self.ray = ray
+        self.slot_list = make_slots(platform, jobs) if ray is None else []
         for s in self.slot_list:
             self.slots.put(s)
         self.ceilings: dict[Any, dict[str, Any]] = {}
@@ -349,7 +353,7 @@ class Generation:
 
         t0 = time.time()
         env = environment(self.platform)
-        if self.platform.timing and not self.platform.interpreter:
+        if self.platform.timing and not self.platform.interpreter and self.ray is None:  # Ray: the workers measure
             import torch
 
             from ..verify.ceilings import measure
@@ -551,6 +555,15 @@ class Generation:
         pipeline of ``kgb eval``) on a free slot, and append its record to this run directory."""
         from ..run.evaluate import evaluate_file
 
+        if self.ray is not None:
+            from ..run.job import JobSpec
+            from ..suite.tiers import tier_parts
+
+            timed = self.platform.timing and not self.platform.interpreter and "full" in tier_parts(self.cfg.tier)
+            rec = self.ray.judge(JobSpec(op, path.resolve(), self.cfg.tier, label), self.rundir, self.settings,
+                                 measure_ceilings=timed)
+            self.rundir.append(rec)
+            return rec
         slot = self.slots.get()
         try:
             rec = evaluate_file(path, op.id, self.cfg.tier, platform=self.platform.name, settings=self.settings,

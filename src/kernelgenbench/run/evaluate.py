@@ -116,7 +116,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
              jobs: int | None = None, name: str = "eval", fresh: bool = False, runs_root: str | Path = "runs",
              settings: Settings | None = None, on_start: Callable[[RunStart], None] | None = None,
              on_record: Callable[[dict[str, Any]], None] | None = None,
-             on_status: Callable[[str], Any] | None = None, as_profile: str | None = None) -> Run:
+             on_status: Callable[[str], Any] | None = None, as_profile: str | None = None,
+             backend: str = "local", address: str | None = None) -> Run:
     """Evaluate a directory of submissions (one file per operator, ``aten__add.py``, ...) and write a run
     directory; re-running the same call resumes it.
 
@@ -138,6 +139,11 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         on_record: called with each record as its job finishes (from worker threads, one at a time).
         on_status: ``on_status(text)`` returns a context manager shown around slow set-up steps (the
             measurement of device ceilings); None shows nothing.
+        backend: ``local`` (the default: slots in this process, ``run/scheduler.py``) or ``ray`` (each job a Ray
+            task holding one GPU, or CPUs on the interpreter: ``run/ray_backend.py``; needs the ``ray`` extra).
+            The verdicts do not depend on it; a run directory may be resumed with either.
+        address: with ``backend="ray"``, the cluster to join (``host:port``, ``auto``); None starts a Ray
+            instance on this machine for the run (``jobs`` CPUs on the interpreter).
 
     Returns:
         the :class:`Run` (records, summary, path).
@@ -166,10 +172,24 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         plat = platforms.detect(platform, as_profile)
     except (KeyError, ValueError) as exc:
         raise EvaluationError(exc.args[0] if exc.args else str(exc)) from None
-    try:  # before any run directory exists: a platform without a device leaves nothing behind
-        slots = make_slots(plat, jobs, share=True)
-    except RuntimeError as exc:
-        raise EvaluationError(f"{exc} (use platform 'interpreter', or run on a machine with the device)") from None
+    if backend not in ("local", "ray"):
+        raise EvaluationError(f"unknown backend {backend!r}; known: local, ray")
+    if address is not None and backend != "ray":
+        raise EvaluationError("an address is a Ray cluster's: use it with backend 'ray'")
+    ray_backend = None
+    if backend == "ray":  # the cluster's GPUs, not this machine's: no local slots
+        try:
+            from .ray_backend import RayOptions, import_ray
+
+            import_ray()
+        except RuntimeError as exc:
+            raise EvaluationError(str(exc)) from None
+        slots = []
+    else:
+        try:  # before any run directory exists: a platform without a device leaves nothing behind
+            slots = make_slots(plat, jobs, share=True)
+        except RuntimeError as exc:
+            raise EvaluationError(f"{exc} (use platform 'interpreter', or run on a machine with the device)") from None
     specs = collect_specs(directory, selected, tier, directory.name, explicit=bool(op_list) or bool(source))
     ignored = ignored_files(directory)
     if not specs:
@@ -202,31 +222,49 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     rundir.write_config(config)
     todo = unfinished(specs, plat, rundir)
     t0 = time.time()
+    timed = plat.timing and not plat.interpreter and "full" in tier_parts(tier)  # only full cases are timed
     try:
         env = environment(plat)
         ceilings: dict[Any, dict[str, Any]] = {}
-        if plat.timing and not plat.interpreter and "full" in tier_parts(tier) and todo:  # only full cases are timed
+        n_slots = len(slots)
+        if backend == "ray" and todo:  # nothing to run: no cluster needed
+            from .ray_backend import RayBackend
+
+            ray_backend = RayBackend(plat, RayOptions(address=address, local_cpus=(jobs or 2) if plat.interpreter
+                                                      else None))
+            try:
+                env["backend"] = ray_backend.start()
+            except RuntimeError as exc:
+                raise EvaluationError(str(exc)) from None
+            n_slots = env["backend"]["slots"]
+        elif timed and todo:
             import contextlib
 
-            import torch
-
-            from ..verify.ceilings import measure
+            from .scheduler import measure_ceilings
 
             with (on_status("measuring device ceilings (copy bandwidth, matmul rates)") if on_status
                   else contextlib.nullcontext()):
-                for sl in slots:
-                    if sl.device not in ceilings:
-                        ceilings[sl.device] = measure(torch.device(plat.device, sl.device or 0))
+                ceilings = measure_ceilings(plat, slots)  # each GPU once; a job is judged against its own GPU's
             env["ceilings"] = ceilings
         if todo or not (rundir.path / "env.json").exists():  # a finished run keeps the env it ran in
             rundir.write_env(env)
         if on_start is not None:
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
-            on_start(RunStart(rundir.path, len(specs), len(todo), len(slots), str(device), tier, plat.key, ignored))
-        written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)
+            on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored))
+        if backend == "ray":
+            written = [] if ray_backend is None else ray_backend.run_jobs(
+                specs, rundir, settings, measure_ceilings=timed, on_done=on_record)
+            if ray_backend is not None and ray_backend.ceilings:
+                env["ceilings"] = ray_backend.ceilings  # measured by the workers, one entry per GPU of the cluster
+                rundir.write_env(env)
+        else:
+            written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)
     except KeyboardInterrupt:
         recorded = len(specs) - len(unfinished(specs, plat, rundir))
         raise EvaluationInterrupted(rundir.path, recorded, len(specs)) from None
+    finally:
+        if ray_backend is not None:
+            ray_backend.close()
     wall = time.time() - t0
     records = rundir.records()
     summary = RunSummary(**summarize(records), wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs),

@@ -1,5 +1,6 @@
-"""The local scheduler: one slot per GPU (N slots on the interpreter), jobs from a queue, health
-probes after abnormal exits, quarantine and requeue (DESIGN.md "Execution").
+"""The local scheduler: one or more slots per GPU (N slots on the interpreter), jobs from a queue, a timing gate
+per GPU, ceilings per GPU, health probes after abnormal exits, quarantine of the GPU and requeue (DESIGN.md
+"Execution"). ``--backend ray`` runs the same jobs on a Ray cluster instead (``run/ray_backend.py``).
 
 A job is a (submission file, operator, tier selection). The trusted verifier of each job runs in a thread of
 this process; the candidate runs in a fresh sandbox child per job. Records are appended to the run
@@ -7,7 +8,7 @@ directory as soon as each job finishes, so an interrupted run loses nothing and 
 """
 from __future__ import annotations
 
-import queue
+import collections
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,30 +24,73 @@ from .rundir import RunDir, job_key
 
 @dataclass
 class Slot:
-    """One execution slot: a device index (None on the interpreter) and its health."""
+    """One execution slot: a device index (None on the interpreter) and its health.
+
+    ``device`` is this process's index of the GPU (``torch.device("cuda", device)``); the sandbox child is pinned
+    to that GPU through the platform's visible-devices variable (:func:`~kernelgenbench.platforms.visible_device`).
+    """
 
     index: int
     device: int | None
     quarantined: bool = False
 
 
-def make_slots(platform: Platform, jobs: int | None, share: bool = False) -> list[Slot]:
+def make_slots(platform: Platform, jobs: int | None, share: bool = False, count: int | None = None) -> list[Slot]:
     """One slot per visible GPU, or ``jobs`` slots (default 2) on the interpreter.
 
     Args:
-        share: allow more slots than GPUs (assigned round-robin). The slots of one GPU overlap their
-            untimed work (sandbox start-up, correctness, ghost replay); a job times its cases with
-            the GPU to itself (:class:`~kernelgenbench.run.gate.DeviceGate`), so sharing changes no
-            measurement, only how much of the wall time the GPU sits idle.
+        jobs: the number of slots (default: one per GPU); without ``share`` at most one per GPU.
+        share: allow more slots than GPUs, assigned round-robin (slot ``i`` on GPU ``i % count``: the first
+            ``count`` slots cover every GPU once, so a run with fewer jobs than slots still spreads over the
+            GPUs). The slots of one GPU overlap their untimed work (sandbox start-up, correctness, ghost
+            replay); a job times its cases with the GPU to itself
+            (:class:`~kernelgenbench.run.gate.DeviceGate`, one per GPU), so sharing changes no measurement,
+            only how much of the wall time the GPU sits idle.
+        count: the number of GPUs (default :func:`~kernelgenbench.platforms.device_count`; tests pass a fake one).
+
+    Raises:
+        RuntimeError: a GPU platform with no device visible.
     """
     if platform.interpreter:
         n = max(1, jobs or 2)
         return [Slot(i, None) for i in range(n)]
-    count = device_count(platform)
+    if count is None:
+        count = device_count(platform)
     if count == 0:
         raise RuntimeError(f"platform {platform.name}: no device visible")
     n = (jobs if share else min(count, jobs)) if jobs else count
     return [Slot(i, i % count) for i in range(n)]
+
+
+def devices(slots: list[Slot]) -> list[int | None]:
+    """The distinct devices of ``slots``, in slot order."""
+    out: list[int | None] = []
+    for s in slots:
+        if s.device not in out:
+            out.append(s.device)
+    return out
+
+
+def quarantine(slots: list[Slot], slot: Slot) -> list[Slot]:
+    """Take ``slot`` out of the run after its job ended as ``infrastructure`` (its device failed the health
+    probe): every slot of the same GPU with it, since the fault is the GPU's; on the interpreter (no device)
+    the slot alone. Returns the slots quarantined."""
+    hit = [s for s in slots if s is slot or (slot.device is not None and s.device == slot.device)]
+    for s in hit:
+        s.quarantined = True
+    return hit
+
+
+def measure_ceilings(platform: Platform, slots: list[Slot],
+                     measure: Callable[[Any], dict[str, Any]] | None = None) -> dict[int | None, dict[str, Any]]:
+    """The ceilings (copy bandwidth, matmul rates: ``verify/ceilings.py``) of every GPU the slots use, measured on
+    each GPU once (a GPU of several slots is measured once; each job's % of speed-of-light is against the GPU it
+    ran on). ``measure(torch.device)`` defaults to :func:`kernelgenbench.verify.ceilings.measure`."""
+    import torch
+
+    if measure is None:
+        from ..verify.ceilings import measure
+    return {d: measure(torch.device(platform.device, d or 0)) for d in devices(slots)}
 
 
 def spec_key(spec: JobSpec, platform: Platform) -> str:
@@ -64,49 +108,78 @@ def unfinished(specs: list[JobSpec], platform: Platform, rundir: RunDir) -> list
     return [s for s in specs if spec_key(s, platform) not in done]
 
 
+#: ``run_job(spec, slot, gate, workdir, ceilings) -> record``: how a slot runs one job (default: the Verifier)
+JobRunner = Callable[[JobSpec, Slot, DeviceGate, Path, "dict[str, Any] | None"], dict[str, Any]]
+
+
 def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings: Settings,
              slots: list[Slot], ceilings: dict[int | None, dict[str, Any]],
-             on_done: Callable[[dict[str, Any]], None] | None = None, max_requeue: int = 2) -> list[dict[str, Any]]:
+             on_done: Callable[[dict[str, Any]], None] | None = None, max_requeue: int = 2,
+             run_job: JobRunner | None = None) -> list[dict[str, Any]]:
     """Run every job not yet finished in ``rundir``; returns the records written by this call.
 
-    Jobs whose device fails the health probe after an abnormal exit are requeued on another slot
-    (up to ``max_requeue`` times) and the device is quarantined; a job that never finds a healthy
-    device is recorded with failure class ``infrastructure``.
+    Each slot takes jobs from one queue; the slots of one GPU share that GPU's timing gate (one
+    :class:`~kernelgenbench.run.gate.DeviceGate` per GPU, none shared between GPUs) and each job gets its GPU's
+    ceilings. A job whose record is ``infrastructure`` (its device failed the health probe after an abnormal
+    exit) quarantines its GPU (every slot of it, :func:`quarantine`) and is requeued for another GPU (up to
+    ``max_requeue`` times); a slot with an empty queue waits while jobs are in flight, since one of them may come
+    back. A job that never finds a healthy device is recorded as ``infrastructure``. A record's ``attempt``
+    counts its tries.
+
+    Args:
+        run_job: how a slot runs a job (default: :class:`~kernelgenbench.run.job.Verifier` on the slot's device);
+            tests pass a fake one to check the scheduling alone.
 
     On KeyboardInterrupt (Ctrl-C) the slots stop taking jobs, every sandbox child is killed, the jobs
     cut short are not recorded (a resume runs them again) and the KeyboardInterrupt propagates.
     """
-    todo: "queue.Queue[tuple[JobSpec, int]]" = queue.Queue()
-    for spec in unfinished(specs, platform, rundir):
-        todo.put((spec, 0))
+    if run_job is None:
+        def run_job(spec: JobSpec, slot: Slot, gate: DeviceGate, workdir: Path,
+                    ceil: dict[str, Any] | None) -> dict[str, Any]:
+            return Verifier(spec, platform, slot.device, workdir, settings, ceil, gate=gate).run()
+
+    todo: "collections.deque[tuple[JobSpec, int]]" = collections.deque(
+        (spec, 0) for spec in unfinished(specs, platform, rundir))
     written: list[dict[str, Any]] = []
-    lock = threading.Lock()
+    cond = threading.Condition()
+    in_flight = 0
     stop = threading.Event()
-    gates = {s.device: DeviceGate() for s in slots}  # one per device: timing excludes the device's other slots
+    gates = {d: DeviceGate() for d in devices(slots)}  # one per GPU: timing excludes that GPU's other slots
 
     def worker(slot: Slot) -> None:
-        while not slot.quarantined and not stop.is_set():
+        nonlocal in_flight
+        while True:
+            with cond:
+                while not todo and in_flight and not (slot.quarantined or stop.is_set()):
+                    cond.wait(0.5)  # a job in flight may be requeued
+                if slot.quarantined or stop.is_set() or not todo:
+                    return
+                spec, tries = todo.popleft()
+                in_flight += 1
+            requeued = False
             try:
-                spec, tries = todo.get_nowait()
-            except queue.Empty:
-                return
-            workdir = rundir.job_dir(spec.op.id, spec.label)
-            rec = Verifier(spec, platform, slot.device, workdir, settings, ceilings.get(slot.device),
-                           gate=gates[slot.device]).run()
-            if stop.is_set():
-                return  # interrupted: its child was killed, so the record is no verdict
-            if rec.get("failure_class") == "infrastructure":
-                slot.quarantined = True
-                healthy = [s for s in slots if not s.quarantined]
-                if healthy and tries < max_requeue:
-                    todo.put((spec, tries + 1))
+                workdir = rundir.job_dir(spec.op.id, spec.label)
+                rec = run_job(spec, slot, gates[slot.device], workdir, ceilings.get(slot.device))
+                if stop.is_set():
+                    return  # interrupted: its child was killed, so the record is no verdict
+                if rec.get("failure_class") == "infrastructure":
+                    with cond:
+                        quarantine(slots, slot)
+                        if tries < max_requeue and any(not s.quarantined for s in slots):
+                            todo.append((spec, tries + 1))
+                            requeued = True
+                if requeued:
                     continue
-            rec["attempt"] = tries + 1
-            rundir.append(rec)
-            with lock:
-                written.append(rec)
-            if on_done is not None:
-                on_done(rec)
+                rec["attempt"] = tries + 1
+                rundir.append(rec)
+                with cond:
+                    written.append(rec)
+                if on_done is not None:
+                    on_done(rec)
+            finally:
+                with cond:
+                    in_flight -= 1
+                    cond.notify_all()
 
     threads = [threading.Thread(target=worker, args=(s,), daemon=True, name=f"slot-{s.index}") for s in slots]
     for t in threads:
@@ -121,11 +194,12 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             t.join(timeout=10)
         raise
     # Jobs left because every slot was quarantined.
-    while not todo.empty():
-        spec, tries = todo.get_nowait()
+    while todo:
+        spec, tries = todo.popleft()
         rec = JobRecord.synthetic(spec.op, spec.label, spec.tier, platform.name, "infrastructure",
                                   "no healthy device left", tier_case_count(spec.op, spec.tier),
                                   submission=str(spec.submission), profile=platform.profile).to_json()
+        rec["attempt"] = tries + 1
         rundir.append(rec)
         written.append(rec)
         if on_done is not None:
@@ -133,11 +207,21 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     return written
 
 
-def probe_all(platform: Platform, slots: list[Slot]) -> None:
-    """Health-probe every slot before the run; quarantine the ones that fail."""
-    for s in slots:
-        ok, _ = health_probe(platform, s.device)
-        s.quarantined = not ok
+def probe_all(platform: Platform, slots: list[Slot],
+              probe: Callable[[Platform, int | None], tuple[bool, str]] | None = None) -> dict[int | None, str]:
+    """Health-probe every device of ``slots`` once (one probe per GPU, however many slots it has) before the
+    run; quarantine every slot of a device that fails. Returns ``{device: message}`` of the failed devices.
+    ``probe`` defaults to :func:`~kernelgenbench.sandbox.runner.health_probe`."""
+    probe = probe or health_probe
+    failed: dict[int | None, str] = {}
+    for d in devices(slots):
+        ok, why = probe(platform, d)
+        if not ok:
+            failed[d] = why
+        for s in slots:
+            if s.device == d:
+                s.quarantined = not ok
+    return failed
 
 
 def collect_specs(submissions: Path, ops: list[Any], tier: str, label: str, explicit: bool) -> list[JobSpec]:

@@ -23,7 +23,7 @@ from .protocol import ExitCommand, Progress
 
 #: Environment variables a child may inherit (everything else is dropped: keys never reach it).
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
-             "LD_LIBRARY_PATH", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+             "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
 
 
 #: children started and not yet closed (for :func:`kill_all`, on an interrupted run)
@@ -66,8 +66,13 @@ class ChildTimeout(RuntimeError):
 
 
 def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[str, str]:
-    """The scrubbed environment of a child pinned to ``device_index`` through the platform's
-    visible-devices variable (device 0 of the vendor an emulated profile names: ``--as-profile``)."""
+    """The scrubbed environment of a child pinned to ``device_index`` (this process's numbering of its devices:
+    :func:`~kernelgenbench.platforms.visible_device`), or, for the interpreter under a vendor profile
+    (``--as-profile``), to that vendor's device 0.
+
+    Raises:
+        ValueError: ``device_index`` is past the devices this process sees.
+    """
     env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -77,7 +82,10 @@ def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[st
     env["OMP_NUM_THREADS"] = env.get("OMP_NUM_THREADS", "1")
     env.update(platform.env)
     if platform.visible_devices_var and device_index is not None:
-        env[platform.visible_devices_var] = str(device_index)
+        # this process's device ``device_index``, also where it sees only some devices (a Ray task's GPU)
+        from ..platforms import visible_device
+
+        env[platform.visible_devices_var] = visible_device(platform, device_index)
     elif platform.visible_devices_var and getattr(platform, "profile", None):
         # the interpreter under a vendor profile (--as-profile): pinned as to that vendor's device 0
         env[platform.visible_devices_var] = "0"

@@ -1,0 +1,191 @@
+"""The local scheduler on all GPUs of a host (run/scheduler.py), checked on the CPU with fake device counts and a
+fake job runner: slots per GPU, one timing gate per GPU, ceilings per GPU, quarantine of a GPU and requeue, and the
+pinning of a sandbox child to its slot's GPU (platforms.visible_device)."""
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.platforms import PROFILES, visible_device
+from kernelgenbench.run.job import JobSpec, Settings
+from kernelgenbench.run.rundir import RunDir
+from kernelgenbench.run.scheduler import (Slot, make_slots, measure_ceilings, probe_all, quarantine, run_jobs,
+                                          spec_key)
+from kernelgenbench.suite.registry import get_operator
+
+CUDA = PROFILES["cuda"]
+
+
+def _specs(n: int) -> list[JobSpec]:
+    op = get_operator("aten::neg")
+    return [JobSpec(op, None, "smoke", f"j{i}") for i in range(n)]
+
+
+def _rec(spec: JobSpec, status: str = "passed", cls: str | None = None, **extra) -> dict:
+    return {"op": spec.op.id, "source": spec.op.source, "label": spec.label, "submission_sha256": None,
+            "tier": spec.tier, "platform": "cuda", "status": status, "failure_class": cls, "cases_total": 5,
+            "cases_passed": 5 if status == "passed" else 0, "cases": [], "wall_s": 0.01, **extra}
+
+
+def test_slots_per_gpu_with_fake_device_counts() -> None:
+    assert [s.device for s in make_slots(CUDA, None, count=4)] == [0, 1, 2, 3]
+    assert [s.device for s in make_slots(CUDA, 2, count=4)] == [0, 1]
+    assert [s.device for s in make_slots(CUDA, 8, count=4)] == [0, 1, 2, 3]  # without share: one per GPU at most
+    shared = make_slots(CUDA, 8, share=True, count=4)
+    assert [s.device for s in shared] == [0, 1, 2, 3, 0, 1, 2, 3]  # two slots per GPU, every GPU in the first four
+    assert [s.device for s in make_slots(CUDA, 3, share=True, count=1)] == [0, 0, 0]
+    assert [s.device for s in make_slots(PROFILES["interpreter"], 3)] == [None, None, None]
+    with pytest.raises(RuntimeError, match="no device visible"):
+        make_slots(CUDA, None, count=0)
+
+
+def test_one_timing_gate_per_gpu_and_each_job_gets_its_gpus_ceilings(tmp_path: Path) -> None:
+    slots = make_slots(CUDA, 4, share=True, count=2)  # GPUs 0 and 1, two slots each
+    measured: list[int] = []
+
+    def fake_measure(dev):
+        measured.append(dev.index)
+        return {"device": dev.index, "copy_gbps": 1000.0 + dev.index}
+
+    ceilings = measure_ceilings(CUDA, slots, fake_measure)
+    assert measured == [0, 1]  # each GPU once, however many slots it has
+    assert ceilings == {0: {"device": 0, "copy_gbps": 1000.0}, 1: {"device": 1, "copy_gbps": 1001.0}}
+    intervals: list[tuple[int, float, float]] = []
+    gate_of: dict[int, set[int]] = {0: set(), 1: set()}
+    lock = threading.Lock()
+
+    def fake_job(spec, slot, gate, workdir, ceil):
+        assert ceil["device"] == slot.device  # the ceilings of the GPU the job runs on
+        with lock:
+            gate_of[slot.device].add(id(gate))
+        with gate.exclusive():  # what timing holds
+            t0 = time.perf_counter()
+            time.sleep(0.15)
+            with lock:
+                intervals.append((slot.device, t0, time.perf_counter()))
+        return _rec(spec)
+
+    rd = RunDir.open(tmp_path / "run")
+    recs = run_jobs(_specs(8), CUDA, rd, Settings(), slots, ceilings, run_job=fake_job)
+    assert len(recs) == 8 and all(r["status"] == "passed" and r["attempt"] == 1 for r in recs)
+    assert len(gate_of[0]) == 1 and len(gate_of[1]) == 1 and gate_of[0] != gate_of[1]
+    for dev in (0, 1):  # timing on one GPU never overlaps timing on the same GPU ...
+        iv = sorted((a, b) for d, a, b in intervals if d == dev)
+        assert len(iv) >= 2
+        assert all(iv[i][1] <= iv[i + 1][0] for i in range(len(iv) - 1)), iv
+    # ... but the two GPUs time at once: some interval of GPU 0 overlaps one of GPU 1
+    a = [(s, e) for d, s, e in intervals if d == 0]
+    b = [(s, e) for d, s, e in intervals if d == 1]
+    assert any(s0 < e1 and s1 < e0 for s0, e0 in a for s1, e1 in b)
+
+
+def test_a_failing_gpu_is_quarantined_with_all_its_slots_and_its_jobs_requeued(tmp_path: Path) -> None:
+    slots = make_slots(CUDA, 6, share=True, count=3)  # GPUs 0, 1, 2; two slots each
+    ran: list[tuple[str, int]] = []
+    lock = threading.Lock()
+
+    def fake_job(spec, slot, gate, workdir, ceil):
+        time.sleep(0.05)
+        with lock:
+            ran.append((spec.label, slot.device))
+        if slot.device == 1:
+            return _rec(spec, "failed", "infrastructure", first_failure={"message": "health probe failed"})
+        return _rec(spec)
+
+    rd = RunDir.open(tmp_path / "run")
+    specs = _specs(12)
+    recs = run_jobs(specs, CUDA, rd, Settings(), slots, {}, run_job=fake_job)
+    assert sorted(r["label"] for r in recs) == sorted(s.label for s in specs)  # every job recorded once
+    assert all(r["status"] == "passed" for r in recs)  # the GPU's fault is never the submission's
+    on_bad = [label for label, d in ran if d == 1]
+    assert 1 <= len(on_bad) <= 2  # at most one job per slot of GPU 1, then none: the whole GPU is out
+    assert all(s.quarantined == (s.device == 1) for s in slots)
+    by_label = {r["label"]: r for r in recs}
+    assert all(by_label[label]["attempt"] == 2 for label in on_bad)
+    assert sum(r["attempt"] for r in recs) == 12 + len(on_bad)
+
+
+def test_an_idle_slot_waits_for_a_job_that_may_come_back(tmp_path: Path) -> None:
+    """GPU 1's slot finds the queue empty while GPU 0's job is in flight; that job ends as infrastructure and is
+    requeued: GPU 1 must run it rather than have exited (it was recorded 'no healthy device left' before)."""
+    slots = make_slots(CUDA, None, count=2)
+
+    def fake_job(spec, slot, gate, workdir, ceil):
+        if slot.device == 0:
+            time.sleep(0.4)
+            return _rec(spec, "failed", "infrastructure")
+        return _rec(spec, device_ran=slot.device)
+
+    rd = RunDir.open(tmp_path / "run")
+    (spec,) = _specs(1)
+    (rec,) = run_jobs([spec], CUDA, rd, Settings(), slots, {}, run_job=fake_job)
+    assert rec["status"] == "passed" and rec["attempt"] == 2 and rec["device_ran"] == 1
+
+
+def test_no_healthy_gpu_left_is_infrastructure_never_the_submissions(tmp_path: Path) -> None:
+    slots = make_slots(CUDA, None, count=2)
+
+    def fake_job(spec, slot, gate, workdir, ceil):
+        return _rec(spec, "failed", "infrastructure")
+
+    rd = RunDir.open(tmp_path / "run")
+    recs = run_jobs(_specs(3), CUDA, rd, Settings(), slots, {}, run_job=fake_job)
+    assert len(recs) == 3 and all(r["failure_class"] == "infrastructure" for r in recs)
+    assert all(s.quarantined for s in slots)
+    # a resume runs them again: infrastructure is a class worth a retry
+    again = run_jobs(_specs(3), CUDA, rd, Settings(), make_slots(CUDA, None, count=2), {},
+                     run_job=lambda spec, *a: _rec(spec))
+    assert len(again) == 3 and all(r["status"] == "passed" for r in again)
+
+
+def test_interpreter_quarantine_takes_only_the_slot() -> None:
+    slots = [Slot(0, None), Slot(1, None)]
+    assert quarantine(slots, slots[0]) == [slots[0]]
+    assert [s.quarantined for s in slots] == [True, False]
+    gpu = make_slots(CUDA, 4, share=True, count=2)
+    assert [s.index for s in quarantine(gpu, gpu[2])] == [0, 2]  # both slots of GPU 0
+
+
+def test_probe_all_probes_each_gpu_once(tmp_path: Path) -> None:
+    slots = make_slots(CUDA, 6, share=True, count=3)
+    calls: list[int] = []
+
+    def probe(platform, device):
+        calls.append(device)
+        return (device != 2, "ok" if device != 2 else "health probe failed: Xid 79")
+
+    failed = probe_all(CUDA, slots, probe)
+    assert calls == [0, 1, 2]
+    assert failed == {2: "health probe failed: Xid 79"}
+    assert [s.quarantined for s in slots] == [False, False, True, False, False, True]
+
+
+def test_the_job_key_does_not_depend_on_the_gpu() -> None:
+    """A record's resume key is (operator, file hash, tier, platform, label): the GPU that ran it is not part of
+    it, so a job recorded on GPU 3 is not run again on GPU 0, and two runs over different GPUs are one table."""
+    (spec,) = _specs(1)
+    assert spec_key(spec, CUDA) == "aten::neg|j0|missing|smoke|cuda"
+    import inspect
+
+    assert list(inspect.signature(spec_key).parameters) == ["spec", "platform"]  # no slot, no device
+
+
+def test_a_child_is_pinned_to_its_slots_gpu_as_this_process_numbers_it(tmp_path: Path, monkeypatch) -> None:
+    from kernelgenbench.sandbox.runner import child_env
+
+    assert visible_device(CUDA, 1, {}) == "1"  # this process sees every GPU: the index is the GPU
+    assert visible_device(CUDA, 1, {"CUDA_VISIBLE_DEVICES": "3,5"}) == "5"  # it sees GPUs 3 and 5
+    assert visible_device(CUDA, 0, {"CUDA_VISIBLE_DEVICES": "GPU-aa, GPU-bb"}) == "GPU-aa"
+    assert visible_device(PROFILES["rocm"], 0, {"HIP_VISIBLE_DEVICES": "6"}) == "6"
+    with pytest.raises(ValueError, match=r"device 2 is not among the 2 device\(s\)"):
+        visible_device(CUDA, 2, {"CUDA_VISIBLE_DEVICES": "3,5"})
+    with pytest.raises(ValueError, match="no visible-devices variable"):
+        visible_device(PROFILES["interpreter"], 0, {})
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "4")  # a Ray task holding physical GPU 4 sees it as device 0
+    assert child_env(CUDA, 0, tmp_path)["CUDA_VISIBLE_DEVICES"] == "4"
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
+    assert child_env(CUDA, 2, tmp_path)["CUDA_VISIBLE_DEVICES"] == "2"
+    assert "CUDA_VISIBLE_DEVICES" not in child_env(PROFILES["interpreter"], None, tmp_path)
