@@ -61,7 +61,11 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
     if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
         return live()
     key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
-    triton = STATE.call is not None and STATE.call.triton_derived(t)
+    STATE.inside_launch += 1  # triton_derived may compare bytes: the harness's ops, not the candidate's
+    try:
+        triton = STATE.call is not None and STATE.call.triton_derived(t)
+    finally:
+        STATE.inside_launch -= 1
     if STATE.replay is not None:
         want = STATE.next_logged("reads")
         if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:

@@ -471,7 +471,12 @@ def install_launch_hooks() -> None:
                 STATE._import_trace[IMPORT_SCALARS_KEY] += count_host_scalars(args, kwargs)
             top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
             if top and STATE.call is not None:
-                STATE.call.note_launch(args, kwargs)  # what this call's launches touched (CallEvidence)
+                # what this call's launches touched (CallEvidence); bytes kept only where host reads are judged
+                STATE.inside_launch += 1  # the harness's snapshot copies are not the candidate's ops
+                try:
+                    STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None)
+                finally:
+                    STATE.inside_launch -= 1
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
             try:
@@ -488,7 +493,8 @@ def install_launch_hooks() -> None:
                             chain.append(type(e).__name__)
                             e = e.__cause__ or e.__context__
                         fault = "an illegal memory access, " if "OutOfBoundsAccess" in chain else ""
-                        STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
+                        if "InterpreterError" in chain:  # raised while a kernel body ran (not the grid, the args)
+                            STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
                 raise
             if top:
                 _log_launch(name, None)

@@ -71,6 +71,19 @@ def _storage(t: Any) -> Any:
         return None
 
 
+def _no_modes() -> Any:
+    """A context in which the harness's own ops reach no dispatch mode (neither the candidate's trace nor, on
+    the interpreter, the routing of the operator under test to the candidate's wrapper)."""
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    return _disable_current_modes()
+
+
+def _bytes_of(st: Any) -> torch.Tensor:
+    """The bytes of storage ``st`` as a uint8 tensor on its device (a view: no copy)."""
+    return torch.empty(0, dtype=torch.uint8, device=st.device).set_(st)
+
+
 def layout_form(t: torch.Tensor) -> tuple[int, int, tuple[tuple[int, int], ...]] | None:
     """The bytes a strided tensor addresses, in its row-major order, in a canonical form:
     ``(storage data pointer, byte offset, ((size, byte stride), ...))``, outermost first, with size-1
@@ -151,6 +164,8 @@ class CallEvidence:
         launched: storages that a Triton launch of this call received (tensor arguments, elements of
             tuples, the base of tensor descriptors and ``triton.reinterpret`` wrappers).
         derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
+        args, copied_in, snapshots: argument storages and ATen copies of non-Triton memory, and their bytes
+            when a launch first received them: such memory is Triton-derived only once a launch changed it.
         last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
             (a fill with that value converts it when the dtypes differ); None otherwise.
         kernel_errors: interpreted launches of the call whose kernel raised.
@@ -167,6 +182,12 @@ class CallEvidence:
         #: interpreted launches of this call that raised (``"kernel (ExceptionType)"``), whatever the
         #: wrapper did with the exception (``dispatch.py`` fails a call that returns after one)
         self.kernel_errors: list[str] = []
+        #: storages of the call's tensor arguments, and storages written by an ATen copy of memory no Triton
+        #: launch of the call wrote (an input's clone): what a launch may receive without writing
+        self.args = {st.data_ptr() for st in (_storage(t) for t in tensors) if st is not None and st.nbytes()}
+        self.copied_in: dict[int, Any] = {}
+        #: bytes of such storages as the first launch that received them found them (correctness runs only)
+        self.snapshots: dict[int, torch.Tensor] = {}
         for t in tensors:
             _note_native(t)
 
@@ -190,15 +211,23 @@ class CallEvidence:
         return form[1:] == (0, ((self.fresh[ptr]().nbytes(), 1),))
 
     # -- Triton launches and what they touched --------------------------------------------------
-    def note_launch(self, args: tuple, kwargs: dict) -> None:
-        """Record the storages a Triton launch of this call received."""
+    def note_launch(self, args: tuple, kwargs: dict, snapshot: bool = False) -> None:
+        """Record the storages a Triton launch of this call received. With ``snapshot`` (a correctness run:
+        host reads are judged), keep the bytes of each argument storage, or ATen copy of non-Triton memory,
+        that no launch received before: a read of it counts as Triton-derived only where a launch changed
+        it (a no-op launch on a clone of an input does not make the input the kernel's work)."""
         def visit(v: Any, depth: int = 0) -> None:
             if depth > 8:
                 return
             if isinstance(v, torch.Tensor):
                 st = _storage(v)
                 if st is not None and st.nbytes():
-                    self.launched[st.data_ptr()] = weakref.ref(st)
+                    ptr = st.data_ptr()
+                    if snapshot and ptr not in self.snapshots and ptr not in self.launched and \
+                            (ptr in self.args or _alive(self.copied_in, ptr)):
+                        with _no_modes():
+                            self.snapshots[ptr] = _bytes_of(st).clone()
+                    self.launched[ptr] = weakref.ref(st)
             elif isinstance(v, (list, tuple)):
                 for x in v:
                     visit(x, depth + 1)
@@ -219,7 +248,16 @@ class CallEvidence:
         ptr = st.data_ptr()
         if _alive(self.derived, ptr):
             return True
-        return _alive(self.launched, ptr) and ptr not in self.readonly
+        if not _alive(self.launched, ptr) or ptr in self.readonly:
+            return False
+        snap = self.snapshots.get(ptr)
+        if snap is not None:
+            with _no_modes():
+                now = _bytes_of(st)
+                same = now.numel() == snap.numel() and bool(torch.equal(now, snap))
+            if same:
+                return False  # no launch changed it: still the input (or the copy of one) it was
+        return True
 
     # -- around each ATen op --------------------------------------------------------------------
     def take_read(self) -> tuple[Any, torch.dtype] | None:
@@ -265,11 +303,11 @@ class CallEvidence:
             src = args[1] if name == "copy_" and len(args) > 1 else args[0]
             dsts = [args[0]] if name == "copy_" else ([args[1]] if name.startswith("_copy_from") else outs)
             if isinstance(src, torch.Tensor):
-                if self.triton_derived(src):
-                    for d in dsts:
-                        st = _storage(d)
-                        if st is not None and st.nbytes():
-                            self.derived[st.data_ptr()] = weakref.ref(st)
+                table = self.derived if self.triton_derived(src) else self.copied_in
+                for d in dsts:
+                    st = _storage(d)
+                    if st is not None and st.nbytes():
+                        table[st.data_ptr()] = weakref.ref(st)
                 if name in ("clone", "_to_copy", "contiguous") and isinstance(out, torch.Tensor):
                     if src.is_neg() and not out.is_neg():
                         marks.append(MARK_NEG)
