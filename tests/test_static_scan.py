@@ -371,7 +371,7 @@ CASES = [
         """, {}, [(2, "forbidden-import"), (3, "forbidden-import"), (4, "forbidden-import")]),
     # file-io
     ("file-io", """
-        import os
+        import sys
         from pathlib import Path
         import torch
         def f(x):
@@ -738,7 +738,7 @@ def test_syntax_error_position():
 
 
 def test_findings_sorted_and_frozen():
-    src = "import os\nimport torch\ndef f(x):\n    return torch.sum(x), x.sum()\nimport json\n"
+    src = "import sys\nimport torch\ndef f(x):\n    return torch.sum(x), x.sum()\nimport json\n"
     fs = scan_source(src)
     assert [(f.line, f.col, f.rule) for f in fs] == [
         (1, 0, "file-io"), (4, 11, "torch-compute"), (4, 25, "tensor-method"), (5, 0, "forbidden-import"),
@@ -1458,7 +1458,7 @@ def test_tensor_from_data_message_names_the_argument_and_the_fix() -> None:
 # ------------------------------------------------------------------------------------------------
 
 MANY_FINDINGS = """\
-import os
+import sys
 import numpy as np
 import torch
 
@@ -1517,3 +1517,27 @@ def test_findings_record_keeps_all_bounded_and_counts_them() -> None:
     assert findings_record([]) == {"ok": True, "count": 0, "rules": {}, "findings": []}
     many = scan_source("import torch\ndef f(x):\n" + "".join(f"    torch.sum(x{i})\n" for i in range(150)))
     assert len(many) == 150 and findings_record(many)["count"] == 150 and len(findings_record(many)["findings"]) == 100
+
+
+# -- second red team: honest styles that were rejected --------------------------------------------------------
+
+def test_an_alignment_check_of_data_ptr_is_allowed() -> None:
+    """``x.data_ptr() % 16 == 0`` (production wrappers pick vectorised paths by it) says how a buffer is
+    aligned, never where: allowed for a literal modulus up to 1024; any other use of data_ptr stays raw-storage."""
+    ok = "def f(x):\n    return x.data_ptr() % 16 == 0 and (x.data_ptr() % 128) == 0\n"
+    assert scan_source(ok) == []
+    for bad in ("def f(x):\n    return x.data_ptr()\n", "def f(x):\n    return x.data_ptr() % 4096\n",
+                "def f(x, n):\n    return x.data_ptr() % n\n", "def f(x):\n    return x.data_ptr() // 16\n"):
+        assert [f.rule for f in scan_source(bad)] == ["raw-storage"], bad
+
+
+def test_reading_an_environment_variable_through_os_is_allowed() -> None:
+    """``import os`` to read ``TRITON_INTERPRET`` (block sizes for the interpreter) is honest; anything else of
+    os (files, processes, writing the environment, os.path) stays file-io."""
+    ok = ('import os\nfrom os import getenv\n_I = os.environ.get("TRITON_INTERPRET", "0") == "1"\n'
+          '_J = os.getenv("X") or getenv("Y")\n')
+    assert scan_source(ok) == []
+    for bad in ('import os\nos.system("ls")\n', 'import os\nos.environ["X"] = "1"\n', 'import os\nE = os.environ\n',
+                'import os\nos.listdir(".")\n', 'from os import path\n', 'import os.path\n',
+                'import os\nf = getattr(os, "remove")\n'):
+        assert "file-io" in {f.rule for f in scan_source(bad)}, bad

@@ -108,8 +108,9 @@ RULES: dict[str, str] = {
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
-    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings)",
-    "file-io": "touches files or the interpreter (open, os, sys, io, pathlib, pickle, ...)",
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os)",
+    "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
+    "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
     "network": "opens network connections (socket, http, urllib, requests, asyncio, ...)",
     "threads": "starts threads (threading)",
@@ -273,9 +274,12 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings",
+    "numbers", "collections", "__future__", "operator", "warnings", "os",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
+#: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
+#: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
+OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -305,7 +309,7 @@ IMPORT_RULES: dict[str, str] = {
     ),
     # file system and interpreter
     **dict.fromkeys(
-        ["os", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "fnmatch", "pickle", "marshal",
+        ["os.path", "sys", "io", "pathlib", "shutil", "tempfile", "glob", "fnmatch", "pickle", "marshal",
          "shelve", "sqlite3", "dbm", "mmap", "fileinput", "zipfile", "tarfile", "gzip", "bz2",
          "lzma", "copyreg", "posix", "nt", "site", "sysconfig"],
         "file-io",

@@ -27,7 +27,8 @@ from .policy import (ATTR_BUILTINS, COMPLETION_POLLS, CONSTEXPR_FN_BUILTINS, CON
                      INTROSPECTION_ATTRS, JIT_DECORATORS, KERNEL_BUILTINS, KERNEL_CALLABLE_ARGS, KERNEL_TRITON_HELPERS,
                      MUTATING_METHODS, PY_METHODS_HARMLESS, RAW_STORAGE_ATTRS, RECURSION_ALIASES, STRING_ATTR_TOOLS,
                      TENSOR_COPY_METHODS, TENSOR_FROM_HOST_DATA_METHODS, TENSOR_METHODS_ALLOWED, TORCH_ALLOWED,
-                     TORCH_COPY_ALLOWED, TORCH_FROM_HOST_DATA, TORCH_PATH_RULES, WARNINGS_ALLOWED, _BUILTIN_TYPES,
+                     TORCH_COPY_ALLOWED, TORCH_FROM_HOST_DATA, TORCH_PATH_RULES, WARNINGS_ALLOWED, OS_ALLOWED,
+                     _BUILTIN_TYPES,
                      _BUILTIN_WHY, _IMPORT_WHY, _JIT_SIDE_EFFECT, _KERNEL_CALL_WHY, _PATH_WHY, _foreign_module,
                      _recursion_why, _tensor_method_names, _triton_method_names)
 from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
@@ -67,6 +68,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
+        self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` attributes in ``x.data_ptr() % N``
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -285,7 +287,22 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 self.chain_inner.add(id(node.value))
         self.visit(node.value)
 
+    #: The largest modulus of an alignment check ``x.data_ptr() % N`` (N a literal): the result says how a
+    #: buffer is aligned, never where it is (no pointer reaches a kernel or the host this way).
+    MAX_ALIGNMENT = 1024
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        call = node.left
+        if isinstance(node.op, ast.Mod) and isinstance(call, ast.Call) and not call.args and not call.keywords \
+                and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr" \
+                and isinstance(node.right, ast.Constant) and type(node.right.value) is int \
+                and 0 < node.right.value <= self.MAX_ALIGNMENT:
+            self.alignment_reads.add(id(call.func))
+        self.generic_visit(node)
+
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
+        if id(node) in self.alignment_reads:
+            return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT)
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
         elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
@@ -535,6 +552,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if path in STRING_ATTR_TOOLS:
             self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
                         "is read or called (use the attribute or method directly)")
+            return
+        if root == "os" and path != "os" and path not in OS_ALLOWED:
+            self.report(node, "file-io", f"uses {path}: of os only os.environ.get and os.getenv (reading an "
+                        "environment variable) are allowed")
             return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
