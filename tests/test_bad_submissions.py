@@ -125,7 +125,8 @@ EXPECTED = {
     # second red team: the loaded values read from a kernel's error message (interpreter), answers computed
     # in Python and written by a store kernel; an error escaping a kernel body may not be caught
     "kernel_error_read": "runtime_error",
-    "launder_read": "ghost",          # an input's clone handed to a no-op launch, read back, reduced on the host
+    "launder_read": "ghost",
+    "lazy_upload": "profile",         # a table of answers uploaded through launch scalars on the first call          # an input's clone handed to a no-op launch, read back, reduced on the host
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays

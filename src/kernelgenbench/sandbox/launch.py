@@ -34,6 +34,40 @@ _LAUNCH_OPTIONS = frozenset({"grid", "warmup", "num_warps", "num_stages", "num_c
                              "kpack", "debug", "sanitize_overflow", "instrumentation_mode"})
 
 
+#: The call trace's key for the distinct scalar values handed, in one call, to launches that receive none of
+#: the call's tensors (they write only buffers of the submission's own: a table uploaded to module state through
+#: launch arguments), budgeted like ``torch.tensor(list)`` (``verify/profile.py`` HOST_DATA_BUDGET).
+UPLOAD_SCALARS_KEY = "aten::host_data (distinct scalars handed to launches that receive no tensor of the call)"
+
+
+def _count_uploads(args: tuple, kwargs: dict) -> None:
+    """Count a launch's scalar values under :data:`UPLOAD_SCALARS_KEY` when it receives no storage of the call's
+    tensor arguments (the call trace of a correctness run only)."""
+    from .host_reads import _read_counter
+
+    ev = STATE.call
+    counter = _read_counter() if STATE.log is not None else None
+    if ev is None or counter is None or STATE._import_trace is not None:
+        return
+    stack = list(args) + [v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS]
+    values: list[Any] = []
+    while stack:
+        a = stack.pop()
+        if isinstance(a, (tuple, list)):
+            stack.extend(a)
+        elif isinstance(a, (bool, int, float)):
+            values.append((type(a).__name__, a))
+        elif hasattr(a, "untyped_storage"):
+            try:
+                if a.untyped_storage().data_ptr() in ev.args:
+                    return  # it works on the call's own tensors
+            except Exception:  # noqa: BLE001 - not a plain tensor: judged by the launch rule
+                pass
+    seen = ev.__dict__.setdefault("_upload_values", set())
+    seen.update(values)
+    counter[UPLOAD_SCALARS_KEY] = len(seen)
+
+
 def count_host_scalars(args: tuple, kwargs: dict) -> int:
     """How many Python scalars (bool, int, float; inside tuples and lists too) a launch hands its kernel,
     constexprs included; tensors, dtypes and launch options do not count."""
@@ -472,6 +506,7 @@ def install_launch_hooks() -> None:
             top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
             if top and STATE.call is not None:
                 # what this call's launches touched (CallEvidence); bytes kept only where host reads are judged
+                _count_uploads(args, kwargs)
                 STATE.inside_launch += 1  # the harness's snapshot copies are not the candidate's ops
                 try:
                     STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None)

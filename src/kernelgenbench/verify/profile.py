@@ -172,8 +172,9 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
     host_data = sum(n for k, n in trace.items() if _base(k) == "host_data")
     if host_data > HOST_DATA_BUDGET:
         return TraceVerdict("profile", f"the candidate built {host_data} tensor elements from host Python data "
-                                       f"(torch.tensor, torch.as_tensor, assignments of Python numbers; at import "
-                                       f"also the scalars handed to Triton launches) in one call "
+                                       f"(torch.tensor, torch.as_tensor, assignments of Python numbers; also the "
+                                       f"scalars handed to Triton launches that receive none of the call's tensors, "
+                                       f"and at import those of every launch) in one call "
                                        f"(budget {HOST_DATA_BUDGET}): fill values and small tables of launch "
                                        f"settings fit; a table of results computed on the host does not")
     if draws > RANDOM_DRAW_BUDGET:
