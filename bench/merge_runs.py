@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{d} is not a run directory: it has no results.jsonl")
         files.append(f)
     files.sort(key=lambda p: p.stat().st_mtime)
-    recs = latest_records([json.loads(l) for f in files for l in f.read_text().splitlines() if l.strip()])
+    recs = latest_records([json.loads(ln) for f in files for ln in f.read_text().splitlines() if ln.strip()])
     tiers = sorted({str(r.get("tier")) for r in recs})
     if len(tiers) > 1:
         ap.error(f"the runs hold records of several tiers ({', '.join(tiers)}): parts of one run share one tier; "

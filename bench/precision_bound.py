@@ -39,7 +39,7 @@ import math
 import sys
 import time
 from collections import defaultdict
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch

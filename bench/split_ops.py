@@ -31,7 +31,7 @@ def recorded(root: str) -> set[str]:
 
     ops: set[str] = set()
     for f in Path(root).glob("full*/results.jsonl"):
-        ops |= {json.loads(l)["op"] for l in f.read_text().splitlines() if l.strip()}
+        ops |= {json.loads(ln)["op"] for ln in f.read_text().splitlines() if ln.strip()}
     return ops
 
 

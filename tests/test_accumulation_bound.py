@@ -11,8 +11,13 @@ import torch
 from kernelgenbench.suite.common import generator
 from kernelgenbench.suite.compare import compare_slot, compare_values
 from kernelgenbench.suite.registry import get_operator
-from kernelgenbench.suite.spec import (ACCUMULATION_LAMBDA, Expected, Tolerance, accumulation_allowance,
-                                       accumulation_rule, written_expected)
+from kernelgenbench.suite.spec import (
+    ACCUMULATION_LAMBDA,
+    Tolerance,
+    accumulation_allowance,
+    accumulation_rule,
+    written_expected,
+)
 
 F32, F64 = torch.float32, torch.float64
 
@@ -170,7 +175,7 @@ def test_rows_judge_fp32_results_by_the_bound(op_id: str, tier: str, index: int)
     expected = [e for e in op.reference(case.params, call.clone()) if e.value is not None]
     assert expected and all(e.tol.accumulate == "fp32" and e.atol_extra is not None for e in expected)
     rounded = call.clone()
-    for i, x in enumerate(rounded.args):
+    for x in rounded.args:
         if isinstance(x, torch.Tensor) and x.dtype == F32:
             x.copy_(x.half().float())
     cheat = op.reference(case.params, rounded)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import BAD, SOLUTIONS, AgentServer
 from typer.testing import CliRunner
 
 from kernelgenbench.agent import isolation
@@ -36,8 +37,6 @@ from kernelgenbench.agent.clis import get_agent
 from kernelgenbench.cli import app
 from kernelgenbench.run.evaluate import evaluate_file
 from kernelgenbench.suite.tiers import VERDICT_TIER
-
-from llm_server import BAD, SOLUTIONS, AgentServer
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = Path(__file__).resolve().parent / "agent_scripts"
@@ -55,7 +54,7 @@ def need(cli: str) -> Path:
 
 
 def lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
+    return [json.loads(ln) for ln in Path(path).read_text().splitlines() if ln.strip()]
 
 
 def no_secret(roots: list[Path], secret: str) -> None:

@@ -63,7 +63,7 @@ def test_claude_killed_stream_counts_each_message_once(tmp_path: Path) -> None:
     if not case.is_dir():
         pytest.skip("no recorded Claude Code fixture")
     exp = json.loads((case / "expected.json").read_text())
-    events = [json.loads(l) for l in (case / "transcript.jsonl").read_text().splitlines() if l.strip()]
+    events = [json.loads(ln) for ln in (case / "transcript.jsonl").read_text().splitlines() if ln.strip()]
     ids = [e["message"]["id"] for e in events if e.get("type") == "assistant"]
     assert len(ids) > len(set(ids))  # repeated in the stream
     naive_in = sum(e["message"]["usage"]["input_tokens"] for e in events if e.get("type") == "assistant")
@@ -166,7 +166,7 @@ def test_check_client_and_server(tmp_path: Path) -> None:
         assert r.returncode == 2
         assert [(t, tier, label) for t, tier, label in seen] == [("bad", "smoke", "check1"), ("good", "full", "check2")]
         assert srv.count == 2
-        log = [json.loads(l) for l in (store / "checks.jsonl").read_text().splitlines()]
+        log = [json.loads(ln) for ln in (store / "checks.jsonl").read_text().splitlines()]
         assert [(c["n"], c["tier"], c["status"], c["exit_code"]) for c in log] == [(1, "smoke", "failed", 1),
                                                                                      (2, "full", "passed", 0)]
         # a request for a tier the run does not offer, sent by hand, is refused by the server too

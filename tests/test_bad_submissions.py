@@ -10,12 +10,11 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_files import find_fixture, fixture_kind, fixture_op, fixtures, write_submission
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
-
-from fixture_files import find_fixture, fixture_kind, fixture_op, fixtures, write_submission
 
 BAD = Path(__file__).parent / "bad"
 #: KGB_TEST_PLATFORM=cuda runs the same files on a GPU (where the out-of-bounds kernel also applies).

@@ -106,8 +106,14 @@ def test_alternate_poison_pattern() -> None:
 
 
 def test_main_and_alternate_poison_differ_for_every_dtype_without_a_nan_payload() -> None:
-    from kernelgenbench.suite.tensors import (INT_POISON, INT_POISON_ALT, POISON_BITS, holds_poison,
-                                              poison_is_ambiguous, poison_variant)
+    from kernelgenbench.suite.tensors import (
+        INT_POISON,
+        INT_POISON_ALT,
+        POISON_BITS,
+        holds_poison,
+        poison_is_ambiguous,
+        poison_variant,
+    )
 
     assert set(INT_POISON) == set(INT_POISON_ALT)
     ints = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32,

@@ -4,17 +4,15 @@ interpreted kernel fails the case that makes it (it used to corrupt the heap and
 case later, charged to the next case)."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
+from fixture_files import write_submission
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.verify.failures import classify_error, interpreter_limit
-
-from fixture_files import write_submission
 
 INTERP = PROFILES["interpreter"]
 CUDA = PROFILES["cuda"]

@@ -5,12 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fixture_files import (
+    PATCH_SUFFIX,
+    PatchDoesNotApply,
+    fixture_name,
+    fixture_op,
+    oracle_of,
+    submission_text,
+    write_submission,
+)
 
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.verify.scan import scan_source
-
-from fixture_files import (PATCH_SUFFIX, PatchDoesNotApply, fixture_name, fixture_op, oracle_of, submission_text,
-                           write_submission)
 
 TESTS = Path(__file__).parent
 PATCHES = sorted([*TESTS.glob(f"*/*{PATCH_SUFFIX}"), *(TESTS.parent / "bench" / "redteam").glob(f"*{PATCH_SUFFIX}")])

@@ -226,6 +226,7 @@ def test_one_time_launches_of_a_first_sighting_are_not_replayed(tmp_path: Path, 
     import random
 
     from fixture_files import write_submission
+
     from kernelgenbench.platforms import PROFILES
     from kernelgenbench.run.job import JobSpec, Settings, Verifier
     from kernelgenbench.suite.registry import get_operator

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from kernelgenbench.verify.judge import _all_outputs_empty, _trivial, _unproven_writes
 from kernelgenbench.suite.spec import Call, Expected, Tolerance, written_expected
 from kernelgenbench.suite.tensors import INT_POISON, INT_POISON_ALT, poison_, poison_variant
+from kernelgenbench.verify.judge import _all_outputs_empty, _trivial, _unproven_writes
 
 
 def _axpy_like(y: torch.Tensor, delta: torch.Tensor) -> tuple[list[Expected], Call]:

@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_files import find_fixture, fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
-
-from fixture_files import find_fixture, fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 GOOD = Path(__file__).parent / "good"
 #: Fixtures whose kernels hit a limit of the CPU interpreter on some cases (status ``unsupported`` there).

@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_server import DEMO, SOLUTIONS, ScriptedServer
 from typer.testing import CliRunner
 
 from kernelgenbench.llm.clients import LLMAuthError, make_client
 from kernelgenbench.llm.generate import GenerateConfig, Generation, open_run
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.suite.registry import select
-
-from llm_server import DEMO, SOLUTIONS, ScriptedServer
 
 INTERP = PROFILES["interpreter"]
 
@@ -40,7 +39,7 @@ def _run(cfg: GenerateConfig, out: Path, key_env: str | None = None) -> tuple[Ge
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    return [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
 
 
 def _no_secret_on_disk(root: Path, secret: str) -> None:

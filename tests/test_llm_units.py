@@ -8,8 +8,17 @@ from math import comb
 import pytest
 
 from kernelgenbench.llm import clients
-from kernelgenbench.llm.clients import (Completion, LLMAuthError, LLMError, Usage, _Retryable, anthropic_usage,
-                                        openai_usage, resolve_api_key, split_model)
+from kernelgenbench.llm.clients import (
+    Completion,
+    LLMAuthError,
+    LLMError,
+    Usage,
+    _Retryable,
+    anthropic_usage,
+    openai_usage,
+    resolve_api_key,
+    split_model,
+)
 from kernelgenbench.llm.extract import extract_code
 from kernelgenbench.llm.generate import GenerateConfig
 from kernelgenbench.llm.summary import operator_scores, pass_at_k

@@ -84,7 +84,7 @@ def test_kgb_eval_cli_end_to_end(tmp_path: Path) -> None:
     run = next((tmp_path / "runs").glob("*-t"))
     summary = json.loads((run / "summary.json").read_text())
     assert summary["overall"]["passed"] == 2 and summary["overall"]["operators"] == 3
-    recs = [json.loads(l) for l in (run / "results.jsonl").read_text().splitlines()]
+    recs = [json.loads(ln) for ln in (run / "results.jsonl").read_text().splitlines()]
     assert {r["op"]: r["status"] for r in recs} == {"vllm::rms_norm": "passed", "cublas::cublasSaxpy_v2": "passed",
                                                      "vllm::topk_softmax": "failed"}
     assert all((run / f).exists() for f in ("config.json", "env.json"))

@@ -7,8 +7,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from kernelgenbench.record import (SCHEMA_VERSION, TIMING_FIELDS, CaseRecord, JobRecord, L3Record, PhaseTimes,
-                                   RunSummary, schema_version, stamp)
+from kernelgenbench.record import (
+    SCHEMA_VERSION,
+    TIMING_FIELDS,
+    CaseRecord,
+    JobRecord,
+    L3Record,
+    PhaseTimes,
+    RunSummary,
+    schema_version,
+    stamp,
+)
 from kernelgenbench.sandbox import protocol
 
 #: A version-1 record as the verifier wrote it before the typed records (a failed L2 job, trimmed).

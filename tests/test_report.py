@@ -372,7 +372,7 @@ def test_markdown_csv_latex_hold_the_same_numbers(abg: list[Path], tmp_path: Pat
         assert crows[0] == [c.title for c in t.columns]
         jt = next(x for x in data["tables"] if x["name"] == t.name)
         latex = (tmp_path / "tex" / f"{t.name}.tex").read_text()
-        for r, mrow, crow, jrow in zip(t.rows, rows[1:], crows[1:], jt["rows"]):
+        for _r, mrow, crow, jrow in zip(t.rows, rows[1:], crows[1:], jt["rows"]):
             for c, mcell, ccell in zip(t.columns, mrow, crow):
                 v = jrow[c.key]
                 assert mcell == fmt(v, c.kind)  # Markdown: the formatted JSON value
@@ -479,7 +479,7 @@ def check_html(page: Path, tmp_path: Path) -> tuple[_Dom, dict[str, Any]]:
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         w, h = struct.unpack(">II", png[16:24])
         assert w > 200 and h > 150
-    assert all(not l or l.startswith(("#", "data:")) for l in dom.links)
+    assert all(not ln or ln.startswith(("#", "data:")) for ln in dom.links)
     for t in data["tables"]:
         if not t["rows"]:
             continue

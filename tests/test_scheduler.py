@@ -12,8 +12,7 @@ import pytest
 from kernelgenbench.platforms import PROFILES, visible_device
 from kernelgenbench.run.job import JobSpec, Settings
 from kernelgenbench.run.rundir import RunDir
-from kernelgenbench.run.scheduler import (Slot, make_slots, measure_ceilings, probe_all, quarantine, run_jobs,
-                                          spec_key)
+from kernelgenbench.run.scheduler import Slot, make_slots, measure_ceilings, probe_all, quarantine, run_jobs, spec_key
 from kernelgenbench.suite.registry import get_operator
 
 CUDA = PROFILES["cuda"]

@@ -9,8 +9,16 @@ import pytest
 from typer.testing import CliRunner
 
 from kernelgenbench.suite.registry import all_operators, get_operator
-from kernelgenbench.suite.spec import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name,
-                                       tier_parts, verdict_scope)
+from kernelgenbench.suite.spec import (
+    ALL_TIERS,
+    SHOWN_TIERS,
+    TIERS,
+    VERDICT_TIER,
+    tier_label,
+    tier_name,
+    tier_parts,
+    verdict_scope,
+)
 
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 

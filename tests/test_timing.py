@@ -10,9 +10,9 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from kernelgenbench.sandbox import timed_loop
 from kernelgenbench.sandbox.state import State
 from kernelgenbench.suite.spec import Call
-from kernelgenbench.sandbox import timed_loop
 
 
 class FakeEvent:

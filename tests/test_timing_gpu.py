@@ -8,12 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
+from fixture_files import fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.registry import get_operator
-
-from fixture_files import fixture_kind, fixture_name, fixture_op, fixtures, write_submission
 
 BAD = Path(__file__).parent / "bad_timing"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]

@@ -12,18 +12,16 @@ verify/ghost.py L2 helpers).
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Callable
 
-import pytest
 import torch
 
-from kernelgenbench.verify.ghost import from_triton_reads, triton_read_values
 from kernelgenbench.sandbox.dispatch import InterceptMode, trace_import, traced
 from kernelgenbench.sandbox.provenance import CallEvidence, _note_native, layout_form, splits_elements
 from kernelgenbench.sandbox.state import STATE
 from kernelgenbench.suite.spec import Expected, Tolerance
 from kernelgenbench.verify import profile
+from kernelgenbench.verify.ghost import from_triton_reads, triton_read_values
 from kernelgenbench.verify.profile import judge_trace, key_marks
 
 

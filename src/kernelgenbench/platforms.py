@@ -20,8 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-
-
 #: Where an exception must have been raised for a platform's ``failure_patterns`` to apply: Triton (its
 #: compiler and backends) or a vendor's PyTorch extension. Not PyTorch itself (``torch._check`` raises any
 #: message it is handed) and never the submission.

@@ -39,7 +39,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any
 
 JAIL = Path(__file__).resolve().with_name("jail.py")
 LEVELS = ("namespace", "user", "none")
@@ -116,7 +116,7 @@ def ensure_user(slot: int) -> AgentUser:
                               "--shell", shell, "--comment", "KernelGenBench agent sandbox", name],
                              capture_output=True, text=True)
         if out.returncode != 0 and "already exists" not in out.stderr:
-            raise RuntimeError(f"useradd {name} failed: {out.stderr.strip()}")
+            raise RuntimeError(f"useradd {name} failed: {out.stderr.strip()}") from None
         pw = pwd.getpwnam(name)
     return AgentUser(name, pw.pw_uid, pw.pw_gid)
 

@@ -23,7 +23,6 @@ dummy key. Keys are held in memory by the SDK client and never written anywhere.
 from __future__ import annotations
 
 import abc
-
 import os
 import random
 import threading

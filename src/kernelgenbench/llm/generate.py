@@ -624,7 +624,7 @@ class Generation:
         latest: dict[str, dict[str, Any]] = {}
         for line in self.replay_lines.get(op.id, []):
             latest[line["sample_id"]] = line
-        for line in sorted(latest.values(), key=lambda l: (int(l["sample"]), int(l["round"]))):
+        for line in sorted(latest.values(), key=lambda r: (int(r["sample"]), int(r["round"]))):
             own = self.samples.get(line["sample_id"]) or line
             rec, _ = self._judge(op, own)
             self._emit(op, own, rec, resumed=False)

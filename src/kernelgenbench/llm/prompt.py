@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..platforms import PROFILES, Platform
-from ..suite.spec import RTOL, DTYPE_SHORT, Operator
+from ..suite.spec import DTYPE_SHORT, RTOL, Operator
 from ..suite.tiers import SHOWN_TIERS, TIERS, tier_parts
 
 MODES = ("sampling", "agent")

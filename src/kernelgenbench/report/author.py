@@ -431,9 +431,9 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         import torch
 
         from ..sandbox.drive import invoke, make_impl
-        from ..verify.judge import judge_values
         from ..suite.common import generator
         from ..verify.compare import poison_variant, unchanged
+        from ..verify.judge import judge_values
         from ..verify.scan import scan_file
 
         if plat.interpreter:

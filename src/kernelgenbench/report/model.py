@@ -38,8 +38,8 @@ Definitions (each table's notes repeat the ones it uses):
 from __future__ import annotations
 
 import math
-from collections import Counter
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 

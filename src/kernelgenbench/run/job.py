@@ -37,9 +37,9 @@ from ..verify.failures import JobFailed, condense_traceback
 from ..verify.ghost import GhostReplay
 from ..verify.judge import CaseJudge
 from ..verify.scan import describe_findings, findings_record, scan_file
+from ..verify.session import ChildSession
 from ..verify.timing import TimingPhase, not_applicable
 from .gate import DeviceGate
-from ..verify.session import ChildSession
 
 
 @dataclass

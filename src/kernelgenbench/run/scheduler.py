@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform, device_count
+from ..record import JobRecord, sha256, tier_case_count
 from ..sandbox.runner import health_probe, kill_all
 from .gate import DeviceGate
-from ..record import JobRecord, sha256, tier_case_count
 from .job import JobSpec, Settings, Verifier
 from .rundir import RunDir, job_key
 

@@ -42,8 +42,18 @@ import time
 import traceback
 from typing import Any
 
-from .protocol import (Answer, Bye, CaseAnswer, CaseCommand, ExitCommand, HarnessError, Ready, TimeAnswer,
-                       TimeCommand, parse_command)
+from .protocol import (
+    Answer,
+    Bye,
+    CaseAnswer,
+    CaseCommand,
+    ExitCommand,
+    HarnessError,
+    Ready,
+    TimeAnswer,
+    TimeCommand,
+    parse_command,
+)
 
 #: Timer entry points snapshotted before the submission is imported (timer tampering check).
 _TIMERS: dict[str, Any] = {}

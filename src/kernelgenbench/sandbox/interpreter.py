@@ -15,6 +15,7 @@ from typing import Any
 
 import torch
 
+
 def install_interpreter_patches() -> None:
     """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1``.
 
@@ -119,7 +120,7 @@ def _storage_regions(args: Any) -> list[tuple[int, int]]:
             stack.extend(a)
         elif TensorDescriptor and isinstance(a, TensorDescriptor):
             stack.append(a.base)
-        elif isinstance(a, torch.Tensor) or hasattr(a, "base") and isinstance(getattr(a, "base"), torch.Tensor):
+        elif isinstance(a, torch.Tensor) or hasattr(a, "base") and isinstance(a.base, torch.Tensor):
             st = _unwrap_tensor(a).untyped_storage()
             out.append((st.data_ptr(), st.data_ptr() + st.nbytes()))
     return out

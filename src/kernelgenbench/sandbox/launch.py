@@ -23,7 +23,6 @@ from typing import Any, Callable
 from . import launch_args
 from .state import STATE
 
-
 #: The import trace's key for the scalar values handed to Triton launches at import: host Python data that
 #: enters device memory as surely as ``torch.tensor(list)`` does, so it counts against the same budget
 #: (``verify/profile.py`` HOST_DATA_BUDGET; a table of answers uploaded through kernel arguments at import).

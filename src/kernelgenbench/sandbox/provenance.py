@@ -14,8 +14,15 @@ from typing import Any
 
 import torch
 
-from ..verify.profile import (MARK_BYTES, MARK_CONJ, MARK_CONVERSION, MARK_MAPPING, MARK_NEG, MARK_PARTIAL_FILL,
-                              MARK_VALUES)
+from ..verify.profile import (
+    MARK_BYTES,
+    MARK_CONJ,
+    MARK_CONVERSION,
+    MARK_MAPPING,
+    MARK_NEG,
+    MARK_PARTIAL_FILL,
+    MARK_VALUES,
+)
 
 # -- memory provenance of a candidate call ------------------------------------------------------------
 #

@@ -15,8 +15,18 @@ import torch
 
 from ..suite.compare import SlotResult, compare_slot, compare_values, same_storage, unchanged
 from ..suite.spec import Expected
-from ..suite.tensors import (FALLBACK_BYTE, FALLBACK_BYTE_ALT, INT_POISON, INT_POISON_ALT, POISON_BITS, holds_poison,
-                             is_poison, poison_, poison_is_ambiguous, poison_variant)
+from ..suite.tensors import (
+    FALLBACK_BYTE,
+    FALLBACK_BYTE_ALT,
+    INT_POISON,
+    INT_POISON_ALT,
+    POISON_BITS,
+    holds_poison,
+    is_poison,
+    poison_,
+    poison_is_ambiguous,
+    poison_variant,
+)
 
 __all__ = ["FALLBACK_BYTE", "FALLBACK_BYTE_ALT", "INT_POISON", "INT_POISON_ALT", "POISON_BITS", "SlotResult",
            "compare_nothing_to_compute", "compare_slot", "compare_values", "holds_poison", "is_poison", "poison_",

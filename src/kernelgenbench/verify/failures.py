@@ -205,7 +205,7 @@ def condense_traceback(tb: str, submission: str | Path | None = None, limit: int
         k = e
     out: list[str] = []
     skipped = 0
-    for (kind, blines, _), kept in zip(blocks, keep):
+    for (_kind, blines, _), kept in zip(blocks, keep):
         if kept:
             if skipped:
                 out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} of the harness, Triton or "

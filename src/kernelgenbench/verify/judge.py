@@ -32,8 +32,16 @@ from ..sandbox.runner import ChildDied, ChildTimeout
 from ..suite.common import generator
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from . import profile as l3
-from .compare import (SlotResult, compare_nothing_to_compute, compare_slot, compare_values, holds_poison,
-                      poison_is_ambiguous, poison_variant, unchanged)
+from .compare import (
+    SlotResult,
+    compare_nothing_to_compute,
+    compare_slot,
+    compare_values,
+    holds_poison,
+    poison_is_ambiguous,
+    poison_variant,
+    unchanged,
+)
 from .failures import JobFailed, classify_error, condense_traceback, interpreter_limit, platform_cause
 
 if TYPE_CHECKING:  # annotations only: the verifier's pipeline passes them in

@@ -203,11 +203,11 @@ def judge_kernels(kernels: list[str], launches: list[str]) -> TraceVerdict:
     Every launched Triton kernel must appear in the list, and no vendor or ATen compute kernel may.
     """
     vendor = [k for k in kernels if VENDOR_KERNEL.search(k) and not ALLOWED_NATIVE.search(k)
-              and not any(k == l or k.startswith(l) for l in launches)]
+              and not any(k == ln or k.startswith(ln) for ln in launches)]
     if vendor:
         return TraceVerdict("profile", f"vendor/ATen compute kernels ran during the candidate call: "
                                        f"{', '.join(sorted(set(vendor))[:5])}")
-    missing = sorted({l for l in launches if not any(k == l or k.startswith(l) for k in kernels)})
+    missing = sorted({ln for ln in launches if not any(k == ln or k.startswith(ln) for k in kernels)})
     if missing:
         return TraceVerdict("profile", f"Triton launches recorded by the hooks did not appear in the CUDA kernel "
                                        f"list: {', '.join(missing[:5])}")

@@ -40,8 +40,8 @@ from .failures import JobFailed, classify_error
 
 if TYPE_CHECKING:
     from ..settings import Settings
-    from .session import ChildSession
     from .judge import CaseJudge
+    from .session import ChildSession
 
 
 #: Repetitions per block before the sides switch (time_case's default).

@@ -35,17 +35,60 @@ Layout
 from __future__ import annotations
 
 from .api import kernel_body_defs, scan_file, scan_kernel_body, scan_source
-from .findings import (Finding, MESSAGE_FINDINGS_MAX, RECORD_FINDINGS_MAX, rank_findings, describe_findings,
-                       findings_record)
-from .policy import (RULES, RULE_RELEVANCE, TORCH_ALLOWED, TORCH_FROM_HOST_DATA, TENSOR_FROM_HOST_DATA_METHODS,
-                     TORCH_COPY_ALLOWED, TENSOR_METHODS_ALLOWED, TENSOR_COPY_METHODS, RAW_STORAGE_ATTRS,
-                     PY_METHODS_HARMLESS, INTROSPECTION_ATTRS, WARNINGS_ALLOWED, COMPLETION_POLLS, EXEC_BUILTINS,
-                     ATTR_BUILTINS, IMPORT_ORDER, IMPORT_ALLOWED, IMPORT_RULES, STRING_ATTR_TOOLS, TORCH_PATH_RULES,
-                     CONSTEXPR_FN_DECORATORS, JIT_DECORATORS, CONSTEXPR_FN_BUILTINS, CONSTEXPR_FN_METHODS,
-                     RECURSION_ALIASES, MUTATING_METHODS, KERNEL_BUILTINS, KERNEL_TRITON_HELPERS, KERNEL_CALLABLE_ARGS)
-from .scope import (UNKNOWN, HOST, HOST_DATA, FROZEN_DATA, HOST_SCALAR_BUILTINS, HOST_CONTAINER_BUILTINS,
-                    HOST_COMBINING_BUILTINS, HOST_FACTORIES, HOST_DATA_FUNCTION_ROOTS, HOST_DATA_FUNCTIONS,
-                    TORCH_HOST_DATA_CALLS, HOST_METADATA_ATTRS, HOST_METADATA_METHODS)
+from .findings import (
+                       MESSAGE_FINDINGS_MAX,
+                       RECORD_FINDINGS_MAX,
+                       Finding,
+                       describe_findings,
+                       findings_record,
+                       rank_findings,
+)
+from .policy import (
+                       ATTR_BUILTINS,
+                       COMPLETION_POLLS,
+                       CONSTEXPR_FN_BUILTINS,
+                       CONSTEXPR_FN_DECORATORS,
+                       CONSTEXPR_FN_METHODS,
+                       EXEC_BUILTINS,
+                       IMPORT_ALLOWED,
+                       IMPORT_ORDER,
+                       IMPORT_RULES,
+                       INTROSPECTION_ATTRS,
+                       JIT_DECORATORS,
+                       KERNEL_BUILTINS,
+                       KERNEL_CALLABLE_ARGS,
+                       KERNEL_TRITON_HELPERS,
+                       MUTATING_METHODS,
+                       PY_METHODS_HARMLESS,
+                       RAW_STORAGE_ATTRS,
+                       RECURSION_ALIASES,
+                       RULE_RELEVANCE,
+                       RULES,
+                       STRING_ATTR_TOOLS,
+                       TENSOR_COPY_METHODS,
+                       TENSOR_FROM_HOST_DATA_METHODS,
+                       TENSOR_METHODS_ALLOWED,
+                       TORCH_ALLOWED,
+                       TORCH_COPY_ALLOWED,
+                       TORCH_FROM_HOST_DATA,
+                       TORCH_PATH_RULES,
+                       WARNINGS_ALLOWED,
+)
+from .scope import (
+                       FROZEN_DATA,
+                       HOST,
+                       HOST_COMBINING_BUILTINS,
+                       HOST_CONTAINER_BUILTINS,
+                       HOST_DATA,
+                       HOST_DATA_FUNCTION_ROOTS,
+                       HOST_DATA_FUNCTIONS,
+                       HOST_FACTORIES,
+                       HOST_METADATA_ATTRS,
+                       HOST_METADATA_METHODS,
+                       HOST_SCALAR_BUILTINS,
+                       TORCH_HOST_DATA_CALLS,
+                       UNKNOWN,
+)
 
 __all__ = [
     "scan_source", "scan_file", "scan_kernel_body", "kernel_body_defs", "Finding", "MESSAGE_FINDINGS_MAX",

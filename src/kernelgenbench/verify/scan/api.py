@@ -17,7 +17,7 @@ import os
 import threading
 
 from .findings import Finding
-from .scanner import _Scanner, _def_lines
+from .scanner import _def_lines, _Scanner
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised.
 _PARSE_LOCK = threading.Lock()
