@@ -25,7 +25,9 @@ demo: $(STAMP)
 agent-clis:
 	tools/install_agent_clis.sh
 
+# Lint first (ruff, configured in pyproject.toml), then every test.
 test: $(STAMP)
+	$(BIN)/ruff check
 	$(BIN)/python -m pytest -q
 
 clean:
