@@ -84,7 +84,8 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
              f"compared with: {prev_path.name if prev_path else 'no earlier gate record'}", ""]
     passed = sum(1 for r in held.values() if r.get("status") == "passed")
     unsup = sum(1 for r in held.values() if r.get("status") == "unsupported")
-    lines.append(f"held-out tier, every oracle: {passed}/{len(held)} passed" + (f", {unsup} unsupported" if unsup else "")
+    lines.append(f"held-out tier, every oracle: {passed}/{len(held)} passed"
+                 + (f", {unsup} unsupported" if unsup else "")
                  + (f"; FAILED: {', '.join(held_bad)}" if held_bad else ""))
     for op in held_bad:
         ff = held[op].get("first_failure") or {}

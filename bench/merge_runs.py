@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"the runs hold records of several tiers ({', '.join(tiers)}): parts of one run share one tier; "
                  f"kgb report --allow-mixed-tiers compares runs of different tiers")
     recs.sort(key=lambda r: r["op"])
-    print(f"{'operator':36s} {'status':7s} {'cases':>9s} {'timed':>5s} {'speedup':>8s} {'%SOL':>6s} {'job s':>6s} {'time s':>6s}")
+    print(f"{'operator':36s} {'status':7s} {'cases':>9s} {'timed':>5s} "
+          f"{'speedup':>8s} {'%SOL':>6s} {'job s':>6s} {'time s':>6s}")
     for r in recs:
         t = r.get("timing") or {}
         sp = f"{r['speedup']:.3f}x" if r.get("speedup") else "-"

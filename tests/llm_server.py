@@ -213,7 +213,8 @@ def agent_usage(op_id: str, step: int, protocol: str) -> dict[str, int]:
     token, reasoning included), ``reasoning`` (0 where the protocol has no reasoning count)."""
     salt = sum(op_id.encode()) % 97
     anthropic = protocol == "anthropic"
-    return {"input": 1000 + 37 * step + salt, "cache_read": 256 * step + 3, "cache_write": (64 + step) if anthropic else 0,
+    return {"input": 1000 + 37 * step + salt, "cache_read": 256 * step + 3,
+            "cache_write": (64 + step) if anthropic else 0,
             "output": 120 + 11 * step, "reasoning": 0 if anthropic else 7 + step}
 
 
@@ -222,7 +223,8 @@ def _wire_usage(u: dict[str, int], protocol: str) -> dict[str, Any]:
         return {"input_tokens": u["input"], "cache_read_input_tokens": u["cache_read"],
                 "cache_creation_input_tokens": u["cache_write"], "output_tokens": u["output"]}
     if protocol == "responses":
-        return {"input_tokens": u["input"] + u["cache_read"], "input_tokens_details": {"cached_tokens": u["cache_read"]},
+        return {"input_tokens": u["input"] + u["cache_read"],
+                "input_tokens_details": {"cached_tokens": u["cache_read"]},
                 "output_tokens": u["output"], "output_tokens_details": {"reasoning_tokens": u["reasoning"]},
                 "total_tokens": u["input"] + u["cache_read"] + u["output"]}
     if protocol == "chat":
@@ -314,7 +316,8 @@ class AgentServer:
                     body = {}
                 status, events, plain = server.answer(self.path, dict(self.headers), body)
                 if plain is not None or status != 200:
-                    data = json.dumps(plain if plain is not None else {"error": {"message": f"scripted {status}"}}).encode()
+                    data = json.dumps(plain if plain is not None
+                                      else {"error": {"message": f"scripted {status}"}}).encode()
                     self.send_response(status)
                     self.send_header("content-type", "application/json")
                     self.send_header("content-length", str(len(data)))
@@ -488,8 +491,10 @@ class AgentServer:
         ev: list = [("message_start", {"type": "message_start", "message": {
             "id": mid, "type": "message", "role": "assistant", "model": model, "content": [], "stop_reason": None,
             "stop_sequence": None, "usage": start_usage}}),
-            ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            ("content_block_start", {"type": "content_block_start", "index": 0,
+                                     "content_block": {"type": "text", "text": ""}}),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                     "delta": {"type": "text_delta", "text": text}}),
             ("content_block_stop", {"type": "content_block_stop", "index": 0})]
         if call:
             name, args = call
@@ -559,7 +564,8 @@ class AgentServer:
         if call:
             name, args = call
             parts.append({"functionCall": {"name": name, "args": args}})
-        return [(None, {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        return [(None, {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                                        "index": 0}],
                         "usageMetadata": _wire_usage(u, "gemini"), "modelVersion": model, "responseId": mid})]
 
 

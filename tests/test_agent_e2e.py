@@ -91,7 +91,8 @@ def expect_usage(rec: dict[str, Any], served: dict[str, int], cli: str) -> None:
         assert rec["reasoning"] == served["reasoning"], rec
     assert rec["requests"] == served["responses"], rec
     u = rec["usage"]  # kgb generate's / kgb report's convention
-    assert u["input_tokens"] == served["input"] + served["cache_read"] + (served["cache_write"] if cli != "gemini" else 0)
+    assert u["input_tokens"] == (served["input"] + served["cache_read"]
+                                 + (served["cache_write"] if cli != "gemini" else 0))
     assert u["output_tokens"] == served["output"]
 
 
@@ -356,7 +357,8 @@ def test_snooping_agent_finds_nothing(tmp_path: Path, ws: Path) -> None:
         assert not names.get("checkout", set()) & {"solutions", "src", ".git", "runs"}, lists
         assert names.get("workspaces", set()) <= {Path(rec["workspace"]).parent.name}, lists
         assert not names.get("work", set()) & {"shared"}, lists
-        assert report["python_import"].startswith("DENIED") and "No module named 'kernelgenbench'" in report["python_import"]
+        assert (report["python_import"].startswith("DENIED")
+                and "No module named 'kernelgenbench'" in report["python_import"])
         assert report["torch"].startswith("2."), report["torch"]  # the agent's Python works, without the harness
         assert report["procs"] <= 12, report  # its own processes only (a private PID namespace)
         assert not any(k.startswith(("ANTHROPIC", "OPENAI", "GEMINI")) for k in report["environ_keys"])

@@ -138,7 +138,8 @@ def test_check_client_and_server(tmp_path: Path) -> None:
         ok = "good" in path.read_text()
         return {"status": "passed" if ok else "failed", "failure_class": None if ok else "wrong_result",
                 "cases_passed": 4 if ok else 0, "cases_total": 4,
-                "first_failure": None if ok else {"case_id": "smoke/0", "case": {"n": 3}, "message": "outside tolerance"}}
+                "first_failure": None if ok else {"case_id": "smoke/0", "case": {"n": 3},
+                                                  "message": "outside tolerance"}}
 
     sock = tmp_path / ("s" * 90) / "sock"  # a socket path past the 107-byte limit
     work = tmp_path / "work"
@@ -147,7 +148,8 @@ def test_check_client_and_server(tmp_path: Path) -> None:
     store.mkdir()
     srv = CheckServer("vllm::rms_norm", "vllm__rms_norm.py", sock, store, ("smoke", "full"), judge, "interpreter")
     try:
-        (work / "check").write_text(client_script("vllm::rms_norm", "vllm__rms_norm.py", sock, ("smoke", "full"), False))
+        (work / "check").write_text(client_script("vllm::rms_norm", "vllm__rms_norm.py", sock, ("smoke", "full"),
+                                                  False))
         (work / "vllm__rms_norm.py").write_text("bad")
         (work / "other.py").write_text("good")
 
@@ -177,7 +179,8 @@ def test_check_client_and_server(tmp_path: Path) -> None:
 
 
 def test_format_check_shows_speedup_and_unsupported() -> None:
-    text, code = format_check({"status": "passed", "cases_passed": 3, "cases_total": 3, "speedup": 1.5, "sol_pct": 40.0},
+    text, code = format_check({"status": "passed", "cases_passed": 3, "cases_total": 3, "speedup": 1.5,
+                               "sol_pct": 40.0},
                               "full", "x.py", "cuda")
     assert code == 0 and "speedup: 1.500x" in text and "40.0% of speed-of-light" in text
     text, code = format_check({"status": "unsupported", "cases_total": 2, "unsupported_reason": "bf16"}, "smoke",
@@ -257,7 +260,8 @@ def test_cli_launch_lines(tmp_path: Path) -> None:
                         "./check", 0, model="m", base_url="http://127.0.0.1:9/v1", api_key_env="MY_KEY", max_turns=7,
                         as_root=True)
     c = get_agent("claude-code").launch(ctx, Path("/x/claude"))
-    assert c.argv[:6] == ["/x/claude", "-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"]
+    assert c.argv[:6] == ["/x/claude", "-p", "--output-format", "stream-json", "--verbose",
+                          "--include-partial-messages"]
     assert "WebFetch WebSearch" in c.argv and ["--max-turns", "7"] == c.argv[-2:] and c.stdin == ctx.prompt_file
     assert c.env["CLAUDE_CONFIG_DIR"] == str(home / ".claude") and c.env["IS_SANDBOX"] == "1"
     x = get_agent("codex").launch(ctx, Path("/x/codex"))
@@ -346,7 +350,8 @@ def test_redact_masks_keys_with_the_same_length(tmp_path: Path) -> None:
     (tmp_path / "clean").write_text("nothing")
     changed = isolation.redact([tmp_path], isolation.secret_values({"OPENAI_API_KEY": key, "OPENAI_BASE_URL": "http://x"}))
     assert sorted(Path(c).name for c in changed) == ["a.jsonl", "db"]
-    assert key.encode() not in (tmp_path / "a.jsonl").read_bytes() and len((tmp_path / "db").read_bytes()) == 3 + len(key)
+    assert (key.encode() not in (tmp_path / "a.jsonl").read_bytes()
+            and len((tmp_path / "db").read_bytes()) == 3 + len(key))
     assert isolation.secret_values({"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "X_TOKEN": "short"}) == {}
 
 

@@ -125,7 +125,9 @@ EXPECTED = {
     # in Python and written by a store kernel; an error escaping a kernel body may not be caught
     "kernel_error_read": "runtime_error",
     "launder_read": "ghost",
-    "lazy_upload": "profile",         # a table of answers uploaded through launch scalars on the first call          # an input's clone handed to a no-op launch, read back, reduced on the host
+    # a table of answers uploaded through launch scalars on the first call
+    # an input's clone handed to a no-op launch, read back, reduced on the host
+    "lazy_upload": "profile",
 }
 if not PLATFORM.interpreter:
     # a GPU runs no Python in a kernel body: the probe never counts, the poison stays
@@ -211,7 +213,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
         assert "outside tolerance (rtol[fp32]=1e-05 + accumulation bound" in rec["first_failure"]["message"], \
             rec["first_failure"]
-    if what in LAUNCH_MESSAGES and expected == "profile":  # the message names the kernel, the argument (or global) and its type
+    # the message names the kernel, the argument (or global) and its type
+    if what in LAUNCH_MESSAGES and expected == "profile":
         assert "L3 launch check (case smoke/" in rec["first_failure"]["message"], rec["first_failure"]
         assert LAUNCH_MESSAGES[what] in rec["first_failure"]["message"], rec["first_failure"]
     if what in IMPORT_CAUGHT:  # judged at import: no case ran

@@ -1,5 +1,5 @@
-"""Units of the verifier's case bookkeeping (verify/judge.py, verify/ghost.py, verify/timing.py): when a no-op would pass a case, and which
-passed cases need the alternate-poison re-run."""
+"""Units of the verifier's case bookkeeping (verify/judge.py, verify/ghost.py, verify/timing.py): when a no-op would
+pass a case, and which passed cases need the alternate-poison re-run."""
 from __future__ import annotations
 
 import time

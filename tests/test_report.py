@@ -50,7 +50,8 @@ def rec(op: str, status: str, speedup: float | None = None, cls: str | None = No
                       "message": message})
     r = {"op": op, "source": op.split("::")[0], "label": label, "tier": tier, "platform": platform, "status": status,
          "failure_class": cls if status == "failed" else None, "speedup": speedup, "sol_pct": 50.0 if speedup else None,
-         "cases_total": 4, "cases_passed": 4 if status == "passed" else 1, "cases_unsupported": 4 if status == "unsupported" else 0,
+         "cases_total": 4, "cases_passed": 4 if status == "passed" else 1,
+         "cases_unsupported": 4 if status == "unsupported" else 0,
          "first_failure": {"case_id": case_id, "message": message} if status == "failed" else None,
          "anti_hack": {"L1": {"ok": cls not in ("static_scan",)}, "L2": None, "L3": None}, "cases": cases,
          "wall_s": wall, "submission": f"/subs/{op.replace('::', '__')}.py"}
@@ -85,7 +86,8 @@ def run_a(root: Path) -> Path:
 def run_b(root: Path) -> Path:
     return write_run(root / "B", [
         rec("aten::add", "failed", cls="wrong_result"),  # superseded by the latest record below
-        rec("aten::add", "passed", 1.0), rec("aten::mm", "failed", cls="static_scan", message="L1 static scan: torch.mm"),
+        rec("aten::add", "passed", 1.0),
+        rec("aten::mm", "failed", cls="static_scan", message="L1 static scan: torch.mm"),
         rec("aten::neg", "failed", cls="platform"), rec("vllm::rms_norm", "passed", 1.6),
         rec("cublas::cublasSgemm_v2", "passed", 1.1), rec("aten::sum", "passed", 3.0)])
 
@@ -94,7 +96,8 @@ def run_g(root: Path, name: str = "G", platform: str = "cuda", cheap: bool = Fal
     """A kgb generate run (k=2, early stopping, reflection). ``cheap``: the same system on another platform,
     solving both operators at once."""
     if cheap:
-        samples = [sample("aten::add", 0, 0, 1000, 200, total_s=1.0), sample("vllm::rms_norm", 0, 0, 1000, 100, total_s=1.0)]
+        samples = [sample("aten::add", 0, 0, 1000, 200, total_s=1.0),
+                   sample("vllm::rms_norm", 0, 0, 1000, 100, total_s=1.0)]
         records = [rec("aten::add", "passed", 1.2, label="s0r0", platform=platform),
                    rec("vllm::rms_norm", "passed", 1.0, label="s0r0", platform=platform)]
     else:
@@ -270,7 +273,8 @@ def test_failure_taxonomy_and_anti_hack(abg: list[Path]) -> None:
         return r[idx["A"]], r[idx["B"]], r[idx["G"]]
 
     assert counts("ghost") == (1, 0, 0) and counts("wrong_result") == (1, 0, 1) and counts("static_scan") == (0, 1, 0)
-    assert counts("platform") == (0, 1, 0) and counts("dispatch_recursion") == (0, 0, 1) and counts("no_code") == (0, 0, 1)
+    assert counts("platform") == (0, 1, 0) and counts("dispatch_recursion") == (0, 0, 1)
+    assert counts("no_code") == (0, 0, 1)
     assert _row(t, **{"class": "platform"})["side"] == "platform"
     assert _row(t, **{"class": "dispatch_recursion"})["model_side"] == "yes"
     assert _row(t, **{"class": "no_code"})["side"] == "submission"
@@ -334,7 +338,8 @@ def test_matched_flag_scores_the_common_set(abg: list[Path]) -> None:
     rep = build_report([load_run(p) for p in abg[:2]], matched=True, bootstrap=0)
     a = _row(rep.table("accuracy"), system="A", source="overall")
     b = _row(rep.table("accuracy"), system="B", source="overall")
-    assert (a["operators"], a["passed"], b["operators"], b["passed"]) == (5, 3, 5, 3)  # sum left out: A could not judge it
+    # sum left out: A could not judge it
+    assert (a["operators"], a["passed"], b["operators"], b["passed"]) == (5, 3, 5, 3)
     assert "common set" in rep.table("accuracy").notes[0]
 
 
@@ -527,7 +532,8 @@ def test_compare(abg: list[Path], tmp_path: Path) -> None:
     counts = {r["change"]: r["operators"] for r in rep.table("changes").rows}
     assert counts == {"newly failing": 1, "slower": 1, "newly passing": 2, "still failing": 1, "same speed": 1}
     res = CliRunner().invoke(app, ["compare", str(abg[0]), str(abg[1]), "--md", "-", "--strict"])
-    assert res.exit_code == 1 and "| aten::add | aten | passed | passed | 1.200x | 1.000x | 0.833x | 5.0% | slower |" in res.output
+    assert res.exit_code == 1
+    assert "| aten::add | aten | passed | passed | 1.200x | 1.000x | 0.833x | 5.0% | slower |" in res.output
     smoke = write_run(tmp_path / "S", [rec("aten::add", "passed", tier="smoke")], tier="smoke")
     res = CliRunner().invoke(app, ["compare", str(abg[0]), str(smoke)])
     assert res.exit_code == 2 and "different tiers" in flat(res.output)

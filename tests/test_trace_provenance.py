@@ -146,7 +146,8 @@ def test_compute_marks_fail_every_operator_and_move_marks_only_data_movement_one
     for mark in sorted(profile.COMPUTE_MARKS):
         v = judge_trace({f"aten::clone ({mark})": 1}, frozenset({"mm"}))
         assert v.failure == "profile" and f"aten::clone ({mark})" in v.message, mark
-    assert judge_trace({"aten::zero_ (partial fill)": 1}, frozenset({"gather"}), data_movement=True).failure == "profile"
+    assert judge_trace({"aten::zero_ (partial fill)": 1}, frozenset({"gather"}),
+                       data_movement=True).failure == "profile"
     assert key_marks("aten::copy_ (non-trivial mapping; reinterprets bytes)") == {"non-trivial mapping",
                                                                                   "reinterprets bytes"}
     assert key_marks("aten::copy_") == frozenset()

@@ -234,7 +234,8 @@ class Codex(AgentCLI):
         lines = ['web_search = "disabled"', "check_for_update_on_startup = false"]
         if ctx.base_url:
             lines = ['model_provider = "kgb"', *lines, "", "[model_providers.kgb]", 'name = "kgb"',
-                     f"base_url = {json.dumps(ctx.base_url)}", f"env_key = {json.dumps(ctx.api_key_env or 'OPENAI_API_KEY')}",
+                     f"base_url = {json.dumps(ctx.base_url)}",
+                     f"env_key = {json.dumps(ctx.api_key_env or 'OPENAI_API_KEY')}",
                      'wire_api = "responses"']
         # shell snapshots dump the whole environment (the API key included) under $CODEX_HOME; a killed
         # session leaves them behind
@@ -383,7 +384,8 @@ class Command(AgentCLI):
             self.render(dict.fromkeys(self.FIELDS, "x"))
         except (KeyError, IndexError, ValueError) as exc:
             raise AgentError(f"--command: bad template {template!r}: {exc!r}; it may name "
-                             f"{', '.join('{' + f + '}' for f in self.FIELDS)} (write {{{{ and }}}} for braces)") from None
+                             f"{', '.join('{' + f + '}' for f in self.FIELDS)} "
+                             f"(write {{{{ and }}}} for braces)") from None
 
     def render(self, values: dict[str, str]) -> str:
         return self.template.format(**{k: shlex.quote(v) for k, v in values.items()})

@@ -368,7 +368,8 @@ class AgentRun:
         kill_all()  # the sandboxes of self-checks in progress
 
     # -- one session ----------------------------------------------------------------------------------
-    def _judge(self, path: Path | None, op: Operator, tier: str, workdir: Path, label: str, device: int | None) -> dict[str, Any]:
+    def _judge(self, path: Path | None, op: Operator, tier: str, workdir: Path, label: str,
+               device: int | None) -> dict[str, Any]:
         """The pipeline of ``kgb eval`` on one file: :func:`~kernelgenbench.evaluate_file`, or, with no
         file, the ``missing`` job ``kgb eval`` records for a requested operator without a file."""
         if path is not None:

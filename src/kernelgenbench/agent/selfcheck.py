@@ -138,7 +138,8 @@ def client_script(op_id: str, filename: str, sock_dir: Path, tiers: tuple[str, .
                          gpu_note=" and, on GPUs, the speedup (full tier)" if gpu else "")
 
 
-def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str, number: int | None = None) -> tuple[str, int]:
+def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str,
+                 number: int | None = None) -> tuple[str, int]:
     """The text a self-check prints for a record of ``evaluate_file`` and its exit status (0 passed,
     1 failed, 3 unsupported): the verdict with case counts, the first failure in full (case id,
     parameters, message), the speedup when timed."""

@@ -52,7 +52,8 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
             "session_wall_s": float(rec.get("session_wall_s") or 0.0),
             "speedup": rec.get("speedup") if status == "solved" else None,
             "failure_class": rec.get("failure_class") if status == "failed" else None,
-            "message": (ff.get("message") or "").splitlines()[0][:300] if status == "failed" and ff.get("message") else None,
+            "message": ((ff.get("message") or "").splitlines()[0][:300]
+                        if status == "failed" and ff.get("message") else None),
             "cases": f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}", "error": rec.get("error"),
             "usage_source": rec.get("usage_source"), "model_served": rec.get("model_served")}
 

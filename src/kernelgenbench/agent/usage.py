@@ -281,7 +281,8 @@ def parse_claude(transcript: Path | None, home: Path | None = None) -> StreamInf
 def _codex_usage(u: dict[str, Any]) -> dict[str, int | None]:
     inp, cached = _int(u.get("input_tokens")), _int(u.get("cached_input_tokens"))
     return {"input_tokens": None if inp is None else inp - (cached or 0), "cache_read_tokens": cached,
-            "cache_write_tokens": _int(u.get("cache_write_input_tokens")), "output_tokens": _int(u.get("output_tokens")),
+            "cache_write_tokens": _int(u.get("cache_write_input_tokens")),
+            "output_tokens": _int(u.get("output_tokens")),
             "reasoning_tokens": _int(u.get("reasoning_output_tokens"))}
 
 

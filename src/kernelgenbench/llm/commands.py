@@ -102,7 +102,8 @@ def register(app: typer.Typer) -> None:
     @app.command("prompt")
     def prompt_cmd(
         op: str = typer.Argument(..., help="operator id, e.g. vllm::rms_norm"),
-        platform_name: Optional[str] = typer.Option(None, "--platform", help="cuda, interpreter, ... (default: detected)"),
+        platform_name: Optional[str] = typer.Option(None, "--platform",
+                                                    help="cuda, interpreter, ... (default: detected)"),
         mode: str = typer.Option("sampling", help="sampling (answer with a code block) or agent (write the file)"),
         as_profile: Optional[str] = typer.Option(None, "--as-profile", help="the interpreter under a vendor's "
                                                                             "profile (rocm, ascend, ...): its "
@@ -228,7 +229,8 @@ def register(app: typer.Typer) -> None:
             console.print("[yellow]note: temperature 0 with several samples per operator; samples may repeat "
                           "(pass --temperature for diverse samples)[/yellow]")
         what = f"replay {replay}" if replay else f"{model}" + (f" @ {base_url}" if base_url else "")
-        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier_label(tier)} · platform {plat.name} · "
+        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier_label(tier)} · "
+                      f"platform {plat.name} · "
                       f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
                       f" · early stop {'on' if cfg.early else 'off'} · T={temperature} · run {rundir.path}")
 
@@ -274,7 +276,8 @@ def register(app: typer.Typer) -> None:
         resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested "
                                      f"({summary.get('http_attempts', 0)} HTTP attempts)")
         console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier_label(tier)} · "
-                                                    f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}", tier=tier))
+                                                    f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}",
+                                    tier=tier))
         if not plat.timing:
             console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
                           f"only)[/dim]")

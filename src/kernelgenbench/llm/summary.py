@@ -60,8 +60,9 @@ def _latest(records: Iterable[dict[str, Any]], tier: str, platform: str) -> dict
     return out
 
 
-def operator_scores(op_id: str, source: str, samples: list[dict[str, Any]], records: dict[tuple[str, str], dict[str, Any]],
-                    k: int, early_stop: bool, error: str | None = None) -> dict[str, Any]:
+def operator_scores(op_id: str, source: str, samples: list[dict[str, Any]],
+                    records: dict[tuple[str, str], dict[str, Any]], k: int, early_stop: bool,
+                    error: str | None = None) -> dict[str, Any]:
     """Scores of one operator from its sample lines and their evaluation records.
 
     Args:

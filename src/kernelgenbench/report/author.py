@@ -389,8 +389,8 @@ def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, 
     tier_of_case = case_id.split("/", 1)[0]
     if tier_of_case not in SHOWN_TIERS:
         raise ReproError(f"{case_id} is a {tier_of_case} case: held-out cases are never rebuilt nor shown (they "
-                         f"judge whether a kernel generalises); kgb repro takes cases of the {' and '.join(SHOWN_TIERS)} "
-                         f"tiers")
+                         f"judge whether a kernel generalises); kgb repro takes cases of the "
+                         f"{' and '.join(SHOWN_TIERS)} tiers")
     case = next((c for c in op.cases(tier_of_case) if c.id == case_id), None)
     if case is None:
         n = len(op.cases(tier_of_case))

@@ -88,15 +88,17 @@ def compare_runs(a: Run, b: Run, threshold: float = DEFAULT_THRESHOLD, allow_mix
     la = f"A = {a.path} ({a.kind}, {a.platform}, tier {tier_label(a.tier) if a.tier else 'mixed'})"
     lb = f"B = {b.path} ({b.kind}, {b.platform}, tier {tier_label(b.tier) if b.tier else 'mixed'})"
     notes = [la, lb, f"faster/slower: speedup B/A beyond the noise = max(--threshold {threshold:.0%}, each run's "
-                     "timing spread of the operator: median over its timed cases of max(baseline, candidate) IQR/median)",
+                     "timing spread of the operator: median over its timed cases of "
+                     "max(baseline, candidate) IQR/median)",
              "failed: the failure class and the case it first failed on (case ids only: parameters are not shown)"]
     tables = [
         Table("compare", "Operators of A and B side by side", [
             Column("op", "operator"), Column("source", "source"), Column("status_a", "A"), Column("status_b", "B"),
             Column("speedup_a", "speedup A", "x"), Column("speedup_b", "speedup B", "x"), Column("ratio", "B/A", "x"),
             Column("noise", "noise", "pct"), Column("change_text", "change")], rows, notes),
-        Table("changes", "What changed from A to B", [Column("change", "change"), Column("operators", "operators", "int"),
-                                                      Column("which", "which", "list")], counts, [la, lb]),
+        Table("changes", "What changed from A to B",
+              [Column("change", "change"), Column("operators", "operators", "int"),
+               Column("which", "which", "list")], counts, [la, lb]),
     ]
     systems = [{**a.describe(), "key": "A"}, {**b.describe(), "key": "B"}]
     for s, r in zip(systems, (a, b)):

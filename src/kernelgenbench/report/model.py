@@ -129,7 +129,8 @@ class Report:
         raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
-        return {"schema": "kgb-report/1", "title": self.title, "systems": self.systems, "banners": self.banners, "options": self.options,
+        return {"schema": "kgb-report/1", "title": self.title, "systems": self.systems, "banners": self.banners,
+                "options": self.options,
                 "tables": [t.to_json() for t in self.tables], "operators": self.operators}
 
 
@@ -240,7 +241,8 @@ def cost_stats(results: Sequence[OpResult]) -> dict[str, Any]:
     usd = _sum_reported(r.cost_usd for r in results)
     wall = _sum_reported(r.wall_s for r in results)
     return {"operators": len(results), "solved": solved, **tok, "tokens_per_solved": _per(tok["tokens_total"], solved),
-            "cost_usd": usd, "cost_per_solved": _per(usd, solved), "wall_s": wall, "wall_per_solved": _per(wall, solved)}
+            "cost_usd": usd, "cost_per_solved": _per(usd, solved), "wall_s": wall,
+            "wall_per_solved": _per(wall, solved)}
 
 
 # -- the report ------------------------------------------------------------------------------------------------
@@ -414,7 +416,8 @@ def _accuracy_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[s
     cols += [Column(f"fast_{p:g}", f"fast_{p:.1f}", "pct") for p in FAST_P]
     cols.append(Column("unsupported", "unsupp.", "int"))
     notes = [f"over {scope}",
-             "accuracy = passed / judged; Pass@1 and Pass@k: kgb generate systems only (averaged over judged operators)",
+             "accuracy = passed / judged; Pass@1 and Pass@k: kgb generate systems only "
+             "(averaged over judged operators)",
              "geomean, median, IQM: speedup over the production baseline over the system's own solved set (operator "
              "speedup = geomean over its timed cases; set = geomean over solved operators): not comparable across "
              "systems, see the matched set; src-balanced: the geomean of the per-source geomeans",
@@ -472,7 +475,8 @@ def _matched_table(runs: Sequence[Run], keys: list[str], bootstrap: int, seed: i
         notes.append("one system: no pairs")
     return Table("matched", "Matched sets: pairs of systems on the operators both solved", [
         Column("a", "A"), Column("b", "B"), Column("both_judged", "both judged", "int"),
-        Column("both_solved", "both solved", "int"), Column("only_a", "only A", "int"), Column("only_b", "only B", "int"),
+        Column("both_solved", "both solved", "int"), Column("only_a", "only A", "int"),
+        Column("only_b", "only B", "int"),
         Column("matched", "matched (timed)", "int"), Column("geomean_a", "geomean A", "x"),
         Column("geomean_b", "geomean B", "x"), Column("ratio", "A/B", "x"), Column("ci_low", "CI low", "x"),
         Column("ci_high", "CI high", "x")], rows, notes)
@@ -566,7 +570,8 @@ def _anti_hack_table(runs: Sequence[Run], keys: list[str], sources: list[str]) -
         Column("L1", "L1 static scan", "int"), Column("L2", "L2 ghost replay", "int"),
         Column("L3", "L3 trace/profile", "int"), Column("timing", "timer tampering", "int")], rows,
         ["failed attempts stopped by each tier: L1 = static_scan and dispatch_recursion found by the scan; L2 = "
-         "ghost (right results with every Triton launch a no-op); L3 = profile (PyTorch or vendor compute, kernel list, "
+         "ghost (right results with every Triton launch a no-op); "
+         "L3 = profile (PyTorch or vendor compute, kernel list, "
          "launch rule) and dispatch_recursion at run time; timing = timer_tampering"])
 
 
@@ -605,7 +610,8 @@ def _portability_table(runs: Sequence[Run], keys: list[str]) -> Table:
         Column("accuracy_b", "accuracy B", "pct"), Column("geomean_a", "geomean A", "x"),
         Column("geomean_b", "geomean B", "x"), Column("tokens_per_solved_a", "tokens/solved A", "tokens"),
         Column("tokens_per_solved_b", "tokens/solved B", "tokens"), Column("tokens_ratio", "tokens B/A", "x"),
-        Column("wall_per_solved_a", "wall/solved A", "seconds"), Column("wall_per_solved_b", "wall/solved B", "seconds"),
+        Column("wall_per_solved_a", "wall/solved A", "seconds"),
+        Column("wall_per_solved_b", "wall/solved B", "seconds"),
         Column("wall_ratio", "wall B/A", "x")], rows, notes)
 
 
@@ -639,8 +645,10 @@ def _platforms_table(runs: Sequence[Run]) -> Table:
             rows.append(row)
     notes = ["one row per platform of a system label judged on several (give its runs the same --label), over the "
              "operators every platform of the label judged; x ref = this platform / the label's first platform "
-             "(accuracy, speedup < 1: lost on this platform; tokens, wall per solved operator > 1: the portability tax)",
-             "model fail.: failed operators of the submission's classes; platform fail.: classes that are not its fault "
+             "(accuracy, speedup < 1: lost on this platform; "
+             "tokens, wall per solved operator > 1: the portability tax)",
+             "model fail.: failed operators of the submission's classes; "
+             "platform fail.: classes that are not its fault "
              "(platform: a compiler crash, missing intrinsic or device op named by the platform profile; "
              "infrastructure)",
              "interpreter/<vendor>: the CPU interpreter under that vendor's profile (kgb eval --as-profile): its "

@@ -232,7 +232,8 @@ class Verifier:
                 rec.status = "unsupported"
                 rec.unsupported_reason = (
                     f"{rec.unsupported_by_kernel} case(s) could not be judged on {self.platform.name} with this "
-                    f"submission's kernels (first: {rec.first_unsupported_by_kernel}); the {judged} judged case(s) passed, "
+                    f"submission's kernels (first: {rec.first_unsupported_by_kernel}); "
+                    f"the {judged} judged case(s) passed, "
                     f"a GPU judges the rest")
         rec.finished_at = time.time()
         rec.wall_s = round(rec.finished_at - t0, 3)

@@ -182,7 +182,8 @@ def make_payload(spec: JobSpec, platform: Platform, rundir: RunDir, settings: Se
     sub = spec.submission
     has = sub is not None and sub.is_file()
     return {"op": spec.op.id, "tier": spec.tier, "label": spec.label, "platform": platform.name,
-            "profile": getattr(platform, "profile", None), "settings": asdict(settings), "submission": str(sub) if sub is not None else None,
+            "profile": getattr(platform, "profile", None), "settings": asdict(settings),
+            "submission": str(sub) if sub is not None else None,
             "content": sub.read_bytes() if has else None, "sha256": sha256(sub) if has else None,
             "workdir": str(rundir.job_dir(spec.op.id, spec.label)), "driver_node": driver_node,
             "measure_ceilings": measure_ceilings}

@@ -23,7 +23,8 @@ from .protocol import ExitCommand, Progress
 
 #: Environment variables a child may inherit (everything else is dropped: keys never reach it).
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
-             "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+             "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+             "NVSHMEM_DISABLE_NVLS")
 
 
 #: children started and not yet closed (for :func:`kill_all`, on an interrupted run)

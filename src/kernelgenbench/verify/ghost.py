@@ -4,7 +4,8 @@ L2 is interleaved with the correctness runs so that the candidate cannot tell a 
 :meth:`GhostReplay.plan` picks the replayed cases and gives their correctness runs secret inputs,
 :func:`ghost_schedule` places each one's judged re-runs and ghost replay at random positions after it,
 the child replays the host reads and launch outcomes of the latest normal run on the same inputs
-(``sandbox/host_reads.py``, ``sandbox/launch.py``), :func:`judge_ghost` judges each replay and :meth:`GhostReplay.verdict` decides.
+(``sandbox/host_reads.py``, ``sandbox/launch.py``), :func:`judge_ghost` judges each replay and
+:meth:`GhostReplay.verdict` decides.
 A replay never follows the first sighting of its inputs: a warm re-run always comes between them, so
 one-time work of a legal wrapper (a workspace zeroed by a kernel on the first call) is not in the log
 replayed. Cost per replayed case: the warm re-run, ``Settings.ghost_reruns`` decoy re-runs and the replay.

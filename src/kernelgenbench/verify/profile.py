@@ -150,7 +150,8 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
         return TraceVerdict("dispatch_recursion", f"the candidate ran the op it replaces through PyTorch "
                                                   f"({listed(recursion)})", recursion)
     if forbidden:
-        return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels ({listed(forbidden)}); "
+        return TraceVerdict("profile", f"the candidate computed with PyTorch outside Triton kernels "
+                                       f"({listed(forbidden)}); "
                                        f"only allocation, views, metadata and same-dtype copies are allowed", forbidden)
     if converted:
         return TraceVerdict("profile", f"allowed ATen ops computed or converted values outside Triton kernels "
@@ -158,7 +159,8 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
                                        f"negative or conjugate view, or cut elements apart through a dtype view, "
                                        f"and arange may build only integer sequences", converted)
     if moved:
-        return TraceVerdict("profile", f"ATen copies or fills did this data-movement operator's work ({listed(moved)}): "
+        return TraceVerdict("profile", f"ATen copies or fills did this data-movement operator's work "
+                                       f"({listed(moved)}): "
                                        f"for an operator whose work is moving elements, a copy may only take a call "
                                        f"tensor exactly as given (or a reshape of it) or a whole fresh buffer of the "
                                        f"call on each side, in the same shape; a copy from or into a view the "

@@ -9,8 +9,8 @@ to the same rules, plus the pure scalar builtins/methods of :data:`CONSTEXPR_FN_
 :data:`CONSTEXPR_FN_METHODS`) are compiled by Triton, where ``x.to(tl.float32)``,
 ``acc.sum(0)`` and the like are Triton operations. Inside them the method-name rules
 (``tensor-method`` and the method form of ``dispatch-recursion``) are off and ``kernel-body`` is on.
-Every other rule still applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton, so it could only
-run under the CPU interpreter or through ``kernel.fn(...)``. Decorator arguments and default values
+Every other rule still applies there: a ``torch.*`` call, an import or an ``eval`` never compiles under Triton,
+so it could only run under the CPU interpreter or through ``kernel.fn(...)``. Decorator arguments and default values
 are ordinary Python and are always scanned.
 
 The body of a module-level ``if __name__ == "__main__":`` block is skipped (it does not run when the
