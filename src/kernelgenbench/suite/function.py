@@ -30,6 +30,8 @@ class FunctionOperator(Operator):
         atol_text: the row's atol in words where the spec fixes its reduce_dim (``kgb show``).
         label: ``label() -> str``, the :meth:`baseline_label` where it is not the source's default (vLLM:
             whether ``vllm._custom_ops`` is importable).
+        data_movement: the task's work is moving elements (gathers, block copies, cache writes):
+            :attr:`Operator.data_movement`.
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -39,7 +41,7 @@ class FunctionOperator(Operator):
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
                  own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None,
-                 label: Callable[[], str] | None = None) -> None:
+                 label: Callable[[], str] | None = None, data_movement: bool = False) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -54,6 +56,7 @@ class FunctionOperator(Operator):
         self.allow_copies = True
         self.atol_text = atol_text
         self._label = label
+        self.data_movement = data_movement
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))

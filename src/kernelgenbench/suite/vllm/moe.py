@@ -1,5 +1,5 @@
-"""vLLM MoE routing and reduction (vllm.md §3: topk_softmax). References are pure PyTorch written from the
-spec."""
+"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_sum, shuffle_rows). References are
+pure PyTorch written from the spec."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,7 +10,7 @@ from ..common import make_tensor
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
 from ..tensors import poison_
-from .common import baseline_label
+from .common import baseline_label, esize
 from .common import baseline as _baseline
 
 
@@ -93,4 +93,124 @@ TOPK_SOFTMAX = FunctionOperator(
     baseline=_baseline("topk_softmax", _topk_base_native), label=baseline_label, own_ops=frozenset({"topk_softmax"}),
 )
 
-OPERATORS = [TOPK_SOFTMAX]
+
+
+# ------------------------------------------------------------------------------------------- moe_sum
+def _moe_sum_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    t, k, h = p["t"], p["k"], p["h"]
+    if p.get("upstream_2d"):  # the upstream test's 2-D input (vllm.md §2.10): k := H, output resized to [T*k]
+        x = make_tensor([t * k, h], p["dtype"], device, gen)
+    else:
+        x = make_tensor([t, k, h], p["dtype"], device, gen)
+    out = poison_(torch.empty(t, h, dtype=dtype_of(p["dtype"]), device=device))
+    return Call([x, out], written=(1,))
+
+
+def moe_sum_native(x: torch.Tensor) -> torch.Tensor:
+    """``moe_sum``'s result for a 3-D input ``[T, k, H]`` (vllm.md § moe_sum): for k in {2, 3, 4} the
+    sequential sum in T arithmetic (each addition rounded to T), else the fp32 sum rounded once; for a 2-D
+    input ``[R, H]`` (vLLM's k := H fallback) the ``[R]`` row sums in fp32 rounded once."""
+    if x.dim() == 2:
+        return x.float().sum(-1).to(x.dtype)
+    k = x.shape[1]
+    if k in (2, 3, 4):
+        acc = x[:, 0]
+        for j in range(1, k):
+            acc = (acc.float() + x[:, j].float()).to(x.dtype)
+        return acc
+    return x.float().sum(1).to(x.dtype)
+
+
+def _moe_sum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    x, out = call.args
+    ref = moe_sum_native(x)
+    region = out.view(-1)[: ref.numel()] if x.dim() == 2 else None
+    return [written_expected("arg.1", out, ref, Tolerance(reduce_dim=x.shape[-1] if x.dim() == 2 else x.shape[1]),
+                             region_view=region)]
+
+
+def _moe_sum_base(c: Call) -> None:
+    x, out = c.args
+    ref = moe_sum_native(x)
+    out.view(-1)[: ref.numel()].copy_(ref.reshape(-1))
+
+
+MOE_SUM = FunctionOperator(
+    "moe_sum", source="vllm", category="moe reduce", section="vllm.md § vllm::moe_sum",
+    semantics="output[t,h] = sum over j < k of input[t,j,h]: for k in {2,3,4} sequentially in T arithmetic from "
+              "0 (rd_T(rd_T(x0 + x1) + x2) ...); other k: fp32 accumulation rounded once to T. vLLM takes "
+              "H = input.size(-1), k = input.size(1), T = output.numel()/H; a 2-D input [R, H] means k := H "
+              "(not in {2,3,4}): the R row sums (fp32, rounded once) go to the first R elements of output "
+              "(vLLM resizes output to [R]).",
+    interface=Interface(
+        function="moe_sum", params=("input", "output"), written=("output",), returns="None",
+        args_doc={"input": "[T, k, H] fp16/bf16/fp32 contiguous (held-out: also the upstream 2-D [T*k, H])",
+                  "output": "written; [T, H] contiguous, dtype of input"}),
+    grids={
+        "smoke": [
+            dict(t=3, k=2, h=32, dtype="fp16"),
+            dict(t=2, k=4, h=40, dtype="bf16"),
+            dict(t=2, k=5, h=16, dtype="fp32"),
+            dict(t=5, k=3, h=100, dtype="fp32"),
+        ],
+        "full": product(t=[1, 128, 1024, 5333], h=[32, 512, 4096], k=[2, 4], dtype=["fp16", "bf16"]),
+        "heldout": [
+            dict(t=4096, k=8, h=7168, dtype="bf16"),
+            dict(t=33, k=3, h=2880, dtype="fp16"),
+            dict(t=4, k=2, h=64, dtype="fp16", upstream_2d=True),
+        ],
+    },
+    build=_moe_sum_build, reference=_moe_sum_ref,
+    cost=lambda p: Cost(p["t"] * p["k"] * p["h"], (p["t"] * p["k"] * p["h"] + p["t"] * p["h"]) * esize(p["dtype"])),
+    timed=lambda p: p["t"] * p["h"] >= 2 ** 20,
+    baseline=_baseline("moe_sum", _moe_sum_base), label=baseline_label,
+    notes="Full tier: 3-D [T, k, H] inputs on the upstream axes, not the upstream test's 2-D [T*k, H] input "
+          "(vllm.md §2.10, which makes vLLM fall back to row sums into a resized output); that case is held out.",
+)
+
+
+# -------------------------------------------------------------------------------------- shuffle_rows
+def _shuffle_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    r, c = p["rows"], p["cols"]
+    x = make_tensor([r, c], p["dtype"], device, gen)
+    n = p.get("out_rows", r * p.get("factor", 1))
+    if p.get("factor", 1) == 1 and "out_rows" not in p:
+        m = torch.randperm(r, generator=gen, device=device)
+    else:
+        m = torch.randint(0, r, (n,), generator=gen, device=device)
+    return Call([x, m.to(torch.int32)])
+
+
+def _shuffle_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    x, m = call.args
+    return [Expected("return", x[m.long()], EXACT)]
+
+
+SHUFFLE_ROWS = FunctionOperator(
+    "shuffle_rows", source="vllm", category="moe permute", section="vllm.md § vllm::shuffle_rows",
+    semantics="returns a new [R', Cc] tensor: out[i, :] = input_tensor[dst2src_map[i], :] (a gather of rows; "
+              "sources may repeat; R' = dst2src_map.numel()).",
+    interface=Interface(
+        function="shuffle_rows", params=("input_tensor", "dst2src_map"), returns="Tensor [R', Cc]",
+        args_doc={"input_tensor": "[R, Cc] (Cc % 16 == 0) fp16/bf16/fp32 contiguous",
+                  "dst2src_map": "int32 [R'] with values in [0, R)"}),
+    grids={
+        "smoke": [
+            dict(rows=3, cols=16, dtype="fp16", out_rows=5),
+            dict(rows=1, cols=32, dtype="bf16"),
+            dict(rows=4, cols=48, dtype="fp32", factor=2),
+        ],
+        "full": product(rows=[1, 128, 1024, 5333], cols=[32, 512, 4096], factor=[1, 2], dtype=["fp16", "bf16"]),
+        "heldout": [
+            dict(rows=4096, cols=7168, dtype="bf16", factor=8),
+            dict(rows=33, cols=2880, dtype="fp16"),
+        ],
+    },
+    build=_shuffle_build, reference=_shuffle_ref,
+    cost=lambda p: Cost(0.0, 2 * p.get("out_rows", p["rows"] * p.get("factor", 1)) * p["cols"] * esize(p["dtype"])),
+    timed=lambda p: p["rows"] * p.get("factor", 1) >= 1024 and p["cols"] >= 512,
+    baseline=_baseline("shuffle_rows", lambda c: c.args[0][c.args[1].long()]), label=baseline_label,
+    data_movement=True,
+)
+
+OPERATORS = [TOPK_SOFTMAX, MOE_SUM, SHUFFLE_ROWS]

@@ -1,0 +1,90 @@
+"""The vLLM native references against hand-computed small cases (issue 14 item 3), and the grids' shapes of
+the operators added family by family (vllm.md §3)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.suite.common import generator
+from kernelgenbench.suite.registry import get_operator, select
+from kernelgenbench.suite.spec import Call
+
+CPU = torch.device("cpu")
+
+
+def _build(op_id: str, tier: str, i: int) -> tuple[object, Call]:
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    return op, op.build(p, CPU, generator(CPU, 1234))
+
+
+def test_repetition_penalty_hand_case() -> None:
+    from kernelgenbench.suite.vllm.sampling import rep_native
+
+    logits = torch.tensor([[2.0, -1.0, 0.0, 3.0], [1.0, 1.0, -2.0, float("nan")]])
+    prompt = torch.tensor([[True, False, False, False], [False, True, False, False]])
+    output = torch.tensor([[False, True, True, False], [False, False, True, True]])
+    pen = torch.tensor([2.0, 4.0])
+    got = rep_native(logits, prompt, output, pen)
+    # row 0: 2/2, -1*2, 0*2 (masked), 3 untouched; row 1: 1 untouched, 1/4, -2*4, nan*4
+    want = torch.tensor([[1.0, -2.0, 0.0, 3.0], [1.0, 0.25, -8.0, float("nan")]])
+    assert torch.equal(got.nan_to_num(7.0), want.nan_to_num(7.0))
+    # fp16: one fp32 division rounded once (1/3 in fp16 is 0.33325195...)
+    h = rep_native(torch.tensor([[1.0]], dtype=torch.float16), torch.ones(1, 1, dtype=torch.bool),
+                   torch.zeros(1, 1, dtype=torch.bool), torch.tensor([3.0], dtype=torch.float16))
+    assert h.dtype == torch.float16 and h.item() == pytest.approx(0.333251953125, abs=0)
+
+
+def test_moe_sum_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.moe import moe_sum_native
+
+    x = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]])  # T=1, k=3, H=2
+    assert torch.equal(moe_sum_native(x), torch.tensor([[9.0, 12.0]]))
+    # sequential fp16 rounding for k <= 4: 2048 + 1 rounds to 2048 in fp16, twice: 2048 (an fp32 sum gives 2050)
+    h = torch.tensor([[[2048.0], [1.0], [1.0]]], dtype=torch.float16)
+    assert moe_sum_native(h).item() == 2048.0
+    # k = 5: fp32 accumulation rounded once: 2048 + 1 + 1 + 0 + 0 = 2050
+    h5 = torch.tensor([[[2048.0], [1.0], [1.0], [0.0], [0.0]]], dtype=torch.float16)
+    assert moe_sum_native(h5).item() == 2050.0
+    # the upstream 2-D input: row sums
+    assert torch.equal(moe_sum_native(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])), torch.tensor([6.0, 15.0]))
+
+
+def test_moe_sum_upstream_2d_case_writes_the_flat_prefix() -> None:
+    op, call = _build("vllm::moe_sum", "heldout", 2)
+    x, out = call.args
+    assert x.shape == (8, 64) and out.shape == (4, 64)
+    (exp,) = op.reference(op.grid("heldout")[2], call)
+    assert int(exp.region.sum()) == 8 and bool(exp.region[:8].all())
+
+
+def test_gathers_hand_cases() -> None:
+    shuffle, permute = get_operator("vllm::shuffle_rows"), get_operator("vllm::permute_cols")
+    x = torch.arange(6.0).reshape(3, 2)
+    (e,) = shuffle.reference({}, Call([x, torch.tensor([2, 0, 2], dtype=torch.int32)]))
+    assert torch.equal(e.value, torch.tensor([[4.0, 5.0], [0.0, 1.0], [4.0, 5.0]]))
+    a = torch.arange(8.0).reshape(2, 4)
+    (e,) = permute.reference({}, Call([a, torch.tensor([3, 3, 0, 1], dtype=torch.int32)]))
+    assert torch.equal(e.value, torch.tensor([[3.0, 3.0, 0.0, 1.0], [7.0, 7.0, 4.0, 5.0]]))
+
+
+@pytest.mark.parametrize("op_id,full", [("vllm::apply_repetition_penalties_cuda", 10), ("vllm::moe_sum", 48),
+                                        ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30)])
+def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
+    op = get_operator(op_id)
+    assert len(op.grid("full")) == full
+    assert 2 <= len(op.grid("smoke")) <= 4 and 2 <= len(op.grid("heldout")) <= 3
+    for p in op.grid("smoke"):  # smoke: every tensor at most 64K elements (vllm.md §2.9)
+        call = op.build(p, CPU, generator(CPU, 0))
+        for t in call.args:
+            if isinstance(t, torch.Tensor):
+                assert t.untyped_storage().nbytes() // t.element_size() <= 65536, (op_id, p)
+
+
+def test_every_vllm_operator_has_an_oracle_and_names_its_section() -> None:
+    from pathlib import Path
+
+    sols = Path(__file__).resolve().parents[1] / "solutions"
+    for op in select(source="vllm"):
+        assert (sols / op.filename).exists(), op.id
+        assert op.section == f"vllm.md § {op.id}", op.id
