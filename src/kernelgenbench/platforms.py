@@ -58,12 +58,15 @@ _BF16_INTERP = ("the Triton 3.6 CPU interpreter computes bf16 arithmetic wrongly
                 "bf16 + bf16 give garbage; fp32 arithmetic then a cast is right), so a correct kernel "
                 "that computes in bf16 (e.g. tl.dot on bf16 tiles) cannot be judged here")
 
+_FP8_INTERP = ("the Triton CPU interpreter's fp8 conversions (round to nearest even, saturation, NaN) have not "
+               "been validated against the hardware's, so a case that converts to or from fp8 is judged on GPUs only")
+
 PROFILES: dict[str, Platform] = {
     "cuda": Platform("cuda", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", profiler=True),
     "rocm": Platform("rocm", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", profiler=True),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
-        unsupported_dtypes={"bfloat16": _BF16_INTERP},
+        unsupported_dtypes={"bfloat16": _BF16_INTERP, "float8_e4m3fn": _FP8_INTERP, "float8_e5m2": _FP8_INTERP},
         env={"TRITON_INTERPRET": "1"}),
     # Vendor stacks of the paper: device strings, pinning variables and dispatch keys. Not yet run
     # here; their dtype limits and tolerance scales are to be measured on the hardware.

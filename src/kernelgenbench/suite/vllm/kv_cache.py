@@ -1,0 +1,381 @@
+"""vLLM KV-cache writes and block copies (vllm.md §3: swap_blocks, reshape_and_cache, reshape_and_cache_flash).
+References are pure PyTorch written from the spec; everything is exact (fp8 modes: the spec's saturating
+E4M3/E5M2 conversion of ``x / scale``)."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..common import make_tensor
+from ..function import FunctionOperator
+from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of
+from ..tensors import poison_, storage_view
+from .common import baseline, baseline_label, esize
+
+#: kv_cache_dtype -> the fp8 format of the cache bytes ("fp8" is E4M3), with its saturation bound.
+FP8_MODES: dict[str, tuple[torch.dtype, float]] = {
+    "fp8": (torch.float8_e4m3fn, 448.0), "fp8_e4m3": (torch.float8_e4m3fn, 448.0),
+    "fp8_e5m2": (torch.float8_e5m2, 57344.0)}
+
+
+def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tensor, addressed: torch.Tensor,
+                     tol: Tolerance = EXACT) -> Expected:
+    """The expected whole storage of a written argument of which only the elements where ``addressed`` (a
+    bool tensor shaped like ``before``) is true are compared with ``after_logical``; every other element of
+    the storage must keep its bits (the poison of unaddressed cache slots).
+
+    Raises:
+        ValueError: ``after_logical`` or ``addressed`` is not shaped like ``before``.
+    """
+    if after_logical.shape != before.shape or addressed.shape != before.shape:
+        raise ValueError(f"{slot}: expected values {tuple(after_logical.shape)} / mask {tuple(addressed.shape)} "
+                         f"are not shaped like the argument {tuple(before.shape)}")
+    exp = storage_view(before).clone()
+    exp.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(after_logical)
+    n = before.untyped_storage().nbytes() // before.element_size()
+    region = torch.zeros(n, dtype=torch.bool, device=before.device)
+    region.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(addressed)
+    return Expected(slot, exp, tol, region)
+
+
+def cache_convert(x: torch.Tensor, mode: str, scale: torch.Tensor) -> torch.Tensor:
+    """The cache value of ``x`` (vllm.md § reshape_and_cache): itself for ``"auto"``, else the fp8 bytes
+    (uint8) of ``x / scale[0]`` (fp32 IEEE division, clamped to the format's range, round to nearest even;
+    NaN stays NaN).
+
+    Raises:
+        ValueError: an unknown ``mode``.
+    """
+    if mode == "auto":
+        return x
+    if mode not in FP8_MODES:
+        raise ValueError(f"unknown kv_cache_dtype {mode!r}; expected auto, {', '.join(FP8_MODES)}")
+    f8, bound = FP8_MODES[mode]
+    v = (x.float() / scale.reshape(-1)[0].float()).clamp(-bound, bound)
+    return v.to(f8).view(torch.uint8)
+
+
+def _fp8_dtypes(p: dict[str, Any]) -> set[torch.dtype]:
+    out = {dtype_of(p["dtype"])}
+    if p.get("kv", "auto") != "auto":
+        out.add(FP8_MODES[p["kv"]][0])
+    return out
+
+
+def _slots(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> torch.Tensor:
+    t, nb, bs = p["t"], p["nb"], p["bs"]
+    sl = torch.randperm(nb * bs, generator=gen, device=device)[:t].to(torch.int64)
+    if p.get("neg_slot") and t > 1:
+        sl[1] = -1
+    pad = p.get("pad_frac", 0.0)
+    if pad:
+        drop = torch.rand(t, generator=gen, device=device) < pad
+        sl = torch.where(drop, torch.full_like(sl, -1), sl)
+    return sl
+
+
+def _kv_inputs(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    t, h, d = p["t"], p["h"], p["d"]
+    step = p.get("token_stride", 1)
+    if step > 1:  # key a strided view: token stride step*H*D
+        key = make_tensor([t, step * h, d], p["dtype"], device, gen)[:, :h, :]
+    else:
+        key = make_tensor([t, h, d], p["dtype"], device, gen)
+    value = make_tensor([t, h, d], p["dtype"], device, gen)
+    return key, value
+
+
+def _scales(p: dict[str, Any], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    return (torch.tensor([p.get("k_scale", 1.0)], dtype=torch.float32, device=device),
+            torch.tensor([p.get("v_scale", 1.0)], dtype=torch.float32, device=device))
+
+
+def _cache_dtype(p: dict[str, Any]) -> torch.dtype:
+    return dtype_of(p["dtype"]) if p.get("kv", "auto") == "auto" else torch.uint8
+
+
+# ----------------------------------------------------------------------------- reshape_and_cache_flash
+def _flash_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    key, value = _kv_inputs(p, device, gen)
+    nb, bs, h, d = p["nb"], p["bs"], p["h"], p["d"]
+    cdt = _cache_dtype(p)
+    if p.get("layout", "NHD") == "HND":
+        kc = poison_(torch.empty(nb, h, bs, d, dtype=cdt, device=device)).permute(0, 2, 1, 3)
+        vc = poison_(torch.empty(nb, h, bs, d, dtype=cdt, device=device)).permute(0, 2, 1, 3)
+    else:
+        kc = poison_(torch.empty(nb, bs, h, d, dtype=cdt, device=device))
+        vc = poison_(torch.empty(nb, bs, h, d, dtype=cdt, device=device))
+    ks, vs = _scales(p, device)
+    return Call([key, value, kc, vc, _slots(p, device, gen), p.get("kv", "auto"), ks, vs], written=(2, 3))
+
+
+def flash_native(key, value, kc, vc, slots, mode, ks, vs) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The caches after ``reshape_and_cache_flash`` (logical ``[NB, BS, H, D]``) and the mask of written
+    (block, offset) slots broadcast to the cache shape."""
+    bs = kc.shape[1]
+    valid = slots >= 0
+    sl = slots[valid]
+    t_idx = torch.nonzero(valid).flatten()
+    b, o = sl // bs, sl % bs
+    nk, nv = kc.clone(), vc.clone()
+    nk[b, o] = cache_convert(key[t_idx], mode, ks)
+    nv[b, o] = cache_convert(value[t_idx], mode, vs)
+    mask = torch.zeros(kc.shape, dtype=torch.bool, device=kc.device)
+    mask[b, o] = True
+    return nk, nv, mask
+
+
+def _flash_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    key, value, kc, vc, slots, mode, ks, vs = call.args
+    nk, nv, mask = flash_native(*call.args)
+    return [storage_expected("arg.2", kc, nk, mask), storage_expected("arg.3", vc, nv, mask)]
+
+
+def _flash_base(c: Call) -> None:
+    nk, nv, _ = flash_native(*c.args)
+    c.args[2].copy_(nk)
+    c.args[3].copy_(nv)
+
+
+_KV_SHAPES = [(4, 8, 64, 16, 16), (32, 8, 64, 32, 16), (128, 8, 64, 64, 16), (128, 16, 128, 64, 16),
+              (256, 8, 64, 64, 16), (256, 16, 128, 64, 16), (512, 16, 64, 128, 16), (512, 32, 128, 128, 16),
+              (1024, 16, 128, 256, 16)]
+
+
+def _kv_cost(p: dict[str, Any]) -> Cost:
+    n = p["t"] * p["h"] * p["d"]
+    return Cost(0.0, 2 * n * (esize(p["dtype"]) + _cache_dtype(p).itemsize) + 8 * p["t"])
+
+
+_KV_ARGS = {"key": "[T', H, D] fp16/bf16/fp32; token stride key.stride(0) honoured, heads and dims contiguous",
+            "value": "[T', H, D] like key", "slot_mapping": "int64 [T] (tokens processed = T); slot -1 = skip",
+            "kv_cache_dtype": "'auto' (cache dtype = key dtype) or 'fp8'/'fp8_e4m3'/'fp8_e5m2' (uint8 cache of "
+                              "fp8 bytes)",
+            "k_scale": "fp32 tensor, element 0", "v_scale": "fp32 tensor, element 0"}
+_KV_PARAMS = ("key", "value", "key_cache", "value_cache", "slot_mapping", "kv_cache_dtype", "k_scale", "v_scale")
+
+RESHAPE_AND_CACHE_FLASH = FunctionOperator(
+    "reshape_and_cache_flash", source="vllm", category="kv cache write",
+    section="vllm.md § vllm::reshape_and_cache_flash",
+    semantics="for t < T with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS, every head h: "
+              "key_cache[b, o, h, :] = f_k(key[t, h, :]), value_cache[b, o, h, :] = f_v(value[t, h, :]); f = copy "
+              "('auto') or the fp8 bytes of x / scale (fp32 IEEE division, saturating, round to nearest even). Both "
+              "caches are addressed with key_cache's strides (NHD contiguous or an HND permuted view); every other "
+              "cache element stays untouched.",
+    interface=Interface(function="reshape_and_cache_flash", params=_KV_PARAMS, written=("key_cache", "value_cache"),
+                        returns="None",
+                        args_doc=dict(_KV_ARGS, key_cache="written; logical [NB, BS, H, D], strides: block stride(0), "
+                                      "token stride(1), head stride(2), last dim contiguous (NHD or HND view)",
+                                      value_cache="written; like key_cache (addressed with key_cache's strides)")),
+    grids={
+        "smoke": [
+            dict(t=3, h=2, d=16, nb=2, bs=4, dtype="fp16", layout="NHD", neg_slot=True),
+            dict(t=3, h=2, d=16, nb=2, bs=4, dtype="bf16", layout="HND"),
+            dict(t=3, h=2, d=16, nb=2, bs=4, dtype="fp32", layout="NHD", kv="fp8", k_scale=0.5, v_scale=2.0),
+            dict(t=5, h=3, d=24, nb=3, bs=4, dtype="fp32", layout="HND", neg_slot=True),
+        ],
+        "full": [dict(t=t, h=h, d=d, nb=nb, bs=bs, dtype=dt, layout="NHD") for t, h, d, nb, bs in _KV_SHAPES
+                 for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(t=4096, h=8, d=128, nb=1024, bs=16, dtype="bf16", layout="HND", pad_frac=0.1),
+            dict(t=100, h=32, d=64, nb=64, bs=32, dtype="fp16", layout="NHD", kv="fp8_e4m3", k_scale=0.1,
+                 v_scale=0.2),
+        ],
+    },
+    build=_flash_build, reference=_flash_ref, cost=_kv_cost, timed=lambda p: p["t"] >= 128,
+    baseline=baseline("reshape_and_cache_flash", _flash_base), label=baseline_label, dtypes=_fp8_dtypes,
+    data_movement=True,
+    notes="Caches arrive poisoned rather than zeroed (upstream: zeros), so a write to any slot not named by "
+          "slot_mapping is seen.",
+)
+
+
+# ----------------------------------------------------------------------------------- reshape_and_cache
+def _x_of(cdt: torch.dtype) -> int:
+    return 16 // torch.empty(0, dtype=cdt).element_size()
+
+
+def _rc_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    key, value = _kv_inputs(p, device, gen)
+    nb, bs, h, d = p["nb"], p["bs"], p["h"], p["d"]
+    cdt = _cache_dtype(p)
+    x = _x_of(cdt)
+    kc = poison_(torch.empty(nb, h, d // x, bs, x, dtype=cdt, device=device))
+    vc = poison_(torch.empty(nb, h, d, bs, dtype=cdt, device=device))
+    ks, vs = _scales(p, device)
+    return Call([key, value, kc, vc, _slots(p, device, gen), p.get("kv", "auto"), ks, vs], written=(2, 3))
+
+
+def rc_native(key, value, kc, vc, slots, mode, ks, vs) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The caches after ``reshape_and_cache`` (key ``[NB, H, D/x, BS, x]``, value ``[NB, H, D, BS]``) and
+    the masks of their written elements."""
+    nb, h, dx, bs, x = kc.shape
+    d = dx * x
+    valid = slots >= 0
+    sl = slots[valid]
+    t_idx = torch.nonzero(valid).flatten()
+    b, o = sl // bs, sl % bs
+    nk, nv = kc.clone(), vc.clone()
+    kv = cache_convert(key[t_idx], mode, ks).reshape(-1, h, dx, x)      # [n, H, D/x, x]
+    vv = cache_convert(value[t_idx], mode, vs)                           # [n, H, D]
+    nk_perm = nk.permute(0, 3, 1, 2, 4)                                  # [NB, BS, H, D/x, x]
+    nk_perm[b, o] = kv
+    nv_perm = nv.permute(0, 3, 1, 2)                                     # [NB, BS, H, D]
+    nv_perm[b, o] = vv
+    mk = torch.zeros(kc.shape, dtype=torch.bool, device=kc.device)
+    mk.permute(0, 3, 1, 2, 4)[b, o] = True
+    mv = torch.zeros(vc.shape, dtype=torch.bool, device=vc.device)
+    mv.permute(0, 3, 1, 2)[b, o] = True
+    assert d == key.shape[-1]
+    return nk, nv, mk, mv
+
+
+def _rc_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    nk, nv, mk, mv = rc_native(*call.args)
+    return [storage_expected("arg.2", call.args[2], nk, mk), storage_expected("arg.3", call.args[3], nv, mv)]
+
+
+def _rc_base(c: Call) -> None:
+    nk, nv, _, _ = rc_native(*c.args)
+    c.args[2].copy_(nk)
+    c.args[3].copy_(nv)
+
+
+RESHAPE_AND_CACHE = FunctionOperator(
+    "reshape_and_cache", source="vllm", category="kv cache write", section="vllm.md § vllm::reshape_and_cache",
+    semantics="for t < T with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS, all h, d: "
+              "key_cache[b, h, d // x, o, d mod x] = f_k(key[t,h,d]), value_cache[b, h, d, o] = f_v(value[t,h,d]); "
+              "x = key_cache.size(4) (16 bytes: 8 for 16-bit caches, 4 for fp32, 16 for fp8 bytes); f = copy "
+              "('auto') or the fp8 bytes of x / scale (fp32 IEEE division, saturating, round to nearest even). "
+              "Every other cache element stays untouched.",
+    interface=Interface(function="reshape_and_cache", params=_KV_PARAMS, written=("key_cache", "value_cache"),
+                        returns="None",
+                        args_doc=dict(_KV_ARGS, key_cache="written; [NB, H, D/x, BS, x] contiguous",
+                                      value_cache="written; [NB, H, D, BS] contiguous")),
+    grids={
+        "smoke": [
+            dict(t=3, h=2, d=16, nb=2, bs=4, dtype="fp16", neg_slot=True),
+            dict(t=4, h=1, d=8, nb=1, bs=8, dtype="fp32"),
+            dict(t=3, h=2, d=16, nb=2, bs=4, dtype="bf16", kv="fp8"),
+            dict(t=6, h=3, d=24, nb=3, bs=4, dtype="fp16", neg_slot=True),
+        ],
+        "full": [dict(t=t, h=h, d=d, nb=nb, bs=bs, dtype=dt) for t, h, d, nb, bs in _KV_SHAPES
+                 for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(t=2000, h=8, d=256, nb=512, bs=32, dtype="bf16", pad_frac=0.1, token_stride=3),
+            dict(t=64, h=4, d=80, nb=16, bs=16, dtype="fp16"),
+        ],
+    },
+    build=_rc_build, reference=_rc_ref, cost=_kv_cost, timed=lambda p: p["t"] >= 128,
+    baseline=baseline("reshape_and_cache", _rc_base), label=baseline_label, dtypes=_fp8_dtypes, data_movement=True,
+    notes="Caches arrive poisoned rather than zeroed (upstream: zeros). vLLM 0.13 writes only the first 512 "
+          "(head, x-chunk) pairs per token; every graded case has H*D/x <= 512.",
+)
+
+
+# ----------------------------------------------------------------------------------------- swap_blocks
+def _swap_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    nb, block = p["nb"], list(p["block"])
+    pad = p.get("pad", 0)
+    n = 1
+    for s in block:
+        n *= s
+    if pad:  # padded blocks: a view whose stride(0) exceeds the block numel; copies include the padding
+        src = make_tensor([nb, n + pad], p["dtype"], device, gen)[:, :n].unflatten(1, block)
+        dst = make_tensor([nb, n + pad], p["dtype"], device, gen)[:, :n].unflatten(1, block)
+    else:
+        src = make_tensor([nb] + block, p["dtype"], device, gen)
+        dst = make_tensor([nb] + block, p["dtype"], device, gen)
+    m = p["mapping"]
+    if isinstance(m, list):
+        pairs = torch.tensor(m, dtype=torch.int64)
+    elif m == "identity":
+        pairs = torch.arange(nb).repeat(2, 1).t()
+    elif m == "reverse":
+        pairs = torch.stack([torch.arange(nb), torch.arange(nb - 1, -1, -1)], 1)
+    elif m == "random_subset":
+        k = p.get("pairs", max(1, nb // 2))
+        s = torch.randperm(nb, generator=gen, device=device)[:k].cpu()
+        d = torch.randperm(nb, generator=gen, device=device)[:k].cpu()
+        pairs = torch.stack([s, d], 1)
+    else:
+        raise ValueError(f"vllm::swap_blocks: unknown mapping {m!r}")
+    return Call([src, dst, pairs.to(torch.int64).contiguous()], written=(1,))
+
+
+def swap_native(src: torch.Tensor, dst: torch.Tensor, mapping: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """dst's whole storage after ``swap_blocks`` (flat, dst's dtype) and the mask of the elements written:
+    block d's ``stride(0)`` elements become a copy of src block s's, row by row in order (a later row wins)."""
+    bb = src.stride(0)
+    so, do = src.storage_offset(), dst.storage_offset()
+    s_flat, d_flat = storage_view(src), storage_view(dst).clone()
+    mask = torch.zeros(d_flat.shape, dtype=torch.bool, device=dst.device)
+    for s, d in mapping.tolist():
+        d_flat[do + d * bb: do + (d + 1) * bb] = s_flat[so + s * bb: so + (s + 1) * bb]
+        mask[do + d * bb: do + (d + 1) * bb] = True
+    return d_flat, mask
+
+
+def _swap_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    src, dst, mapping = call.args
+    exp, mask = swap_native(src, dst, mapping)
+    return [Expected("arg.1", exp, EXACT, mask)]
+
+
+def _swap_base(c: Call) -> None:
+    src, dst, mapping = c.args
+    exp, _ = swap_native(src, dst, mapping)
+    storage_view(dst).copy_(exp)
+
+
+SWAP_BLOCKS = FunctionOperator(
+    "swap_blocks", source="vllm", category="kv cache copy", section="vllm.md § vllm::swap_blocks",
+    semantics="block size in bytes BB = src.element_size() * src.stride(0) (used for both tensors); for each row "
+              "(s, d) of block_mapping in order: bytes [d*BB, (d+1)*BB) of dst <- bytes [s*BB, (s+1)*BB) of src (a "
+              "later row wins on a duplicated destination; padding between blocks is copied too). Other dst blocks "
+              "stay untouched.",
+    interface=Interface(function="swap_blocks", params=("src", "dst", "block_mapping"), written=("dst",),
+                        returns="None",
+                        args_doc={"src": "[NB, ...] (first dim = blocks), same dtype as dst",
+                                  "dst": "written; [NB, ...] like src",
+                                  "block_mapping": "int64 [P, 2] rows (src block, dst block); vLLM takes it on the "
+                                                   "CPU (here it arrives on the case's device)"}),
+    grids={
+        "smoke": [
+            dict(nb=4, block=[2, 8], dtype="fp16", mapping=[[0, 3], [2, 1]]),
+            dict(nb=1, block=[2, 8], dtype="fp32", mapping="identity"),
+            dict(nb=4, block=[3, 8], dtype="fp32", mapping=[[0, 1], [2, 1]]),
+        ],
+        "full": [dict(nb=nb, block=list(b), dtype=dt, mapping=m) for nb in (1, 32, 512)
+                 for b in ((16, 64), (32, 128), (64, 256)) for dt in ("fp16", "bf16")
+                 for m in ("identity", "reverse", "random_subset")],
+        "heldout": [
+            dict(nb=2048, block=[16, 8, 128], dtype="bf16", mapping="random_subset", pairs=512),
+            dict(nb=64, block=[4, 32], dtype="fp16", mapping="random_subset", pad=24),
+        ],
+    },
+    build=_swap_build, reference=_swap_ref,
+    cost=lambda p: Cost(0.0, 2 * _swap_pairs(p) * _numel(p["block"]) * esize(p["dtype"])),
+    timed=lambda p: p["nb"] * _numel(p["block"]) >= 131_072,
+    baseline=baseline("swap_blocks", _swap_base), label=baseline_label, data_movement=True,
+    notes="vLLM takes block_mapping on the CPU; the harness moves every tensor of a case to the device, so here it "
+          "arrives on the device (read it there, or copy it to the host once).",
+)
+
+
+def _swap_pairs(p: dict[str, Any]) -> int:
+    m = p["mapping"]
+    if isinstance(m, list):
+        return len(m)
+    return p.get("pairs", max(1, p["nb"] // 2)) if m == "random_subset" else p["nb"]
+
+
+def _numel(shape: list[int]) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+OPERATORS = [RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]
