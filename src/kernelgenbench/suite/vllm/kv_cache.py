@@ -181,6 +181,7 @@ RESHAPE_AND_CACHE_FLASH = FunctionOperator(
             dict(t=4096, h=8, d=128, nb=1024, bs=16, dtype="bf16", layout="HND", pad_frac=0.1),
             dict(t=100, h=32, d=64, nb=64, bs=32, dtype="fp16", layout="NHD", kv="fp8_e4m3", k_scale=0.1,
                  v_scale=0.2),
+            dict(t=300, h=4, d=80, nb=32, bs=16, dtype="fp16", layout="HND", pad_frac=0.1, token_stride=2),
         ],
     },
     build=_flash_build, reference=_flash_ref, cost=_kv_cost, timed=lambda p: p["t"] >= 128,
