@@ -69,7 +69,10 @@ def test_gathers_hand_cases() -> None:
 
 
 @pytest.mark.parametrize("op_id,full", [("vllm::apply_repetition_penalties_cuda", 10), ("vllm::moe_sum", 48),
-                                        ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30)])
+                                        ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30),
+                                        ("vllm::scaled_int8_quant", 105), ("vllm::merge_attn_states", 18),
+                                        ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
+                                        ("vllm::swap_blocks", 54)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -88,3 +91,65 @@ def test_every_vllm_operator_has_an_oracle_and_names_its_section() -> None:
     for op in select(source="vllm"):
         assert (sols / op.filename).exists(), op.id
         assert op.section == f"vllm.md § {op.id}", op.id
+
+
+def test_int8_quant_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.quant import int8_native
+
+    x = torch.tensor([[0.25, -0.75, 1.25, 100.0]])
+    # static symmetric, scale 0.5: 0.5 -> 0 (half to even), -1.5 -> -2, 2.5 -> 2, 200 -> 127
+    q, s, z = int8_native(x, torch.tensor([0.5]), None, True)
+    assert q.tolist() == [[0, -2, 2, 127]] and z is None
+    # static asymmetric, azp -3: rne(x * (1/0.5)) + azp, saturated after the add (200 - 3 -> 127)
+    q, _, _ = int8_native(x, torch.tensor([0.5]), torch.tensor([-3], dtype=torch.int32), False)
+    assert q.tolist() == [[-3, -5, -1, 127]]
+    # dynamic symmetric: a = 127 -> scale 1, r = 1; a zero row gives scale 0 and zeros
+    q, s, z = int8_native(torch.tensor([[127.0, -63.5, 0.5], [0.0, 0.0, 0.0]]), None, None, True)
+    assert q.tolist() == [[127, -64, 0], [0, 0, 0]] and s.tolist() == [[1.0], [0.0]] and z is None
+    # dynamic asymmetric: mn = -1, mx = 254 -> s = 1, zp = rne(-128 + 1) = -127
+    q, s, z = int8_native(torch.tensor([[-1.0, 254.0, 10.5]]), None, None, False)
+    assert s.tolist() == [[1.0]] and z.tolist() == [[-127]] and q.tolist() == [[-128, 127, -117]]
+
+
+def test_merge_attn_states_hand_case() -> None:
+    from kernelgenbench.suite.vllm.attention import merge_native
+
+    po = torch.tensor([[[1.0, 2.0], [5.0, 6.0]]])      # T=1, H=2, D=2
+    so = torch.tensor([[[3.0, 4.0], [7.0, 8.0]]])
+    pl = torch.tensor([[0.0], [-float("inf")]])        # [H, T]
+    sl = torch.tensor([[0.0], [-float("inf")]])
+    out, lse = merge_native(po, pl, so, sl)
+    # head 0: equal LSEs -> the mean, lse log 2; head 1: both -inf -> prefix copied, lse -inf
+    assert torch.allclose(out, torch.tensor([[[2.0, 3.0], [5.0, 6.0]]]))
+    assert lse[0, 0].item() == pytest.approx(0.6931471805599453) and lse[1, 0].item() == -float("inf")
+    # +inf reads as -inf: only the suffix counts
+    out, lse = merge_native(po[:, :1], torch.tensor([[float("inf")]]), so[:, :1], torch.tensor([[1.0]]))
+    assert torch.equal(out, so[:, :1]) and lse.item() == pytest.approx(1.0)
+
+
+def test_kv_cache_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import cache_convert, flash_native, rc_native, swap_native
+
+    key = torch.arange(8.0).reshape(2, 1, 4)            # T=2, H=1, D=4
+    value = -key
+    one = torch.ones(1)
+    kc = torch.full((2, 2, 1, 4), 9.0)                  # NB=2, BS=2
+    vc = kc.clone()
+    nk, nv, mask = flash_native(key, value, kc, vc, torch.tensor([3, -1]), "auto", one, one)
+    assert torch.equal(nk[1, 1, 0], key[0, 0]) and torch.equal(nv[1, 1, 0], value[0, 0])
+    assert int(mask.sum()) == 4 and bool((nk[mask.logical_not()] == 9).all())
+    # x-split key cache: x = 2 -> key_cache[b, h, d // 2, o, d % 2]
+    kc5 = torch.zeros(2, 1, 2, 2, 2)
+    vc4 = torch.zeros(2, 1, 4, 2)
+    nk, nv, mk, mv = rc_native(key, value, kc5, vc4, torch.tensor([2, 1]), "auto", one, one)
+    assert nk[1, 0, :, 0, :].flatten().tolist() == [0.0, 1.0, 2.0, 3.0]   # token 0 -> block 1, offset 0
+    assert nv[0, 0, :, 1].tolist() == [-4.0, -5.0, -6.0, -7.0]           # token 1 -> block 0, offset 1
+    assert int(mk.sum()) == int(mv.sum()) == 8
+    # fp8: 1000 / 2 saturates to 448 (E4M3 0x7E); -0.5 / 2 = -2^-2: sign 1, exponent 5 (bias 7), mantissa 0 = 0xA8
+    b = cache_convert(torch.tensor([1000.0, -0.5]), "fp8", torch.tensor([2.0]))
+    assert b.dtype == torch.uint8 and b.tolist() == [0x7E, 0xA8]
+    # swap: a later row wins on a duplicated destination
+    src = torch.arange(6.0).reshape(3, 2)
+    dst = torch.zeros(3, 2)
+    exp, m = swap_native(src, dst, torch.tensor([[0, 1], [2, 1]]))
+    assert exp.tolist() == [0.0, 0.0, 4.0, 5.0, 0.0, 0.0] and m.tolist() == [False, False, True, True, False, False]
