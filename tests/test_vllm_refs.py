@@ -72,7 +72,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30),
                                         ("vllm::scaled_int8_quant", 105), ("vllm::merge_attn_states", 18),
                                         ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
-                                        ("vllm::swap_blocks", 54)])
+                                        ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -153,3 +153,24 @@ def test_kv_cache_hand_cases() -> None:
     dst = torch.zeros(3, 2)
     exp, m = swap_native(src, dst, torch.tensor([[0, 1], [2, 1]]))
     assert exp.tolist() == [0.0, 0.0, 4.0, 5.0, 0.0, 0.0] and m.tolist() == [False, False, True, True, False, False]
+
+
+def test_moe_align_hand_case_and_segment_judge() -> None:
+    from kernelgenbench.suite.vllm.moe import _segment_check, align_native
+
+    ids = torch.tensor([[2, 0], [2, 5], [0, 2]], dtype=torch.int32)   # N = 6; 5 >= E is ignored
+    s, ex, post, seg = align_native(ids, 4, 2, lmax=6 + 4 * 1, nblocks=5)
+    # expert 0: entries 1, 4 (2 slots); expert 1: none; expert 2: entries 0, 2, 5 (padded to 4)
+    assert s.tolist() == [1, 4, 0, 2, 5, 6, 6, 6, 6, 6]
+    assert ex.tolist() == [0, 2, 2, 0, 0] and post.tolist() == [6]
+    assert seg.tolist() == [0, 0, 2, 2, 2, -1, -1, -1, -1, -1]
+    check = _segment_check(s, seg, 6)
+    assert check(torch.tensor([4, 1, 5, 0, 2, 6, 6, 6, 6, 6], dtype=torch.int32), {}).ok   # any order inside
+    bad = check(torch.tensor([1, 4, 0, 2, 5, 6, 6, 6, 6, 0], dtype=torch.int32), {})
+    assert not bad.ok and "sentinel 6" in bad.message
+    swapped = check(torch.tensor([1, 0, 4, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})   # 0 moved to expert 0
+    assert not swapped.ok and "expert" in swapped.message
+    # an expert map: global 0 and 3 are not local, 1 -> 0, 2 -> 1
+    s, ex, post, _ = align_native(torch.tensor([[1], [3], [2]], dtype=torch.int32), 4, 2, lmax=3 + 4, nblocks=4,
+                                  emap=torch.tensor([-1, 0, 1, -1], dtype=torch.int32))
+    assert s.tolist() == [0, 3, 2, 3, 3, 3, 3] and ex.tolist() == [0, 1, 0, 0] and post.tolist() == [4]

@@ -1,5 +1,5 @@
-"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_sum, shuffle_rows). References are
-pure PyTorch written from the spec."""
+"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size, moe_sum,
+shuffle_rows). References are pure PyTorch written from the spec."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,6 +7,7 @@ from typing import Any
 import torch
 
 from ..common import make_tensor
+from ..compare import SlotResult
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
 from ..tensors import poison_
@@ -213,4 +214,148 @@ SHUFFLE_ROWS = FunctionOperator(
     data_movement=True,
 )
 
-OPERATORS = [TOPK_SOFTMAX, MOE_SUM, SHUFFLE_ROWS]
+# ----------------------------------------------------------------------------------- moe_align_block_size
+def _align_lmax(p: dict[str, Any]) -> int:
+    return p["t"] * p["k"] + p["e"] * (p["bs"] - 1)
+
+
+def _align_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    t, k, e, bs = p["t"], p["k"], p["e"], p["bs"]
+    hi = e - 1 if p.get("empty_expert") else e      # the last expert gets no entry
+    ids = torch.randint(0, hi, (t, k), generator=gen, device=device, dtype=torch.int64).to(torch.int32)
+    emap = None
+    if p.get("expert_map") is not None:
+        m = p["expert_map"]
+        if m == "half":  # every other global expert is local, numbered in order
+            local = torch.arange(e, device=device) % 2 == 0
+            emap = torch.where(local, torch.cumsum(local.long(), 0) - 1, torch.full((e,), -1, device=device))
+        else:
+            emap = torch.tensor(m, device=device)
+        emap = emap.to(torch.int32)
+    lmax = _align_lmax(p)
+    sorted_ids = poison_(torch.empty(lmax, dtype=torch.int32, device=device))
+    experts = poison_(torch.empty(-(-lmax // bs), dtype=torch.int32, device=device))
+    post = poison_(torch.empty(1, dtype=torch.int32, device=device))
+    return Call([ids, e, bs, sorted_ids, experts, post, emap], written=(3, 4, 5))
+
+
+def align_native(ids: torch.Tensor, num_experts: int, bs: int, lmax: int, nblocks: int,
+                 emap: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``moe_align_block_size`` in its canonical order (vllm.md § moe_align_block_size): ``(sorted_token_ids
+    [lmax], experts_ids [nblocks], num_tokens_post_pad [1], segment [lmax])`` where ``segment[j]`` is the
+    expert whose real entries occupy position j (-1 for sentinel positions); entries of one expert come in
+    flat-index order, though any order within a segment is right."""
+    flat = ids.reshape(-1).long()
+    n = flat.numel()
+    valid = (flat >= 0) & (flat < num_experts)
+    e = flat.clone()
+    if emap is not None:
+        e = torch.where(valid, emap.long()[flat.clamp(0, num_experts - 1)], torch.full_like(flat, -1))
+        valid = valid & (e >= 0)
+    idx = torch.nonzero(valid).flatten()
+    ev = e[idx]
+    counts = torch.bincount(ev, minlength=num_experts)[:num_experts]
+    padded = (counts + bs - 1) // bs * bs
+    offs = torch.cumsum(padded, 0) - padded
+    total = int(padded.sum())
+    order = torch.sort(ev, stable=True).indices
+    ev_sorted, idx_sorted = ev[order], idx[order]
+    rank = torch.arange(ev_sorted.numel(), device=ids.device) - (torch.cumsum(counts, 0) - counts)[ev_sorted]
+    pos = offs[ev_sorted] + rank
+    sorted_ids = torch.full((lmax,), n, dtype=torch.int32, device=ids.device)
+    sorted_ids[pos] = idx_sorted.to(torch.int32)
+    segment = torch.full((lmax,), -1, dtype=torch.int64, device=ids.device)
+    segment[pos] = ev_sorted
+    experts = torch.zeros(nblocks, dtype=torch.int32, device=ids.device)
+    blocks = torch.repeat_interleave(torch.arange(num_experts, device=ids.device), padded // bs)
+    experts[: blocks.numel()] = blocks.to(torch.int32)
+    return sorted_ids, experts, torch.tensor([total], dtype=torch.int32, device=ids.device), segment
+
+
+def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> Any:
+    """The judge of ``sorted_token_ids``: the sentinel at every position outside the real entries, and in
+    each expert's segment the same entries as the reference in any order."""
+    def check(actual: Any, out: dict[str, Any]) -> SlotResult:
+        if not isinstance(actual, torch.Tensor) or actual.shape != ref.shape or actual.dtype != ref.dtype:
+            return SlotResult(False, f"arg.3 (sorted_token_ids): expected int32 {list(ref.shape)}, got "
+                                     f"{getattr(actual, 'dtype', type(actual).__name__)} "
+                                     f"{list(getattr(actual, 'shape', []))}")
+        a = actual.to(ref.device).long()
+        seg = segment.to(ref.device)
+        pad = seg < 0
+        bad = torch.nonzero(pad & (a != sentinel)).flatten()
+        if bad.numel():
+            j = int(bad[0])
+            return SlotResult(False, f"arg.3 (sorted_token_ids): {bad.numel()} padding/tail positions do not hold the "
+                                     f"sentinel {sentinel}; first at {j}: got {int(a[j])}")
+        real = torch.nonzero(~pad).flatten()
+        scale = sentinel + 1
+        got = torch.sort(seg[real] * scale + a[real]).values
+        want = torch.sort(seg[real] * scale + ref.long()[real]).values
+        if not torch.equal(got, want):
+            k = int(torch.nonzero(got != want).flatten()[0])
+            return SlotResult(False, f"arg.3 (sorted_token_ids): expert {int(want[k] // scale)}'s segment does not "
+                                     f"hold the same entries as the reference (in any order): e.g. entry "
+                                     f"{int(want[k] % scale)} expected, got {int(got[k] % scale)}")
+        return SlotResult(True, rule="exact (entries of each expert's segment in any order; sentinel elsewhere)")
+    return check
+
+
+def _align_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    ids, e, bs, sorted_ids, experts, post, emap = call.args
+    rs, rexp, rpost, seg = align_native(ids, e, bs, sorted_ids.numel(), experts.numel(), emap)
+    return [Expected("arg.3", rs, EXACT, check=_segment_check(rs, seg, ids.numel())),
+            written_expected("arg.4", experts, rexp, EXACT), written_expected("arg.5", post, rpost, EXACT)]
+
+
+def _align_base(c: Call) -> None:
+    ids, e, bs, sorted_ids, experts, post, emap = c.args
+    rs, rexp, rpost, _ = align_native(ids, e, bs, sorted_ids.numel(), experts.numel(), emap)
+    sorted_ids.copy_(rs)
+    experts.copy_(rexp)
+    post.copy_(rpost)
+
+
+MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
+    "moe_align_block_size", source="vllm", category="moe routing", section="vllm.md § vllm::moe_align_block_size",
+    semantics="N = T*k; flat entry i < N has expert e = topk_ids_flat[i] (ignored if e >= num_experts; with "
+              "expert_map, e = expert_map[e] and -1 is ignored). c_e = entries of expert e, p_e = ceil(c_e/bs)*bs, "
+              "o_e = sum of p_e' for e' < e, P = sum p_e. sorted_token_ids: the sentinel N everywhere except "
+              "[o_e, o_e + c_e), which holds the flat indices of expert e's entries in any order; experts_ids[j] = e "
+              "for j in [o_e/bs, (o_e + p_e)/bs), 0 for j in [P/bs, ceil(Lmax/bs)); num_tokens_post_pad[0] = P.",
+    interface=Interface(
+        function="moe_align_block_size",
+        params=("topk_ids", "num_experts", "block_size", "sorted_token_ids", "experts_ids", "num_tokens_post_pad",
+                "expert_map"),
+        defaults={"expert_map": None}, written=("sorted_token_ids", "experts_ids", "num_tokens_post_pad"),
+        returns="None",
+        args_doc={"topk_ids": "int32 [T, k] contiguous", "num_experts": "int E (the global count when expert_map "
+                  "is given), ceil(E/32)*32 < 1024", "block_size": "int bs",
+                  "sorted_token_ids": "written; int32 [Lmax], Lmax = T*k + E*(bs-1)",
+                  "experts_ids": "written; int32 [ceil(Lmax/bs)]", "num_tokens_post_pad": "written; int32 [1]",
+                  "expert_map": "None or int32 [E] global -> local expert id (-1 = not local)"}),
+    grids={
+        "smoke": [
+            dict(t=5, k=2, e=4, bs=4, empty_expert=True),
+            dict(t=3, k=1, e=4, bs=8, expert_map=[-1, 0, 1, -1]),
+            dict(t=16, k=4, e=8, bs=16),
+        ],
+        "full": product(t=[128, 1024, 4096, 6152, 11575, 16384], e=[4, 8, 16, 32, 64], bs=[8, 16, 32, 64],
+                        k=[2, 4, 10]),
+        "heldout": [
+            dict(t=2256, k=8, e=257, bs=128),
+            dict(t=1, k=16, e=160, bs=64),
+            dict(t=4096, k=32, e=256, bs=32, expert_map="half"),
+        ],
+    },
+    build=_align_build, reference=_align_ref,
+    cost=lambda p: Cost(0.0, 4 * (2 * p["t"] * p["k"] + _align_lmax(p) + -(-_align_lmax(p) // p["bs"]))),
+    timed=lambda p: p["t"] >= 1024,
+    baseline=_baseline("moe_align_block_size", _align_base), label=baseline_label,
+    dtypes=lambda p: {torch.int32},
+    notes="experts_ids is sized ceil(Lmax/bs) (upstream: floor(Lmax/bs), which vLLM may overrun by one entry); "
+          "outputs arrive poisoned rather than uninitialised; sorted_token_ids is judged per expert segment in any "
+          "order, the sentinel everywhere else.",
+)
+
+OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, MOE_SUM, SHUFFLE_ROWS]
