@@ -72,7 +72,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30),
                                         ("vllm::scaled_int8_quant", 105), ("vllm::merge_attn_states", 18),
                                         ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
-                                        ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360)])
+                                        ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360),
+                                        ("vllm::rotary_embedding", 360)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -174,3 +175,24 @@ def test_moe_align_hand_case_and_segment_judge() -> None:
     s, ex, post, _ = align_native(torch.tensor([[1], [3], [2]], dtype=torch.int32), 4, 2, lmax=3 + 4, nblocks=4,
                                   emap=torch.tensor([-1, 0, 1, -1], dtype=torch.int32))
     assert s.tolist() == [0, 3, 2, 3, 3, 3, 3] and ex.tolist() == [0, 1, 0, 0] and post.tolist() == [4]
+
+
+def test_rotary_hand_case() -> None:
+    from kernelgenbench.suite.vllm.rotary import rope_native
+
+    # one token, one head, D = 4, rot_dim = 4 (E = 2): cache row p holds (c0, c1, s0, s1)
+    cache = torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 0.5, 1.0, 0.5]])
+    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
+    pos = torch.tensor([1])
+    neox = rope_native(pos, x, 1, 4, cache, True)[0, 0]
+    # NeoX pairs (0, 2), (1, 3): x0' = 1*0 - 3*1 = -3, x2' = 3*0 + 1*1 = 1; x1' = 2*.5 - 4*.5 = -1, x3' = 4*.5 + 2*.5 = 3
+    assert neox.tolist() == [-3.0, -1.0, 1.0, 3.0]
+    gptj = rope_native(pos, x, 1, 4, cache, False)[0, 0]
+    # GPT-J pairs (0, 1) with j = 0, (2, 3) with j = 1: (1*0 - 2*1, 2*0 + 1*1), (3*.5 - 4*.5, 4*.5 + 3*.5)
+    assert gptj.tolist() == [-2.0, 1.0, -0.5, 3.5]
+    # partial rotary (rot_dim 2 of D 4): dims 2, 3 untouched; half-type rounding of each product
+    h = torch.tensor([[1.0, 3.0, 7.0, 9.0]], dtype=torch.float16)
+    c2 = torch.tensor([[0.333, 0.333]], dtype=torch.float16)   # c = s = fp16(0.333)
+    r = rope_native(torch.tensor([0]), h, 1, 4, c2, True)[0, 0]
+    cs = torch.tensor(0.333, dtype=torch.float16)
+    assert r.tolist() == [(h[0, 0] * cs - h[0, 1] * cs).item(), (h[0, 1] * cs + h[0, 0] * cs).item(), 7.0, 9.0]
