@@ -81,10 +81,12 @@ def moe_align_block_size(topk_ids, num_experts, block_size, sorted_token_ids, ex
     counts = torch.empty(E, dtype=torch.int32, device=dev)
     offs = torch.empty(E, dtype=torch.int32, device=dev)
     mp = expert_map if has_map else ids
-    _sentinel_kernel[(triton.cdiv(lmax, _BLOCK),)](sorted_token_ids, lmax, N, BLOCK=_BLOCK)
-    _count_kernel[(E,)](ids, mp, counts, N, E, HAS_MAP=has_map, BLOCK=_BLOCK)
+    # the CPU interpreter runs programs one at a time: fewer, larger blocks there
+    blk = 8192 if dev.type == "cpu" else _BLOCK
+    _sentinel_kernel[(triton.cdiv(lmax, blk),)](sorted_token_ids, lmax, N, BLOCK=blk)
+    _count_kernel[(E,)](ids, mp, counts, N, E, HAS_MAP=has_map, BLOCK=blk)
     _offsets_kernel[(1,)](counts, offs, num_tokens_post_pad, experts_ids, E, BS, nblk,
-                          BLOCK_E=triton.next_power_of_2(E), BLOCK=_BLOCK)
+                          BLOCK_E=triton.next_power_of_2(E), BLOCK=blk)
     _fill_kernel[(E,)](ids, mp, counts, offs, sorted_token_ids, experts_ids, N, E, BS, HAS_MAP=has_map,
-                       BLOCK=_BLOCK)
+                       BLOCK=blk)
     return None

@@ -73,7 +73,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::scaled_int8_quant", 105), ("vllm::merge_attn_states", 18),
                                         ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
                                         ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360),
-                                        ("vllm::rotary_embedding", 360)])
+                                        ("vllm::rotary_embedding", 360),
+                                        ("vllm::rms_norm_dynamic_per_token_quant", 48)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -196,3 +197,26 @@ def test_rotary_hand_case() -> None:
     r = rope_native(torch.tensor([0]), h, 1, 4, c2, True)[0, 0]
     cs = torch.tensor(0.333, dtype=torch.float16)
     assert r.tolist() == [(h[0, 0] * cs - h[0, 1] * cs).item(), (h[0, 1] * cs + h[0, 0] * cs).item(), 7.0, 9.0]
+
+
+def test_rms_norm_dynamic_per_token_quant_hand_case() -> None:
+    from kernelgenbench.suite.vllm.norms import _int8_within_one, dpt_native
+
+    # one row (3, 4): var = 25/2, eps 0 -> inv = 1/sqrt(12.5); y = x*inv*w with w = (1, 2)
+    x = torch.tensor([[3.0, 4.0]])
+    w = torch.tensor([1.0, 2.0])
+    q, scale, res, a = dpt_native(x, w, 0.0, torch.int8, None, None)
+    inv = (1.0 / torch.sqrt(torch.tensor(12.5, dtype=torch.float64))).float()
+    y = torch.stack([x[0, 0] * inv, x[0, 1] * inv * 2])
+    assert a.item() == y.abs().max().item() and scale.item() == pytest.approx(y.max().item() / 127, rel=1e-7)
+    assert q.tolist() == [[round(float(y[0] * (1 / scale.item()))), 127]] and res is None
+    # residual: stored rounded to T, the unrounded sum normalised; a zero row gives the minimum scale, q = 0
+    q, scale, res, _ = dpt_native(torch.zeros(1, 2), w, 1e-6, torch.int8, None, torch.zeros(1, 2))
+    assert q.tolist() == [[0, 0]] and scale.item() == 2.0 ** -23 and res.tolist() == [[0.0, 0.0]]
+    # scale_ub caps the row maximum (fp8): a = min(max|y|, ub); qmax 448
+    _, scale, _, _ = dpt_native(x, w, 0.0, torch.float8_e4m3fn, torch.tensor([0.5]), None)
+    assert scale.item() == pytest.approx(0.5 / 448, rel=1e-7)
+    ref = torch.tensor([[5, -7]], dtype=torch.int8)
+    check = _int8_within_one(ref)
+    assert check(torch.tensor([[6, -7]], dtype=torch.int8), {}).ok
+    assert not check(torch.tensor([[7, -7]], dtype=torch.int8), {}).ok

@@ -1,5 +1,6 @@
-"""vLLM norms (vllm.md §3: rms_norm, fused_add_rms_norm). References are pure PyTorch written from the
-spec, with the rounding points the spec states."""
+"""vLLM norms and fused-norm quantisation (vllm.md §3: rms_norm, fused_add_rms_norm,
+rms_norm_dynamic_per_token_quant). References are pure PyTorch written from the spec, with the rounding points the
+spec states."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,10 +8,11 @@ from typing import Any
 import torch
 
 from ..common import make_tensor
+from ..compare import SlotResult
 from ..function import FunctionOperator
 from ..spec import Call, Cost, Expected, Interface, Tolerance, dtype_of, numel, product, ulp, written_expected
 from ..tensors import poison_
-from .common import FLOAT3, baseline_label, rows_view
+from .common import FLOAT3, baseline_label, esize, rows_view
 from .common import baseline as _baseline
 
 def _rms_native(x: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:
@@ -150,4 +152,155 @@ FUSED_ADD_RMS_NORM = FunctionOperator(
 )
 
 
-OPERATORS = [FUSED_ADD_RMS_NORM, RMS_NORM]
+
+
+# ---------------------------------------------------------------------- rms_norm_dynamic_per_token_quant
+#: quant dtype -> (qmax, the minimum scale) (vllm.md § rms_norm_dynamic_per_token_quant)
+_QUANT = {torch.int8: (127.0, 2.0 ** -23), torch.float8_e4m3fn: (448.0, 1.0 / (448.0 * 512.0))}
+
+
+def dpt_native(x: torch.Tensor, w: torch.Tensor, eps: float, qdt: torch.dtype, ub: torch.Tensor | None,
+               residual: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None, torch.Tensor]:
+    """``(out, scales [N, 1], new residual or None, a)``: per row x_i = float(input_i) (+ float(residual_i);
+    residual_i <- rd_T(x_i), the unrounded sum used below); inv = 1/sqrt(sum x_i^2/H + eps) (fp32);
+    y_i = float(rd_T(rd_T(x_i*inv)*w_i)); a = max|y_i| (min(a, ub) with scale_ub); scale = max(a/qmax, minsf);
+    int8 q = sat8(rne(y * rd(1/scale))); fp8 q = E4M3(clamp(y/scale, -448, 448)). ``a`` ([N, 1], fp32) is
+    returned for the scales' allowance."""
+    h = x.shape[-1]
+    xf = x.reshape(-1, h).float()
+    new_res = None
+    if residual is not None:
+        xf = xf + residual.reshape(-1, h).float()
+        new_res = xf.to(x.dtype).reshape(x.shape)
+    var = (xf.double() ** 2).sum(-1, keepdim=True)
+    inv = (1.0 / torch.sqrt(var / h + eps)).float()
+    y = ((xf * inv).to(x.dtype).float() * w.float()).to(x.dtype).float()
+    a = y.abs().amax(-1, keepdim=True)
+    if ub is not None:
+        a = torch.minimum(a, ub.reshape(-1)[0].float())
+    qmax, minsf = _QUANT[qdt]
+    scale = torch.clamp(a / qmax, min=minsf)
+    if qdt == torch.int8:
+        r = 1.0 / scale
+        q = torch.round(y * r).clamp(-128, 127).to(torch.int8)
+    else:
+        v = y / scale
+        v = torch.where(torch.isnan(v), torch.full_like(v, 448.0), v).clamp(-448.0, 448.0)
+        q = v.to(torch.float8_e4m3fn)
+    return q.reshape(x.shape), scale, new_res, a
+
+
+def _int8_within_one(ref: torch.Tensor) -> Any:
+    def check(actual: Any, out: dict[str, Any]) -> SlotResult:
+        if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or actual.shape != ref.shape:
+            return SlotResult(False, f"return.0: expected {ref.dtype} {list(ref.shape)}, got "
+                                     f"{getattr(actual, 'dtype', type(actual).__name__)} {list(getattr(actual, 'shape', []))}")
+        d = (actual.to(ref.device).long() - ref.long()).abs()
+        if d.numel() and int(d.max()) > 1:
+            i = int(torch.argmax(d.flatten()))
+            return SlotResult(False, f"return.0: {int((d > 1).sum())} int8 values differ from the reference by more "
+                                     f"than 1; first worst at flat {i}: got {int(actual.flatten()[i])}, expected "
+                                     f"{int(ref.flatten()[i])}")
+        return SlotResult(True, rule="int8 |q - ref| <= 1 (upstream rule)")
+    return check
+
+
+def _fp8_within_one_step(ref: torch.Tensor) -> Any:
+    def check(actual: Any, out: dict[str, Any]) -> SlotResult:
+        if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or actual.shape != ref.shape:
+            return SlotResult(False, f"return.0: expected {ref.dtype} {list(ref.shape)}, got "
+                                     f"{getattr(actual, 'dtype', type(actual).__name__)} {list(getattr(actual, 'shape', []))}")
+        a, r = actual.to(ref.device).float(), ref.float()
+        mag = torch.maximum(a.abs(), r.abs()).clamp_min(2.0 ** -6)
+        step = torch.pow(2.0, torch.floor(torch.log2(mag)) - 3)      # one E4M3 step at the larger magnitude
+        far = ((a - r).abs() > step) | (torch.isnan(a) != torch.isnan(r))
+        exact = (actual.to(ref.device).view(torch.uint8) == ref.view(torch.uint8)).float().mean().item() if ref.numel() else 1.0
+        if bool(far.any()) or exact < 0.999:
+            return SlotResult(False, f"return.0: {int(far.sum())} fp8 values more than one E4M3 step from the "
+                                     f"reference; {exact:.4%} bit-exact (at least 99.9% required)")
+        return SlotResult(True, rule="fp8 within one E4M3 step, >= 99.9% bit-exact")
+    return check
+
+
+def _dpt_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    t, h = p["t"], p["h"]
+    x = make_tensor([t, h], p["dtype"], device, gen)
+    if p.get("zero_row"):
+        x[0] = 0
+    w = make_tensor([h], p["dtype"], device, gen)
+    qdt = torch.int8 if p["quant"] == "int8" else torch.float8_e4m3fn
+    ub = torch.tensor([p["scale_ub"]], dtype=torch.float32, device=device) if p.get("scale_ub") else None
+    res = make_tensor([t, h], p["dtype"], device, gen) if p.get("residual") else None
+    return Call([x, w, p["eps"], qdt, ub, res], written=(5,) if res is not None else ())
+
+
+def _dpt_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    x, w, eps, qdt, ub, res = call.args
+    q, scale, new_res, a = dpt_native(x, w, eps, qdt, ub, res)
+    qmax = _QUANT[qdt][0]
+    # one ulp of T in the row maximum a (an intermediate rounding of y = rd_T(rd_T(x*inv)*w) may land on the
+    # neighbouring value, vllm.md §2.5) moves the scale by ulp_T(a)/qmax, beyond rtol[fp32] for half types
+    extra = None if x.dtype == torch.float32 else (2 * ulp(a.double(), x.dtype) / qmax)
+    check = _int8_within_one(q) if qdt == torch.int8 else _fp8_within_one_step(q)
+    exp = [Expected("return.0", q, Tolerance(exact=True), check=check),
+           Expected("return.1", scale, Tolerance(), atol_extra=extra)]
+    if res is not None:
+        exp.append(written_expected("arg.5", res, new_res, Tolerance()))
+    return exp
+
+
+def _dpt_dtypes(p: dict[str, Any]) -> set[torch.dtype]:
+    return {dtype_of(p["dtype"])} | ({torch.float8_e4m3fn} if p["quant"] == "fp8" else set())
+
+
+def _dpt_base(c: Call) -> tuple[torch.Tensor, torch.Tensor]:
+    x, w, eps, qdt, ub, res = c.args
+    q, scale, new_res, _ = dpt_native(x, w, eps, qdt, ub, res)
+    if res is not None:
+        res.copy_(new_res)
+    return q, scale
+
+
+RMS_NORM_DYNAMIC_PER_TOKEN_QUANT = FunctionOperator(
+    "rms_norm_dynamic_per_token_quant", source="vllm", category="normalization + quantization",
+    section="vllm.md § vllm::rms_norm_dynamic_per_token_quant",
+    semantics="per row: x_i = float(input_i) (+ float(residual_i) when residual is given; then residual_i <- "
+              "rd_T(x_i), the unrounded fp32 x_i used below); var = sum x_i^2; inv = 1/sqrt(var/H + eps); "
+              "y_i = float(rd_T(rd_T(x_i*inv)*w_i)); a = max|y_i| (a = min(a, scale_ub[0]) when given); scale = "
+              "max(a/qmax, minsf) with qmax 127 (int8) / 448 (fp8) and minsf 2^-23 (int8) / 1/(448*512) (fp8); "
+              "int8: q_i = sat8(rne(y_i * rd_fp32(1/scale))); fp8: q_i = E4M3(clamp(y_i/scale, -448, 448)) (IEEE "
+              "division; NaN -> +448). Returns (out of quant_dtype shaped like input, scales fp32 [N, 1]).",
+    interface=Interface(
+        function="rms_norm_dynamic_per_token_quant",
+        params=("input", "weight", "epsilon", "quant_dtype", "scale_ub", "residual"),
+        defaults={"scale_ub": None, "residual": None}, written=("residual",), returns="(out, scales)",
+        args_doc={"input": "[..., H] contiguous fp16/bf16/fp32", "weight": "[H], dtype of input",
+                  "epsilon": "float", "quant_dtype": "torch.int8 or torch.float8_e4m3fn",
+                  "scale_ub": "None or fp32 tensor (element 0; fp8 only)",
+                  "residual": "None, or written: [..., H], dtype of input"}),
+    grids={
+        "smoke": [
+            dict(t=3, h=32, dtype="fp16", quant="int8", eps=1e-6),
+            dict(t=2, h=40, dtype="bf16", quant="fp8", eps=1e-6, residual=True, scale_ub=2.0),
+            dict(t=1, h=4, dtype="fp32", quant="int8", eps=1e-6, zero_row=True),
+            dict(t=4, h=100, dtype="fp16", quant="int8", eps=1e-6, residual=True),
+        ],
+        "full": product(t=[1, 128, 1024, 5333], h=[32, 512, 4096], dtype=["fp16", "bf16"], quant=["int8"],
+                        eps=[1e-6], residual=[False, True]),
+        "heldout": [
+            dict(t=4096, h=8192, dtype="bf16", quant="fp8", eps=1e-6, residual=True),
+            dict(t=17, h=5137, dtype="fp16", quant="int8", eps=1e-6),
+            dict(t=64, h=4096, dtype="fp32", quant="fp8", eps=1e-6, scale_ub=1.0),
+        ],
+    },
+    build=_dpt_build, reference=_dpt_ref, dtypes=_dpt_dtypes,
+    cost=lambda p: Cost(8.0 * p["t"] * p["h"], p["t"] * p["h"] * (esize(p["dtype"]) * (3 if p.get("residual") else 1)
+                                                               + 1) + 4 * p["t"]),
+    timed=lambda p: p["t"] * p["h"] >= 2 ** 20,
+    baseline=_baseline("rms_norm_dynamic_per_token_quant", _dpt_base), label=baseline_label,
+    notes="Tolerance (the spec's, §2.5): int8 outputs within 1 of the reference (the upstream rule), fp8 outputs "
+          "within one E4M3 step and at least 99.9% bit-exact; scales rtol 1e-5 plus, for fp16/bf16 inputs, "
+          "2 ulp_T(max|y|)/qmax (an intermediate of the row maximum one T-ulp away moves the scale by that much).",
+)
+
+OPERATORS = [FUSED_ADD_RMS_NORM, RMS_NORM, RMS_NORM_DYNAMIC_PER_TOKEN_QUANT]
