@@ -74,7 +74,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
                                         ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360),
                                         ("vllm::rotary_embedding", 360),
-                                        ("vllm::rms_norm_dynamic_per_token_quant", 48)])
+                                        ("vllm::rms_norm_dynamic_per_token_quant", 48),
+                                        ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -220,3 +221,20 @@ def test_rms_norm_dynamic_per_token_quant_hand_case() -> None:
     check = _int8_within_one(ref)
     assert check(torch.tensor([[6, -7]], dtype=torch.int8), {}).ok
     assert not check(torch.tensor([[7, -7]], dtype=torch.int8), {}).ok
+
+
+def test_mla_and_gather_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import gather_native, mla_native
+
+    kv_c = torch.tensor([[1.0, 2.0], [3.0, 4.0]])        # T=2, R=2
+    k_pe = torch.tensor([[5.0], [6.0]])                  # P=1
+    cache = torch.full((2, 2, 3), 9.0)                   # NB=2, BS=2
+    new, mask = mla_native(kv_c, k_pe, cache, torch.tensor([-1, 2]), "auto", torch.ones(1))
+    assert new[1, 0].tolist() == [3.0, 4.0, 6.0] and int(mask.sum()) == 3 and float(new[mask.logical_not()].min()) == 9
+    src = torch.arange(2 * 2 * 1.0).reshape(2, 2, 1) * 10  # entries (0,0)=0 (0,1)=10 (1,0)=20 (1,1)=30
+    dst = torch.full((4, 1), -1.0)
+    table = torch.tensor([[1, 0], [0, 1]], dtype=torch.int32)
+    cu = torch.tensor([0, 3, 4], dtype=torch.int32)
+    # seq 0 from token 1: p = 1, 2, 3 -> (1,1), (0,0), (0,1); seq 1 not processed (batch_size 1)
+    new, mask = gather_native(src, dst, table, cu, 1, torch.tensor([1, 0], dtype=torch.int32))
+    assert new.flatten().tolist() == [30.0, 0.0, 10.0, -1.0] and mask.flatten().tolist() == [True, True, True, False]

@@ -1,4 +1,5 @@
-"""vLLM KV-cache writes and block copies (vllm.md §3: swap_blocks, reshape_and_cache, reshape_and_cache_flash).
+"""vLLM KV-cache writes, gathers and block copies (vllm.md §3: concat_and_cache_mla, cp_gather_cache, swap_blocks,
+reshape_and_cache, reshape_and_cache_flash).
 References are pure PyTorch written from the spec; everything is exact (fp8 modes: the spec's saturating
 E4M3/E5M2 conversion of ``x / scale``)."""
 from __future__ import annotations
@@ -379,4 +380,184 @@ def _numel(shape: list[int]) -> int:
     return n
 
 
-OPERATORS = [RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]
+# ------------------------------------------------------------------------------------ concat_and_cache_mla
+def _mla_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    t, r, pe, nb, bs = p["t"], p["r"], p["p"], p["nb"], p["bs"]
+    if p.get("strided"):  # kv_c a strided view: row stride R + P
+        kv_c = make_tensor([t, r + pe], p["dtype"], device, gen)[:, :r]
+    else:
+        kv_c = make_tensor([t, r], p["dtype"], device, gen)
+    k_pe = make_tensor([t, pe], p["dtype"], device, gen)
+    cache = poison_(torch.empty(nb, bs, r + pe, dtype=_cache_dtype(p), device=device))
+    scale = torch.tensor([p.get("scale", 1.0)], dtype=torch.float32, device=device)
+    return Call([kv_c, k_pe, cache, _slots(p, device, gen), p.get("kv", "auto"), scale], written=(2,))
+
+
+def mla_native(kv_c, k_pe, cache, slots, mode, scale) -> tuple[torch.Tensor, torch.Tensor]:
+    """The cache ``[NB, BS, R+P]`` after ``concat_and_cache_mla`` and the mask of its written entries."""
+    bs = cache.shape[1]
+    valid = slots >= 0
+    t_idx = torch.nonzero(valid).flatten()
+    sl = slots[valid]
+    b, o = sl // bs, sl % bs
+    new = cache.clone()
+    new[b, o] = torch.cat([cache_convert(kv_c[t_idx], mode, scale), cache_convert(k_pe[t_idx], mode, scale)], -1)
+    mask = torch.zeros(cache.shape, dtype=torch.bool, device=cache.device)
+    mask[b, o] = True
+    return new, mask
+
+
+def _mla_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    new, mask = mla_native(*call.args)
+    return [storage_expected("arg.2", call.args[2], new, mask)]
+
+
+def _mla_base(c: Call) -> None:
+    c.args[2].copy_(mla_native(*c.args)[0])
+
+
+CONCAT_AND_CACHE_MLA = FunctionOperator(
+    "concat_and_cache_mla", source="vllm", category="kv cache write", section="vllm.md § vllm::concat_and_cache_mla",
+    semantics="for t < T = slot_mapping.size(0) with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS: "
+              "kv_cache[b, o, 0:R] = f(kv_c[t, :]), kv_cache[b, o, R:R+P] = f(k_pe[t, :]); f = copy ('auto') or the "
+              "fp8 bytes of x / scale[0] (fp32 IEEE division, saturating, round to nearest even; E5M2 for "
+              "'fp8_e5m2'). Negative slots are skipped; every other cache element stays untouched.",
+    interface=Interface(
+        function="concat_and_cache_mla", params=("kv_c", "k_pe", "kv_cache", "slot_mapping", "kv_cache_dtype", "scale"),
+        written=("kv_cache",), returns="None",
+        args_doc={"kv_c": "[T', R] fp16/bf16/fp32, row stride kv_c.stride(0), last dim contiguous",
+                  "k_pe": "[T', P] same dtype, row stride k_pe.stride(0)",
+                  "kv_cache": "written; [NB, BS, R+P], block stride stride(0), entry stride stride(1), last dim "
+                              "contiguous; dtype of kv_c ('auto') or uint8 (fp8 bytes)",
+                  "slot_mapping": "int64 [T] (T <= T'); -1 = skip", "kv_cache_dtype": "'auto', 'fp8', 'fp8_e4m3', "
+                                                                                     "'fp8_e5m2'",
+                  "scale": "fp32 tensor, element 0"}),
+    grids={
+        "smoke": [
+            dict(t=3, r=64, p=16, nb=2, bs=4, dtype="fp32", neg_slot=True),
+            dict(t=8, r=32, p=32, nb=4, bs=8, dtype="bf16"),
+            dict(t=5, r=64, p=16, nb=2, bs=4, dtype="fp16", kv="fp8", scale=0.5),
+            dict(t=6, r=48, p=24, nb=3, bs=4, dtype="fp16", neg_slot=True),
+        ],
+        "full": [dict(t=t, r=r, p=pe, nb=nb, bs=bs, dtype=dt) for t, r, pe, nb, bs in
+                 [(4, 512, 64, 16, 16), (32, 512, 64, 32, 16), (128, 256, 64, 64, 16), (128, 256, 128, 64, 16),
+                  (256, 256, 64, 64, 16), (256, 512, 64, 64, 16), (512, 256, 128, 128, 16), (512, 512, 64, 128, 16),
+                  (1024, 512, 64, 256, 16)] for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(t=2048, r=512, p=64, nb=512, bs=64, dtype="bf16", pad_frac=0.05, strided=True),
+            dict(t=77, r=512, p=64, nb=16, bs=16, dtype="fp16", kv="fp8", scale=0.25),
+            dict(t=100, r=256, p=64, nb=16, bs=16, dtype="fp32", pad_frac=0.05, strided=True),
+        ],
+    },
+    build=_mla_build, reference=_mla_ref,
+    cost=lambda p: Cost(0.0, p["t"] * (p["r"] + p["p"]) * (esize(p["dtype"]) + _cache_dtype(p).itemsize) + 8 * p["t"]),
+    timed=lambda p: p["t"] >= 128,
+    baseline=baseline("concat_and_cache_mla", _mla_base), label=baseline_label, dtypes=_fp8_dtypes,
+    data_movement=True,
+    notes="The cache arrives poisoned rather than zeroed (upstream: zeros). The spec's held-out 'fp8_ds_mla' case is "
+          "not graded here (the spec marks that mode ungraded); an fp32 strided case stands in for it.",
+)
+
+
+# ----------------------------------------------------------------------------------------- cp_gather_cache
+def _gather_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    nb, bs, h, d, b = p["nb"], p["bs"], p["h"], p["d"], p["b"]
+    dt = dtype_of(p["dtype"])
+    if dt == torch.uint8:
+        src = torch.randint(0, 256, (nb, bs, h, d), generator=gen, device=device).to(torch.uint8)
+    else:
+        src = make_tensor([nb, bs, h, d], dt, device, gen)
+    starts = p.get("seq_starts")
+    if p.get("lengths") == "random":
+        maxb = p.get("maxb", 4)
+        st = (torch.randint(0, bs * 2, (b,), generator=gen, device=device) if starts == "random"
+              else torch.zeros(b, dtype=torch.int64, device=device))
+        lens = torch.stack([torch.randint(1, int(maxb * bs - s) + 1, (1,), generator=gen, device=device)[0]
+                            for s in st.tolist()])
+    elif isinstance(p.get("lengths"), list):
+        lens = torch.tensor(p["lengths"], device=device)
+        st = torch.tensor(starts, device=device) if isinstance(starts, list) else torch.zeros(b, dtype=torch.int64,
+                                                                                            device=device)
+        maxb = int(((lens + st + bs - 1) // bs).max())
+    else:  # upstream: two full blocks per sequence
+        maxb = 2
+        lens = torch.full((b,), 2 * bs, device=device)
+        st = torch.zeros(b, dtype=torch.int64, device=device)
+    table = torch.randint(0, nb, (b, maxb), generator=gen, device=device).to(torch.int32)
+    cu = torch.cat([torch.zeros(1, dtype=torch.int64, device=device), torch.cumsum(lens, 0)]).to(torch.int32)
+    total = int(cu[-1])
+    rows = total + p.get("extra_rows", 0)
+    if p.get("dst_pad"):
+        dst = poison_(torch.empty(rows, h * d + p["dst_pad"], dtype=dt, device=device))[:, : h * d].unflatten(1, (h, d))
+    else:
+        dst = poison_(torch.empty(rows, h, d, dtype=dt, device=device))
+    seq_starts = st.to(torch.int32) if starts is not None else None
+    return Call([src, dst, table, cu, p.get("batch_size", b), seq_starts], written=(1,))
+
+
+def gather_native(src, dst, table, cu, batch, starts) -> tuple[torch.Tensor, torch.Tensor]:
+    """``dst`` after ``cp_gather_cache`` and the mask of its written rows: row ``cu[b] + i`` = entry
+    ``(table[b, p // BS], p mod BS)`` of ``src`` with ``p = i + starts[b]``, for ``b < batch``."""
+    bs = src.shape[1]
+    new = dst.clone()
+    mask = torch.zeros(dst.shape, dtype=torch.bool, device=dst.device)
+    for b in range(batch):
+        n = int(cu[b + 1] - cu[b])
+        if n <= 0:
+            continue
+        pos = torch.arange(n, device=src.device) + (int(starts[b]) if starts is not None else 0)
+        blk = table[b].long()[pos // bs]
+        rows = int(cu[b]) + torch.arange(n, device=src.device)
+        new[rows] = src[blk, pos % bs]
+        mask[rows] = True
+    return new, mask
+
+
+def _gather_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    new, mask = gather_native(*call.args)
+    return [storage_expected("arg.1", call.args[1], new, mask)]
+
+
+def _gather_base(c: Call) -> None:
+    c.args[1].copy_(gather_native(*c.args)[0])
+
+
+CP_GATHER_CACHE = FunctionOperator(
+    "cp_gather_cache", source="vllm", category="kv cache gather", section="vllm.md § vllm::cp_gather_cache",
+    semantics="for b < batch_size, i in [0, cu[b+1] - cu[b]): p = i + (seq_starts[b] if given else 0); blk = "
+              "block_table[b, p // BS]; dst[cu[b] + i, ...] = src_cache[blk, p mod BS, ...] (raw bits). Rows of dst "
+              "outside [cu[0], cu[batch_size]) stay untouched.",
+    interface=Interface(
+        function="cp_gather_cache", params=("src_cache", "dst", "block_table", "cu_seq_lens", "batch_size",
+                                            "seq_starts"),
+        defaults={"seq_starts": None}, written=("dst",), returns="None",
+        args_doc={"src_cache": "[NB, BS, *E], element size 1, 2 or 4 bytes; block stride stride(0), token stride "
+                               "stride(1), each entry contiguous",
+                  "dst": "written; [Ttot, *E] same dtype; row stride dst.stride(0), entry contiguous",
+                  "block_table": "int32 [B, maxb]", "cu_seq_lens": "int32 [B+1], non-decreasing",
+                  "batch_size": "int (sequences processed)",
+                  "seq_starts": "None or int32 [B]: token offset into each sequence's block list"}),
+    grids={
+        "smoke": [
+            dict(nb=4, bs=4, h=1, d=8, b=2, dtype="fp32", lengths=[5, 2], seq_starts=[0, 3]),
+            dict(nb=3, bs=8, h=2, d=4, b=1, dtype="uint8"),
+            dict(nb=5, bs=4, h=2, d=8, b=3, dtype="fp16", lengths=[3, 0, 6], seq_starts=[1, 0, 2], batch_size=2,
+                 extra_rows=2),
+        ],
+        "full": [dict(nb=nb, bs=bs, h=h, d=d, b=b, dtype="fp16") for nb, bs, h, d, b in
+                 [(8, 16, 4, 64, 2), (16, 16, 8, 128, 2), (32, 32, 4, 64, 4), (16, 32, 8, 64, 2), (32, 16, 4, 128, 4),
+                  (64, 16, 4, 64, 4), (64, 32, 8, 128, 4), (128, 32, 8, 256, 8)]],
+        "heldout": [
+            dict(nb=512, bs=64, h=1, d=576, b=16, dtype="bf16", lengths="random", seq_starts="random", maxb=4),
+            dict(nb=64, bs=16, h=8, d=128, b=5, dtype="fp32", dst_pad=32),
+        ],
+    },
+    build=_gather_build, reference=_gather_ref,
+    cost=lambda p: Cost(0.0, 2 * p["b"] * 2 * p["bs"] * p["h"] * p["d"] * esize(p["dtype"])),
+    timed=lambda p: p["nb"] >= 32 and p["b"] >= 4,
+    baseline=baseline("cp_gather_cache", _gather_base), label=baseline_label, data_movement=True,
+    notes="dst arrives poisoned rather than zeroed (upstream: zeros), so rows outside the gathered range are "
+          "checked untouched.",
+)
+
+OPERATORS = [CONCAT_AND_CACHE_MLA, CP_GATHER_CACHE, RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]
