@@ -75,7 +75,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360),
                                         ("vllm::rotary_embedding", 360),
                                         ("vllm::rms_norm_dynamic_per_token_quant", 48),
-                                        ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8)])
+                                        ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
+                                        ("vllm::paged_attention_v1", 960)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -238,3 +239,31 @@ def test_mla_and_gather_hand_cases() -> None:
     # seq 0 from token 1: p = 1, 2, 3 -> (1,1), (0,0), (0,1); seq 1 not processed (batch_size 1)
     new, mask = gather_native(src, dst, table, cu, 1, torch.tensor([1, 0], dtype=torch.int32))
     assert new.flatten().tolist() == [30.0, 0.0, 10.0, -1.0] and mask.flatten().tolist() == [True, True, True, False]
+
+
+def test_paged_attention_hand_case() -> None:
+    from kernelgenbench.suite.vllm.attention import paged_native
+
+    # S=1, Hq=Hkv=1, D=2 (x = 2 for fp32... use x = 2 so key_cache is [NB, 1, 1, BS, 2]), BS=2, L=3 over blocks (1, 0)
+    kc = torch.zeros(2, 1, 1, 2, 2)
+    vc = torch.zeros(2, 1, 2, 2)
+    keys = [torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0]), torch.tensor([1.0, 1.0])]   # tokens 0, 1, 2
+    vals = [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]), torch.tensor([5.0, 6.0])]
+    where = [(1, 0), (1, 1), (0, 0)]
+    for (b, t), k, v in zip(where, keys, vals):
+        kc[b, 0, 0, t] = k
+        vc[b, 0, :, t] = v
+    q = torch.tensor([[[2.0, 0.0]]])
+    out = paged_native(q, kc, vc, 1, 1.0, torch.tensor([[1, 0]], dtype=torch.int32), torch.tensor([3]), 2, None,
+                       "auto", torch.ones(1), torch.ones(1))
+    lg = torch.tensor([2.0, 0.0, 2.0])
+    e = torch.exp(lg - 2)
+    p = e / (e.sum() + 1e-6)
+    want = p[0] * vals[0] + p[1] * vals[1] + p[2] * vals[2]
+    assert torch.allclose(out[0, 0], want, rtol=1e-6)
+    # ALiBi slope 1: logits + (i - L + 1) = (-2, -1, 0)
+    out = paged_native(q, kc, vc, 1, 1.0, torch.tensor([[1, 0]], dtype=torch.int32), torch.tensor([3]), 2,
+                       torch.tensor([1.0]), "auto", torch.ones(1), torch.ones(1))
+    e = torch.exp(torch.tensor([0.0, -1.0, 2.0]) - 2)
+    p = e / (e.sum() + 1e-6)
+    assert torch.allclose(out[0, 0], p[0] * vals[0] + p[1] * vals[1] + p[2] * vals[2], rtol=1e-6)
