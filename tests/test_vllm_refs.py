@@ -76,7 +76,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::rotary_embedding", 360),
                                         ("vllm::rms_norm_dynamic_per_token_quant", 48),
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
-                                        ("vllm::paged_attention_v1", 960)])
+                                        ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -267,3 +267,12 @@ def test_paged_attention_hand_case() -> None:
     e = torch.exp(torch.tensor([0.0, -1.0, 2.0]) - 2)
     p = e / (e.sum() + 1e-6)
     assert torch.allclose(out[0, 0], p[0] * vals[0] + p[1] * vals[1] + p[2] * vals[2], rtol=1e-6)
+
+
+def test_batched_moe_align_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import batched_native
+
+    # E=3, bs=4, max_tokens=8 (P = 8): counts (0, 5, 2) -> p = (0, 8, 4), o = (0, 0, 8); sentinel 24
+    s, e, post = batched_native(8, 4, torch.tensor([0, 5, 2], dtype=torch.int32), 24, 6)
+    assert s.tolist() == [8, 9, 10, 11, 12, 24, 24, 24, 16, 17, 24, 24] + [24] * 12
+    assert e.tolist() == [1, 1, 2, -1, -1, -1] and post.tolist() == [12]

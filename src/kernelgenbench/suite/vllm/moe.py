@@ -1,5 +1,5 @@
-"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size, moe_sum,
-shuffle_rows). References are pure PyTorch written from the spec."""
+"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size,
+batched_moe_align_block_size, moe_sum, shuffle_rows). References are pure PyTorch written from the spec."""
 from __future__ import annotations
 
 from typing import Any
@@ -358,4 +358,97 @@ MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
           "order, the sentinel everywhere else.",
 )
 
-OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, MOE_SUM, SHUFFLE_ROWS]
+# ------------------------------------------------------------------------------ batched_moe_align_block_size
+def _batched_p(p: dict[str, Any]) -> int:
+    return -(-p["max_tokens"] // p["bs"]) * p["bs"]
+
+
+def _batched_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    e, bs, mt = p["e"], p["bs"], p["max_tokens"]
+    if isinstance(p.get("counts"), list):
+        counts = torch.tensor(p["counts"], device=device)
+    else:
+        counts = torch.randint(1, max(2, mt // 2), (e,), generator=gen, device=device)
+        if p.get("counts") == "edges" and e >= 2:
+            counts[0], counts[-1] = 0, mt
+    pp = _batched_p(p)
+    sorted_ids = poison_(torch.empty(e * pp, dtype=torch.int32, device=device))
+    expert_ids = poison_(torch.empty(e * pp // bs, dtype=torch.int32, device=device))
+    post = poison_(torch.empty(1, dtype=torch.int32, device=device))
+    return Call([mt, bs, counts.to(torch.int32), sorted_ids, expert_ids, post], written=(3, 4, 5))
+
+
+def batched_native(mt: int, bs: int, counts: torch.Tensor, n_sorted: int, n_blocks: int
+                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``batched_moe_align_block_size``'s ``(sorted_ids, expert_ids, num_tokens_post_pad)``: the sentinel
+    E*max_tokens and -1 everywhere, then ``sorted_ids[o_e + i] = e*max_tokens + i`` (i < c_e) and
+    ``expert_ids[o_e/bs + b] = e`` (b < p_e/bs), with ``p_e = ceil(c_e/bs)*bs`` and ``o_e`` their prefix sums."""
+    e = counts.numel()
+    c = counts.long()
+    padded = (c + bs - 1) // bs * bs
+    offs = torch.cumsum(padded, 0) - padded
+    sorted_ids = torch.full((n_sorted,), e * mt, dtype=torch.int64, device=counts.device)
+    experts = torch.full((n_blocks,), -1, dtype=torch.int64, device=counts.device)
+    for ex in range(e):
+        n = int(c[ex])
+        o = int(offs[ex])
+        sorted_ids[o: o + n] = ex * mt + torch.arange(n, device=counts.device)
+        experts[o // bs: (o + int(padded[ex])) // bs] = ex
+    return (sorted_ids.to(torch.int32), experts.to(torch.int32),
+            torch.tensor([int(padded.sum())], dtype=torch.int32, device=counts.device))
+
+
+def _batched_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    mt, bs, counts, sorted_ids, experts, post = call.args
+    rs, re, rp = batched_native(mt, bs, counts, sorted_ids.numel(), experts.numel())
+    return [written_expected("arg.3", sorted_ids, rs, EXACT), written_expected("arg.4", experts, re, EXACT),
+            written_expected("arg.5", post, rp, EXACT)]
+
+
+def _batched_base(c: Call) -> None:
+    mt, bs, counts, sorted_ids, experts, post = c.args
+    rs, re, rp = batched_native(mt, bs, counts, sorted_ids.numel(), experts.numel())
+    sorted_ids.copy_(rs)
+    experts.copy_(re)
+    post.copy_(rp)
+
+
+BATCHED_MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
+    "batched_moe_align_block_size", source="vllm", category="moe routing",
+    section="vllm.md § vllm::batched_moe_align_block_size",
+    semantics="SNT = E*max_tokens_per_batch; p_e = ceil(c_e/bs)*bs, o_e = sum of p_e' for e' < e. Every entry of "
+              "sorted_ids is SNT and every entry of expert_ids -1, except sorted_ids[o_e + i] = e*max_tokens + i for "
+              "i < c_e and expert_ids[o_e/bs + b] = e for b < p_e/bs; num_tokens_post_pad[0] = sum p_e. Every output "
+              "element is written.",
+    interface=Interface(
+        function="batched_moe_align_block_size",
+        params=("max_tokens_per_batch", "block_size", "expert_num_tokens", "sorted_ids", "expert_ids",
+                "num_tokens_post_pad"),
+        written=("sorted_ids", "expert_ids", "num_tokens_post_pad"), returns="None",
+        args_doc={"max_tokens_per_batch": "int", "block_size": "int bs",
+                  "expert_num_tokens": "int32 [E], E <= 1024, each count <= max_tokens_per_batch",
+                  "sorted_ids": "written; int32 [E*P], P = ceil(max_tokens/bs)*bs",
+                  "expert_ids": "written; int32 [E*P/bs]", "num_tokens_post_pad": "written; int32 [1]"}),
+    grids={
+        "smoke": [
+            dict(e=3, bs=4, max_tokens=8, counts=[0, 5, 8]),
+            dict(e=1, bs=16, max_tokens=16),
+            dict(e=5, bs=8, max_tokens=24),
+        ],
+        "full": [dict(e=e, bs=bs, max_tokens=mt) for e, bs, mt in
+                 [(4, 4, 32), (8, 8, 64), (16, 4, 128), (8, 4, 256), (32, 8, 128), (32, 8, 64), (64, 8, 128),
+                  (64, 16, 256), (128, 16, 256)]],
+        "heldout": [
+            dict(e=256, bs=64, max_tokens=512, counts="edges"),
+            dict(e=1024, bs=16, max_tokens=64, counts="edges"),
+        ],
+    },
+    build=_batched_build, reference=_batched_ref,
+    cost=lambda p: Cost(0.0, 4 * (p["e"] + p["e"] * _batched_p(p) * (1 + 1 / p["bs"]) + 1)),
+    timed=lambda p: p["e"] >= 16 and p["max_tokens"] >= 128,
+    baseline=_baseline("batched_moe_align_block_size", _batched_base), label=baseline_label,
+    dtypes=lambda p: {torch.int32},
+    notes="Outputs arrive poisoned rather than zero-initialised: every element must be written.",
+)
+
+OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_SUM, SHUFFLE_ROWS]
