@@ -76,7 +76,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::rotary_embedding", 360),
                                         ("vllm::rms_norm_dynamic_per_token_quant", 48),
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
-                                        ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9)])
+                                        ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
+                                        ("vllm::paged_attention_v2", 8)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -276,3 +277,17 @@ def test_batched_moe_align_hand_case() -> None:
     s, e, post = batched_native(8, 4, torch.tensor([0, 5, 2], dtype=torch.int32), 24, 6)
     assert s.tolist() == [8, 9, 10, 11, 12, 24, 24, 24, 16, 17, 24, 24] + [24] * 12
     assert e.tolist() == [1, 1, 2, -1, -1, -1] and post.tolist() == [12]
+
+
+def test_paged_attention_v2_partitions_agree_with_v1() -> None:
+    from kernelgenbench.suite.vllm.attention import _pa2_args, paged2_native, paged_native
+
+    op, call = _build("vllm::paged_attention_v2", "smoke", 2)     # fp32, lens (1030, 2), max_seq_len 1600: P = 4
+    q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mode, ks, vs = _pa2_args(call)
+    out2, es, ml, tmp, written = paged2_native(*_pa2_args(call))
+    out1 = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs)
+    assert parts == 4 and written[0].sum(-1).tolist() == [3] * 4 and written[1].sum(-1).tolist() == [1] * 4
+    # merging three partitions gives single-pass attention up to fp32 rounding (and the +1e-6 terms)
+    assert torch.allclose(out2, out1, rtol=1e-4, atol=1e-5)
+    # one partition: out is tmp_out's partition 0, max_logits the partition max
+    assert torch.equal(out2[1], tmp[1, :, 0])

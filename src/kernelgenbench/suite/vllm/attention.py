@@ -1,4 +1,4 @@
-"""vLLM attention kernels (vllm.md §3: merge_attn_states, paged_attention_v1). References are pure PyTorch written
+"""vLLM attention kernels (vllm.md §3: merge_attn_states, paged_attention_v1, paged_attention_v2). References are pure PyTorch written
 from the spec (fp32 math with the spec's rounding points)."""
 from __future__ import annotations
 
@@ -129,7 +129,8 @@ def _pa_lens(p: dict[str, Any], gen: torch.Generator, device: torch.device) -> l
     if isinstance(p.get("lens"), list):
         return list(p["lens"])
     if p.get("lens") == "random":
-        return torch.randint(1, p["max_len"] + 1, (p["s"],), generator=gen, device=device).tolist()
+        hi = p.get("max_len", p.get("max_seq_len"))
+        return torch.randint(1, hi + 1, (p["s"],), generator=gen, device=device).tolist()
     return [max(1, p["context"] - (i % 3)) for i in range(p["s"])]
 
 
@@ -141,7 +142,12 @@ def _pa_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> 
     nblk = [-(-n // bs) for n in lens]
     maxb = max(nblk)
     total = sum(nblk)
-    if p.get("tables") == "random":  # non-consecutive blocks drawn from a larger pool
+    if p.get("tables") == "randint":  # upstream v2: any block of a pool of nb, repeats allowed
+        nb = p["nb"]
+        maxb = max(maxb, -(-p.get("max_seq_len", 0) // bs))
+        pool = torch.randint(0, nb, (s_ * maxb,), generator=gen, device=device)
+        nblk = [maxb] * s_
+    elif p.get("tables") == "random":  # non-consecutive blocks drawn from a larger pool
         nb = 2 * total + 3
         pool = torch.randperm(nb, generator=gen, device=device)
     else:
@@ -168,8 +174,8 @@ def _pa_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> 
     ks = torch.tensor([p.get("k_scale", 1.0)], dtype=torch.float32, device=device)
     vs = torch.tensor([p.get("v_scale", 1.0)], dtype=torch.float32, device=device)
     seq_lens = torch.tensor(lens, dtype=torch.int32, device=device)
-    return Call([out, q, kc, vc, hkv, 1.0 / d ** 0.5, tables, seq_lens, bs, max(lens), alibi, mode, ks, vs],
-                written=(0,))
+    return Call([out, q, kc, vc, hkv, 1.0 / d ** 0.5, tables, seq_lens, bs, p.get("max_seq_len", max(lens)), alibi,
+                 mode, ks, vs], written=(0,))
 
 
 def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs) -> torch.Tensor:
@@ -279,4 +285,137 @@ PAGED_ATTENTION_V1 = FunctionOperator(
           "(held-out: random block tables from a larger pool).",
 )
 
-OPERATORS = [MERGE_ATTN_STATES, PAGED_ATTENTION_V1]
+# ------------------------------------------------------------------------------------ paged_attention_v2
+PARTITION = 512
+
+
+def _pa2_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    c = _pa_build(p, device, gen)
+    out, q = c.args[0], c.args[1]
+    s_, hq, d = q.shape
+    parts = -(-int(c.args[9]) // PARTITION)
+    exp_sum = poison_(torch.empty(s_, hq, parts, dtype=torch.float32, device=device))
+    max_logits = poison_(torch.empty(s_, hq, parts, dtype=torch.float32, device=device))
+    tmp_out = poison_(torch.empty(s_, hq, parts, d, dtype=q.dtype, device=device))
+    return Call([out, exp_sum, max_logits, tmp_out] + c.args[1:], written=(0, 1, 2, 3))
+
+
+def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mode, ks, vs
+                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``paged_attention_v2``'s ``(out, exp_sum, max_logits, tmp_out, written)``: per 512-token partition j,
+    m_j = max l, S_j = sum exp(l - m_j), tmp_j = rd_T(sum rd_T(e_i/(S_j + 1e-6)) V_i); one partition: out = tmp_0;
+    else M = max m_j, S'_j = S_j exp(m_j - M), G = sum S'_j, out = rd_T(sum_j tmp_j S'_j (1/(G + 1e-6))).
+    ``written`` ([S, Hq, P] bool) marks the partitions below ceil(L/512)."""
+    s_, hq, d = q.shape
+    dt = q.dtype
+    group = hq // hkv
+
+    def deq(c: torch.Tensor, sc: torch.Tensor) -> torch.Tensor:
+        if mode == "auto":
+            return c.float()
+        return (c.view(_FP8_KV[mode]).float() * sc.reshape(-1)[0].float()).to(dt).float()
+
+    kf, vf = deq(kc, ks), deq(vc, vs)
+    out = torch.empty(s_, hq, d, dtype=dt, device=q.device)
+    es = torch.zeros(s_, hq, parts, dtype=torch.float32, device=q.device)
+    ml = torch.zeros(s_, hq, parts, dtype=torch.float32, device=q.device)
+    tmp = torch.zeros(s_, hq, parts, d, dtype=dt, device=q.device)
+    written = torch.zeros(s_, hq, parts, dtype=torch.bool, device=q.device)
+    for si in range(s_):
+        n = int(seq_lens[si])
+        i = torch.arange(n, device=q.device)
+        blk = tables[si].long()[i // bs]
+        t = i % bs
+        keys = kf[blk, :, :, t, :].reshape(n, hkv, d).repeat_interleave(group, 1)
+        vals = vf[blk, :, :, t].repeat_interleave(group, 1)
+        logit = (q[si].float()[None] * keys).sum(-1) * scale                    # [n, Hq]
+        if alibi is not None:
+            logit = logit + alibi.float()[None, :] * (i - n + 1).float()[:, None]
+        np_ = -(-n // PARTITION)
+        for j in range(np_):
+            sl = slice(j * PARTITION, min(n, (j + 1) * PARTITION))
+            lg = logit[sl]
+            m = lg.max(0).values
+            e = torch.exp(lg - m)
+            z = e.sum(0)
+            pr = (e / (z + 1e-6)).to(dt).float()
+            tmp[si, :, j] = (pr[:, :, None] * vals[sl]).sum(0).to(dt)
+            es[si, :, j], ml[si, :, j] = z, m
+        written[si, :, :np_] = True
+        if np_ == 1:
+            out[si] = tmp[si, :, 0]
+        else:
+            mj, sj = ml[si, :, :np_], es[si, :, :np_]
+            big = mj.max(-1, keepdim=True).values
+            sp = sj * torch.exp(mj - big)
+            inv = 1.0 / (sp.sum(-1, keepdim=True) + 1e-6)
+            out[si] = (tmp[si, :, :np_].float() * sp[:, :, None] * inv[:, :, None]).sum(1).to(dt)
+    return out, es, ml, tmp, written
+
+
+def _pa2_args(call: Call) -> tuple[Any, ...]:
+    out, es, ml, tmp, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = call.args
+    return q, kc, vc, hkv, scale, tables, seq_lens, bs, es.shape[-1], alibi, mode, ks, vs
+
+
+def _pa2_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    from .kv_cache import storage_expected
+
+    out, es, ml, tmp = call.args[:4]
+    ro, res, rml, rtmp, w = paged2_native(*_pa2_args(call))
+    return [written_expected("arg.0", out, ro, Tolerance()),
+            storage_expected("arg.1", es, res, w, Tolerance()), storage_expected("arg.2", ml, rml, w, Tolerance()),
+            storage_expected("arg.3", tmp, rtmp, w[..., None].expand_as(rtmp), Tolerance())]
+
+
+def _pa2_base(c: Call) -> None:
+    ro, res, rml, rtmp, _ = paged2_native(*_pa2_args(c))
+    c.args[0].copy_(ro)
+    c.args[1].copy_(res)
+    c.args[2].copy_(rml)
+    c.args[3].copy_(rtmp)
+
+
+PAGED_ATTENTION_V2 = FunctionOperator(
+    "paged_attention_v2", source="vllm", category="decode attention", section="vllm.md § vllm::paged_attention_v2",
+    semantics="as paged_attention_v1, split into partitions of 512 tokens: partition j of sequence s, head q: "
+              "m_j = max l, S_j = sum exp(l - m_j), tmp_out[s,q,j,:] = rd_T(sum_i rd_T(e_i/(S_j + 1e-6)) V_i), "
+              "max_logits[s,q,j] = m_j, exp_sum[s,q,j] = S_j. One partition: out = tmp_out[...,0,:]; else M = max_j m_j, "
+              "S'_j = S_j exp(m_j - M), G = sum S'_j, out[d] = rd_T(sum_j float(tmp_out_j[d]) S'_j (1/(G + 1e-6))). "
+              "Partitions j >= ceil(L/512) of the scratch tensors stay untouched.",
+    interface=Interface(
+        function="paged_attention_v2",
+        params=("out", "exp_sum", "max_logits", "tmp_out") + PAGED_ATTENTION_V1.interface.params[1:],
+        defaults=dict(PAGED_ATTENTION_V1.interface.defaults),
+        written=("out", "exp_sum", "max_logits", "tmp_out"), returns="None",
+        args_doc=dict(PAGED_ATTENTION_V1.interface.args_doc,
+                      exp_sum="written; fp32 [S, Hq, P], P = ceil(max_seq_len/512)",
+                      max_logits="written; fp32 [S, Hq, P]", tmp_out="written; [S, Hq, P, D], dtype of query")),
+    grids={
+        "smoke": [
+            dict(s=2, hq=2, hkv=1, d=64, bs=16, dtype="fp16", lens=[600, 33]),
+            dict(s=1, hq=2, hkv=2, d=32, bs=16, dtype="fp32", lens=[512]),
+            dict(s=2, hq=4, hkv=2, d=32, bs=8, dtype="fp32", lens=[1030, 2], tables="random", alibi=True,
+                 max_seq_len=1600),
+        ],
+        "full": [dict(s=s_, hq=hq, hkv=hkv, d=d, bs=bs, nb=nb, max_seq_len=ms, dtype=dt, lens="random", tables="randint")
+                 for s_, hq, hkv, d, bs, nb, ms in [(2, 8, 8, 64, 16, 32, 128), (4, 8, 8, 64, 16, 64, 256),
+                                                    (4, 32, 8, 128, 16, 128, 512), (8, 16, 8, 128, 16, 256, 1024)]
+                 for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(s=8, hq=64, hkv=8, d=128, bs=16, dtype="bf16", lens="random", max_len=16384, tables="random"),
+            dict(s=2, hq=4, hkv=2, d=64, bs=16, dtype="fp16", lens=[1500, 1499], kv="fp8_e4m3", k_scale=0.5,
+                 v_scale=0.25, alibi=True),
+            dict(s=3, hq=4, hkv=2, d=96, bs=32, dtype="fp32", lens=[1100, 512, 7], tables="random"),
+        ],
+    },
+    build=_pa2_build, reference=_pa2_ref, dtypes=_pa_dtypes,
+    cost=lambda p: Cost(4.0 * p["s"] * p["hq"] * p["d"] * p.get("max_seq_len", p.get("max_len", 1024)),
+                        2 * p["s"] * p["hkv"] * p["d"] * p.get("max_seq_len", p.get("max_len", 1024)) * esize(p["dtype"])),
+    timed=lambda p: p.get("max_seq_len", 0) >= 256,
+    baseline=baseline("paged_attention_v2", _pa2_base), label=baseline_label,
+    notes="Besides out, exp_sum, max_logits and tmp_out are checked on the written partitions (upstream compares out "
+          "only); the scratch tensors arrive poisoned and the unwritten partitions must stay so.",
+)
+
+OPERATORS = [MERGE_ATTN_STATES, PAGED_ATTENTION_V1, PAGED_ATTENTION_V2]

@@ -23,8 +23,8 @@ FP8_MODES: dict[str, tuple[torch.dtype, float]] = {
 def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tensor, addressed: torch.Tensor,
                      tol: Tolerance = EXACT) -> Expected:
     """The expected whole storage of a written argument of which only the elements where ``addressed`` (a
-    bool tensor shaped like ``before``) is true are compared with ``after_logical``; every other element of
-    the storage must keep its bits (the poison of unaddressed cache slots).
+    bool tensor shaped like ``before``) is true are compared with ``after_logical`` (its other elements are
+    ignored); every other element of the storage must keep its bits (the poison of unaddressed cache slots).
 
     Raises:
         ValueError: ``after_logical`` or ``addressed`` is not shaped like ``before``.
@@ -33,7 +33,8 @@ def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tenso
         raise ValueError(f"{slot}: expected values {tuple(after_logical.shape)} / mask {tuple(addressed.shape)} "
                          f"are not shaped like the argument {tuple(before.shape)}")
     exp = storage_view(before).clone()
-    exp.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(after_logical)
+    target = exp.as_strided(before.size(), before.stride(), before.storage_offset())
+    target.copy_(torch.where(addressed, after_logical.to(before.dtype), target))
     n = before.untyped_storage().nbytes() // before.element_size()
     region = torch.zeros(n, dtype=torch.bool, device=before.device)
     region.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(addressed)
