@@ -77,7 +77,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::rms_norm_dynamic_per_token_quant", 48),
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
-                                        ("vllm::paged_attention_v2", 8)])
+                                        ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -291,3 +291,23 @@ def test_paged_attention_v2_partitions_agree_with_v1() -> None:
     assert torch.allclose(out2, out1, rtol=1e-4, atol=1e-5)
     # one partition: out is tmp_out's partition 0, max_logits the partition max
     assert torch.equal(out2[1], tmp[1, :, 0])
+
+
+def test_gather_and_maybe_dequant_hand_case() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import gd_native
+
+    src = torch.arange(2 * 2 * 576, dtype=torch.float32).reshape(2, 2, 1, 576)   # entry (b, o) starts at (2b+o)*576
+    dst = torch.full((3, 576), -1.0)
+    table = torch.tensor([[1, 0], [0, 0]], dtype=torch.int32)
+    cu = torch.tensor([0, 2, 3], dtype=torch.int32)
+    t2s = torch.tensor([0, 0, 1], dtype=torch.int32)
+    # seq 0 from token 1: rows 0, 1 <- entries (1, 1), (0, 0); num_tokens 2 leaves row 2 untouched
+    new, mask = gd_native(src, dst, table, cu, t2s, 2, "auto", torch.ones(1), torch.tensor([1, 0], dtype=torch.int32))
+    assert new[0, 0].item() == 3 * 576 and new[1, 0].item() == 0 and new[2, 0].item() == -1
+    assert mask[:, 0].tolist() == [True, True, False]
+    # fp8: float(e4m3) * scale, rounded to dst's dtype: 1.5 * 0.5 = 0.75
+    f8 = torch.full((1, 1, 1, 576), 1.5).to(torch.float8_e4m3fn).view(torch.uint8)
+    new, _ = gd_native(f8, torch.zeros(1, 576, dtype=torch.float16), torch.zeros(1, 1, dtype=torch.int32),
+                       torch.tensor([0, 1], dtype=torch.int32), torch.zeros(1, dtype=torch.int32), 1, "fp8",
+                       torch.tensor([0.5]), None)
+    assert new.dtype == torch.float16 and bool((new == 0.75).all())
