@@ -77,7 +77,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::rms_norm_dynamic_per_token_quant", 48),
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
-                                        ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13)])
+                                        ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
+                                        ("vllm::moe_lora_align_block_size", 10)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -311,3 +312,22 @@ def test_gather_and_maybe_dequant_hand_case() -> None:
                        torch.tensor([0, 1], dtype=torch.int32), torch.zeros(1, dtype=torch.int32), 1, "fp8",
                        torch.tensor([0.5]), None)
     assert new.dtype == torch.float16 and bool((new == 0.75).all())
+
+
+def test_moe_lora_align_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import lora_native
+
+    ids = torch.tensor([[1], [0], [1], [1]], dtype=torch.int32)          # T=4, k=1, E=2
+    mapping = torch.tensor([1, 1, 0, 1], dtype=torch.int32)              # tokens 0, 1, 3 -> adapter 1; 2 -> adapter 0
+    lp, mb = 2 * 1 + 2 * 2, 3                                            # bs = 2
+    sorted_ids = torch.full((2 * lp,), -7, dtype=torch.int32)
+    experts = torch.full((2 * mb,), -7, dtype=torch.int32)
+    post = torch.full((2,), -7, dtype=torch.int32)
+    enabled = torch.tensor([0, 1], dtype=torch.int32)                    # adapter 0 disabled: segment 0 untouched
+    s, e, p, seg, em, pm = lora_native(ids, mapping, 2, 2, 2, lp, mb, sorted_ids, experts, post, enabled,
+                                       torch.tensor([0, 1], dtype=torch.int32), None)
+    # adapter 1: expert 0 <- entry 1 (padded to 2), expert 1 <- entries 0, 3; sentinel T*k = 4
+    assert s.tolist() == [-7] * 6 + [1, 4, 0, 3, 4, 4]
+    assert e.tolist() == [-7, -7, -7, 0, 1, -1] and p.tolist() == [-7, 4]
+    assert em.tolist() == [False] * 3 + [True] * 3 and pm.tolist() == [False, True]
+    assert seg.tolist()[6:] == [3, -1, 4, 4, -1, -1]                      # runs keyed per adapter: e + 1*(E+1)

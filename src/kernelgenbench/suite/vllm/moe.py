@@ -1,5 +1,5 @@
 """vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size,
-batched_moe_align_block_size, moe_sum, shuffle_rows). References are pure PyTorch written from the spec."""
+batched_moe_align_block_size, moe_lora_align_block_size, moe_sum, shuffle_rows). References are pure PyTorch written from the spec."""
 from __future__ import annotations
 
 from typing import Any
@@ -273,8 +273,9 @@ def align_native(ids: torch.Tensor, num_experts: int, bs: int, lmax: int, nblock
 
 
 def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> Any:
-    """The judge of ``sorted_token_ids``: the sentinel at every position outside the real entries, and in
-    each expert's segment the same entries as the reference in any order."""
+    """The judge of ``sorted_token_ids``: at every position where ``segment`` is negative exactly the reference
+    (the sentinel; or the poison of a segment nothing may write), and in each run (``segment`` >= 0, one value
+    per run) the same entries as the reference in any order."""
     def check(actual: Any, out: dict[str, Any]) -> SlotResult:
         if not isinstance(actual, torch.Tensor) or actual.shape != ref.shape or actual.dtype != ref.dtype:
             return SlotResult(False, f"arg.3 (sorted_token_ids): expected int32 {list(ref.shape)}, got "
@@ -283,14 +284,15 @@ def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> A
         a = actual.to(ref.device).long()
         seg = segment.to(ref.device)
         pad = seg < 0
-        bad = torch.nonzero(pad & (a != sentinel)).flatten()
+        bad = torch.nonzero(pad & (a != ref.long())).flatten()
         if bad.numel():
             j = int(bad[0])
-            return SlotResult(False, f"arg.3 (sorted_token_ids): {bad.numel()} padding/tail positions do not hold the "
-                                     f"sentinel {sentinel}; first at {j}: got {int(a[j])}")
+            what = f"the sentinel {sentinel}" if int(ref[j]) == sentinel else "their bits (nothing may write there)"
+            return SlotResult(False, f"arg.3 (sorted_token_ids): {bad.numel()} positions outside the expert runs do "
+                                     f"not hold {what}; first at {j}: got {int(a[j])}, expected {int(ref[j])}")
         real = torch.nonzero(~pad).flatten()
         scale = sentinel + 1
-        got = torch.sort(seg[real] * scale + a[real]).values
+        got = torch.sort(seg[real] * scale + a[real].clamp(0, sentinel)).values
         want = torch.sort(seg[real] * scale + ref.long()[real]).values
         if not torch.equal(got, want):
             k = int(torch.nonzero(got != want).flatten()[0])
@@ -451,4 +453,126 @@ BATCHED_MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
     notes="Outputs arrive poisoned rather than zero-initialised: every element must be written.",
 )
 
-OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_SUM, SHUFFLE_ROWS]
+# ------------------------------------------------------------------------------- moe_lora_align_block_size
+def _lora_sizes(p: dict[str, Any]) -> tuple[int, int]:
+    lp = p["t"] * p["k"] + p["e"] * p["bs"]
+    lp = -(-lp // p["bs"]) * p["bs"]
+    return lp, lp // p["bs"]
+
+
+def _lora_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    t, k, e, bs, nl = p["t"], p["k"], p["e"], p["bs"], p["loras"]
+    ids = torch.randint(0, e, (t, k), generator=gen, device=device).to(torch.int32)
+    lora_ids = torch.tensor(p["lora_ids"], device=device) if "lora_ids" in p else torch.arange(nl, device=device)
+    n_adapters = int(lora_ids.max()) + 1
+    enabled = torch.ones(n_adapters, dtype=torch.int32, device=device)
+    for a in p.get("disabled", []):
+        enabled[a] = 0
+    active = lora_ids[lora_ids >= 0]
+    mapping = active[torch.randint(0, active.numel(), (t,), generator=gen, device=device)].to(torch.int32)
+    lp, mb = _lora_sizes(p)
+    segs = max(nl, n_adapters)  # segment L belongs to adapter id L
+    sorted_ids = poison_(torch.empty(segs * lp, dtype=torch.int32, device=device))
+    experts = poison_(torch.empty(segs * mb, dtype=torch.int32, device=device))
+    post = poison_(torch.empty(segs, dtype=torch.int32, device=device))
+    return Call([ids, mapping, e, bs, nl, lp, mb, sorted_ids, experts, post, enabled, lora_ids.to(torch.int32), None],
+                written=(7, 8, 9))
+
+
+def lora_native(ids, mapping, e, bs, nl, lp, mb, sorted_ids, experts, post, enabled, lora_ids, emap
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``moe_lora_align_block_size``'s outputs from the given (poisoned) buffers: for each slot with adapter
+    L = lora_ids[slot] != -1 enabled, moe_align_block_size over the entries of L's tokens (global flat indices,
+    sentinel T*k) into segment L, unused block ids -1, num_tokens_post_pad[L] = P_L; other segments untouched.
+    Returns ``(sorted, experts, post, segment, experts_mask, post_mask)``; ``segment`` as :func:`align_native`'s,
+    made unique per adapter, and -1 outside the runs."""
+    k = ids.shape[-1]
+    n = ids.numel()
+    s_out, e_out, p_out = sorted_ids.clone(), experts.clone(), post.clone()
+    seg = torch.full(s_out.shape, -1, dtype=torch.int64, device=ids.device)
+    em = torch.zeros(e_out.shape, dtype=torch.bool, device=ids.device)
+    pm = torch.zeros(p_out.shape, dtype=torch.bool, device=ids.device)
+    tok_adapter = mapping.long().repeat_interleave(k)
+    for slot in range(nl):
+        a = int(lora_ids[slot])
+        if a < 0 or int(enabled[a]) == 0:
+            continue
+        masked = torch.where(tok_adapter.reshape(ids.shape) == a, ids.long(), torch.full_like(ids.long(), e))
+        rs, rex, rp, sg = align_native(masked, e, bs, lp, mb, emap)
+        total = int(rp[0])
+        rex[total // bs:] = -1
+        s_out[a * lp:(a + 1) * lp] = rs
+        seg[a * lp:(a + 1) * lp] = torch.where(sg >= 0, sg + a * (e + 1), sg)
+        e_out[a * mb:(a + 1) * mb] = rex
+        em[a * mb:(a + 1) * mb] = True
+        p_out[a] = total
+        pm[a] = True
+    assert n == ids.numel()
+    return s_out, e_out, p_out, seg, em, pm
+
+
+def _lora_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    from .kv_cache import storage_expected
+
+    s_out, e_out, p_out, seg, em, pm = lora_native(*call.args)
+    return [Expected("arg.7", s_out, EXACT, check=_segment_check(s_out, seg, call.args[0].numel())),
+            storage_expected("arg.8", call.args[8], e_out, em), storage_expected("arg.9", call.args[9], p_out, pm)]
+
+
+def _lora_base(c: Call) -> None:
+    s_out, e_out, p_out, _, _, _ = lora_native(*c.args)
+    c.args[7].copy_(s_out)
+    c.args[8].copy_(e_out)
+    c.args[9].copy_(p_out)
+
+
+MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
+    "moe_lora_align_block_size", source="vllm", category="moe routing (lora)",
+    section="vllm.md § vllm::moe_lora_align_block_size",
+    semantics="for each slot l < max_loras with adapter L = lora_ids[l] != -1 and adapter_enabled[L] != 0: over the "
+              "entries of tokens t with token_lora_mapping[t] == L (global flat index i = t*k + j), "
+              "moe_align_block_size into segment L: sorted_token_ids[L*Lp:(L+1)*Lp] = the sentinel T*k except the "
+              "expert runs (any order inside a run); experts_ids[L*MB + b] = the expert of block b for b < P_L/bs, -1 "
+              "for b in [P_L/bs, MB); num_tokens_post_pad[L] = P_L. Disabled or empty slots write nothing.",
+    interface=Interface(
+        function="moe_lora_align_block_size",
+        params=("topk_ids", "token_lora_mapping", "num_experts", "block_size", "max_loras", "max_num_tokens_padded",
+                "max_num_m_blocks", "sorted_token_ids", "experts_ids", "num_tokens_post_pad", "adapter_enabled",
+                "lora_ids", "expert_map"),
+        defaults={"expert_map": None}, written=("sorted_token_ids", "experts_ids", "num_tokens_post_pad"),
+        returns="None",
+        args_doc={"topk_ids": "int32 [T, k]", "token_lora_mapping": "int32 [T]: the adapter id of each token",
+                  "num_experts": "int E", "block_size": "int bs", "max_loras": "int",
+                  "max_num_tokens_padded": "int Lp (segment length)", "max_num_m_blocks": "int MB",
+                  "sorted_token_ids": "written; int32 [segments*Lp]; segment L belongs to adapter id L",
+                  "experts_ids": "written; int32 [segments*MB]", "num_tokens_post_pad": "written; int32 [segments]",
+                  "adapter_enabled": "int32 [>= max adapter id + 1]",
+                  "lora_ids": "int32 [>= max_loras]: the adapter of each slot (-1 = empty; distinct)",
+                  "expert_map": "None (the graded cases pass none)"}),
+    grids={
+        "smoke": [
+            dict(t=8, k=2, e=4, bs=4, loras=2),
+            dict(t=6, k=1, e=4, bs=4, loras=3, lora_ids=[2, -1, 0], disabled=[2]),
+            dict(t=12, k=3, e=8, bs=4, loras=3, lora_ids=[1, 0, 2]),
+        ],
+        "full": [dict(t=t, k=k, e=e, bs=bs, loras=nl) for t, k, e, bs, nl in
+                 [(16, 2, 8, 4, 2), (32, 2, 8, 8, 4), (64, 4, 16, 4, 2), (128, 2, 16, 8, 4), (128, 4, 16, 4, 2),
+                  (32, 4, 8, 4, 2), (256, 4, 16, 8, 4), (256, 2, 16, 4, 2), (128, 2, 32, 8, 4), (64, 2, 8, 4, 2)]],
+        "heldout": [
+            dict(t=4096, k=6, e=256, bs=16, loras=32),
+            dict(t=100, k=6, e=64, bs=16, loras=2),
+        ],
+    },
+    build=_lora_build, reference=_lora_ref,
+    cost=lambda p: Cost(0.0, 4 * (p["t"] * p["k"] + p["loras"] * sum(_lora_sizes(p)))),
+    timed=lambda p: p["t"] >= 128 and p["e"] >= 16,
+    baseline=_baseline("moe_lora_align_block_size", _lora_base), label=baseline_label,
+    dtypes=lambda p: {torch.int32},
+    notes="Full tier: well-formed inputs on the upstream axes (random token-to-adapter mapping over max_loras "
+          "adapters, lora_ids = arange, all enabled, one segment per adapter), not the upstream test's all-zero "
+          "lora_ids/adapter_enabled (adapter 0 disabled: nothing written; vllm.md §2.10). Lp = T*k + E*bs rounded up "
+          "to bs, MB = Lp/bs. Outputs arrive poisoned: a disabled segment must stay so.",
+)
+
+OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE, MOE_SUM,
+             SHUFFLE_ROWS]
