@@ -78,7 +78,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
-                                        ("vllm::moe_lora_align_block_size", 10)])
+                                        ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -331,3 +331,22 @@ def test_moe_lora_align_hand_case() -> None:
     assert e.tolist() == [-7, -7, -7, 0, 1, -1] and p.tolist() == [-7, 4]
     assert em.tolist() == [False] * 3 + [True] * 3 and pm.tolist() == [False, True]
     assert seg.tolist()[6:] == [3, -1, 4, 4, -1, -1]                      # runs keyed per adapter: e + 1*(E+1)
+
+
+def test_rms_norm_per_block_quant_hand_case_and_layout() -> None:
+    from kernelgenbench.suite.vllm.norms import _scale_layout_check, dpt_native, pbq_native
+
+    x = torch.tensor([[1.0, -2.0, 0.0, 0.0], [3.0, 1.0, 2.0, -4.0]])
+    w = torch.ones(4)
+    q, scale, _, a = pbq_native(x, w, 0.0, torch.int8, 2, None, None)
+    # row 0's second group is all zero: the minimum scale 2^-23 and zeros; group maxima otherwise
+    inv0 = 1.0 / (5.0 / 4) ** 0.5
+    assert scale[0, 1].item() == 2.0 ** -23 and q[0, 2:].tolist() == [0, 0]
+    assert scale[0, 0].item() == pytest.approx(2 * inv0 / 127, rel=1e-6) and q[0, :2].tolist() == [64, -127]
+    # a single group of the whole row equals the per-token op
+    q1, s1, _, _ = pbq_native(x, w, 1e-6, torch.int8, 4, None, None)
+    q2, s2, _, _ = dpt_native(x, w, 1e-6, torch.int8, None, None)
+    assert torch.equal(q1, q2) and torch.equal(s1, s2)
+    t = torch.empty(2, 3).t()           # [3, 2] with strides (1, 3): the transposed view of a [2, 3] buffer
+    assert _scale_layout_check(True)(t, {}).ok and not _scale_layout_check(False)(t, {}).ok
+    assert _scale_layout_check(False)(torch.empty(3, 2), {}).ok and not _scale_layout_check(True)(torch.empty(3, 2), {}).ok
