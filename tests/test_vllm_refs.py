@@ -7,7 +7,7 @@ import torch
 
 from kernelgenbench.suite.common import generator
 from kernelgenbench.suite.registry import get_operator, select
-from kernelgenbench.suite.spec import Call
+from kernelgenbench.suite.spec import Call, Tolerance
 
 CPU = torch.device("cpu")
 
@@ -78,7 +78,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
-                                        ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64)])
+                                        ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
+                                        ("vllm::hadacore_transform", 16)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -350,3 +351,20 @@ def test_rms_norm_per_block_quant_hand_case_and_layout() -> None:
     t = torch.empty(2, 3).t()           # [3, 2] with strides (1, 3): the transposed view of a [2, 3] buffer
     assert _scale_layout_check(True)(t, {}).ok and not _scale_layout_check(False)(t, {}).ok
     assert _scale_layout_check(False)(torch.empty(3, 2), {}).ok and not _scale_layout_check(True)(torch.empty(3, 2), {}).ok
+
+
+def test_hadamard_hand_case() -> None:
+    from kernelgenbench.suite.vllm.rotation import _x_check, hadamard_native
+
+    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float16)
+    # H_4 rows: (1,1,1,1), (1,-1,1,-1), (1,1,-1,-1), (1,-1,-1,1); / 2
+    assert hadamard_native(x).tolist() == [[5.0, -1.0, -2.0, 0.0]]
+    assert torch.equal(hadamard_native(hadamard_native(x.float())), x.float())   # an involution
+    y = hadamard_native(x)
+    tol = Tolerance(rtol=1e-2, atol=1e-2)
+    check = _x_check(x.clone(), y, tol)
+    assert check(x.clone(), {}).ok and check(y.clone(), {}).ok          # unchanged (a copy) or transformed
+    assert not check(torch.zeros_like(x), {}).ok
+
+
+

@@ -10,7 +10,7 @@ from .spec import SOURCES, Operator
 FAMILIES: tuple[str, ...] = (
     "aten.ops", "aten.pointwise", "aten.binary", "aten.views", "aten.reduction", "aten.losses",
     "aten.indexing", "aten.factory", "aten.copies", "aten.shape", "aten.random",
-    "vllm.norms", "vllm.moe", "vllm.sampling", "vllm.quant", "vllm.kv_cache", "vllm.attention", "vllm.rotary",
+    "vllm.norms", "vllm.moe", "vllm.sampling", "vllm.quant", "vllm.kv_cache", "vllm.attention", "vllm.rotary", "vllm.rotation",
     "cublas.ops",
 )
 
