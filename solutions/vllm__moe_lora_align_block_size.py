@@ -23,32 +23,40 @@ def _expert_of(ids_ptr, map_ptr, offs, N, E, K, A):
 
 
 @triton.jit
-def _count_kernel(ids_ptr, map_ptr, lora_ptr, en_ptr, counts_ptr, N, E, K, BLOCK: tl.constexpr):
+def _count_kernel(ids_ptr, map_ptr, lora_ptr, en_ptr, counts_ptr, N, E, K, BLOCK_N: tl.constexpr,
+                  BLOCK_E: tl.constexpr):
+    # one program per slot: the expert histogram of its adapter's entries, through a one-hot tile
     slot = tl.program_id(0)
-    ex = tl.program_id(1)
     a = _adapter(lora_ptr, en_ptr, slot)
     if a >= 0:
-        acc = tl.zeros([BLOCK], dtype=tl.int32)
-        for start in range(0, N, BLOCK):
-            acc += (_expert_of(ids_ptr, map_ptr, start + tl.arange(0, BLOCK), N, E, K, a) == ex).to(tl.int32)
-        tl.store(counts_ptr + slot * E + ex, tl.sum(acc, axis=0))
+        ev = tl.arange(0, BLOCK_E)
+        cnt = tl.zeros([BLOCK_E], dtype=tl.int32)
+        for start in range(0, N, BLOCK_N):
+            e = _expert_of(ids_ptr, map_ptr, start + tl.arange(0, BLOCK_N), N, E, K, a)
+            cnt += tl.sum((e[:, None] == ev[None, :]).to(tl.int32), axis=0)
+        tl.store(counts_ptr + slot * E + ev, cnt, mask=ev < E)
 
 
 @triton.jit
 def _offsets_kernel(lora_ptr, en_ptr, counts_ptr, offs_ptr, post_ptr, experts_ptr, E, BS, MB,
-                    BLOCK_E: tl.constexpr, BLOCK: tl.constexpr):
+                    BLOCK_E: tl.constexpr, BLOCK_J: tl.constexpr):
     slot = tl.program_id(0)
     a = _adapter(lora_ptr, en_ptr, slot)
     if a >= 0:
-        i = tl.arange(0, BLOCK_E)
-        c = tl.load(counts_ptr + slot * E + i, mask=i < E, other=0)
+        ev = tl.arange(0, BLOCK_E)
+        c = tl.load(counts_ptr + slot * E + ev, mask=ev < E, other=0)
         p = (c + BS - 1) // BS * BS
-        tl.store(offs_ptr + slot * E + i, tl.cumsum(p, axis=0) - p, mask=i < E)
+        ends = tl.cumsum(p, axis=0)
+        tl.store(offs_ptr + slot * E + ev, ends - p, mask=ev < E)
         total = tl.sum(p, axis=0)
         tl.store(post_ptr + a, total)
-        for start in range(total // BS, MB, BLOCK):
-            j = start + tl.arange(0, BLOCK)
-            tl.store(experts_ptr + a * MB + j, tl.zeros([BLOCK], dtype=tl.int32) - 1, mask=j < MB)
+        # block j belongs to the first expert whose run ends after it; -1 past the last run
+        end_blk = tl.where(ev < E, ends // BS, 2147483647)
+        for j0 in range(0, MB, BLOCK_J):
+            j = j0 + tl.arange(0, BLOCK_J)
+            ex = tl.sum((end_blk[None, :] <= j[:, None]).to(tl.int32), axis=1)
+            ex = tl.where(j < total // BS, ex, -1)
+            tl.store(experts_ptr + a * MB + j, ex, mask=j < MB)
 
 
 @triton.jit
@@ -61,26 +69,24 @@ def _sentinel_kernel(lora_ptr, en_ptr, sorted_ptr, LP, N, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def _fill_kernel(ids_ptr, map_ptr, lora_ptr, en_ptr, counts_ptr, offs_ptr, sorted_ptr, experts_ptr, N, E, K, BS,
-                 LP, MB, BLOCK: tl.constexpr):
+def _fill_kernel(ids_ptr, map_ptr, lora_ptr, en_ptr, offs_ptr, sorted_ptr, N, E, K, LP,
+                 BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr):
+    # one program per slot: each entry's position = its expert's offset + its rank among that expert's entries
     slot = tl.program_id(0)
-    ex = tl.program_id(1)
     a = _adapter(lora_ptr, en_ptr, slot)
     if a >= 0:
-        base = tl.load(offs_ptr + slot * E + ex)
-        cnt = tl.load(counts_ptr + slot * E + ex)
+        ev = tl.arange(0, BLOCK_E)
+        base = tl.load(offs_ptr + slot * E + ev, mask=ev < E, other=0)
+        run = tl.zeros([BLOCK_E], dtype=tl.int32)
         seg = sorted_ptr + a.to(tl.int64) * LP
-        run = 0
-        for start in range(0, N, BLOCK):
-            offs = start + tl.arange(0, BLOCK)
-            hit = _expert_of(ids_ptr, map_ptr, offs, N, E, K, a) == ex
-            h = hit.to(tl.int32)
-            tl.store(seg + base + run + tl.cumsum(h, axis=0) - 1, offs.to(tl.int32), mask=hit)
-            run += tl.sum(h, axis=0)
-        nb = (cnt + BS - 1) // BS
-        for b0 in range(0, nb, BLOCK):
-            b = b0 + tl.arange(0, BLOCK)
-            tl.store(experts_ptr + a * MB + base // BS + b, tl.zeros([BLOCK], dtype=tl.int32) + ex, mask=b < nb)
+        for start in range(0, N, BLOCK_N):
+            offs = start + tl.arange(0, BLOCK_N)
+            e = _expert_of(ids_ptr, map_ptr, offs, N, E, K, a)
+            oh = (e[:, None] == ev[None, :]).to(tl.int32)
+            rank = tl.cumsum(oh, axis=0) - 1 + run[None, :] + base[None, :]
+            pos = tl.sum(tl.where(oh != 0, rank, 0), axis=1)
+            tl.store(seg + pos, offs.to(tl.int32), mask=e >= 0)
+            run += tl.sum(oh, axis=0)
 
 
 def moe_lora_align_block_size(topk_ids, token_lora_mapping, num_experts, block_size, max_loras, max_num_tokens_padded,
@@ -96,13 +102,14 @@ def moe_lora_align_block_size(topk_ids, token_lora_mapping, num_experts, block_s
         return None
     dev = topk_ids.device
     ids = topk_ids.contiguous()
-    blk = 8192 if dev.type == "cpu" else _BLOCK
+    be = triton.next_power_of_2(E)
+    bn = max(16, min(1024, 65536 // be))         # one-hot tiles of at most 64K elements
     counts = torch.empty(NL * E, dtype=torch.int32, device=dev)
     offs = torch.empty(NL * E, dtype=torch.int32, device=dev)
-    _sentinel_kernel[(NL, triton.cdiv(LP, blk))](lora_ids, adapter_enabled, sorted_token_ids, LP, N, BLOCK=blk)
-    _count_kernel[(NL, E)](ids, token_lora_mapping, lora_ids, adapter_enabled, counts, N, E, K, BLOCK=blk)
+    _sentinel_kernel[(NL, triton.cdiv(LP, _BLOCK))](lora_ids, adapter_enabled, sorted_token_ids, LP, N, BLOCK=_BLOCK)
+    _count_kernel[(NL,)](ids, token_lora_mapping, lora_ids, adapter_enabled, counts, N, E, K, BLOCK_N=bn, BLOCK_E=be)
     _offsets_kernel[(NL,)](lora_ids, adapter_enabled, counts, offs, num_tokens_post_pad, experts_ids, E, BS, MB,
-                           BLOCK_E=triton.next_power_of_2(E), BLOCK=blk)
-    _fill_kernel[(NL, E)](ids, token_lora_mapping, lora_ids, adapter_enabled, counts, offs, sorted_token_ids,
-                          experts_ids, N, E, K, BS, LP, MB, BLOCK=blk)
+                           BLOCK_E=be, BLOCK_J=max(16, min(256, 65536 // be)))
+    _fill_kernel[(NL,)](ids, token_lora_mapping, lora_ids, adapter_enabled, offs, sorted_token_ids, N, E, K, LP,
+                        BLOCK_N=bn, BLOCK_E=be)
     return None
