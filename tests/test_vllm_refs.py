@@ -368,3 +368,17 @@ def test_hadamard_hand_case() -> None:
 
 
 
+
+
+def test_prompts_name_only_the_unjudgeable_dtypes_an_operator_uses() -> None:
+    from kernelgenbench.llm.prompt import build_prompt
+    from kernelgenbench.platforms import PROFILES
+
+    interp = PROFILES["interpreter"]
+    flash = build_prompt(get_operator("vllm::reshape_and_cache_flash"), interp).text()
+    assert "dtype float8_e4m3fn cannot be judged on this platform" in flash and "dtype bfloat16 cannot be" in flash
+    assert "float8_e5m2 cannot be judged" not in flash          # no shown case converts to E5M2
+    add = build_prompt(get_operator("aten::add"), interp).text()
+    assert "dtype bfloat16 cannot be judged" in add and "float8" not in add
+    sgemm = build_prompt(get_operator("cublas::cublasSgemm_v2"), interp).text()
+    assert "cannot be judged on this platform" not in sgemm     # fp32 only
