@@ -304,7 +304,7 @@ def _snoop_targets(run: Path, ws: Path, other_stem: str) -> dict[str, Any]:
     return {
         "read": {"oracle": str(ROOT / "solutions" / "vllm__rms_norm.py"),
                  "oracle_other": str(ROOT / "solutions" / "aten__add.py"),
-                 "suite_rows": str(pkg / "suite" / "vllm" / "ops.py"),
+                 "suite_rows": str(pkg / "suite" / "vllm" / "norms.py"),
                  "suite_tiers": str(pkg / "suite" / "tiers.py"),
                  "run_config": str(run / "config.json"),
                  "run_results": str(run / "results.jsonl"),
@@ -370,7 +370,7 @@ def test_claude_code_cannot_read_solutions(tmp_path: Path, ws: Path, secret: str
     need("claude-code")
     if isolation.namespace_available()[0] is False:
         pytest.skip("needs the namespace level")
-    probe = (f"for p in {ROOT}/solutions/vllm__rms_norm.py {ROOT}/src/kernelgenbench/suite/vllm/ops.py "
+    probe = (f"for p in {ROOT}/solutions/vllm__rms_norm.py {ROOT}/src/kernelgenbench/suite/vllm/norms.py "
              f"{tmp_path}/run/config.json; do if cat $p >/dev/null 2>&1; then echo LEAK:$p; else echo DENIED:$p; fi; "
              f"done; python3 -c 'import kernelgenbench' 2>&1 | tail -1; echo \"my key: $ANTHROPIC_API_KEY\"")
     srv = AgentServer({"vllm::rms_norm": [("run", probe)]})

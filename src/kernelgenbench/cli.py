@@ -436,6 +436,11 @@ def eval_cmd(
                                                         "itself meanwhile"),
     reps: int = typer.Option(30, min=1, help="timed repetitions per side per case (GPU)"),
     warmup_ms: float = typer.Option(25.0, min=0.0, help="warm-up per side per case in ms (GPU; at least 3 calls)"),
+    baseline: Optional[str] = typer.Option(None, "--baseline", help="time vLLM operators against this baseline: vllm "
+                                                                   "(vllm._custom_ops), native-compiled (the native "
+                                                                   "reference under torch.compile) or native-eager "
+                                                                   "(default: vllm where importable, else "
+                                                                   "native-compiled, eager where compilation fails)"),
     fresh: bool = typer.Option(False, help="start over instead of resuming (with --out: the old records are set aside)"),
     runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
     case_timeout: float = typer.Option(300.0, min=1.0, help="seconds one case may take before the job fails as timeout"),
@@ -460,7 +465,8 @@ def eval_cmd(
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
                                  f"or leave it out for all of them (--op picks operators of any source)")
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
-                        import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)))
+                        import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
+                        baseline=baseline)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=False)
     task = None

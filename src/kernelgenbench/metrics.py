@@ -94,14 +94,18 @@ def operator_row(rec: dict[str, Any]) -> dict[str, Any]:
     """One operator's row of ``summary.json``'s ``per_operator`` from its verdict record: op, source, status
     (passed, failed, unsupported), failure_class, the case it first failed on (``failure_case``), cases
     (total, passed, unsupported), speedup (geomean over its timed cases; None untimed), sol_pct (median % of
-    speed-of-light), tier (the selection judged) and wall_s (the job's seconds)."""
+    speed-of-light), tier (the selection judged), wall_s (the job's seconds), baseline (what the timing compared
+    against, as recorded) and baseline_kind (vLLM: ``vllm``, ``native-compiled`` or ``native-eager``; else None)."""
+    from .suite.baselines import baseline_kind
+
     ff = rec.get("first_failure") or {}
     return {"op": rec.get("op"), "source": rec.get("source"), "status": rec.get("status"),
             "failure_class": rec.get("failure_class"), "failure_case": ff.get("case_id"),
             "cases": {"total": rec.get("cases_total", 0), "passed": rec.get("cases_passed", 0),
                       "unsupported": rec.get("cases_unsupported", 0)},
             "speedup": rec.get("speedup"), "sol_pct": rec.get("sol_pct"), "tier": rec.get("tier"),
-            "wall_s": rec.get("wall_s")}
+            "wall_s": rec.get("wall_s"), "baseline": rec.get("baseline"),
+            "baseline_kind": baseline_kind(rec.get("baseline"))}
 
 
 def operator_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

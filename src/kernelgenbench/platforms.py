@@ -174,6 +174,9 @@ _PORTABLE_MATH = ("Call math functions through `tl`/`tl.math` or `triton.languag
                   "to this backend's math library); never `triton.language.extra.cuda` or inline PTX "
                   "(`tl.inline_asm_elementwise`), which exist on NVIDIA only.")
 
+_FP8_INTERP = ("the Triton CPU interpreter's fp8 conversions (round to nearest even, saturation, NaN) have not "
+               "been validated against the hardware's, so a case that converts to or from fp8 is judged on GPUs only")
+
 PROFILES: dict[str, Platform] = {
     "cuda": Platform(
         "cuda", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", profiler=True, title="NVIDIA GPU (CUDA)",
@@ -216,7 +219,7 @@ PROFILES: dict[str, Platform] = {
             "failure patterns: the texts ROCm tools print, not yet collected from real failures")),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
-        unsupported_dtypes={"bfloat16": _BF16_INTERP},
+        unsupported_dtypes={"bfloat16": _BF16_INTERP, "float8_e4m3fn": _FP8_INTERP, "float8_e5m2": _FP8_INTERP},
         env={"TRITON_INTERPRET": "1"}, title="CPU, through the Triton interpreter (TRITON_INTERPRET=1)",
         timing_api=None,
         sources=("TRITON_INTERPRET=1: Triton's debugging docs https://triton-lang.org/main/programming-guide/"

@@ -34,6 +34,9 @@ class Settings:
         implausible_speedup: a case faster than this (x baseline) is re-measured in a fresh
             sandbox process, and the slower of the two measurements is kept.
         keep_workdir: keep tensors exchanged with the child (for debugging).
+        baseline: the baseline kind to time vLLM operators against (``vllm``, ``native-compiled``,
+            ``native-eager``; ``kgb eval --baseline``); None: ``vllm`` where importable, else
+            ``native-compiled`` (eager where compilation fails). Operators of other sources keep their own.
         log_limit_bytes: the most of the sandbox's output (the submission's prints, warnings,
             tracebacks) one job keeps in its ``child.log``: the first part as written and the last 64 KiB;
             the record's ``log_truncated`` says how much was dropped (``sandbox/runner.py`` LogPump).
@@ -55,3 +58,4 @@ class Settings:
     implausible_speedup: float = 20.0
     keep_workdir: bool = False
     log_limit_bytes: int = LOG_LIMIT_BYTES
+    baseline: str | None = None

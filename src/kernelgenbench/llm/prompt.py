@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..platforms import PROFILES, Platform
-from ..suite.spec import DTYPE_SHORT, RTOL, Operator
+from ..suite.spec import DTYPE_NAMES, DTYPE_SHORT, RTOL, Operator, dtype_of
 from ..suite.tiers import SHOWN_TIERS, TIERS, tier_parts
 
 MODES = ("sampling", "agent")
@@ -151,15 +151,20 @@ def _case_dtypes(op: Operator, tiers: tuple[str, ...] = SHOWN_TIERS) -> list[str
     return seen
 
 
-def _platform_ctx(platform: Platform, device_name: str | None) -> dict[str, Any]:
+def _platform_ctx(platform: Platform, device_name: str | None, dtypes: list[str] | None = None) -> dict[str, Any]:
+    """The platform part of a prompt's context; ``dtypes`` (the operator's case dtypes, short or torch names)
+    limits the platform's unjudgeable dtypes to those the operator's cases compute in (all where None)."""
     import triton
+
+    wanted = None if dtypes is None else {str(dtype_of(d)).replace("torch.", "") if d in DTYPE_NAMES else d
+                                          for d in dtypes}
 
     return {
         "name": platform.name, "device": platform.device,
         "device_text": device_name or _DEVICE_TEXT.get(platform.name, platform.device),
         "triton": triton.__version__, "interpreter": platform.interpreter,
         "dispatch_key": platform.dispatch_key, "timing": platform.timing, "profiler": platform.profiler,
-        "unsupported": sorted(platform.unsupported_dtypes.items()),
+        "unsupported": sorted((k, v) for k, v in platform.unsupported_dtypes.items() if wanted is None or k in wanted),
         "tolerance_scale": platform.tolerance_scale, "tolerance_reason": platform.tolerance_reason,
         "notes": list(platform.prompt_notes), "profile": platform.profile,
         "profile_title": PROFILES[platform.profile].title if platform.profile else None,
@@ -237,7 +242,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         "imports_allowed": sorted(l1.IMPORT_ALLOWED),
         "torch_allowed": torch_allowed, "methods_allowed": methods_allowed, "trace_allowed": trace_allowed,
         "rtol": rtol,
-        "platform": _platform_ctx(platform, device_name),
+        "platform": _platform_ctx(platform, device_name, _case_dtypes(op)),
         "budgets": {"reads": l3.ITEM_BUDGET, "copies": l3.FILL_COPY_BUDGET},
         "agent": agent_context(op, agent) if mode == "agent" else None,
     }

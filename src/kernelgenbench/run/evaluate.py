@@ -111,6 +111,29 @@ def ignored_files(directory: Path) -> list[str]:
     return out
 
 
+def _check_baseline(kind: str | None, selected: list[Any], plat: Any) -> None:
+    """Refuse a forced baseline (``kgb eval --baseline``) that is no kind of the vLLM operators, that no
+    selected operator offers, or ``vllm`` where ``vllm._custom_ops`` does not import on a timing platform.
+
+    Raises:
+        EvaluationError: with the reason.
+    """
+    if kind is None:
+        return
+    from ..suite.baselines import BASELINE_KINDS
+
+    if kind not in BASELINE_KINDS:
+        raise EvaluationError(f"unknown baseline {kind!r}: expected one of {', '.join(BASELINE_KINDS)}")
+    if not any(kind in getattr(o, "baseline_kinds", ()) for o in selected):
+        raise EvaluationError(f"--baseline {kind}: no selected operator offers a choice of baseline (vLLM operators "
+                              f"do; ATen and cuBLAS operators are timed against their own)")
+    if kind == "vllm" and plat.timing:
+        from ..suite.vllm.common import vllm_ops
+    if kind == "vllm" and plat.timing and vllm_ops() is None:
+        raise EvaluationError("--baseline vllm: vllm._custom_ops is not importable here (install vLLM, or use "
+                              "native-compiled / native-eager)")
+
+
 def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: str | None = None,
              tier: str = "smoke", platform: str | None = None, out: str | Path | None = None,
              jobs: int | None = None, name: str = "eval", fresh: bool = False, runs_root: str | Path = "runs",
@@ -198,12 +221,15 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             f"vllm__rms_norm.py, cublas__cublasSgemm_v2.py; `kgb show OP` prints an operator's file name)"
             + (f"; ignored files that name no operator: {', '.join(ignored)}" if ignored else ""))
     settings = settings or Settings()
+    _check_baseline(settings.baseline, selected, plat)
     config = {"submissions": str(directory.resolve()),
               "ops": sorted(o.id for o in selected) if (op_list or source) else None,
               "source": source, "tier": tier, "platform": plat.name, "reps": settings.reps, "command": "kgb eval",
               "selected": sorted(s.op.id for s in specs)}
     if plat.profile:
         config["profile"] = plat.profile
+    if settings.baseline is not None:
+        config["baseline"] = settings.baseline
     out_path = Path(out) if out is not None else None
     if out_path is not None and fresh and (out_path / "results.jsonl").exists():
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -212,7 +238,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                 (out_path / f).rename(out_path / f"{f}.replaced-{stamp}")
     if out_path is not None and (out_path / "config.json").exists():
         old = json.loads((out_path / "config.json").read_text())
-        diff = [k for k in ("submissions", "ops", "source", "tier", "platform", "profile")
+        diff = [k for k in ("submissions", "ops", "source", "tier", "platform", "profile", "baseline")
                 if old.get(k) != config.get(k)]
         if diff:
             raise EvaluationError(f"{out_path} holds a run with another configuration "

@@ -152,8 +152,9 @@ class RunDir:
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether a run directory of config ``a`` may be resumed by a command of config ``b``: the same
     submissions, operator selection, tier selection (canonical names: ``all`` is not ``full``) and
-    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise)."""
-    keys = ("submissions", "ops", "source", "tier", "platform", "profile")
+    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise), and forced
+    baseline (``kgb eval --baseline``; absent: none forced)."""
+    keys = ("submissions", "ops", "source", "tier", "platform", "profile", "baseline")
     return all(a.get(k) == b.get(k) for k in keys)
 
 

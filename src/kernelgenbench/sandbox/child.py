@@ -336,7 +336,11 @@ class Child:
                 return self.op.build(params, device, generator(device, timed_set_seed(base_seed, k)))
 
         try:
-            base_fn, label = self.op.baseline(calls[0], self.platform)
+            kinds = getattr(self.op, "baseline_kinds", ())
+            if msg.baseline is not None and msg.baseline in kinds:
+                base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
+            else:
+                base_fn, label = self.op.baseline(calls[0], self.platform)
             res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
                             reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                             make_set=make_set if params is not None else None)

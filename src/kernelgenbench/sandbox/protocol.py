@@ -101,7 +101,8 @@ class TimeCommand:
     """Time one case (``sandbox/timed_loop.py``). The input file ``inp`` holds the warm-up sets, the case's
     ``params`` and the secret ``seed`` of the timed repetitions' input sets (built in the child, one per
     repetition: :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in
-    ``check`` are saved to ``check_out`` for the verifier to judge."""
+    ``check`` are saved to ``check_out`` for the verifier to judge; ``baseline`` forces a baseline kind of the
+    operators that offer several (vLLM: ``kgb eval --baseline``), None its default."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -109,6 +110,7 @@ class TimeCommand:
     warmup_ms: float = 25.0
     check: list[int] = field(default_factory=list)
     check_out: str | None = None
+    baseline: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -116,7 +118,7 @@ class TimeCommand:
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
-                   [int(k) for k in (obj.get("check") or [])], obj.get("check_out"))
+                   [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"))
 
 
 @dataclass

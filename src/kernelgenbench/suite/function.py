@@ -24,11 +24,14 @@ class FunctionOperator(Operator):
         reference: ``reference(params, call) -> list[Expected]`` on a clone of the inputs.
         cost: FLOPs/bytes of a case.
         timed: the spec's timing gate.
-        baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child).
+        baseline: ``baseline(call, platform) -> (fn, label)`` (runs in the child); a hook with a ``kinds``
+            attribute (vLLM: ``vllm``, ``native-compiled``, ``native-eager``) also takes ``prefer=kind``.
         dtypes: ``dtypes(params) -> set[torch.dtype]`` the case computes in.
         atol_text: the row's atol in words where the spec fixes its reduce_dim (``kgb show``).
         label: ``label() -> str``, the :meth:`baseline_label` where it is not the source's default (vLLM:
             whether ``vllm._custom_ops`` is importable).
+        data_movement: the task's work is moving elements (gathers, block copies, cache writes):
+            :attr:`Operator.data_movement`.
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -38,7 +41,7 @@ class FunctionOperator(Operator):
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
                  own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None,
-                 label: Callable[[], str] | None = None) -> None:
+                 label: Callable[[], str] | None = None, data_movement: bool = False) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -53,6 +56,7 @@ class FunctionOperator(Operator):
         self.allow_copies = True
         self.atol_text = atol_text
         self._label = label
+        self.data_movement = data_movement
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))
@@ -74,8 +78,23 @@ class FunctionOperator(Operator):
             return self._dtypes(params)
         return super().tensor_dtypes(params)
 
-    def baseline(self, call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
-        return self._baseline(call, platform)
+    @property
+    def baseline_kinds(self) -> tuple[str, ...]:
+        """The baselines ``kgb eval --baseline`` can force for this operator (empty: only its own)."""
+        return tuple(getattr(self._baseline, "kinds", ()))
+
+    def baseline(self, call: Call, platform: Any, prefer: str | None = None) -> tuple[Callable[[Call], Any], str]:
+        """``(fn, label)`` of the baseline; ``prefer`` forces one of :attr:`baseline_kinds`.
+
+        Raises:
+            ValueError: ``prefer`` is given but is not one of this operator's kinds.
+        """
+        if prefer is None:
+            return self._baseline(call, platform)
+        if prefer not in self.baseline_kinds:
+            raise ValueError(f"{self.id}: baseline {prefer!r} cannot be forced; "
+                             f"{'choose one of ' + ', '.join(self.baseline_kinds) if self.baseline_kinds else 'it has only its own'}")
+        return self._baseline(call, platform, prefer=prefer)
 
     def baseline_label(self) -> str:
         if self._label is not None:

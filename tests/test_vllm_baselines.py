@@ -1,0 +1,152 @@
+"""The vLLM baselines, honestly labelled (issue 14 item 4): vllm._custom_ops when importable, else the native
+reference under torch.compile (compiled before timing), eager where compilation fails; kgb eval --baseline
+forces one. Everything here runs on the CPU: the picking, the labels, the fallback and the plumbing."""
+from __future__ import annotations
+
+import types
+
+import pytest
+import torch
+
+from kernelgenbench.suite.baselines import BASELINE_KINDS, baseline_kind
+from kernelgenbench.suite.common import generator
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.suite.vllm import common as vc
+
+
+def _rms_call():
+    op = get_operator("vllm::rms_norm")
+    p = op.grid("smoke")[0]
+    return op, op.build(p, torch.device("cpu"), generator(torch.device("cpu"), 7))
+
+
+def _native(c):
+    """A native of the baseline shape: writes out = 2 * x + 1."""
+    c.args[0].copy_(c.args[1] * 2 + 1)
+
+
+#: The same, where dynamo captures nothing (the whole reference would run eagerly under torch.compile).
+_native_skipped = torch._dynamo.disable(_native)
+
+
+def _call():
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    return vc.Call([torch.full((2, 3), float("nan")), x], written=(0,))
+
+
+def test_unforced_without_vllm_compiles_before_timing(monkeypatch) -> None:
+    from torch._dynamo.utils import counters
+
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+    call = _call()
+    fn, label = vc.pick_baseline("anything", _native, call, backend="eager")
+    assert baseline_kind(label) == "native-compiled" and "torch.compile" in label
+    # compiled (one graph captured) when picked, on a clone: the warm-up set itself is untouched
+    graphs = counters["stats"]["unique_graphs"]
+    assert graphs == 1 and torch.isnan(call.args[0]).all()
+    for _ in range(3):  # fresh inputs of the same case: no recompilation inside the timed loop
+        c = call.clone()
+        fn(c)
+        assert torch.equal(c.args[0], torch.tensor([[1.0, 3, 5], [7, 9, 11]]))
+    assert counters["stats"]["unique_graphs"] == graphs
+
+
+def test_compile_failure_falls_back_to_eager_and_says_why(monkeypatch) -> None:
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+
+    def broken(*a, **k):
+        raise RuntimeError("no C++ compiler\nmore lines")
+    monkeypatch.setattr(torch, "compile", broken)
+    fn, label = vc.pick_baseline("anything", _native, _call())
+    assert fn is _native
+    assert baseline_kind(label) == "native-eager"
+    assert "torch.compile failed (RuntimeError: no C++ compiler)" in label
+
+
+def test_no_graph_is_not_called_compiled(monkeypatch) -> None:
+    """A reference dynamo skips whole would run eagerly: it is labelled native-eager, not native-compiled."""
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+    fn, label = vc.pick_baseline("anything", _native_skipped, _call(), backend="eager")
+    assert fn is _native_skipped
+    assert label == vc.NATIVE_EAGER + "; torch.compile failed (RuntimeError: torch.compile captured no graph)"
+
+
+def test_forced_kinds(monkeypatch) -> None:
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+    fn, label = vc.pick_baseline("anything", _native, _call(), prefer="native-eager")
+    assert fn is _native and baseline_kind(label) == "native-eager"
+    with pytest.raises(RuntimeError, match="vllm::anything: the vllm baseline was requested but vllm._custom_ops is "
+                                           "not importable"):
+        vc.pick_baseline("anything", _native, _call(), prefer="vllm")
+    with pytest.raises(ValueError, match="unknown baseline 'cuda'"):
+        vc.pick_baseline("anything", _native, _call(), prefer="cuda")
+
+
+def test_vllm_when_importable(monkeypatch) -> None:
+    seen = []
+    fake = types.SimpleNamespace(rms_norm=lambda *a, **k: seen.append((len(a), k)))
+    monkeypatch.setattr(vc, "vllm_ops", lambda: fake)
+    op, call = _rms_call()
+    for prefer in (None, "vllm"):
+        fn, label = op.baseline(call, None) if prefer is None else op.baseline(call, None, prefer=prefer)
+        assert label == "vllm (vllm._custom_ops.rms_norm)" and baseline_kind(label) == "vllm"
+        fn(call)
+    assert seen == [(4, {}), (4, {})]
+    # a vLLM without the op: unforced falls to the native reference (eager here: forced)
+    fn, label = vc.pick_baseline("no_such_op", _native, _call(), prefer="native-eager")
+    assert label.startswith("native-eager")
+    with pytest.raises(RuntimeError, match="vllm._custom_ops has no no_such_op"):
+        vc.pick_baseline("no_such_op", _native, _call(), prefer="vllm")
+
+
+def test_operator_kinds_and_refusals() -> None:
+    op, call = _rms_call()
+    assert op.baseline_kinds == BASELINE_KINDS
+    fn, label = op.baseline(call, None, prefer="native-eager")
+    c = call.clone()
+    fn(c)
+    assert torch.isfinite(c.args[0]).all() and label.startswith("native-eager")
+    blas = get_operator("cublas::cublasSaxpy_v2")
+    assert blas.baseline_kinds == ()
+    with pytest.raises(ValueError, match="cublas::cublasSaxpy_v2: baseline 'native-eager' cannot be forced"):
+        blas.baseline(call, None, prefer="native-eager")
+
+
+def test_labels_and_summary_rows(monkeypatch) -> None:
+    from kernelgenbench.metrics import operator_row
+
+    assert baseline_kind("native-compiled (x)") == "native-compiled"
+    assert baseline_kind("native-eager; torch.compile failed") == "native-eager"
+    assert baseline_kind("ATen (native op, same device)") is None and baseline_kind(None) is None
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+    assert baseline_kind(vc.baseline_label()) == "native-compiled"
+    row = operator_row({"op": "vllm::rms_norm", "source": "vllm", "status": "passed",
+                        "baseline": vc.NATIVE_EAGER + "; torch.compile failed (X)"})
+    assert row["baseline_kind"] == "native-eager" and row["baseline"].startswith("native-eager")
+
+
+def test_eval_refuses_bad_baselines(tmp_path) -> None:
+    import kernelgenbench as kgb
+
+    sub = tmp_path / "subs"
+    sub.mkdir()
+    (sub / "aten__neg.py").write_text("")
+    (sub / "vllm__rms_norm.py").write_text("")
+    with pytest.raises(kgb.EvaluationError, match="unknown baseline 'fast'"):
+        kgb.evaluate(sub, platform="interpreter", runs_root=tmp_path, settings=kgb.Settings(baseline="fast"))
+    with pytest.raises(kgb.EvaluationError, match="no selected operator offers a choice of baseline"):
+        kgb.evaluate(sub, ops=["aten::neg"], platform="interpreter", runs_root=tmp_path,
+                     settings=kgb.Settings(baseline="native-eager"))
+    assert not list(tmp_path.glob("*/config.json"))
+
+
+def test_forced_baseline_travels_and_keys_resume() -> None:
+    from kernelgenbench.run.rundir import _same_config
+    from kernelgenbench.sandbox.protocol import TimeCommand
+
+    cmd = TimeCommand("in.pt", 10, 5.0, [1], "out.pt", "native-eager")
+    assert TimeCommand.from_json(cmd.to_json()) == cmd
+    assert TimeCommand.from_json(TimeCommand("in.pt").to_json()).baseline is None
+    base = {"submissions": "s", "ops": None, "source": "vllm", "tier": "full", "platform": "cuda"}
+    assert _same_config(base, dict(base))
+    assert not _same_config(base, dict(base, baseline="native-eager"))

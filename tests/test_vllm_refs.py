@@ -1,0 +1,384 @@
+"""The vLLM native references against hand-computed small cases (issue 14 item 3), and the grids' shapes of
+the operators added family by family (vllm.md §3)."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.suite.common import generator
+from kernelgenbench.suite.registry import get_operator, select
+from kernelgenbench.suite.spec import Call, Tolerance
+
+CPU = torch.device("cpu")
+
+
+def _build(op_id: str, tier: str, i: int) -> tuple[object, Call]:
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    return op, op.build(p, CPU, generator(CPU, 1234))
+
+
+def test_repetition_penalty_hand_case() -> None:
+    from kernelgenbench.suite.vllm.sampling import rep_native
+
+    logits = torch.tensor([[2.0, -1.0, 0.0, 3.0], [1.0, 1.0, -2.0, float("nan")]])
+    prompt = torch.tensor([[True, False, False, False], [False, True, False, False]])
+    output = torch.tensor([[False, True, True, False], [False, False, True, True]])
+    pen = torch.tensor([2.0, 4.0])
+    got = rep_native(logits, prompt, output, pen)
+    # row 0: 2/2, -1*2, 0*2 (masked), 3 untouched; row 1: 1 untouched, 1/4, -2*4, nan*4
+    want = torch.tensor([[1.0, -2.0, 0.0, 3.0], [1.0, 0.25, -8.0, float("nan")]])
+    assert torch.equal(got.nan_to_num(7.0), want.nan_to_num(7.0))
+    # fp16: one fp32 division rounded once (1/3 in fp16 is 0.33325195...)
+    h = rep_native(torch.tensor([[1.0]], dtype=torch.float16), torch.ones(1, 1, dtype=torch.bool),
+                   torch.zeros(1, 1, dtype=torch.bool), torch.tensor([3.0], dtype=torch.float16))
+    assert h.dtype == torch.float16 and h.item() == pytest.approx(0.333251953125, abs=0)
+
+
+def test_moe_sum_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.moe import moe_sum_native
+
+    x = torch.tensor([[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]])  # T=1, k=3, H=2
+    assert torch.equal(moe_sum_native(x), torch.tensor([[9.0, 12.0]]))
+    # sequential fp16 rounding for k <= 4: 2048 + 1 rounds to 2048 in fp16, twice: 2048 (an fp32 sum gives 2050)
+    h = torch.tensor([[[2048.0], [1.0], [1.0]]], dtype=torch.float16)
+    assert moe_sum_native(h).item() == 2048.0
+    # k = 5: fp32 accumulation rounded once: 2048 + 1 + 1 + 0 + 0 = 2050
+    h5 = torch.tensor([[[2048.0], [1.0], [1.0], [0.0], [0.0]]], dtype=torch.float16)
+    assert moe_sum_native(h5).item() == 2050.0
+    # the upstream 2-D input: row sums
+    assert torch.equal(moe_sum_native(torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])), torch.tensor([6.0, 15.0]))
+
+
+def test_moe_sum_upstream_2d_case_writes_the_flat_prefix() -> None:
+    op, call = _build("vllm::moe_sum", "heldout", 2)
+    x, out = call.args
+    assert x.shape == (8, 64) and out.shape == (4, 64)
+    (exp,) = op.reference(op.grid("heldout")[2], call)
+    assert int(exp.region.sum()) == 8 and bool(exp.region[:8].all())
+
+
+def test_gathers_hand_cases() -> None:
+    shuffle, permute = get_operator("vllm::shuffle_rows"), get_operator("vllm::permute_cols")
+    x = torch.arange(6.0).reshape(3, 2)
+    (e,) = shuffle.reference({}, Call([x, torch.tensor([2, 0, 2], dtype=torch.int32)]))
+    assert torch.equal(e.value, torch.tensor([[4.0, 5.0], [0.0, 1.0], [4.0, 5.0]]))
+    a = torch.arange(8.0).reshape(2, 4)
+    (e,) = permute.reference({}, Call([a, torch.tensor([3, 3, 0, 1], dtype=torch.int32)]))
+    assert torch.equal(e.value, torch.tensor([[3.0, 3.0, 0.0, 1.0], [7.0, 7.0, 4.0, 5.0]]))
+
+
+@pytest.mark.parametrize("op_id,full", [("vllm::apply_repetition_penalties_cuda", 10), ("vllm::moe_sum", 48),
+                                        ("vllm::shuffle_rows", 48), ("vllm::permute_cols", 30),
+                                        ("vllm::scaled_int8_quant", 105), ("vllm::merge_attn_states", 18),
+                                        ("vllm::reshape_and_cache", 18), ("vllm::reshape_and_cache_flash", 18),
+                                        ("vllm::swap_blocks", 54), ("vllm::moe_align_block_size", 360),
+                                        ("vllm::rotary_embedding", 360),
+                                        ("vllm::rms_norm_dynamic_per_token_quant", 48),
+                                        ("vllm::concat_and_cache_mla", 18), ("vllm::cp_gather_cache", 8),
+                                        ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
+                                        ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
+                                        ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
+                                        ("vllm::hadacore_transform", 16)])
+def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
+    op = get_operator(op_id)
+    assert len(op.grid("full")) == full
+    assert 2 <= len(op.grid("smoke")) <= 4 and 2 <= len(op.grid("heldout")) <= 3
+    for p in op.grid("smoke"):  # smoke: every tensor at most 64K elements (vllm.md §2.9)
+        call = op.build(p, CPU, generator(CPU, 0))
+        for t in call.args:
+            if isinstance(t, torch.Tensor):
+                assert t.untyped_storage().nbytes() // t.element_size() <= 65536, (op_id, p)
+
+
+def test_every_vllm_operator_has_an_oracle_and_names_its_section() -> None:
+    from pathlib import Path
+
+    sols = Path(__file__).resolve().parents[1] / "solutions"
+    for op in select(source="vllm"):
+        assert (sols / op.filename).exists(), op.id
+        assert op.section == f"vllm.md § {op.id}", op.id
+
+
+def test_int8_quant_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.quant import int8_native
+
+    x = torch.tensor([[0.25, -0.75, 1.25, 100.0]])
+    # static symmetric, scale 0.5: 0.5 -> 0 (half to even), -1.5 -> -2, 2.5 -> 2, 200 -> 127
+    q, s, z = int8_native(x, torch.tensor([0.5]), None, True)
+    assert q.tolist() == [[0, -2, 2, 127]] and z is None
+    # static asymmetric, azp -3: rne(x * (1/0.5)) + azp, saturated after the add (200 - 3 -> 127)
+    q, _, _ = int8_native(x, torch.tensor([0.5]), torch.tensor([-3], dtype=torch.int32), False)
+    assert q.tolist() == [[-3, -5, -1, 127]]
+    # dynamic symmetric: a = 127 -> scale 1, r = 1; a zero row gives scale 0 and zeros
+    q, s, z = int8_native(torch.tensor([[127.0, -63.5, 0.5], [0.0, 0.0, 0.0]]), None, None, True)
+    assert q.tolist() == [[127, -64, 0], [0, 0, 0]] and s.tolist() == [[1.0], [0.0]] and z is None
+    # dynamic asymmetric: mn = -1, mx = 254 -> s = 1, zp = rne(-128 + 1) = -127
+    q, s, z = int8_native(torch.tensor([[-1.0, 254.0, 10.5]]), None, None, False)
+    assert s.tolist() == [[1.0]] and z.tolist() == [[-127]] and q.tolist() == [[-128, 127, -117]]
+
+
+def test_merge_attn_states_hand_case() -> None:
+    from kernelgenbench.suite.vllm.attention import merge_native
+
+    po = torch.tensor([[[1.0, 2.0], [5.0, 6.0]]])      # T=1, H=2, D=2
+    so = torch.tensor([[[3.0, 4.0], [7.0, 8.0]]])
+    pl = torch.tensor([[0.0], [-float("inf")]])        # [H, T]
+    sl = torch.tensor([[0.0], [-float("inf")]])
+    out, lse = merge_native(po, pl, so, sl)
+    # head 0: equal LSEs -> the mean, lse log 2; head 1: both -inf -> prefix copied, lse -inf
+    assert torch.allclose(out, torch.tensor([[[2.0, 3.0], [5.0, 6.0]]]))
+    assert lse[0, 0].item() == pytest.approx(0.6931471805599453) and lse[1, 0].item() == -float("inf")
+    # +inf reads as -inf: only the suffix counts
+    out, lse = merge_native(po[:, :1], torch.tensor([[float("inf")]]), so[:, :1], torch.tensor([[1.0]]))
+    assert torch.equal(out, so[:, :1]) and lse.item() == pytest.approx(1.0)
+
+
+def test_kv_cache_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import cache_convert, flash_native, rc_native, swap_native
+
+    key = torch.arange(8.0).reshape(2, 1, 4)            # T=2, H=1, D=4
+    value = -key
+    one = torch.ones(1)
+    kc = torch.full((2, 2, 1, 4), 9.0)                  # NB=2, BS=2
+    vc = kc.clone()
+    nk, nv, mask = flash_native(key, value, kc, vc, torch.tensor([3, -1]), "auto", one, one)
+    assert torch.equal(nk[1, 1, 0], key[0, 0]) and torch.equal(nv[1, 1, 0], value[0, 0])
+    assert int(mask.sum()) == 4 and bool((nk[mask.logical_not()] == 9).all())
+    # x-split key cache: x = 2 -> key_cache[b, h, d // 2, o, d % 2]
+    kc5 = torch.zeros(2, 1, 2, 2, 2)
+    vc4 = torch.zeros(2, 1, 4, 2)
+    nk, nv, mk, mv = rc_native(key, value, kc5, vc4, torch.tensor([2, 1]), "auto", one, one)
+    assert nk[1, 0, :, 0, :].flatten().tolist() == [0.0, 1.0, 2.0, 3.0]   # token 0 -> block 1, offset 0
+    assert nv[0, 0, :, 1].tolist() == [-4.0, -5.0, -6.0, -7.0]           # token 1 -> block 0, offset 1
+    assert int(mk.sum()) == int(mv.sum()) == 8
+    # fp8: 1000 / 2 saturates to 448 (E4M3 0x7E); -0.5 / 2 = -2^-2: sign 1, exponent 5 (bias 7), mantissa 0 = 0xA8
+    b = cache_convert(torch.tensor([1000.0, -0.5]), "fp8", torch.tensor([2.0]))
+    assert b.dtype == torch.uint8 and b.tolist() == [0x7E, 0xA8]
+    # swap: a later row wins on a duplicated destination
+    src = torch.arange(6.0).reshape(3, 2)
+    dst = torch.zeros(3, 2)
+    exp, m = swap_native(src, dst, torch.tensor([[0, 1], [2, 1]]))
+    assert exp.tolist() == [0.0, 0.0, 4.0, 5.0, 0.0, 0.0] and m.tolist() == [False, False, True, True, False, False]
+
+
+def test_moe_align_hand_case_and_segment_judge() -> None:
+    from kernelgenbench.suite.vllm.moe import _segment_check, align_native
+
+    ids = torch.tensor([[2, 0], [2, 5], [0, 2]], dtype=torch.int32)   # N = 6; 5 >= E is ignored
+    s, ex, post, seg = align_native(ids, 4, 2, lmax=6 + 4 * 1, nblocks=5)
+    # expert 0: entries 1, 4 (2 slots); expert 1: none; expert 2: entries 0, 2, 5 (padded to 4)
+    assert s.tolist() == [1, 4, 0, 2, 5, 6, 6, 6, 6, 6]
+    assert ex.tolist() == [0, 2, 2, 0, 0] and post.tolist() == [6]
+    assert seg.tolist() == [0, 0, 2, 2, 2, -1, -1, -1, -1, -1]
+    check = _segment_check(s, seg, 6)
+    assert check(torch.tensor([4, 1, 5, 0, 2, 6, 6, 6, 6, 6], dtype=torch.int32), {}).ok   # any order inside
+    bad = check(torch.tensor([1, 4, 0, 2, 5, 6, 6, 6, 6, 0], dtype=torch.int32), {})
+    assert not bad.ok and "sentinel 6" in bad.message
+    swapped = check(torch.tensor([1, 0, 4, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})   # 0 moved to expert 0
+    assert not swapped.ok and "expert" in swapped.message
+    # an expert map: global 0 and 3 are not local, 1 -> 0, 2 -> 1
+    s, ex, post, _ = align_native(torch.tensor([[1], [3], [2]], dtype=torch.int32), 4, 2, lmax=3 + 4, nblocks=4,
+                                  emap=torch.tensor([-1, 0, 1, -1], dtype=torch.int32))
+    assert s.tolist() == [0, 3, 2, 3, 3, 3, 3] and ex.tolist() == [0, 1, 0, 0] and post.tolist() == [4]
+
+
+def test_rotary_hand_case() -> None:
+    from kernelgenbench.suite.vllm.rotary import rope_native
+
+    # one token, one head, D = 4, rot_dim = 4 (E = 2): cache row p holds (c0, c1, s0, s1)
+    cache = torch.tensor([[1.0, 1.0, 0.0, 0.0], [0.0, 0.5, 1.0, 0.5]])
+    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
+    pos = torch.tensor([1])
+    neox = rope_native(pos, x, 1, 4, cache, True)[0, 0]
+    # NeoX pairs (0, 2), (1, 3): x0' = 1*0 - 3*1 = -3, x2' = 3*0 + 1*1 = 1; x1' = 2*.5 - 4*.5 = -1, x3' = 4*.5 + 2*.5 = 3
+    assert neox.tolist() == [-3.0, -1.0, 1.0, 3.0]
+    gptj = rope_native(pos, x, 1, 4, cache, False)[0, 0]
+    # GPT-J pairs (0, 1) with j = 0, (2, 3) with j = 1: (1*0 - 2*1, 2*0 + 1*1), (3*.5 - 4*.5, 4*.5 + 3*.5)
+    assert gptj.tolist() == [-2.0, 1.0, -0.5, 3.5]
+    # partial rotary (rot_dim 2 of D 4): dims 2, 3 untouched; half-type rounding of each product
+    h = torch.tensor([[1.0, 3.0, 7.0, 9.0]], dtype=torch.float16)
+    c2 = torch.tensor([[0.333, 0.333]], dtype=torch.float16)   # c = s = fp16(0.333)
+    r = rope_native(torch.tensor([0]), h, 1, 4, c2, True)[0, 0]
+    cs = torch.tensor(0.333, dtype=torch.float16)
+    assert r.tolist() == [(h[0, 0] * cs - h[0, 1] * cs).item(), (h[0, 1] * cs + h[0, 0] * cs).item(), 7.0, 9.0]
+
+
+def test_rms_norm_dynamic_per_token_quant_hand_case() -> None:
+    from kernelgenbench.suite.vllm.norms import _int8_within_one, dpt_native
+
+    # one row (3, 4): var = 25/2, eps 0 -> inv = 1/sqrt(12.5); y = x*inv*w with w = (1, 2)
+    x = torch.tensor([[3.0, 4.0]])
+    w = torch.tensor([1.0, 2.0])
+    q, scale, res, a = dpt_native(x, w, 0.0, torch.int8, None, None)
+    inv = (1.0 / torch.sqrt(torch.tensor(12.5, dtype=torch.float64))).float()
+    y = torch.stack([x[0, 0] * inv, x[0, 1] * inv * 2])
+    assert a.item() == y.abs().max().item() and scale.item() == pytest.approx(y.max().item() / 127, rel=1e-7)
+    assert q.tolist() == [[round(float(y[0] * (1 / scale.item()))), 127]] and res is None
+    # residual: stored rounded to T, the unrounded sum normalised; a zero row gives the minimum scale, q = 0
+    q, scale, res, _ = dpt_native(torch.zeros(1, 2), w, 1e-6, torch.int8, None, torch.zeros(1, 2))
+    assert q.tolist() == [[0, 0]] and scale.item() == 2.0 ** -23 and res.tolist() == [[0.0, 0.0]]
+    # scale_ub caps the row maximum (fp8): a = min(max|y|, ub); qmax 448
+    _, scale, _, _ = dpt_native(x, w, 0.0, torch.float8_e4m3fn, torch.tensor([0.5]), None)
+    assert scale.item() == pytest.approx(0.5 / 448, rel=1e-7)
+    ref = torch.tensor([[5, -7]], dtype=torch.int8)
+    check = _int8_within_one(ref)
+    assert check(torch.tensor([[6, -7]], dtype=torch.int8), {}).ok
+    assert not check(torch.tensor([[7, -7]], dtype=torch.int8), {}).ok
+
+
+def test_mla_and_gather_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import gather_native, mla_native
+
+    kv_c = torch.tensor([[1.0, 2.0], [3.0, 4.0]])        # T=2, R=2
+    k_pe = torch.tensor([[5.0], [6.0]])                  # P=1
+    cache = torch.full((2, 2, 3), 9.0)                   # NB=2, BS=2
+    new, mask = mla_native(kv_c, k_pe, cache, torch.tensor([-1, 2]), "auto", torch.ones(1))
+    assert new[1, 0].tolist() == [3.0, 4.0, 6.0] and int(mask.sum()) == 3 and float(new[mask.logical_not()].min()) == 9
+    src = torch.arange(2 * 2 * 1.0).reshape(2, 2, 1) * 10  # entries (0,0)=0 (0,1)=10 (1,0)=20 (1,1)=30
+    dst = torch.full((4, 1), -1.0)
+    table = torch.tensor([[1, 0], [0, 1]], dtype=torch.int32)
+    cu = torch.tensor([0, 3, 4], dtype=torch.int32)
+    # seq 0 from token 1: p = 1, 2, 3 -> (1,1), (0,0), (0,1); seq 1 not processed (batch_size 1)
+    new, mask = gather_native(src, dst, table, cu, 1, torch.tensor([1, 0], dtype=torch.int32))
+    assert new.flatten().tolist() == [30.0, 0.0, 10.0, -1.0] and mask.flatten().tolist() == [True, True, True, False]
+
+
+def test_paged_attention_hand_case() -> None:
+    from kernelgenbench.suite.vllm.attention import paged_native
+
+    # S=1, Hq=Hkv=1, D=2 (x = 2 for fp32... use x = 2 so key_cache is [NB, 1, 1, BS, 2]), BS=2, L=3 over blocks (1, 0)
+    kc = torch.zeros(2, 1, 1, 2, 2)
+    vc = torch.zeros(2, 1, 2, 2)
+    keys = [torch.tensor([1.0, 0.0]), torch.tensor([0.0, 1.0]), torch.tensor([1.0, 1.0])]   # tokens 0, 1, 2
+    vals = [torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]), torch.tensor([5.0, 6.0])]
+    where = [(1, 0), (1, 1), (0, 0)]
+    for (b, t), k, v in zip(where, keys, vals):
+        kc[b, 0, 0, t] = k
+        vc[b, 0, :, t] = v
+    q = torch.tensor([[[2.0, 0.0]]])
+    out = paged_native(q, kc, vc, 1, 1.0, torch.tensor([[1, 0]], dtype=torch.int32), torch.tensor([3]), 2, None,
+                       "auto", torch.ones(1), torch.ones(1))
+    lg = torch.tensor([2.0, 0.0, 2.0])
+    e = torch.exp(lg - 2)
+    p = e / (e.sum() + 1e-6)
+    want = p[0] * vals[0] + p[1] * vals[1] + p[2] * vals[2]
+    assert torch.allclose(out[0, 0], want, rtol=1e-6)
+    # ALiBi slope 1: logits + (i - L + 1) = (-2, -1, 0)
+    out = paged_native(q, kc, vc, 1, 1.0, torch.tensor([[1, 0]], dtype=torch.int32), torch.tensor([3]), 2,
+                       torch.tensor([1.0]), "auto", torch.ones(1), torch.ones(1))
+    e = torch.exp(torch.tensor([0.0, -1.0, 2.0]) - 2)
+    p = e / (e.sum() + 1e-6)
+    assert torch.allclose(out[0, 0], p[0] * vals[0] + p[1] * vals[1] + p[2] * vals[2], rtol=1e-6)
+
+
+def test_batched_moe_align_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import batched_native
+
+    # E=3, bs=4, max_tokens=8 (P = 8): counts (0, 5, 2) -> p = (0, 8, 4), o = (0, 0, 8); sentinel 24
+    s, e, post = batched_native(8, 4, torch.tensor([0, 5, 2], dtype=torch.int32), 24, 6)
+    assert s.tolist() == [8, 9, 10, 11, 12, 24, 24, 24, 16, 17, 24, 24] + [24] * 12
+    assert e.tolist() == [1, 1, 2, -1, -1, -1] and post.tolist() == [12]
+
+
+def test_paged_attention_v2_partitions_agree_with_v1() -> None:
+    from kernelgenbench.suite.vllm.attention import _pa2_args, paged2_native, paged_native
+
+    op, call = _build("vllm::paged_attention_v2", "smoke", 2)     # fp32, lens (1030, 2), max_seq_len 1600: P = 4
+    q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mode, ks, vs = _pa2_args(call)
+    out2, es, ml, tmp, written = paged2_native(*_pa2_args(call))
+    out1 = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs)
+    assert parts == 4 and written[0].sum(-1).tolist() == [3] * 4 and written[1].sum(-1).tolist() == [1] * 4
+    # merging three partitions gives single-pass attention up to fp32 rounding (and the +1e-6 terms)
+    assert torch.allclose(out2, out1, rtol=1e-4, atol=1e-5)
+    # one partition: out is tmp_out's partition 0, max_logits the partition max
+    assert torch.equal(out2[1], tmp[1, :, 0])
+
+
+def test_gather_and_maybe_dequant_hand_case() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import gd_native
+
+    src = torch.arange(2 * 2 * 576, dtype=torch.float32).reshape(2, 2, 1, 576)   # entry (b, o) starts at (2b+o)*576
+    dst = torch.full((3, 576), -1.0)
+    table = torch.tensor([[1, 0], [0, 0]], dtype=torch.int32)
+    cu = torch.tensor([0, 2, 3], dtype=torch.int32)
+    t2s = torch.tensor([0, 0, 1], dtype=torch.int32)
+    # seq 0 from token 1: rows 0, 1 <- entries (1, 1), (0, 0); num_tokens 2 leaves row 2 untouched
+    new, mask = gd_native(src, dst, table, cu, t2s, 2, "auto", torch.ones(1), torch.tensor([1, 0], dtype=torch.int32))
+    assert new[0, 0].item() == 3 * 576 and new[1, 0].item() == 0 and new[2, 0].item() == -1
+    assert mask[:, 0].tolist() == [True, True, False]
+    # fp8: float(e4m3) * scale, rounded to dst's dtype: 1.5 * 0.5 = 0.75
+    f8 = torch.full((1, 1, 1, 576), 1.5).to(torch.float8_e4m3fn).view(torch.uint8)
+    new, _ = gd_native(f8, torch.zeros(1, 576, dtype=torch.float16), torch.zeros(1, 1, dtype=torch.int32),
+                       torch.tensor([0, 1], dtype=torch.int32), torch.zeros(1, dtype=torch.int32), 1, "fp8",
+                       torch.tensor([0.5]), None)
+    assert new.dtype == torch.float16 and bool((new == 0.75).all())
+
+
+def test_moe_lora_align_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import lora_native
+
+    ids = torch.tensor([[1], [0], [1], [1]], dtype=torch.int32)          # T=4, k=1, E=2
+    mapping = torch.tensor([1, 1, 0, 1], dtype=torch.int32)              # tokens 0, 1, 3 -> adapter 1; 2 -> adapter 0
+    lp, mb = 2 * 1 + 2 * 2, 3                                            # bs = 2
+    sorted_ids = torch.full((2 * lp,), -7, dtype=torch.int32)
+    experts = torch.full((2 * mb,), -7, dtype=torch.int32)
+    post = torch.full((2,), -7, dtype=torch.int32)
+    enabled = torch.tensor([0, 1], dtype=torch.int32)                    # adapter 0 disabled: segment 0 untouched
+    s, e, p, seg, em, pm = lora_native(ids, mapping, 2, 2, 2, lp, mb, sorted_ids, experts, post, enabled,
+                                       torch.tensor([0, 1], dtype=torch.int32), None)
+    # adapter 1: expert 0 <- entry 1 (padded to 2), expert 1 <- entries 0, 3; sentinel T*k = 4
+    assert s.tolist() == [-7] * 6 + [1, 4, 0, 3, 4, 4]
+    assert e.tolist() == [-7, -7, -7, 0, 1, -1] and p.tolist() == [-7, 4]
+    assert em.tolist() == [False] * 3 + [True] * 3 and pm.tolist() == [False, True]
+    assert seg.tolist()[6:] == [3, -1, 4, 4, -1, -1]                      # runs keyed per adapter: e + 1*(E+1)
+
+
+def test_rms_norm_per_block_quant_hand_case_and_layout() -> None:
+    from kernelgenbench.suite.vllm.norms import _scale_layout_check, dpt_native, pbq_native
+
+    x = torch.tensor([[1.0, -2.0, 0.0, 0.0], [3.0, 1.0, 2.0, -4.0]])
+    w = torch.ones(4)
+    q, scale, _, a = pbq_native(x, w, 0.0, torch.int8, 2, None, None)
+    # row 0's second group is all zero: the minimum scale 2^-23 and zeros; group maxima otherwise
+    inv0 = 1.0 / (5.0 / 4) ** 0.5
+    assert scale[0, 1].item() == 2.0 ** -23 and q[0, 2:].tolist() == [0, 0]
+    assert scale[0, 0].item() == pytest.approx(2 * inv0 / 127, rel=1e-6) and q[0, :2].tolist() == [64, -127]
+    # a single group of the whole row equals the per-token op
+    q1, s1, _, _ = pbq_native(x, w, 1e-6, torch.int8, 4, None, None)
+    q2, s2, _, _ = dpt_native(x, w, 1e-6, torch.int8, None, None)
+    assert torch.equal(q1, q2) and torch.equal(s1, s2)
+    t = torch.empty(2, 3).t()           # [3, 2] with strides (1, 3): the transposed view of a [2, 3] buffer
+    assert _scale_layout_check(True)(t, {}).ok and not _scale_layout_check(False)(t, {}).ok
+    assert _scale_layout_check(False)(torch.empty(3, 2), {}).ok and not _scale_layout_check(True)(torch.empty(3, 2), {}).ok
+
+
+def test_hadamard_hand_case() -> None:
+    from kernelgenbench.suite.vllm.rotation import _x_check, hadamard_native
+
+    x = torch.tensor([[1.0, 2.0, 3.0, 4.0]], dtype=torch.float16)
+    # H_4 rows: (1,1,1,1), (1,-1,1,-1), (1,1,-1,-1), (1,-1,-1,1); / 2
+    assert hadamard_native(x).tolist() == [[5.0, -1.0, -2.0, 0.0]]
+    assert torch.equal(hadamard_native(hadamard_native(x.float())), x.float())   # an involution
+    y = hadamard_native(x)
+    tol = Tolerance(rtol=1e-2, atol=1e-2)
+    check = _x_check(x.clone(), y, tol)
+    assert check(x.clone(), {}).ok and check(y.clone(), {}).ok          # unchanged (a copy) or transformed
+    assert not check(torch.zeros_like(x), {}).ok
+
+
+
+
+
+def test_prompts_name_only_the_unjudgeable_dtypes_an_operator_uses() -> None:
+    from kernelgenbench.llm.prompt import build_prompt
+    from kernelgenbench.platforms import PROFILES
+
+    interp = PROFILES["interpreter"]
+    flash = build_prompt(get_operator("vllm::reshape_and_cache_flash"), interp).text()
+    assert "dtype float8_e4m3fn cannot be judged on this platform" in flash and "dtype bfloat16 cannot be" in flash
+    assert "float8_e5m2 cannot be judged" not in flash          # no shown case converts to E5M2
+    add = build_prompt(get_operator("aten::add"), interp).text()
+    assert "dtype bfloat16 cannot be judged" in add and "float8" not in add
+    sgemm = build_prompt(get_operator("cublas::cublasSgemm_v2"), interp).text()
+    assert "cannot be judged on this platform" not in sgemm     # fp32 only
