@@ -267,7 +267,7 @@ def test_every_l1_finding_is_shown_with_its_line_and_rule_by_eval_and_summary(tm
     subs, out = tmp_path / "subs", tmp_path / "run"
     subs.mkdir()
     (subs / "aten__neg.py").write_text(
-        "import os\nimport numpy as np\nimport torch\n\n\ndef neg(self):\n    out = torch.empty_like(self)\n"
+        "import sys\nimport numpy as np\nimport torch\n\n\ndef neg(self):\n    out = torch.empty_like(self)\n"
         "    out.copy_(self.neg())\n    return torch.sum(out) * 0 + out\n")
     runner = CliRunner()
     res = runner.invoke(app, ["eval", str(subs), "--op", "aten::neg", "--out", str(out), "--platform", "interpreter"])
@@ -276,7 +276,7 @@ def test_every_l1_finding_is_shown_with_its_line_and_rule_by_eval_and_summary(tm
     assert rec["failure_class"] == "dispatch_recursion"
     assert rec["anti_hack"]["L1"]["count"] == 4 and len(rec["anti_hack"]["L1"]["findings"]) == 4
     expected = ["line 8: self.neg() calls neg", "line 9: torch.sum(out) computes", "line 2: import numpy as np",
-                "line 1: import os"]
+                "line 1: import sys"]
     summary = runner.invoke(app, ["summary", str(out)])
     assert summary.exit_code == 0, summary.output
     for output in (res.output, summary.output):

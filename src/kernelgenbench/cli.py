@@ -297,8 +297,9 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
     ``tier``: the run's tier selection; the footer says which tiers its verdicts cover."""
     from .suite.tiers import verdict_scope
 
-    caption = ("unsupp.: operators none of whose cases the platform can judge, or whose kernels made some cases "
-               "unjudgeable here while the rest passed (not in ops); a job's \"(N unsupported)\" counts its cases")
+    caption = ("unsupp.: operators left out of ops and accuracy: none of their cases could be judged on this "
+               "platform, or their kernels made some cases unjudgeable here and every other case passed; a job's "
+               "\"(N unsupported)\" counts its cases")
     if tier:
         caption = f"{verdict_scope(tier)}\n{caption}"
     t = Table(title=title, caption=caption)
@@ -323,9 +324,14 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
 def _cases_cell(r: dict[str, Any]) -> str:
     """``passed/total`` cases, with the unsupported ones (cases the platform cannot judge) named."""
     cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
+    notes = []
     if r.get("cases_unsupported"):
-        cases += f" ({r['cases_unsupported']} unsupported)"
-    return cases
+        notes.append(f"{r['cases_unsupported']} unsupported")
+    # cases a failed job never judged (it stopped at its first failure): counted, so that none hides
+    not_run = sum(1 for c in (r.get("cases") or []) if c.get("status") in ("pending", None))
+    if r.get("status") == "failed" and not_run:
+        notes.append(f"{not_run} not run")
+    return cases + (f" ({', '.join(notes)})" if notes else "")
 
 
 def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:

@@ -38,6 +38,7 @@ import inspect
 import json
 import os
 import sys
+import signal
 import time
 import traceback
 from typing import Any
@@ -415,6 +416,11 @@ def main() -> None:
     ap.add_argument("--resp-fd", type=int, required=True)
     ap.add_argument("--progress", default=None, help="file for the interpreter's progress counters")
     args = ap.parse_args()
+    # On SIGUSR1 (the runner's last word before it kills a child that timed out) every thread's Python stack
+    # goes to stderr, the job's child.log: where the candidate hung (a host loop, a kernel launch, the import).
+    import faulthandler
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     child = Child(args)
     if child.start():
         child.loop()

@@ -232,6 +232,7 @@ class Child:
             if cur is not None and cur != seen:
                 seen, changed_at = cur, now
             if left <= 0:
+                self.dump_stacks()
                 self.kill()
                 progress = None
                 if seen is not None:
@@ -254,6 +255,16 @@ class Child:
             self.kill()
             raise ChildDied("the sandbox process sent a malformed message", None)
         return msg
+
+    def dump_stacks(self, wait_s: float = 0.5) -> None:
+        """Ask a child that timed out for its Python stacks (SIGUSR1: ``faulthandler`` writes every thread's
+        stack to its stderr, the job's log), and give it ``wait_s`` to write them."""
+        if self.proc.poll() is None:
+            try:
+                os.kill(self.proc.pid, signal.SIGUSR1)
+                time.sleep(wait_s)
+            except (ProcessLookupError, PermissionError):
+                pass
 
     def kill(self) -> None:
         """Kill the child's whole process group."""

@@ -361,7 +361,8 @@ class CaseJudge:
                 self.session.start()
                 return None
             jf = JobFailed("timeout", f"{where} exceeded {self.settings.case_timeout_s:.0f} s "
-                                      f"(process group killed)", case)
+                                      f"(process group killed; the Python stacks at the kill, where it was, are in "
+                                      f"{self.session.log_path()})", case)
             if not ghost:
                 entry.update(status="failed", message=str(jf))
             raise jf from None
