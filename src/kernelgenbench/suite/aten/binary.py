@@ -43,7 +43,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..common import make_tensor, upcast
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, is_dispatcher, overload_kind
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
@@ -381,7 +382,7 @@ ADD_ = BinaryOperator(
                     c([2, 3, 4, 5, 6], "fp32", dtype2="fp16", alpha=0.001)],
     },
     notes="Smoke adds int, bool, broadcast and add_.Scalar cases to the spec's three.",
-)
+).facts(counts=Counts(smoke=8, full=360, timed=360, heldout=5))
 
 SUB = BinaryOperator(
     "sub", category="pointwise binary (arithmetic)",
@@ -409,7 +410,7 @@ SUB = BinaryOperator(
     },
     notes="The CPU scalar-scalar test (2 cases) never reaches the candidate and is dropped (aten.md §6b.5): 648 "
           "full-tier cases.",
-)
+).facts(counts=Counts(smoke=9, full=648, timed=648, heldout=6), aliases={"rsub", "subtract"})
 
 MUL = BinaryOperator(
     "mul", category="pointwise binary (arithmetic)",
@@ -433,7 +434,7 @@ MUL = BinaryOperator(
     },
     notes="The CPU scalar-scalar test (2 cases) never reaches the candidate and is dropped (aten.md §6b.5): 162 "
           "full-tier cases.",
-)
+).facts(counts=Counts(smoke=10, full=162, timed=162, heldout=6), aliases={"multiply"})
 
 DIV = BinaryOperator(
     "div", category="pointwise binary (arithmetic)",
@@ -480,7 +481,7 @@ DIV = BinaryOperator(
           "The trunc/floor references compute in the compute type (fp32 for fp16/bf16) as PyTorch does, since "
           "the rounded quotient depends on it. Float Scalar_mode cases divide by powers of two: PyTorch's CUDA "
           "kernel multiplies by the reciprocal of a CPU-scalar divisor there, which is the true quotient only then.",
-)
+).facts(counts=Counts(smoke=15, full=168, timed=168, heldout=8), aliases={"divide", "true_divide"})
 
 DIV_ = BinaryOperator(
     "div_", category="pointwise binary (in-place)",
@@ -505,7 +506,7 @@ DIV_ = BinaryOperator(
                     c([2, 3, 4, 5, 6], "fp32", form="ts", scalar=0.5, mode="floor", overload="Scalar_mode")],
     },
     notes="Full tier: the pre-damage grid (aten.md §6b.2), 96 cases.",
-)
+).facts(counts=Counts(smoke=8, full=96, timed=96, heldout=5), aliases={"divide_", "true_divide_"})
 
 RSUB = BinaryOperator(
     "rsub", category="pointwise binary (arithmetic)",
@@ -530,7 +531,7 @@ RSUB = BinaryOperator(
     },
     notes="Cases call the torch.ops.aten.rsub packet, which resolves to rsub.Tensor, rsub.Scalar, rsub.Tensor_out or "
           "rsub.Scalar_out from the arguments (aten.md § aten::rsub).",
-)
+).facts(counts=Counts(smoke=6, full=144, timed=144, heldout=4))
 
 
 #: Leading values that make a comparison's first result True: (x, y) for tensor-tensor cases, x - scalar
@@ -582,7 +583,7 @@ EQ = _compare(
     dist=("randint", 0, 10),
     notes="No test carries this label at HEAD: the pre-damage grid is adopted (aten.md §6b.2), inputs randint(0, 10) "
           "cast to the dtype so that equal values are frequent.",
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=5))
 
 GT = _compare(
     "gt", torch.gt,
@@ -596,7 +597,7 @@ GT = _compare(
            c([7, 6], "fp32", form="ts", scalar=0.5, out=True)],
     heldout=[c([511, 257], "fp16", shape2=[257]), c([7, 17, 31], "int32", form="ts", scalar=2.5),
              c([257, 129], "fp32", layout="transposed"), c([33, 20], "bf16", out=True, out_layout="step2")],
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=4), aliases={"greater"})
 
 LE = _compare(
     "le", torch.le,
@@ -609,7 +610,7 @@ LE = _compare(
            c([4, 1, 5], "fp16", shape2=[3, 5], out=True), c([7, 6], "fp32", form="ts", scalar=-0.5, out=True)],
     heldout=[c([511, 257], "fp16", shape2=[257]), c([7, 17, 31], "int16", form="ts", scalar=3),
              c([257, 129], "fp32", layout="transposed"), c([33, 20], "fp32", out=True, out_layout="resize")],
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=4), aliases={"less_equal"})
 
 FMAX = BinaryOperator(
     "fmax", category="pointwise binary (NaN-ignoring max)",
@@ -629,7 +630,7 @@ FMAX = BinaryOperator(
                     c([129, 33], "fp32", layout="transposed", dtype2="fp16")],
     },
     notes="NaN is injected at self.flat[0] and other.flat[1], as upstream does.",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 FLOOR_DIVIDE = BinaryOperator(
     "floor_divide", category="pointwise binary (floor division)",
@@ -667,7 +668,7 @@ FLOOR_DIVIDE = BinaryOperator(
           "on the CPU hold no zero (§5b), the GPU tiers keep upstream's zeros (the reference is PyTorch's CUDA "
           "kernel on the same device). The int64 held-out case has no zero divisor (CUDA's 64-bit division by "
           "zero was not measured).",
-)
+).facts(counts=Counts(smoke=9, full=42, timed=42, heldout=5))
 
 
 HEAVISIDE = BinaryOperator(
@@ -689,7 +690,7 @@ HEAVISIDE = BinaryOperator(
     },
     notes="About 10 % of self is set to exactly 0, as upstream does. PyTorch's CPU kernel gives 0 for a NaN x like "
           "the CUDA one.",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 LOGADDEXP2 = BinaryOperator(
     "logaddexp2", category="pointwise binary (math)",
@@ -710,7 +711,7 @@ LOGADDEXP2 = BinaryOperator(
                     c([5, 7, 11, 13], "bf16", layout="transposed")],
     },
     notes="test_logaddexp2_out is untimed upstream: 9 of the 18 full-tier cases are timed.",
-)
+).facts(counts=Counts(smoke=5, full=18, timed=9, heldout=4))
 
 POW = BinaryOperator(
     "pow", category="pointwise binary (math)",
@@ -746,7 +747,7 @@ POW = BinaryOperator(
           "PyTorch's scalar semantics (aten.md §3.1: the native semantics are the contract, not an fp32 upcast). "
           "Exponents ±0.5 take PyTorch's sqrt/rsqrt fast paths (which differ from C pow only at -0 and -inf); no case "
           "pairs them with those bases.",
-)
+).facts(counts=Counts(smoke=13, full=162, timed=162, heldout=5), aliases={"square"})
 
 
 def _prelu_weight_shape(p: dict[str, Any]) -> list[int]:
@@ -775,8 +776,16 @@ PRELU = BinaryOperator(
     },
     notes="PyTorch 2.13 rejects a 1-D input with a weight of its length (for a 1-D input the channel size is 1), so "
           "the held-out 1-D case of the spec ((17,) with w (17,)) uses a one-element weight.",
-)
+).facts(counts=Counts(smoke=5, full=36, timed=36, heldout=4))
 
+# The rows' full-tier counts (Counts.full, Counts.timed). aten.md §1 counts, with these corrections (§6b and the rows' notes):
+#   sub 650 -> 648, mul 164 -> 162: the CPU scalar-scalar test never reaches the candidate (§6b.5);
+#   div 172 (pre-damage, §6b.2) -> 168: the mislabelled torch.mul scalar-scalar test (§6b.5) and the pre-damage
+#       trunc_divide_scalar_scalar test, which also runs on the CPU, are dropped;
+#   floor_divide 20 -> 42: the scalar-scalar test is dropped (§6b.5), the float test calls torch.floor_divide
+#       (6), and each of the 12 int cases' three calls (t // t, t // d, d // t) is a case of its own (36);
+#   logaddexp2: test_logaddexp2_out is untimed upstream (9 of 18 timed).
+# div_, eq and pow use the pre-damage grids (§6b.2) with §1's counts; the rest are HEAD's.
 OPERATORS: list[BinaryOperator] = [
     ADD_, DIV, DIV_, EQ, FLOOR_DIVIDE, FMAX, GT, HEAVISIDE, LE, LOGADDEXP2, MUL, POW, PRELU, RSUB, SUB,
 ]

@@ -51,7 +51,7 @@ import torch
 
 from ..compare import SlotResult, compare_slot
 from ..common import make_tensor, upcast
-from ..spec import (EXACT, Call, Candidate, Cost, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
+from ..spec import (EXACT, Call, Candidate, Cost, Counts, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
                     written_expected)
 from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes
@@ -478,7 +478,7 @@ INDEX = IndexOperator(
           "they are untimed: 30 cases, 28 timed. test_accuracy_index's index specs become 1-D vectors whose "
           "length is the least first dim of the specs, as upstream's gen_indices draws them (((8,),(2,8)) -> two "
           "length-2 vectors). The single cases use randint indices (upstream's values are unseeded numpy draws).",
-)
+).facts(counts=Counts(smoke=7, full=30, timed=28, heldout=5))
 
 
 # ===================================================================================== index_put_
@@ -623,7 +623,7 @@ INDEX_PUT_ = IndexOperator(
           "are cast, PyTorch 2.13 raises 'Index put requires the source and destination dtypes match' (PyTorch "
           "wins). accumulate=True is judged against an fp64 "
           "reference with a reduce-aware tolerance (module docstring), not PyTorch's fp16 in-dtype sums.",
-)
+).facts(counts=Counts(smoke=7, full=44, timed=43, heldout=5))
 
 
 # ================================================================================ _index_put_impl_
@@ -663,7 +663,7 @@ INDEX_PUT_IMPL_ = IndexOperator(
     notes="accumulate=False index tuples are drawn distinct (aten.md §6b.9); the held-out case with duplicates "
           "accepts any of the written values. The accumulate test writes ones at (0,0) eight times into zeros: "
           "inp[0,0] = 8.",
-)
+).facts(counts=Counts(smoke=4, full=7, timed=7, heldout=4))
 
 
 # ========================================================================================= gather
@@ -737,7 +737,7 @@ GATHER = IndexOperator(
           "cases; along dim every index line is a permutation prefix (distinct values), as upstream draws them. "
           "self requires grad, so on GPUs the candidate runs below autograd; upstream's gradient comparison checks "
           "gather's backward (scatter_add), not the candidate, and is not repeated.",
-)
+).facts(counts=Counts(smoke=4, full=27, timed=27, heldout=4))
 
 
 # ======================================================================================== scatter
@@ -864,7 +864,7 @@ SCATTER = IndexOperator(
           "tier has no duplicate targets. reduce='add'/'multiply' are judged against an fp64 reference with a "
           "reduce-aware tolerance; held-out cases add duplicates (add, multiply, and .src judged as 'one of the "
           "written values') and every untested dispatcher overload.",
-)
+).facts(counts=Counts(smoke=5, full=84, timed=84, heldout=8))
 
 
 # ================================================================================== masked_fill_
@@ -924,7 +924,7 @@ MASKED_FILL_ = IndexOperator(
     notes="Full tier as upstream: self is zeros and the mask is randn < threshold; smoke and held-out cases use "
           "randn self (untouched elements must keep their values), broadcast masks, strided self, a 0-d CPU "
           "value tensor, int, bool and fp64 selves.",
-)
+).facts(counts=Counts(smoke=6, full=162, timed=162, heldout=4))
 
 
 # ==================================================================================== embedding
@@ -987,7 +987,7 @@ EMBEDDING = IndexOperator(
     notes="The pre-damage forward grid (aten.md §6b.2: 288 cases; HEAD's body is the fill_ test; the embedding "
           "backward test calls another op and is dropped): indices randint(0, 4096, (Batch, M)), weight randn(4096, "
           "N) with requires_grad, called through F.embedding (padding_idx None -> -1, -1 -> V-1).",
-)
+).facts(counts=Counts(smoke=4, full=288, timed=288, heldout=4))
 
 
 # ======================================================================================== im2col
@@ -1055,9 +1055,12 @@ IM2COL = IndexOperator(
     build=_im2col_build, reference=_im2col_ref,
     cost=lambda p: Cost(0.0, (numel(p["shape"]) + numel(_im2col_out_shape(p))) * elem_bytes(p["dtype"])),
     overload_of=lambda p: "im2col.out" if p.get("overload") == "out" else "im2col",
-)
+).facts(counts=Counts(smoke=4, full=72, timed=72, heldout=4))
 
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1 counts. index: HEAD's 30 with both error tests untimed (§6b.3);
+# index_put_: the pre-damage grid (§6b.2), 44 with the all-None error test untimed; embedding: the pre-damage
+# forward grid (288; the backward test calls another op).
 OPERATORS: list[IndexOperator] = [INDEX_PUT_IMPL_, EMBEDDING, GATHER, IM2COL, INDEX, INDEX_PUT_, MASKED_FILL_,
                                   SCATTER]
 

@@ -9,8 +9,8 @@ from typing import Any
 import torch
 
 from ..common import make_tensor, poisoned, upcast
-from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, accumulation_rule,
-                    accumulation_text, dtype_of, numel, product, written_expected)
+from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper,
+                    accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
 from .family import AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import ALPHAS, FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
@@ -135,7 +135,7 @@ ADD = AtenOperator(
         ],
     },
     build=_add_build, reference=_add_ref, cost=_add_cost,
-)
+).facts(counts=Counts(smoke=6, full=648, timed=648, heldout=5))
 
 
 # ----------------------------------------------------------------------------------------- _softmax
@@ -187,7 +187,7 @@ SOFTMAX_ = AtenOperator(
     build=_softmax_build, reference=_softmax_ref,
     cost=lambda p: Cost(4.0 * numel(p["shape"]), 2 * numel(p["shape"]) * elem_bytes(p["dtype"])),
     own_ops=frozenset({"_softmax", "softmax", "_softmax_backward_data", "log_softmax", "_log_softmax"}),
-)
+).facts(counts=Counts(smoke=4, full=36, timed=36, heldout=4))
 
 
 # ---------------------------------------------------------------------------------------------- sum
@@ -261,7 +261,7 @@ SUM = AtenOperator(
     build=_sum_build, reference=_sum_ref,
     cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * elem_bytes(p["dtype"])),
     notes=ACCUMULATION_NOTE.format(n="the number of reduced elements"),
-)
+).facts(counts=Counts(smoke=5, full=45, timed=45, heldout=4))
 SUM.atol_text = accumulation_text("the number of reduced elements", "sum|x|")
 
 
@@ -326,7 +326,7 @@ MM = AtenOperator(
     build=_mm_build, reference=_mm_ref, cost=_mm_cost,
     own_ops=frozenset({"mm", "matmul", "bmm", "addmm", "linear", "dot", "mv", "baddbmm", "einsum", "tensordot"}),
     notes=ACCUMULATION_NOTE.format(n="K"),
-)
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=4))
 MM.atol_text = accumulation_text("K", "(|A| @ |B|)[i,j]")
 
 
@@ -393,7 +393,7 @@ CUMSUM = AtenOperator(
     cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * (
         elem_bytes(p["dtype"]) + torch.empty(0, dtype=_sum_dtype(p)).element_size())),
     notes=ACCUMULATION_NOTE.format(n="the scanned length"),
-)
+).facts(counts=Counts(smoke=5, full=25, timed=25, heldout=4))
 CUMSUM.atol_text = accumulation_text("i + 1 at scan position i", "cumsum(|x|)[i]", "1e-4 x the scanned length")
 
 
@@ -451,7 +451,7 @@ INDEX_SELECT = AtenOperator(
         ],
     },
     build=_isel_build, reference=_isel_ref, cost=_isel_cost,
-)
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=4))
 INDEX_SELECT.tolerance_text = EXACT_TEXT
 
 OPERATORS: list[AtenOperator] = [SOFTMAX_, ADD, CUMSUM, INDEX_SELECT, MM, SUM]

@@ -35,8 +35,9 @@ import torch
 
 from ..compare import SlotResult, compare_slot, compare_values
 from ..common import make_tensor, poisoned
-from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance,
-                    Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
+from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Counts, Expected, NothingToCompute,
+                    Tolerance, Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
 from .pools import FLOAT3
@@ -229,7 +230,7 @@ BMM = matmul_row(
     notes="Pre-damage grid (aten.md §6b.2): batch 4, MNK_SHAPES x FLOAT_DTYPES, timed. The held-out tier adds the "
           "untested dispatcher overloads bmm.dtype and bmm.dtype_out (fp16 -> fp32; PyTorch's CPU build has no kernel "
           "for them, so their references are fp64 bmm).",
-)
+).facts(counts=Counts(smoke=4, full=9, timed=9, heldout=5))
 
 
 # ----------------------------------------------------------------------------------------------- linear
@@ -272,7 +273,7 @@ LINEAR = matmul_row(
           "FLOAT_DTYPES (18), plus a 3-D input (4,M,K) with a bias (9), all timed, reduce_dim=K. The section's "
           "held-out (495,71)x(5333,71) fp32 with bias is a full-tier case, so the held-out tier uses "
           "(497,73)x(5331,73).",
-)
+).facts(counts=Counts(smoke=4, full=27, timed=27, heldout=4))
 
 
 # ----------------------------------------------------------------------------------------------- matmul
@@ -343,7 +344,7 @@ MATMUL = matmul_row(
           "(9), (K,)@(K,N) and (M,K)@(K,) in fp32 (6), and (2,1,M,K)@(3,K,N) broadcasting (3; the section names no "
           "dtype: fp16, fp32, bf16 for the three shapes in turn); all timed, reduce_dim=K. The section's held-out "
           "(495,71)@(71,5333) fp32 is a full-tier case, so the held-out tier uses (497,73)@(73,5331).",
-)
+).facts(counts=Counts(smoke=5, full=27, timed=27, heldout=5))
 
 
 # ================================================================================== affine_grid_generator
@@ -403,7 +404,7 @@ AFFINE_GRID_GENERATOR = ShapeOperator(
     notes="aten.md §3.1 ⚑: the fp16/bf16 reference is PyTorch on fp32 copies of theta cast once (PyTorch itself "
           "rounds the linspace and the align_corners scaling in the dtype); fp32 uses fp64 copies. theta is randn in "
           "the case dtype. Smoke adds an fp16 case (the interpreter cannot judge bf16).",
-)
+).facts(counts=Counts(smoke=4, full=72, timed=72, heldout=4))
 
 
 # ================================================================================================ rot90
@@ -451,7 +452,7 @@ ROT90 = ShapeOperator(
     own_ops=frozenset({"rot90"}),
     notes="Values are compared exactly; PyTorch returns a transposed view of a flipped copy for odd k, so strides are "
           "not judged. Smoke adds int32 and bool cases (k = 5, dims [1, 0]).",
-)
+).facts(counts=Counts(smoke=5, full=306, timed=306, heldout=4))
 ROT90.tolerance_text = EXACT_TEXT
 
 
@@ -550,7 +551,7 @@ UNSAFE_SPLIT = SplitOperator(
           "compared values only. Tensor_out cases copy, so they need a Triton launch and get L2 ghost replay; every "
           "element of every out storage is judged. test_unsafe_split_tensor_out (81 cases) is untimed upstream, so "
           "only the 81 functional cases are timed. Smoke adds int32 and bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=162, timed=81, heldout=4))
 
 _SPLIT_SIZES_CASES = [([2, 3], [1, 1], 0), ([2, 3], [1, 2], 1), ([128, 256], [64, 64], 0), ([128, 256], [100, 156], 1),
                       ([512, 512], [128, 128, 256], 0), ([512, 512], [256, 256], 1), ([64, 32, 16], [4, 4, 4, 4], 2),
@@ -581,7 +582,7 @@ UNSAFE_SPLIT_WITH_SIZES = SplitOperator(
     notes="aten.md §6b.7: every returned piece must alias the input with exactly PyTorch's sizes, strides and storage "
           "offset; upstream compared values only. .out cases copy (a Triton launch, L2 ghost replay). test_unsafe_split_with_sizes_out (27 cases) is untimed upstream, so "
           "only the 27 functional cases are timed. Smoke adds int32 (with an empty piece) and bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=54, timed=27, heldout=4))
 
 
 # ================================================================================================= diff
@@ -638,7 +639,7 @@ DIFF = ShapeOperator(
     notes="aten.md §3.1 ⚑: PyTorch rounds every difference to the dtype; the fp16/bf16 reference is PyTorch on fp32 "
           "copies cast once (fp32: fp64 copies). Integer inputs are drawn in [-50, 50). Smoke adds int32 (.out) and "
           "bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=39, timed=39, heldout=4))
 
 
 # ================================================================================================= sort
@@ -799,9 +800,12 @@ SORT = ShapeOperator(
           "sort.values, sort.values_stable with stable=False). Floats are randn, integers randint over the dtype's "
           "full range (aten.md § aten::sort); the smoke and held-out tiers add tie-heavy and NaN inputs and the "
           "untested dispatcher overloads.",
-)
+).facts(counts=Counts(smoke=7, full=320, timed=320, heldout=5))
 
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. bmm uses the pre-damage grid (same count, §6b.2); linear and matmul
+# replace the 5184 baddbmm registry cases that never reach them by the sections' 27-case real grids (§6b.4); the
+# splits' out tests are untimed upstream.
 OPERATORS: list[AtenOperator] = [
     AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
 ]

@@ -25,7 +25,7 @@ from .findings import Finding
 from .policy import (ATTR_BUILTINS, COMPLETION_POLLS, CONSTEXPR_FN_BUILTINS, CONSTEXPR_FN_DECORATORS,
                      CONSTEXPR_FN_METHODS, EXEC_BUILTINS, IMPORT_ALLOWED, IMPORT_ORDER, IMPORT_RULES,
                      INTROSPECTION_ATTRS, JIT_DECORATORS, KERNEL_BUILTINS, KERNEL_CALLABLE_ARGS, KERNEL_TRITON_HELPERS,
-                     MUTATING_METHODS, PY_METHODS_HARMLESS, RAW_STORAGE_ATTRS, RECURSION_ALIASES, STRING_ATTR_TOOLS,
+                     MUTATING_METHODS, PY_METHODS_HARMLESS, RAW_STORAGE_ATTRS, STRING_ATTR_TOOLS,
                      TENSOR_COPY_METHODS, TENSOR_FROM_HOST_DATA_METHODS, TENSOR_METHODS_ALLOWED, TORCH_ALLOWED,
                      TORCH_COPY_ALLOWED, TORCH_FROM_HOST_DATA, TORCH_PATH_RULES, WARNINGS_ALLOWED, _BUILTIN_TYPES,
                      _BUILTIN_WHY, _IMPORT_WHY, _JIT_SIDE_EFFECT, _KERNEL_CALL_WHY, _PATH_WHY, _foreign_module,
@@ -41,7 +41,7 @@ def _is_function_like(obj: object) -> bool:
 
 class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool,
-                 allow_methods: frozenset[str] = frozenset()):
+                 allow_methods: frozenset[str] = frozenset(), aliases: frozenset[str] = frozenset()):
         super().__init__()
         self.source = source
         self.allow_methods = frozenset(allow_methods)
@@ -51,8 +51,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.own: frozenset[str] = frozenset(own_ops)
         names: set[str] = set()
         for op in own_ops:
-            names |= {op, op + "_"} | RECURSION_ALIASES.get(op, frozenset())
-        self.own_names = frozenset(names)
+            names |= {op, op + "_"}
+        self.own_names = frozenset(names | set(aliases))
         self.own_paths: set[str] = set()
         for op in own_ops:
             for prefix in ("linalg_", "special_", "fft_"):
