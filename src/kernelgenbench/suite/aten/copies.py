@@ -59,9 +59,8 @@ import torch
 from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..common import make_tensor, poisoned
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
-from .views import wrappers_of
 
 #: The names that reach ``_to_copy`` through ``Tensor.to`` and its dtype/device shorthands (aten.md §4 item 5):
 #: the recursion aliases of ``_to_copy``, ``to`` and ``copy_`` (``Operator.aliases``).
@@ -118,17 +117,6 @@ def _ties(x: torch.Tensor, target: str) -> torch.Tensor:
     return torch.where(flat % 2 == 0, tie, near)
 
 
-def _pin(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` at the leading logical positions of ``x`` (in place)."""
-    for i, v in enumerate(values[: x.numel()]):
-        idx = []
-        r = i
-        for s in reversed(x.shape):
-            idx.append(r % s)
-            r //= s
-        x[tuple(reversed(idx))] = v
-
-
 def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *, dtype_key: str = "dtype",
                shape: Sequence[int] | None = None, layout: str | None = None) -> torch.Tensor:
     """The input tensor of a case (keys: see the module docstring).
@@ -167,7 +155,7 @@ def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *,
     elif "perm" in q:
         x = x.permute(*q["perm"])
     if "pin" in q:
-        _pin(x, q["pin"])
+        pin_leading(x, q["pin"])
     return x
 
 
@@ -269,12 +257,7 @@ class CopyOperator(AtenOperator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
                  absent: dict[str, str] | None = None, own_ops: frozenset[str] | None = None,
                  notes: str = "") -> None:
-        wrappers = wrappers_of(name, exercised, absent)
-        unknown = set(exercised) - {w.overload for w in wrappers}
-        if unknown:
-            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch "
-                             f"{torch.__version__}")
-        wrappers.sort(key=lambda w: (w.kind != "dispatcher", not w.exercised))
+        wrappers = wrappers_of(name, exercised, absent, dispatcher_first=True)
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids, build=args,
                          reference=self._reference_of, cost=cost, timed=timed, own_ops=own_ops,
                          allow_copies=False, notes=notes)

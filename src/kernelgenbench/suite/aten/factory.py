@@ -46,9 +46,8 @@ import torch
 from ..compare import SlotResult, compare_values, same_storage
 from ..common import make_tensor, poisoned
 from ..spec import EXACT, Call, Cost, Counts, Expected, clone_tree, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
+from .family import AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES
-from .views import wrappers_of
 
 #: PyTorch ops that write values into a tensor: the whole computation of this family. Each row counts
 #: them as its own ops (L1: dispatch recursion; L3: the dispatch trace fails them).

@@ -42,7 +42,7 @@ from ..common import make_tensor, upcast
 from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
                     written_expected)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, schema_of
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 LONGTAIL_BIG = [[2, 3], [128, 256], [1024, 1024]]
@@ -52,18 +52,6 @@ REDUCTIONS = [0, 1, 2]            # none, mean, sum (at::Reduction)
 
 def _key(op: str, overload: str) -> str:
     return op if overload == "default" else f"{op}.{overload}"
-
-
-def _pin(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the leading elements of ``x`` in logical order, in place."""
-    k = min(len(values), x.numel())
-    if k == 0:
-        return
-    vals = torch.tensor([float(v) for v in values[:k]], dtype=torch.float64).to(x.dtype).to(x.device)
-    if x.dim() == 0:
-        x.copy_(vals[0])
-        return
-    x[torch.unravel_index(torch.arange(k, device=x.device), x.shape)] = vals
 
 
 @dataclass(frozen=True)
@@ -122,7 +110,7 @@ class In:
             x = make_tensor(shape, dt, device, gen, layout=layout)
         else:
             raise ValueError(f"unknown input distribution {self.dist!r}")
-        _pin(x, p.get(f"{self.role}_values", []))
+        pin_leading(x, p.get(f"{self.role}_values", []))
         return x
 
 

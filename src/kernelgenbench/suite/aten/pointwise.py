@@ -36,7 +36,7 @@ from ..common import make_tensor
 from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
                     written_expected)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, schema_of
 from .pools import POINTWISE_SHAPES
 
 JIT_OVERLOADS = ("int", "float", "complex", "Scalar")
@@ -47,19 +47,6 @@ def _scalar(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return complex(float(v[0]), float(v[1]))
     return v
-
-
-def _put_first(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the first elements of ``x`` in logical (row-major) order, in place."""
-    k = min(len(values), x.numel())
-    if k == 0:
-        return
-    vals = torch.tensor([float(v) for v in values[:k]], dtype=torch.float64).to(x.dtype).to(x.device)
-    if x.dim() == 0:
-        x.copy_(vals[0])
-        return
-    idx = torch.unravel_index(torch.arange(k, device=x.device), x.shape)
-    x[idx] = vals
 
 
 class UnaryOperator(AtenOperator):
@@ -138,7 +125,7 @@ class UnaryOperator(AtenOperator):
                 if args and args[0] != 1:
                     x.mul_(args[0])  # upstream scales after the cast, in the dtype
         values = list(self.pin(p) if self.pin else []) + list(p.get("values", []))
-        _put_first(x, values)
+        pin_leading(x, values)
         return x
 
     def _out(self, p: dict[str, Any], x: torch.Tensor, device: torch.device) -> torch.Tensor:

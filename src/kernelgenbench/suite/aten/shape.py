@@ -39,9 +39,9 @@ from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Coun
                     Tolerance, Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product,
                     written_expected)
 from ..tensors import poison_
-from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
+from .family import (DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api, std_expected,
+                     wrappers_of)
 from .pools import FLOAT3
-from .views import wrappers_of
 
 #: (M, N, K) of the matmul grids (aten.md §2 MNK_SHAPES)
 MNK = [(1, 1, 32), (15, 160, 1024), (495, 5333, 71)]
@@ -73,9 +73,6 @@ class ShapeOperator(AtenOperator):
                  tolerance_text: str = "", **kw: Any) -> None:
         self.tolerance_text = tolerance_text
         wrappers = wrappers_of(name, exercised, absent)
-        unknown = set(exercised) - {w.overload for w in wrappers}
-        if unknown:
-            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch")
         super().__init__(name, wrappers=wrappers, **kw)
 
     def reached(self, call: Call) -> str:
@@ -189,6 +186,71 @@ def _functional_api(api: str) -> str:
 
 def _mnk(p: dict[str, Any]) -> tuple[int, int, int]:
     return p["m"], p["n"], p["k"]
+
+
+# ----------------------------------------------------------------------------------------------- mm
+def _mm_build(p: dict[str, Any], device, gen) -> AtenCase:
+    m, n, k = p["m"], p["n"], p["k"]
+    a = make_tensor([m, k], p["dtype"], device, gen)
+    if p.get("b_column_major"):
+        b = make_tensor([n, k], p["dtype"], device, gen).t()
+    else:
+        b = make_tensor([k, n], p["dtype"], device, gen)
+    if p.get("overload") == "out":
+        return AtenCase("torch.mm", [a, b], {"out": poisoned([m, n], p["dtype"], device)}, ("out",))
+    if p.get("overload") == "dtype":
+        return AtenCase("torch.mm", [a, b], {"out_dtype": dtype_of(p["out_dtype"])})
+    return AtenCase("torch.mm", [a, b])
+
+
+def _mm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    a, b = call.args[0], call.args[1]
+    out_dtype = dtype_of(p.get("out_dtype", p["dtype"]))
+    ref = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+    # the accumulation rule (README "Tolerance and precision policy"): |A| @ |B| in fp64 bounds each
+    # element's rounding error
+    tol, extra = accumulation_rule(out_dtype, a.abs().to(torch.float64) @ b.abs().to(torch.float64), p["k"], p["k"])
+    return std_expected(p, call, ref, tol, extra)
+
+
+def _mm_cost(p: dict[str, Any]) -> Cost:
+    m, n, k = p["m"], p["n"], p["k"]
+    return Cost(2.0 * m * n * k, (m * k + k * n + m * n) * elem_bytes(p["dtype"]), flop_class(p["dtype"]))
+
+
+MM = AtenOperator(
+    "mm", category="matmul",
+    semantics="self (M,K) @ mat2 (K,N) -> (M,N); no broadcasting; same dtype; accumulate in fp32 with true fp32 "
+              "(no TF32) for fp32 inputs; mm.dtype/mm.dtype_out allow an fp32 output from fp16/bf16 inputs.",
+    wrappers=[
+        Wrapper("mm", "aten::mm(Tensor self, Tensor mat2) -> Tensor", exercised=True),
+        Wrapper("mm.out", "aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("mm.dtype_out", "aten::mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                                "Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("mm.dtype", "aten::mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor"),
+    ],
+    grids={
+        "smoke": [
+            dict(m=1, n=1, k=32, dtype="fp32"),
+            dict(m=17, n=33, k=64, dtype="bf16", b_column_major=True),
+            dict(m=16, n=16, k=16, dtype="fp16"),
+            dict(m=9, n=20, k=24, dtype="fp32", b_column_major=True, overload="out"),
+        ],
+        "full": [dict(b_column_major=d["bcm"], dtype=d["dtype"], m=d["mnk"][0], n=d["mnk"][1], k=d["mnk"][2])
+                 for d in product(bcm=[True, False], dtype=FLOAT3,
+                                  mnk=[(1, 1, 32), (15, 160, 1024), (495, 5333, 71)])],
+        "heldout": [
+            dict(m=497, n=5331, k=73, dtype="fp32", b_column_major=True),  # spec: (495,5333,71) is a full case
+            dict(m=511, n=129, k=257, dtype="bf16"),
+            dict(m=1, n=1, k=4096, dtype="fp16"),
+            dict(m=64, n=96, k=80, dtype="fp16", overload="dtype", out_dtype="fp32"),
+        ],
+    },
+    build=_mm_build, reference=_mm_ref, cost=_mm_cost,
+    own_ops=frozenset({"mm", "matmul", "bmm", "addmm", "linear", "dot", "mv", "baddbmm", "einsum", "tensordot"}),
+    notes=ACCUMULATION_NOTE.format(n="K"),
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=4))
+MM.atol_text = accumulation_text("K", "(|A| @ |B|)[i,j]")
 
 
 # -------------------------------------------------------------------------------------------------- bmm
@@ -807,7 +869,7 @@ SORT = ShapeOperator(
 # replace the 5184 baddbmm registry cases that never reach them by the sections' 27-case real grids (§6b.4); the
 # splits' out tests are untimed upstream.
 OPERATORS: list[AtenOperator] = [
-    AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
+    AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, MM, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
 ]
 
 __all__ = ["OPERATORS", "ShapeOperator", "SplitOperator", "matmul_row", "sort_indices_check"]

@@ -38,10 +38,10 @@ import torch
 
 from ..compare import same_storage
 from ..common import make_tensor
-from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Counts, Expected, NothingToCompute, Wrapper, dtype_of,
+from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Counts, Expected, NothingToCompute, dtype_of,
                     numel, product)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, is_dispatcher, overload_kind, resolve_api, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 
 FLOATS = ["fp16", "fp32", "bf16"]
 FLOATS_32 = ["fp32", "fp16", "bf16"]   # the axis order of the long-tail sections
@@ -50,23 +50,6 @@ LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 #: reshape's named input transforms (aten.md § aten::reshape): a permutation of a contiguous base
 TRANSFORMS: dict[str, list[int]] = {"transpose01": [1, 0], "permute201": [2, 0, 1], "permute120": [1, 2, 0],
                                     "permute3102": [3, 1, 0, 2]}
-
-
-def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None = None) -> list[Wrapper]:
-    """Every overload PyTorch has for ``op`` (JIT-only ones marked ``jit``), plus ``absent`` ones the
-    upstream prompt lists but PyTorch 2.13 lacks (``{overload: schema}``); ``exercised`` are the
-    overload keys the tests drive."""
-    out = []
-    for ov in getattr(torch.ops.aten, op).overloads():
-        key = op if ov == "default" else f"{op}.{ov}"
-        schema = schema_of(op, ov)
-        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
-                           exercised=key in exercised))
-    have = {w.overload for w in out}
-    for ov, schema in (absent or {}).items():
-        if f"{op}.{ov}" not in have:
-            out.append(Wrapper(f"{op}.{ov}", schema, kind="named"))
-    return out
 
 
 def _api(op: str, overload: str = "default") -> str:
@@ -629,4 +612,4 @@ OPERATORS: list[ViewOperator] = [
     SELECT, T, UNSQUEEZE,
 ]
 
-__all__ = ["OPERATORS", "ViewOperator", "make_input", "wrappers_of"]
+__all__ = ["OPERATORS", "ViewOperator", "make_input"]
