@@ -1,7 +1,7 @@
-"""The indexing family (suite/aten/indexing.py): grids against aten.md §1/§8 with the §6b corrections, wrappers
-against the installed PyTorch, smoke/held-out coverage, hand-computed reference values, the tolerance rules
-(exact moves, reduce-aware accumulation, "one of the written values" at duplicate targets, error cases),
-and wrong kernels caught through the real pipeline on the interpreter."""
+"""The indexing family (suite/aten/indexing.py, gather_scatter.py): grids against aten.md §1/§8 with the §6b
+corrections, wrappers against the installed PyTorch, smoke/held-out coverage, hand-computed reference values, the
+tolerance rules (exact moves, reduce-aware accumulation, "one of the written values" at duplicate targets, error
+cases), and wrong kernels caught through the real pipeline on the interpreter."""
 from __future__ import annotations
 
 import os
@@ -15,8 +15,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.family import resolve_api
-from kernelgenbench.suite.aten.indexing import (OPERATORS, RAISES, IndexOperator, _encode, raises_judge,
-                                                winner_judge)
+from kernelgenbench.suite.aten import gather_scatter, indexing
+from kernelgenbench.suite.aten.indexing import RAISES, IndexOperator, _encode, raises_judge, winner_judge
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import EXACT, Expected, Tolerance, numel, storage_view
 from kernelgenbench.verify.scan import scan_file
@@ -24,8 +24,9 @@ from kernelgenbench.verify.scan import scan_file
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 CPU = torch.device("cpu")
-# The family's own rows; the module also holds first-slice rows (plain AtenOperator: add, mm, _softmax, sum,
-# cumsum, index_select), tested by tests/test_spec.py and tests/test_rows.py.
+# The family's rows live in two modules; gather_scatter.py also holds a first-slice row (a plain AtenOperator:
+# index_select), tested by tests/test_spec.py and tests/test_rows.py.
+OPERATORS = indexing.OPERATORS + gather_scatter.OPERATORS
 ROWS: dict[str, IndexOperator] = {op.name: op for op in OPERATORS if isinstance(op, IndexOperator)}
 
 EXERCISED = {
@@ -443,12 +444,12 @@ def test_wrong_kernels_fail(tmp_path: Path, what: str, monkeypatch: pytest.Monke
 def test_the_prod_reference_raises_no_beta_warning() -> None:
     import warnings
 
-    from kernelgenbench.suite.aten.indexing import _accumulated
+    from kernelgenbench.suite.aten.indexing import accumulated
 
     before = torch.tensor([1.0, 2.0, 3.0])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ref, _, _ = _accumulated(before, torch.tensor([0, 0, 2]), torch.tensor([2.0, 3.0, 4.0]), "prod")
-        wide, _, _ = _accumulated(torch.tensor([1, 2, 3]), torch.tensor([1, 1]), torch.tensor([5, 7]), "prod")
+        ref, _, _ = accumulated(before, torch.tensor([0, 0, 2]), torch.tensor([2.0, 3.0, 4.0]), "prod")
+        wide, _, _ = accumulated(torch.tensor([1, 2, 3]), torch.tensor([1, 1]), torch.tensor([5, 7]), "prod")
     assert ref.tolist() == [6.0, 2.0, 12.0] and wide.tolist() == [1, 70, 3]
     assert not [w for w in caught if "index_reduce" in str(w.message)]

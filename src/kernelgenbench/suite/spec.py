@@ -27,8 +27,8 @@ from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence, TypeVa
 import torch
 
 from .tensors import clone_tree, region_mask, storage_view
-from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name, tier_parts,  # noqa: F401
-                    verdict_scope)
+from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, Counts, tier_label, tier_name,  # noqa: F401
+                    tier_parts, verdict_scope)
 
 SOURCES = ("aten", "vllm", "cublas")
 
@@ -688,28 +688,6 @@ class Candidate(Protocol):
     def __call__(self, call: Call) -> Any: ...
 
     def attempt(self, call: Call) -> tuple[Any, Exception | None]: ...
-
-
-@dataclass(frozen=True)
-class Counts:
-    """How many cases each tier of an operator has (the spec's counts with its corrections, as the row
-    states them): ``smoke``, ``full`` (of which ``timed`` pass the timing gate) and ``heldout``.
-    ``tests/test_rows.py`` checks them against the cases the row generates."""
-
-    smoke: int
-    full: int
-    timed: int
-    heldout: int
-
-    def of(self, tier: str) -> int:
-        """The count of one tier (``smoke``, ``full``, ``heldout``).
-
-        Raises:
-            KeyError: another tier name.
-        """
-        if tier not in TIERS:
-            raise KeyError(f"no case count for tier {tier!r}; tiers are {', '.join(TIERS)}")
-        return getattr(self, tier)
 
 
 _Row = TypeVar("_Row", bound="Operator")
