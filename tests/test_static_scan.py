@@ -10,12 +10,19 @@ import textwrap
 
 import pytest
 
+from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.verify.scan import RULES, Finding, scan_file, scan_source
 
 
 def hits(source: str, **kw) -> list[tuple[int, str]]:
     """(line, rule) of every finding of the dedented ``source``."""
     return [(f.line, f.rule) for f in scan_source(textwrap.dedent(source), **kw)]
+
+
+def recursion_of(op_id: str) -> dict[str, frozenset[str]]:
+    """The names the row of ``op_id`` holds a submission to: its own ops and its recursion aliases."""
+    policy = get_operator(op_id).scan_policy()
+    return {"own_ops": policy["own_ops"], "aliases": policy["aliases"]}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -213,7 +220,7 @@ CASES = [
             a = F.softmax(x, dim)
             b = x.softmax(dim)
             return torch._softmax(x, dim, h)
-        """, {"own_ops": frozenset({"_softmax"})},
+        """, recursion_of("aten::_softmax"),
      [(5, "dispatch-recursion"), (6, "dispatch-recursion"), (7, "dispatch-recursion")]),
     ("recursion-to-copy", """
         import torch
@@ -221,7 +228,7 @@ CASES = [
             if dtype is torch.float:
                 return x.float()
             return x.to(dtype)
-        """, {"own_ops": frozenset({"_to_copy"})}, [(5, "dispatch-recursion"), (6, "dispatch-recursion")]),
+        """, recursion_of("aten::_to_copy"), [(5, "dispatch-recursion"), (6, "dispatch-recursion")]),
     ("recursion-allowed-method", """
         def contiguous(x, memory_format=None):
             return x.contiguous()
@@ -231,7 +238,7 @@ CASES = [
         def fill__Scalar(x, v):
             t = torch.zeros(3, device=x.device)
             return x
-        """, {"own_ops": frozenset({"fill_"})}, [(4, "dispatch-recursion")]),
+        """, recursion_of("aten::fill_"), [(4, "dispatch-recursion")]),
     ("recursion-vllm", """
         import torch
         def rms_norm(out, x, w, eps):
@@ -606,7 +613,7 @@ def test_torch_ops_add_depends_on_own_ops():
 def test_dtype_named_like_own_op_is_not_recursion():
     # `torch.float` / `torch.int` are dtypes; only calls of .float() / .int() reach _to_copy
     src = "import torch\nDT = (torch.float, torch.int, torch.bool)\n"
-    assert hits(src, own_ops=frozenset({"_to_copy"})) == []
+    assert hits(src, **recursion_of("aten::_to_copy")) == []
 
 
 def test_jit_bodies_allow_tensor_methods_but_not_torch_calls():

@@ -18,6 +18,7 @@ import hashlib
 import inspect
 import json
 import multiprocessing
+import re
 import sys
 import time
 from typing import Any
@@ -62,7 +63,9 @@ def _digest(obj: Any) -> Any:
         return {"float": "nan"}
     if isinstance(obj, (str, int, float, bool)) or obj is None:
         return obj
-    return {"repr": repr(obj)}
+    if hasattr(obj, "__dict__"):  # a plain object (a random row's law): its class and state, never its address
+        return {type(obj).__qualname__: [[k, _digest(v)] for k, v in sorted(vars(obj).items())]}
+    return {"repr": re.sub(r" at 0x[0-9a-fA-F]+", "", repr(obj))}
 
 
 def _hash(obj: Any) -> str:
@@ -143,6 +146,7 @@ def main() -> None:
         for lines in pool.imap(_cases, [(i, not a.no_ref) for i in ids]):
             for line in lines:
                 f.write(json.dumps(line, sort_keys=True) + "\n")
+            f.flush()  # an operator's lines are on disk as soon as it is done
 
 
 if __name__ == "__main__":

@@ -840,8 +840,7 @@ def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     except metadata.PackageNotFoundError:
         version = ""
     path.write_text(skeleton(o, version))
-    findings = scan_file(path, own_ops=frozenset(getattr(o, "own_ops", frozenset())),
-                         allow_copies=getattr(o, "allow_copies", True), allow_methods=o.allow_methods)
+    findings = scan_file(path, **o.scan_policy())
     n = len(o.interface.required_names())
     console.print(f"wrote {path}: {_plural(n, 'required function')} ({', '.join(o.interface.required_names())}), "
                   f"each raising until written; L1 static scan: "

@@ -447,8 +447,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
             from ..sandbox.interpreter import install_interpreter_patches
 
             install_interpreter_patches()  # the sandbox's: autotune without a driver, bounds-checked accesses
-        findings = scan_file(sub, own_ops=frozenset(getattr(op, "own_ops", frozenset())),
-                             allow_copies=getattr(op, "allow_copies", True), allow_methods=op.allow_methods)
+        findings = scan_file(sub, **op.scan_policy())
         if findings:
             log(f"L1 static scan: {len(findings)} finding(s) (kgb eval fails the job before running it): "
                 + "; ".join(f.message for f in findings[:3]))

@@ -166,9 +166,7 @@ class Verifier:
     def _l1(self, sub: Path) -> None:
         """L1: the static scan of the file, before any of its code runs."""
         t_l1 = time.perf_counter()
-        findings = scan_file(sub, own_ops=frozenset(getattr(self.op, "own_ops", frozenset())),
-                             allow_copies=getattr(self.op, "allow_copies", True),
-                             allow_methods=self.op.allow_methods)
+        findings = scan_file(sub, **self.op.scan_policy())
         self.times["l1_s"] += time.perf_counter() - t_l1
         self.record.anti_hack.L1 = L1Record.from_json(findings_record(findings))
         if findings:

@@ -22,13 +22,13 @@ import abc
 import hashlib
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence, TypeVar
 
 import torch
 
 from .tensors import clone_tree, region_mask, storage_view
-from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, tier_label, tier_name, tier_parts,  # noqa: F401
-                    verdict_scope)
+from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, Counts, tier_label, tier_name,  # noqa: F401
+                    tier_parts, verdict_scope)
 
 SOURCES = ("aten", "vllm", "cublas")
 
@@ -690,6 +690,9 @@ class Candidate(Protocol):
     def attempt(self, call: Call) -> tuple[Any, Exception | None]: ...
 
 
+_Row = TypeVar("_Row", bound="Operator")
+
+
 class Operator(abc.ABC):
     """One benchmark task. Subclasses (families) fill in the hooks.
 
@@ -708,6 +711,12 @@ class Operator(abc.ABC):
     #: The row's atol in words where it is not "1e-4 x reduce_dim" in general (``kgb show``,
     #: prompts): the spec's fixed reduce_dim, or the accumulation rule (:func:`accumulation_text`).
     atol_text: str | None = None
+    #: The row's case counts per tier (:class:`Counts`), set with :meth:`facts`; None where not stated yet.
+    counts: Counts | None = None
+    #: Names beyond the row's own ops (``own_ops``) that reach it through PyTorch's own decompositions
+    #: (aten.md §4 item 5: ``divide`` for ``div``, ``x.float()`` for ``_to_copy``, ...): the L1 scan
+    #: treats calling them as dispatch recursion. Curated, not complete: the L3 dispatch trace sees the rest.
+    aliases: frozenset[str] = frozenset()
 
     def __init__(self, name: str, *, category: str, section: str, semantics: str,
                  interface: Interface, nothing_to_compute: NothingToCompute | None = None,
@@ -733,6 +742,22 @@ class Operator(abc.ABC):
         """Names the L3 dispatch trace allows this operator beyond the global allowlist (its
         nothing-to-compute kind's, e.g. ``host_read`` for scalar reads)."""
         return frozenset(self.nothing_to_compute.trace) if self.nothing_to_compute else frozenset()
+
+    def facts(self: _Row, *, counts: Counts | None = None, aliases: Iterable[str] | None = None) -> _Row:
+        """Set the row's facts that tests and scans read (:attr:`counts`, :attr:`aliases`); returns the
+        row, so a family module writes ``ROW = Family(...).facts(counts=Counts(...))``."""
+        if counts is not None:
+            self.counts = counts
+        if aliases is not None:
+            self.aliases = frozenset(aliases)
+        return self
+
+    def scan_policy(self) -> dict[str, Any]:
+        """The L1 static scan's settings for this operator, as keyword arguments of
+        ``verify.scan.scan_file``/``scan_source``/``scan_kernel_body``: its own ops, their aliases, whether
+        copies are allowed, and the methods its rule allows."""
+        return {"own_ops": frozenset(getattr(self, "own_ops", frozenset())), "aliases": self.aliases,
+                "allow_copies": getattr(self, "allow_copies", True), "allow_methods": frozenset(self.allow_methods)}
 
     # -- identity ---------------------------------------------------------------------------
     @property

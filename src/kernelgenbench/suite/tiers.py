@@ -8,6 +8,8 @@ defaults at start-up.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 #: The tiers of cases (DESIGN.md "Tiers of cases"). ``smoke``: a few small cases per wrapper and dtype
 #: class; ``full``: the paper's grid (the only tier with timed cases); ``heldout``: shapes, layouts and
 #: overloads never shown in prompts or to self-checks.
@@ -76,3 +78,25 @@ def verdict_scope(tier: str) -> str:
     missing = [t for t in TIERS if t not in parts]
     return (f"verdicts cover the {' and '.join(parts)} {'tier' if len(parts) == 1 else 'tiers'} only, not "
             f"{' or '.join(missing)}: --tier {ALL_TIERS} judges every case")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How many cases each tier of an operator has (the spec's counts with its corrections, as the row
+    states them): ``smoke``, ``full`` (of which ``timed`` pass the timing gate) and ``heldout``.
+    ``tests/test_rows.py`` checks them against the cases the row generates."""
+
+    smoke: int
+    full: int
+    timed: int
+    heldout: int
+
+    def of(self, tier: str) -> int:
+        """The count of one tier (``smoke``, ``full``, ``heldout``).
+
+        Raises:
+            KeyError: another tier name.
+        """
+        if tier not in TIERS:
+            raise KeyError(f"no case count for tier {tier!r}; tiers are {', '.join(TIERS)}")
+        return getattr(self, tier)

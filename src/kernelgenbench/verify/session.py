@@ -187,9 +187,7 @@ class ChildSession:
         except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
             source = ""
         for name, line in bodies:
-            findings = scan_kernel_body(source, name, line, own_ops=frozenset(getattr(self.op, "own_ops", ())),
-                                        allow_copies=getattr(self.op, "allow_copies", True),
-                                        allow_methods=frozenset(self.op.allow_methods))
+            findings = scan_kernel_body(source, name, line, **self.op.scan_policy())
             if findings is None:
                 raise JobFailed("profile", f"L3 launch check ({where}): {name} (line {line}) ran as a Triton "
                                            f"kernel body but the submission defines no such function to scan", case)

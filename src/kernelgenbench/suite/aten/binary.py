@@ -40,57 +40,19 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from ..common import make_tensor, upcast
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..common import make_tensor, poisoned, upcast
+from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, elem_bytes, is_dispatcher, overload_kind
+from .family import (AtenCase, AtenOperator, ReachedOverloads, elem_bytes, is_dispatcher, native_then_exact,
+                     pin_leading, std_expected, wrappers_of)
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
 FORMS = ("tt", "ts", "st", "td", "dt")
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 PRELU_SHAPES = [[2, 3], [128, 256], [512, 512], [4, 8, 16], [2, 32, 16, 16], [2, 128, 64, 64]]
 KWARGS = {"alpha": "alpha", "mode": "rounding_mode"}
-
-
-def pytorch_wrappers(op: str, exercised: Sequence[str]) -> list[Wrapper]:
-    """Every overload of ``aten::<op>`` in the installed PyTorch (PyTorch wins over the prompt), with
-    its schema; dispatcher overloads first, JIT-only ones as ``kind="jit"``."""
-    packet = getattr(torch.ops.aten, op)
-    out = []
-    for ov in packet.overloads():
-        key = op if ov == "default" else f"{op}.{ov}"
-        schema = str(getattr(packet, ov)._schema)
-        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
-                           exercised=key in exercised))
-    unknown = set(exercised) - {w.overload for w in out}
-    if unknown:
-        raise ValueError(f"aten::{op}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")
-    return sorted(out, key=lambda w: (w.kind != "dispatcher", not w.exercised))
-
-
-def _put(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the leading elements of ``x`` in logical order (None leaves one as drawn)."""
-    k = min(len(values), x.numel())
-    for i in range(k):
-        if values[i] is None:
-            continue
-        idx = tuple(int(j) for j in torch.unravel_index(torch.tensor(i), x.shape)) if x.dim() else ()
-        x[idx] = float(values[i]) if x.is_floating_point() else int(float(values[i]))
-
-
-class _Reached(TorchDispatchMode):
-    """Records the overloads of one op that a call reaches."""
-
-    def __init__(self, op: str) -> None:
-        super().__init__()
-        self.op, self.seen = op, []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func._schema.name == f"aten::{self.op}":
-            self.seen.append(func._overloadname)
-        return func(*args, **(kwargs or {}))
 
 
 class BinaryOperator(AtenOperator):
@@ -137,7 +99,8 @@ class BinaryOperator(AtenOperator):
         self.composite = (is_dispatcher(name, "default") and torch._C._dispatch_has_kernel_for_dispatch_key(
             f"aten::{name}", "CompositeImplicitAutograd"))
         super().__init__(name, category=category, semantics=semantics,
-                         wrappers=pytorch_wrappers(name, exercised), grids=grids, build=self._build_case,
+                         wrappers=wrappers_of(name, exercised, dispatcher_first=True), grids=grids,
+                         build=self._build_case,
                          reference=self._reference, cost=self._cost_of, timed=self._timed_of, own_ops=own_ops,
                          notes=notes)
 
@@ -195,7 +158,7 @@ class BinaryOperator(AtenOperator):
                 values.append(None)
             if v is not None:
                 values[i] = v
-        _put(x, values)
+        pin_leading(x, values)
         return x
 
     def _out(self, p: dict[str, Any], result: torch.Tensor, device: torch.device) -> torch.Tensor:
@@ -250,7 +213,7 @@ class BinaryOperator(AtenOperator):
             return self.name + (".out" if "out" in kwargs else "")
         from .family import resolve_api
 
-        mode = _Reached(self.name)
+        mode = ReachedOverloads(self.name)
         with mode:
             resolve_api(self.api_of(p))(x, y, **kwargs)
         if not mode.seen:
@@ -381,7 +344,7 @@ ADD_ = BinaryOperator(
                     c([2, 3, 4, 5, 6], "fp32", dtype2="fp16", alpha=0.001)],
     },
     notes="Smoke adds int, bool, broadcast and add_.Scalar cases to the spec's three.",
-)
+).facts(counts=Counts(smoke=8, full=360, timed=360, heldout=5))
 
 SUB = BinaryOperator(
     "sub", category="pointwise binary (arithmetic)",
@@ -409,7 +372,7 @@ SUB = BinaryOperator(
     },
     notes="The CPU scalar-scalar test (2 cases) never reaches the candidate and is dropped (aten.md §6b.5): 648 "
           "full-tier cases.",
-)
+).facts(counts=Counts(smoke=9, full=648, timed=648, heldout=6), aliases={"rsub", "subtract"})
 
 MUL = BinaryOperator(
     "mul", category="pointwise binary (arithmetic)",
@@ -433,7 +396,7 @@ MUL = BinaryOperator(
     },
     notes="The CPU scalar-scalar test (2 cases) never reaches the candidate and is dropped (aten.md §6b.5): 162 "
           "full-tier cases.",
-)
+).facts(counts=Counts(smoke=10, full=162, timed=162, heldout=6), aliases={"multiply"})
 
 DIV = BinaryOperator(
     "div", category="pointwise binary (arithmetic)",
@@ -480,7 +443,7 @@ DIV = BinaryOperator(
           "The trunc/floor references compute in the compute type (fp32 for fp16/bf16) as PyTorch does, since "
           "the rounded quotient depends on it. Float Scalar_mode cases divide by powers of two: PyTorch's CUDA "
           "kernel multiplies by the reciprocal of a CPU-scalar divisor there, which is the true quotient only then.",
-)
+).facts(counts=Counts(smoke=15, full=168, timed=168, heldout=8), aliases={"divide", "true_divide"})
 
 DIV_ = BinaryOperator(
     "div_", category="pointwise binary (in-place)",
@@ -505,7 +468,7 @@ DIV_ = BinaryOperator(
                     c([2, 3, 4, 5, 6], "fp32", form="ts", scalar=0.5, mode="floor", overload="Scalar_mode")],
     },
     notes="Full tier: the pre-damage grid (aten.md §6b.2), 96 cases.",
-)
+).facts(counts=Counts(smoke=8, full=96, timed=96, heldout=5), aliases={"divide_", "true_divide_"})
 
 RSUB = BinaryOperator(
     "rsub", category="pointwise binary (arithmetic)",
@@ -530,7 +493,7 @@ RSUB = BinaryOperator(
     },
     notes="Cases call the torch.ops.aten.rsub packet, which resolves to rsub.Tensor, rsub.Scalar, rsub.Tensor_out or "
           "rsub.Scalar_out from the arguments (aten.md § aten::rsub).",
-)
+).facts(counts=Counts(smoke=6, full=144, timed=144, heldout=4))
 
 
 #: Leading values that make a comparison's first result True: (x, y) for tensor-tensor cases, x - scalar
@@ -582,7 +545,7 @@ EQ = _compare(
     dist=("randint", 0, 10),
     notes="No test carries this label at HEAD: the pre-damage grid is adopted (aten.md §6b.2), inputs randint(0, 10) "
           "cast to the dtype so that equal values are frequent.",
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=5))
 
 GT = _compare(
     "gt", torch.gt,
@@ -596,7 +559,7 @@ GT = _compare(
            c([7, 6], "fp32", form="ts", scalar=0.5, out=True)],
     heldout=[c([511, 257], "fp16", shape2=[257]), c([7, 17, 31], "int32", form="ts", scalar=2.5),
              c([257, 129], "fp32", layout="transposed"), c([33, 20], "bf16", out=True, out_layout="step2")],
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=4), aliases={"greater"})
 
 LE = _compare(
     "le", torch.le,
@@ -609,7 +572,7 @@ LE = _compare(
            c([4, 1, 5], "fp16", shape2=[3, 5], out=True), c([7, 6], "fp32", form="ts", scalar=-0.5, out=True)],
     heldout=[c([511, 257], "fp16", shape2=[257]), c([7, 17, 31], "int16", form="ts", scalar=3),
              c([257, 129], "fp32", layout="transposed"), c([33, 20], "fp32", out=True, out_layout="resize")],
-)
+).facts(counts=Counts(smoke=9, full=36, timed=36, heldout=4), aliases={"less_equal"})
 
 FMAX = BinaryOperator(
     "fmax", category="pointwise binary (NaN-ignoring max)",
@@ -629,7 +592,7 @@ FMAX = BinaryOperator(
                     c([129, 33], "fp32", layout="transposed", dtype2="fp16")],
     },
     notes="NaN is injected at self.flat[0] and other.flat[1], as upstream does.",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 FLOOR_DIVIDE = BinaryOperator(
     "floor_divide", category="pointwise binary (floor division)",
@@ -667,7 +630,7 @@ FLOOR_DIVIDE = BinaryOperator(
           "on the CPU hold no zero (§5b), the GPU tiers keep upstream's zeros (the reference is PyTorch's CUDA "
           "kernel on the same device). The int64 held-out case has no zero divisor (CUDA's 64-bit division by "
           "zero was not measured).",
-)
+).facts(counts=Counts(smoke=9, full=42, timed=42, heldout=5))
 
 
 HEAVISIDE = BinaryOperator(
@@ -689,7 +652,7 @@ HEAVISIDE = BinaryOperator(
     },
     notes="About 10 % of self is set to exactly 0, as upstream does. PyTorch's CPU kernel gives 0 for a NaN x like "
           "the CUDA one.",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 LOGADDEXP2 = BinaryOperator(
     "logaddexp2", category="pointwise binary (math)",
@@ -710,7 +673,7 @@ LOGADDEXP2 = BinaryOperator(
                     c([5, 7, 11, 13], "bf16", layout="transposed")],
     },
     notes="test_logaddexp2_out is untimed upstream: 9 of the 18 full-tier cases are timed.",
-)
+).facts(counts=Counts(smoke=5, full=18, timed=9, heldout=4))
 
 POW = BinaryOperator(
     "pow", category="pointwise binary (math)",
@@ -746,7 +709,7 @@ POW = BinaryOperator(
           "PyTorch's scalar semantics (aten.md §3.1: the native semantics are the contract, not an fp32 upcast). "
           "Exponents ±0.5 take PyTorch's sqrt/rsqrt fast paths (which differ from C pow only at -0 and -inf); no case "
           "pairs them with those bases.",
-)
+).facts(counts=Counts(smoke=13, full=162, timed=162, heldout=5), aliases={"square"})
 
 
 def _prelu_weight_shape(p: dict[str, Any]) -> list[int]:
@@ -775,10 +738,96 @@ PRELU = BinaryOperator(
     },
     notes="PyTorch 2.13 rejects a 1-D input with a weight of its length (for a 1-D input the channel size is 1), so "
           "the held-out 1-D case of the spec ((17,) with w (17,)) uses a one-element weight.",
+).facts(counts=Counts(smoke=5, full=36, timed=36, heldout=4))
+
+# ---------------------------------------------------------------------------------------------- add
+def _add_build(p: dict[str, Any], device, gen) -> AtenCase:
+    form = p.get("form", "tt")
+    layout = p.get("layout", "contig")
+    a = make_tensor(p["shape"], p["dtype"], device, gen, layout=layout)
+    kw: dict[str, Any] = {"alpha": p["alpha"]}
+    if form == "tt":
+        b = make_tensor(p.get("shape2", p["shape"]), p["dtype"], device, gen)
+        args: list[Any] = [a, b]
+    elif form == "ts":
+        args = [a, p["scalar"]]
+    elif form == "st":
+        args = [p["scalar"], a]
+    else:
+        raise ValueError(f"aten::add: unknown form {form!r}")
+    api = "torch.add"
+    if p.get("overload") == "Scalar":
+        api = "torch.ops.aten.add.Scalar"
+    elif p.get("overload") == "Scalar_out":
+        api = "torch.ops.aten.add.Scalar_out"
+    written: tuple = ()
+    if p.get("overload") in ("out", "Scalar_out"):
+        shape = torch.broadcast_shapes(*(x.shape for x in args if isinstance(x, torch.Tensor)))
+        kw["out"] = poisoned(shape, p["dtype"], device)
+        written = ("out",)
+    return AtenCase(api, args, kw, written)
+
+
+def _add_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    ref = native_then_exact(call)
+    return std_expected(p, call, ref, Tolerance())
+
+
+def _add_cost(p: dict[str, Any]) -> Cost:
+    n = numel(p["shape"])
+    reads = n + (numel(p.get("shape2", p["shape"])) if p.get("form", "tt") == "tt" else 0)
+    return Cost(2.0 * n, (reads + n) * elem_bytes(p["dtype"]))
+
+
+_ADD_FULL = (
+    [dict(form="tt", **d) for d in product(dtype=FLOAT3, alpha=ALPHAS, shape=POINTWISE_SHAPES)]
+    + [dict(form="ts", **d) for d in product(dtype=FLOAT3, alpha=ALPHAS, scalar=ALPHAS, shape=POINTWISE_SHAPES)]
+    + [dict(form="st", **d) for d in product(dtype=FLOAT3, alpha=ALPHAS, scalar=ALPHAS, shape=POINTWISE_SHAPES)]
 )
 
-OPERATORS: list[BinaryOperator] = [
-    ADD_, DIV, DIV_, EQ, FLOOR_DIVIDE, FMAX, GT, HEAVISIDE, LE, LOGADDEXP2, MUL, POW, PRELU, RSUB, SUB,
+ADD = AtenOperator(
+    "add", category="pointwise binary",
+    semantics="out = self + alpha * other with NumPy broadcasting and PyTorch type promotion (wrapped Python "
+              "numbers and 0-d tensors do not raise the category's dtype); fp16/bf16 compute in fp32 and round "
+              "once; IEEE overflow.",
+    wrappers=[
+        Wrapper("add.Tensor", "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", exercised=True),
+        Wrapper("add.Scalar", "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"),
+        Wrapper("add.out", "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("add.Scalar_out", "aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)"),
+    ],
+    grids={
+        "smoke": [
+            dict(form="tt", shape=[64, 33], dtype="fp32", alpha=-0.999),
+            dict(form="ts", shape=[17], dtype="bf16", scalar=2.5, alpha=100.001),
+            dict(form="st", shape=[], dtype="fp16", scalar=0.001, alpha=-111.999),
+            dict(form="tt", shape=[4, 1, 5], shape2=[3, 5], dtype="fp32", alpha=1),
+            dict(form="tt", shape=[33, 7], dtype="fp16", alpha=2.0, overload="out"),
+            dict(form="ts", shape=[9, 5], dtype="fp32", scalar=-1.5, alpha=0.5, overload="Scalar"),
+        ],
+        "full": _ADD_FULL,
+        "heldout": [
+            dict(form="tt", shape=[511, 257], shape2=[257], dtype="fp16", alpha=1),
+            dict(form="tt", shape=[7, 17, 31], dtype="int32", alpha=3),
+            dict(form="ts", shape=[257, 511], layout="transposed", dtype="bf16", scalar=-0.999, alpha=0.001),
+            dict(form="tt", shape=[129, 65], layout="step2", dtype="fp32", alpha=-2.0, overload="out"),
+            dict(form="ts", shape=[5, 7, 11, 13], dtype="fp16", scalar=100.001, alpha=1, overload="Scalar_out"),
+        ],
+    },
+    build=_add_build, reference=_add_ref, cost=_add_cost,
+).facts(counts=Counts(smoke=6, full=648, timed=648, heldout=5))
+
+
+# The rows' full-tier counts (Counts.full, Counts.timed). aten.md §1 counts, with these corrections (§6b and the rows' notes):
+#   sub 650 -> 648, mul 164 -> 162: the CPU scalar-scalar test never reaches the candidate (§6b.5);
+#   div 172 (pre-damage, §6b.2) -> 168: the mislabelled torch.mul scalar-scalar test (§6b.5) and the pre-damage
+#       trunc_divide_scalar_scalar test, which also runs on the CPU, are dropped;
+#   floor_divide 20 -> 42: the scalar-scalar test is dropped (§6b.5), the float test calls torch.floor_divide
+#       (6), and each of the 12 int cases' three calls (t // t, t // d, d // t) is a case of its own (36);
+#   logaddexp2: test_logaddexp2_out is untimed upstream (9 of 18 timed).
+# div_, eq and pow use the pre-damage grids (§6b.2) with §1's counts; the rest are HEAD's.
+OPERATORS: list[AtenOperator] = [
+    ADD, ADD_, DIV, DIV_, EQ, FLOOR_DIVIDE, FMAX, GT, HEAVISIDE, LE, LOGADDEXP2, MUL, POW, PRELU, RSUB, SUB,
 ]
 
 __all__ = ["OPERATORS", "BinaryOperator"]

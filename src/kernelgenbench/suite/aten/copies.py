@@ -58,10 +58,15 @@ import torch
 
 from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..common import make_tensor, poisoned
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, resolve_api
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, dtype_of, numel, product, written_expected
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES
-from .views import wrappers_of
+
+#: The names that reach ``_to_copy`` through ``Tensor.to`` and its dtype/device shorthands (aten.md §4 item 5):
+#: the recursion aliases of ``_to_copy``, ``to`` and ``copy_`` (``Operator.aliases``).
+TO_FAMILY: frozenset[str] = frozenset(
+    {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool", "cpu", "cuda", "type",
+     "type_as"})
 
 #: PyTorch's integer codes of ``MemoryFormat`` (what ``torch.ops.aten`` accepts for a memory format).
 MEMORY_FORMATS = {"contiguous": 0, "preserve": 1, "channels_last": 2, "channels_last_3d": 3}
@@ -112,17 +117,6 @@ def _ties(x: torch.Tensor, target: str) -> torch.Tensor:
     return torch.where(flat % 2 == 0, tie, near)
 
 
-def _pin(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` at the leading logical positions of ``x`` (in place)."""
-    for i, v in enumerate(values[: x.numel()]):
-        idx = []
-        r = i
-        for s in reversed(x.shape):
-            idx.append(r % s)
-            r //= s
-        x[tuple(reversed(idx))] = v
-
-
 def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *, dtype_key: str = "dtype",
                shape: Sequence[int] | None = None, layout: str | None = None) -> torch.Tensor:
     """The input tensor of a case (keys: see the module docstring).
@@ -161,7 +155,7 @@ def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *,
     elif "perm" in q:
         x = x.permute(*q["perm"])
     if "pin" in q:
-        _pin(x, q["pin"])
+        pin_leading(x, q["pin"])
     return x
 
 
@@ -263,12 +257,7 @@ class CopyOperator(AtenOperator):
                  cost: Callable[[dict[str, Any]], Cost], timed: Callable[[dict[str, Any]], bool] = lambda p: True,
                  absent: dict[str, str] | None = None, own_ops: frozenset[str] | None = None,
                  notes: str = "") -> None:
-        wrappers = wrappers_of(name, exercised, absent)
-        unknown = set(exercised) - {w.overload for w in wrappers}
-        if unknown:
-            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch "
-                             f"{torch.__version__}")
-        wrappers.sort(key=lambda w: (w.kind != "dispatcher", not w.exercised))
+        wrappers = wrappers_of(name, exercised, absent, dispatcher_first=True)
         super().__init__(name, category=category, semantics=semantics, wrappers=wrappers, grids=grids, build=args,
                          reference=self._reference_of, cost=cost, timed=timed, own_ops=own_ops,
                          allow_copies=False, notes=notes)
@@ -418,7 +407,8 @@ TO_COPY = CopyOperator(
           "CUDA PyTorch, so no case has them (fp16 overflow and NaN/inf in float->float casts are defined and are "
           "in the held-out tier). Inside the wrapper .to(), .float(), .half(), .cpu() and .type() are dispatch "
           "recursion.",
-)
+).facts(
+    counts=Counts(smoke=6, full=26, timed=26, heldout=6), aliases=TO_FAMILY)
 
 
 # ============================================================================================ clone
@@ -465,7 +455,7 @@ CLONE = CopyOperator(
           "contiguous_format and only values for preserve, here every result must have PyTorch's strides (preserve: "
           "(1, 16)), aten.md §6b.7. x.clone(), torch.clone and x.contiguous() inside the wrapper are dispatch "
           "recursion or a copy through PyTorch.",
-)
+).facts(counts=Counts(smoke=5, full=36, timed=36, heldout=5), aliases={"contiguous"})
 
 
 # ======================================================================================= contiguous
@@ -514,7 +504,7 @@ CONTIGUOUS = CopyOperator(
           "untimed, so the count stays 30 with 24 timed. Results must have contiguous strides exactly; where PyTorch "
           "returns self the candidate must return self (an alias with the same sizes, strides and offset). Never "
           "call .contiguous() inside (recursion); .clone() is a copy through PyTorch.",
-)
+).facts(counts=Counts(smoke=5, full=30, timed=24, heldout=4))
 
 
 # ============================================================================================ copy_
@@ -570,7 +560,8 @@ COPY_ = CopyOperator(
           "element must be written (stronger). The harness's own host<->device tensor transfers never reach the "
           "registered wrapper (they would arrive as cross-device copy_ calls). Inside the wrapper .clone(), "
           ".contiguous(), .to() and .copy_() all reach copy_ again.",
-)
+).facts(
+    counts=Counts(smoke=6, full=23, timed=23, heldout=5), aliases=TO_FAMILY | {"clone", "contiguous"})
 
 
 # =============================================================================================== to
@@ -644,7 +635,8 @@ TO = CopyOperator(
           "is compared exactly here, as for _to_copy. to.device cases pass the device as its type string (\"cuda\" "
           "or \"cpu\": the current device). Inside the wrapper .to(), .float(), .half() and .type() are dispatch "
           "recursion.",
-)
+).facts(
+    counts=Counts(smoke=7, full=48, timed=36, heldout=6), aliases=TO_FAMILY)
 
 
 # ===================================================================================== resolve_conj
@@ -683,7 +675,7 @@ RESOLVE_CONJ = CopyOperator(
           "(preserve), not in the suggested memory format. Reading a conj-bit tensor's memory: self.real is a "
           "bit-free fp32 view of the stored real parts (imag at +1 element); torch.view_as_real refuses conj-bit "
           "tensors.",
-)
+).facts(counts=Counts(smoke=3, full=5, timed=5, heldout=4))
 
 
 # ====================================================================================== resolve_neg
@@ -720,7 +712,7 @@ RESOLVE_NEG = CopyOperator(
           "bit is cleared; here the values are compared exactly with z.resolve_neg(), the result must have no bit, "
           "PyTorch's strides (dense, same order) and its own storage, and a tensor without the bit must come back "
           "as itself. A Triton kernel reads the stored values through the view's pointer and strides.",
-)
+).facts(counts=Counts(smoke=3, full=5, timed=5, heldout=3))
 
 
 # ============================================================================================== cat
@@ -819,7 +811,7 @@ CAT = CopyOperator(
           "3 empty-tensor cases. Every result must have PyTorch's strides; cases with an empty result need no "
           "launch. The number of inputs varies (up to 11 in the held-out tier). Inside the wrapper torch.cat, "
           "torch.stack and copies through PyTorch are not allowed.",
-)
+).facts(counts=Counts(smoke=5, full=133, timed=133, heldout=5), aliases={"hstack", "vstack"})
 
 
 # ============================================================================================ stack
@@ -871,9 +863,12 @@ STACK = CopyOperator(
     notes="Grid: upstream HEAD, 60 cases, all timed (ints randint(0, 0x7FFF)); for 1-D inputs dim -2 is 0 and dim 1 a "
           "new last dim. Every result must be contiguous with PyTorch's strides. stack is CompositeExplicit: the op "
           "itself is intercepted; torch.cat/torch.stack inside the wrapper are not allowed.",
-)
+).facts(counts=Counts(smoke=5, full=60, timed=60, heldout=5), aliases={"concat", "concatenate", "hstack", "vstack"})
 
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. contiguous keeps upstream's 30 registry cases; its six (1,) inputs are
+# contiguous after slicing (upstream returns early), judged as "returns self" and untimed. to's twelve same-dtype
+# cases return self in PyTorch and are untimed. cat and resolve_* use the pre-damage grids (§6b.2).
 OPERATORS: list[CopyOperator] = [TO_COPY, CAT, CLONE, CONTIGUOUS, COPY_, RESOLVE_CONJ, RESOLVE_NEG, STACK, TO]
 
 __all__ = ["OPERATORS", "CopyOperator", "MEMORY_FORMATS", "fresh_result", "input_shape", "list_unchanged",

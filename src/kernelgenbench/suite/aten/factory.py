@@ -45,10 +45,9 @@ import torch
 
 from ..compare import SlotResult, compare_values, same_storage
 from ..common import make_tensor, poisoned
-from ..spec import EXACT, Call, Cost, Expected, clone_tree, dtype_of, numel, product, written_expected
-from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
+from ..spec import EXACT, Call, Cost, Counts, Expected, clone_tree, dtype_of, numel, product, written_expected
+from .family import AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES
-from .views import wrappers_of
 
 #: PyTorch ops that write values into a tensor: the whole computation of this family. Each row counts
 #: them as its own ops (L1: dispatch recursion; L3: the dispatch trace fails them).
@@ -277,7 +276,7 @@ ARANGE = FactoryOperator(
           "vectorised path; CUDA accumulates in fp32). Upstream reaches only arange.start_step; the other four "
           "overloads are driven in smoke. PyTorch 2.13 truncates float arguments to int64 before "
           "computing an int64 result's length (arange(0.5, 10, 1.5, dtype=int64) has 10 elements).",
-)
+).facts(counts=Counts(smoke=9, full=378, timed=378, heldout=7))
 
 
 # ============================================================================================ full
@@ -337,7 +336,7 @@ FULL = FactoryOperator(
           "Scalar conversion) rounds a double to fp32 first, then to fp16/bf16 (full(1 + 2^-11 + 2^-40, fp16) is "
           "1.0, not 1.0009765625); PyTorch wins, and the reference is PyTorch's own result. A finite value beyond "
           "a float dtype's range (fp16: 65504) is an error, not inf.",
-)
+).facts(counts=Counts(smoke=8, full=162, timed=144, heldout=5))
 
 
 # =========================================================================================== zeros
@@ -377,7 +376,7 @@ ZEROS = FactoryOperator(
           "inferred-dtype call does not depend on the dtype axis, so here it is 6 cases of its own (untimed: "
           "upstream times the explicit-dtype call): 54 cases, 48 timed. A bool result of zeros equals the L2 "
           "ghost poison of bool outputs (False), so ghost replay skips those cases as uninformative.",
-)
+).facts(counts=Counts(smoke=6, full=54, timed=48, heldout=4))
 
 
 # ================================================================================= zeros_like, ones_like
@@ -437,7 +436,7 @@ ZEROS_LIKE = FactoryOperator(
               "self's metadata is read.",
     exercised=["zeros_like"], args=_like_args("zeros_like"), cost=_like_cost, grids=_like_grids(0),
     notes=_LIKE_NOTES,
-)
+).facts(counts=Counts(smoke=7, full=18, timed=18, heldout=6))
 
 ONES_LIKE = FactoryOperator(
     "ones_like", category="factory (constant, like)",
@@ -447,7 +446,7 @@ ONES_LIKE = FactoryOperator(
               "self's metadata is read.",
     exercised=["ones_like"], args=_like_args("ones_like"), cost=_like_cost, grids=_like_grids(1),
     notes=_LIKE_NOTES,
-)
+).facts(counts=Counts(smoke=7, full=18, timed=18, heldout=6))
 
 
 # ======================================================================================== new_ones
@@ -486,7 +485,7 @@ NEW_ONES = FactoryOperator(
     notes="self is a random fp32 tensor (self_dtype where a case says otherwise); .out writes into a poisoned out "
           "of the requested size and the out's dtype (upstream's buffer), or resizes an out of another size. "
           "Upstream calls torch.ops.aten.new_ones(self, size, dtype=dt) and .out(self, size, out=buf).",
-)
+).facts(counts=Counts(smoke=6, full=48, timed=48, heldout=4))
 
 
 # =================================================================================== scalar_tensor
@@ -529,7 +528,7 @@ SCALAR_TENSOR = FactoryOperator(
           "follows. A finite value beyond fp16's range is an error on CUDA (PyTorch's checked Scalar conversion), "
           "while PyTorch's CPU fast path for one-element fills returns inf; no case uses such a value (the spec's "
           "proposed 1e10 -> fp16 is replaced). An out that is not 0-d is resized to 0-d.",
-)
+).facts(counts=Counts(smoke=6, full=48, timed=48, heldout=5))
 
 
 # =========================================================================================== fill_
@@ -583,7 +582,7 @@ FILL_ = FactoryOperator(
           "registered on GPUs, PyTorch's zero_/zeros reach it (the harness's L2 flush uses a kernel of its own); "
           "the sandbox poisons tensors a wrapper allocates with fill_, so a fill_ wrapper that allocates would "
           "re-enter itself on GPUs: a fill_ wrapper must not allocate.",
-)
+).facts(counts=Counts(smoke=7, full=108, timed=54, heldout=5))
 
 
 # =========================================================================================== zero_
@@ -610,9 +609,15 @@ ZERO_ = FactoryOperator(
                     dict(shape=[5, 7, 11, 13], dtype="fp32", layout="step2")],
     },
     notes="self is random (ints in [-100, 100)); the gaps of strided views must stay untouched.",
-)
+).facts(counts=Counts(smoke=6, full=36, timed=36, heldout=4))
 
 
+# The rows' full-tier counts (Counts.full, Counts.timed). aten.md §8 totals and how this family differs:
+#   arange 756 -> 378: the device=None half creates CPU tensors and never reaches the candidate (§6 item 3);
+#   full 144 -> 162, zeros 48 -> 54: each upstream case makes an inferred-dtype call and an explicit-dtype call;
+#       the inferred one does not depend on the dtype axis, so it is 18 (6) untimed cases of its own;
+#   fill_ 54 (pre-damage grid, §6b.2) -> 108: each case's fill_.Scalar and fill_.Tensor calls are separate cases,
+#       only the Scalar one timed (as upstream times it).
 OPERATORS: list[FactoryOperator] = [ARANGE, FILL_, FULL, NEW_ONES, ONES_LIKE, SCALAR_TENSOR, ZERO_, ZEROS, ZEROS_LIKE]
 
 __all__ = ["OPERATORS", "FactoryOperator", "VALUE_WRITERS", "new_tensor_judge"]

@@ -24,8 +24,11 @@ from typing import Any, Callable, Sequence
 
 import torch
 
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from ..common import upcast
 from ..spec import (Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of,
-                    is_named_overload)
+                    is_named_overload, written_expected)
 
 #: Public APIs a case may drive, by name. The child resolves only these names and
 #: ``torch.ops.aten.<op>.<overload>`` (dispatcher entry points for overloads with no public API).
@@ -235,3 +238,103 @@ def flop_class(dtype: str) -> str:
     if dt in (torch.float16, torch.bfloat16):
         return "fp16"
     return "fp32"
+
+
+def native_then_exact(call: Call, ref_args: list[Any] | None = None,
+                      ref_kwargs: dict | None = None) -> torch.Tensor:
+    """Run the case's public API natively: once on the inputs (for result dtype and shape), once
+    on fp64-upcast inputs (for values), and return the upcast values in the native dtype."""
+    api = resolve_api(functional_api(str(call.api)))
+    kwargs = {k: v for k, v in call.kwargs.items() if k != "out"}
+    native = api(*call.args, **kwargs)
+    exact = api(*(ref_args if ref_args is not None else upcast(call.args)),
+                **(ref_kwargs if ref_kwargs is not None else upcast(kwargs)))
+    return exact.to(native.dtype)
+
+
+def functional_api(name: str) -> str:
+    """The functional overload of an out= dispatcher entry (``add.Scalar_out`` -> ``add.Scalar``)."""
+    prefix = "torch.ops.aten."
+    if not name.startswith(prefix):
+        return name
+    op, _, overload = name[len(prefix):].partition(".")
+    if overload == "out":
+        overload = "default"
+    elif overload.endswith("_out"):
+        overload = overload[: -len("_out")]
+    return f"{prefix}{op}.{overload}"
+
+
+def _out_expected(call: Call, ref: torch.Tensor, tol: Tolerance,
+                  atol_extra: torch.Tensor | None = None) -> list[Expected]:
+    """For ``out=`` cases: the out tensor must hold the values, the return must be that tensor."""
+    out = call.kwargs["out"]
+    return [written_expected("arg.out", out, ref, tol, atol_extra=atol_extra),
+            Expected("return", None, tol, alias="arg.out")]
+
+
+def std_expected(params: dict[str, Any], call: Call, ref: torch.Tensor, tol: Tolerance,
+                 atol_extra: torch.Tensor | None = None) -> list[Expected]:
+    """The expected outputs of a case with one result: the returned tensor, or for an ``out=`` case the
+    written out tensor and the return aliasing it."""
+    if "out" in call.kwargs:
+        return _out_expected(call, ref, tol, atol_extra)
+    return [Expected("return", ref, tol, atol_extra=atol_extra)]
+
+
+def pin_leading(x: torch.Tensor, values: Sequence[Any]) -> None:
+    """Write ``values`` into the leading elements of ``x`` in logical (row-major) order, in place: each value
+    goes through fp64 and is then cast to ``x``'s dtype (integers truncate); a None leaves its element as
+    drawn; values beyond ``x.numel()`` are dropped."""
+    k = min(len(values), x.numel())
+    at = [i for i in range(k) if values[i] is not None]
+    if not at:
+        return
+    vals = torch.tensor([float(values[i]) for i in at], dtype=torch.float64).to(x.dtype).to(x.device)
+    if x.dim() == 0:
+        x.copy_(vals[0])
+        return
+    x[torch.unravel_index(torch.tensor(at, device=x.device), x.shape)] = vals
+
+
+def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None = None, *,
+                dispatcher_first: bool = False) -> list[Wrapper]:
+    """Every overload the installed PyTorch has for ``aten::<op>`` (PyTorch wins over the prompt) with its
+    schema and kind (JIT-only ones ``jit``, :func:`overload_kind`), plus the ``absent`` ones the upstream
+    prompt lists but PyTorch 2.13 lacks (``{overload: schema}``, kind ``named``). ``exercised`` are the
+    overload keys the tests drive (``"add.Tensor"``); ``dispatcher_first`` orders dispatcher overloads first,
+    exercised ones first within each kind.
+
+    Raises:
+        ValueError: an exercised overload is not in the installed PyTorch.
+    """
+    out = []
+    for ov in getattr(torch.ops.aten, op).overloads():
+        key = op if ov == "default" else f"{op}.{ov}"
+        schema = schema_of(op, ov)
+        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
+                           exercised=key in exercised))
+    unknown = set(exercised) - {w.overload for w in out}
+    if unknown:
+        raise ValueError(f"aten::{op}: exercised overloads {sorted(unknown)} are not in PyTorch {torch.__version__}")
+    have = {w.overload for w in out}
+    for ov, schema in (absent or {}).items():
+        if f"{op}.{ov}" not in have:
+            out.append(Wrapper(f"{op}.{ov}", schema, kind="named"))
+    if dispatcher_first:
+        out.sort(key=lambda w: (w.kind != "dispatcher", not w.exercised))
+    return out
+
+
+class ReachedOverloads(TorchDispatchMode):
+    """A dispatch mode that records the overloads of ``aten::<op>`` a call reaches, in order
+    (``seen``: overload names, ``"default"`` for the bare op)."""
+
+    def __init__(self, op: str) -> None:
+        super().__init__()
+        self.op, self.seen = op, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func._schema.name == f"aten::{self.op}":
+            self.seen.append(func._overloadname)
+        return func(*args, **(kwargs or {}))

@@ -39,9 +39,10 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..common import make_tensor, upcast
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, schema_of
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 LONGTAIL_BIG = [[2, 3], [128, 256], [1024, 1024]]
@@ -51,18 +52,6 @@ REDUCTIONS = [0, 1, 2]            # none, mean, sum (at::Reduction)
 
 def _key(op: str, overload: str) -> str:
     return op if overload == "default" else f"{op}.{overload}"
-
-
-def _pin(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the leading elements of ``x`` in logical order, in place."""
-    k = min(len(values), x.numel())
-    if k == 0:
-        return
-    vals = torch.tensor([float(v) for v in values[:k]], dtype=torch.float64).to(x.dtype).to(x.device)
-    if x.dim() == 0:
-        x.copy_(vals[0])
-        return
-    x[torch.unravel_index(torch.arange(k, device=x.device), x.shape)] = vals
 
 
 @dataclass(frozen=True)
@@ -121,7 +110,7 @@ class In:
             x = make_tensor(shape, dt, device, gen, layout=layout)
         else:
             raise ValueError(f"unknown input distribution {self.dist!r}")
-        _pin(x, p.get(f"{self.role}_values", []))
+        pin_leading(x, p.get(f"{self.role}_values", []))
         return x
 
 
@@ -366,7 +355,7 @@ BINARY_CROSS_ENTROPY_WITH_LOGITS = LossOperator(
     notes="⚑ aten.md §3.1: PyTorch rounds every sub-op in fp16/bf16; the reference is the op on fp64 copies of the "
           "inputs (the spec's fp32-upcast rule, in higher precision), cast once. Inputs: self randn, target rand "
           "(soft targets), weight and pos_weight rand + 0.5. Full tier 216 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=216, timed=216, heldout=4))
 
 HUBER_LOSS = LossOperator(
     "huber_loss", category="loss",
@@ -390,7 +379,7 @@ HUBER_LOSS = LossOperator(
     notes="⚑ aten.md §3.1: PyTorch's CUDA kernel computes in fp16/bf16; the reference is the op on fp64 copies of the "
           "inputs (the spec's fp32-upcast rule, in higher precision). self and target are randn. "
           "test_huber_loss_out is untimed upstream: 162 cases, 81 timed.",
-)
+).facts(counts=Counts(smoke=4, full=162, timed=81, heldout=4))
 
 MARGIN_RANKING_LOSS = LossOperator(
     "margin_ranking_loss", category="loss (composite)",
@@ -415,7 +404,7 @@ MARGIN_RANKING_LOSS = LossOperator(
     notes="⚑ aten.md §3.1: PyTorch rounds each sub-op in fp16/bf16; the reference is the op on fp64 copies of the "
           "inputs. target is ±1 (randint(0, 2)·2 - 1 in the dtype). On the interpreter the wrapper is called "
           "directly (no CPU kernel of its own). 81 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=81, timed=81, heldout=3))
 
 SOFT_MARGIN_LOSS = LossOperator(
     "soft_margin_loss", category="loss",
@@ -439,7 +428,7 @@ SOFT_MARGIN_LOSS = LossOperator(
     notes="The reference computes in fp64 but rounds exp's result to the dtype (PyTorch's composite stores it), so "
           "fp16 inputs with -x·t > 11.09 give inf as PyTorch does. target is ±1. "
           "54 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=54, timed=54, heldout=3))
 
 
 # -- the backward operators ------------------------------------------------------------------------------
@@ -461,7 +450,7 @@ LOG_SIGMOID_BACKWARD = BackwardOperator(
     },
     notes="CPU cases pass buffer = exp(-|x|) (the CPU kernel reads it), GPU cases upstream's sigmoid(x) (ignored); "
           "the reference is the CUDA formula in fp64 on every device. 18 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=3))
 
 MISH_BACKWARD = BackwardOperator(
     "mish_backward", category="backward (activation gradient)",
@@ -477,7 +466,7 @@ MISH_BACKWARD = BackwardOperator(
                     c([5, 7, 11, 13], "bf16")],
     },
     notes="9 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=9, timed=9, heldout=3))
 
 
 def _sl1_grad_shape(p: dict[str, Any]) -> list[int]:
@@ -508,7 +497,7 @@ SMOOTH_L1_LOSS_BACKWARD = BackwardOperator(
           "the CPU kernel (<= / >=) gives -norm·grad; the spec's 'sign(d), 0 at d = 0' is neither. No case draws "
           "d = 0 with beta = 0. Half types round d and norm in the dtype natively; the fp64 reference differs by "
           "< 1 ulp. 162 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=162, timed=162, heldout=3))
 
 SOFTPLUS_BACKWARD = BackwardOperator(
     "softplus_backward", category="backward (activation gradient)",
@@ -531,7 +520,7 @@ SOFTPLUS_BACKWARD = BackwardOperator(
                       overload="grad_input")],
     },
     notes="108 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=108, timed=108, heldout=3))
 
 RRELU_WITH_NOISE_BACKWARD = BackwardOperator(
     "rrelu_with_noise_backward", category="backward (activation gradient)",
@@ -554,7 +543,7 @@ RRELU_WITH_NOISE_BACKWARD = BackwardOperator(
     },
     notes="lower = 0.1 and upper = 0.3 in every case; the functional form passes self_is_result=False and .out "
           "True, as upstream does. noise is U(0.1, 0.3). 36 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=36, timed=36, heldout=3))
 
 
 def _pad_grad_shape(p: dict[str, Any]) -> list[int]:
@@ -582,7 +571,7 @@ REFLECTION_PAD1D_BACKWARD = BackwardOperator(
                     c([4, 6, 40], "fp32", padding=[3, 9], grad_layout="transposed", overload="grad_input")],
     },
     notes="54 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=54, timed=54, heldout=3))
 
 
 def _select_grad_shape(p: dict[str, Any]) -> list[int]:
@@ -619,7 +608,7 @@ SELECT_BACKWARD = BackwardOperator(
     },
     notes="Cases carry sizes instead of shape; index_mode first/mid/neg1 is 0, size//2 and -1. 108 cases, all "
           "timed.",
-)
+).facts(counts=Counts(smoke=4, full=108, timed=108, heldout=3))
 
 
 def _up_grad_shape(p: dict[str, Any]) -> list[int]:
@@ -656,8 +645,9 @@ UPSAMPLE_NEAREST2D_BACKWARD = BackwardOperator(
     notes="Cases give (N, C, IH, IW, OH, OW); scales are None or OH/IH. For every case of every tier the CPU "
           "mapping (per output pixel, floor) and the CUDA one (per input pixel, ceil ranges) select the same pixels "
           "(tested), so the fp64 reference is device-independent. 36 cases, all timed.",
-)
+).facts(counts=Counts(smoke=4, full=36, timed=36, heldout=3))
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1 and the sections' grids; test_huber_loss_out is untimed upstream.
 OPERATORS: list[TensorRow] = [
     BINARY_CROSS_ENTROPY_WITH_LOGITS, HUBER_LOSS, MARGIN_RANKING_LOSS, SOFT_MARGIN_LOSS, LOG_SIGMOID_BACKWARD,
     MISH_BACKWARD, SMOOTH_L1_LOSS_BACKWARD, SOFTPLUS_BACKWARD, RRELU_WITH_NOISE_BACKWARD, REFLECTION_PAD1D_BACKWARD,

@@ -33,9 +33,10 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..common import make_tensor
-from ..spec import EXACT, EXACT_TEXT, Call, Cost, Expected, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, schema_of
 from .pools import POINTWISE_SHAPES
 
 JIT_OVERLOADS = ("int", "float", "complex", "Scalar")
@@ -46,19 +47,6 @@ def _scalar(v: Any) -> Any:
     if isinstance(v, (list, tuple)):
         return complex(float(v[0]), float(v[1]))
     return v
-
-
-def _put_first(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the first elements of ``x`` in logical (row-major) order, in place."""
-    k = min(len(values), x.numel())
-    if k == 0:
-        return
-    vals = torch.tensor([float(v) for v in values[:k]], dtype=torch.float64).to(x.dtype).to(x.device)
-    if x.dim() == 0:
-        x.copy_(vals[0])
-        return
-    idx = torch.unravel_index(torch.arange(k, device=x.device), x.shape)
-    x[idx] = vals
 
 
 class UnaryOperator(AtenOperator):
@@ -137,7 +125,7 @@ class UnaryOperator(AtenOperator):
                 if args and args[0] != 1:
                     x.mul_(args[0])  # upstream scales after the cast, in the dtype
         values = list(self.pin(p) if self.pin else []) + list(p.get("values", []))
-        _put_first(x, values)
+        pin_leading(x, values)
         return x
 
     def _out(self, p: dict[str, Any], x: torch.Tensor, device: torch.device) -> torch.Tensor:
@@ -273,7 +261,7 @@ ACOSH = UnaryOperator(
     notes="JIT scalar cases call the wrapper directly and are untimed (aten.md §6b.5; no native baseline). "
           "acosh.Scalar computes through a default-dtype (fp32) tensor in PyTorch, so its reference is "
           "fp32-rounded; the fp32 rtol covers a double-precision answer.",
-)
+).facts(counts=Counts(smoke=10, full=33, timed=18, heldout=6), aliases={"arccosh"})
 
 ASIN = UnaryOperator(
     "asin", category="pointwise unary (math)",
@@ -296,7 +284,7 @@ ASIN = UnaryOperator(
                     *jit_cases("int", [2])],
     },
     notes="JIT scalar cases call the wrapper directly and are untimed (aten.md §6b.5).",
-)
+).facts(counts=Counts(smoke=10, full=33, timed=9, heldout=5), aliases={"arcsin"})
 
 COS = UnaryOperator(
     "cos", category="pointwise unary (math)",
@@ -312,7 +300,7 @@ COS = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[-1e4, 1e4]), c([7, 17, 31], "bf16", layout="transposed"),
                     c([2, 3, 4, 5, 6], "fp16"), c([33, 17], "fp32", out_layout="step2", **_OUT), c([0, 5], "fp16")],
     },
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=5))
 
 COSH = UnaryOperator(
     "cosh", category="pointwise unary (math)",
@@ -336,7 +324,7 @@ COSH = UnaryOperator(
     notes="test_cosh_Scalar_bool calls torch.ops.aten.cosh(True/False), which PyTorch resolves to cosh.int "
           "(cosh.Scalar itself fails an internal assert on bool in PyTorch 2.13), so those two cases drive "
           "cosh_int with a bool. JIT scalar cases are untimed (aten.md §6b.5).",
-)
+).facts(counts=Counts(smoke=10, full=34, timed=18, heldout=5))
 
 ERFC = UnaryOperator(
     "erfc", category="pointwise unary (special function)",
@@ -358,7 +346,7 @@ ERFC = UnaryOperator(
     notes="test_erfc_scalar calls torch.ops.aten.erfc(False/True), which PyTorch resolves to erfc.int (erfc.Scalar "
           "fails an internal assert on bool in PyTorch 2.13), so those cases drive erfc_int with a bool. JIT "
           "scalar cases are untimed (aten.md §6b.5).",
-)
+).facts(counts=Counts(smoke=9, full=30, timed=9, heldout=5))
 
 FLOOR = UnaryOperator(
     "floor", category="pointwise unary (rounding)",
@@ -379,7 +367,7 @@ FLOOR = UnaryOperator(
                     c([9, 11], "int64", out_layout="step2", **_OUT)],
     },
     notes="JIT scalar cases call the wrapper directly and are untimed (aten.md §6b.5).",
-)
+).facts(counts=Counts(smoke=7, full=35, timed=9, heldout=4))
 
 I0 = UnaryOperator(
     "i0", category="pointwise unary (special function)",
@@ -400,7 +388,7 @@ I0 = UnaryOperator(
     notes="Inputs are randn in the dtype, then multiplied by 3 in the dtype (upstream casts before the multiply). "
           "The fp64-upcast reference stays finite up to |x| ~ 91.9 in fp32, where PyTorch's own fp32 kernel "
           "(e^|x| first) already gives inf past ~88.7; no full-tier input gets there.",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=9, heldout=4))
 
 LOG10 = UnaryOperator(
     "log10", category="pointwise unary (math)",
@@ -423,7 +411,7 @@ LOG10 = UnaryOperator(
                     *jit_cases("float", [0.0])],
     },
     notes="JIT scalar cases call the wrapper directly and are untimed (aten.md §6b.5).",
-)
+).facts(counts=Counts(smoke=10, full=35, timed=18, heldout=4))
 
 NEG = UnaryOperator(
     "neg", category="pointwise unary",
@@ -438,7 +426,7 @@ NEG = UnaryOperator(
         "heldout": [c([511, 257], "int32", values=[-2147483648]), c([7, 17, 31], "fp16", layout="transposed"),
                     c([2, 3, 4, 5, 6], "bf16"), c([8, 8], "int64", out_layout="resize", **_OUT)],
     },
-)
+).facts(counts=Counts(smoke=5, full=18, timed=18, heldout=4), aliases={"negative"})
 
 RSQRT = UnaryOperator(
     "rsqrt", category="pointwise unary (math)",
@@ -453,7 +441,7 @@ RSQRT = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[1e-30, 1e30]), c([7, 17, 31], "fp16", layout="transposed"),
                     c([2, 3, 4, 5, 6], "bf16"), c([6, 5], "fp32", out_layout="resize", **_OUT)],
     },
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 SIN = UnaryOperator(
     "sin", category="pointwise unary (math)",
@@ -469,7 +457,7 @@ SIN = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[-1e4, 1e4]), c([7, 17, 31], "bf16", layout="transposed"),
                     c([2, 3, 4, 5, 6], "fp16"), c([33, 17], "fp32", out_layout="step2", **_OUT)],
     },
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 SGN = UnaryOperator(
     "sgn", category="pointwise unary",
@@ -487,7 +475,7 @@ SGN = UnaryOperator(
     },
     notes="Bool inputs have their first element set to False, so that an expected result is never all True "
           "(the bool poison pattern, which ghost replay could not tell from a no-op).",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=9, heldout=4))
 
 SILU = UnaryOperator(
     "silu", category="pointwise unary (activation)",
@@ -503,7 +491,7 @@ SILU = UnaryOperator(
     },
     notes="Upstream's label also carries a silu_backward test that never calls the candidate; aten.md §6b.5 drops "
           "it (18 of 36 registry cases remain).",
-)
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=4))
 
 SQUARE = UnaryOperator(
     "square", category="pointwise unary (composite)",
@@ -524,7 +512,7 @@ SQUARE = UnaryOperator(
     notes="square is CompositeImplicitAutograd: on GPUs the wrapper registered at the CUDA key intercepts the "
           "composite (aten.md §4.3); on the interpreter, where a dispatch mode sees only its pow decomposition, the "
           "family calls the wrapper directly.",
-)
+).facts(counts=Counts(smoke=5, full=27, timed=9, heldout=4))
 
 SPECIAL_ENTR = UnaryOperator(
     "special_entr", category="pointwise unary (special function)",
@@ -540,7 +528,7 @@ SPECIAL_ENTR = UnaryOperator(
                     c([20, 30], "fp32", range=[0.0, 1e-30]), c([6, 8], "fp32", out_layout="step2", **_OUT)],
     },
     notes="Inputs are rand - 0.2 with the first element 0 (upstream's flat[0] = 0).",
-)
+).facts(counts=Counts(smoke=6, full=18, timed=18, heldout=4))
 
 BITWISE_NOT = UnaryOperator(
     "bitwise_not", category="pointwise unary (bitwise)",
@@ -558,7 +546,7 @@ BITWISE_NOT = UnaryOperator(
     notes="Bool inputs have their first element set to False, so the first result is True: L2 ghost replay poisons "
           "bool outputs with all-False, and could not tell a correct kernel from a no-op on a 0-d case whose result "
           "is False.",
-)
+).facts(counts=Counts(smoke=5, full=18, timed=18, heldout=4))
 
 HARDSIGMOID = UnaryOperator(
     "hardsigmoid", category="pointwise unary (activation)",
@@ -572,7 +560,7 @@ HARDSIGMOID = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[-5.0, 5.0]), c([7, 17, 31], "fp16", layout="transposed"),
                     c([3, 4], "fp32", values=["nan", "inf", "-inf"], out_layout="step2", **_OUT)],
     },
-)
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=3))
 
 MISH = UnaryOperator(
     "mish", category="pointwise unary (activation)",
@@ -587,7 +575,7 @@ MISH = UnaryOperator(
         "heldout": [c([511, 257], "fp32", range=[-40.0, 40.0]), c([7, 17, 31], "fp16", layout="transposed"),
                     c([5, 7, 11, 13], "bf16"), c([6, 7], "fp32", out_layout="step2", **_OUT)],
     },
-)
+).facts(counts=Counts(smoke=4, full=18, timed=9, heldout=4))
 
 LOGIT = UnaryOperator(
     "logit", category="pointwise unary (math)",
@@ -612,8 +600,11 @@ LOGIT = UnaryOperator(
           "the reference pins the CUDA semantics on every device: clamp in fp32, then log in fp64. With eps=None "
           "the inputs are rand*0.998 + 0.001 (range=[0.001, 0.999]); with eps given, rand with flat[0] = 0 and "
           "flat[1] = 1.",
-)
+).facts(counts=Counts(smoke=6, full=54, timed=54, heldout=4))
 
+# The rows' full-tier counts (Counts.full, Counts.timed): the case counts of aten.md §1 (silu: 36 - the 18 silu_backward cases
+# that never call the candidate, §6b.5); timed = the section's timed tensor tests (JIT scalar cases call
+# a Python wrapper directly and have no native baseline, so they are untimed).
 OPERATORS: list[UnaryOperator] = [
     ACOSH, ASIN, BITWISE_NOT, COS, COSH, ERFC, FLOOR, HARDSIGMOID, I0, LOG10, LOGIT, MISH, NEG, RSQRT, SGN, SILU,
     SPECIAL_ENTR, SQUARE, SIN,

@@ -4,8 +4,9 @@
 Every op of the family is one :class:`ReductionOperator` row: the overloads the full tier exercises, the
 grids per tier, a ``build`` that turns case parameters into the public PyTorch call, a ``reference``, a
 timing gate and a cost model. The wrappers themselves (every overload of the installed PyTorch, with its
-schema and kind) are read from PyTorch (:func:`.binary.pytorch_wrappers`); the machinery of ``sum`` and
-``_softmax`` (:mod:`.ops`) is reused for the references and case builders that fit.
+schema and kind) are read from PyTorch (:func:`.family.wrappers_of`). The first slice's ``_softmax``,
+``sum`` and ``cumsum`` are plain :class:`~.family.AtenOperator` rows here too, and the machinery of ``sum``
+and ``_softmax`` is reused for the references and case builders that fit.
 
 * **cases.** ``dict(shape, dtype, ...)`` plus the row's own keys (``dim``, ``keepdim``, ``p``, ...).
   Shared optional keys: ``layout`` (an input layout of :func:`~kernelgenbench.suite.common.make_tensor`),
@@ -30,15 +31,13 @@ import math
 from typing import Any, Callable, Sequence
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
-from ..common import make_tensor
-from ..spec import (EXACT, Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, dtype_of, numel,
-                    product, written_expected)
+from ..common import make_tensor, poisoned
+from ..spec import (ACCUMULATION_NOTE, EXACT, Call, Cost, Counts, Expected, Tolerance, Wrapper, accumulation_rule,
+                    accumulation_text, dtype_of, numel, product, written_expected)
 from ..tensors import poison_
-from .binary import pytorch_wrappers
-from .family import AtenCase, AtenOperator, elem_bytes, resolve_api
-from .ops import _softmax_build, _softmax_ref
+from .family import (AtenCase, AtenOperator, ReachedOverloads, elem_bytes, native_then_exact, pin_leading,
+                     resolve_api, std_expected, wrappers_of)
 from .pools import EMPTY_SHAPES, FLOAT3, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]
@@ -47,14 +46,6 @@ Direct = Callable[[Call], "tuple[str, list, dict] | None"]
 
 
 # -- shared pieces ---------------------------------------------------------------------------------------
-def _pin(x: torch.Tensor, values: Sequence[Any]) -> None:
-    """Write ``values`` into the leading elements of ``x`` in logical (row-major) order, in place."""
-    flat = [float(v) for v in values[: x.numel()]]
-    for i, v in enumerate(flat):
-        idx = tuple(int(j) for j in torch.unravel_index(torch.tensor(i), x.shape)) if x.dim() else ()
-        x[idx] = v if x.is_floating_point() else int(v)
-
-
 def _input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *, low: float | None = None,
            high: float | None = None, dist: str = "randn", key: str = "") -> torch.Tensor:
     """The case's input tensor ``shape{key}``/``dtype``/``layout{key}``/``values{key}`` (``key`` is ``""`` or
@@ -63,7 +54,7 @@ def _input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *, low
         low, high, dist = p["range"][0], p["range"][1], "uniform"
     x = make_tensor(p.get("shape" + key, p["shape"]), p["dtype"], device, gen, layout=p.get("layout" + key, "contig"),
                     low=low, high=high, dist=dist)
-    _pin(x, p.get("values" + key, []))
+    pin_leading(x, p.get("values" + key, []))
     return x
 
 
@@ -108,19 +99,6 @@ def _reduced_shape(shape: Sequence[int], dim: Any, keepdim: bool) -> list[int]:
     return [1 if i in red else s for i, s in enumerate(shape) if keepdim or i not in red]
 
 
-class _Reached(TorchDispatchMode):
-    """Records the overloads of one op that a call reaches."""
-
-    def __init__(self, op: str) -> None:
-        super().__init__()
-        self.op, self.seen = op, []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if func._schema.name == f"aten::{self.op}":
-            self.seen.append(func._overloadname)
-        return func(*args, **(kwargs or {}))
-
-
 class ReductionOperator(AtenOperator):
     """One row of the reduction family (see the module docstring).
 
@@ -140,7 +118,8 @@ class ReductionOperator(AtenOperator):
                  timed: Callable[[dict[str, Any]], bool] = lambda p: True, direct: Direct | None = None,
                  own_ops: frozenset[str] | None = None, notes: str = "") -> None:
         self.direct = direct
-        super().__init__(name, category=category, semantics=semantics, wrappers=pytorch_wrappers(name, exercised),
+        super().__init__(name, category=category, semantics=semantics,
+                         wrappers=wrappers_of(name, exercised, dispatcher_first=True),
                          grids=grids, build=build, reference=reference, cost=cost, timed=timed, own_ops=own_ops,
                          notes=notes)
 
@@ -161,7 +140,7 @@ class ReductionOperator(AtenOperator):
             routed = self.direct(call)
             if routed is not None:
                 return next(w.overload for w in self.interface.wrappers if w.name == routed[0])
-        mode = _Reached(self.name)
+        mode = ReachedOverloads(self.name)
         with mode:
             resolve_api(str(call.api))(*call.args, **call.kwargs)
         if not mode.seen:
@@ -176,6 +155,207 @@ def _c(shape: list[int], dtype: str, **kw: Any) -> dict[str, Any]:
 
 
 _OUT = dict(overload="out")
+
+
+# -- the first slice's rows: _softmax, sum, cumsum -------------------------------------------------------
+def _sum_dtype(p: dict[str, Any]) -> torch.dtype:
+    """The result dtype of sum/cumsum without ``dtype=``: int64 for integer and bool inputs."""
+    dt = dtype_of(p["dtype"])
+    return dt if dt.is_floating_point or dt.is_complex else torch.int64
+
+
+# ----------------------------------------------------------------------------------------- _softmax
+def _softmax_build(p: dict[str, Any], device, gen) -> AtenCase:
+    x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"))
+    special = p.get("neg_inf", False)
+    if special is True:
+        x = torch.where(x < 0, torch.full_like(x, -math.inf), x)
+    elif special == "rows":  # smoke: row 0 all -inf, row 1 half -inf
+        x[0] = -math.inf
+        x[1, : x.shape[1] // 2] = -math.inf
+    if p.get("overload") == "out":
+        out = poisoned(p["shape"], p["dtype"], device)
+        return AtenCase("torch.ops.aten._softmax.out", [x, p["dim"], False], {"out": out}, ("out",))
+    return AtenCase("torch.nn.functional.softmax", [x], {"dim": p["dim"]})
+
+
+def _softmax_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    x = call.args[0]
+    ref = torch.softmax(x.to(torch.float64), dim=p["dim"]).to(x.dtype)
+    return std_expected(p, call, ref, Tolerance())
+
+
+SOFTMAX_ = AtenOperator(
+    "_softmax", category="reduction",
+    semantics="out = exp(x - max) / sum(exp(x - max)) along dim (negative dims allowed); output dtype = input "
+              "dtype (half_to_float=False in every case); accumulate in fp32; an all -inf slice gives NaN, -inf "
+              "entries next to finite ones give 0, +inf gives NaN; any rank, strided reduction dims.",
+    wrappers=[
+        Wrapper("_softmax", "aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor", exercised=True),
+        Wrapper("_softmax.out", "aten::_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)"),
+    ],
+    grids={
+        "smoke": [
+            dict(shape=[4, 33], dtype="fp32", dim=1, neg_inf="rows"),
+            dict(shape=[3, 64, 5], dtype="bf16", dim=1),
+            dict(shape=[1, 100], dtype="fp16", dim=0, neg_inf=True),
+            dict(shape=[6, 40], dtype="fp32", dim=-1, overload="out"),
+        ],
+        "full": product(neg_inf=[True, False], dim=[0, 1], dtype=FLOAT3,
+                        shape=[[1, 256], [4096, 256], [200, 2560, 3]]),
+        "heldout": [
+            dict(shape=[511, 257], dtype="fp32", dim=0),
+            dict(shape=[151, 8191, 5], dtype="bf16", dim=1),
+            dict(shape=[257, 511], layout="transposed", dtype="fp16", dim=-1),
+            dict(shape=[33, 1000], dtype="fp32", dim=1, overload="out"),
+        ],
+    },
+    build=_softmax_build, reference=_softmax_ref,
+    cost=lambda p: Cost(4.0 * numel(p["shape"]), 2 * numel(p["shape"]) * elem_bytes(p["dtype"])),
+    own_ops=frozenset({"_softmax", "softmax", "_softmax_backward_data", "log_softmax", "_log_softmax"}),
+).facts(counts=Counts(smoke=4, full=36, timed=36, heldout=4))
+
+
+# ---------------------------------------------------------------------------------------------- sum
+def _sum_build(p: dict[str, Any], device, gen) -> AtenCase:
+    x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"))
+    if "dim" not in p:
+        if p.get("overload") == "out":
+            return AtenCase("torch.ops.aten.sum.out", [x], {"out": poisoned([], _sum_dtype(p), device)}, ("out",))
+        return AtenCase("torch.sum", [x])
+    if p.get("overload") == "IntList_out":
+        rank = len(p["shape"])
+        dims = p["dim"] if isinstance(p["dim"], list) else [p["dim"]]
+        reduced = {d % rank for d in dims} if dims else set(range(rank))
+        shape = [1 if i in reduced else s for i, s in enumerate(p["shape"]) if p["keepdim"] or i not in reduced]
+        out = poisoned(shape, _sum_dtype(p), device)
+        return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"], "out": out}, ("out",))
+    return AtenCase("torch.sum", [x], {"dim": p["dim"], "keepdim": p["keepdim"]})
+
+
+def _reduced(p: dict[str, Any]) -> int:
+    shape = p["shape"]
+    d = p.get("dim")
+    if d is None or d == []:
+        return numel(shape)
+    dims = d if isinstance(d, list) else [d]
+    return math.prod(shape[i] for i in dims) if shape else 1
+
+
+def _sum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    ref = native_then_exact(call)
+    x = call.args[0]
+    kwargs = {k: v for k, v in call.kwargs.items() if k != "out"}
+    # the accumulation rule (README "Tolerance and precision policy"): sum |x| over the same dims, in fp64
+    absum = torch.sum(x.abs().to(torch.float64), **kwargs) if x.is_floating_point() else None
+    tol, extra = accumulation_rule(ref.dtype, absum, _reduced(p), _reduced(p))
+    return std_expected(p, call, ref, tol, extra)
+
+
+SUM = AtenOperator(
+    "sum", category="reduction",
+    semantics="sum(self, dtype=None) sums all elements into a 0-d tensor; sum.dim_IntList reduces over a list "
+              "of dims (an empty list or None means all dims; keepdim keeps size-1 dims). Integer and bool inputs "
+              "give int64 unless dtype says otherwise; half types accumulate in fp32.",
+    wrappers=[
+        Wrapper("sum", "aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", exercised=True),
+        Wrapper("sum.dim_IntList", "aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                                   "ScalarType? dtype=None) -> Tensor", exercised=True),
+        Wrapper("sum.IntList_out", "aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, "
+                                   "ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("sum.out", "aten::sum.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"),
+    ],
+    grids={
+        "smoke": [
+            dict(shape=[1, 2], dtype="fp32"),
+            dict(shape=[64, 33], dtype="bf16", dim=[], keepdim=True),
+            dict(shape=[3, 50, 3], dtype="fp16", dim=1, keepdim=False),
+            dict(shape=[40, 30], dtype="int32", dim=0, keepdim=True, overload="IntList_out"),
+            dict(shape=[7, 9], dtype="fp32", overload="out"),
+        ],
+        "full": product(dtype=FLOAT3, shape=REDUCTION_SHAPES)
+        + [dict(dtype=d["dtype"], keepdim=d["kd"][0], dim=d["kd"][1], shape=d["shape"])
+           for d in product(dtype=FLOAT3, kd=[(True, 0), (False, 1), (False, []), (True, [])],
+                            shape=REDUCTION_SHAPES)],
+        "heldout": [
+            dict(shape=[2048, 129], dtype="fp32", dim=0, keepdim=False),
+            dict(shape=[151, 8191, 5], dtype="bf16", dim=[0, 2], keepdim=False),
+            dict(shape=[7, 17, 31], dtype="int32"),
+            dict(shape=[129, 257], layout="transposed", dtype="fp16", dim=1, keepdim=True, overload="IntList_out"),
+        ],
+    },
+    build=_sum_build, reference=_sum_ref,
+    cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * elem_bytes(p["dtype"])),
+    notes=ACCUMULATION_NOTE.format(n="the number of reduced elements"),
+).facts(counts=Counts(smoke=5, full=45, timed=45, heldout=4))
+SUM.atol_text = accumulation_text("the number of reduced elements", "sum|x|")
+
+
+# ------------------------------------------------------------------------------------------- cumsum
+def _cumsum_dim(p: dict[str, Any]) -> int:
+    if "dim" in p:
+        return p["dim"]
+    return 1 if list(p["shape"]) == [200, 40999, 3] else -1
+
+
+def _cumsum_build(p: dict[str, Any], device, gen) -> AtenCase:
+    x = make_tensor(p["shape"], p["dtype"], device, gen, layout=p.get("layout", "contig"), low=-3, high=3)
+    if p.get("overload") == "out":
+        out = poisoned(p["shape"], _sum_dtype(p), device)
+        return AtenCase("torch.cumsum", [x, _cumsum_dim(p)], {"out": out}, ("out",))
+    return AtenCase("torch.cumsum", [x], {"dim": _cumsum_dim(p)})
+
+
+def _cumsum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    # aten.md §3.1: the fp16/bf16 reference accumulates in higher precision (fp64 here), cast once.
+    ref = native_then_exact(call)
+    d = _cumsum_dim(p)
+    length = p["shape"][d] if p["shape"] else 1
+    x = call.args[0]
+    absum, terms = None, length
+    if x.is_floating_point() and x.dim() > 0:
+        # the accumulation rule (README "Tolerance and precision policy"): element i of the scan sums
+        # i+1 terms; cumsum |x| in fp64
+        absum = torch.cumsum(x.abs().to(torch.float64), d)
+        shape = [1] * x.dim()
+        shape[d] = length
+        terms = torch.arange(1, length + 1, dtype=torch.float64, device=x.device).reshape(shape)
+    tol, extra = accumulation_rule(ref.dtype, absum, terms, length)
+    return std_expected(p, call, ref, tol, extra)
+
+
+CUMSUM = AtenOperator(
+    "cumsum", category="scan",
+    semantics="inclusive prefix sum along dim; result dtype = dtype if given, else int64 for integer/bool inputs "
+              "and the input dtype for floats; fp16/bf16 accumulate in fp32; any rank, strided dims.",
+    wrappers=[
+        Wrapper("cumsum", "aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", exercised=True),
+        Wrapper("cumsum.out", "aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) "
+                              "-> Tensor(a!)"),
+    ],
+    grids={
+        "smoke": [
+            dict(shape=[4, 33], dtype="fp32", dim=-1),
+            dict(shape=[3, 1000, 3], dtype="bf16", dim=1),
+            dict(shape=[2637], dtype="int32", dim=0),
+            dict(shape=[5, 300], dtype="fp16", dim=1),
+            dict(shape=[6, 70], dtype="fp32", dim=0, overload="out"),
+        ],
+        "full": product(dtype=FLOAT3 + ["int16", "int32"],
+                        shape=[[1, 2], [4096, 256], [200, 40999, 3], [2637], [16, 1025, 255]]),
+        "heldout": [
+            dict(shape=[151, 8191, 5], dtype="fp16", dim=1),
+            dict(shape=[2048, 129], dtype="int16", dim=0),
+            dict(shape=[129, 2048], layout="transposed", dtype="fp32", dim=-1),
+            dict(shape=[77, 300], dtype="int32", dim=1, overload="out"),
+        ],
+    },
+    build=_cumsum_build, reference=_cumsum_ref,
+    cost=lambda p: Cost(float(numel(p["shape"])), numel(p["shape"]) * (
+        elem_bytes(p["dtype"]) + torch.empty(0, dtype=_sum_dtype(p)).element_size())),
+    notes=ACCUMULATION_NOTE.format(n="the scanned length"),
+).facts(counts=Counts(smoke=5, full=25, timed=25, heldout=4))
+CUMSUM.atol_text = accumulation_text("i + 1 at scan position i", "cumsum(|x|)[i]", "1e-4 x the scanned length")
 
 
 # ------------------------------------------------------------------------------------------------- amin
@@ -241,7 +421,7 @@ AMIN = ReductionOperator(
     notes="The reference is PyTorch's own amin on the same inputs (the minimum is exact); the spec's tolerance "
           "(assert_close, atol 1e-4) is kept, so a correct kernel matches bit for bit. Integer inputs are drawn in "
           "[-1000, 1000).",
-)
+).facts(counts=Counts(smoke=6, full=468, timed=468, heldout=6))
 
 
 # ----------------------------------------------------------------------------------------------- argmax
@@ -309,7 +489,7 @@ ARGMAX = ReductionOperator(
           "an empty result has no work to time). The spec mandates the lowest index among ties and the first NaN "
           "(PyTorch documents the same), so indices are compared exactly, with no tie-tolerant judge. Integer "
           "inputs are drawn in [-50, 50), so they hold ties.",
-)
+).facts(counts=Counts(smoke=6, full=78, timed=54, heldout=6))
 
 
 # ------------------------------------------------------------------------------------------------- mean
@@ -379,7 +559,7 @@ MEAN = ReductionOperator(
           "n^-1/2), so a mean of bf16-rounded fp32 inputs passed it; fp16/bf16/fp32 results are judged by the "
           "accumulation bound of the sum divided by n, capped by the spec's 1e-4 (README \"Tolerance and "
           "precision policy\").",
-)
+).facts(counts=Counts(smoke=6, full=45, timed=45, heldout=6))
 MEAN.atol_text = accumulation_text("the number of reduced elements", "mean|x|", "1e-4")
 
 
@@ -437,9 +617,10 @@ SOFTMAX = ReductionOperator(
         elem_bytes(p["dtype"]) + elem_bytes(p.get("out_dtype", p["dtype"])))),
     own_ops=frozenset({"softmax", "_softmax", "log_softmax", "_log_softmax", "_softmax_backward_data"}),
     notes="The same grid as _softmax's forward test (aten.md § aten::softmax); the builder and reference are the "
-          "_softmax row's (suite/aten/ops.py). On the interpreter F.softmax decomposes before a dispatch mode sees "
-          "it, so the softmax_int wrapper is called directly with the dispatcher's arguments (x, dim, dtype).",
-)
+          "_softmax row's (suite/aten/reduction.py). On the interpreter F.softmax decomposes before a dispatch "
+          "mode sees it, so the softmax_int wrapper is called directly with the dispatcher's arguments (x, dim, "
+          "dtype).",
+).facts(counts=Counts(smoke=5, full=36, timed=36, heldout=5))
 
 
 # ------------------------------------------------------------------------------------ pairwise_distance
@@ -499,7 +680,7 @@ PAIRWISE_DISTANCE = ReductionOperator(
     notes="The reference keeps PyTorch's roundings of x1 - x2 + eps in the input dtype and takes the norm in fp64. "
           "On the interpreter the CompositeImplicit op is called through its wrapper directly (with the "
           "dispatcher's positional arguments).",
-)
+).facts(counts=Counts(smoke=4, full=117, timed=117, heldout=6))
 
 
 # ----------------------------------------------------------------------------------------------- renorm
@@ -508,7 +689,7 @@ def _renorm_build(p: dict[str, Any], device, gen) -> AtenCase:
     if p.get("exact_slice"):  # slice 0 along dim: four equal values and zeros, its p-norm exactly maxnorm
         s = x.select(p["dim"], 0)
         s.zero_()
-        _pin(s, [p["maxnorm"] / {1.0: 4, 2.0: 2}[p["p"]]] * 4)
+        pin_leading(s, [p["maxnorm"] / {1.0: 4, 2.0: 2}[p["p"]]] * 4)
     args = [x, p["p"], p["dim"], p["maxnorm"]]
     if p.get("overload") == "out":
         return AtenCase("torch.ops.aten.renorm.out", args, {"out": _out_tensor(p, _meta(x), device)}, ("out",))
@@ -559,7 +740,7 @@ RENORM = ReductionOperator(
           "candidate that keeps the factor in fp32 stays within the fp16 tolerance. The exact-norm cases (a slice "
           "of four equal values whose p-norm is exactly maxnorm) check that such a slice is left as it is; the "
           "spec's atol of 1e-4 cannot tell > from >= there (the factors differ by 1e-7 relative).",
-)
+).facts(counts=Counts(smoke=4, full=144, timed=144, heldout=5))
 
 
 # -------------------------------------------------------------------------------------------- polygamma
@@ -610,8 +791,13 @@ POLYGAMMA = ReductionOperator(
     notes="A pointwise op, kept in this module: the pointwise unary family builds (self, *extra) calls, and "
           "polygamma's schema puts the order first (int n, Tensor self). Inputs are rand*4 + 0.5 (upstream); "
           "test_polygamma_out is untimed upstream (27 of 54 timed). The reference is PyTorch's fp64 polygamma.",
-)
+).facts(counts=Counts(smoke=5, full=54, timed=27, heldout=5))
 
-OPERATORS: list[ReductionOperator] = [AMIN, ARGMAX, MEAN, PAIRWISE_DISTANCE, POLYGAMMA, RENORM, SOFTMAX]
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1 with these corrections (the rows' notes say why):
+#   argmax 126 -> 78: 48 registry cases return early upstream and call nothing; the 24 with an empty result
+#       are untimed (a correct candidate launches nothing there);
+#   polygamma: test_polygamma_out is untimed upstream (27 of 54 timed).
+OPERATORS: list[AtenOperator] = [SOFTMAX_, AMIN, ARGMAX, CUMSUM, MEAN, PAIRWISE_DISTANCE, POLYGAMMA, RENORM, SOFTMAX,
+                                 SUM]
 
 __all__ = ["OPERATORS", "ReductionOperator"]

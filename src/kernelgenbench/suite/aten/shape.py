@@ -35,12 +35,13 @@ import torch
 
 from ..compare import SlotResult, compare_slot, compare_values
 from ..common import make_tensor, poisoned
-from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Expected, NothingToCompute, Tolerance,
-                    Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product, written_expected)
+from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Counts, Expected, NothingToCompute,
+                    Tolerance, Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product,
+                    written_expected)
 from ..tensors import poison_
-from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api
+from .family import (DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api, std_expected,
+                     wrappers_of)
 from .pools import FLOAT3
-from .views import wrappers_of
 
 #: (M, N, K) of the matmul grids (aten.md §2 MNK_SHAPES)
 MNK = [(1, 1, 32), (15, 160, 1024), (495, 5333, 71)]
@@ -72,9 +73,6 @@ class ShapeOperator(AtenOperator):
                  tolerance_text: str = "", **kw: Any) -> None:
         self.tolerance_text = tolerance_text
         wrappers = wrappers_of(name, exercised, absent)
-        unknown = set(exercised) - {w.overload for w in wrappers}
-        if unknown:
-            raise ValueError(f"aten::{name}: exercised overloads {sorted(unknown)} are not in PyTorch")
         super().__init__(name, wrappers=wrappers, **kw)
 
     def reached(self, call: Call) -> str:
@@ -190,6 +188,71 @@ def _mnk(p: dict[str, Any]) -> tuple[int, int, int]:
     return p["m"], p["n"], p["k"]
 
 
+# ----------------------------------------------------------------------------------------------- mm
+def _mm_build(p: dict[str, Any], device, gen) -> AtenCase:
+    m, n, k = p["m"], p["n"], p["k"]
+    a = make_tensor([m, k], p["dtype"], device, gen)
+    if p.get("b_column_major"):
+        b = make_tensor([n, k], p["dtype"], device, gen).t()
+    else:
+        b = make_tensor([k, n], p["dtype"], device, gen)
+    if p.get("overload") == "out":
+        return AtenCase("torch.mm", [a, b], {"out": poisoned([m, n], p["dtype"], device)}, ("out",))
+    if p.get("overload") == "dtype":
+        return AtenCase("torch.mm", [a, b], {"out_dtype": dtype_of(p["out_dtype"])})
+    return AtenCase("torch.mm", [a, b])
+
+
+def _mm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    a, b = call.args[0], call.args[1]
+    out_dtype = dtype_of(p.get("out_dtype", p["dtype"]))
+    ref = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+    # the accumulation rule (README "Tolerance and precision policy"): |A| @ |B| in fp64 bounds each
+    # element's rounding error
+    tol, extra = accumulation_rule(out_dtype, a.abs().to(torch.float64) @ b.abs().to(torch.float64), p["k"], p["k"])
+    return std_expected(p, call, ref, tol, extra)
+
+
+def _mm_cost(p: dict[str, Any]) -> Cost:
+    m, n, k = p["m"], p["n"], p["k"]
+    return Cost(2.0 * m * n * k, (m * k + k * n + m * n) * elem_bytes(p["dtype"]), flop_class(p["dtype"]))
+
+
+MM = AtenOperator(
+    "mm", category="matmul",
+    semantics="self (M,K) @ mat2 (K,N) -> (M,N); no broadcasting; same dtype; accumulate in fp32 with true fp32 "
+              "(no TF32) for fp32 inputs; mm.dtype/mm.dtype_out allow an fp32 output from fp16/bf16 inputs.",
+    wrappers=[
+        Wrapper("mm", "aten::mm(Tensor self, Tensor mat2) -> Tensor", exercised=True),
+        Wrapper("mm.out", "aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("mm.dtype_out", "aten::mm.dtype_out(Tensor self, Tensor mat2, ScalarType out_dtype, *, "
+                                "Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("mm.dtype", "aten::mm.dtype(Tensor self, Tensor mat2, ScalarType out_dtype) -> Tensor"),
+    ],
+    grids={
+        "smoke": [
+            dict(m=1, n=1, k=32, dtype="fp32"),
+            dict(m=17, n=33, k=64, dtype="bf16", b_column_major=True),
+            dict(m=16, n=16, k=16, dtype="fp16"),
+            dict(m=9, n=20, k=24, dtype="fp32", b_column_major=True, overload="out"),
+        ],
+        "full": [dict(b_column_major=d["bcm"], dtype=d["dtype"], m=d["mnk"][0], n=d["mnk"][1], k=d["mnk"][2])
+                 for d in product(bcm=[True, False], dtype=FLOAT3,
+                                  mnk=[(1, 1, 32), (15, 160, 1024), (495, 5333, 71)])],
+        "heldout": [
+            dict(m=497, n=5331, k=73, dtype="fp32", b_column_major=True),  # spec: (495,5333,71) is a full case
+            dict(m=511, n=129, k=257, dtype="bf16"),
+            dict(m=1, n=1, k=4096, dtype="fp16"),
+            dict(m=64, n=96, k=80, dtype="fp16", overload="dtype", out_dtype="fp32"),
+        ],
+    },
+    build=_mm_build, reference=_mm_ref, cost=_mm_cost,
+    own_ops=frozenset({"mm", "matmul", "bmm", "addmm", "linear", "dot", "mv", "baddbmm", "einsum", "tensordot"}),
+    notes=ACCUMULATION_NOTE.format(n="K"),
+).facts(counts=Counts(smoke=4, full=18, timed=18, heldout=4))
+MM.atol_text = accumulation_text("K", "(|A| @ |B|)[i,j]")
+
+
 # -------------------------------------------------------------------------------------------------- bmm
 def _bmm_shapes(p: dict[str, Any]) -> tuple[list[int], list[int]]:
     m, n, k = _mnk(p)
@@ -229,7 +292,7 @@ BMM = matmul_row(
     notes="Pre-damage grid (aten.md §6b.2): batch 4, MNK_SHAPES x FLOAT_DTYPES, timed. The held-out tier adds the "
           "untested dispatcher overloads bmm.dtype and bmm.dtype_out (fp16 -> fp32; PyTorch's CPU build has no kernel "
           "for them, so their references are fp64 bmm).",
-)
+).facts(counts=Counts(smoke=4, full=9, timed=9, heldout=5))
 
 
 # ----------------------------------------------------------------------------------------------- linear
@@ -272,7 +335,7 @@ LINEAR = matmul_row(
           "FLOAT_DTYPES (18), plus a 3-D input (4,M,K) with a bias (9), all timed, reduce_dim=K. The section's "
           "held-out (495,71)x(5333,71) fp32 with bias is a full-tier case, so the held-out tier uses "
           "(497,73)x(5331,73).",
-)
+).facts(counts=Counts(smoke=4, full=27, timed=27, heldout=4))
 
 
 # ----------------------------------------------------------------------------------------------- matmul
@@ -343,7 +406,7 @@ MATMUL = matmul_row(
           "(9), (K,)@(K,N) and (M,K)@(K,) in fp32 (6), and (2,1,M,K)@(3,K,N) broadcasting (3; the section names no "
           "dtype: fp16, fp32, bf16 for the three shapes in turn); all timed, reduce_dim=K. The section's held-out "
           "(495,71)@(71,5333) fp32 is a full-tier case, so the held-out tier uses (497,73)@(73,5331).",
-)
+).facts(counts=Counts(smoke=5, full=27, timed=27, heldout=5))
 
 
 # ================================================================================== affine_grid_generator
@@ -403,7 +466,7 @@ AFFINE_GRID_GENERATOR = ShapeOperator(
     notes="aten.md §3.1 ⚑: the fp16/bf16 reference is PyTorch on fp32 copies of theta cast once (PyTorch itself "
           "rounds the linspace and the align_corners scaling in the dtype); fp32 uses fp64 copies. theta is randn in "
           "the case dtype. Smoke adds an fp16 case (the interpreter cannot judge bf16).",
-)
+).facts(counts=Counts(smoke=4, full=72, timed=72, heldout=4))
 
 
 # ================================================================================================ rot90
@@ -451,7 +514,7 @@ ROT90 = ShapeOperator(
     own_ops=frozenset({"rot90"}),
     notes="Values are compared exactly; PyTorch returns a transposed view of a flipped copy for odd k, so strides are "
           "not judged. Smoke adds int32 and bool cases (k = 5, dims [1, 0]).",
-)
+).facts(counts=Counts(smoke=5, full=306, timed=306, heldout=4))
 ROT90.tolerance_text = EXACT_TEXT
 
 
@@ -550,7 +613,7 @@ UNSAFE_SPLIT = SplitOperator(
           "compared values only. Tensor_out cases copy, so they need a Triton launch and get L2 ghost replay; every "
           "element of every out storage is judged. test_unsafe_split_tensor_out (81 cases) is untimed upstream, so "
           "only the 81 functional cases are timed. Smoke adds int32 and bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=162, timed=81, heldout=4))
 
 _SPLIT_SIZES_CASES = [([2, 3], [1, 1], 0), ([2, 3], [1, 2], 1), ([128, 256], [64, 64], 0), ([128, 256], [100, 156], 1),
                       ([512, 512], [128, 128, 256], 0), ([512, 512], [256, 256], 1), ([64, 32, 16], [4, 4, 4, 4], 2),
@@ -581,7 +644,7 @@ UNSAFE_SPLIT_WITH_SIZES = SplitOperator(
     notes="aten.md §6b.7: every returned piece must alias the input with exactly PyTorch's sizes, strides and storage "
           "offset; upstream compared values only. .out cases copy (a Triton launch, L2 ghost replay). test_unsafe_split_with_sizes_out (27 cases) is untimed upstream, so "
           "only the 27 functional cases are timed. Smoke adds int32 (with an empty piece) and bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=54, timed=27, heldout=4))
 
 
 # ================================================================================================= diff
@@ -638,7 +701,7 @@ DIFF = ShapeOperator(
     notes="aten.md §3.1 ⚑: PyTorch rounds every difference to the dtype; the fp16/bf16 reference is PyTorch on fp32 "
           "copies cast once (fp32: fp64 copies). Integer inputs are drawn in [-50, 50). Smoke adds int32 (.out) and "
           "bool cases.",
-)
+).facts(counts=Counts(smoke=5, full=39, timed=39, heldout=4))
 
 
 # ================================================================================================= sort
@@ -799,11 +862,14 @@ SORT = ShapeOperator(
           "sort.values, sort.values_stable with stable=False). Floats are randn, integers randint over the dtype's "
           "full range (aten.md § aten::sort); the smoke and held-out tiers add tie-heavy and NaN inputs and the "
           "untested dispatcher overloads.",
-)
+).facts(counts=Counts(smoke=7, full=320, timed=320, heldout=5))
 
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. bmm uses the pre-damage grid (same count, §6b.2); linear and matmul
+# replace the 5184 baddbmm registry cases that never reach them by the sections' 27-case real grids (§6b.4); the
+# splits' out tests are untimed upstream.
 OPERATORS: list[AtenOperator] = [
-    AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
+    AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, MM, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
 ]
 
 __all__ = ["OPERATORS", "ShapeOperator", "SplitOperator", "matmul_row", "sort_indices_check"]

@@ -38,10 +38,10 @@ import torch
 
 from ..compare import same_storage
 from ..common import make_tensor
-from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Expected, NothingToCompute, Wrapper, dtype_of,
+from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Counts, Expected, NothingToCompute, dtype_of,
                     numel, product)
 from ..tensors import poison_
-from .family import AtenCase, AtenOperator, DIRECT, elem_bytes, is_dispatcher, overload_kind, resolve_api, schema_of
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 
 FLOATS = ["fp16", "fp32", "bf16"]
 FLOATS_32 = ["fp32", "fp16", "bf16"]   # the axis order of the long-tail sections
@@ -50,23 +50,6 @@ LONGTAIL = [[2, 3], [128, 256], [512, 512]]
 #: reshape's named input transforms (aten.md § aten::reshape): a permutation of a contiguous base
 TRANSFORMS: dict[str, list[int]] = {"transpose01": [1, 0], "permute201": [2, 0, 1], "permute120": [1, 2, 0],
                                     "permute3102": [3, 1, 0, 2]}
-
-
-def wrappers_of(op: str, exercised: Sequence[str], absent: dict[str, str] | None = None) -> list[Wrapper]:
-    """Every overload PyTorch has for ``op`` (JIT-only ones marked ``jit``), plus ``absent`` ones the
-    upstream prompt lists but PyTorch 2.13 lacks (``{overload: schema}``); ``exercised`` are the
-    overload keys the tests drive."""
-    out = []
-    for ov in getattr(torch.ops.aten, op).overloads():
-        key = op if ov == "default" else f"{op}.{ov}"
-        schema = schema_of(op, ov)
-        out.append(Wrapper(key, schema, kind=overload_kind(key, schema, is_dispatcher(op, ov)),
-                           exercised=key in exercised))
-    have = {w.overload for w in out}
-    for ov, schema in (absent or {}).items():
-        if f"{op}.{ov}" not in have:
-            out.append(Wrapper(f"{op}.{ov}", schema, kind="named"))
-    return out
 
 
 def _api(op: str, overload: str = "default") -> str:
@@ -195,7 +178,7 @@ T = ViewOperator(
     },
     notes="Inputs are contiguous, or (contig=False) the transposed view base.t() of a contiguous base. A wrapper "
           "must not call x.t() (dispatch recursion on GPUs): build the view with as_strided.",
-)
+).facts(counts=Counts(smoke=5, full=18, timed=18, heldout=4))
 
 
 # =========================================================================================== expand
@@ -223,7 +206,7 @@ EXPAND = ViewOperator(
     notes="Pre-damage grid (aten.md §6b.2): test_accuracy_expand (15) and test_accuracy_expand_with_minus_one (3; "
           "the (-1, 16, -1) expansion of a (4, 1, 8) input). Upstream compared values only; here the result must "
           "alias the input with stride 0 on broadcast dims (aten.md §6b.7).",
-)
+).facts(counts=Counts(smoke=5, full=18, timed=18, heldout=3), aliases={"broadcast_to", "expand_as"})
 
 
 # ======================================================================================== expand_as
@@ -248,7 +231,7 @@ EXPAND_AS = ViewOperator(
     },
     notes="Pre-damage grid (aten.md §6b.2). expand is not registered in this test, so self.expand(other.shape) is a "
           "legal implementation, as is as_strided.",
-)
+).facts(counts=Counts(smoke=5, full=15, timed=15, heldout=3))
 
 
 # =========================================================================================== select
@@ -280,7 +263,7 @@ SELECT = ViewOperator(
     notes="Upstream draws dim and index from unseeded Python random; here they are drawn once from "
           "random.Random(42) (aten.md §6b.8), so the grid is fixed. Indexing self[i] inside the wrapper reaches "
           "select again (dispatch recursion).",
-)
+).facts(counts=Counts(smoke=5, full=9, timed=9, heldout=3))
 
 
 # =========================================================================================== narrow
@@ -320,7 +303,7 @@ NARROW = ViewOperator(
           "of a 0-d tensor is an error), so the full tier keeps the other 15. dim, start and length are drawn once "
           "from random.Random(42) (aten.md §6b.8). The dispatcher overload narrow.Tensor (start as a 0-d int64 "
           "tensor on the device) is required and tested in the smoke and held-out tiers.",
-)
+).facts(counts=Counts(smoke=6, full=15, timed=15, heldout=3))
 
 
 # ======================================================================================= as_strided
@@ -405,7 +388,7 @@ AS_STRIDED = ViewOperator(
           "out.set_(src, offset, size, stride) aliases src's storage, but wants a contiguous src and takes offset "
           "relative to src's own storage offset (the spec's suggested out.set_(self, ...) fails on non-contiguous "
           "or offset inputs).",
-)
+).facts(counts=Counts(smoke=5, full=117, timed=117, heldout=3))
 
 
 # ======================================================================================== unsqueeze
@@ -434,7 +417,7 @@ UNSQUEEZE = ViewOperator(
     },
     notes="Build the view with as_strided; x.unsqueeze, x[None] and x.view with a None index reach unsqueeze "
           "again (dispatch recursion).",
-)
+).facts(counts=Counts(smoke=5, full=69, timed=69, heldout=3))
 
 
 # ========================================================================================== reshape
@@ -477,7 +460,7 @@ RESHAPE = ViewOperator(
           "kernel (copies through PyTorch are not allowed for this op; the case needs a launch and gets L2 ghost "
           "replay). Smoke shrinks the (64, 64, 64) view to (32, 32, 32) (64K elements per "
           "tensor). Never call .reshape inside (dispatch recursion); .view is fine.",
-)
+).facts(counts=Counts(smoke=5, full=42, timed=42, heldout=4), aliases={"reshape_as"})
 
 
 # ===================================================================================== scalar reads
@@ -506,7 +489,7 @@ ITEM = ViewOperator(
     notes="Values: randn for floats, randint(0, 100) for ints. .item(), float(x) and int(x) inside the wrapper reach "
           "item/_local_scalar_dense again (dispatch recursion on GPUs; counted the same on every platform): copy the "
           "element with a Triton kernel into a one-element tensor and read it with .tolist().",
-)
+).facts(counts=Counts(smoke=5, full=6, timed=6, heldout=3))
 
 LOCAL_SCALAR_DENSE = ViewOperator(
     "_local_scalar_dense", rule=SCALAR_READ, category="memory / device-to-host scalar read",
@@ -525,7 +508,7 @@ LOCAL_SCALAR_DENSE = ViewOperator(
     },
     notes="Values: randn for floats, randint(-100, 100) for ints. Upstream compares 0-d results within 1e-5; here "
           "every result must be exact (the element's value, widened exactly), of the Python type PyTorch returns.",
-)
+).facts(counts=Counts(smoke=5, full=8, timed=8, heldout=4))
 
 
 # ====================================================================================== allocations
@@ -581,7 +564,7 @@ EMPTY_STRIDED = ViewOperator(
           "metadata and then overwrites the contents; here the metadata (sizes, strides, offset 0, dtype, device) "
           "is checked exactly and the contents never (aten.md §6b.7). torch.empty_strided inside the wrapper is "
           "recursion: allocate with torch.empty and view with as_strided.",
-)
+).facts(counts=Counts(smoke=5, full=90, timed=90, heldout=4), aliases={"new_empty_strided"})
 
 
 def _new_empty_strided_args(p, device, gen):
@@ -619,12 +602,14 @@ NEW_EMPTY_STRIDED = ViewOperator(
           "into a (1,) buffer. Stride kinds: contig, revcontig (column-major), expanded (row-major x2, padded). "
           "Upstream checks only values after overwriting both tensors; here sizes, strides, offset 0, dtype and "
           "device are checked exactly and the contents never (aten.md §6b.7).",
-)
+).facts(counts=Counts(smoke=5, full=81, timed=81, heldout=3))
 
 
+# The rows' full-tier counts (Counts.full): aten.md §1, with the pre-damage grids of expand/expand_as (§6b.2); narrow keeps 15 of
+# its 18 registry cases (the three 0-d cases return early upstream and call nothing)
 OPERATORS: list[ViewOperator] = [
     LOCAL_SCALAR_DENSE, AS_STRIDED, EMPTY_STRIDED, EXPAND, EXPAND_AS, ITEM, NARROW, NEW_EMPTY_STRIDED, RESHAPE,
     SELECT, T, UNSQUEEZE,
 ]
 
-__all__ = ["OPERATORS", "ViewOperator", "make_input", "wrappers_of"]
+__all__ = ["OPERATORS", "ViewOperator", "make_input"]

@@ -30,17 +30,20 @@ def scan_source(
     own_ops: frozenset[str] = frozenset(),
     allow_copies: bool = True,
     allow_methods: frozenset[str] = frozenset(),
+    aliases: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Scan the Python ``source`` of one submission and return its findings.
 
     ``own_ops`` are the bare names of the ops the submission replaces (``{"add"}`` for ``aten::add``,
     ``{"_softmax"}``, ``{"rms_norm"}`` for ``vllm::rms_norm``, empty for cuBLAS); calls that reach
-    them are ``dispatch-recursion``. ``allow_copies`` is False when the op's spec forbids copies:
-    then ``.contiguous()``, ``.clone()``, ``.copy_()`` and ``torch.clone`` are ``tensor-method`` /
-    ``torch-compute`` findings. ``allow_methods`` are tensor methods the op's rule allows beyond
-    :data:`TENSOR_METHODS_ALLOWED` (``NothingToCompute.methods``: ``set_`` for views, ``tolist`` for
-    scalar reads), and ``torch`` functions named there as ``"torch.<name>"`` (``torch.randint`` for
-    random operators, to draw a seed); calling the op itself stays ``dispatch-recursion``. ``filename`` only labels
+    them, or the names in ``aliases`` (the row's ``Operator.aliases``: composites that reach the op through
+    PyTorch's decompositions), are ``dispatch-recursion``; ``Operator.scan_policy()`` gives all four settings
+    of a row. ``allow_copies`` is False when the op's spec forbids copies: then ``.contiguous()``, ``.clone()``,
+    ``.copy_()`` and ``torch.clone`` are ``tensor-method`` / ``torch-compute`` findings. ``allow_methods`` are
+    tensor methods the op's rule allows beyond :data:`TENSOR_METHODS_ALLOWED` (``NothingToCompute.methods``:
+    ``set_`` for views, ``tolist`` for scalar reads), and ``torch`` functions named there as ``"torch.<name>"``
+    (``torch.randint`` for random operators, to draw a seed); calling the op itself stays
+    ``dispatch-recursion``. ``filename`` only labels
     syntax errors.
 
     Returns a list of :class:`Finding` sorted by (line, col, rule); empty means clean. A source that
@@ -58,7 +61,7 @@ def scan_source(
                         "(rule syntax)")]
     except (ValueError, RecursionError, MemoryError) as exc:
         return [Finding(1, 0, "syntax", f"line 1: {filename} does not parse: {exc} (rule syntax)")]
-    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods))
+    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods), frozenset(aliases))
     try:
         scanner.run(tree)
     except RecursionError:
@@ -68,7 +71,8 @@ def scan_source(
 
 
 def scan_kernel_body(source: str, name: str, line: int, *, own_ops: frozenset[str] = frozenset(),
-                     allow_copies: bool = True, allow_methods: frozenset[str] = frozenset()) -> list[Finding] | None:
+                     allow_copies: bool = True, allow_methods: frozenset[str] = frozenset(),
+                     aliases: frozenset[str] = frozenset()) -> list[Finding] | None:
     """Findings of the function ``name`` whose code starts at ``line`` of ``source``, scanned as a
     Triton kernel body (kernel-body rule on), for a function the submission turned into a kernel in a
     way the file-level scan does not follow (a decorator of its own that calls ``triton.jit``, a jit
@@ -82,7 +86,7 @@ def scan_kernel_body(source: str, name: str, line: int, *, own_ops: frozenset[st
                  and n.name == name and line in _def_lines(n)), None)
     if node is None:
         return None
-    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods))
+    scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods), frozenset(aliases))
     scanner.force_jit = {name: {line}}
     try:
         scanner.run(tree)
@@ -172,6 +176,7 @@ def scan_file(
     own_ops: frozenset[str] = frozenset(),
     allow_copies: bool = True,
     allow_methods: frozenset[str] = frozenset(),
+    aliases: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Scan the submission file at ``path`` (see :func:`scan_source`).
 
@@ -186,4 +191,4 @@ def scan_file(
         return [Finding(1, 0, "syntax", f"line 1: {os.fspath(path)} cannot be decoded as Python source: {exc} "
                         "(rule syntax)")]
     return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies,
-                       allow_methods=allow_methods)
+                       allow_methods=allow_methods, aliases=aliases)

@@ -14,8 +14,8 @@ rule                source and reach
 syntax              the file must parse (DESIGN.md failure class "syntax")
 dispatch-recursion  aten.md §4 item 5: ``torch.<op>``, ``F.<op>``, ``torch.ops.<ns>.<op>``,
                     ``torch.Tensor.<op>``, ``x.<op>()`` / ``x.<op>_()`` for the op(s) in ``own_ops``,
-                    plus the composites of :data:`RECURSION_ALIASES` (``_softmax`` -> ``softmax``,
-                    ``_to_copy`` -> ``x.to()``/``.float()``, ``fill_`` -> ``torch.zeros``, ...).
+                    plus the row's ``aliases`` (``Operator.aliases`` in ``suite/spec.py``: ``div`` ->
+                    ``divide``, ``_to_copy`` -> ``x.to()``/``.float()``, ``clone`` -> ``.contiguous()``, ...).
                     Wins over torch-compute/tensor-method, and over the allowlists
 torch-compute       DESIGN.md ("calls that compute with PyTorch"), aten.md §4 item 6 (upstream's
                     ``torch.X`` whitelist and ``torch.ops.aten.*`` ban): any ``torch.X`` call (or
@@ -375,55 +375,6 @@ CONSTEXPR_FN_BUILTINS: frozenset[str] = frozenset(
 CONSTEXPR_FN_METHODS: frozenset[str] = frozenset(
     {"bit_length", "is_integer", "startswith", "endswith", "upper", "lower", "strip", "split", "join",
      "replace", "format", "count", "index", "removeprefix", "removesuffix"})
-
-_TO_FAMILY = frozenset(
-    {"to", "float", "half", "double", "bfloat16", "int", "long", "short", "char", "byte", "bool",
-     "cpu", "cuda", "type", "type_as"}
-)
-
-#: Other names that reach the replaced op through PyTorch's own decompositions: spec aten.md §4 item 5
-#: (contiguous, _to_copy/to, item/_local_scalar_dense, copy_, expand, empty_strided, zero_/fill_), the
-#: brief (_softmax -> softmax), and composites that call the op (softmax, matmul -> mm/bmm, stack -> cat,
-#: argsort -> sort, zeros/full -> zero_/fill_, index_put -> index_put_ -> _index_put_impl_, ...).
-#: Curated, not complete: the L3 dispatch trace sees the rest.
-RECURSION_ALIASES: dict[str, frozenset[str]] = {
-    "_softmax": frozenset({"softmax"}),
-    "_log_softmax": frozenset({"log_softmax"}),
-    "_to_copy": _TO_FAMILY,
-    "to": _TO_FAMILY,
-    "_local_scalar_dense": frozenset({"item"}),
-    "copy_": frozenset({"clone", "contiguous"}) | _TO_FAMILY,
-    "clone": frozenset({"contiguous"}),
-    "expand": frozenset({"expand_as", "broadcast_to"}),
-    "view": frozenset({"view_as"}),
-    "reshape": frozenset({"reshape_as"}),
-    "transpose": frozenset({"t", "swapaxes", "swapdims"}),
-    "empty_strided": frozenset({"new_empty_strided"}),
-    "zero_": frozenset({"zeros", "zeros_like", "new_zeros"}),
-    "fill_": frozenset({"zero_", "zeros", "zeros_like", "new_zeros", "ones", "ones_like", "new_ones",
-                        "full", "full_like", "new_full"}),
-    "zeros": frozenset({"new_zeros"}),
-    "mm": frozenset({"matmul", "linear"}),
-    "bmm": frozenset({"matmul"}),
-    "cat": frozenset({"stack", "hstack", "vstack", "concat", "concatenate"}),
-    "sort": frozenset({"argsort", "msort"}),
-    "gather": frozenset({"take_along_dim"}),
-    "index_put_": frozenset({"index_put"}),
-    "_index_put_impl_": frozenset({"index_put", "index_put_"}),
-    "masked_fill_": frozenset({"masked_fill"}),
-    "pow": frozenset({"square"}),
-    "div": frozenset({"divide", "true_divide"}),
-    "div_": frozenset({"divide_", "true_divide_"}),
-    "sub": frozenset({"subtract", "rsub"}),
-    "mul": frozenset({"multiply"}),
-    "neg": frozenset({"negative"}),
-    "gt": frozenset({"greater"}),
-    "le": frozenset({"less_equal"}),
-    "acosh": frozenset({"arccosh"}),
-    "asin": frozenset({"arcsin"}),
-    "rrelu_with_noise": frozenset({"rrelu"}),
-    "affine_grid_generator": frozenset({"affine_grid"}),
-}
 
 #: Methods that mutate a container in place (rule kernel-body).
 MUTATING_METHODS: frozenset[str] = frozenset(

@@ -47,7 +47,6 @@ from .policy import (
     OS_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
-    RECURSION_ALIASES,
     STRING_ATTR_TOOLS,
     TENSOR_COPY_METHODS,
     TENSOR_FROM_HOST_DATA_METHODS,
@@ -73,7 +72,7 @@ def _is_function_like(obj: object) -> bool:
 
 class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool,
-                 allow_methods: frozenset[str] = frozenset()):
+                 allow_methods: frozenset[str] = frozenset(), aliases: frozenset[str] = frozenset()):
         super().__init__()
         self.source = source
         self.allow_methods = frozenset(allow_methods)
@@ -83,8 +82,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.own: frozenset[str] = frozenset(own_ops)
         names: set[str] = set()
         for op in own_ops:
-            names |= {op, op + "_"} | RECURSION_ALIASES.get(op, frozenset())
-        self.own_names = frozenset(names)
+            names |= {op, op + "_"}
+        self.own_names = frozenset(names | set(aliases))
         self.own_paths: set[str] = set()
         for op in own_ops:
             for prefix in ("linalg_", "special_", "fft_"):

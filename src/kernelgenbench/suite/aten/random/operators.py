@@ -7,7 +7,8 @@ from typing import Any
 import torch
 
 from ...common import make_tensor, poisoned
-from ...spec import Call, Cost, Expected, GeneratorSeed, Tolerance, Wrapper, dtype_of, numel, product, written_expected
+from ...spec import (Call, Cost, Counts, Expected, GeneratorSeed, Tolerance, Wrapper, dtype_of, numel, product,
+                     written_expected)
 from ..family import AtenCase, AtenOperator, elem_bytes
 from .judge import A_TEST, ALPHA, N_TESTS, random_expected
 from .protocol import RandomOperator
@@ -172,7 +173,7 @@ BERNOULLI = RandomOperator(
           "bernoulli.Tensor has no public Python form (torch.bernoulli(x, p_tensor) is rejected by PyTorch), so "
           ".Tensor/.Tensor_out/.float_out cases call the torch.ops.aten overload as upstream does. The .p/.Tensor "
           "templates (upstream: uninitialised torch.empty) are poisoned: their values must not matter.",
-)
+).facts(counts=Counts(smoke=7, full=90, timed=90, heldout=7))
 
 
 # -------------------------------------------------------------------------------------- exponential_
@@ -223,7 +224,7 @@ EXPONENTIAL_ = RandomOperator(
           "the clone of x outside the measured region) is the full tier (aten.md §6b.2), and upstream's only "
           "assertion (min > 0) becomes the statistical judgement (§6b.6). The spec's separate 'fraction above "
           "1/lambd' check is one point of the distribution (DKW) test.",
-)
+).facts(counts=Counts(smoke=3, full=3, timed=3, heldout=3))
 
 
 # ------------------------------------------------------------------------------------------- poisson
@@ -293,7 +294,7 @@ POISSON = RandomOperator(
           "§6b.6). use_gen=False cases read the device's default generator (seeded by the harness). The spec's "
           "|var/lambda - 1| <= 0.05 check for constant rates is subsumed by the distribution (DKW) test, which "
           "also covers the grid's varying rates (rand*10). test_poisson_out is untimed upstream.",
-)
+).facts(counts=Counts(smoke=3, full=36, timed=18, heldout=3))
 
 
 # ---------------------------------------------------------------------------------- rrelu_with_noise
@@ -413,6 +414,8 @@ RRELU_WITH_NOISE = RandomOperator(
           "noise through its data pointer as if it were contiguous; PyTorch wins where they disagree, so no case "
           "passes a non-contiguous noise (x and out are non-contiguous in held-out cases). "
           "test_rrelu_with_noise_out is untimed upstream.",
-)
+).facts(counts=Counts(smoke=4, full=72, timed=36, heldout=4))
 
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1/§8. exponential_ has no test at HEAD: the pre-damage grid (§6b.2).
+# poisson and rrelu_with_noise: their .out test functions are untimed upstream.
 OPERATORS: list[AtenOperator] = [BERNOULLI, EXPONENTIAL_, POISSON, RRELU_WITH_NOISE]
