@@ -17,7 +17,6 @@ from kernelgenbench.run.job import JobSpec, Settings, Verifier
 from kernelgenbench.suite.aten.factory import OPERATORS, VALUE_WRITERS, FactoryOperator
 from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.registry import get_operator
-from kernelgenbench.suite.spec import dtype_of
 from kernelgenbench.verify import profile as l3
 from kernelgenbench.verify.scan import scan_file, scan_source
 

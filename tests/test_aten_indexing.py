@@ -14,8 +14,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from kernelgenbench.platforms import PROFILES
 from kernelgenbench.run.job import JobSpec, Settings, Verifier
-from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.aten import gather_scatter, indexing
+from kernelgenbench.suite.aten.family import resolve_api
 from kernelgenbench.suite.aten.indexing import RAISES, IndexOperator, _encode, raises_judge, winner_judge
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import EXACT, Expected, Tolerance, numel, storage_view

@@ -19,16 +19,27 @@ import pytest
 import torch
 
 from kernelgenbench.platforms import PROFILES
+from kernelgenbench.sandbox import timed_loop
 from kernelgenbench.sandbox.dispatch import CandidateMode
 from kernelgenbench.sandbox.state import STATE, State
 from kernelgenbench.suite.aten.family import resolve_api
-from kernelgenbench.suite.aten.random import (A_TEST, ALPHA, OPERATORS, BernoulliLaw, ExponentialLaw, PoissonLaw,
-                                              RandomOperator, UniformLaw, bernstein, dkw, gamma_mean_bounds,
-                                              other_seed)
+from kernelgenbench.suite.aten.random import (
+    A_TEST,
+    ALPHA,
+    OPERATORS,
+    BernoulliLaw,
+    ExponentialLaw,
+    PoissonLaw,
+    RandomOperator,
+    UniformLaw,
+    bernstein,
+    dkw,
+    gamma_mean_bounds,
+    other_seed,
+)
 from kernelgenbench.suite.aten.random.stats import _neighbour_mids
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, GeneratorSeed, bind_generators, numel
-from kernelgenbench.sandbox import timed_loop
 from kernelgenbench.verify import profile
 from kernelgenbench.verify.scan import scan_file, scan_source
 
@@ -614,8 +625,6 @@ def test_copy_test_bound_by_hand() -> None:
     2^7 samples of 7 Bernoulli elements (q in {0, 1} included)."""
     import itertools
 
-    import numpy as np
-
     from kernelgenbench.suite.aten.random import LR_MODES, Cells, copy_test, copy_threshold
     from kernelgenbench.suite.aten.random.long_range import _copy_gains
 
@@ -905,7 +914,7 @@ def test_cross_run_test_passes_independent_runs(name: str) -> None:
     """Independent honest runs (PyTorch's CPU samplers; fp16/bf16 rrelu: inversion of torch.rand) on the
     smoke and held-out stochastic cases of the row, cycled over 12 seeds: test 7 never fires, not even at a
     thousand times its level."""
-    from kernelgenbench.suite.aten.random import cross_run_test, Cells
+    from kernelgenbench.suite.aten.random import Cells, cross_run_test
 
     op = ROWS[name]
     cases = [c for c in op.cases("smoke") + op.cases("heldout") if c.params.get("training", True)]

@@ -11,9 +11,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -80,9 +78,7 @@ def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
 def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cublas"),
              category: Optional[str] = typer.Option(None, help="substring of the category")) -> None:
     """List the operators with their case counts per tier."""
-    from .suite.registry import select
-
-    from .suite.registry import all_operators
+    from .suite.registry import all_operators, select
 
     try:
         ops = select(None, source, category)
@@ -213,8 +209,8 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     else:
         console.print(f"\n[bold]Tolerance[/bold]: {escape(_tolerance_text(o))}")
     if rule:
-        console.print(f"[bold]Anti-hack[/bold]: L1 static scan, L3 dispatch trace and kernel list; L2 ghost replay "
-                      f"only where a case needs a launch.")
+        console.print("[bold]Anti-hack[/bold]: L1 static scan, L3 dispatch trace and kernel list; L2 ghost replay "
+                      "only where a case needs a launch.")
         console.print(f"\n[bold]Nothing to compute ({rule.kind})[/bold] (aten.md §4.6, §6b.7)")
         for what, text in (("aliasing", rule.aliasing), ("layout", rule.layout), ("values", rule.values),
                            ("Triton launch", rule.launch)):

@@ -37,8 +37,8 @@ import importlib.util
 import inspect
 import json
 import os
-import sys
 import signal
+import sys
 import time
 import traceback
 from typing import Any

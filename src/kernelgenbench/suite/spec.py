@@ -27,8 +27,7 @@ from typing import Any, Callable, ClassVar, Iterable, Protocol, Sequence, TypeVa
 import torch
 
 from .tensors import clone_tree, region_mask, storage_view
-from .tiers import (ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, Counts, tier_label, tier_name,  # noqa: F401
-                    tier_parts, verdict_scope)
+from .tiers import ALL_TIERS, SHOWN_TIERS, TIERS, VERDICT_TIER, Counts, tier_label, tier_name, tier_parts, verdict_scope  # noqa: F401
 
 SOURCES = ("aten", "vllm", "cublas")
 

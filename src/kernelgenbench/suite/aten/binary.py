@@ -42,11 +42,32 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..common import make_tensor, poisoned, upcast
-from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
-                    written_expected)
+from ..spec import (
+    EXACT,
+    EXACT_TEXT,
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    Tolerance,
+    Wrapper,
+    dtype_of,
+    numel,
+    product,
+    written_expected,
+)
 from ..tensors import poison_
-from .family import (AtenCase, AtenOperator, ReachedOverloads, elem_bytes, is_dispatcher, native_then_exact,
-                     pin_leading, std_expected, wrappers_of)
+from .family import (
+    AtenCase,
+    AtenOperator,
+    ReachedOverloads,
+    elem_bytes,
+    is_dispatcher,
+    native_then_exact,
+    pin_leading,
+    std_expected,
+    wrappers_of,
+)
 from .pools import ALPHAS, FLOAT3, INT2, POINTWISE_SHAPES
 
 FORMS = ("tt", "ts", "st", "td", "dt")

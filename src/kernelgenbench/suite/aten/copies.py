@@ -56,8 +56,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..common import make_tensor, poisoned
+from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES, SPECIAL_SHAPES

@@ -43,8 +43,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..compare import SlotResult, compare_values, same_storage
 from ..common import make_tensor, poisoned
+from ..compare import SlotResult, compare_values, same_storage
 from ..spec import EXACT, Call, Cost, Counts, Expected, clone_tree, dtype_of, numel, product, written_expected
 from .family import AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 from .pools import FLOAT3, POINTWISE_SHAPES

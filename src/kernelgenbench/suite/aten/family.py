@@ -23,12 +23,22 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import torch
-
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..common import upcast
-from ..spec import (Call, Cost, Expected, Interface, NothingToCompute, Operator, Tolerance, Wrapper, dtype_of,
-                    is_named_overload, written_expected)
+from ..spec import (
+    Call,
+    Cost,
+    Expected,
+    Interface,
+    NothingToCompute,
+    Operator,
+    Tolerance,
+    Wrapper,
+    dtype_of,
+    is_named_overload,
+    written_expected,
+)
 
 #: Public APIs a case may drive, by name. The child resolves only these names and
 #: ``torch.ops.aten.<op>.<overload>`` (dispatcher entry points for overloads with no public API).

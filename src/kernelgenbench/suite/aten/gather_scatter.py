@@ -12,13 +12,11 @@ from typing import Any
 import torch
 
 from ..common import make_tensor, poisoned
-from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Wrapper, dtype_of, numel, product,
-                    written_expected)
+from ..spec import EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Wrapper, dtype_of, numel, product, written_expected
 from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, std_expected
 from .indexing import IndexOperator, accumulated, randint_index, seeded, self_tensor, winner_judge
 from .pools import FLOAT3, POINTWISE_SHAPES, REDUCTION_SHAPES
-
 
 # ========================================================================================= gather
 GATHER_SHAPES = [[512, 128, 32], [1024, 64, 16], [128, 32, 256]]

@@ -50,10 +50,22 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-from ..compare import SlotResult, compare_slot
 from ..common import make_tensor, upcast
-from ..spec import (EXACT, Call, Candidate, Cost, Counts, Expected, Tolerance, dtype_of, numel, storage_view, ulp,
-                    written_expected)
+from ..compare import SlotResult, compare_slot
+from ..spec import (
+    EXACT,
+    Call,
+    Candidate,
+    Cost,
+    Counts,
+    Expected,
+    Tolerance,
+    dtype_of,
+    numel,
+    storage_view,
+    ulp,
+    written_expected,
+)
 from ..tensors import poison_
 from .family import AtenCase, AtenOperator, elem_bytes, wrappers_of
 from .pools import FLOAT3

@@ -33,8 +33,20 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..common import make_tensor
-from ..spec import (EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, Tolerance, Wrapper, dtype_of, numel, product,
-                    written_expected)
+from ..spec import (
+    EXACT,
+    EXACT_TEXT,
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    Tolerance,
+    Wrapper,
+    dtype_of,
+    numel,
+    product,
+    written_expected,
+)
 from ..tensors import poison_
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, schema_of
 from .pools import POINTWISE_SHAPES

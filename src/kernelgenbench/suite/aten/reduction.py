@@ -33,11 +33,34 @@ from typing import Any, Callable, Sequence
 import torch
 
 from ..common import make_tensor, poisoned
-from ..spec import (ACCUMULATION_NOTE, EXACT, Call, Cost, Counts, Expected, Tolerance, Wrapper, accumulation_rule,
-                    accumulation_text, dtype_of, numel, product, written_expected)
+from ..spec import (
+    ACCUMULATION_NOTE,
+    EXACT,
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    Tolerance,
+    Wrapper,
+    accumulation_rule,
+    accumulation_text,
+    dtype_of,
+    numel,
+    product,
+    written_expected,
+)
 from ..tensors import poison_
-from .family import (AtenCase, AtenOperator, ReachedOverloads, elem_bytes, native_then_exact, pin_leading,
-                     resolve_api, std_expected, wrappers_of)
+from .family import (
+    AtenCase,
+    AtenOperator,
+    ReachedOverloads,
+    elem_bytes,
+    native_then_exact,
+    pin_leading,
+    resolve_api,
+    std_expected,
+    wrappers_of,
+)
 from .pools import EMPTY_SHAPES, FLOAT3, REDUCTION_SHAPES, REDUCTION_SMALL_SHAPES
 
 LONGTAIL = [[2, 3], [128, 256], [512, 512]]

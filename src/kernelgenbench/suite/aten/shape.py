@@ -28,19 +28,32 @@ tier, how a case is built, the reference, the timing gate and the cost model. Th
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable, Sequence
 
 import torch
 
-from ..compare import SlotResult, compare_slot, compare_values
 from ..common import make_tensor, poisoned
-from ..spec import (ACCUMULATION_NOTE, EXACT, EXACT_TEXT, VIEW, Call, Cost, Counts, Expected, NothingToCompute,
-                    Tolerance, Wrapper, accumulation_rule, accumulation_text, dtype_of, numel, product,
-                    written_expected)
+from ..compare import SlotResult, compare_slot, compare_values
+from ..spec import (
+    ACCUMULATION_NOTE,
+    EXACT,
+    EXACT_TEXT,
+    VIEW,
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    Tolerance,
+    Wrapper,
+    accumulation_rule,
+    accumulation_text,
+    dtype_of,
+    numel,
+    product,
+    written_expected,
+)
 from ..tensors import poison_
-from .family import (DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api, std_expected,
-                     wrappers_of)
+from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, flop_class, resolve_api, std_expected, wrappers_of
 from .pools import FLOAT3
 
 #: (M, N, K) of the matmul grids (aten.md §2 MNK_SHAPES)
@@ -534,7 +547,7 @@ def _out_list_check(exps: list[Expected]) -> Callable[[Any, dict[str, Any]], Slo
     """Judge a written ``Tensor[] out``: each tensor's whole storage against its expectation."""
     def check(actual: Any, outputs: dict[str, Any]) -> SlotResult:
         if not isinstance(actual, (list, tuple)) or len(actual) != len(exps):
-            return SlotResult(False, f"arg.out: the out list is missing or changed length", rule="exact")
+            return SlotResult(False, "arg.out: the out list is missing or changed length", rule="exact")
         worst = SlotResult(True, rule="exact")
         for i, (e, a) in enumerate(zip(exps, actual)):
             res = compare_slot(e, a)

@@ -36,10 +36,21 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..compare import same_storage
 from ..common import make_tensor
-from ..spec import (ALLOCATION, SCALAR_READ, VIEW, Call, Cost, Counts, Expected, NothingToCompute, dtype_of,
-                    numel, product)
+from ..compare import same_storage
+from ..spec import (
+    ALLOCATION,
+    SCALAR_READ,
+    VIEW,
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    NothingToCompute,
+    dtype_of,
+    numel,
+    product,
+)
 from ..tensors import poison_
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, resolve_api, wrappers_of
 

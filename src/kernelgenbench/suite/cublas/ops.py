@@ -8,8 +8,19 @@ from typing import Any, Callable
 import torch
 
 from ..function import FunctionOperator
-from ..spec import (ACCUMULATION_NOTE, Call, Cost, Expected, Interface, Tolerance, accumulation_rule, accumulation_text,
-                    product, region_mask, storage_view, written_expected)
+from ..spec import (
+    ACCUMULATION_NOTE,
+    Call,
+    Cost,
+    Expected,
+    Interface,
+    Tolerance,
+    accumulation_rule,
+    accumulation_text,
+    product,
+    storage_view,
+    written_expected,
+)
 from ..tensors import poison_
 from .blas import diag_code, trans_code, uplo_code
 

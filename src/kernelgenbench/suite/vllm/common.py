@@ -7,8 +7,8 @@ from typing import Any, Callable
 
 import torch
 
-from ..common import make_tensor
 from ..baselines import BASELINE_KINDS
+from ..common import make_tensor
 from ..spec import Call, dtype_of
 
 #: The activation dtypes of most vLLM grids.

@@ -11,8 +11,8 @@ from ..compare import SlotResult
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
 from ..tensors import poison_
-from .common import baseline_label, esize
 from .common import baseline as _baseline
+from .common import baseline_label, esize
 
 
 # -------------------------------------------------------------------------------------- topk_softmax

@@ -15,6 +15,7 @@ from ..tensors import poison_
 from .common import FLOAT3, baseline_label, esize, rows_view
 from .common import baseline as _baseline
 
+
 def _rms_native(x: torch.Tensor, w: torch.Tensor, eps: float) -> torch.Tensor:
     xf = x.float()
     inv = torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + eps)

@@ -7,8 +7,8 @@ from typing import Any
 import torch
 
 from ..common import make_tensor
-from ..function import FunctionOperator
 from ..compare import SlotResult
+from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, numel, product
 from .common import baseline, baseline_label, esize
 

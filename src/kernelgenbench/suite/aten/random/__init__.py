@@ -146,14 +146,38 @@ Layout
 """
 from __future__ import annotations
 
-from .cross_run import (XR_BLOCKS, XR_EXACT_STEP, XR_FRESH, XR_MULTISET, XR_PAIRS, XR_THETAS, XR_WINDOWS,
-                        block_count_bits, cross_run_test, local_copy_bits, multiset_bits, shared_values_bits)
-from .judge import ALPHA, A_TEST, N_TESTS, P_IDENTICAL, RandomJudge, random_expected
+from .cross_run import (
+                        XR_BLOCKS,
+                        XR_EXACT_STEP,
+                        XR_FRESH,
+                        XR_MULTISET,
+                        XR_PAIRS,
+                        XR_THETAS,
+                        XR_WINDOWS,
+                        block_count_bits,
+                        cross_run_test,
+                        local_copy_bits,
+                        multiset_bits,
+                        shared_values_bits,
+)
+from .judge import A_TEST, ALPHA, N_TESTS, P_IDENTICAL, RandomJudge, random_expected
 from .long_range import LR_ATOM_SLACK, LR_CANDIDATES, LR_EPS, LR_MODES, Cells, copy_test, copy_threshold
-from .operators import OPERATORS, BERNOULLI, EXPONENTIAL_, POISSON, RRELU_WITH_NOISE, SEED_NOTE
+from .operators import BERNOULLI, EXPONENTIAL_, OPERATORS, POISSON, RRELU_WITH_NOISE, SEED_NOTE
 from .protocol import RUNS, RandomOperator, other_seed
-from .stats import (CDF_SLACK, BernoulliLaw, ExponentialLaw, Law, PoissonLaw, UniformLaw, bernstein, distribution_test,
-                    dkw, gamma_mean_bounds, product_test, randomized_pit)
+from .stats import (
+                        CDF_SLACK,
+                        BernoulliLaw,
+                        ExponentialLaw,
+                        Law,
+                        PoissonLaw,
+                        UniformLaw,
+                        bernstein,
+                        distribution_test,
+                        dkw,
+                        gamma_mean_bounds,
+                        product_test,
+                        randomized_pit,
+)
 
 __all__ = [
     "OPERATORS", "BERNOULLI", "EXPONENTIAL_", "POISSON", "RRELU_WITH_NOISE", "SEED_NOTE", "RUNS", "RandomOperator",

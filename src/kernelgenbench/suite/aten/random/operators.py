@@ -7,8 +7,19 @@ from typing import Any
 import torch
 
 from ...common import make_tensor, poisoned
-from ...spec import (Call, Cost, Counts, Expected, GeneratorSeed, Tolerance, Wrapper, dtype_of, numel, product,
-                     written_expected)
+from ...spec import (
+    Call,
+    Cost,
+    Counts,
+    Expected,
+    GeneratorSeed,
+    Tolerance,
+    Wrapper,
+    dtype_of,
+    numel,
+    product,
+    written_expected,
+)
 from ..family import AtenCase, AtenOperator, elem_bytes
 from .judge import A_TEST, ALPHA, N_TESTS, random_expected
 from .protocol import RandomOperator
