@@ -85,7 +85,8 @@ def test_grids_follow_the_sections() -> None:
                                                                  [16, 128, 64, 60], [16, 7, 57, 32, 29]]]
     assert not any(c.timed for c in ROWS["full"].cases("full") if c.params["dtype"] is None)
     fill = ROWS["fill_"].cases("full")
-    assert {c.params["value"] for c in fill} == {0, 1, 9} and all(c.timed == (c.params["form"] == "Scalar") for c in fill)
+    assert {c.params["value"] for c in fill} == {0, 1, 9} and all(
+        c.timed == (c.params["form"] == "Scalar") for c in fill)
     assert sum(c.params.get("overload") == "out" for c in ROWS["new_ones"].cases("full")) == 24
     assert sum(c.params.get("overload") == "out" for c in ROWS["scalar_tensor"].cases("full")) == 24
 
@@ -95,7 +96,8 @@ def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
     op = ROWS[name]
     want = {name if o == "default" else f"{name}.{o}" for o in getattr(torch.ops.aten, name).overloads()}
     # named-tensor (Dimname) overloads are optional rows on every PyTorch (2.11 has them, 2.13 not)
-    want = {k for k in want if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
+    want = {k for k in want
+            if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
     assert {w.overload for w in op.interface.wrappers if w.kind == "dispatcher"} == want
     assert {w.overload for w in op.interface.wrappers if w.kind == "named"} == ABSENT.get(name, set())
     assert {w.overload for w in op.interface.wrappers if w.exercised} == EXERCISED[name]
@@ -349,8 +351,10 @@ def test_rounding_a_double_directly_to_fp16_is_caught(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_like_result_with_contiguous_strides_is_caught(tmp_path: Path) -> None:
-    src = _oracle_with("ones_like", "out = torch.empty_like(self, dtype=dtype, device=device, memory_format=memory_format)",
-                       "out = torch.empty(self.shape, dtype=self.dtype if dtype is None else dtype, device=self.device)")
+    src = _oracle_with("ones_like",
+                       "out = torch.empty_like(self, dtype=dtype, device=device, memory_format=memory_format)",
+                       "out = torch.empty(self.shape, dtype=self.dtype if dtype is None else dtype, "
+                       "device=self.device)")
     rec = _run(tmp_path, "aten::ones_like", src)
     assert rec["failure_class"] == "wrong_result", rec["first_failure"]
     assert "strides (24, 1) != expected (1, 40)" in rec["first_failure"]["message"]

@@ -3,7 +3,8 @@ installed PyTorch, the statistics (bounds checked by hand), the judge on PyTorch
 and on wrong ones (constant, mean, seed-ignoring, non-advancing, non-reproducing, correlated, biased, and
 long-range dependent: periods, copied blocks, mirrored halves, a 16-bit LCG; one run a rearrangement of
 another: they fail), test 7's e-values by enumeration, the oracles and
-PyTorch across 50 seeds per row (they pass), generator markers through torch.save and the timing loop, the seed allowances of L1/L3, and bad
+PyTorch across 50 seeds per row (they pass), generator markers through torch.save and the timing loop, \
+the seed allowances of L1/L3, and bad
 submissions through the real pipeline."""
 from __future__ import annotations
 

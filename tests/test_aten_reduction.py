@@ -251,7 +251,8 @@ def test_renorm_reference_is_pytorchs_kernel_bit_for_bit() -> None:
         p = dict(shape=[6, 8], dtype="fp32", p=pp, dim=0, maxnorm=1.0, exact_slice=True)
         call = _build(op, p)
         (exp,) = _ref(op, p, call)
-        assert torch.equal(exp.value[0], call.args[0][0]) and float(torch.linalg.vector_norm(call.args[0][0], pp)) == 1.0
+        assert torch.equal(exp.value[0], call.args[0][0]) and float(
+            torch.linalg.vector_norm(call.args[0][0], pp)) == 1.0
 
 
 def test_polygamma_reference_values() -> None:
@@ -294,7 +295,8 @@ def test_costs() -> None:
         4096 * 256 * 4 + 256 * 8
     assert ROWS["amin"].cost(dict(shape=[32, 64, 128], dtype="bf16", dim=[0, 2], keepdim=True)).bytes == \
         (32 * 64 * 128 + 64) * 2
-    assert ROWS["renorm"].cost(dict(shape=[512, 512], dtype="fp32", p=2.0, dim=0, maxnorm=1.0)).bytes == 2 * 512 * 512 * 4
+    assert ROWS["renorm"].cost(dict(shape=[512, 512], dtype="fp32", p=2.0, dim=0, maxnorm=1.0)).bytes == \
+        2 * 512 * 512 * 4
     assert ROWS["pairwise_distance"].cost(dict(shape=[512, 256], dtype="fp16")).bytes == (2 * 512 * 256 + 512) * 2
     assert ROWS["polygamma"].cost(dict(shape=[4, 4], dtype="int32", n=1)).bytes == 16 * 8
 
@@ -318,7 +320,8 @@ WRONG = {
     # divides by every element instead of the reduced ones
     "mean": [("count *= self.shape[d]", "count = self.numel()")],
     # "safe" softmax: an all -inf slice gives 0 instead of NaN
-    "softmax": [("    m = tl.max(x, axis=0)\n", "    m = tl.max(x, axis=0)\n    m = tl.where(m == float(\"-inf\"), 0.0, m)\n"),
+    "softmax": [("    m = tl.max(x, axis=0)\n",
+                 "    m = tl.max(x, axis=0)\n    m = tl.where(m == float(\"-inf\"), 0.0, m)\n"),
                 ("    s = tl.sum(e, axis=0)\n", "    s = tl.sum(e, axis=0)\n    s = tl.where(s == 0, 1.0, s)\n")],
     # the 2-norm whatever p is
     "pairwise_distance": [("mode = _mode(float(p))", "mode = 2")],

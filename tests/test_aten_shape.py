@@ -83,7 +83,8 @@ def test_wrappers_are_the_overloads_of_pytorch(name: str) -> None:
     op = ROWS[name]
     want = {name if o == "default" else f"{name}.{o}" for o in getattr(torch.ops.aten, name).overloads()}
     # named-tensor (Dimname) overloads are optional rows on every PyTorch (2.11 has them, 2.13 not)
-    want = {k for k in want if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
+    want = {k for k in want
+            if "Dimname" not in str(getattr(getattr(torch.ops.aten, name), k.partition(".")[2] or "default")._schema)}
     assert {w.overload for w in op.interface.wrappers if w.kind != "named"} == want
     assert {w.overload for w in op.interface.wrappers if w.exercised} == EXERCISED[name]
     for w in op.interface.wrappers:

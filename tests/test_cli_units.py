@@ -175,7 +175,7 @@ def test_misnamed_files_are_listed_with_the_closest_operator_file(tmp_path: Path
 
 
 def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
-    from kernelgenbench import cli
+    from kernelgenbench import cli, tables
 
     assert not cli.console.is_terminal and cli.console.width == 140  # pytest captures stdout, COLUMNS unset
     res = CliRunner().invoke(app, ["list", "--source", "vllm"])
@@ -186,7 +186,7 @@ def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
     assert "┃ operator " in res.output and "┃ category " in res.output and "┃ heldout ┃" in res.output
     rec = {"op": "aten::embedding_dense_backward", "source": "aten", "status": "unsupported", "cases_passed": 3,
            "cases_total": 4, "cases_unsupported": 1, "first_failure": {"message": "x" * 300}}
-    table = cli._ops_table([rec, {**rec, "op": "aten::add"}], timing=True)
+    table = tables._ops_table([rec, {**rec, "op": "aten::add"}], timing=True)
     with cli.console.capture() as cap:
         cli.console.print(table)
     rows = [ln for ln in cap.get().splitlines() if ln.startswith("│")]
@@ -196,7 +196,7 @@ def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
 
 
 def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
-    from kernelgenbench.cli import _time_line
+    from kernelgenbench.tables import _time_line
 
     tb = {"jobs_wall_s": 12.0, "candidate_s": 0.5, "hung_s": 10.0, "import_s": 1.0, "gate_wait_s": 0.0,
           "gate_wait_timing_s": 0.0, "timing_s": 0.0}
@@ -291,7 +291,7 @@ def test_every_l1_finding_is_shown_with_its_line_and_rule_by_eval_and_summary(tm
 def test_failure_lines_complete_an_l1_message_from_an_older_record() -> None:
     """A record written when the message held the first finding only: the findings the record kept are
     shown too; a record whose message lists them all is shown as it is."""
-    from kernelgenbench.cli import failure_lines
+    from kernelgenbench.console import failure_lines
 
     old = {"failure_class": "static_scan",
            "first_failure": {"message": "L1 static scan: line 4: a (rule torch-compute)"},

@@ -191,7 +191,8 @@ def test_rotary_hand_case() -> None:
     x = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
     pos = torch.tensor([1])
     neox = rope_native(pos, x, 1, 4, cache, True)[0, 0]
-    # NeoX pairs (0, 2), (1, 3): x0' = 1*0 - 3*1 = -3, x2' = 3*0 + 1*1 = 1; x1' = 2*.5 - 4*.5 = -1, x3' = 4*.5 + 2*.5 = 3
+    # NeoX pairs (0, 2), (1, 3): x0' = 1*0 - 3*1 = -3, x2' = 3*0 + 1*1 = 1;
+    # x1' = 2*.5 - 4*.5 = -1, x3' = 4*.5 + 2*.5 = 3
     assert neox.tolist() == [-3.0, -1.0, 1.0, 3.0]
     gptj = rope_native(pos, x, 1, 4, cache, False)[0, 0]
     # GPT-J pairs (0, 1) with j = 0, (2, 3) with j = 1: (1*0 - 2*1, 2*0 + 1*1), (3*.5 - 4*.5, 4*.5 + 3*.5)
@@ -350,7 +351,8 @@ def test_rms_norm_per_block_quant_hand_case_and_layout() -> None:
     assert torch.equal(q1, q2) and torch.equal(s1, s2)
     t = torch.empty(2, 3).t()           # [3, 2] with strides (1, 3): the transposed view of a [2, 3] buffer
     assert _scale_layout_check(True)(t, {}).ok and not _scale_layout_check(False)(t, {}).ok
-    assert _scale_layout_check(False)(torch.empty(3, 2), {}).ok and not _scale_layout_check(True)(torch.empty(3, 2), {}).ok
+    assert _scale_layout_check(False)(torch.empty(3, 2), {}).ok
+    assert not _scale_layout_check(True)(torch.empty(3, 2), {}).ok
 
 
 def test_hadamard_hand_case() -> None:

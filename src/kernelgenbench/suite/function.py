@@ -92,8 +92,10 @@ class FunctionOperator(Operator):
         if prefer is None:
             return self._baseline(call, platform)
         if prefer not in self.baseline_kinds:
+            choices = ("choose one of " + ", ".join(self.baseline_kinds) if self.baseline_kinds
+                       else "it has only its own")
             raise ValueError(f"{self.id}: baseline {prefer!r} cannot be forced; "
-                             f"{'choose one of ' + ', '.join(self.baseline_kinds) if self.baseline_kinds else 'it has only its own'}")
+                             f"{choices}")
         return self._baseline(call, platform, prefer=prefer)
 
     def baseline_label(self) -> str:

@@ -205,7 +205,8 @@ class TimingPhase:
         t0 = time.perf_counter()
         try:
             msg = self.session.request(TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
-                                                   str(check_out), self.settings.baseline), self.settings.time_timeout_s)
+                                                   str(check_out), self.settings.baseline),
+                                       self.settings.time_timeout_s)
         except ChildTimeout:
             self.session.drop()
             raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",

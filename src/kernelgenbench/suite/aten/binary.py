@@ -812,10 +812,12 @@ ADD = AtenOperator(
               "numbers and 0-d tensors do not raise the category's dtype); fp16/bf16 compute in fp32 and round "
               "once; IEEE overflow.",
     wrappers=[
-        Wrapper("add.Tensor", "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", exercised=True),
+        Wrapper("add.Tensor", "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+                exercised=True),
         Wrapper("add.Scalar", "aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"),
         Wrapper("add.out", "aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"),
-        Wrapper("add.Scalar_out", "aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)"),
+        Wrapper("add.Scalar_out",
+                "aten::add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)"),
     ],
     grids={
         "smoke": [
@@ -839,7 +841,8 @@ ADD = AtenOperator(
 ).facts(counts=Counts(smoke=6, full=648, timed=648, heldout=5))
 
 
-# The rows' full-tier counts (Counts.full, Counts.timed). aten.md §1 counts, with these corrections (§6b and the rows' notes):
+# The rows' full-tier counts (Counts.full, Counts.timed). aten.md §1 counts, with these corrections (§6b and the
+# rows' notes):
 #   sub 650 -> 648, mul 164 -> 162: the CPU scalar-scalar test never reaches the candidate (§6b.5);
 #   div 172 (pre-damage, §6b.2) -> 168: the mislabelled torch.mul scalar-scalar test (§6b.5) and the pre-damage
 #       trunc_divide_scalar_scalar test, which also runs on the CPU, are dropped;

@@ -866,9 +866,10 @@ STACK = CopyOperator(
 ).facts(counts=Counts(smoke=5, full=60, timed=60, heldout=5), aliases={"concat", "concatenate", "hstack", "vstack"})
 
 
-# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. contiguous keeps upstream's 30 registry cases; its six (1,) inputs are
-# contiguous after slicing (upstream returns early), judged as "returns self" and untimed. to's twelve same-dtype
-# cases return self in PyTorch and are untimed. cat and resolve_* use the pre-damage grids (§6b.2).
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. contiguous keeps upstream's 30 registry cases;
+# its six (1,) inputs are contiguous after slicing (upstream returns early), judged as "returns self" and untimed.
+# to's twelve same-dtype cases return self in PyTorch and are untimed. cat and resolve_* use the pre-damage grids
+# (§6b.2).
 OPERATORS: list[CopyOperator] = [TO_COPY, CAT, CLONE, CONTIGUOUS, COPY_, RESOLVE_CONJ, RESOLVE_NEG, STACK, TO]
 
 __all__ = ["OPERATORS", "CopyOperator", "MEMORY_FORMATS", "fresh_result", "input_shape", "list_unchanged",

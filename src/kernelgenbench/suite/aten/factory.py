@@ -404,7 +404,8 @@ def _like_cost(p: dict[str, Any]) -> Cost:
 
 def _like_grids(value: int) -> dict[str, list[dict[str, Any]]]:
     return {
-        "smoke": [dict(shape=[64, 33], dtype="fp32"), dict(shape=[], dtype="bf16"), dict(shape=[16, 7, 5], dtype="fp16"),
+        "smoke": [dict(shape=[64, 33], dtype="fp32"), dict(shape=[], dtype="bf16"),
+                  dict(shape=[16, 7, 5], dtype="fp16"),
                   dict(shape=[40, 24], dtype="int32", layout="transposed"),
                   dict(shape=[6, 9], dtype="bool", layout="step2"),
                   dict(shape=[10, 12], dtype="fp32", out_dtype="int16" if value else "bool"),
@@ -508,7 +509,8 @@ SCALAR_TENSOR = FactoryOperator(
               "Python type of s) on device. The conversion is c10's Scalar conversion: fp16/bf16 round to nearest "
               "even through fp32 (12345 -> 12344 in fp16, 12352 in bf16), floats to integers truncate, nonzero to bool "
               "is True; a value the dtype cannot hold (a finite value beyond a float dtype's largest finite value; "
-              "NaN, infinities or out-of-range values for integers) is an error, as CUDA's fill checks it. scalar_tensor.out(s, out) resizes out "
+              "NaN, infinities or out-of-range values for integers) is an error, as CUDA's fill checks it. "
+              "scalar_tensor.out(s, out) resizes out "
               "to 0-d, keeps out's dtype, writes s and returns out.",
     exercised=["scalar_tensor", "scalar_tensor.out"], args=_scalar_tensor_args,
     cost=lambda p: Cost(0.0, float(elem_bytes(p.get("dtype") or "fp32"))),
@@ -553,7 +555,8 @@ FILL_ = FactoryOperator(
     semantics="In place: every element of self (any strides; the gaps of a strided view untouched) is set to value, "
               "converted to self's dtype; returns self. fill_.Scalar converts a Python number as c10 converts a "
               "Scalar (a double reaches fp16/bf16 through fp32; floats to integers truncate; a value the dtype "
-              "cannot hold is an error, as for full). fill_.Tensor takes a 0-d value tensor (anything else is an error): on self's device its "
+              "cannot hold is an error, as for full). fill_.Tensor takes a 0-d value tensor (anything else is an "
+              "error): on self's device its "
               "element is copied as copy_ converts dtypes; on another device (a 0-d CPU tensor) its value is read "
               "as a Python number first. An overlapping self (expanded) is an error.",
     exercised=["fill_.Scalar", "fill_.Tensor"], args=_fill_args, cost=_fill_cost,
@@ -598,8 +601,10 @@ ZERO_ = FactoryOperator(
               "(while zero_ is registered, upstream's do_bench zeroes its 256 MB int32 L2-flush buffer with it).",
     exercised=["zero_"], args=_zero_args, cost=_write_cost(lambda p: p["shape"]),
     grids={
-        "smoke": [dict(shape=[64, 33], dtype="fp32"), dict(shape=[], dtype="int64"), dict(shape=[16, 7, 5], dtype="bf16"),
-                  dict(shape=[40, 24], dtype="fp16", layout="transposed"), dict(shape=[6, 9], dtype="bool", layout="step2"),
+        "smoke": [dict(shape=[64, 33], dtype="fp32"), dict(shape=[], dtype="int64"),
+                  dict(shape=[16, 7, 5], dtype="bf16"),
+                  dict(shape=[40, 24], dtype="fp16", layout="transposed"),
+                  dict(shape=[6, 9], dtype="bool", layout="step2"),
                   dict(shape=[100, 30], dtype="int16", layout="step3")],
         "full": product(dtype=["fp16", "fp32", "bf16", "int16", "int32", "int64"], shape=POINTWISE_SHAPES),
         "heldout": [dict(shape=[257, 511], dtype="fp16", layout="transposed"),

@@ -140,9 +140,10 @@ def winner_judge(exp: Expected, pos: torch.Tensor, vals: torch.Tensor) -> Expect
         ok = (cand.to(got.device) == _bits(g).view(-1, 1)).any(1)
         if not bool(ok.all()):
             i = int(torch.nonzero(~ok)[0])
-            return SlotResult(False, f"{exp.slot}: element at {'storage offset' if exp.region is not None else 'flat index'} "
-                                     f"{int(amb_pos[i])} was written {int(amb_counts[i])} times with different "
-                                     f"values (any of them may win) but holds {g[i].item()!r}, none of them",
+            return SlotResult(False,
+                              f"{exp.slot}: element at {'storage offset' if exp.region is not None else 'flat index'} "
+                              f"{int(amb_pos[i])} was written {int(amb_counts[i])} times with different "
+                              f"values (any of them may win) but holds {g[i].item()!r}, none of them",
                               rule="one of the written values")
         want = exp.value.clone()
         flat = want if exp.region is not None else want.view(-1)
@@ -308,7 +309,7 @@ def draw_indices(p: dict[str, Any], x: torch.Tensor, device, gen) -> list[torch.
         for size in reversed(sizes):  # row-major unravel of distinct flat positions: distinct tuples
             coords.append(flat % size)
             flat = flat // size
-        for (slot, _, s), c in zip(int_slots, reversed(coords)):
+        for (slot, _, _name), c in zip(int_slots, reversed(coords)):
             out[slot] = c.reshape(shape).to(torch.int64)
     else:
         for k, (slot, dim, s) in enumerate(int_slots):

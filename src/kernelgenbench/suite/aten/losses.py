@@ -659,7 +659,8 @@ UPSAMPLE_NEAREST2D_BACKWARD = BackwardOperator(
           "(tested), so the fp64 reference is device-independent. 36 cases, all timed.",
 ).facts(counts=Counts(smoke=4, full=36, timed=36, heldout=3))
 
-# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1 and the sections' grids; test_huber_loss_out is untimed upstream.
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1 and the sections' grids; test_huber_loss_out is
+# untimed upstream.
 OPERATORS: list[TensorRow] = [
     BINARY_CROSS_ENTROPY_WITH_LOGITS, HUBER_LOSS, MARGIN_RANKING_LOSS, SOFT_MARGIN_LOSS, LOG_SIGMOID_BACKWARD,
     MISH_BACKWARD, SMOOTH_L1_LOSS_BACKWARD, SOFTPLUS_BACKWARD, RRELU_WITH_NOISE_BACKWARD, REFLECTION_PAD1D_BACKWARD,

@@ -614,9 +614,9 @@ LOGIT = UnaryOperator(
           "flat[1] = 1.",
 ).facts(counts=Counts(smoke=6, full=54, timed=54, heldout=4))
 
-# The rows' full-tier counts (Counts.full, Counts.timed): the case counts of aten.md §1 (silu: 36 - the 18 silu_backward cases
-# that never call the candidate, §6b.5); timed = the section's timed tensor tests (JIT scalar cases call
-# a Python wrapper directly and have no native baseline, so they are untimed).
+# The rows' full-tier counts (Counts.full, Counts.timed): the case counts of aten.md §1 (silu: 36 - the 18
+# silu_backward cases that never call the candidate, §6b.5); timed = the section's timed tensor tests (JIT scalar
+# cases call a Python wrapper directly and have no native baseline, so they are untimed).
 OPERATORS: list[UnaryOperator] = [
     ACOSH, ASIN, BITWISE_NOT, COS, COSH, ERFC, FLOOR, HARDSIGMOID, I0, LOG10, LOGIT, MISH, NEG, RSQRT, SGN, SILU,
     SPECIAL_ENTR, SQUARE, SIN,

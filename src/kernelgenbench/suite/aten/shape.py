@@ -655,7 +655,8 @@ UNSAFE_SPLIT_WITH_SIZES = SplitOperator(
                          overload="out")],
     },
     notes="aten.md §6b.7: every returned piece must alias the input with exactly PyTorch's sizes, strides and storage "
-          "offset; upstream compared values only. .out cases copy (a Triton launch, L2 ghost replay). test_unsafe_split_with_sizes_out (27 cases) is untimed upstream, so "
+          "offset; upstream compared values only. .out cases copy (a Triton launch, L2 ghost replay). "
+          "test_unsafe_split_with_sizes_out (27 cases) is untimed upstream, so "
           "only the 27 functional cases are timed. Smoke adds int32 (with an empty piece) and bool cases.",
 ).facts(counts=Counts(smoke=5, full=54, timed=27, heldout=4))
 
@@ -679,7 +680,10 @@ def _diff_build(p: dict[str, Any], device, gen) -> AtenCase:
 def _diff_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     # aten.md §3.1 ⚑: PyTorch rounds each difference to the dtype: fp16/bf16 reference on fp32 copies, fp32 on fp64.
     x = call.args[0]
-    up = (lambda v: v.to(torch.float64) if v.dtype == torch.float32 else _fp32_of(v))
+
+    def up(v: torch.Tensor) -> torch.Tensor:
+        return v.to(torch.float64) if v.dtype == torch.float32 else _fp32_of(v)
+
     kwargs = {k: (up(v) if isinstance(v, torch.Tensor) else v) for k, v in call.kwargs.items() if k != "out"}
     ref = torch.diff(up(x), **kwargs).to(x.dtype)
     return _out_or_return(call, ref, Tolerance())
@@ -878,9 +882,9 @@ SORT = ShapeOperator(
 ).facts(counts=Counts(smoke=7, full=320, timed=320, heldout=5))
 
 
-# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. bmm uses the pre-damage grid (same count, §6b.2); linear and matmul
-# replace the 5184 baddbmm registry cases that never reach them by the sections' 27-case real grids (§6b.4); the
-# splits' out tests are untimed upstream.
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1. bmm uses the pre-damage grid (same count,
+# §6b.2); linear and matmul replace the 5184 baddbmm registry cases that never reach them by the sections' 27-case
+# real grids (§6b.4); the splits' out tests are untimed upstream.
 OPERATORS: list[AtenOperator] = [
     AFFINE_GRID_GENERATOR, BMM, DIFF, LINEAR, MATMUL, MM, ROT90, SORT, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES,
 ]

@@ -616,8 +616,8 @@ NEW_EMPTY_STRIDED = ViewOperator(
 ).facts(counts=Counts(smoke=5, full=81, timed=81, heldout=3))
 
 
-# The rows' full-tier counts (Counts.full): aten.md §1, with the pre-damage grids of expand/expand_as (§6b.2); narrow keeps 15 of
-# its 18 registry cases (the three 0-d cases return early upstream and call nothing)
+# The rows' full-tier counts (Counts.full): aten.md §1, with the pre-damage grids of expand/expand_as (§6b.2);
+# narrow keeps 15 of its 18 registry cases (the three 0-d cases return early upstream and call nothing)
 OPERATORS: list[ViewOperator] = [
     LOCAL_SCALAR_DENSE, AS_STRIDED, EMPTY_STRIDED, EXPAND, EXPAND_AS, ITEM, NARROW, NEW_EMPTY_STRIDED, RESHAPE,
     SELECT, T, UNSQUEEZE,

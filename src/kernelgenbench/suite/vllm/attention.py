@@ -1,4 +1,5 @@
-"""vLLM attention kernels (vllm.md §3: merge_attn_states, paged_attention_v1, paged_attention_v2). References are pure PyTorch written
+"""vLLM attention kernels (vllm.md §3: merge_attn_states, paged_attention_v1, paged_attention_v2). \
+References are pure PyTorch written
 from the spec (fp32 math with the spec's rounding points)."""
 from __future__ import annotations
 
@@ -380,7 +381,8 @@ PAGED_ATTENTION_V2 = FunctionOperator(
     "paged_attention_v2", source="vllm", category="decode attention", section="vllm.md § vllm::paged_attention_v2",
     semantics="as paged_attention_v1, split into partitions of 512 tokens: partition j of sequence s, head q: "
               "m_j = max l, S_j = sum exp(l - m_j), tmp_out[s,q,j,:] = rd_T(sum_i rd_T(e_i/(S_j + 1e-6)) V_i), "
-              "max_logits[s,q,j] = m_j, exp_sum[s,q,j] = S_j. One partition: out = tmp_out[...,0,:]; else M = max_j m_j, "
+              "max_logits[s,q,j] = m_j, exp_sum[s,q,j] = S_j. One partition: out = tmp_out[...,0,:]; "
+              "else M = max_j m_j, "
               "S'_j = S_j exp(m_j - M), G = sum S'_j, out[d] = rd_T(sum_j float(tmp_out_j[d]) S'_j (1/(G + 1e-6))). "
               "Partitions j >= ceil(L/512) of the scratch tensors stay untouched.",
     interface=Interface(
@@ -397,7 +399,8 @@ PAGED_ATTENTION_V2 = FunctionOperator(
             dict(s=1, hq=2, hkv=2, d=32, bs=16, dtype="fp32", lens=[512]),
             dict(s=2, hq=4, hkv=1, d=32, bs=16, dtype="fp32", lens=[1030, 2], alibi=True, max_seq_len=1600),
         ],
-        "full": [dict(s=s_, hq=hq, hkv=hkv, d=d, bs=bs, nb=nb, max_seq_len=ms, dtype=dt, lens="random", tables="randint")
+        "full": [dict(s=s_, hq=hq, hkv=hkv, d=d, bs=bs, nb=nb, max_seq_len=ms, dtype=dt, lens="random",
+                      tables="randint")
                  for s_, hq, hkv, d, bs, nb, ms in [(2, 8, 8, 64, 16, 32, 128), (4, 8, 8, 64, 16, 64, 256),
                                                     (4, 32, 8, 128, 16, 128, 512), (8, 16, 8, 128, 16, 256, 1024)]
                  for dt in ("fp16", "bf16")],
@@ -410,7 +413,8 @@ PAGED_ATTENTION_V2 = FunctionOperator(
     },
     build=_pa2_build, reference=_pa2_ref, dtypes=_pa_dtypes,
     cost=lambda p: Cost(4.0 * p["s"] * p["hq"] * p["d"] * p.get("max_seq_len", p.get("max_len", 1024)),
-                        2 * p["s"] * p["hkv"] * p["d"] * p.get("max_seq_len", p.get("max_len", 1024)) * esize(p["dtype"])),
+                        2 * p["s"] * p["hkv"] * p["d"] * p.get("max_seq_len", p.get("max_len", 1024))
+                        * esize(p["dtype"])),
     timed=lambda p: p.get("max_seq_len", 0) >= 256,
     baseline=baseline("paged_attention_v2", _pa2_base), label=baseline_label,
     notes="Besides out, exp_sum, max_logits and tmp_out are checked on the written partitions (upstream compares out "

@@ -86,8 +86,9 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
             fn = getattr(ops, name)
             return (lambda c: fn(*c.args, **c.kwargs)), f"vllm (vllm._custom_ops.{name})"
         if prefer == "vllm":
+            why = "vllm._custom_ops is not importable" if ops is None else f"vllm._custom_ops has no {name}"
             raise RuntimeError(f"vllm::{name}: the vllm baseline was requested but "
-                               f"{'vllm._custom_ops is not importable' if ops is None else f'vllm._custom_ops has no {name}'}"
+                               f"{why}"
                                f" here")
     if prefer == "native-eager":
         return native, NATIVE_EAGER

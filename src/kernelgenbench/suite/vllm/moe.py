@@ -1,5 +1,6 @@
 """vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size,
-batched_moe_align_block_size, moe_lora_align_block_size, moe_sum, shuffle_rows). References are pure PyTorch written from the spec."""
+batched_moe_align_block_size, moe_lora_align_block_size, moe_sum, shuffle_rows). \
+References are pure PyTorch written from the spec."""
 from __future__ import annotations
 
 from typing import Any
@@ -88,7 +89,8 @@ TOPK_SOFTMAX = FunctionOperator(
         ],
     },
     build=_topk_build, reference=_topk_ref,
-    cost=lambda p: Cost(5.0 * p["t"] * p["e"], p["t"] * p["e"] * torch.empty(0, dtype=dtype_of(p["dtype"])).element_size()
+    cost=lambda p: Cost(5.0 * p["t"] * p["e"],
+                        p["t"] * p["e"] * torch.empty(0, dtype=dtype_of(p["dtype"])).element_size()
                         + 12 * p["t"] * p["k"]),
     timed=lambda p: p["t"] >= 1024,
     baseline=_baseline("topk_softmax", _topk_base_native), label=baseline_label, own_ops=frozenset({"topk_softmax"}),

@@ -1,5 +1,6 @@
 """vLLM norms and fused-norm quantisation (vllm.md §3: rms_norm, fused_add_rms_norm,
-rms_norm_dynamic_per_token_quant, rms_norm_per_block_quant). References are pure PyTorch written from the spec, with the rounding points the
+rms_norm_dynamic_per_token_quant, rms_norm_per_block_quant). \
+References are pure PyTorch written from the spec, with the rounding points the
 spec states."""
 from __future__ import annotations
 
@@ -195,7 +196,8 @@ def _int8_within_one(ref: torch.Tensor) -> Any:
     def check(actual: Any, out: dict[str, Any]) -> SlotResult:
         if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or actual.shape != ref.shape:
             return SlotResult(False, f"return.0: expected {ref.dtype} {list(ref.shape)}, got "
-                                     f"{getattr(actual, 'dtype', type(actual).__name__)} {list(getattr(actual, 'shape', []))}")
+                                     f"{getattr(actual, 'dtype', type(actual).__name__)} "
+                                     f"{list(getattr(actual, 'shape', []))}")
         d = (actual.to(ref.device).long() - ref.long()).abs()
         if d.numel() and int(d.max()) > 1:
             i = int(torch.argmax(d.flatten()))
@@ -210,12 +212,14 @@ def _fp8_within_one_step(ref: torch.Tensor) -> Any:
     def check(actual: Any, out: dict[str, Any]) -> SlotResult:
         if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or actual.shape != ref.shape:
             return SlotResult(False, f"return.0: expected {ref.dtype} {list(ref.shape)}, got "
-                                     f"{getattr(actual, 'dtype', type(actual).__name__)} {list(getattr(actual, 'shape', []))}")
+                                     f"{getattr(actual, 'dtype', type(actual).__name__)} "
+                                     f"{list(getattr(actual, 'shape', []))}")
         a, r = actual.to(ref.device).float(), ref.float()
         mag = torch.maximum(a.abs(), r.abs()).clamp_min(2.0 ** -6)
         step = torch.pow(2.0, torch.floor(torch.log2(mag)) - 3)      # one E4M3 step at the larger magnitude
         far = ((a - r).abs() > step) | (torch.isnan(a) != torch.isnan(r))
-        exact = (actual.to(ref.device).view(torch.uint8) == ref.view(torch.uint8)).float().mean().item() if ref.numel() else 1.0
+        exact = ((actual.to(ref.device).view(torch.uint8) == ref.view(torch.uint8)).float().mean().item()
+                 if ref.numel() else 1.0)
         if bool(far.any()) or exact < 0.999:
             return SlotResult(False, f"return.0: {int(far.sum())} fp8 values more than one E4M3 step from the "
                                      f"reference; {exact:.4%} bit-exact (at least 99.9% required)")
@@ -342,8 +346,9 @@ def _scale_layout_check(transposed: bool) -> Any:
         want = (1, n) if transposed else (actual.shape[1], 1)
         ok = tuple(actual.stride()) == want or actual.numel() <= 1 or (transposed and n == 1) or (
             not transposed and actual.shape[1] == 1)
+        layout = "a transposed view of a row-major [H/gs, N] buffer" if transposed else "contiguous [N, H/gs]"
         return SlotResult(ok, "" if ok else f"return.1: scales strides {tuple(actual.stride())}, expected {want} "
-                                            f"({'a transposed view of a row-major [H/gs, N] buffer' if transposed else 'contiguous [N, H/gs]'})")
+                                            f"({layout})")
     return check
 
 

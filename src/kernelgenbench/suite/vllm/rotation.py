@@ -90,7 +90,8 @@ HADACORE_TRANSFORM = FunctionOperator(
         ],
     },
     build=_hada_build, reference=_hada_ref,
-    cost=lambda p: Cost(numel(p["shape"]) * max(1, p["shape"][-1].bit_length() - 1), 2 * numel(p["shape"]) * esize(p["dtype"])),
+    cost=lambda p: Cost(numel(p["shape"]) * max(1, p["shape"][-1].bit_length() - 1),
+                        2 * numel(p["shape"]) * esize(p["dtype"])),
     timed=lambda p: numel(p["shape"]) >= 2 ** 18,
     baseline=baseline("hadacore_transform", lambda c: hadamard_native(c.args[0])), label=baseline_label,
     notes="Tolerance (the spec's override): fp16 rtol 1e-2 / atol 1e-2, bf16 3e-2 / 3e-2 against the exact transform "

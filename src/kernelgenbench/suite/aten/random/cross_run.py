@@ -276,7 +276,7 @@ def cross_run_test(runs: Sequence[tuple[torch.Tensor, Cells]], alpha: float,
                     f"positions, a forest of them), {m} lie one in each run, an e-value of {bits:.0f} bits against "
                     f"independent runs (half expected), allowed < {t_shared:.0f} (shared-values test at {alpha:.2g})")
     for a, b in XR_PAIRS:
-        for (mode, w, e), bits in local_copy_bits(runs[a][1], runs[b][1]).items():
+        for (mode, w, _name), bits in local_copy_bits(runs[a][1], runs[b][1]).items():
             if bits >= t_loc:
                 return (f"cross-run test: {names[b]} copies {names[a]} locally ({mode}, each element from one "
                         f"within +-{w} positions): a log-likelihood ratio of {bits:.0f} bits against independent "

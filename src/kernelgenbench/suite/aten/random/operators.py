@@ -427,6 +427,7 @@ RRELU_WITH_NOISE = RandomOperator(
           "test_rrelu_with_noise_out is untimed upstream.",
 ).facts(counts=Counts(smoke=4, full=72, timed=36, heldout=4))
 
-# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1/§8. exponential_ has no test at HEAD: the pre-damage grid (§6b.2).
+# The rows' full-tier counts (Counts.full, Counts.timed): aten.md §1/§8. exponential_ has no test at HEAD: the
+# pre-damage grid (§6b.2).
 # poisson and rrelu_with_noise: their .out test functions are untimed upstream.
 OPERATORS: list[AtenOperator] = [BERNOULLI, EXPONENTIAL_, POISSON, RRELU_WITH_NOISE]

@@ -1,0 +1,151 @@
+"""The terminal tables and lines of a run (``kgb eval``, ``kgb summary``): the summary per source, one row per
+operator with its cases, the failures below them, and where the jobs' time went. Rich renderables only; the
+numbers come from the records and ``summary.json`` (``metrics.py``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+from .console import console, failure_lines
+
+
+def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
+    if v is None:
+        return "—"
+    if pct:
+        return f"{100 * v:.1f}%"
+    if x:
+        return f"{v:.3f}x"
+    return str(v)
+
+
+def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None,
+                   tier: str | None = None) -> Table:
+    """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
+    are not recorded (an interrupted run): a ``recorded`` column says how many of them the scores cover.
+    ``tier``: the run's tier selection; the footer says which tiers its verdicts cover."""
+    from .suite.tiers import verdict_scope
+
+    caption = ("unsupp.: operators left out of ops and accuracy: none of their cases could be judged on this "
+               "platform, or their kernels made some cases unjudgeable here and every other case passed; a job's "
+               "\"(N unsupported)\" counts its cases")
+    if tier:
+        caption = f"{verdict_scope(tier)}\n{caption}"
+    t = Table(title=title, caption=caption)
+    cols = ["source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupp."]
+    if selected:
+        cols[1:1] = ["recorded"]
+    for c in cols:
+        t.add_column(c, justify="right" if c != "source" else "left", no_wrap=True,
+                     min_width=7 if c == "source" else len(c))
+    rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
+    for name, s in rows:
+        row = [name, str(s["operators"]), str(s["passed"]), _fmt(s["accuracy"], pct=True),
+               _fmt(s["geomean_speedup"], x=True), _fmt(s["median_speedup"], x=True), _fmt(s["iqm_speedup"], x=True),
+               str(s["timed_operators"]), str(s["unsupported"])]
+        if selected:
+            rec = s["operators"] + s["unsupported"]
+            row[1:1] = [f"{rec}/{selected.get(name, rec)}"]
+        t.add_row(*row)
+    return t
+
+
+def _cases_cell(r: dict[str, Any]) -> str:
+    """``passed/total`` cases, with the unsupported ones (cases the platform cannot judge) named."""
+    cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
+    notes = []
+    if r.get("cases_unsupported"):
+        notes.append(f"{r['cases_unsupported']} unsupported")
+    # cases a failed job never judged (it stopped at its first failure): counted, so that none hides
+    not_run = sum(1 for c in (r.get("cases") or []) if c.get("status") in ("pending", None))
+    if r.get("status") == "failed" and not_run:
+        notes.append(f"{not_run} not run")
+    return cases + (f" ({', '.join(notes)})" if notes else "")
+
+
+def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
+    t = Table(title="operators")
+    cols = ["operator", "status", "cases", "failure", "first failure"]
+    if timing:
+        cols[3:3] = ["speedup", "% SOL"]
+    for c in cols:
+        # one line per row: the other columns keep their width, the first failure (printed in full below
+        # the tables) gets what is left and is cut with an ellipsis
+        t.add_column(c, no_wrap=c != "first failure", min_width=len(c))
+    for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
+        status = r.get("status")
+        color = {"passed": "green", "failed": "red"}.get(status, "yellow")
+        ff = r.get("first_failure") or {}
+        msg = (ff.get("message") or "").splitlines()[0][:110] if ff else ""
+        row: list[Any] = [r.get("op") or "", f"[{color}]{status}[/{color}]", _cases_cell(r),
+                          r.get("failure_class") or "", Text(msg, no_wrap=True, overflow="ellipsis")]
+        if timing:
+            row[3:3] = [_fmt(r.get("speedup"), x=True), _fmt(r.get("sol_pct"))]
+        t.add_row(*[x if isinstance(x, Text) else str(x) if x is not None else "" for x in row])
+    return t
+
+
+#: Failure classes the L1 static scan reports (``dispatch_recursion`` also comes from the L3 trace).
+
+
+def _print_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Print every failed job of ``records`` with its failure in full (:func:`failure_lines`); returns
+    the failed records."""
+    failed = [r for r in records if r.get("status") == "failed"]
+    for r in sorted(failed, key=lambda r: (r.get("source", ""), r.get("op", ""))):
+        console.print(f"[red]{escape(str(r.get('op')))}[/red] "
+                      + escape(f"[{r.get('failure_class')}] " + "\n    ".join(failure_lines(r))), soft_wrap=True)
+    return failed
+
+
+def not_recorded(config: dict[str, Any], latest: list[dict[str, Any]]) -> list[str] | None:
+    """The operators the run's command selected (``config.json``'s ``selected``) that have no record of
+    the run's tier and platform, or None where the config does not say (a run of an older version)."""
+    sel = config.get("selected")
+    if not isinstance(sel, list):
+        return None
+    have = {r.get("op") for r in latest if r.get("tier") == config.get("tier")
+            and r.get("platform") == config.get("platform")}
+    return [o for o in sel if o not in have]
+
+
+def run_tier(config: dict[str, Any], records: list[dict[str, Any]]) -> str | None:
+    """The tier selection a run's verdicts cover: its config's (``kgb eval`` writes it), else the one
+    tier its records share; None when they hold several (a run of an older version) or none."""
+    if config.get("tier"):
+        return str(config["tier"])
+    tiers = {r.get("tier") for r in records if r.get("tier")}
+    return str(tiers.pop()) if len(tiers) == 1 else None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
+    """Where the jobs' time went (``tb``: :func:`~kernelgenbench.metrics.time_breakdown`); GPU-only items
+    (timing, the device gate) only on GPUs."""
+    if not tb.get("jobs_wall_s"):
+        return None
+    busy = tb.get("candidate_s", 0.0) + tb.get("hung_s", 0.0) + (tb.get("timing_s", 0.0) if gpu else 0.0)
+    overhead = tb["jobs_wall_s"] - busy
+    parts = {"sandbox start-up/import/compile": tb.get("import_s", 0.0),
+             "inputs+references": tb.get("reference_s", 0.0),
+             "transfer": tb.get("save_s", 0.0) + tb.get("load_s", 0.0), "judging": tb.get("judge_s", 0.0),
+             "ghost replay": tb.get("ghost_s", 0.0)}
+    if gpu:
+        parts["profiling"] = tb.get("profile_s", 0.0)
+        parts["waiting while another slot of the GPU timed"] = tb.get("gate_wait_s", 0.0)
+        parts["waiting to time until the GPU's other slots finished their untimed work"] = \
+            tb.get("gate_wait_timing_s", 0.0)
+    parts["other (process and case bookkeeping)"] = max(0.0, overhead - sum(parts.values()))
+    busy_txt = f"candidate calls {tb.get('candidate_s', 0):.1f} s"
+    if tb.get("hung_s"):
+        busy_txt += f", cases that hung until --case-timeout {tb['hung_s']:.1f} s"
+    if gpu:
+        busy_txt += f", timing {tb.get('timing_s', 0):.1f} s"
+    return (f"job time {tb['jobs_wall_s']:.1f} s ({what}, summed over all slots): {busy_txt}, harness overhead "
+            f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
