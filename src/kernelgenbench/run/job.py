@@ -52,6 +52,23 @@ class JobSpec:
     label: str = ""
 
 
+
+def _shm_io_dir(shm: Path) -> Path:
+    """A fresh ``kgb-io-<pid>-*`` folder in ``shm`` (memory) for one job's tensors, after removing the folders
+    of processes that no longer run (a run killed with SIGKILL, or by the OOM killer, cannot clean up, and
+    memory-backed files outlive it: gigabytes for the full tier)."""
+    for old in shm.glob("kgb-io-*-*"):
+        pid = old.name.split("-")[2]
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(old, ignore_errors=True)
+        except PermissionError:  # another user's live process
+            pass
+    return Path(tempfile.mkdtemp(prefix=f"kgb-io-{os.getpid()}-", dir=shm))
+
 class Verifier:
     """Evaluates one job on one device slot and returns its record (see :meth:`run`)."""
 
@@ -75,8 +92,7 @@ class Verifier:
         self._rng = random.Random(os.urandom(8))
         # Tensors exchanged with the child go through memory-backed files where the host has them.
         shm = Path("/dev/shm")
-        self.io = (Path(tempfile.mkdtemp(prefix="kgb-io-", dir=shm)) if shm.is_dir() and os.access(shm, os.W_OK)
-                   else workdir / "io")
+        self.io = _shm_io_dir(shm) if shm.is_dir() and os.access(shm, os.W_OK) else workdir / "io"
         self.record = JobRecord(op=self.op.id)
         #: where the job's wall time goes (seconds), written into the record as ``time_s``
         self.times = PhaseTimes()
