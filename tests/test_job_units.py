@@ -300,7 +300,9 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
     assert rec["status"] == "passed", rec["first_failure"]
     t = rec["time_s"]
-    assert l2_runs and 0 < t["ghost_s"] < 0.25, (len(l2_runs), t)
+    # counted again in ghost_s, the 0.3 s of each L2 run would add 0.3 s per run; its own bookkeeping stays
+    # well under half of that whatever the machine's load
+    assert l2_runs and 0 < t["ghost_s"] < 0.15 * len(l2_runs), (len(l2_runs), t)
     parts = ("l1_s", "import_s", "reference_s", "save_s", "candidate_s", "load_s", "judge_s", "ghost_s",
              "profile_s", "timing_s", "hung_s")
     assert sum(t.get(k, 0.0) for k in parts) <= rec["wall_s"] * 1.01 + 0.05, (t, rec["wall_s"])
