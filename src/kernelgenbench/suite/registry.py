@@ -10,7 +10,8 @@ from .spec import SOURCES, Operator
 FAMILIES: tuple[str, ...] = (
     "aten.ops", "aten.pointwise", "aten.binary", "aten.views", "aten.reduction", "aten.losses",
     "aten.indexing", "aten.factory", "aten.copies", "aten.shape", "aten.random",
-    "vllm.ops", "cublas.ops",
+    "vllm.ops",
+    "cublas.level1", "cublas.level2", "cublas.level3", "cublas.batched", "cublas.extensions",
 )
 
 
