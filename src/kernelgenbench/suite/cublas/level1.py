@@ -278,4 +278,4 @@ DASUM = routine_operator(Row(
     cost=lambda p: Cost(float(p["n"]), p["n"] * 8), timed=_GATE,
 ))
 
-OPERATORS = [SAXPY]
+OPERATORS = [CCOPY, CDOTU, DASUM, DAXPY, DCOPY, SAXPY, SDOT, SSCAL, ZDOTC, ZSWAP]
