@@ -129,6 +129,16 @@ def round_scalar(value: Any, dtype: torch.dtype) -> float | complex:
 Dims = Callable[[dict[str, int]], Any]
 
 
+def op_len(flag: str, if_n: str, otherwise: str) -> "Shape":
+    """A vector of length ``if_n`` when ``flag`` is N, ``otherwise`` else (gemv's x and y)."""
+    return Shape(lambda d: d[if_n] if d[flag] == 0 else d[otherwise], f"{if_n} for {flag} = N, {otherwise} otherwise")
+
+
+def band_dims(k: str, n: str) -> "Shape":
+    """Band storage: (k+1) x n rows of the band per column (lda >= k+1)."""
+    return Shape(lambda d: (d[k] + 1, d[n]), f"({k}+1) x {n} band storage")
+
+
 class Shape:
     """A :data:`Dims` with its text for the interface (``m x k``, ``m x k for N, k x m otherwise``)."""
 

@@ -9,10 +9,10 @@ from typing import Any
 import torch
 
 from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
-from .decl import diag_code, mat_view, trans_code, uplo_code, vec_offsets
-from .routines import STRSV_R
+from .decl import Ref, diag_code, mat_view, trans_code, uplo_code, vec_offsets
+from .routines import CGERU_R, CGEMV_R, CSYMV_R, DGEMV_R, DSBMV_R, DSYR2_R, SGER_R, STBMV_R, STRSV_R, ZGERC_R
 from .rows import Row, routine_operator
-from .grids import N6, vec_mask
+from .grids import A5, A9, AB3, INC3, N6, N11, vec_mask
 
 
 # ----------------------------------------------------------------------------------------- Strsv
@@ -114,4 +114,373 @@ STRSV = routine_operator(Row(
 ))
 
 
-OPERATORS = [STRSV]
+
+# ------------------------------------------------------------------------------------ shared helpers
+_ONE_ATOL = "1e-4 (reduce_dim 1, cublas.md)"
+
+
+def _op(a: torch.Tensor, code: int) -> torch.Tensor:
+    """op(A) for a trans code: A, A^T, or conj(A)^T (C; = T for real data)."""
+    if code == 0:
+        return a
+    return a.t().conj() if code == 2 else a.t()
+
+
+def _fills(p: dict[str, Any], gen: Any):
+    """Per-case data adjustments named in the grids (cublas.md §2.5, §2.11):
+    ``nan_<arg>``: the whole buffer NaN (an operand that must not be read, or an output whose logical
+    region is overwritten without being read); ``sym``: A = (R + R^T)/2 over the n x n block (Csymv's
+    upstream data); ``nan_other``: NaN outside the uplo triangle of A (n x n, lda) and in its padding rows;
+    ``band``: A in band storage per uplo, out-of-matrix slots zero (or NaN with ``nan_band``), the diagonal
+    row 1 for diag UNIT (NaN with ``nan_band``)."""
+    def fill(name: str, t: torch.Tensor) -> None:
+        if p.get("nan_" + name):
+            t.fill_(float("nan"))
+        if name != "A":
+            return
+        n, lda = p["n"], p.get("lda") or None
+        if p.get("sym") or p.get("nan_other"):
+            lda = lda or n + p.get("pad", 0)
+            a = mat_view(t, n, n, lda)
+            if p.get("sym"):
+                a.copy_((a + a.t()) / 2)
+            if p.get("nan_other"):
+                lower = uplo_code(p["uplo"]) == 0
+                keep = torch.tril(torch.ones(n, n, dtype=torch.bool)) if lower else \
+                    torch.triu(torch.ones(n, n, dtype=torch.bool))
+                a.masked_fill_(~keep.to(t.device), float("nan"))
+                if lda > n:
+                    t.as_strided((lda - n, n), (1, lda), t.storage_offset() + n).fill_(float("nan"))
+        if p.get("band"):
+            k = p["k"]
+            lda = lda or k + 1 + p.get("pad", 0)
+            b = mat_view(t, lda, n, lda)
+            unused = ~_band_valid(n, k, uplo_code(p["uplo"]) == 1, lda, t.device)
+            b.masked_fill_(unused, float("nan") if p.get("nan_band") else 0.0)
+            if "diag" in p and diag_code(p["diag"]) == 1:
+                row = k if uplo_code(p["uplo"]) == 1 else 0
+                b[row].fill_(float("nan") if p.get("nan_band") else 1.0)
+    return fill
+
+
+def _band_valid(n: int, k: int, upper: bool, rows: int, device: Any) -> torch.Tensor:
+    """Bool (rows, n): which band-storage slots hold matrix elements (UPPER: row r of column j is
+    A(r - k + j, j) for r - k + j >= 0; LOWER: A(j + r, j) for j + r < n; rows > k are padding)."""
+    r = torch.arange(rows, device=device)[:, None]
+    j = torch.arange(n, device=device)[None, :]
+    if upper:
+        return (r <= k) & (r - k + j >= 0)
+    return (r <= k) & (j + r < n)
+
+
+def _band_dense(band: torch.Tensor, n: int, k: int, upper: bool) -> torch.Tensor:
+    """The n x n matrix of a (k+1) x n band storage (only the stored triangle; zeros elsewhere)."""
+    dense = torch.zeros(n, n, dtype=band.dtype, device=band.device)
+    valid = _band_valid(n, k, upper, k + 1, band.device)
+    r, j = torch.nonzero(valid, as_tuple=True)
+    i = r - k + j if upper else j + r
+    dense[i, j] = band[r, j]
+    return dense
+
+
+def _acc_tol(r: Ref, out: torch.Tensor, absum: torch.Tensor, terms: int, reduce_dim: int):
+    """The row's tolerance: fp32 results by the accumulation rule (capped at 1e-4 x reduce_dim), the spec's
+    rule otherwise."""
+    if r.r.dtype == torch.float32:
+        return accumulation_rule(torch.float32, absum, terms, reduce_dim)
+    return Tolerance(reduce_dim=reduce_dim), None
+
+
+def _mv_update(r: Ref, product: Any, reduce_dim: int, terms: int) -> None:
+    """y = alpha*product() + beta*y with the quick rules of §2.5 (alpha == 0: A and x not read;
+    beta == 0: y not read). ``product()`` returns (value, |terms| sum)."""
+    a, b = r.scalar("alpha"), r.scalar("beta")
+    ny = r.r.arg("y").shape(r.v)
+    out = torch.zeros(ny, dtype=r.r.ref_dtype)
+    absum = torch.zeros(ny, dtype=torch.float64)
+    if a != 0 and terms > 0:
+        val, mag = product()
+        out = out + a * val
+        absum = absum + abs(a) * mag
+    if b != 0:
+        y = r.vec("y")
+        out = out + b * y
+        absum = absum + abs(b) * y.abs()
+    tol, extra = _acc_tol(r, out, absum, terms + 2, reduce_dim)
+    r.out("y", out, tol, atol_extra=extra)
+
+
+# ----------------------------------------------------------------------------------- Dgemv, Cgemv
+def _gemv_ref(p: dict[str, Any], r: Ref) -> None:
+    t = r.v["trans"]
+
+    def product():
+        a, x = _op(r.mat("A"), t), r.vec("x")
+        return a @ x, a.abs() @ x.abs()
+    _mv_update(r, product, 1, r.v["n"] if t == 0 else r.v["m"])
+
+
+def _gemv_cost(es: int, fl: int):
+    def cost(p: dict[str, Any]) -> Cost:
+        m, n = p["m"], p["n"]
+        lx, ly = (n, m) if trans_code(p["trans"]) == 0 else (m, n)
+        return Cost(float(fl * m * n), (m * n + lx + 2 * ly) * es, "fp64" if es == 8 and fl == 2 else "none")
+    return cost
+
+
+_GEMV_SEM = ("y = alpha*op(A)*x + beta*y; A m x n column-major (lda); op = N, T or C (conjugate transpose; = T for "
+             "real data); x has n elements for N and m otherwise, y m for N and n otherwise (increments may be "
+             "negative: backwards layout). beta == 0: y is not read (NaN there must not propagate); alpha == 0: A "
+             "and x are not read. Returns y.")
+
+_V5 = [(16, 16), (64, 128), (128, 256), (256, 256), (17, 33)]
+DGEMV = routine_operator(Row(
+    DGEMV_R, category="level 2", semantics=_GEMV_SEM,
+    grids={
+        "smoke": [dict(m=5, n=3, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1),
+                  dict(m=17, n=33, trans="T", alpha=0.5, beta=0.5, incx=1, incy=1),
+                  dict(m=16, n=16, trans="N", alpha=-1.0, beta=1.0, incx=1, incy=1)],
+        "full": [dict(m=d["mn"][0], n=d["mn"][1], alpha=d["ab"][0], beta=d["ab"][1], trans=d["trans"], incx=1, incy=1)
+                 for d in product(mn=_V5, ab=AB3, trans=["N", "T"])],
+        "heldout": [dict(m=37, n=23, trans="N", alpha=0.75, beta=-0.5, lda=41, incx=-2, incy=3, poison=True),
+                    dict(m=5000, n=3, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, nan_y=True),
+                    dict(m=3, n=5000, trans=0, alpha=0.0, beta=0.5, incx=1, incy=1, nan_A=True, nan_x=True)],
+    },
+    reference=_gemv_ref, atol_text=_ONE_ATOL + " (fp64 result)",
+    cost=_gemv_cost(8, 2), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
+))
+
+CGEMV = routine_operator(Row(
+    CGEMV_R, category="level 2", semantics=_GEMV_SEM + " complex64 storage: interleaved float32 (re, im) pairs.",
+    grids={
+        "smoke": [dict(m=1, n=1, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half"),
+                  dict(m=16, n=1, trans="T", alpha=-0.5 + 0.5j, beta=1.0, incx=2, incy=1, cparts="half"),
+                  dict(m=9, n=16, trans="C", alpha=1.0, beta=1.0, incx=1, incy=2, cparts="half")],
+        "full": product(m=[1, 16, 64, 128], n=[1, 16, 64, 128], trans=["N", "T", "C"], alpha=[1.0, 0.0, -0.5 + 0.5j],
+                        beta=[1.0, 0.0], incx=[1, 2], incy=[1, 2], cparts=["half"]),
+        "heldout": [dict(m=257, n=129, trans="C", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, lda=260, incx=-2, incy=3,
+                         cparts="half", poison=True),
+                    dict(m=1, n=4096, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half", nan_y=True),
+                    dict(m=1000, n=3, trans=0, alpha=0.0, beta=-1.0, incx=1, incy=1, cparts="half", nan_A=True)],
+    },
+    reference=_gemv_ref, atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
+    cost=_gemv_cost(8, 8), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
+))
+
+
+# ------------------------------------------------------------------------------ Sger, Cgeru, Zgerc
+def _ger_ref(conj: bool):
+    def ref(p: dict[str, Any], r: Ref) -> None:
+        a = r.scalar("alpha")
+        if a == 0 or r.v["m"] <= 0 or r.v["n"] <= 0:
+            r.unchanged("A")
+            return
+        x, y = r.vec("x"), r.vec("y")
+        if conj:
+            y = y.conj()
+        r.out("A", r.mat("A") + a * torch.outer(x, y), Tolerance())
+    return ref
+
+
+SGER = routine_operator(Row(
+    SGER_R, category="level 2 rank-1 update",
+    semantics="A = alpha*x*y^T + A on the m x n column-major matrix (lda), fp32; x has m elements, y n (increments "
+              "may be negative); alpha == 0 returns at once (A untouched, x and y not read); padding rows of A "
+              "untouched. Returns A.",
+    grids={
+        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1), dict(m=32, n=17, alpha=-111.999, incx=2, incy=3),
+                  dict(m=39, n=33, alpha=0.0, incx=3, incy=1)],
+        "full": product(m=[1, 32, 71, 160, 497, 1024, 4096, 5333], n=N11, alpha=A9, incx=INC3, incy=INC3),
+        "heldout": [dict(m=19, n=11, lda=23, alpha=-0.75, incx=-1, incy=2, poison=True),
+                    dict(m=4097, n=3, alpha=0.0, incx=1, incy=1, nan_x=True),
+                    dict(m=5, n=100003, alpha=0.5, incx=1, incy=1)],
+    },
+    reference=_ger_ref(False), atol_text=_ONE_ATOL,
+    cost=lambda p: Cost(2.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 4),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+_GER_SQ = [dict(m=d["n"], n=d["n"], alpha=d["alpha"], incx=d["inc"], incy=d["inc"], cparts="half")
+           for d in product(n=N6, alpha=A5, inc=[1, 2])]
+
+CGERU = routine_operator(Row(
+    CGERU_R, category="level 2 rank-1 update",
+    semantics="A = alpha*x*y^T + A (no conjugation) on the m x n column-major complex64 matrix (lda; interleaved "
+              "float32 pairs); alpha == 0: A untouched. Returns A.",
+    grids={
+        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
+                  dict(m=17, n=17, alpha=-0.999, incx=2, incy=2, cparts="half"),
+                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
+        "full": _GER_SQ,
+        "heldout": [dict(m=300, n=77, lda=305, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
+                    dict(m=33, n=33, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
+                    dict(m=4097, n=4097, alpha=1.0, incx=1, incy=1, cparts="half")],
+    },
+    reference=_ger_ref(False), atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
+    cost=lambda p: Cost(8.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 8),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+ZGERC = routine_operator(Row(
+    ZGERC_R, category="level 2 rank-1 update",
+    semantics="A = alpha*x*y^H + A, i.e. A(i,j) += alpha*x[i]*conj(y[j]) (y is conjugated, not x), on the m x n "
+              "column-major complex128 matrix (lda; interleaved float64 pairs); alpha == 0: A untouched. Returns A.",
+    grids={
+        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
+                  dict(m=17, n=17, alpha=-0.999, incx=2, incy=2, cparts="half"),
+                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
+        "full": _GER_SQ,
+        "heldout": [dict(m=19, n=11, lda=23, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
+                    dict(m=4097, n=4097, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
+                    dict(m=3, n=5000, alpha=-2.0 + 0.5j, incx=1, incy=1, cparts="half")],
+    },
+    reference=_ger_ref(True), atol_text=_ONE_ATOL + ", rtol 1e-6 (complex128)",
+    cost=lambda p: Cost(8.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 16),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+
+# ------------------------------------------------------------------------------------------ Dsyr2
+def _syr2_ref(p: dict[str, Any], r: Ref) -> None:
+    a, n = r.scalar("alpha"), r.v["n"]
+    if a == 0 or n <= 0:
+        r.unchanged("A")
+        return
+    x, y = r.vec("x"), r.vec("y")
+    tri = torch.tril(torch.ones(n, n, dtype=torch.bool)) if r.v["uplo"] == 0 else \
+        torch.triu(torch.ones(n, n, dtype=torch.bool))
+    A = r.mat("A")
+    upd = torch.where(tri, A, torch.zeros((), dtype=A.dtype)) + a * (torch.outer(x, y) + torch.outer(y, x))
+    r.out("A", upd, Tolerance(), region=tri)
+
+
+DSYR2 = routine_operator(Row(
+    DSYR2_R, category="level 2 symmetric rank-2 update",
+    semantics="A = alpha*(x*y^T + y*x^T) + A in fp64 on the uplo triangle of the n x n column-major A (diagonal "
+              "included); the other triangle and the padding rows stay bit-identical (A need not be symmetric); "
+              "alpha == 0: A untouched. Returns A.",
+    grids={
+        "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=1, alpha=0.5, incx=2, incy=2),
+                  dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1)],
+        "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
+                 for d in product(n=N6, alpha=A5, inc=[1, 2])],
+        "heldout": [dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
+                    dict(n=1500, uplo=0, alpha=-1.0, incx=1, incy=1, pad=3, nan_other=True),
+                    dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)],
+    },
+    reference=_syr2_ref, atol_text=_ONE_ATOL + " (fp64 result)",
+    cost=lambda p: Cost(2.0 * p["n"] ** 2, (p["n"] ** 2 + 2 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
+))
+
+
+# ------------------------------------------------------------------------------------------ Csymv
+def _symv_ref(p: dict[str, Any], r: Ref) -> None:
+    n = r.v["n"]
+
+    def product():
+        A = r.mat("A")
+        tri = torch.tril(torch.ones(n, n, dtype=torch.bool)) if r.v["uplo"] == 0 else \
+            torch.triu(torch.ones(n, n, dtype=torch.bool))
+        sym = torch.where(tri, A, A.t())           # the stored triangle mirrored; the other one never read
+        x = r.vec("x")
+        return sym @ x, sym.abs() @ x.abs()
+    _mv_update(r, product, max(1, n), n)
+
+
+CSYMV = routine_operator(Row(
+    CSYMV_R, category="level 2 symmetric",
+    semantics="y = alpha*A*x + beta*y with A n x n complex symmetric (A(j,i) = A(i,j), no conjugation: not "
+              "Hermitian); only the uplo triangle of A is read (the other may hold anything, NaN included); "
+              "complex64 storage as interleaved float32 pairs; beta == 0: y not read; alpha == 0: A, x not read. "
+              "Returns y.",
+    grids={
+        "smoke": [dict(n=1, uplo=0, alpha=1.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
+                  dict(n=17, uplo=0, alpha=-0.999, beta=0.5, incx=2, incy=1, sym=True, cparts="half"),
+                  dict(n=32, uplo=0, alpha=0.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half")],
+        "full": [dict(n=d["n"], uplo=0, alpha=d["alpha"], beta=0.5, incx=d["incx"], incy=1, sym=True, cparts="half")
+                 for d in product(n=N6, alpha=A5, incx=[1, 2])],
+        "heldout": [dict(n=1025, uplo=1, alpha=0.5 + 0.5j, beta=0.5, lda=1030, incx=2, incy=-1, nan_other=True,
+                         cparts="half"),
+                    dict(n=300, uplo=0, alpha=-1.0, beta=0.0, incx=1, incy=1, nan_other=True, nan_y=True,
+                         cparts="half"),
+                    dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")],
+    },
+    reference=_symv_ref, atol_text="1e-4 x n (reduce_dim n, cublas.md), rtol 1.3e-6 (complex64)",
+    cost=lambda p: Cost(8.0 * p["n"] ** 2, (p["n"] ** 2 / 2 + 3 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
+))
+
+
+# ------------------------------------------------------------------------------------------ Dsbmv
+def _sbmv_ref(p: dict[str, Any], r: Ref) -> None:
+    n, k = r.v["n"], r.v["k"]
+
+    def product():
+        band = r.mat("A")
+        tri = _band_dense(band, n, k, r.v["uplo"] == 1)
+        sym = tri + tri.t() - torch.diag(torch.diagonal(tri))
+        x = r.vec("x")
+        return sym @ x, sym.abs() @ x.abs()
+    _mv_update(r, product, max(1, n), 2 * k + 1)
+
+
+DSBMV = routine_operator(Row(
+    DSBMV_R, category="level 2 symmetric band",
+    semantics="y = alpha*A*x + beta*y in fp64, A n x n symmetric with k super- (= sub-) diagonals in band storage "
+              "(lda >= k+1): UPPER (uplo 1) stores A(i,j), max(0,j-k) <= i <= j, at (k+i-j) + j*lda; LOWER at "
+              "(i-j) + j*lda for j <= i <= min(n-1, j+k); band slots outside the matrix and rows k+1..lda-1 are "
+              "never read; beta == 0: y not read; alpha == 0: A, x not read. Returns y.",
+    grids={
+        "smoke": [dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
+                  dict(n=32, k=2, uplo=1, alpha=-0.999, beta=-0.75, incx=2, incy=2, band=True),
+                  dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True)],
+        # k = 2 clipped to n - 1 for n = 1 (as the band of a 1 x 1 matrix)
+        "full": [dict(n=d["n"], k=min(2, d["n"] - 1), uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
+                      incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
+        "heldout": [dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
+                    dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
+                    dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)],
+    },
+    reference=_sbmv_ref, atol_text="1e-4 x n (reduce_dim n, cublas.md; fp64 result)",
+    cost=lambda p: Cost(2.0 * p["n"] * (2 * p["k"] + 1), (p["n"] * (p["k"] + 1) + 3 * p["n"]) * 8),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+
+# ------------------------------------------------------------------------------------------ Stbmv
+def _tbmv_ref(p: dict[str, Any], r: Ref) -> None:
+    n, k = r.v["n"], r.v["k"]
+    if n <= 0:
+        r.unchanged("x")
+        return
+    tri = _band_dense(r.mat("A"), n, k, r.v["uplo"] == 1)
+    if r.v["diag"] == 1:
+        tri.diagonal().fill_(1.0)
+    op = _op(tri, r.v["trans"])
+    x = r.vec("x")
+    tol, extra = accumulation_rule(torch.float32, op.abs() @ x.abs(), k + 1, 1)
+    r.out("x", op @ x, tol, atol_extra=extra)
+
+
+_TBMV_FLAGS = product(uplo=[0, 1], trans=[0, 1], diag=[0, 1])
+STBMV = routine_operator(Row(
+    STBMV_R, category="level 2 triangular band",
+    semantics="x = op(A)*x in place (fp32), A n x n triangular with k off-diagonals in band storage (lda >= k+1): "
+              "UPPER stores A(i,j), max(0,j-k) <= i <= j, at (k+i-j) + j*lda, LOWER at (i-j) + j*lda for "
+              "j <= i <= min(n-1, j+k); diag UNIT: the diagonal band row is not read (ones are used); op = N or T "
+              "(C = T). Every output needs up to k+1 old x values: read before overwriting. Returns x.",
+    grids={
+        "smoke": [dict(n=1, k=0, uplo=0, trans=0, diag=0, incx=1, band=True),
+                  dict(n=17, k=2, uplo=1, trans=1, diag=1, incx=2, band=True),
+                  dict(n=32, k=2, uplo=0, trans=0, diag=0, incx=1, band=True)],
+        "full": [dict(n=d["n"], k=min(d["k"], d["n"] - 1), incx=d["incx"], band=True, **d["f"])
+                 for d in product(n=N6, incx=[1, 2], f=_TBMV_FLAGS, k=[0, 2])],
+        "heldout": [dict(n=29, k=3, lda=6, incx=-2, band=True, nan_band=True, **f) for f in _TBMV_FLAGS]
+        + [dict(n=5000, k=64, uplo=1, trans=0, diag=0, incx=1, band=True),
+           dict(n=100, k=99, uplo="L", trans="T", diag="N", incx=1, band=True)],
+    },
+    reference=_tbmv_ref, atol_text=accumulation_text("k + 1", "(|op(A)| |x|)[i]", "1e-4 (reduce_dim 1)"),
+    cost=lambda p: Cost(2.0 * p["n"] * (p["k"] + 1), (p["n"] * (p["k"] + 1) + 2 * p["n"]) * 4),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+OPERATORS = [CGEMV, CGERU, CSYMV, DGEMV, DSBMV, DSYR2, SGER, STBMV, STRSV, ZGERC]

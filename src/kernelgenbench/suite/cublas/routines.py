@@ -3,7 +3,8 @@ their roles, from which the binding (blas.py), the reference's views and masks, 
 interface are derived. A routine's row (grids, math, cost) lives in its level module."""
 from __future__ import annotations
 
-from .decl import (ROUTINES, Routine, declare, dims, flag, inc, ld, mat, op_dims, result, scalar, size, vec)
+from .decl import (ROUTINES, Routine, band_dims, count, declare, dims, flag, inc, ld, mat, op_dims, op_len, result, scalar,
+                   size, stride, typecode, vec)
 
 __all__ = ["ROUTINES"]
 
@@ -63,6 +64,61 @@ STRSV_R = declare(Routine(
             "(then not read); no singularity test."))
 
 
+
+
+def _gemv_decl(prec: str) -> Routine:
+    return declare(Routine(
+        f"cublas{prec}gemv_v2", prec,
+        (flag("trans"), size("m"), size("n"), scalar("alpha"), mat("A", dims("m", "n"), "lda"), ld("lda"),
+         vec("x", op_len("trans", "n", "m"), "incx"), inc("incx"), scalar("beta"),
+         vec("y", op_len("trans", "m", "n"), "incy", out=True), inc("incy")),
+        returns="y", method=f"{prec.lower()}gemv",
+        summary=f"y = alpha*op(A)*x + beta*y ({prec}), A m x n; beta == 0: y not read; alpha == 0: A, x not read."))
+
+
+DGEMV_R, CGEMV_R = _gemv_decl("D"), _gemv_decl("C")
+
+
+def _ger_decl(name: str, prec: str, what: str) -> Routine:
+    return declare(Routine(
+        name, prec, (size("m"), size("n"), scalar("alpha"), vec("x", "m", "incx"), inc("incx"), vec("y", "n", "incy"),
+                     inc("incy"), mat("A", dims("m", "n"), "lda", out=True), ld("lda")),
+        returns="A", method=name[6:-3].lower(), summary=f"A = {what} + A ({prec}); alpha == 0 leaves A untouched."))
+
+
+SGER_R = _ger_decl("cublasSger_v2", "S", "alpha*x*y^T")
+CGERU_R = _ger_decl("cublasCgeru_v2", "C", "alpha*x*y^T (no conjugation)")
+ZGERC_R = _ger_decl("cublasZgerc_v2", "Z", "alpha*x*y^H")
+
+DSYR2_R = declare(Routine(
+    "cublasDsyr2_v2", "D", (flag("uplo"), size("n"), scalar("alpha"), vec("x", "n", "incx"), inc("incx"),
+                            vec("y", "n", "incy"), inc("incy"), mat("A", dims("n", "n"), "lda", out=True, tri="uplo"),
+                            ld("lda")),
+    returns="A", method="dsyr2",
+    summary="A = alpha*(x*y^T + y*x^T) + A on the uplo triangle of A only (fp64); alpha == 0 leaves A untouched."))
+
+CSYMV_R = declare(Routine(
+    "cublasCsymv_v2", "C", (flag("uplo"), size("n"), scalar("alpha"), mat("A", dims("n", "n"), "lda", tri="uplo"),
+                            ld("lda"), vec("x", "n", "incx"), inc("incx"), scalar("beta"),
+                            vec("y", "n", "incy", out=True), inc("incy")),
+    returns="y", method="csymv",
+    summary="y = alpha*A*x + beta*y, A n x n complex symmetric (not Hermitian) from its uplo triangle (complex64)."))
+
+DSBMV_R = declare(Routine(
+    "cublasDsbmv_v2", "D", (flag("uplo"), size("n"), size("k"), scalar("alpha"), mat("A", band_dims("k", "n"), "lda"),
+                            ld("lda"), vec("x", "n", "incx"), inc("incx"), scalar("beta"),
+                            vec("y", "n", "incy", out=True), inc("incy")),
+    returns="y", method="dsbmv",
+    summary="y = alpha*A*x + beta*y, A n x n symmetric with k off-diagonals in band storage (fp64)."))
+
+STBMV_R = declare(Routine(
+    "cublasStbmv_v2", "S", (flag("uplo"), flag("trans"), flag("diag"), size("n"), size("k"),
+                            mat("A", band_dims("k", "n"), "lda"), ld("lda"), vec("x", "n", "incx", out=True),
+                            inc("incx")),
+    returns="x", method="stbmv",
+    summary="x = op(A)*x in place, A n x n triangular with k off-diagonals in band storage (fp32); unit diagonal "
+            "not read."))
+
 # ------------------------------------------------------------------------------------------ level 3
 SGEMM_R = declare(Routine(
     "cublasSgemm_v2", "S", (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
@@ -73,3 +129,44 @@ SGEMM_R = declare(Routine(
     summary="C = alpha*op(A)*op(B) + beta*C, m x n, true fp32 (no TF32); beta == 0: C not read; alpha == 0: A, B "
             "not read."))
 
+
+
+CGEMM_R = declare(Routine(
+    "cublasCgemm_v2", "C", (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
+                            mat("A", op_dims("transa", "m", "k"), "lda"), ld("lda"),
+                            mat("B", op_dims("transb", "k", "n"), "ldb"), ld("ldb"), scalar("beta"),
+                            mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
+    returns="C", method="cgemm",
+    summary="C = alpha*op(A)*op(B) + beta*C (complex64), op = N, T or C (conjugate transpose); beta == 0: C not "
+            "read; alpha == 0: A, B not read."))
+
+
+# ------------------------------------------------------------------------------------------ batched
+def _gemm_sb_decl(prec: str, suffix: str = "") -> Routine:
+    name = f"cublas{prec}gemmStridedBatched{suffix}"
+    return declare(Routine(
+        name, prec,
+        (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
+         mat("A", op_dims("transa", "m", "k"), "lda", stride="strideA", count="batchCount"), ld("lda"),
+         stride("strideA"),
+         mat("B", op_dims("transb", "k", "n"), "ldb", stride="strideB", count="batchCount"), ld("ldb"),
+         stride("strideB"), scalar("beta"),
+         mat("C", dims("m", "n"), "ldc", out=True, stride="strideC", count="batchCount"), ld("ldc"),
+         stride("strideC"), count("batchCount")),
+        returns="C", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: C_b = alpha*op(A_b)*op(B_b) + beta*C_b ({prec}), X_b at b*strideX; beta == 0: "
+                "C not read; alpha == 0: A, B not read."))
+
+
+SGEMM_SB_R, DGEMM_SB_R, CGEMM_SB_R, ZGEMM_SB_R, HGEMM_SB_R = (_gemm_sb_decl(p) for p in "SDCZH")
+DGEMM_SB64_R, CGEMM_SB64_R = _gemm_sb_decl("D", "_64"), _gemm_sb_decl("C", "_64")
+
+# ------------------------------------------------------------------------------------------ extensions
+SGEMMEX_R = declare(Routine(
+    "cublasSgemmEx", "S", (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
+                           mat("A", op_dims("transa", "m", "k"), "lda"), typecode("Atype"), ld("lda"),
+                           mat("B", op_dims("transb", "k", "n"), "ldb"), typecode("Btype"), ld("ldb"),
+                           scalar("beta"), mat("C", dims("m", "n"), "ldc", out=True), typecode("Ctype"), ld("ldc")),
+    returns="C", method="sgemmEx",
+    summary="C = alpha*op(A)*op(B) + beta*C computed in fp32 with A, B, C stored per their cudaDataType codes "
+            "(graded: all CUDA_R_32F = 0)."))
