@@ -7,12 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 
-from ..spec import product
+
+from ..spec import accumulation_text, product
 from .decl import Routine
 from .grids import AB3, AB6, AB6C, G5, G9, TT4
+from .level2 import gemv_reference
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference
-from .routines import (CGEMM_SB64_R, CGEMM_SB_R, DGEMM_SB64_R, DGEMM_SB_R, HGEMM_SB_R, SGEMM_SB_R, ZGEMM_SB_R)
+from .routines import (CGEMM_SB64_R, CGEMM_SB_R, CGEMV_SB_R, DGEMM_SB64_R, DGEMM_SB_R, DGEMV_SB_R, HGEMM_SB_R,
+                       SGEMM_SB_R, SGEMV_SB_R, ZGEMM_SB_R, ZGEMV_SB_R)
 from .rows import Row, routine_operator
 
 _G9_TIMED = ((128, 256, 64), (256, 128, 128), (128, 128, 128), (256, 256, 256))
@@ -105,4 +109,85 @@ HGEMM_SB = _row(HGEMM_SB_R, {
     " fp16 storage, alpha/beta rounded to fp16; accumulate in fp32 and round once (an fp16 accumulation fails "
     "the tolerance where K is long enough to tell).")
 
-OPERATORS = [CGEMM_SB, CGEMM_SB64, DGEMM_SB, DGEMM_SB64, HGEMM_SB, SGEMM_SB, ZGEMM_SB]
+
+# --------------------------------------------------------------------------- strided-batched gemv
+_V9 = [(1, 1), (16, 16), (32, 64), (64, 32), (128, 64), (256, 128), (17, 33), (128, 128), (256, 256)]
+
+
+def _v(m: int, n: int, trans: Any, alpha: Any, beta: Any, batch: int, **extra: Any) -> dict[str, Any]:
+    return dict(m=m, n=n, trans=trans, alpha=alpha, beta=beta, batchCount=batch, incx=extra.pop("incx", 1),
+                incy=extra.pop("incy", 1), **extra)
+
+
+def _vgrid(abs_: list, **extra: Any) -> list[dict[str, Any]]:
+    return [_v(d["s"][0], d["s"][1], d["t"], d["ab"][0], d["ab"][1], d["b"], **extra)
+            for d in product(s=_V9, ab=abs_, t=["N", "T"], b=[1, 2, 4, 8])]
+
+
+def _gemv_fill(p: dict[str, Any], gen: Any):
+    def fill(name: str, t: torch.Tensor) -> None:
+        if name == "y" and p.get("nan_y"):
+            t.fill_(float("nan"))
+    return fill
+
+
+def _gemv_cost(es: int, fl: int, compute: str):
+    def cost(p: dict[str, Any]) -> Any:
+        from ..spec import Cost
+
+        m, n, b = p["m"], p["n"], p["batchCount"]
+        lx, ly = (n, m) if p["trans"] in ("N", "n", 0) else (m, n)
+        return Cost(float(fl * m * n * b), (m * n + lx + 2 * ly) * es * b, compute)
+    return cost
+
+
+def _vrow(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int, extra: str = "") -> Any:
+    return routine_operator(Row(
+        r, category="batched gemv (strided)",
+        semantics="for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b, X_b starting at element b*strideX of X "
+                  "(stridex = 0: one x shared by every batch); A_b m x n column-major (lda); op = N, T or C "
+                  "(conjugate transpose; = T for real data); x_b has n elements for N and m otherwise, y_b m for N "
+                  "and n otherwise (increments may be negative); beta == 0: y not read; alpha == 0: A and x not "
+                  "read; gaps and memory between the y batches untouched. Returns y." + extra,
+        grids=grids, reference=gemv_reference, fill=_gemv_fill,
+        atol_text=(accumulation_text("the inner length + 2", "(|alpha| (|op(A)| |x|)[i] + |beta| |y[i]|)",
+                                     "1e-4 x inner length") if r.dtype == torch.float32 else
+                   "1e-4 x the inner length (reduce_dim: n for N, m otherwise; cublas.md)"),
+        cost=_gemv_cost(es, fl, "none"), timed=lambda p: p["m"] >= 128 and p["n"] >= 64))
+
+
+SGEMV_SB = _vrow(SGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3)],
+    "full": _vgrid(AB6),
+    "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, strideA=24 * 10 + 5, stridex=0, incy=2, stridey=2 * 10 + 3,
+                   poison=True),
+                _v(4096, 1, "N", 1.0, 0.0, 2, nan_y=True),
+                _v(128, 64, 1, -1.0, 1.0, 32)]}, 4, 2)
+
+DGEMV_SB = _vrow(DGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)],
+    "full": _vgrid(AB6),
+    "heldout": [_v(130, 70, "T", 0.5, 0.5, 4, lda=133, gap=9, stridex=0, incy=2, poison=True),
+                _v(4096, 7, "N", 1.0, 0.0, 2, nan_y=True),
+                _v(64, 128, 0, -1.0, 1.0, 3)]}, 8, 2)
+
+CGEMV_SB = _vrow(CGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"), _v(17, 33, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
+              _v(16, 16, "N", 0, 1, 3, cparts="half")],
+    "full": _vgrid(AB6C, cparts="half"),
+    "heldout": [_v(130, 70, "C", 0.5 - 0.5j, 1, 4, lda=133, strideA=133 * 70 + 9, stridex=0, incy=2, gap=5,
+                   cparts="half", poison=True),
+                _v(256, 1, "N", 1, 0, 2, nan_y=True, cparts="half"),
+                _v(64, 32, 1, -1, 0.5j, 16, cparts="half")]}, 8, 8, _COMPLEX)
+
+ZGEMV_SB = _vrow(ZGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"),
+              _v(17, 33, "T", 0.001 + 0.001j, 0.999 - 0.999j, 2, cparts="half"),
+              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half")],
+    "full": _vgrid(AB6C, cparts="half"),
+    "heldout": [_v(130, 70, "C", 0.5 + 0.25j, -1, 4, pad=3, gap=5, stridex=0, incy=2, cparts="half", poison=True),
+                _v(256, 1, "T", 1, 0, 2, nan_y=True, cparts="half"),
+                _v(64, 32, 2, -1, 1, 3, cparts="half")]}, 16, 8, _COMPLEX)
+
+OPERATORS = [CGEMM_SB, CGEMM_SB64, CGEMV_SB, DGEMM_SB, DGEMM_SB64, DGEMV_SB, HGEMM_SB, SGEMM_SB, SGEMV_SB, ZGEMM_SB,
+             ZGEMV_SB]

@@ -211,13 +211,43 @@ def _mv_update(r: Ref, product: Any, reduce_dim: int, terms: int) -> None:
 
 
 # ----------------------------------------------------------------------------------- Dgemv, Cgemv
-def _gemv_ref(p: dict[str, Any], r: Ref) -> None:
+def gemv_reference(p: dict[str, Any], r: Ref) -> None:
+    """y = alpha*op(A)*x + beta*y for plain and strided-batched gemv (cublas.md §2.5 quick rules); fp32
+    results by the accumulation rule over the inner length (+2), others by the spec's rule (reduce_dim 1 for
+    the plain routines, the inner length for the batched ones)."""
     t = r.v["trans"]
+    inner = r.v["n"] if t == 0 else r.v["m"]
+    batched = "batchCount" in r.v
+    if (r.v["n"] if t else r.v["m"]) <= 0 or r.v.get("batchCount", 1) <= 0:
+        r.unchanged("y")
+        return
+    a, b = r.scalar("alpha"), r.scalar("beta")
+    out = absum = 0
+    if a != 0 and inner > 0:
+        A = r.mat("A")
+        opa = A.transpose(-1, -2) if t else A
+        if t == 2:
+            opa = opa.conj()
+        x = r.vec("x")[..., None]
+        out = a * (opa @ x)[..., 0]
+        absum = abs(a) * (opa.abs() @ x.abs())[..., 0]
+    if b != 0:
+        y = r.vec("y")
+        out = out + b * y
+        absum = absum + abs(b) * y.abs()
+    ny = r.r.arg("y").shape(r.v)
+    shape = (r.v["batchCount"], ny) if batched else (ny,)
+    out = out + torch.zeros(shape, dtype=r.r.ref_dtype)
+    absum = absum + torch.zeros(shape, dtype=torch.float64)
+    rd = inner if batched else 1
+    if r.r.dtype == torch.float32:
+        tol, extra = accumulation_rule(torch.float32, absum, inner + 2, rd)
+    else:
+        tol, extra = Tolerance(reduce_dim=max(1, rd)), None
+    r.out("y", out, tol, atol_extra=extra)
 
-    def product():
-        a, x = _op(r.mat("A"), t), r.vec("x")
-        return a @ x, a.abs() @ x.abs()
-    _mv_update(r, product, 1, r.v["n"] if t == 0 else r.v["m"])
+
+_gemv_ref = gemv_reference
 
 
 def _gemv_cost(es: int, fl: int):

@@ -161,6 +161,25 @@ def _gemm_sb_decl(prec: str, suffix: str = "") -> Routine:
 SGEMM_SB_R, DGEMM_SB_R, CGEMM_SB_R, ZGEMM_SB_R, HGEMM_SB_R = (_gemm_sb_decl(p) for p in "SDCZH")
 DGEMM_SB64_R, CGEMM_SB64_R = _gemm_sb_decl("D", "_64"), _gemm_sb_decl("C", "_64")
 
+
+
+def _gemv_sb_decl(prec: str) -> Routine:
+    name = f"cublas{prec}gemvStridedBatched"
+    return declare(Routine(
+        name, prec,
+        (flag("trans"), size("m"), size("n"), scalar("alpha"),
+         mat("A", dims("m", "n"), "lda", stride="strideA", count="batchCount"), ld("lda"), stride("strideA"),
+         vec("x", op_len("trans", "n", "m"), "incx", stride="stridex", count="batchCount"), inc("incx"),
+         stride("stridex"), scalar("beta"),
+         vec("y", op_len("trans", "m", "n"), "incy", out=True, stride="stridey", count="batchCount"), inc("incy"),
+         stride("stridey"), count("batchCount")),
+        returns="y", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b ({prec}), X_b at b*strideX; beta == 0: y "
+                "not read; alpha == 0: A, x not read."))
+
+
+SGEMV_SB_R, DGEMV_SB_R, CGEMV_SB_R, ZGEMV_SB_R = (_gemv_sb_decl(p) for p in "SDCZ")
+
 # ------------------------------------------------------------------------------------------ extensions
 SGEMMEX_R = declare(Routine(
     "cublasSgemmEx", "S", (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
