@@ -271,6 +271,18 @@ def mat_view(t: torch.Tensor, rows: int, cols: int, ld: int) -> torch.Tensor:
     return t.as_strided((rows, cols), (1, ld), t.storage_offset())
 
 
+def fill_padding_(t: torch.Tensor, rows: int, ld: int, value: float) -> None:
+    """Fill the padding rows ``rows..ld-1`` of every column of the column-major matrix at ``t``'s base, as
+    far as ``t`` extends (the last column's padding usually lies past a minimal buffer)."""
+    if ld <= rows:
+        return
+    flat = t.reshape(-1) if t.is_contiguous() else None
+    if flat is None:
+        raise ValueError("fill_padding_ needs a contiguous buffer")
+    o = torch.arange(flat.numel(), device=t.device)
+    flat[(o % ld) >= rows] = value
+
+
 def tri_mask(rows: int, cols: int, lower: bool, device: torch.device) -> torch.Tensor:
     """Bool (rows, cols): the lower (i >= j) or upper (i <= j) triangle, diagonal included."""
     i = torch.arange(rows, device=device)[:, None]

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
-from .decl import Ref, diag_code, mat_view, trans_code, uplo_code, vec_offsets
+from .decl import Ref, diag_code, fill_padding_, mat_view, trans_code, uplo_code, vec_offsets
 from .routines import CGERU_R, CGEMV_R, CSYMV_R, DGEMV_R, DSBMV_R, DSYR2_R, SGER_R, STBMV_R, STRSV_R, ZGERC_R
 from .rows import Row, routine_operator
 from .grids import A5, A9, AB3, INC3, N6, N11, vec_mask
@@ -149,8 +149,7 @@ def _fills(p: dict[str, Any], gen: Any):
                 keep = torch.tril(torch.ones(n, n, dtype=torch.bool)) if lower else \
                     torch.triu(torch.ones(n, n, dtype=torch.bool))
                 a.masked_fill_(~keep.to(t.device), float("nan"))
-                if lda > n:
-                    t.as_strided((lda - n, n), (1, lda), t.storage_offset() + n).fill_(float("nan"))
+                fill_padding_(t, n, lda, float("nan"))
         if p.get("band"):
             k = p["k"]
             lda = lda or k + 1 + p.get("pad", 0)

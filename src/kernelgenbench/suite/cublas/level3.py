@@ -11,8 +11,8 @@ import torch
 from ..spec import (ACCUMULATION_NOTE, Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text,
                     product, written_expected)
 from ..tensors import poison_
-from .decl import Ref, mat_view, trans_code
-from .routines import CGEMM_R, SGEMM_R
+from .decl import Ref, fill_padding_, mat_view, trans_code, uplo_code
+from .routines import CGEMM_R, CSYMM_R, SGEMM_R, SSYRK_R, STRSM_R
 from .rows import Row, routine_operator
 from .grids import AB6, G9, TT4, f32
 
@@ -197,4 +197,219 @@ CGEMM = routine_operator(Row(
     cost=gemm_cost(8, True, "fp32"), timed=gemm_gate,
 ))
 
-OPERATORS = [CGEMM, SGEMM]
+
+# ------------------------------------------------------------------------------ triangles (shared)
+def tri_of(n: int, lower: bool) -> torch.Tensor:
+    """Bool (n, n): the lower (i >= j) or upper (i <= j) triangle, diagonal included."""
+    one = torch.ones(n, n, dtype=torch.bool)
+    return torch.tril(one) if lower else torch.triu(one)
+
+
+def tri_fill(p: dict[str, Any], gen: torch.Generator):
+    """Data of the triangle-aware rows (cublas.md §2.11, §2.13 item 4), applied to the matrix named by
+    ``p["tri_arg"]`` (``"A"`` by default; ``"C"`` for syrk outputs), ``ka x ka`` with ``ld``:
+    ``nan_other``: NaN outside the uplo triangle and in the padding rows (never read, or never written);
+    ``nan_tri``: NaN inside the uplo triangle (an output that beta == 0 must not read);
+    ``sym``: the ka x ka block made symmetric (R + R^T, upstream's fully symmetric data);
+    ``data="upstream"``: a row-major tril/triu + 5I read as column-major (only the diagonal of the
+    referenced triangle is non-zero, 2.13 item 4); ``data="genuine"``: a triangular matrix with diagonal
+    2 + U(0, 1) and off-diagonal 0.1*randn in the referenced triangle;
+    ``nan_C``/``nan_B``: that whole buffer NaN (beta == 0: never read)."""
+    def fill(name: str, t: torch.Tensor) -> None:
+        if p.get("nan_" + name) and name in ("B", "C"):
+            t.fill_(float("nan"))
+        if name != p.get("tri_arg", "A"):
+            return
+        side = p.get("side")
+        if name == "C":
+            ka = p["n"]
+        elif side is None:
+            ka = p["n"]
+        else:
+            ka = p["m"] if side in (0, "L", "l") else p["n"]
+        ld = p.get("ld" + name.lower()) or ka + p.get("pad", 0)
+        lower = uplo_code(p["uplo"]) == 0
+        a = mat_view(t, ka, ka, ld)
+        data = p.get("data")
+        if data == "upstream":
+            g = torch.randn(ka, ka, generator=gen, device=t.device)
+            rm = (torch.tril(g) if lower else torch.triu(g)) + 5 * torch.eye(ka, device=t.device)
+            a.copy_(rm.t())                        # row-major storage read column-major
+        elif data == "genuine":
+            off = 0.1 * torch.randn(ka, ka, generator=gen, device=t.device)
+            dg = 2.0 + torch.rand(ka, generator=gen, device=t.device)
+            dense = torch.where(tri_of(ka, lower).to(t.device), off, torch.zeros((), device=t.device))
+            dense.diagonal().copy_(dg)
+            a.copy_(dense)
+        if p.get("sym"):
+            a.copy_(a + a.t())
+        if p.get("nan_other"):
+            a.masked_fill_(~tri_of(ka, lower).to(t.device), float("nan"))
+            fill_padding_(t, ka, ld, float("nan"))
+        if p.get("nan_tri"):
+            a.masked_fill_(tri_of(ka, lower).to(t.device), float("nan"))
+    return fill
+
+
+# ----------------------------------------------------------------------------------- Ssyrk, CsyrkEx
+def syrk_reference(p: dict[str, Any], r: Ref) -> None:
+    """C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle (plain transpose; trans C = T); beta == 0: C
+    not read; alpha == 0: A not read; the other triangle and the padding stay bit-identical."""
+    n, k = r.v["n"], r.v["k"]
+    if n <= 0:
+        r.unchanged("C")
+        return
+    a, b = r.scalar("alpha"), r.scalar("beta")
+    out = torch.zeros(n, n, dtype=r.r.ref_dtype)
+    absum = torch.zeros(n, n, dtype=torch.float64)
+    if a != 0 and k > 0:
+        A = r.mat("A")
+        opa = A if r.v["trans"] == 0 else A.t()
+        out = out + a * (opa @ opa.t())
+        absum = absum + abs(a) * (opa.abs() @ opa.abs().t())
+    tri = tri_of(n, r.v["uplo"] == 0)
+    if b != 0:
+        c = torch.where(tri, r.mat("C"), torch.zeros((), dtype=r.r.ref_dtype))
+        out = out + b * c
+        absum = absum + abs(b) * c.abs()
+    if r.r.dtype == torch.float32:
+        tol, extra = accumulation_rule(torch.float32, absum, k + 2, k)
+    else:
+        tol, extra = Tolerance(reduce_dim=max(1, k)), None
+    r.out("C", out, tol, region=tri, atol_extra=extra)
+
+
+_SYRK_SEM = ("C = alpha*op(A)*op(A)^T + beta*C written on the uplo triangle of the n x n column-major C only "
+             "(diagonal included; the other triangle and the padding rows stay bit-identical, they may hold NaN); "
+             "op(A) is n x k (A n x k for trans N, k x n for T{c}); beta == 0: C is not read; alpha == 0: A is not "
+             "read. Returns C.")
+
+SSYRK = routine_operator(Row(
+    SSYRK_R, category="level 3 symmetric rank-k", semantics=_SYRK_SEM.format(c=" and C"),
+    grids={
+        "smoke": [dict(n=1, k=1, uplo=0, trans=0, alpha=1.0, beta=0.25, tri_arg="C"),
+                  dict(n=32, k=16, uplo=0, trans=1, alpha=-0.999, beta=0.25, tri_arg="C"),
+                  dict(n=17, k=8, uplo=0, trans=0, alpha=0.0, beta=0.25, tri_arg="C")],
+        "full": [dict(n=d["n"], k=max(1, d["n"] // 2), uplo=0, trans=d["trans"], alpha=d["alpha"], beta=0.25,
+                      tri_arg="C") for d in product(n=[1, 32, 71, 1024, 4096, 5333],
+                                                     alpha=[1.0, 0.0, -0.999, 0.5, 100.001], trans=[0, 1])],
+        "heldout": [dict(n=21, k=13, lda=24, ldc=23, uplo=1, trans=1, alpha=0.5, beta=-1.0, tri_arg="C",
+                         nan_other=True),
+                    dict(n=2000, k=3, uplo=0, trans=0, alpha=1.0, beta=0.0, tri_arg="C", nan_tri=True),
+                    dict(n=513, k=1025, uplo="U", trans="T", alpha=-0.5, beta=0.5, tri_arg="C")],
+    },
+    reference=syrk_reference, fill=tri_fill,
+    atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),
+    cost=lambda p: Cost(float(p["n"]) ** 2 * p["k"], (p["n"] * p["k"] + p["n"] ** 2) * 4, "fp32"),
+    timed=lambda p: p["n"] >= 1024,
+))
+
+
+# ------------------------------------------------------------------------------------------ Csymm
+def _symm_ref(p: dict[str, Any], r: Ref) -> None:
+    m, n = r.v["m"], r.v["n"]
+    if m <= 0 or n <= 0:
+        r.unchanged("C")
+        return
+    a, b = r.scalar("alpha"), r.scalar("beta")
+    left = r.v["side"] == 0
+    ka = m if left else n
+    out = torch.zeros(m, n, dtype=torch.complex128)
+    if a != 0:
+        A = r.mat("A")
+        sym = torch.where(tri_of(ka, r.v["uplo"] == 0), A, A.t())    # mirrored, not conjugated
+        B = r.mat("B")
+        out = out + a * (sym @ B if left else B @ sym)
+    if b != 0:
+        out = out + b * r.mat("C")
+    r.out("C", out, Tolerance(reduce_dim=ka))
+
+
+CSYMM = routine_operator(Row(
+    CSYMM_R, category="level 3 symmetric",
+    semantics="C = alpha*A*B + beta*C (side LEFT, A m x m) or C = alpha*B*A + beta*C (RIGHT, A n x n); A complex "
+              "symmetric (A^T = A, not Hermitian): only its uplo triangle (diagonal included) is read, the other is "
+              "inferred by mirroring without conjugation; B, C m x n column-major; complex64 as interleaved float32 "
+              "pairs; beta == 0: C not read; alpha == 0: A and B not read. Returns C.",
+    grids={
+        "smoke": [dict(m=1, n=1, side=0, uplo=1, alpha=1.0, beta=0.0, sym=True),
+                  dict(m=9, n=9, side=1, uplo=1, alpha=-1.0, beta=0.5, sym=True),
+                  dict(m=16, n=16, side=0, uplo=1, alpha=0.0, beta=0.5, sym=True)],
+        "full": [dict(m=d["n"], n=d["n"], side=d["side"], uplo=1, alpha=d["alpha"], beta=d["beta"], sym=True)
+                 for d in product(n=[1, 32, 64, 128, 160], alpha=[1.0, 0.0, -1.0], beta=[0.0, 0.5], side=[0, 1])],
+        "heldout": [dict(m=70, n=33, side=0, uplo=0, alpha=1.0, beta=0.5, pad=3, nan_other=True),
+                    dict(m=33, n=70, side=1, uplo=1, alpha=0.5 - 0.5j, beta=-0.25 + 1j, nan_other=True),
+                    dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)],
+    },
+    reference=_symm_ref, fill=tri_fill, atol_text="1e-4 x k (reduce_dim k = m for LEFT, n for RIGHT), rtol 1.3e-6",
+    cost=lambda p: Cost(8.0 * p["m"] * p["n"] * (p["m"] if p["side"] in (0, "L") else p["n"]),
+                        ((p["m"] if p["side"] in (0, "L") else p["n"]) ** 2 / 2 + 3 * p["m"] * p["n"]) * 8, "fp32"),
+    timed=lambda p: p["n"] >= 128,
+))
+
+
+# ------------------------------------------------------------------------------------------ Strsm
+def _trsm_ref(p: dict[str, Any], r: Ref) -> None:
+    m, n = r.v["m"], r.v["n"]
+    if m <= 0 or n <= 0:
+        r.unchanged("B")
+        return
+    a = r.scalar("alpha")
+    if a == 0:
+        r.out("B", torch.zeros(m, n, dtype=torch.float64), Tolerance(exact=True))
+        return
+    left = r.v["side"] == 0
+    ka = m if left else n
+    lower = r.v["uplo"] == 0
+    T = torch.where(tri_of(ka, lower), r.mat("A"), torch.zeros((), dtype=torch.float64))
+    if r.v["diag"] == 1:
+        T.diagonal().fill_(1.0)
+    upper = not lower
+    if r.v["trans"] != 0:
+        T, upper = T.t(), lower
+    B = a * r.mat("B")
+    if left:                                   # op(A) X = alpha B
+        X = torch.linalg.solve_triangular(T, B, upper=upper)
+        Tl, Xl = T, X
+    else:                                      # X op(A) = alpha B  <=>  op(A)^T X^T = alpha B^T
+        X = torch.linalg.solve_triangular(T, B, upper=upper, left=False)
+        Tl, Xl, upper = T.t(), X.t(), not upper
+    # componentwise bound (as Strsv): a substitution in any order solves (T + dT) x' = b with |dT| <= gamma |T|,
+    # so |x - x'| <= gamma M(T)^-1 |T| |x|, M(T) the comparison matrix
+    comp = -Tl.abs()
+    comp.diagonal().copy_(Tl.diagonal().abs())
+    absum = torch.linalg.solve_triangular(comp, Tl.abs() @ Xl.abs(), upper=upper)
+    tol, extra = accumulation_rule(torch.float32, absum if left else absum.t(), ka, ka)
+    r.out("B", X, tol, atol_extra=extra)
+
+
+_TRSM_FLAGS = product(side=[0, 1], uplo=[0, 1], trans=[0, 1], diag=[0, 1])
+STRSM = routine_operator(Row(
+    STRSM_R, category="level 3 triangular solve",
+    semantics="side LEFT: solve op(A)*X = alpha*B (A m x m); RIGHT: X*op(A) = alpha*B (A n x n); X overwrites B "
+              "(m x n, ldb; padding rows untouched). A is triangular per uplo: only that triangle is read, and "
+              "not its diagonal when diag is UNIT (ones are used); op = N or T (C = T); no singularity test; "
+              "alpha == 0: B = 0 without reading B. Returns B.",
+    grids={
+        "smoke": [dict(m=1, n=1, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="upstream"),
+                  dict(m=16, n=8, side=0, uplo=1, trans=1, diag=1, alpha=1.0, data="upstream"),
+                  dict(m=9, n=4, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="genuine")],
+        "full": [dict(m=d["m"], n=d["n"], side=0, alpha=1.0, data="upstream", **d["f"])
+                 for d in product(m=[1, 16, 48, 64], n=[1, 8, 16],
+                                  f=product(trans=[0, 1], uplo=[0, 1], diag=[0, 1]))],
+        "heldout": [dict(m=20, n=9, lda=25, ldb=23, alpha=0.5, data="genuine", nan_other=True, **f)
+                    for f in _TRSM_FLAGS]
+        + [dict(m=1024, n=512, side=0, uplo=0, trans=1, diag=0, alpha=1.0, data="genuine"),
+           dict(m=300, n=1000, side="R", uplo="U", trans="N", diag="U", alpha=-2.0, data="genuine", nan_other=True)],
+    },
+    reference=_trsm_ref, fill=tri_fill,
+    atol_text=accumulation_text("k (m for LEFT, n for RIGHT)", "(M(T)^-1 |T| |X|)[i,j] (M(T): the comparison "
+                                "matrix of T = op(A))", "1e-4 x k"),
+    notes="Tolerance (ours, not the spec's): the componentwise substitution bound of Strsv (Higham, Thm 8.5) "
+          "applied column by column, capped by the spec's 1e-4 x k.",
+    cost=lambda p: Cost(float(p["m"]) * p["n"] * (p["m"] if p["side"] in (0, "L") else p["n"]),
+                        ((p["m"] if p["side"] in (0, "L") else p["n"]) ** 2 / 2 + 2 * p["m"] * p["n"]) * 4, "fp32"),
+    timed=lambda p: p["m"] >= 48 and p["n"] >= 8,
+))
+
+OPERATORS = [CGEMM, CSYMM, SGEMM, SSYRK, STRSM]

@@ -3,7 +3,7 @@ their roles, from which the binding (blas.py), the reference's views and masks, 
 interface are derived. A routine's row (grids, math, cost) lives in its level module."""
 from __future__ import annotations
 
-from .decl import (ROUTINES, Routine, band_dims, count, declare, dims, flag, inc, ld, mat, op_dims, op_len, result, scalar,
+from .decl import (ROUTINES, Routine, Shape, band_dims, count, declare, dims, flag, inc, ld, mat, op_dims, op_len, result, scalar,
                    size, stride, typecode, vec)
 
 __all__ = ["ROUTINES"]
@@ -141,6 +141,36 @@ CGEMM_R = declare(Routine(
             "read; alpha == 0: A, B not read."))
 
 
+def _side_dims(d: dict) -> tuple[int, int]:
+    ka = d["m"] if d["side"] == 0 else d["n"]
+    return ka, ka
+
+
+_SIDE_DIMS = Shape(_side_dims, "m x m for side = LEFT, n x n for RIGHT")
+
+SSYRK_R = declare(Routine(
+    "cublasSsyrk_v2", "S", (flag("uplo"), flag("trans"), size("n"), size("k"), scalar("alpha"),
+                            mat("A", op_dims("trans", "n", "k"), "lda"), ld("lda"), scalar("beta"),
+                            mat("C", dims("n", "n"), "ldc", out=True, tri="uplo"), ld("ldc")),
+    returns="C", method="ssyrk",
+    summary="C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of C only (fp32); beta == 0: C not read."))
+
+CSYMM_R = declare(Routine(
+    "cublasCsymm_v2", "C", (flag("side"), flag("uplo"), size("m"), size("n"), scalar("alpha"),
+                            mat("A", _SIDE_DIMS, "lda", tri="uplo"), ld("lda"), mat("B", dims("m", "n"), "ldb"),
+                            ld("ldb"), scalar("beta"), mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
+    returns="C", method="csymm",
+    summary="C = alpha*A*B + beta*C (LEFT) or alpha*B*A + beta*C (RIGHT), A complex symmetric from its uplo "
+            "triangle (complex64)."))
+
+STRSM_R = declare(Routine(
+    "cublasStrsm_v2", "S", (flag("side"), flag("uplo"), flag("trans"), flag("diag"), size("m"), size("n"),
+                            scalar("alpha"), mat("A", _SIDE_DIMS, "lda", tri="uplo"), ld("lda"),
+                            mat("B", dims("m", "n"), "ldb", out=True), ld("ldb")),
+    returns="B", method="strsm",
+    summary="Solve op(A)*X = alpha*B (LEFT) or X*op(A) = alpha*B (RIGHT) and store X into B (fp32); A triangular "
+            "per uplo, unit diagonal not read; alpha == 0: B = 0 without reading B."))
+
 # ------------------------------------------------------------------------------------------ batched
 def _gemm_sb_decl(prec: str, suffix: str = "") -> Routine:
     name = f"cublas{prec}gemmStridedBatched{suffix}"
@@ -189,3 +219,25 @@ SGEMMEX_R = declare(Routine(
     returns="C", method="sgemmEx",
     summary="C = alpha*op(A)*op(B) + beta*C computed in fp32 with A, B, C stored per their cudaDataType codes "
             "(graded: all CUDA_R_32F = 0)."))
+
+SGEAM_R = declare(Routine(
+    "cublasSgeam", "S", (flag("transa"), flag("transb"), size("m"), size("n"), scalar("alpha"),
+                         mat("A", op_dims("transa", "m", "n"), "lda"), ld("lda"), scalar("beta"),
+                         mat("B", op_dims("transb", "m", "n"), "ldb"), ld("ldb"),
+                         mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
+    returns="C", method="sgeam", summary="C = alpha*op(A) + beta*op(B), m x n (fp32); beta == 0: B not read."))
+
+SDGMM_R = declare(Routine(
+    "cublasSdgmm", "S", (flag("mode", "side"), size("m"), size("n"), mat("A", dims("m", "n"), "lda"), ld("lda"),
+                         vec("x", Shape(lambda d: d["m"] if d["mode"] == 0 else d["n"], "m for mode = LEFT, n for RIGHT"),
+                             "incx"), inc("incx"), mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
+    returns="C", method="sdgmm",
+    summary="C = diag(x)*A (mode LEFT) or A*diag(x) (RIGHT), m x n (fp32); incx = 0 broadcasts x[0]."))
+
+CSYRKEX_R = declare(Routine(
+    "cublasCsyrkEx", "C", (flag("uplo"), flag("trans"), size("n"), size("k"), scalar("alpha"),
+                           mat("A", op_dims("trans", "n", "k"), "lda"), typecode("Atype"), ld("lda"), scalar("beta"),
+                           mat("C", dims("n", "n"), "ldc", out=True, tri="uplo"), typecode("Ctype"), ld("ldc")),
+    returns="C", method="csyrkEx",
+    summary="C = alpha*op(A)*op(A)^T + beta*C (plain transpose, never conjugated; trans C = T) on the uplo "
+            "triangle of C only, complex64 storage (graded: Atype = Ctype = 4, CUDA_C_32F)."))
