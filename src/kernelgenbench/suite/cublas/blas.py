@@ -30,10 +30,11 @@ Importing this module touches neither CUDA nor libcublas; :func:`load_cublas` an
 call do. Where libcublas cannot be loaded (or no CUDA device is visible) :class:`CublasUnavailable` is
 raised.
 
-Adding one of the other routines of cublas.md takes a few lines: its C signature is already in
-:data:`SIGNATURES`; write a method that converts flags, checks the tensors with :meth:`Cublas._vec` /
-:meth:`Cublas._mat`, fetches scalars with :meth:`Cublas._scalar_ptr` and ends in
-``self._call("cublasXxx", device, *args)`` (see :meth:`Cublas.saxpy`).
+The routine methods are not written by hand: each routine's declaration (``routines.py``, see
+``decl.py``) gives its parameters with their roles, and :func:`make_method` derives the method (flag
+conversion, int and extent checks of every array, device scalars, the call, the status check) plus the
+spec-named module function (``cublasSaxpy_v2``). The C types come from :data:`SIGNATURES`, which the
+declaration's parameter names must match.
 
 The handles are not meant to be used from several threads at once.
 """
