@@ -72,6 +72,7 @@ def _geam_build(p: dict[str, Any], device: Any, gen: Any):
     if p.get("in_place"):                      # C = A (transa N, lda = ldc): the same tensor
         call.args[SGEAM_R.position("C")] = call.args[SGEAM_R.position("A")]
         call.args[SGEAM_R.position("ldc")] = call.args[SGEAM_R.position("lda")]
+        call.unchanged = (SGEAM_R.position("B"),)        # A is the output itself
     return call
 
 
