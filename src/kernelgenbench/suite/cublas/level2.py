@@ -501,7 +501,10 @@ STBMV = routine_operator(Row(
         "smoke": [dict(n=1, k=0, uplo=0, trans=0, diag=0, incx=1, band=True),
                   dict(n=17, k=2, uplo=1, trans=1, diag=1, incx=2, band=True),
                   dict(n=32, k=2, uplo=0, trans=0, diag=0, incx=1, band=True)],
-        "full": [dict(n=d["n"], k=min(d["k"], d["n"] - 1), incx=d["incx"], band=True, **d["f"])
+        # k clipped to n - 1: for n = 1 the k = 2 cases repeat k = 0 (the spec's count keeps them); k_axis keeps
+        # their parameters, hence their seeds, distinct
+        "full": [dict(n=d["n"], k=min(d["k"], d["n"] - 1), incx=d["incx"], band=True, **d["f"],
+                      **({"k_axis": d["k"]} if d["k"] > d["n"] - 1 else {}))
                  for d in product(n=N6, incx=[1, 2], f=_TBMV_FLAGS, k=[0, 2])],
         "heldout": [dict(n=29, k=3, lda=6, incx=-2, band=True, nan_band=True, **f) for f in _TBMV_FLAGS]
         + [dict(n=5000, k=64, uplo=1, trans=0, diag=0, incx=1, band=True),
