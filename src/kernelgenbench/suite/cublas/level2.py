@@ -153,9 +153,11 @@ def _fills(p: dict[str, Any], gen: Any):
         if p.get("band"):
             k = p["k"]
             lda = lda or k + 1 + p.get("pad", 0)
-            b = mat_view(t, lda, n, lda)
-            unused = ~_band_valid(n, k, uplo_code(p["uplo"]) == 1, lda, t.device)
+            b = mat_view(t, k + 1, n, lda)
+            unused = ~_band_valid(n, k, uplo_code(p["uplo"]) == 1, k + 1, t.device)
             b.masked_fill_(unused, float("nan") if p.get("nan_band") else 0.0)
+            if p.get("nan_band"):                  # rows k+1..lda-1: padding, never read
+                fill_padding_(t, k + 1, lda, float("nan"))
             if "diag" in p and diag_code(p["diag"]) == 1:
                 row = k if uplo_code(p["uplo"]) == 1 else 0
                 b[row].fill_(float("nan") if p.get("nan_band") else 1.0)
@@ -275,7 +277,7 @@ DGEMV = routine_operator(Row(
                     dict(m=5000, n=3, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, nan_y=True),
                     dict(m=3, n=5000, trans=0, alpha=0.0, beta=0.5, incx=1, incy=1, nan_A=True, nan_x=True)],
     },
-    reference=_gemv_ref, atol_text=_ONE_ATOL + " (fp64 result)",
+    reference=_gemv_ref, fill=_fills, atol_text=_ONE_ATOL + " (fp64 result)",
     cost=_gemv_cost(8, 2), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
 ))
 
@@ -292,7 +294,7 @@ CGEMV = routine_operator(Row(
                     dict(m=1, n=4096, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half", nan_y=True),
                     dict(m=1000, n=3, trans=0, alpha=0.0, beta=-1.0, incx=1, incy=1, cparts="half", nan_A=True)],
     },
-    reference=_gemv_ref, atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
+    reference=_gemv_ref, fill=_fills, atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
     cost=_gemv_cost(8, 8), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
 ))
 
@@ -324,7 +326,7 @@ SGER = routine_operator(Row(
                     dict(m=4097, n=3, alpha=0.0, incx=1, incy=1, nan_x=True),
                     dict(m=5, n=100003, alpha=0.5, incx=1, incy=1)],
     },
-    reference=_ger_ref(False), atol_text=_ONE_ATOL,
+    reference=_ger_ref(False), fill=_fills, atol_text=_ONE_ATOL,
     cost=lambda p: Cost(2.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 4),
     timed=lambda p: p["n"] >= 1024,
 ))
@@ -345,7 +347,7 @@ CGERU = routine_operator(Row(
                     dict(m=33, n=33, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
                     dict(m=4097, n=4097, alpha=1.0, incx=1, incy=1, cparts="half")],
     },
-    reference=_ger_ref(False), atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
+    reference=_ger_ref(False), fill=_fills, atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
     cost=lambda p: Cost(8.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 8),
     timed=lambda p: p["n"] >= 1024,
 ))
@@ -363,7 +365,7 @@ ZGERC = routine_operator(Row(
                     dict(m=4097, n=4097, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
                     dict(m=3, n=5000, alpha=-2.0 + 0.5j, incx=1, incy=1, cparts="half")],
     },
-    reference=_ger_ref(True), atol_text=_ONE_ATOL + ", rtol 1e-6 (complex128)",
+    reference=_ger_ref(True), fill=_fills, atol_text=_ONE_ATOL + ", rtol 1e-6 (complex128)",
     cost=lambda p: Cost(8.0 * p["m"] * p["n"], (2 * p["m"] * p["n"] + p["m"] + p["n"]) * 16),
     timed=lambda p: p["n"] >= 1024,
 ))
@@ -397,7 +399,7 @@ DSYR2 = routine_operator(Row(
                     dict(n=1500, uplo=0, alpha=-1.0, incx=1, incy=1, pad=3, nan_other=True),
                     dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)],
     },
-    reference=_syr2_ref, atol_text=_ONE_ATOL + " (fp64 result)",
+    reference=_syr2_ref, fill=_fills, atol_text=_ONE_ATOL + " (fp64 result)",
     cost=lambda p: Cost(2.0 * p["n"] ** 2, (p["n"] ** 2 + 2 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
 ))
 
@@ -434,7 +436,7 @@ CSYMV = routine_operator(Row(
                          cparts="half"),
                     dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")],
     },
-    reference=_symv_ref, atol_text="1e-4 x n (reduce_dim n, cublas.md), rtol 1.3e-6 (complex64)",
+    reference=_symv_ref, fill=_fills, atol_text="1e-4 x n (reduce_dim n, cublas.md), rtol 1.3e-6 (complex64)",
     cost=lambda p: Cost(8.0 * p["n"] ** 2, (p["n"] ** 2 / 2 + 3 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
 ))
 
@@ -462,14 +464,14 @@ DSBMV = routine_operator(Row(
         "smoke": [dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
                   dict(n=32, k=2, uplo=1, alpha=-0.999, beta=-0.75, incx=2, incy=2, band=True),
                   dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True)],
-        # k = 2 clipped to n - 1 for n = 1 (as the band of a 1 x 1 matrix)
-        "full": [dict(n=d["n"], k=min(2, d["n"] - 1), uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
+        # k = 2, lda = 3 for every n, n = 1 included (k > n - 1 is legal: the band slots outside the matrix)
+        "full": [dict(n=d["n"], k=2, uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
                       incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
                     dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
                     dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)],
     },
-    reference=_sbmv_ref, atol_text="1e-4 x n (reduce_dim n, cublas.md; fp64 result)",
+    reference=_sbmv_ref, fill=_fills, atol_text="1e-4 x n (reduce_dim n, cublas.md; fp64 result)",
     cost=lambda p: Cost(2.0 * p["n"] * (2 * p["k"] + 1), (p["n"] * (p["k"] + 1) + 3 * p["n"]) * 8),
     timed=lambda p: p["n"] >= 1024,
 ))
@@ -510,7 +512,7 @@ STBMV = routine_operator(Row(
         + [dict(n=5000, k=64, uplo=1, trans=0, diag=0, incx=1, band=True),
            dict(n=100, k=99, uplo="L", trans="T", diag="N", incx=1, band=True)],
     },
-    reference=_tbmv_ref, atol_text=accumulation_text("k + 1", "(|op(A)| |x|)[i]", "1e-4 (reduce_dim 1)"),
+    reference=_tbmv_ref, fill=_fills, atol_text=accumulation_text("k + 1", "(|op(A)| |x|)[i]", "1e-4 (reduce_dim 1)"),
     cost=lambda p: Cost(2.0 * p["n"] * (p["k"] + 1), (p["n"] * (p["k"] + 1) + 2 * p["n"]) * 4),
     timed=lambda p: p["n"] >= 1024,
 ))
