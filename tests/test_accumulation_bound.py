@@ -221,7 +221,7 @@ def test_reduced_precision_mm_passed_the_spec_atol_and_fails_the_bound(tmp_path,
 def test_triangular_solve_bound_rejects_fp16_inputs_where_reduce_dim_is_long() -> None:
     """cublas::cublasStrsv_v2 with a long reduce_dim (atol 1e-4 x n exceeds the solution itself): an
     honest fp32 substitution passes, a solve from fp16-rounded inputs no longer does."""
-    from kernelgenbench.suite.cublas.ops import mat_view
+    from kernelgenbench.suite.cublas.decl import mat_view
 
     op = get_operator("cublas::cublasStrsv_v2")
     p = dict(n=512, incx=1, uplo=1, trans=1, diag=0, data="dominant", reduce_dim=512)

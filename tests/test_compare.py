@@ -151,3 +151,20 @@ def test_complex_poison_is_per_element() -> None:
     z[1, 1] = complex(float("nan"), 0.0)
     mask = is_poison(z)
     assert mask.shape == (3, 2) and mask.tolist() == [[False, True], [True, False], [True, True]]
+
+
+def test_written_complex_storage_outside_the_region_is_compared_bitwise() -> None:
+    # complex128 has 16-byte elements: the bitwise check of memory outside the written region compares its
+    # (re, im) words (it raised KeyError before); complex64 likewise, one word per part.
+    for dt in (torch.complex64, torch.complex128):
+        buf = (torch.arange(6, dtype=torch.float64) * (1 + 2j)).to(dt)
+        region = torch.tensor([True, False, True, False, True, False])
+        exp = Expected("arg.0", buf.clone(), Tolerance(), region)
+        assert compare_slot(exp, buf.clone()).ok
+        bad = buf.clone()
+        bad[3] = complex(3.0, 6.5)                                    # a gap element, imaginary part changed
+        res = compare_slot(exp, bad)
+        assert not res.ok and "outside the written region" in res.message and "offset 3" in res.message
+        inside = buf.clone()
+        inside[2] = complex(99.0, 0.0)                                # a region element: judged by tolerance
+        assert not compare_slot(exp, inside).ok

@@ -206,9 +206,9 @@ def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
     if bool(outside.any()):
         g, w = got[outside], want[outside]
         if g.is_floating_point() or g.is_complex():
-            idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[g.element_size()]
-            if g.is_complex():
+            if g.is_complex():        # compare the (re, im) words: complex128 has no 16-byte int view
                 g, w = torch.view_as_real(g), torch.view_as_real(w)
+            idt = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[g.element_size()]
             changed = g.contiguous().view(idt) != w.contiguous().view(idt)
             changed = changed.reshape(changed.shape[0], -1).any(-1) if changed.dim() > 1 else changed
         else:

@@ -30,10 +30,11 @@ Importing this module touches neither CUDA nor libcublas; :func:`load_cublas` an
 call do. Where libcublas cannot be loaded (or no CUDA device is visible) :class:`CublasUnavailable` is
 raised.
 
-Adding one of the other routines of cublas.md takes a few lines: its C signature is already in
-:data:`SIGNATURES`; write a method that converts flags, checks the tensors with :meth:`Cublas._vec` /
-:meth:`Cublas._mat`, fetches scalars with :meth:`Cublas._scalar_ptr` and ends in
-``self._call("cublasXxx", device, *args)`` (see :meth:`Cublas.saxpy`).
+The routine methods are not written by hand: each routine's declaration (``routines.py``, see
+``decl.py``) gives its parameters with their roles, and :func:`make_method` derives the method (flag
+conversion, int and extent checks of every array, device scalars, the call, the status check) plus the
+spec-named module function (``cublasSaxpy_v2``). The C types come from :data:`SIGNATURES`, which the
+declaration's parameter names must match.
 
 The handles are not meant to be used from several threads at once.
 """
@@ -42,8 +43,8 @@ from __future__ import annotations
 import ctypes
 import glob
 import importlib
+import inspect
 import numbers
-import operator
 import os
 import site
 import struct
@@ -51,16 +52,18 @@ import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import torch
+
+if TYPE_CHECKING:
+    from .decl import Routine
 
 __all__ = [
     "CublasUnavailable", "CublasError", "Cublas", "load_cublas", "get_cublas",
     "cupy_cross_check_available", "trans_code", "uplo_code", "diag_code", "side_code",
-    "status_name", "SIGNATURES", "STATUS_NAMES", "BASELINE_FUNCTIONS",
-    "cublasSaxpy_v2", "cublasSgemm_v2", "cublasStrsv_v2",
-]
+    "status_name", "SIGNATURES", "STATUS_NAMES", "BASELINE_FUNCTIONS", "make_method",
+]  # plus one module function per declared routine (cublasSaxpy_v2, ...), added below
 
 # ----------------------------------------------------------------------------------------------------
 # Constants (cublas_api.h / library_types.h; cublas.md §2.3)
@@ -138,61 +141,9 @@ def _check_status(routine: str, status: int) -> None:
         raise CublasError(routine, status)
 
 
-# ----------------------------------------------------------------------------------------------------
-# Flag conversion (cublas.md §2.3): both encodings, ValueError naming the flag otherwise
-# ----------------------------------------------------------------------------------------------------
-
-_TRANS = {"N": 0, "n": 0, 0: 0, "T": 1, "t": 1, 1: 1, "C": 2, "c": 2, 2: 2}
-_UPLO = {"L": 0, "l": 0, 0: 0, "U": 1, "u": 1, 1: 1}
-_DIAG = {"N": 0, "n": 0, 0: 0, "U": 1, "u": 1, 1: 1}
-_SIDE = {"L": 0, "l": 0, 0: 0, "R": 1, "r": 1, 1: 1}
-
-_FLAG_EXPECTED = {
-    "trans": "'N'/'n'/0, 'T'/'t'/1 or 'C'/'c'/2",
-    "uplo": "'L'/'l'/0 (lower) or 'U'/'u'/1 (upper)",
-    "diag": "'N'/'n'/0 (non-unit) or 'U'/'u'/1 (unit)",
-    "side": "'L'/'l'/0 (left) or 'R'/'r'/1 (right)",
-}
-
-
-def _flag(kind: str, table: dict, x: Any, name: str | None, routine: str | None) -> int:
-    tx = type(x)
-    if tx is str or tx is int:                       # fast path (bool is not int here)
-        code = table.get(x)
-        if code is not None:
-            return code
-    # bool is an int subclass and 0.0 hashes like 0: accept only str and true integers.
-    if isinstance(x, str) or (isinstance(x, numbers.Integral) and not isinstance(x, bool)):
-        key = x if isinstance(x, str) else int(x)
-        code = table.get(key)
-        if code is not None:
-            return code
-    where = f"{routine}: " if routine else ""
-    raise ValueError(f"{where}invalid {name or kind} flag {x!r}; expected {_FLAG_EXPECTED[kind]}")
-
-
-def trans_code(x: Any, name: str = "trans", routine: str | None = None) -> int:
-    """cublasOperation_t of a trans flag: 'N'/'n'/0 -> 0, 'T'/'t'/1 -> 1, 'C'/'c'/2 -> 2.
-
-    For real routines cuBLAS treats C as T (§2.3). Raises ValueError naming ``name`` (and ``routine``).
-    """
-    return _flag("trans", _TRANS, x, name, routine)
-
-
-def uplo_code(x: Any, name: str = "uplo", routine: str | None = None) -> int:
-    """cublasFillMode_t: 0/'L'/'l' -> 0 (CUBLAS_FILL_MODE_LOWER), 1/'U'/'u' -> 1 (UPPER). ValueError otherwise."""
-    return _flag("uplo", _UPLO, x, name, routine)
-
-
-def diag_code(x: Any, name: str = "diag", routine: str | None = None) -> int:
-    """cublasDiagType_t: 0/'N'/'n' -> 0 (NON_UNIT), 1/'U'/'u' -> 1 (UNIT). ValueError otherwise."""
-    return _flag("diag", _DIAG, x, name, routine)
-
-
-def side_code(x: Any, name: str = "side", routine: str | None = None) -> int:
-    """cublasSideMode_t: 0/'L'/'l' -> 0 (LEFT), 1/'R'/'r' -> 1 (RIGHT). ValueError otherwise."""
-    return _flag("side", _SIDE, x, name, routine)
-
+# Flag conversion (cublas.md §2.3) lives with the declarations (decl.py): both encodings, ValueError
+# naming the flag otherwise.
+from .decl import diag_code, side_code, trans_code, uplo_code  # noqa: E402  (re-exported)
 
 # ----------------------------------------------------------------------------------------------------
 # C signatures of the 50 routines (cublas_api.h), handle omitted.
@@ -418,25 +369,8 @@ def load_cublas(candidates: Iterable[str] | None = None) -> ctypes.CDLL:
 # Small helpers shared by the routine methods
 # ----------------------------------------------------------------------------------------------------
 
-def _as_int(routine: str, name: str, v: Any) -> int:
-    if type(v) is int:
-        return v
-    if isinstance(v, bool):
-        raise ValueError(f"{routine}: {name} must be an int, got {v!r}")
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise ValueError(f"{routine}: {name} must be an int, got {type(v).__name__} {v!r}") from None
-
-
-def _vec_extent(n: int, inc: int) -> int:
-    """Elements a BLAS vector of length n, increment inc spans from its base (§2.2)."""
-    return 0 if n <= 0 else 1 + (n - 1) * abs(inc)
-
-
-def _mat_extent(rows: int, cols: int, ld: int) -> int:
-    """Elements a column-major rows x cols matrix with leading dimension ld spans from its base (§2.2)."""
-    return 0 if rows <= 0 or cols <= 0 else (cols - 1) * max(ld, rows) + rows
+from .decl import mat_extent as _mat_extent  # noqa: E402
+from .decl import vec_extent as _vec_extent  # noqa: E402
 
 
 def _available(t: torch.Tensor) -> int:
@@ -730,84 +664,6 @@ class Cublas:
                                                  "CUBLAS_EMULATION_STRATEGY") if k in os.environ}
         return out
 
-    # ---- routines -----------------------------------------------------------------------------------
-
-    def saxpy(self, n: int, alpha: Any, x: torch.Tensor, incx: int, y: torch.Tensor,
-              incy: int) -> torch.Tensor:
-        """y[i] = alpha*x[i] + y[i] for i < n, in fp32; alpha == 0 returns at once (y untouched).
-
-        x, y: float32 CUDA tensors on one device, BLAS vectors from their data pointers with increments
-        incx, incy (negative: laid out backwards, §2.2); y is overwritten in place (gaps untouched) and
-        returned. alpha: Python number (rounded to fp32) or a one-element float32 device tensor.
-        Raises ValueError (dtype, device, non-int or out-of-range parameter, storage too small),
-        CublasError (status), CublasUnavailable.
-        Source: cublas.md ``### cublas::cublasSaxpy_v2``; cuBLAS ``cublasSaxpy_v2``.
-        """
-        r = "cublasSaxpy_v2"
-        n, incx, incy = _as_int(r, "n", n), _as_int(r, "incx", incx), _as_int(r, "incy", incy)
-        dev = self._device_of(r, "y", y)
-        f32 = torch.float32
-        py = self._vec(r, "y", y, n, incy, f32, dev)
-        px = self._vec(r, "x", x, n, incx, f32, dev)
-        pa = self._scalar_ptr(r, "alpha", alpha, f32, dev)
-        self._call(r, dev, n, pa, px, incx, py, incy)
-        return y
-
-    def sgemm(self, transa: Any, transb: Any, m: int, n: int, k: int, alpha: Any, A: torch.Tensor,
-              lda: int, B: torch.Tensor, ldb: int, beta: Any, C: torch.Tensor, ldc: int) -> torch.Tensor:
-        """C = alpha*op(A)*op(B) + beta*C, m x n, true fp32 (no TF32); beta == 0: C not read; alpha == 0: A, B not read.
-
-        A, B, C: float32 CUDA tensors on one device, column-major from their data pointers with leading
-        dimensions lda, ldb, ldc (§2.2): op(A) is m x k (A stored m x k for 'N', k x m for 'T'/'C'), op(B)
-        is k x n. transa/transb: 'N'/'T'/'C' or 0/1/2 (C = T for real data). alpha, beta: Python numbers
-        (rounded to fp32) or one-element float32 device tensors. C is overwritten in place (padding rows
-        untouched) and returned.
-        Raises ValueError (flag, dtype, device, non-int or out-of-range parameter, storage too small),
-        CublasError (e.g. CUBLAS_STATUS_INVALID_VALUE for lda < rows), CublasUnavailable.
-        Source: cublas.md ``### cublas::cublasSgemm_v2``; cuBLAS ``cublasSgemm_v2``.
-        """
-        r = "cublasSgemm_v2"
-        ta, tb = trans_code(transa, "transa", r), trans_code(transb, "transb", r)
-        m, n, k = _as_int(r, "m", m), _as_int(r, "n", n), _as_int(r, "k", k)
-        lda, ldb, ldc = _as_int(r, "lda", lda), _as_int(r, "ldb", ldb), _as_int(r, "ldc", ldc)
-        dev = self._device_of(r, "C", C)
-        f32 = torch.float32
-        pc = self._mat(r, "C", C, m, n, ldc, f32, dev)
-        pa = self._mat(r, "A", A, *((m, k) if ta == 0 else (k, m)), lda, f32, dev)
-        pb = self._mat(r, "B", B, *((k, n) if tb == 0 else (n, k)), ldb, f32, dev)
-        palpha = self._scalar_ptr(r, "alpha", alpha, f32, dev)
-        pbeta = self._scalar_ptr(r, "beta", beta, f32, dev)
-        self._call(r, dev, ta, tb, m, n, k, palpha, pa, lda, pb, ldb, pbeta, pc, ldc)
-        return C
-
-    def strsv(self, uplo: Any, trans: Any, diag: Any, n: int, A: torch.Tensor, lda: int,
-              x: torch.Tensor, incx: int) -> torch.Tensor:
-        """Solve op(A)*z = x and store z into x; A n x n triangular per uplo, unit diagonal if diag = UNIT.
-
-        A: float32 CUDA tensor, column-major from its data pointer with leading dimension lda; only the
-        uplo triangle is read (and not the diagonal when diag is UNIT). x: float32 CUDA tensor on the same
-        device, a BLAS vector with increment incx (negative: backwards), overwritten in place (gaps
-        untouched) and returned. uplo 'L'/'U' or 0/1; trans 'N'/'T'/'C' or 0/1/2; diag 'N'/'U' or 0/1.
-        No singularity test.
-        Raises ValueError (flag, dtype, device, non-int or out-of-range parameter, storage too small),
-        CublasError, CublasUnavailable.
-        Source: cublas.md ``### cublas::cublasStrsv_v2``; cuBLAS ``cublasStrsv_v2``.
-        """
-        r = "cublasStrsv_v2"
-        u, t, d = uplo_code(uplo, "uplo", r), trans_code(trans, "trans", r), diag_code(diag, "diag", r)
-        n, lda, incx = _as_int(r, "n", n), _as_int(r, "lda", lda), _as_int(r, "incx", incx)
-        dev = self._device_of(r, "x", x)
-        f32 = torch.float32
-        px = self._vec(r, "x", x, n, incx, f32, dev)
-        pa = self._mat(r, "A", A, n, n, lda, f32, dev)
-        self._call(r, dev, u, t, d, n, pa, lda, px, incx)
-        return x
-
-    # The spec's names (cublas.md §2.1 interfaces) as aliases.
-    cublasSaxpy_v2 = saxpy
-    cublasSgemm_v2 = sgemm
-    cublasStrsv_v2 = strsv
-
 
 # ----------------------------------------------------------------------------------------------------
 # Process-wide instance and spec-named functions
@@ -832,27 +688,102 @@ def get_cublas() -> Cublas:
     return inst
 
 
-def cublasSaxpy_v2(n, alpha, x, incx, y, incy):
-    """Baseline of ``cublas::cublasSaxpy_v2`` with the spec's interface: :meth:`Cublas.saxpy`."""
-    return get_cublas().saxpy(n, alpha, x, incx, y, incy)
+# ----------------------------------------------------------------------------------------------------
+# Routine methods, derived from the declarations (decl.py; one per routine, in the level modules)
+# ----------------------------------------------------------------------------------------------------
+
+def make_method(r: "Routine") -> Callable[..., Any]:
+    """The :class:`Cublas` method of routine declaration ``r`` (cublas.md §2.7).
+
+    With the spec's parameters (handle dropped), it converts flags (both encodings) and ints, checks the
+    output's device, then every array in the declaration (outputs first: dtype, device, and that the
+    storage from its data pointer holds the elements the BLAS parameters address; pointer arrays: int64
+    tensors of batchCount entries), fetches the scalars as cached device tensors (device pointer mode)
+    and calls the C routine on torch's current stream, checking the status. Returns the declared output
+    argument itself.
+    """
+    sig = SIGNATURES[r.name]
+    if sig.names != r.params:
+        raise ValueError(f"{r.name}: declaration parameters {r.params} differ from the C signature {sig.names}")
+    arrays = [(i, a) for i, a in enumerate(r.args) if a.is_array]
+    arrays.sort(key=lambda ia: not ia[1].out)                  # outputs first
+    scalars = [(i, a) for i, a in enumerate(r.args) if a.role == "scalar"]
+    first_out = next(i for i, a in arrays)
+    ret = r.position(r.returns)
+    name, dtype, sdtype, nargs = r.name, r.dtype, r.scalar_dtype, len(r.args)
+
+    def method(self: "Cublas", *args: Any) -> Any:
+        if len(args) != nargs:
+            raise TypeError(f"{name} takes {nargs} arguments ({' '.join(r.params)}), got {len(args)}")
+        d = r.values(list(args))
+        dev = self._device_of(name, r.args[first_out].name, args[first_out])
+        cargs = list(args)
+        for k, v in d.items():
+            cargs[r.position(k)] = v
+        for i, a in arrays:
+            t = args[i]
+            if a.role == "ptrs":
+                self._tensor(name, a.name, t, torch.int64, dev)
+            else:
+                self._tensor(name, a.name, t, dtype, dev)
+            need = r.extent(a, d)
+            self._extent(name, a.name, t, need, lambda a=a: _describe(a, d))
+            cargs[i] = t.data_ptr()
+        for i, a in scalars:
+            cargs[i] = self._scalar_ptr(name, a.name, args[i], sdtype, dev)
+        self._call(name, dev, *cargs)
+        return args[ret]
+
+    params = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    params += [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in r.params]
+    method.__signature__ = inspect.Signature(params)           # type: ignore[attr-defined]
+    method.__name__ = method.__qualname__ = r.method
+    method.__doc__ = (
+        f"{r.summary}\n\n"
+        + "\n".join(f"{a.name}: {r.arg_doc(a)}" for a in r.args)
+        + f"\n\nReturns {r.returns} (the argument itself).\n"
+        "Raises ValueError (flag, dtype, device, non-int or out-of-range parameter, storage too small),\n"
+        "CublasError (status), CublasUnavailable.\n"
+        f"Source: cublas.md ``### cublas::{r.name}``; cuBLAS ``{r.name}``.\n")
+    return method
 
 
-def cublasSgemm_v2(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc):
-    """Baseline of ``cublas::cublasSgemm_v2`` with the spec's interface: :meth:`Cublas.sgemm`."""
-    return get_cublas().sgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+def _describe(a: Any, d: dict) -> str:
+    if a.role == "vec":
+        s = f"a vector of n={a.shape(d)}, inc={d[a.step]}"
+    elif a.role == "mat":
+        rows, cols = a.shape(d)
+        s = f"a {rows}x{cols} matrix with ld={d[a.step]}"
+    elif a.role == "ptrs":
+        return f"a pointer array of {a.count}={d[a.count]}"
+    else:
+        return "a one-element result"
+    if a.count:
+        s += f", {a.count}={d[a.count]} batches {d[a.stride]} apart"
+    return s
 
 
-def cublasStrsv_v2(uplo, trans, diag, n, A, lda, x, incx):
-    """Baseline of ``cublas::cublasStrsv_v2`` with the spec's interface: :meth:`Cublas.strsv`."""
-    return get_cublas().strsv(uplo, trans, diag, n, A, lda, x, incx)
+def _module_function(r: "Routine") -> Callable[..., Any]:
+    def fn(*args: Any) -> Any:
+        return getattr(get_cublas(), r.method)(*args)
+    fn.__signature__ = inspect.Signature(                      # type: ignore[attr-defined]
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in r.params])
+    fn.__name__ = fn.__qualname__ = r.name
+    fn.__module__ = __name__
+    fn.__doc__ = f"Baseline of ``cublas::{r.name}`` with the spec's interface: :meth:`Cublas.{r.method}`."
+    return fn
 
 
-#: routine name -> baseline function with the spec's interface (the routines bound so far).
-BASELINE_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "cublasSaxpy_v2": cublasSaxpy_v2,
-    "cublasSgemm_v2": cublasSgemm_v2,
-    "cublasStrsv_v2": cublasStrsv_v2,
-}
+from .routines import ROUTINES  # noqa: E402
+
+#: routine name -> baseline function with the spec's interface (every declared routine).
+BASELINE_FUNCTIONS: dict[str, Callable[..., Any]] = {}
+for _r in ROUTINES.values():
+    _m = make_method(_r)
+    setattr(Cublas, _r.method, _m)
+    setattr(Cublas, _r.name, _m)                               # the spec's name as an alias
+    globals()[_r.name] = BASELINE_FUNCTIONS[_r.name] = _module_function(_r)
+del _r, _m
 
 
 def cupy_cross_check_available() -> bool:

@@ -1,0 +1,203 @@
+"""Batched cuBLAS routines (cublas.md §3): strided-batched GEMMs (the pointer-array ``*Batched`` routines
+are not rows yet: their per-batch arrays are not arguments of the call).
+
+Each routine is one declaration (decl.py) plus what only it needs: grids, math, cost, gate.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..spec import accumulation_text, product
+from .decl import Routine
+from .grids import AB3, AB6, AB6C, G5, G9, TT4
+from .level2 import gemv_reference
+from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference
+from .routines import (
+    CGEMM_SB64_R,
+    CGEMM_SB_R,
+    CGEMV_SB_R,
+    DGEMM_SB64_R,
+    DGEMM_SB_R,
+    DGEMV_SB_R,
+    HGEMM_SB_R,
+    SGEMM_SB_R,
+    SGEMV_SB_R,
+    ZGEMM_SB_R,
+    ZGEMV_SB_R,
+)
+from .rows import Row, routine_operator
+
+_G9_TIMED = ((128, 256, 64), (256, 128, 128), (128, 128, 128), (256, 256, 256))
+
+
+def _grid(shapes_: list, abs_: list, tts: list, batches: list, **extra: Any) -> list[dict[str, Any]]:
+    return [dict(m=d["s"][0], n=d["s"][1], k=d["s"][2], alpha=d["ab"][0], beta=d["ab"][1], transa=d["tt"][0],
+                 transb=d["tt"][1], batchCount=d["b"], **extra)
+            for d in product(s=shapes_, ab=abs_, tt=tts, b=batches)]
+
+
+def _c(m: int, n: int, k: int, ta: Any, tb: Any, alpha: Any, beta: Any, batch: int, **extra: Any) -> dict[str, Any]:
+    return dict(m=m, n=n, k=k, transa=ta, transb=tb, alpha=alpha, beta=beta, batchCount=batch, **extra)
+
+
+def _semantics(r: Routine, extra: str = "") -> str:
+    return ("for b < batchCount: C_b = alpha*op(A_b)*op(B_b) + beta*C_b, where X_b starts at element b*strideX of X "
+            "(column-major with leading dimension ldX; a stride may be 0: one matrix shared by every batch); "
+            "op = N, T or C (conjugate transpose; = T for real data); beta == 0: C is not read; alpha == 0: A and B "
+            "are not read; padding rows and memory between the C batches untouched. Returns C." + extra)
+
+
+def _row(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, compute: str, extra: str = "") -> Any:
+    return routine_operator(Row(
+        r, category="batched gemm (strided)", semantics=_semantics(r, extra), grids=grids,
+        reference=gemm_reference, fill=gemm_fill, atol_text=gemm_atol(r.dtype),
+        cost=gemm_cost(es, r.dtype.is_complex, compute), timed=gemm_gate))
+
+
+_COMPLEX = " Complex storage: interleaved (re, im) pairs of the real type."
+SGEMM_SB = _row(SGEMM_SB_R, {
+    "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "T", 0.001, 0.999, 2),
+              _c(16, 16, 16, "N", "T", 0.0, 1.0, 3)],
+    "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
+    "heldout": [_c(19, 12, 9, "N", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, strideA=21 * 9 + 7, strideB=0,
+                   strideC=20 * 12 + 3, poison=True),
+                _c(255, 257, 129, "T", "N", 1.0, 0.0, 2, nan_C=True),
+                _c(64, 32, 48, 0, 1, -1.0, 1.0, 8)]}, 4, "fp32")
+
+DGEMM_SB = _row(DGEMM_SB_R, {
+    "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "N", 2.0, -0.5, 2),
+              _c(16, 16, 16, "T", "T", 0.0, 1.0, 3)],
+    "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
+    "heldout": [_c(129, 65, 33, "N", "T", 0.5, 0.5, 5, pad=3, gap=7, strideB=0, poison=True),
+                _c(64, 64, 64, "T", "N", 1.0, 0.0, 2, nan_C=True),
+                _c(1, 300, 1000, "N", "N", -1.0, 1.0, 8)]}, 8, "fp64")
+
+DGEMM_SB64 = _row(DGEMM_SB64_R, {
+    "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(16, 16, 16, "N", "T", 0.5, 0.5, 2),
+              _c(17, 13, 9, "T", "T", -1.0, 1.0, 2)],
+    "full": _grid(G5, AB3, TT4, [1, 2, 4]),
+    "heldout": [_c(19, 12, 9, "N", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, strideA=21 * 9 + 7, strideB=0,
+                   strideC=20 * 12 + 3, poison=True),
+                _c(128, 256, 64, 0, 1, 1.0, 0.0, 4),
+                _c(257, 3, 129, "T", "N", 1.0, 0.0, 2, nan_C=True)]}, 8, "fp64", " All integers are 64-bit in C.")
+
+CGEMM_SB = _row(CGEMM_SB_R, {
+    "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 2), _c(16, 16, 16, "N", "T", 0.5, 0.5, 2),
+              _c(17, 13, 9, "T", "T", -1.0, 1.0, 3)],
+    "full": _grid(G5, AB3, TT4, [2, 4]),
+    "heldout": [_c(129, 67, 33, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 5),
+                _c(64, 48, 40, "N", "T", 1.0, 0.5, 3, pad=3, gap=7, strideB=0, poison=True),
+                _c(96, 96, 32, "T", "N", 1.0, 0.0, 2, nan_C=True)]}, 8, "fp32", _COMPLEX)
+
+CGEMM_SB64 = _row(CGEMM_SB64_R, {
+    "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 2, cparts="half"), _c(16, 16, 16, "T", "N", 0.5, 0.5, 2, cparts="half"),
+              _c(17, 13, 9, "N", "T", -1.0, 1.0, 2, cparts="half")],
+    "full": _grid(G5, AB3, TT4, [2, 4], cparts="half"),
+    "heldout": [_c(100, 60, 33, "C", "C", 0.5 - 0.5j, 0.25 + 1j, 3, cparts="half"),
+                _c(48, 80, 16, "T", "T", 1.0, 1.0, 2, pad=5, gap=11, strideA=0, cparts="half", poison=True),
+                _c(48, 80, 16, 1, 2, -1.0, 0.5, 2, cparts="half")]}, 8, "fp32",
+    _COMPLEX + " All integers are 64-bit in C.")
+
+ZGEMM_SB = _row(ZGEMM_SB_R, {
+    "smoke": [_c(1, 1, 1, "N", "N", 1, 0, 1, cparts="half"),
+              _c(17, 13, 9, "T", "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
+              _c(16, 16, 16, "N", "T", 1 + 0.5j, 0, 3, cparts="half")],
+    "full": _grid([s for s in G9 if s != (256, 256, 256)], AB6C, TT4, [1, 2, 4, 8], cparts="half"),
+    "heldout": [_c(129, 65, 33, "C", "N", 0.5 + 0.3j, -1, 4, pad=3, gap=7, strideB=0, cparts="half", poison=True),
+                _c(64, 64, 64, "N", "C", 1, 0, 2, nan_C=True, cparts="half"),
+                _c(256, 256, 256, 0, 1, -1, 1, 2, cparts="half")]}, 16, "fp64", _COMPLEX)
+
+HGEMM_SB = _row(HGEMM_SB_R, {
+    "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "N", 0.001, 0.999, 2),
+              _c(16, 16, 16, "N", "T", 2.0, -0.5, 3)],
+    "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
+    "heldout": [_c(256, 256, 256, "N", "N", 1.0, 0.5, 8, gap=5, strideA=0, poison=True),
+                _c(129, 65, 300, "T", "T", 1.0, 0.0, 2, nan_C=True),
+                _c(128, 256, 64, 0, 1, 0.5, 0.5, 4)]}, 2, "fp16",
+    " fp16 storage, alpha/beta rounded to fp16; accumulate in fp32 and round once (an fp16 accumulation fails "
+    "the tolerance where K is long enough to tell).")
+
+
+# --------------------------------------------------------------------------- strided-batched gemv
+_V9 = [(1, 1), (16, 16), (32, 64), (64, 32), (128, 64), (256, 128), (17, 33), (128, 128), (256, 256)]
+
+
+def _v(m: int, n: int, trans: Any, alpha: Any, beta: Any, batch: int, **extra: Any) -> dict[str, Any]:
+    return dict(m=m, n=n, trans=trans, alpha=alpha, beta=beta, batchCount=batch, incx=extra.pop("incx", 1),
+                incy=extra.pop("incy", 1), **extra)
+
+
+def _vgrid(abs_: list, **extra: Any) -> list[dict[str, Any]]:
+    return [_v(d["s"][0], d["s"][1], d["t"], d["ab"][0], d["ab"][1], d["b"], **extra)
+            for d in product(s=_V9, ab=abs_, t=["N", "T"], b=[1, 2, 4, 8])]
+
+
+def _gemv_fill(p: dict[str, Any], gen: Any):
+    def fill(name: str, t: torch.Tensor) -> None:
+        if name == "y" and p.get("nan_y"):
+            t.fill_(float("nan"))
+    return fill
+
+
+def _gemv_cost(es: int, fl: int, compute: str):
+    def cost(p: dict[str, Any]) -> Any:
+        from ..spec import Cost
+
+        m, n, b = p["m"], p["n"], p["batchCount"]
+        lx, ly = (n, m) if p["trans"] in ("N", "n", 0) else (m, n)
+        return Cost(float(fl * m * n * b), (m * n + lx + 2 * ly) * es * b, compute)
+    return cost
+
+
+def _vrow(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int, extra: str = "") -> Any:
+    return routine_operator(Row(
+        r, category="batched gemv (strided)",
+        semantics="for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b, X_b starting at element b*strideX of X "
+                  "(stridex = 0: one x shared by every batch); A_b m x n column-major (lda); op = N, T or C "
+                  "(conjugate transpose; = T for real data); x_b has n elements for N and m otherwise, y_b m for N "
+                  "and n otherwise (increments may be negative); beta == 0: y not read; alpha == 0: A and x not "
+                  "read; gaps and memory between the y batches untouched. Returns y." + extra,
+        grids=grids, reference=gemv_reference, fill=_gemv_fill,
+        atol_text=(accumulation_text("the inner length + 2", "(|alpha| (|op(A)| |x|)[i] + |beta| |y[i]|)",
+                                     "1e-4 x inner length") if r.dtype == torch.float32 else
+                   "1e-4 x the inner length (reduce_dim: n for N, m otherwise; cublas.md)"),
+        cost=_gemv_cost(es, fl, "none"), timed=lambda p: p["m"] >= 128 and p["n"] >= 64))
+
+
+SGEMV_SB = _vrow(SGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3)],
+    "full": _vgrid(AB6),
+    "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, strideA=24 * 10 + 5, stridex=0, incy=2, stridey=2 * 10 + 3,
+                   poison=True),
+                _v(4096, 1, "N", 1.0, 0.0, 2, nan_y=True),
+                _v(128, 64, 1, -1.0, 1.0, 32)]}, 4, 2)
+
+DGEMV_SB = _vrow(DGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)],
+    "full": _vgrid(AB6),
+    "heldout": [_v(130, 70, "T", 0.5, 0.5, 4, lda=133, gap=9, stridex=0, incy=2, poison=True),
+                _v(4096, 7, "N", 1.0, 0.0, 2, nan_y=True),
+                _v(64, 128, 0, -1.0, 1.0, 3)]}, 8, 2)
+
+CGEMV_SB = _vrow(CGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"), _v(17, 33, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
+              _v(16, 16, "N", 0, 1, 3, cparts="half")],
+    "full": _vgrid(AB6C, cparts="half"),
+    "heldout": [_v(130, 70, "C", 0.5 - 0.5j, 1, 4, lda=133, strideA=133 * 70 + 9, stridex=0, incy=2, gap=5,
+                   cparts="half", poison=True),
+                _v(256, 1, "N", 1, 0, 2, nan_y=True, cparts="half"),
+                _v(64, 32, 1, -1, 0.5j, 16, cparts="half")]}, 8, 8, _COMPLEX)
+
+ZGEMV_SB = _vrow(ZGEMV_SB_R, {
+    "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"),
+              _v(17, 33, "T", 0.001 + 0.001j, 0.999 - 0.999j, 2, cparts="half"),
+              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half")],
+    "full": _vgrid(AB6C, cparts="half"),
+    "heldout": [_v(130, 70, "C", 0.5 + 0.25j, -1, 4, pad=3, gap=5, stridex=0, incy=2, cparts="half", poison=True),
+                _v(256, 1, "T", 1, 0, 2, nan_y=True, cparts="half"),
+                _v(64, 32, 2, -1, 1, 3, cparts="half")]}, 16, 8, _COMPLEX)
+
+OPERATORS = [CGEMM_SB, CGEMM_SB64, CGEMV_SB, DGEMM_SB, DGEMM_SB64, DGEMV_SB, HGEMM_SB, SGEMM_SB, SGEMV_SB, ZGEMM_SB,
+             ZGEMV_SB]

@@ -1,0 +1,72 @@
+"""A cuBLAS row: a routine declaration (decl.py) plus what only that routine needs (cublas.md §3)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from ..function import FunctionOperator
+from ..spec import Call, Cost, Expected
+from .blas import get_cublas
+from .decl import Ref, Routine, build_call
+
+
+def baseline_of(routine: Routine) -> Callable[[Call, Any], tuple[Callable[[Call], Any], str]]:
+    """``baseline(call, platform) -> (fn, label)``: the real routine through the ctypes binding (§2.7)."""
+    def pick(call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
+        lib = get_cublas()
+        method = getattr(lib, routine.method)
+        return (lambda c: method(*c.args, **c.kwargs)), \
+            f"cuBLAS {routine.method} (libcublas {lib.library_version()}, ctypes)"
+    return pick
+
+
+@dataclass
+class Row:
+    """What only one routine needs beside its declaration: semantics, grids, build/reference, cost, gate.
+
+    ``build`` defaults to :func:`build_call` (with ``fill``); ``reference(p, ref)`` receives a
+    :class:`Ref` and records outputs with :meth:`Ref.out` (or, as ``raw_reference(p, call)``, returns the
+    Expected list itself)."""
+
+    routine: Routine
+    category: str
+    semantics: str
+    grids: dict[str, list[dict[str, Any]]]
+    cost: Callable[[dict[str, Any]], Cost]
+    timed: Callable[[dict[str, Any]], bool]
+    reference: Callable[[dict[str, Any], Ref], None] | None = None
+    raw_reference: Callable[[dict[str, Any], Call], list[Expected]] | None = None
+    build: Callable[..., Call] | None = None
+    fill: Callable[[dict[str, Any], Any], Callable[[str, torch.Tensor], None]] | None = None
+    atol_text: str | None = None
+    notes: str = ""
+    args_doc: dict[str, str] = field(default_factory=dict)
+
+
+def routine_operator(row: Row):
+    """The :class:`~kernelgenbench.suite.function.FunctionOperator` of a row: interface, baseline and dtypes
+    from the declaration, the rest from the row."""
+    r = row.routine
+
+    def build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+        if row.build is not None:
+            return row.build(p, device, gen)
+        return build_call(r, p, device, gen, fill=row.fill(p, gen) if row.fill else None)
+
+    def reference(p: dict[str, Any], call: Call) -> list[Expected]:
+        if row.raw_reference is not None:
+            return row.raw_reference(p, call)
+        ref = Ref(r, call)
+        row.reference(p, ref)
+        return ref.expected()
+
+    dtypes = {r.dtype} | ({torch.float64} if r.dtype == torch.complex128 else set())
+    return FunctionOperator(
+        r.name, source="cublas", category=row.category, section=f"cublas.md § cublas::{r.name}",
+        semantics=row.semantics, interface=r.interface(row.args_doc), grids=row.grids, build=build,
+        reference=reference, cost=row.cost, timed=row.timed, baseline=baseline_of(r),
+        dtypes=lambda p: set(dtypes), atol_text=row.atol_text, notes=row.notes)
+
+
