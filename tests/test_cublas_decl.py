@@ -15,7 +15,6 @@ from kernelgenbench.suite.spec import Call
 from kernelgenbench.suite.tensors import is_poison
 
 
-
 class _FakeLib:
     """A stand-in libcublas recording every call (name, args) and returning status 0."""
 
