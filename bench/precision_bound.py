@@ -164,8 +164,8 @@ def gemm_problem(op_id: str, p: dict[str, Any], call) -> dict[str, Any]:
                                 out=dtype_of(p.get("out_dtype", p.get("dtype", "fp32"))))
     args = call.args
     if op_id == "cublas::cublasSgemm_v2":
-        from kernelgenbench.suite.cublas.blas import trans_code
-        from kernelgenbench.suite.cublas.ops import f32, mat_view
+        from kernelgenbench.suite.cublas.decl import mat_view, trans_code
+        from kernelgenbench.suite.cublas.grids import f32
         ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc = args
         ra, ca = (m, k) if trans_code(ta) == 0 else (k, m)
         rb, cb = (k, n) if trans_code(tb) == 0 else (n, k)
