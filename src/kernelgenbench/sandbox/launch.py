@@ -67,6 +67,20 @@ def _count_uploads(args: tuple, kwargs: dict) -> None:
     counter[UPLOAD_SCALARS_KEY] = len(seen)
 
 
+#: ATen ops the byte snapshots of ``CallEvidence.note_launch`` (and their comparison) run. On a GPU the operator
+#: under test is registered at the dispatcher, so where it is one of these the harness's own snapshot would reach
+#: the candidate's wrapper (a dispatch recursion): such operators keep the older rule (memory a launch received
+#: is Triton-derived).
+_SNAPSHOT_OPS = ("clone", "copy_", "empty", "empty_like", "set_", "equal", "eq", "all", "item", "_local_scalar_dense",
+                 "is_nonzero")
+
+
+def _can_snapshot() -> bool:
+    """Whether no running wrapper replaces an op the snapshots use (:data:`_SNAPSHOT_OPS`)."""
+    return not any(w.split(".")[0] == op or w.startswith(op + "_") for w in STATE.active_wrappers
+                   for op in _SNAPSHOT_OPS)
+
+
 def count_host_scalars(args: tuple, kwargs: dict) -> int:
     """How many Python scalars (bool, int, float; inside tuples and lists too) a launch hands its kernel,
     constexprs included; tensors, dtypes and launch options do not count."""
@@ -508,7 +522,7 @@ def install_launch_hooks() -> None:
                 _count_uploads(args, kwargs)
                 STATE.inside_launch += 1  # the harness's snapshot copies are not the candidate's ops
                 try:
-                    STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None)
+                    STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None and _can_snapshot())
                 finally:
                     STATE.inside_launch -= 1
             if STATE.ghost:

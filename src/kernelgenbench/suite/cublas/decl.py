@@ -460,6 +460,8 @@ class Ref:
         self.args = call.args
         self.v = routine.values(call.args)
         self._out: list[Expected] = []
+        #: where the call's tensors live: the reference computes there (a GPU job's tensors are on the GPU)
+        self.device = next((a.device for a in call.args if isinstance(a, torch.Tensor)), torch.device("cpu"))
 
     def get(self, name: str) -> Any:
         return self.args[self.r.position(name)]

@@ -48,7 +48,7 @@ def _geam_ref(p: dict[str, Any], r: Ref) -> None:
         r.unchanged("C")
         return
     a, b = r.scalar("alpha"), r.scalar("beta")
-    out = torch.zeros(m, n, dtype=torch.float64)
+    out = torch.zeros(m, n, dtype=torch.float64, device=r.device)
     if a != 0:
         A = r.mat("A")
         out = out + a * (A if r.v["transa"] == 0 else A.t())

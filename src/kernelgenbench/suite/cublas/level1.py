@@ -194,7 +194,7 @@ def _dot_ref(conj: bool):
     def ref(p: dict[str, Any], r: Ref) -> None:
         n = r.v["n"]
         if n <= 0:
-            r.out("result", torch.zeros(1, dtype=r.r.ref_dtype), Tolerance())
+            r.out("result", torch.zeros(1, dtype=r.r.ref_dtype, device=r.device), Tolerance())
             return
         x, y = r.vec("x"), r.vec("y")
         if conj:
@@ -260,7 +260,7 @@ ZDOTC = routine_operator(Row(
 def _asum_ref(p: dict[str, Any], r: Ref) -> None:
     n, incx = r.v["n"], r.v["incx"]
     if n <= 0 or incx <= 0:
-        r.out("result", torch.zeros(1, dtype=torch.float64), Tolerance(exact=True))
+        r.out("result", torch.zeros(1, dtype=torch.float64, device=r.device), Tolerance(exact=True))
         return
     r.out("result", r.vec("x").abs().sum().reshape(1), Tolerance())
 

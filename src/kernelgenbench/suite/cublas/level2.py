@@ -146,8 +146,8 @@ def _fills(p: dict[str, Any], gen: Any):
                 a.copy_((a + a.t()) / 2)
             if p.get("nan_other"):
                 lower = uplo_code(p["uplo"]) == 0
-                keep = torch.tril(torch.ones(n, n, dtype=torch.bool)) if lower else \
-                    torch.triu(torch.ones(n, n, dtype=torch.bool))
+                keep = torch.tril(torch.ones(n, n, dtype=torch.bool, device=t.device)) if lower else \
+                    torch.triu(torch.ones(n, n, dtype=torch.bool, device=t.device))
                 a.masked_fill_(~keep.to(t.device), float("nan"))
                 fill_padding_(t, n, lda, float("nan"))
         if p.get("band"):
@@ -197,8 +197,8 @@ def _mv_update(r: Ref, product: Any, reduce_dim: int, terms: int) -> None:
     beta == 0: y not read). ``product()`` returns (value, |terms| sum)."""
     a, b = r.scalar("alpha"), r.scalar("beta")
     ny = r.r.arg("y").shape(r.v)
-    out = torch.zeros(ny, dtype=r.r.ref_dtype)
-    absum = torch.zeros(ny, dtype=torch.float64)
+    out = torch.zeros(ny, dtype=r.r.ref_dtype, device=r.device)
+    absum = torch.zeros(ny, dtype=torch.float64, device=r.device)
     if a != 0 and terms > 0:
         val, mag = product()
         out = out + a * val
@@ -238,8 +238,8 @@ def gemv_reference(p: dict[str, Any], r: Ref) -> None:
         absum = absum + abs(b) * y.abs()
     ny = r.r.arg("y").shape(r.v)
     shape = (r.v["batchCount"], ny) if batched else (ny,)
-    out = out + torch.zeros(shape, dtype=r.r.ref_dtype)
-    absum = absum + torch.zeros(shape, dtype=torch.float64)
+    out = out + torch.zeros(shape, dtype=r.r.ref_dtype, device=r.device)
+    absum = absum + torch.zeros(shape, dtype=torch.float64, device=r.device)
     rd = inner if batched else 1
     if r.r.dtype == torch.float32:
         tol, extra = accumulation_rule(torch.float32, absum, inner + 2, rd)
@@ -378,8 +378,8 @@ def _syr2_ref(p: dict[str, Any], r: Ref) -> None:
         r.unchanged("A")
         return
     x, y = r.vec("x"), r.vec("y")
-    tri = torch.tril(torch.ones(n, n, dtype=torch.bool)) if r.v["uplo"] == 0 else \
-        torch.triu(torch.ones(n, n, dtype=torch.bool))
+    tri = torch.tril(torch.ones(n, n, dtype=torch.bool, device=r.device)) if r.v["uplo"] == 0 else \
+        torch.triu(torch.ones(n, n, dtype=torch.bool, device=r.device))
     A = r.mat("A")
     upd = torch.where(tri, A, torch.zeros((), dtype=A.dtype)) + a * (torch.outer(x, y) + torch.outer(y, x))
     r.out("A", upd, Tolerance(), region=tri)
@@ -410,8 +410,8 @@ def _symv_ref(p: dict[str, Any], r: Ref) -> None:
 
     def product():
         A = r.mat("A")
-        tri = torch.tril(torch.ones(n, n, dtype=torch.bool)) if r.v["uplo"] == 0 else \
-            torch.triu(torch.ones(n, n, dtype=torch.bool))
+        tri = torch.tril(torch.ones(n, n, dtype=torch.bool, device=r.device)) if r.v["uplo"] == 0 else \
+            torch.triu(torch.ones(n, n, dtype=torch.bool, device=r.device))
         sym = torch.where(tri, A, A.t())           # the stored triangle mirrored; the other one never read
         x = r.vec("x")
         return sym @ x, sym.abs() @ x.abs()

@@ -128,8 +128,8 @@ def gemm_reference(p: dict[str, Any], r: Ref) -> None:
     c_shape = r.mat("C").shape if b != 0 else None
     batches = r.v.get("batchCount")
     shape = (batches, r.v["m"], r.v["n"]) if batches else (r.v["m"], r.v["n"])
-    out = torch.zeros(shape, dtype=r.r.ref_dtype)
-    absum = torch.zeros(shape, dtype=torch.float64)
+    out = torch.zeros(shape, dtype=r.r.ref_dtype, device=r.device)
+    absum = torch.zeros(shape, dtype=torch.float64, device=r.device)
     if a != 0 and k > 0:
         opa, opb = op_last2(r.mat("A"), r.v["transa"]), op_last2(r.mat("B"), r.v["transb"])
         out = out + a * (opa @ opb)
@@ -208,9 +208,9 @@ CGEMM = routine_operator(Row(
 
 
 # ------------------------------------------------------------------------------ triangles (shared)
-def tri_of(n: int, lower: bool) -> torch.Tensor:
-    """Bool (n, n): the lower (i >= j) or upper (i <= j) triangle, diagonal included."""
-    one = torch.ones(n, n, dtype=torch.bool)
+def tri_of(n: int, lower: bool, device: torch.device | str = "cpu") -> torch.Tensor:
+    """Bool (n, n) on ``device``: the lower (i >= j) or upper (i <= j) triangle, diagonal included."""
+    one = torch.ones(n, n, dtype=torch.bool, device=device)
     return torch.tril(one) if lower else torch.triu(one)
 
 
@@ -269,14 +269,14 @@ def syrk_reference(p: dict[str, Any], r: Ref) -> None:
         r.unchanged("C")
         return
     a, b = r.scalar("alpha"), r.scalar("beta")
-    out = torch.zeros(n, n, dtype=r.r.ref_dtype)
-    absum = torch.zeros(n, n, dtype=torch.float64)
+    out = torch.zeros(n, n, dtype=r.r.ref_dtype, device=r.device)
+    absum = torch.zeros(n, n, dtype=torch.float64, device=r.device)
     if a != 0 and k > 0:
         A = r.mat("A")
         opa = A if r.v["trans"] == 0 else A.t()
         out = out + a * (opa @ opa.t())
         absum = absum + abs(a) * (opa.abs() @ opa.abs().t())
-    tri = tri_of(n, r.v["uplo"] == 0)
+    tri = tri_of(n, r.v["uplo"] == 0, r.device)
     if b != 0:
         c = torch.where(tri, r.mat("C"), torch.zeros((), dtype=r.r.ref_dtype))
         out = out + b * c
@@ -323,10 +323,10 @@ def _symm_ref(p: dict[str, Any], r: Ref) -> None:
     a, b = r.scalar("alpha"), r.scalar("beta")
     left = r.v["side"] == 0
     ka = m if left else n
-    out = torch.zeros(m, n, dtype=torch.complex128)
+    out = torch.zeros(m, n, dtype=torch.complex128, device=r.device)
     if a != 0:
         A = r.mat("A")
-        sym = torch.where(tri_of(ka, r.v["uplo"] == 0), A, A.t())    # mirrored, not conjugated
+        sym = torch.where(tri_of(ka, r.v["uplo"] == 0, r.device), A, A.t())    # mirrored, not conjugated
         B = r.mat("B")
         out = out + a * (sym @ B if left else B @ sym)
     if b != 0:
@@ -365,12 +365,12 @@ def _trsm_ref(p: dict[str, Any], r: Ref) -> None:
         return
     a = r.scalar("alpha")
     if a == 0:
-        r.out("B", torch.zeros(m, n, dtype=torch.float64), Tolerance(exact=True))
+        r.out("B", torch.zeros(m, n, dtype=torch.float64, device=r.device), Tolerance(exact=True))
         return
     left = r.v["side"] == 0
     ka = m if left else n
     lower = r.v["uplo"] == 0
-    T = torch.where(tri_of(ka, lower), r.mat("A"), torch.zeros((), dtype=torch.float64))
+    T = torch.where(tri_of(ka, lower, r.device), r.mat("A"), torch.zeros((), dtype=torch.float64))
     if r.v["diag"] == 1:
         T.diagonal().fill_(1.0)
     upper = not lower
