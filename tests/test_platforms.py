@@ -122,7 +122,7 @@ def test_emulated_profile_pins_limits_and_prompts(vendor: str, tmp_path: Path) -
     assert (e.name, e.device, e.interpreter, e.dispatch_key, e.profiler, e.timing) == \
         ("interpreter", "cpu", True, None, False, False)
     assert e.tolerance_scale == v.tolerance_scale and e.failure_patterns == v.failure_patterns
-    assert set(e.unsupported_dtypes) == set(v.unsupported_dtypes) | {"bfloat16"}
+    assert set(e.unsupported_dtypes) == set(v.unsupported_dtypes) | set(PROFILES["interpreter"].unsupported_dtypes)
     env = child_env(e, None, tmp_path)
     assert env[v.visible_devices_var] == "0" and env["TRITON_INTERPRET"] == "1"
     info = e.record_info()
