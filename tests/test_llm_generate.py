@@ -277,6 +277,7 @@ def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     port = srv.start()
     out = tmp_path / "run"
     args = ["generate", "--model", "openai/scripted", "--base-url", f"http://127.0.0.1:{port}/v1", "--source", "vllm",
+            *[x for op in DEMO for x in ("--op", op)],  # the three operators the script serves (of the vLLM source)
             "--k", "3", "--rounds", "2", "--reflection", "--platform", "interpreter", "--out", str(out),
             "--backoff", "0.01", "--tier", "smoke"]
     try:
