@@ -93,7 +93,7 @@ class _FakeVerifier:
 
         if self.spec.op.id == self.interrupt_at:
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C: the main thread gets KeyboardInterrupt
-            _time.sleep(1.0)  # the main thread handles the interrupt meanwhile
+            _time.sleep(5.0)  # the main thread handles the interrupt meanwhile (seconds under load)
         return {"op": self.spec.op.id, "source": self.spec.op.source, "label": self.spec.label,
                 "submission_sha256": None, "tier": self.spec.tier, "platform": self.platform.name,
                 "status": "passed", "failure_class": None, "cases_total": 5, "cases_passed": 5, "cases": [],

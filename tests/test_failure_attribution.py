@@ -167,7 +167,7 @@ def _job(tmp_path: Path, text: str, timeout: float) -> dict:
 def test_a_case_still_computing_at_its_timeout_is_unsupported_on_the_interpreter(tmp_path: Path) -> None:
     """Issue 12, class 8: slow is not wrong on the interpreter. The first smoke case (2,112 programs of busy
     work) reaches the timeout while programs keep starting; the other cases are judged in a fresh process."""
-    rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "20"), timeout=4.0)
+    rec = _job(tmp_path, SLOW.replace("SPIN_VALUE", "400"), timeout=4.0)
     first = rec["cases"][0]
     assert first["status"] == "unsupported", first
     assert "interpreter is too slow for this case" in first["message"]
