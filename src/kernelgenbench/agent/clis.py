@@ -157,7 +157,8 @@ class AgentCLI:
         return {}
 
     def launch(self, ctx: LaunchContext, path: Path) -> Launch:
-        raise NotImplementedError
+        """The command line and stdin of one headless session; each CLI class defines its own."""
+        raise NotImplementedError(f"{type(self).__name__} does not define how to launch {self.name}")
 
     def parse(self, transcript: Path | None, home: Path | None) -> StreamInfo:
         return PARSERS[self.name](transcript, home)

@@ -42,19 +42,17 @@ UPLOAD_SCALARS_KEY = "aten::host_data (distinct scalars handed to launches that 
 def _count_uploads(args: tuple, kwargs: dict) -> None:
     """Count a launch's scalar values under :data:`UPLOAD_SCALARS_KEY` when it receives no storage of the call's
     tensor arguments (the call trace of a correctness run only)."""
+    ev = STATE.call
+    if ev is None or STATE.log is None or STATE._import_trace is not None:  # correctness runs only
+        return
     from .host_reads import _read_counter
 
-    ev = STATE.call
-    counter = _read_counter() if STATE.log is not None else None
-    if ev is None or counter is None or STATE._import_trace is not None:
+    counter = _read_counter()
+    if counter is None:
         return
-    stack = list(args) + [v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS]
     values: list[Any] = []
-    while stack:
-        a = stack.pop()
-        if isinstance(a, (tuple, list)):
-            stack.extend(a)
-        elif isinstance(a, (bool, int, float)):
+    for a in _launch_values(args, kwargs):
+        if isinstance(a, (bool, int, float)):
             values.append((type(a).__name__, a))
         elif hasattr(a, "untyped_storage"):
             try:
@@ -84,15 +82,18 @@ def _can_snapshot() -> bool:
 def count_host_scalars(args: tuple, kwargs: dict) -> int:
     """How many Python scalars (bool, int, float; inside tuples and lists too) a launch hands its kernel,
     constexprs included; tensors, dtypes and launch options do not count."""
-    n = 0
+    return sum(1 for a in _launch_values(args, kwargs) if isinstance(a, (bool, int, float)))
+
+
+def _launch_values(args: tuple, kwargs: dict) -> Any:
+    """Every value a launch hands its kernel (inside tuples and lists too), launch options left out."""
     stack = list(args) + [v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS]
     while stack:
         a = stack.pop()
         if isinstance(a, (tuple, list)):
             stack.extend(a)
-        elif isinstance(a, (bool, int, float)):
-            n += 1
-    return n
+        else:
+            yield a
 
 
 def _kernel_name(fn: Any) -> str:

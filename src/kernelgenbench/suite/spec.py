@@ -882,3 +882,10 @@ def product(**axes: Iterable[Any]) -> list[dict[str, Any]]:
 
 def numel(shape: Sequence[int]) -> int:
     return math.prod(shape) if shape else 1
+
+
+def shape_elements(params: dict[str, Any]) -> float:
+    """The elements of the shapes (non-empty lists of integers) among a case's parameters, summed: a case's
+    size where its cost model has none."""
+    return float(sum(math.prod(v) for v in params.values()
+                     if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v)))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from ..record import CaseRecord, JobRecord, L2Record, PhaseTimes
-from ..suite.spec import Case, Expected, Operator, storage_view
+from ..suite.spec import Case, Expected, Operator, shape_elements, storage_view
 from .compare import compare_slot
 from .judge import CaseEvidence, CaseJudge, GhostRun, resolve_slot, run_check
 
@@ -214,13 +214,7 @@ def case_size(op: Operator, params: dict[str, Any]) -> float:
     """A case's size for choosing cheap L2 replays: its cost-model bytes, or where the cost model has
     none, the sum of the products of the integer lists among its parameters (shapes), plus 1."""
     b = op.cost(params).bytes
-    if b:
-        return float(b)
-    total = 1.0
-    for v in params.values():
-        if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v):
-            total += float(math.prod(v))
-    return total
+    return float(b) if b else 1.0 + shape_elements(params)
 
 
 @dataclass

@@ -16,7 +16,6 @@ Trusted side: the child imports the submission, this module never does.
 from __future__ import annotations
 
 import importlib.util
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +23,7 @@ from ..platforms import Platform
 from ..record import JobRecord, L3Record
 from ..sandbox.protocol import Answer, CaseCommand, Ready, TimeCommand, parse_answer
 from ..sandbox.runner import Child, ChildDied, ChildTimeout, health_probe
-from ..suite.spec import Case, Operator
+from ..suite.spec import Case, Operator, shape_elements
 from . import profile as l3
 from .failures import JobFailed, condense_traceback
 from .scan import describe_findings
@@ -55,10 +54,7 @@ def interpreter_work(op: Operator, params: dict) -> float:
     neither, the elements of the shapes (lists of integers) among its parameters."""
     cost = op.cost(params)
     work = max(float(cost.flops or 0.0), float(cost.bytes or 0.0) / 2.0)
-    if work > 0:
-        return work
-    return float(sum(math.prod(v) for v in params.values()
-                     if isinstance(v, (list, tuple)) and v and all(isinstance(x, int) for x in v)))
+    return work if work > 0 else shape_elements(params)
 
 class ChildSession:
     """The sandbox processes of one job and their channel.
