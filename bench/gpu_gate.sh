@@ -29,7 +29,7 @@ t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
 if [ "$PLATFORM" = cuda ]; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$W/gpu.txt"
-  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-8}; FSLOTS=${FSLOTS:-4}
+  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-12}; TSLOTS=${TSLOTS:-6}; FSLOTS=${FSLOTS:-4}
 else
   echo "dry run on $PLATFORM" | tee "$W/gpu.txt"; HTIER=smoke; FTIER=smoke; HSLOTS=2; FSLOTS=2
 fi
@@ -42,7 +42,7 @@ FSEL=""; for o in $GATE_OPS; do FSEL="$FSEL --op $o"; done
       --platform $PLATFORM --jobs $HSLOTS --out "$W/heldout" > "$W/heldout.log" 2>&1
   echo "rc $?" >> "$W/heldout.log" ) &
 if [ "$PLATFORM" = cuda ]; then
-  ( KGB_TEST_PLATFORM=cuda timeout $(( $(left) - 200 )) $PY -m pytest -q -p no:cacheprovider -n 4 \
+  ( KGB_TEST_PLATFORM=cuda timeout $(( $(left) - 200 )) $PY -m pytest -q -vv --tb=short -p no:cacheprovider -n $TSLOTS \
         tests/test_timing_gpu.py tests/test_legal_submissions.py tests/test_bad_submissions.py \
         tests/test_interpreter_source.py tests/test_cublas_binding.py > "$W/gpu-tests.log" 2>&1
     echo "rc $?" >> "$W/gpu-tests.log" ) &

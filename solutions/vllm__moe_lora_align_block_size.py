@@ -103,13 +103,13 @@ def moe_lora_align_block_size(topk_ids, token_lora_mapping, num_experts, block_s
     dev = topk_ids.device
     ids = topk_ids.contiguous()
     be = triton.next_power_of_2(E)
-    bn = max(16, min(1024, 65536 // be))         # one-hot tiles of at most 64K elements
+    bn = max(16, min(1024, 16384 // be))         # one-hot tiles of at most 16K elements (a GPU keeps the cumsum in shared memory)
     counts = torch.empty(NL * E, dtype=torch.int32, device=dev)
     offs = torch.empty(NL * E, dtype=torch.int32, device=dev)
     _sentinel_kernel[(NL, triton.cdiv(LP, _BLOCK))](lora_ids, adapter_enabled, sorted_token_ids, LP, N, BLOCK=_BLOCK)
     _count_kernel[(NL,)](ids, token_lora_mapping, lora_ids, adapter_enabled, counts, N, E, K, BLOCK_N=bn, BLOCK_E=be)
     _offsets_kernel[(NL,)](lora_ids, adapter_enabled, counts, offs, num_tokens_post_pad, experts_ids, E, BS, MB,
-                           BLOCK_E=be, BLOCK_J=max(16, min(256, 65536 // be)))
+                           BLOCK_E=be, BLOCK_J=max(16, min(256, 16384 // be)))
     _fill_kernel[(NL,)](ids, token_lora_mapping, lora_ids, adapter_enabled, offs, sorted_token_ids, N, E, K, LP,
                         BLOCK_N=bn, BLOCK_E=be)
     return None

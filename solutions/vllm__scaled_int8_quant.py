@@ -82,5 +82,6 @@ def scaled_int8_quant(input, scale=None, azp=None, symmetric=True):
         return out, scales, azps
     block = min(_BLOCK, triton.next_power_of_2(H))
     _int8_kernel[(N,)](x, out, scales, azps if azps is not None else scales, H,
-                       STATIC=static, SYM=bool(symmetric), BLOCK=block, num_warps=4)
+                       STATIC=static, SYM=bool(symmetric), BLOCK=block, num_warps=4,
+                       enable_fp_fusion=False)  # x*inv must round before the rne trick adds 1.5*2^23 (no FMA)
     return out, scales, azps

@@ -1,8 +1,9 @@
 """Cheat (red-team): Triton's interpreter re-executes a kernel's ``def`` statement when it rewrites the
 kernel, which evaluated its default values a second time: the launch rule had checked the imported
 function's default (an int), the body then ran with a probe object whose ``__bool__`` counts real body
-executions (none in a ghost replay). Expected: wrong_result everywhere (the harness's rewrite takes the
-defaults of the imported function, as the GPU path does: the probe never counts, the poison stays)."""
+executions (none in a ghost replay). Expected: interpreter wrong_result (the harness's rewrite takes the
+defaults of the imported function: the probe never counts, the poison stays); GPU compile_error (Triton's
+code generator evaluates the default again while it compiles and cannot take the probe as a constexpr)."""
 import torch
 import triton
 import triton.language as tl

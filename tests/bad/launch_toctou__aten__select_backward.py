@@ -3,8 +3,9 @@ kernel body. The global the body reads is a plain int when the launch is checked
 which runs after the check, rebinds it to a probe whose ``__bool__`` counts real body executions
 (interpreter: ``if _GATE:`` runs it); the wrapper rebinds it to the int afterwards. In a normal launch
 the wrapper computes the answer with allowed copies; in a ghost replay (no body) it leaves the poison.
-Expected: interpreter profile (the rule runs again right before the body), GPU wrong_result (the
-compiled body runs no Python: the probe never counts, the poison stays)."""
+Expected: interpreter profile (the rule runs again right before the body), GPU compile_error (Triton's
+compiler refuses a kernel that reads a global which is not a constexpr; were it allowed, the compiled body
+would run no Python: the probe would never count and the poison would stay)."""
 import torch
 import triton
 import triton.language as tl

@@ -67,8 +67,9 @@ def is_exact_dtype(dtype: torch.dtype) -> bool:
     return not (dtype.is_floating_point or dtype.is_complex)
 
 
-#: Unit roundoff (half an ulp at 1) of the dtypes a reduction may accumulate in.
-UNIT_ROUNDOFF: dict[torch.dtype, float] = {torch.float32: 2.0 ** -24, torch.float64: 2.0 ** -53}
+#: Unit roundoff (half an ulp at 1) of the floating dtypes results are rounded to or accumulate in.
+UNIT_ROUNDOFF: dict[torch.dtype, float] = {torch.float16: 2.0 ** -11, torch.bfloat16: 2.0 ** -8,
+                                           torch.float32: 2.0 ** -24, torch.float64: 2.0 ** -53}
 #: The confidence factor of the accumulation bound (:func:`accumulation_allowance`).
 ACCUMULATION_LAMBDA = 4.0
 
