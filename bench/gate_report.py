@@ -1,9 +1,13 @@
 """The GPU gate's record (bench/gpu_gate.sh): verdict, the held-out tier of every oracle, the gate set's
 full tier with speedups beside the last recorded gate's, and the GPU-only tests.
 
-Write a record (on the GPU machine, called by the gate script):
-    python3 bench/gate_report.py --commit C --heldout RUN --full RUN --tests LOG --previous bench/results/gpu-gate \
+The gate runs in two device calls of at most 9 minutes each (part 1: held-out of every oracle beside the GPU-only
+tests; part 2: the full tier alone). Part 1 writes a summary that part 2 reads back:
+    python3 bench/gate_report.py --commit C --heldout RUN --tests LOG --part1-out FILE [--wall S]
+Write a record (on the GPU machine, called by the gate script's part 2):
+    python3 bench/gate_report.py --commit C --part1 FILE --full RUN --previous bench/results/gpu-gate \
         --out FILE [--wall S] [--reps N] [--warmup-ms MS] [--gpu FILE] [--ops "OP ..."]
+(or ``--heldout RUN --tests LOG`` instead of ``--part1``, when both parts ran in one place)
 Install a record that came back from the device (locally; writes bench/results/gpu-gate/<name> and LAST):
     python3 bench/gate_report.py --install FILE
 
@@ -67,20 +71,44 @@ def tests_outcome(log: Path) -> tuple[str, str]:
     return (rc[-1] if rc else "missing"), (summary[-1].strip("= ") if summary else "no pytest summary")
 
 
+def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
+    """What part 1 of the gate measured, for part 2's record: each held-out job's status, failure class and
+    first failure message (trimmed), the GPU tests' rc, summary line and FAILED lines."""
+    held = {op: {"status": r.get("status"), "failure_class": r.get("failure_class"),
+                 "first_failure": {"message": ((r.get("first_failure") or {}).get("message") or "")[:600]}}
+            for op, r in latest_records(heldout).items()}
+    rc, tsum = tests_outcome(tests)
+    text = Path(tests).read_text(errors="replace") if Path(tests).is_file() else ""
+    failed = [ln.strip() for ln in text.splitlines() if ln.startswith("FAILED ") or " FAILED " in ln][:40]
+    return {"commit": commit, "wall": wall, "heldout": held, "tests": {"rc": rc, "summary": tsum, "failed": failed}}
+
+
 def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
-    held = latest_records(args.heldout)
+    if getattr(args, "part1", None):
+        p1 = json.loads(Path(args.part1).read_text())
+        if p1.get("commit") != args.commit:
+            raise SystemExit(f"{args.part1}: part 1 ran on {p1.get('commit')}, not on {args.commit}: run part 1 "
+                             f"again on this commit")
+        held = p1["heldout"]
+        rc, tsum = p1["tests"]["rc"], p1["tests"]["summary"]
+        tfailed = p1["tests"].get("failed", [])
+        walls = f"part 1 {p1.get('wall', '?')} s + part 2 {args.wall} s"
+    else:
+        held = latest_records(args.heldout)
+        rc, tsum = tests_outcome(Path(args.tests))
+        tfailed = []
+        walls = f"{args.wall} s"
     full = latest_records(args.full)
     gate_ops = args.ops.split() if args.ops else sorted(full)
     prev_path, prev = previous_record(Path(args.previous)) if args.previous else (None, {})
     prev_sp = prev.get("speedups", {})
-    rc, tsum = tests_outcome(Path(args.tests))
     held_bad = sorted(op for op, r in held.items() if r.get("status") == "failed")
     full_bad = sorted(op for op in gate_ops if full.get(op, {}).get("status") not in ("passed", "unsupported"))
     ok = bool(held) and not held_bad and not full_bad and rc in ("0", "skipped")
     verdict = ("PASS" if rc == "0" else "DRY RUN (passed, no GPU tests)") if ok else "FAIL"
     lines = [f"GPU gate of {args.commit}: {verdict}",
              f"device: {Path(args.gpu).read_text().strip() if args.gpu and Path(args.gpu).is_file() else '?'}",
-             f"wall {args.wall} s; full tier timed with reps {args.reps}, warm-up {args.warmup_ms} ms",
+             f"wall {walls}; full tier timed with reps {args.reps}, warm-up {args.warmup_ms} ms",
              f"compared with: {prev_path.name if prev_path else 'no earlier gate record'}", ""]
     passed = sum(1 for r in held.values() if r.get("status") == "passed")
     unsup = sum(1 for r in held.values() if r.get("status") == "unsupported")
@@ -120,7 +148,7 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
                      f"max {100 * max(changes):.2f}% over {len(changes)} operators")
     if drift:
         lines.append(f"drift beyond {100 * DRIFT:.0f}%: " + "; ".join(drift))
-    lines += ["", f"GPU-only tests: rc {rc}; {tsum}"]
+    lines += ["", f"GPU-only tests: rc {rc}; {tsum}"] + [f"  {ln}" for ln in tfailed]
     data = {"commit": args.commit, "verdict": verdict, "speedups": speedups,
             "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad}, "tests_rc": rc,
             "reps": args.reps, "warmup_ms": args.warmup_ms}
@@ -156,12 +184,26 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warmup-ms", dest="warmup_ms", default="?")
     ap.add_argument("--gpu")
     ap.add_argument("--ops", default="")
+    ap.add_argument("--part1", type=Path, help="part 1's summary (instead of --heldout and --tests)")
+    ap.add_argument("--part1-out", dest="part1_out", type=Path, help="write part 1's summary here and stop")
     args = ap.parse_args(argv)
     if args.install:
         install(args.install)
         return 0
-    if not (args.heldout and args.full and args.tests and args.out):
-        ap.error("--heldout, --full, --tests and --out are required to write a record")
+    if args.part1_out:
+        if not (args.heldout and args.tests):
+            ap.error("--part1-out needs --heldout and --tests")
+        data = part1_summary(args.heldout, args.tests, args.commit, args.wall)
+        args.part1_out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        bad = sorted(op for op, r in data["heldout"].items() if r["status"] == "failed")
+        print(f"part 1 of the gate on {args.commit}: held-out {len(data['heldout']) - len(bad)}/{len(data['heldout'])} "
+              f"not failed{'; FAILED: ' + ', '.join(bad) if bad else ''}; GPU tests rc {data['tests']['rc']}, "
+              f"{data['tests']['summary']}")
+        for ln in data["tests"]["failed"]:
+            print(f"  {ln}")
+        return 0 if not bad and data["tests"]["rc"] == "0" else 1
+    if not (args.full and args.out and (args.part1 or (args.heldout and args.tests))):
+        ap.error("--full, --out and either --part1 or both --heldout and --tests are required to write a record")
     text, _, ok = build(args)
     args.out.write_text(text)
     print(text)

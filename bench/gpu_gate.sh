@@ -1,29 +1,35 @@
 #!/usr/bin/env bash
-# The GPU gate (DESIGN.md "Verified on the GPU, every time"): one device call of at most 9 minutes on one
-# H200 that a change to code running on GPUs (sandbox, verify, run, suite, solutions) must pass on the commit
-# that lands. Three parts:
-#   1. the held-out tier of every oracle in solutions/ (nothing timed), and at the same time the GPU-only
-#      tests (timing protocol, legal fixtures, launch-rule / ghost / timing / out-of-bounds fixtures on CUDA);
-#   2. then, alone on the GPU, the full tier of a fixed set of operators from all three sources (GATE_OPS),
-#      timed with REPS/WARM;
-#   3. a record: bench/gate_report.py compares the speedups with the last recorded gate's and writes
-#      <date>-<commit>.txt (verdict, tables, a JSON block the next gate compares against).
-# Run from the repository root on the GPU machine (device tool), passing the commit being gated:
-#     COMMIT=$(git rev-parse HEAD) bash bench/gpu_gate.sh            # locally: the command to send
-# $OUT (the device tool's folder) receives the record and a tarball of the logs and run records; copy the
-# record into bench/results/gpu-gate/ and write its commit into bench/results/gpu-gate/LAST:
+# The GPU gate (DESIGN.md "Verified on the GPU, every time"): what a change to code running on GPUs (sandbox,
+# verify, run, suite, solutions) must pass on the commit that lands. Two device calls of at most 9 minutes each
+# on one H200 (since the suite grew past ~120 oracles, the held-out tier of every oracle beside the GPU-only
+# tests fills one call; the full tier needs the GPU alone, so it gets its own):
+#   PART=1  the held-out tier of every oracle in solutions/ (nothing timed), and at the same time the GPU-only
+#           tests (timing protocol, legal fixtures, launch-rule / ghost / timing / out-of-bounds fixtures on
+#           CUDA); writes $OUT/gate-part1-<commit>.json (a summary: statuses, failures, test outcome).
+#   PART=2  the full tier of a fixed set of operators from all three sources (GATE_OPS), alone on the GPU, timed
+#           with REPS/WARM; then the record: bench/gate_report.py reads part 1's summary (PART1=path, which must
+#           name the same commit), compares the speedups with the last recorded gate's and writes
+#           $OUT/gpu-gate-<date>-<commit>.txt (verdict, tables, a JSON block the next gate compares against).
+# Locally, the two calls to send through the device tool (the device's copy of the tree may not know HEAD:
+# always pass COMMIT):
+#     COMMIT=<sha> PART=1 bash bench/gpu_gate.sh
+#     cp <files_at>/gate-part1-*.json bench/results/gpu-gate/pending/       # untracked: travels with the tree
+#     COMMIT=<sha> PART=2 PART1=bench/results/gpu-gate/pending/gate-part1-<sha10>.json bash bench/gpu_gate.sh
+# then install the record (copies it into bench/results/gpu-gate/ and writes the commit into LAST):
 #     python3 bench/gate_report.py --install <files_at>/gpu-gate-*.txt
 # PLATFORM=interpreter runs the same plumbing on the CPU (smoke instead of held-out/full, no GPU tests;
-# OPS/GATE_OPS narrow the sets) to check the script itself.
+# OPS/GATE_OPS narrow the sets) to check the script itself; PART=all runs both parts in one go.
 set -u
 OUT=${OUT:-/tmp/kgb-gate}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
 PLATFORM=${PLATFORM:-cuda}
+PART=${PART:-all}
 PY=${PY:-python3}                   # the Python that has torch (the GPU image: python3)
 REPS=${REPS:-10}; WARM=${WARM:-10}
-DEADLINE=${DEADLINE:-540}            # seconds for the whole gate
+DEADLINE=${DEADLINE:-540}            # seconds for this call
 GATE_OPS=${GATE_OPS:-"aten::_softmax aten::cumsum aten::index_select aten::mm aten::sum vllm::rms_norm vllm::topk_softmax cublas::cublasSgemm_v2"}
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+C10=${COMMIT:0:10}
 W=$(mktemp -d /tmp/kgb-gate.XXXX)
 t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
@@ -35,33 +41,46 @@ else
 fi
 SEL=""; [ -n "${OPS:-}" ] && for o in $OPS; do SEL="$SEL --op $o"; done
 FSEL=""; for o in $GATE_OPS; do FSEL="$FSEL --op $o"; done
+pack() { tar czf "$OUT/gate-logs-part$1.tgz" --exclude=triton-cache --exclude=cwd -C "$W" . 2>/dev/null; }
 
-# 1. held-out of every oracle, beside the GPU-only tests (neither times anything that the other could disturb:
-#    the tests' timing fixtures judge classes, not speeds)
-( timeout $(( $(left) - 200 )) $PY -m kernelgenbench.cli eval solutions $SEL --tier $HTIER \
-      --platform $PLATFORM --jobs $HSLOTS --out "$W/heldout" > "$W/heldout.log" 2>&1
-  echo "rc $?" >> "$W/heldout.log" ) &
-if [ "$PLATFORM" = cuda ]; then
-  ( KGB_TEST_PLATFORM=cuda timeout $(( $(left) - 200 )) $PY -m pytest -q -vv --tb=short -p no:cacheprovider -n $TSLOTS \
-        tests/test_timing_gpu.py tests/test_legal_submissions.py tests/test_bad_submissions.py \
-        tests/test_interpreter_source.py tests/test_cublas_binding.py > "$W/gpu-tests.log" 2>&1
-    echo "rc $?" >> "$W/gpu-tests.log" ) &
-else
-  echo "rc skipped (no GPU)" > "$W/gpu-tests.log"
+if [ "$PART" = 1 ] || [ "$PART" = all ]; then
+  # held-out of every oracle, beside the GPU-only tests (neither times anything that the other could disturb:
+  # the tests' timing fixtures judge classes, not speeds)
+  RESERVE=$([ "$PART" = all ] && echo 200 || echo 15)
+  ( timeout $(( $(left) - RESERVE )) $PY -m kernelgenbench.cli eval solutions $SEL --tier $HTIER \
+        --platform $PLATFORM --jobs $HSLOTS --out "$W/heldout" > "$W/heldout.log" 2>&1
+    echo "rc $?" >> "$W/heldout.log" ) &
+  if [ "$PLATFORM" = cuda ]; then
+    ( KGB_TEST_PLATFORM=cuda timeout $(( $(left) - RESERVE )) $PY -m pytest -q -vv --tb=short -p no:cacheprovider \
+          -n $TSLOTS tests/test_timing_gpu.py tests/test_legal_submissions.py tests/test_bad_submissions.py \
+          tests/test_interpreter_source.py tests/test_cublas_binding.py > "$W/gpu-tests.log" 2>&1
+      echo "rc $?" >> "$W/gpu-tests.log" ) &
+  else
+    echo "rc skipped (no GPU)" > "$W/gpu-tests.log"
+  fi
+  wait
+  P1WALL=$(( $(date +%s) - t0 ))
+  echo "part 1 done after $P1WALL s"
+  $PY bench/gate_report.py --commit "$COMMIT" --heldout "$W/heldout" --tests "$W/gpu-tests.log" --wall "$P1WALL" \
+      --part1-out "$OUT/gate-part1-$C10.json"
+  rc1=$?
+  PART1=${PART1:-$OUT/gate-part1-$C10.json}
+  pack 1
+  [ "$PART" = 1 ] && exit $rc1
 fi
-wait
-echo "part 1 done after $(( $(date +%s) - t0 )) s"
-# 2. the gate set's full tier, alone on the GPU
+
+# part 2: the gate set's full tier, alone on the GPU, then the record
+t2=$(date +%s)
+if [ ! -f "${PART1:-}" ]; then echo "PART1=${PART1:-} is not a file: run part 1 on $COMMIT first"; exit 2; fi
 timeout $(( $(left) - 15 )) $PY -m kernelgenbench.cli eval solutions $FSEL --tier $FTIER --platform $PLATFORM \
     --jobs $FSLOTS --reps $REPS --warmup-ms $WARM --out "$W/full" > "$W/full.log" 2>&1
 echo "rc $?" >> "$W/full.log"
-WALL=$(( $(date +%s) - t0 ))
-echo "gate wall $WALL s"
-# 3. the record
-NAME="gpu-gate-$(date -u +%Y-%m-%d)-${COMMIT:0:10}.txt"
+WALL=$(( $(date +%s) - t2 ))
+echo "part 2 wall $WALL s"
+NAME="gpu-gate-$(date -u +%Y-%m-%d)-$C10.txt"
 $PY bench/gate_report.py --commit "$COMMIT" --wall "$WALL" --reps "$REPS" --warmup-ms "$WARM" \
-    --gpu "$W/gpu.txt" --heldout "$W/heldout" --full "$W/full" --tests "$W/gpu-tests.log" \
-    --ops "$GATE_OPS" --previous bench/results/gpu-gate --out "$OUT/$NAME"
+    --gpu "$W/gpu.txt" --part1 "$PART1" --full "$W/full" --ops "$GATE_OPS" --previous bench/results/gpu-gate \
+    --out "$OUT/$NAME"
 rc=$?
-tar czf "$OUT/gate-logs.tgz" -C "$W" . 2>/dev/null
+pack 2
 exit $rc

@@ -83,3 +83,26 @@ def test_a_failed_or_dry_gate_is_not_installed(tmp_path: Path, monkeypatch) -> N
         with pytest.raises(SystemExit, match="not PASS"):
             gate_report.install(rec)
     assert not (tmp_path / "gates" / "LAST").exists()
+
+
+def test_part1_summary_carries_the_held_out_tier_and_tests_to_part2(tmp_path: Path) -> None:
+    """The gate's two device calls: part 1's summary stands in for --heldout/--tests in part 2's record, and
+    a summary of another commit is refused."""
+    held = [_rec("aten::add"), {**_rec("aten::neg", "failed"), "failure_class": "wrong_result",
+                                "first_failure": {"message": "arg.0: 3 of 7 elements differ"}}]
+    a = _args(tmp_path, held, [_rec("aten::mm", speedup=0.9), _rec("vllm::rms_norm", speedup=2.0)], "1")
+    a.tests.write_text("FAILED tests/test_x.py::test_y - AssertionError\n== 1 failed, 11 passed in 3.0s ==\nrc 1\n")
+    p1 = gate_report.part1_summary(a.heldout, a.tests, "c0ffee1234", "300")
+    assert p1["heldout"]["aten::neg"] == {"status": "failed", "failure_class": "wrong_result",
+                                          "first_failure": {"message": "arg.0: 3 of 7 elements differ"}}
+    assert p1["tests"] == {"rc": "1", "summary": "1 failed, 11 passed in 3.0s",
+                           "failed": ["FAILED tests/test_x.py::test_y - AssertionError"]}
+    path = tmp_path / "p1.json"
+    path.write_text(json.dumps(p1))
+    b = gate_report.argparse.Namespace(**{**vars(a), "heldout": None, "tests": None, "part1": path})
+    text, data, ok = gate_report.build(b)
+    assert not ok and data["heldout"] == {"passed": 1, "jobs": 2, "failed": ["aten::neg"]}
+    assert "wall part 1 300 s + part 2 400 s" in text and "  FAILED tests/test_x.py::test_y" in text
+    assert "aten::neg [wrong_result] arg.0: 3 of 7 elements differ" in text
+    with pytest.raises(SystemExit, match="not on c0ffee9999"):
+        gate_report.build(gate_report.argparse.Namespace(**{**vars(b), "commit": "c0ffee9999"}))

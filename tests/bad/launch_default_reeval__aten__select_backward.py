@@ -2,8 +2,9 @@
 kernel, which evaluated its default values a second time: the launch rule had checked the imported
 function's default (an int), the body then ran with a probe object whose ``__bool__`` counts real body
 executions (none in a ghost replay). Expected: interpreter wrong_result (the harness's rewrite takes the
-defaults of the imported function: the probe never counts, the poison stays); GPU compile_error (Triton's
-code generator evaluates the default again while it compiles and cannot take the probe as a constexpr)."""
+defaults of the imported function: the probe never counts, the poison stays); GPU runtime_error (Triton's
+code generator evaluates the default again while it compiles; the probe cannot be a constexpr and the first
+launch raises)."""
 import torch
 import triton
 import triton.language as tl

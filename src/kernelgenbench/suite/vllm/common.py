@@ -121,6 +121,15 @@ def rows_view(shape: list[int], dtype: str, device: torch.device, gen: torch.Gen
     return make_tensor(shape, dtype, device, gen)
 
 
+def true_div(a: torch.Tensor, c: float) -> torch.Tensor:
+    """``a / c``, correctly rounded in a's dtype on every device. PyTorch's CUDA division by a Python number
+    multiplies by its rounded reciprocal (not the IEEE quotient), so a reference written ``a / 255.0`` was a
+    different function on a GPU than on the CPU: scales the spec defines as fp32 divisions (vLLM's kernels
+    divide, e.g. ``(max - min) / 255.0f``) differ by one ulp in some rows, and every value quantised with them
+    may round the other way (found on the H200: scaled_int8_quant held-out)."""
+    return a / torch.full_like(a, c)
+
+
 def esize(dtype: str | torch.dtype) -> int:
     """Bytes per element of ``dtype`` (short name or torch dtype)."""
     return torch.empty(0, dtype=dtype_of(dtype)).element_size()

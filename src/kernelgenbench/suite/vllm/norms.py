@@ -13,7 +13,7 @@ from ..compare import SlotResult
 from ..function import FunctionOperator
 from ..spec import Call, Cost, Expected, Interface, Tolerance, dtype_of, numel, product, ulp, written_expected
 from ..tensors import poison_
-from .common import FLOAT3, baseline_label, esize, rows_view
+from .common import FLOAT3, baseline_label, esize, rows_view, true_div
 from .common import baseline as _baseline
 
 
@@ -181,7 +181,7 @@ def dpt_native(x: torch.Tensor, w: torch.Tensor, eps: float, qdt: torch.dtype, u
     if ub is not None:
         a = torch.minimum(a, ub.reshape(-1)[0].float())
     qmax, minsf = _QUANT[qdt]
-    scale = torch.clamp(a / qmax, min=minsf)
+    scale = torch.clamp(true_div(a, qmax), min=minsf)
     if qdt == torch.int8:
         r = 1.0 / scale
         q = torch.round(y * r).clamp(-128, 127).to(torch.int8)
@@ -329,7 +329,7 @@ def pbq_native(x: torch.Tensor, w: torch.Tensor, eps: float, qdt: torch.dtype, g
     if ub is not None:
         a = torch.minimum(a, ub.reshape(-1)[0].float())
     qmax, minsf = _QUANT[qdt]
-    scale = torch.clamp(a / qmax, min=minsf)
+    scale = torch.clamp(true_div(a, qmax), min=minsf)
     if qdt == torch.int8:
         q = torch.round(yg * (1.0 / scale)[..., None]).clamp(-128, 127).to(torch.int8)
     else:

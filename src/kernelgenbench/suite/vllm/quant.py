@@ -10,7 +10,7 @@ from ..common import make_tensor
 from ..compare import SlotResult
 from ..function import FunctionOperator
 from ..spec import EXACT, Call, Cost, Expected, Interface, numel, product
-from .common import baseline, baseline_label, esize
+from .common import baseline, baseline_label, esize, true_div
 
 
 # -------------------------------------------------------------------------------------- permute_cols
@@ -97,11 +97,11 @@ def int8_native(x: torch.Tensor, scale: torch.Tensor | None, azp: torch.Tensor |
         return q.to(torch.int8).reshape(x.shape), scale, azp
     if symmetric:
         a = xf.abs().amax(-1, keepdim=True)
-        sc = a / 127.0
-        r = torch.where(a == 0, torch.zeros_like(a), 127.0 / a)
+        sc = true_div(a, 127.0)
+        r = torch.where(a == 0, torch.zeros_like(a), torch.full_like(a, 127.0) / a)  # rd(127/a), not 127*rd(1/a)
         return rne_sat(xf * r, -128, 127).to(torch.int8).reshape(x.shape), sc, None
     mn, mx = xf.amin(-1, keepdim=True), xf.amax(-1, keepdim=True)
-    s = (mx - mn) / 255.0
+    s = true_div(mx - mn, 255.0)
     zp = rne_sat(-128.0 - mn / s, *i32)
     inv = 1.0 / s
     q = (rne_sat(xf * inv, *i32) + zp).clamp(-128, 127)
