@@ -79,7 +79,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
-                                        ("vllm::hadacore_transform", 16)])
+                                        ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
+                                        ("vllm::copy_blocks_mla", 12)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -384,3 +385,42 @@ def test_prompts_name_only_the_unjudgeable_dtypes_an_operator_uses() -> None:
     assert "dtype bfloat16 cannot be judged" in add and "float8" not in add
     sgemm = build_prompt(get_operator("cublas::cublasSgemm_v2"), interp).text()
     assert "cannot be judged on this platform" not in sgemm     # fp32 only
+
+
+def test_copy_blocks_hand_cases_and_list_slots() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import block_copy_native
+    from kernelgenbench.verify.judge import judge_values, resolve_slot
+
+    cache = torch.arange(12.0).reshape(4, 3)             # 4 blocks of 3 elements
+    new, mask = block_copy_native(cache, torch.tensor([[0, 2], [1, 3]]), 3)
+    # pre-copy values: block 2 <- block 0, block 3 <- block 1; blocks 0 and 1 unchanged
+    assert new.tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
+    assert mask.tolist() == [False] * 6 + [True] * 6
+    # a view with a storage offset and a footprint wider than the block (copy_blocks_mla's padding)
+    buf = torch.arange(10.0)
+    view = buf[2:].view(2, 4)[:, :3]                      # F = stride(0) = 4, data pointer at element 2
+    new, mask = block_copy_native(view, torch.tensor([[1, 0]]), view.stride(0))
+    assert new.tolist() == [0, 1, 6, 7, 8, 9, 6, 7, 8, 9] and mask.tolist() == [False] * 2 + [True] * 4 + [False] * 4
+
+    # copy_blocks: value caches use key_caches[0]'s per-block numel; each cache is its own slot arg.<pos>.<layer>
+    op = get_operator("vllm::copy_blocks")
+    p = dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=2)
+    call = op.build(p, CPU, generator(CPU, 3))
+    exp = op.reference(p, call.clone())
+    assert [e.slot for e in exp] == ["arg.0.0", "arg.0.1", "arg.1.0", "arg.1.1"]
+    assert all(int(e.region.sum()) == 2 * 64 for e in exp)
+    assert call.get("1.1") is call.args[1][1] and call.get(0) is call.args[0]
+    done = call.clone()
+    op.baseline(done, None, prefer="native-eager")[0](done)
+    out = {"args": done.args, "kwargs": {}, "ret": None}
+    assert resolve_slot("arg.1.1", out) is done.args[1][1] and resolve_slot("arg.1.2", out) is None
+    assert judge_values(out, exp)[0] is None
+    done.args[1][1].view(-1)[int(torch.nonzero(exp[3].region)[0])] += 1.0   # one element of one value cache wrong
+    msg, _ = judge_values(out, exp)
+    assert msg is not None and msg.startswith("arg.1.1")
+    # the upstream mapping: disjoint sources and destinations
+    m = call.args[2]
+    assert m.dtype == torch.int64 and len(set(m[:, 0].tolist()) | set(m[:, 1].tolist())) == 4
+    # L = 0: nothing to judge, nothing to launch
+    empty = op.build(dict(p, layers=0), CPU, generator(CPU, 3))
+    assert op.reference(p, empty) == [] and not empty.needs_launch
