@@ -80,7 +80,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
                                         ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
-                                        ("vllm::copy_blocks_mla", 12)])
+                                        ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -424,3 +424,26 @@ def test_copy_blocks_hand_cases_and_list_slots() -> None:
     # L = 0: nothing to judge, nothing to launch
     empty = op.build(dict(p, layers=0), CPU, generator(CPU, 3))
     assert op.reference(p, empty) == [] and not empty.needs_launch
+
+
+def test_convert_fp8_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import convert_fp8_native
+
+    # quantise, scale 0.5 (x / 0.5): 1 -> 2 = 0x40; -0.5 -> -1 = 0xB8; 1000 -> 2000 saturates to 448 = 0x7E;
+    # 0.0017 -> 0.0034 = 1.74 * 2^-9 -> subnormal 2 = 0x02; NaN -> 0x7F; ties at 3 mantissa bits go to even:
+    # 0.53125 -> 1.0625 -> 1.0 (0x38), 0.59375 -> 1.1875 -> 1.25 (0x3A)
+    x = torch.tensor([1.0, -0.5, 1000.0, 0.0017, float("nan"), 0.53125, 0.59375])
+    out = torch.empty(7, dtype=torch.uint8)
+    assert convert_fp8_native(out, x, 0.5, "fp8").tolist() == [0x40, 0xB8, 0x7E, 0x02, 0x7F, 0x38, 0x3A]
+    # dequantise to fp16, scale 2: 0x40 = 2 -> 4; 0xB8 = -1 -> -2; 0x01 = 2^-9 -> 2^-8; 0x7F NaN
+    b = torch.tensor([0x40, 0xB8, 0x01, 0x7F], dtype=torch.uint8)
+    y = convert_fp8_native(torch.empty(4, dtype=torch.float16), b, 2.0, "fp8_e4m3")
+    assert y.dtype == torch.float16 and y[:3].tolist() == [4.0, -2.0, 2.0 ** -8] and bool(torch.isnan(y[3]))
+    with pytest.raises(ValueError, match="convert_fp8: kv_dtype 'auto'"):
+        convert_fp8_native(out, x, 1.0, "auto")
+    with pytest.raises(ValueError, match="no direction"):
+        convert_fp8_native(torch.empty(7), x, 1.0, "fp8")
+    op = get_operator("vllm::convert_fp8")
+    call = op.build(op.grid("smoke")[1], CPU, generator(CPU, 0))       # (17, 33) bf16 with planted specials
+    (e,) = op.reference(op.grid("smoke")[1], call.clone())
+    assert int(e.region.sum()) == 17 * 33 and {0x7E, 0xFE, 0x7F} <= set(e.value.tolist())

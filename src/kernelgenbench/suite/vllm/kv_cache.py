@@ -1,5 +1,6 @@
-"""vLLM KV-cache writes, gathers and block copies (vllm.md §3: concat_and_cache_mla, copy_blocks, copy_blocks_mla,
-cp_gather_cache, gather_and_maybe_dequant_cache, swap_blocks, reshape_and_cache, reshape_and_cache_flash).
+"""vLLM KV-cache writes, gathers, conversions and block copies (vllm.md §3: concat_and_cache_mla, convert_fp8,
+copy_blocks, copy_blocks_mla, cp_gather_cache, gather_and_maybe_dequant_cache, swap_blocks, reshape_and_cache,
+reshape_and_cache_flash).
 References are pure PyTorch written from the spec; everything is exact (fp8 modes: the spec's saturating
 E4M3/E5M2 conversion of ``x / scale``)."""
 from __future__ import annotations
@@ -561,6 +562,101 @@ COPY_BLOCKS_MLA = FunctionOperator(
 )
 
 
+# ------------------------------------------------------------------------------------------------ convert_fp8
+#: convert_fp8's kv_dtype values (both E4M3); vLLM rejects "auto" at run time and raises for any other string.
+CONVERT_FP8_KV = ("fp8", "fp8_e4m3")
+
+
+def _cf_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    shape, dt = list(p["shape"]), dtype_of(p["dtype"])
+    if p.get("direction", "quant") == "dequant":  # fp8 bytes -> dtype (every byte value, NaN encodings included)
+        inp = torch.randint(0, 256, shape, generator=gen, device=device).to(torch.uint8)
+        out = poison_(torch.empty(shape, dtype=dt, device=device))
+    else:
+        inp = make_tensor(shape, dt, device, gen)
+        if p.get("specials"):  # saturation, underflow to zero and NaN, at fixed flat positions
+            flat = inp.view(-1)
+            vals = [500.0, -500.0, 1e-9, -1e-9, float("nan")]
+            for i, v in enumerate(vals):
+                flat[(7 * i + 3) % flat.numel()] = v
+        out = poison_(torch.empty(shape, dtype=torch.uint8, device=device))
+    return Call([out, inp, float(p["scale"]), p.get("kv", "fp8")], written=(0,))
+
+
+def convert_fp8_native(output: torch.Tensor, inp: torch.Tensor, scale: float, kv_dtype: str) -> torch.Tensor:
+    """The values ``convert_fp8`` writes into ``output`` (shaped like ``inp``, output's dtype): quantising
+    (``inp`` fp16/bf16/fp32, ``output`` uint8) the E4M3 bytes of ``float(x) / scale`` (fp32 IEEE division by a
+    tensor, saturating to +-448, round to nearest even, NaN kept); dequantising (``inp`` uint8) ``rd_T(float(e4m3)
+    * scale)`` with T = output's dtype (vllm.md § vllm::convert_fp8).
+
+    Raises:
+        ValueError: ``kv_dtype`` is not "fp8"/"fp8_e4m3", or the dtypes name no direction.
+    """
+    if kv_dtype not in CONVERT_FP8_KV:
+        raise ValueError(f"vllm::convert_fp8: kv_dtype {kv_dtype!r} is not one of {', '.join(CONVERT_FP8_KV)}")
+    s = torch.tensor([scale], dtype=torch.float32, device=inp.device)
+    if inp.dtype == torch.uint8 and output.dtype != torch.uint8:
+        return (inp.view(torch.float8_e4m3fn).float() * s).to(output.dtype)
+    if output.dtype == torch.uint8 and inp.dtype in (torch.float16, torch.bfloat16, torch.float32):
+        return cache_convert(inp, "fp8", s)
+    raise ValueError(f"vllm::convert_fp8: no direction from {inp.dtype} to {output.dtype} (one side must be uint8 "
+                     f"fp8 bytes, the other fp16/bf16/fp32)")
+
+
+def _cf_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    out = call.args[0]
+    return [storage_expected("arg.0", out, convert_fp8_native(*call.args),
+                             torch.ones(out.shape, dtype=torch.bool, device=out.device))]
+
+
+def _cf_base(c: Call) -> None:
+    c.args[0].copy_(convert_fp8_native(*c.args))
+
+
+def _numel_of(p: dict[str, Any]) -> int:
+    return _numel(list(p["shape"]))
+
+
+CONVERT_FP8 = FunctionOperator(
+    "convert_fp8", source="vllm", category="kv cache convert", section="vllm.md § vllm::convert_fp8",
+    semantics="elementwise over the whole contiguous tensor; the direction follows the dtypes. input fp16/bf16/fp32 -> "
+              "output uint8: out = bits(E4M3(float(x) / scale)) (fp32 IEEE division by the scale, not a multiply by "
+              "its reciprocal; round to nearest even; saturating to +-448; NaN stays NaN). input uint8 -> output "
+              "fp16/bf16/fp32: y = rd_T(float(E4M3 value of the byte) * scale) (an fp32 product, then one rounding to "
+              "the output dtype).",
+    interface=Interface(function="convert_fp8", params=("output", "input", "scale", "kv_dtype"),
+                        defaults={"scale": 1.0, "kv_dtype": "fp8"}, written=("output",), returns="None",
+                        args_doc={"output": "written; same shape as input, contiguous: uint8 (fp8 E4M3 bytes) when "
+                                            "input is fp16/bf16/fp32, else fp16/bf16/fp32",
+                                  "input": "contiguous fp16/bf16/fp32 values, or uint8 fp8 E4M3 bytes",
+                                  "scale": "Python float (used as fp32)",
+                                  "kv_dtype": "'fp8' or 'fp8_e4m3' (both E4M3)"}),
+    grids={
+        "smoke": [
+            dict(shape=[1, 32], dtype="fp16", scale=1.0),
+            dict(shape=[17, 33], dtype="bf16", scale=0.5, specials=True),
+            dict(shape=[8, 64], dtype="fp16", scale=1.0, direction="dequant"),
+        ],
+        "full": [dict(shape=list(sh), dtype=dt, scale=sc, kv=kv)
+                 for sh in ((1, 32), (128, 512), (1024, 4096), (5333, 8192)) for sc in (0.5, 1.0)
+                 for kv in CONVERT_FP8_KV for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(shape=[4096, 4099], dtype="fp32", scale=0.0625),
+            dict(shape=[1024, 4096], dtype="bf16", scale=2.0, direction="dequant"),
+            dict(shape=[64, 16, 128], dtype="fp16", scale=1.0, kv="fp8_e4m3", specials=True),
+        ],
+    },
+    build=_cf_build, reference=_cf_ref, cost=lambda p: Cost(0.0, _numel_of(p) * (esize(p["dtype"]) + 1)),
+    timed=lambda p: _numel_of(p) >= 131_072,
+    baseline=baseline("convert_fp8", _cf_base), label=baseline_label,
+    dtypes=lambda p: {dtype_of(p["dtype"]), torch.float8_e4m3fn}, data_movement=True,
+    notes="Every case converts to or from fp8, so none can be judged on the CPU interpreter (all unsupported there); "
+          "they are judged on GPUs. The smoke and held-out 'specials' cases plant +-500 (saturates to +-448 at "
+          "scale <= 1), +-1e-9 (underflows to +-0) and NaN. Dequantisation inputs are random bytes, NaN encodings "
+          "(0x7F, 0xFF) included.",
+)
+
+
 # ------------------------------------------------------------------------------------ concat_and_cache_mla
 def _mla_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
     t, r, pe, nb, bs = p["t"], p["r"], p["p"], p["nb"], p["bs"]
@@ -851,5 +947,5 @@ GATHER_AND_MAYBE_DEQUANT_CACHE = FunctionOperator(
     notes="dst arrives poisoned rather than zeroed (upstream: zeros).",
 )
 
-OPERATORS = [CONCAT_AND_CACHE_MLA, COPY_BLOCKS, COPY_BLOCKS_MLA, CP_GATHER_CACHE, GATHER_AND_MAYBE_DEQUANT_CACHE,
+OPERATORS = [CONCAT_AND_CACHE_MLA, CONVERT_FP8, COPY_BLOCKS, COPY_BLOCKS_MLA, CP_GATHER_CACHE, GATHER_AND_MAYBE_DEQUANT_CACHE,
              RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]
