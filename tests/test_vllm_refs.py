@@ -80,7 +80,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
                                         ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
-                                        ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32)])
+                                        ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32),
+                                        ("vllm::gptq_shuffle", 6)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -447,3 +448,34 @@ def test_convert_fp8_hand_cases() -> None:
     call = op.build(op.grid("smoke")[1], CPU, generator(CPU, 0))       # (17, 33) bf16 with planted specials
     (e,) = op.reference(op.grid("smoke")[1], call.clone())
     assert int(e.region.sum()) == 17 * 33 and {0x7E, 0xFE, 0x7F} <= set(e.value.tolist())
+
+
+def test_gptq_pack_and_shuffle_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.quant import gptq_pack, gptq_shuffle_native, gptq_unpack
+
+    # one 4-bit word of 8 rows, element k = k + 1 at nibble k: 0x87654321
+    q = torch.arange(1, 9).reshape(8, 1)
+    w = gptq_pack(q, 4)
+    assert w.dtype == torch.int32 and w.item() == 0x87654321 - (1 << 32)   # top bit set: a negative int32
+    assert gptq_unpack(w, 4).flatten().tolist() == list(range(1, 9))
+    # shuffle without a permutation: nibble p holds e_{2p} (p < 4), e_{2(p-4)+1} (p >= 4): nibbles 0..7 hold
+    # 1, 3, 5, 7, 2, 4, 6, 8 -> 0x86427531 (top bit set)
+    empty = torch.empty(0, dtype=torch.int32)
+    assert gptq_shuffle_native(w, empty, 4).item() == 0x86427531 - (1 << 32)
+    # with a permutation (reverse): e = 8, 7, ..., 1, then the shuffle: nibbles 8, 6, 4, 2, 7, 5, 3, 1 -> 0x13572468
+    rev = torch.arange(7, -1, -1, dtype=torch.int32)
+    assert gptq_shuffle_native(w, rev, 4).item() == 0x13572468
+    # 8-bit: 4 rows per word, a gather only: rows (3, 0, 1, 2) of bytes 0x11, 0x22, 0x33, 0x44
+    w8 = gptq_pack(torch.tensor([[0x11], [0x22], [0x33], [0x44]]), 8)
+    assert w8.item() == 0x44332211
+    assert gptq_shuffle_native(w8, torch.tensor([3, 0, 1, 2], dtype=torch.int32), 8).item() == 0x33221144
+    assert torch.equal(gptq_shuffle_native(w8, empty, 8), w8)
+    with pytest.raises(ValueError, match="q_perm has 3 entries, K = 4"):
+        gptq_shuffle_native(w8, torch.tensor([0, 1, 2], dtype=torch.int32), 8)
+    with pytest.raises(ValueError, match="bit 3 is not graded"):
+        gptq_unpack(w8, 3)
+    # the corrected last upstream config: K = 8192 with a full-length permutation
+    op = get_operator("vllm::gptq_shuffle")
+    last = op.grid("full")[-1]
+    assert (last["k"], last["n"], last["bit"]) == (8192, 512, 4) and op.timed(last)
+    assert [op.timed(p) for p in op.grid("full")] == [False, True, True, False, True, True]
