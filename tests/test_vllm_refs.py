@@ -81,7 +81,7 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
                                         ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
                                         ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32),
-                                        ("vllm::gptq_shuffle", 6)])
+                                        ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -479,3 +479,39 @@ def test_gptq_pack_and_shuffle_hand_cases() -> None:
     last = op.grid("full")[-1]
     assert (last["k"], last["n"], last["bit"]) == (8192, 512, 4) and op.timed(last)
     assert [op.timed(p) for p in op.grid("full")] == [False, True, True, False, True, True]
+
+
+def test_grouped_topk_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import SIGMOID_MARGIN, grouped_topk_native, grouped_topk_sigmoid
+
+    # E = 8 in 4 groups of 2; cand = scores + bias = [1, 5 | 4, 4 | 6, -2 | 2, 4]; group scores: 6, 8 (the doubled
+    # maximum counts twice), 4, 6 (ties group 0: the lower index wins) -> groups 1 and 0; expert 4 (cand 6) is out.
+    # Their experts by cand: e1 (5), then e2 and e3 (4, index order) -> ids [1, 2, 3], weights the unbiased scores
+    scores = torch.tensor([[1.0, 5.0, 4.0, 4.0, 6.0, 0.0, 2.0, 4.0], [-torch.inf] * 8])
+    bias = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, -2.0, 0.0, 0.0])
+    w, ids = grouped_topk_native(scores, 4, 2, 3, False, 1.0, bias)
+    assert ids.dtype == torch.int32 and ids[0].tolist() == [1, 2, 3] and w[0].tolist() == [5.0, 4.0, 4.0]
+    # a row of -inf scores: every group score is -inf -> experts 0..topk-1, weights 1/topk
+    assert ids[1].tolist() == [0, 1, 2] and w[1].tolist() == [pytest.approx(1 / 3)] * 3
+    # renormalised (fp32: w / (1e-20 + 13)) and scaled by 2
+    w, _ = grouped_topk_native(scores[:1], 4, 2, 3, True, 2.0, bias)
+    assert w[0].tolist() == pytest.approx([10 / 13, 8 / 13, 8 / 13], rel=1e-6)
+    # topk_group 1: group 1 alone -> e2, e3 (equal candidates, index order)
+    assert grouped_topk_native(scores[:1], 4, 1, 2, False, 1.0, bias)[1].tolist() == [[2, 3]]
+    # sigmoid: rd_S(0.5 tanh(0.5 x) + 0.5); x = 0 -> 0.5, and the weights are the unbiased sigmoid values
+    s = grouped_topk_sigmoid(torch.tensor([[0.0, 2.0]], dtype=torch.float16))
+    assert s.dtype == torch.float16 and s[0, 0].item() == 0.5 and s[0, 1].item() == pytest.approx(0.8808, abs=5e-4)
+    w, ids = grouped_topk_native(torch.tensor([[0.0, 2.0]]), 1, 1, 1, False, 1.0, torch.tensor([1.0, 0.0]), 1)
+    assert ids.tolist() == [[0]] and w.tolist() == [[0.5]]        # cand 1.5 vs 0.88: the bias picks expert 0
+    with pytest.raises(ValueError, match="groups of >= 2"):
+        grouped_topk_native(scores, 8, 1, 1, False, 1.0, bias)
+    # the sigmoid inputs of 16-bit cases sit away from rounding boundaries; the planted ties are in place
+    op = get_operator("vllm::grouped_topk")
+    p = op.grid("heldout")[0]
+    call = op.build(p, CPU, generator(CPU, 7))
+    x = call.args[0].float()
+    sig = 0.5 * torch.tanh(0.5 * x) + 0.5
+    assert SIGMOID_MARGIN == 2.0 ** -20
+    assert torch.equal((sig - SIGMOID_MARGIN).to(torch.bfloat16), (sig + SIGMOID_MARGIN).to(torch.bfloat16))
+    tie = op.build(op.grid("smoke")[1], CPU, generator(CPU, 7)).args[0]
+    assert torch.equal(tie[0, :4], tie[0, 4:])
