@@ -45,7 +45,9 @@ def _dequant_kernel(b_ptr, out_ptr, N, scale, BLOCK: tl.constexpr):
     # E4M3 -> fp32 exactly: normals by their fp32 pattern, subnormals as mant * 2^-9, 0x7F/0xFF NaN
     v = ((sign << 31) | ((e + 120) << 23) | (mant << 20)).to(tl.float32, bitcast=True)
     sub = mant.to(tl.float32) * 0.001953125
-    v = tl.where(e == 0, tl.where(sign == 1, -sub, sub), v)
+    # the sign by its bit (Triton's unary minus is 0 - x, which loses the sign of zero)
+    sub = (sub.to(tl.int32, bitcast=True) | (sign << 31)).to(tl.float32, bitcast=True)
+    v = tl.where(e == 0, sub, v)
     nan = tl.full(v.shape, 0x7FC00000, tl.int32).to(tl.float32, bitcast=True)
     v = tl.where((b & 0x7F) == 0x7F, nan, v)
     tl.store(out_ptr + off, (v * scale).to(out_ptr.dtype.element_ty), mask=m)

@@ -81,7 +81,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
                                         ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
                                         ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32),
-                                        ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288)])
+                                        ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288),
+                                        ("vllm::cutlass_pack_scale_fp8", 8)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -515,3 +516,32 @@ def test_grouped_topk_hand_case() -> None:
     assert torch.equal((sig - SIGMOID_MARGIN).to(torch.bfloat16), (sig + SIGMOID_MARGIN).to(torch.bfloat16))
     tie = op.build(op.grid("smoke")[1], CPU, generator(CPU, 7)).args[0]
     assert torch.equal(tie[0, :4], tie[0, 4:])
+
+
+def test_cutlass_pack_scale_fp8_hand_case() -> None:
+    from kernelgenbench.suite.vllm.quant import _bytes_check, pack_scale_fp8_native
+
+    s = torch.tensor([1.125, -0.0, 448.0, 2.0 ** -9]).to(torch.float8_e4m3fn)
+    out = pack_scale_fp8_native(s)
+    assert out.dtype == torch.float8_e4m3fn and out.shape == (32,)
+    b = out.view(torch.uint8).reshape(4, 8).tolist()
+    # 1.125 (0x39) times -8..-2 (E4M3 steps: 0.5 in [4, 8), 0.25 in [2, 4)): -9 (0xD1); -7.875 -> -8 (0xD0);
+    # -6.75, a tie between -6.5 (odd mantissa) and -7 -> -7 (0xCE); -5.625 -> -5.5 (0xCB); -4.5 (0xC9); -3.375, a
+    # tie between -3.25 and -3.5 -> -3.5 (0xC6); -2.25 (0xC1); element 7 = -1.125 (0xB9)
+    assert b[0] == [0xD1, 0xD0, 0xCE, 0xCB, 0xC9, 0xC6, 0xC1, 0xB9]
+    # -0: every product is +0 (0x00), the negation +0 (0x00)
+    assert b[1] == [0x00] * 8
+    # 448: every product saturates to -448 (0xFE); the negation -448
+    assert b[2] == [0xFE] * 8
+    # 2^-9 (0x01): -8 * 2^-9 = -2^-6 (0x88, the smallest normal), then subnormals -7..-2 (0x87..0x82); -2^-9 (0x81)
+    assert b[3] == [0x88, 0x87, 0x86, 0x85, 0x84, 0x83, 0x82, 0x81]
+    # the bitwise judge tells -0 from +0 and wants the dtype and the 1-D shape
+    check = _bytes_check("return", out)
+    assert check(out.clone(), {}).ok
+    flipped = out.view(torch.uint8).clone()
+    flipped[8] = 0x80
+    res = check(flipped.view(torch.float8_e4m3fn), {})
+    assert not res.ok and "first at 8: got 0x80, expected 0x00" in res.message
+    assert not check(out.view(torch.uint8), {}).ok and not check(out.reshape(4, 8), {}).ok
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        pack_scale_fp8_native(torch.ones(2))

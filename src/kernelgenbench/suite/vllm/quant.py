@@ -1,4 +1,5 @@
-"""vLLM quantisation and quantised-GEMM support ops (vllm.md §3: gptq_shuffle, permute_cols, scaled_int8_quant).
+"""vLLM quantisation and quantised-GEMM support ops (vllm.md §3: cutlass_pack_scale_fp8, gptq_shuffle, permute_cols,
+scaled_int8_quant).
 References are pure PyTorch written from the spec (fp32 math with the spec's rounding points; integer results
 exact); the GPTQ packer and unpacker (fields along K in int32 words) are harness code tested on their own."""
 from __future__ import annotations
@@ -319,4 +320,92 @@ GPTQ_SHUFFLE = FunctionOperator(
 )
 
 
-OPERATORS = [GPTQ_SHUFFLE, PERMUTE_COLS, SCALED_INT8_QUANT]
+# ---------------------------------------------------------------------------------- cutlass_pack_scale_fp8
+#: The multiples of each scale that cutlass_pack_scale_fp8 packs before the scale's negation (vllm.md §
+#: cutlass_pack_scale_fp8).
+PACK_SCALE_MULTIPLES = (-8, -7, -6, -5, -4, -3, -2)
+
+
+def pack_scale_fp8_native(scales: torch.Tensor) -> torch.Tensor:
+    """``cutlass_pack_scale_fp8(scales)``: float8_e4m3fn ``[8n]`` with, for flat element i of value s,
+    ``out[8i + j] = E4M3(s * c_j)`` (c = :data:`PACK_SCALE_MULTIPLES`; the fp32 product is exact, then one round to
+    nearest even with saturation to +-448) and ``out[8i + 7] = -s`` (the sign bit flipped, zeros included).
+
+    Raises:
+        ValueError: scales is not float8_e4m3fn.
+    """
+    if scales.dtype != torch.float8_e4m3fn:
+        raise ValueError(f"vllm::cutlass_pack_scale_fp8: scales must be float8_e4m3fn, got {scales.dtype}")
+    s = scales.reshape(-1).float()
+    cols = [(s * torch.full_like(s, float(c))).clamp(-448.0, 448.0).to(torch.float8_e4m3fn).view(torch.uint8)
+            for c in PACK_SCALE_MULTIPLES]
+    cols.append(scales.reshape(-1).view(torch.uint8) ^ 0x80)
+    return torch.stack(cols, dim=1).reshape(-1).view(torch.float8_e4m3fn)
+
+
+def _bytes_check(slot: str, ref: torch.Tensor) -> Any:
+    """A judge that wants a tensor of ``ref``'s dtype and shape with ``ref``'s bytes (signs of zero and NaN bits
+    included)."""
+    def check(actual: Any, out: dict[str, Any]) -> SlotResult:
+        if not isinstance(actual, torch.Tensor):
+            return SlotResult(False, f"{slot}: expected a tensor, got {type(actual).__name__}")
+        if actual.dtype != ref.dtype or tuple(actual.shape) != tuple(ref.shape):
+            return SlotResult(False, f"{slot}: expected {ref.dtype} {list(ref.shape)}, got {actual.dtype} "
+                                     f"{list(actual.shape)}")
+        a = actual.contiguous().view(torch.uint8).reshape(-1)
+        b = ref.to(a.device).contiguous().view(torch.uint8).reshape(-1)
+        bad = torch.nonzero(a != b).flatten()
+        if bad.numel():
+            i = int(bad[0])
+            return SlotResult(False, f"{slot}: {bad.numel()} of {a.numel()} bytes differ (bitwise comparison); first "
+                                     f"at {i}: got 0x{int(a[i]):02x}, expected 0x{int(b[i]):02x}", rule="bitwise")
+        return SlotResult(True, rule="bitwise")
+    return check
+
+
+def _ps_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    shape = list(p["shape"])
+    vals = make_tensor(shape, "fp32", device, gen)
+    if p.get("values"):  # hand-picked values first (exactly representable in E4M3), the rest randn
+        hand = torch.tensor(p["values"], dtype=torch.float32, device=device)
+        vals.view(-1)[: hand.numel()] = hand
+    return Call([vals.to(torch.float8_e4m3fn)])
+
+
+def _ps_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    ref = pack_scale_fp8_native(call.args[0])
+    return [Expected("return", ref, EXACT, check=_bytes_check("return", ref))]
+
+
+CUTLASS_PACK_SCALE_FP8 = FunctionOperator(
+    "cutlass_pack_scale_fp8", source="vllm", category="scale packing",
+    section="vllm.md § vllm::cutlass_pack_scale_fp8",
+    semantics="for flat element i of scales with value s: out[8i + j] = E4M3(s * c_j), c = (-8, -7, -6, -5, -4, -3, -2) "
+              "(the fp32 product is exact; one round to nearest even to E4M3, saturating to +-448), and out[8i + 7] = "
+              "-s (the sign bit flipped: zeros included). The result is compared byte for byte.",
+    interface=Interface(function="cutlass_pack_scale_fp8", params=("scales",),
+                        returns="float8_e4m3fn [8n], a new 1-D tensor",
+                        args_doc={"scales": "float8_e4m3fn, contiguous, any shape (n elements)"}),
+    grids={
+        "smoke": [
+            dict(shape=[3, 5], values=[1.125, 0.0, -0.0, 448.0, 2.0 ** -9, -448.0, -1.125, 0.5]),
+            dict(shape=[4, 4]),
+        ],
+        "full": [dict(shape=list(sh)) for sh in
+                 ((1, 4), (4, 4), (8, 8), (16, 16), (4, 16), (32, 8), (64, 16), (128, 32))],
+        "heldout": [
+            dict(shape=[512, 128]),
+            dict(shape=[7], values=[56.0, -64.0, 96.0, 240.0, 448.0, 3 * 2.0 ** -9, -7 * 2.0 ** -9]),
+        ],
+    },
+    build=_ps_build, reference=_ps_ref, cost=lambda p: Cost(7.0 * numel(p["shape"]), 9 * numel(p["shape"])),
+    timed=lambda p: numel(p["shape"]) >= 64,
+    baseline=baseline("cutlass_pack_scale_fp8", lambda c: pack_scale_fp8_native(*c.args)), label=baseline_label,
+    dtypes=lambda p: {torch.float8_e4m3fn},
+    notes="Every case is fp8, so none can be judged on the CPU interpreter (all unsupported there). vLLM builds this "
+          "op only for SM90a; elsewhere the native reference is the baseline. NaN scales are not graded (the sign of "
+          "a NaN product is not specified); -0 is (its products are +0, its negation +0).",
+)
+
+
+OPERATORS = [CUTLASS_PACK_SCALE_FP8, GPTQ_SHUFFLE, PERMUTE_COLS, SCALED_INT8_QUANT]
