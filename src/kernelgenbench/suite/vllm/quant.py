@@ -380,9 +380,9 @@ def _ps_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 CUTLASS_PACK_SCALE_FP8 = FunctionOperator(
     "cutlass_pack_scale_fp8", source="vllm", category="scale packing",
     section="vllm.md § vllm::cutlass_pack_scale_fp8",
-    semantics="for flat element i of scales with value s: out[8i + j] = E4M3(s * c_j), c = (-8, -7, -6, -5, -4, -3, -2) "
-              "(the fp32 product is exact; one round to nearest even to E4M3, saturating to +-448), and out[8i + 7] = "
-              "-s (the sign bit flipped: zeros included). The result is compared byte for byte.",
+    semantics="for flat element i of scales with value s: out[8i + j] = E4M3(s * c_j), c = (-8, -7, -6, -5, -4, -3, "
+              "-2) (the fp32 product is exact; one round to nearest even to E4M3, saturating to +-448), and "
+              "out[8i + 7] = -s (the sign bit flipped: zeros included). The result is compared byte for byte.",
     interface=Interface(function="cutlass_pack_scale_fp8", params=("scales",),
                         returns="float8_e4m3fn [8n], a new 1-D tensor",
                         args_doc={"scales": "float8_e4m3fn, contiguous, any shape (n elements)"}),
