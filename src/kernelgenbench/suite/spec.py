@@ -389,6 +389,19 @@ class Call:
     needs_launch: bool = True
 
     def get(self, slot: int | str) -> Any:
+        """The argument at ``slot``: a position (int), a keyword name, or a dotted path into a list argument
+        (``"0.1"``: element 1 of the list at position 0; written lists such as ``copy_blocks``' caches are
+        judged element by element as slots ``arg.0.1``).
+
+        Raises:
+            IndexError, KeyError: no such argument or element.
+        """
+        if isinstance(slot, str) and (slot.isdigit() or "." in slot):
+            head, *rest = slot.split(".")
+            value = self.get(int(head) if head.isdigit() else head)
+            for part in rest:
+                value = value[int(part)]
+            return value
         return self.args[slot] if isinstance(slot, int) else self.kwargs[slot]
 
     def tensor_slots(self) -> list[int | str]:
