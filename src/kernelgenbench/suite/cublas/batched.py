@@ -10,13 +10,15 @@ from typing import Any, Callable
 
 import torch
 
-from ..spec import accumulation_text, product
-from .decl import Routine
+from ..spec import Cost, Tolerance, accumulation_text, product
+from .decl import Ref, Routine, build_call, mat_view, uplo_code
 from .grids import AB3, AB6, AB6C, G5, G9, TT4
 from .level2 import gemv_reference
-from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference
+from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, tri_of
 from .routines import (
     CGEMV_B64_R,
+    DTRSM_B_R,
+    ZTRSM_B_R,
     DGEMM_B_R,
     DGEMV_B_R,
     HGEMM_B_R,
@@ -353,5 +355,121 @@ ZGEMM_B = _gb_row(ZGEMM_B_R, {
                 _c(128, 128, 64, "C", "C", 1.0, 0.0, 2, nan_C=True),
                 _c(64, 300, 17, "N", "N", -1.0, 1.0, 9)]}, 16, "fp64", _COMPLEX)
 
+
+# --------------------------------------------------------------------------- pointer-array trsm
+def _trsm_b_build(r: Routine):
+    """build_call, then each distinct A_b's data (cublas.md DtrsmBatched/ZtrsmBatched): ``data="upstream"``:
+    diag(1 + U(0,1)) plus 0.1*randn in the row-major strict upper part, read column-major (so the referenced
+    upper triangle of the upstream flags holds the diagonal only, §2.13 item 4); ``data="genuine"``: the uplo
+    triangle with off-diagonal 0.1*randn and diagonal 1 + U(0,1); ``nan_other``: NaN outside the uplo
+    triangle and in the padding rows (never read); ``nan_diag``: NaN on the diagonal (diag = UNIT: not read)."""
+    def build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Any:
+        call = build_call(r, p, device, gen)
+        ia = r.position("Aarray")
+        t, lda = call.args[ia], call.args[r.position("lda")]
+        ka = p["m"] if p["side"] in (0, "L", "l") else p["n"]
+        lower = uplo_code(p["uplo"]) == 0
+        tri = tri_of(ka, lower, device)
+        for o in sorted(set(call.pointers[ia])):
+            a = mat_view(t[o:], ka, ka, lda)
+            off = 0.1 * torch.randn(ka, ka, generator=gen, device=device, dtype=r.dtype)
+            dg = (1.0 + torch.rand(ka, generator=gen, device=device, dtype=torch.float64)).to(r.dtype)
+            if p.get("data") == "genuine":
+                dense = torch.where(tri, off, torch.zeros((), dtype=r.dtype, device=device))
+            else:
+                dense = torch.triu(off, diagonal=1).t()          # row-major strict upper, read column-major
+            dense.diagonal().copy_(dg)
+            a.copy_(dense)
+            if p.get("nan_other"):
+                a.masked_fill_(~tri, float("nan"))
+                for j in range(ka - 1):                         # padding rows inside A_b's extent
+                    t[o + j * lda + ka:o + (j + 1) * lda] = float("nan")
+            if p.get("nan_diag"):
+                a.diagonal().fill_(float("nan"))
+        return call
+    return build
+
+
+def _trsm_b_reference(p: dict[str, Any], r: Ref) -> None:
+    """Per batch: op(A_b) X = alpha B_b (LEFT) or X op(A_b) = alpha B_b (RIGHT) in fp64/complex128 from the
+    referenced triangle only (unit diagonal: ones); alpha == 0: B_b = 0 exactly; reduce_dim = the triangle's
+    order (cublas.md)."""
+    m, n, batch = r.v["m"], r.v["n"], r.v["batchCount"]
+    if m <= 0 or n <= 0 or batch <= 0:
+        r.unchanged("Barray")
+        return
+    a = r.scalar("alpha")
+    if a == 0:
+        r.out("Barray", torch.zeros(batch, m, n, dtype=r.r.ref_dtype, device=r.device), Tolerance(exact=True))
+        return
+    left = r.v["side"] == 0
+    ka = m if left else n
+    lower = r.v["uplo"] == 0
+    A = r.mat("Aarray")
+    T = torch.where(tri_of(ka, lower, r.device), A, torch.zeros((), dtype=A.dtype, device=r.device))
+    if r.v["diag"] == 1:
+        T.diagonal(dim1=-2, dim2=-1).fill_(1.0)
+    upper = not lower
+    if r.v["trans"] != 0:
+        T, upper = T.transpose(-1, -2), lower
+        if r.v["trans"] == 2:
+            T = T.conj()
+    X = torch.linalg.solve_triangular(T, a * r.mat("Barray"), upper=upper, left=left)
+    r.out("Barray", X, Tolerance(reduce_dim=max(1, ka)))
+
+
+def _trsm_b_cost(es: int, fl: int, compute: str):
+    def cost(p: dict[str, Any]) -> Cost:
+        m, n, b = p["m"], p["n"], p["batchCount"]
+        ka = m if p["side"] in (0, "L", "l") else n
+        return Cost(float(fl * m * n * ka * b), (ka * ka / 2 + 2 * m * n) * es * b, compute)
+    return cost
+
+
+def _t(m: int, n: int, alpha: Any, batch: int, side: Any = 0, uplo: Any = 1, trans: Any = 0, diag: Any = 0,
+       data: str = "upstream", **extra: Any) -> dict[str, Any]:
+    return dict(side=side, uplo=uplo, trans=trans, diag=diag, m=m, n=n, alpha=alpha, batchCount=batch, data=data,
+                **extra)
+
+
+def _tb_row(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int, extra: str = "") -> Any:
+    return routine_operator(Row(
+        r, category="batched triangular solve (pointer array)",
+        semantics="for b < batchCount: side LEFT: solve op(A_b)*X = alpha*B_b (A_b m x m); RIGHT: X*op(A_b) = "
+                  "alpha*B_b (A_b n x n); X overwrites B_b (m x n, ldb; padding rows and memory beside the B "
+                  "arrays untouched); A_b, B_b at the addresses Aarray[b], Barray[b]. A_b is triangular per uplo: "
+                  "only that triangle is read, and not its diagonal when diag is UNIT (ones are used); op = N, T "
+                  "or C (conjugate transpose; = T for real data); no singularity test; alpha == 0: B_b = 0 "
+                  "without reading B. Returns Barray." + _PTR + extra,
+        grids=grids, build=_trsm_b_build(r), reference=_trsm_b_reference,
+        atol_text="1e-4 x the triangle's order (reduce_dim: m for LEFT, n for RIGHT; cublas.md)",
+        cost=_trsm_b_cost(es, fl, "fp64"), timed=lambda p: p["m"] >= 64 and p["n"] >= 32,
+        args_doc={"Aarray": r.arg_doc(r.arg("Aarray")) + "; only the uplo triangle is read (not the diagonal "
+                                                         "for diag = UNIT)"}))
+
+
+def _trsm_full(**extra: Any) -> list[dict[str, Any]]:
+    return [_t(d["m"], d["n"], d["a"], d["b"], **extra)
+            for d in product(m=[4, 16, 32, 64], n=[4, 16, 32], a=[1.0, 0.5, -1.0], b=[1, 2, 4])]
+
+
+DTRSM_B = _tb_row(DTRSM_B_R, {
+    "smoke": [_t(4, 4, 1.0, 1), _t(16, 4, -1.0, 2), _t(5, 3, 1.0, 2, data="genuine")],
+    "full": _trsm_full(),
+    "heldout": [_t(12, 5, -0.5, 3, side=1, uplo=0, trans=1, lda=14, ldb=13, data="genuine", nan_other=True,
+                   gap=3, poison=True),
+                _t(64, 32, 1.0, 16, diag=1, data="genuine", nan_diag=True),
+                _t(31, 17, 0.0, 4, side=1, uplo=1, trans=1, data="genuine")]}, 8, 1)
+
+ZTRSM_B = _tb_row(ZTRSM_B_R, {
+    "smoke": [_t(4, 4, 1.0, 1, cparts="half"), _t(16, 4, 0.5, 2, cparts="half"),
+              _t(5, 3, 1.0, 2, data="genuine", cparts="half")],
+    "full": _trsm_full(cparts="half"),
+    "heldout": [_t(12, 5, 0.5 - 1j, 3, side=s, uplo=u, trans=tr, lda=14, ldb=13, data="genuine", nan_other=True,
+                   cparts="half") for s, u, tr in ((0, 1, 0), (1, 0, 1), (0, 0, 2), (1, 1, 2))]
+    + [_t(64, 32, 1.0, 16, diag=1, data="genuine", nan_diag=True, cparts="half"),
+       _t(33, 7, 1.0, 2, side="L", uplo="U", trans="C", diag="N", data="genuine", cparts="half")]}, 16, 4,
+    _COMPLEX)
+
 OPERATORS = [CGEMM_SB, CGEMM_SB64, CGEMV_B64, CGEMV_SB, DGEMM_B, DGEMM_SB, DGEMM_SB64, DGEMV_B, DGEMV_SB, HGEMM_B,
-             HGEMM_SB, SGEMM_B64, SGEMM_SB, SGEMV_B, SGEMV_SB, ZGEMM_B, ZGEMM_SB, ZGEMV_B, ZGEMV_SB]
+             HGEMM_SB, SGEMM_B64, SGEMM_SB, SGEMV_B, SGEMV_SB, ZGEMM_B, ZGEMM_SB, ZGEMV_B, ZGEMV_SB, DTRSM_B, ZTRSM_B]

@@ -265,6 +265,22 @@ def _gemm_b_decl(prec: str, suffix: str = "") -> Routine:
 HGEMM_B_R, DGEMM_B_R, ZGEMM_B_R = (_gemm_b_decl(p) for p in "HDZ")
 SGEMM_B64_R = _gemm_b_decl("S", "_64")
 
+
+
+def _trsm_b_decl(prec: str) -> Routine:
+    name = f"cublas{prec}trsmBatched"
+    return declare(Routine(
+        name, prec,
+        (flag("side"), flag("uplo"), flag("trans"), flag("diag"), size("m"), size("n"), scalar("alpha"),
+         ptrs("Aarray", "mat", _SIDE_DIMS, "lda", "batchCount"), ld("lda"),
+         ptrs("Barray", "mat", dims("m", "n"), "ldb", "batchCount", out=True), ld("ldb"), count("batchCount")),
+        returns="Barray", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: solve op(A_b)*X = alpha*B_b (LEFT) or X*op(A_b) = alpha*B_b (RIGHT) and store "
+                f"X into B_b ({prec}); A_b triangular per uplo, unit diagonal not read; alpha == 0: B_b = 0."))
+
+
+DTRSM_B_R, ZTRSM_B_R = _trsm_b_decl("D"), _trsm_b_decl("Z")
+
 # ------------------------------------------------------------------------------------------ extensions
 SGEMMEX_R = declare(Routine(
     "cublasSgemmEx", "S", (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
