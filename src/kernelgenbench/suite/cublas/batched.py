@@ -213,8 +213,9 @@ ZGEMV_SB = _vrow(ZGEMV_SB_R, {
 
 # --------------------------------------------------------------------------- pointer-array gemv / gemm
 _PTR = (" The pointer arrays are 1-D int64 device tensors of device addresses (one per batch; input entries may "
-        "repeat): load entry b in the kernel and cast it, tl.load(Aarray + b).to(tl.pointer_type(tl.float32)) "
-        "(the real element type for complex data). The output arrays are written in place, never the addresses.")
+        "repeat): load entry b in the kernel and cast it to a pointer of the element type (the real type for complex "
+        "data), e.g. tl.load(Aarray + b).to(tl.pointer_type(tl.float32)). The output arrays are written in place, "
+        "never the addresses.")
 
 
 def _gemv_b_reference(p: dict[str, Any], r: Any) -> None:

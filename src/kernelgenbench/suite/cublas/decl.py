@@ -425,8 +425,11 @@ class Routine:
         else:
             what = (f"column-major matrices {_shape_text(a)} (leading dimension {a.step})" if a.kind == "mat" else
                     f"BLAS vectors of length {_shape_text(a)} (increment {a.step})")
-            s = (f"{w}1-D int64 device tensor of {a.count} device addresses (one per batch) of {t} {what}; load "
-                 f"entry b in the kernel and cast it with .to(tl.pointer_type(...)); "
+            real = {torch.complex64: "float32", torch.complex128: "float64"}.get(self.dtype)
+            et = (f"{str(self.dtype).split('.')[-1]} (interleaved {real} re/im pairs: element k at real words 2k, "
+                  f"2k+1)" if real else t)
+            s = (f"{w}1-D int64 device tensor of {a.count} device addresses (one per batch) of {et} {what}; load "
+                 f"entry b in the kernel and cast it with .to(tl.pointer_type(tl.{real or t})); "
                  f"{'the arrays are written in place, the addresses never' if a.out else 'read only; entries may repeat'}")
         if a.stride:
             s += f"; batch b at b*{a.stride}"
