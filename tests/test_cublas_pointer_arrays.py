@@ -6,6 +6,7 @@ address tensor; the interpreter's bounds checks admit what an address tensor poi
 from __future__ import annotations
 
 import io
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -175,3 +176,49 @@ def test_interfaces_name_the_pointer_arrays():
              for n in ("cublasSgemvBatched", "cublasDgemvBatched", "cublasDgemmBatched", "cublasHgemmBatched")}
     assert sizes["cublasSgemvBatched"]["full"] == 11664 and sizes["cublasDgemvBatched"]["full"] == 90
     assert sizes["cublasDgemmBatched"]["full"] == 180 and sizes["cublasHgemmBatched"]["smoke"] == 3
+
+
+def test_timed_repetitions_get_addresses_of_their_own_clones(monkeypatch):
+    """The timed loop (CUDA faked on the CPU as in test_timing.py): each repetition's clone gets its own
+    address tensors (built before its window, reused by the call), and a checked repetition's return is
+    the case's y tensor, judged like a correctness run."""
+    import test_timing
+
+    from kernelgenbench.sandbox import timed_loop
+    from kernelgenbench.sandbox.state import State
+
+    test_timing.fake_cuda.__wrapped__(monkeypatch)
+    op = get_operator("cublas::cublasSgemvBatched")
+    p = dict(m=3, n=2, trans="N", alpha=1.0, beta=0.0, batchCount=2, incx=1, incy=1)
+    r = ROUTINES["cublasSgemvBatched"]
+    iy = r.position("yarray")
+    state = State()
+    seen: list[tuple[list[int], int]] = []
+
+    def fn(*args):
+        state.launches.append("k")
+        seen.append((args[iy].tolist(), id(args[iy])))
+        return args[iy]
+
+    impl = SimpleNamespace(fn=fn, activate=lambda: None, deactivate=lambda: None)
+    base_addrs: list[list[int]] = []
+
+    def base(c):
+        base_addrs.append(bind_pointers(c).args[iy].tolist())
+        return unbind_result(c, bind_pointers(c).args[iy], check=False)
+
+    def make_set(k):
+        return op.build(p, CPU, torch.Generator().manual_seed(100 + k))
+
+    sets = [make_set(-1), make_set(-2)]
+    res = timed_loop.time_case(op, impl, base, sets, SimpleNamespace(device="cpu", interpreter=False), state,
+                               reps=10, warmup_ms=1, block=5, check=[2, 7], make_set=make_set)
+    assert sorted(res["checked"]) == [2, 7]
+    for k, (call, ret) in res["checked"].items():
+        assert ret is call.args[iy]                                           # the y storage, not the addresses
+        bound = call.__dict__["_bound"][0]
+        base_ptr = call.args[iy].data_ptr()
+        assert bound.args[iy].tolist() == [base_ptr + o * 4 for o in call.pointers[iy]]
+    # every candidate call got an int64 address tensor laid out as its clone (y_1 three floats after y_0)
+    assert len(seen) >= 10 and all(len(a) == 2 and a[1] - a[0] == 3 * 4 for a, _ in seen)
+    assert len(base_addrs) >= 10
