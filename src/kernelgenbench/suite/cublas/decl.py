@@ -605,8 +605,9 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
     (vector gaps, padding rows) with the poison NaN, which must survive bit for bit. ``fill(name, t)``
     then adjusts arrays (NaN in operands that must not be read, triangular data, ...).
 
-    Pointer arrays (``ptrs``, §2.2): the batches' arrays lie in one tensor, each ``p["gap"]`` elements after
-    the previous one's extent (the gaps are memory an output must leave untouched); names in
+    Pointer arrays (``ptrs``, §2.2): the batches' arrays lie in one tensor in a random order, each slot
+    ``p["gap"]`` elements after the previous one's extent (the gaps are memory an output must leave
+    untouched); names in
     ``p["shared"]`` (inputs only) get one array that every entry points to. The position holds that tensor
     and ``Call.pointers`` the offsets; ``fill`` sees the tensor.
     """
@@ -647,9 +648,13 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
                 raise ValueError(f"cublas::{routine.name}: output pointer array {a.name} cannot be shared "
                                  f"(output arrays are distinct, §2.2)")
             span = one + p.get("gap", 0)
-            pointers[i] = tuple(0 if shared else b * span for b in range(max(0, d[a.count])))
-            n = (one if shared else span * max(0, d[a.count])) + p.get("slack", 0)
+            nb = max(0, d[a.count])
+            n = (one if shared else span * nb) + p.get("slack", 0)
             t = randn(max(1, n), routine.dtype, gen, device, p.get("cparts", "unit"))
+            # batch b's array is slot order[b] of the tensor: a random order, so no kernel can take the
+            # arrays for a strided batch from the first address
+            order = torch.randperm(nb, generator=gen, device=device).tolist() if nb > 1 and not shared else range(nb)
+            pointers[i] = tuple(0 if shared else order[b] * span for b in range(nb))
             if a.out and p.get("poison"):
                 keep = storage_view(t).clone()
                 poison_(t)
