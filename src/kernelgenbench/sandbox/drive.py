@@ -137,10 +137,10 @@ class CandidateDriver:
                 # address tensor stands for the case's argument at its position
                 bound = bind_pointers(call)
                 if self.platform.interpreter:
-                    # the interpreter's bounds checks let a launch given an address tensor reach what it points to
+                    # the interpreter's bounds checks let the call's launches reach what the addresses point to
                     from .interpreter import pointer_targets
 
-                    with pointer_targets([(bound.args[s], call.args[s]) for s in call.pointers]):
+                    with pointer_targets([call.args[s] for s in call.pointers]):
                         ret = self.impl.fn(*bound.args, **bound.kwargs)
                 else:
                     ret = self.impl.fn(*bound.args, **bound.kwargs)

@@ -5,9 +5,9 @@ interpreter platform only.
   benchmark with; times are not reported there anyway); ``libdevice`` functions that ``tl.math`` also
   has run as ``tl.math``'s; ``torch.cuda.device(cpu)`` is a no-op context (:func:`install_interpreter_patches`).
 * Bounds checks: every load, store and atomic of an interpreted kernel is checked against the memory of
-  its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`); a launch
-  that receives a pointer array the harness built (cuBLAS ``*Batched``) may also reach the storages its
-  addresses point into (:func:`pointer_targets`).
+  its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`); during a
+  call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
+  point into (:func:`pointer_targets`).
 * Progress counters the verifier reads while it waits for a case (:func:`install_interpreter_progress`).
 """
 from __future__ import annotations
@@ -105,28 +105,24 @@ class OutOfBoundsAccess(RuntimeError):
 #: arguments, tuple elements and tensor descriptors' bases), set when Triton copies the arguments to the host
 _REGIONS: list[tuple[int, int]] = []
 _REGION_KERNEL: list[str] = [""]
-#: storage address of an int64 address tensor the harness built for the running candidate call (cuBLAS
-#: ``*Batched``, suite/spec.py ``bind_pointers``) -> byte ranges of the storages its addresses point into
-_POINTER_TARGETS: dict[int, list[tuple[int, int]]] = {}
+#: byte ranges of the storages the pointer arrays of the running candidate call point into (cuBLAS
+#: ``*Batched``, suite/spec.py ``bind_pointers``)
+_POINTER_TARGETS: list[tuple[int, int]] = []
 
 
 @contextmanager
-def pointer_targets(pairs: list[tuple[torch.Tensor, torch.Tensor]]):
-    """While the block runs, a launch that receives one of the address tensors of ``pairs`` ((address
-    tensor, tensor its addresses point into) each) may access the whole storage of the second tensor too.
-    A copy of an address tensor made by the candidate carries no such right (its launch fails the check
-    as on a GPU it would not: keep the given tensor)."""
-    keys = []
-    for addr, target in pairs:
-        k = addr.untyped_storage().data_ptr()
-        st = target.untyped_storage()
-        _POINTER_TARGETS.setdefault(k, []).append((st.data_ptr(), st.data_ptr() + st.nbytes()))
-        keys.append(k)
+def pointer_targets(targets: list[torch.Tensor]):
+    """While the block runs (one candidate call given pointer arrays), every launch may also access the whole
+    storages of ``targets``, the tensors the call's address tensors point into: the call was handed those
+    addresses, and may load them from the given tensor or from its own copy of it, as on a GPU."""
+    saved = list(_POINTER_TARGETS)
+    for t in targets:
+        st = t.untyped_storage()
+        _POINTER_TARGETS.append((st.data_ptr(), st.data_ptr() + st.nbytes()))
     try:
         yield
     finally:
-        for k in keys:
-            _POINTER_TARGETS.pop(k, None)
+        _POINTER_TARGETS[:] = saved
 
 
 def _storage_regions(args: Any) -> list[tuple[int, int]]:
@@ -199,8 +195,7 @@ def install_interpreter_bounds_checks() -> None:
 
     def init_args(self, args_dev, kwargs, _orig=orig_init):
         args_hst, kwargs_hst = _orig(self, args_dev, kwargs)
-        regions = _storage_regions([*args_hst, *kwargs_hst.values()])
-        _REGIONS[:] = regions + [t for start, _ in regions for t in _POINTER_TARGETS.get(start, ())]
+        _REGIONS[:] = _storage_regions([*args_hst, *kwargs_hst.values()]) + _POINTER_TARGETS
         _REGION_KERNEL[0] = getattr(self.fn, "__name__", "")
         return args_hst, kwargs_hst
 
