@@ -265,7 +265,7 @@ class Child:
             # (aten.md §7: size-0 outs); clones (views and sharing kept) are resizable.
             with self.harness_io():
                 args, kwargs = clone_tree([args, kwargs])
-        call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
+        call = Call.loaded(data, args, kwargs)
         ghost = msg.ghost
         state.begin_case(ghost, data.get("replay") if ghost else None)
         state.readonly_inputs = readonly_storages(call)
@@ -325,8 +325,7 @@ class Child:
 
         torch = self.torch
         data = self.load(msg.inp)
-        calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api"),
-                      needs_launch=bool(d.get("needs_launch", True))) for d in data["sets"]]
+        calls = [Call.loaded(d) for d in data["sets"]]
         check = msg.check
         params, base_seed = data.get("params"), data.get("seed")
         device = self.device()

@@ -311,7 +311,7 @@ class CaseJudge:
         t1 = time.perf_counter()
         self._io_n += 1
         inp = self.io / f"{self._io_n:05d}.in.pt"  # neutral names: nothing tells a replay from a case
-        data = {"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}
+        data = call.saved()
         if replay is not None:
             data["replay"] = replay
         torch.save(data, inp)

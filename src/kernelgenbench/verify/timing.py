@@ -199,8 +199,7 @@ class TimingPhase:
         for salt in (0x9E3779B1, 0x85EBCA6B):
             gen = generator(self.device, case.seed ^ salt)
             call = self.op.build(case.params, self.device, gen)
-            sets.append({"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api,
-                         "needs_launch": call.needs_launch})
+            sets.append(call.saved())
         base_seed = self.rng.getrandbits(62)
         inp = self.io / f"{case.tier}-{case.index}.time.pt"
         torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
