@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any, Optional
@@ -40,6 +41,16 @@ def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False, usd: bool 
     return str(v)
 
 
+def failure_gist(message: str | None, case_id: str | None) -> str:
+    """The first line of a failure ``message`` with the case's parameters left out (``case full/428 (form=st,
+    ...): return: ...`` -> ``case full/428: return: ...``), so that a narrow table cell shows what went wrong;
+    the parameters are printed with the whole failure after the tables."""
+    text = (message or "").splitlines()[0] if message else ""
+    if case_id:
+        text = re.sub(rf"^case {re.escape(case_id)} \(.*?\): ", f"case {case_id}: ", text, count=1)
+    return text
+
+
 def operators_table(summary: dict[str, Any], timing: bool) -> Table:
     """One row per operator: verdict, how the session ended, self-checks, tokens, cost, wall-clock."""
     from ..llm.summary import fmt_tokens
@@ -54,7 +65,7 @@ def operators_table(summary: dict[str, Any], timing: bool) -> Table:
         color = {"solved": "green", "failed": "red"}.get(o["status"], "yellow")
         why = ""
         if o["status"] == "failed":
-            why = f"{o['failure_class']}: {o.get('message') or ''}"[:90]
+            why = f"{o['failure_class']}: {failure_gist(o.get('message'), o.get('failure_case'))}"[:90]
         if o.get("exit_reason") == "error" and o.get("error"):
             why = (why + " · " if why else "") + f"session error: {str(o['error']).splitlines()[0][:80]}"
         row = [op_id, f"[{color}]{o['status']}[/{color}]", o.get("cases") or "", o.get("exit_reason") or "",
@@ -267,6 +278,11 @@ def register(app: typer.Typer) -> None:
         if not plat.timing:
             console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
                           f"only)[/dim]")
+        from ..tables import _print_failures
+        from .summary import latest_records
+
+        latest = latest_records(rundir.records(), tier=cfg.tier, platform=plat.name)
+        _print_failures([latest[o.id] for o in ops if o.id in latest])  # each failed verdict's first failure in full
         console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}\n"
                       f"workspaces: {runner.workspaces}")
 
