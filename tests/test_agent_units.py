@@ -308,6 +308,30 @@ def test_summary_scores() -> None:
     assert s["by_source"]["aten"]["accuracy"] == 0.5 and s["operators"]["cublas::cublasSaxpy_v2"]["status"] == "not_run"
 
 
+
+def test_failed_operator_row_shows_what_went_wrong() -> None:
+    """The operators table's narrow failure cell leaves the case's parameters out (they are printed with the
+    whole failure after the tables), so it shows the failing comparison, not a cut-off parameter list."""
+    from rich.console import Console
+
+    from kernelgenbench.agent.commands import failure_gist, operators_table
+
+    msg = ("case full/428 (form=st, dtype=fp16, alpha=100.001, scalar=-111.999, shape=[1024, 1024]): return: 8265 of "
+           "1048576 elements outside tolerance (rtol[fp16]=0.001 atol=1e-4*1); first at (0, 29): got 0.6953125\nmore")
+    rec = _rec("aten::add", "failed", first_failure={"case_id": "full/428", "message": msg})
+    s = summarize_agent_run([("aten::add", "aten")], [rec], tier="all", platform="cuda")
+    o = s["operators"]["aten::add"]
+    assert o["failure_case"] == "full/428" and o["message"] == msg.splitlines()[0]
+    assert failure_gist(o["message"], o["failure_case"]) == (
+        "case full/428: return: 8265 of 1048576 elements outside tolerance (rtol[fp16]=0.001 atol=1e-4*1); first at "
+        "(0, 29): got 0.6953125")
+    # another case id, or no case: the message as it is
+    assert failure_gist(o["message"], "full/4").startswith("case full/428 (form=st")
+    assert failure_gist("import failed: boom\ntraceback", None) == "import failed: boom"
+    con = Console(width=300, record=True)
+    con.print(operators_table(s, timing=False))
+    assert "wrong_result: case full/428: return: 8265 of 1048576 elements" in con.export_text()
+
 # -- isolation ------------------------------------------------------------------------------------------------
 def test_no_root_means_no_isolation_and_a_loud_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(isolation, "is_root", lambda: False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 from pathlib import Path
 from typing import Any, Optional
@@ -40,6 +41,16 @@ def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False, usd: bool 
     return str(v)
 
 
+def failure_gist(message: str | None, case_id: str | None) -> str:
+    """The first line of a failure ``message`` with the case's parameters left out (``case full/428 (form=st,
+    ...): return: ...`` -> ``case full/428: return: ...``), so that a narrow table cell shows what went wrong;
+    the parameters are printed with the whole failure after the tables."""
+    text = (message or "").splitlines()[0] if message else ""
+    if case_id:
+        text = re.sub(rf"^case {re.escape(case_id)} \(.*?\): ", f"case {case_id}: ", text, count=1)
+    return text
+
+
 def operators_table(summary: dict[str, Any], timing: bool) -> Table:
     """One row per operator: verdict, how the session ended, self-checks, tokens, cost, wall-clock."""
     from ..llm.summary import fmt_tokens
@@ -54,7 +65,7 @@ def operators_table(summary: dict[str, Any], timing: bool) -> Table:
         color = {"solved": "green", "failed": "red"}.get(o["status"], "yellow")
         why = ""
         if o["status"] == "failed":
-            why = f"{o['failure_class']}: {o.get('message') or ''}"[:90]
+            why = f"{o['failure_class']}: {failure_gist(o.get('message'), o.get('failure_case'))}"[:90]
         if o.get("exit_reason") == "error" and o.get("error"):
             why = (why + " · " if why else "") + f"session error: {str(o['error']).splitlines()[0][:80]}"
         row = [op_id, f"[{color}]{o['status']}[/{color}]", o.get("cases") or "", o.get("exit_reason") or "",
@@ -239,10 +250,12 @@ def register(app: typer.Typer) -> None:
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"),
                                                                                         "[red]✗[/red]")
             cls = f" {r.get('failure_class')}" if r.get("failure_class") else ""
+            n_checks = r.get("self_checks", 0)
             tok = [r.get(k) for k in ("tokens_in", "cache_read", "cache_write", "tokens_out")]
             tok_txt = f"{sum(t or 0 for t in tok):,} tok" if any(t is not None for t in tok) else "tokens not reported"
             console.print(f"{mark} {e.op} {r.get('cases_passed', 0)}/{r.get('cases_total', 0)}{cls} · exit "
-                          f"{r.get('exit_reason')} · {r.get('self_checks', 0)} self-checks · {tok_txt} · session "
+                          f"{r.get('exit_reason')} · {n_checks} self-check{'' if n_checks == 1 else 's'} · {tok_txt} · "
+                          f"session "
                           f"{r.get('session_wall_s', 0):.1f}s + verdict {r.get('judge_wall_s', 0):.1f}s"
                           + (" (recorded earlier)" if e.kind == "resumed" else ""))
 
@@ -267,6 +280,11 @@ def register(app: typer.Typer) -> None:
         if not plat.timing:
             console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
                           f"only)[/dim]")
+        from ..tables import _print_failures
+        from .summary import latest_records
+
+        latest = latest_records(rundir.records(), tier=cfg.tier, platform=plat.name)
+        _print_failures([latest[o.id] for o in ops if o.id in latest])  # each failed verdict's first failure in full
         console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}\n"
                       f"workspaces: {runner.workspaces}")
 

@@ -54,6 +54,7 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
             "failure_class": rec.get("failure_class") if status == "failed" else None,
             "message": ((ff.get("message") or "").splitlines()[0][:300]
                         if status == "failed" and ff.get("message") else None),
+            "failure_case": ff.get("case_id") if status == "failed" else None,
             "cases": f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}", "error": rec.get("error"),
             "usage_source": rec.get("usage_source"), "model_served": rec.get("model_served")}
 
@@ -91,14 +92,21 @@ def group_scores(ops: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def summarize_agent_run(op_list: list[tuple[str, str]], records: list[dict[str, Any]], *, tier: str,
-                        platform: str) -> dict[str, Any]:
-    """The run's summary: per operator, per source and overall, from the latest verdict record of each
-    selected operator on ``tier`` and ``platform``."""
+def latest_records(records: list[dict[str, Any]], *, tier: str, platform: str) -> dict[str, dict[str, Any]]:
+    """Operator id -> its latest verdict record (label ``agent``) on ``tier`` and ``platform``; records
+    of other tiers, platforms or labels are left out."""
     latest: dict[str, dict[str, Any]] = {}
     for r in records:
         if r.get("label") == "agent" and r.get("tier") == tier and r.get("platform") == platform:
             latest[str(r.get("op"))] = r
+    return latest
+
+
+def summarize_agent_run(op_list: list[tuple[str, str]], records: list[dict[str, Any]], *, tier: str,
+                        platform: str) -> dict[str, Any]:
+    """The run's summary: per operator, per source and overall, from the latest verdict record of each
+    selected operator on ``tier`` and ``platform``."""
+    latest = latest_records(records, tier=tier, platform=platform)
     ops = [operator_scores(op_id, src, latest.get(op_id)) for op_id, src in op_list]
     out: dict[str, Any] = {"by_source": {}, "overall": group_scores(ops), "operators": {o["op"]: o for o in ops}}
     for src in ("aten", "vllm", "cublas"):
