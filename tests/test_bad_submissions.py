@@ -133,6 +133,18 @@ EXPECTED = {
     # red team of the pointer arrays and list slots: copy_blocks putting written clones into the caller's lists
     # (the caches it was given stay unwritten; the child judges the tensors the case passed)
     "list_swap": "wrong_result",
+    # a store one vector length past each y_b, through the batch's own address (the last array ends its tensor)
+    "ptr_spill": "cuda_fault",
+    # host reads of a Triton copy, Python arithmetic, a Triton store of the scalar: NOT caught (XFAIL below)
+    "host_store": "ghost",
+}
+
+#: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
+#: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
+XFAIL = {
+    "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
+                  "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
+                  "reads to launch scalars is tracked)",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr
@@ -155,7 +167,8 @@ def _cases():
     for path in fixtures(BAD):
         what = fixture_kind(path)
         if what in EXPECTED:
-            yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what)
+            marks = [pytest.mark.xfail(reason=XFAIL[what], strict=True)] if what in XFAIL else []
+            yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what, marks=marks)
 
 
 #: Fixtures whose cheat shows only on the public inputs of the smoke cases: L2 replays every smoke
