@@ -428,6 +428,32 @@ def test_copy_blocks_hand_cases_and_list_slots() -> None:
     assert op.reference(p, empty) == [] and not empty.needs_launch
 
 
+def test_a_written_list_is_judged_as_the_case_passed_it() -> None:
+    """copy_blocks written out of place (red team, bad fixture list_swap): written clones put into the caller's
+    lists leave the caches it holds unwritten; the sandbox child reports the tensors the case passed."""
+    from kernelgenbench.sandbox.child import as_given, given_lists
+    from kernelgenbench.verify.judge import judge_values
+
+    op = get_operator("vllm::copy_blocks")
+    p = dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=2)
+    call = op.build(p, CPU, generator(CPU, 3))
+    exp = op.reference(p, call.clone())
+    given = given_lists(call)
+    caches = list(call.args[0]) + list(call.args[1])
+    done = call.clone()
+    op.baseline(done, None, prefer="native-eager")[0](done)
+    for pos in (0, 1):                                       # the right values, in new tensors in the lists
+        for i in range(2):
+            call.args[pos][i] = done.args[pos][i]
+    assert judge_values({"args": call.args, "kwargs": {}, "ret": None}, exp)[0] is None   # the old report passed
+    args, kwargs = as_given(call, given)
+    judged = [t for lst in args[:2] for t in lst]
+    assert len(judged) == 4 and all(a is b for a, b in zip(judged, caches)) and kwargs == {}
+    assert args[2] is call.args[2] and call.args[0][0] is done.args[0][0]   # the call itself is left as it is
+    msg, _ = judge_values({"args": args, "kwargs": kwargs, "ret": None}, exp)
+    assert msg is not None and msg.startswith("arg.0.0")
+
+
 def test_convert_fp8_hand_cases() -> None:
     from kernelgenbench.suite.vllm.kv_cache import convert_fp8_native
 
