@@ -217,7 +217,7 @@ def test_timed_repetitions_get_addresses_of_their_own_clones(monkeypatch):
     res = timed_loop.time_case(op, impl, base, sets, SimpleNamespace(device="cpu", interpreter=False), state,
                                reps=10, warmup_ms=1, block=5, check=[2, 7], make_set=make_set)
     assert sorted(res["checked"]) == [2, 7]
-    for k, (call, ret) in res["checked"].items():
+    for _k, (call, ret) in res["checked"].items():
         assert ret is call.args[iy]                                           # the y storage, not the addresses
         bound = call.__dict__["_bound"][0]
         base_ptr = call.args[iy].data_ptr()

@@ -52,8 +52,8 @@ from typing import Any, Callable, Iterable
 
 import torch
 
-from ..verify.timing import BLOCK, timed_repetitions
 from ..suite.spec import bind_pointers
+from ..verify.timing import BLOCK, timed_repetitions
 
 _FLUSH: dict[int, torch.Tensor] = {}
 

@@ -16,27 +16,27 @@ from .grids import AB3, AB6, AB6C, G5, G9, TT4
 from .level2 import gemv_reference
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, tri_of
 from .routines import (
-    CGEMV_B64_R,
-    DTRSM_B_R,
-    ZTRSM_B_R,
-    DGEMM_B_R,
-    DGEMV_B_R,
-    HGEMM_B_R,
-    SGEMM_B64_R,
-    SGEMV_B_R,
-    ZGEMM_B_R,
-    ZGEMV_B_R,
     CGEMM_SB64_R,
     CGEMM_SB_R,
+    CGEMV_B64_R,
     CGEMV_SB_R,
+    DGEMM_B_R,
     DGEMM_SB64_R,
     DGEMM_SB_R,
+    DGEMV_B_R,
     DGEMV_SB_R,
+    DTRSM_B_R,
+    HGEMM_B_R,
     HGEMM_SB_R,
+    SGEMM_B64_R,
     SGEMM_SB_R,
+    SGEMV_B_R,
     SGEMV_SB_R,
+    ZGEMM_B_R,
     ZGEMM_SB_R,
+    ZGEMV_B_R,
     ZGEMV_SB_R,
+    ZTRSM_B_R,
 )
 from .rows import Row, routine_operator
 

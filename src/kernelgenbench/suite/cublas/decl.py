@@ -430,7 +430,8 @@ class Routine:
                   f"2k+1)" if real else t)
             s = (f"{w}1-D int64 device tensor of {a.count} device addresses (one per batch) of {et} {what}; load "
                  f"entry b in the kernel and cast it with .to(tl.pointer_type(tl.{real or t})); "
-                 f"{'the arrays are written in place, the addresses never' if a.out else 'read only; entries may repeat'}")
+                 + ("the arrays are written in place, the addresses never" if a.out
+                    else "read only; entries may repeat"))
         if a.stride:
             s += f"; batch b at b*{a.stride}"
         return s + (f"; {a.doc}" if a.doc else "")

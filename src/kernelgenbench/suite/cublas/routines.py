@@ -236,7 +236,8 @@ def _gemv_b_decl(prec: str, suffix: str = "") -> Routine:
     name = f"cublas{prec}gemvBatched{suffix}"
     return declare(Routine(
         name, prec,
-        (flag("trans"), size("m"), size("n"), scalar("alpha"), ptrs("Aarray", "mat", dims("m", "n"), "lda", "batchCount"),
+        (flag("trans"), size("m"), size("n"), scalar("alpha"),
+         ptrs("Aarray", "mat", dims("m", "n"), "lda", "batchCount"),
          ld("lda"), ptrs("xarray", "vec", op_len("trans", "n", "m"), "incx", "batchCount"), inc("incx"),
          scalar("beta"), ptrs("yarray", "vec", op_len("trans", "m", "n"), "incy", "batchCount", out=True),
          inc("incy"), count("batchCount")),
