@@ -368,7 +368,7 @@ def combine_allowance(es: torch.Tensor, ml: torch.Tensor, tmp: torch.Tensor, wri
     § paged_attention_v2); an fp32 accumulation order or exp other than the reference's may round a partition
     value one step the other way, and the combine carries that step, weighted, into an ``out`` that is often
     far smaller than its partitions (they cancel): ``rtol·|out|`` alone failed honest kernels on a bf16 held-out
-    case (issue 18)."""
+    case on the H200."""
     u = UNIT_ROUNDOFF[tmp.dtype]
     mj = torch.where(written, ml.double(), torch.tensor(float("-inf"), dtype=torch.float64, device=ml.device))
     big = mj.max(-1, keepdim=True).values

@@ -28,14 +28,12 @@ def _heads_view(x: torch.Tensor, ntok: int, heads: int, d: int, npos_dims: int) 
     return x.as_strided((ntok, heads, d), (ts, hs, 1), x.storage_offset())
 
 
-def rope_native(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, cache: torch.Tensor,
-                neox: bool) -> torch.Tensor:
-    """The rotated ``[tokens, heads, D]`` values of ``x`` (query or key; vllm.md § rotary_embedding): for
-    E = rot_dim/2, c = cache[p, j], s = cache[p, E + j], pairs (j, E+j) (NeoX) or (2j, 2j+1) (GPT-J):
-    ``x' = x*c - y*s``, ``y' = y*c + x*s`` with every operation rounded to x's dtype; dims >= rot_dim kept."""
-    npos = positions.dim()
+def _rope_operands(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, cache: torch.Tensor, neox: bool
+                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(v, c, s, xi, yi)``: x's ``[tokens, heads, D]`` view, each token's cos and sin rows (``[tokens, 1, E]`` in
+    x's dtype, E = rot_dim/2) and the pair indices: (j, E+j) for NeoX, (2j, 2j+1) for GPT-J."""
     pos = positions.reshape(-1).long()
-    v = _heads_view(x, pos.numel(), heads, d, npos).clone()
+    v = _heads_view(x, pos.numel(), heads, d, positions.dim())
     rot = cache.shape[1]
     e = rot // 2
     c = cache[pos, :e][:, None, :].to(x.dtype)
@@ -44,12 +42,20 @@ def rope_native(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, ca
         xi, yi = torch.arange(e), torch.arange(e) + e
     else:
         xi, yi = torch.arange(0, rot, 2), torch.arange(1, rot, 2)
+    return v, c, s, xi, yi
+
+
+def rope_native(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, cache: torch.Tensor,
+                neox: bool) -> torch.Tensor:
+    """The rotated ``[tokens, heads, D]`` values of ``x`` (query or key; vllm.md § rotary_embedding): for
+    E = rot_dim/2, c = cache[p, j], s = cache[p, E + j], pairs (j, E+j) (NeoX) or (2j, 2j+1) (GPT-J):
+    ``x' = x*c - y*s``, ``y' = y*c + x*s`` with every operation rounded to x's dtype; dims >= rot_dim kept."""
+    v, c, s, xi, yi = _rope_operands(positions, x, heads, d, cache, neox)
+    v = v.clone()
     a, b = v[..., xi], v[..., yi]
     v[..., xi] = a * c - b * s     # each product and the difference in x's dtype (CPU/GPU torch round per op)
     v[..., yi] = b * c + a * s
     return v
-
-
 
 
 def rope_allowance(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, cache: torch.Tensor,
@@ -59,19 +65,10 @@ def rope_allowance(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int,
     x's dtype. vLLM rounds each product to the half type; a kernel that keeps the products in fp32 and
     rounds once, or that fuses one product into an FMA (Triton contracts ``a*c - b*s`` on GPUs), differs from
     that by up to one rounding of each product -- far more than ``rtol·|x'|`` where the difference cancels
-    (issue 18: 1.4% of a bf16 held-out case). Honest orders of the same arithmetic are not failed."""
-    npos = positions.dim()
-    pos = positions.reshape(-1).long()
-    v = _heads_view(x, pos.numel(), heads, d, npos).double()
+    (found on the H200: 1.4% of a bf16 held-out case). Honest orders of the same arithmetic are not failed."""
+    v, c, s, xi, yi = _rope_operands(positions, x, heads, d, cache, neox)
+    v, c, s = v.double(), c.double().abs(), s.double().abs()
     extra = torch.zeros_like(v)
-    rot = cache.shape[1]
-    e = rot // 2
-    c = cache[pos, :e][:, None, :].to(x.dtype).double().abs()
-    s = cache[pos, e:rot][:, None, :].to(x.dtype).double().abs()
-    if neox:
-        xi, yi = torch.arange(e), torch.arange(e) + e
-    else:
-        xi, yi = torch.arange(0, rot, 2), torch.arange(1, rot, 2)
     a, b = v[..., xi].abs(), v[..., yi].abs()
     u = UNIT_ROUNDOFF[x.dtype]
     extra[..., xi] = 2 * u * (a * c + b * s)
