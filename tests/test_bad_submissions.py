@@ -128,6 +128,25 @@ EXPECTED = {
     # a table of answers uploaded through launch scalars on the first call
     # an input's clone handed to a no-op launch, read back, reduced on the host
     "lazy_upload": "profile",
+    # cuBLAS *Batched: an address of a pointer array the harness built, changed by the call (an input)
+    "ptr_tamper": "runtime_error",
+    # red team of the pointer arrays and list slots: copy_blocks putting written clones into the caller's lists
+    # (the caches it was given stay unwritten; the child judges the tensors the case passed)
+    "list_swap": "wrong_result",
+    # a store one vector length past each y_b, through the batch's own address (the last array ends its tensor)
+    "ptr_spill": "cuda_fault",
+    # host reads of a Triton copy, Python arithmetic, a Triton store of the scalar: NOT caught (XFAIL below)
+    "host_store": "ghost",
+    # NumPy arrays of the memory the addresses point to (__array_interface__), computed and written with NumPy
+    "host_deref": "static_scan",
+}
+
+#: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
+#: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
+XFAIL = {
+    "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
+                  "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
+                  "reads to launch scalars is tracked)",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr
@@ -150,7 +169,8 @@ def _cases():
     for path in fixtures(BAD):
         what = fixture_kind(path)
         if what in EXPECTED:
-            yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what)
+            marks = [pytest.mark.xfail(reason=XFAIL[what], strict=True)] if what in XFAIL else []
+            yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what, marks=marks)
 
 
 #: Fixtures whose cheat shows only on the public inputs of the smoke cases: L2 replays every smoke
@@ -237,11 +257,20 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
 BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodies run by the interpreter
              "ghost_box": "profile",          # L3 launch rule: a list passed as tl.constexpr
              "kernel_method": "profile",      # L3 launch rule: an object of the submission's class
-             "rewriter_swap": "wrong_result"}  # the harness's own rewrite of kernel.fn: the copy body runs
+             "rewriter_swap": "wrong_result",  # the harness's own rewrite of kernel.fn: the copy body runs
+             "host_deref": "ghost"}           # NOT caught behind L1 (BEHIND_L1_XFAIL)
+
+#: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
+BEHIND_L1_XFAIL = {
+    "host_deref": "a ghost replay hands back the normal run's host reads, here the addresses of that run's clone of "
+                  "the arrays: host code dereferencing them writes the old memory, the replay's y stays poisoned and "
+                  "L2 credits Triton; NumPy compute is invisible to the dispatch trace",
+}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("what", sorted(BEHIND_L1))
+@pytest.mark.parametrize("what", [pytest.param(w, marks=[pytest.mark.xfail(reason=BEHIND_L1_XFAIL[w], strict=True)]
+                                               if w in BEHIND_L1_XFAIL else []) for w in sorted(BEHIND_L1)])
 def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from kernelgenbench.run import job

@@ -27,6 +27,14 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunDir, list[di
     return RunDir.open(run.path), run.written
 
 
+def _unjudgeable(op) -> bool:
+    """Every smoke case of ``op`` computes in a dtype the interpreter cannot judge (an fp8 conversion in each):
+    the operator comes out ``unsupported`` there as a whole and is judged on GPUs only."""
+    from kernelgenbench.platforms import PROFILES
+
+    return all(PROFILES["interpreter"].unsupported_reason(op.tensor_dtypes(c.params)) for c in op.cases("smoke"))
+
+
 @pytest.mark.slow
 def test_every_oracle_passes_smoke_with_all_checks(smoke_run) -> None:
     _, records = smoke_run
@@ -34,6 +42,9 @@ def test_every_oracle_passes_smoke_with_all_checks(smoke_run) -> None:
     ops = {o.id: o for o in all_operators()}
     assert set(by_op) == set(ops)
     for op, r in sorted(by_op.items()):
+        if _unjudgeable(ops[op]):
+            assert r["status"] == "unsupported" and all(c["status"] == "unsupported" for c in r["cases"]), op
+            continue
         assert r["status"] == "passed", (op, r["failure_class"], r["first_failure"])
         assert r["anti_hack"]["L1"]["ok"] and r["anti_hack"]["L3"]["ok"], (op, r["anti_hack"])
         rule = ops[op].nothing_to_compute
@@ -61,7 +72,7 @@ def test_rerun_resumes_without_rerunning(smoke_run) -> None:
                                     platform="interpreter", jobs=2, out=rd.path)
     assert again.written == []
     assert len(rd.records()) == len(records) == len(again.records)
-    assert again.summary["overall"]["passed"] == len(records)
+    assert again.summary["overall"]["passed"] == len(records) - sum(_unjudgeable(o) for o in all_operators())
 
 
 @pytest.mark.slow

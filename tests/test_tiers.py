@@ -195,3 +195,53 @@ def test_a_job_on_all_times_exactly_the_full_tiers_timed_cases(tmp_path: Path, m
     assert timed == want and len(want) == 6
     assert rec["timing"]["timed_cases"] == len(want) and rec["speedup"] == 2.0
     assert {c["id"] for c in rec["cases"] if "speedup" in c} == set(want)
+
+
+@pytest.mark.slow
+def test_implausible_speedups_are_remeasured_in_one_fresh_process(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cases faster than ``Settings.implausible_speedup`` x the baseline are timed again after one restart of the
+    sandbox for the whole job (not one per case), and the slower candidate time of the two is kept. The
+    measurement is stubbed on the interpreter with timing switched on (as above)."""
+    import dataclasses
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.sandbox.protocol import TimeAnswer
+    from kernelgenbench.verify.session import ChildSession
+    from kernelgenbench.verify.timing import TimingPhase
+
+    op = get_operator("aten::item")
+    want = [c.id for c in op.cases("full") if c.timed]
+    fast = set(want[1:3])          # two implausible cases
+    calls: list[tuple[str, int]] = []
+    starts = [0]
+    real_start = ChildSession.start
+
+    def counting_start(self, *a, **k):  # noqa: ANN001, ANN002, ANN003
+        starts[0] += 1
+        return real_start(self, *a, **k)
+
+    def fake_time_one(self, case):  # noqa: ANN001
+        calls.append((case.id, starts[0]))
+        again = sum(1 for cid, _ in calls if cid == case.id) > 1
+        if case.id in fast:        # 100x at first; the fresh process measures 50x (kept) or 200x (not kept)
+            return TimeAnswer(baseline_ms=1.0, candidate_ms=(0.02 if case.id == want[1] else 0.005) if again
+                              else 0.01, baseline="stub")
+        return TimeAnswer(baseline_ms=2.0, candidate_ms=1.0, baseline="stub")
+
+    monkeypatch.setattr(ChildSession, "start", counting_start)
+    monkeypatch.setattr(TimingPhase, "time_one", fake_time_one)
+    plat = dataclasses.replace(PROFILES["interpreter"], timing=True)
+    rec = Verifier(JobSpec(op, SOLUTIONS / op.filename, "full"), plat, None, tmp_path / "job", Settings()).run()
+    assert rec["status"] == "passed", rec["first_failure"]
+    first_pass = [cid for cid, _ in calls[:len(want)]]
+    assert first_pass == want
+    again = calls[len(want):]
+    assert [cid for cid, _ in again] == [want[1], want[2]]
+    assert len({n for _, n in again}) == 1 and again[0][1] == calls[0][1] + 1   # one restart for both
+    by_id = {c["id"]: c for c in rec["cases"]}
+    assert by_id[want[1]]["speedup"] == 50.0 and by_id[want[2]]["speedup"] == 100.0
+    assert by_id[want[1]]["remeasured"] == {"first_ms": [1.0, 0.01], "fresh_ms": [1.0, 0.02]}
+    assert by_id[want[2]]["remeasured"] == {"first_ms": [1.0, 0.01], "fresh_ms": [1.0, 0.005]}
+    assert "remeasured" not in by_id[want[0]]

@@ -79,7 +79,10 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::paged_attention_v1", 960), ("vllm::batched_moe_align_block_size", 9),
                                         ("vllm::paged_attention_v2", 8), ("vllm::gather_and_maybe_dequant_cache", 13),
                                         ("vllm::moe_lora_align_block_size", 10), ("vllm::rms_norm_per_block_quant", 64),
-                                        ("vllm::hadacore_transform", 16)])
+                                        ("vllm::hadacore_transform", 16), ("vllm::copy_blocks", 12),
+                                        ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32),
+                                        ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288),
+                                        ("vllm::cutlass_pack_scale_fp8", 8)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
@@ -384,3 +387,187 @@ def test_prompts_name_only_the_unjudgeable_dtypes_an_operator_uses() -> None:
     assert "dtype bfloat16 cannot be judged" in add and "float8" not in add
     sgemm = build_prompt(get_operator("cublas::cublasSgemm_v2"), interp).text()
     assert "cannot be judged on this platform" not in sgemm     # fp32 only
+
+
+def test_copy_blocks_hand_cases_and_list_slots() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import block_copy_native
+    from kernelgenbench.verify.judge import judge_values, resolve_slot
+
+    cache = torch.arange(12.0).reshape(4, 3)             # 4 blocks of 3 elements
+    new, mask = block_copy_native(cache, torch.tensor([[0, 2], [1, 3]]), 3)
+    # pre-copy values: block 2 <- block 0, block 3 <- block 1; blocks 0 and 1 unchanged
+    assert new.tolist() == [0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5]
+    assert mask.tolist() == [False] * 6 + [True] * 6
+    # a view with a storage offset and a footprint wider than the block (copy_blocks_mla's padding)
+    buf = torch.arange(10.0)
+    view = buf[2:].view(2, 4)[:, :3]                      # F = stride(0) = 4, data pointer at element 2
+    new, mask = block_copy_native(view, torch.tensor([[1, 0]]), view.stride(0))
+    assert new.tolist() == [0, 1, 6, 7, 8, 9, 6, 7, 8, 9] and mask.tolist() == [False] * 2 + [True] * 4 + [False] * 4
+
+    # copy_blocks: value caches use key_caches[0]'s per-block numel; each cache is its own slot arg.<pos>.<layer>
+    op = get_operator("vllm::copy_blocks")
+    p = dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=2)
+    call = op.build(p, CPU, generator(CPU, 3))
+    exp = op.reference(p, call.clone())
+    assert [e.slot for e in exp] == ["arg.0.0", "arg.0.1", "arg.1.0", "arg.1.1"]
+    assert all(int(e.region.sum()) == 2 * 64 for e in exp)
+    assert call.get("1.1") is call.args[1][1] and call.get(0) is call.args[0]
+    done = call.clone()
+    op.baseline(done, None, prefer="native-eager")[0](done)
+    out = {"args": done.args, "kwargs": {}, "ret": None}
+    assert resolve_slot("arg.1.1", out) is done.args[1][1] and resolve_slot("arg.1.2", out) is None
+    assert judge_values(out, exp)[0] is None
+    done.args[1][1].view(-1)[int(torch.nonzero(exp[3].region)[0])] += 1.0   # one element of one value cache wrong
+    msg, _ = judge_values(out, exp)
+    assert msg is not None and msg.startswith("arg.1.1")
+    # the upstream mapping: disjoint sources and destinations
+    m = call.args[2]
+    assert m.dtype == torch.int64 and len(set(m[:, 0].tolist()) | set(m[:, 1].tolist())) == 4
+    # L = 0: nothing to judge, nothing to launch
+    empty = op.build(dict(p, layers=0), CPU, generator(CPU, 3))
+    assert op.reference(p, empty) == [] and not empty.needs_launch
+
+
+def test_a_written_list_is_judged_as_the_case_passed_it() -> None:
+    """copy_blocks written out of place (red team, bad fixture list_swap): written clones put into the caller's
+    lists leave the caches it holds unwritten; the sandbox child reports the tensors the case passed."""
+    from kernelgenbench.sandbox.child import as_given, given_lists
+    from kernelgenbench.verify.judge import judge_values
+
+    op = get_operator("vllm::copy_blocks")
+    p = dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=2)
+    call = op.build(p, CPU, generator(CPU, 3))
+    exp = op.reference(p, call.clone())
+    given = given_lists(call)
+    caches = list(call.args[0]) + list(call.args[1])
+    done = call.clone()
+    op.baseline(done, None, prefer="native-eager")[0](done)
+    for pos in (0, 1):                                       # the right values, in new tensors in the lists
+        for i in range(2):
+            call.args[pos][i] = done.args[pos][i]
+    assert judge_values({"args": call.args, "kwargs": {}, "ret": None}, exp)[0] is None   # the old report passed
+    args, kwargs = as_given(call, given)
+    judged = [t for lst in args[:2] for t in lst]
+    assert len(judged) == 4 and all(a is b for a, b in zip(judged, caches)) and kwargs == {}
+    assert args[2] is call.args[2] and call.args[0][0] is done.args[0][0]   # the call itself is left as it is
+    msg, _ = judge_values({"args": args, "kwargs": kwargs, "ret": None}, exp)
+    assert msg is not None and msg.startswith("arg.0.0")
+
+
+def test_convert_fp8_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import convert_fp8_native
+
+    # quantise, scale 0.5 (x / 0.5): 1 -> 2 = 0x40; -0.5 -> -1 = 0xB8; 1000 -> 2000 saturates to 448 = 0x7E;
+    # 0.0017 -> 0.0034 = 1.74 * 2^-9 -> subnormal 2 = 0x02; NaN -> 0x7F; ties at 3 mantissa bits go to even:
+    # 0.53125 -> 1.0625 -> 1.0 (0x38), 0.59375 -> 1.1875 -> 1.25 (0x3A)
+    x = torch.tensor([1.0, -0.5, 1000.0, 0.0017, float("nan"), 0.53125, 0.59375])
+    out = torch.empty(7, dtype=torch.uint8)
+    assert convert_fp8_native(out, x, 0.5, "fp8").tolist() == [0x40, 0xB8, 0x7E, 0x02, 0x7F, 0x38, 0x3A]
+    # dequantise to fp16, scale 2: 0x40 = 2 -> 4; 0xB8 = -1 -> -2; 0x01 = 2^-9 -> 2^-8; 0x7F NaN
+    b = torch.tensor([0x40, 0xB8, 0x01, 0x7F], dtype=torch.uint8)
+    y = convert_fp8_native(torch.empty(4, dtype=torch.float16), b, 2.0, "fp8_e4m3")
+    assert y.dtype == torch.float16 and y[:3].tolist() == [4.0, -2.0, 2.0 ** -8] and bool(torch.isnan(y[3]))
+    with pytest.raises(ValueError, match="convert_fp8: kv_dtype 'auto'"):
+        convert_fp8_native(out, x, 1.0, "auto")
+    with pytest.raises(ValueError, match="no direction"):
+        convert_fp8_native(torch.empty(7), x, 1.0, "fp8")
+    op = get_operator("vllm::convert_fp8")
+    call = op.build(op.grid("smoke")[1], CPU, generator(CPU, 0))       # (17, 33) bf16 with planted specials
+    (e,) = op.reference(op.grid("smoke")[1], call.clone())
+    assert int(e.region.sum()) == 17 * 33 and {0x7E, 0xFE, 0x7F} <= set(e.value.tolist())
+
+
+def test_gptq_pack_and_shuffle_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.quant import gptq_pack, gptq_shuffle_native, gptq_unpack
+
+    # one 4-bit word of 8 rows, element k = k + 1 at nibble k: 0x87654321
+    q = torch.arange(1, 9).reshape(8, 1)
+    w = gptq_pack(q, 4)
+    assert w.dtype == torch.int32 and w.item() == 0x87654321 - (1 << 32)   # top bit set: a negative int32
+    assert gptq_unpack(w, 4).flatten().tolist() == list(range(1, 9))
+    # shuffle without a permutation: nibble p holds e_{2p} (p < 4), e_{2(p-4)+1} (p >= 4): nibbles 0..7 hold
+    # 1, 3, 5, 7, 2, 4, 6, 8 -> 0x86427531 (top bit set)
+    empty = torch.empty(0, dtype=torch.int32)
+    assert gptq_shuffle_native(w, empty, 4).item() == 0x86427531 - (1 << 32)
+    # with a permutation (reverse): e = 8, 7, ..., 1, then the shuffle: nibbles 8, 6, 4, 2, 7, 5, 3, 1 -> 0x13572468
+    rev = torch.arange(7, -1, -1, dtype=torch.int32)
+    assert gptq_shuffle_native(w, rev, 4).item() == 0x13572468
+    # 8-bit: 4 rows per word, a gather only: rows (3, 0, 1, 2) of bytes 0x11, 0x22, 0x33, 0x44
+    w8 = gptq_pack(torch.tensor([[0x11], [0x22], [0x33], [0x44]]), 8)
+    assert w8.item() == 0x44332211
+    assert gptq_shuffle_native(w8, torch.tensor([3, 0, 1, 2], dtype=torch.int32), 8).item() == 0x33221144
+    assert torch.equal(gptq_shuffle_native(w8, empty, 8), w8)
+    with pytest.raises(ValueError, match="q_perm has 3 entries, K = 4"):
+        gptq_shuffle_native(w8, torch.tensor([0, 1, 2], dtype=torch.int32), 8)
+    with pytest.raises(ValueError, match="bit 3 is not graded"):
+        gptq_unpack(w8, 3)
+    # the corrected last upstream config: K = 8192 with a full-length permutation
+    op = get_operator("vllm::gptq_shuffle")
+    last = op.grid("full")[-1]
+    assert (last["k"], last["n"], last["bit"]) == (8192, 512, 4) and op.timed(last)
+    assert [op.timed(p) for p in op.grid("full")] == [False, True, True, False, True, True]
+
+
+def test_grouped_topk_hand_case() -> None:
+    from kernelgenbench.suite.vllm.moe import SIGMOID_MARGIN, grouped_topk_native, grouped_topk_sigmoid
+
+    # E = 8 in 4 groups of 2; cand = scores + bias = [1, 5 | 4, 4 | 6, -2 | 2, 4]; group scores: 6, 8 (the doubled
+    # maximum counts twice), 4, 6 (ties group 0: the lower index wins) -> groups 1 and 0; expert 4 (cand 6) is out.
+    # Their experts by cand: e1 (5), then e2 and e3 (4, index order) -> ids [1, 2, 3], weights the unbiased scores
+    scores = torch.tensor([[1.0, 5.0, 4.0, 4.0, 6.0, 0.0, 2.0, 4.0], [-torch.inf] * 8])
+    bias = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, -2.0, 0.0, 0.0])
+    w, ids = grouped_topk_native(scores, 4, 2, 3, False, 1.0, bias)
+    assert ids.dtype == torch.int32 and ids[0].tolist() == [1, 2, 3] and w[0].tolist() == [5.0, 4.0, 4.0]
+    # a row of -inf scores: every group score is -inf -> experts 0..topk-1, weights 1/topk
+    assert ids[1].tolist() == [0, 1, 2] and w[1].tolist() == [pytest.approx(1 / 3)] * 3
+    # renormalised (fp32: w / (1e-20 + 13)) and scaled by 2
+    w, _ = grouped_topk_native(scores[:1], 4, 2, 3, True, 2.0, bias)
+    assert w[0].tolist() == pytest.approx([10 / 13, 8 / 13, 8 / 13], rel=1e-6)
+    # topk_group 1: group 1 alone -> e2, e3 (equal candidates, index order)
+    assert grouped_topk_native(scores[:1], 4, 1, 2, False, 1.0, bias)[1].tolist() == [[2, 3]]
+    # sigmoid: rd_S(0.5 tanh(0.5 x) + 0.5); x = 0 -> 0.5, and the weights are the unbiased sigmoid values
+    s = grouped_topk_sigmoid(torch.tensor([[0.0, 2.0]], dtype=torch.float16))
+    assert s.dtype == torch.float16 and s[0, 0].item() == 0.5 and s[0, 1].item() == pytest.approx(0.8808, abs=5e-4)
+    w, ids = grouped_topk_native(torch.tensor([[0.0, 2.0]]), 1, 1, 1, False, 1.0, torch.tensor([1.0, 0.0]), 1)
+    assert ids.tolist() == [[0]] and w.tolist() == [[0.5]]        # cand 1.5 vs 0.88: the bias picks expert 0
+    with pytest.raises(ValueError, match="groups of >= 2"):
+        grouped_topk_native(scores, 8, 1, 1, False, 1.0, bias)
+    # the sigmoid inputs of 16-bit cases sit away from rounding boundaries; the planted ties are in place
+    op = get_operator("vllm::grouped_topk")
+    p = op.grid("heldout")[0]
+    call = op.build(p, CPU, generator(CPU, 7))
+    x = call.args[0].float()
+    sig = 0.5 * torch.tanh(0.5 * x) + 0.5
+    assert SIGMOID_MARGIN == 2.0 ** -20
+    assert torch.equal((sig - SIGMOID_MARGIN).to(torch.bfloat16), (sig + SIGMOID_MARGIN).to(torch.bfloat16))
+    tie = op.build(op.grid("smoke")[1], CPU, generator(CPU, 7)).args[0]
+    assert torch.equal(tie[0, :4], tie[0, 4:])
+
+
+def test_cutlass_pack_scale_fp8_hand_case() -> None:
+    from kernelgenbench.suite.vllm.quant import _bytes_check, pack_scale_fp8_native
+
+    s = torch.tensor([1.125, -0.0, 448.0, 2.0 ** -9]).to(torch.float8_e4m3fn)
+    out = pack_scale_fp8_native(s)
+    assert out.dtype == torch.float8_e4m3fn and out.shape == (32,)
+    b = out.view(torch.uint8).reshape(4, 8).tolist()
+    # 1.125 (0x39) times -8..-2 (E4M3 steps: 0.5 in [4, 8), 0.25 in [2, 4)): -9 (0xD1); -7.875 -> -8 (0xD0);
+    # -6.75, a tie between -6.5 (odd mantissa) and -7 -> -7 (0xCE); -5.625 -> -5.5 (0xCB); -4.5 (0xC9); -3.375, a
+    # tie between -3.25 and -3.5 -> -3.5 (0xC6); -2.25 (0xC1); element 7 = -1.125 (0xB9)
+    assert b[0] == [0xD1, 0xD0, 0xCE, 0xCB, 0xC9, 0xC6, 0xC1, 0xB9]
+    # -0: every product is +0 (0x00), the negation +0 (0x00)
+    assert b[1] == [0x00] * 8
+    # 448: every product saturates to -448 (0xFE); the negation -448
+    assert b[2] == [0xFE] * 8
+    # 2^-9 (0x01): -8 * 2^-9 = -2^-6 (0x88, the smallest normal), then subnormals -7..-2 (0x87..0x82); -2^-9 (0x81)
+    assert b[3] == [0x88, 0x87, 0x86, 0x85, 0x84, 0x83, 0x82, 0x81]
+    # the bitwise judge tells -0 from +0 and wants the dtype and the 1-D shape
+    check = _bytes_check("return", out)
+    assert check(out.clone(), {}).ok
+    flipped = out.view(torch.uint8).clone()
+    flipped[8] = 0x80
+    res = check(flipped.view(torch.float8_e4m3fn), {})
+    assert not res.ok and "first at 8: got 0x80, expected 0x00" in res.message
+    assert not check(out.view(torch.uint8), {}).ok and not check(out.reshape(4, 8), {}).ok
+    with pytest.raises(ValueError, match="float8_e4m3fn"):
+        pack_scale_fp8_native(torch.ones(2))

@@ -265,10 +265,11 @@ class Child:
             # (aten.md §7: size-0 outs); clones (views and sharing kept) are resizable.
             with self.harness_io():
                 args, kwargs = clone_tree([args, kwargs])
-        call = Call(args, kwargs, tuple(data["written"]), api=data.get("api"))
+        call = Call.loaded(data, args, kwargs)
         ghost = msg.ghost
         state.begin_case(ghost, data.get("replay") if ghost else None)
         state.readonly_inputs = readonly_storages(call)
+        given = given_lists(call)
         log: Any = None
         replay: Any = None
         state.alt_poison = msg.alt_poison
@@ -302,7 +303,8 @@ class Child:
             for i, a in enumerate(call.args):
                 if a is ret:
                     ret_alias = i
-        out = {"args": call.args, "kwargs": call.kwargs, "ret": _sanitize(ret, torch),
+        out_args, out_kwargs = as_given(call, given)
+        out = {"args": out_args, "kwargs": out_kwargs, "ret": _sanitize(ret, torch),
                "ret_type": type(ret).__name__, "ret_devices": _devices(ret, torch)}
         if log is not None:
             out["replay_log"] = log
@@ -325,8 +327,7 @@ class Child:
 
         torch = self.torch
         data = self.load(msg.inp)
-        calls = [Call(d["args"], d["kwargs"], tuple(d["written"]), api=d.get("api"),
-                      needs_launch=bool(d.get("needs_launch", True))) for d in data["sets"]]
+        calls = [Call.loaded(d) for d in data["sets"]]
         check = msg.check
         params, base_seed = data.get("params"), data.get("seed")
         device = self.device()
@@ -370,6 +371,26 @@ class Child:
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
                 self.send(HarnessError(error=_error(exc, "harness")))
         self.send(Bye())
+
+
+def given_lists(call: Any) -> dict[int | str, list[Any]]:
+    """The elements of every list argument of ``call`` as the case passed them (a shallow copy, taken before
+    the call): :func:`as_given` judges these tensors, whatever the candidate put in the list meanwhile."""
+    out: dict[int | str, list[Any]] = {}
+    for key, value in [*enumerate(call.args), *call.kwargs.items()]:
+        if isinstance(value, list):
+            out[key] = list(value)
+    return out
+
+
+def as_given(call: Any, given: dict[int | str, list[Any]]) -> tuple[list[Any], dict[str, Any]]:
+    """``call``'s arguments after the call, each list argument holding the elements the case passed
+    (:func:`given_lists`). A written list (``copy_blocks``' caches, judged as slots ``arg.<pos>.<i>``) must be
+    written in place: a candidate that puts new tensors into the caller's list leaves the caller's tensors
+    unwritten, and those are what is judged (the real operator writes the caches the caller holds)."""
+    args = [list(given[i]) if i in given else a for i, a in enumerate(call.args)]
+    kwargs = {k: list(given[k]) if k in given else v for k, v in call.kwargs.items()}
+    return args, kwargs
 
 
 def readonly_storages(call: Any) -> frozenset[int]:

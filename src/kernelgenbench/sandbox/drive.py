@@ -29,7 +29,7 @@ from typing import Any, Callable
 import torch
 
 from ..suite.aten.family import DIRECT, AtenOperator, resolve_api
-from ..suite.spec import Call, Operator
+from ..suite.spec import Call, Operator, bind_pointers, unbind_result
 from .dispatch import DispatchRecursion, InterceptMode, SignatureMismatch, traced
 
 
@@ -122,13 +122,29 @@ class CandidateDriver:
     """The candidate as an operator's drive calls it (:class:`~kernelgenbench.suite.spec.Candidate`):
     one call per ``driver(call)``."""
 
-    def __init__(self, op: Operator, impl: Any, platform: Any) -> None:
+    def __init__(self, op: Operator, impl: Any, platform: Any, timed: bool = False) -> None:
         self.op = op
         self.impl = impl
         self.platform = platform
+        #: a timed repetition: pointer arrays are not read back after the call (no host sync in the timing)
+        self.timed = timed
 
     def __call__(self, call: Call) -> Any:
         if self.op.interface.function is not None:
+            if call.pointers:
+                # cuBLAS *Batched: the candidate gets int64 address tensors built here, outside its traced
+                # call, from the tensors this process holds (suite/spec.py bind_pointers); a returned
+                # address tensor stands for the case's argument at its position
+                bound = bind_pointers(call)
+                if self.platform.interpreter:
+                    # the interpreter's bounds checks let the call's launches reach what the addresses point to
+                    from .interpreter import pointer_targets
+
+                    with pointer_targets([call.args[s] for s in call.pointers]):
+                        ret = self.impl.fn(*bound.args, **bound.kwargs)
+                else:
+                    ret = self.impl.fn(*bound.args, **bound.kwargs)
+                return unbind_result(call, ret, check=not self.timed)
             return self.impl.fn(*call.args, **call.kwargs)
         return _call_aten(self.op, self.impl, call, self.platform)  # type: ignore[arg-type]
 
@@ -154,4 +170,4 @@ def invoke(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
 def invoke_timed(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
     """Run one timed repetition (verify/timing.py): as ``op`` drives one
     (:meth:`~kernelgenbench.suite.spec.Operator.drive_timed`)."""
-    return op.drive_timed(call, CandidateDriver(op, impl, platform))
+    return op.drive_timed(call, CandidateDriver(op, impl, platform, timed=True))

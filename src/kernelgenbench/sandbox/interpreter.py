@@ -5,12 +5,15 @@ interpreter platform only.
   benchmark with; times are not reported there anyway); ``libdevice`` functions that ``tl.math`` also
   has run as ``tl.math``'s; ``torch.cuda.device(cpu)`` is a no-op context (:func:`install_interpreter_patches`).
 * Bounds checks: every load, store and atomic of an interpreted kernel is checked against the memory of
-  its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`).
+  its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`); during a
+  call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
+  point into (:func:`pointer_targets`).
 * Progress counters the verifier reads while it waits for a case (:func:`install_interpreter_progress`).
 """
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from typing import Any
 
 import torch
@@ -102,6 +105,24 @@ class OutOfBoundsAccess(RuntimeError):
 #: arguments, tuple elements and tensor descriptors' bases), set when Triton copies the arguments to the host
 _REGIONS: list[tuple[int, int]] = []
 _REGION_KERNEL: list[str] = [""]
+#: byte ranges of the storages the pointer arrays of the running candidate call point into (cuBLAS
+#: ``*Batched``, suite/spec.py ``bind_pointers``)
+_POINTER_TARGETS: list[tuple[int, int]] = []
+
+
+@contextmanager
+def pointer_targets(targets: list[torch.Tensor]):
+    """While the block runs (one candidate call given pointer arrays), every launch may also access the whole
+    storages of ``targets``, the tensors the call's address tensors point into: the call was handed those
+    addresses, and may load them from the given tensor or from its own copy of it, as on a GPU."""
+    saved = list(_POINTER_TARGETS)
+    for t in targets:
+        st = t.untyped_storage()
+        _POINTER_TARGETS.append((st.data_ptr(), st.data_ptr() + st.nbytes()))
+    try:
+        yield
+    finally:
+        _POINTER_TARGETS[:] = saved
 
 
 def _storage_regions(args: Any) -> list[tuple[int, int]]:
@@ -174,7 +195,7 @@ def install_interpreter_bounds_checks() -> None:
 
     def init_args(self, args_dev, kwargs, _orig=orig_init):
         args_hst, kwargs_hst = _orig(self, args_dev, kwargs)
-        _REGIONS[:] = _storage_regions([*args_hst, *kwargs_hst.values()])
+        _REGIONS[:] = _storage_regions([*args_hst, *kwargs_hst.values()]) + _POINTER_TARGETS
         _REGION_KERNEL[0] = getattr(self.fn, "__name__", "")
         return args_hst, kwargs_hst
 

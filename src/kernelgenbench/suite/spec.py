@@ -379,6 +379,14 @@ class Call:
             ``"wrapper:<name>"`` for a direct call); None for vLLM and cuBLAS.
         needs_launch: the case must launch a Triton kernel (False for Python-scalar overloads and
             operators with nothing to compute).
+        pointers: pointer-array arguments (cuBLAS ``*Batched``, cublas.md §2.2): argument position ->
+            element offsets, one per batch, into the tensor held at that position. A device address
+            means nothing once a tensor has travelled through ``torch.save`` to the sandbox child, so
+            the case holds the *storage* of the pointed-to arrays at that position (everything the
+            verifier saves, clones, poisons, compares and checks untouched is that tensor) and
+            :func:`bind_pointers` turns it into the int64 address tensor right before each call of
+            the candidate or the baseline, in the process that makes the call. A submission only
+            ever sees the address tensor.
     """
 
     args: list[Any]
@@ -387,8 +395,22 @@ class Call:
     unchanged: tuple[int | str, ...] | None = None
     api: str | None = None
     needs_launch: bool = True
+    pointers: dict[int, tuple[int, ...]] = field(default_factory=dict)
 
     def get(self, slot: int | str) -> Any:
+        """The argument at ``slot``: a position (int), a keyword name, or a dotted path into a list argument
+        (``"0.1"``: element 1 of the list at position 0; written lists such as ``copy_blocks``' caches are
+        judged element by element as slots ``arg.0.1``).
+
+        Raises:
+            IndexError, KeyError: no such argument or element.
+        """
+        if isinstance(slot, str) and (slot.isdigit() or "." in slot):
+            head, *rest = slot.split(".")
+            value = self.get(int(head) if head.isdigit() else head)
+            for part in rest:
+                value = value[int(part)]
+            return value
         return self.args[slot] if isinstance(slot, int) else self.kwargs[slot]
 
     def tensor_slots(self) -> list[int | str]:
@@ -404,7 +426,83 @@ class Call:
     def clone(self) -> "Call":
         """A deep copy whose tensors keep their strides, storage offsets and whole storages."""
         return Call(clone_tree(self.args), clone_tree(self.kwargs), self.written, self.unchanged, self.api,
-                    self.needs_launch)
+                    self.needs_launch, dict(self.pointers))
+
+    def saved(self) -> dict[str, Any]:
+        """What travels to the sandbox child (``torch.save``): arguments, written slots, API, launch need,
+        pointer arrays. :meth:`loaded` makes the Call again."""
+        return {"args": self.args, "kwargs": self.kwargs, "written": list(self.written), "api": self.api,
+                "needs_launch": self.needs_launch, "pointers": {int(k): list(v) for k, v in self.pointers.items()}}
+
+    @staticmethod
+    def loaded(d: dict[str, Any], args: list[Any] | None = None, kwargs: dict[str, Any] | None = None) -> "Call":
+        """The Call of :meth:`saved`'s dict ``d`` (``args``/``kwargs``: clones to use instead)."""
+        return Call(d["args"] if args is None else args, d["kwargs"] if kwargs is None else kwargs,
+                    tuple(d["written"]), api=d.get("api"), needs_launch=bool(d.get("needs_launch", True)),
+                    pointers={int(k): tuple(int(o) for o in v) for k, v in (d.get("pointers") or {}).items()})
+
+
+class PointerArrayTampered(RuntimeError):
+    """The candidate (or baseline) changed an address in a pointer-array argument (an input, §2.2)."""
+
+
+def _addresses(t: torch.Tensor, offsets: Sequence[int]) -> list[int]:
+    es = t.element_size()
+    base = t.data_ptr()
+    return [base + int(o) * es for o in offsets]
+
+
+def bind_pointers(call: Call) -> Call:
+    """The call as the candidate (or the cuBLAS baseline) receives it: every pointer-array position
+    (:attr:`Call.pointers`) holds a new 1-D int64 tensor, on the storage tensor's device, of the addresses
+    ``data_ptr() + offset * element_size`` of the batches' arrays in the tensor the case holds there
+    (cublas.md §2.2). Calls without pointer arrays are returned as they are.
+
+    The addresses are computed in the calling process from the tensors it holds, so they are right after
+    any ``torch.save``/``torch.load`` or clone. The bound call is built once per Call and cached (timed
+    repetitions reuse it, as a caller reuses its pointer arrays); :func:`unbind_result` checks it afterwards.
+    Raises ValueError when a pointer position does not hold a tensor or an offset lies outside it."""
+    if not call.pointers:
+        return call
+    cached = call.__dict__.get("_bound")
+    if cached is not None:
+        return cached[0]
+    args = list(call.args)
+    want: dict[int, list[int]] = {}
+    for slot, offsets in call.pointers.items():
+        t = call.args[slot]
+        if not isinstance(t, torch.Tensor):
+            raise ValueError(f"pointer-array argument {slot} holds {type(t).__name__}, not the arrays' tensor")
+        if any(o < 0 or (o >= t.numel() and t.numel() > 0) for o in offsets):
+            raise ValueError(f"pointer-array argument {slot}: offsets {list(offsets)} outside its "
+                             f"{t.numel()} elements")
+        want[slot] = _addresses(t, offsets)
+        args[slot] = torch.tensor(want[slot], dtype=torch.int64, device=t.device)
+    bound = Call(args, call.kwargs, call.written, call.unchanged, call.api, call.needs_launch)
+    call.__dict__["_bound"] = (bound, want)
+    return bound
+
+
+def unbind_result(call: Call, ret: Any, check: bool = True) -> Any:
+    """After a call made with :func:`bind_pointers` ``(call)``: a return that *is* one of the bound address
+    tensors stands for the case's argument at that position (the routine returns its output pointer
+    array, §2.1), so that argument is returned; anything else is returned as it is. With ``check``, every
+    address tensor must still hold its addresses (a pointer array is an input), else
+    :class:`PointerArrayTampered` naming the position. A device-to-host read: never inside a timed region."""
+    cached = call.__dict__.get("_bound")
+    if cached is None:
+        return ret
+    bound, want = cached
+    if check:
+        for slot, addrs in want.items():
+            got = bound.args[slot]
+            if got.dtype != torch.int64 or got.shape != (len(addrs),) or got.tolist() != addrs:
+                raise PointerArrayTampered(f"pointer array argument {slot} was changed by the call "
+                                           f"(it is an input: its addresses must stay as given)")
+    for slot in want:
+        if ret is bound.args[slot]:
+            return call.args[slot]
+    return ret
 
 
 @dataclass

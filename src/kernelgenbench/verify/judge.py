@@ -50,7 +50,8 @@ if TYPE_CHECKING:  # annotations only: the verifier's pipeline passes them in
 
 
 def resolve_slot(slot: str, out: dict[str, Any]) -> Any:
-    """The value of an output slot (``return``, ``return.1``, ``arg.0``, ``arg.out``) in a case's outputs."""
+    """The value of an output slot (``return``, ``return.1``, ``arg.0``, ``arg.out``, ``arg.0.1``: element 1 of the
+    list argument 0) in a case's outputs; None where the outputs hold no such value."""
     if slot == "return":
         return out.get("ret")
     if slot.startswith("return."):
@@ -58,11 +59,17 @@ def resolve_slot(slot: str, out: dict[str, Any]) -> Any:
         i = int(slot.split(".", 1)[1])
         return ret[i] if isinstance(ret, (list, tuple)) and i < len(ret) else None
     if slot.startswith("arg."):
-        key = slot.split(".", 1)[1]
+        key, *path = slot.split(".", 1)[1].split(".")
         if key.isdigit():
             args = out.get("args") or []
-            return args[int(key)] if int(key) < len(args) else None
-        return (out.get("kwargs") or {}).get(key)
+            value = args[int(key)] if int(key) < len(args) else None
+        else:
+            value = (out.get("kwargs") or {}).get(key)
+        for part in path:  # an element of a list argument (``arg.0.1``)
+            if not isinstance(value, (list, tuple)) or not part.isdigit() or int(part) >= len(value):
+                return None
+            value = value[int(part)]
+        return value
     raise ValueError(f"unknown slot {slot!r}")
 
 
@@ -304,7 +311,7 @@ class CaseJudge:
         t1 = time.perf_counter()
         self._io_n += 1
         inp = self.io / f"{self._io_n:05d}.in.pt"  # neutral names: nothing tells a replay from a case
-        data = {"args": call.args, "kwargs": call.kwargs, "written": list(call.written), "api": call.api}
+        data = call.saved()
         if replay is not None:
             data["replay"] = replay
         torch.save(data, inp)

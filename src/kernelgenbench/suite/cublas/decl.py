@@ -242,6 +242,19 @@ def mat(name: str, shape: Dims, step: str, out: bool = False, stride: str | None
     return Arg(name, "mat", shape=shape, step=step, out=out, stride=stride, count=count, tri=tri, doc=doc)
 
 
+def ptrs(name: str, of: str, shape: str | Dims, step: str, count: str, out: bool = False) -> Arg:
+    """A pointer array of a ``*Batched`` routine (§2.2): ``count`` device addresses of ``of`` arrays (``"mat"``:
+    column-major ``shape`` with leading dimension ``step``; ``"vec"``: length ``shape``, increment ``step``).
+
+    In a case (:func:`build_call`) the position holds the tensor the arrays live in and
+    :attr:`~kernelgenbench.suite.spec.Call.pointers` their offsets; the callee receives the address tensor
+    (:func:`~kernelgenbench.suite.spec.bind_pointers`)."""
+    if of not in ("mat", "vec"):
+        raise ValueError(f"pointer array {name}: of must be 'mat' or 'vec', not {of!r}")
+    return Arg(name, "ptrs", of, shape=dims(shape) if isinstance(shape, str) else shape, step=step, count=count,
+               out=out)
+
+
 def result(name: str = "result") -> Arg:
     return Arg(name, "result", out=True)
 
@@ -410,7 +423,15 @@ class Routine:
             if a.tri:
                 s += ", only the uplo triangle " + ("is written" if a.out else "is read")
         else:
-            s = f"{w}int64 device tensor of {a.count} addresses of {t} matrices"
+            what = (f"column-major matrices {_shape_text(a)} (leading dimension {a.step})" if a.kind == "mat" else
+                    f"BLAS vectors of length {_shape_text(a)} (increment {a.step})")
+            real = {torch.complex64: "float32", torch.complex128: "float64"}.get(self.dtype)
+            et = (f"{str(self.dtype).split('.')[-1]} (interleaved {real} re/im pairs: element k at real words 2k, "
+                  f"2k+1)" if real else t)
+            s = (f"{w}1-D int64 device tensor of {a.count} device addresses (one per batch) of {et} {what}; load "
+                 f"entry b in the kernel and cast it with .to(tl.pointer_type(tl.{real or t})); "
+                 + ("the arrays are written in place, the addresses never" if a.out
+                    else "read only; entries may repeat"))
         if a.stride:
             s += f"; batch b at b*{a.stride}"
         return s + (f"; {a.doc}" if a.doc else "")
@@ -458,13 +479,27 @@ class Ref:
     def __init__(self, routine: Routine, call: Call):
         self.r = routine
         self.args = call.args
+        #: pointer-array positions -> the batches' element offsets in the tensor there (Call.pointers)
+        self.pointers = call.pointers
+        #: names the math uses -> the routine's parameter names (:meth:`renamed`)
+        self.names: dict[str, str] = {}
         self.v = routine.values(call.args)
         self._out: list[Expected] = []
         #: where the call's tensors live: the reference computes there (a GPU job's tensors are on the GPU)
         self.device = next((a.device for a in call.args if isinstance(a, torch.Tensor)), torch.device("cpu"))
 
+    def renamed(self, **names: str) -> "Ref":
+        """This view with the math's names mapped to parameter names (``A="Aarray"``): one reference serves
+        the strided and the pointer-array batched routines."""
+        self.names.update(names)
+        return self
+
+    def arg(self, name: str) -> Arg:
+        """The declaration of operand ``name`` (after :meth:`renamed`)."""
+        return self.r.arg(self.names.get(name, name))
+
     def get(self, name: str) -> Any:
-        return self.args[self.r.position(name)]
+        return self.args[self.r.position(self.names.get(name, name))]
 
     def scalar(self, name: str) -> float | complex:
         return round_scalar(self.get(name), self.r.scalar_dtype)
@@ -473,6 +508,14 @@ class Ref:
         d = self.v
         if a.role == "result":
             return torch.tensor([t.storage_offset()], device=t.device)
+        if a.role == "ptrs":
+            base = torch.tensor(self.pointers[self.r.position(a.name)], dtype=torch.int64, device=t.device)
+            if a.kind == "vec":
+                return t.storage_offset() + base[:, None] + vec_offsets(a.shape(d), d[a.step], t.device)[None, :]
+            rows, cols = a.shape(d)
+            i = torch.arange(rows, device=t.device)[:, None]
+            j = torch.arange(cols, device=t.device)[None, :]
+            return t.storage_offset() + base[:, None, None] + (i + j * d[a.step])[None]
         if a.role == "vec":
             o = vec_offsets(a.shape(d), d[a.step], t.device)
             if a.count:
@@ -490,7 +533,7 @@ class Ref:
     def operand(self, name: str) -> torch.Tensor:
         """The operand ``name`` in the reference dtype: vector (n,) or (batch, n); matrix (rows, cols) or
         (batch, rows, cols); result (1,)."""
-        a = self.r.arg(name)
+        a = self.arg(name)
         t = self.get(name)
         return storage_view(t)[self._offsets(a, t)].to(self.r.ref_dtype)
 
@@ -501,7 +544,7 @@ class Ref:
         """Record output ``name``: ``values`` shaped like :meth:`operand` (cast to the storage dtype);
         ``region`` (same shape, bool) limits what is written (a triangle); elsewhere the storage must stay
         bit-identical. ``atol_extra``: elementwise allowance shaped like ``values``."""
-        a = self.r.arg(name)
+        a = self.arg(name)
         t = self.get(name)
         flat = storage_view(t)
         exp = flat.clone()
@@ -521,13 +564,13 @@ class Ref:
             full = torch.zeros(flat.numel(), dtype=torch.float64, device=t.device)
             full[off] = atol_extra.reshape(-1).double()
             extra = full[mask]
-        self._out.append(Expected(f"arg.{self.r.position(name)}", exp, tol, mask, atol_extra=extra))
+        self._out.append(Expected(f"arg.{self.r.position(a.name)}", exp, tol, mask, atol_extra=extra))
 
     def unchanged(self, name: str) -> None:
         """Output ``name`` stays bit-identical (a quick return)."""
         t = self.get(name)
         exp = storage_view(t).clone()
-        self._out.append(Expected(f"arg.{self.r.position(name)}", exp, Tolerance(exact=True),
+        self._out.append(Expected(f"arg.{self.r.position(self.arg(name).name)}", exp, Tolerance(exact=True),
                                   torch.zeros(exp.numel(), dtype=torch.bool, device=t.device)))
 
     def expected(self) -> list[Expected]:
@@ -562,6 +605,12 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
     ``p["nan_result"]``. ``p["poison"]`` fills the memory of outputs outside their logical region
     (vector gaps, padding rows) with the poison NaN, which must survive bit for bit. ``fill(name, t)``
     then adjusts arrays (NaN in operands that must not be read, triangular data, ...).
+
+    Pointer arrays (``ptrs``, §2.2): the batches' arrays lie in one tensor in a random order, each slot
+    ``p["gap"]`` elements after the previous one's extent (the gaps are memory an output must leave
+    untouched); names in
+    ``p["shared"]`` (inputs only) get one array that every entry points to. The position holds that tensor
+    and ``Call.pointers`` the offsets; ``fill`` sees the tensor.
     """
     d: dict[str, Any] = {}
     call_args: list[Any] = [None] * len(routine.args)
@@ -584,10 +633,38 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
             one = vec_extent(a.shape(d), d[a.step]) if a.role == "vec" else mat_extent(*a.shape(d), d[a.step])
             d[a.stride] = one + p.get("gap", 0)
             call_args[routine.position(a.stride)] = d[a.stride]
+    for a in routine.args:                                       # derived leading dimensions of pointer arrays
+        if a.role == "ptrs" and a.kind == "mat" and d.get(a.step) is None:
+            d[a.step] = max(1, a.shape(d)[0] + p.get("pad", 0))
+            call_args[routine.position(a.step)] = d[a.step]
     missing = [a.name for a, v in zip(routine.args, call_args) if v is None and not a.is_array]
     if missing:
         raise ValueError(f"cublas::{routine.name}: case {p} lacks parameter(s) {', '.join(missing)}")
+    pointers: dict[int, tuple[int, ...]] = {}
     for i, a in enumerate(routine.args):
+        if a.role == "ptrs":
+            one = vec_extent(a.shape(d), d[a.step]) if a.kind == "vec" else mat_extent(*a.shape(d), d[a.step])
+            shared = a.name in p.get("shared", ())
+            if shared and a.out:
+                raise ValueError(f"cublas::{routine.name}: output pointer array {a.name} cannot be shared "
+                                 f"(output arrays are distinct, §2.2)")
+            span = one + p.get("gap", 0)
+            nb = max(0, d[a.count])
+            n = (one if shared else span * nb) + p.get("slack", 0)
+            t = randn(max(1, n), routine.dtype, gen, device, p.get("cparts", "unit"))
+            # batch b's array is slot order[b] of the tensor: a random order, so no kernel can take the
+            # arrays for a strided batch from the first address
+            order = torch.randperm(nb, generator=gen, device=device).tolist() if nb > 1 and not shared else range(nb)
+            pointers[i] = tuple(0 if shared else order[b] * span for b in range(nb))
+            if a.out and p.get("poison"):
+                keep = storage_view(t).clone()
+                poison_(t)
+                ref = Ref(routine, Call(call_args[:i] + [t] + call_args[i + 1:], pointers=pointers))
+                ref.v = d
+                off = ref._offsets(a, t).reshape(-1)
+                t.view(-1)[off] = keep[off]
+            call_args[i] = t
+            continue
         if not a.is_array:
             continue
         if a.role == "result":
@@ -608,7 +685,7 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
         for i, a in enumerate(routine.args):
             if a.is_array:
                 fill(a.name, call_args[i])
-    return Call(call_args, written=tuple(routine.position(n) for n in routine.outputs))
+    return Call(call_args, written=tuple(routine.position(n) for n in routine.outputs), pointers=pointers)
 
 
 #: Every declared routine by name (filled by :func:`declare` as the level modules are imported).

@@ -196,7 +196,7 @@ def _mv_update(r: Ref, product: Any, reduce_dim: int, terms: int) -> None:
     """y = alpha*product() + beta*y with the quick rules of §2.5 (alpha == 0: A and x not read;
     beta == 0: y not read). ``product()`` returns (value, |terms| sum)."""
     a, b = r.scalar("alpha"), r.scalar("beta")
-    ny = r.r.arg("y").shape(r.v)
+    ny = r.arg("y").shape(r.v)
     out = torch.zeros(ny, dtype=r.r.ref_dtype, device=r.device)
     absum = torch.zeros(ny, dtype=torch.float64, device=r.device)
     if a != 0 and terms > 0:
@@ -236,7 +236,7 @@ def gemv_reference(p: dict[str, Any], r: Ref) -> None:
         y = r.vec("y")
         out = out + b * y
         absum = absum + abs(b) * y.abs()
-    ny = r.r.arg("y").shape(r.v)
+    ny = r.arg("y").shape(r.v)
     shape = (r.v["batchCount"], ny) if batched else (ny,)
     out = out + torch.zeros(shape, dtype=r.r.ref_dtype, device=r.device)
     absum = absum + torch.zeros(shape, dtype=torch.float64, device=r.device)

@@ -17,6 +17,7 @@ from .decl import (
     mat,
     op_dims,
     op_len,
+    ptrs,
     result,
     scalar,
     size,
@@ -229,6 +230,57 @@ def _gemv_sb_decl(prec: str) -> Routine:
 
 
 SGEMV_SB_R, DGEMV_SB_R, CGEMV_SB_R, ZGEMV_SB_R = (_gemv_sb_decl(p) for p in "SDCZ")
+
+
+def _gemv_b_decl(prec: str, suffix: str = "") -> Routine:
+    name = f"cublas{prec}gemvBatched{suffix}"
+    return declare(Routine(
+        name, prec,
+        (flag("trans"), size("m"), size("n"), scalar("alpha"),
+         ptrs("Aarray", "mat", dims("m", "n"), "lda", "batchCount"),
+         ld("lda"), ptrs("xarray", "vec", op_len("trans", "n", "m"), "incx", "batchCount"), inc("incx"),
+         scalar("beta"), ptrs("yarray", "vec", op_len("trans", "m", "n"), "incy", "batchCount", out=True),
+         inc("incy"), count("batchCount")),
+        returns="yarray", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b ({prec}), X_b at the address Xarray[b]; "
+                "beta == 0: y not read; alpha == 0: A, x not read."))
+
+
+SGEMV_B_R, DGEMV_B_R, ZGEMV_B_R = (_gemv_b_decl(p) for p in "SDZ")
+CGEMV_B64_R = _gemv_b_decl("C", "_64")
+
+
+def _gemm_b_decl(prec: str, suffix: str = "") -> Routine:
+    name = f"cublas{prec}gemmBatched{suffix}"
+    return declare(Routine(
+        name, prec,
+        (flag("transa"), flag("transb"), size("m"), size("n"), size("k"), scalar("alpha"),
+         ptrs("Aarray", "mat", op_dims("transa", "m", "k"), "lda", "batchCount"), ld("lda"),
+         ptrs("Barray", "mat", op_dims("transb", "k", "n"), "ldb", "batchCount"), ld("ldb"), scalar("beta"),
+         ptrs("Carray", "mat", dims("m", "n"), "ldc", "batchCount", out=True), ld("ldc"), count("batchCount")),
+        returns="Carray", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: C_b = alpha*op(A_b)*op(B_b) + beta*C_b ({prec}), X_b at the address "
+                "Xarray[b]; beta == 0: C not read; alpha == 0: A, B not read."))
+
+
+HGEMM_B_R, DGEMM_B_R, ZGEMM_B_R = (_gemm_b_decl(p) for p in "HDZ")
+SGEMM_B64_R = _gemm_b_decl("S", "_64")
+
+
+
+def _trsm_b_decl(prec: str) -> Routine:
+    name = f"cublas{prec}trsmBatched"
+    return declare(Routine(
+        name, prec,
+        (flag("side"), flag("uplo"), flag("trans"), flag("diag"), size("m"), size("n"), scalar("alpha"),
+         ptrs("Aarray", "mat", _SIDE_DIMS, "lda", "batchCount"), ld("lda"),
+         ptrs("Barray", "mat", dims("m", "n"), "ldb", "batchCount", out=True), ld("ldb"), count("batchCount")),
+        returns="Barray", method=name[6].lower() + name[7:],
+        summary=f"for b < batchCount: solve op(A_b)*X = alpha*B_b (LEFT) or X*op(A_b) = alpha*B_b (RIGHT) and store "
+                f"X into B_b ({prec}); A_b triangular per uplo, unit diagonal not read; alpha == 0: B_b = 0."))
+
+
+DTRSM_B_R, ZTRSM_B_R = _trsm_b_decl("D"), _trsm_b_decl("Z")
 
 # ------------------------------------------------------------------------------------------ extensions
 SGEMMEX_R = declare(Routine(

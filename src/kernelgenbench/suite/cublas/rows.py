@@ -7,7 +7,7 @@ from typing import Any, Callable
 import torch
 
 from ..function import FunctionOperator
-from ..spec import Call, Cost, Expected
+from ..spec import Call, Cost, Expected, bind_pointers, unbind_result
 from .blas import get_cublas
 from .decl import Ref, Routine, build_call
 
@@ -17,7 +17,12 @@ def baseline_of(routine: Routine) -> Callable[[Call, Any], tuple[Callable[[Call]
     def pick(call: Call, platform: Any) -> tuple[Callable[[Call], Any], str]:
         lib = get_cublas()
         method = getattr(lib, routine.method)
-        return (lambda c: method(*c.args, **c.kwargs)), \
+        def run(c: Call) -> Any:
+            if not c.pointers:
+                return method(*c.args, **c.kwargs)
+            b = bind_pointers(c)                     # the same address tensors the candidate gets (§2.2)
+            return unbind_result(c, method(*b.args, **b.kwargs), check=False)
+        return run, \
             f"cuBLAS {routine.method} (libcublas {lib.library_version()}, ctypes)"
     return pick
 

@@ -1,5 +1,6 @@
-"""vLLM KV-cache writes, gathers and block copies (vllm.md §3: concat_and_cache_mla, cp_gather_cache,
-gather_and_maybe_dequant_cache, swap_blocks, reshape_and_cache, reshape_and_cache_flash).
+"""vLLM KV-cache writes, gathers, conversions and block copies (vllm.md §3: concat_and_cache_mla, convert_fp8,
+copy_blocks, copy_blocks_mla, cp_gather_cache, gather_and_maybe_dequant_cache, swap_blocks, reshape_and_cache,
+reshape_and_cache_flash).
 References are pure PyTorch written from the spec; everything is exact (fp8 modes: the spec's saturating
 E4M3/E5M2 conversion of ``x / scale``)."""
 from __future__ import annotations
@@ -381,6 +382,281 @@ def _numel(shape: list[int]) -> int:
     return n
 
 
+# ------------------------------------------------------------------------------ copy_blocks, copy_blocks_mla
+def _disjoint_pairs(nb: int, pn: int, device: torch.device, gen: torch.Generator) -> torch.Tensor:
+    """int64 ``[pn, 2]`` (src, dst) rows: the first ``pn`` blocks of a random permutation of ``nb`` as sources,
+    the next ``pn`` as destinations (the upstream construction: no block is both, no destination repeats).
+
+    Raises:
+        ValueError: ``2 * pn > nb``.
+    """
+    if 2 * pn > nb:
+        raise ValueError(f"copy_blocks: {pn} disjoint pairs need at least {2 * pn} blocks, got {nb}")
+    perm = torch.randperm(nb, generator=gen, device=device)
+    return torch.stack([perm[:pn], perm[pn:2 * pn]], 1).to(torch.int64).contiguous()
+
+
+def _cache_tensor(shape: list[int], dtype: str, device: torch.device, gen: torch.Generator) -> torch.Tensor:
+    if dtype_of(dtype) == torch.uint8:  # raw cache bytes (fp8 entries)
+        return torch.randint(0, 256, shape, generator=gen, device=device).to(torch.uint8)
+    return make_tensor(shape, dtype, device, gen)
+
+
+def block_copy_native(cache: torch.Tensor, mapping: torch.Tensor, footprint: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The whole storage of ``cache`` (flat, its dtype) after copying, for every row (s, d) of ``mapping``, the
+    ``footprint`` elements starting at flat offset ``s * footprint`` from the tensor's data pointer to those at
+    ``d * footprint`` (every source read before any write: pre-copy values), and the mask of the elements
+    written. The block copy of ``copy_blocks`` (footprint = numel of one block of ``key_caches[0]``) and
+    ``copy_blocks_mla`` (footprint = ``kv_caches[0].stride(0)``)."""
+    flat = storage_view(cache)
+    base = cache.storage_offset()
+    new = flat.clone()
+    mask = torch.zeros(flat.shape, dtype=torch.bool, device=cache.device)
+    if mapping.numel():
+        span = torch.arange(footprint, device=cache.device)
+        src = base + mapping[:, 0].to(cache.device).long()[:, None] * footprint + span
+        dst = base + mapping[:, 1].to(cache.device).long()[:, None] * footprint + span
+        new[dst.reshape(-1)] = flat[src.reshape(-1)]
+        mask[dst.reshape(-1)] = True
+    return new, mask
+
+
+def _cb_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    nb, h, d, bs, pn, layers = p["nb"], p["h"], p["d"], p["bs"], p["pn"], p.get("layers", 1)
+    x = p.get("x_split")  # key caches in reshape_and_cache's [NB, H, D/x, BS, x]: same numel per block
+    kshape = [nb, h, d // x, bs, x] if x else [nb, h, d, bs]
+    keys = [_cache_tensor(kshape, p["dtype"], device, gen) for _ in range(layers)]
+    values = [_cache_tensor([nb, h, d, bs], p["dtype"], device, gen) for _ in range(layers)]
+    return Call([keys, values, _disjoint_pairs(nb, pn, device, gen)], written=(0, 1), needs_launch=layers > 0)
+
+
+def _cb_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    keys, values, mapping = call.args
+    if not keys:
+        return []
+    npb = keys[0][0].numel()
+    out = []
+    for pos, caches in ((0, keys), (1, values)):
+        for li, c in enumerate(caches):
+            new, mask = block_copy_native(c, mapping, npb)
+            out.append(Expected(f"arg.{pos}.{li}", new, EXACT, mask))
+    return out
+
+
+def _cb_base(c: Call) -> None:
+    keys, values, mapping = c.args
+    if not keys:
+        return
+    npb = keys[0][0].numel()
+    for cache in (*keys, *values):
+        storage_view(cache).copy_(block_copy_native(cache, mapping, npb)[0])
+
+
+COPY_BLOCKS = FunctionOperator(
+    "copy_blocks", source="vllm", category="kv cache copy", section="vllm.md § vllm::copy_blocks",
+    semantics="npb = key_caches[0][0].numel() (used for every tensor of both lists); for every layer l and row (s, d) "
+              "of block_mapping: the npb elements at flat offset d*npb of key_caches[l] become a copy of those at "
+              "s*npb, and likewise in value_caches[l] (raw elements). Sources and destinations are disjoint in every "
+              "graded mapping (pairs run concurrently; an overlapping mapping is undefined). Other blocks stay "
+              "untouched; L = 0 is a no-op.",
+    interface=Interface(function="copy_blocks", params=("key_caches", "value_caches", "block_mapping"),
+                        written=("key_caches", "value_caches"), returns="None",
+                        args_doc={"key_caches": "written; list of L contiguous tensors [NB, ...] (fp16/bf16/fp32 or "
+                                                "uint8), one per layer; every tensor of both lists has the same dtype",
+                                  "value_caches": "written; list of L contiguous tensors [NB, ...] like key_caches "
+                                                  "(the per-block numel of key_caches[0] applies, whatever the shape)",
+                                  "block_mapping": "int64 [Pn, 2] on the device, rows (src block, dst block)"}),
+    grids={
+        "smoke": [
+            dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=2),
+            dict(nb=6, h=2, d=8, bs=4, pn=3, dtype="uint8", layers=1),
+            dict(nb=6, h=2, d=8, bs=4, pn=2, dtype="fp32", layers=0),
+        ],
+        "full": [dict(nb=nb, h=h, d=d, bs=bs, pn=pn, dtype="fp16") for nb, h, d, bs, pn in
+                 [(8, 4, 64, 16, 2), (32, 8, 128, 16, 4), (64, 4, 64, 32, 8), (64, 8, 128, 32, 8),
+                  (64, 16, 128, 32, 16), (128, 8, 64, 32, 8), (128, 16, 128, 32, 16), (128, 8, 128, 32, 16),
+                  (16, 8, 64, 16, 4), (256, 16, 128, 64, 16), (256, 32, 256, 64, 32), (512, 16, 128, 32, 16)]],
+        "heldout": [
+            dict(nb=2048, h=8, d=128, bs=16, pn=256, dtype="bf16", layers=4),
+            dict(nb=64, h=4, d=64, bs=16, pn=16, dtype="fp16", layers=2, x_split=8),
+        ],
+    },
+    build=_cb_build, reference=_cb_ref,
+    cost=lambda p: Cost(0.0, 2 * 2 * p.get("layers", 1) * p["pn"] * p["h"] * p["d"] * p["bs"] * esize(p["dtype"])),
+    timed=lambda p: p["nb"] >= 64 and p["pn"] >= 8,
+    baseline=baseline("copy_blocks", _cb_base), label=baseline_label, data_movement=True,
+    notes="Graded mappings are disjoint (sources, then destinations, from one random permutation), as upstream. "
+          "Each cache of both lists is judged as its own output slot (arg.0.l, arg.1.l): the destination blocks "
+          "exactly, every other element bit for bit. The held-out split-layout case gives the key caches "
+          "reshape_and_cache's [NB, H, D/8, BS, 8] shape and the value caches [NB, H, D, BS].",
+)
+
+
+def _cbm_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    nb, bs, d, pn, layers, pad = p["nb"], p["bs"], p["d"], p["pn"], p.get("layers", 1), p.get("pad", 0)
+    caches = []
+    for _ in range(layers):
+        if pad:  # a padded cache view: stride(0) = BS*D + pad; the copies include the padding
+            caches.append(_cache_tensor([nb, bs * d + pad], p["dtype"], device, gen)[:, : bs * d].unflatten(1, (bs, d)))
+        else:
+            caches.append(_cache_tensor([nb, bs, d], p["dtype"], device, gen))
+    return Call([caches, _disjoint_pairs(nb, pn, device, gen)], written=(0,), needs_launch=layers > 0)
+
+
+def _cbm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    caches, mapping = call.args
+    if not caches:
+        return []
+    f = caches[0].stride(0)
+    out = []
+    for li, c in enumerate(caches):
+        new, mask = block_copy_native(c, mapping, f)
+        out.append(Expected(f"arg.0.{li}", new, EXACT, mask))
+    return out
+
+
+def _cbm_base(c: Call) -> None:
+    caches, mapping = c.args
+    if not caches:
+        return
+    f = caches[0].stride(0)
+    for cache in caches:
+        storage_view(cache).copy_(block_copy_native(cache, mapping, f)[0])
+
+
+COPY_BLOCKS_MLA = FunctionOperator(
+    "copy_blocks_mla", source="vllm", category="kv cache copy", section="vllm.md § vllm::copy_blocks_mla",
+    semantics="F = kv_caches[0].stride(0) (the block footprint in elements, padding included; used for every layer); "
+              "for every layer and row (s, d) of block_mapping: elements [d*F, d*F + F) of the cache's flat storage "
+              "(from its data pointer) become a copy of [s*F, s*F + F) (raw elements). Sources and destinations are "
+              "disjoint in every graded mapping. Other elements stay untouched; L = 0 is a no-op.",
+    interface=Interface(function="copy_blocks_mla", params=("kv_caches", "block_mapping"), written=("kv_caches",),
+                        returns="None",
+                        args_doc={"kv_caches": "written; list of L tensors [NB, BS, D] (fp16/bf16/fp32 or uint8), "
+                                               "entries contiguous, block stride stride(0) >= BS*D (padding between "
+                                               "blocks is part of a block)",
+                                  "block_mapping": "int64 [Pn, 2] on the device, rows (src block, dst block)"}),
+    grids={
+        "smoke": [
+            dict(nb=6, bs=4, d=8, pn=2, dtype="fp32", layers=2),
+            dict(nb=4, bs=2, d=36, pn=1, dtype="uint8"),
+            dict(nb=5, bs=3, d=10, pn=2, dtype="fp16", pad=7),
+        ],
+        "full": [dict(nb=nb, bs=bs, d=d, pn=pn, dtype="fp16") for nb, bs, d, pn in
+                 [(8, 16, 576, 2), (32, 16, 576, 4), (64, 16, 576, 8), (64, 32, 576, 8), (64, 64, 576, 16),
+                  (128, 16, 576, 8), (128, 16, 576, 16), (128, 32, 576, 16), (16, 32, 576, 4), (256, 32, 576, 16),
+                  (256, 64, 576, 32), (512, 32, 576, 16)]],
+        "heldout": [
+            dict(nb=1024, bs=64, d=656, pn=128, dtype="uint8"),
+            dict(nb=128, bs=16, d=576, pn=24, dtype="bf16", layers=2, pad=64),
+        ],
+    },
+    build=_cbm_build, reference=_cbm_ref,
+    cost=lambda p: Cost(0.0, 2 * p.get("layers", 1) * p["pn"] * (p["bs"] * p["d"] + p.get("pad", 0))
+                        * esize(p["dtype"])),
+    timed=lambda p: p["nb"] >= 64 and p["pn"] >= 8,
+    baseline=baseline("copy_blocks_mla", _cbm_base), label=baseline_label, data_movement=True,
+    notes="Graded mappings are disjoint, as upstream. Each layer's cache is judged as its own output slot (arg.0.l). "
+          "Beside the spec's smoke cases, a padded fp16 view (stride(0) = BS*D + 7) checks that the padding is "
+          "copied too.",
+)
+
+
+# ------------------------------------------------------------------------------------------------ convert_fp8
+#: convert_fp8's kv_dtype values (both E4M3); vLLM rejects "auto" at run time and raises for any other string.
+CONVERT_FP8_KV = ("fp8", "fp8_e4m3")
+
+
+def _cf_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    shape, dt = list(p["shape"]), dtype_of(p["dtype"])
+    if p.get("direction", "quant") == "dequant":  # fp8 bytes -> dtype (every byte value, NaN encodings included)
+        inp = torch.randint(0, 256, shape, generator=gen, device=device).to(torch.uint8)
+        out = poison_(torch.empty(shape, dtype=dt, device=device))
+    else:
+        inp = make_tensor(shape, dt, device, gen)
+        if p.get("specials"):  # saturation, underflow to zero and NaN, at fixed flat positions
+            flat = inp.view(-1)
+            vals = [500.0, -500.0, 1e-9, -1e-9, float("nan")]
+            for i, v in enumerate(vals):
+                flat[(7 * i + 3) % flat.numel()] = v
+        out = poison_(torch.empty(shape, dtype=torch.uint8, device=device))
+    return Call([out, inp, float(p["scale"]), p.get("kv", "fp8")], written=(0,))
+
+
+def convert_fp8_native(output: torch.Tensor, inp: torch.Tensor, scale: float, kv_dtype: str) -> torch.Tensor:
+    """The values ``convert_fp8`` writes into ``output`` (shaped like ``inp``, output's dtype): quantising
+    (``inp`` fp16/bf16/fp32, ``output`` uint8) the E4M3 bytes of ``float(x) / scale`` (fp32 IEEE division by a
+    tensor, saturating to +-448, round to nearest even, NaN kept); dequantising (``inp`` uint8) ``rd_T(float(e4m3)
+    * scale)`` with T = output's dtype (vllm.md § vllm::convert_fp8).
+
+    Raises:
+        ValueError: ``kv_dtype`` is not "fp8"/"fp8_e4m3", or the dtypes name no direction.
+    """
+    if kv_dtype not in CONVERT_FP8_KV:
+        raise ValueError(f"vllm::convert_fp8: kv_dtype {kv_dtype!r} is not one of {', '.join(CONVERT_FP8_KV)}")
+    s = torch.tensor([scale], dtype=torch.float32, device=inp.device)
+    if inp.dtype == torch.uint8 and output.dtype != torch.uint8:
+        return (inp.view(torch.float8_e4m3fn).float() * s).to(output.dtype)
+    if output.dtype == torch.uint8 and inp.dtype in (torch.float16, torch.bfloat16, torch.float32):
+        return cache_convert(inp, "fp8", s)
+    raise ValueError(f"vllm::convert_fp8: no direction from {inp.dtype} to {output.dtype} (one side must be uint8 "
+                     f"fp8 bytes, the other fp16/bf16/fp32)")
+
+
+def _cf_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    out = call.args[0]
+    return [storage_expected("arg.0", out, convert_fp8_native(*call.args),
+                             torch.ones(out.shape, dtype=torch.bool, device=out.device))]
+
+
+def _cf_base(c: Call) -> None:
+    c.args[0].copy_(convert_fp8_native(*c.args))
+
+
+def _numel_of(p: dict[str, Any]) -> int:
+    return _numel(list(p["shape"]))
+
+
+CONVERT_FP8 = FunctionOperator(
+    "convert_fp8", source="vllm", category="kv cache convert", section="vllm.md § vllm::convert_fp8",
+    semantics="elementwise over the whole contiguous tensor; the direction follows the dtypes. input fp16/bf16/fp32 -> "
+              "output uint8: out = bits(E4M3(float(x) / scale)) (fp32 IEEE division by the scale, not a multiply by "
+              "its reciprocal; round to nearest even; saturating to +-448; NaN stays NaN). input uint8 -> output "
+              "fp16/bf16/fp32: y = rd_T(float(E4M3 value of the byte) * scale) (an fp32 product, then one rounding to "
+              "the output dtype).",
+    interface=Interface(function="convert_fp8", params=("output", "input", "scale", "kv_dtype"),
+                        defaults={"scale": 1.0, "kv_dtype": "fp8"}, written=("output",), returns="None",
+                        args_doc={"output": "written; same shape as input, contiguous: uint8 (fp8 E4M3 bytes) when "
+                                            "input is fp16/bf16/fp32, else fp16/bf16/fp32",
+                                  "input": "contiguous fp16/bf16/fp32 values, or uint8 fp8 E4M3 bytes",
+                                  "scale": "Python float (used as fp32)",
+                                  "kv_dtype": "'fp8' or 'fp8_e4m3' (both E4M3)"}),
+    grids={
+        "smoke": [
+            dict(shape=[1, 32], dtype="fp16", scale=1.0),
+            dict(shape=[17, 33], dtype="bf16", scale=0.5, specials=True),
+            dict(shape=[8, 64], dtype="fp16", scale=1.0, direction="dequant"),
+        ],
+        "full": [dict(shape=list(sh), dtype=dt, scale=sc, kv=kv)
+                 for sh in ((1, 32), (128, 512), (1024, 4096), (5333, 8192)) for sc in (0.5, 1.0)
+                 for kv in CONVERT_FP8_KV for dt in ("fp16", "bf16")],
+        "heldout": [
+            dict(shape=[4096, 4099], dtype="fp32", scale=0.0625),
+            dict(shape=[1024, 4096], dtype="bf16", scale=2.0, direction="dequant"),
+            dict(shape=[64, 16, 128], dtype="fp16", scale=1.0, kv="fp8_e4m3", specials=True),
+        ],
+    },
+    build=_cf_build, reference=_cf_ref, cost=lambda p: Cost(0.0, _numel_of(p) * (esize(p["dtype"]) + 1)),
+    timed=lambda p: _numel_of(p) >= 131_072,
+    baseline=baseline("convert_fp8", _cf_base), label=baseline_label,
+    dtypes=lambda p: {dtype_of(p["dtype"]), torch.float8_e4m3fn}, data_movement=True,
+    notes="Every case converts to or from fp8, so none can be judged on the CPU interpreter (all unsupported there); "
+          "they are judged on GPUs. The smoke and held-out 'specials' cases plant +-500 (saturates to +-448 at "
+          "scale <= 1), +-1e-9 (underflows to +-0) and NaN. Dequantisation inputs are random bytes, NaN encodings "
+          "(0x7F, 0xFF) included.",
+)
+
+
 # ------------------------------------------------------------------------------------ concat_and_cache_mla
 def _mla_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
     t, r, pe, nb, bs = p["t"], p["r"], p["p"], p["nb"], p["bs"]
@@ -671,5 +947,5 @@ GATHER_AND_MAYBE_DEQUANT_CACHE = FunctionOperator(
     notes="dst arrives poisoned rather than zeroed (upstream: zeros).",
 )
 
-OPERATORS = [CONCAT_AND_CACHE_MLA, CP_GATHER_CACHE, GATHER_AND_MAYBE_DEQUANT_CACHE, RESHAPE_AND_CACHE,
-             RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]
+OPERATORS = [CONCAT_AND_CACHE_MLA, CONVERT_FP8, COPY_BLOCKS, COPY_BLOCKS_MLA, CP_GATHER_CACHE,
+             GATHER_AND_MAYBE_DEQUANT_CACHE, RESHAPE_AND_CACHE, RESHAPE_AND_CACHE_FLASH, SWAP_BLOCKS]

@@ -1,4 +1,4 @@
-"""vLLM MoE routing, permutation and reduction (vllm.md §3: topk_softmax, moe_align_block_size,
+"""vLLM MoE routing, permutation and reduction (vllm.md §3: grouped_topk, topk_softmax, moe_align_block_size,
 batched_moe_align_block_size, moe_lora_align_block_size, moe_sum, shuffle_rows). \
 References are pure PyTorch written from the spec."""
 from __future__ import annotations
@@ -96,6 +96,193 @@ TOPK_SOFTMAX = FunctionOperator(
     baseline=_baseline("topk_softmax", _topk_base_native), label=baseline_label, own_ops=frozenset({"topk_softmax"}),
 )
 
+
+
+# -------------------------------------------------------------------------------------- grouped_topk
+#: The absolute distance (in fp32) kept between a case's fp32 sigmoid values and the nearest rounding boundary of a
+#: 16-bit score dtype: tanh is not correctly rounded on any device (torch's fp32 tanh is within ~2^-24 absolute here;
+#: a tanh built from an approximate exp, as GPUs' fast exp2, within ~2^-21.5), so a value that close to a boundary
+#: would round either way depending on the implementation.
+SIGMOID_MARGIN = 2.0 ** -20
+
+
+def grouped_topk_sigmoid(scores: torch.Tensor) -> torch.Tensor:
+    """``rd_S(0.5 * tanh(0.5 * x) + 0.5)`` with x = float(scores) and fp32 arithmetic (vllm.md § grouped_topk
+    step 1), in the scores' dtype S."""
+    x = scores.float()
+    return (0.5 * torch.tanh(0.5 * x) + 0.5).to(scores.dtype)
+
+
+def grouped_topk_native(scores: torch.Tensor, num_expert_group: int, topk_group: int, topk: int, renormalize: bool,
+                        routed_scaling_factor: float, bias: torch.Tensor, scoring_func: int = 0
+                        ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(topk_values fp32 [T, topk], topk_indices int32 [T, topk])`` of ``grouped_topk`` (vllm.md §
+    grouped_topk), with the spec's rounding points in the scores' dtype S: sc = scores or the sigmoid
+    (:func:`grouped_topk_sigmoid`); cand = rd_S(sc + bias); group score rd_S(a + b) of the group's two largest
+    candidates as a multiset (non-finite: -inf); the topk_group groups first by (score descending, index
+    ascending), which is the spec's iterative threshold rule; the topk experts of those groups by (cand
+    descending, -inf for non-finite scores, index ascending); weights float(sc) of the chosen experts, renormalised
+    as w / (1e-20 + sum w) (fp32, summed in rank order) and times routed_scaling_factor (a double product stored as
+    fp32). A row whose topk_group-th group score is -inf gets experts 0..topk-1 with weights 1/topk.
+
+    Raises:
+        ValueError: E is not a multiple of num_expert_group, a group has fewer than 2 experts, topk_group >
+            num_expert_group, topk exceeds the experts of topk_group groups, or scoring_func is not 0 or 1.
+    """
+    t, e = scores.shape
+    if e % num_expert_group or e // num_expert_group < 2:
+        raise ValueError(f"vllm::grouped_topk: E = {e} is not split into groups of >= 2 experts by "
+                         f"num_expert_group = {num_expert_group}")
+    gs = e // num_expert_group
+    if not 1 <= topk_group <= num_expert_group or not 1 <= topk <= topk_group * gs:
+        raise ValueError(f"vllm::grouped_topk: topk_group = {topk_group}, topk = {topk} do not fit {num_expert_group} "
+                         f"groups of {gs}")
+    if scoring_func not in (0, 1):
+        raise ValueError(f"vllm::grouped_topk: scoring_func {scoring_func} is not 0 (none) or 1 (sigmoid)")
+    dt, dev = scores.dtype, scores.device
+    sc = grouped_topk_sigmoid(scores) if scoring_func == 1 else scores
+    cand = (sc.float() + bias.to(dt).float()).to(dt).float()
+    top2 = torch.topk(cand.view(t, num_expert_group, gs), 2, dim=-1).values
+    gscore = (top2[..., 0] + top2[..., 1]).to(dt).float()
+    gscore = torch.where(torch.isfinite(gscore), gscore, torch.full_like(gscore, -torch.inf))
+    gorder = torch.sort(gscore, dim=-1, descending=True, stable=True).indices[:, :topk_group]
+    chosen = torch.zeros(t, num_expert_group, dtype=torch.bool, device=dev).scatter_(1, gorder, True)
+    theta = torch.gather(gscore, 1, gorder[:, -1:]).squeeze(1)
+    val = torch.where(torch.isfinite(scores.float()), cand, torch.full_like(cand, -torch.inf))
+    sel = chosen.repeat_interleave(gs, dim=1)
+    # rank experts by (selected first, value descending, index ascending): stable sorts, least significant first
+    order = torch.sort(val, dim=-1, descending=True, stable=True).indices
+    sel_sorted = torch.gather(sel, 1, order)
+    order = torch.gather(order, 1, torch.sort(sel_sorted.to(torch.int8), dim=-1, descending=True, stable=True).indices)
+    ids = order[:, :topk]
+    w = torch.gather(sc.float(), 1, ids)
+    if renormalize:
+        total = w[:, 0]
+        for j in range(1, topk):
+            total = total + w[:, j]
+        w = w / (torch.full_like(total, 1e-20) + total)[:, None]
+    w = (w.double() * routed_scaling_factor).float()
+    fallback = theta == -torch.inf
+    if bool(fallback.any()):
+        ids = torch.where(fallback[:, None], torch.arange(topk, device=dev)[None, :], ids)
+        one = torch.ones((), dtype=torch.float32, device=dev) / torch.full((), topk, dtype=torch.float32, device=dev)
+        w = torch.where(fallback[:, None], one, w)
+    return w.contiguous(), ids.to(torch.int32).contiguous()
+
+
+def _sigmoid_stable(x: torch.Tensor) -> torch.Tensor:
+    """Where x's fp32 sigmoid lies within :data:`SIGMOID_MARGIN` of a rounding boundary of x's 16-bit dtype."""
+    x32 = x.float()
+    s = 0.5 * torch.tanh(0.5 * x32) + 0.5
+    return (s - SIGMOID_MARGIN).to(x.dtype) == (s + SIGMOID_MARGIN).to(x.dtype)
+
+
+def _min_gap(v: torch.Tensor) -> torch.Tensor:
+    """Per row of ``v`` [T, n], the smallest distance between two of its values (inf for n < 2)."""
+    if v.shape[1] < 2:
+        return torch.full(v.shape[:1], torch.inf, device=v.device)
+    s = torch.sort(v.float(), dim=1).values
+    return (s[:, 1:] - s[:, :-1]).min(dim=1).values
+
+
+def _gt_scores(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    t, e, dt = p["t"], p["e"], dtype_of(p["dtype"])
+    scores = make_tensor([t, e], dt, device, gen)
+    bias = make_tensor([e], dt, device, gen)
+    if p.get("ties"):  # row 0: group 1 a copy of group 0 (equal candidates and group scores); row 1: a doubled max
+        gs = e // p["n_group"]
+        scores[0, gs:2 * gs] = scores[0, :gs]
+        bias[gs:2 * gs] = bias[:gs]
+        top = int(torch.argmax(scores[1].float()))
+        scores[1, (top + 1) % e] = scores[1, top]
+    if p.get("scoring", 0) == 1 and dt != torch.float32:
+        # keep every sigmoid away from the dtype's rounding boundaries (SIGMOID_MARGIN): step x toward 0, one ulp
+        # of the dtype at a time, where it is too close
+        for _ in range(256):
+            bad = ~_sigmoid_stable(scores)
+            if not bool(bad.any()):
+                break
+            scores = torch.where(bad, torch.nextafter(scores, torch.zeros_like(scores)), scores)
+        else:
+            raise RuntimeError(f"vllm::grouped_topk: could not move the sigmoid values of case {p} off rounding "
+                               f"boundaries")
+    elif p.get("scoring", 0) == 1:
+        # fp32 scores: the sigmoid itself is the compared value (within rtol); keep every row's candidates and
+        # group scores apart by 1e-4 so that a few ulps of tanh cannot reorder them (rows drawn again)
+        for _ in range(64):
+            sc = grouped_topk_sigmoid(scores)
+            cand = sc + bias
+            gscore = torch.topk(cand.view(t, p["n_group"], -1), 2, dim=-1).values.sum(-1)
+            close = (_min_gap(cand) < 1e-4) | (_min_gap(gscore) < 1e-4)
+            if not bool(close.any()):
+                break
+            scores = torch.where(close[:, None], make_tensor([t, e], dt, device, gen), scores)
+        else:
+            raise RuntimeError(f"vllm::grouped_topk: could not draw well-separated fp32 rows for case {p}")
+    if p.get("inf_row") is not None:
+        scores[p["inf_row"]] = -torch.inf
+    return scores, bias
+
+
+def _gt_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    scores, bias = _gt_scores(p, device, gen)
+    return Call([scores, p["n_group"], min(p["topk_group"], p["n_group"]), p["topk"], p["renormalize"],
+                 float(p.get("rsf", 1.0)), bias, p.get("scoring", 0)])
+
+
+def _gt_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    w, ids = grouped_topk_native(*call.args)
+    return [Expected("return.0", w, Tolerance()), Expected("return.1", ids, EXACT)]
+
+
+GROUPED_TOPK = FunctionOperator(
+    "grouped_topk", source="vllm", category="moe routing", section="vllm.md § vllm::grouped_topk",
+    semantics="per token, in the scores dtype S (each operation evaluated in fp32 and rounded to S): sc_e = scores_e "
+              "(scoring_func 0) or rd_S(0.5*tanh(0.5*x) + 0.5) with x = float(scores_e) (1); cand_e = rd_S(sc_e + "
+              "bias_e); group score rd_S(a + b) of the two largest cand of the group (a multiset: b = a when the "
+              "maximum occurs twice; non-finite -> -inf); the topk_group groups with the highest scores, ties to the "
+              "lower group index; among their experts the topk largest cand (-inf where scores_e is not finite), ties "
+              "to the lower expert index, in that order. If the topk_group-th group score is -inf: indices 0..topk-1, "
+              "values 1/topk. Values w_i = float(sc_{e_i}); renormalize: w_i / (1e-20 + sum_j w_j) (fp32 IEEE "
+              "division); then times routed_scaling_factor (double product stored as fp32).",
+    interface=Interface(
+        function="grouped_topk",
+        params=("scores", "num_expert_group", "topk_group", "topk", "renormalize", "routed_scaling_factor", "bias",
+                "scoring_func"),
+        defaults={"scoring_func": 0}, returns="(topk_values fp32 [T, topk], topk_indices int32 [T, topk]), new tensors",
+        args_doc={"scores": "[T, E] fp16/bf16/fp32, contiguous", "num_expert_group": "int n_group <= 32, E % n_group "
+                                                                                     "== 0 (groups of E/n_group >= 2)",
+                  "topk_group": "int <= n_group", "topk": "int <= 32", "renormalize": "bool",
+                  "routed_scaling_factor": "float", "bias": "[E] in the dtype of scores",
+                  "scoring_func": "int: 0 = none (scores as given), 1 = sigmoid"}),
+    grids={
+        "smoke": [
+            dict(t=3, e=16, n_group=4, topk_group=2, topk=2, renormalize=True, scoring=1, dtype="fp32"),
+            dict(t=2, e=8, n_group=2, topk_group=1, topk=2, renormalize=False, scoring=0, dtype="bf16", ties=True),
+            dict(t=1, e=32, n_group=4, topk_group=2, topk=2, renormalize=True, scoring=0, dtype="fp16"),
+            dict(t=4, e=8, n_group=2, topk_group=1, topk=3, renormalize=False, scoring=0, dtype="fp16", ties=True),
+        ],
+        "full": [dict(d, rsf=1.0) for d in product(
+            **{"t,e": [(1, 32), (128, 256), (1024, 512)]}, n_group=[1, 2, 4], topk_group=[1, 2], topk=[1, 2],
+            renormalize=[False, True], scoring=[0, 1], dtype=["fp16", "bf16"])],
+        "heldout": [
+            dict(t=4096, e=256, n_group=8, topk_group=4, topk=8, renormalize=True, scoring=1, rsf=2.5, dtype="bf16"),
+            dict(t=33, e=160, n_group=8, topk_group=3, topk=6, renormalize=False, scoring=1, dtype="fp16"),
+            dict(t=5, e=64, n_group=4, topk_group=2, topk=4, renormalize=False, scoring=0, dtype="fp16", inf_row=2),
+        ],
+    },
+    build=_gt_build, reference=_gt_ref,
+    cost=lambda p: Cost(8.0 * p["t"] * p["e"], (p["t"] + 1) * p["e"] * esize(p["dtype"]) + 8 * p["t"] * p["topk"]),
+    timed=lambda p: p["t"] >= 1024,
+    baseline=_baseline("grouped_topk", lambda c: grouped_topk_native(*c.args)), label=baseline_label,
+    notes="Inputs: scores and bias randn in the scores dtype, as upstream (topk_group passed as min(topk_group, "
+          "n_group)). tanh is not correctly rounded anywhere, so for 16-bit scores with the sigmoid every score whose "
+          "fp32 sigmoid lies within 2^-20 of a rounding boundary of the dtype is stepped toward 0 until it does not "
+          "(each value then rounds the same way under any faithful tanh); ties that remain, and the planted ones "
+          "(smoke: a group copied into the next, a doubled maximum), are resolved by the index rule. The held-out "
+          "row of -inf scores takes the fallback with renormalize off and routed_scaling_factor 1, where the spec's "
+          "1/topk is unambiguous.",
+)
 
 
 # ------------------------------------------------------------------------------------------- moe_sum
@@ -576,5 +763,5 @@ MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
           "to bs, MB = Lp/bs. Outputs arrive poisoned: a disabled segment must stay so.",
 )
 
-OPERATORS = [TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE, MOE_SUM,
-             SHUFFLE_ROWS]
+OPERATORS = [GROUPED_TOPK, TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE,
+             MOE_SUM, SHUFFLE_ROWS]
