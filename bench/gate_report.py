@@ -83,6 +83,29 @@ def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
     return {"commit": commit, "wall": wall, "heldout": held, "tests": {"rc": rc, "summary": tsum, "failed": failed}}
 
 
+#: The phases of a timed case's harness_ms (CaseRecord), in the order the table prints them.
+HARNESS_PHASES = ("command", "device", "prep", "load", "warmup", "build", "blocks", "save", "check")
+
+
+def harness_cost_lines(full: dict[str, dict], ops: list[str]) -> list[str]:
+    """Where the timing of the gate set's timed cases went (issue 18): per operator, the median over its timed
+    cases of each phase of ``harness_ms`` (ms), beside the job's ``timing_s`` per timed case. Empty when no
+    record has them (records written before harness_ms existed)."""
+    rows = []
+    for op in ops:
+        cases = [c for c in full.get(op, {}).get("cases", []) if isinstance(c.get("harness_ms"), dict)]
+        if not cases:
+            continue
+        med = {k: statistics.median(float(c["harness_ms"].get(k, 0.0)) for c in cases) for k in HARNESS_PHASES}
+        per_case = (full[op].get("time_s") or {}).get("timing_s", 0.0) / len(cases)
+        rows.append(f"{op:28s} {len(cases):>5d} {per_case:>8.2f} "
+                    + " ".join(f"{med[k]:>8.1f}" for k in HARNESS_PHASES))
+    if not rows:
+        return []
+    return ["", "timing cost per timed case (median ms of each phase; timing_s/case in s):",
+            f"{'operator':28s} {'timed':>5s} {'s/case':>8s} " + " ".join(f"{k:>8s}" for k in HARNESS_PHASES)] + rows
+
+
 def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
     if getattr(args, "part1", None):
         p1 = json.loads(Path(args.part1).read_text())
@@ -148,6 +171,7 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
                      f"max {100 * max(changes):.2f}% over {len(changes)} operators")
     if drift:
         lines.append(f"drift beyond {100 * DRIFT:.0f}%: " + "; ".join(drift))
+    lines += harness_cost_lines(full, gate_ops)
     lines += ["", f"GPU-only tests: rc {rc}; {tsum}"] + [f"  {ln}" for ln in tfailed]
     data = {"commit": args.commit, "verdict": verdict, "speedups": speedups,
             "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad}, "tests_rc": rc,

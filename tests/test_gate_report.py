@@ -106,3 +106,21 @@ def test_part1_summary_carries_the_held_out_tier_and_tests_to_part2(tmp_path: Pa
     assert "aten::neg [wrong_result] arg.0: 3 of 7 elements differ" in text
     with pytest.raises(SystemExit, match="not on c0ffee9999"):
         gate_report.build(gate_report.argparse.Namespace(**{**vars(b), "commit": "c0ffee9999"}))
+
+
+def test_the_record_shows_where_the_timing_went(tmp_path: Path) -> None:
+    """Per gate operator, the median of each harness_ms phase over its timed cases and timing_s per timed case."""
+    def case(cmd: float, dev: float) -> dict:
+        return {"id": "full/0", "candidate_ms": 0.1, "harness_ms": {
+            "prep": 1.0, "load": 2.0, "warmup": 30.0, "build": 4.0, "blocks": dev + 5, "save": 6.0, "check": 7.0,
+            "command": cmd, "device": dev}}
+    mm = dict(_rec("aten::mm", speedup=0.9), cases=[case(100.0, 2.0), case(300.0, 4.0), case(200.0, 3.0)],
+              time_s={"timing_s": 0.9})
+    text, _, _ = gate_report.build(_args(tmp_path, [_rec("aten::add")], [mm, _rec("vllm::rms_norm", speedup=1.0)],
+                                         "0"))
+    head = next(ln for ln in text.splitlines() if ln.startswith("operator") and "s/case" in ln)
+    row = next(ln for ln in text.splitlines() if ln.startswith("aten::mm") and "0.30" in ln).split()
+    assert head.split()[1:] == ["timed", "s/case", *gate_report.HARNESS_PHASES]
+    assert row[1:5] == ["3", "0.30", "200.0", "3.0"]          # 3 timed cases, 0.9 s / 3, median command, device
+    assert not any(ln.startswith("vllm::rms_norm") and "s/case" not in ln and len(ln.split()) == 12
+                   for ln in text.splitlines())               # an operator without harness_ms gets no row

@@ -93,6 +93,9 @@ def test_every_timed_repetition_gets_fresh_inputs_and_the_checked_ones_are_kept(
         assert torch.equal(call.args[1], _fresh(k).args[1])          # repetition k ran on set k
         assert torch.equal(call.args[0], 2 * _fresh(k).args[1]) and ret is call.args[0]
     assert state.tracing is True  # restored after timing
+    # where the time went (CaseRecord.harness_ms): the warm-up ran at least warmup_ms per side
+    assert res["warmup_wall_ms"] >= 2 * 1.0 and res["build_ms"] >= 0
+    assert sum(res["wall_ms"].values()) >= sum(res["event_total_ms"].values()) * 0.999
 
 
 def test_a_value_keyed_result_cache_never_hits_a_timed_repetition() -> None:

@@ -38,3 +38,22 @@ def test_timing_cheat_fails_with_its_class(tmp_path: Path, path: Path) -> None:
 
 def test_every_timing_fixture_has_an_expected_class() -> None:
     assert {fixture_kind(p) for p in fixtures(BAD)} == set(EXPECTED)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(PLATFORM.interpreter, reason="timing runs on GPUs only")
+def test_an_honest_oracle_is_timed_and_records_where_the_time_went(tmp_path: Path) -> None:
+    """The full tier of an oracle passes and each timed case records its harness cost (CaseRecord.harness_ms):
+    every phase, the child's phases inside the verifier's wall clock of the command, the device time within it."""
+    op = get_operator("aten::cumsum")
+    sub = Path(__file__).resolve().parents[1] / "solutions" / op.filename
+    rec = Verifier(JobSpec(op, sub, "full"), PLATFORM, 0, tmp_path / "job", Settings(reps=10, warmup_ms=5)).run()
+    assert rec["status"] == "passed", rec["first_failure"]
+    timed = [c for c in rec["cases"] if c.get("candidate_ms")]
+    assert timed
+    for c in timed:
+        h = c["harness_ms"]
+        assert set(h) == {"prep", "load", "warmup", "build", "blocks", "save", "check", "command", "device"}, h
+        assert all(v >= 0 for v in h.values()), h
+        assert h["load"] + h["warmup"] + h["build"] + h["blocks"] + h["save"] <= h["command"] * 1.01 + 1, h
+        assert h["device"] <= h["blocks"] * 1.05 + 0.05, h

@@ -112,6 +112,11 @@ class CaseRecord(_Record):
         alt_poison_rerun, alt_poison_slots: the case ran again with the alternate poison pattern, for these
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
+        harness_ms: where the wall time of timing this case went (GPU), in ms: ``prep`` (the verifier writes the
+            command), ``load``, ``warmup``, ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
+            lead and flushes included), ``save`` (the checked repetitions, in the child), ``check`` (the verifier
+            loads, rebuilds and judges them), ``command`` (the verifier's wall clock of the whole command) and
+            ``device`` (the device time measured, both sides): issue 18's harness cost per timed case.
         tolerance_scale: the platform's tolerance scale, where it is not 1.0 (``rule`` was scaled by it;
             the job's ``platform_profile`` says why).
         baseline_ms ... candidate_spread: :data:`TIMING_FIELDS`, the timing of a timed case (GPU).
@@ -120,7 +125,7 @@ class CaseRecord(_Record):
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({
         "input_seed", "launches", "wall_s", "kernels", "max_abs", "max_rel", "rule", "failure_class", "message",
-        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured", "tolerance_scale"})
+        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured", "tolerance_scale", "harness_ms"})
     _GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {"candidate_ms": TIMING_FIELDS}
 
     id: str
@@ -139,6 +144,7 @@ class CaseRecord(_Record):
     alt_poison_rerun: bool | None = None
     alt_poison_slots: list[str] | None = None
     remeasured: dict[str, Any] | None = None
+    harness_ms: dict[str, float] | None = None
     tolerance_scale: float | None = None
     baseline_ms: float | None = None
     candidate_ms: float | None = None

@@ -326,18 +326,29 @@ class Child:
         from .timed_loop import time_case
 
         torch = self.torch
+        t0 = time.perf_counter()
         data = self.load(msg.inp)
-        calls = [Call.loaded(d) for d in data["sets"]]
         check = msg.check
         params, base_seed = data.get("params"), data.get("seed")
         device = self.device()
 
-        def make_set(k: int) -> Any:
-            # the timed repetitions' inputs: built here, with the candidate's registration lifted
+        def build(seed: int) -> Any:
+            # inputs built here from a seed, with the candidate's registration lifted
             with self.harness_io():
-                return self.op.build(params, device, generator(device, timed_set_seed(base_seed, k)))
+                return self.op.build(params, device, generator(device, seed))
 
+        def make_set(k: int) -> Any:
+            return build(timed_set_seed(base_seed, k))
+
+        phases: dict[str, float] = {}
         try:
+            # the warm-up sets: built here from their seeds (their values are never judged and never timed), or
+            # given (tests of the protocol)
+            if data.get("warmup_seeds") is not None:
+                calls = [build(int(s)) for s in data["warmup_seeds"]]
+            else:
+                calls = [Call.loaded(d) for d in data["sets"]]
+            phases["load"] = (time.perf_counter() - t0) * 1e3
             kinds = getattr(self.op, "baseline_kinds", ())
             if msg.baseline is not None and msg.baseline in kinds:
                 base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
@@ -347,13 +358,18 @@ class Child:
                             reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                             make_set=make_set if params is not None else None)
             checked = res.pop("checked")
+            phases.update(warmup=res.pop("warmup_wall_ms", 0.0), build=res.get("build_ms") or 0.0,
+                          blocks=sum(res.get("wall_ms", {}).values()))
+            t_save = time.perf_counter()
             if msg.check_out:
                 with self.harness_io():
                     torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
                                          "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
                                 for k, (c, r) in checked.items()},
                                msg.check_out)
-            self.send(TimeAnswer(**res, baseline=label, timers_tampered=tampered_timers()))
+            phases["save"] = (time.perf_counter() - t_save) * 1e3
+            self.send(TimeAnswer(**res, baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
+                                 timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
             self.send(TimeAnswer(error=_error(exc, "timing")))
 

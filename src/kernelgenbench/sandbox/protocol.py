@@ -98,11 +98,12 @@ class CaseCommand:
 
 @dataclass
 class TimeCommand:
-    """Time one case (``sandbox/timed_loop.py``). The input file ``inp`` holds the warm-up sets, the case's
-    ``params`` and the secret ``seed`` of the timed repetitions' input sets (built in the child, one per
-    repetition: :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in
-    ``check`` are saved to ``check_out`` for the verifier to judge; ``baseline`` forces a baseline kind of the
-    operators that offer several (vLLM: ``kgb eval --baseline``), None its default."""
+    """Time one case (``sandbox/timed_loop.py``). The input file ``inp`` holds the seeds of the two warm-up
+    sets (``warmup_seeds``, built in the child; or the sets themselves, ``sets``), the case's ``params`` and
+    the secret ``seed`` of the timed repetitions' input sets (built in the child, one per repetition:
+    :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in ``check`` are
+    saved to ``check_out`` for the verifier to judge; ``baseline`` forces a baseline kind of the operators that
+    offer several (vLLM: ``kgb eval --baseline``), None its default."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -243,6 +244,8 @@ class TimeAnswer(Answer):
         baseline_host_ms, candidate_host_ms: median host issue time per call.
         lead_ms: the device lead; launches_per_rep: the fewest launches of a candidate repetition.
         build_ms: host time building the timed input sets (outside the timed region).
+        phases_ms: the child's wall time per phase of the command (``load``, ``warmup``, ``build``, ``blocks``,
+            ``save``), in ms.
         timed_trace: ATen op key -> the most times one timed candidate call ran it.
         stale_outputs: as :class:`CaseAnswer`'s, over the timed calls.
         baseline: the baseline's name; timers_tampered: timer entry points replaced.
@@ -260,6 +263,7 @@ class TimeAnswer(Answer):
     lead_ms: float | None = None
     launches_per_rep: int | None = None
     build_ms: float | None = None
+    phases_ms: dict[str, float] = field(default_factory=dict)
     timed_trace: dict[str, int] = field(default_factory=dict)
     stale_outputs: list[str] = field(default_factory=list)
     baseline: str | None = None

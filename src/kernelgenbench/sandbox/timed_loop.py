@@ -200,6 +200,7 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         ``{"baseline_ms", "candidate_ms"}`` medians in ms, the per-side sample lists, the host
         wall-clock and event totals in ms, ``launches_per_rep`` (minimum over candidate reps),
         ``build_ms`` (host time spent building the timed input sets, outside the timed region),
+        ``warmup_wall_ms`` (host wall time of both sides' warm-up),
         ``timed_trace`` (ATen op key -> the most times one candidate call, warm-up included, ran it
         outside Triton launches: the L3 trace of the timed calls), ``stale_outputs`` (returned tensors
         of candidate calls, warm-up included, in storage neither allocated during their call nor an
@@ -253,6 +254,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         return max(issue[2:] or issue)
 
     # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
+    t_warm = time.perf_counter()
     impl.deactivate()
     try:
         issue_b = warm(base_fn)
@@ -263,6 +265,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
 
     invoke = partial(invoke_timed, op)
     issue_c = warm(lambda c: invoke(impl, c, platform))
+    warmup_wall_ms = (time.perf_counter() - t_warm) * 1e3
     lead_ms = min(20.0, 4.0 * max(issue_b, issue_c) + 0.2)
     host: dict[str, list[float]] = {"baseline": [], "candidate": []}
 
@@ -350,5 +353,6 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         "lead_ms": lead_ms,
         "launches_per_rep": min(launches) if launches else 0,
         "build_ms": build_ms,
+        "warmup_wall_ms": warmup_wall_ms,
         "checked": checked,
     }

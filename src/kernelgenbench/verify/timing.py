@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 #: Repetitions per block before the sides switch (time_case's default).
 BLOCK = 10
 
+#: XORed into a case's seed for its two warm-up input sets (built by the child; never the correctness run's).
+WARMUP_SALTS = (0x9E3779B1, 0x85EBCA6B)
+
 
 def timed_repetitions(reps: int, block: int = BLOCK) -> int:
     """How many timed repetitions each side runs for ``reps`` requested: whole blocks, at least one."""
@@ -117,6 +120,8 @@ class TimingPhase:
         self.io = io
         self.ceilings = ceilings
         self.case_traces = case_traces
+        #: case id -> where the wall time of timing it went, in ms (CaseRecord.harness_ms)
+        self.harness_ms: dict[str, dict[str, float]] = {}
 
     def run(self, cases: list[Case]) -> None:
         """Time every timed case of ``cases`` that ran and was not left untimed; record the results."""
@@ -160,6 +165,8 @@ class TimingPhase:
             b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
             self.record.baseline = msg.baseline
             self._record_case(by_id[case.id], case, msg, b, c, speedups, sols)
+            if case.id in self.harness_ms:
+                by_id[case.id].harness_ms = self.harness_ms[case.id]
         if speedups:
             self.record.speedup = round(geomean(speedups), 4)  # type: ignore[arg-type]
         if sols:
@@ -195,19 +202,18 @@ class TimingPhase:
         the verifier computes from its own rebuild of their inputs: a candidate that behaves
         differently when it is timed, or answers from a cache, fails.
         """
-        sets = []
-        for salt in (0x9E3779B1, 0x85EBCA6B):
-            gen = generator(self.device, case.seed ^ salt)
-            call = self.op.build(case.params, self.device, gen)
-            sets.append(call.saved())
+        t_prep = time.perf_counter()
         base_seed = self.rng.getrandbits(62)
         inp = self.io / f"{case.tier}-{case.index}.time.pt"
-        torch.save({"sets": sets, "params": case.params, "seed": base_seed}, inp)
-        del sets
+        # the child builds the two warm-up sets from these seeds, as it builds the timed sets from base_seed (a
+        # set it builds wrong fails the judged repetitions, rebuilt here; warm-up values are never judged)
+        torch.save({"warmup_seeds": [case.seed ^ salt for salt in WARMUP_SALTS], "params": case.params,
+                    "seed": base_seed}, inp)
         total = timed_repetitions(self.settings.reps)
         check = sorted(self.rng.sample(range(total), min(total, self.settings.timing_checks)))
         check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
         t0 = time.perf_counter()
+        prep_ms = (t0 - t_prep) * 1e3
         try:
             msg = self.session.request(TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
                                                    str(check_out), self.settings.baseline),
@@ -255,6 +261,7 @@ class TimingPhase:
                                                f"device time in a command the verifier saw take {wall_ms:.2f} ms", case)
         if not (math.isfinite(b) and math.isfinite(c) and b > 0 and c > 0):
             raise JobFailed("timer_tampering", f"timing case {case.id}: implausible times {b}, {c}", case)
+        t_check = time.perf_counter()
         try:
             kept = torch.load(check_out, map_location=self.device, weights_only=True)
         except Exception as exc:  # noqa: BLE001
@@ -274,6 +281,11 @@ class TimingPhase:
                 raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
                                                 f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
                                                 f"same function when it is timed", case)
+        child = {k: float(v) for k, v in (msg.phases_ms or {}).items() if isinstance(v, (int, float))}
+        self.harness_ms[case.id] = {
+            "prep": round(prep_ms, 3), **{k: round(v, 3) for k, v in child.items()},
+            "check": round((time.perf_counter() - t_check) * 1e3, 3), "command": round(wall_ms, 3),
+            "device": round(reported, 3)}
         return msg
 
     def sol(self, cost: Any, ms: float) -> float | None:
