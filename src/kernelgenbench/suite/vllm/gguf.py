@@ -371,6 +371,7 @@ GGML_DEQUANTIZE = FunctionOperator(
             dict(m=2, n=64, qtype=Q8_0, dtype=None, special="zero_neg"),
             dict(m=3, n=32, qtype=Q8_0, dtype="fp32"),
             dict(m=2, n=64, qtype=Q4_0, dtype="bf16"),
+            dict(m=3, n=96, qtype=Q4_0, dtype="fp32"),
         ],
         "full": [dict(m=m, n=n, qtype=t, dtype=dt) for m, n, t, dt in
                  [(32, 128, 8, "fp16"), (64, 256, 8, "fp16"), (128, 512, 8, "fp16"), (256, 1024, 8, "fp32"),
@@ -389,6 +390,7 @@ GGML_DEQUANTIZE = FunctionOperator(
     dtypes=lambda p: {torch.float16, dtype_of(p["dtype"] or "fp16")},
     notes="Blocks are built vectorised (upstream: a Python loop) with d = |randn| * 0.5 + 0.1 (fp16) and uniform quant "
           "bytes. The first smoke case passes dtype=None (fp16 output) and has blocks with d = 0 and d = -0.5; the "
+          "fourth smoke case (Q4_0, fp32 output) is ours, so that the interpreter judges a Q4_0 case; the "
           "held-out fp32 case has d = +-60000 (products overflow to +-inf in fp16) and subnormal fp16 d.",
 )
 
