@@ -90,7 +90,8 @@ def pack_q4_0(d: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
     return torch.cat([_fp16_bytes(d), qs], dim=1)
 
 
-def unpack_blocks(w: torch.Tensor, quant_type: int, nblocks: int, op: str = "ggml") -> tuple[torch.Tensor, torch.Tensor]:
+def unpack_blocks(w: torch.Tensor, quant_type: int, nblocks: int,
+                  op: str = "ggml") -> tuple[torch.Tensor, torch.Tensor]:
     """The first ``nblocks`` blocks of the flat uint8 buffer ``w``: ``(d, q)`` with ``d`` fp16 ``[nblocks]`` and
     ``q`` int32 ``[nblocks, 32]``: the signed quants for Q8_0, the unsigned nibbles ``u`` (0..15, the value being
     ``u - 8``) for Q4_0 (vllm.md §2.8).
@@ -437,8 +438,8 @@ _MM_ARGS = {"W": "uint8 buffer of row x (col/32) blocks in row-major block order
             "quant_type": "int GGML type: 2 = Q4_0, 8 = Q8_0 (others are not graded; a submission may raise)",
             "row": "int output features"}
 _MM_NOTES = ("Upstream defect kept as it is harmless (vllm.md §2.10): the full tier builds W as upstream, uint8 "
-             "[m, (n/32)*18] of Q4_0 blocks with d = 1.0 and quant bytes randint(0, 255), called with row = n on X [batch, "
-             "m], so the buffer is read as n rows of m/32 blocks. Smoke and held-out cases use random d "
+             "[m, (n/32)*18] of Q4_0 blocks with d = 1.0 and quant bytes randint(0, 255), called with row = n on "
+             "X [batch, m], so the buffer is read as n rows of m/32 blocks. Smoke and held-out cases use random d "
              "(|randn| * 0.5 + 0.1). Tolerance: rtol by X's dtype, atol = 1e-4 x col/32, plus for Q4_0 an elementwise "
              "allowance of 8 |d_w| x one fp16 step of s_x for the blocks whose fp32 sum lies within the fp32 "
              "summation-order bound of an fp16 rounding boundary (the fp16 s is then order-dependent).")
@@ -622,10 +623,11 @@ GGML_MOE_A8 = FunctionOperator(
     dtypes=_gemm_dtypes, atol_text="1e-4 x col/32 (+ the Q4_0 fp16-sum allowance)",
     notes="Full tier as upstream: X = randn(tokens*top_k, col) fp32 (only the first `tokens` rows are read), "
           "sorted_token_ids = arange(tokens*top_k), expert_ids = randint(0, E, (tokens*top_k,)), Q8_0 weights with "
-          "d = |randn| * 0.5 + 0.1 built vectorised. Smoke's first two and the held-out cases use moe_align_block_size's "
-          "layout for block 4 (padding ids at each expert's run end, experts_ids 0 past the padded total); the third "
-          "smoke case (upstream layout, fp16 X) is ours. Every graded case names every row of Y. Tolerance: rtol by X's "
-          "dtype, atol = 1e-4 x col/32, plus the Q4_0 fp16-sum allowance (as ggml_mul_mat_a8).",
+          "d = |randn| * 0.5 + 0.1 built vectorised. Smoke's first two and the held-out cases use "
+          "moe_align_block_size's layout for block 4 (padding ids at each expert's run end, experts_ids 0 past the "
+          "padded total); the third smoke case (upstream layout, fp16 X) is ours. Every graded case names every row of "
+          "Y. Tolerance: rtol by X's dtype, atol = 1e-4 x col/32, plus the Q4_0 fp16-sum allowance (as "
+          "ggml_mul_mat_a8).",
 )
 
 
@@ -663,7 +665,8 @@ GGML_MOE_A8_VEC = FunctionOperator(
             dict(e=3, tokens=2, top_k=2, col=64, row=8, qtype=Q8_0, dtype="fp32"),
             dict(e=2, tokens=1, top_k=1, col=32, row=4, qtype=Q4_0, dtype="fp16"),
         ],
-        "full": [dict(e=e, tokens=t, top_k=k, col=c, row=r, qtype=Q8_0, dtype="fp32") for e, t, k, c, r in _MOE_CONFIGS],
+        "full": [dict(e=e, tokens=t, top_k=k, col=c, row=r, qtype=Q8_0, dtype="fp32")
+                 for e, t, k, c, r in _MOE_CONFIGS],
         "heldout": [
             dict(e=128, tokens=1, top_k=8, col=7168, row=2048, qtype=Q8_0, dtype="bf16"),
             dict(e=16, tokens=4, top_k=2, col=4096, row=1024, qtype=Q4_0, dtype="fp32"),
