@@ -87,7 +87,10 @@ def ggml_moe_a8_vec(X, W, topk_ids, top_k, quant_type, row, tokens):
     x = X[:tokens].contiguous()
     xq, xd, xs = _quantize_q8_1(x)
     ids = topk_ids.contiguous()
-    _moe_vec_kernel[(tokens * top_k, triton.cdiv(row, _BN))](W, xq, xd, xs, y, ids, row, col // 32, top_k,
+    bn = _BN   # narrower tiles where the grid would leave most SMs idle
+    while bn > 16 and tokens * top_k * triton.cdiv(row, bn) < 256:
+        bn //= 2
+    _moe_vec_kernel[(tokens * top_k, triton.cdiv(row, bn))](W, xq, xd, xs, y, ids, row, col // 32, top_k,
                                                             W.stride(0), BPB=18 if quant_type == 2 else 34,
-                                                            IS_Q4=quant_type == 2, BN=_BN, num_warps=4)
+                                                            IS_Q4=quant_type == 2, BN=bn, num_warps=4)
     return y

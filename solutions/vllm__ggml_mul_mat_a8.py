@@ -84,7 +84,9 @@ def ggml_mul_mat_a8(W, X, quant_type, row):
         return y
     xq, xd, xs = quantize_q8_1(x)
     bm = min(64, max(16, triton.next_power_of_2(B)))
-    bn = 64
+    bn = 64   # narrower tiles where the grid would leave most SMs idle
+    while bn > 16 and triton.cdiv(B, bm) * triton.cdiv(row, bn) < 256:
+        bn //= 2
     _mm_kernel[(triton.cdiv(B, bm), triton.cdiv(row, bn))](W.reshape(-1), xq, xd, xs, y, B, row, col // 32,
                                                           BPB=18 if quant_type == 2 else 34, IS_Q4=quant_type == 2,
                                                           BM=bm, BN=bn, num_warps=4)

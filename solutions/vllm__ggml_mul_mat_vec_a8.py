@@ -77,7 +77,10 @@ def ggml_mul_mat_vec_a8(W, X, quant_type, row):
     xs = torch.empty((B, nb), dtype=torch.float16, device=X.device)
     if nb:
         _q8_1_kernel[(B, triton.cdiv(nb, _QBLOCKS))](x, xq, xd, xs, nb, x.stride(0), BLOCKS=_QBLOCKS, num_warps=4)
-    _mv_kernel[(B, triton.cdiv(row, _BN))](W.reshape(-1), xq, xd, xs, y, row, nb,
-                                          BPB=18 if quant_type == 2 else 34, IS_Q4=quant_type == 2, BN=_BN,
+    bn = _BN   # narrower tiles where the grid would leave most SMs idle
+    while bn > 16 and B * triton.cdiv(row, bn) < 256:
+        bn //= 2
+    _mv_kernel[(B, triton.cdiv(row, bn))](W.reshape(-1), xq, xd, xs, y, row, nb,
+                                          BPB=18 if quant_type == 2 else 34, IS_Q4=quant_type == 2, BN=bn,
                                           num_warps=4)
     return y
