@@ -53,12 +53,12 @@ def _moe_kernel(w_ptr, xq_ptr, xd_ptr, xs_ptr, y_ptr, sorted_ptr, eids_ptr, ntpp
         xq = xq.to(tl.int32)                                                              # [4, 32]
         wbase = (rr * NB + i) * BPB                                                       # [BN]
         if IS_Q4:
-            byte = tl.load(wexp + wbase[None, :] + 2 + (j[:, None] % 16), mask=mw[None, :], other=0).to(tl.int32)
-            wq = (byte >> ((j[:, None] // 16) * 4)) & 15                                  # [32, BN]
+            byte = tl.load(wexp + wbase[:, None] + 2 + (j[None, :] % 16), mask=mw[:, None], other=0).to(tl.int32)
+            wq = (byte >> ((j[None, :] // 16) * 4)) & 15                                  # [BN, 32]
         else:
-            wq = tl.load(wexp + wbase[None, :] + 2 + j[:, None], mask=mw[None, :], other=0)
+            wq = tl.load(wexp + wbase[:, None] + 2 + j[None, :], mask=mw[:, None], other=0)
             wq = wq.to(tl.int8, bitcast=True).to(tl.int32)
-        isum = tl.sum(xq[:, :, None] * wq[None, :, :], axis=1).to(tl.float32)             # exact [4, BN]
+        isum = tl.sum(xq[:, None, :] * wq[None, :, :], axis=2).to(tl.float32)             # exact [4, BN]
         b0 = tl.load(wexp + wbase, mask=mw, other=0).to(tl.uint16)
         b1 = tl.load(wexp + wbase + 1, mask=mw, other=0).to(tl.uint16)
         dw = (b0 | (b1 << 8)).to(tl.float16, bitcast=True).to(tl.float32)

@@ -43,12 +43,13 @@ def _mm_kernel(w_ptr, xq_ptr, xd_ptr, xs_ptr, y_ptr, B, R, NB,
     for i in range(0, NB):
         xq = tl.load(xq_ptr + rb[:, None] * NB * 32 + i * 32 + j[None, :], mask=mb[:, None], other=0)   # int8
         wbase = (rr * NB + i) * BPB                                                                     # [BN]
+        # weight quants loaded [BN, 32] (each row's 32 bytes contiguous), transposed for the dot
         if IS_Q4:
-            byte = tl.load(w_ptr + wbase[None, :] + 2 + (j[:, None] % 16), mask=mr[None, :], other=0).to(tl.int32)
-            wq = ((byte >> ((j[:, None] // 16) * 4)) & 15).to(tl.int8)                                    # [32, BN]
+            byte = tl.load(w_ptr + wbase[:, None] + 2 + (j[None, :] % 16), mask=mr[:, None], other=0).to(tl.int32)
+            wq = ((byte >> ((j[None, :] // 16) * 4)) & 15).to(tl.int8)                                    # [BN, 32]
         else:
-            wq = tl.load(w_ptr + wbase[None, :] + 2 + j[:, None], mask=mr[None, :], other=0).to(tl.int8, bitcast=True)
-        isum = tl.dot(xq, wq).to(tl.float32)                 # exact integer block sums [BM, BN]
+            wq = tl.load(w_ptr + wbase[:, None] + 2 + j[None, :], mask=mr[:, None], other=0).to(tl.int8, bitcast=True)
+        isum = tl.dot(xq, tl.trans(wq)).to(tl.float32)       # exact integer block sums [BM, BN]
         b0 = tl.load(w_ptr + wbase, mask=mr, other=0).to(tl.uint16)
         b1 = tl.load(w_ptr + wbase + 1, mask=mr, other=0).to(tl.uint16)
         dw = (b0 | (b1 << 8)).to(tl.float16, bitcast=True).to(tl.float32)

@@ -223,3 +223,21 @@ def test_timed_gates_and_smallest_full_case(op_id: str) -> None:
     p = op.grid("full")[0]
     (exp,) = op.reference(p, op.build(p, CPU, generator(CPU, 1)))
     assert torch.isfinite(exp.value.float()).all() and exp.value.float().abs().max() > 0
+
+
+def test_moe_a8_grades_only_the_named_rows() -> None:
+    """Rows of Y no processed entry names are unspecified (vLLM leaves them uninitialised): a case where a group's
+    expert is out of vLLM's range is judged on the other rows only, and a wrong named row still fails."""
+    op = get_operator("vllm::ggml_moe_a8")
+    p = op.grid("smoke")[2]                     # upstream layout: tokens 4, top_k 2, 2 groups of 4
+    call = op.build(p, CPU, generator(CPU, 2))
+    call.args[3][1] = 300                       # group 1 (ids 4..7) is skipped
+    (exp,) = op.reference(p, call)
+    assert exp.check is not None
+    junk = exp.value.clone()
+    junk[4:] = float("nan")
+    assert exp.check(junk, {}).ok
+    junk[0, 0] += 1.0
+    res = exp.check(junk, {})
+    assert not res.ok and "named rows" in res.message
+    assert not exp.check(exp.value.float(), {}).ok    # the dtype is X's
