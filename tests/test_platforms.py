@@ -60,6 +60,10 @@ def test_documented_vendor_facts() -> None:
     assert (PROFILES["rocm"].device, PROFILES["rocm"].visible_devices_var) == ("cuda", "HIP_VISIBLE_DEVICES")
     assert (PROFILES["musa"].device, PROFILES["musa"].dispatch_key) == ("musa", "PrivateUse1")
     assert PROFILES["metax"].visible_devices_var == "MACA_VISIBLE_DEVICES"
+    # FlagGems' device detector: no fp64 on Iluvatar, Moore Threads, Ascend (MetaX and Hygon have it)
+    assert [n for n in VENDORS if "float64" in PROFILES[n].unsupported_dtypes] == ["ascend", "musa", "iluvatar"]
+    for n in ("ascend", "musa", "iluvatar", "metax", "dcu"):
+        assert any("github.com/FlagOpen/FlagGems/blob/" in src for src in PROFILES[n].sources), n
     # the L3 kernel list only where a profiler is wired; the dispatch trace and launch accounting everywhere
     assert "kernel list" in PROFILES["cuda"].anti_hack_tiers()["L3"]
     for name in PROFILES:
@@ -83,6 +87,59 @@ def test_detection_needs_the_device_and_the_right_build() -> None:
     assert detect_from({"hip": None, "available": {"cuda": True}, "markers": ["/opt/dtk"]}).name == "cuda"
     # a vendor extension wins over torch.cuda (a machine with both)
     assert detect_from({"hip": None, "available": {"cuda": True, "npu": True}, "markers": []}).name == "ascend"
+
+
+def _cuda_facts(**kw) -> dict:
+    """An NVIDIA machine's facts (a CUDA build, torch.cuda answering, an H200), with ``kw`` changed."""
+    return {"hip": None, "available": {"cuda": True}, "markers": [], "flags": [], "version": "2.9.0+cu128",
+            "device_name": "NVIDIA H200", **kw}
+
+
+def test_vendor_stacks_behind_torch_cuda_are_told_apart_by_their_evidence() -> None:
+    """The CUDA-compatible stacks (Iluvatar, MetaX) and Hygon's HIP stack answer through torch.cuda: each is
+    recognised by any one of its toolkit, its PyTorch build's version tag, a torch flag, or its device name;
+    an NVIDIA (or AMD) machine shows none of them and stays cuda (or rocm)."""
+    assert detect_from(_cuda_facts()).name == "cuda"
+    assert detect_from(_cuda_facts(version="2.9.0")).name == "cuda"  # PyPI's wheel carries no local tag
+    for kw in ({"flags": ["corex"]}, {"version": "2.7.1+corex.4.4.0"}, {"device_name": "Iluvatar BI-V150"},
+               {"markers": ["/usr/local/corex"]}):
+        assert detect_from(_cuda_facts(**kw)).name == "iluvatar", kw
+    for kw in ({"version": "2.8.0+metax3.3.0.2"}, {"device_name": "MetaX C500"}, {"markers": ["MACA_PATH"]}):
+        assert detect_from(_cuda_facts(**kw)).name == "metax", kw
+    hip = {"hip": "6.2.41133", "version": "2.5.1+rocm6.2", "device_name": "AMD Instinct MI300X"}
+    assert detect_from(_cuda_facts(**hip)).name == "rocm"
+    for kw in ({"device_name": "K100_AI"}, {"version": "2.1.0+das.opt1.dtk24.04"}, {"markers": ["/opt/dtk"]}):
+        assert detect_from(_cuda_facts(**{**hip, **kw})).name == "dcu", kw
+    # a vendor's device name on the other build family is not that vendor
+    assert detect_from(_cuda_facts(device_name="K100_AI")).name == "cuda"
+    assert detect_from(_cuda_facts(**{**hip, "device_name": "Iluvatar BI-V150"})).name == "rocm"
+    # the 'cu128' of an NVIDIA wheel is no vendor tag, the version's public part never counts
+    assert platforms.evidence_for("iluvatar", _cuda_facts(version="2.7.1+cu128")) == []
+    assert platforms.evidence_for("iluvatar", _cuda_facts(flags=["corex"], version="2.7.1+corex.4.4.0",
+                                                          device_name="Iluvatar BI-V150")) == \
+        ["torch version tag 'corex.4.4.0'", "torch.corex", "device name 'Iluvatar BI-V150'"]
+
+
+def test_iluvatar_detected_through_the_real_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """probe() reads the version tag, the torch.corex flag and the device name from PyTorch itself."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    for var in ("DTK_HOME", "COREX_HOME", "MACA_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(platforms.os.path, "exists", lambda p: False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.version, "hip", None, raising=False)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "NVIDIA H200")
+    assert detect().name == "cuda"
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "Iluvatar BI-V150")
+    facts = platforms.probe()
+    assert (facts["device_name"], facts["flags"]) == ("Iluvatar BI-V150", [])
+    assert detect().name == "iluvatar"
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "NVIDIA H200")
+    monkeypatch.setattr(torch, "corex", True, raising=False)
+    assert platforms.probe()["flags"] == ["corex"] and detect().name == "iluvatar"
+    monkeypatch.setattr(torch, "corex", False, raising=False)
+    monkeypatch.setattr(torch, "__version__", "2.8.0+metax3.3.0.2")
+    assert detect().name == "metax"
 
 
 def test_rocm_detected_where_torch_cuda_is_hip(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -186,6 +243,9 @@ def test_a_platform_compiler_crash_is_the_platforms() -> None:
     assert classify_error(missing_op, PROFILES["musa"]) == "platform"
     assert classify_error(missing_op, PROFILES["rocm"]) == "runtime_error"  # ROCm registers under CUDA
     assert PROFILES["ascend"].platform_failure(_err(["RuntimeError"], "bishengir-compile failed")) is not None
+    mma = _err(["CompilationError"], "shape_judge && \"tn and tk not meet conditon\"")  # MetaX's Triton only
+    assert classify_error(mma, PROFILES["metax"]) == "platform"
+    assert classify_error(mma, PROFILES["iluvatar"]) == classify_error(mma, PROFILES["cuda"]) == "compile_error"
 
 
 # -- end to end: every profile through the interpreter ------------------------------------------------------
