@@ -314,6 +314,10 @@ def test_report_prints_the_multi_chip_view(tmp_path: Path, monkeypatch: pytest.M
     assert rows[0]["accuracy_ratio"] == 1.0 and rows[1]["accuracy_ratio"] == 1.0
     assert rows[1]["wall_per_solved_ratio"] == pytest.approx(rows[1]["wall_per_solved"] / rows[0]["wall_per_solved"])
     assert rows[0]["geomean"] is None  # the interpreter times nothing
+    (port,) = rep.table("portable").rows  # neg solved on both, zeros on neither
+    assert (port["system"], port["platforms"], port["operators"], port["portable"], port["unsolved"],
+            port["not_portable"], port["platform_limited"], port["portable_rate"]) == \
+        ("sys", "interpreter/cuda · interpreter/rocm", 2, 1, 1, 0, 0, 0.5)
     pair = rep.table("portability").rows[0]
     assert (pair["platform_a"], pair["platform_b"], pair["common"]) == ("interpreter/cuda", "interpreter/rocm", 2)
     from typer.testing import CliRunner
@@ -374,3 +378,46 @@ def test_generate_under_a_profile_prompts_and_records_it(tmp_path: Path, monkeyp
     assert recs and all(r["profile"] == "ascend" for r in recs)
     with pytest.raises(ValueError, match="profile"):
         open_run(cfg, emulate("rocm"), tmp_path / "run", Path("unused"), None)
+
+
+# -- portable verdicts across platforms ---------------------------------------------------------------------
+def _op(status: str, cls: str | None = None, op: str = "aten::x"):
+    from kernelgenbench.report.load import OpResult
+
+    return OpResult(op=op, source="aten", status=status, failure_class=cls)
+
+
+def test_portable_verdict_reads_the_failure_side() -> None:
+    from kernelgenbench.report.model import portable_verdict
+
+    ok, wrong, crash = _op("passed"), _op("failed", "wrong_result"), _op("failed", "platform")
+    assert portable_verdict([ok, ok, ok]) == "portable"
+    assert portable_verdict([ok, crash]) == "platform_limited"  # the platform's compiler crashed
+    assert portable_verdict([ok, _op("unsupported")]) == "platform_limited"  # its dtypes cannot be judged there
+    assert portable_verdict([ok, None, _op("failed", "infrastructure")]) == "platform_limited"
+    assert portable_verdict([ok, crash, wrong]) == "not_portable"  # the submission's own failure on one
+    assert portable_verdict([wrong, crash]) == "unsolved"
+    with pytest.raises(ValueError, match="no platform"):
+        portable_verdict([])
+
+
+def test_portable_table_counts_each_label_over_its_platforms(tmp_path: Path) -> None:
+    """Three platforms of one label (four operators with every verdict) and a label on one platform only."""
+    from kernelgenbench.report.load import Run
+    from kernelgenbench.report.model import _portable_table
+
+    def run(label: str, platform: str, verdicts: dict) -> Run:
+        ops = {o: _op(*v, op=o) for o, v in verdicts.items()}
+        return Run(tmp_path, label, "eval", platform, "smoke", ("smoke",), ops, [])
+
+    runs = [run("m", "cuda", {"a": ("passed",), "b": ("passed",), "c": ("passed",), "d": ("failed", "timeout"),
+                              "e": ("passed",)}),
+            run("m", "rocm", {"a": ("passed",), "b": ("failed", "platform"), "c": ("failed", "wrong_result"),
+                              "d": ("failed", "timeout")}),
+            run("m", "ascend", {"a": ("passed",), "b": ("unsupported",), "c": ("passed",), "d": ("passed",)}),
+            run("solo", "cuda", {"a": ("passed",)})]
+    (row,) = _portable_table(runs).rows  # 'solo' is on one platform; 'e' is not in every run of 'm'
+    assert (row["system"], row["platforms"], row["operators"]) == ("m", "cuda · rocm · ascend", 4)
+    assert (row["portable"], row["platform_limited"], row["not_portable"], row["unsolved"]) == (1, 1, 2, 0)
+    assert row["not_portable_ops"] == "c, d" and row["portable_rate"] == 0.25
+    assert _portable_table(runs[3:]).rows == []
