@@ -50,6 +50,9 @@ def test_every_profile_states_its_facts_and_sources(name: str) -> None:
         assert why and __import__("re").compile(pattern)
     if name != "cuda":  # every vendor profile says what is not verified on its hardware
         assert p.guesses and p.prompt_notes
+        # the paper's three kinds of platform constraint, each stated in the prompt section
+        notes = " ".join(p.prompt_notes).lower()
+        assert "type inference" in notes and "math functions" in notes and "language" in notes, name
 
 
 def test_documented_vendor_facts() -> None:
@@ -187,6 +190,8 @@ def test_emulated_profile_pins_limits_and_prompts(vendor: str, tmp_path: Path) -
         (vendor, "interpreter", v.visible_devices_var)
     prompt = build_prompt(get_operator("aten::add"), e).user
     assert f"under the {v.title} profile" in prompt
+    # where the file is registered later: the vendor's key and device, not NVIDIA's
+    assert f'fn, "{v.dispatch_key}")` (tensors on device type `{v.device}`)' in prompt
     for note in v.prompt_notes:
         assert note in prompt
     assert all(note in build_prompt(get_operator("aten::add"), v).user for note in v.prompt_notes)
@@ -328,6 +333,7 @@ def test_report_prints_the_multi_chip_view(tmp_path: Path, monkeypatch: pytest.M
                                    "--md", "-"])
     assert res.exit_code == 0, res.output
     assert "Multi-chip view: one system per platform" in res.output and "interpreter/rocm" in res.output
+    assert "Portable verdicts: one system's operators across its platforms" in res.output
 
 
 def test_kgb_platforms_lists_profiles_with_sources_and_guesses() -> None:

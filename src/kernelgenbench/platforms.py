@@ -188,6 +188,19 @@ _PORTABLE_MATH = ("Call math functions through `tl`/`tl.math` or `triton.languag
                   "to this backend's math library); never `triton.language.extra.cuda` or inline PTX "
                   "(`tl.inline_asm_elementwise`), which exist on NVIDIA only.")
 
+#: The paper's failure analysis of the vendor stacks names three kinds of platform constraint a kernel written for
+#: NVIDIA trips over: stricter type inference, missing math functions (_PORTABLE_MATH) and unsupported language
+#: features. These two lines state the first and the last for every vendor prompt; the concrete rules are ours.
+_STRICT_TYPES = ("Type inference is stricter than on NVIDIA's backend: make every conversion explicit "
+                 "(`.to(tl.float32)` before math on fp16, bf16 or integer tiles; one dtype on both sides of `tl.where` "
+                 "and of arithmetic; `tl.zeros`/`tl.full` with an explicit dtype; an explicit `.to(tl.int64)` where "
+                 "offsets may pass 2**31).")
+_CORE_LANGUAGE = ("Stay within the core Triton language: NVIDIA-only features (TMA tensor descriptors, "
+                  "`tl.inline_asm_elementwise`, warp specialization, thread-block clusters) are missing on this "
+                  "backend or lowered differently.")
+_CONSTRAINT_GUESS = ("the prompt's type-inference and language-feature lines: the paper's failure categories made "
+                     "concrete by us, not a vendor document")
+
 _FP8_INTERP = ("the Triton CPU interpreter's fp8 conversions (round to nearest even, saturation, NaN) have not "
                "been validated against the hardware's, so a case that converts to or from fp8 is judged on GPUs only")
 
@@ -218,6 +231,8 @@ PROFILES: dict[str, Platform] = {
             "`num_warps=4` is 256 threads; per-workgroup shared memory (LDS) is 64 KiB, far less than on "
             "NVIDIA H100/H200, so large tiles with many `num_stages` fail to compile (out of resources).",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
             "Tensors use the `cuda` device type and `torch.cuda` APIs (PyTorch's HIP build reuses them); "
             "ATen wrappers register under the CUDA dispatch key.",
         ),
@@ -236,7 +251,8 @@ PROFILES: dict[str, Platform] = {
             "kernel list: torch.profiler through Kineto's ROCm tracer reports device kernels as on CUDA "
             "(not yet run on AMD hardware here)",
             "no dtype limits and tolerance scale 1.0: not measured on AMD hardware",
-            "failure patterns: the texts ROCm tools print, not yet collected from real failures")),
+            "failure patterns: the texts ROCm tools print, not yet collected from real failures",
+            _CONSTRAINT_GUESS)),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
         unsupported_dtypes={"bfloat16": _BF16_INTERP, "float8_e4m3fn": _FP8_INTERP, "float8_e5m2": _FP8_INTERP},
@@ -267,6 +283,7 @@ PROFILES: dict[str, Platform] = {
             "An NPU has a few dozen AI cores: prefer a grid of about one program per core that loops over "
             "blocks, over a grid of one tiny program per block.",
             _PORTABLE_MATH,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP,
                           (r"bishengir|BiShengIR|MLIRCompilationError",
@@ -307,6 +324,8 @@ PROFILES: dict[str, Platform] = {
             "wrappers register under the PrivateUse1 dispatch key.",
             "fp64 arithmetic is not native: keep kernels in fp32/fp16/bf16.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP),
         sources=(
@@ -325,7 +344,8 @@ PROFILES: dict[str, Platform] = {
             "torch.musa.Event and torch.musa.is_available(): torch_musa's source mirrors torch.cuda; not in its docs",
             "float64 unsupported: inferred from Dynamic Double Casting",
             _UNTIMED,
-            "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected")),
+            "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected",
+            _CONSTRAINT_GUESS)),
     "dcu": Platform(
         "dcu", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", title="Hygon DCU (DTK, HIP)",
         detection=Detection(torch_attr="cuda", hip=True, markers=("DTK_HOME", "/opt/dtk"), version_tag=r"das|dtk",
@@ -335,6 +355,8 @@ PROFILES: dict[str, Platform] = {
             "Hygon DCUs run a ROCm-derived stack (DTK): tensors use the `cuda` device type; a wavefront is 64 "
             "lanes and shared memory per workgroup is 64 KiB, so keep tiles and `num_stages` modest.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH,
                           (r"hipErrorNoBinaryForGpu|ld\.lld: error: undefined symbol: __ocml_\w+",
@@ -349,7 +371,8 @@ PROFILES: dict[str, Platform] = {
             "detection on a HIP build of PyTorch by the DTK install (DTK_HOME or /opt/dtk), a 'das'/'dtk' torch "
             "version tag, or a DCU device name (K100_AI, Z100, BW...: names seen in public scripts, not documented)",
             "HIP_VISIBLE_DEVICES, torch.cuda.Event, wavefront 64, LDS 64 KiB: by ROCm lineage",
-            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
     "iluvatar": Platform(
         "iluvatar", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", title="Iluvatar CoreX GPU (CUDA-compatible)",
         detection=Detection(torch_attr="cuda", hip=False, markers=("COREX_HOME", "/usr/local/corex"),
@@ -363,6 +386,8 @@ PROFILES: dict[str, Platform] = {
             "device type; no PTX (`tl.inline_asm_elementwise`), and not every libdevice function exists.",
             "No fp64 in kernels: compute in fp32 (or fp16/bf16 with fp32 accumulation).",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH,),
         sources=(
@@ -377,7 +402,8 @@ PROFILES: dict[str, Platform] = {
             "jobs with IX_VISIBLE_DEVICES, maybe the container toolkit's, as MTHREADS_VISIBLE_DEVICES is MUSA's)",
             "detection also by the CoreX install (COREX_HOME or /usr/local/corex), a 'corex' torch version tag "
             "(torch 2.7.1+corex.4.4.0) and the device name ('Iluvatar BI-V150'): seen in public scripts and notes",
-            "no kernel list (profiler not verified); tolerance 1.0: not measured")),
+            "no kernel list (profiler not verified); tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
     "metax": Platform(
         "metax", "cuda", "MACA_VISIBLE_DEVICES", "CUDA", title="MetaX GPU (MACA, CUDA-compatible)",
         detection=Detection(torch_attr="cuda", hip=False, markers=("MACA_PATH", "/opt/maca"), version_tag=r"metax",
@@ -389,6 +415,8 @@ PROFILES: dict[str, Platform] = {
             "Shared memory is 64 KiB per block: size tiles and `num_stages` so that a kernel's buffers fit (the "
             "tile sizes tuned for NVIDIA H100/H200 often do not); keep every `tl.dot` block dimension >= 16.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH,
                           (r"tn and tk not meet", "the platform's Triton rejected an MMA tile shape (a compiler "
@@ -404,7 +432,8 @@ PROFILES: dict[str, Platform] = {
             "or the device name ('MetaX C500'): seen in public scripts and notes, not in MetaX's docs",
             "64 KiB shared memory per block (C500/C550) and the vendor Triton's bf16 MMA assertion on 8-row tiles "
             "('tn and tk not meet conditon'): third-party notes from MetaX machines, not MetaX's docs",
-            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
 }
 
 #: Detection order of :func:`detect_from`: vendor extensions first, then the stacks behind ``torch.cuda``
