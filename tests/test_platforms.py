@@ -278,6 +278,7 @@ def test_eval_under_each_profile(vendor: str, tmp_path: Path) -> None:
     assert run.config["profile"] == vendor and run.summary["profile"] == vendor
     check = json.loads((run.path / "env.json").read_text())["profile_check"]
     assert check["detected"] == "interpreter" and check["matches_profile"] is False  # no vendor GPU here
+    assert check["evidence"] == [] and check["probe"]["version"] == torch.__version__
     # the same directory under another profile is another configuration
     with pytest.raises(EvaluationError, match="another configuration"):
         _eval(subs, tmp_path / "run", "cuda" if vendor != "cuda" else "rocm", [CHEAP])
