@@ -451,6 +451,35 @@ def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
 
 
+def test_command_under_a_vendor_profile(tmp_path: Path, ws: Path) -> None:
+    """kgb agent --platform interpreter --as-profile musa (issue 20): the session's prompt has the MUSA platform
+    section, its self-check and verdict apply the profile (fp64 cases unsupported), the run's identity, records
+    and summary carry the profile, and kgb report reads the run as interpreter/musa."""
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.report.load import load_run
+
+    cmd = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
+    args = ["--agent", "command", "--command", cmd, "--op", "aten::zeros", "--final-tier", "smoke", "--platform",
+            "interpreter", "--as-profile", "musa", "--out", str(tmp_path / "run"), "--workspaces", str(ws)]
+    res = kgb_agent(args, {})
+    assert res.exit_code == 0, res.output
+    assert "platform interpreter/musa" in res.output
+    (rec,) = lines(tmp_path / "run" / "results.jsonl")
+    assert (rec["status"], rec["profile"], rec["self_checks"]) == ("passed", "musa", 1)
+    assert rec["platform_profile"]["visible_devices_var"] == "MUSA_VISIBLE_DEVICES"
+    fp64 = next(c for c in rec["cases"] if c["params"].get("dtype") == "fp64")
+    assert fp64["status"] == "unsupported" and "float64" in fp64.get("unsupported_reason", "float64")
+    prompt = Path(rec["prompt"]).read_text()
+    assert all(note in prompt for note in PROFILES["musa"].prompt_notes)
+    assert "(interpreter/musa)" in Path(rec["transcript"]).read_text()  # the ./check text names the profile
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["profile"] == "musa"
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["profile"] == "musa"
+    assert load_run(tmp_path / "run", "agent").platform == "interpreter/musa"
+    # the same directory under another profile is another run
+    res2 = kgb_agent([*args[:-5], "rocm", *args[-4:]], {})
+    assert res2.exit_code != 0 and "profile" in res2.output
+
+
 @pytest.mark.skipif(not isolation.is_root(), reason="the user level runs the agent as another user: needs root")
 def test_user_level_runs_and_warns(tmp_path: Path, ws: Path) -> None:
     """Without the jail (--isolation user, what root gets where mount namespaces are refused) the session runs

@@ -50,6 +50,9 @@ def test_every_profile_states_its_facts_and_sources(name: str) -> None:
         assert why and __import__("re").compile(pattern)
     if name != "cuda":  # every vendor profile says what is not verified on its hardware
         assert p.guesses and p.prompt_notes
+        # the paper's three kinds of platform constraint, each stated in the prompt section
+        notes = " ".join(p.prompt_notes).lower()
+        assert "type inference" in notes and "math functions" in notes and "language" in notes, name
 
 
 def test_documented_vendor_facts() -> None:
@@ -60,6 +63,10 @@ def test_documented_vendor_facts() -> None:
     assert (PROFILES["rocm"].device, PROFILES["rocm"].visible_devices_var) == ("cuda", "HIP_VISIBLE_DEVICES")
     assert (PROFILES["musa"].device, PROFILES["musa"].dispatch_key) == ("musa", "PrivateUse1")
     assert PROFILES["metax"].visible_devices_var == "MACA_VISIBLE_DEVICES"
+    # FlagGems' device detector: no fp64 on Iluvatar, Moore Threads, Ascend (MetaX and Hygon have it)
+    assert [n for n in VENDORS if "float64" in PROFILES[n].unsupported_dtypes] == ["ascend", "musa", "iluvatar"]
+    for n in ("ascend", "musa", "iluvatar", "metax", "dcu"):
+        assert any("github.com/FlagOpen/FlagGems/blob/" in src for src in PROFILES[n].sources), n
     # the L3 kernel list only where a profiler is wired; the dispatch trace and launch accounting everywhere
     assert "kernel list" in PROFILES["cuda"].anti_hack_tiers()["L3"]
     for name in PROFILES:
@@ -83,6 +90,59 @@ def test_detection_needs_the_device_and_the_right_build() -> None:
     assert detect_from({"hip": None, "available": {"cuda": True}, "markers": ["/opt/dtk"]}).name == "cuda"
     # a vendor extension wins over torch.cuda (a machine with both)
     assert detect_from({"hip": None, "available": {"cuda": True, "npu": True}, "markers": []}).name == "ascend"
+
+
+def _cuda_facts(**kw) -> dict:
+    """An NVIDIA machine's facts (a CUDA build, torch.cuda answering, an H200), with ``kw`` changed."""
+    return {"hip": None, "available": {"cuda": True}, "markers": [], "flags": [], "version": "2.9.0+cu128",
+            "device_name": "NVIDIA H200", **kw}
+
+
+def test_vendor_stacks_behind_torch_cuda_are_told_apart_by_their_evidence() -> None:
+    """The CUDA-compatible stacks (Iluvatar, MetaX) and Hygon's HIP stack answer through torch.cuda: each is
+    recognised by any one of its toolkit, its PyTorch build's version tag, a torch flag, or its device name;
+    an NVIDIA (or AMD) machine shows none of them and stays cuda (or rocm)."""
+    assert detect_from(_cuda_facts()).name == "cuda"
+    assert detect_from(_cuda_facts(version="2.9.0")).name == "cuda"  # PyPI's wheel carries no local tag
+    for kw in ({"flags": ["corex"]}, {"version": "2.7.1+corex.4.4.0"}, {"device_name": "Iluvatar BI-V150"},
+               {"markers": ["/usr/local/corex"]}):
+        assert detect_from(_cuda_facts(**kw)).name == "iluvatar", kw
+    for kw in ({"version": "2.8.0+metax3.3.0.2"}, {"device_name": "MetaX C500"}, {"markers": ["MACA_PATH"]}):
+        assert detect_from(_cuda_facts(**kw)).name == "metax", kw
+    hip = {"hip": "6.2.41133", "version": "2.5.1+rocm6.2", "device_name": "AMD Instinct MI300X"}
+    assert detect_from(_cuda_facts(**hip)).name == "rocm"
+    for kw in ({"device_name": "K100_AI"}, {"version": "2.1.0+das.opt1.dtk24.04"}, {"markers": ["/opt/dtk"]}):
+        assert detect_from(_cuda_facts(**{**hip, **kw})).name == "dcu", kw
+    # a vendor's device name on the other build family is not that vendor
+    assert detect_from(_cuda_facts(device_name="K100_AI")).name == "cuda"
+    assert detect_from(_cuda_facts(**{**hip, "device_name": "Iluvatar BI-V150"})).name == "rocm"
+    # the 'cu128' of an NVIDIA wheel is no vendor tag, the version's public part never counts
+    assert platforms.evidence_for("iluvatar", _cuda_facts(version="2.7.1+cu128")) == []
+    assert platforms.evidence_for("iluvatar", _cuda_facts(flags=["corex"], version="2.7.1+corex.4.4.0",
+                                                          device_name="Iluvatar BI-V150")) == \
+        ["torch version tag 'corex.4.4.0'", "torch.corex", "device name 'Iluvatar BI-V150'"]
+
+
+def test_iluvatar_detected_through_the_real_probe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """probe() reads the version tag, the torch.corex flag and the device name from PyTorch itself."""
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    for var in ("DTK_HOME", "COREX_HOME", "MACA_PATH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(platforms.os.path, "exists", lambda p: False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.version, "hip", None, raising=False)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "NVIDIA H200")
+    assert detect().name == "cuda"
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "Iluvatar BI-V150")
+    facts = platforms.probe()
+    assert (facts["device_name"], facts["flags"]) == ("Iluvatar BI-V150", [])
+    assert detect().name == "iluvatar"
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "NVIDIA H200")
+    monkeypatch.setattr(torch, "corex", True, raising=False)
+    assert platforms.probe()["flags"] == ["corex"] and detect().name == "iluvatar"
+    monkeypatch.setattr(torch, "corex", False, raising=False)
+    monkeypatch.setattr(torch, "__version__", "2.8.0+metax3.3.0.2")
+    assert detect().name == "metax"
 
 
 def test_rocm_detected_where_torch_cuda_is_hip(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -130,6 +190,8 @@ def test_emulated_profile_pins_limits_and_prompts(vendor: str, tmp_path: Path) -
         (vendor, "interpreter", v.visible_devices_var)
     prompt = build_prompt(get_operator("aten::add"), e).user
     assert f"under the {v.title} profile" in prompt
+    # where the file is registered later: the vendor's key and device, not NVIDIA's
+    assert f'fn, "{v.dispatch_key}")` (tensors on device type `{v.device}`)' in prompt
     for note in v.prompt_notes:
         assert note in prompt
     assert all(note in build_prompt(get_operator("aten::add"), v).user for note in v.prompt_notes)
@@ -186,6 +248,9 @@ def test_a_platform_compiler_crash_is_the_platforms() -> None:
     assert classify_error(missing_op, PROFILES["musa"]) == "platform"
     assert classify_error(missing_op, PROFILES["rocm"]) == "runtime_error"  # ROCm registers under CUDA
     assert PROFILES["ascend"].platform_failure(_err(["RuntimeError"], "bishengir-compile failed")) is not None
+    mma = _err(["CompilationError"], "shape_judge && \"tn and tk not meet conditon\"")  # MetaX's Triton only
+    assert classify_error(mma, PROFILES["metax"]) == "platform"
+    assert classify_error(mma, PROFILES["iluvatar"]) == classify_error(mma, PROFILES["cuda"]) == "compile_error"
 
 
 # -- end to end: every profile through the interpreter ------------------------------------------------------
@@ -213,6 +278,7 @@ def test_eval_under_each_profile(vendor: str, tmp_path: Path) -> None:
     assert run.config["profile"] == vendor and run.summary["profile"] == vendor
     check = json.loads((run.path / "env.json").read_text())["profile_check"]
     assert check["detected"] == "interpreter" and check["matches_profile"] is False  # no vendor GPU here
+    assert check["evidence"] == [] and check["probe"]["version"] == torch.__version__
     # the same directory under another profile is another configuration
     with pytest.raises(EvaluationError, match="another configuration"):
         _eval(subs, tmp_path / "run", "cuda" if vendor != "cuda" else "rocm", [CHEAP])
@@ -254,6 +320,10 @@ def test_report_prints_the_multi_chip_view(tmp_path: Path, monkeypatch: pytest.M
     assert rows[0]["accuracy_ratio"] == 1.0 and rows[1]["accuracy_ratio"] == 1.0
     assert rows[1]["wall_per_solved_ratio"] == pytest.approx(rows[1]["wall_per_solved"] / rows[0]["wall_per_solved"])
     assert rows[0]["geomean"] is None  # the interpreter times nothing
+    (port,) = rep.table("portable").rows  # neg solved on both, zeros on neither
+    assert (port["system"], port["platforms"], port["operators"], port["portable"], port["unsolved"],
+            port["not_portable"], port["platform_limited"], port["portable_rate"]) == \
+        ("sys", "interpreter/cuda · interpreter/rocm", 2, 1, 1, 0, 0, 0.5)
     pair = rep.table("portability").rows[0]
     assert (pair["platform_a"], pair["platform_b"], pair["common"]) == ("interpreter/cuda", "interpreter/rocm", 2)
     from typer.testing import CliRunner
@@ -264,6 +334,7 @@ def test_report_prints_the_multi_chip_view(tmp_path: Path, monkeypatch: pytest.M
                                    "--md", "-"])
     assert res.exit_code == 0, res.output
     assert "Multi-chip view: one system per platform" in res.output and "interpreter/rocm" in res.output
+    assert "Portable verdicts: one system's operators across its platforms" in res.output
 
 
 def test_kgb_platforms_lists_profiles_with_sources_and_guesses() -> None:
@@ -314,3 +385,46 @@ def test_generate_under_a_profile_prompts_and_records_it(tmp_path: Path, monkeyp
     assert recs and all(r["profile"] == "ascend" for r in recs)
     with pytest.raises(ValueError, match="profile"):
         open_run(cfg, emulate("rocm"), tmp_path / "run", Path("unused"), None)
+
+
+# -- portable verdicts across platforms ---------------------------------------------------------------------
+def _op(status: str, cls: str | None = None, op: str = "aten::x"):
+    from kernelgenbench.report.load import OpResult
+
+    return OpResult(op=op, source="aten", status=status, failure_class=cls)
+
+
+def test_portable_verdict_reads_the_failure_side() -> None:
+    from kernelgenbench.report.model import portable_verdict
+
+    ok, wrong, crash = _op("passed"), _op("failed", "wrong_result"), _op("failed", "platform")
+    assert portable_verdict([ok, ok, ok]) == "portable"
+    assert portable_verdict([ok, crash]) == "platform_limited"  # the platform's compiler crashed
+    assert portable_verdict([ok, _op("unsupported")]) == "platform_limited"  # its dtypes cannot be judged there
+    assert portable_verdict([ok, None, _op("failed", "infrastructure")]) == "platform_limited"
+    assert portable_verdict([ok, crash, wrong]) == "not_portable"  # the submission's own failure on one
+    assert portable_verdict([wrong, crash]) == "unsolved"
+    with pytest.raises(ValueError, match="no platform"):
+        portable_verdict([])
+
+
+def test_portable_table_counts_each_label_over_its_platforms(tmp_path: Path) -> None:
+    """Three platforms of one label (four operators with every verdict) and a label on one platform only."""
+    from kernelgenbench.report.load import Run
+    from kernelgenbench.report.model import _portable_table
+
+    def run(label: str, platform: str, verdicts: dict) -> Run:
+        ops = {o: _op(*v, op=o) for o, v in verdicts.items()}
+        return Run(tmp_path, label, "eval", platform, "smoke", ("smoke",), ops, [])
+
+    runs = [run("m", "cuda", {"a": ("passed",), "b": ("passed",), "c": ("passed",), "d": ("failed", "timeout"),
+                              "e": ("passed",)}),
+            run("m", "rocm", {"a": ("passed",), "b": ("failed", "platform"), "c": ("failed", "wrong_result"),
+                              "d": ("failed", "timeout")}),
+            run("m", "ascend", {"a": ("passed",), "b": ("unsupported",), "c": ("passed",), "d": ("passed",)}),
+            run("solo", "cuda", {"a": ("passed",)})]
+    (row,) = _portable_table(runs).rows  # 'solo' is on one platform; 'e' is not in every run of 'm'
+    assert (row["system"], row["platforms"], row["operators"]) == ("m", "cuda · rocm · ascend", 4)
+    assert (row["portable"], row["platform_limited"], row["not_portable"], row["unsolved"]) == (1, 1, 2, 0)
+    assert row["not_portable_ops"] == "c, d" and row["portable_rate"] == 0.25
+    assert _portable_table(runs[3:]).rows == []

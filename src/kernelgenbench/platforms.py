@@ -45,12 +45,26 @@ class Detection:
         hip: ``torch.version.hip`` must be set (True), unset (False), or either (None).
         markers: environment variables or paths of which one must exist (a vendor's toolkit on a
             CUDA- or HIP-compatible stack); empty: none needed.
+        version_tag: a regex searched in the local part of ``torch.__version__`` (after ``+``) that a
+            vendor's own PyTorch build carries (``corex`` in ``2.7.1+corex.4.4.0``).
+        torch_flag: a ``torch.<flag>`` attribute a vendor's build adds and sets truthy (``torch.corex``).
+        device_name: a regex searched in ``torch.cuda.get_device_name(0)`` (``Iluvatar``, ``MetaX``).
+
+    A profile with any of ``markers``, ``version_tag``, ``torch_flag`` or ``device_name`` is recognised
+    when at least one of them holds (its *evidence*: :func:`evidence_for`); one with none needs no evidence.
     """
 
     module: str | None = None
     torch_attr: str | None = None
     hip: bool | None = None
     markers: tuple[str, ...] = ()
+    version_tag: str | None = None
+    torch_flag: str | None = None
+    device_name: str | None = None
+
+    def has_evidence_rules(self) -> bool:
+        """Whether this detection needs vendor evidence beyond the device namespace and the build."""
+        return bool(self.markers or self.version_tag or self.torch_flag or self.device_name)
 
 
 @dataclass(frozen=True)
@@ -174,8 +188,27 @@ _PORTABLE_MATH = ("Call math functions through `tl`/`tl.math` or `triton.languag
                   "to this backend's math library); never `triton.language.extra.cuda` or inline PTX "
                   "(`tl.inline_asm_elementwise`), which exist on NVIDIA only.")
 
+#: The paper's failure analysis of the vendor stacks names three kinds of platform constraint a kernel written for
+#: NVIDIA trips over: stricter type inference, missing math functions (_PORTABLE_MATH) and unsupported language
+#: features. These two lines state the first and the last for every vendor prompt; the concrete rules are ours.
+_STRICT_TYPES = ("Type inference is stricter than on NVIDIA's backend: make every conversion explicit "
+                 "(`.to(tl.float32)` before math on fp16, bf16 or integer tiles; one dtype on both sides of `tl.where` "
+                 "and of arithmetic; `tl.zeros`/`tl.full` with an explicit dtype; an explicit `.to(tl.int64)` where "
+                 "offsets may pass 2**31).")
+_CORE_LANGUAGE = ("Stay within the core Triton language: NVIDIA-only features (TMA tensor descriptors, "
+                  "`tl.inline_asm_elementwise`, warp specialization, thread-block clusters) are missing on this "
+                  "backend or lowered differently.")
+_CONSTRAINT_GUESS = ("the prompt's type-inference and language-feature lines: the paper's failure categories made "
+                     "concrete by us, not a vendor document")
+
 _FP8_INTERP = ("the Triton CPU interpreter's fp8 conversions (round to nearest even, saturation, NaN) have not "
                "been validated against the hardware's, so a case that converts to or from fp8 is judged on GPUs only")
+
+#: FlagGems (BAAI's Triton operator library, the FlagOS stack the vendors contribute backends to) at the commit read:
+#: its per-vendor backend declarations and its device detector are public code, not vendor documentation.
+_FLAGGEMS = "https://github.com/FlagOpen/FlagGems/blob/532ff438c70343d7aec9becdabb76a71225a0553/src/flag_gems/runtime"
+_FLAGGEMS_FP64 = (f"no fp64: FlagGems' device detector lists this vendor among those without fp64 support "
+                  f"(UNSUPPORT_FP64) {_FLAGGEMS}/backend/device.py")
 
 PROFILES: dict[str, Platform] = {
     "cuda": Platform(
@@ -198,6 +231,8 @@ PROFILES: dict[str, Platform] = {
             "`num_warps=4` is 256 threads; per-workgroup shared memory (LDS) is 64 KiB, far less than on "
             "NVIDIA H100/H200, so large tiles with many `num_stages` fail to compile (out of resources).",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
             "Tensors use the `cuda` device type and `torch.cuda` APIs (PyTorch's HIP build reuses them); "
             "ATen wrappers register under the CUDA dispatch key.",
         ),
@@ -216,7 +251,8 @@ PROFILES: dict[str, Platform] = {
             "kernel list: torch.profiler through Kineto's ROCm tracer reports device kernels as on CUDA "
             "(not yet run on AMD hardware here)",
             "no dtype limits and tolerance scale 1.0: not measured on AMD hardware",
-            "failure patterns: the texts ROCm tools print, not yet collected from real failures")),
+            "failure patterns: the texts ROCm tools print, not yet collected from real failures",
+            _CONSTRAINT_GUESS)),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
         unsupported_dtypes={"bfloat16": _BF16_INTERP, "float8_e4m3fn": _FP8_INTERP, "float8_e5m2": _FP8_INTERP},
@@ -247,6 +283,7 @@ PROFILES: dict[str, Platform] = {
             "An NPU has a few dozen AI cores: prefer a grid of about one program per core that loops over "
             "blocks, over a grid of one tiny program per block.",
             _PORTABLE_MATH,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP,
                           (r"bishengir|BiShengIR|MLIRCompilationError",
@@ -261,10 +298,13 @@ PROFILES: dict[str, Platform] = {
             "rename_privateuse1_backend supported: Ascend PyTorch native API support list "
             "https://www.hiascend.com/document/detail/zh/Pytorch/60RC2/apiref/apilist/ptaoplist_000054.html",
             "dtype support per Triton op (no fp64 column, uint32 unsupported, dot/exp/log on floats only): "
-            "Triton-Ascend op support overview https://ascend.github.io/triton-ascend/sources/python-api/outline.html"),
+            "Triton-Ascend op support overview https://ascend.github.io/triton-ascend/sources/python-api/outline.html",
+            "device 'npu', query tool 'npu-smi info', ATen kernels registered under PrivateUse1 (public code): "
+            f"FlagGems' Ascend backend {_FLAGGEMS}/backend/_ascend/__init__.py",
+            _FLAGGEMS_FP64),
         guesses=(
             "dispatch key PrivateUse1: torch_npu is an out-of-tree backend renamed to 'npu' (the API list "
-            "supports rename_privateuse1_backend; the key itself is not stated)",
+            "supports rename_privateuse1_backend, FlagGems registers there; Huawei's docs do not state the key)",
             "tolerance scale 2.0: not measured",
             "no while/break/continue/early return, BLOCK < 65536: a third-party rules page for Triton-Ascend, not "
             "Huawei's docs",
@@ -284,71 +324,116 @@ PROFILES: dict[str, Platform] = {
             "wrappers register under the PrivateUse1 dispatch key.",
             "fp64 arithmetic is not native: keep kernels in fp32/fp16/bf16.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH, _NO_DEVICE_OP),
         sources=(
             "device 'musa' (switch the backend string from cuda to musa): torch_musa README "
             "https://github.com/MooreThreads/torch_musa",
             "PrivateUse1 dispatch key: torchada README (Moore Threads) https://pypi.org/project/torchada/",
-            "Dynamic Double Casting: torch_musa README https://github.com/MooreThreads/torch_musa"),
+            "Dynamic Double Casting: torch_musa README https://github.com/MooreThreads/torch_musa",
+            "device 'musa', query tool mthreads-gmi (public code): FlagGems' Moore Threads backend "
+            f"{_FLAGGEMS}/backend/_mthreads/__init__.py",
+            _FLAGGEMS_FP64),
         guesses=(
+            "FlagGems registers its ATen kernels under 'MUSA' (its default key, the device name upper-cased) where "
+            "torchada names PrivateUse1: both should reach torch_musa's renamed PrivateUse1 backend; not run here",
             "MUSA_VISIBLE_DEVICES: used in public MUSA scripts, not found in Moore Threads' docs "
             "(MTHREADS_VISIBLE_DEVICES is the container toolkit's)",
             "torch.musa.Event and torch.musa.is_available(): torch_musa's source mirrors torch.cuda; not in its docs",
             "float64 unsupported: inferred from Dynamic Double Casting",
             _UNTIMED,
-            "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected")),
+            "no kernel list (profiler not wired); tolerance 1.0 not measured; failure patterns not collected",
+            _CONSTRAINT_GUESS)),
     "dcu": Platform(
         "dcu", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", title="Hygon DCU (DTK, HIP)",
-        detection=Detection(torch_attr="cuda", hip=True, markers=("DTK_HOME", "/opt/dtk")),
+        detection=Detection(torch_attr="cuda", hip=True, markers=("DTK_HOME", "/opt/dtk"), version_tag=r"das|dtk",
+                            device_name=r"\bDCU\b|Hygon|\bK100|\bZ100|\bBW\d"),
         timing_api="torch.cuda.Event(enable_timing=True)",
         prompt_notes=(
             "Hygon DCUs run a ROCm-derived stack (DTK): tensors use the `cuda` device type; a wavefront is 64 "
             "lanes and shared memory per workgroup is 64 KiB, so keep tiles and `num_stages` modest.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH,
                           (r"hipErrorNoBinaryForGpu|ld\.lld: error: undefined symbol: __ocml_\w+",
                            "the platform lacks code or a device-library function (missing intrinsic)")),
-        sources=("none found for DTK itself; the HIP facts follow ROCm's docs "
-                 "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html",),
+        sources=("no Hygon document found for DTK itself; the HIP facts follow ROCm's docs "
+                 "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/env_variables.html",
+                 "device 'cuda', query tool hy-smi, Triton's HIP backend and its libdevice (triton_extra_name 'hip') "
+                 f"(public code): FlagGems' Hygon backend {_FLAGGEMS}/backend/_hygon/__init__.py",
+                 "DTK releases as /opt/dtk and as 'dtk24.04'-tagged PyTorch images (public Dockerfiles and READMEs of "
+                 "DCU users, image.sourcefind.cn/dcu/admin/base/pytorch; no Hygon document)"),
         guesses=(
-            "detection by the DTK install (DTK_HOME or /opt/dtk) on a HIP build of PyTorch",
+            "detection on a HIP build of PyTorch by the DTK install (DTK_HOME or /opt/dtk), a 'das'/'dtk' torch "
+            "version tag, or a DCU device name (K100_AI, Z100, BW...: names seen in public scripts, not documented)",
             "HIP_VISIBLE_DEVICES, torch.cuda.Event, wavefront 64, LDS 64 KiB: by ROCm lineage",
-            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
     "iluvatar": Platform(
         "iluvatar", "cuda", "CUDA_VISIBLE_DEVICES", "CUDA", title="Iluvatar CoreX GPU (CUDA-compatible)",
-        detection=Detection(torch_attr="cuda", hip=False, markers=("COREX_HOME", "/usr/local/corex")),
+        detection=Detection(torch_attr="cuda", hip=False, markers=("COREX_HOME", "/usr/local/corex"),
+                            version_tag=r"corex", torch_flag="corex", device_name=r"Iluvatar"),
         timing_api="torch.cuda.Event(enable_timing=True)",
+        unsupported_dtypes={
+            "float64": "FlagGems, the FlagOS operator library Iluvatar contributes to, lists Iluvatar without fp64 "
+                       "support: fp64 kernels are not judged on this platform"},
         prompt_notes=(
             "Iluvatar CoreX GPUs run a CUDA-compatible stack with their own Triton backend: tensors use the `cuda` "
             "device type; no PTX (`tl.inline_asm_elementwise`), and not every libdevice function exists.",
+            "No fp64 in kernels: compute in fp32 (or fp16/bf16 with fp32 accumulation).",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
         failure_patterns=(_LLVM_CRASH,),
-        sources=(),
+        sources=(
+            "device 'cuda' (torch.cuda), query tool ixsmi (public code): FlagGems' Iluvatar backend "
+            f"{_FLAGGEMS}/backend/_iluvatar/__init__.py",
+            "torch.corex set by the vendor's PyTorch (public code): FlagGems' device detector "
+            f"{_FLAGGEMS}/backend/device.py",
+            _FLAGGEMS_FP64),
         guesses=(
-            "everything: no public Iluvatar CoreX documentation was found in the indexed sources; the profile "
-            "follows the CUDA-compatible design (cuda device, CUDA key, CUDA_VISIBLE_DEVICES, torch.cuda.Event) "
-            "and detection by the CoreX install (COREX_HOME or /usr/local/corex)",
-            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+            "no Iluvatar document was found in the indexed sources: the facts above are public code, not the vendor's",
+            "CUDA key, CUDA_VISIBLE_DEVICES, torch.cuda.Event: the CUDA-compatible design (a public note pins CoreX "
+            "jobs with IX_VISIBLE_DEVICES, maybe the container toolkit's, as MTHREADS_VISIBLE_DEVICES is MUSA's)",
+            "detection also by the CoreX install (COREX_HOME or /usr/local/corex), a 'corex' torch version tag "
+            "(torch 2.7.1+corex.4.4.0) and the device name ('Iluvatar BI-V150'): seen in public scripts and notes",
+            "no kernel list (profiler not verified); tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
     "metax": Platform(
         "metax", "cuda", "MACA_VISIBLE_DEVICES", "CUDA", title="MetaX GPU (MACA, CUDA-compatible)",
-        detection=Detection(torch_attr="cuda", hip=False, markers=("MACA_PATH", "/opt/maca")),
+        detection=Detection(torch_attr="cuda", hip=False, markers=("MACA_PATH", "/opt/maca"), version_tag=r"metax",
+                            device_name=r"MetaX"),
         timing_api="torch.cuda.Event(enable_timing=True)",
         prompt_notes=(
             "MetaX GPUs run the MACA stack, CUDA-compatible, with their own Triton backend: tensors use the "
             "`cuda` device type; no PTX (`tl.inline_asm_elementwise`).",
+            "Shared memory is 64 KiB per block: size tiles and `num_stages` so that a kernel's buffers fit (the "
+            "tile sizes tuned for NVIDIA H100/H200 often do not); keep every `tl.dot` block dimension >= 16.",
             _PORTABLE_MATH,
+            _STRICT_TYPES,
+            _CORE_LANGUAGE,
         ),
-        failure_patterns=(_LLVM_CRASH,),
+        failure_patterns=(_LLVM_CRASH,
+                          (r"tn and tk not meet", "the platform's Triton rejected an MMA tile shape (a compiler "
+                                                 "assertion of the vendor backend)")),
         sources=("MACA_VISIBLE_DEVICES: MetaX MCCL user guide, environment variables "
                  "https://developer.metax-tech.com/api/client/document/preview/869/split_files/"
-                 "%E7%8E%AF%E5%A2%83%E5%8F%98%E9%87%8F.html",),
+                 "%E7%8E%AF%E5%A2%83%E5%8F%98%E9%87%8F.html",
+                 "device 'cuda' (torch.cuda), query tool mx-smi (public code): FlagGems' MetaX backend "
+                 f"{_FLAGGEMS}/backend/_metax/__init__.py"),
         guesses=(
-            "cuda device type, CUDA key, torch.cuda.Event: the CUDA-compatible design; not in the docs we read",
-            "detection by the MACA install (MACA_PATH or /opt/maca)",
-            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured")),
+            "CUDA key, torch.cuda.Event: the CUDA-compatible design; not in the docs we read",
+            "detection by the MACA install (MACA_PATH or /opt/maca), a 'metax' torch version tag (2.8.0+metax3.3.0.2) "
+            "or the device name ('MetaX C500'): seen in public scripts and notes, not in MetaX's docs",
+            "64 KiB shared memory per block (C500/C550) and the vendor Triton's bf16 MMA assertion on 8-row tiles "
+            "('tn and tk not meet conditon'): third-party notes from MetaX machines, not MetaX's docs",
+            "no kernel list (profiler not verified); no dtype limits, tolerance 1.0: not measured",
+            _CONSTRAINT_GUESS)),
 }
 
 #: Detection order of :func:`detect_from`: vendor extensions first, then the stacks behind ``torch.cuda``
@@ -357,10 +442,12 @@ DETECTION_ORDER = ("ascend", "musa", "dcu", "iluvatar", "metax", "rocm", "cuda")
 
 
 def probe() -> dict[str, Any]:
-    """What the process sees, for :func:`detect_from`: ``hip`` (``torch.version.hip``), ``available``
-    (``torch.<attr>.is_available()`` per detected namespace; a vendor extension is imported only when
-    installed), and ``markers`` (the environment variables and paths of the profiles that exist). On an
-    NVIDIA machine this calls only ``torch.cuda.is_available()``, as detection always did."""
+    """What the process sees, for :func:`detect_from`: ``hip`` (``torch.version.hip``), ``version``
+    (``torch.__version__``), ``available`` (``torch.<attr>.is_available()`` per detected namespace; a vendor
+    extension is imported only when installed), ``markers`` (the environment variables and paths of the
+    profiles that exist), ``flags`` (the ``torch.<flag>`` attributes of the profiles that are set and truthy)
+    and ``device_name`` (``torch.cuda.get_device_name(0)`` where ``torch.cuda`` answers, else None: the run
+    directory's env.json asks the same of every device). A name that cannot be read is None."""
     import torch
 
     available: dict[str, bool] = {}
@@ -380,16 +467,43 @@ def probe() -> dict[str, Any]:
             available[det.torch_attr] = bool(ns is not None and ns.is_available())
         except Exception:  # noqa: BLE001
             available[det.torch_attr] = False
-    markers = {m for name in DETECTION_ORDER for m in (PROFILES[name].detection or Detection()).markers
+    dets = [PROFILES[name].detection or Detection() for name in DETECTION_ORDER]
+    markers = {m for det in dets for m in det.markers
                if (os.environ.get(m) if not m.startswith("/") else os.path.exists(m))}
-    return {"hip": getattr(torch.version, "hip", None), "available": available, "markers": sorted(markers)}
+    flags = {d.torch_flag for d in dets if d.torch_flag and bool(getattr(torch, d.torch_flag, False))}
+    device_name = None
+    if available.get("cuda"):
+        try:
+            device_name = str(torch.cuda.get_device_name(0))
+        except Exception:  # noqa: BLE001 - a device that cannot be named is identified by the other facts
+            device_name = None
+    return {"hip": getattr(torch.version, "hip", None), "version": str(torch.__version__),
+            "available": available, "markers": sorted(markers), "flags": sorted(flags), "device_name": device_name}
+
+
+def evidence_for(name: str, facts: dict[str, Any]) -> list[str]:
+    """Which of profile ``name``'s vendor evidence ``facts`` (:func:`probe`'s answer) show, in words
+    (``["torch.corex", "torch version tag 'corex'"]``); empty where none holds or the profile needs none."""
+    det = PROFILES[name].detection or Detection()
+    found = [f"toolkit {m}" for m in det.markers if m in set(facts.get("markers") or ())]
+    local = str(facts.get("version") or "").partition("+")[2]
+    if det.version_tag and local and re.search(det.version_tag, local, re.IGNORECASE):
+        found.append(f"torch version tag {local!r}")
+    if det.torch_flag and det.torch_flag in set(facts.get("flags") or ()):
+        found.append(f"torch.{det.torch_flag}")
+    dev = facts.get("device_name") or ""
+    if det.device_name and dev and re.search(det.device_name, dev):
+        found.append(f"device name {dev!r}")
+    return found
 
 
 def detect_from(facts: dict[str, Any]) -> Platform:
     """The platform ``facts`` (:func:`probe`'s answer) describe: the first profile of
-    :data:`DETECTION_ORDER` whose :class:`Detection` holds, else the interpreter."""
+    :data:`DETECTION_ORDER` whose device namespace answers, whose build matches (``torch.version.hip`` set
+    for HIP stacks, unset for CUDA ones) and, for a vendor stack behind ``torch.cuda``, whose vendor
+    evidence holds (:func:`evidence_for`: a toolkit, a version tag, a torch flag or a device name); else
+    the interpreter."""
     avail = facts.get("available") or {}
-    markers = set(facts.get("markers") or ())
     hip = bool(facts.get("hip"))
     for name in DETECTION_ORDER:
         det = PROFILES[name].detection
@@ -397,7 +511,7 @@ def detect_from(facts: dict[str, Any]) -> Platform:
             continue
         if det.hip is not None and det.hip != hip:
             continue
-        if det.markers and not markers.intersection(det.markers):
+        if det.has_evidence_rules() and not evidence_for(name, facts):
             continue
         return PROFILES[name]
     return PROFILES["interpreter"]

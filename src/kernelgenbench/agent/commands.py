@@ -170,6 +170,10 @@ def register(app: typer.Typer) -> None:
         fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
                                                                              "interpreter, ..."),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="run on the CPU interpreter under a "
+                                                 "vendor's profile (rocm, ascend, musa, dcu, iluvatar, metax): its "
+                                                 "prompt section, dtype limits, tolerance and failure patterns "
+                                                 "for the session's prompt, self-checks and verdict"),
         case_timeout: float = typer.Option(300.0, min=1.0, help="seconds one case may take (self-checks and "
                                                                 "verdicts)"),
         reps: int = typer.Option(30, min=1, help="timed repetitions per side per case (GPU)"),
@@ -196,7 +200,7 @@ def register(app: typer.Typer) -> None:
             cli = get_agent(agent, command, stream_format)
             cli_path = cli.require()
             ops = select(cfg.ops, source)
-            plat = platforms.detect(platform_name)
+            plat = platforms.detect(platform_name, as_profile)
         except (AgentError, KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc.args[0] if exc.args else exc)) from None
         if not ops:
@@ -235,7 +239,7 @@ def register(app: typer.Typer) -> None:
         console.print(f"[bold]kgb agent[/bold] {what}"
                       + (f" · model {model}" if model else "") + (f" @ {base_url}" if base_url else "")
                       + f" · {len(ops)} operators · budget {budget_minutes:g} min · self-check "
-                        f"{' or '.join(cfg.check_tiers)} · verdict tier {tier_label(cfg.tier)} · platform {plat.name}"
+                        f"{' or '.join(cfg.check_tiers)} · verdict tier {tier_label(cfg.tier)} · platform {plat.key}"
                         f" · run {rundir.path}")
         console.print(f"isolation: {iso.level} ({iso.reason})")
         for w in iso.warnings:
@@ -272,7 +276,7 @@ def register(app: typer.Typer) -> None:
         console.print(cost_table(summary))
         who = "command" if agent == "command" else f"{cli.name} {version}"
         console.print(summary_table(summary, f"summary · {who}" + (f" · {model}" if model else "")
-                                    + f" · tier {tier_label(cfg.tier)} · {plat.name} · {summary.get('wall_s', 0):.1f} s"
+                                    + f" · tier {tier_label(cfg.tier)} · {plat.key} · {summary.get('wall_s', 0):.1f} s"
                                     + f" ({summary['sessions_run']} sessions run now)"))
         if not summary["sessions_run"]:
             console.print("[dim]no session run now: every selected operator was already recorded (--fresh starts "
@@ -294,6 +298,8 @@ def register(app: typer.Typer) -> None:
         op: str = typer.Option(..., "--op", help="the operator it implements, e.g. vllm::rms_norm"),
         tier: str = typer.Option("smoke", help="smoke or full (a self-check never runs held-out cases)"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection"),
+        as_profile: Optional[str] = typer.Option(None, "--as-profile", help="the CPU interpreter under a vendor's "
+                                                                            "profile (as kgb agent --as-profile)"),
     ) -> None:
         """Self-check one file on the smoke or full tier: verdict, first failure, speedup on GPUs (what an
         agent's ./check prints)."""
@@ -305,11 +311,11 @@ def register(app: typer.Typer) -> None:
             tiers = check_tiers(tier)
             if len(tiers) != 1:
                 raise ValueError("--tier: one tier (smoke or full)")
-            plat = platforms.detect(platform_name)
-            rec = evaluate_file(file, op, tiers[0], platform=plat.name)
+            plat = platforms.detect(platform_name, as_profile)
+            rec = evaluate_file(file, op, tiers[0], platform=plat.name, as_profile=plat.profile)
         except (ValueError, EvaluationError) as exc:
             raise typer.BadParameter(str(exc)) from None
-        text, code = format_check(rec, tiers[0], file.name, plat.name)
+        text, code = format_check(rec, tiers[0], file.name, plat.key)
         typer.echo(text, nl=False)
         raise typer.Exit(code)
 

@@ -54,7 +54,7 @@ from .usage import AgentUsage, StreamInfo
 LABEL = "agent"
 #: Keys of config.json that must match for a run directory to be resumed.
 IDENTITY_KEYS = ("agent", "command_template", "stream_format", "model", "base_url", "tier", "check_tiers", "budget_s",
-                 "max_turns", "platform", "cli_version", "isolation")
+                 "max_turns", "platform", "profile", "cli_version", "isolation")
 #: Exit reasons of a session.
 EXIT_REASONS = ("done", "budget", "turn_cap", "error")
 
@@ -136,6 +136,8 @@ def open_run(cfg: AgentConfig, platform: Platform, cli_version: str, isolation: 
     """
     config = {"command": "kgb agent", **cfg.to_json(), "platform": platform.name, "cli_version": cli_version,
               "isolation": isolation}
+    if platform.profile:  # the interpreter under a vendor profile (--as-profile): another identity
+        config["profile"] = platform.profile
     ident = {k: config.get(k) for k in IDENTITY_KEYS}
     if out is not None:
         p = out / "config.json"
@@ -266,7 +268,7 @@ class AgentRun:
         found = None
         for r in self.rundir.records():
             if (r.get("op") == op_id and r.get("label") == LABEL and r.get("tier") == self.cfg.tier
-                    and r.get("platform") == self.platform.name):
+                    and r.get("platform") == self.platform.name and r.get("profile") == self.platform.profile):
                 found = r
         if found is None or found.get("failure_class") in RERUN_CLASSES:
             return None
@@ -342,6 +344,8 @@ class AgentRun:
                        tiers=list(tier_parts(self.cfg.tier)), check_tiers=list(self.cfg.check_tiers),
                        platform=self.platform.name, agent=self.cli.name, cli_version=self.cli_version,
                        model=self.cfg.model, isolation=self.iso.level)
+        if self.platform.profile:
+            summary["profile"] = self.platform.profile
         self.rundir.write_summary(summary)
         return summary
 
@@ -376,7 +380,7 @@ class AgentRun:
             from ..run.evaluate import evaluate_file
 
             return evaluate_file(path, op.id, tier, platform=self.platform.name, settings=self.settings,
-                                 workdir=workdir, device=device, label=label)
+                                 workdir=workdir, device=device, label=label, as_profile=self.platform.profile)
         from ..run.job import JobSpec, Verifier
 
         return Verifier(JobSpec(op, None, tier_name(tier), label), self.platform, device, workdir, self.settings,
@@ -442,7 +446,7 @@ class AgentRun:
         (store / "checks.jsonl").touch()
         server = CheckServer(op.id, op.filename, sock, store, self.cfg.check_tiers,
                              lambda p, tier, wd, label: self._judge(p, op, tier, wd, label, slot.device),
-                             self.platform.name, owner=(user.uid, user.gid) if user else None)
+                             self.platform.key, owner=(user.uid, user.gid) if user else None)
         ctx = LaunchContext(op.id, work, home, work / "PROMPT.md", text, submission, check_cmd, slot.device,
                             self.cfg.model, self.cfg.base_url, self.cfg.api_key_env, self.cfg.max_turns,
                             self.cfg.budget_s, as_root=iso_mod.is_root() and user is None)

@@ -168,6 +168,9 @@ def _platform_ctx(platform: Platform, device_name: str | None, dtypes: list[str]
         "tolerance_scale": platform.tolerance_scale, "tolerance_reason": platform.tolerance_reason,
         "notes": list(platform.prompt_notes), "profile": platform.profile,
         "profile_title": PROFILES[platform.profile].title if platform.profile else None,
+        # where the same file is later registered: the emulated vendor's device and key, else NVIDIA's
+        "target_device": PROFILES[platform.profile].device if platform.profile else "cuda",
+        "target_dispatch_key": (PROFILES[platform.profile].dispatch_key if platform.profile else None) or "CUDA",
     }
 
 

@@ -346,6 +346,7 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
               _anti_hack_table(runs, keys, sources),
               _portability_table(runs, keys),
               _platforms_table(runs),
+              _portable_table(runs),
               _operators_table(runs, keys, all_ops, source_of)]
     operators = {k: {o: v.to_json() for o, v in r.ops.items()} for k, r in zip(keys, runs)}
     return Report(systems=systems, tables=tables, banners=banners, operators=operators,
@@ -663,6 +664,70 @@ def _platforms_table(runs: Sequence[Run]) -> Table:
         Column("tokens_per_solved", "tokens/solved", "tokens"), Column("tokens_per_solved_ratio", "x ref", "x"),
         Column("wall_per_solved", "wall/solved", "seconds"), Column("wall_per_solved_ratio", "x ref", "x")],
         rows, notes)
+
+
+#: The portable verdicts of one operator of one system judged on several platforms (:func:`portable_verdict`).
+PORTABLE_VERDICTS = ("portable", "platform_limited", "not_portable", "unsolved")
+
+
+def portable_verdict(results: Sequence[OpResult | None]) -> str:
+    """One operator's verdict across the platforms one system was judged on (README "Platform profiles").
+
+    Args:
+        results: the operator's verdict on each platform (None where that run has no record of it).
+
+    Returns:
+        ``portable``: solved on every platform; ``unsolved``: solved on none; ``platform_limited``: solved on
+        some, and everywhere else it was unsupported, absent, or failed for a reason that is not the submission's
+        (class ``platform``: a compiler crash, missing intrinsic or device op; ``infrastructure``), so the
+        submission did all it could; ``not_portable``: solved on some and failed on another for a reason of the
+        submission's own (a wrong result, a compile error of its code, ...).
+
+    Raises:
+        ValueError: ``results`` is empty.
+    """
+    if not results:
+        raise ValueError("portable_verdict: no platform's verdict given")
+    solved = [r is not None and r.solved for r in results]
+    if all(solved):
+        return "portable"
+    if not any(solved):
+        return "unsolved"
+    own = [r for r in results if r is not None and r.status == "failed"
+           and failure_side(r.failure_class or "") == "submission"]
+    return "not_portable" if own else "platform_limited"
+
+
+def _portable_table(runs: Sequence[Run]) -> Table:
+    """Per system label judged on several platforms: how many of its operators are portable, limited by a
+    platform, not portable through the submission's own failure, or unsolved everywhere
+    (:func:`portable_verdict`), over the operators every platform of the label has a record of."""
+    by_label: dict[str, list[Run]] = {}
+    for r in runs:
+        by_label.setdefault(r.label, []).append(r)
+    rows = []
+    for label, group in by_label.items():
+        if len({r.platform for r in group}) < 2:
+            continue
+        ops = sorted(set.intersection(*(set(r.ops) for r in group)))
+        verdicts = {o: portable_verdict([r.ops.get(o) for r in group]) for o in ops}
+        counts = Counter(verdicts.values())
+        row: dict[str, Any] = {"system": label, "platforms": " · ".join(r.platform for r in group),
+                               "operators": len(ops), **{v: counts[v] for v in PORTABLE_VERDICTS}}
+        row["portable_rate"] = (counts["portable"] / len(ops)) if ops else None
+        row["not_portable_ops"] = ", ".join(o for o in ops if verdicts[o] == "not_portable") or "—"
+        rows.append(row)
+    notes = ["per system label judged on several platforms, over the operators every one of its runs has a record "
+             "of: portable = solved on every platform; platform-limited = solved on some, and elsewhere unsupported "
+             "or failed for the platform's reasons only (class platform or infrastructure); not portable = solved on "
+             "some, failed on another for the submission's own reasons; unsolved = solved on none"]
+    if not rows:
+        notes.append("no system label appears on two platforms")
+    return Table("portable", "Portable verdicts: one system's operators across its platforms", [
+        Column("system", "system"), Column("platforms", "platforms"), Column("operators", "operators", "int"),
+        Column("portable", "portable", "int"), Column("portable_rate", "portable %", "pct"),
+        Column("platform_limited", "platform-limited", "int"), Column("not_portable", "not portable", "int"),
+        Column("unsolved", "unsolved", "int"), Column("not_portable_ops", "not portable: operators")], rows, notes)
 
 
 def verdict_text(o: OpResult | None) -> str:

@@ -170,11 +170,12 @@ def environment(platform: Any) -> dict[str, Any]:
         "platform": platform.to_json(), "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     if getattr(platform, "profile", None):  # an emulated profile: what this machine's PyTorch would detect
-        from ..platforms import detect_from, probe
+        from ..platforms import detect_from, evidence_for, probe
 
         facts = probe()
         env["profile_check"] = {"probe": facts, "detected": detect_from(facts).name,
-                                "matches_profile": detect_from(facts).name == platform.profile}
+                                "matches_profile": detect_from(facts).name == platform.profile,
+                                "evidence": evidence_for(platform.profile, facts)}
     try:
         env["kernelgenbench_commit"] = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
