@@ -253,7 +253,8 @@ for x, args in [(vals.reshape(1, -1), (torch.tensor(1.0),)),
     o, s = fq(x, *args)
     r, rs = fp8_quant_native(x, *args)
     m = x.shape[0]
-    bad += int(o.shape != r.shape or s.shape != rs.shape or not torch.equal(o[:m].view(torch.uint8), r[:m].view(torch.uint8))
+    bad += int(o.shape != r.shape or s.shape != rs.shape
+               or not torch.equal(o[:m].view(torch.uint8), r[:m].view(torch.uint8))
                or not torch.equal(s.reshape(-1)[:m], rs.reshape(-1)[:m]))
 mm = load("cutlass_scaled_mm").cutlass_scaled_mm
 a = torch.randn(5, 40, generator=g).to(torch.float8_e4m3fn)
