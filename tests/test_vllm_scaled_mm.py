@@ -273,3 +273,24 @@ def test_fp8_oracles_match_the_reference_on_the_interpreter() -> None:
                          timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert "MISMATCHES 0" in res.stdout, res.stdout + res.stderr[-2000:]
+
+
+def test_native_baseline_uses_low_precision_gemms_for_the_same_function() -> None:
+    from kernelgenbench.suite.vllm.scaled_mm import scaled_mm_fast
+
+    g = torch.Generator().manual_seed(5)
+    for m, k, n in ((1, 64, 32), (40, 128, 48), (17, 48, 40)):   # M <= 16 padded; K = 48 takes the fp64 path
+        a = torch.randint(-128, 127, (m, k), generator=g).to(torch.int8)
+        b = torch.randint(-128, 127, (n, k), generator=g).to(torch.int8).t()
+        sa, sb = torch.randn(m, 1, generator=g), torch.randn(1, n, generator=g)
+        bias = torch.randn(n, generator=g).to(torch.float16)
+        adj = torch.randint(-8, 9, (n,), generator=g).to(torch.int32)
+        azp = torch.randint(-8, 9, (m,), generator=g).to(torch.int32)
+        for args in ((bias,), (None, adj), (bias, adj, azp)):
+            assert torch.equal(scaled_mm_fast(a, b, sa, sb, torch.float16, *args),
+                               scaled_mm_native(a, b, sa, sb, torch.float16, *args)), (m, k, n, len(args))
+    a = torch.randn(40, 64, generator=g).to(torch.float8_e4m3fn)
+    b = torch.randn(32, 64, generator=g).to(torch.float8_e4m3fn).t()
+    one = torch.ones(1, 1)
+    torch.testing.assert_close(scaled_mm_fast(a, b, one, one, torch.bfloat16),
+                               scaled_mm_native(a, b, one, one, torch.bfloat16), rtol=1.6e-2, atol=1e-3)
