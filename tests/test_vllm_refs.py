@@ -85,7 +85,9 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::cutlass_pack_scale_fp8", 8), ("vllm::allspark_w8a16_gemm", 13),
                                         ("vllm::awq_gemm", 8), ("vllm::gptq_gemm", 4), ("vllm::ggml_dequantize", 8),
                                         ("vllm::ggml_moe_a8", 7), ("vllm::ggml_moe_a8_vec", 7),
-                                        ("vllm::ggml_mul_mat_a8", 13), ("vllm::ggml_mul_mat_vec_a8", 13)])
+                                        ("vllm::ggml_mul_mat_a8", 13), ("vllm::ggml_mul_mat_vec_a8", 13),
+                                        ("vllm::scaled_fp8_quant", 540), ("vllm::cutlass_scaled_mm", 32),
+                                        ("vllm::cutlass_scaled_mm_azp", 8)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
