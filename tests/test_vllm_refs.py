@@ -83,7 +83,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::copy_blocks_mla", 12), ("vllm::convert_fp8", 32),
                                         ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288),
                                         ("vllm::cutlass_pack_scale_fp8", 8),
-                                        ("vllm::fused_qk_norm_rope", 120)])
+                                        ("vllm::fused_qk_norm_rope", 120),
+                                        ("vllm::cp_gather_indexer_k_quant_cache", 13)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
