@@ -84,7 +84,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288),
                                         ("vllm::cutlass_pack_scale_fp8", 8),
                                         ("vllm::fused_qk_norm_rope", 120),
-                                        ("vllm::cp_gather_indexer_k_quant_cache", 13)])
+                                        ("vllm::cp_gather_indexer_k_quant_cache", 13),
+                                        ("vllm::convert_vertical_slash_indexes", 13)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
