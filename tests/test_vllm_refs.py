@@ -85,7 +85,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::cutlass_pack_scale_fp8", 8),
                                         ("vllm::fused_qk_norm_rope", 120),
                                         ("vllm::cp_gather_indexer_k_quant_cache", 13),
-                                        ("vllm::convert_vertical_slash_indexes", 13)])
+                                        ("vllm::convert_vertical_slash_indexes", 13),
+                                        ("vllm::selective_scan_fwd", 160)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
