@@ -49,7 +49,7 @@ def fused_qk_norm_rope(qkv, num_heads_q, num_heads_k, num_heads_v, head_dim, eps
         return None
     e = d // 2
     block_e = triton.next_power_of_2(e)
-    block_h = max(1, min(triton.next_power_of_2(nh), 4096 // block_e))
+    block_h = max(1, min(triton.next_power_of_2(nh), 2048 // block_e))
     grid = (t, triton.cdiv(nh, block_h))
     _qk_norm_rope_kernel[grid](qkv, q_weight, k_weight, cos_sin_cache, position_ids, qkv.stride(0),
                                int(num_heads_q), nh, float(eps), D=d, E=e, BLOCK_E=block_e, BLOCK_H=block_h,
