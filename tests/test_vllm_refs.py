@@ -87,7 +87,10 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::ggml_moe_a8", 7), ("vllm::ggml_moe_a8_vec", 7),
                                         ("vllm::ggml_mul_mat_a8", 13), ("vllm::ggml_mul_mat_vec_a8", 13),
                                         ("vllm::scaled_fp8_quant", 540), ("vllm::cutlass_scaled_mm", 32),
-                                        ("vllm::cutlass_scaled_mm_azp", 8)])
+                                        ("vllm::cutlass_scaled_mm_azp", 8), ("vllm::fused_qk_norm_rope", 120),
+                                        ("vllm::cp_gather_indexer_k_quant_cache", 13),
+                                        ("vllm::convert_vertical_slash_indexes", 13),
+                                        ("vllm::selective_scan_fwd", 160)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
