@@ -139,6 +139,9 @@ EXPECTED = {
     "host_store": "ghost",
     # NumPy arrays of the memory the addresses point to (__array_interface__), computed and written with NumPy
     "host_deref": "static_scan",
+    # red team of the newest operators (quantised GEMMs, grouped_topk): semantics no smoke case exercises
+    "no_rsf": "wrong_result",         # grouped_topk ignoring routed_scaling_factor (every smoke case has 1.0)
+    "no_v2": "wrong_result",          # gptq_gemm ignoring use_v2_format (no smoke case has True)
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
@@ -147,6 +150,10 @@ XFAIL = {
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
+    "no_rsf": "smoke-grid gap: every smoke (and full) case of grouped_topk passes routed_scaling_factor = 1.0; only "
+              "the held-out rsf = 2.5 case tells",
+    "no_v2": "smoke-grid gap: no smoke (or full) case of gptq_gemm passes use_v2_format=True; only the held-out "
+             "8-bit case does",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr
