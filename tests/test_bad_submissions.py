@@ -139,6 +139,19 @@ EXPECTED = {
     "host_store": "ghost",
     # NumPy arrays of the memory the addresses point to (__array_interface__), computed and written with NumPy
     "host_deref": "static_scan",
+    # red team of the newest operators (quantised GEMMs, grouped_topk): semantics no smoke case exercises
+    "no_rsf": "wrong_result",         # grouped_topk ignoring routed_scaling_factor (every smoke case has 1.0)
+    "no_v2": "wrong_result",          # gptq_gemm ignoring use_v2_format (no smoke case has True)
+    "no_trans": "wrong_result",       # Strsv ignoring trans (its transposed smoke case has a diagonal triangle)
+    "no_uplo": "wrong_result",        # Dsyr2 ignoring uplo (every smoke case is upper)
+    "no_conj": "wrong_result",        # CgemmStridedBatched taking op C as T (no smoke case has C)
+    # fp64 GEMMs in lower precision (judged by the spec's rtol 1e-5 + 1e-4 x K, no accumulation bound)
+    "fp32_for_fp64": "wrong_result",  # fp64 tiles rounded to fp32, fp32 tl.dot: NOT caught (XFAIL below)
+    "tf32_for_fp64": "wrong_result",  # the same with TF32-cut mantissas: caught at the smoke tier's K = 9 only
+                                      # (round-to-nearest TF32 stays inside 1e-4 x K from K ~ 256 on)
+    "tf32_complex": "wrong_result",   # Cgemm on TF32 where K >= 128: NOT caught (XFAIL below)
+    "has_zp_flag": "wrong_result",    # allspark keyed on has_zp, not on b_qzeros: no case has them disagree
+    "result_not_zeroed": "wrong_result",  # Sdot atomically adding into result (smoke results are zeros)
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
@@ -147,6 +160,25 @@ XFAIL = {
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
+    "no_rsf": "smoke-grid gap: every smoke (and full) case of grouped_topk passes routed_scaling_factor = 1.0; only "
+              "the held-out rsf = 2.5 case tells",
+    "no_v2": "smoke-grid gap: no smoke (or full) case of gptq_gemm passes use_v2_format=True; only the held-out "
+             "8-bit case does",
+    "no_trans": "smoke-grid gap: Strsv's only transposed smoke case uses the spec's upstream data, whose referenced "
+                "triangle is its diagonal (A = A^T); only the held-out genuine triangles tell",
+    "no_uplo": "smoke-grid gap: every smoke (and full) case of Dsyr2 passes uplo = 1; only the held-out uplo = 0 "
+               "cases tell",
+    "no_conj": "smoke-grid gap: no smoke case of CgemmStridedBatched passes op = C (conjugate transpose); only the "
+               "held-out tier tells",
+    "fp32_for_fp64": "fp64 results are judged by the spec's rtol 1e-5 + 1e-4 x K only: fp32 products and sums "
+                     "(~6e-8 relative) pass every tier; the accumulation bound covers fp16/bf16/fp32 results only",
+    "tf32_complex": "complex64 results are judged by the spec's rtol 1.3e-6 + 1e-4 x K only: TF32 operands pass from "
+                    "K ~ 128 (a Verifier run of K = 128 and 256 cases passed); the smoke tier's K <= 20 keeps the "
+                    "true fp32 path",
+    "has_zp_flag": "input regularity: every allspark case passes has_zp == (b_qzeros is not None), so a kernel "
+                   "keyed on the flag is never told apart from the spec's rule",
+    "result_not_zeroed": "smoke-grid gap: every smoke (and full) Sdot case passes a zeroed result; only the held-out "
+                         "nan_result case tells an accumulation into it from an overwrite",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr

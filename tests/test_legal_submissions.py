@@ -18,9 +18,25 @@ GOOD = Path(__file__).parent / "good"
 INTERPRETER_LIMITED = {"interp_limit"}
 PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 
+#: Honest submissions rejected today (false rejections): each stays a fixture that should pass, marked xfail
+#: (strict: when a fix admits it, the mark must go). The fixture's docstring says what it does.
+XFAIL = {
+    "ptr_stack": "L1 rule raw-storage: stacking the caches' data_ptr() values into an address tensor (vLLM's own "
+                 "copy_blocks) is refused; the legal one-launch route is a tuple of tensors (list_tuple_launch)",
+    "same_dtype_to": "L1 rule tensor-method: .to() of the device/dtype a tensor already has (a no-op returning the "
+                     "tensor) is refused statically; L3 would judge a real conversion at run time",
+}
+
+
+def _good_cases():
+    for path in fixtures(GOOD):
+        what = fixture_kind(path)
+        marks = [pytest.mark.xfail(reason=XFAIL[what], strict=True)] if what in XFAIL else []
+        yield pytest.param(path, id=fixture_name(path), marks=marks)
+
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", fixtures(GOOD), ids=fixture_name)
+@pytest.mark.parametrize("path", list(_good_cases()))
 def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
     op = get_operator(fixture_op(path))
     sub = write_submission(path, tmp_path / op.filename)
