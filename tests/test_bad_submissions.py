@@ -105,6 +105,7 @@ EXPECTED = {
                                       # result (data-movement copy rule: copies of derived views)
     "copy_slice": "profile",          # class 1: select_backward as a slice copied into a zero tensor by ATen
     "fill_convert": "profile",        # class 5: _to_copy's conversion by fill_ from a tensor of the source dtype
+    "to_convert": "profile",          # .to(float64) converts with ATen (L1 leaves .to() to L3's trace)
     "reshape_copy": "dispatch_recursion",  # class 6: clone by reshape's copy path, seen whole (a view) on
                                       # the interpreter path only (there a ghost), aten::clone -- the op
                                       # itself -- on GPUs: composite ops are decomposed on every path

@@ -23,8 +23,6 @@ PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 XFAIL = {
     "ptr_stack": "L1 rule raw-storage: stacking the caches' data_ptr() values into an address tensor (vLLM's own "
                  "copy_blocks) is refused; the legal one-launch route is a tuple of tensors (list_tuple_launch)",
-    "same_dtype_to": "L1 rule tensor-method: .to() of the device/dtype a tensor already has (a no-op returning the "
-                     "tensor) is refused statically; L3 would judge a real conversion at run time",
 }
 
 

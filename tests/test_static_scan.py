@@ -332,8 +332,16 @@ CASES = [
             d = x.cpu().numpy()
             e = x.tolist()
             return x.add(y)
-        """, {}, [(3, "tensor-method"), (4, "tensor-method"), (5, "tensor-method"), (6, "tensor-method"),
-                  (6, "tensor-method"), (7, "tensor-method"), (8, "tensor-method")]),
+        """, {}, [(3, "tensor-method"), (6, "tensor-method"), (7, "tensor-method"), (8, "tensor-method")]),
+    # conversions (.float(), .to(), .cpu() on lines 4-6) are L3's to judge at run time, except as the op's own
+    ("tensor-method-conversion-own-op", """
+        def f(x, y):
+            b = x.float()
+            c = y.to("cuda")
+            d = x.half()
+            return b, c, d
+        """, {"own_ops": frozenset({"_to_copy"}), "aliases": frozenset({"to", "float", "half"})},
+     [(3, "dispatch-recursion"), (4, "dispatch-recursion"), (5, "dispatch-recursion")]),
     ("tensor-method-getattr", """
         def f(x):
             return getattr(x, "sum")()
@@ -1548,3 +1556,14 @@ def test_reading_an_environment_variable_through_os_is_allowed() -> None:
                 'import os\nos.listdir(".")\n', 'from os import path\n', 'import os.path\n',
                 'import os\nf = getattr(os, "remove")\n'):
         assert "file-io" in {f.rule for f in scan_source(bad)}, bad
+
+
+def test_the_conversions_l1_leaves_to_l3_are_the_names_that_reach_to_copy():
+    """L1 does not judge .to()/.float()/... (a no-op when the tensor already has the dtype and device); the set it
+    leaves to L3's trace is exactly the family the _to_copy rows hold submissions to (their recursion aliases)."""
+    from kernelgenbench.suite.aten.copies import TO_FAMILY
+    from kernelgenbench.verify.scan import TENSOR_CONVERSION_METHODS
+
+    assert TENSOR_CONVERSION_METHODS == TO_FAMILY
+    assert hits("def f(x):\n    return x.to(x.dtype).float().cpu()\n") == []
+    assert hits("def f(x):\n    return x.float()\n", **recursion_of("aten::_to_copy")) == [(2, "dispatch-recursion")]

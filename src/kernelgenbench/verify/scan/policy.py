@@ -27,7 +27,8 @@ compile             DESIGN.md ("torch.compile/inductor"): torch.compile, _dynamo
                     compiler, export
 tensor-method       DESIGN.md ("tensor methods such as x.sum()"); upstream does not catch these
                     (aten.md §4 item 6): a method whose name is in ``dir(torch.Tensor)`` and not in
-                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``), called on
+                    :data:`TENSOR_METHODS_ALLOWED` (copies only with ``allow_copies``) or
+                    :data:`TENSOR_CONVERSION_METHODS` (judged at run time by L3), called on
                     anything but a provably plain Python value (issue 12 class 6; "Host values" in :mod:`.scope`)
 raw-storage         aten.md §4 item 6 (upstream bans .data_ptr/.storage/.untyped_storage); brief
 host-compute        DESIGN.md ("host-side computation (numpy)")
@@ -101,8 +102,9 @@ RULES: dict[str, str] = {
     "(only allocation, view, metadata and device-query functions are allowed, and torch.tensor/torch.as_tensor "
     "of Python numbers, lists and tuples)",
     "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
-    "tensor-method": "calls a tensor method that computes (x.sum(), x.to(), x.float(), ...); only allocation, "
-    "view and metadata methods are allowed (methods of a name bound only to plain Python values, such as "
+    "tensor-method": "calls a tensor method that computes (x.sum(), x.abs(), x.add_(), ...); only allocation, "
+    "view and metadata methods are allowed, and conversions (x.to(), x.float(), ...), whose run-time effect L3 "
+    "judges (methods of a name bound only to plain Python values, such as "
     "`shape = list(x.shape); shape.sort()`, are Python's and not judged)",
     "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
@@ -205,6 +207,16 @@ TENSOR_METHODS_ALLOWED: frozenset[str] = frozenset(
 #: Tensor methods that copy; allowed only with ``allow_copies`` (DESIGN.md: ".contiguous() where the
 #: spec allows copies").
 TENSOR_COPY_METHODS: frozenset[str] = frozenset({"contiguous", "clone", "copy_"})
+
+#: Tensor methods that convert to a dtype or device, or return the tensor itself when it already has them
+#: (``b.to(a.device).to(torch.int32)`` on an int32 tensor of a's device: a defensive idiom of wrappers written
+#: for several callers; red team 2026-12-05, tests/good/same_dtype_to). Not judged statically: whether one
+#: converts depends on the values a call gets, and a real conversion reaches the run-time trace as
+#: ``aten::_to_copy`` (dtype conversion), which L3 fails (``verify/profile.py``), a device copy as a copy.
+#: ``x.to()`` stays a finding of rule dispatch-recursion for ``aten::_to_copy`` itself (its aliases).
+TENSOR_CONVERSION_METHODS: frozenset[str] = frozenset(
+    {"to", "type", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short", "char", "byte",
+     "bool", "cpu", "cuda"})
 
 #: Attribute names that reach a tensor's raw storage (brief; upstream forbids the same, aten.md §4.6).
 RAW_STORAGE_ATTRS: frozenset[str] = frozenset(

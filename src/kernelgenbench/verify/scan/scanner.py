@@ -48,6 +48,7 @@ from .policy import (
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
     STRING_ATTR_TOOLS,
+    TENSOR_CONVERSION_METHODS,
     TENSOR_COPY_METHODS,
     TENSOR_FROM_HOST_DATA_METHODS,
     TENSOR_METHODS_ALLOWED,
@@ -550,6 +551,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
             return
+        if name in TENSOR_CONVERSION_METHODS:
+            return  # a conversion or a no-op, told apart at run time (L3's trace)
         if name in TENSOR_COPY_METHODS and self.allow_copies:
             return
         if name in _tensor_method_names():
