@@ -1,0 +1,155 @@
+"""The Marlin family (vllm.md §2.7, §3: the MoE repacks, marlin_int4_fp8_preprocess, gptq_marlin_gemm): the
+tile packer, AWQ packer and scale permutations on their own (round trips, hand-computed elements), and the
+native references against hand-computed small cases."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from kernelgenbench.suite.common import generator
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.suite.vllm.marlin import (
+    awq_marlin_repack_native,
+    awq_pack,
+    awq_unpack,
+    gptq_marlin_repack_native,
+    int4_fp8_preprocess_native,
+    marlin_index_map,
+    marlin_pack,
+    marlin_permute_scales,
+    marlin_unpack,
+    marlin_unpermute_scales,
+)
+from kernelgenbench.suite.vllm.quant import gptq_pack
+
+CPU = torch.device("cpu")
+
+
+def _u32(v: int) -> int:
+    """The int32 value with the 32 bits of ``v``."""
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+@pytest.mark.parametrize("bits,a8", [(4, False), (8, False), (4, True), (8, True)])
+def test_marlin_pack_round_trip_and_bijection(bits: int, a8: bool) -> None:
+    k, n = 64, 128
+    sk, sn = marlin_index_map(k, n, bits, a8)
+    assert sk.shape == (k * n * bits // 32, 32 // bits)
+    # every logical element is held by exactly one field
+    assert torch.unique(sk * n + sn).numel() == k * n
+    q = torch.randint(0, 1 << bits, (k, n), generator=generator(CPU, 3))
+    p = marlin_pack(q, bits, a8)
+    assert p.dtype == torch.int32 and p.shape == (k // 16, n * bits // 2)
+    assert bool((p < 0).any())  # top fields >= 8 set bit 31: compared as bit patterns
+    assert torch.equal(marlin_unpack(p, k, n, bits, a8), q)
+
+
+def test_marlin_pack_hand_elements() -> None:
+    # 4-bit, K = 32, N = 128: q[16*1 + 2 + 9, 64*1 + 16*3 + 5 + 8] -> kt 1, nt 1, r 2 (t mod 4 = 1), dk 9, dn 8
+    # (nibble 7), c = 53 = 16*3 + 5 (w 3, t // 4 = 5: t = 21): word 4*21 + 3 = 87 of the tile, column 128 + 87
+    q = torch.zeros(32, 128, dtype=torch.int64)
+    q[27, 125] = 0xB
+    p = marlin_pack(q, 4)
+    assert p[1, 215].item() == _u32(0xB << 28) and int((p != 0).sum()) == 1
+    # 8-bit, K = 16, N = 64: q[6 + 1, 16*2 + 3 + 8] -> r 6 (t mod 4 = 3), dk 1 (byte 2), c = 35 (w 2, t // 4 = 3:
+    # t = 15), h = 1: word 8*15 + 2*2 + 1 = 125
+    q = torch.zeros(16, 64, dtype=torch.int64)
+    q[7, 43] = 200
+    p = marlin_pack(q, 8)
+    assert p.shape == (1, 256) and p[0, 125].item() == 200 << 16 and int((p != 0).sum()) == 1
+    # is_a_8bit 4-bit, K = 32, N = 64: tile (0, 1) at flat word 128; t = 6 (r = 8, t // 4 = 1), w = 3
+    # (c = 16 + 1 + 8 = 25): v_6 = q[8 + 16 + 2, 32 + 25] sits at nibble 5 ((0, 4, 1, 5, 2, 6, 3, 7)[5] = 6)
+    # of word 4*6 + 3 = 27: flat 155 = row 1, column 27 of [2, 128]
+    q = torch.zeros(32, 64, dtype=torch.int64)
+    q[26, 57] = 9
+    p = marlin_pack(q, 4, True)
+    assert p[1, 27].item() == 9 << 20 and int((p != 0).sum()) == 1
+
+
+def test_marlin_pack_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="multiples of 16 and 64"):
+        marlin_pack(torch.zeros(16, 32, dtype=torch.int64), 4)
+    with pytest.raises(ValueError, match=r"\[0, 16\)"):
+        marlin_pack(torch.full((16, 64), 16), 4)
+    with pytest.raises(ValueError, match="num_bits 3"):
+        marlin_pack(torch.zeros(16, 64, dtype=torch.int64), 3)
+
+
+def test_awq_pack_hand_word_and_round_trip() -> None:
+    q = torch.arange(8).reshape(1, 8)
+    # column j goes to nibble (0, 4, 1, 5, 2, 6, 3, 7)[j]: nibbles 0..7 hold 0, 2, 4, 6, 1, 3, 5, 7
+    assert awq_pack(q, 4).item() == 0x75316420
+    # 8-bit: column j to byte (0, 2, 1, 3)[j]: bytes hold 10, 12, 11, 13
+    assert awq_pack(torch.tensor([[10, 11, 12, 13]]), 8).item() == 0x0D0B0C0A
+    for bits in (4, 8):
+        r = torch.randint(0, 1 << bits, (8, 32), generator=generator(CPU, bits))
+        assert torch.equal(awq_unpack(awq_pack(r, bits), bits), r)
+
+
+def test_marlin_scale_permutations() -> None:
+    s = torch.arange(128.0).reshape(1, 128)
+    g = marlin_permute_scales(s, grouped=True)
+    # packed column 64b + 8i + j holds logical column 64b + i + 8j
+    assert g[0, 64 + 8 * 2 + 3].item() == 64 + 2 + 24
+    c = marlin_permute_scales(s, grouped=False)
+    # packed column 32b + 8i + j holds logical column 32b + 2i + (0, 1, 8, 9, 16, 17, 24, 25)[j]
+    assert c[0, 32 + 8 * 1 + 5].item() == 32 + 2 + 17
+    for grouped, perm in ((True, g), (False, c)):
+        assert sorted(perm[0].tolist()) == s[0].tolist()
+        assert torch.equal(marlin_unpermute_scales(perm, grouped), s)
+
+
+def test_gptq_repack_hand_case() -> None:
+    # one expert, K = 16, N = 64, 4-bit; word [0, 0] has field 1 = 5: q[1, 0] = 5. perm[9] = 1 gathers it to row 9,
+    # which the Marlin layout puts at word 0, nibble 5 (dk 9 = nibble 5, r = 0, c = 0)
+    w = torch.zeros(1, 2, 64, dtype=torch.int32)
+    w[0, 0, 0] = 5 << 4
+    perm = torch.arange(16, dtype=torch.int32)
+    perm[1], perm[9] = 9, 1
+    out = gptq_marlin_repack_native(w, perm[None], 16, 64, 4)
+    assert out.shape == (1, 1, 128) and out[0, 0, 0].item() == 5 << 20 and int((out != 0).sum()) == 1
+    # without the gather (empty perm) row 1 is r = 0 + dk 1: nibble 4 of word 0
+    out = gptq_marlin_repack_native(w, torch.empty(1, 0, dtype=torch.int32), 16, 64, 4)
+    assert out[0, 0, 0].item() == 5 << 16
+    # experts do not bleed: expert 1 all zero
+    w2 = torch.cat([w, torch.zeros_like(w)])
+    out = gptq_marlin_repack_native(w2, torch.empty(2, 0, dtype=torch.int32), 16, 64, 4)
+    assert out[0, 0, 0].item() == 5 << 16 and not bool(out[1].any())
+    with pytest.raises(ValueError, match="not allowed with is_a_8bit"):
+        gptq_marlin_repack_native(torch.zeros(1, 4, 32, dtype=torch.int32), perm[None].repeat(1, 2), 32, 32, 4, True)
+
+
+def test_repacks_agree_on_the_same_logical_weights() -> None:
+    q = torch.randint(0, 16, (2, 32, 128), generator=generator(CPU, 7))
+    gw = torch.stack([gptq_pack(q[e], 4) for e in range(2)])
+    aw = torch.stack([awq_pack(q[e], 4) for e in range(2)])
+    g = gptq_marlin_repack_native(gw, torch.arange(32, dtype=torch.int32).repeat(2, 1), 32, 128, 4)
+    a = awq_marlin_repack_native(aw, 32, 128, 4)
+    assert torch.equal(g, a)
+    assert torch.equal(marlin_unpack(g[1], 32, 128, 4), q[1])
+
+
+def test_int4_fp8_preprocess_hand_words() -> None:
+    w = torch.tensor([0x76543210, _u32(0xFEDCBA98)] + [0] * 30, dtype=torch.int32)
+    out = int4_fp8_preprocess_native(w)
+    # v < 8 -> 15 - v; v >= 8 -> v - 8; a zero word becomes 0xFFFFFFFF (-1)
+    assert out[0].item() == _u32(0x89ABCDEF) and out[1].item() == 0x76543210 and out[2].item() == -1
+    # with zeros, K = 32, gs = 32 (one zero row), N/8 = 1: z = 5 everywhere; v = 3 -> 12, v = 7 -> 2, v = 5 -> 0
+    qw = torch.full((32, 1), 0x00000573, dtype=torch.int32)
+    qz = torch.full((1, 1), 0x55555555, dtype=torch.int32)
+    o = int4_fp8_preprocess_native(qw, qz)
+    # nibbles 0..7 of 0x00000573: 3, 7, 5, 0, 0, ...: 12, 2, 0, 15, 15, ...
+    assert o[0, 0].item() == _u32(0xFFFFF02C)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        int4_fp8_preprocess_native(torch.zeros(31, dtype=torch.int32))
+
+
+@pytest.mark.parametrize("op_id", ["vllm::gptq_marlin_moe_repack", "vllm::awq_marlin_moe_repack",
+                                   "vllm::marlin_int4_fp8_preprocess"])
+def test_small_full_and_heldout_cases_build_and_check(op_id: str) -> None:
+    op = get_operator(op_id)
+    for tier, i in (("full", 0), ("heldout", 2)):
+        p = op.grid(tier)[i]
+        call = op.build(p, CPU, generator(CPU, 11))
+        exp = op.reference(p, call)
+        assert exp and all(e.value is None or e.value.dtype == torch.int32 for e in exp)
