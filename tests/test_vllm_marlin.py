@@ -9,11 +9,14 @@ import torch
 from kernelgenbench.suite.common import generator
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.vllm.marlin import (
+    UINT4B8,
+    MarlinScalarType,
     awq_marlin_repack_native,
     awq_pack,
     awq_unpack,
     gptq_marlin_repack_native,
     int4_fp8_preprocess_native,
+    marlin_gemm_native,
     marlin_index_map,
     marlin_pack,
     marlin_permute_scales,
@@ -144,6 +147,83 @@ def test_int4_fp8_preprocess_hand_words() -> None:
         int4_fp8_preprocess_native(torch.zeros(31, dtype=torch.int32))
 
 
+def _gemm_operands(k: int, n: int, scales: torch.Tensor, entries: dict[tuple[int, int], int]
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Marlin weights with q = 8 (zero after the bias) except ``entries``, and the permuted scales."""
+    q = torch.full((k, n), 8, dtype=torch.int64)
+    for (r, c), v in entries.items():
+        q[r, c] = v
+    return marlin_pack(q, 4), marlin_permute_scales(scales, grouped=scales.shape[0] > 1)
+
+
+def test_marlin_gemm_hand_cases() -> None:
+    # channelwise, K = 16, N = 64: q[3, 5] - 8 = 2, q[15, 5] - 8 = -8, s[5] = 0.5; a[3] = 1.5, a[15] = 0.25:
+    # C[5] = (1.5*2 - 0.25*8) * 0.5 = 0.5, every other column 0
+    s = torch.ones(1, 64, dtype=torch.float16)
+    s[0, 5] = 0.5
+    bq, bs = _gemm_operands(16, 64, s, {(3, 5): 10, (15, 5): 0})
+    a = torch.zeros(1, 16, dtype=torch.float16)
+    a[0, 3], a[0, 15] = 1.5, 0.25
+    c, absum = marlin_gemm_native(a, bq, bs, None, UINT4B8, 16, 64, acc=torch.float64)
+    want = torch.zeros(1, 64, dtype=torch.float16)
+    want[0, 5] = 0.5
+    assert torch.equal(c, want) and absum[0, 5].item() == (1.5 * 2 + 0.25 * 8) * 0.5
+    # grouped, K = 32, gs = 16: q[3, 5] - 8 = 2 (group 0, s 0.5), q[20, 5] - 8 = 4 (group 1, s 0.25); a[3] = 1,
+    # a[20] = 1, a[7] = 3: C[5] = 2*0.5 + 4*0.25 = 2; with the act-order perm swapping 3 and 7, a'[3] = a[7] = 3:
+    # C[5] = 3*2*0.5 + 4*0.25 = 4
+    s = torch.ones(2, 64, dtype=torch.float16)
+    s[0, 5], s[1, 5] = 0.5, 0.25
+    bq, bs = _gemm_operands(32, 64, s, {(3, 5): 10, (20, 5): 12})
+    a = torch.zeros(1, 32, dtype=torch.float16)
+    a[0, 3], a[0, 20], a[0, 7] = 1.0, 1.0, 3.0
+    assert marlin_gemm_native(a, bq, bs, torch.empty(0, dtype=torch.int32), UINT4B8, 32, 64)[0][0, 5].item() == 2.0
+    perm = torch.arange(32, dtype=torch.int32)
+    perm[3], perm[7] = 7, 3
+    assert marlin_gemm_native(a, bq, bs, perm, UINT4B8, 32, 64)[0][0, 5].item() == 4.0
+
+
+def test_marlin_gemm_scale_rounding_points() -> None:
+    # s = fp16(1/3) = 0.333251953125, q - 8 = 7, a = 3. Grouped: W = rd16(7 s) = rd16(2.332763671875) = 2.33203125,
+    # C = rd16(3 W) = 6.99609375 (exact). Channelwise: C = rd16((3*7) s) = rd16(6.998291015625) = 7.0
+    third = torch.tensor(1 / 3, dtype=torch.float16)
+    assert third.item() == 0.333251953125
+    a = torch.zeros(1, 32, dtype=torch.float16)
+    a[0, 0] = 3.0
+    bq, bs = _gemm_operands(32, 64, torch.full((2, 64), third.item(), dtype=torch.float16), {(0, 9): 15})
+    assert marlin_gemm_native(a, bq, bs, None, UINT4B8, 32, 64)[0][0, 9].item() == 6.99609375
+    bq, bs = _gemm_operands(32, 64, torch.full((1, 64), third.item(), dtype=torch.float16), {(0, 9): 15})
+    assert marlin_gemm_native(a, bq, bs, None, UINT4B8, 32, 64)[0][0, 9].item() == 7.0
+    # 8-bit (uint8b128): q = 130 -> +2
+    q = torch.full((16, 64), 128, dtype=torch.int64)
+    q[1, 2] = 130
+    a8 = torch.ones(1, 16, dtype=torch.float16)
+    s = torch.full((1, 64), 0.5, dtype=torch.float16)
+    u8 = MarlinScalarType("uint8b128", 8, 128)
+    c, _ = marlin_gemm_native(a8, marlin_pack(q, 8), marlin_permute_scales(s, False), None, u8, 16, 64)
+    assert c[0, 2].item() == 1.0 and int((c != 0).sum()) == 1
+
+
+def test_scalar_type_stand_in_travels_in_a_case(tmp_path) -> None:
+    path = tmp_path / "case.pt"
+    torch.save({"t": UINT4B8}, path)
+    back = torch.load(path, weights_only=True)["t"]
+    assert back == UINT4B8 and str(back) == "uint4b8" and back.size_bits == 4 and back.bias == 8 and not back.signed
+
+
+def test_gemm_full_case_reference_matches_a_dense_recomputation() -> None:
+    op = get_operator("vllm::gptq_marlin_gemm")
+    p = op.grid("full")[1]                                   # M = 32, K = N = 256, gs 128, identity act-order
+    call = op.build(p, CPU, generator(CPU, 5))
+    a, bq, bs, perm = call.args[0], call.args[2], call.args[4], call.args[9]
+    assert bq.shape == (16, 512) and bs.shape == (2, 256) and perm.tolist() == list(range(256))
+    (exp,) = op.reference(p, call)
+    q = marlin_unpack(bq, 256, 256, 4) - 8
+    s = marlin_unpermute_scales(bs, True).float().repeat_interleave(128, 0)
+    dense = (a.float() @ (q.float() * s).half().float()).half()
+    assert torch.allclose(exp.value.float(), dense.float(), rtol=1e-3, atol=1e-3)
+    assert exp.atol_extra is not None and exp.atol_extra.shape == (32, 256)
+
+
 @pytest.mark.parametrize("op_id", ["vllm::gptq_marlin_moe_repack", "vllm::awq_marlin_moe_repack",
                                    "vllm::marlin_int4_fp8_preprocess"])
 def test_small_full_and_heldout_cases_build_and_check(op_id: str) -> None:
@@ -153,3 +233,25 @@ def test_small_full_and_heldout_cases_build_and_check(op_id: str) -> None:
         call = op.build(p, CPU, generator(CPU, 11))
         exp = op.reference(p, call)
         assert exp and all(e.value is None or e.value.dtype == torch.int32 for e in exp)
+
+
+def test_every_full_case_builds_with_the_spec_shapes() -> None:
+    for op_id in ("vllm::gptq_marlin_moe_repack", "vllm::awq_marlin_moe_repack"):
+        op = get_operator(op_id)
+        for p in op.grid("full"):
+            w, perm, k, n, bits, a8 = op.build(p, CPU, generator(CPU, 1)).args
+            pf = 32 // bits
+            want = (p["e"], k, n // pf) if "awq" in op_id else (p["e"], k // pf, n)
+            assert tuple(w.shape) == want and tuple(perm.shape) == (p["e"], k) and not a8
+    op = get_operator("vllm::marlin_int4_fp8_preprocess")
+    for p in op.grid("full"):
+        w, z, inplace = op.build(p, CPU, generator(CPU, 1)).args
+        assert tuple(w.shape) == (p["k"] // 8, p["n"]) and z is None and not inplace
+    op = get_operator("vllm::gptq_marlin_gemm")
+    for p in op.grid("full"):
+        args = op.build(p, CPU, generator(CPU, 1)).args
+        m, k, n = p["m"], p["k"], p["n"]
+        assert tuple(args[0].shape) == (m, k) and tuple(args[2].shape) == (k // 16, 2 * n)
+        assert tuple(args[4].shape) == (k // 128, n) and args[7].numel() == 0
+        assert args[8].tolist() == [i // 128 for i in range(k)] and args[9].tolist() == list(range(k))
+        assert args[12:15] == [m, n, k]

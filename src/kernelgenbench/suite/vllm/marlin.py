@@ -12,9 +12,10 @@ from typing import Any
 
 import torch
 
+from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface
-from .common import baseline, baseline_label
+from ..spec import EXACT, Call, Cost, Expected, Interface, accumulation_rule, accumulation_text, dtype_of
+from .common import baseline, baseline_label, esize
 from .quant import _as_int32, gptq_unpack
 
 
@@ -59,25 +60,12 @@ def _check_bits(op: str, bits: int) -> int:
     return 32 // bits
 
 
-def marlin_index_map(k: int, n: int, bits: int, is_a_8bit: bool = False,
-                     device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
-    """Where every field of a Marlin-packed ``[K/16, N*16/pf]`` int32 array comes from (vllm.md §2.7).
-
-    Returns ``(src_k, src_n)``, int64 ``[K*N/pf, pf]``: field i (bits ``b*i``) of flat output word f holds
-    the logical element ``q[src_k[f, i], src_n[f, i]]``. Standard layout: 16x64 tiles, tile (kt, nt) the
-    ``1024/pf`` words of row kt from column ``nt*1024/pf``; ``is_a_8bit``: 32x32 tiles laid out flat.
-
-    Raises:
-        ValueError: bits is not 4 or 8, or K, N do not fit the tiles (K % 16, N % 64; 32 and 32 for is_a_8bit).
-    """
-    pf = _check_bits("marlin", bits)
-    kt_size, nt_size = (32, 32) if is_a_8bit else (16, 64)
-    if k % kt_size or n % nt_size or k <= 0 or n <= 0:
-        raise ValueError(f"vllm::marlin: K = {k}, N = {n} must be positive multiples of {kt_size} and {nt_size}"
-                         f"{' (is_a_8bit)' if is_a_8bit else ''}")
-    wpt = 1024 // pf                                   # words per tile
-    o = torch.arange(wpt, device=device)[:, None]      # word offset inside a tile
-    i = torch.arange(pf, device=device)[None, :]       # field
+def _tile_map(bits: int, is_a_8bit: bool, device: torch.device | str) -> tuple[torch.Tensor, torch.Tensor]:
+    """Inside one tile (16x64, or 32x32 with is_a_8bit): int64 ``(lk, ln)`` ``[1024/pf, pf]``, the tile-local
+    (k, n) of field i of tile word o (vllm.md §2.7)."""
+    pf = 32 // bits
+    o = torch.arange(1024 // pf, device=device)[:, None]   # word offset inside a tile
+    i = torch.arange(pf, device=device)[None, :]           # field
     if bits == 4:
         t, w, h = o // 4, o % 4, torch.zeros_like(o)
     else:
@@ -85,44 +73,61 @@ def marlin_index_map(k: int, n: int, bits: int, is_a_8bit: bool = False,
     if not is_a_8bit:
         c, r = 16 * w + t // 4, 2 * (t % 4)
         if bits == 4:  # dk = (0, 8, 0, 8, 1, 9, 1, 9), dn = (0, 0, 8, 8, 0, 0, 8, 8)
-            dk, dn = 8 * (i % 2) + i // 4, 8 * ((i // 2) % 2) + 0 * h
-        else:          # dk = (0, 8, 1, 9), dn = 8h
-            dk, dn = 8 * (i % 2) + i // 2, 8 * h + 0 * i
-        lk, ln = r + dk, c + dn                        # [wpt, pf] inside the tile
-        # flat word f = kt * (N*16/pf) + nt * wpt + o
-        kt = torch.arange(k // 16, device=device)[:, None, None, None]
-        nt = torch.arange(n // 64, device=device)[None, :, None, None]
-        src_k = 16 * kt + lk[None, None] + 0 * nt
-        src_n = 64 * nt + ln[None, None] + 0 * kt
-    else:
-        c, r = 16 * (w // 2) + t // 4 + 8 * (w % 2), 4 * (t % 4)
-        if bits == 4:  # nibble i holds v_j, j = (0, 4, 1, 5, 2, 6, 3, 7)[i]: k offset i//2 + 16 * (i % 2)
-            lk, ln = r + i // 2 + 16 * (i % 2), c + 0 * i
-        else:          # word 8t + 2w + h holds v_{4h + i}: k offset i + 16h
-            lk, ln = r + i + 16 * h, c + 0 * i
-        # flat word f = (kt * (N/32) + nt) * wpt + o
-        kt = torch.arange(k // 32, device=device)[:, None, None, None]
-        nt = torch.arange(n // 32, device=device)[None, :, None, None]
-        src_k = 32 * kt + lk[None, None] + 0 * nt
-        src_n = 32 * nt + ln[None, None] + 0 * kt
-    return src_k.reshape(-1, pf), src_n.reshape(-1, pf)
+            return r + 8 * (i % 2) + i // 4, c + 8 * ((i // 2) % 2)
+        return r + 8 * (i % 2) + i // 2, c + 8 * h + 0 * i      # dk = (0, 8, 1, 9), dn = 8h
+    c, r = 16 * (w // 2) + t // 4 + 8 * (w % 2), 4 * (t % 4)
+    if bits == 4:  # nibble i holds v_j, j = (0, 4, 1, 5, 2, 6, 3, 7)[i]: k offset i//2 + 16 * (i % 2)
+        return r + i // 2 + 16 * (i % 2), c + 0 * i
+    return r + i + 16 * h, c + 0 * i                           # word 8t + 2w + h holds v_{4h + i}
+
+
+def _tile_shape(op: str, k: int, n: int, bits: int, is_a_8bit: bool) -> tuple[int, int]:
+    _check_bits(op, bits)
+    th, tw = (32, 32) if is_a_8bit else (16, 64)
+    if k % th or n % tw or k <= 0 or n <= 0:
+        raise ValueError(f"vllm::{op}: K = {k}, N = {n} must be positive multiples of {th} and {tw}"
+                         f"{' (is_a_8bit)' if is_a_8bit else ''}")
+    return th, tw
+
+
+def marlin_index_map(k: int, n: int, bits: int, is_a_8bit: bool = False,
+                     device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+    """Where every field of a Marlin-packed ``[K/16, N*16/pf]`` int32 array comes from (vllm.md §2.7).
+
+    Returns ``(src_k, src_n)``, int64 ``[K*N/pf, pf]``: field i (bits ``b*i``) of flat output word f holds
+    the logical element ``q[src_k[f, i], src_n[f, i]]``. Standard layout: 16x64 tiles, tile (kt, nt) the
+    ``1024/pf`` words of row kt from column ``nt*1024/pf``; ``is_a_8bit``: 32x32 tiles laid out flat, tile
+    (kt, nt) at word ``(kt*(N/32) + nt)*1024/pf``. Both orders are tile-major (kt, then nt, then the word).
+
+    Raises:
+        ValueError: bits is not 4 or 8, or K, N do not fit the tiles (K % 16, N % 64; 32 and 32 for is_a_8bit).
+    """
+    th, tw = _tile_shape("marlin", k, n, bits, is_a_8bit)
+    lk, ln = _tile_map(bits, is_a_8bit, device)
+    kt = torch.arange(k // th, device=device)[:, None, None, None]
+    nt = torch.arange(n // tw, device=device)[None, :, None, None]
+    src_k = th * kt + lk[None, None] + 0 * nt
+    src_n = tw * nt + ln[None, None] + 0 * kt
+    return src_k.reshape(-1, lk.shape[1]), src_n.reshape(-1, lk.shape[1])
 
 
 def marlin_pack(q: torch.Tensor, bits: int, is_a_8bit: bool = False) -> torch.Tensor:
     """Pack unsigned ``q [K, N]`` (``0 <= q < 2^bits``) into the Marlin layout: int32 ``[K/16, N*16/pf]``
-    (vllm.md §2.7; the inverse of :func:`marlin_unpack`).
+    (vllm.md §2.7; the inverse of :func:`marlin_unpack`; the same map as :func:`marlin_index_map`, applied tile
+    by tile so that no K x N index arrays are built).
 
     Raises:
         ValueError: bits not 4 or 8, shapes off the tiles, or a value out of range.
     """
     k, n = q.shape
-    pf = _check_bits("marlin", bits)
+    th, tw = _tile_shape("marlin", k, n, bits, is_a_8bit)
     if q.numel() and (int(q.min()) < 0 or int(q.max()) >= 1 << bits):
         raise ValueError(f"vllm::marlin: values must lie in [0, {1 << bits})")
-    sk, sn = marlin_index_map(k, n, bits, is_a_8bit, q.device)
-    fields = q.to(torch.int64)[sk, sn]                                  # [F, pf]
-    shifts = torch.arange(pf, device=q.device, dtype=torch.int64) * bits
-    return _as_int32((fields << shifts).sum(1)).reshape(k // 16, n * 16 // pf)
+    lk, ln = _tile_map(bits, is_a_8bit, q.device)
+    tiles = q.to(torch.int64).reshape(k // th, th, n // tw, tw).permute(0, 2, 1, 3)  # [KT, NT, th, tw]
+    fields = tiles[:, :, lk, ln]                                                       # [KT, NT, wpt, pf]
+    shifts = torch.arange(lk.shape[1], device=q.device, dtype=torch.int64) * bits
+    return _as_int32((fields << shifts).sum(-1)).reshape(k // 16, n * bits // 2)
 
 
 def marlin_unpack(packed: torch.Tensor, k: int, n: int, bits: int, is_a_8bit: bool = False) -> torch.Tensor:
@@ -131,16 +136,17 @@ def marlin_unpack(packed: torch.Tensor, k: int, n: int, bits: int, is_a_8bit: bo
     Raises:
         ValueError: bits not 4 or 8, K/N off the tiles, or ``packed`` not of the layout's shape.
     """
-    pf = _check_bits("marlin", bits)
-    if tuple(packed.shape) != (k // 16, n * 16 // pf):
+    th, tw = _tile_shape("marlin", k, n, bits, is_a_8bit)
+    if tuple(packed.shape) != (k // 16, n * bits // 2):
         raise ValueError(f"vllm::marlin: packed shape {list(packed.shape)} is not [K/16, N*16/pf] = "
-                         f"[{k // 16}, {n * 16 // pf}]")
-    sk, sn = marlin_index_map(k, n, bits, is_a_8bit, packed.device)
+                         f"[{k // 16}, {n * bits // 2}]")
+    lk, ln = _tile_map(bits, is_a_8bit, packed.device)
+    pf = lk.shape[1]
     shifts = torch.arange(pf, device=packed.device, dtype=torch.int64) * bits
-    fields = (packed.reshape(-1, 1).to(torch.int64) >> shifts) & ((1 << bits) - 1)
-    q = torch.empty(k, n, dtype=torch.int64, device=packed.device)
-    q[sk, sn] = fields
-    return q
+    words = packed.reshape(k // th, n // tw, lk.shape[0], 1).to(torch.int64)
+    tiles = torch.empty(k // th, n // tw, th, tw, dtype=torch.int64, device=packed.device)
+    tiles[:, :, lk, ln] = (words >> shifts) & ((1 << bits) - 1)
+    return tiles.permute(0, 2, 1, 3).reshape(k, n)
 
 
 def awq_pack(q: torch.Tensor, bits: int) -> torch.Tensor:
@@ -464,4 +470,183 @@ MARLIN_INT4_FP8_PREPROCESS = FunctionOperator(
 )
 
 
-OPERATORS = [AWQ_MARLIN_MOE_REPACK, GPTQ_MARLIN_MOE_REPACK, MARLIN_INT4_FP8_PREPROCESS]
+# ------------------------------------------------------------------------------------------- gptq_marlin_gemm
+def marlin_gemm_native(a: torch.Tensor, b_q_weight: torch.Tensor, b_scales: torch.Tensor, perm: torch.Tensor | None,
+                       b_q_type: Any, size_k: int, size_n: int, acc: torch.dtype = torch.float32
+                       ) -> tuple[torch.Tensor, torch.Tensor]:
+    """``gptq_marlin_gemm`` without zero points (vllm.md § gptq_marlin_gemm): ``(C, abs_sum)``.
+
+    ``q`` = the Marlin-layout weights unpacked (§2.7), ``s`` = ``b_scales`` un-permuted, G = s.size(0), gs = K/G;
+    ``a' = a[:, perm]`` where perm is non-empty (act-order; the group of row k is k // gs). Grouped (G > 1):
+    ``W = rd_T((q - bias) * s[k // gs])``, ``C = rd_T(a' @ W)``; channelwise (G = 1): ``C = rd_T((a' @ (q - bias))
+    * s)``. The product accumulates in ``acc`` (fp64 for the reference, fp32 for the baseline). ``abs_sum`` is the
+    per-element sum of absolute terms (fp64, for the accumulation tolerance; None unless acc is fp64).
+
+    Raises:
+        ValueError: shapes that do not match K, N and the layout, or a group count that does not divide K.
+    """
+    bits, bias = int(b_q_type.size_bits), int(b_q_type.bias)
+    m = a.shape[0]
+    if tuple(a.shape) != (m, size_k) or b_scales.dim() != 2 or b_scales.shape[1] != size_n:
+        raise ValueError(f"vllm::gptq_marlin_gemm: a {list(a.shape)} / b_scales {list(b_scales.shape)} do not match "
+                         f"K = {size_k}, N = {size_n}")
+    g = b_scales.shape[0]
+    if g < 1 or size_k % g:
+        raise ValueError(f"vllm::gptq_marlin_gemm: {g} scale groups do not divide K = {size_k}")
+    q = marlin_unpack(b_q_weight, size_k, size_n, bits) - bias
+    s = marlin_unpermute_scales(b_scales, grouped=g > 1)
+    if perm is not None and perm.numel():
+        a = a[:, perm.long()]
+    t = a.dtype
+    af = a.to(acc)
+    if g > 1:
+        w = (q.to(torch.float32) * s.float().repeat_interleave(size_k // g, 0)).to(t)
+        c = af @ w.to(acc)
+        absum = af.abs() @ w.to(acc).abs() if acc == torch.float64 else None
+    else:
+        qa = q.to(acc)
+        c = (af @ qa) * s.to(acc)
+        absum = (af.abs() @ qa.abs()) * s.to(acc).abs() if acc == torch.float64 else None
+    return c.to(t), absum
+
+
+def _qtype(p: dict[str, Any]) -> MarlinScalarType:
+    return _QTYPES[p.get("qtype", "uint4b8")]
+
+
+def _gemm_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
+    m, k, n, dt = p["m"], p["k"], p["n"], p["dtype"]
+    qt = _qtype(p)
+    bits = qt.size_bits
+    a = make_tensor([m, k], dt, device, gen)
+    # the upstream construction: raw GPTQ words randint(0, 2^31) of [K/pf, N], Marlin-repacked with the act-order
+    # permutation (gptq_marlin_repack gathers the source rows)
+    words = torch.randint(0, 2 ** 31, (k * bits // 32, n), generator=gen, device=device).to(torch.int32)
+    q = gptq_unpack(words, bits)
+    act = p.get("act_order")
+    empty = torch.empty(0, dtype=torch.int32, device=device)
+    if act == "identity":
+        perm = torch.arange(k, device=device, dtype=torch.int32)
+    elif act == "random":
+        perm = torch.randperm(k, generator=gen, device=device).to(torch.int32)
+    elif act is None:
+        perm = empty
+    else:
+        raise ValueError(f"vllm::gptq_marlin_gemm: unknown act_order {act!r}")
+    if perm.numel():
+        q = q[perm.long()]
+    b_q_weight = marlin_pack(q, bits)
+    groups = k // p["gs"] if p.get("gs") else 1
+    # upstream: rand(G, N) + 0.01, used as the (already permuted) b_scales
+    b_scales = (torch.rand(groups, n, generator=gen, device=device) + 0.01).to(dtype_of(dt))
+    g_idx = (torch.arange(k, device=device) // (k // groups)).to(torch.int32) if perm.numel() else empty
+    workspace = torch.zeros(max(n, 1024), dtype=torch.int32, device=device)
+    return Call([a, None, b_q_weight, None, b_scales, None, None, empty.clone(), g_idx, perm, workspace, qt, m, n, k,
+                 True, False, False, False])
+
+
+def _gemm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
+    a, _c, bq, _bias, bs, *_rest = call.args
+    perm, qt, _m, n, k = call.args[9], call.args[11], call.args[12], call.args[13], call.args[14]
+    c, absum = marlin_gemm_native(a, bq, bs, perm, qt, k, n, acc=torch.float64)
+    terms = k + (1 if bs.shape[0] == 1 else 0)  # the channelwise scale multiplies the accumulator once more
+    tol, extra = accumulation_rule(c.dtype, absum, terms, k)
+    return [Expected("return", c, tol, atol_extra=extra)]
+
+
+def _gemm_native_call(c: Call) -> torch.Tensor:
+    a, out, bq, _bias, bs, *_rest = c.args
+    res, _ = marlin_gemm_native(a, bq, bs, c.args[9], c.args[11], c.args[14], c.args[13])
+    if out is not None:
+        return out.copy_(res)
+    return res
+
+
+def _typed_baseline(name: str, native: Any) -> Any:
+    """:func:`.common.baseline` whose vLLM kind gets vLLM's own ``ScalarType`` in place of the stand-in."""
+    pick = baseline(name, native)
+
+    def hook(call: Call, platform: Any, prefer: str | None = None) -> tuple[Any, str]:
+        fn, label = pick(call, platform, prefer)
+        if not label.startswith("vllm"):
+            return fn, label
+        inner = fn
+
+        def with_types(c: Call) -> Any:
+            args = [_vllm_scalar_type(x) if isinstance(x, MarlinScalarType) else x for x in c.args]
+            return inner(Call(args, c.kwargs, c.written, c.unchanged))
+        return with_types, label
+    hook.kinds = pick.kinds  # type: ignore[attr-defined]
+    return hook
+
+
+def _gemm_cost(p: dict[str, Any]) -> Cost:
+    m, k, n, e = p["m"], p["k"], p["n"], esize(p["dtype"])
+    groups = k // p["gs"] if p.get("gs") else 1
+    return Cost(2.0 * m * n * k, m * k * e + k * n * _qtype(p).size_bits / 8 + groups * n * e + m * n * e
+                + (4 * k if p.get("act_order") else 0), compute="fp16")
+
+
+def _gemm_full() -> list[dict[str, Any]]:
+    return [dict(m=m, k=k, n=n, dtype="fp16", gs=128, act_order="identity")
+            for m, k, n in ((1, 256, 256), (32, 256, 256), (64, 256, 512), (128, 512, 256), (128, 1024, 512),
+                            (256, 1024, 512), (512, 1024, 512), (1024, 2048, 1024))]
+
+
+GPTQ_MARLIN_GEMM = FunctionOperator(
+    "gptq_marlin_gemm", source="vllm", category="quantized GEMM", section="vllm.md § vllm::gptq_marlin_gemm",
+    semantics="C = rd_T(a' @ W), T = a's dtype, fp32 accumulation. q[k, n] = the Marlin-layout weights unpacked "
+              "(vllm.md §2.7; b_q_type uint4b8: 4-bit, bias 8). s = b_scales un-permuted: grouped (G = "
+              "b_scales.size(0) > 1) s[g, 64b + i + 8j] = b_scales[g, 64b + 8i + j] (i, j < 8); channelwise (G = 1) "
+              "s[0, 32b + 2i + (0, 1, 8, 9, 16, 17, 24, 25)[j]] = b_scales[0, 32b + 8i + j] (i < 4, j < 8). gs = "
+              "K / G. Act-order (g_idx and perm both non-empty, is_k_full): a' = a[:, perm] and the group of row k is "
+              "k // gs (g_idx is not consulted; an identity perm is still act-order); otherwise a' = a. Grouped: "
+              "W[k, n] = rd_T((q[k, n] - 8) * s[k // gs, n]) (the scale applied in T before the product); "
+              "channelwise: C = rd_T((a' @ (q - 8)) * s[0, n]) (the scale multiplies the fp32 accumulator). "
+              "c = None: a new [M, N] tensor is returned. workspace is scratch that must stay zero.",
+    interface=Interface(
+        function="gptq_marlin_gemm",
+        params=("a", "c", "b_q_weight", "b_bias", "b_scales", "a_scales", "global_scale", "b_zeros", "g_idx", "perm",
+                "workspace", "b_q_type", "size_m", "size_n", "size_k", "is_k_full", "use_atomic_add",
+                "use_fp32_reduce", "is_zp_float"),
+        defaults={"is_k_full": True, "use_atomic_add": False, "use_fp32_reduce": False, "is_zp_float": False},
+        returns="[M, N] of a's dtype (c itself when c is given)",
+        args_doc={"a": "fp16/bf16 [M, K] contiguous",
+                  "c": "None (graded) or an [M, N] output to write and return",
+                  "b_q_weight": "int32 [K/16, N*16/pf] Marlin layout (vllm.md §2.7), pf = 32 / b_q_type.size_bits",
+                  "b_bias": "None (graded)",
+                  "b_scales": "[G, N] of a's dtype, Marlin-permuted (G = 1: channelwise; else groups of K/G rows)",
+                  "a_scales": "None (16-bit a)", "global_scale": "None",
+                  "b_zeros": "empty int32 tensor (no zero points)",
+                  "g_idx": "int32 [K] (act-order; not consulted) or empty",
+                  "perm": "int32 [K] act-order column permutation of a (a' = a[:, perm]) or empty",
+                  "workspace": "int32 zeros (scratch; must be zero again on return)",
+                  "b_q_type": "ScalarType stand-in: size_bits, bias, signed, str() (uint4b8 graded)",
+                  "size_m": "int M", "size_n": "int N (N % 64 == 0)", "size_k": "int K (K % 16 == 0)",
+                  "is_k_full": "True (graded)", "use_atomic_add": "bool (no effect on the result)",
+                  "use_fp32_reduce": "bool (no effect on the graded result)", "is_zp_float": "False"}),
+    grids={
+        "smoke": [dict(m=1, k=128, n=64, dtype="fp16"),
+                  dict(m=5, k=256, n=128, dtype="fp16", gs=128, act_order="random"),
+                  dict(m=17, k=256, n=64, dtype="fp16", gs=64)],
+        "full": _gemm_full(),
+        "heldout": [dict(m=33, k=4096, n=14336, dtype="bf16", gs=128),
+                    dict(m=256, k=2048, n=4096, dtype="fp16", gs=128, act_order="random"),
+                    dict(m=1, k=11008, n=4096, dtype="fp16")],
+    },
+    build=_gemm_build, reference=_gemm_ref, cost=_gemm_cost,
+    timed=lambda p: p["m"] >= 128 and p["k"] >= 512 and p["n"] >= 256,
+    baseline=_typed_baseline("gptq_marlin_gemm", _gemm_native_call), label=baseline_label,
+    dtypes=lambda p: {dtype_of(p["dtype"])},
+    atol_text=accumulation_text("K", "(|a'| @ |W|)[m, n] (channelwise: (|a'| @ |q - 8|)[m, n] * |s[n]|)", "1e-4 x K"),
+    notes="Full tier as upstream: a = randn fp16, raw GPTQ words randint(0, 2^31) Marlin-packed with perm = arange(K), "
+          "b_scales = rand(K/128, N) + 0.01 used as the permuted scales, g_idx = arange(K) // 128, perm = arange(K) "
+          "(the act-order path with the identity, gs = 128), b_zeros empty, c = None; workspace zeros(max(N, 1024)). "
+          "Smoke and held-out add channelwise scales, no act-order, a random act-order permutation (the weights "
+          "repacked with it, as vLLM does) and bf16. Tolerance: the accumulation rule (reduce_dim = K) against an "
+          "fp64 product of the T-rounded weights; vLLM itself may round K-slice partial sums to T when "
+          "use_fp32_reduce is False.",
+)
+
+
+OPERATORS = [AWQ_MARLIN_MOE_REPACK, GPTQ_MARLIN_GEMM, GPTQ_MARLIN_MOE_REPACK, MARLIN_INT4_FP8_PREPROCESS]
