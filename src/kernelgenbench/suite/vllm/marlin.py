@@ -603,7 +603,12 @@ GPTQ_MARLIN_GEMM = FunctionOperator(
               "k // gs (g_idx is not consulted; an identity perm is still act-order); otherwise a' = a. Grouped: "
               "W[k, n] = rd_T((q[k, n] - 8) * s[k // gs, n]) (the scale applied in T before the product); "
               "channelwise: C = rd_T((a' @ (q - 8)) * s[0, n]) (the scale multiplies the fp32 accumulator). "
-              "c = None: a new [M, N] tensor is returned. workspace is scratch that must stay zero.",
+              "c = None: a new [M, N] tensor is returned. workspace is scratch that must stay zero. Marlin layout "
+              "(vllm.md §2.7): b_q_weight [K/16, N*16/pf] holds 16x64 tiles; tile (kt, nt) is the 1024/pf words of row "
+              "kt from column nt*1024/pf; inside it, for t < 32, w < 4, c = 16w + t//4, r = 2(t mod 4): 4-bit word "
+              "4t + w has at nibble i (bits 4i..4i+3) q[16kt + r + dk_i, 64nt + c + dn_i] with dk = (0, 8, 0, 8, 1, "
+              "9, 1, 9), dn = (0, 0, 8, 8, 0, 0, 8, 8); 8-bit (uint8b128, bias 128) words 8t + 2w + h (h < 2) have "
+              "at byte i q[16kt + r + dk_i, 64nt + c + 8h] with dk = (0, 8, 1, 9).",
     interface=Interface(
         function="gptq_marlin_gemm",
         params=("a", "c", "b_q_weight", "b_bias", "b_scales", "a_scales", "global_scale", "b_zeros", "g_idx", "perm",
