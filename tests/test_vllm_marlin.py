@@ -255,3 +255,119 @@ def test_every_full_case_builds_with_the_spec_shapes() -> None:
         assert tuple(args[4].shape) == (k // 128, n) and args[7].numel() == 0
         assert args[8].tolist() == [i // 128 for i in range(k)] and args[9].tolist() == list(range(k))
         assert args[12:15] == [m, n, k]
+
+
+# ------------------------------------------------------------------------------------------- Marlin-24
+def test_sparse24_prune_and_quantize_hand_cases() -> None:
+    from kernelgenbench.suite.vllm.marlin import quantize24, sparse24_prune
+
+    w = torch.tensor([[1.0], [-3.0], [0.5], [2.0]], dtype=torch.float16)
+    assert sparse24_prune(w).flatten().tolist() == [0.0, -3.0, 0.0, 2.0]   # the two smallest |w| dropped
+    # one group of 4: s = max(3.5/7, |-2|/8) = 0.5; q = rne(w/s) = (7, -4, 0, 2); 1.25/0.5 = 2.5 rounds to even 2
+    q, s, w_ref = quantize24(torch.tensor([[3.5], [-2.0], [0.0], [1.25]], dtype=torch.float16), 4, 4)
+    assert q.flatten().tolist() == [7, -4, 0, 2] and s.tolist() == [[0.5]]
+    assert w_ref.flatten().tolist() == [3.5, -2.0, 0.0, 1.0]
+    # 8-bit: qmax 127, qmin -128: s = max(127/127, |-64|/128) = 1
+    q, s, _ = quantize24(torch.tensor([[127.0], [-64.0], [0.0], [0.0]], dtype=torch.float16), 8, 4)
+    assert q.flatten().tolist() == [127, -64, 0, 0] and s.item() == 1.0
+
+
+def test_compress24_hand_quads() -> None:
+    from kernelgenbench.suite.vllm.marlin import compress24
+
+    # one column, four quads: [0, 5, 0, -3] -> (1, 3) code 13; zeros -> (2, 3) code 14; [4, 0, 0, 0] -> (0, 2)
+    # code 8 (a kept pair may hold a zero); [0, 0, 6, 1] -> (2, 3) code 14
+    q = torch.tensor([0, 5, 0, -3, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 6, 1])[:, None]
+    qc, meta = compress24(q)
+    assert qc.flatten().tolist() == [5, -3, 0, 0, 4, 0, 6, 1]
+    # 13 | 14 << 4 | 8 << 8 | 14 << 12 = 59629 = 0xE8ED: int16 -5907 (the sign bit is used)
+    assert meta.dtype == torch.int16 and meta.tolist() == [[59629 - 65536]]
+    with pytest.raises(ValueError, match="more than two"):
+        compress24(torch.tensor([1, 1, 1, 0] * 4)[:, None])
+
+
+def test_meta_reorder_hand_positions_and_round_trip() -> None:
+    from kernelgenbench.suite.vllm.marlin import _meta_offsets, meta_reorder, meta_unreorder
+
+    off = _meta_offsets(64, 2, CPU)
+    # [1, 0]: r' = 2, no swap -> 2*2 = 4; [0, 1]: r' = 0 even, c odd -> r' 1, c' 0 -> 2; [3, 0]: r' = 2 + 32 = 34 -> 68;
+    # [4, 0]: r' = 1 odd, c even -> r' 0, c' 1 -> 1; [8, 0]: r' = 4 -> 8
+    got = [off[1, 0].item(), off[0, 1].item(), off[3, 0].item(), off[4, 0].item(), off[8, 0].item()]
+    assert got == [4, 2, 68, 1, 8]
+    assert torch.unique(_meta_offsets(128, 8, CPU)).numel() == 128 * 8
+    meta = torch.randint(-2 ** 15, 2 ** 15, (128, 8), generator=generator(CPU, 2)).to(torch.int16)
+    b = meta_reorder(meta)
+    assert b.shape == (4, 256) and torch.equal(meta_unreorder(b, 128, 128), meta)
+
+
+def test_perm24_and_weight_packing() -> None:
+    from kernelgenbench.suite.vllm.marlin import pack24, perm24, unpack24
+
+    p = perm24(4)
+    assert sorted(p.tolist()) == list(range(1024))
+    # i = 0: base rows 0, 1, 8, 9 (blk 0) then + 4 (blk 1): 0, 16, 128, 144, 4, 20, 132, 148; interleaved by
+    # (0, 2, 4, 6, 1, 3, 5, 7)
+    assert p[:8].tolist() == [0, 128, 4, 132, 16, 144, 20, 148]
+    assert p[8].item() == 1 and p[32].item() == 32 and p[128].item() == 8 and p[256].item() == 256
+    assert perm24(8)[:4].tolist() == [0, 128, 16, 144]   # groups of 4, interleave (0, 2, 1, 3)
+    for bits in (4, 8):
+        qc = torch.randint(0, 1 << bits, (64, 128), generator=generator(CPU, bits))
+        bq = pack24(qc, bits)
+        assert bq.shape == (4, 128 * bits // 2) and torch.equal(unpack24(bq, 128, 128, bits), qc)
+    # hand element: qc[0, 0] is tiled position 0 = perm24[0]: word 0, nibble 0; qc[8, 0] is tiled 128 = perm24[1]:
+    # nibble 1
+    qc = torch.zeros(16, 64, dtype=torch.int64)
+    qc[0, 0], qc[8, 0] = 3, 9
+    assert pack24(qc, 4)[0, 0].item() == 3 | 9 << 4
+
+
+def test_scales24_permutation() -> None:
+    from kernelgenbench.suite.vllm.marlin import permute_scales24, unpermute_scales24
+
+    s = torch.arange(128.0)[None]
+    g = permute_scales24(s, True)
+    assert g[0, 8 + 1].item() == 12.0 and g[0, 64 + 8 * 7 + 7].item() == 127.0   # 8i + (0, 4, 1, 5, 2, 6, 3, 7)[j]
+    assert torch.equal(unpermute_scales24(g, True), s) and torch.equal(permute_scales24(s, False), s)
+
+
+def test_marlin24_chain_round_trip_and_hand_product() -> None:
+    from kernelgenbench.suite.vllm.marlin import (
+        UINT8B128,
+        marlin24_dense,
+        marlin24_gemm_native,
+        marlin24_quantize,
+        unpermute_scales24,
+    )
+
+    for qt, group in ((UINT4B8, 128), (UINT4B8, 256), (UINT8B128, 128)):
+        w = torch.randn(256, 128, generator=generator(CPU, 4)).half()
+        w_ref, bq, meta, bs = marlin24_quantize(w, qt, group)
+        dense = marlin24_dense(bq, meta, 256, 128, qt.size_bits, qt.bias)
+        assert int((dense.t().reshape(128, 64, 4) != 0).sum(-1).max()) <= 2
+        s = unpermute_scales24(bs, bs.shape[0] > 1)
+        assert torch.equal(dense.half() * s.repeat_interleave(256 // s.shape[0], 0), w_ref)
+    # column 5 holds 3.5 at k = 1 and -2 at k = 3 (quad 0), everything else 0; channelwise (K = 128): s = 0.5,
+    # q = 7 and -4; a[1] = 2, a[3] = 0.5: C[5] = (2*7 - 0.5*4) * 0.5 = 6
+    w = torch.zeros(128, 128, dtype=torch.float16)
+    w[1, 5], w[3, 5] = 3.5, -2.0
+    _, bq, meta, bs = marlin24_quantize(w, UINT4B8, 128)
+    assert bs.shape == (1, 128) and bs[0, 5].item() == 0.5
+    a = torch.zeros(1, 128, dtype=torch.float16)
+    a[0, 1], a[0, 3] = 2.0, 0.5
+    c, _ = marlin24_gemm_native(a, bq, meta, bs, UINT4B8, 128, 128)
+    want = torch.zeros(1, 128, dtype=torch.float16)
+    want[0, 5] = 6.0
+    assert torch.equal(c, want)
+
+
+def test_marlin24_row_cases_build() -> None:
+    op = get_operator("vllm::gptq_marlin_24_gemm")
+    for p in op.grid("full"):
+        a, bq, meta, bs, ws, qt, m, n, k = op.build(p, CPU, generator(CPU, 1)).args
+        assert tuple(bq.shape) == (k // 32, 2 * n) and tuple(meta.shape) == (k // 32, 2 * n)
+        assert meta.dtype == torch.int16 and tuple(bs.shape) == ((k // 128 if k > 128 else 1), n)
+        assert str(qt) == "uint4b8" and (m, n, k) == (p["m"], p["n"], p["k"]) and not bool(ws.any())
+    p = op.grid("smoke")[1]
+    call = op.build(p, CPU, generator(CPU, 1))
+    (exp,) = op.reference(p, call)
+    assert exp.value.shape == (3, 128) and exp.value.dtype == torch.float16

@@ -84,7 +84,8 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::gptq_shuffle", 6), ("vllm::grouped_topk", 288),
                                         ("vllm::cutlass_pack_scale_fp8", 8),
                                         ("vllm::gptq_marlin_moe_repack", 10), ("vllm::awq_marlin_moe_repack", 10),
-                                        ("vllm::marlin_int4_fp8_preprocess", 8), ("vllm::gptq_marlin_gemm", 8)])
+                                        ("vllm::marlin_int4_fp8_preprocess", 8), ("vllm::gptq_marlin_gemm", 8),
+                                        ("vllm::gptq_marlin_24_gemm", 7)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
