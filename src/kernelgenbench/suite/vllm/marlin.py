@@ -1,10 +1,12 @@
 """vLLM Marlin weight layout ops (vllm.md §2.7 and §3: gptq_marlin_moe_repack, awq_marlin_moe_repack,
-marlin_int4_fp8_preprocess, gptq_marlin_gemm).
+marlin_int4_fp8_preprocess, gptq_marlin_gemm, gptq_marlin_24_gemm).
 
-The Marlin tile packer and unpacker, the AWQ packer and the Marlin scale permutations are harness code that
-builds inputs (each tested on its own in ``tests/test_vllm_marlin.py``: round trips and hand-checked
-elements); the GPTQ packer is :mod:`.quant`'s. References are pure PyTorch from the spec: the repacks and the
-int4 recode are exact integer maps, the GEMM an fp32 matrix product with the spec's rounding points."""
+The Marlin tile packer and unpacker, the AWQ packer, the Marlin scale permutations and the whole Marlin-24 input
+chain (vLLM's ``marlin_24_quantize``: 2:4 pruning, quantization, compression, metadata reorder, tile permutation)
+are harness code that builds inputs, each tested on its own in ``tests/test_vllm_marlin.py`` (round trips and
+hand-checked elements); the GPTQ packer is :mod:`.quant`'s. References are pure PyTorch from the spec: the repacks
+and the int4 recode are exact integer maps, the GEMMs fp64 products of the unpacked weights with the spec's
+rounding points (weights rounded to the activation dtype where the scale is applied before the product)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
