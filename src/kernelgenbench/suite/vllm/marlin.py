@@ -113,23 +113,24 @@ def marlin_index_map(k: int, n: int, bits: int, is_a_8bit: bool = False,
     return src_k.reshape(-1, lk.shape[1]), src_n.reshape(-1, lk.shape[1])
 
 
-def marlin_pack(q: torch.Tensor, bits: int, is_a_8bit: bool = False) -> torch.Tensor:
-    """Pack unsigned ``q [K, N]`` (``0 <= q < 2^bits``) into the Marlin layout: int32 ``[K/16, N*16/pf]``
-    (vllm.md §2.7; the inverse of :func:`marlin_unpack`; the same map as :func:`marlin_index_map`, applied tile
-    by tile so that no K x N index arrays are built).
+def marlin_pack(q: torch.Tensor, bits: int, is_a_8bit: bool = False, check: bool = True) -> torch.Tensor:
+    """Pack unsigned ``q [..., K, N]`` (``0 <= q < 2^bits``; leading dims are batch, e.g. experts) into the Marlin
+    layout: int32 ``[..., K/16, N*16/pf]`` (vllm.md §2.7; the inverse of :func:`marlin_unpack`; the same map as
+    :func:`marlin_index_map`, applied tile by tile so that no K x N index arrays are built). ``check=False`` skips
+    the value-range check (a device sync; the native baselines pack fields they have just unpacked).
 
     Raises:
-        ValueError: bits not 4 or 8, shapes off the tiles, or a value out of range.
+        ValueError: bits not 4 or 8, shapes off the tiles, or (with ``check``) a value out of range.
     """
-    k, n = q.shape
+    *batch, k, n = q.shape
     th, tw = _tile_shape("marlin", k, n, bits, is_a_8bit)
-    if q.numel() and (int(q.min()) < 0 or int(q.max()) >= 1 << bits):
+    if check and q.numel() and (int(q.min()) < 0 or int(q.max()) >= 1 << bits):
         raise ValueError(f"vllm::marlin: values must lie in [0, {1 << bits})")
     lk, ln = _tile_map(bits, is_a_8bit, q.device)
-    tiles = q.to(torch.int64).reshape(k // th, th, n // tw, tw).permute(0, 2, 1, 3)  # [KT, NT, th, tw]
-    fields = tiles[:, :, lk, ln]                                                       # [KT, NT, wpt, pf]
+    tiles = q.to(torch.int64).reshape(-1, k // th, th, n // tw, tw).permute(0, 1, 3, 2, 4)  # [B, KT, NT, th, tw]
+    fields = tiles[:, :, :, lk, ln]                                                          # [B, KT, NT, wpt, pf]
     shifts = torch.arange(lk.shape[1], device=q.device, dtype=torch.int64) * bits
-    return _as_int32((fields << shifts).sum(-1)).reshape(k // 16, n * bits // 2)
+    return _as_int32((fields << shifts).sum(-1)).reshape(*batch, k // 16, n * bits // 2)
 
 
 def marlin_unpack(packed: torch.Tensor, k: int, n: int, bits: int, is_a_8bit: bool = False) -> torch.Tensor:
@@ -211,6 +212,11 @@ def marlin_unpermute_scales(b_scales: torch.Tensor, grouped: bool) -> torch.Tens
 
 
 # ------------------------------------------------------------------------------------------- repacks
+def _expert_chunk(k: int, n: int) -> int:
+    """How many experts of K x N fields the native repacks unpack at once (about 2^25 fields)."""
+    return max(1, (1 << 25) // max(1, k * n))
+
+
 def gptq_marlin_repack_native(b_q_weight: torch.Tensor, perm: torch.Tensor, size_k: int, size_n: int,
                               num_bits: int, is_a_8bit: bool = False) -> torch.Tensor:
     """``gptq_marlin_moe_repack``: per expert e, ``q'[k, n] = q_e[perm[e, k], n]`` (no gather for an empty
@@ -228,12 +234,14 @@ def gptq_marlin_repack_native(b_q_weight: torch.Tensor, perm: torch.Tensor, size
     if has_perm and is_a_8bit:
         raise ValueError("vllm::gptq_marlin_moe_repack: a permutation is not allowed with is_a_8bit")
     out = []
-    for x in range(e):
-        q = gptq_unpack(b_q_weight[x], num_bits)
+    for lo in range(0, e, _expert_chunk(size_k, size_n)):  # experts in chunks of ~2^25 elements (bounded memory)
+        w = b_q_weight[lo:lo + _expert_chunk(size_k, size_n)]
+        q = gptq_unpack(w.reshape(-1, size_n), num_bits).reshape(w.shape[0], size_k, size_n)
         if has_perm:
-            q = q[perm[x].long()]
-        out.append(marlin_pack(q, num_bits, is_a_8bit))
-    return torch.stack(out)
+            idx = perm[lo:lo + w.shape[0]].long()
+            q = torch.gather(q, 1, idx[:, :, None].expand(w.shape[0], size_k, size_n))
+        out.append(marlin_pack(q, num_bits, is_a_8bit, check=False))
+    return torch.cat(out)
 
 
 def awq_marlin_repack_native(b_q_weight: torch.Tensor, size_k: int, size_n: int, num_bits: int,
@@ -249,7 +257,12 @@ def awq_marlin_repack_native(b_q_weight: torch.Tensor, size_k: int, size_n: int,
     if tuple(b_q_weight.shape[1:]) != (size_k, size_n // pf):
         raise ValueError(f"vllm::awq_marlin_moe_repack: b_q_weight {list(b_q_weight.shape)} is not "
                          f"[E, K, N/pf] = [{e}, {size_k}, {size_n // pf}]")
-    return torch.stack([marlin_pack(awq_unpack(b_q_weight[x], num_bits), num_bits, is_a_8bit) for x in range(e)])
+    out = []
+    for lo in range(0, e, _expert_chunk(size_k, size_n)):  # experts in chunks of ~2^25 elements (bounded memory)
+        w = b_q_weight[lo:lo + _expert_chunk(size_k, size_n)]
+        q = awq_unpack(w.reshape(-1, size_n // pf), num_bits).reshape(w.shape[0], size_k, size_n)
+        out.append(marlin_pack(q, num_bits, is_a_8bit, check=False))
+    return torch.cat(out)
 
 
 REPACK_CONFIGS = [(4, 256, 256, 4), (8, 256, 512, 4), (4, 512, 256, 4), (16, 256, 256, 4), (4, 256, 256, 8),
