@@ -92,7 +92,8 @@ def gptq_marlin_gemm(a, c, b_q_weight, b_bias, b_scales, a_scales, global_scale,
     s = b_scales.contiguous()
     p = perm.contiguous() if has_perm else s
     block_m = 16 if m <= 16 else (32 if m <= 32 else 64)
-    block_n = 64 if m <= 16 else 128
+    # wide tiles only where they still leave enough programs to fill the GPU
+    block_n = 128 if m > 16 and triton.cdiv(m, block_m) * triton.cdiv(n, 128) >= 128 else 64
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
     _marlin_gemm_kernel[grid](a, b_q_weight, s, p, out, m, n, k, a.stride(0), n * bits // 2, gs, BITS=bits, BIAS=bias,
                               HAS_PERM=has_perm, GROUPED=grouped, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=64,
