@@ -371,3 +371,11 @@ def test_marlin24_row_cases_build() -> None:
     call = op.build(p, CPU, generator(CPU, 1))
     (exp,) = op.reference(p, call)
     assert exp.value.shape == (3, 128) and exp.value.dtype == torch.float16
+
+
+@pytest.mark.parametrize("op_id,timed", [("vllm::gptq_marlin_moe_repack", 5), ("vllm::awq_marlin_moe_repack", 5),
+                                         ("vllm::marlin_int4_fp8_preprocess", 5), ("vllm::gptq_marlin_gemm", 5),
+                                         ("vllm::gptq_marlin_24_gemm", 5)])
+def test_timing_gates_follow_the_spec(op_id: str, timed: int) -> None:
+    op = get_operator(op_id)
+    assert sum(op.timed(p) for p in op.grid("full")) == timed
