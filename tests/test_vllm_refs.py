@@ -90,7 +90,10 @@ def test_gathers_hand_cases() -> None:
                                         ("vllm::cutlass_scaled_mm_azp", 8), ("vllm::fused_qk_norm_rope", 120),
                                         ("vllm::cp_gather_indexer_k_quant_cache", 13),
                                         ("vllm::convert_vertical_slash_indexes", 13),
-                                        ("vllm::selective_scan_fwd", 160)])
+                                        ("vllm::selective_scan_fwd", 160),
+                                        ("vllm::gptq_marlin_moe_repack", 10), ("vllm::awq_marlin_moe_repack", 10),
+                                        ("vllm::marlin_int4_fp8_preprocess", 8), ("vllm::gptq_marlin_gemm", 8),
+                                        ("vllm::gptq_marlin_24_gemm", 7)])
 def test_grid_sizes_follow_the_spec(op_id: str, full: int) -> None:
     op = get_operator(op_id)
     assert len(op.grid("full")) == full
