@@ -115,11 +115,75 @@ def test_allowance_formula_and_cap() -> None:
     assert accumulation_allowance(torch.tensor([math.nan], dtype=F64), 4).tolist() == [math.inf]
 
 
-def test_fp64_and_integers_keep_the_spec_rule() -> None:
-    tol, extra = accumulation_rule(F64, torch.ones(3, dtype=F64), 71, 71)
-    assert extra is None and tol == Tolerance(reduce_dim=71)
+def test_integers_keep_the_spec_rule_and_fp64_takes_the_fp64_bound() -> None:
     tol, extra = accumulation_rule(torch.int64, None, 10, 10)
     assert extra is None and tol.resolve(torch.int64)[2] == "exact"
+    tol, extra = accumulation_rule(F64, torch.ones(3, dtype=F64), 71, 71)
+    assert tol.accumulate == "fp64" and tol.rtol == 8 * 2.0 ** -53
+    # twice the fp64 bound: the fp64 reference rounds too
+    assert extra.tolist() == pytest.approx([2 * ACCUMULATION_LAMBDA * math.sqrt(71) * 2.0 ** -53] * 3)
+    # complex: the error's magnitude over two components of 2n real products (4n under the root)
+    _, c64 = accumulation_rule(torch.complex64, torch.ones(1, dtype=F64), 16, 16)
+    assert c64.item() == pytest.approx(ACCUMULATION_LAMBDA * 8 * 2.0 ** -24, rel=1e-6)
+
+
+def _judge64(a: torch.Tensor, b: torch.Tensor, got: torch.Tensor):
+    """An fp64 or complex128 result judged as the cuBLAS D/Z rows judge it: against an fp64 product."""
+    ref = a @ b
+    tol, extra = accumulation_rule(ref.dtype, a.abs() @ b.abs(), a.shape[1], a.shape[1])
+    return compare_values(got, ref, tol, atol_extra=extra)
+
+
+@pytest.mark.parametrize("k", [64, 1024])
+def test_fp64_results_pass_in_fp64_and_fail_in_fp32_or_tf32(k: int) -> None:
+    """Red team 2026-12-05 (tests/bad/fp32_for_fp64): under the spec's rtol 1e-5 an fp64 GEMM computed in fp32
+    passed every tier. Honest fp64 orders pass the fp64 bound with a margin; fp32 and TF32 arithmetic fail."""
+    g = torch.Generator().manual_seed(7)
+    a, b = torch.randn(8, 12, k, generator=g, dtype=F64)[:, 0, :], torch.randn(k, 12, generator=g, dtype=F64)
+    seq = torch.zeros(8, 12, dtype=F64)
+    for i in range(k):
+        seq = seq + a[:, i, None] * b[None, i, :]
+    p = torch.sort(a[:, None, :] * b.t()[None, :, :], dim=-1, descending=True).values
+    worst = torch.zeros(8, 12, dtype=F64)
+    for i in range(k):
+        worst = worst + p[..., i]
+    blocked = sum(a[:, s:s + 16] @ b[s:s + 16] for s in range(0, k, 16))
+    for name, got in (("seq", seq), ("sorted", worst), ("blocked16", blocked)):
+        res = _judge64(a, b, got)
+        assert res.ok and res.ratio < 0.5, (name, res.ratio, res.message)
+    for name, got in (("fp32", (a.float() @ b.float()).double()),
+                      ("tf32", (_tf32(a.float()) @ _tf32(b.float())).double())):
+        res = _judge64(a, b, got)
+        assert not res.ok and res.ratio > 10, (name, res.ratio)
+    # the spec's rule (rtol 1e-5) let the fp32 computation pass
+    assert compare_values((a.float() @ b.float()).double(), a @ b, Tolerance(reduce_dim=k)).ok
+
+
+@pytest.mark.parametrize("k", [128, 256])
+def test_complex64_results_fail_from_tf32_operands(k: int) -> None:
+    """Red team 2026-12-05 (tests/bad/tf32_complex): Cgemm with TF32-rounded operands passed the spec's rule at
+    K = 128 and 256. complex64 arithmetic in any order passes the complex bound; TF32 operands fail it."""
+    g = torch.Generator().manual_seed(3)
+    a = torch.complex(torch.randn(8, k, generator=g), torch.randn(8, k, generator=g))
+    b = torch.complex(torch.randn(k, 12, generator=g), torch.randn(k, 12, generator=g))
+    ref = a.to(torch.complex128) @ b.to(torch.complex128)
+    tol, extra = accumulation_rule(torch.complex64, a.abs().double() @ b.abs().double(), k + 2, k)
+
+    def judge(got: torch.Tensor):
+        return compare_values(got, ref.to(torch.complex64), tol, atol_extra=extra)
+
+    seq = torch.zeros(8, 12, dtype=torch.complex64)
+    for i in range(k):
+        seq = seq + a[:, i, None] * b[None, i, :]
+    for name, got in (("blas", a @ b), ("seq", seq)):
+        res = judge(got)
+        assert res.ok and res.ratio < 0.5, (name, res.ratio, res.message)
+
+    def tf32c(x: torch.Tensor) -> torch.Tensor:
+        return torch.complex(_tf32(x.real.contiguous()), _tf32(x.imag.contiguous()))
+
+    res = judge(tf32c(a) @ tf32c(b))
+    assert not res.ok and res.ratio > 2, res.ratio
 
 
 def test_rule_needs_its_allowance_and_the_platform_scale_multiplies_it() -> None:

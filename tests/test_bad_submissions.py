@@ -146,11 +146,11 @@ EXPECTED = {
     "no_trans": "wrong_result",       # Strsv ignoring trans (its transposed smoke case has a diagonal triangle)
     "no_uplo": "wrong_result",        # Dsyr2 ignoring uplo (every smoke case is upper)
     "no_conj": "wrong_result",        # CgemmStridedBatched taking op C as T (no smoke case has C)
-    # fp64 GEMMs in lower precision (judged by the spec's rtol 1e-5 + 1e-4 x K, no accumulation bound)
-    "fp32_for_fp64": "wrong_result",  # fp64 tiles rounded to fp32, fp32 tl.dot: NOT caught (XFAIL below)
+    # fp64 and complex GEMMs in lower precision (the accumulation bound of their precision catches them)
+    "fp32_for_fp64": "wrong_result",  # fp64 tiles rounded to fp32, fp32 tl.dot: the fp64 accumulation bound
     "tf32_for_fp64": "wrong_result",  # the same with TF32-cut mantissas: caught at the smoke tier's K = 9 only
                                       # (round-to-nearest TF32 stays inside 1e-4 x K from K ~ 256 on)
-    "tf32_complex": "wrong_result",   # Cgemm on TF32 where K >= 128: NOT caught (XFAIL below)
+    "tf32_complex": "wrong_result",   # Cgemm on TF32 where K >= 128: caught where K >= 128 (XFAIL below: smoke)
     "has_zp_flag": "wrong_result",    # allspark keyed on has_zp, not on b_qzeros: no case has them disagree
     "result_not_zeroed": "wrong_result",  # Sdot atomically adding into result (smoke results are zeros)
 }
@@ -161,25 +161,11 @@ XFAIL = {
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
-    "no_rsf": "smoke-grid gap: every smoke (and full) case of grouped_topk passes routed_scaling_factor = 1.0; only "
-              "the held-out rsf = 2.5 case tells",
-    "no_v2": "smoke-grid gap: no smoke (or full) case of gptq_gemm passes use_v2_format=True; only the held-out "
-             "8-bit case does",
-    "no_trans": "smoke-grid gap: Strsv's only transposed smoke case uses the spec's upstream data, whose referenced "
-                "triangle is its diagonal (A = A^T); only the held-out genuine triangles tell",
-    "no_uplo": "smoke-grid gap: every smoke (and full) case of Dsyr2 passes uplo = 1; only the held-out uplo = 0 "
-               "cases tell",
-    "no_conj": "smoke-grid gap: no smoke case of CgemmStridedBatched passes op = C (conjugate transpose); only the "
-               "held-out tier tells",
-    "fp32_for_fp64": "fp64 results are judged by the spec's rtol 1e-5 + 1e-4 x K only: fp32 products and sums "
-                     "(~6e-8 relative) pass every tier; the accumulation bound covers fp16/bf16/fp32 results only",
-    "tf32_complex": "complex64 results are judged by the spec's rtol 1.3e-6 + 1e-4 x K only: TF32 operands pass from "
-                    "K ~ 128 (a Verifier run of K = 128 and 256 cases passed); the smoke tier's K <= 20 keeps the "
-                    "true fp32 path",
+    "tf32_complex": "smoke-grid reach: TF32 operands only where K >= 128, which the complex accumulation bound "
+                    "rejects (full and held-out tiers; tests/test_accumulation_bound.py); the smoke tier's K <= 20 "
+                    "keeps the true fp32 path, so this fixture passes the smoke tier it is run on here",
     "has_zp_flag": "input regularity: every allspark case passes has_zp == (b_qzeros is not None), so a kernel "
                    "keyed on the flag is never told apart from the spec's rule",
-    "result_not_zeroed": "smoke-grid gap: every smoke (and full) Sdot case passes a zeroed result; only the held-out "
-                         "nan_result case tells an accumulation into it from an overwrite",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr

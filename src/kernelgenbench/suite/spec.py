@@ -94,17 +94,21 @@ def accumulation_allowance(abs_sum: torch.Tensor, terms: int | torch.Tensor, acc
 
 
 def accumulation_text(n: str, terms: str, spec_atol: str = "1e-4 x n") -> str:
-    """A row's atol in words under the accumulation rule (``kgb show``, prompts; :class:`Tolerance`).
+    """A row's atol in words under the accumulation rule (``kgb show``, prompts; :class:`Tolerance`;
+    :func:`accumulation_rule` states the same per precision).
 
     Args:
         n: what n is for the row (``"K"``, ``"the number of reduced elements"``).
-        terms: the row's sum of absolute terms (``"(|A| @ |B|)[i,j]"``).
-        spec_atol: the spec's atol, which caps the bound and applies to fp64 results.
+        terms: the row's sum of absolute terms (``"(|A| @ |B|)[i,j]"``; magnitudes for complex terms).
+        spec_atol: the spec's atol, which caps the bound.
     """
-    return (f"for fp16/bf16/fp32 results, per element min({spec_atol}, {ACCUMULATION_LAMBDA:g}*sqrt(n)*2^-24*{terms}) "
-            f"with n = {n} (the accumulation bound: IEEE fp32 accumulation in any order, blocking or split "
-            f"passes it with a wide margin; TF32, fp16 or bf16 rounding of fp32 operands, and fp16/bf16 "
-            f"accumulation, fail it where the reduction is long enough to tell); for fp64 results {spec_atol}")
+    lam = f"{ACCUMULATION_LAMBDA:g}"
+    return (f"for fp16/bf16/fp32 results, per element min({spec_atol}, {lam}*sqrt(n)*2^-24*{terms}) with n = {n} "
+            f"(the accumulation bound: IEEE fp32 accumulation in any order, blocking or split passes it with a "
+            f"wide margin; TF32, fp16 or bf16 rounding of fp32 operands, and fp16/bf16 accumulation, fail it where "
+            f"the reduction is long enough to tell); complex64: the same with 4n under the root (two real "
+            f"components of 2n products); fp64 and complex128: min({spec_atol}, 2*{lam}*sqrt(n)*2^-53*{terms}) "
+            f"(4n for complex) with rtol 8*2^-53, so that fp32 or TF32 arithmetic for an fp64 result fails")
 
 
 #: Why a row's tolerance is not the spec's (operator notes, ``kgb show``; README "Tolerance and
@@ -119,20 +123,30 @@ ACCUMULATION_NOTE = (
     "to tell (README \"Tolerance and precision policy\").")
 
 
+#: rtol of fp64 and complex128 results under the accumulation rule: 8 units of fp64 roundoff (the final
+#: rounding, a scaling by alpha and an added beta term, on either side: candidate and fp64 reference).
+RTOL_FP64_ACCUMULATION = 8 * 2.0 ** -53
+
+
 def accumulation_rule(dtype: torch.dtype, abs_sum: torch.Tensor | None, terms: int | torch.Tensor,
                       reduce_dim: int) -> tuple["Tolerance", torch.Tensor | None]:
     """The tolerance and elementwise allowance of a result of ``dtype`` that accumulates ``terms``
     terms per element (README "Tolerance and precision policy"; :class:`Tolerance`).
 
     fp16, bf16 and fp32 results: the accumulation rule in fp32 (fp16/bf16 inputs accumulate in fp32;
-    fp32 inputs in IEEE fp32, without rounding operands to TF32, fp16 or bf16), capped by the spec's
-    ``atol = 1e-4 × reduce_dim`` (the rule only ever tightens the spec). fp64 results keep the
-    spec's atol (an fp64 reference computed by PyTorch has rounding errors of the size of the bound
-    itself); integers, bools and other dtypes :class:`Tolerance`'s default rule (exact for integers).
+    fp32 inputs in IEEE fp32, without rounding operands to TF32, fp16 or bf16). complex64 results: the same
+    per real component, each summing 2n real products (the allowance bounds the error's magnitude:
+    ``terms`` x 4 under the square root). fp64 and complex128 results: the rule in fp64 (u = 2^-53), twice
+    over (the fp64 reference rounds too), with rtol :data:`RTOL_FP64_ACCUMULATION` instead of the spec's
+    1e-5, which an fp32 or TF32 computation of an fp64 routine passed (red team 2026-12-05:
+    tests/bad/fp32_for_fp64, tf32_complex). Every allowance is capped by the spec's
+    ``atol = 1e-4 × reduce_dim`` (the rule only ever tightens the spec). Integers, bools and other dtypes:
+    :class:`Tolerance`'s default rule (exact for integers).
 
     Args:
         dtype: the result's dtype.
-        abs_sum: per element, the fp64 sum of absolute terms (None where the dtype takes no allowance).
+        abs_sum: per element, the fp64 sum of absolute terms (magnitudes for complex terms; None where the
+            dtype takes no allowance).
         terms: n, the number of terms per element (int, or a tensor broadcastable to ``abs_sum``):
             every operand product or element, plus one per scaling or added term (alpha, beta, bias).
         reduce_dim: the spec's reduce_dim (its atol is ``1e-4 × reduce_dim``).
@@ -141,9 +155,19 @@ def accumulation_rule(dtype: torch.dtype, abs_sum: torch.Tensor | None, terms: i
         ``(tolerance, atol_extra)``: ``atol_extra`` is None for the default rule.
     """
     reduce_dim = max(1, int(reduce_dim))
-    if dtype not in (torch.float16, torch.bfloat16, torch.float32) or abs_sum is None:
+    if abs_sum is None:
         return Tolerance(reduce_dim=reduce_dim), None
-    allowance = torch.clamp(accumulation_allowance(abs_sum, terms), max=1e-4 * reduce_dim)
+    if dtype in (torch.float16, torch.bfloat16, torch.float32, torch.complex64):
+        acc, n, factor = torch.float32, terms, 1.0
+    elif dtype in (torch.float64, torch.complex128):
+        acc, n, factor = torch.float64, terms, 2.0
+    else:
+        return Tolerance(reduce_dim=reduce_dim), None
+    if dtype.is_complex:
+        n = terms * 4
+    allowance = torch.clamp(factor * accumulation_allowance(abs_sum, n, acc), max=1e-4 * reduce_dim)
+    if acc == torch.float64:
+        return Tolerance(reduce_dim=reduce_dim, accumulate="fp64", rtol=RTOL_FP64_ACCUMULATION), allowance
     return Tolerance(reduce_dim=reduce_dim, accumulate="fp32"), allowance
 
 
@@ -199,8 +223,8 @@ class Tolerance:
         if self.accumulate is not None:
             acc = dtype_of(self.accumulate)
             # the allowance itself is elementwise (Expected.atol_extra); atol is one subnormal step of
-            # the compared dtype (a result rounded into the subnormal range)
-            fi = torch.finfo(dtype)
+            # the compared dtype (a result rounded into the subnormal range; complex: of its real type)
+            fi = torch.finfo(dtype.to_real() if dtype.is_complex else dtype)
             rule = (f"rtol[{DTYPE_SHORT.get(dtype, dtype)}]={rtol:g} + accumulation bound "
                     f"min({ACCUMULATION_LAMBDA:g}*sqrt(n)*u*sum|terms|, 1e-4*{max(1, self.reduce_dim)}) "
                     f"(n terms per element, u=2^{int(math.log2(UNIT_ROUNDOFF[acc]))}: {self.accumulate} accumulation)")

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..spec import Cost, Tolerance, accumulation_text, product
+from ..spec import Cost, Tolerance, accumulation_rule, accumulation_text, product
 from .decl import Ref, Routine, build_call, mat_view, uplo_code
 from .grids import AB3, AB6, AB6C, G5, G9, TT4
 from .level2 import gemv_reference
@@ -96,7 +96,7 @@ DGEMM_SB64 = _row(DGEMM_SB64_R, {
 
 CGEMM_SB = _row(CGEMM_SB_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 2), _c(16, 16, 16, "N", "T", 0.5, 0.5, 2),
-              _c(17, 13, 9, "T", "T", -1.0, 1.0, 3)],
+              _c(17, 13, 9, "C", "T", -1.0, 1.0, 3)],
     "full": _grid(G5, AB3, TT4, [2, 4]),
     "heldout": [_c(129, 67, 33, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 5),
                 _c(64, 48, 40, "N", "T", 1.0, 0.5, 3, pad=3, gap=7, strideB=0, poison=True),
@@ -416,7 +416,14 @@ def _trsm_b_reference(p: dict[str, Any], r: Ref) -> None:
         if r.v["trans"] == 2:
             T = T.conj()
     X = torch.linalg.solve_triangular(T, a * r.mat("Barray"), upper=upper, left=left)
-    r.out("Barray", X, Tolerance(reduce_dim=max(1, ka)))
+    # componentwise bound of a substitution in any order (as level 3 trsm): |X - X'| <= gamma M(T)^-1 |T| |X|,
+    # M(T) the comparison matrix, per batch; fp64 / complex128 by the accumulation rule of their precision
+    Tl, Xl, up = (T, X, upper) if left else (T.transpose(-1, -2), X.transpose(-1, -2), not upper)
+    comp = -Tl.abs()
+    comp.diagonal(dim1=-2, dim2=-1).copy_(Tl.diagonal(dim1=-2, dim2=-1).abs())
+    absum = torch.linalg.solve_triangular(comp, Tl.abs() @ Xl.abs(), upper=up)
+    tol, extra = accumulation_rule(r.r.dtype, absum if left else absum.transpose(-1, -2), ka, ka)
+    r.out("Barray", X, tol, atol_extra=extra)
 
 
 def _trsm_b_cost(es: int, fl: int, compute: str):
@@ -443,7 +450,9 @@ def _tb_row(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int
                   "or C (conjugate transpose; = T for real data); no singularity test; alpha == 0: B_b = 0 "
                   "without reading B. Returns Barray." + _PTR + extra,
         grids=grids, build=_trsm_b_build(r), reference=_trsm_b_reference,
-        atol_text="1e-4 x the triangle's order (reduce_dim: m for LEFT, n for RIGHT; cublas.md)",
+        atol_text=accumulation_text("the triangle's order (m for LEFT, n for RIGHT)",
+                                    "(M(T)^-1 |T| |X|)[i,j] (M(T): |t_ii| on the diagonal, -|t_ij| off it)",
+                                    "1e-4 x the triangle's order"),
         cost=_trsm_b_cost(es, fl, "fp64"), timed=lambda p: p["m"] >= 64 and p["n"] >= 32,
         args_doc={"Aarray": r.arg_doc(r.arg("Aarray")) + "; only the uplo triangle is read (not the diagonal "
                                                          "for diag = UNIT)"}))

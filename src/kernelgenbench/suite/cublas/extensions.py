@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ..spec import Cost, Tolerance, product
+from ..spec import Cost, Tolerance, accumulation_text, product
 from .decl import Ref
 from .grids import AB3, G9, TT4
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, syrk_reference, tri_fill
@@ -159,7 +159,8 @@ CSYRKEX = routine_operator(Row(
                          **_C32F),
                     dict(n=4096, k=8, uplo="U", trans="C", alpha=-1, beta=0.5j, tri_arg="C", cparts="half", **_C32F)],
     },
-    reference=syrk_reference, fill=tri_fill, atol_text="1e-4 x k (reduce_dim k, cublas.md), rtol 1.3e-6 (complex64)",
+    reference=syrk_reference, fill=tri_fill,
+    atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),
     cost=lambda p: Cost(4.0 * p["n"] ** 2 * p["k"], (p["n"] * p["k"] + p["n"] ** 2) * 8, "fp32"),
     timed=lambda p: p["n"] >= 1024,
 ))

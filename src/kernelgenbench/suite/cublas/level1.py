@@ -200,11 +200,10 @@ def _dot_ref(conj: bool):
         if conj:
             x = x.conj()
         val = (x * y).sum().reshape(1)
-        if r.r.prec == "S":
-            tol, extra = accumulation_rule(torch.float32, (x * y).abs().sum().reshape(1), n, 1)
-            r.out("result", val, tol, atol_extra=extra)
-        else:
-            r.out("result", val, Tolerance())
+        # every precision by the accumulation rule (README "Tolerance and precision policy"): Zdotc in fp64,
+        # Cdotu per component in fp32
+        tol, extra = accumulation_rule(r.r.dtype, (x * y).abs().sum().reshape(1), n, 1)
+        r.out("result", val, tol, atol_extra=extra)
     return ref
 
 
@@ -213,7 +212,7 @@ SDOT = routine_operator(Row(
     semantics="result[0] = sum_{i<n} x[i]*y[i] in fp32 (negative increments: backwards layout); result is a "
               "one-element device tensor the routine overwrites (it may hold garbage). Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=2, incy=3), dict(n=71, incx=3, incy=1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=2, incy=3, nan_result=True), dict(n=71, incx=3, incy=1)],
         "full": product(n=N11, incx=INC3, incy=INC3),
         "heldout": [dict(n=777, incx=-1, incy=2), dict(n=1000003, incx=1, incy=1),
                     dict(n=4097, incx=2, incy=-3, nan_result=True)],
@@ -233,7 +232,7 @@ CDOTU = routine_operator(Row(
         "heldout": [dict(n=4097, incx=-1, incy=2), dict(n=100003, incx=1, incy=-3),
                     dict(n=5333, incx=1, incy=1, nan_result=True)],
     },
-    reference=_dot_ref(False), atol_text="1e-4 (reduce_dim 1), rtol 1.3e-6 (complex64)",
+    reference=_dot_ref(False), atol_text=accumulation_text("n", "sum |x[i] y[i]|", "1e-4 (reduce_dim 1)"),
     cost=lambda p: Cost(8.0 * p["n"], 2 * p["n"] * 8 + 8), timed=_GATE,
 ))
 
@@ -250,7 +249,7 @@ ZDOTC = routine_operator(Row(
         "heldout": [dict(n=777, incx=-2, incy=1, cparts="half"),
                     dict(n=1000003, incx=1, incy=1, cparts="half", nan_result=True)],
     },
-    reference=_dot_ref(True), atol_text="1e-4 (reduce_dim 1), rtol 1e-6 (complex128)",
+    reference=_dot_ref(True), atol_text=accumulation_text("n", "sum |conj(x[i]) y[i]|", "1e-4 (reduce_dim 1)"),
     cost=lambda p: Cost(8.0 * p["n"], 2 * p["n"] * 16), timed=_GATE,
 ))
 
@@ -262,7 +261,9 @@ def _asum_ref(p: dict[str, Any], r: Ref) -> None:
     if n <= 0 or incx <= 0:
         r.out("result", torch.zeros(1, dtype=torch.float64, device=r.device), Tolerance(exact=True))
         return
-    r.out("result", r.vec("x").abs().sum().reshape(1), Tolerance())
+    val = r.vec("x").abs().sum().reshape(1)
+    tol, extra = accumulation_rule(torch.float64, val, n, 1)     # fp64 accumulation of n terms |x_i|
+    r.out("result", val, tol, atol_extra=extra)
 
 
 DASUM = routine_operator(Row(
@@ -275,7 +276,7 @@ DASUM = routine_operator(Row(
         "full": product(n=N6, incx=INC3),
         "heldout": [dict(n=1000003, incx=1), dict(n=4097, incx=2, nan_result=True), dict(n=33, incx=-1)],
     },
-    reference=_asum_ref, atol_text="1e-4 (reduce_dim 1), rtol 1e-5 (float64)",
+    reference=_asum_ref, atol_text=accumulation_text("n", "sum |x[i]|", "1e-4 (reduce_dim 1)"),
     cost=lambda p: Cost(float(p["n"]), p["n"] * 8), timed=_GATE,
 ))
 

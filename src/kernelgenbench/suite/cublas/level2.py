@@ -93,7 +93,7 @@ STRSV = routine_operator(Row(
             dict(n=1, incx=1, uplo=0, trans=0, diag=0),
             dict(n=32, incx=2, uplo=1, trans=1, diag=1),
             dict(n=17, incx=1, uplo=0, trans=0, diag=0, data="genuine"),
-            dict(n=24, incx=-1, uplo=1, trans=0, diag=0, data="genuine", lda=27),
+            dict(n=24, incx=-1, uplo=1, trans=1, diag=0, data="genuine", lda=27),
         ],
         "full": [dict(n=d["n"], incx=d["incx"], uplo=d["f"]["uplo"], trans=d["f"]["trans"], diag=d["f"]["diag"])
                  for d in product(n=N6, incx=[1, 2], f=_TRSV_FLAGS)],
@@ -117,6 +117,8 @@ STRSV = routine_operator(Row(
 
 # ------------------------------------------------------------------------------------ shared helpers
 _ONE_ATOL = "1e-4 (reduce_dim 1, cublas.md)"
+_MV_ATOL = accumulation_text("the inner length + 2", "(|alpha| (|op(A)| |x|)[i] + |beta| |y[i]|)",
+                             "1e-4 (reduce_dim 1)")
 
 
 def _op(a: torch.Tensor, code: int) -> torch.Tensor:
@@ -185,11 +187,9 @@ def _band_dense(band: torch.Tensor, n: int, k: int, upper: bool) -> torch.Tensor
 
 
 def _acc_tol(r: Ref, out: torch.Tensor, absum: torch.Tensor, terms: int, reduce_dim: int):
-    """The row's tolerance: fp32 results by the accumulation rule (capped at 1e-4 x reduce_dim), the spec's
-    rule otherwise."""
-    if r.r.dtype == torch.float32:
-        return accumulation_rule(torch.float32, absum, terms, reduce_dim)
-    return Tolerance(reduce_dim=reduce_dim), None
+    """The row's tolerance: floating and complex results by the accumulation rule of their precision (capped at
+    1e-4 x reduce_dim; README "Tolerance and precision policy"), the spec's rule otherwise."""
+    return accumulation_rule(r.r.dtype, absum, terms, reduce_dim)
 
 
 def _mv_update(r: Ref, product: Any, reduce_dim: int, terms: int) -> None:
@@ -241,10 +241,7 @@ def gemv_reference(p: dict[str, Any], r: Ref) -> None:
     out = out + torch.zeros(shape, dtype=r.r.ref_dtype, device=r.device)
     absum = absum + torch.zeros(shape, dtype=torch.float64, device=r.device)
     rd = inner if batched else 1
-    if r.r.dtype == torch.float32:
-        tol, extra = accumulation_rule(torch.float32, absum, inner + 2, rd)
-    else:
-        tol, extra = Tolerance(reduce_dim=max(1, rd)), None
+    tol, extra = accumulation_rule(r.r.dtype, absum, inner + 2, rd)
     r.out("y", out, tol, atol_extra=extra)
 
 
@@ -277,7 +274,7 @@ DGEMV = routine_operator(Row(
                     dict(m=5000, n=3, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, nan_y=True),
                     dict(m=3, n=5000, trans=0, alpha=0.0, beta=0.5, incx=1, incy=1, nan_A=True, nan_x=True)],
     },
-    reference=_gemv_ref, fill=_fills, atol_text=_ONE_ATOL + " (fp64 result)",
+    reference=_gemv_ref, fill=_fills, atol_text=_MV_ATOL,
     cost=_gemv_cost(8, 2), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
 ))
 
@@ -294,7 +291,7 @@ CGEMV = routine_operator(Row(
                     dict(m=1, n=4096, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half", nan_y=True),
                     dict(m=1000, n=3, trans=0, alpha=0.0, beta=-1.0, incx=1, incy=1, cparts="half", nan_A=True)],
     },
-    reference=_gemv_ref, fill=_fills, atol_text=_ONE_ATOL + ", rtol 1.3e-6 (complex64)",
+    reference=_gemv_ref, fill=_fills, atol_text=_MV_ATOL,
     cost=_gemv_cost(8, 8), timed=lambda p: p["m"] >= 64 and p["n"] >= 64,
 ))
 
@@ -391,7 +388,7 @@ DSYR2 = routine_operator(Row(
               "included); the other triangle and the padding rows stay bit-identical (A need not be symmetric); "
               "alpha == 0: A untouched. Returns A.",
     grids={
-        "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=1, alpha=0.5, incx=2, incy=2),
+        "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=0, alpha=0.5, incx=2, incy=2),
                   dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1)],
         "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
@@ -436,7 +433,8 @@ CSYMV = routine_operator(Row(
                          cparts="half"),
                     dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")],
     },
-    reference=_symv_ref, fill=_fills, atol_text="1e-4 x n (reduce_dim n, cublas.md), rtol 1.3e-6 (complex64)",
+    reference=_symv_ref, fill=_fills,
+    atol_text=accumulation_text("n + 2", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),
     cost=lambda p: Cost(8.0 * p["n"] ** 2, (p["n"] ** 2 / 2 + 3 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
 ))
 
@@ -471,7 +469,8 @@ DSBMV = routine_operator(Row(
                     dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
                     dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)],
     },
-    reference=_sbmv_ref, fill=_fills, atol_text="1e-4 x n (reduce_dim n, cublas.md; fp64 result)",
+    reference=_sbmv_ref, fill=_fills,
+    atol_text=accumulation_text("2k + 3", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),
     cost=lambda p: Cost(2.0 * p["n"] * (2 * p["k"] + 1), (p["n"] * (p["k"] + 1) + 3 * p["n"]) * 8),
     timed=lambda p: p["n"] >= 1024,
 ))

@@ -139,10 +139,7 @@ def gemm_reference(p: dict[str, Any], r: Ref) -> None:
         assert c.shape == c_shape
         out = out + b * c
         absum = absum + abs(b) * c.abs()
-    if r.r.dtype in (torch.float16, torch.float32):
-        tol, extra = accumulation_rule(r.r.dtype, absum, k + 2, k)
-    else:
-        tol, extra = Tolerance(reduce_dim=max(1, k)), None
+    tol, extra = accumulation_rule(r.r.dtype, absum, k + 2, k)
     r.out("C", out, tol, atol_extra=extra)
 
 
@@ -166,10 +163,7 @@ def gemm_gate(p: dict[str, Any]) -> bool:
 
 
 def gemm_atol(dtype: torch.dtype) -> str:
-    if dtype in (torch.float16, torch.float32):
-        return accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(B)|)[i,j] + |beta| |C[i,j]|)", "1e-4 x k")
-    rt = {torch.float64: "1e-5", torch.complex64: "1.3e-6", torch.complex128: "1e-6"}[dtype]
-    return f"1e-4 x k (reduce_dim k, cublas.md), rtol {rt}"
+    return accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(B)|)[i,j] + |beta| |C[i,j]|)", "1e-4 x k")
 
 
 def shapes(*mnk: tuple[int, int, int], **extra: Any) -> list[dict[str, Any]]:
@@ -281,10 +275,7 @@ def syrk_reference(p: dict[str, Any], r: Ref) -> None:
         c = torch.where(tri, r.mat("C"), torch.zeros((), dtype=r.r.ref_dtype))
         out = out + b * c
         absum = absum + abs(b) * c.abs()
-    if r.r.dtype == torch.float32:
-        tol, extra = accumulation_rule(torch.float32, absum, k + 2, k)
-    else:
-        tol, extra = Tolerance(reduce_dim=max(1, k)), None
+    tol, extra = accumulation_rule(r.r.dtype, absum, k + 2, k)
     r.out("C", out, tol, region=tri, atol_extra=extra)
 
 
@@ -324,14 +315,18 @@ def _symm_ref(p: dict[str, Any], r: Ref) -> None:
     left = r.v["side"] == 0
     ka = m if left else n
     out = torch.zeros(m, n, dtype=torch.complex128, device=r.device)
+    absum = torch.zeros(m, n, dtype=torch.float64, device=r.device)
     if a != 0:
         A = r.mat("A")
         sym = torch.where(tri_of(ka, r.v["uplo"] == 0, r.device), A, A.t())    # mirrored, not conjugated
         B = r.mat("B")
         out = out + a * (sym @ B if left else B @ sym)
+        absum = absum + abs(a) * (sym.abs() @ B.abs() if left else B.abs() @ sym.abs())
     if b != 0:
         out = out + b * r.mat("C")
-    r.out("C", out, Tolerance(reduce_dim=ka))
+        absum = absum + abs(b) * r.mat("C").abs()
+    tol, extra = accumulation_rule(r.r.dtype, absum, ka + 2, ka)
+    r.out("C", out, tol, atol_extra=extra)
 
 
 CSYMM = routine_operator(Row(
@@ -350,7 +345,9 @@ CSYMM = routine_operator(Row(
                     dict(m=33, n=70, side=1, uplo=1, alpha=0.5 - 0.5j, beta=-0.25 + 1j, nan_other=True),
                     dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)],
     },
-    reference=_symm_ref, fill=tri_fill, atol_text="1e-4 x k (reduce_dim k = m for LEFT, n for RIGHT), rtol 1.3e-6",
+    reference=_symm_ref, fill=tri_fill, atol_text=accumulation_text("k + 2 (k = m for LEFT, n for RIGHT)",
+                                                               "(|alpha| (|A_sym| @ |B|) + |beta| |C|)[i,j]",
+                                                               "1e-4 x k"),
     cost=lambda p: Cost(8.0 * p["m"] * p["n"] * (p["m"] if p["side"] in (0, "L") else p["n"]),
                         ((p["m"] if p["side"] in (0, "L") else p["n"]) ** 2 / 2 + 3 * p["m"] * p["n"]) * 8, "fp32"),
     timed=lambda p: p["n"] >= 128,

@@ -257,7 +257,7 @@ GROUPED_TOPK = FunctionOperator(
                   "scoring_func": "int: 0 = none (scores as given), 1 = sigmoid"}),
     grids={
         "smoke": [
-            dict(t=3, e=16, n_group=4, topk_group=2, topk=2, renormalize=True, scoring=1, dtype="fp32"),
+            dict(t=3, e=16, n_group=4, topk_group=2, topk=2, renormalize=True, scoring=1, dtype="fp32", rsf=2.5),
             dict(t=2, e=8, n_group=2, topk_group=1, topk=2, renormalize=False, scoring=0, dtype="bf16", ties=True),
             dict(t=1, e=32, n_group=4, topk_group=2, topk=2, renormalize=True, scoring=0, dtype="fp16"),
             dict(t=4, e=8, n_group=2, topk_group=1, topk=3, renormalize=False, scoring=0, dtype="fp16", ties=True),

@@ -284,7 +284,7 @@ GPTQ_GEMM = FunctionOperator(
                   "bit": "int; 4 or 8 graded (2 and 3: a submission may raise)"}),
     grids={
         "smoke": [dict(m=1, k=128, n=64, bit=4, gs=32), dict(m=5, k=256, n=64, bit=4, gs=64, perm=True),
-                  dict(m=3, k=128, n=64, bit=8, gs=64)],
+                  dict(m=3, k=128, n=64, bit=8, gs=64, v2=True)],
         "full": [dict(m=m, k=k, n=n, bit=4, gs=128, perm=True) for m, k, n in
                  [(1, 256, 256), (16, 256, 256), (32, 256, 256), (64, 512, 512)]],
         "heldout": [dict(m=37, k=4096, n=11008, bit=4, gs=128, perm=True), dict(m=64, k=2048, n=2048, bit=4, gs=128),
