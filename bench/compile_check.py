@@ -1,0 +1,285 @@
+"""Compile, on a machine without a GPU, every Triton kernel that submissions launch on their cases, for an NVIDIA
+target (default sm_90, the H200), and report the kernels that do not compile.
+
+Why: the CPU interpreter runs a kernel's Python, so it accepts what the GPU compiler refuses (a ``tl.dot`` with a
+block dimension under 16, an fp64 dot, a type the lowering rejects, a shared-memory budget overrun) and what only
+fails at compile time on the GPU shows up first in a gate on the H200, where device time is scarce. This check
+runs each operator's cases on the CPU exactly as the interpreter would, but every launch ``kernel[grid](...)`` is
+first compiled by Triton's real NVIDIA backend for the target (Triton's own specialisation of the actual
+arguments: dtypes, constexprs, integer and alignment specialisations, ``num_warps``/``num_stages``; every config
+of an autotuned kernel), then executed by the interpreter so that the host code that follows sees real results.
+Only compilation is checked here (the GPU gate judges what the kernels compute and how fast).
+
+Each operator runs in its own process (ATen registrations and module state never mix). Not a test of the harness:
+a developer's check before spending device time (README, "The GPU gate").
+
+Usage (from the repository root)::
+
+    PYTHONPATH=src python bench/compile_check.py                      # every oracle in solutions/, smoke tier
+    PYTHONPATH=src python bench/compile_check.py --source vllm --jobs 2
+    PYTHONPATH=src python bench/compile_check.py --op vllm::gptq_gemm --folder my_submissions --arch 90
+
+Exit status 1 when a kernel failed to compile (a case whose host code fails on the CPU is reported, not failed:
+the harness judges cases). Needs Triton's NVIDIA backend (the pip wheel has it, with ptxas); no CUDA driver.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# --------------------------------------------------------------------------------------------- one operator
+def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: int) -> dict[str, Any]:
+    """Runs in a fresh process: compile every launch of ``submission`` on ``op_id``'s ``tier`` cases for sm_<arch>."""
+    os.environ["TRITON_INTERPRET"] = "0"       # real JITFunctions (kernels are interpreted by hand, below)
+    import torch
+    import triton.runtime.autotuner as autotuner
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime.driver import driver
+    from triton.runtime.interpreter import InterpretedFunction, _patch_lang
+    from triton.runtime.jit import JITFunction
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.sandbox import interpreter as kgb_interp
+    from kernelgenbench.sandbox.drive import invoke, make_impl
+    from kernelgenbench.suite.common import generator
+    from kernelgenbench.suite.registry import get_operator
+
+    class CompileOnlyDriver:
+        """What JITFunction.run asks of the active driver before it compiles (no device behind it)."""
+
+        def __init__(self) -> None:
+            self.target = GPUTarget("cuda", arch, 32)
+
+        def get_current_device(self) -> int:
+            return 0
+
+        def get_current_stream(self, device: Any = None) -> int:
+            return 0
+
+        def get_current_target(self) -> Any:
+            return self.target
+
+        def is_active(self) -> bool:
+            return True
+
+    driver.set_active(CompileOnlyDriver())
+
+    # libdevice: the real functions for the compiler, tl.math stand-ins for the interpreter (the harness's patch)
+    libmods = []
+    for name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+        try:
+            libmods.append(importlib.import_module(name))
+        except ImportError:
+            pass
+    real = [dict(vars(m)) for m in libmods]
+    kgb_interp.install_interpreter_patches()        # autotune ranking, libdevice stand-ins, bounds checks
+    mapped = [dict(vars(m)) for m in libmods]
+
+    @contextlib.contextmanager
+    def libdevice(which: list[dict[str, Any]]):
+        for m, attrs in zip(libmods, which):
+            for k, v in attrs.items():
+                if not k.startswith("__"):
+                    setattr(m, k, v)
+        try:
+            yield
+        finally:
+            for m, attrs in zip(libmods, mapped):
+                for k, v in attrs.items():
+                    if not k.startswith("__"):
+                        setattr(m, k, v)
+
+    compiled: dict[str, dict[str, Any]] = {}   # specialisation key -> outcome
+    errors: list[dict[str, Any]] = []
+    orig_run = JITFunction.run
+    interp_cache: dict[Any, Any] = {}
+
+    def interp(fn: Any) -> Any:
+        if fn not in interp_cache:
+            interp_cache[fn] = InterpretedFunction(fn)
+        return interp_cache[fn]
+
+    #: the shared memory one block may use (bytes) by compute capability: a kernel that needs more fails to load
+    smem_limit = {90: 232448, 80: 166912, 89: 101376, 86: 101376}.get(arch)
+    pruned: list[str] = []
+    in_autotune = [False]
+    prunable = ("OutOfResources", "CompileTimeAssertionFailure", "PTXASError")
+
+    def compile_launch(self: Any, args: tuple, kwargs: dict[str, Any]) -> None:
+        t0 = time.perf_counter()
+        name = getattr(self.fn, "__qualname__", self.fn.__name__)
+        kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        try:
+            with libdevice(real):
+                k = orig_run(self, *args, grid=None, warmup=True, **kwargs)
+            md = k.metadata if k is not None else None
+            shared = getattr(md, "shared", None)
+            if smem_limit and isinstance(shared, int) and shared > smem_limit:
+                raise RuntimeError(f"OutOfResources: shared memory, required {shared}, hardware limit {smem_limit}")
+            key = f"{name}:{getattr(k, 'hash', None) or id(k)}"
+            if key not in compiled:
+                compiled[key] = {"kernel": name, "num_warps": getattr(md, "num_warps", None), "shared": shared,
+                                 "s": round(time.perf_counter() - t0, 2)}
+        except Exception as exc:  # noqa: BLE001 - the finding this check reports
+            msg = f"{type(exc).__name__}: {exc}"
+            if in_autotune[0] and any(p in msg for p in prunable):
+                pruned.append(f"{name}: {msg[:200]}")   # the autotuner drops such a config on a GPU too
+                return
+            if not any(e["kernel"] == name and e["error"] == msg[:2000] for e in errors):
+                sig = {n: (f"{a.dtype}" if isinstance(a, torch.Tensor) else repr(a))[:40]
+                       for n, a in zip(self.arg_names, args)}
+                errors.append({"kernel": name, "error": msg[:2000], "args": sig,
+                               "kwargs": {k: repr(v)[:40] for k, v in kwargs.items()}})
+
+    def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        compile_launch(self, args, kwargs)
+        if warmup:
+            return None
+        with libdevice(mapped):
+            return interp(self.fn).run(*args, grid=grid, warmup=False, **kwargs)
+
+    def device_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        # a @triton.jit helper called by an interpreted kernel body; the interpreter's own device call leaves
+        # triton.language patched after it returns (harmless where nothing compiles), so the patch is scoped here
+        scope = _patch_lang(self.fn)
+        try:
+            return interp(self.fn).rewrite()(*args, **kwargs)
+        finally:
+            scope.restore()
+
+    JITFunction.run = run                                     # type: ignore[method-assign]
+    JITFunction.__call__ = device_call                        # type: ignore[method-assign]
+    ranked = autotuner.Autotuner._bench
+
+    def bench(self: Any, *args: Any, config: Any, **meta: Any) -> Any:
+        # every config of an autotuned kernel compiles (compile only; the harness's ranking then picks one)
+        in_autotune[0] = True
+        try:
+            self.fn.run(*args, **dict(meta, warmup=True, **config.all_kwargs()))
+        finally:
+            in_autotune[0] = False
+        return ranked(self, *args, config=config, **meta)
+
+    autotuner.Autotuner._bench = bench
+
+    op = get_operator(op_id)
+    platform = PROFILES["interpreter"]
+    out: dict[str, Any] = {"op": op_id, "cases": 0, "case_errors": []}
+    spec = importlib.util.spec_from_file_location(f"kgb_compile_{op.source}_{op.name}", submission)
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    try:
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        impl = make_impl(op, module, platform)
+    except Exception as exc:  # noqa: BLE001
+        out["import_error"] = f"{type(exc).__name__}: {exc}"[:1000]
+        impl = None
+    if impl is not None:
+        cpu = torch.device("cpu")
+        for case in op.cases(tier)[:max_cases]:
+            out["cases"] += 1
+            try:
+                call = op.build(case.params, cpu, generator(cpu, case.seed))
+                invoke(op, impl, call, platform)
+            except Exception as exc:  # noqa: BLE001 - host code that fails on the CPU: reported, not judged
+                out["case_errors"].append(f"{case.id}: {type(exc).__name__}: {str(exc)[:300]}")
+    out["compiled"] = len(compiled)
+    out["kernels"] = sorted({v["kernel"] for v in compiled.values()})
+    out["compile_s"] = round(sum(v["s"] for v in compiled.values()), 1)
+    out["errors"] = errors
+    out["pruned_configs"] = pruned
+    return out
+
+
+# ------------------------------------------------------------------------------------------------- driver
+def _targets(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    from kernelgenbench.suite.registry import all_operators, get_operator
+
+    folder = Path(args.folder)
+    for op_id in args.op or []:
+        get_operator(op_id)   # an unknown id raises KeyError naming close matches
+    ops = [o for o in all_operators()
+           if (not args.op or o.id in args.op) and (not args.source or o.source == args.source)]
+    return [(o.id, folder / o.filename) for o in ops if (folder / o.filename).is_file()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--folder", default=str(ROOT / "solutions"), help="submission folder (default: the oracles)")
+    ap.add_argument("--op", action="append", help="operator id (repeatable; default: every file in the folder)")
+    ap.add_argument("--source", choices=("aten", "vllm", "cublas"))
+    ap.add_argument("--tier", default="smoke", help="the cases whose launches are compiled (default smoke)")
+    ap.add_argument("--arch", type=int, default=90, help="NVIDIA compute capability x10 (90: H100/H200)")
+    ap.add_argument("--jobs", type=int, default=2, help="operators checked at once")
+    ap.add_argument("--max-cases", type=int, default=1000, help="cases per operator at most")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per operator")
+    ap.add_argument("--out", help="write every operator's outcome as JSON lines here")
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--submission", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.one:
+        res = _check_one(args.one, Path(args.submission), args.tier, args.arch, args.max_cases)
+        print("KGB-COMPILE " + json.dumps(res))
+        return 0
+    try:
+        targets = _targets(args)
+    except KeyError as exc:
+        print(f"compile_check: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if not targets:
+        print("no submission file matches the selection", file=sys.stderr)
+        return 2
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env.pop("TRITON_INTERPRET", None)
+    t0 = time.time()
+
+    def one(t: tuple[str, Path]) -> dict[str, Any]:
+        op_id, path = t
+        cmd = [sys.executable, __file__, "--one", op_id, "--submission", str(path), "--tier", args.tier,
+               "--arch", str(args.arch), "--max-cases", str(args.max_cases)]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            return {"op": op_id, "crash": f"no answer within {args.timeout:.0f} s"}
+        for line in p.stdout.splitlines():
+            if line.startswith("KGB-COMPILE "):
+                return json.loads(line[len("KGB-COMPILE "):])
+        return {"op": op_id, "crash": f"exit {p.returncode}: {(p.stderr or '')[-800:]}"}
+
+    results = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for i, r in enumerate(pool.map(one, targets), 1):
+            results.append(r)
+            bad = r.get("errors") or r.get("crash") or r.get("import_error")
+            print(f"[{i}/{len(targets)}] {r['op']:44s} {'FAIL' if bad else 'ok':4s} "
+                  f"{r.get('compiled', 0):3d} compiled ({r.get('compile_s', 0)} s), {r.get('cases', 0)} cases"
+                  + (f", {len(r.get('case_errors', []))} case errors on the CPU" if r.get("case_errors") else ""),
+                  flush=True)
+            for e in r.get("errors", []):
+                print(f"    {e['kernel']}: {e['error'][:600]}\n      args {e['args']} {e['kwargs']}")
+            for k in ("crash", "import_error"):
+                if r.get(k):
+                    print(f"    {k}: {r[k][:600]}")
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in results))
+    failed = [r["op"] for r in results if r.get("errors") or r.get("crash") or r.get("import_error")]
+    total = sum(r.get("compiled", 0) for r in results)
+    print(f"\ncompile check for sm_{args.arch}: {len(results) - len(failed)}/{len(results)} operators compile every "
+          f"launch ({total} kernel specialisations) in {time.time() - t0:.0f} s"
+          + (f"; FAILED: {' '.join(failed)}" if failed else ""))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
