@@ -28,7 +28,7 @@ agent-clis:
 # Lint first (ruff, configured in pyproject.toml), then every test.
 test: $(STAMP)
 	$(BIN)/ruff check
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 clean:
 	rm -rf $(VENV) runs
