@@ -164,8 +164,6 @@ XFAIL = {
     "tf32_complex": "smoke-grid reach: TF32 operands only where K >= 128, which the complex accumulation bound "
                     "rejects (full and held-out tiers; tests/test_accumulation_bound.py); the smoke tier's K <= 20 "
                     "keeps the true fp32 path, so this fixture passes the smoke tier it is run on here",
-    "has_zp_flag": "input regularity: every allspark case passes has_zp == (b_qzeros is not None), so a kernel "
-                   "keyed on the flag is never told apart from the spec's rule",
 }
 if not PLATFORM.interpreter:
     # Triton's GPU compiler refuses a kernel that reads a global which is not a constexpr

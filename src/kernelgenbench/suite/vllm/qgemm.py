@@ -423,8 +423,9 @@ def _as_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> 
     zeros = None
     if p.get("zp"):
         zeros = allspark_pack_scales((make_tensor([1, n], "fp32", device, gen) * 4.0).to(dt), n32)
+    # has_zp follows b_qzeros unless the case sets it apart (the zero point applies iff b_qzeros is given)
     return Call([a, allspark_pack(q, n32), allspark_pack_scales(s, n32), zeros, n, -1, 108, 80, 16,
-                 bool(p.get("zp")), True])
+                 bool(p.get("has_zp", p.get("zp"))), True])
 
 
 def _as_ref(p: dict[str, Any], call: Call) -> list[Expected]:
@@ -465,7 +466,8 @@ ALLSPARK_W8A16_GEMM = FunctionOperator(
                   "has_zp": "bool (validity checks only)", "n32k16_reorder": "bool (unused; always N32K16)"}),
     grids={
         "smoke": [dict(m=1, k=64, n=32, dtype="fp16"), dict(m=5, k=128, n=96, dtype="bf16"),
-                  dict(m=17, k=64, n=32, dtype="fp16", zp=True)],
+                  dict(m=17, k=64, n=32, dtype="fp16", zp=True),
+                  dict(m=3, k=64, n=32, dtype="fp16", zp=True, has_zp=False)],
         "full": [dict(m=m, k=k, n=n, dtype="fp16") for m, k, n in
                  [(1, 256, 128), (32, 256, 128), (64, 256, 256), (128, 512, 128), (256, 512, 256), (256, 512, 512),
                   (256, 1024, 256), (256, 1024, 512), (512, 512, 256), (512, 512, 512), (512, 1024, 512),
@@ -479,7 +481,9 @@ ALLSPARK_W8A16_GEMM = FunctionOperator(
     dtypes=lambda p: {dtype_of(p["dtype"])},
     notes="Inputs built with our N32K16 packer (vLLM's allspark_repack_weight is not needed): q = randint(0, 255) "
           "and fp16 randn scales as upstream; zero points (smoke and held-out only) are randn * 4 in T. vLLM 0.13 "
-          "builds AllSpark only for SM 8.0-8.9, so on an H200 the baseline is the native reference.",
+          "builds AllSpark only for SM 8.0-8.9, so on an H200 the baseline is the native reference. A smoke case "
+          "passes b_qzeros with has_zp = False (the flag gates validity checks only; the zeros apply: red team "
+          "2026-12-05, upstream's cases always have them agree).",
 )
 
 OPERATORS = [ALLSPARK_W8A16_GEMM, AWQ_GEMM, GPTQ_GEMM]
