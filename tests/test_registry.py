@@ -57,3 +57,25 @@ def test_a_row_listed_by_two_unrelated_modules_or_two_rows_with_one_id_are_error
     _fake_families(monkeypatch, **{"fam.a": [add], "fam.b": [twin]})
     with pytest.raises(RuntimeError, match=r"aten::add is defined twice \(fam\.a, fam\.b\)"):
         registry._registry()
+
+
+def test_loading_every_family_imports_no_compiler_stack() -> None:
+    """Every process that loads the registry (the CLI, each sandbox child until it imports its one family) pays
+    for what family modules import: a module-level ``@torch.compiler.disable`` imported torch._dynamo, 1.3 s of
+    CPU per process (ssm.py, 2026-12-05). The families import no compiler stack; the child imports one family."""
+    import subprocess
+    import sys
+
+    code = ("import sys, torch; import kernelgenbench.suite.registry as r; r.all_operators(); "
+            "print(sorted(m for m in ('torch._dynamo', 'torch._inductor') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+    from kernelgenbench.suite.registry import defining_module, operator_from_module
+
+    mod = defining_module("vllm::selective_scan_fwd")
+    assert mod == "kernelgenbench.suite.vllm.ssm"
+    assert operator_from_module("vllm::selective_scan_fwd", mod).id == "vllm::selective_scan_fwd"
+    with pytest.raises(KeyError):
+        operator_from_module("vllm::rms_norm", mod)
+    with pytest.raises(KeyError):
+        operator_from_module("vllm::rms_norm", "os")

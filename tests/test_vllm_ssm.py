@@ -120,3 +120,19 @@ def test_grid_and_regions() -> None:
     assert int(exps["arg.1"].region.sum()) == 8 * 6 and not bool(exps["arg.1"].region.reshape(8, 9)[:, 2:5].any())
     assert exps["arg.12"].region.reshape(3, 8, 8)[:, 0, 0].tolist() == [True, False, True]
     assert exps["arg.1"].atol_extra.shape == (8 * 6,) and float(exps["arg.1"].atol_extra.max()) > 0
+
+
+def test_the_native_baseline_is_eager_and_says_why() -> None:
+    """The scan's Python loop over tokens is never compiled (torch.compile would unroll it): native-compiled
+    runs it eagerly and the label says why; vLLM when importable is unaffected (not installed here)."""
+    from kernelgenbench.suite.registry import get_operator
+    from kernelgenbench.suite.vllm.common import vllm_ops
+
+    op = get_operator("vllm::selective_scan_fwd")
+    case = op.cases("smoke")[0]
+    call = op.build(case.params, torch.device("cpu"), torch.Generator().manual_seed(0))
+    fn, label = op.baseline(call, None, prefer="native-compiled")
+    assert label.startswith("native-eager") and label.endswith("not compiled: torch.compile would unroll the "
+                                                               "per-token loop"), label
+    if vllm_ops() is None:
+        assert op.baseline(call, None)[1] == label

@@ -171,9 +171,15 @@ class Child:
                  workdir: Path, log_path: Path, log_limit: int = LOG_LIMIT_BYTES) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "cwd").mkdir(exist_ok=True)
+        from ..suite.registry import defining_module
+
+        try:  # the child imports only the family that defines the operator
+            module = ["--op-module", defining_module(op_id)]
+        except KeyError:
+            module = []  # not a registered id: the child's registry lookup reports it
         rfd, wfd = os.pipe()
         out_r, out_w = os.pipe()
-        cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id,
+        cmd = [sys.executable, "-m", "kernelgenbench.sandbox.child", "--op", op_id, *module,
                "--submission", str(submission.resolve()), "--platform", platform.name, "--resp-fd", str(wfd)]
         #: the interpreter's progress counters (sandbox/interpreter.py install_interpreter_progress), read while waiting
         self.progress_path: Path | None = workdir / "progress" if getattr(platform, "interpreter", False) else None

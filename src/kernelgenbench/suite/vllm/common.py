@@ -60,7 +60,7 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callab
 
 
 def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: str | None = None,
-                  backend: str = "inductor") -> tuple[Callable[[Call], Any], str]:
+                  backend: str = "inductor", eager_reason: str | None = None) -> tuple[Callable[[Call], Any], str]:
     """The baseline the vLLM op ``name`` is timed against on ``call``'s case: ``(fn, label)``, the label
     starting with its kind (:data:`BASELINE_KINDS`).
 
@@ -73,6 +73,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
             (``kgb eval --baseline``). ``native-compiled`` falls back to ``native-eager`` where
             ``torch.compile`` fails, and the label says why.
         backend: the ``torch.compile`` backend (tests use ``"eager"``).
+        eager_reason: set where the native reference must not be compiled (a Python loop over tokens that
+            ``torch.compile`` would unroll): ``native-compiled`` runs it eagerly instead, and the label says why.
 
     Raises:
         ValueError: ``prefer`` is not a kind.
@@ -92,6 +94,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
                                f" here")
     if prefer == "native-eager":
         return native, NATIVE_EAGER
+    if eager_reason:
+        return native, f"{NATIVE_EAGER}; not compiled: {eager_reason}"
     try:
         return _compiled(native, call, backend), NATIVE_COMPILED
     except Exception as exc:  # noqa: BLE001 - any compilation failure falls back to eager, said in the label
@@ -99,11 +103,12 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         return native, f"{NATIVE_EAGER}; torch.compile failed ({reason})"
 
 
-def baseline(name: str, native: Callable[[Call], Any]) -> Callable[..., tuple[Callable[[Call], Any], str]]:
+def baseline(name: str, native: Callable[[Call], Any],
+             eager_reason: str | None = None) -> Callable[..., tuple[Callable[[Call], Any], str]]:
     """The ``baseline(call, platform, prefer=None) -> (fn, label)`` hook of the vLLM op ``name`` whose
-    native reference runs a call as ``native(call)`` (:func:`pick_baseline`)."""
+    native reference runs a call as ``native(call)`` (:func:`pick_baseline`; ``eager_reason``: never compiled)."""
     def pick(call: Call, platform: Any, prefer: str | None = None) -> tuple[Callable[[Call], Any], str]:
-        return pick_baseline(name, native, call, prefer)
+        return pick_baseline(name, native, call, prefer, eager_reason=eager_reason)
     pick.kinds = BASELINE_KINDS  # type: ignore[attr-defined]
     return pick
 
