@@ -85,7 +85,7 @@ SGEAM = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, transa=0, transb=0, alpha=1.0, beta=0.0),
                   dict(m=32, n=17, transa=1, transb=0, alpha=0.5, beta=0.5),
-                  dict(m=9, n=33, transa=1, transb=1, alpha=-1.0, beta=1.0)],
+                  dict(m=9, n=33, transa=0, transb=1, alpha=-1.0, beta=1.0)],
         "full": [dict(m=d["m"], n=d["n"], alpha=d["ab"][0], beta=d["ab"][1], transa=d["tt"][0], transb=d["tt"][1])
                  for d in product(m=[1, 32, 1024], n=[1, 71, 1024], ab=AB3, tt=[(0, 0), (0, 1), (1, 0), (1, 1)])],
         "heldout": [dict(m=11, n=6, transa=ta, transb=tb, alpha=0.75, beta=-1.25, lda=(6 if ta else 11) + 2,
@@ -116,8 +116,8 @@ SDGMM = routine_operator(Row(
               "for every element); A, C m x n column-major (lda, ldc); padding rows of C untouched. Returns C.",
     grids={
         # the spec's cases make two calls each (LEFT then RIGHT): here one case per call, so 18 -> 36
-        "smoke": [dict(m=1, n=1, mode=md, incx=1) for md in (0, 1)] + [dict(m=32, n=32, mode=md, incx=3)
-                                                                       for md in (0, 1)],
+        "smoke": [dict(m=1, n=1, mode=md, incx=1) for md in (0, 1)] + [dict(m=32, n=32, mode=0, incx=-3),
+                                                                       dict(m=32, n=32, mode=1, incx=3)],
         "full": [dict(m=d["n"], n=d["n"], mode=d["mode"], incx=d["incx"])
                  for d in product(n=[1, 32, 71, 1024, 4096, 5333], incx=[1, 2, 3], mode=[0, 1])],
         "heldout": [dict(m=13, n=7, lda=15, ldc=14, mode=0, incx=-1), dict(m=13, n=7, lda=15, ldc=14, mode=1, incx=0),
@@ -147,7 +147,8 @@ CSYRKEX = routine_operator(Row(
         "smoke": [dict(n=1, k=1, uplo=0, trans=0, alpha=1, beta=0, tri_arg="C", cparts="half", **_C32F),
                   dict(n=17, k=9, uplo=1, trans=1, alpha=0.5 + 0.3j, beta=0.5 - 0.25j, tri_arg="C", cparts="half",
                        **_C32F),
-                  dict(n=12, k=17, uplo=0, trans=2, alpha=-1, beta=1, tri_arg="C", cparts="half", **_C32F)],
+                  dict(n=12, k=17, uplo=0, trans=2, alpha=-1, beta=1, tri_arg="C", cparts="half", **_C32F),
+                  dict(n=6, k=4, uplo=0, trans=0, alpha=1 - 0.5j, beta=0, tri_arg="C", cparts="half", **_C32F)],
         # upstream's axes with the type code corrected from 8 (CUDA_R_8U) to 4 (2.13 item 1)
         "full": [dict(n=d["n"], k=d["k"], uplo=d["uplo"], trans=d["trans"], alpha=d["ab"][0], beta=d["ab"][1],
                       tri_arg="C", cparts="half", **_C32F)

@@ -47,8 +47,8 @@ SAXPY = routine_operator(Row(
     semantics="y[i] = alpha*x[i] + y[i] over BLAS vectors (increments may be negative: backwards layout); alpha "
               "rounded to fp32; alpha == 0 returns immediately without touching y. Returns y.",
     grids={
-        "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=32, alpha=-111.999, incx=2, incy=3),
-                  dict(n=71, alpha=0.0, incx=3, incy=1)],
+        "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=32, alpha=-111.999, incx=-2, incy=3),
+                  dict(n=71, alpha=0.0, incx=3, incy=1), dict(n=17, alpha=0.5, incx=1, incy=-2)],
         "full": product(n=N9, alpha=A8, incx=INC3, incy=INC3),
         "heldout": [dict(n=1000, alpha=0.75, incx=-2, incy=3), dict(n=33, alpha=-1.5, incx=1, incy=-1),
                     dict(n=4097, alpha=0.0, incx=1, incy=1, nan_x=True)],
@@ -81,7 +81,7 @@ DAXPY = routine_operator(Row(
     semantics="y[i] = alpha*x[i] + y[i] in fp64 over BLAS vectors (increments may be negative: backwards "
               "layout); alpha == 0 returns immediately without touching y (x is not read). Returns y.",
     grids={
-        "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=71, alpha=-0.5, incx=3, incy=2),
+        "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=71, alpha=-0.5, incx=-3, incy=2),
                   dict(n=32, alpha=0.0, incx=2, incy=1)],
         "full": product(n=N6, alpha=[1.0, 0.0, -0.5, 100.001], incx=INC3, incy=[1, 2]),
         "heldout": [dict(n=4097, alpha=0.75, incx=-2, incy=3, poison=True),
@@ -117,7 +117,8 @@ SSCAL = routine_operator(Row(
               "when alpha == 0 (NaN and inf become NaN: never a fill with zeros); incx < 0: nothing happens "
               "(x untouched). Returns x.",
     grids={
-        "smoke": [dict(n=1, alpha=1.0, incx=1), dict(n=71, alpha=100.001, incx=3), dict(n=32, alpha=0.0, incx=2)],
+        "smoke": [dict(n=1, alpha=1.0, incx=1), dict(n=71, alpha=100.001, incx=3), dict(n=32, alpha=0.0, incx=2),
+                  dict(n=17, alpha=-0.5, incx=-2)],
         "full": product(n=N9, alpha=A8, incx=INC3),
         "heldout": [dict(n=4097, alpha=0.0, incx=1, nan_inf=True), dict(n=33, alpha=2.0, incx=-1),
                     dict(n=1000003, alpha=-0.5, incx=1, poison=True)],
@@ -142,7 +143,7 @@ _COPY_SEM = ("y[i] = x[i] for i < n with the increment layout of §2.2 (negative
 DCOPY = routine_operator(Row(
     DCOPY_R, category="level 1", semantics=_COPY_SEM,
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=3, incy=2), dict(n=71, incx=1, incy=3)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=1, incy=-3)],
         "full": product(n=[1, 32, 71, 497, 1024, 4096, 5333], incx=INC3, incy=INC3),
         "heldout": [dict(n=50, incx=-3, incy=2), dict(n=4097, incx=2, incy=-1, poison=True),
                     dict(n=1000003, incx=1, incy=1)],
@@ -153,7 +154,7 @@ DCOPY = routine_operator(Row(
 CCOPY = routine_operator(Row(
     CCOPY_R, category="level 1", semantics=_COPY_SEM + " Complex storage: interleaved float32 (re, im) pairs.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=17, incx=2, incy=3), dict(n=33, incx=3, incy=1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=17, incx=-2, incy=3), dict(n=33, incx=3, incy=-1)],
         "full": product(n=N11, incx=INC3, incy=INC3),
         "heldout": [dict(n=4097, incx=-2, incy=1), dict(n=1000, incx=1, incy=-3, poison=True),
                     dict(n=100003, incx=1, incy=1)],
@@ -179,7 +180,7 @@ ZSWAP = routine_operator(Row(
     semantics="for i < n exchange x[i] and y[i] (bit-exact; complex128 = interleaved float64 pairs), increments "
               "as in §2.2 (negative: backwards); both x and y are written, gaps untouched. Returns x.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=3, incy=2), dict(n=71, incx=2, incy=1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=2, incy=-1)],
         "full": product(n=N6, incx=INC3, incy=[1, 2]),
         "heldout": [dict(n=50, incx=-2, incy=3), dict(n=4097, incx=1, incy=-1, poison=True),
                     dict(n=1000003, incx=1, incy=1)],
@@ -212,7 +213,7 @@ SDOT = routine_operator(Row(
     semantics="result[0] = sum_{i<n} x[i]*y[i] in fp32 (negative increments: backwards layout); result is a "
               "one-element device tensor the routine overwrites (it may hold garbage). Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=2, incy=3, nan_result=True), dict(n=71, incx=3, incy=1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=-2, incy=3, nan_result=True), dict(n=71, incx=3, incy=-1)],
         "full": product(n=N11, incx=INC3, incy=INC3),
         "heldout": [dict(n=777, incx=-1, incy=2), dict(n=1000003, incx=1, incy=1),
                     dict(n=4097, incx=2, incy=-3, nan_result=True)],
@@ -227,7 +228,7 @@ CDOTU = routine_operator(Row(
               "result is a one-element complex64 device tensor holding garbage that must be overwritten. "
               "Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=2, incy=3), dict(n=71, incx=3, incy=1, nan_result=True)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=33, incx=-2, incy=3), dict(n=71, incx=3, incy=-1, nan_result=True)],
         "full": product(n=N11, incx=INC3, incy=INC3),
         "heldout": [dict(n=4097, incx=-1, incy=2), dict(n=100003, incx=1, incy=-3),
                     dict(n=5333, incx=1, incy=1, nan_result=True)],
@@ -242,7 +243,8 @@ ZDOTC = routine_operator(Row(
               "float64 re/im pairs); result is a one-element complex128 device tensor holding garbage that must "
               "be overwritten. Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1, cparts="half"), dict(n=71, incx=2, incy=2, cparts="half", nan_result=True)],
+        "smoke": [dict(n=1, incx=1, incy=1, cparts="half"),
+                  dict(n=71, incx=-2, incy=2, cparts="half", nan_result=True)],
         # alpha: the spec's unused axis (2.13 item 8): 12 configurations x 5 draws
         "full": [dict(n=d["n"], alpha=d["alpha"], incx=d["inc"], incy=d["inc"], cparts="half")
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
@@ -272,7 +274,7 @@ DASUM = routine_operator(Row(
               "the result is exactly 0 (as for n <= 0). result is a one-element float64 device tensor the "
               "routine overwrites. Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1), dict(n=71, incx=3)],
+        "smoke": [dict(n=1, incx=1), dict(n=71, incx=3), dict(n=33, incx=-2)],
         "full": product(n=N6, incx=INC3),
         "heldout": [dict(n=1000003, incx=1), dict(n=4097, incx=2, nan_result=True), dict(n=33, incx=-1)],
     },

@@ -267,7 +267,7 @@ DGEMV = routine_operator(Row(
     grids={
         "smoke": [dict(m=5, n=3, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1),
                   dict(m=17, n=33, trans="T", alpha=0.5, beta=0.5, incx=1, incy=1),
-                  dict(m=16, n=16, trans="N", alpha=-1.0, beta=1.0, incx=1, incy=1)],
+                  dict(m=16, n=16, trans="N", alpha=-1.0, beta=1.0, incx=-2, incy=1)],
         "full": [dict(m=d["mn"][0], n=d["mn"][1], alpha=d["ab"][0], beta=d["ab"][1], trans=d["trans"], incx=1, incy=1)
                  for d in product(mn=_V5, ab=AB3, trans=["N", "T"])],
         "heldout": [dict(m=37, n=23, trans="N", alpha=0.75, beta=-0.5, lda=41, incx=-2, incy=3, poison=True),
@@ -282,8 +282,9 @@ CGEMV = routine_operator(Row(
     CGEMV_R, category="level 2", semantics=_GEMV_SEM + " complex64 storage: interleaved float32 (re, im) pairs.",
     grids={
         "smoke": [dict(m=1, n=1, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half"),
-                  dict(m=16, n=1, trans="T", alpha=-0.5 + 0.5j, beta=1.0, incx=2, incy=1, cparts="half"),
-                  dict(m=9, n=16, trans="C", alpha=1.0, beta=1.0, incx=1, incy=2, cparts="half")],
+                  dict(m=16, n=3, trans="T", alpha=-0.5 + 0.5j, beta=1.0, incx=2, incy=1, cparts="half"),
+                  dict(m=9, n=16, trans="C", alpha=1.0, beta=1.0, incx=1, incy=2, cparts="half"),
+                  dict(m=7, n=5, trans="N", alpha=-0.5 + 0.5j, beta=0.0, incx=-2, incy=1, cparts="half")],
         "full": product(m=[1, 16, 64, 128], n=[1, 16, 64, 128], trans=["N", "T", "C"], alpha=[1.0, 0.0, -0.5 + 0.5j],
                         beta=[1.0, 0.0], incx=[1, 2], incy=[1, 2], cparts=["half"]),
         "heldout": [dict(m=257, n=129, trans="C", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, lda=260, incx=-2, incy=3,
@@ -316,7 +317,7 @@ SGER = routine_operator(Row(
               "may be negative); alpha == 0 returns at once (A untouched, x and y not read); padding rows of A "
               "untouched. Returns A.",
     grids={
-        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1), dict(m=32, n=17, alpha=-111.999, incx=2, incy=3),
+        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1), dict(m=32, n=17, alpha=-111.999, incx=-2, incy=3),
                   dict(m=39, n=33, alpha=0.0, incx=3, incy=1)],
         "full": product(m=[1, 32, 71, 160, 497, 1024, 4096, 5333], n=N11, alpha=A9, incx=INC3, incy=INC3),
         "heldout": [dict(m=19, n=11, lda=23, alpha=-0.75, incx=-1, incy=2, poison=True),
@@ -337,7 +338,7 @@ CGERU = routine_operator(Row(
               "float32 pairs); alpha == 0: A untouched. Returns A.",
     grids={
         "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
-                  dict(m=17, n=17, alpha=-0.999, incx=2, incy=2, cparts="half"),
+                  dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
         "full": _GER_SQ,
         "heldout": [dict(m=300, n=77, lda=305, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
@@ -355,7 +356,7 @@ ZGERC = routine_operator(Row(
               "column-major complex128 matrix (lda; interleaved float64 pairs); alpha == 0: A untouched. Returns A.",
     grids={
         "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
-                  dict(m=17, n=17, alpha=-0.999, incx=2, incy=2, cparts="half"),
+                  dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
         "full": _GER_SQ,
         "heldout": [dict(m=19, n=11, lda=23, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
@@ -389,7 +390,7 @@ DSYR2 = routine_operator(Row(
               "alpha == 0: A untouched. Returns A.",
     grids={
         "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=0, alpha=0.5, incx=2, incy=2),
-                  dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1)],
+                  dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1), dict(n=9, uplo=1, alpha=-0.999, incx=-1, incy=2)],
         "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
@@ -423,8 +424,9 @@ CSYMV = routine_operator(Row(
               "Returns y.",
     grids={
         "smoke": [dict(n=1, uplo=0, alpha=1.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
-                  dict(n=17, uplo=0, alpha=-0.999, beta=0.5, incx=2, incy=1, sym=True, cparts="half"),
-                  dict(n=32, uplo=0, alpha=0.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half")],
+                  dict(n=17, uplo=0, alpha=-0.999, beta=0.5, incx=2, incy=1, nan_other=True, cparts="half"),
+                  dict(n=32, uplo=0, alpha=0.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
+                  dict(n=13, uplo=1, alpha=0.5 + 0.5j, beta=0.5, incx=1, incy=-2, nan_other=True, cparts="half")],
         "full": [dict(n=d["n"], uplo=0, alpha=d["alpha"], beta=0.5, incx=d["incx"], incy=1, sym=True, cparts="half")
                  for d in product(n=N6, alpha=A5, incx=[1, 2])],
         "heldout": [dict(n=1025, uplo=1, alpha=0.5 + 0.5j, beta=0.5, lda=1030, incx=2, incy=-1, nan_other=True,
@@ -461,7 +463,8 @@ DSBMV = routine_operator(Row(
     grids={
         "smoke": [dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
                   dict(n=32, k=2, uplo=1, alpha=-0.999, beta=-0.75, incx=2, incy=2, band=True),
-                  dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True)],
+                  dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True),
+                  dict(n=13, k=3, uplo=0, alpha=0.5, beta=-0.75, incx=-2, incy=1, band=True, nan_band=True)],
         # k = 2, lda = 3 for every n, n = 1 included (k > n - 1 is legal: the band slots outside the matrix)
         "full": [dict(n=d["n"], k=2, uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
                       incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
@@ -500,8 +503,8 @@ STBMV = routine_operator(Row(
               "(C = T). Every output needs up to k+1 old x values: read before overwriting. Returns x.",
     grids={
         "smoke": [dict(n=1, k=0, uplo=0, trans=0, diag=0, incx=1, band=True),
-                  dict(n=17, k=2, uplo=1, trans=1, diag=1, incx=2, band=True),
-                  dict(n=32, k=2, uplo=0, trans=0, diag=0, incx=1, band=True)],
+                  dict(n=17, k=2, uplo=1, trans=1, diag=1, incx=2, band=True, nan_band=True),
+                  dict(n=32, k=2, uplo=0, trans=0, diag=0, incx=-1, band=True)],
         # k clipped to n - 1: for n = 1 the k = 2 cases repeat k = 0 (the spec's count keeps them); k_axis keeps
         # their parameters, hence their seeds, distinct
         "full": [dict(n=d["n"], k=min(d["k"], d["n"] - 1), incx=d["incx"], band=True, **d["f"],

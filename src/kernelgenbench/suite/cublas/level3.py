@@ -84,7 +84,7 @@ SGEMM = routine_operator(Row(
             dict(m=1, n=1, k=1, transa="N", transb="N", alpha=1.0, beta=0.0),
             dict(m=33, n=21, k=40, transa="T", transb="N", alpha=100.001, beta=-1.0),
             dict(m=16, n=16, k=16, transa="N", transb="T", alpha=0.0, beta=1.0),
-            dict(m=7, n=9, k=3, transa="T", transb="T", alpha=-0.999, beta=0.5),
+            dict(m=7, n=9, k=3, transa="N", transb="T", alpha=-0.999, beta=0.5),
         ],
         "full": [dict(m=s[0], n=s[1], k=s[2], alpha=ab[0], beta=ab[1], transa=tt[0], transb=tt[1])
                  for s, ab, tt in ((d["s"], d["ab"], d["tt"]) for d in product(
@@ -184,9 +184,10 @@ CGEMM = routine_operator(Row(
               "beta == 0: C is not read; alpha == 0: A and B are not read; padding rows of C untouched. Returns C.",
     grids={
         "smoke": [dict(m=1, n=1, k=1, transa="N", transb="N", alpha=1, beta=0, cparts="half"),
-                  dict(m=17, n=13, k=9, transa="C", transb="N", alpha=0.5 + 0.3j, beta=0.5 - 0.2j, cparts="half"),
+                  dict(m=17, n=13, k=9, transa="C", transb="T", alpha=0.5 + 0.3j, beta=0.5 - 0.2j, cparts="half"),
                   dict(m=16, n=16, k=16, transa="T", transb="C", alpha=0, beta=1, cparts="half"),
-                  dict(m=8, n=12, k=20, transa="N", transb="C", alpha=-0.999, beta=1, cparts="half")],
+                  dict(m=8, n=12, k=20, transa="T", transb="C", alpha=-0.999, beta=1, cparts="half"),
+                  dict(m=6, n=5, k=4, transa="N", transb="N", alpha=1 + 0.5j, beta=0, cparts="half")],
         "full": [dict(m=s[0], n=s[1], k=s[2], alpha=ab[0], beta=ab[1], transa=tt[0], transb=tt[1], cparts="half")
                  for s, ab, tt in ((d["s"], d["ab"], d["tt"]) for d in product(s=_CGEMM_SHAPES, ab=_CGEMM_AB,
                                                                                   tt=_TT9))],
@@ -289,7 +290,8 @@ SSYRK = routine_operator(Row(
     grids={
         "smoke": [dict(n=1, k=1, uplo=0, trans=0, alpha=1.0, beta=0.25, tri_arg="C"),
                   dict(n=32, k=16, uplo=0, trans=1, alpha=-0.999, beta=0.25, tri_arg="C"),
-                  dict(n=17, k=8, uplo=0, trans=0, alpha=0.0, beta=0.25, tri_arg="C")],
+                  dict(n=17, k=8, uplo=0, trans=0, alpha=0.0, beta=0.25, tri_arg="C"),
+                  dict(n=9, k=5, uplo=1, trans=0, alpha=0.5, beta=0.25, tri_arg="C")],
         "full": [dict(n=d["n"], k=max(1, d["n"] // 2), uplo=0, trans=d["trans"], alpha=d["alpha"], beta=0.25,
                       tri_arg="C") for d in product(n=[1, 32, 71, 1024, 4096, 5333],
                                                      alpha=[1.0, 0.0, -0.999, 0.5, 100.001], trans=[0, 1])],
@@ -337,8 +339,9 @@ CSYMM = routine_operator(Row(
               "pairs; beta == 0: C not read; alpha == 0: A and B not read. Returns C.",
     grids={
         "smoke": [dict(m=1, n=1, side=0, uplo=1, alpha=1.0, beta=0.0, sym=True),
-                  dict(m=9, n=9, side=1, uplo=1, alpha=-1.0, beta=0.5, sym=True),
-                  dict(m=16, n=16, side=0, uplo=1, alpha=0.0, beta=0.5, sym=True)],
+                  dict(m=9, n=9, side=1, uplo=1, alpha=-1.0, beta=0.5, nan_other=True),
+                  dict(m=16, n=16, side=0, uplo=1, alpha=0.0, beta=0.5, sym=True),
+                  dict(m=7, n=5, side=0, uplo=0, alpha=0.5 - 0.5j, beta=0.5, nan_other=True)],
         "full": [dict(m=d["n"], n=d["n"], side=d["side"], uplo=1, alpha=d["alpha"], beta=d["beta"], sym=True)
                  for d in product(n=[1, 32, 64, 128, 160], alpha=[1.0, 0.0, -1.0], beta=[0.0, 0.5], side=[0, 1])],
         "heldout": [dict(m=70, n=33, side=0, uplo=0, alpha=1.0, beta=0.5, pad=3, nan_other=True),
@@ -399,7 +402,8 @@ STRSM = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="upstream"),
                   dict(m=16, n=8, side=0, uplo=1, trans=1, diag=1, alpha=1.0, data="upstream"),
-                  dict(m=9, n=4, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="genuine")],
+                  dict(m=9, n=4, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="genuine"),
+                  dict(m=6, n=9, side=1, uplo=1, trans=1, diag=0, alpha=0.5, data="genuine", nan_other=True)],
         "full": [dict(m=d["m"], n=d["n"], side=0, alpha=1.0, data="upstream", **d["f"])
                  for d in product(m=[1, 16, 48, 64], n=[1, 8, 16],
                                   f=product(trans=[0, 1], uplo=[0, 1], diag=[0, 1]))],

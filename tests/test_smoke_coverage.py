@@ -1,0 +1,90 @@
+"""The cuBLAS smoke tier covers every flag value and increment sign its routine's other tiers use (cublas.md
+§2.11: smoke is the default tier of ``kgb eval``, so a kernel that ignores uplo, op C, side = right, diag =
+unit or a negative increment must fail there, not only on the full or held-out tier).
+
+A smoke case counts for a flag value or a negative increment only where it can tell (see :func:`_observable`):
+sizes m, n >= 2; alpha != 0 (alpha == 0 leaves the flags' operands unread); uplo not on symmetric data
+(``sym``: both triangles equal); trans not on upstream triangular data (its referenced triangle is diagonal,
+cublas.md §2.13 item 4; a triangular routine's case without ``data`` has upstream data); side not on upstream
+data with diag UNIT (op(A) = I); uplo and trans of a band only with k >= 1; diag UNIT of a band only with NaN in
+the diagonal row (``nan_band``; otherwise that row holds the ones a kernel ignoring diag would read)."""
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kernelgenbench.suite.cublas.decl import flag_code
+from kernelgenbench.suite.registry import select
+
+#: grid key -> flag kind of decl.flag_code
+FLAG_KIND = {"uplo": "uplo", "trans": "trans", "transa": "trans", "transb": "trans", "side": "side", "diag": "diag"}
+INCS = ("incx", "incy")
+
+CUBLAS = select(source="cublas")
+
+
+def _observable(p: dict[str, Any], key: str, has_data: bool = False) -> bool:
+    """Whether smoke case ``p`` can tell a kernel that ignores ``key`` (a flag or an increment's sign);
+    ``has_data``: the routine's grids choose the triangular data (``data``, upstream by default)."""
+    if any(isinstance(p.get(s), int) and p[s] < 2 for s in ("m", "n")):
+        return False
+    if "alpha" in p and complex(p["alpha"]) == 0:
+        return False
+    upstream = p.get("data") == "upstream" or (has_data and "data" not in p)
+    unit = "diag" in p and flag_code("diag", p["diag"]) == 1
+    if key == "uplo" and p.get("sym"):
+        return False
+    if key in ("trans", "transa", "transb") and upstream:
+        return False
+    if key == "side" and upstream and unit:
+        return False
+    if p.get("band") and p.get("k", 1) < 1 and key in ("uplo", "trans"):
+        return False
+    if key == "diag" and p.get("band") and unit and not p.get("nan_band"):
+        return False
+    return True
+
+
+def _uses(grid: list[dict[str, Any]], smoke: bool) -> set[tuple[str, Any]]:
+    """(flag key, enum code) and (increment, "negative") pairs of a grid; for smoke only observable cases."""
+    out: set[tuple[str, Any]] = set()
+    has_data = any("data" in p for p in grid)
+    for p in grid:
+        for key, kind in FLAG_KIND.items():
+            if key in p and (not smoke or _observable(p, key, has_data)):
+                out.add((key, flag_code(kind, p[key], key)))
+        for key in INCS:
+            v = p.get(key)
+            if isinstance(v, int) and v < 0 and (not smoke or _observable(p, key, has_data)):
+                out.add((key, "negative"))
+    return out
+
+
+def missing_in_smoke(op) -> list[tuple[str, Any]]:
+    """The flag values and negative increments ``op``'s full or held-out grid uses and no observable smoke
+    case does, sorted."""
+    rest = _uses(op.grid("full") + op.grid("heldout"), smoke=False)
+    return sorted(rest - _uses(op.grid("smoke"), smoke=True), key=repr)
+
+
+@pytest.mark.parametrize("op", CUBLAS, ids=lambda o: o.id)
+def test_smoke_covers_every_flag_value_and_increment_sign(op) -> None:
+    missing = missing_in_smoke(op)
+    assert not missing, f"{op.id}: smoke tier lacks (observably) {missing}"
+
+
+def test_the_check_sees_a_gap() -> None:
+    """The check is not vacuous: dropping the smoke cases that carry a flag value is reported."""
+    op = next(o for o in CUBLAS if o.id == "cublas::cublasStrsm_v2")
+    assert ("side", 1) in _uses(op.grid("heldout"), smoke=False)
+    assert ("side", 1) in _uses(op.grid("smoke"), smoke=True)
+    pruned = [p for p in op.grid("smoke") if flag_code("side", p["side"]) != 1]
+    assert ("side", 1) not in _uses(pruned, smoke=True)
+    assert not _observable(dict(n=1, incx=-1), "incx") and not _observable(dict(n=5, alpha=0.0, incx=-1), "incx")
+    assert not _observable(dict(n=9, uplo=1, sym=True, alpha=1.0), "uplo")
+    assert _observable(dict(m=3, n=2, incx=-2, alpha=0.5 + 0.5j), "incx")
+    assert not _observable(dict(n=9, trans=1, uplo=0, diag=0), "trans", has_data=True)
+    assert _observable(dict(n=9, trans=1, uplo=0, diag=0, data="genuine"), "trans", has_data=True)
+    assert not _observable(dict(n=9, k=2, diag=1, band=True), "diag")
+    assert len(CUBLAS) >= 40
