@@ -295,7 +295,9 @@ CONVERT_VERTICAL_SLASH_INDEXES = FunctionOperator(
             dict(b=2, q=4, kv=8, bm=4, bn=4),
             dict(b=2, h=2, q=8, kv=16, nv=5, ns=4, bm=4, bn=4, causal=False),
         ],
-        "full": [dict(b=b, q=q, kv=kv, bm=bm, bn=bn) for b, q, kv, bm, bn in _UPSTREAM],
+        # upstream lists (4, 16, 32, 8, 8) twice: the second draws its own inputs (rep=1; tests/test_tiers.py)
+        "full": [dict(b=b, q=q, kv=kv, bm=bm, bn=bn, **({"rep": 1} if _UPSTREAM.index(c) < i else {}))
+                 for i, c in enumerate(_UPSTREAM) for b, q, kv, bm, bn in [c]],
         "heldout": [
             dict(b=2, h=8, q=1024, kv=1024, nv=64, ns=32, bm=64, bn=64, pattern="sorted"),
             dict(b=2, h=8, q=1024, kv=1024, nv=64, ns=32, bm=64, bn=64, pattern="sorted", causal=False),
