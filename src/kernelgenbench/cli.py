@@ -280,7 +280,7 @@ def _tolerance_text(o: Any) -> str:
         return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
 
     rtol = ", ".join(f"{short[dt]} {sci(RTOL[dt])}" for dt in floats)
-    atol = getattr(o, "atol_text", None) or "1e-4 x reduce_dim (the reduction length; 1 for pointwise ops)"
+    atol = o.shown_atol
     return (f"|out - ref| <= atol + rtol*|ref| with rtol {rtol}; atol = {atol}; integers, indices and bools "
             f"exact; NaN positions must match.")
 

@@ -241,6 +241,8 @@ class Tolerance:
 
 
 EXACT = Tolerance(exact=True)
+#: The atol shown for an operator without :attr:`Operator.atol_text`: every case judges with reduce_dim 1.
+ATOL_REDUCE_DIM_1 = "1e-4 on every case (this operator's reduce_dim is 1)"
 #: :attr:`Operator.tolerance_text` of operators compared bit for bit.
 EXACT_TEXT = ("exact: results must equal PyTorch's bit for bit (-0.0 equals 0.0; NaN positions must match); "
               "no rtol/atol")
@@ -830,8 +832,10 @@ class Operator(abc.ABC):
     #: slices): L3 then fails ATen copies and fills whose element mapping is of the candidate's making
     #: (``verify/profile.py`` MOVE_MARKS), since they would do the operator's work.
     data_movement: bool = False
-    #: The row's atol in words where it is not "1e-4 x reduce_dim" in general (``kgb show``,
-    #: prompts): the spec's fixed reduce_dim, or the accumulation rule (:func:`accumulation_text`).
+    #: The row's atol in words where its reduce_dim is not 1 on every case (``kgb show``, prompts): the
+    #: reduce_dim's formula in the case's parameters, an override, or the accumulation rule
+    #: (:func:`accumulation_text`); None means reduce_dim 1 (:data:`ATOL_REDUCE_DIM_1`), which
+    #: tests/test_shown_tolerance.py checks against the tolerances the references build.
     atol_text: str | None = None
     #: The row's case counts per tier (:class:`Counts`), set with :meth:`facts`; None where not stated yet.
     counts: Counts | None = None
@@ -851,6 +855,13 @@ class Operator(abc.ABC):
         #: the rule of :class:`NothingToCompute` this operator follows, or None (it computes)
         self.nothing_to_compute: NothingToCompute | None = nothing_to_compute or None
         self.notes = notes
+
+    @property
+    def shown_atol(self) -> str:
+        """The atol the verdict applies, in words (``kgb show``, prompts): :attr:`atol_text`, else
+        :data:`ATOL_REDUCE_DIM_1`, never the general "1e-4 x reduce_dim" (which would let a model assume a
+        looser atol than applied)."""
+        return self.atol_text or ATOL_REDUCE_DIM_1
 
     @property
     def allow_methods(self) -> frozenset[str]:
