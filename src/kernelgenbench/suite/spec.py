@@ -575,6 +575,9 @@ class Expected:
             :class:`~kernelgenbench.suite.compare.SlotResult`. It must not raise for malformed
             results: a wrong type or shape is a failed result with a message. ``value`` may hold
             the reference anyway (shown in messages, used for the ghost-poison test).
+        index_of: for written arguments, the argument's own index (a tuple over its dims) of the element at
+            a storage offset, or None where none lies there: failure messages name the first bad element by
+            it instead of its position among the region's values (:func:`strided_index`).
     """
 
     slot: str
@@ -592,6 +595,25 @@ class Expected:
     check_device: bool = False
     py_scalar: bool = False
     check: Callable[[Any, dict[str, Any]], Any] | None = None
+    index_of: Callable[[int], tuple[int, ...] | None] | None = None
+
+
+def strided_index(size: Sequence[int], stride: Sequence[int], offset: int) -> Callable[[int], tuple[int, ...] | None]:
+    """For :attr:`Expected.index_of`: the index into a view of ``size``/``stride``/``offset`` (elements) of the
+    element at a storage offset, or None where no element of the view lies there (or the view overlaps
+    itself so that the greedy division below does not recover it)."""
+    size, stride = tuple(int(x) for x in size), tuple(int(x) for x in stride)
+
+    def index_of(pos: int) -> tuple[int, ...] | None:
+        rem = pos - offset
+        coords = [0] * len(size)
+        for d in sorted(range(len(size)), key=lambda d: -abs(stride[d])):
+            if stride[d] > 0 and size[d] > 1:
+                coords[d] = min(rem // stride[d], size[d] - 1) if rem >= 0 else 0
+                rem -= coords[d] * stride[d]
+        ok = rem == 0 and all(0 <= c < n for c, n in zip(coords, size))
+        return tuple(coords) if ok else None
+    return index_of
 
 
 @dataclass(frozen=True)
@@ -800,7 +822,8 @@ def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol
         full = torch.zeros(exp_flat.shape, dtype=torch.float64, device=exp_flat.device)
         full.as_strided(view.size(), view.stride(), view.storage_offset()).copy_(atol_extra)
         extra = full[mask]
-    return Expected(slot, exp_flat, tol, mask, atol_extra=extra)
+    return Expected(slot, exp_flat, tol, mask, atol_extra=extra,
+                    index_of=strided_index(view.size(), view.stride(), view.storage_offset()))
 
 
 class Candidate(Protocol):

@@ -11,7 +11,7 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of
+from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, strided_index
 from ..tensors import poison_, storage_view
 from .common import baseline, baseline_label, esize
 
@@ -39,7 +39,8 @@ def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tenso
     n = before.untyped_storage().nbytes() // before.element_size()
     region = torch.zeros(n, dtype=torch.bool, device=before.device)
     region.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(addressed)
-    return Expected(slot, exp, tol, region)
+    return Expected(slot, exp, tol, region,
+                    index_of=strided_index(before.size(), before.stride(), before.storage_offset()))
 
 
 def cache_convert(x: torch.Tensor, mode: str, scale: torch.Tensor) -> torch.Tensor:
