@@ -36,9 +36,10 @@ def test_exact_floating_comparison_is_stated(op) -> None:
             f"{op.id} compares floating results exactly but kgb show states the default tolerance")
 
 
-def _judged_tolerances(op) -> list:
-    """The tolerances of the smoke cases' floating value comparisons (custom judges and exact ones left out)."""
-    out = []
+def _judged_tolerances(op) -> tuple[list, bool]:
+    """The tolerances of the smoke cases' floating value comparisons (custom judges and exact ones left out),
+    and whether any floating value is compared exactly."""
+    out, exact = [], False
     for case in op.cases("smoke"):
         try:
             call = op.build(case.params, torch.device("cpu"), generator(torch.device("cpu"), case.seed))
@@ -46,11 +47,14 @@ def _judged_tolerances(op) -> list:
         except Exception:  # noqa: BLE001 - error cases and CPU-less overloads say nothing about tolerance
             continue
         for e in expected:
-            if e.value is None or e.rule is not None or e.tol.exact:
+            if e.value is None or e.rule is not None:
                 continue
             if e.value.is_floating_point() or e.value.is_complex():
-                out.append(e.tol)
-    return out
+                if e.tol.exact:
+                    exact = exact or e.check is None  # a custom judge says its own rule
+                else:
+                    out.append(e.tol)
+    return out, exact
 
 
 @pytest.mark.parametrize("op", all_operators(), ids=lambda o: o.id)
@@ -60,8 +64,11 @@ def test_shown_atol_is_the_applied_one(op) -> None:
     never the general "1e-4 x reduce_dim" (vllm::rms_norm judged with 1e-4 x 1 was shown the formula)."""
     from kernelgenbench.suite.spec import ATOL_REDUCE_DIM_1
 
-    tols = _judged_tolerances(op)
+    tols, exact = _judged_tolerances(op)
     shown = op.shown_atol
+    if exact and not tols:  # every floating result compared bit for bit: no atol to assume
+        assert "exact" in shown or "exact" in (op.tolerance_text or "").lower(), (
+            f"{op.id} compares its floating results exactly but shows atol {shown!r}")
     assert "where reduce_dim is the reduction length" not in shown
     if any(t.reduce_dim > 1 for t in tols):
         assert op.atol_text and "1e-4 x" in op.atol_text, (

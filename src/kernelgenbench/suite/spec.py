@@ -241,6 +241,8 @@ class Tolerance:
 
 
 EXACT = Tolerance(exact=True)
+#: :attr:`Operator.atol_text` of operators whose floating results are all compared exactly.
+EXACT_ATOL = "none: floating results are compared exactly (bit for bit; -0.0 equals 0.0, NaN positions must match)"
 #: The atol shown for an operator without :attr:`Operator.atol_text`: every case judges with reduce_dim 1.
 ATOL_REDUCE_DIM_1 = "1e-4 on every case (this operator's reduce_dim is 1)"
 #: :attr:`Operator.tolerance_text` of operators compared bit for bit.

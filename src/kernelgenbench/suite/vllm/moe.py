@@ -10,7 +10,7 @@ import torch
 from ..common import make_tensor
 from ..compare import SlotResult
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
+from ..spec import EXACT, EXACT_ATOL, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
 from ..tensors import poison_
 from .common import baseline as _baseline
 from .common import baseline_label, esize
@@ -380,6 +380,7 @@ def _shuffle_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 SHUFFLE_ROWS = FunctionOperator(
     "shuffle_rows", source="vllm", category="moe permute", section="vllm.md § vllm::shuffle_rows",
+    atol_text=EXACT_ATOL,
     semantics="returns a new [R', Cc] tensor: out[i, :] = input_tensor[dst2src_map[i], :] (a gather of rows; "
               "sources may repeat; R' = dst2src_map.numel()).",
     interface=Interface(
