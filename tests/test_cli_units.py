@@ -307,3 +307,34 @@ def test_failure_lines_complete_an_l1_message_from_an_older_record() -> None:
     l3 = {"failure_class": "dispatch_recursion", "first_failure": {"message": "case smoke/0: L3 dispatch trace: x"},
           "anti_hack": {"L1": {"ok": True, "count": 0, "findings": []}}}
     assert failure_lines(l3) == ["case smoke/0: L3 dispatch trace: x"]
+
+
+def test_init_hints_print_the_invocation_that_works(tmp_path, monkeypatch) -> None:
+    """kgb init's next steps name kgb as it was run (.venv/bin/kgb from the repository, as the README writes
+    it; the bare name only where PATH finds this very script; the module form under python -m)."""
+    import os
+    import sys
+
+    from typer.testing import CliRunner
+
+    from kernelgenbench.cli import app, kgb_invocation
+
+    venv_bin = tmp_path / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "kgb"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    assert kgb_invocation() == ".venv/bin/kgb"
+    monkeypatch.setattr(sys, "argv", [".venv/bin/kgb"])
+    assert kgb_invocation() == ".venv/bin/kgb"
+    res = CliRunner().invoke(app, ["init", "aten::add", str(tmp_path / "subs")])
+    assert res.exit_code == 0, res.output
+    assert ".venv/bin/kgb show aten::add --cases" in res.output and ".venv/bin/kgb eval " in res.output
+    monkeypatch.setenv("PATH", f"{venv_bin}{os.pathsep}/usr/bin")
+    monkeypatch.setattr(sys, "argv", [str(script)])
+    assert kgb_invocation() == "kgb"
+    monkeypatch.setattr(sys, "argv", [str(tmp_path / "elsewhere" / "cli.py")])
+    assert kgb_invocation().endswith(" -m kernelgenbench.cli")

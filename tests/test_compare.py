@@ -168,3 +168,68 @@ def test_written_complex_storage_outside_the_region_is_compared_bitwise() -> Non
         inside = buf.clone()
         inside[2] = complex(99.0, 0.0)                                # a region element: judged by tolerance
         assert not compare_slot(exp, inside).ok
+
+
+def test_written_argument_failure_names_the_multidimensional_index() -> None:
+    """A wrong element of a written [2, 2, 48] argument is named by its index in the argument, not by its
+    position among the region's flat values (which read "(0,)" for any first element)."""
+    out = torch.zeros(2, 2, 48)
+    ref = torch.randn(2, 2, 48, generator=torch.Generator().manual_seed(0))
+    exp = written_expected("arg.0", out, ref, Tolerance())
+    got = ref.clone()
+    got[1, 0, 7] += 1.0
+    res = compare_slot(exp, got)
+    assert not res.ok and "first at (1, 0, 7):" in res.message, res.message
+    got = ref.clone()
+    got[0, 1, 47] = float("nan")
+    res = compare_slot(exp, got)
+    assert not res.ok and "first at (0, 1, 47):" in res.message, res.message
+
+
+def test_written_padded_view_failure_index() -> None:
+    """A padded, offset view (rows of 48 inside rows of 50, from element 3) indexes like the view."""
+    base = torch.zeros(3 * 4 * 50 + 3)
+    view = base[3:].view(3, 4, 50)[..., :48]
+    ref = torch.randn(3, 4, 48, generator=torch.Generator().manual_seed(1))
+    exp = written_expected("arg.1", base, ref, Tolerance(), region_view=view)
+    got = exp.value.clone()
+    got.as_strided(view.size(), view.stride(), view.storage_offset())[2, 3, 5] += 1.0
+    res = compare_slot(exp, got)
+    assert not res.ok and "first at (2, 3, 5):" in res.message, res.message
+
+
+def test_returned_tensor_failure_index() -> None:
+    ref = torch.arange(2 * 3 * 4, dtype=torch.float32).reshape(2, 3, 4)
+    got = ref.clone()
+    got[1, 2, 0] = -5.0
+    res = compare_values(got, ref, Tolerance(), what="return")
+    assert not res.ok and "first at (1, 2, 0):" in res.message, res.message
+
+
+def test_cublas_output_failure_names_batch_row_column() -> None:
+    from kernelgenbench.suite.common import generator
+    from kernelgenbench.suite.registry import get_operator
+
+    op = get_operator("cublas::cublasSgemmStridedBatched")
+    case = op.cases("smoke")[-1]
+    dev = torch.device("cpu")
+    call = op.build(case.params, dev, generator(dev, case.seed))
+    exp = next(e for e in op.reference(case.params, call.clone()) if e.region is not None)
+    pos = int(torch.nonzero(exp.region)[-1])  # the last addressed element: the last batch's (m-1, n-1)
+    at = exp.index_of(pos)
+    got = exp.value.clone()
+    got[pos] += 10.0
+    res = compare_slot(exp, got)
+    assert at is not None and len(at) == 3 and f"first at {at}:" in res.message, res.message
+    p = case.params
+    assert at == (p["batchCount"] - 1, p["m"] - 1, p["n"] - 1)
+
+
+def test_int8_within_one_judge_names_the_index() -> None:
+    from kernelgenbench.suite.vllm.norms import _int8_within_one
+
+    ref = torch.zeros(2, 3, 4, dtype=torch.int8)
+    got = ref.clone()
+    got[1, 2, 3] = 5
+    res = _int8_within_one(ref)(got, {})
+    assert not res.ok and "first worst at (1, 2, 3): got 5, expected 0" in res.message, res.message

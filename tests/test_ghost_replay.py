@@ -259,3 +259,35 @@ def test_gpu_launchers_get_an_empty_grid_in_a_ghost_launch() -> None:
         STATE.empty_grid -= 1
     _install_empty_grid_launchers()
     assert {c.__name__ for c in _EMPTIED} == {"CudaLauncher", "HIPLauncher"}
+
+
+def _verdict_of(failed_with: str | None, replayed: bool) -> object:
+    """L2's record after :meth:`GhostReplay.verdict` on a job that failed (or not) before any replay."""
+    import random
+
+    from kernelgenbench.record import JobRecord
+    from kernelgenbench.settings import Settings
+    from kernelgenbench.suite.registry import get_operator
+    from kernelgenbench.verify.ghost import CaseRuns, GhostOutcome, GhostReplay
+
+    op = get_operator("aten::add")
+    rec = JobRecord(op=op.id)
+    case = op.cases("smoke")[0]
+    if failed_with:
+        rec.fail(failed_with, "L3 dispatch trace: aten::add computed the result", case)
+    runs = CaseRuns(by_index={case.index: case})
+    if replayed:
+        runs.ghosts[case.index] = GhostOutcome()
+    GhostReplay(None, op, Settings(), random.Random(0), rec, None).verdict(runs)
+    return rec.to_json()["anti_hack"]["L2"]
+
+
+def test_l2_never_reached_reads_null() -> None:
+    """A job stopped at L3 (dispatch trace) before any replay: L2 is null (never reached), not ok with 0
+    checked; a replay made before the stop, or a passing job, keeps its L2 record."""
+    assert _verdict_of("profile", replayed=False) is None
+    assert _verdict_of("wrong_result", replayed=False) is None
+    kept = _verdict_of("profile", replayed=True)
+    assert kept is not None and kept["checked"] == 1
+    passed = _verdict_of(None, replayed=False)
+    assert passed is not None and passed["ok"] and passed["checked"] == 0

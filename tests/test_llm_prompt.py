@@ -190,3 +190,30 @@ def test_prompt_hash_is_stable() -> None:
     b = build_prompt(op, PROFILES["interpreter"])
     assert a.hash == b.hash and re.fullmatch(r"[0-9a-f]{64}", a.hash)
     assert a.hash != build_prompt(op, PROFILES["cuda"]).hash
+
+
+@pytest.mark.parametrize("op", [o for o in all_operators() if o.source == "cublas"], ids=lambda o: o.id)
+def test_cublas_heldout_sentence_matches_the_interface(op) -> None:
+    """The held-out sentence names increments, leading dimensions, batch strides and flags only where the
+    routine has them (cublasSgemmBatched_64 has no increment, yet was told of negative ones)."""
+    text = build_prompt(op, PROFILES["interpreter"]).text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("A held-out tier adds cases"))
+    params = op.interface.params
+    has = {"increments": any(p.startswith("inc") for p in params),
+           "leading dimensions": any(p.startswith("ld") for p in params),
+           "batch strides": any(p.startswith("stride") for p in params),
+           "flag encoding": any(p in ("trans", "transa", "transb", "uplo", "diag", "side") for p in params)}
+    for words, present in has.items():
+        assert (words in line) == present, f"{op.id}: {words!r} {'missing from' if present else 'wrongly in'} {line!r}"
+    assert "odd sizes" in line
+
+
+def test_cublas_heldout_sentence_examples() -> None:
+    line = {}
+    for name in ("cublas::cublasSgemmBatched_64", "cublas::cublasSaxpy_v2", "cublas::cublasSgemvStridedBatched"):
+        text = build_prompt(get_operator(name), PROFILES["interpreter"]).text()
+        line[name] = next(ln for ln in text.splitlines() if ln.startswith("A held-out tier adds cases"))
+    assert "(odd sizes, padded leading dimensions, the other flag encoding)" in line["cublas::cublasSgemmBatched_64"]
+    assert "(odd sizes, other increments including negative ones)" in line["cublas::cublasSaxpy_v2"]
+    assert ("(odd sizes, other increments including negative ones, padded leading dimensions, padded or zero batch "
+            "strides, the other flag encoding)") in line["cublas::cublasSgemvStridedBatched"]

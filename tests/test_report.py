@@ -803,3 +803,46 @@ def test_merge_runs_help_and_refusals(tmp_path: Path, capsys: pytest.CaptureFixt
         mod.main([str(a), str(smoke)])
     assert "several tiers" in capsys.readouterr().err
     assert mod.main([str(a)]) == 0 and '"passed": 3' in capsys.readouterr().out
+
+
+def test_terminal_headers_wrap_between_words_only() -> None:
+    """kgb report on a narrow terminal: a header may wrap at a space but never inside a word ("accurac / y")."""
+    from rich.console import Console
+
+    from kernelgenbench.report.model import Column, Report, Table
+    from kernelgenbench.report.render import rich_tables
+
+    titles = ["system", "accuracy", "geomean speedup", "median speedup", "IQM speedup", "fast_1", "fast_1.5",
+              "Pass@1", "tokens per solved", "wall per solved"]
+    cols = [Column(f"c{i}", t, "text" if i == 0 else "float") for i, t in enumerate(titles)]
+    rows = [{"c0": "a-long-system-name-that-needs-room", **{f"c{i}": 1.2345 for i in range(1, len(titles))}}]
+    rep = Report(systems=[], tables=[Table("t", "t", cols, rows)], banners=[], options={}, operators={})
+    console = Console(width=80, record=True)
+    tables = rich_tables(rep, width=80)
+    for t in tables:
+        console.print(t)
+    text = console.export_text()
+    for w in {w for t in titles for w in t.split()}:  # every header word whole, on one line
+        assert w in text, (w, text)
+    assert len(tables) >= 2 and all(len(ln) <= 80 for ln in text.splitlines())
+    assert all(str(t.columns[0].header) == "system" for t in tables)  # the row's name repeats
+    # without a width (files, wide terminals): one table, every column
+    [one] = rich_tables(rep)
+    assert [str(c.header) for c in one.columns] == titles
+
+
+def test_plural_and_generate_summary_columns() -> None:
+    from kernelgenbench.llm.commands import summary_table
+    from kernelgenbench.tables import plural
+
+    assert (plural(1, "operator"), plural(2, "operator"), plural(0, "session")) == \
+        ("1 operator", "2 operators", "0 sessions")
+    assert plural(1, "matrix", "matrices") == "1 matrix" and plural(3, "matrix", "matrices") == "3 matrices"
+    g = {"operators": 1, "solved": 1, "pass_at_1": 1.0, "pass_at_k": 1.0, "geomean_speedup": 1.0,
+         "median_speedup": 1.0, "iqm_speedup": 1.0, "tokens": {"total": 10}, "tokens_per_solved": 10,
+         "wall_s_per_solved": 1.0}
+    summary = {"by_source": {"aten": g}, "overall": g, "tier": "smoke"}
+    heads = [str(c.header) for c in summary_table(summary, 1, "t").columns]
+    assert heads.count("Pass@1") == 1 and not any(h.startswith("Pass@") and h != "Pass@1" for h in heads)
+    heads = [str(c.header) for c in summary_table(summary, 3, "t").columns]
+    assert "Pass@1" in heads and "Pass@3" in heads

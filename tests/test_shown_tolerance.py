@@ -3,6 +3,9 @@ an operator whose floating results are compared bit for bit must say so (a user 
 "rtol by dtype" text would be failed by a 3e-7 relative error)."""
 from __future__ import annotations
 
+import math
+import re
+
 import pytest
 import torch
 
@@ -31,3 +34,74 @@ def test_exact_floating_comparison_is_stated(op) -> None:
     if exact_float and not op.nothing_to_compute:
         assert op.tolerance_text and "exact" in op.tolerance_text.lower(), (
             f"{op.id} compares floating results exactly but kgb show states the default tolerance")
+
+
+def _judged_tolerances(op) -> tuple[list, bool]:
+    """The tolerances of the smoke cases' floating value comparisons (custom judges and exact ones left out),
+    and whether any floating value is compared exactly."""
+    out, exact = [], False
+    for case in op.cases("smoke"):
+        try:
+            call = op.build(case.params, torch.device("cpu"), generator(torch.device("cpu"), case.seed))
+            expected = op.reference(case.params, call.clone())
+        except Exception:  # noqa: BLE001 - error cases and CPU-less overloads say nothing about tolerance
+            continue
+        for e in expected:
+            if e.value is None or e.rule is not None:
+                continue
+            if e.value.is_floating_point() or e.value.is_complex():
+                if e.tol.exact:
+                    exact = exact or e.check is None  # a custom judge says its own rule
+                else:
+                    out.append(e.tol)
+    return out, exact
+
+
+@pytest.mark.parametrize("op", all_operators(), ids=lambda o: o.id)
+def test_shown_atol_is_the_applied_one(op) -> None:
+    """kgb show and the prompts state the atol the verdict applies: an operator whose cases judge with a
+    reduce_dim above 1, or an atol override, states it in atol_text; the others are shown "reduce_dim is 1",
+    never the general "1e-4 x reduce_dim" (vllm::rms_norm judged with 1e-4 x 1 was shown the formula)."""
+    from kernelgenbench.suite.spec import ATOL_REDUCE_DIM_1
+
+    tols, exact = _judged_tolerances(op)
+    shown = op.shown_atol
+    if exact and not tols:  # every floating result compared bit for bit: no atol to assume
+        assert "exact" in shown or "exact" in (op.tolerance_text or "").lower(), (
+            f"{op.id} compares its floating results exactly but shows atol {shown!r}")
+    assert "where reduce_dim is the reduction length" not in shown
+    if any(t.reduce_dim > 1 for t in tols):
+        assert op.atol_text and "1e-4 x" in op.atol_text, (
+            f"{op.id} judges with reduce_dim {sorted({t.reduce_dim for t in tols})} but shows {shown!r}")
+    for t in tols:
+        if t.atol:
+            numbers = {float(x) for x in re.findall(r"\d+(?:\.\d+)?(?:e-?\d+)?", op.atol_text or "")}
+            per_case = round(t.atol / 1e-4) > 1 and "1e-4 x" in (op.atol_text or "")  # a formula (1e-4 x L)
+            assert per_case or any(math.isclose(t.atol, x) for x in numbers), (
+                f"{op.id}: atol override {t.atol:g} not shown")
+    if op.atol_text is None:
+        assert shown == ATOL_REDUCE_DIM_1 and all(t.reduce_dim == 1 and not t.atol for t in tols)
+
+
+@pytest.mark.parametrize("name, says", [
+    ("vllm::rms_norm", "1e-4 on every case (this operator's reduce_dim is 1)"),
+    ("vllm::fused_add_rms_norm", "1e-4 on every case (this operator's reduce_dim is 1)"),
+    ("aten::add", "1e-4 on every case (this operator's reduce_dim is 1)"),
+    ("aten::amin", "1e-4 on every case (this operator's reduce_dim is 1)"),
+    ("vllm::allspark_w8a16_gemm", "1e-4 x K"),
+    ("vllm::moe_sum", "1e-4 x k"),
+    ("aten::mm", "min(1e-4 x n, "),
+    ("cublas::cublasSgemmBatched_64", "1e-4 x k"),
+    ("cublas::cublasSaxpy_v2", "1e-4 (reduce_dim 1"),
+])
+def test_prompt_and_show_state_the_atol(name, says) -> None:
+    from kernelgenbench.cli import _tolerance_text
+    from kernelgenbench.llm.prompt import build_prompt
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.suite.registry import get_operator
+
+    op = get_operator(name)
+    assert says in _tolerance_text(op)
+    text = build_prompt(op, PROFILES["cuda"]).text()
+    assert f"atol = {op.shown_atol}." in text and says in text
+    assert "where reduce_dim is the reduction length" not in text

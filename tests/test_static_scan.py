@@ -1567,3 +1567,18 @@ def test_the_conversions_l1_leaves_to_l3_are_the_names_that_reach_to_copy():
     assert TENSOR_CONVERSION_METHODS == TO_FAMILY
     assert hits("def f(x):\n    return x.to(x.dtype).float().cpu()\n") == []
     assert hits("def f(x):\n    return x.float()\n", **recursion_of("aten::_to_copy")) == [(2, "dispatch-recursion")]
+
+
+@pytest.mark.parametrize("call,what", [("x.tolist()", "reads every element of the tensor to the host"),
+                                       ("x.numpy()", "reads the tensor to the host as a NumPy array"),
+                                       ("torch.Tensor.tolist(x)", "reads every element of the tensor to the host")])
+def test_host_read_findings_say_what_they_are(call, what):
+    """.tolist()/.numpy() stay findings (README: a wrapper reads single scalars), but the text calls them host
+    reads and says why, not "computes with PyTorch"; .item() is allowed, and the scalar-read operators'
+    rule allows .tolist()."""
+    [f] = scan_source(f"import torch\n\ndef f(x):\n    return {call}\n")
+    assert f.rule == "tensor-method" and what in f.message and "host read" in f.message, f.message
+    assert "computes with PyTorch" not in f.message and "What a submission may do" in f.message
+    assert scan_source("import torch\n\ndef f(x):\n    return x.item()\n") == []
+    policy = get_operator("aten::item").scan_policy()
+    assert scan_source("import torch\n\ndef f(x):\n    return x.tolist()\n", **policy) == []

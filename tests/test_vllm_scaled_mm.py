@@ -204,7 +204,7 @@ def test_fp8_judges_compare_values_of_the_first_rows_and_the_scale_object() -> N
     bad = good.clone()
     bad[0, 2] = torch.tensor(2.75).to(torch.float8_e4m3fn)             # one E4M3 step off
     res = check(bad, {})
-    assert not res.ok and "first at flat 2: got 2.75, expected 2.5" in res.message
+    assert not res.ok and "first at (0, 2): got 2.75, expected 2.5" in res.message
     assert not check(good[:1], {}).ok and not check(good.float(), {}).ok
     s = torch.tensor(2.0)
     same = _same_object("return.1", 1)

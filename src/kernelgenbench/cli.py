@@ -29,6 +29,7 @@ from .tables import (
     _summary_table,
     _time_line,
     not_recorded,
+    plural,
     run_tier,
 )
 
@@ -88,7 +89,7 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
         raise typer.BadParameter(f"no operator{' of source ' + source if source else ''} has a category containing "
                                  f"{category!r} (a case-insensitive substring); categories begin with: "
                                  f"{', '.join(cats)}", param_hint="'--category'")
-    t = Table(title=f"{len(ops)} operators")
+    t = Table(title=plural(len(ops), "operator"))
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
         # every column but the category keeps its header and values whole; the category folds last
         t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
@@ -240,7 +241,8 @@ def _show_cases(o: Any, tier: str | None) -> None:
         raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
     rows, axes = case_rows(o, tiers)
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section}) · submission file [cyan]{o.filename}[/cyan]")
-    t = Table(title=f"{len(rows)} cases of the {' and '.join(tiers)} {'tier' if len(tiers) == 1 else 'tiers'}",
+    which = f"the {' and '.join(tiers)} {'tier' if len(tiers) == 1 else 'tiers'}"
+    t = Table(title=f"{plural(len(rows), 'case')} of {which}",
               caption="id: what a failure names (smoke/3 is case 3 of the smoke tier); timed: the full tier's cases "
                       "that GPUs time; interpreter: cases the CPU interpreter cannot judge (reported unsupported "
                       "there)")
@@ -280,7 +282,7 @@ def _tolerance_text(o: Any) -> str:
         return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
 
     rtol = ", ".join(f"{short[dt]} {sci(RTOL[dt])}" for dt in floats)
-    atol = getattr(o, "atol_text", None) or "1e-4 x reduce_dim (the reduction length; 1 for pointwise ops)"
+    atol = o.shown_atol
     return (f"|out - ref| <= atol + rtol*|ref| with rtol {rtol}; atol = {atol}; integers, indices and bools "
             f"exact; NaN positions must match.")
 
@@ -618,7 +620,7 @@ def report(
             console.print(f"[bold yellow]{escape(b)}[/bold yellow]", soft_wrap=True)
         n_ops = len(rep.table("operators").rows)
         skip = ("difficulty", "operators") if n_ops > 40 else ()
-        for t in rich_tables(rep, tuple(t.name for t in rep.tables if t.name not in skip)):
+        for t in rich_tables(rep, tuple(t.name for t in rep.tables if t.name not in skip), width=console.width):
             console.print(t)
         if skip:
             console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
@@ -642,7 +644,7 @@ def report(
     if written:
         (console.print if md is None or str(md) != "-" else typer.echo)(
             "written: " + ", ".join(written) if len(written) < 6 else
-            f"written: {len(written)} files ({', '.join(written[:3])}, ...)")
+            f"written: {plural(len(written), 'file')} ({', '.join(written[:3])}, ...)")
 
 
 @app.command()
@@ -674,7 +676,7 @@ def compare(
     else:
         for ban in rep.banners:
             console.print(f"[bold yellow]{escape(ban)}[/bold yellow]", soft_wrap=True)
-        for t in rich_tables(rep, ("compare", "changes")):
+        for t in rich_tables(rep, ("compare", "changes"), width=console.width):
             console.print(t)
         if md is not None:
             md.write_text(markdown(rep))
@@ -683,6 +685,37 @@ def compare(
     bad = [r for r in rep.table("compare").rows if r["change"] in ("newly failing", "slower")]
     if strict and bad:
         raise typer.Exit(1)
+
+
+def kgb_invocation() -> str:
+    """How to run kgb again as it was run now, for the hints the CLI prints: ``kgb`` where that name on PATH is
+    this very script, else the script's path as given or relative to the working directory
+    (``.venv/bin/kgb``, as the README writes it), or ``<python> -m kernelgenbench.cli`` when run as a module."""
+    import os
+    import shutil
+    import sys
+
+    argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "kgb"
+    here = Path(argv0)
+
+    def short(p: Path) -> str:
+        if not p.is_absolute():
+            return str(p) if len(p.parts) > 1 else f"./{p}"
+        try:
+            rel = p.relative_to(Path.cwd())
+        except ValueError:
+            return str(p)
+        return str(rel) if len(rel.parts) > 1 else f"./{rel}"
+
+    if here.name in ("cli.py", "__main__.py"):  # python -m kernelgenbench.cli
+        return f"{short(Path(sys.executable))} -m kernelgenbench.cli"
+    if here.name.startswith("kgb"):
+        found = shutil.which(here.name)
+        if (len(here.parts) == 1 and not here.exists()) or (
+                found and os.path.realpath(found) == os.path.realpath(argv0)):
+            return here.name  # found on PATH: the bare name works
+        return short(here)
+    return "kgb"
 
 
 @app.command()
@@ -717,7 +750,8 @@ def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     console.print(f"wrote {path}: {_plural(n, 'required function')} ({', '.join(o.interface.required_names())}), "
                   f"each raising until written; L1 static scan: "
                   + ("clean" if not findings else "; ".join(f.message for f in findings)))
-    console.print(f"next: kgb show {o.id} --cases   ·   kgb eval {directory} --op {o.id}")
+    kgb = kgb_invocation()
+    console.print(f"next: {kgb} show {o.id} --cases   ·   {kgb} eval {directory} --op {o.id}", soft_wrap=True)
 
 
 @app.command()

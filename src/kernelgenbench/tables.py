@@ -121,8 +121,13 @@ def run_tier(config: dict[str, Any], records: list[dict[str, Any]]) -> str | Non
     return str(tiers.pop()) if len(tiers) == 1 else None
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``"1 operator"``, ``"2 operators"``: ``n`` and ``word``, in the plural (``many``, default ``word + "s"``)
+    unless ``n`` is 1. Every count-and-noun of the CLI's summaries goes through it."""
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+_plural = plural  # the name the CLI modules import
 
 
 def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:

@@ -16,6 +16,7 @@ import typer
 from rich.table import Table
 
 from ..suite.tiers import VERDICT_TIER
+from ..tables import plural
 
 
 def _console() -> Any:
@@ -44,14 +45,17 @@ def summary_table(summary: dict[str, Any], k: int, title: str, tier: str | None 
 
     tier = tier or summary.get("tier")
     t = Table(title=title, caption=verdict_scope(tier) if tier else None)
-    cols = ["source", "ops", "solved", "Pass@1", f"Pass@{k}", "geomean", "median", "IQM", "tokens", "tok/solved",
-            "wall/solved"]
+    # with k = 1, Pass@k is Pass@1: one column, not two headed alike
+    cols = ["source", "ops", "solved", "Pass@1"] + ([f"Pass@{k}"] if k != 1 else []) + [
+        "geomean", "median", "IQM", "tokens", "tok/solved", "wall/solved"]
     for c in cols:
         t.add_column(c, justify="left" if c == "source" else "right")
     rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
     for name, g in rows:
-        t.add_row(name, str(g["operators"]), str(g["solved"]), _fmt(g["pass_at_1"], pct=True),
-                  _fmt(g["pass_at_k"], pct=True), _fmt(g["geomean_speedup"], x=True), _fmt(g["median_speedup"], x=True),
+        cells = [name, str(g["operators"]), str(g["solved"]), _fmt(g["pass_at_1"], pct=True)]
+        if k != 1:
+            cells.append(_fmt(g["pass_at_k"], pct=True))
+        t.add_row(*cells, _fmt(g["geomean_speedup"], x=True), _fmt(g["median_speedup"], x=True),
                   _fmt(g["iqm_speedup"], x=True), fmt_tokens(g["tokens"]["total"]), fmt_tokens(g["tokens_per_solved"]),
                   _fmt(g["wall_s_per_solved"], s=True))
     return t
@@ -229,7 +233,7 @@ def register(app: typer.Typer) -> None:
             console.print("[yellow]note: temperature 0 with several samples per operator; samples may repeat "
                           "(pass --temperature for diverse samples)[/yellow]")
         what = f"replay {replay}" if replay else f"{model}" + (f" @ {base_url}" if base_url else "")
-        console.print(f"[bold]kgb generate[/bold] {what} · {len(ops)} operators · tier {tier_label(tier)} · "
+        console.print(f"[bold]kgb generate[/bold] {what} · {plural(len(ops), 'operator')} · tier {tier_label(tier)} · "
                       f"platform {plat.name} · "
                       f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
                       f" · early stop {'on' if cfg.early else 'off'} · T={temperature} · run {rundir.path}")

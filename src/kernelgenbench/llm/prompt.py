@@ -193,6 +193,30 @@ def agent_context(op: Operator, agent: dict[str, Any] | None) -> dict[str, Any]:
     return ctx
 
 
+#: cuBLAS flag parameters (cublas.md §2.3: either encoding is accepted, the held-out tier passes the other)
+_FLAGS = ("trans", "transa", "transb", "uplo", "diag", "side")
+
+
+def heldout_kinds(op: Operator) -> list[str]:
+    """What a cuBLAS routine's held-out cases vary beyond the shown ones (cublas.md §2.10), as phrases for the
+    task prompt: odd sizes always, and only what the routine's interface has: increments (``inc*``), leading
+    dimensions (``ld*``), batch strides (``stride*``), flags. Other sources: an empty list (the template says
+    it its own way)."""
+    if op.source != "cublas":
+        return []
+    params = op.interface.params
+    out = ["odd sizes"]
+    if any(p.startswith("inc") for p in params):
+        out.append("other increments including negative ones")
+    if any(p.startswith("ld") for p in params):
+        out.append("padded leading dimensions")
+    if any(p.startswith("stride") for p in params):
+        out.append("padded or zero batch strides")
+    if any(p in _FLAGS for p in params):
+        out.append("the other flag encoding")
+    return out
+
+
 def context(op: Operator, platform: Platform, mode: str = "sampling", device_name: str | None = None,
             agent: dict[str, Any] | None = None) -> dict[str, Any]:
     """The template context of one operator on one platform.
@@ -230,7 +254,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
         "mode": mode,
         "op": {"id": op.id, "source": op.source, "name": op.name, "filename": op.filename,
                "category": op.category, "section": op.section, "semantics": op.semantics, "notes": op.notes,
-               "tolerance_text": getattr(op, "tolerance_text", None), "atol_text": getattr(op, "atol_text", None),
+               "tolerance_text": getattr(op, "tolerance_text", None), "atol_text": op.shown_atol,
                "nothing_to_compute": op.nothing_to_compute.text() if op.nothing_to_compute else None,
                "own_ops": sorted(getattr(op, "own_ops", ()) or ()),
                "allow_copies": allow_copies, "data_movement": bool(getattr(op, "data_movement", False))},
@@ -240,7 +264,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
                   "written": list(op.interface.written), "returns": op.interface.returns or "None"},
         "cases": {"smoke_count": len(smoke), "full_count": len(full),
                   "examples": [_describe(p) for p in smoke[:MAX_EXAMPLES]],
-                  "axes": full_axes(full), "dtypes": _case_dtypes(op)},
+                  "axes": full_axes(full), "dtypes": _case_dtypes(op), "heldout_kinds": heldout_kinds(op)},
         "rules": [(k, v) for k, v in l1.RULES.items() if k != "syntax"],
         "imports_allowed": sorted(l1.IMPORT_ALLOWED),
         "torch_allowed": torch_allowed, "methods_allowed": methods_allowed, "trace_allowed": trace_allowed,

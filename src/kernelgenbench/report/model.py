@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from ..metrics import geomean, iqm, median
+from ..tables import plural
 from .load import OpResult, Run, RunDirError
 
 #: The p of fast_p.
@@ -323,7 +324,7 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
     if matched:
         common = set.intersection(*({o for o, v in ops.items() if v.judged} for ops in sets.values()))
         sets = {k: {o: v for o, v in ops.items() if o in common} for k, ops in sets.items()}
-        scope = f"the common set: the {len(common)} operators every system judged (--matched)"
+        scope = f"the common set: the {plural(len(common), 'operator')} every system judged (--matched)"
         if not common:
             banners.append("--matched: no operator was judged by every system; the per-system tables are empty")
     all_ops = sorted({o for r in runs for o in r.ops})

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..tables import plural
 from .model import Report, Table, fmt
 
 TITLE = "KernelGenBench report"
@@ -43,7 +44,7 @@ def markdown(report: Report) -> str:
     out = [f"# {report.title}", ""]
     for b in report.banners:
         out += [f"> **{_md_escape(b)}**", ""]
-    out.append(f"{len(report.systems)} systems: " + "; ".join(
+    out.append(f"{plural(len(report.systems), 'system')}: " + "; ".join(
         f"**{_md_escape(s['key'])}** ({s['kind']}, {s['platform']}, tier {s['tier_label']})" for s in report.systems))
     out.append("")
     for t in report.tables:
@@ -127,8 +128,44 @@ def write_latex(report: Report, directory: Path) -> list[Path]:
     return written
 
 
-def rich_tables(report: Report, names: tuple[str, ...] | None = None) -> list[Any]:
-    """The tables (all, or those named) as rich renderables for the terminal."""
+def _min_width(t: Table, c: Any) -> int:
+    """The narrowest a terminal column may get: its title's longest word (headers wrap between words, never
+    inside one: "accurac / y"), and for numbers their longest cell; text cells fold (capped at 16)."""
+    word = max((len(w) for w in c.title.split()), default=1)
+    if c.kind in ("text", "list"):
+        return min(word, 16)
+    return max([word] + [len(_cell(t, r, c.key)) for r in t.rows])
+
+
+def _column_groups(t: Table, width: int | None) -> list[list[Any]]:
+    """``t``'s columns in groups that each fit ``width`` terminal cells (None: one group), the leading text
+    columns (the system, the source: what names a row) repeated in every group."""
+    cols = list(t.columns)
+    if width is None:
+        return [cols]
+    keys: list[Any] = []
+    for c in cols[:2]:
+        if c.kind != "text":
+            break
+        keys.append(c)
+    rest = cols[len(keys):]
+    need = lambda group: 1 + sum(_min_width(t, c) + 3 for c in group)  # noqa: E731 - borders and padding
+    groups: list[list[Any]] = []
+    cur: list[Any] = []
+    for c in rest:
+        if cur and need(keys + cur + [c]) > width:
+            groups.append(keys + cur)
+            cur = []
+        cur.append(c)
+    if cur or not groups:
+        groups.append(keys + cur)
+    return groups
+
+
+def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int | None = None) -> list[Any]:
+    """The tables (all, or those named) as rich renderables for the terminal. With ``width`` (the terminal's),
+    a table too wide for it is printed as several, each repeating the row's leading text columns, instead of
+    folding headers inside words."""
     from rich.markup import escape
     from rich.table import Table as RichTable
 
@@ -136,12 +173,16 @@ def rich_tables(report: Report, names: tuple[str, ...] | None = None) -> list[An
     for t in report.tables:
         if names is not None and t.name not in names:
             continue
-        rt = RichTable(title=escape(t.title), caption=escape("\n".join(t.notes)) if t.notes else None,
-                       caption_justify="left")
-        for c in t.columns:
-            rt.add_column(escape(c.title), justify="left" if c.kind in ("text", "list") else "right",
-                          overflow="fold")
-        for r in t.rows:
-            rt.add_row(*[escape(_cell(t, r, c.key)) for c in t.columns])
-        out.append(rt)
+        groups = _column_groups(t, width)
+        for gi, cols in enumerate(groups):
+            last = gi == len(groups) - 1
+            title = t.title if gi == 0 else f"{t.title} (continued, {gi + 1}/{len(groups)})"
+            rt = RichTable(title=escape(title), caption=escape("\n".join(t.notes)) if t.notes and last else None,
+                           caption_justify="left")
+            for c in cols:
+                rt.add_column(escape(c.title), justify="left" if c.kind in ("text", "list") else "right",
+                              overflow="fold", min_width=_min_width(t, c))
+            for r in t.rows:
+                rt.add_row(*[escape(_cell(t, r, c.key)) for c in cols])
+            out.append(rt)
     return out

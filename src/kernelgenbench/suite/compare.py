@@ -12,7 +12,7 @@ calls them on the tensors the sandbox child sent back.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -55,19 +55,28 @@ def _err_stats(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
     return float(d.max()), float(r.max())
 
 
-def _first_bad(mask: torch.Tensor, shape: torch.Size) -> str:
+def _first_bad(mask: torch.Tensor, shape: torch.Size, locate: Callable[[int], str] | None = None) -> str:
+    """The index of the first true element of ``mask`` (shaped ``shape``), as a tuple over ``shape``'s dims;
+    ``locate`` (the flat position among the compared values -> text) names it instead where the compared values
+    are a written argument's region gathered from its storage (:func:`compare_slot`)."""
     idx = int(torch.nonzero(mask.reshape(-1))[0])
-    if len(shape) == 0:
-        return "()"
+    if locate is not None:
+        return locate(idx)
+    return str(unravel(idx, tuple(shape)))
+
+
+def unravel(idx: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The multi-dimensional index of row-major flat index ``idx`` in ``shape`` (``()`` for 0-d)."""
     coords = []
     for s in reversed(shape):
         coords.append(idx % s)
         idx //= s
-    return str(tuple(reversed(coords)))
+    return tuple(reversed(coords))
 
 
 def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
-                   scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None) -> SlotResult:
+                   scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None,
+                   locate: Callable[[int], str] | None = None) -> SlotResult:
     """Compare two tensors of one dtype and shape under ``tol``.
 
     Rules: shapes equal; NaN positions equal (NaN never passes where the reference is finite);
@@ -85,6 +94,9 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         atol_extra: an elementwise absolute allowance added to the bound (same shape): the spec's
             rounding points, or under the accumulation rule (``tol.accumulate``) the accumulation
             allowance, which that rule requires and the platform scale multiplies.
+        locate: names the first failing element from its flat position among the compared values, where
+            that flat position is not an index of ``expected`` the user would recognise (a written
+            argument's region gathered from storage); default: the index over ``expected``'s shape.
     """
     rtol, atol, rule = tol.resolve(expected.dtype, scale)
     if tuple(actual.shape) != tuple(expected.shape):
@@ -104,11 +116,11 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
             if bool(left.any()) and not bool(bad.any()):
                 return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were "
                                          f"never written (they still hold the poison pattern); first at "
-                                         f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
+                                         f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
         else:
             bad = a != e
         if bool(bad.any()):
-            at = _first_bad(bad, e.shape)
+            at = _first_bad(bad, e.shape, locate)
             n = int(bad.sum())
             return SlotResult(False, f"{what}: {n} of {e.numel()} elements differ (exact comparison); "
                                      f"first at {at}: got {a.reshape(-1)[bad.reshape(-1)][0].item()!r}, "
@@ -120,7 +132,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     an, en = torch.isnan(a64), torch.isnan(e64)
     if bool((an != en).any()):
         bad = an != en
-        at = _first_bad(bad, e.shape)
+        at = _first_bad(bad, e.shape, locate)
         return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
                                  f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
                                  f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
@@ -129,12 +141,12 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         if bool(left.any()):
             return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were never "
                                      f"written (they still hold the poison pattern); first at "
-                                     f"{_first_bad(left, e.shape)}", max_abs, max_rel, rule)
+                                     f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
     fin = ~en
     ainf, einf = torch.isinf(a64) & fin, torch.isinf(e64) & fin
     badinf = (ainf != einf) | (einf & (a64 != e64))
     if bool(badinf.any()):
-        at = _first_bad(badinf, e.shape)
+        at = _first_bad(badinf, e.shape, locate)
         return SlotResult(False, f"{what}: infinities differ at {at}: got "
                                  f"{a64.reshape(-1)[badinf.reshape(-1)][0].item()!r}, expected "
                                  f"{e64.reshape(-1)[badinf.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
@@ -154,7 +166,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     ratio = float(used.max()) if used.numel() else 0.0
     bad = ok & ~(diff <= bound)
     if bool(bad.any()):
-        at = _first_bad(bad, e.shape)
+        at = _first_bad(bad, e.shape, locate)
         flat = bad.reshape(-1)
         return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
                                  f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
@@ -218,7 +230,14 @@ def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:
             return SlotResult(False, f"{exp.slot}: {int(changed.sum())} elements outside the written region were "
                                      f"modified (padding, gaps or unaddressed memory must stay untouched); "
                                      f"first at storage offset {pos}")
-    return compare_values(got[region], want[region], exp.tol, scale, exp.slot, exp.atol_extra)
+    positions = torch.nonzero(region).reshape(-1)  # the storage offsets of the compared values, in order
+
+    def locate(i: int) -> str:
+        pos = int(positions[i])
+        at = exp.index_of(pos) if exp.index_of is not None else None
+        return str(at) if at is not None else f"storage offset {pos}"
+
+    return compare_values(got[region], want[region], exp.tol, scale, exp.slot, exp.atol_extra, locate)
 
 
 def same_storage(a: Any, b: Any) -> bool:

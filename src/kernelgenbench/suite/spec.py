@@ -241,6 +241,10 @@ class Tolerance:
 
 
 EXACT = Tolerance(exact=True)
+#: :attr:`Operator.atol_text` of operators whose floating results are all compared exactly.
+EXACT_ATOL = "none: floating results are compared exactly (bit for bit; -0.0 equals 0.0, NaN positions must match)"
+#: The atol shown for an operator without :attr:`Operator.atol_text`: every case judges with reduce_dim 1.
+ATOL_REDUCE_DIM_1 = "1e-4 on every case (this operator's reduce_dim is 1)"
 #: :attr:`Operator.tolerance_text` of operators compared bit for bit.
 EXACT_TEXT = ("exact: results must equal PyTorch's bit for bit (-0.0 equals 0.0; NaN positions must match); "
               "no rtol/atol")
@@ -573,6 +577,9 @@ class Expected:
             :class:`~kernelgenbench.suite.compare.SlotResult`. It must not raise for malformed
             results: a wrong type or shape is a failed result with a message. ``value`` may hold
             the reference anyway (shown in messages, used for the ghost-poison test).
+        index_of: for written arguments, the argument's own index (a tuple over its dims) of the element at
+            a storage offset, or None where none lies there: failure messages name the first bad element by
+            it instead of its position among the region's values (:func:`strided_index`).
     """
 
     slot: str
@@ -590,6 +597,25 @@ class Expected:
     check_device: bool = False
     py_scalar: bool = False
     check: Callable[[Any, dict[str, Any]], Any] | None = None
+    index_of: Callable[[int], tuple[int, ...] | None] | None = None
+
+
+def strided_index(size: Sequence[int], stride: Sequence[int], offset: int) -> Callable[[int], tuple[int, ...] | None]:
+    """For :attr:`Expected.index_of`: the index into a view of ``size``/``stride``/``offset`` (elements) of the
+    element at a storage offset, or None where no element of the view lies there (or the view overlaps
+    itself so that the greedy division below does not recover it)."""
+    size, stride = tuple(int(x) for x in size), tuple(int(x) for x in stride)
+
+    def index_of(pos: int) -> tuple[int, ...] | None:
+        rem = pos - offset
+        coords = [0] * len(size)
+        for d in sorted(range(len(size)), key=lambda d: -abs(stride[d])):
+            if stride[d] > 0 and size[d] > 1:
+                coords[d] = min(rem // stride[d], size[d] - 1) if rem >= 0 else 0
+                rem -= coords[d] * stride[d]
+        ok = rem == 0 and all(0 <= c < n for c, n in zip(coords, size))
+        return tuple(coords) if ok else None
+    return index_of
 
 
 @dataclass(frozen=True)
@@ -798,7 +824,8 @@ def written_expected(slot: str, before: torch.Tensor, logical: torch.Tensor, tol
         full = torch.zeros(exp_flat.shape, dtype=torch.float64, device=exp_flat.device)
         full.as_strided(view.size(), view.stride(), view.storage_offset()).copy_(atol_extra)
         extra = full[mask]
-    return Expected(slot, exp_flat, tol, mask, atol_extra=extra)
+    return Expected(slot, exp_flat, tol, mask, atol_extra=extra,
+                    index_of=strided_index(view.size(), view.stride(), view.storage_offset()))
 
 
 class Candidate(Protocol):
@@ -830,8 +857,10 @@ class Operator(abc.ABC):
     #: slices): L3 then fails ATen copies and fills whose element mapping is of the candidate's making
     #: (``verify/profile.py`` MOVE_MARKS), since they would do the operator's work.
     data_movement: bool = False
-    #: The row's atol in words where it is not "1e-4 x reduce_dim" in general (``kgb show``,
-    #: prompts): the spec's fixed reduce_dim, or the accumulation rule (:func:`accumulation_text`).
+    #: The row's atol in words where its reduce_dim is not 1 on every case (``kgb show``, prompts): the
+    #: reduce_dim's formula in the case's parameters, an override, or the accumulation rule
+    #: (:func:`accumulation_text`); None means reduce_dim 1 (:data:`ATOL_REDUCE_DIM_1`), which
+    #: tests/test_shown_tolerance.py checks against the tolerances the references build.
     atol_text: str | None = None
     #: The row's case counts per tier (:class:`Counts`), set with :meth:`facts`; None where not stated yet.
     counts: Counts | None = None
@@ -851,6 +880,13 @@ class Operator(abc.ABC):
         #: the rule of :class:`NothingToCompute` this operator follows, or None (it computes)
         self.nothing_to_compute: NothingToCompute | None = nothing_to_compute or None
         self.notes = notes
+
+    @property
+    def shown_atol(self) -> str:
+        """The atol the verdict applies, in words (``kgb show``, prompts): :attr:`atol_text`, else
+        :data:`ATOL_REDUCE_DIM_1`, never the general "1e-4 x reduce_dim" (which would let a model assume a
+        looser atol than applied)."""
+        return self.atol_text or ATOL_REDUCE_DIM_1
 
     @property
     def allow_methods(self) -> frozenset[str]:

@@ -408,8 +408,13 @@ class GhostReplay:
         replayed (another host read or launch than in the normal run on the same inputs: behaviour that
         depends on being replayed — or on having seen the inputs before — is exactly what L2 must not
         let decide the verdict). A correctness failure is reported first (the replays after it are
-        skipped)."""
+        skipped); a job that failed before any replay gets no L2 record (null: never reached)."""
         by_index, ghosts = runs.by_index, runs.ghosts
+        if self.record.failed and not ghosts:
+            # the job stopped (a wrong result, L3's dispatch trace, a crash) before any replay: L2 was never
+            # reached, which the record says with null (README "Job records"), not with ok and 0 checked
+            self.record.anti_hack.L2 = None
+            return
         still = [by_index[i] for i, g in ghosts.items() if g.ghost_passed]
         diverged = [(by_index[i], g.diverged) for i, g in ghosts.items() if g.diverged]
         self.record.anti_hack.L2 = L2Record(

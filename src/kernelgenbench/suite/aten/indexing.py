@@ -214,6 +214,8 @@ class IndexOperator(AtenOperator):
             "where values accumulate (index_put_ accumulate=True, scatter with reduce) an fp64 reference with "
             "rtol by dtype and atol 1e-4 x the most contributions to one element; with duplicate targets and no "
             "reduction, any one of the values written there is right")
+        self.atol_text = ("1e-4 x the most contributions to one element where values accumulate (reduce_dim = that "
+                          "count, per case); none (exact) where values are moved")
 
     def drive(self, call: Call, candidate: Candidate) -> Any:
         """An error case (``"raises:<api>"``) calls ``<api>`` and reports a record of the outcome (judged by

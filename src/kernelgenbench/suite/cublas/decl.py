@@ -564,7 +564,17 @@ class Ref:
             full = torch.zeros(flat.numel(), dtype=torch.float64, device=t.device)
             full[off] = atol_extra.reshape(-1).double()
             extra = full[mask]
-        self._out.append(Expected(f"arg.{self.r.position(a.name)}", exp, tol, mask, atol_extra=extra))
+        self._out.append(Expected(f"arg.{self.r.position(a.name)}", exp, tol, mask, atol_extra=extra,
+                                  index_of=self._index_of(a, t)))
+
+    def _index_of(self, a: Arg, t: torch.Tensor) -> Callable[[int], tuple[int, ...] | None]:
+        """:attr:`Expected.index_of` of output ``a``: the BLAS index of the element at a storage offset,
+        ``(i,)`` for a vector, ``(row, column)`` for a matrix, the batch first where there is one; the
+        offsets are recomputed only when a message needs them."""
+        def index_of(pos: int) -> tuple[int, ...] | None:
+            hit = torch.nonzero(self._offsets(a, t) == pos)
+            return tuple(int(x) for x in hit[0]) if hit.numel() else None
+        return index_of
 
     def unchanged(self, name: str) -> None:
         """Output ``name`` stays bit-identical (a quick return)."""

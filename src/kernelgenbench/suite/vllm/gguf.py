@@ -19,7 +19,7 @@ import torch
 
 from ..compare import SlotResult, compare_values
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of
+from ..spec import EXACT, EXACT_ATOL, Call, Cost, Expected, Interface, Tolerance, dtype_of
 from .common import baseline, baseline_label, esize, true_div
 
 QK = 32
@@ -354,6 +354,7 @@ def _dq_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 GGML_DEQUANTIZE = FunctionOperator(
     "ggml_dequantize", source="vllm", category="gguf dequant", section="vllm.md § vllm::ggml_dequantize",
+    atol_text=EXACT_ATOL,
     semantics="W is a flat sequence of m*n/32 GGUF blocks (little-endian). Output flat element e = element e mod 32 of "
               "block e // 32. Q8_0 (type 8, 34-byte blocks: fp16 d, then 32 int8 q): out = cast_dtype(rd16(q * d)); "
               "Q4_0 (type 2, 18-byte blocks: fp16 d, then 16 bytes qs; element j < 16 is the low nibble u of qs[j], "

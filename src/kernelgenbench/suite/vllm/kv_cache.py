@@ -11,7 +11,7 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of
+from ..spec import EXACT, EXACT_ATOL, Call, Cost, Expected, Interface, Tolerance, dtype_of, strided_index
 from ..tensors import poison_, storage_view
 from .common import baseline, baseline_label, esize
 
@@ -39,7 +39,8 @@ def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tenso
     n = before.untyped_storage().nbytes() // before.element_size()
     region = torch.zeros(n, dtype=torch.bool, device=before.device)
     region.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(addressed)
-    return Expected(slot, exp, tol, region)
+    return Expected(slot, exp, tol, region,
+                    index_of=strided_index(before.size(), before.stride(), before.storage_offset()))
 
 
 def cache_convert(x: torch.Tensor, mode: str, scale: torch.Tensor) -> torch.Tensor:
@@ -160,6 +161,7 @@ _KV_PARAMS = ("key", "value", "key_cache", "value_cache", "slot_mapping", "kv_ca
 
 RESHAPE_AND_CACHE_FLASH = FunctionOperator(
     "reshape_and_cache_flash", source="vllm", category="kv cache write",
+    atol_text=EXACT_ATOL,
     section="vllm.md § vllm::reshape_and_cache_flash",
     semantics="for t < T with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS, every head h: "
               "key_cache[b, o, h, :] = f_k(key[t, h, :]), value_cache[b, o, h, :] = f_v(value[t, h, :]); f = copy "
@@ -248,6 +250,7 @@ def _rc_base(c: Call) -> None:
 
 RESHAPE_AND_CACHE = FunctionOperator(
     "reshape_and_cache", source="vllm", category="kv cache write", section="vllm.md § vllm::reshape_and_cache",
+    atol_text=EXACT_ATOL,
     semantics="for t < T with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS, all h, d: "
               "key_cache[b, h, d // x, o, d mod x] = f_k(key[t,h,d]), value_cache[b, h, d, o] = f_v(value[t,h,d]); "
               "x = key_cache.size(4) (16 bytes: 8 for 16-bit caches, 4 for fp32, 16 for fp8 bytes); f = copy "
@@ -335,6 +338,7 @@ def _swap_base(c: Call) -> None:
 
 SWAP_BLOCKS = FunctionOperator(
     "swap_blocks", source="vllm", category="kv cache copy", section="vllm.md § vllm::swap_blocks",
+    atol_text=EXACT_ATOL,
     semantics="block size in bytes BB = src.element_size() * src.stride(0) (used for both tensors); for each row "
               "(s, d) of block_mapping in order: bytes [d*BB, (d+1)*BB) of dst <- bytes [s*BB, (s+1)*BB) of src (a "
               "later row wins on a duplicated destination; padding between blocks is copied too). Other dst blocks "
@@ -454,6 +458,7 @@ def _cb_base(c: Call) -> None:
 
 COPY_BLOCKS = FunctionOperator(
     "copy_blocks", source="vllm", category="kv cache copy", section="vllm.md § vllm::copy_blocks",
+    atol_text=EXACT_ATOL,
     semantics="npb = key_caches[0][0].numel() (used for every tensor of both lists); for every layer l and row (s, d) "
               "of block_mapping: the npb elements at flat offset d*npb of key_caches[l] become a copy of those at "
               "s*npb, and likewise in value_caches[l] (raw elements). Sources and destinations are disjoint in every "
@@ -526,6 +531,7 @@ def _cbm_base(c: Call) -> None:
 
 COPY_BLOCKS_MLA = FunctionOperator(
     "copy_blocks_mla", source="vllm", category="kv cache copy", section="vllm.md § vllm::copy_blocks_mla",
+    atol_text=EXACT_ATOL,
     semantics="F = kv_caches[0].stride(0) (the block footprint in elements, padding included; used for every layer); "
               "for every layer and row (s, d) of block_mapping: elements [d*F, d*F + F) of the cache's flat storage "
               "(from its data pointer) become a copy of [s*F, s*F + F) (raw elements). Sources and destinations are "
@@ -619,6 +625,7 @@ def _numel_of(p: dict[str, Any]) -> int:
 
 CONVERT_FP8 = FunctionOperator(
     "convert_fp8", source="vllm", category="kv cache convert", section="vllm.md § vllm::convert_fp8",
+    atol_text=EXACT_ATOL,
     semantics="elementwise over the whole contiguous tensor; the direction follows the dtypes. input fp16/bf16/fp32 -> "
               "output uint8: out = bits(E4M3(float(x) / scale)) (fp32 IEEE division by the scale, not a multiply by "
               "its reciprocal; round to nearest even; saturating to +-448; NaN stays NaN). input uint8 -> output "
@@ -695,6 +702,7 @@ def _mla_base(c: Call) -> None:
 
 CONCAT_AND_CACHE_MLA = FunctionOperator(
     "concat_and_cache_mla", source="vllm", category="kv cache write", section="vllm.md § vllm::concat_and_cache_mla",
+    atol_text=EXACT_ATOL,
     semantics="for t < T = slot_mapping.size(0) with sl = slot_mapping[t] >= 0, b = sl // BS, o = sl mod BS: "
               "kv_cache[b, o, 0:R] = f(kv_c[t, :]), kv_cache[b, o, R:R+P] = f(k_pe[t, :]); f = copy ('auto') or the "
               "fp8 bytes of x / scale[0] (fp32 IEEE division, saturating, round to nearest even; E5M2 for "
@@ -801,6 +809,7 @@ def _gather_base(c: Call) -> None:
 
 CP_GATHER_CACHE = FunctionOperator(
     "cp_gather_cache", source="vllm", category="kv cache gather", section="vllm.md § vllm::cp_gather_cache",
+    atol_text=EXACT_ATOL,
     semantics="for b < batch_size, i in [0, cu[b+1] - cu[b]): p = i + (seq_starts[b] if given else 0); blk = "
               "block_table[b, p // BS]; dst[cu[b] + i, ...] = src_cache[blk, p mod BS, ...] (raw bits). Rows of dst "
               "outside [cu[0], cu[batch_size]) stay untouched.",
@@ -907,6 +916,7 @@ def _gd_dtypes(p: dict[str, Any]) -> set[torch.dtype]:
 
 GATHER_AND_MAYBE_DEQUANT_CACHE = FunctionOperator(
     "gather_and_maybe_dequant_cache", source="vllm", category="kv cache gather",
+    atol_text=EXACT_ATOL,
     section="vllm.md § vllm::gather_and_maybe_dequant_cache",
     semantics="for t < num_tokens: b = token_to_seq[t]; skipped if t >= cu_seq_lens[b+1]; p = t - cu_seq_lens[b] + "
               "(seq_starts[b] if given else 0); blk = block_table[b, p // BS]; dst[t, 0:576] = f(src_cache[blk, p mod "

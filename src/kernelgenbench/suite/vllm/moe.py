@@ -10,7 +10,7 @@ import torch
 from ..common import make_tensor
 from ..compare import SlotResult
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
+from ..spec import EXACT, EXACT_ATOL, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
 from ..tensors import poison_
 from .common import baseline as _baseline
 from .common import baseline_label, esize
@@ -354,6 +354,8 @@ MOE_SUM = FunctionOperator(
     cost=lambda p: Cost(p["t"] * p["k"] * p["h"], (p["t"] * p["k"] * p["h"] + p["t"] * p["h"]) * esize(p["dtype"])),
     timed=lambda p: p["t"] * p["h"] >= 2 ** 20,
     baseline=_baseline("moe_sum", _moe_sum_base), label=baseline_label,
+    atol_text="1e-4 x k (reduce_dim = k, the values summed per output element: k of a 3-D [T, k, H] input; H of a "
+              "2-D [R, H] input, where vLLM takes k := H)",
     notes="Full tier: 3-D [T, k, H] inputs on the upstream axes, not the upstream test's 2-D [T*k, H] input "
           "(vllm.md §2.10, which makes vLLM fall back to row sums into a resized output); that case is held out.",
 )
@@ -378,6 +380,7 @@ def _shuffle_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 SHUFFLE_ROWS = FunctionOperator(
     "shuffle_rows", source="vllm", category="moe permute", section="vllm.md § vllm::shuffle_rows",
+    atol_text=EXACT_ATOL,
     semantics="returns a new [R', Cc] tensor: out[i, :] = input_tensor[dst2src_map[i], :] (a gather of rows; "
               "sources may repeat; R' = dst2src_map.numel()).",
     interface=Interface(

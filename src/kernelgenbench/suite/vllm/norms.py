@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..common import make_tensor
-from ..compare import SlotResult
+from ..compare import SlotResult, unravel
 from ..function import FunctionOperator
 from ..spec import Call, Cost, Expected, Interface, Tolerance, dtype_of, numel, product, ulp, written_expected
 from ..tensors import poison_
@@ -201,8 +201,9 @@ def _int8_within_one(ref: torch.Tensor) -> Any:
         d = (actual.to(ref.device).long() - ref.long()).abs()
         if d.numel() and int(d.max()) > 1:
             i = int(torch.argmax(d.flatten()))
+            at = unravel(i, tuple(ref.shape))
             return SlotResult(False, f"return.0: {int((d > 1).sum())} int8 values differ from the reference by more "
-                                     f"than 1; first worst at flat {i}: got {int(actual.flatten()[i])}, expected "
+                                     f"than 1; first worst at {at}: got {int(actual.flatten()[i])}, expected "
                                      f"{int(ref.flatten()[i])}")
         return SlotResult(True, rule="int8 |q - ref| <= 1 (upstream rule)")
     return check

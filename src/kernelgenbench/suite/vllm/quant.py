@@ -11,7 +11,7 @@ import torch
 from ..common import make_tensor
 from ..compare import SlotResult
 from ..function import FunctionOperator
-from ..spec import EXACT, Call, Cost, Expected, Interface, numel, product
+from ..spec import EXACT, EXACT_ATOL, Call, Cost, Expected, Interface, numel, product
 from .common import baseline, baseline_label, esize, true_div
 
 
@@ -41,6 +41,7 @@ def _perm_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 PERMUTE_COLS = FunctionOperator(
     "permute_cols", source="vllm", category="gather", section="vllm.md § vllm::permute_cols",
+    atol_text=EXACT_ATOL,
     semantics="returns a new tensor of a's shape and dtype: out[..., j] = a[..., perm[j]] (a gather of columns; "
               "perm need not be a permutation).",
     interface=Interface(
@@ -165,6 +166,7 @@ def _int8_grid() -> list[dict[str, Any]]:
 
 SCALED_INT8_QUANT = FunctionOperator(
     "scaled_int8_quant", source="vllm", category="quantization", section="vllm.md § vllm::scaled_int8_quant",
+    atol_text=EXACT_ATOL,
     semantics="x = float(input); static symmetric (scale given, azp None): q = sat8(rne(x / scale)) (IEEE division); "
               "static asymmetric: q = sat8(sat32(rne(x * rd_fp32(1/scale))) + azp); dynamic symmetric (scale None): "
               "per row a = max|x|, scale = a/127, r = 127/a (0 if a = 0), q = sat8(rne(x * r)); dynamic asymmetric: "

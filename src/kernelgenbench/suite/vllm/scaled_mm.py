@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from ..common import make_tensor
-from ..compare import SlotResult
+from ..compare import SlotResult, unravel
 from ..function import FunctionOperator
 from ..spec import Call, Cost, Expected, Interface, Tolerance, dtype_of, product
 from .common import baseline, baseline_label, esize, rows_view, true_div
@@ -53,7 +53,7 @@ def _fp8_values_check(slot: str, ref: torch.Tensor, rows: int) -> Any:
         if bool(bad.any()):
             i = int(torch.nonzero(bad.flatten())[0])
             return SlotResult(False, f"{slot}: {int(bad.sum())} of {r.numel()} fp8 values differ (exact comparison "
-                                     f"of the first {ref.shape[0]} rows); first at flat {i}: got "
+                                     f"of the first {ref.shape[0]} rows); first at {unravel(i, tuple(r.shape))}: got "
                                      f"{a.flatten()[i].item()!r}, expected {r.flatten()[i].item()!r}",
                               rule="fp8 exact (as values)")
         return SlotResult(True, rule="fp8 exact (as values)")

@@ -104,7 +104,8 @@ RULES: dict[str, str] = {
     "compile": "uses torch.compile, torch._dynamo, torch._inductor or torch.jit",
     "tensor-method": "calls a tensor method that computes (x.sum(), x.abs(), x.add_(), ...); only allocation, "
     "view and metadata methods are allowed, and conversions (x.to(), x.float(), ...), whose run-time effect L3 "
-    "judges (methods of a name bound only to plain Python values, such as "
+    "judges; host reads of whole tensors (x.tolist(), x.numpy()) are findings too, while single scalars may be "
+    "read with x.item() (methods of a name bound only to plain Python values, such as "
     "`shape = list(x.shape); shape.sort()`, are Python's and not judged)",
     "raw-storage": "reaches behind a tensor to its storage (data_ptr, storage, untyped_storage, set_)",
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
@@ -217,6 +218,15 @@ TENSOR_COPY_METHODS: frozenset[str] = frozenset({"contiguous", "clone", "copy_"}
 TENSOR_CONVERSION_METHODS: frozenset[str] = frozenset(
     {"to", "type", "type_as", "float", "double", "half", "bfloat16", "int", "long", "short", "char", "byte",
      "bool", "cpu", "cuda"})
+
+#: Tensor methods that read a whole tensor's data to the host (README "What a submission may do": a wrapper
+#: reads single scalars, ``.item()``; a host copy of tensor data is where arithmetic would escape the Triton
+#: kernels). Still rule tensor-method findings (the scalar-read operators' rule allows ``.tolist()``), with
+#: a text that says what they are: ``{name: what the method does}``.
+TENSOR_HOST_READ_METHODS: dict[str, str] = {
+    "tolist": "reads every element of the tensor to the host as Python numbers",
+    "numpy": "reads the tensor to the host as a NumPy array",
+}
 
 #: Attribute names that reach a tensor's raw storage (brief; upstream forbids the same, aten.md §4.6).
 RAW_STORAGE_ATTRS: frozenset[str] = frozenset(

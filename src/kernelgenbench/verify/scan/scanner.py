@@ -51,6 +51,7 @@ from .policy import (
     TENSOR_CONVERSION_METHODS,
     TENSOR_COPY_METHODS,
     TENSOR_FROM_HOST_DATA_METHODS,
+    TENSOR_HOST_READ_METHODS,
     TENSOR_METHODS_ALLOWED,
     TORCH_ALLOWED,
     TORCH_COPY_ALLOWED,
@@ -554,6 +555,12 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if name in TENSOR_CONVERSION_METHODS:
             return  # a conversion or a no-op, told apart at run time (L3's trace)
         if name in TENSOR_COPY_METHODS and self.allow_copies:
+            return
+        if name in TENSOR_HOST_READ_METHODS:
+            self.report(node, "tensor-method", f"calls .{name}(), which {TENSOR_HOST_READ_METHODS[name]}: a host "
+                        "read of tensor data, not a computation, but a wrapper may only read single scalars "
+                        "(x.item(), bool(x)); whole tensors copied to the host would let the "
+                        "arithmetic escape the Triton kernels (README \"What a submission may do\")")
             return
         if name in _tensor_method_names():
             extra = " (this op's spec allows no copies)" if name in TENSOR_COPY_METHODS else ""
