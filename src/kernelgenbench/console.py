@@ -4,7 +4,10 @@ on it (llm/commands.py, agent/commands.py), which import this module, never cli.
 from __future__ import annotations
 
 import os
-from typing import Any
+import signal
+import sys
+import threading
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -41,3 +44,26 @@ def failure_lines(r: dict[str, Any]) -> list[str]:
         if extra:
             lines += [f"{len(extra)} more L1 findings in the record:", *extra]
     return lines
+
+
+#: Name prefixes of the harness's worker threads: ``kgb eval``'s slots (run/scheduler.py), ``kgb generate``'s
+#: operators (llm/generate.py) and ``kgb agent``'s sessions (agent/run.py).
+WORKER_THREADS = ("slot-", "kgb-op-", "agent-slot-")
+
+
+def exit_interrupted(code: int = 130) -> NoReturn:
+    """End a command after Ctrl-C, once its message is printed: a second Ctrl-C is ignored from now on, and
+    when a worker thread is still busy in the harness's own work in this process (a case's reference computed
+    by torch, which no flag stops), the process ends at once with ``code`` (output flushed, every record
+    already on disk): finalising the interpreter under such a thread aborts it (``terminate called without an
+    active exception``, exit 134). Otherwise raises ``typer.Exit(code)``."""
+    import typer
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    busy = [t for t in threading.enumerate()
+            if t is not threading.current_thread() and t.is_alive() and t.name.startswith(WORKER_THREADS)]
+    if busy:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise typer.Exit(code)

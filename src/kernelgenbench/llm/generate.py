@@ -35,7 +35,6 @@ import re
 import shutil
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -280,6 +279,28 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+class GenerationInterrupted(Exception):
+    """Ctrl-C during :meth:`Generation.run`: the sandboxes in flight were killed; every reply and every
+    evaluation recorded before is kept (``samples.jsonl``, ``results.jsonl``), and running the same command
+    again resumes.
+
+    Attributes:
+        path: the run directory.
+        recorded: evaluation records in its ``results.jsonl``.
+        finished: operators whose sampling ended in this invocation.
+        selected: operators selected.
+    """
+
+    def __init__(self, path: Path, recorded: int, finished: int, selected: int) -> None:
+        super().__init__(f"interrupted: {recorded} evaluations recorded, {finished} of {selected} operators "
+                         f"finished, in {path}")
+        self.path, self.recorded, self.finished, self.selected = path, recorded, finished, selected
+
+
+class _Stopped(Exception):
+    """Raised in an operator's thread after Ctrl-C: no further request or evaluation, nothing recorded."""
+
+
 @dataclass
 class Event:
     """A progress event for the command line: one judged reply."""
@@ -335,6 +356,10 @@ class Generation:
         self.ceilings: dict[Any, dict[str, Any]] = {}
         self.errors: dict[str, str] = {}
         self.abort = threading.Event()
+        #: Ctrl-C: no request or evaluation starts, the sandboxes in flight are killed and their records dropped
+        self.interrupted = threading.Event()
+        #: operators whose sampling (or replay) ended in this invocation
+        self.finished_ops: set[str] = set()
         self.fatal: BaseException | None = None
         self.requests_made = 0  # replies received in this invocation
         self.http_attempts = 0  # HTTP attempts behind them (retries included)
@@ -365,15 +390,31 @@ class Generation:
         if self.cfg.replay is not None:
             self._load_replay(ops)
         workers = max(1, min(self.cfg.concurrency, len(ops))) if ops else 1
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgb-op") as pool:
-            futures = [pool.submit(self._operator_guarded, op) for op in ops]
-            try:
-                for f in futures:
-                    f.result()
-            except KeyboardInterrupt:
-                # No new request starts; requests and evaluations in flight finish and are kept.
-                self.abort.set()
-                raise
+        todo: "queue.Queue[Operator]" = queue.Queue()
+        for op in ops:
+            todo.put(op)
+
+        def worker() -> None:
+            while not self.interrupted.is_set():
+                try:
+                    op = todo.get_nowait()
+                except queue.Empty:
+                    return
+                self._operator_guarded(op)
+
+        # Daemon threads (not a ThreadPoolExecutor, whose workers the interpreter joins at exit): after Ctrl-C a
+        # request still in flight must not keep the process alive.
+        threads = [threading.Thread(target=worker, daemon=True, name=f"kgb-op-{i}") for i in range(workers)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(timeout=0.5)
+        except KeyboardInterrupt:
+            self._interrupt(threads)
+            raise GenerationInterrupted(self.rundir.path, len(self.rundir.records()), len(self.finished_ops),
+                                        len(ops)) from None
         summary = self.summary(ops)
         summary["wall_s"] = round(time.time() - t0, 2)
         summary["requests_made"] = self.requests_made
@@ -397,6 +438,22 @@ class Generation:
         s["per_operator"] = per_operator_rows(s["operators"], self.rundir.records(), self.cfg.tier, self.platform.name)
         return s
 
+    def _interrupt(self, threads: list[threading.Thread], wait_s: float = 10.0) -> None:
+        """Ctrl-C: stop starting requests and evaluations, kill every sandbox child (the evaluations in flight
+        then return, unrecorded: a resume runs them again), and give the operator threads ``wait_s`` seconds in
+        all to end (a request still in flight is abandoned: its thread is a daemon)."""
+        from ..sandbox.runner import kill_all
+
+        self.interrupted.set()
+        self.abort.set()
+        kill_all()
+        deadline = time.time() + wait_s
+        try:
+            for t in threads:
+                t.join(timeout=max(0.0, deadline - time.time()))
+        except KeyboardInterrupt:
+            pass  # a second Ctrl-C: stop waiting (what is recorded is kept either way)
+
     def _operator_guarded(self, op: Operator) -> None:
         from .clients import LLMAuthError, LLMError
 
@@ -405,6 +462,11 @@ class Generation:
                 self._replay_operator(op)
             else:
                 self._sample_operator(op)
+            if not self.interrupted.is_set():
+                with self._lock:
+                    self.finished_ops.add(op.id)
+        except _Stopped:
+            return
         except LLMAuthError as exc:
             self.errors[op.id] = str(exc)
             with self._lock:
@@ -555,6 +617,8 @@ class Generation:
         pipeline of ``kgb eval``) on a free slot, and append its record to this run directory."""
         from ..run.evaluate import evaluate_file
 
+        if self.interrupted.is_set():
+            raise _Stopped
         if self.ray is not None:
             from ..run.job import JobSpec
             from ..suite.tiers import tier_parts
@@ -562,15 +626,21 @@ class Generation:
             timed = self.platform.timing and not self.platform.interpreter and "full" in tier_parts(self.cfg.tier)
             rec = self.ray.judge(JobSpec(op, path.resolve(), self.cfg.tier, label), self.rundir, self.settings,
                                  measure_ceilings=timed)
+            if self.interrupted.is_set():
+                raise _Stopped
             self.rundir.append(rec)
             return rec
         slot = self.slots.get()
         try:
+            if self.interrupted.is_set():
+                raise _Stopped
             rec = evaluate_file(path, op.id, self.cfg.tier, platform=self.platform.name, settings=self.settings,
                                 workdir=self.rundir.job_dir(op.id, label), device=slot.device, label=label,
                                 ceilings=self.ceilings.get(slot.device), as_profile=self.platform.profile)
         finally:
             self.slots.put(slot)
+        if self.interrupted.is_set():
+            raise _Stopped  # its sandbox was killed: the record is no verdict, a resume judges it again
         rec["attempt"] = 1
         self.rundir.append(rec)
         return rec
