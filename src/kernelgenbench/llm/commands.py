@@ -319,6 +319,9 @@ def register(app: typer.Typer) -> None:
             console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · {e.tokens_in}+{e.tokens_out} tok · "
                           f"{e.request_s:.1f}s + eval {e.eval_s:.1f}s{src}")
 
+        def on_judge(op_id: str, label: str) -> None:
+            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
+
         ray_backend = None
         if backend not in ("local", "ray"):
             raise typer.BadParameter(f"unknown backend {backend!r}; known: local, ray", param_hint="'--backend'")
@@ -336,7 +339,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"Ray: {info['nodes']} node(s), {info['slots']} job(s) at once"
                           + (f" at {address}" if address else " (a local instance for this run)"))
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
-                         device_name=_device_name(plat), ray=ray_backend)
+                         device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge)
         code = 0
         try:
             summary = gen.run(ops)

@@ -329,13 +329,15 @@ class Generation:
         settings: the verifier's limits.
         jobs: evaluation slots (default as ``kgb eval``: one per GPU, 2 on the interpreter).
         on_event: called after each judged reply.
+        on_judge: called with ``(operator id, label)`` when a reply's evaluation starts (one on the interpreter
+            may take minutes: the command line says what it is judging meanwhile).
         device_name: the device's name for the prompt's platform section.
     """
 
     def __init__(self, cfg: GenerateConfig, rundir: RunDir, platform: Platform, client: Any = None, *,
                  settings: Settings | None = None, jobs: int | None = None,
                  on_event: Callable[[Event], None] | None = None, device_name: str | None = None,
-                 ray: Any = None) -> None:
+                 ray: Any = None, on_judge: Callable[[str, str], None] | None = None) -> None:
         from ..run.scheduler import make_slots
 
         self.cfg = cfg
@@ -344,6 +346,7 @@ class Generation:
         self.client = client
         self.settings = settings or Settings()
         self.on_event = on_event
+        self.on_judge = on_judge
         self.device_name = device_name
         self.samples = SampleLog(rundir.path / "samples.jsonl")
         self.slots: "queue.Queue[Any]" = queue.Queue()
@@ -619,6 +622,8 @@ class Generation:
 
         if self.interrupted.is_set():
             raise _Stopped
+        if self.on_judge is not None:
+            self.on_judge(op.id, label)
         if self.ray is not None:
             from ..run.job import JobSpec
             from ..suite.tiers import tier_parts
