@@ -391,8 +391,9 @@ class _FakeJudge:
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(1.0)
         ok = op not in self.fail
+        sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
         return {"op": op, "source": op.split("::")[0], "label": kw.get("label"), "tier": tier,
-                "platform": kw.get("platform"), "submission_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+                "platform": kw.get("platform"), "submission_sha256": sha,
                 "status": "passed" if ok else "failed", "failure_class": None if ok else "wrong_result",
                 "cases_total": 3, "cases_passed": 3 if ok else 1, "cases": [], "wall_s": 0.1}
 
