@@ -307,3 +307,37 @@ def test_failure_lines_complete_an_l1_message_from_an_older_record() -> None:
     l3 = {"failure_class": "dispatch_recursion", "first_failure": {"message": "case smoke/0: L3 dispatch trace: x"},
           "anti_hack": {"L1": {"ok": True, "count": 0, "findings": []}}}
     assert failure_lines(l3) == ["case smoke/0: L3 dispatch trace: x"]
+
+
+def test_ctrl_c_after_every_job_was_recorded_still_prints_the_tables(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while kgb eval prints its tables (every job recorded, summary.json written): the tables are printed
+    all the same, a line says the run is complete, and the exit status is the run's (0: every job passed)."""
+    import os
+    import signal
+
+    from kernelgenbench import cli
+    from kernelgenbench.run import scheduler
+
+    monkeypatch.setattr(scheduler, "Verifier", _FakeVerifier)
+    monkeypatch.setattr(_FakeVerifier, "interrupt_at", "none")
+    table = cli._ops_table
+
+    def interrupted_table(*a, **kw):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the first table is printed
+        return table(*a, **kw)
+
+    monkeypatch.setattr(cli, "_ops_table", interrupted_table)
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        res = CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--out", str(out),
+                                       "--platform", "interpreter"], env={"COLUMNS": "200"})
+        assert signal.getsignal(signal.SIGINT) is handler  # the command put the handler back
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "summary · tier smoke" in flat and "aten::mul" in flat
+    assert "Ctrl-C after every job was recorded: the run is complete, the tables above are its summary" in flat
+    assert (out / "summary.json").is_file()
