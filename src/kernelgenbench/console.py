@@ -51,19 +51,28 @@ def failure_lines(r: dict[str, Any]) -> list[str]:
 WORKER_THREADS = ("slot-", "kgb-op-", "agent-slot-")
 
 
-def exit_interrupted(code: int = 130) -> NoReturn:
-    """End a command after Ctrl-C, once its message is printed: a second Ctrl-C is ignored from now on, and
-    when a worker thread is still busy in the harness's own work in this process (a case's reference computed
-    by torch, which no flag stops), the process ends at once with ``code`` (output flushed, every record
-    already on disk): finalising the interpreter under such a thread aborts it (``terminate called without an
-    active exception``, exit 134). Otherwise raises ``typer.Exit(code)``."""
+def exit_interrupted(code: int = 130, wait_s: float = 3.0) -> NoReturn:
+    """End a command after Ctrl-C, once its message is printed: a second Ctrl-C is ignored from now on. When a
+    worker thread of the harness (:data:`WORKER_THREADS`) is still running after ``wait_s`` seconds (its own
+    work in this process, such as a case's reference computed by torch, which no flag stops), the process
+    ends at once with ``code``, output flushed (every record is already on disk): finalising the interpreter
+    under such a thread aborts it (``terminate called without an active exception``, exit 134). A thread
+    counts until it has left ``threading.enumerate()``: after a Ctrl-C inside ``Thread.join`` its
+    ``is_alive()`` may be False while it still runs (CPython gh-90882). Otherwise raises
+    ``typer.Exit(code)``."""
+    import time
+
     import typer
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    busy = [t for t in threading.enumerate()
-            if t is not threading.current_thread() and t.is_alive() and t.name.startswith(WORKER_THREADS)]
-    if busy:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    raise typer.Exit(code)
+    me = threading.current_thread()
+    deadline = time.monotonic() + wait_s
+    while True:
+        busy = [t for t in threading.enumerate() if t is not me and t.name.startswith(WORKER_THREADS)]
+        if not busy:
+            raise typer.Exit(code)
+        if time.monotonic() >= deadline:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        time.sleep(0.05)

@@ -335,10 +335,13 @@ class AgentRun:
                 while t.is_alive():
                     t.join(timeout=0.5)
         except KeyboardInterrupt:
-            self.stop.set()
-            self._kill_all()
-            for t in threads:
-                t.join(timeout=60)
+            from ..run.scheduler import stopping
+
+            with stopping():  # a second Ctrl-C meanwhile is ignored
+                self.stop.set()
+                self._kill_all()
+                for t in threads:
+                    t.join(timeout=60)
             done = sum(1 for op in ops if self.finished(op.id) is not None)
             raise Interrupted(self.rundir.path, done, len(ops)) from None
         if errors:

@@ -397,25 +397,32 @@ class Generation:
         for op in ops:
             todo.put(op)
 
-        def worker() -> None:
-            while not self.interrupted.is_set():
-                try:
-                    op = todo.get_nowait()
-                except queue.Empty:
-                    return
-                self._operator_guarded(op)
+        done = [threading.Event() for _ in range(workers)]
+
+        def worker(i: int) -> None:
+            try:
+                while not self.interrupted.is_set():
+                    try:
+                        op = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    self._operator_guarded(op)
+            finally:
+                done[i].set()
 
         # Daemon threads (not a ThreadPoolExecutor, whose workers the interpreter joins at exit): after Ctrl-C a
-        # request still in flight must not keep the process alive.
-        threads = [threading.Thread(target=worker, daemon=True, name=f"kgb-op-{i}") for i in range(workers)]
+        # request still in flight must not keep the process alive. The main thread waits on events, not
+        # Thread.join: a Ctrl-C inside join() can leave a running thread marked as stopped (CPython gh-90882).
+        threads = [threading.Thread(target=worker, args=(i,), daemon=True, name=f"kgb-op-{i}")
+                   for i in range(workers)]
         for t in threads:
             t.start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(timeout=0.5)
+            for e in done:
+                while not e.wait(timeout=0.5):
+                    pass
         except KeyboardInterrupt:
-            self._interrupt(threads)
+            self._interrupt(done)
             raise GenerationInterrupted(self.rundir.path, len(self.rundir.records()), len(self.finished_ops),
                                         len(ops)) from None
         summary = self.summary(ops)
@@ -441,21 +448,20 @@ class Generation:
         s["per_operator"] = per_operator_rows(s["operators"], self.rundir.records(), self.cfg.tier, self.platform.name)
         return s
 
-    def _interrupt(self, threads: list[threading.Thread], wait_s: float = 10.0) -> None:
+    def _interrupt(self, done: list[threading.Event], wait_s: float = 10.0) -> None:
         """Ctrl-C: stop starting requests and evaluations, kill every sandbox child (the evaluations in flight
         then return, unrecorded: a resume runs them again), and give the operator threads ``wait_s`` seconds in
         all to end (a request still in flight is abandoned: its thread is a daemon)."""
+        from ..run.scheduler import stopping
         from ..sandbox.runner import kill_all
 
-        self.interrupted.set()
-        self.abort.set()
-        kill_all()
-        deadline = time.time() + wait_s
-        try:
-            for t in threads:
-                t.join(timeout=max(0.0, deadline - time.time()))
-        except KeyboardInterrupt:
-            pass  # a second Ctrl-C: stop waiting (what is recorded is kept either way)
+        with stopping():  # a second Ctrl-C meanwhile is ignored
+            self.interrupted.set()
+            self.abort.set()
+            kill_all()
+            deadline = time.time() + wait_s
+            for e in done:
+                e.wait(timeout=max(0.0, deadline - time.time()))
 
     def _operator_guarded(self, op: Operator) -> None:
         from .clients import LLMAuthError, LLMError

@@ -9,10 +9,12 @@ directory as soon as each job finishes, so an interrupted run loses nothing and 
 from __future__ import annotations
 
 import collections
+import contextlib
+import signal
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..platforms import Platform, device_count
 from ..record import JobRecord, sha256, tier_case_count
@@ -33,6 +35,21 @@ class Slot:
     index: int
     device: int | None
     quarantined: bool = False
+
+
+@contextlib.contextmanager
+def stopping() -> Iterator[None]:
+    """While a run stops after Ctrl-C (its sandboxes or sessions killed, its threads given a few seconds): a
+    second Ctrl-C is ignored, so that it cannot cut the stopping short and leave a thread running into the
+    interpreter's exit. Only in the main thread (elsewhere signals cannot be set, nor arrive); the handler
+    is put back afterwards."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def make_slots(platform: Platform, jobs: int | None, share: bool = False, count: int | None = None) -> list[Slot]:
@@ -188,10 +205,11 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         for t in threads:
             t.join()
     except KeyboardInterrupt:
-        stop.set()
-        kill_all()
-        for t in threads:
-            t.join(timeout=10)
+        with stopping():
+            stop.set()
+            kill_all()
+            for t in threads:
+                t.join(timeout=10)
         raise
     # Jobs left because every slot was quarantined.
     while todo:
