@@ -326,22 +326,17 @@ class AgentRun:
                     if self.on_event:
                         self.on_event(Event("done", op.id, rec))
 
-        threads = [threading.Thread(target=worker, args=(i,), daemon=True, name=f"agent-slot-{i}")
-                   for i in range(len(self.slots))]
-        for t in threads:
-            t.start()
-        try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(timeout=0.5)
-        except KeyboardInterrupt:
-            from ..run.scheduler import stopping
+        from ..run.scheduler import start_workers, stopping, wait_workers
 
+        n = len(self.slots)
+        done = start_workers([lambda i=i: worker(i) for i in range(n)], [f"agent-slot-{i}" for i in range(n)])
+        try:
+            wait_workers(done)
+        except KeyboardInterrupt:
             with stopping():  # a second Ctrl-C meanwhile is ignored
                 self.stop.set()
                 self._kill_all()
-                for t in threads:
-                    t.join(timeout=60)
+                wait_workers(done, 60.0)
             done = sum(1 for op in ops if self.finished(op.id) is not None)
             raise Interrupted(self.rundir.path, done, len(ops)) from None
         if errors:

@@ -393,34 +393,25 @@ class Generation:
         if self.cfg.replay is not None:
             self._load_replay(ops)
         workers = max(1, min(self.cfg.concurrency, len(ops))) if ops else 1
+        from ..run.scheduler import start_workers, wait_workers
+
         todo: "queue.Queue[Operator]" = queue.Queue()
         for op in ops:
             todo.put(op)
 
-        done = [threading.Event() for _ in range(workers)]
-
-        def worker(i: int) -> None:
-            try:
-                while not self.interrupted.is_set():
-                    try:
-                        op = todo.get_nowait()
-                    except queue.Empty:
-                        return
-                    self._operator_guarded(op)
-            finally:
-                done[i].set()
+        def worker() -> None:
+            while not self.interrupted.is_set():
+                try:
+                    op = todo.get_nowait()
+                except queue.Empty:
+                    return
+                self._operator_guarded(op)
 
         # Daemon threads (not a ThreadPoolExecutor, whose workers the interpreter joins at exit): after Ctrl-C a
-        # request still in flight must not keep the process alive. The main thread waits on events, not
-        # Thread.join: a Ctrl-C inside join() can leave a running thread marked as stopped (CPython gh-90882).
-        threads = [threading.Thread(target=worker, args=(i,), daemon=True, name=f"kgb-op-{i}")
-                   for i in range(workers)]
-        for t in threads:
-            t.start()
+        # request still in flight must not keep the process alive.
+        done = start_workers([worker] * workers, [f"kgb-op-{i}" for i in range(workers)])
         try:
-            for e in done:
-                while not e.wait(timeout=0.5):
-                    pass
+            wait_workers(done)
         except KeyboardInterrupt:
             self._interrupt(done)
             raise GenerationInterrupted(self.rundir.path, len(self.rundir.records()), len(self.finished_ops),
@@ -452,16 +443,14 @@ class Generation:
         """Ctrl-C: stop starting requests and evaluations, kill every sandbox child (the evaluations in flight
         then return, unrecorded: a resume runs them again), and give the operator threads ``wait_s`` seconds in
         all to end (a request still in flight is abandoned: its thread is a daemon)."""
-        from ..run.scheduler import stopping
+        from ..run.scheduler import stopping, wait_workers
         from ..sandbox.runner import kill_all
 
         with stopping():  # a second Ctrl-C meanwhile is ignored
             self.interrupted.set()
             self.abort.set()
             kill_all()
-            deadline = time.time() + wait_s
-            for e in done:
-                e.wait(timeout=max(0.0, deadline - time.time()))
+            wait_workers(done, wait_s)
 
     def _operator_guarded(self, op: Operator) -> None:
         from .clients import LLMAuthError, LLMError

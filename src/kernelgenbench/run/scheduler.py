@@ -12,6 +12,7 @@ import collections
 import contextlib
 import signal
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -50,6 +51,37 @@ def stopping() -> Iterator[None]:
     finally:
         if main:
             signal.signal(signal.SIGINT, previous)
+
+
+def start_workers(targets: list[Callable[[], None]], names: list[str]) -> list[threading.Event]:
+    """Start one daemon thread per target (named ``names[i]``); returns an event per thread, set when its target
+    has returned or raised. Wait on these (:func:`wait_workers`), never with ``Thread.join``: a Ctrl-C inside
+    ``join`` can leave a running thread marked as stopped, so that a later ``join`` returns at once
+    (CPython gh-90882)."""
+    done = []
+    for fn, name in zip(targets, names):
+        ev = threading.Event()
+
+        def run(fn: Callable[[], None] = fn, ev: threading.Event = ev) -> None:
+            try:
+                fn()
+            finally:
+                ev.set()
+
+        threading.Thread(target=run, daemon=True, name=name).start()
+        done.append(ev)
+    return done
+
+
+def wait_workers(done: list[threading.Event], timeout_s: float | None = None) -> bool:
+    """Wait until every event of :func:`start_workers` is set, or ``timeout_s`` seconds in all have passed
+    (None: no limit); a Ctrl-C meanwhile raises KeyboardInterrupt. Returns whether every worker ended."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    for ev in done:
+        while not ev.wait(timeout=0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))):
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+    return True
 
 
 def make_slots(platform: Platform, jobs: int | None, share: bool = False, count: int | None = None) -> list[Slot]:
@@ -198,18 +230,14 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                     in_flight -= 1
                     cond.notify_all()
 
-    threads = [threading.Thread(target=worker, args=(s,), daemon=True, name=f"slot-{s.index}") for s in slots]
-    for t in threads:
-        t.start()
+    done = start_workers([lambda s=s: worker(s) for s in slots], [f"slot-{s.index}" for s in slots])
     try:
-        for t in threads:
-            t.join()
+        wait_workers(done)
     except KeyboardInterrupt:
         with stopping():
             stop.set()
             kill_all()
-            for t in threads:
-                t.join(timeout=10)
+            wait_workers(done, 10.0)
         raise
     # Jobs left because every slot was quarantined.
     while todo:
