@@ -289,7 +289,7 @@ def test_cheat_rejected_as_kgb_eval_does(tmp_path: Path, ws: Path, secret: str) 
         env, _ = cli_env("claude-code", port, secret)
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
                          "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)], env)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # an unsolved operator: exit 1, as kgb eval
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         direct = evaluate_file(BAD / fixture, "vllm::rms_norm", "smoke", platform="interpreter")
         assert rec["status"] == direct["status"] == "failed"
@@ -343,7 +343,7 @@ def test_snooping_agent_finds_nothing(tmp_path: Path, ws: Path) -> None:
     res = kgb_agent(["--agent", "command", "--command", cmd, "--op", "vllm::rms_norm", "--op", "aten::add",
                      "--jobs", "2", "--final-tier", "smoke", "--platform", "interpreter", "--budget-minutes", "2",
                      "--out", str(run), "--workspaces", str(ws)], {})
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # both missing: exit 1
     for rec in lines(run / "results.jsonl"):
         assert rec["isolation"] == "namespace" and rec["status"] == "failed" and rec["failure_class"] == "missing"
         assert rec["oracle_overlap"]["oracle_text_found"] is False, rec["oracle_overlap"]
@@ -383,7 +383,7 @@ def test_claude_code_cannot_read_solutions(tmp_path: Path, ws: Path, secret: str
         env, _ = cli_env("claude-code", port, secret)
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
                          "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)], env)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # missing: exit 1
         out = next((r["last_output"] for r in srv.log if "DENIED:" in (r["last_output"] or "")), "")
         assert out.count("DENIED:") == 3 and "LEAK:" not in out, out
         assert "No module named" in out
@@ -408,7 +408,7 @@ def test_claude_code_refused_by_the_endpoint_is_error(tmp_path: Path, ws: Path, 
         res = kgb_agent(["--agent", "claude-code", "--op", "vllm::rms_norm", "--final-tier", "smoke", "--platform",
                          "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws),
                          "--budget-minutes", "2"], env)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # unsolved: exit 1
         rec = lines(tmp_path / "run" / "results.jsonl")[-1]
         assert rec["exit_reason"] == "error" and "400" in rec["error"], rec
         assert rec["status"] == "failed" and rec["failure_class"] == "missing"
@@ -422,10 +422,12 @@ def test_command_that_crashes_is_error(command: str, tmp_path: Path, ws: Path) -
     res = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
                      "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],
                     {})
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1 and "1 of 1 operators not solved (exit code 1)" in res.output, res.output
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
     assert rec["exit_reason"] == "error" and rec["failure_class"] == "missing" and rec["self_checks"] == 0
     assert rec["exit_code"] in (3, 127) and "exit status" in rec["error"]
+    # a program that is not found: the error says where the command runs
+    assert ("runs in the operator's workspace" in rec["error"]) == command.startswith("/nonexistent"), rec["error"]
     # --retry-errors runs it again; a plain re-run does not
     res2 = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
                       "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],

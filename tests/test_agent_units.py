@@ -404,3 +404,28 @@ def test_jail_refuses_cleanly_without_privileges(tmp_path: Path) -> None:
     r = subprocess.run([python, "-I", str(isolation.JAIL)], env=env, capture_output=True, text=True,
                        user=u.uid, group=u.gid, extra_groups=[], cwd="/")
     assert r.returncode == 125 and r.stderr.startswith("kgb-jail:") and "unshare" in r.stderr
+
+
+def test_command_with_a_path_relative_to_here_is_refused_with_a_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command runs in each operator's workspace: a path relative to the directory kgb agent was started in
+    (trivial.sh's old usage line) would not be found there; kgb agent says so before any session starts."""
+    from kernelgenbench.agent.commands import workspace_relative_paths
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    cmd = f"sh tests/agent_scripts/trivial.sh {root}/solutions {{submission}}"
+    assert workspace_relative_paths(cmd, root) == ["tests/agent_scripts/trivial.sh"]
+    assert workspace_relative_paths(f"sh {root}/tests/agent_scripts/trivial.sh {root}/solutions {{submission}}",
+                                    root) == []
+    assert workspace_relative_paths("./check {submission}; sed s/a/b/ x; python -m x --out=tests/y", root) == []
+    res = CliRunner().invoke(app, ["agent", "--agent", "command", "--command", cmd, "--op", "aten::add",
+                                   "--platform", "interpreter"], env={"COLUMNS": "300"})
+    flat = " ".join(res.output.split())
+    assert res.exit_code == 2, res.output
+    assert "tests/agent_scripts/trivial.sh: a path relative to this directory" in flat
+    assert f"give it absolute (e.g. {root}/tests/agent_scripts/trivial.sh)" in flat
+    # the usage line of trivial.sh works as written: both of its paths are absolute
+    script = (root / "tests/agent_scripts/trivial.sh").read_text()
+    usage = next(ln for ln in script.splitlines() if '--command "' in ln)
+    line = usage.split("--command ", 1)[1].split('"')[1].replace("$PWD", str(root))
+    assert workspace_relative_paths(line, root) == [] and line.startswith(f"sh {root}/tests/agent_scripts/")

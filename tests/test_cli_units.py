@@ -338,3 +338,37 @@ def test_init_hints_print_the_invocation_that_works(tmp_path, monkeypatch) -> No
     assert kgb_invocation() == "kgb"
     monkeypatch.setattr(sys, "argv", [str(tmp_path / "elsewhere" / "cli.py")])
     assert kgb_invocation().endswith(" -m kernelgenbench.cli")
+
+
+def test_ctrl_c_after_every_job_was_recorded_still_prints_the_tables(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C while kgb eval prints its tables (every job recorded, summary.json written): the tables are printed
+    all the same, a line says the run is complete, and the exit status is the run's (0: every job passed)."""
+    import os
+    import signal
+
+    from kernelgenbench import cli
+    from kernelgenbench.run import scheduler
+
+    monkeypatch.setattr(scheduler, "Verifier", _FakeVerifier)
+    monkeypatch.setattr(_FakeVerifier, "interrupt_at", "none")
+    table = cli._ops_table
+
+    def interrupted_table(*a, **kw):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the first table is printed
+        return table(*a, **kw)
+
+    monkeypatch.setattr(cli, "_ops_table", interrupted_table)
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        res = CliRunner().invoke(app, ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--out", str(out),
+                                       "--platform", "interpreter"], env={"COLUMNS": "200"})
+        assert signal.getsignal(signal.SIGINT) is handler  # the command put the handler back
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "summary · tier smoke" in flat and "aten::mul" in flat
+    assert "Ctrl-C after every job was recorded: the run is complete, the tables above are its summary" in flat
+    assert (out / "summary.json").is_file()

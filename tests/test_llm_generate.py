@@ -282,10 +282,11 @@ def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             "--backoff", "0.01", "--tier", "smoke"]
     try:
         res = CliRunner().invoke(app, args)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # vllm::topk_softmax is not solved: exit 1, as kgb eval
+        assert "1 of 3 operators not solved (exit code 1)" in " ".join(res.output.split())
         n = len(srv.log)
         again = CliRunner().invoke(app, args)
-        assert again.exit_code == 0, again.output
+        assert again.exit_code == 1, again.output
         assert len(srv.log) == n
     finally:
         srv.stop()
@@ -354,3 +355,133 @@ def test_cli_final_verdicts_cover_every_tier_by_default(tmp_path: Path, monkeypa
     assert "tier all (smoke + full + heldout)" in flat and "verdicts cover every tier (smoke, full, heldout)" in flat
     again = " ".join(CliRunner().invoke(app, ["summary", str(out)], env={"COLUMNS": "200"}).output.split())
     assert "tier all (smoke + full + heldout)" in again and "verdicts cover every tier" in again
+
+
+# -- --replay defaults, Ctrl-C, exit codes (fast: evaluate_file is faked) ------------------------------------------
+def _replayed_run(run: Path, ops: list[str], tier: str) -> Path:
+    """A generate run directory as ``kgb generate`` leaves it: config.json (its tier) and one correct reply per
+    operator in samples.jsonl."""
+    from llm_server import reply_text
+
+    run.mkdir(parents=True)
+    (run / "config.json").write_text(json.dumps({"command": "kgb generate", "model": "openai/x", "tier": tier}))
+    with open(run / "samples.jsonl", "w") as f:
+        for op in ops:
+            f.write(json.dumps({"sample_id": f"{op}:s0r0", "op": op, "source": op.split("::")[0], "sample": 0,
+                                "round": 0, "label": "s0r0", "response": reply_text("correct", op),
+                                "truncated": False, "usage": {"input_tokens": 10, "output_tokens": 20}}) + "\n")
+    return run / "samples.jsonl"
+
+
+class _FakeJudge:
+    """Stands in for evaluate_file: a verdict per operator (``fail``: failed, else passed); at the operator
+    ``interrupt_at`` it sends Ctrl-C to the process and returns a second later (as a killed sandbox does)."""
+
+    def __init__(self, fail: tuple[str, ...] = (), interrupt_at: str | None = None) -> None:
+        self.fail, self.interrupt_at, self.calls = fail, interrupt_at, []
+
+    def __call__(self, path, op, tier, **kw) -> dict[str, Any]:
+        import hashlib
+        import os
+        import signal
+        import time
+
+        self.calls.append((op, tier))
+        if op == self.interrupt_at:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1.0)
+        ok = op not in self.fail
+        sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        return {"op": op, "source": op.split("::")[0], "label": kw.get("label"), "tier": tier,
+                "platform": kw.get("platform"), "submission_sha256": sha,
+                "status": "passed" if ok else "failed", "failure_class": None if ok else "wrong_result",
+                "cases_total": 3, "cases_passed": 3 if ok else 1, "cases": [], "wall_s": 0.1}
+
+
+def _generate(args: list[str]) -> Any:
+    from kernelgenbench.cli import app
+
+    return CliRunner().invoke(app, ["generate", *args, "--platform", "interpreter"], env={"COLUMNS": "200"})
+
+
+def test_replay_defaults_to_the_replayed_runs_operators_and_tier(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelgenbench.llm.commands import replay_source
+    from kernelgenbench.run import evaluate as ev
+
+    samples = _replayed_run(tmp_path / "old", ["aten::add", "aten::mul"], "smoke")
+    src = replay_source(samples)
+    assert (src.ops, src.tier, src.run) == (["aten::add", "aten::mul"], "smoke", "old")
+    judge = _FakeJudge()
+    monkeypatch.setattr(ev, "evaluate_file", judge)
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "(run old: its 2 operators · its tier) · 2 operators · tier smoke" in flat, flat
+    assert sorted(judge.calls) == [("aten::add", "smoke"), ("aten::mul", "smoke")]
+    s = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert (s["tier"], sorted(s["operators"])) == ("smoke", ["aten::add", "aten::mul"])
+    assert "→ aten::add s0r0: judging on tier smoke" in flat
+    # --op and --tier override
+    judge.calls.clear()
+    res = _generate(["--replay", str(samples), "--op", "aten::mul", "--tier", "full", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "(run old: 1 selected operator (it has replies for 2) · it ran smoke) · 1 operators · tier full" in flat
+    assert judge.calls == [("aten::mul", "full")]
+    # a file with no reply is a usage error naming it
+    (tmp_path / "empty.jsonl").write_text("")
+    res = _generate(["--replay", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "c")])
+    assert res.exit_code == 2 and "holds no reply" in res.output
+
+
+def test_generate_exits_1_when_an_operator_is_unsolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kernelgenbench.run import evaluate as ev
+
+    samples = _replayed_run(tmp_path / "old", ["aten::add", "aten::mul"], "smoke")
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge(fail=("aten::mul",)))
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 1, res.output
+    assert "1 of 2 operators not solved (exit code 1)" in " ".join(res.output.split())
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge())
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0 and "not solved" not in res.output, res.output
+
+
+def test_ctrl_c_stops_generate_keeps_records_and_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C while a sample is judged: the sandboxes are killed, the judged samples' records are kept, the
+    one cut short is not recorded, the command says so and exits 130 at once; the same command resumes."""
+    import signal
+    import time
+
+    from kernelgenbench.run import evaluate as ev
+    from kernelgenbench.sandbox import runner
+
+    ops = ["aten::add", "aten::mul", "aten::sub"]
+    samples = _replayed_run(tmp_path / "old", ops, "smoke")
+    kills = []
+    monkeypatch.setattr(runner, "kill_all", lambda: kills.append(1) or 0)
+    judge = _FakeJudge(interrupt_at="aten::mul")
+    monkeypatch.setattr(ev, "evaluate_file", judge)
+    out = tmp_path / "run"
+    args = ["--replay", str(samples), "--out", str(out), "--concurrency", "1"]
+    handler = signal.getsignal(signal.SIGINT)
+    t0 = time.time()
+    try:
+        res = _generate(args)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert res.exit_code == 130, res.output
+    assert time.time() - t0 < 30
+    flat = " ".join(res.output.split())
+    assert f"interrupted: 1 of 3 operators finished, 1 evaluations recorded in {out}" in flat, flat
+    assert "run the same command again to resume" in flat
+    assert kills == [1]
+    assert [r["op"] for r in _lines(out / "results.jsonl")] == ["aten::add"]  # aten::mul was cut short
+    assert [c[0] for c in judge.calls] == ["aten::add", "aten::mul"]  # aten::sub never started
+    judge2 = _FakeJudge()
+    monkeypatch.setattr(ev, "evaluate_file", judge2)
+    again = _generate(args)
+    assert again.exit_code == 0, again.output
+    assert sorted(c[0] for c in judge2.calls) == ["aten::mul", "aten::sub"]  # aten::add's record is reused
+    assert sorted(r["op"] for r in _lines(out / "results.jsonl")) == ops

@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .console import console
+from .console import console, exit_interrupted
 from .tables import (
     _cases_cell,
     _ops_table,
@@ -385,11 +385,32 @@ def eval_cmd(
     except EvaluationInterrupted as exc:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
         progress.stop()
-        console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in {exc.path}; "
-                      f"run the same command again to resume[/yellow]")
-        raise typer.Exit(130) from None
+        if exc.recorded == exc.selected:
+            console.print(f"[yellow]interrupted after all {_plural(exc.selected, 'job')} were recorded in {exc.path}; "
+                          f"`kgb summary {exc.path}` prints the tables (running the same command again writes "
+                          f"summary.json)[/yellow]")
+        else:
+            console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
+                          f"{exc.path}; run the same command again to resume[/yellow]")
+        exit_interrupted()
     finally:
         progress.stop()
+    # Every job is recorded and summary.json written: a Ctrl-C now cuts nothing short, so the tables are printed
+    # all the same (with a line that says so) and the exit status is the run's.
+    late: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, frame: late.append(signum))
+    try:
+        _print_eval_result(run, tier, late)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
+    """The end of ``kgb eval``: the operator and summary tables, the first failure of each failed job, where
+    the records are; raises typer.Exit(1) when a job failed. ``late`` is non-empty when Ctrl-C came meanwhile."""
+    from .suite.tiers import tier_label
+
     rundir_results, summary, wall, written = run.path / "results.jsonl", run.summary, run.wall_s, run.written
     records = run.records
     tier = summary["tier"]
@@ -422,6 +443,9 @@ def eval_cmd(
                 f"its sandbox wrote {cut['bytes_written'] / 1e6:.1f} MB of output; the log ({r.get('log')}) keeps "
                 f"the first {cut['limit'] / 1e6:.1f} MB and the last 64 KiB (--log-limit-mb)"), soft_wrap=True)
     console.print(f"results: {rundir_results}\nsummary: {run.path / 'summary.json'}")
+    if late:
+        console.print("[yellow]Ctrl-C after every job was recorded: the run is complete, the tables above are its "
+                      "summary[/yellow]")
     if failed:
         console.print(f"[dim]{len(failed)} of {_plural(len(latest), 'job')} failed (exit code 1); every case's record "
                       f"is in results.jsonl[/dim]")

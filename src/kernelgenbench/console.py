@@ -4,7 +4,10 @@ on it (llm/commands.py, agent/commands.py), which import this module, never cli.
 from __future__ import annotations
 
 import os
-from typing import Any
+import signal
+import sys
+import threading
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -41,3 +44,35 @@ def failure_lines(r: dict[str, Any]) -> list[str]:
         if extra:
             lines += [f"{len(extra)} more L1 findings in the record:", *extra]
     return lines
+
+
+#: Name prefixes of the harness's worker threads: ``kgb eval``'s slots (run/scheduler.py), ``kgb generate``'s
+#: operators (llm/generate.py) and ``kgb agent``'s sessions (agent/run.py).
+WORKER_THREADS = ("slot-", "kgb-op-", "agent-slot-")
+
+
+def exit_interrupted(code: int = 130, wait_s: float = 3.0) -> NoReturn:
+    """End a command after Ctrl-C, once its message is printed: a second Ctrl-C is ignored from now on. When a
+    worker thread of the harness (:data:`WORKER_THREADS`) is still running after ``wait_s`` seconds (its own
+    work in this process, such as a case's reference computed by torch, which no flag stops), the process
+    ends at once with ``code``, output flushed (every record is already on disk): finalising the interpreter
+    under such a thread aborts it (``terminate called without an active exception``, exit 134). A thread
+    counts until it has left ``threading.enumerate()``: after a Ctrl-C inside ``Thread.join`` its
+    ``is_alive()`` may be False while it still runs (CPython gh-90882). Otherwise raises
+    ``typer.Exit(code)``."""
+    import time
+
+    import typer
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    me = threading.current_thread()
+    deadline = time.monotonic() + wait_s
+    while True:
+        busy = [t for t in threading.enumerate() if t is not me and t.name.startswith(WORKER_THREADS)]
+        if not busy:
+            raise typer.Exit(code)
+        if time.monotonic() >= deadline:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        time.sleep(0.05)

@@ -207,6 +207,13 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("no operator selected (--op OP or --source S)")
         if not op and not source:
             raise typer.BadParameter("select operators with --op OP (repeatable) or --source aten|vllm|cublas")
+        if agent == "command" and command:
+            rel = workspace_relative_paths(command, Path.cwd())
+            if rel:
+                raise typer.BadParameter(
+                    f"{', '.join(rel)}: a path relative to this directory, but the command runs in each operator's "
+                    f"own workspace, where it does not exist; give it absolute (e.g. "
+                    f"{Path.cwd() / rel[0]})", param_hint="'--command'")
         for p in cfg.expose:
             if not p.exists():
                 raise typer.BadParameter(f"--expose {p}: no such path")
@@ -271,7 +278,9 @@ def register(app: typer.Typer) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             console.print(f"[yellow]interrupted: {exc.recorded} of {exc.selected} operators recorded in {exc.path}; "
                           f"run the same command again to resume[/yellow]")
-            raise typer.Exit(130) from None
+            from ..console import exit_interrupted
+
+            exit_interrupted()
         console.print(operators_table(summary, plat.timing and not plat.interpreter))
         console.print(cost_table(summary))
         who = "command" if agent == "command" else f"{cli.name} {version}"
@@ -291,6 +300,12 @@ def register(app: typer.Typer) -> None:
         _print_failures([latest[o.id] for o in ops if o.id in latest])  # each failed verdict's first failure in full
         console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}\n"
                       f"workspaces: {runner.workspaces}")
+        from ..llm.commands import unsolved_operators
+
+        unsolved = unsolved_operators(summary)
+        if unsolved:
+            console.print(f"[dim]{len(unsolved)} of {len(ops)} operators not solved (exit code 1)[/dim]")
+            raise typer.Exit(1)
 
     @app.command("check")
     def check_cmd(
@@ -318,6 +333,26 @@ def register(app: typer.Typer) -> None:
         text, code = format_check(rec, tiers[0], file.name, plat.key)
         typer.echo(text, nl=False)
         raise typer.Exit(code)
+
+
+def workspace_relative_paths(command: str, cwd: Path) -> list[str]:
+    """The words of a ``--agent command`` command line that name a file or folder relative to ``cwd`` (the
+    directory ``kgb agent`` was started in) by a relative path: the command runs in each operator's workspace,
+    where such a path does not exist. Words with a ``{placeholder}``, options (``-x``, ``--x=...``) and words
+    without a ``/`` (a program on PATH, a plain argument) are not looked at; an unparsable line gives []."""
+    import shlex
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    found = []
+    for w in words:
+        if "/" not in w or w.startswith(("/", "-", "~")) or "{" in w or "$" in w:
+            continue
+        if (cwd / w).exists():
+            found.append(w)
+    return found
 
 
 def load_summary(run_dir: Path) -> dict[str, Any]:

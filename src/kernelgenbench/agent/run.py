@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import queue
+import re
 import shutil
 import stat
 import sys
@@ -173,6 +174,10 @@ class Event:
     kind: str  # "start", "done", "resumed"
     op: str
     record: dict[str, Any] | None = None
+
+
+#: What a shell or an interpreter prints when the program or script it was given does not exist.
+_NOT_FOUND = re.compile(r"No such file or directory|not found|[Cc]an(no|')t open")
 
 
 class Interrupted(Exception):
@@ -321,19 +326,17 @@ class AgentRun:
                     if self.on_event:
                         self.on_event(Event("done", op.id, rec))
 
-        threads = [threading.Thread(target=worker, args=(i,), daemon=True, name=f"agent-slot-{i}")
-                   for i in range(len(self.slots))]
-        for t in threads:
-            t.start()
+        from ..run.scheduler import start_workers, stopping, wait_workers
+
+        n = len(self.slots)
+        done = start_workers([lambda i=i: worker(i) for i in range(n)], [f"agent-slot-{i}" for i in range(n)])
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(timeout=0.5)
+            wait_workers(done)
         except KeyboardInterrupt:
-            self.stop.set()
-            self._kill_all()
-            for t in threads:
-                t.join(timeout=60)
+            with stopping():  # a second Ctrl-C meanwhile is ignored
+                self.stop.set()
+                self._kill_all()
+                wait_workers(done, 60.0)
             done = sum(1 for op in ops if self.finished(op.id) is not None)
             raise Interrupted(self.rundir.path, done, len(ops)) from None
         if errors:
@@ -515,6 +518,8 @@ class AgentRun:
         iso_mod.take_back(box)
         exit_reason, error = self._exit_reason(info, code, killed, launch_error, errlog)
         rec = self._judge(final, op, self.cfg.tier, self.rundir.job_dir(op.id, LABEL), LABEL, slot.device)
+        if self.stop.is_set():
+            return None  # interrupted while judging: the sandbox was killed, so the record is no verdict
         rec = self._record(rec, op, info, exit_reason, error, code, session_wall, server.count, work, box, store,
                            started, final)
         rec["secrets_redacted"] = [str(Path(f).relative_to(box)) if Path(f).is_relative_to(box) else
@@ -581,7 +586,11 @@ class AgentRun:
             tail = errlog.read_text(errors="replace")[-2000:].strip()
         except OSError:
             pass
-        return "error", info.error or (f"exit status {code}" + (f": {tail}" if tail else ""))
+        msg = info.error or (f"exit status {code}" + (f": {tail}" if tail else ""))
+        if self.cli.name == "command" and (code in (126, 127) or _NOT_FOUND.search(tail)):
+            msg += (" (hint: the command runs in the operator's workspace, not where kgb agent was started: a "
+                    "program or file named by a relative path is looked up there; give absolute paths)")
+        return "error", msg
 
     def _record(self, rec: dict[str, Any], op: Operator, info: StreamInfo, exit_reason: str, error: str | None,
                 code: int | None, session_wall: float, checks: int, work: Path, box: Path, store: Path,

@@ -9,12 +9,15 @@
 from __future__ import annotations
 
 import json
+import signal
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Optional
 
 import typer
 from rich.table import Table
 
+from ..console import exit_interrupted
 from ..suite.tiers import VERDICT_TIER
 from ..tables import plural
 
@@ -100,6 +103,67 @@ def operators_table(summary: dict[str, Any], timing: bool) -> Table:
     return t
 
 
+def unsolved_operators(summary: dict[str, Any]) -> list[str]:
+    """The operators of a ``kgb generate`` or ``kgb agent`` summary that make the command exit with 1, the rule
+    of ``kgb eval`` (a job that failed): status ``failed`` or ``not_run`` (never judged: a request or session
+    error, or a run stopped early). ``solved`` and ``unsupported`` (the platform cannot judge its cases) do
+    not."""
+    return sorted(op for op, o in (summary.get("operators") or {}).items()
+                  if o.get("status") not in ("solved", "unsupported"))
+
+
+@dataclass
+class ReplaySource:
+    """What ``kgb generate --replay FILE`` replays by default.
+
+    Attributes:
+        path: the ``samples.jsonl``.
+        ops: the operators that have a reply in it, in first-reply order.
+        tier: the tier of the run that wrote it (its ``config.json`` beside the file), None when unknown.
+        run: that run directory's name.
+    """
+
+    path: Path
+    ops: list[str]
+    tier: str | None
+    run: str
+
+    def describe(self, ops: list[str], tier: str) -> str:
+        """The header's words: which run, and whether the operators (ids) and tier are the replayed run's."""
+        n = len(self.ops)
+        what = (f"its {n} operator{'' if n == 1 else 's'}" if set(ops) == set(self.ops) else
+                f"{len(ops)} selected operator{'' if len(ops) == 1 else 's'} (it has replies for {n})")
+        how = "its tier" if tier == self.tier else ("tier unknown" if self.tier is None else f"it ran {self.tier}")
+        return f"run {self.run}: {what} · {how}"
+
+
+def replay_source(path: Path) -> ReplaySource:
+    """Read a ``samples.jsonl`` to replay: its operators (those with replies) and its run's tier.
+
+    Raises:
+        ValueError: no such file, or it holds no reply.
+    """
+    from ..suite.tiers import tier_name
+    from .generate import read_jsonl
+
+    if not path.is_file():
+        raise ValueError(f"no such file: {path}")
+    ops: list[str] = []
+    for line in read_jsonl(path):
+        if "sample_id" in line and isinstance(line.get("op"), str) and line["op"] not in ops:
+            ops.append(line["op"])
+    if not ops:
+        raise ValueError(f"{path} holds no reply (no line with a sample_id and an op)")
+    tier = None
+    try:
+        conf = json.loads((path.parent / "config.json").read_text())
+        if conf.get("command") == "kgb generate" and conf.get("tier"):
+            tier = tier_name(str(conf["tier"]))
+    except (OSError, ValueError):
+        tier = None
+    return ReplaySource(path, ops, tier, path.resolve().parent.name)
+
+
 def register(app: typer.Typer) -> None:
     """Add ``prompt`` and ``generate`` to the ``kgb`` app."""
 
@@ -136,9 +200,10 @@ def register(app: typer.Typer) -> None:
                                                           "provider's)"),
         op: Optional[list[str]] = typer.Option(None, "--op", help="only these operators (repeatable)"),
         source: Optional[str] = typer.Option(None, help="only this source: aten, vllm or cublas"),
-        tier: str = typer.Option(VERDICT_TIER, help="tier every sample is judged on: all (default: smoke + full + "
-                                                    "heldout, a whole verdict), smoke, full, heldout or a comma list; "
-                                                    "reflection never shows a held-out case"),
+        tier: Optional[str] = typer.Option(None, help="tier every sample is judged on: all (default: smoke + full "
+                                                      "+ heldout, a whole verdict; with --replay: the replayed "
+                                                      "run's), smoke, full, heldout or a comma list; reflection "
+                                                      "never shows a held-out case"),
         k: int = typer.Option(1, "--k", help="k of pass@k (samples per operator unless --n is given)"),
         n: Optional[int] = typer.Option(None, "--n", help="samples per operator (>= k); n > k draws all n "
                                                           "(no early stopping) for the unbiased estimator"),
@@ -157,7 +222,8 @@ def register(app: typer.Typer) -> None:
         runs_root: Path = typer.Option(Path("runs"), help="where run directories go"),
         fresh: bool = typer.Option(False, help="start a new run directory instead of resuming"),
         replay: Optional[Path] = typer.Option(None, help="re-extract and re-evaluate the replies of this "
-                                                         "samples.jsonl (no model)"),
+                                                         "samples.jsonl (no model); by default the operators that "
+                                                         "have replies there, on the replayed run's tier"),
         concurrency: int = typer.Option(4, help="requests in flight (and operators sampled) at once"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection: cuda, "
                                                                              "interpreter, ..."),
@@ -188,11 +254,21 @@ def register(app: typer.Typer) -> None:
         from ..suite.registry import select
         from ..suite.tiers import tier_label, tier_name
         from .clients import LLMAuthError, LLMError, make_client
-        from .generate import Event, GenerateConfig, Generation, open_run
+        from .generate import Event, GenerateConfig, Generation, GenerationInterrupted, open_run
 
         console = _console()
+        replayed: ReplaySource | None = None
+        if replay is not None:
+            try:
+                replayed = replay_source(replay)
+            except ValueError as exc:
+                raise typer.BadParameter(str(exc), param_hint="'--replay'") from None
+            if not op and not source:
+                op = replayed.ops  # exactly the replayed run's operators (those with replies)
+            if tier is None and replayed.tier is not None:
+                tier = replayed.tier
         try:
-            tier = tier_name(tier)
+            tier = tier_name(tier if tier is not None else VERDICT_TIER)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
         try:
@@ -232,7 +308,9 @@ def register(app: typer.Typer) -> None:
         if replay is None and temperature == 0.0 and cfg.samples_per_op > 1:
             console.print("[yellow]note: temperature 0 with several samples per operator; samples may repeat "
                           "(pass --temperature for diverse samples)[/yellow]")
-        what = f"replay {replay}" if replay else f"{model}" + (f" @ {base_url}" if base_url else "")
+        what = f"{model}" + (f" @ {base_url}" if base_url else "")
+        if replayed is not None:
+            what = f"replay {replay} ({replayed.describe([o.id for o in ops], tier)})"
         console.print(f"[bold]kgb generate[/bold] {what} · {plural(len(ops), 'operator')} · tier {tier_label(tier)} · "
                       f"platform {plat.name} · "
                       f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
@@ -244,6 +322,9 @@ def register(app: typer.Typer) -> None:
             src = " (resumed)" if e.resumed else ""
             console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · {e.tokens_in}+{e.tokens_out} tok · "
                           f"{e.request_s:.1f}s + eval {e.eval_s:.1f}s{src}")
+
+        def on_judge(op_id: str, label: str) -> None:
+            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
 
         ray_backend = None
         if backend not in ("local", "ray"):
@@ -262,10 +343,18 @@ def register(app: typer.Typer) -> None:
             console.print(f"Ray: {info['nodes']} node(s), {info['slots']} job(s) at once"
                           + (f" at {address}" if address else " (a local instance for this run)"))
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
-                         device_name=_device_name(plat), ray=ray_backend)
+                         device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge)
         code = 0
         try:
             summary = gen.run(ops)
+        except GenerationInterrupted as exc:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
+            console.print(f"[yellow]interrupted: {exc.finished} of {exc.selected} operators finished, "
+                          f"{exc.recorded} evaluations recorded in {exc.path}; run the same command again to "
+                          f"resume[/yellow]")
+            if ray_backend is not None:
+                ray_backend.close()
+            exit_interrupted()
         except LLMAuthError as exc:
             console.print(f"[red]stopped: {exc}[/red]")
             summary = json.loads((rundir.path / "summary.json").read_text())
@@ -287,8 +376,11 @@ def register(app: typer.Typer) -> None:
                           f"only)[/dim]")
         console.print(f"samples: {rundir.path / 'samples.jsonl'}\nresults: {rundir.results}\n"
                       f"summary: {rundir.path / 'summary.json'}")
-        if gen.errors and code == 0:
-            code = 3
+        unsolved = unsolved_operators(summary)
+        if unsolved or gen.errors:
+            console.print(f"[dim]{len(set(unsolved) | set(gen.errors))} of {len(ops)} operators not solved "
+                          f"(exit code 1)[/dim]")
+            code = 1
         if code:
             raise typer.Exit(code)
 

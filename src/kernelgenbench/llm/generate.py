@@ -35,7 +35,6 @@ import re
 import shutil
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -280,6 +279,28 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+class GenerationInterrupted(Exception):
+    """Ctrl-C during :meth:`Generation.run`: the sandboxes in flight were killed; every reply and every
+    evaluation recorded before is kept (``samples.jsonl``, ``results.jsonl``), and running the same command
+    again resumes.
+
+    Attributes:
+        path: the run directory.
+        recorded: evaluation records in its ``results.jsonl``.
+        finished: operators whose sampling ended in this invocation.
+        selected: operators selected.
+    """
+
+    def __init__(self, path: Path, recorded: int, finished: int, selected: int) -> None:
+        super().__init__(f"interrupted: {recorded} evaluations recorded, {finished} of {selected} operators "
+                         f"finished, in {path}")
+        self.path, self.recorded, self.finished, self.selected = path, recorded, finished, selected
+
+
+class _Stopped(Exception):
+    """Raised in an operator's thread after Ctrl-C: no further request or evaluation, nothing recorded."""
+
+
 @dataclass
 class Event:
     """A progress event for the command line: one judged reply."""
@@ -308,13 +329,15 @@ class Generation:
         settings: the verifier's limits.
         jobs: evaluation slots (default as ``kgb eval``: one per GPU, 2 on the interpreter).
         on_event: called after each judged reply.
+        on_judge: called with ``(operator id, label)`` when a reply's evaluation starts (one on the interpreter
+            may take minutes: the command line says what it is judging meanwhile).
         device_name: the device's name for the prompt's platform section.
     """
 
     def __init__(self, cfg: GenerateConfig, rundir: RunDir, platform: Platform, client: Any = None, *,
                  settings: Settings | None = None, jobs: int | None = None,
                  on_event: Callable[[Event], None] | None = None, device_name: str | None = None,
-                 ray: Any = None) -> None:
+                 ray: Any = None, on_judge: Callable[[str, str], None] | None = None) -> None:
         from ..run.scheduler import make_slots
 
         self.cfg = cfg
@@ -323,6 +346,7 @@ class Generation:
         self.client = client
         self.settings = settings or Settings()
         self.on_event = on_event
+        self.on_judge = on_judge
         self.device_name = device_name
         self.samples = SampleLog(rundir.path / "samples.jsonl")
         self.slots: "queue.Queue[Any]" = queue.Queue()
@@ -335,6 +359,10 @@ class Generation:
         self.ceilings: dict[Any, dict[str, Any]] = {}
         self.errors: dict[str, str] = {}
         self.abort = threading.Event()
+        #: Ctrl-C: no request or evaluation starts, the sandboxes in flight are killed and their records dropped
+        self.interrupted = threading.Event()
+        #: operators whose sampling (or replay) ended in this invocation
+        self.finished_ops: set[str] = set()
         self.fatal: BaseException | None = None
         self.requests_made = 0  # replies received in this invocation
         self.http_attempts = 0  # HTTP attempts behind them (retries included)
@@ -365,15 +393,29 @@ class Generation:
         if self.cfg.replay is not None:
             self._load_replay(ops)
         workers = max(1, min(self.cfg.concurrency, len(ops))) if ops else 1
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kgb-op") as pool:
-            futures = [pool.submit(self._operator_guarded, op) for op in ops]
-            try:
-                for f in futures:
-                    f.result()
-            except KeyboardInterrupt:
-                # No new request starts; requests and evaluations in flight finish and are kept.
-                self.abort.set()
-                raise
+        from ..run.scheduler import start_workers, wait_workers
+
+        todo: "queue.Queue[Operator]" = queue.Queue()
+        for op in ops:
+            todo.put(op)
+
+        def worker() -> None:
+            while not self.interrupted.is_set():
+                try:
+                    op = todo.get_nowait()
+                except queue.Empty:
+                    return
+                self._operator_guarded(op)
+
+        # Daemon threads (not a ThreadPoolExecutor, whose workers the interpreter joins at exit): after Ctrl-C a
+        # request still in flight must not keep the process alive.
+        done = start_workers([worker] * workers, [f"kgb-op-{i}" for i in range(workers)])
+        try:
+            wait_workers(done)
+        except KeyboardInterrupt:
+            self._interrupt(done)
+            raise GenerationInterrupted(self.rundir.path, len(self.rundir.records()), len(self.finished_ops),
+                                        len(ops)) from None
         summary = self.summary(ops)
         summary["wall_s"] = round(time.time() - t0, 2)
         summary["requests_made"] = self.requests_made
@@ -397,6 +439,19 @@ class Generation:
         s["per_operator"] = per_operator_rows(s["operators"], self.rundir.records(), self.cfg.tier, self.platform.name)
         return s
 
+    def _interrupt(self, done: list[threading.Event], wait_s: float = 10.0) -> None:
+        """Ctrl-C: stop starting requests and evaluations, kill every sandbox child (the evaluations in flight
+        then return, unrecorded: a resume runs them again), and give the operator threads ``wait_s`` seconds in
+        all to end (a request still in flight is abandoned: its thread is a daemon)."""
+        from ..run.scheduler import stopping, wait_workers
+        from ..sandbox.runner import kill_all
+
+        with stopping():  # a second Ctrl-C meanwhile is ignored
+            self.interrupted.set()
+            self.abort.set()
+            kill_all()
+            wait_workers(done, wait_s)
+
     def _operator_guarded(self, op: Operator) -> None:
         from .clients import LLMAuthError, LLMError
 
@@ -405,6 +460,11 @@ class Generation:
                 self._replay_operator(op)
             else:
                 self._sample_operator(op)
+            if not self.interrupted.is_set():
+                with self._lock:
+                    self.finished_ops.add(op.id)
+        except _Stopped:
+            return
         except LLMAuthError as exc:
             self.errors[op.id] = str(exc)
             with self._lock:
@@ -555,6 +615,10 @@ class Generation:
         pipeline of ``kgb eval``) on a free slot, and append its record to this run directory."""
         from ..run.evaluate import evaluate_file
 
+        if self.interrupted.is_set():
+            raise _Stopped
+        if self.on_judge is not None:
+            self.on_judge(op.id, label)
         if self.ray is not None:
             from ..run.job import JobSpec
             from ..suite.tiers import tier_parts
@@ -562,15 +626,21 @@ class Generation:
             timed = self.platform.timing and not self.platform.interpreter and "full" in tier_parts(self.cfg.tier)
             rec = self.ray.judge(JobSpec(op, path.resolve(), self.cfg.tier, label), self.rundir, self.settings,
                                  measure_ceilings=timed)
+            if self.interrupted.is_set():
+                raise _Stopped
             self.rundir.append(rec)
             return rec
         slot = self.slots.get()
         try:
+            if self.interrupted.is_set():
+                raise _Stopped
             rec = evaluate_file(path, op.id, self.cfg.tier, platform=self.platform.name, settings=self.settings,
                                 workdir=self.rundir.job_dir(op.id, label), device=slot.device, label=label,
                                 ceilings=self.ceilings.get(slot.device), as_profile=self.platform.profile)
         finally:
             self.slots.put(slot)
+        if self.interrupted.is_set():
+            raise _Stopped  # its sandbox was killed: the record is no verdict, a resume judges it again
         rec["attempt"] = 1
         self.rundir.append(rec)
         return rec

@@ -9,10 +9,13 @@ directory as soon as each job finishes, so an interrupted run loses nothing and 
 from __future__ import annotations
 
 import collections
+import contextlib
+import signal
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from ..platforms import Platform, device_count
 from ..record import JobRecord, sha256, tier_case_count
@@ -33,6 +36,52 @@ class Slot:
     index: int
     device: int | None
     quarantined: bool = False
+
+
+@contextlib.contextmanager
+def stopping() -> Iterator[None]:
+    """While a run stops after Ctrl-C (its sandboxes or sessions killed, its threads given a few seconds): a
+    second Ctrl-C is ignored, so that it cannot cut the stopping short and leave a thread running into the
+    interpreter's exit. Only in the main thread (elsewhere signals cannot be set, nor arrive); the handler
+    is put back afterwards."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if main:
+            signal.signal(signal.SIGINT, previous)
+
+
+def start_workers(targets: list[Callable[[], None]], names: list[str]) -> list[threading.Event]:
+    """Start one daemon thread per target (named ``names[i]``); returns an event per thread, set when its target
+    has returned or raised. Wait on these (:func:`wait_workers`), never with ``Thread.join``: a Ctrl-C inside
+    ``join`` can leave a running thread marked as stopped, so that a later ``join`` returns at once
+    (CPython gh-90882)."""
+    done = []
+    for fn, name in zip(targets, names):
+        ev = threading.Event()
+
+        def run(fn: Callable[[], None] = fn, ev: threading.Event = ev) -> None:
+            try:
+                fn()
+            finally:
+                ev.set()
+
+        threading.Thread(target=run, daemon=True, name=name).start()
+        done.append(ev)
+    return done
+
+
+def wait_workers(done: list[threading.Event], timeout_s: float | None = None) -> bool:
+    """Wait until every event of :func:`start_workers` is set, or ``timeout_s`` seconds in all have passed
+    (None: no limit); a Ctrl-C meanwhile raises KeyboardInterrupt. Returns whether every worker ended."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    for ev in done:
+        while not ev.wait(timeout=0.5 if deadline is None else max(0.0, min(0.5, deadline - time.monotonic()))):
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+    return True
 
 
 def make_slots(platform: Platform, jobs: int | None, share: bool = False, count: int | None = None) -> list[Slot]:
@@ -181,17 +230,14 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                     in_flight -= 1
                     cond.notify_all()
 
-    threads = [threading.Thread(target=worker, args=(s,), daemon=True, name=f"slot-{s.index}") for s in slots]
-    for t in threads:
-        t.start()
+    done = start_workers([lambda s=s: worker(s) for s in slots], [f"slot-{s.index}" for s in slots])
     try:
-        for t in threads:
-            t.join()
+        wait_workers(done)
     except KeyboardInterrupt:
-        stop.set()
-        kill_all()
-        for t in threads:
-            t.join(timeout=10)
+        with stopping():
+            stop.set()
+            kill_all()
+            wait_workers(done, 10.0)
         raise
     # Jobs left because every slot was quarantined.
     while todo:
