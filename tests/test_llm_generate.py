@@ -427,7 +427,7 @@ def test_replay_defaults_to_the_replayed_runs_operators_and_tier(tmp_path: Path,
     res = _generate(["--replay", str(samples), "--op", "aten::mul", "--tier", "full", "--out", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     flat = " ".join(res.output.split())
-    assert "(run old: 1 selected operator (it has replies for 2) · it ran smoke) · 1 operators · tier full" in flat
+    assert "(run old: 1 selected operator (it has replies for 2) · it ran smoke) · 1 operator · tier full" in flat
     assert judge.calls == [("aten::mul", "full")]
     # a file with no reply is a usage error naming it
     (tmp_path / "empty.jsonl").write_text("")

@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..suite.tiers import SHOWN_TIERS, VERDICT_TIER
+from ..tables import plural
 
 
 def _console() -> Any:
@@ -286,7 +287,7 @@ def register(app: typer.Typer) -> None:
         who = "command" if agent == "command" else f"{cli.name} {version}"
         console.print(summary_table(summary, f"summary · {who}" + (f" · {model}" if model else "")
                                     + f" · tier {tier_label(cfg.tier)} · {plat.key} · {summary.get('wall_s', 0):.1f} s"
-                                    + f" ({summary['sessions_run']} sessions run now)"))
+                                    + f" ({plural(summary['sessions_run'], 'session')} run now)"))
         if not summary["sessions_run"]:
             console.print("[dim]no session run now: every selected operator was already recorded (--fresh starts "
                           "over, --retry-errors re-runs sessions that ended in error)[/dim]")
