@@ -32,7 +32,7 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
 
     results = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for i, r in enumerate(pool.map(one, targets), 1):
+        futures = [pool.submit(one, t) for t in targets]
+        for i, fut in enumerate(as_completed(futures), 1):   # printed as they finish (a slow one holds no other)
+            r = fut.result()
             results.append(r)
             bad = r.get("errors") or r.get("crash") or r.get("import_error")
             print(f"[{i}/{len(targets)}] {r['op']:44s} {'FAIL' if bad else 'ok':4s} "
@@ -271,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
             for k in ("crash", "import_error"):
                 if r.get(k):
                     print(f"    {k}: {r[k][:600]}")
+    results.sort(key=lambda r: r["op"])
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in results))
     failed = [r["op"] for r in results if r.get("errors") or r.get("crash") or r.get("import_error")]
