@@ -663,7 +663,7 @@ def three_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for op in OPS:
             args += ["--op", op]
         res = runner.invoke(app, args)
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # cublasSaxpy_v2 stays unsolved (no code): exit 1, as kgb eval
     finally:
         srv.stop()
         mp.undo()
