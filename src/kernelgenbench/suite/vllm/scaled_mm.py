@@ -37,16 +37,23 @@ def e4m3(v: torch.Tensor) -> torch.Tensor:
     return v.clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)
 
 
+def _wrong_shape(slot: str, actual: Any, ref: torch.Tensor, rows: int) -> SlotResult | None:
+    """The failure of a result that is not a tensor of ``ref``'s dtype shaped ``[rows, *ref.shape[1:]]``, or None."""
+    want = (rows, *ref.shape[1:])
+    if isinstance(actual, torch.Tensor) and actual.dtype == ref.dtype and tuple(actual.shape) == want:
+        return None
+    return SlotResult(False, f"{slot}: expected {ref.dtype} {list(want)}, got "
+                             f"{getattr(actual, 'dtype', type(actual).__name__)} {list(getattr(actual, 'shape', []))}")
+
+
 def _fp8_values_check(slot: str, ref: torch.Tensor, rows: int) -> Any:
     """A judge for an fp8 result of ``ref``'s dtype whose shape must be ``[rows, N]`` (``rows >= ref.shape[0]``:
     padding rows are unspecified) and whose first ``ref.shape[0]`` rows must equal ``ref`` exactly as values
     (the upstream test compares after conversion to fp16: -0 equals +0)."""
     def check(actual: Any, out: dict[str, Any]) -> SlotResult:
-        want = (rows, *ref.shape[1:])
-        if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or tuple(actual.shape) != want:
-            return SlotResult(False, f"{slot}: expected {ref.dtype} {list(want)}, got "
-                                     f"{getattr(actual, 'dtype', type(actual).__name__)} "
-                                     f"{list(getattr(actual, 'shape', []))}")
+        wrong = _wrong_shape(slot, actual, ref, rows)
+        if wrong is not None:
+            return wrong
         a = actual[: ref.shape[0]].to(ref.device).float()
         r = ref.float()
         bad = (a != r) & ~(torch.isnan(a) & torch.isnan(r))
@@ -66,11 +73,9 @@ def _rows_check(slot: str, ref: torch.Tensor, rows: int, tol: Tolerance) -> Any:
     from ..compare import compare_values
 
     def check(actual: Any, out: dict[str, Any]) -> SlotResult:
-        want = (rows, *ref.shape[1:])
-        if not isinstance(actual, torch.Tensor) or actual.dtype != ref.dtype or tuple(actual.shape) != want:
-            return SlotResult(False, f"{slot}: expected {ref.dtype} {list(want)}, got "
-                                     f"{getattr(actual, 'dtype', type(actual).__name__)} "
-                                     f"{list(getattr(actual, 'shape', []))}")
+        wrong = _wrong_shape(slot, actual, ref, rows)
+        if wrong is not None:
+            return wrong
         return compare_values(actual[: ref.shape[0]], ref, tol, what=slot)
     return check
 
