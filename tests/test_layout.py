@@ -3,7 +3,8 @@
 * the spec model (``suite/``) imports neither the sandbox (what runs next to the submission) nor the
   verifier (what judges it): not in any import statement, module-level or inside a function, and not
   transitively when every suite module is imported;
-* no import cycle among the package's modules (every import statement counts, module-level or not).
+* no import cycle among the package's modules (every import statement counts, module-level or not);
+* no module of ``src/`` over :data:`MAX_LINES` lines (a family that outgrows it splits by concern).
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from pathlib import Path
 
 PKG = "kernelgenbench"
 SRC = Path(__file__).resolve().parents[1] / "src"
+
+#: the most lines one module of src/ may have (issue 13)
+MAX_LINES = 900
 
 #: what the spec model must not import
 SUITE_FORBIDDEN = (f"{PKG}.sandbox", f"{PKG}.verify")
@@ -128,3 +132,11 @@ def test_no_import_cycle_among_the_package_modules() -> None:
 def test_the_cycle_check_finds_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [{"a", "b", "c"}]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_is_over_the_line_limit() -> None:
+    sizes = {path.relative_to(SRC).as_posix(): len(path.read_text().splitlines())
+             for path, _ in _modules().values()}
+    assert len(sizes) > 100                      # every module was read
+    over = {name: n for name, n in sizes.items() if n > MAX_LINES}
+    assert not over, f"modules over {MAX_LINES} lines: {over}"

@@ -259,7 +259,7 @@ def test_every_full_case_builds_with_the_spec_shapes() -> None:
 
 # ------------------------------------------------------------------------------------------- Marlin-24
 def test_sparse24_prune_and_quantize_hand_cases() -> None:
-    from kernelgenbench.suite.vllm.marlin import quantize24, sparse24_prune
+    from kernelgenbench.suite.vllm.marlin24 import quantize24, sparse24_prune
 
     w = torch.tensor([[1.0], [-3.0], [0.5], [2.0]], dtype=torch.float16)
     assert sparse24_prune(w).flatten().tolist() == [0.0, -3.0, 0.0, 2.0]   # the two smallest |w| dropped
@@ -273,7 +273,7 @@ def test_sparse24_prune_and_quantize_hand_cases() -> None:
 
 
 def test_compress24_hand_quads() -> None:
-    from kernelgenbench.suite.vllm.marlin import compress24
+    from kernelgenbench.suite.vllm.marlin24 import compress24
 
     # one column, four quads: [0, 5, 0, -3] -> (1, 3) code 13; zeros -> (2, 3) code 14; [4, 0, 0, 0] -> (0, 2)
     # code 8 (a kept pair may hold a zero); [0, 0, 6, 1] -> (2, 3) code 14
@@ -287,7 +287,7 @@ def test_compress24_hand_quads() -> None:
 
 
 def test_meta_reorder_hand_positions_and_round_trip() -> None:
-    from kernelgenbench.suite.vllm.marlin import _meta_offsets, meta_reorder, meta_unreorder
+    from kernelgenbench.suite.vllm.marlin24 import _meta_offsets, meta_reorder, meta_unreorder
 
     off = _meta_offsets(64, 2, CPU)
     # [1, 0]: r' = 2, no swap -> 2*2 = 4; [0, 1]: r' = 0 even, c odd -> r' 1, c' 0 -> 2; [3, 0]: r' = 2 + 32 = 34 -> 68;
@@ -301,7 +301,7 @@ def test_meta_reorder_hand_positions_and_round_trip() -> None:
 
 
 def test_perm24_and_weight_packing() -> None:
-    from kernelgenbench.suite.vllm.marlin import pack24, perm24, unpack24
+    from kernelgenbench.suite.vllm.marlin24 import pack24, perm24, unpack24
 
     p = perm24(4)
     assert sorted(p.tolist()) == list(range(1024))
@@ -322,7 +322,7 @@ def test_perm24_and_weight_packing() -> None:
 
 
 def test_scales24_permutation() -> None:
-    from kernelgenbench.suite.vllm.marlin import permute_scales24, unpermute_scales24
+    from kernelgenbench.suite.vllm.marlin24 import permute_scales24, unpermute_scales24
 
     s = torch.arange(128.0)[None]
     g = permute_scales24(s, True)
@@ -331,8 +331,8 @@ def test_scales24_permutation() -> None:
 
 
 def test_marlin24_chain_round_trip_and_hand_product() -> None:
-    from kernelgenbench.suite.vllm.marlin import (
-        UINT8B128,
+    from kernelgenbench.suite.vllm.marlin import UINT8B128
+    from kernelgenbench.suite.vllm.marlin24 import (
         marlin24_dense,
         marlin24_gemm_native,
         marlin24_quantize,

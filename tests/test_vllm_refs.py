@@ -243,7 +243,8 @@ def test_rms_norm_dynamic_per_token_quant_hand_case() -> None:
 
 
 def test_mla_and_gather_hand_cases() -> None:
-    from kernelgenbench.suite.vllm.kv_cache import gather_native, mla_native
+    from kernelgenbench.suite.vllm.kv_cache import mla_native
+    from kernelgenbench.suite.vllm.kv_gather import gather_native
 
     kv_c = torch.tensor([[1.0, 2.0], [3.0, 4.0]])        # T=2, R=2
     k_pe = torch.tensor([[5.0], [6.0]])                  # P=1
@@ -311,7 +312,7 @@ def test_paged_attention_v2_partitions_agree_with_v1() -> None:
 
 
 def test_gather_and_maybe_dequant_hand_case() -> None:
-    from kernelgenbench.suite.vllm.kv_cache import gd_native
+    from kernelgenbench.suite.vllm.kv_gather import gd_native
 
     src = torch.arange(2 * 2 * 576, dtype=torch.float32).reshape(2, 2, 1, 576)   # entry (b, o) starts at (2b+o)*576
     dst = torch.full((3, 576), -1.0)
