@@ -114,6 +114,10 @@ EXPECTED = {
     "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
                                       # by a kernel (the import runs under the dispatch trace)
     "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
+    "copy_strided": "profile",        # session 25: cuBLAS Dcopy's strided copy done by ATen copy_ between views
+    "data_swap": "profile",           # session 25's red team: a written argument moved onto new storage with
+                                      # the .data setter (vLLM out, cuBLAS C, ATen add_ self); the caller's
+                                      # storage is never written (L3 memory provenance: replaced_storages)
     # issue 11 item 2.1: host reads that are not a kernel's result still leave a replay passing
     "ghost_input_read": "ghost",      # sums a small input read on the host (a read-only input, not Triton's)
     "ghost_host_compute": "ghost",    # sums a Triton copy of the input on the host: the result is no value

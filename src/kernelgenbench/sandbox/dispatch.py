@@ -24,7 +24,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..suite.tensors import poison_, poison_variant
 from .host_reads import host_read
-from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, op_marks
+from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, _storage, _tensors, op_marks
 from .state import STATE
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
@@ -246,7 +246,42 @@ def _check_returns(name: str, ret: Any, args: tuple, kwargs: dict) -> None:
         if len(STATE.stale_outputs) < 8:
             STATE.stale_outputs.append(
                 f"{name} returned {path} in storage that was not allocated during this call and is not one of "
-                f"its arguments (a buffer kept across calls: every call's result would share it)")
+                f"its arguments (a buffer kept across calls: every call's result would share it; a result must "
+                f"be a new tensor of its call, and timed calls would allocate nothing)")
+
+
+def _extent_bytes(t: torch.Tensor) -> int:
+    """Bytes of storage ``t`` addresses from the storage's start (0 for an empty tensor)."""
+    if t.numel() == 0:
+        return 0
+    last = t.storage_offset() + sum((n - 1) * abs(s) for n, s in zip(t.shape, t.stride()))
+    return (last + 1) * t.element_size()
+
+
+def argument_storages(args: tuple, kwargs: dict) -> list[tuple[str, torch.Tensor, int, int]]:
+    """``(path, tensor, storage data pointer, storage bytes)`` of every tensor argument of a call (in lists and
+    tuples too), taken before the call for :func:`replaced_storages`."""
+    out = []
+    for path, t in _tensors((args, kwargs)):
+        st = _storage(t)
+        if st is not None:
+            out.append((path, t, st.data_ptr(), st.nbytes()))
+    return out
+
+
+def replaced_storages(before: list[tuple[str, torch.Tensor, int, int]]) -> list[str]:
+    """The tensor arguments whose storage the call replaced (``t.data = other``, ``t.set_(...)``) although
+    their own storage could hold them: the caller's other views of that storage (a KV cache's blocks, a
+    slice of a larger output, ``out=`` of an in-place op) never see a result written into the new one.
+    A storage that had to grow (an ``out=`` resized to a larger shape, aten.md §7) may be replaced."""
+    bad = []
+    for path, t, ptr, nbytes in before:
+        st = _storage(t)
+        if st is None or st.data_ptr() == ptr or _extent_bytes(t) > nbytes:
+            continue
+        where = "args" + path[len("[0]"):] if path.startswith("[0]") else "kwargs" + path[len("[1]"):]
+        bad.append(where)
+    return bad
 
 
 def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
@@ -272,8 +307,10 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
                 kinds = [type(a).__name__ for a in args] + [f"{k}=" for k in kwargs]
                 raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
         top = STATE.call is None
+        storages = None
         if top:
             STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset())
+            storages = argument_storages(args, kwargs)
         STATE.active_wrappers.append(name)
         try:
             if not STATE.tracing:
@@ -293,6 +330,12 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
                     f"values the kernel loaded, so an error escaping a kernel body may not be caught")
             if top:
                 _check_returns(name, ret, args, kwargs)
+                for where in replaced_storages(storages or []):
+                    if len(STATE.stale_outputs) < 8:
+                        STATE.stale_outputs.append(
+                            f"{name} replaced the storage of its argument {where} (tensor.data = ..., set_) "
+                            f"instead of writing into it: the caller's other views of that storage would not "
+                            f"see the result")
             return ret
         finally:
             STATE.active_wrappers.pop()

@@ -510,7 +510,7 @@ class CaseJudge:
             return tv.failure, "L3 dispatch trace: " + tv.message
         stale = msg.stale_outputs
         if stale:
-            return "profile", f"L3 memory provenance: {stale[0]}; a result must be a new tensor of its call"
+            return "profile", f"L3 memory provenance: {stale[0]}"
         if not msg.wrapper_calls:
             return "not_exercised", ("the candidate was never called: the native op answered the public call "
                                      "(is the wrapper for the reached overload defined?)")

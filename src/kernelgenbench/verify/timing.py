@@ -246,8 +246,7 @@ class TimingPhase:
                                         f"(the most of each op in one call): {tv.message}", case)
         if msg.stale_outputs:
             raise JobFailed("profile", f"timing case {case.id}: L3 memory provenance of the timed candidate calls: "
-                                       f"{msg.stale_outputs[0]}; a result must be a new tensor of its call "
-                                       f"(a pooled buffer lets timed calls allocate nothing)", case)
+                                       f"{msg.stale_outputs[0]}", case)
         extra = timed_ops_beyond(msg.timed_trace, self.case_traces.get(case.id))
         if extra:
             raise JobFailed("profile", f"timing case {case.id}: a timed candidate call ran ATen ops its correctness "

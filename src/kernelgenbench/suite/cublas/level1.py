@@ -143,23 +143,27 @@ _COPY_SEM = ("y[i] = x[i] for i < n with the increment layout of §2.2 (negative
 DCOPY = routine_operator(Row(
     DCOPY_R, category="level 1", semantics=_COPY_SEM,
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=1, incy=-3)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=1, incy=-3),
+                  dict(n=33, incx=2, incy=3)],
         "full": product(n=[1, 32, 71, 497, 1024, 4096, 5333], incx=INC3, incy=INC3),
         "heldout": [dict(n=50, incx=-3, incy=2), dict(n=4097, incx=2, incy=-1, poison=True),
                     dict(n=1000003, incx=1, incy=1)],
     },
     reference=_copy_ref, atol_text="exact (a copy)", cost=lambda p: Cost(0.0, 2 * p["n"] * 8), timed=_GATE,
+    data_movement=True,
 ))
 
 CCOPY = routine_operator(Row(
     CCOPY_R, category="level 1", semantics=_COPY_SEM + " Complex storage: interleaved float32 (re, im) pairs.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=17, incx=-2, incy=3), dict(n=33, incx=3, incy=-1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=17, incx=-2, incy=3), dict(n=33, incx=3, incy=-1),
+                  dict(n=32, incx=-2, incy=-3)],
         "full": product(n=N11, incx=INC3, incy=INC3),
         "heldout": [dict(n=4097, incx=-2, incy=1), dict(n=1000, incx=1, incy=-3, poison=True),
                     dict(n=100003, incx=1, incy=1)],
     },
     reference=_copy_ref, atol_text="exact (a copy)", cost=lambda p: Cost(0.0, 2 * p["n"] * 8), timed=_GATE,
+    data_movement=True,
 ))
 
 
@@ -180,12 +184,14 @@ ZSWAP = routine_operator(Row(
     semantics="for i < n exchange x[i] and y[i] (bit-exact; complex128 = interleaved float64 pairs), increments "
               "as in §2.2 (negative: backwards); both x and y are written, gaps untouched. Returns x.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=2, incy=-1)],
+        "smoke": [dict(n=1, incx=1, incy=1), dict(n=32, incx=-3, incy=2), dict(n=71, incx=2, incy=-1),
+                  dict(n=33, incx=3, incy=2)],
         "full": product(n=N6, incx=INC3, incy=[1, 2]),
         "heldout": [dict(n=50, incx=-2, incy=3), dict(n=4097, incx=1, incy=-1, poison=True),
                     dict(n=1000003, incx=1, incy=1)],
     },
     reference=_swap_ref, atol_text="exact (a swap)", cost=lambda p: Cost(0.0, 4 * p["n"] * 16), timed=_GATE,
+    data_movement=True,
 ))
 
 

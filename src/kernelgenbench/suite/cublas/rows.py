@@ -44,6 +44,9 @@ class Row:
     reference: Callable[[dict[str, Any], Ref], None] | None = None
     raw_reference: Callable[[dict[str, Any], Call], list[Expected]] | None = None
     build: Callable[..., Call] | None = None
+    #: the routine's work is moving elements (copy, swap): ATen copies along a non-trivial element mapping are
+    #: refused as they are for the vLLM cache ops (:attr:`~kernelgenbench.suite.spec.Operator.data_movement`)
+    data_movement: bool = False
     fill: Callable[[dict[str, Any], Any], Callable[[str, torch.Tensor], None]] | None = None
     atol_text: str | None = None
     notes: str = ""
@@ -72,6 +75,7 @@ def routine_operator(row: Row):
         r.name, source="cublas", category=row.category, section=f"cublas.md § cublas::{r.name}",
         semantics=row.semantics, interface=r.interface(row.args_doc), grids=row.grids, build=build,
         reference=reference, cost=row.cost, timed=row.timed, baseline=baseline_of(r),
-        dtypes=lambda p: set(dtypes), atol_text=row.atol_text, notes=row.notes)
+        dtypes=lambda p: set(dtypes), atol_text=row.atol_text, notes=row.notes,
+        data_movement=row.data_movement)
 
 
