@@ -73,8 +73,6 @@ _MSG_MAX = 1 << 20
 START_TIMEOUT_S = 180.0
 #: seconds the verifier waits for the pid of a forked child
 SPAWN_TIMEOUT_S = 60.0
-#: how often a server is (re)started for one environment in one process before it is given up
-MAX_STARTS = 3
 #: modules the server imports before it forks (none of them touches a device at import)
 PREIMPORT = ("numpy", "torch", "triton", "triton.language", "kernelgenbench.sandbox.child",
              "kernelgenbench.sandbox.protocol", "kernelgenbench.sandbox.state", "kernelgenbench.sandbox.dispatch",
@@ -491,12 +489,14 @@ class ForkServer:
 
 
 # ----------------------------------------------------------------------------------------------------------
-# servers of this process: one per environment, started lazily, given up after MAX_STARTS
+# servers of this process: one per environment, started lazily once per run (shutdown_all ends the run)
 # ----------------------------------------------------------------------------------------------------------
 _SERVERS: dict[tuple, ForkServer] = {}
-_STARTS: dict[tuple, int] = {}
+_STARTED: set[tuple] = set()
 _WARNED: set[tuple] = set()
 _LOCK = threading.Lock()
+#: children forked by a server, and jobs that asked for one but got a fresh process (this process, all runs)
+STATS = {"forks": 0, "fallbacks": 0}
 
 
 def server_env(platform: Any) -> dict[str, str]:
@@ -531,33 +531,33 @@ def _warn_once(key: tuple, text: str) -> None:
 
 
 def get_server(platform: Any, env: dict[str, str]) -> ForkServer | None:
-    """The running server for the job environment ``env`` (started on first use, restarted after a death
-    up to :data:`MAX_STARTS` times); None when there is none (logged once)."""
+    """The running server for the job environment ``env``, started on first use; None when there is none:
+    it did not start, or it died (it is not restarted before the run ends: :func:`shutdown_all`), or ``env``
+    is not the platform's (both logged once)."""
     key = _key(env, platform)
+    err: str | None = None
     with _LOCK:
         server = _SERVERS.get(key)
         if server is not None and server.alive:
             return server
         if server is not None:
-            _SERVERS.pop(key, None)
-        if _STARTS.get(key, 0) >= MAX_STARTS:
-            return None
-        _STARTS[key] = _STARTS.get(key, 0) + 1
-        senv = server_env(platform)
-        if _key(senv, platform) != key:  # the job's env differs from the platform's: not this server's
-            return None
-        try:
-            server = ForkServer(senv)
-        except (ForkServerError, OSError) as exc:
-            _STARTS[key] = MAX_STARTS
-            err: str | None = str(exc)
-        else:
-            _SERVERS[key] = server
-            err = None
+            err = f"the fork server (pid {server.proc.pid}) died: {server.log_tail()}"
+        elif key not in _STARTED:
+            _STARTED.add(key)
+            senv = server_env(platform)
+            if _key(senv, platform) != key:
+                err = "the job's environment is not the platform's"
+            else:
+                try:
+                    server = ForkServer(senv)
+                except (ForkServerError, OSError) as exc:
+                    err = str(exc)
+                else:
+                    _SERVERS[key] = server
+                    return server
     if err is not None:
         _warn_once(key, err)
-        return None
-    return server
+    return None
 
 
 def spawner(platform: Any, setting: bool | None) -> Any:
@@ -569,14 +569,15 @@ def spawner(platform: Any, setting: bool | None) -> Any:
 
     def spawn(argv: list[str], env: dict[str, str], cwd: Path, stdin_r: int, out_w: int, resp_w: int) -> Any:
         server = get_server(platform, env)
-        if server is None:
-            return None
-        try:
-            pid, _ = server.spawn(argv, env, cwd, stdin_r, out_w, resp_w)
-        except ForkServerError as exc:
-            _warn_once(_key(env, platform) + ("spawn",), str(exc))
-            return None
-        return ForkedProc(server, pid, None, argv)
+        pid = None
+        if server is not None:
+            try:
+                pid, _ = server.spawn(argv, env, cwd, stdin_r, out_w, resp_w)
+            except ForkServerError as exc:
+                _warn_once(_key(env, platform) + ("spawn",), str(exc))
+        with _LOCK:
+            STATS["forks" if pid is not None else "fallbacks"] += 1
+        return None if pid is None else ForkedProc(server, pid, None, argv)
 
     return spawn
 
@@ -587,7 +588,8 @@ def shutdown_all(kill: bool = False) -> int:
     with _LOCK:
         servers = list(_SERVERS.values())
         _SERVERS.clear()
-        _STARTS.clear()
+        _STARTED.clear()
+        _WARNED.clear()
     for server in servers:
         if kill:
             server.kill()
