@@ -238,6 +238,10 @@ def test_import_timeout_kills_the_forked_child(tmp_path: Path) -> None:
     assert _no_children(server.pid)  # killed, and reaped by the server
 
 
+def _alive(pid: int) -> bool:
+    return forkserver._running(pid)
+
+
 def _no_children(pid: int) -> bool:
     kids = Path(f"/proc/{pid}/task/{pid}/children")
     return not kids.exists() or not kids.read_text().split()
@@ -250,11 +254,16 @@ OK_ADD = (ROOT / "solutions" / "aten__add.py").read_text()
 def test_a_dead_server_falls_back_to_fresh_processes(tmp_path: Path) -> None:
     spawn = forkserver.spawner(INTERP, True)
     child, msg = _ready(tmp_path, "first", OK_ADD, spawn)
-    child.close()
     assert child.forked and msg["ok"]
     (server,) = forkserver._SERVERS.values()
     os.killpg(server.proc.pid, signal.SIGKILL)
     server.proc.wait(10)
+    # a child forked before the death outlives it, answers and closes without waiting for a status that is lost
+    assert child.proc.poll() is None
+    t0 = time.monotonic()
+    child.close()
+    assert time.monotonic() - t0 < 8
+    assert child.proc.lost and child.proc.returncode is None and not _alive(child.proc.pid)
     before = dict(forkserver.STATS)
     child, msg = _ready(tmp_path, "second", OK_ADD, spawn)
     child.close()
