@@ -278,3 +278,21 @@ def test_a_dead_server_falls_back_to_fresh_processes(tmp_path: Path) -> None:
                    Settings(fork_server=True, ghost_cases=0)).run()
     assert rec["status"] == "passed", rec.get("first_failure")
     assert forkserver.STATS["forks"] == before["forks"]
+
+
+@pytest.mark.slow
+def test_the_interpreter_under_a_vendor_profile_is_pinned_in_the_child_not_the_server(tmp_path: Path) -> None:
+    from kernelgenbench import platforms
+
+    plat = platforms.detect("interpreter", "rocm")
+    assert plat.visible_devices_var == "HIP_VISIBLE_DEVICES"
+    assert plat.visible_devices_var not in forkserver.server_env(plat)  # the server pins no device
+    sub = tmp_path / "aten__add.py"
+    sub.write_text(ENV_PROBE)
+    work = tmp_path / "work"
+    child = Child("aten::add", sub, plat, None, work, work / "child.log", spawn=forkserver.spawner(plat, None))
+    msg = child.recv(120)
+    child.close()
+    assert child.forked
+    env = json.loads(msg["error"]["message"])["env"]
+    assert env == child_env(plat, None, work) and env["HIP_VISIBLE_DEVICES"] == "0"
