@@ -131,7 +131,9 @@ def test_two_submissions_in_a_row_share_no_python_state(tmp_path: Path) -> None:
 
 ENV_PROBE = '''import json, os, random, sys
 import torch
+import triton
 raise ImportError(json.dumps({"env": dict(os.environ), "cwd": os.getcwd(), "argv": sys.argv,
+                              "triton_cache": triton.knobs.cache.dir, "interpret": triton.knobs.runtime.interpret,
                               "random": random.random(), "threads": torch.get_num_threads(),
                               "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
                               "sid": os.getsid(0), "pid": os.getpid(), "path0": sys.path[0]}))
@@ -152,6 +154,8 @@ def test_forked_child_sees_exactly_its_scrubbed_environment(tmp_path: Path, monk
         work = tmp_path / name / "work"
         assert got["env"] == child_env(INTERP, None, work)  # TRITON_CACHE_DIR per job, nothing else
         assert got["env"]["TRITON_CACHE_DIR"] == str(work / "triton-cache")
+        # Triton reads its environment when asked (triton.knobs), so after the fork: the job's cache, interpreted
+        assert got["triton_cache"] == str(work / "triton-cache") and got["interpret"] is True
         assert "OPENAI_API_KEY" not in got["env"] and "KGB_SECRET_TOKEN" not in got["env"]
         assert got["cwd"] == str(work / "cwd") and got["path0"] == str(work / "cwd")
         assert got["argv"][1:3] == ["--op", "aten::add"] and got["argv"][0].endswith("sandbox/child.py")
