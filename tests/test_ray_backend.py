@@ -163,20 +163,30 @@ def test_ray_gives_the_local_verdicts_and_resumes_across_a_cluster_restart(tmp_p
 
 
 def _ray_worker_of_sandbox(marker: str, timeout: float) -> tuple[int, int] | None:
-    """(sandbox child pid, its parent's pid) of the sandbox child whose command line names ``marker``."""
+    """(sandbox child pid, the pid of the job's process that started it) of the sandbox child whose command
+    line names ``marker``, or, forked by a fork server (sandbox/forkserver.py: its command line is the
+    server's), whose working directory is under ``marker``'s parent; the job's process is then the server's
+    parent."""
+    def cmdline(pid: int | str) -> str:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+
+    def parent(pid: int | str) -> int:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
     deadline = time.time() + timeout
     while time.time() < deadline:
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
             try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                if "kernelgenbench.sandbox.child" not in cmd or marker not in cmd:
-                    continue
-                ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                cmd = cmdline(pid)
+                if "kernelgenbench.sandbox.child" in cmd and marker in cmd:
+                    return int(pid), parent(pid)
+                if "kernelgenbench.sandbox.forkserver" in cmd and "kernelgenbench.sandbox.forkserver" in \
+                        cmdline(parent(pid)) and os.readlink(f"/proc/{pid}/cwd").startswith(str(Path(marker).parent)):
+                    return int(pid), parent(parent(pid))
             except (OSError, ValueError, IndexError):
                 continue
-            return int(pid), ppid
         time.sleep(0.05)
     return None
 

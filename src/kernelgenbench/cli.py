@@ -327,6 +327,11 @@ def eval_cmd(
     log_limit_mb: float = typer.Option(4.0, min=0.0, help="MiB of a job's sandbox output (prints, warnings) kept in "
                                                          "its child.log; the rest is dropped but for the last "
                                                          "64 KiB, and the record says so"),
+    fork_server: Optional[bool] = typer.Option(None, "--fork-server/--no-fork-server",
+                                               help="fork each job's sandbox from a clean pre-imported "
+                                                    "interpreter instead of starting a fresh one (default: on "
+                                                    "the CPU interpreter only; GPU platforms keep fresh "
+                                                    "processes until the GPU gate verified it)"),
     backend: str = typer.Option("local", help="local (slots in this process) or ray (each job a Ray task holding "
                                               "one GPU, or CPUs on the interpreter; pip install "
                                               "'kernelgenbench[ray]')"),
@@ -343,7 +348,7 @@ def eval_cmd(
                                  f"or leave it out for all of them (--op picks operators of any source)")
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
-                        baseline=baseline)
+                        baseline=baseline, fork_server=fork_server)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=False)
     task = None

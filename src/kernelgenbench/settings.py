@@ -40,6 +40,10 @@ class Settings:
         log_limit_bytes: the most of the sandbox's output (the submission's prints, warnings,
             tracebacks) one job keeps in its ``child.log``: the first part as written and the last 64 KiB;
             the record's ``log_truncated`` says how much was dropped (``sandbox/runner.py`` LogPump).
+        fork_server: fork each job's sandbox child from a clean pre-imported interpreter
+            (``sandbox/forkserver.py``, ``kgb eval --fork-server/--no-fork-server``) instead of starting a fresh
+            one; None (the default): on the CPU interpreter only, off on GPU platforms until the GPU gate has
+            verified it on the H200 (the next GPU session flips the default after a gate run).
 
     ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
     triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
@@ -59,3 +63,4 @@ class Settings:
     keep_workdir: bool = False
     log_limit_bytes: int = LOG_LIMIT_BYTES
     baseline: str | None = None
+    fork_server: bool | None = None

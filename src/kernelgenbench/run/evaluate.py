@@ -291,6 +291,9 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     finally:
         if ray_backend is not None:
             ray_backend.close()
+        from ..sandbox.forkserver import shutdown_all
+
+        shutdown_all()  # the run's fork servers (sandbox/forkserver.py): the next run starts its own
     wall = time.time() - t0
     records = rundir.records()
     summary = RunSummary(**summarize(records), wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs),

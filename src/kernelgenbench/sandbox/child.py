@@ -1,7 +1,9 @@
 """The untrusted sandbox child: imports one submission and runs its candidate on given inputs.
 
-Started (never forked) by :mod:`kernelgenbench.sandbox.runner` as
-``python -m kernelgenbench.sandbox.child --op OP --submission FILE --platform P --resp-fd N``.
+Started by :mod:`kernelgenbench.sandbox.runner` as
+``python -m kernelgenbench.sandbox.child --op OP --submission FILE --platform P --resp-fd N``, never forked from
+the verifier; or forked, with the same arguments, from the fork server's pre-imported interpreter
+(``sandbox/forkserver.py``: a process that never loaded a submission or touched a device).
 Commands arrive as JSON lines on the original stdin (moved to a private descriptor; fd 0 becomes
 ``/dev/null``); answers go out as JSON lines on ``--resp-fd``. Tensors travel as ``torch.save``
 files in the job's work directory. Stdout and stderr (the submission's prints included) go to the
@@ -447,7 +449,9 @@ def _devices(ret: Any, torch: Any) -> Any:
     return None
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """The child's entry point: ``argv`` (default ``sys.argv[1:]``) as documented at the top of this module;
+    called by ``python -m`` or, in a process forked by the fork server (``sandbox/forkserver.py``), directly."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--op", required=True)
     ap.add_argument("--op-module", default=None, help="the module that defines --op (imported alone)")
@@ -455,7 +459,7 @@ def main() -> None:
     ap.add_argument("--platform", required=True)
     ap.add_argument("--resp-fd", type=int, required=True)
     ap.add_argument("--progress", default=None, help="file for the interpreter's progress counters")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     # On SIGUSR1 (the runner's last word before it kills a child that timed out) every thread's Python stack
     # goes to stderr, the job's child.log: where the candidate hung (a host loop, a kernel launch, the import).
     import faulthandler

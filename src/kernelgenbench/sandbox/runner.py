@@ -1,9 +1,10 @@
 """Start, talk to and kill the untrusted child (DESIGN.md "Execution").
 
-Each child is a fresh process (``subprocess.Popen``, never a fork of the verifier) in its own
-process group and session, with its own working directory and ``TRITON_CACHE_DIR``, a scrubbed
-environment (no API keys or tokens), pinned visible devices, and stdout/stderr in a log file.
-Timeouts kill the whole process group.
+Each child is a fresh process (``subprocess.Popen``, never a fork of the verifier), or, with ``spawn``, a
+fork of the fork server's clean pre-imported interpreter (``sandbox/forkserver.py``; a fresh process whenever
+the server cannot fork), in its own process group and session, with its own working directory and
+``TRITON_CACHE_DIR``, a scrubbed environment (no API keys or tokens), pinned visible devices, and
+stdout/stderr in a log file. Timeouts kill the whole process group.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .protocol import ExitCommand, Progress
 
@@ -39,6 +40,9 @@ def kill_all() -> int:
         live = list(_LIVE)
     for child in live:
         child.kill()
+    forkserver = sys.modules.get(__package__ + ".forkserver")
+    if forkserver is not None:  # the fork servers of the run: nothing more to fork
+        forkserver.shutdown_all(kill=True)
     return len(live)
 
 
@@ -165,10 +169,19 @@ class Child:
 
     Args:
         log_limit: bytes of its output kept in ``log_path`` (see :class:`LogPump`).
+        spawn: None for a fresh process; else ``spawn(argv, env, cwd, stdin_r, out_w, resp_w)`` (the fork
+            server's, ``forkserver.spawner``), which starts the child with the arguments of
+            ``python -m kernelgenbench.sandbox.child``, that environment and working directory, and those
+            descriptors as its stdin, stdout/stderr and answer channel, and returns a Popen-like handle
+            (``pid``, ``poll``, ``wait``; ``stdin`` is set here), or None: then a fresh process starts.
+
+    Attributes:
+        forked: whether the child was forked by the fork server.
     """
 
     def __init__(self, op_id: str, submission: Path, platform: Any, device_index: int | None,
-                 workdir: Path, log_path: Path, log_limit: int = LOG_LIMIT_BYTES) -> None:
+                 workdir: Path, log_path: Path, log_limit: int = LOG_LIMIT_BYTES,
+                 spawn: Callable[..., Any] | None = None) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         (workdir / "cwd").mkdir(exist_ok=True)
         from ..suite.registry import defining_module
@@ -186,10 +199,14 @@ class Child:
         if self.progress_path is not None:
             self.progress_path.unlink(missing_ok=True)
             cmd += ["--progress", str(self.progress_path)]
+        env = child_env(platform, device_index, workdir)
+        self.forked = False
         try:
-            self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out_w, stderr=subprocess.STDOUT,
-                                         cwd=workdir / "cwd", env=child_env(platform, device_index, workdir),
-                                         pass_fds=(wfd,), start_new_session=True)
+            proc = self._forked(spawn, cmd[3:], env, workdir / "cwd", out_w, wfd) if spawn is not None else None
+            if proc is None:
+                proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=out_w, stderr=subprocess.STDOUT,
+                                        cwd=workdir / "cwd", env=env, pass_fds=(wfd,), start_new_session=True)
+            self.proc = proc
         finally:
             os.close(wfd)
             os.close(out_w)
@@ -199,6 +216,24 @@ class Child:
         self.started = time.monotonic()
         with _LIVE_LOCK:
             _LIVE.add(self)
+
+    def _forked(self, spawn: Callable[..., Any], argv: list[str], env: dict[str, str], cwd: Path, out_w: int,
+                resp_w: int) -> Any:
+        """The child forked by ``spawn`` with a new command pipe, or None (a fresh process starts instead: the
+        fork server never fails a job)."""
+        in_r, in_w = os.pipe()
+        try:
+            proc = spawn(argv, env, cwd, in_r, out_w, resp_w)
+        except Exception:  # noqa: BLE001 - a fork server's failure is never the job's
+            proc = None
+        finally:
+            os.close(in_r)
+        if proc is None:
+            os.close(in_w)
+            return None
+        proc.stdin = os.fdopen(in_w, "wb")
+        self.forked = True
+        return proc
 
     def send(self, msg: dict[str, Any]) -> None:
         """Send one command (a JSON object: ``sandbox/protocol.py``'s ``to_json``)."""

@@ -99,8 +99,11 @@ class ChildSession:
                 its module-level code failed L3.
         """
         assert self.submission is not None
+        from ..sandbox.forkserver import spawner
+
         self.child = Child(self.op.id, self.submission, self.platform, self.device_index, self.workdir,
-                           self.log_path(), log_limit=max(0, self.settings.log_limit_bytes - self.log_kept()))
+                           self.log_path(), log_limit=max(0, self.settings.log_limit_bytes - self.log_kept()),
+                           spawn=spawner(self.platform, getattr(self.settings, "fork_server", None)))
         self.children.append(self.child)
         try:
             raw = self.child.recv(self.settings.import_timeout_s)
