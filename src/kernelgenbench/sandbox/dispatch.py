@@ -284,11 +284,13 @@ def replaced_storages(before: list[tuple[str, torch.Tensor, int, int]]) -> list[
     return bad
 
 
-def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...] = ()) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
     arguments, trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`), and keep the
     memory provenance of the outermost call (:class:`CallEvidence`; its returned tensors must live in
-    storage allocated during the call or be arguments, ``STATE.stale_outputs``)."""
+    storage allocated during the call or be arguments, ``STATE.stale_outputs``). ``packed``: the
+    ``(position, name)`` of each parameter holding packed data (``Operator.packed_args``), whose storages
+    the evidence tracks as packed (:meth:`CallEvidence.unpacks`)."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -309,7 +311,8 @@ def traced(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         top = STATE.call is None
         storages = None
         if top:
-            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset())
+            held = [args[i] if i < len(args) else kwargs.get(n) for i, n in packed]
+            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset(), held)
             storages = argument_storages(args, kwargs)
         STATE.active_wrappers.append(name)
         try:

@@ -82,8 +82,8 @@ class AtenImpl:
 class FunctionImpl:
     """The candidate's function, traced (runs in the child). Nothing to register."""
 
-    def __init__(self, module: Any, name: str) -> None:
-        self.fn = traced(getattr(module, name), name)
+    def __init__(self, module: Any, name: str, packed: tuple[tuple[int, str], ...] = ()) -> None:
+        self.fn = traced(getattr(module, name), name, packed)
 
     def activate(self) -> None:
         """No registration for function tasks."""
@@ -94,9 +94,12 @@ class FunctionImpl:
 
 def make_impl(op: Operator, module: Any, platform: Any) -> AtenImpl | FunctionImpl:
     """The candidate of ``module`` (the imported submission) for ``op``: an ATen operator's wrappers
-    (registered at once where the platform has a dispatch key), or a vLLM/cuBLAS operator's function."""
+    (registered at once where the platform has a dispatch key), or a vLLM/cuBLAS operator's function (its
+    packed parameters, ``Operator.packed_args``, tracked as packed data by the call's evidence)."""
     if op.interface.function is not None:
-        return FunctionImpl(module, str(op.interface.function))
+        params = op.interface.params
+        packed = tuple((params.index(n), n) for n in sorted(op.packed_args))
+        return FunctionImpl(module, str(op.interface.function), packed)
     return AtenImpl(module, op, platform)  # type: ignore[arg-type]
 
 

@@ -21,6 +21,7 @@ from ..verify.profile import (
     MARK_MAPPING,
     MARK_NEG,
     MARK_PARTIAL_FILL,
+    MARK_UNPACK,
     MARK_VALUES,
 )
 
@@ -171,6 +172,9 @@ class CallEvidence:
         launched: storages that a Triton launch of this call received (tensor arguments, elements of
             tuples, the base of tensor descriptors and ``triton.reinterpret`` wrappers).
         derived: storages written by ATen copies of ``launched`` (or ``derived``) memory.
+        packed: storages holding packed data, with the element size the packed bytes were given in: those
+            of the operator's packed arguments (``Operator.packed_args``) and every storage an ATen copy or
+            fill of packed data wrote (transitively), whatever element the buffer was made with.
         args, copied_in, snapshots: argument storages and ATen copies of non-Triton memory, and their bytes
             when a launch first received them: such memory is Triton-derived only once a launch changed it.
         last_read: ``(value, dtype)`` of the scalar host read just made, for the op that follows it
@@ -178,7 +182,8 @@ class CallEvidence:
         kernel_errors: interpreted launches of the call whose kernel raised.
     """
 
-    def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset()) -> None:
+    def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset(),
+                 packed: Any = ()) -> None:
         tensors = [t for _, t in _tensors((args, kwargs or {}))]
         self.given = {f for f in (layout_form(t) for t in tensors) if f is not None}
         self.readonly = readonly
@@ -197,6 +202,31 @@ class CallEvidence:
         self.snapshots: dict[int, torch.Tensor] = {}
         for t in tensors:
             _note_native(t)
+        self.packed: dict[int, tuple[Any, int]] = {}
+        for _, t in _tensors(packed):
+            st = _storage(t)
+            if st is not None and st.nbytes():
+                self.packed[st.data_ptr()] = (weakref.ref(st), t.element_size())
+
+    def packed_size(self, t: Any) -> int | None:
+        """The element size the packed bytes in ``t``'s storage were given in, or None where ``t`` holds no
+        packed data (not a tensor, no storage, a storage no packed argument or copy of one wrote)."""
+        if not isinstance(t, torch.Tensor):
+            return None
+        st = _storage(t)
+        if st is None or not st.nbytes() or not _alive(self.packed, st.data_ptr()):
+            return None
+        return self.packed[st.data_ptr()][1]
+
+    def unpacks(self, src: torch.Tensor, mapping: bool, *others: torch.Tensor) -> bool:
+        """Whether a copy (or fill) from ``src`` into ``others`` rearranges or reinterprets packed bytes:
+        ``src`` holds packed data and the copy moves it along a non-trivial element mapping (``mapping``),
+        or a side views it with another element size than the packed bytes were given in (a uint8 buffer
+        made to launder int32 words still holds int32 words)."""
+        esz = self.packed_size(src)
+        if esz is None:
+            return False
+        return mapping or any(t.element_size() != esz for t in (src, *others) if isinstance(t, torch.Tensor))
 
     # -- what a side of a copy is ---------------------------------------------------------------
     def side_ok(self, t: torch.Tensor) -> bool:
@@ -311,15 +341,23 @@ class CallEvidence:
             dsts = [args[0]] if name == "copy_" else ([args[1]] if name.startswith("_copy_from") else outs)
             if isinstance(src, torch.Tensor):
                 table = self.derived if self.triton_derived(src) else self.copied_in
+                esz = self.packed_size(src)
                 for d in dsts:
                     st = _storage(d)
                     if st is not None and st.nbytes():
                         table[st.data_ptr()] = weakref.ref(st)
+                        if esz is not None:  # a copy of packed data is packed data, in the element it was given in
+                            self.packed[st.data_ptr()] = (weakref.ref(st), esz)
                 if name in ("clone", "_to_copy", "contiguous") and isinstance(out, torch.Tensor):
                     if src.is_neg() and not out.is_neg():
                         marks.append(MARK_NEG)
                     if src.is_conj() and not out.is_conj():
                         marks.append(MARK_CONJ)
+        if name == "fill_" and len(args) > 1 and isinstance(args[0], torch.Tensor):
+            esz = self.packed_size(args[1])
+            st = _storage(args[0])
+            if esz is not None and st is not None and st.nbytes():
+                self.packed[st.data_ptr()] = (weakref.ref(st), esz)
         if read is not None and (name in _FILL_VALUE_AT or name in HOST_DATA_OPS) and isinstance(out, torch.Tensor):
             value, dtype = read
             fill = _fill_value(name, args)
@@ -386,9 +424,11 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
       destination whose negative or conjugate bits differ (the copy negates or conjugates); a
       non-trivial element mapping (a side that is not :meth:`CallEvidence.side_ok`, sides of other
       shapes (a broadcast), a memory format other than preserve/contiguous), and among those, a side
-      that cuts the storage's elements apart (:func:`splits_elements`);
+      that cuts the storage's elements apart (:func:`splits_elements`); a source holding packed data
+      (:meth:`CallEvidence.unpacks`: along such a mapping, or through a view of another element size);
     * fills (``fill_``, ``zero_``): from a tensor of another dtype or with a negative/conjugate bit, into
-      a view with such a bit, or into a part of a call tensor or of a fresh buffer (a partial fill);
+      a view with such a bit, or into a part of a call tensor or of a fresh buffer (a partial fill); from a
+      tensor holding packed data (:meth:`CallEvidence.unpacks`);
     * ``arange`` of floating values or with non-integral bounds (it computes them).
     """
     name = _name(func)
@@ -404,19 +444,25 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                 if src.is_conj() != dst.is_conj():
                     marks.append(MARK_CONJ)
                 resized = name == "_copy_from_and_resize" and dst.numel() == 0
-                if ev is not None and ((tuple(src.shape) != tuple(dst.shape) and not resized)
-                                       or not ev.side_ok(src) or not ev.side_ok(dst)):
+                mapping = ev is not None and ((tuple(src.shape) != tuple(dst.shape) and not resized)
+                                              or not ev.side_ok(src) or not ev.side_ok(dst))
+                if mapping:
                     marks.append(MARK_MAPPING)
                     if splits_elements(src) or splits_elements(dst):
                         marks.append(MARK_BYTES)
+                if ev is not None and ev.unpacks(src, mapping, dst):
+                    marks.append(MARK_UNPACK)
         elif name in ("clone", "_to_copy", "contiguous"):
             src = args[0]
             if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype:
                 marks.append(MARK_CONVERSION)
-            if ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS):
+            mapping = ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS)
+            if mapping:
                 marks.append(MARK_MAPPING)
                 if splits_elements(src):
                     marks.append(MARK_BYTES)
+            if ev is not None and ev.unpacks(src, mapping):
+                marks.append(MARK_UNPACK)
         elif name in FILL_OPS:
             dst = args[0]
             value = args[1] if name == "fill_" and len(args) > 1 else None
@@ -431,6 +477,8 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                 marks.append(MARK_NEG if dst.is_neg() else MARK_CONJ)
             if ev is not None and not ev.side_ok(dst):
                 marks.append(MARK_PARTIAL_FILL)
+            if ev is not None and isinstance(value, torch.Tensor) and ev.unpacks(value, not ev.side_ok(value), dst):
+                marks.append(MARK_UNPACK)
         elif name == "arange" and _arange_computes(args, kwargs):
             marks.append(MARK_VALUES)
     except (AttributeError, IndexError, RuntimeError, TypeError):

@@ -32,6 +32,7 @@ class FunctionOperator(Operator):
             whether ``vllm._custom_ops`` is importable).
         data_movement: the task's work is moving elements (gathers, block copies, cache writes):
             :attr:`Operator.data_movement`.
+        packed_args: parameters holding an encoded layout (:attr:`Operator.packed_args`).
     """
 
     def __init__(self, name: str, *, source: str, category: str, section: str, semantics: str,
@@ -41,7 +42,8 @@ class FunctionOperator(Operator):
                  baseline: Callable[[Call, Any], tuple[Callable[[Call], Any], str]],
                  dtypes: Callable[[dict[str, Any]], set[torch.dtype]] | None = None,
                  own_ops: frozenset[str] = frozenset(), notes: str = "", atol_text: str | None = None,
-                 label: Callable[[], str] | None = None, data_movement: bool = False) -> None:
+                 label: Callable[[], str] | None = None, data_movement: bool = False,
+                 packed_args: frozenset[str] | set[str] = frozenset()) -> None:
         super().__init__(name, category=category, section=section, semantics=semantics, interface=interface,
                          notes=notes)
         self.source = source  # type: ignore[misc]
@@ -57,6 +59,10 @@ class FunctionOperator(Operator):
         self.atol_text = atol_text
         self._label = label
         self.data_movement = data_movement
+        unknown = set(packed_args) - set(interface.params)
+        if unknown:
+            raise ValueError(f"{source}::{name}: packed_args {sorted(unknown)} are not parameters of the interface")
+        self.packed_args = frozenset(packed_args)
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))

@@ -660,6 +660,10 @@ class Operator(abc.ABC):
     #: slices): L3 then fails ATen copies and fills whose element mapping is of the candidate's making
     #: (``verify/profile.py`` MOVE_MARKS), since they would do the operator's work.
     data_movement: bool = False
+    #: Parameters whose contents are an encoded layout (packed weight words, permuted or packed scales and
+    #: zeros, GGUF blocks, Marlin tiles and meta): decoding them is the operator's work, so L3 fails an ATen
+    #: copy that rearranges or reinterprets their bytes (``verify/profile.py`` MARK_UNPACK).
+    packed_args: frozenset[str] = frozenset()
     #: The row's atol in words where its reduce_dim is not 1 on every case (``kgb show``, prompts): the
     #: reduce_dim's formula in the case's parameters, an override, or the accumulation rule
     #: (:func:`accumulation_text`); None means reduce_dim 1 (:data:`ATOL_REDUCE_DIM_1`), which
@@ -817,6 +821,7 @@ class Operator(abc.ABC):
             "interface": self.interface.signature,
             "nothing_to_compute": self.nothing_to_compute.kind if self.nothing_to_compute else None,
             "data_movement": self.data_movement,
+            "packed_args": sorted(self.packed_args),
         }
 
 

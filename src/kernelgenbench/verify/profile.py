@@ -36,12 +36,16 @@ MARK_VALUES = "computes values"
 MARK_BYTES = "reinterprets bytes"
 MARK_MAPPING = "non-trivial mapping"
 MARK_PARTIAL_FILL = "partial fill"
+MARK_UNPACK = "unpacks a packed input"
 #: Marks of ops that compute or convert: a dtype change (a copy, a fill from a tensor or a host read of
 #: another dtype), a negation or conjugation (a copy or fill across a negative/conjugate bit:
 #: ``resolve_neg``, ``clone`` of ``_neg_view``), values an ``arange`` computes (floating, non-integral),
-#: and a copy that cuts elements apart through a dtype view (byte extraction, truncation). They fail
-#: every operator.
-COMPUTE_MARKS = frozenset({MARK_CONVERSION, MARK_NEG, MARK_CONJ, MARK_VALUES, MARK_BYTES})
+#: a copy that cuts elements apart through a dtype view (byte extraction, truncation), and a copy or fill
+#: that rearranges or reinterprets the bytes of a packed input (``Operator.packed_args``: GPTQ/AWQ words,
+#: Marlin tiles, GGUF blocks, reordered scales; decoding that layout is the operator's work, so only a
+#: copy of it exactly as given may run in ATen, while dtype views handed to a Triton kernel stay legal).
+#: They fail every operator.
+COMPUTE_MARKS = frozenset({MARK_CONVERSION, MARK_NEG, MARK_CONJ, MARK_VALUES, MARK_BYTES, MARK_UNPACK})
 #: Marks of copies and fills that move elements along a mapping of the candidate's making: a copy from
 #: or into a view the candidate derived (slice, select, transpose, permute, expand, unfold, diagonal,
 #: as_strided, slice assignment ``out[...] = x``), a broadcasting copy, a copy into another memory format,
@@ -156,8 +160,10 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
     if converted:
         return TraceVerdict("profile", f"allowed ATen ops computed or converted values outside Triton kernels "
                                        f"({listed(converted)}); a copy or fill may not change a dtype, resolve a "
-                                       f"negative or conjugate view, or cut elements apart through a dtype view, "
-                                       f"and arange may build only integer sequences", converted)
+                                       f"negative or conjugate view, cut elements apart through a dtype view, or "
+                                       f"rearrange or reinterpret the bytes of a packed input (a packed layout "
+                                       f"is decoded by Triton kernels; only a copy of it exactly as given may run "
+                                       f"in ATen), and arange may build only integer sequences", converted)
     if moved:
         return TraceVerdict("profile", f"ATen copies or fills did this data-movement operator's work "
                                        f"({listed(moved)}): "

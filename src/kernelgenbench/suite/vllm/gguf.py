@@ -394,6 +394,7 @@ GGML_DEQUANTIZE = FunctionOperator(
           "bytes. The first smoke case passes dtype=None (fp16 output) and has blocks with d = 0 and d = -0.5; the "
           "fourth smoke case (Q4_0, fp32 output) is ours, so that the interpreter judges a Q4_0 case; the "
           "held-out fp32 case has d = +-60000 (products overflow to +-inf in fp16) and subnormal fp16 d.",
+    packed_args=frozenset({"W"}),
 )
 
 
@@ -480,6 +481,7 @@ GGML_MUL_MAT_A8 = FunctionOperator(
     timed=lambda p: p["col"] >= 256 and p["row"] >= 128 and p["batch"] >= 4,
     baseline=baseline("ggml_mul_mat_a8", lambda c: mul_mat_native(*c.args)), label=baseline_label,
     dtypes=_gemm_dtypes, atol_text="1e-4 x col/32 (+ the Q4_0 fp16-sum allowance)", notes=_MM_NOTES,
+    packed_args=frozenset({"W"}),
 )
 
 GGML_MUL_MAT_VEC_A8 = FunctionOperator(
@@ -507,6 +509,7 @@ GGML_MUL_MAT_VEC_A8 = FunctionOperator(
     dtypes=_gemm_dtypes, atol_text="1e-4 x col/32 (+ the Q4_0 fp16-sum allowance)",
     notes=_MM_NOTES + " A third smoke case (Q8_0, fp16 X) joins the spec's two so the interpreter judges a Q8_0 case "
                       "(the spec's Q8_0 smoke case has bf16 X, unsupported there).",
+    packed_args=frozenset({"W"}),
 )
 
 
@@ -629,6 +632,7 @@ GGML_MOE_A8 = FunctionOperator(
           "padded total); the third smoke case (upstream layout, fp16 X) is ours. Every graded case names every row of "
           "Y. Tolerance: rtol by X's dtype, atol = 1e-4 x col/32, plus the Q4_0 fp16-sum allowance (as "
           "ggml_mul_mat_a8).",
+    packed_args=frozenset({"W"}),
 )
 
 
@@ -680,6 +684,7 @@ GGML_MOE_A8_VEC = FunctionOperator(
     notes="Full tier as upstream: X = randn(tokens, col) fp32, topk_ids = randint(0, E, (tokens, top_k)), Q8_0 weights "
           "with d = |randn| * 0.5 + 0.1 built vectorised. Tolerance: rtol by X's dtype, atol = 1e-4 x col/32, plus "
           "the Q4_0 fp16-sum allowance (as ggml_mul_mat_a8).",
+    packed_args=frozenset({"W"}),
 )
 
 

@@ -361,6 +361,7 @@ GPTQ_MARLIN_MOE_REPACK = FunctionOperator(
     notes="Full tier as upstream: words randint(0, 2^31), perm = arange(K) per expert (the act-order path with the "
           "identity). Smoke and held-out add random per-expert permutations, an empty [E, 0] perm, the is_a_8bit "
           "layout (not in the upstream grid) and words with bit 31 set (upstream's never have it).",
+    packed_args=frozenset({"b_q_weight"}),
 )
 
 AWQ_MARLIN_MOE_REPACK = FunctionOperator(
@@ -383,6 +384,7 @@ AWQ_MARLIN_MOE_REPACK = FunctionOperator(
     notes="Full tier as upstream: words randint(0, 2^31), perm = arange(K) per expert (ignored). Held-out adds the "
           "is_a_8bit layout (not in the upstream grid); smoke and held-out add words with bit 31 set (upstream's never "
           "have it).",
+    packed_args=frozenset({"b_q_weight"}),
 )
 
 
@@ -484,6 +486,7 @@ MARLIN_INT4_FP8_PREPROCESS = FunctionOperator(
     dtypes=lambda p: {torch.int32},
     notes="Full tier as upstream: qweight = randint(0, 2^31) of [K/8, N], no zeros, inplace=False. Smoke and held-out "
           "add AWQ zero points, inplace=True and words with bit 31 set (not in the upstream grid).",
+    packed_args=frozenset({"qweight", "qzeros_or_none"}),
 )
 
 
@@ -681,6 +684,7 @@ GPTQ_MARLIN_GEMM = FunctionOperator(
           "the accumulation rule (README \"Tolerance and precision policy\") against an fp64 product of the T-rounded "
           "weights, never looser than the spec's 1e-4 x K (reduce_dim = K); vLLM's own kernel may round K-slice "
           "partial sums to T when use_fp32_reduce is False.",
+    packed_args=frozenset({"b_q_weight", "b_scales", "b_zeros"}),
 )
 
 

@@ -323,6 +323,7 @@ GPTQ_MARLIN_24_GEMM = FunctionOperator(
           "randn(M, K) as upstream; the held-out channelwise case uses one group of all K = 1024 rows. Tolerance "
           "(ours, not the spec's): the accumulation rule against an fp64 product of the fp16-rounded weights, never "
           "looser than the spec's 1e-4 x K (reduce_dim = K).",
+    packed_args=frozenset({"b_q_weight", "b_meta", "b_scales"}),
 )
 
 

@@ -157,6 +157,7 @@ AWQ_GEMM = FunctionOperator(
     notes="Reference: the fp16-rounded W of the spec multiplied in fp64, each split partial rounded to fp16. With "
           "split_k_iters > 1 the tolerance adds one fp16 ulp of each partial per element (a partial's rounding may "
           "flip with the fp32 summation order). Inputs as upstream: words randint(0, 2^31), scales rand + 0.01.",
+    packed_args=frozenset({"qweight", "qzeros"}),
 )
 
 
@@ -303,6 +304,7 @@ GPTQ_GEMM = FunctionOperator(
           "qzeros [G, N/8] drawn in 0..14 (stored zero - 1, as GPTQ stores them), scales rand + 0.01. Tolerance: "
           "the spec's rtol 1e-2 and atol 1e-4 x K, plus 8 standard deviations of fp16 rounding of every term "
           "(vLLM's own paths do that; exact math passes with a wide margin, an fp16 accumulation over K does not).",
+    packed_args=frozenset({"b_q_weight", "b_gptq_qzeros"}),
 )
 
 #: the row's rtol is the spec's 1e-2, not fp16's 1e-3: ``kgb show`` and prompts state the whole rule
@@ -485,6 +487,7 @@ ALLSPARK_W8A16_GEMM = FunctionOperator(
           "builds AllSpark only for SM 8.0-8.9, so on an H200 the baseline is the native reference. A smoke case "
           "passes b_qzeros with has_zp = False (the flag gates validity checks only; the zeros apply: red team "
           "2026-12-05, upstream's cases always have them agree).",
+    packed_args=frozenset({"b_qweight", "b_scales", "b_qzeros"}),
 )
 
 OPERATORS = [ALLSPARK_W8A16_GEMM, AWQ_GEMM, GPTQ_GEMM]
