@@ -162,6 +162,77 @@ def test_data_movement_operators_are_flagged_from_the_suite() -> None:
     assert not flagged & {"mm", "neg", "sum", "add", "reshape", "t", "expand", "clone", "_softmax"}
 
 
+# -- packed inputs (Operator.packed_args): their layout is decoded by Triton, never by ATen copies --------------
+def _trace_packed(fn: Callable[..., Any], *args: Any, packed: tuple[tuple[int, str], ...] = ((0, "w"),)) -> dict:
+    """The trace of ``fn`` called as a wrapper whose parameters at ``packed`` hold packed data."""
+    STATE.begin_case(False)
+    try:
+        traced(fn, "wrapper_under_test", packed)(*args)
+    finally:
+        STATE.end_case()
+    return dict(STATE.trace)
+
+
+def _words() -> torch.Tensor:
+    return torch.randint(-2 ** 31, 2 ** 31 - 1, (8, 16), dtype=torch.int32)
+
+
+def test_copies_of_packed_data_as_given_and_dtype_views_stay_unmarked() -> None:
+    def body(w, z):
+        w.clone()                                               # the words exactly as given
+        w.view(torch.uint8).view(torch.int32).clone()           # a view round trip: the same words
+        z.t().contiguous()                                      # not packed: only a mapping
+        buf = torch.empty(w.numel() * 4, dtype=torch.uint8)     # scratch made as bytes, filled whole as words
+        buf.view(torch.int32).view(w.shape).copy_(w)
+        w.view(torch.uint8)                                     # a pointer cast (what a kernel would get)
+        return buf
+
+    trace = _trace_packed(body, _words(), torch.randn(4, 6))
+    assert trace["aten::clone"] == 2 and trace["aten::copy_"] == 1, trace
+    assert trace["aten::clone (non-trivial mapping)"] == 1, trace
+    assert not any(profile.MARK_UNPACK in key_marks(k) for k in trace), trace
+
+
+def test_copies_that_rearrange_or_reinterpret_packed_bytes_are_marked_unpacking() -> None:
+    def body(w, z):
+        w[:, ::2].contiguous()                                  # a slice of the words
+        w.view(torch.uint8).view(8, 16, 4).permute(0, 2, 1).contiguous()  # bytes of each word split out
+        w.view(torch.uint8).clone()                             # the words as bytes: another element size
+        buf = torch.empty(w.numel() * 4, dtype=torch.uint8)     # laundered into a buffer made as bytes ...
+        buf.view(torch.int32).view(w.shape).copy_(w)
+        buf.view(8, 16, 4).permute(0, 2, 1).contiguous()        # ... its bytes are still packed words
+        out = torch.empty((), dtype=torch.int32)
+        out.fill_(w[0, 1])                                      # one word picked by a fill
+        z.view(torch.uint8).clone()                             # not packed: unmarked
+        return out
+
+    trace = _trace_packed(body, _words(), torch.randn(4, 6))
+    unpack = {k: n for k, n in trace.items() if profile.MARK_UNPACK in key_marks(k)}
+    assert unpack == {"aten::clone (non-trivial mapping; unpacks a packed input)": 2,  # the slice, the laundered bytes
+                      "aten::clone (non-trivial mapping; reinterprets bytes; unpacks a packed input)": 1,
+                      "aten::clone (unpacks a packed input)": 1,
+                      "aten::fill_.Tensor (unpacks a packed input)": 1}, trace
+    assert trace["aten::clone"] == 1 and trace["aten::copy_"] == 1, trace
+    v = judge_trace(trace, frozenset({"gptq_gemm"}))
+    assert v.failure == "profile" and "packed input" in v.message
+    plain = _trace_packed(body, _words(), torch.randn(4, 6), packed=())   # the same code, nothing declared packed
+    assert not any(profile.MARK_UNPACK in key_marks(k) for k in plain), plain
+
+
+def test_packed_arguments_name_parameters_of_their_rows() -> None:
+    from kernelgenbench.suite.registry import all_operators
+
+    rows = {o.name: o.packed_args for o in all_operators()}
+    for o in all_operators():
+        assert o.packed_args <= set(o.interface.params), o.id
+    assert rows["gptq_gemm"] == {"b_q_weight", "b_gptq_qzeros"}
+    assert rows["allspark_w8a16_gemm"] == {"b_qweight", "b_scales", "b_qzeros"}
+    assert rows["ggml_dequantize"] == {"W"} and rows["gptq_marlin_24_gemm"] >= {"b_q_weight", "b_meta"}
+    assert {"awq_gemm", "gptq_marlin_gemm", "gptq_marlin_moe_repack", "awq_marlin_moe_repack", "ggml_moe_a8",
+            "marlin_int4_fp8_preprocess", "gptq_shuffle"} <= {n for n, p in rows.items() if p}
+    assert not rows["rms_norm"] and not rows["mm"]
+
+
 # -- the same trace on every path (issue 12 class 6) ---------------------------------------------------------
 def _body(x: torch.Tensor) -> torch.Tensor:
     """Composite ops of every kind a wrapper uses, and their pieces."""

@@ -227,6 +227,11 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
                       "out= tensor) or a whole new buffer of the call on each side; a copy from or into a view the "
                       "wrapper derived (slice, select, transpose, expand, unfold, out[...] = x) and a fill of part "
                       "of a tensor fail as profile.")
+    if o.packed_args:
+        console.print(f"[bold]Packed inputs[/bold] ({', '.join(sorted(o.packed_args))}): their layout is decoded by "
+                      "Triton kernels; an ATen copy or fill of packed data (or of a copy of it) along a view the "
+                      "wrapper derived, or through a view of another element size, fails as profile (a copy exactly "
+                      "as given and dtype views handed to a kernel are fine).")
     if o.notes:
         console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
 
