@@ -319,7 +319,7 @@ GPTQ_SHUFFLE = FunctionOperator(
           "4096 entries, which vLLM reads past its end; here every q_perm has K entries. Words are drawn as "
           "upstream's randint(0, 2^31 - 1). The held-out empty-q_perm case is 4-bit (an 8-bit word without a "
           "permutation is left as it is).",
-    packed_args=frozenset({"q_weight"}),
+    packed_args=frozenset({"q_weight"}), data_movement=True,
 )
 
 
