@@ -7,6 +7,8 @@ verify/ghost.py L2 helpers).
   emulated with a CPU kernel of a test op) sees the same keys (composite ops decomposed);
 * copies and fills are marked where they compute or convert (every operator fails) and where they move
   elements along a mapping of the candidate's making (data-movement operators fail);
+* copies and fills of packed inputs (Operator.packed_args), or of copies of them, that rearrange or reinterpret
+  their bytes are marked as unpacking (every operator fails); copies as given and dtype views are not;
 * tensor data built from host Python is counted; a returned output must live in storage of its call;
 * a ghost replay whose right result is made of Triton-derived host reads is not counted as passed.
 """
