@@ -88,3 +88,74 @@ def test_the_check_sees_a_gap() -> None:
     assert _observable(dict(n=9, trans=1, uplo=0, diag=0, data="genuine"), "trans", has_data=True)
     assert not _observable(dict(n=9, k=2, diag=1, band=True), "diag")
     assert len(CUBLAS) >= 40
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Not-read rules (cublas.md §2.5): every routine whose declaration states that a zero alpha (beta) leaves
+# operands unread has a smoke case with that scalar 0 and those operands NaN throughout their logical region
+# (a kernel that reads them, even to multiply by 0, propagates the NaN and fails on the default tier).
+# ---------------------------------------------------------------------------------------------------------
+
+def _routine(op):
+    from kernelgenbench.suite.cublas.decl import ROUTINES
+
+    return ROUTINES[op.name]
+
+
+def poisoned_rules(op, tier: str = "smoke") -> set[tuple[str, tuple[str, ...]]]:
+    """The not-read rules of ``op``'s declaration that some case of ``tier`` exercises: the scalar is 0 and,
+    in the built case, every element of each named operand's logical region (every batch) is NaN."""
+    import torch
+
+    from kernelgenbench.suite.cublas.decl import Ref
+
+    r = _routine(op)
+    done: set[tuple[str, tuple[str, ...]]] = set()
+    gen = torch.Generator().manual_seed(0)
+    for p in op.grid(tier):
+        rules = [(s, names) for s, names in r.not_read if s in p and complex(p[s]) == 0 and (s, names) not in done]
+        if not rules:
+            continue
+        ref = Ref(r, op.build(p, torch.device("cpu"), gen))
+        for s, names in rules:
+            if all(bool(torch.isnan(ref.operand(n)).all()) and ref.operand(n).numel() > 0 for n in names):
+                done.add((s, names))
+    return done
+
+
+QUICK = [o for o in CUBLAS if _routine(o).not_read]
+
+
+def test_the_not_read_rules_are_declared_per_the_spec() -> None:
+    """§2.5's families: gemm-like (gemm, batched gemm, symm, syrk, geam, gemv, sbmv, symv, their Ex and batched
+    forms), axpy/ger/syr2 (alpha only), trsm (alpha: B); scal multiplies, so it has none."""
+    names = {o.name for o in QUICK}
+    assert len(names) == 39, sorted(names)
+    assert {"cublasSscal_v2", "cublasSdgmm", "cublasStbmv_v2", "cublasStrsv_v2", "cublasSdot_v2"}.isdisjoint(names)
+    rules = {o.name: dict(_routine(o).not_read) for o in QUICK}
+    assert rules["cublasSgemmStridedBatched"] == {"alpha": ("A", "B"), "beta": ("C",)}
+    assert rules["cublasSgeam"] == {"alpha": ("A",), "beta": ("B",)}
+    assert rules["cublasStrsm_v2"] == {"alpha": ("B",)} and rules["cublasZtrsmBatched"] == {"alpha": ("Barray",)}
+    assert rules["cublasSger_v2"] == {"alpha": ("x", "y")} and rules["cublasSaxpy_v2"] == {"alpha": ("x",)}
+    assert rules["cublasSgemvBatched"] == {"alpha": ("Aarray", "xarray"), "beta": ("yarray",)}
+
+
+@pytest.mark.parametrize("op", QUICK, ids=lambda o: o.id)
+def test_smoke_poisons_what_a_zero_scalar_leaves_unread(op) -> None:
+    missing = set(_routine(op).not_read) - poisoned_rules(op)
+    assert not missing, f"{op.id}: no smoke case with the scalar 0 and NaN in {sorted(missing)}"
+
+
+def test_the_poison_check_sees_a_gap() -> None:
+    """Not vacuous: a smoke tier without its NaN cases, or with a zero scalar but finite operands, is reported."""
+    op = next(o for o in CUBLAS if o.id == "cublas::cublasSgemmStridedBatched")
+    assert poisoned_rules(op) == {("alpha", ("A", "B")), ("beta", ("C",))}
+
+    class Pruned:
+        name = op.name
+        build = staticmethod(op.build)
+
+        @staticmethod
+        def grid(tier):
+            return [{k: v for k, v in p.items() if k != "nan"} for p in op.grid(tier)]
+    assert poisoned_rules(Pruned) == set()
