@@ -709,12 +709,12 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
     return Call(call_args, written=tuple(routine.position(n) for n in routine.outputs), pointers=pointers)
 
 
-def quick_cases(routine: Routine, base: dict[str, Any]) -> list[dict[str, Any]]:
-    """One case per not-read rule of ``routine`` (§2.5, :attr:`Routine.not_read`): ``base`` with that scalar 0
-    and ``nan`` naming the operands it must not read (``base``'s other scalars should be non-zero, so the
-    result still depends on what is read)."""
+def quick_cases(routine: Routine, base: dict[str, Any], only: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """One case per not-read rule of ``routine`` (§2.5, :attr:`Routine.not_read`; ``only``: the rules of these
+    scalars): ``base`` with that scalar 0 and ``nan`` naming the operands it must not read (``base``'s other
+    scalars should be non-zero, so the result still depends on what is read)."""
     return [{**base, scalar_name: 0.0, "nan": tuple(operands)}
-            for scalar_name, operands in routine.not_read]
+            for scalar_name, operands in routine.not_read if only is None or scalar_name in only]
 
 
 #: Every declared routine by name (filled by :func:`declare` as the level modules are imported).

@@ -32,7 +32,9 @@ SGEMMEX = routine_operator(Row(
                       transb=d["tt"][1], **_R32F) for d in product(s=G9, ab=AB3, tt=TT4)],
         "heldout": [dict(m=200, n=100, k=300, transa="T", transb="T", alpha=1.0, beta=0.0, pad=3, nan_C=True,
                          **_R32F),
-                    dict(m=128, n=128, k=256, transa=0, transb=0, alpha=0.5, beta=-1.0, **_R32F)],
+                    dict(m=128, n=128, k=256, transa=0, transb=0, alpha=0.5, beta=-1.0, **_R32F)]
+        + quick_cases(SGEMMEX_R, dict(m=65, n=33, k=17, transa="T", transb="N", alpha=1.0, beta=-0.5, pad=3, **_R32F),
+                      only=("alpha",)),
     },
     reference=gemm_reference, fill=gemm_fill, atol_text=gemm_atol(SGEMMEX_R.dtype),
     notes="Held-out mixed-precision type triples of the spec (H2 fp16 -> fp32, H3 bf16) are not graded here: a "
@@ -93,7 +95,8 @@ SGEAM = routine_operator(Row(
         "heldout": [dict(m=11, n=6, transa=ta, transb=tb, alpha=0.75, beta=-1.25, lda=(6 if ta else 11) + 2,
                          ldb=(6 if tb else 11) + 3, ldc=12, poison=True) for ta, tb in ((0, 0), (0, 1), (1, 0), (1, 1))]
         + [dict(m=1000, n=777, transa=0, transb=1, alpha=1.0, beta=0.0, nan_B=True),
-           dict(m=40, n=30, transa="N", transb="T", alpha=2.0, beta=-1.0, in_place=True)],
+           dict(m=40, n=30, transa="N", transb="T", alpha=2.0, beta=-1.0, in_place=True)]
+        + quick_cases(SGEAM_R, dict(m=33, n=21, transa=1, transb=0, alpha=1.0, beta=-0.5, pad=2), only=("alpha",)),
     },
     reference=_geam_ref, build=_geam_build, atol_text="1e-4 (reduce_dim 1, cublas.md)",
     cost=lambda p: Cost(3.0 * p["m"] * p["n"], 3 * p["m"] * p["n"] * 4),
@@ -162,7 +165,9 @@ CSYRKEX = routine_operator(Row(
                          nan_other=True, cparts="half", **_C32F),
                     dict(n=64, k=1000, uplo=0, trans=1, alpha=1, beta=0, tri_arg="C", nan_tri=True, cparts="half",
                          **_C32F),
-                    dict(n=4096, k=8, uplo="U", trans="C", alpha=-1, beta=0.5j, tri_arg="C", cparts="half", **_C32F)],
+                    dict(n=4096, k=8, uplo="U", trans="C", alpha=-1, beta=0.5j, tri_arg="C", cparts="half", **_C32F)]
+        + quick_cases(CSYRKEX_R, dict(n=65, k=33, uplo=1, trans=0, alpha=1, beta=0.5 - 0.25j, tri_arg="C",
+                                      cparts="half", **_C32F), only=("alpha",)),
     },
     reference=syrk_reference, fill=tri_fill,
     atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),

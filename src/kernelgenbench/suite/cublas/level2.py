@@ -402,7 +402,8 @@ DSYR2 = routine_operator(Row(
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
                     dict(n=1500, uplo=0, alpha=-1.0, incx=1, incy=1, pad=3, nan_other=True),
-                    dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)],
+                    dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)]
+        + quick_cases(DSYR2_R, dict(n=33, uplo=0, alpha=1.0, incx=-1, incy=2, pad=2)),
     },
     reference=_syr2_ref, fill=_fills, atol_text=_ONE_ATOL + " (fp64 result)",
     cost=lambda p: Cost(2.0 * p["n"] ** 2, (p["n"] ** 2 + 2 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
@@ -442,7 +443,9 @@ CSYMV = routine_operator(Row(
                          cparts="half"),
                     dict(n=300, uplo=0, alpha=-1.0, beta=0.0, incx=1, incy=1, nan_other=True, nan_y=True,
                          cparts="half"),
-                    dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")],
+                    dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")]
+        + quick_cases(CSYMV_R, dict(n=65, uplo=1, alpha=1.0, beta=0.5 - 0.5j, incx=-1, incy=2, cparts="half"),
+                      only=("alpha",)),
     },
     reference=_symv_ref, fill=_fills,
     atol_text=accumulation_text("n + 2", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),
@@ -480,7 +483,9 @@ DSBMV = routine_operator(Row(
                       incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
                     dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
-                    dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)],
+                    dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)]
+        + quick_cases(DSBMV_R, dict(n=65, k=4, uplo=1, alpha=1.0, beta=0.25, incx=-1, incy=2, band=True),
+                      only=("alpha",)),
     },
     reference=_sbmv_ref, fill=_fills,
     atol_text=accumulation_text("2k + 3", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),

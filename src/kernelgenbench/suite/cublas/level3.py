@@ -199,7 +199,9 @@ CGEMM = routine_operator(Row(
                          cparts="half", poison=True),
                     dict(m=1000, n=1, k=513, transa="N", transb="N", alpha=1, beta=0.5, cparts="half"),
                     dict(m=300, n=200, k=100, transa="C", transb="C", alpha=1 + 1j, beta=0, nan_C=True,
-                         cparts="half")],
+                         cparts="half")]
+        + quick_cases(CGEMM_R, dict(m=65, n=33, k=17, transa="T", transb="C", alpha=1, beta=0.5 - 0.5j, pad=2,
+                                    cparts="half"), only=("alpha",)),
     },
     reference=gemm_reference, fill=gemm_fill, atol_text=gemm_atol(torch.complex64),
     cost=gemm_cost(8, True, "fp32"), timed=gemm_gate,
@@ -303,7 +305,8 @@ SSYRK = routine_operator(Row(
         "heldout": [dict(n=21, k=13, lda=24, ldc=23, uplo=1, trans=1, alpha=0.5, beta=-1.0, tri_arg="C",
                          nan_other=True),
                     dict(n=2000, k=3, uplo=0, trans=0, alpha=1.0, beta=0.0, tri_arg="C", nan_tri=True),
-                    dict(n=513, k=1025, uplo="U", trans="T", alpha=-0.5, beta=0.5, tri_arg="C")],
+                    dict(n=513, k=1025, uplo="U", trans="T", alpha=-0.5, beta=0.5, tri_arg="C")]
+        + quick_cases(SSYRK_R, dict(n=65, k=33, uplo=0, trans=1, alpha=1.0, beta=-0.5, tri_arg="C"), only=("alpha",)),
     },
     reference=syrk_reference, fill=tri_fill,
     atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),
@@ -352,7 +355,9 @@ CSYMM = routine_operator(Row(
                  for d in product(n=[1, 32, 64, 128, 160], alpha=[1.0, 0.0, -1.0], beta=[0.0, 0.5], side=[0, 1])],
         "heldout": [dict(m=70, n=33, side=0, uplo=0, alpha=1.0, beta=0.5, pad=3, nan_other=True),
                     dict(m=33, n=70, side=1, uplo=1, alpha=0.5 - 0.5j, beta=-0.25 + 1j, nan_other=True),
-                    dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)],
+                    dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)]
+        + quick_cases(CSYMM_R, dict(m=33, n=21, side=0, uplo=1, alpha=1.0, beta=-0.5 + 0.5j, pad=2, nan_other=True),
+                      only=("alpha",)),
     },
     reference=_symm_ref, fill=tri_fill, atol_text=accumulation_text("k + 2 (k = m for LEFT, n for RIGHT)",
                                                                "(|alpha| (|A_sym| @ |B|) + |beta| |C|)[i,j]",
@@ -417,7 +422,8 @@ STRSM = routine_operator(Row(
         "heldout": [dict(m=20, n=9, lda=25, ldb=23, alpha=0.5, data="genuine", nan_other=True, **f)
                     for f in _TRSM_FLAGS]
         + [dict(m=1024, n=512, side=0, uplo=0, trans=1, diag=0, alpha=1.0, data="genuine"),
-           dict(m=300, n=1000, side="R", uplo="U", trans="N", diag="U", alpha=-2.0, data="genuine", nan_other=True)],
+           dict(m=300, n=1000, side="R", uplo="U", trans="N", diag="U", alpha=-2.0, data="genuine", nan_other=True)]
+        + quick_cases(STRSM_R, dict(m=21, n=9, side=1, uplo=1, trans=0, diag=1, alpha=1.0, data="genuine", pad=2)),
     },
     reference=_trsm_ref, fill=tri_fill,
     atol_text=accumulation_text("k (m for LEFT, n for RIGHT)", "(M(T)^-1 |T| |X|)[i,j] (M(T): the comparison "
