@@ -159,3 +159,24 @@ def test_the_poison_check_sees_a_gap() -> None:
         def grid(tier):
             return [{k: v for k, v in p.items() if k != "nan"} for p in op.grid(tier)]
     assert poisoned_rules(Pruned) == set()
+    assert heldout_rules(op) == {("alpha", ("A", "B")), ("beta", ("C",))}
+    assert heldout_rules(Pruned) == {("beta", ("C",))}      # the spec's H2: beta 0 with NaN C (nan_C)
+
+
+def heldout_rules(op) -> set[tuple[str, tuple[str, ...]]]:
+    """The not-read rules some held-out case of ``op`` exercises, judged from the parameters (held-out cases are
+    too large to build here): the scalar is 0 and ``nan`` names every operand of the rule, or (the spec's own
+    held-out cases) a ``nan_*`` flag puts NaN into the case."""
+    out = set()
+    for s, names in _routine(op).not_read:
+        for p in op.grid("heldout"):
+            if s in p and complex(p[s]) == 0 and (set(names) <= set(p.get("nan", ()))
+                                                  or any(k.startswith("nan_") and v for k, v in p.items())):
+                out.add((s, names))
+    return out
+
+
+@pytest.mark.parametrize("op", QUICK, ids=lambda o: o.id)
+def test_heldout_poisons_what_a_zero_scalar_leaves_unread(op) -> None:
+    missing = set(_routine(op).not_read) - heldout_rules(op)
+    assert not missing, f"{op.id}: no held-out case with the scalar 0 and NaN in {sorted(missing)}"

@@ -109,7 +109,7 @@ CGEMM_SB = _row(CGEMM_SB_R, {
     "heldout": [_c(129, 67, 33, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 5),
                 _c(64, 48, 40, "N", "T", 1.0, 0.5, 3, pad=3, gap=7, strideB=0, poison=True),
                 _c(96, 96, 32, "T", "N", 1.0, 0.0, 2, nan_C=True)]
-    + quick_cases(CGEMM_SB_R, _c(33, 21, 17, "T", "C", 0.5 + 0.3j, 0.5 - 0.2j, 3, pad=2),
+    + quick_cases(CGEMM_SB_R, _c(33, 21, 17, "C", "T", 0.5 + 0.3j, 0.5 - 0.2j, 3, pad=2),
                   only=("alpha",))}, 8, "fp32", _COMPLEX)
 
 CGEMM_SB64 = _row(CGEMM_SB64_R, {
@@ -203,7 +203,7 @@ SGEMV_SB = _vrow(SGEMV_SB_R, {
                    poison=True),
                 _v(4096, 1, "N", 1.0, 0.0, 2, nan_y=True),
                 _v(128, 64, 1, -1.0, 1.0, 32)]
-    + quick_cases(SGEMV_SB_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=-1), only=("alpha",))}, 4, 2)
+    + quick_cases(SGEMV_SB_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 4, 2)
 
 DGEMV_SB = _vrow(DGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)]
@@ -212,7 +212,7 @@ DGEMV_SB = _vrow(DGEMV_SB_R, {
     "heldout": [_v(130, 70, "T", 0.5, 0.5, 4, lda=133, gap=9, stridex=0, incy=2, poison=True),
                 _v(4096, 7, "N", 1.0, 0.0, 2, nan_y=True),
                 _v(64, 128, 0, -1.0, 1.0, 3)]
-    + quick_cases(DGEMV_SB_R, _v(65, 33, "N", 1.0, -0.5, 3, incx=-2), only=("alpha",))}, 8, 2)
+    + quick_cases(DGEMV_SB_R, _v(65, 33, "N", 1.0, -0.5, 3, incx=2), only=("alpha",))}, 8, 2)
 
 CGEMV_SB = _vrow(CGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"), _v(17, 33, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
@@ -235,7 +235,7 @@ ZGEMV_SB = _vrow(ZGEMV_SB_R, {
     "heldout": [_v(130, 70, "C", 0.5 + 0.25j, -1, 4, pad=3, gap=5, stridex=0, incy=2, cparts="half", poison=True),
                 _v(256, 1, "T", 1, 0, 2, nan_y=True, cparts="half"),
                 _v(64, 32, 2, -1, 1, 3, cparts="half")]
-    + quick_cases(ZGEMV_SB_R, _v(65, 33, "T", 1j, -0.5, 3, incy=-2, cparts="half"), only=("alpha",))}, 16, 8, _COMPLEX)
+    + quick_cases(ZGEMV_SB_R, _v(65, 33, "T", 1j, -0.5, 3, incy=2, cparts="half"), only=("alpha",))}, 16, 8, _COMPLEX)
 
 
 # --------------------------------------------------------------------------- pointer-array gemv / gemm
@@ -335,7 +335,7 @@ DGEMV_B = _vb_row(DGEMV_B_R, {
     "heldout": [_v(21, 10, "N", 0.5, 0.5, 3, lda=24, incx=-1, incy=1, poison=True),
                 _v(300, 4000, "T", 1.0, 0.0, 2, nan_y=True),
                 _v(1, 1, "N", -1.0, 1.0, 64)]
-    + quick_cases(DGEMV_B_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=-1), only=("alpha",))}, 8, 2,
+    + quick_cases(DGEMV_B_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 8, 2,
     lambda p: p["n"] >= 128 and p["m"] >= 64, " Timed if the test's m (cuBLAS n) >= 128 and n (cuBLAS m) >= 64.")
 
 ZGEMV_B = _vb_row(ZGEMV_B_R, {
@@ -345,7 +345,7 @@ ZGEMV_B = _vb_row(ZGEMV_B_R, {
     "heldout": [_v(21, 10, "C", 0.5 + 0.5j, -1 + 0.25j, 3, lda=24, incx=1, incy=2, poison=True),
                 _v(4096, 3, "T", 1.0, 0.0, 2, nan_y=True),
                 _v(1, 1, "N", -1.0, 1.0, 100)]
-    + quick_cases(ZGEMV_B_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=-1, incy=2), only=("alpha",))}, 16, 8,
+    + quick_cases(ZGEMV_B_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=2, incy=3), only=("alpha",))}, 16, 8,
     lambda p: p["m"] >= 128 and p["n"] >= 64, _COMPLEX)
 
 CGEMV_B64 = _vb_row(CGEMV_B64_R, {
@@ -355,7 +355,7 @@ CGEMV_B64 = _vb_row(CGEMV_B64_R, {
     "heldout": [_v(300, 77, "C", 1 - 1j, 0.5, 5, lda=303, incx=2, incy=3, poison=True),
                 _v(64, 64, "N", 1.0, 0.0, 3, nan_y=True, shared=("Aarray",)),
                 _v(1, 4096, "T", -1.0, 1.0, 2)]
-    + quick_cases(CGEMV_B64_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=-1, incy=2), only=("alpha",))}, 8, 8,
+    + quick_cases(CGEMV_B64_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=2, incy=3), only=("alpha",))}, 8, 8,
     lambda p: p["m"] >= 128 and p["n"] >= 64, _COMPLEX + " All integers are 64-bit in C.")
 
 DGEMM_B = _gb_row(DGEMM_B_R, {

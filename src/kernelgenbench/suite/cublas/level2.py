@@ -444,7 +444,7 @@ CSYMV = routine_operator(Row(
                     dict(n=300, uplo=0, alpha=-1.0, beta=0.0, incx=1, incy=1, nan_other=True, nan_y=True,
                          cparts="half"),
                     dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")]
-        + quick_cases(CSYMV_R, dict(n=65, uplo=1, alpha=1.0, beta=0.5 - 0.5j, incx=-1, incy=2, cparts="half"),
+        + quick_cases(CSYMV_R, dict(n=65, uplo=1, alpha=1.0, beta=0.5 - 0.5j, incx=2, incy=2, cparts="half"),
                       only=("alpha",)),
     },
     reference=_symv_ref, fill=_fills,
