@@ -7,7 +7,11 @@ sizes m, n >= 2; alpha != 0 (alpha == 0 leaves the flags' operands unread); uplo
 (``sym``: both triangles equal); trans not on upstream triangular data (its referenced triangle is diagonal,
 cublas.md §2.13 item 4; a triangular routine's case without ``data`` has upstream data); side not on upstream
 data with diag UNIT (op(A) = I); uplo and trans of a band only with k >= 1; diag UNIT of a band only with NaN in
-the diagonal row (``nan_band``; otherwise that row holds the ones a kernel ignoring diag would read)."""
+the diagonal row (``nan_band``; otherwise that row holds the ones a kernel ignoring diag would read).
+
+The quick-return rules (cublas.md §2.5, declared as ``Routine.not_read``) are exercised the same way: every routine
+with one has a smoke case with that scalar 0 and NaN throughout the operands it must not read (checked on the built
+case), and a held-out case of the same kind (checked on the parameters)."""
 from __future__ import annotations
 
 from typing import Any
