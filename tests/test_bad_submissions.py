@@ -150,6 +150,8 @@ EXPECTED = {
     "no_trans": "wrong_result",       # Strsv ignoring trans (its transposed smoke case has a diagonal triangle)
     "no_uplo": "wrong_result",        # Dsyr2 ignoring uplo (every smoke case is upper)
     "no_conj": "wrong_result",        # CgemmStridedBatched taking op C as T (no smoke case has C)
+    "alpha0_read": "wrong_result",    # SgemmStridedBatched reading A, B at alpha == 0 (smoke: alpha 0, NaN A, B)
+    "beta0_read": "wrong_result",     # SgemmStridedBatched reading C at beta == 0 (smoke: beta 0, NaN C)
     # fp64 and complex GEMMs in lower precision (the accumulation bound of their precision catches them)
     "fp32_for_fp64": "wrong_result",  # fp64 tiles rounded to fp32, fp32 tl.dot: the fp64 accumulation bound
     "tf32_for_fp64": "wrong_result",  # the same with TF32-cut mantissas: caught at the smoke tier's K = 9 only

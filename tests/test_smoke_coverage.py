@@ -7,7 +7,11 @@ sizes m, n >= 2; alpha != 0 (alpha == 0 leaves the flags' operands unread); uplo
 (``sym``: both triangles equal); trans not on upstream triangular data (its referenced triangle is diagonal,
 cublas.md §2.13 item 4; a triangular routine's case without ``data`` has upstream data); side not on upstream
 data with diag UNIT (op(A) = I); uplo and trans of a band only with k >= 1; diag UNIT of a band only with NaN in
-the diagonal row (``nan_band``; otherwise that row holds the ones a kernel ignoring diag would read)."""
+the diagonal row (``nan_band``; otherwise that row holds the ones a kernel ignoring diag would read).
+
+The quick-return rules (cublas.md §2.5, declared as ``Routine.not_read``) are exercised the same way: every routine
+with one has a smoke case with that scalar 0 and NaN throughout the operands it must not read (checked on the built
+case), and a held-out case of the same kind (checked on the parameters)."""
 from __future__ import annotations
 
 from typing import Any
@@ -88,3 +92,95 @@ def test_the_check_sees_a_gap() -> None:
     assert _observable(dict(n=9, trans=1, uplo=0, diag=0, data="genuine"), "trans", has_data=True)
     assert not _observable(dict(n=9, k=2, diag=1, band=True), "diag")
     assert len(CUBLAS) >= 40
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Not-read rules (cublas.md §2.5): every routine whose declaration states that a zero alpha (beta) leaves
+# operands unread has a smoke case with that scalar 0 and those operands NaN throughout their logical region
+# (a kernel that reads them, even to multiply by 0, propagates the NaN and fails on the default tier).
+# ---------------------------------------------------------------------------------------------------------
+
+def _routine(op):
+    from kernelgenbench.suite.cublas.decl import ROUTINES
+
+    return ROUTINES[op.name]
+
+
+def poisoned_rules(op, tier: str = "smoke") -> set[tuple[str, tuple[str, ...]]]:
+    """The not-read rules of ``op``'s declaration that some case of ``tier`` exercises: the scalar is 0 and,
+    in the built case, every element of each named operand's logical region (every batch) is NaN."""
+    import torch
+
+    from kernelgenbench.suite.cublas.decl import Ref
+
+    r = _routine(op)
+    done: set[tuple[str, tuple[str, ...]]] = set()
+    gen = torch.Generator().manual_seed(0)
+    for p in op.grid(tier):
+        rules = [(s, names) for s, names in r.not_read if s in p and complex(p[s]) == 0 and (s, names) not in done]
+        if not rules:
+            continue
+        ref = Ref(r, op.build(p, torch.device("cpu"), gen))
+        for s, names in rules:
+            if all(bool(torch.isnan(ref.operand(n)).all()) and ref.operand(n).numel() > 0 for n in names):
+                done.add((s, names))
+    return done
+
+
+QUICK = [o for o in CUBLAS if _routine(o).not_read]
+
+
+def test_the_not_read_rules_are_declared_per_the_spec() -> None:
+    """§2.5's families: gemm-like (gemm, batched gemm, symm, syrk, geam, gemv, sbmv, symv, their Ex and batched
+    forms), axpy/ger/syr2 (alpha only), trsm (alpha: B); scal multiplies, so it has none."""
+    names = {o.name for o in QUICK}
+    assert len(names) == 39, sorted(names)
+    assert {"cublasSscal_v2", "cublasSdgmm", "cublasStbmv_v2", "cublasStrsv_v2", "cublasSdot_v2"}.isdisjoint(names)
+    rules = {o.name: dict(_routine(o).not_read) for o in QUICK}
+    assert rules["cublasSgemmStridedBatched"] == {"alpha": ("A", "B"), "beta": ("C",)}
+    assert rules["cublasSgeam"] == {"alpha": ("A",), "beta": ("B",)}
+    assert rules["cublasStrsm_v2"] == {"alpha": ("B",)} and rules["cublasZtrsmBatched"] == {"alpha": ("Barray",)}
+    assert rules["cublasSger_v2"] == {"alpha": ("x", "y")} and rules["cublasSaxpy_v2"] == {"alpha": ("x",)}
+    assert rules["cublasSgemvBatched"] == {"alpha": ("Aarray", "xarray"), "beta": ("yarray",)}
+
+
+@pytest.mark.parametrize("op", QUICK, ids=lambda o: o.id)
+def test_smoke_poisons_what_a_zero_scalar_leaves_unread(op) -> None:
+    missing = set(_routine(op).not_read) - poisoned_rules(op)
+    assert not missing, f"{op.id}: no smoke case with the scalar 0 and NaN in {sorted(missing)}"
+
+
+def test_the_poison_check_sees_a_gap() -> None:
+    """Not vacuous: a smoke tier without its NaN cases, or with a zero scalar but finite operands, is reported."""
+    op = next(o for o in CUBLAS if o.id == "cublas::cublasSgemmStridedBatched")
+    assert poisoned_rules(op) == {("alpha", ("A", "B")), ("beta", ("C",))}
+
+    class Pruned:
+        name = op.name
+        build = staticmethod(op.build)
+
+        @staticmethod
+        def grid(tier):
+            return [{k: v for k, v in p.items() if k != "nan"} for p in op.grid(tier)]
+    assert poisoned_rules(Pruned) == set()
+    assert heldout_rules(op) == {("alpha", ("A", "B")), ("beta", ("C",))}
+    assert heldout_rules(Pruned) == {("beta", ("C",))}      # the spec's H2: beta 0 with NaN C (nan_C)
+
+
+def heldout_rules(op) -> set[tuple[str, tuple[str, ...]]]:
+    """The not-read rules some held-out case of ``op`` exercises, judged from the parameters (held-out cases are
+    too large to build here): the scalar is 0 and ``nan`` names every operand of the rule, or (the spec's own
+    held-out cases) a ``nan_*`` flag puts NaN into the case."""
+    out = set()
+    for s, names in _routine(op).not_read:
+        for p in op.grid("heldout"):
+            if s in p and complex(p[s]) == 0 and (set(names) <= set(p.get("nan", ()))
+                                                  or any(k.startswith("nan_") and v for k, v in p.items())):
+                out.add((s, names))
+    return out
+
+
+@pytest.mark.parametrize("op", QUICK, ids=lambda o: o.id)
+def test_heldout_poisons_what_a_zero_scalar_leaves_unread(op) -> None:
+    missing = set(_routine(op).not_read) - heldout_rules(op)
+    assert not missing, f"{op.id}: no held-out case with the scalar 0 and NaN in {sorted(missing)}"

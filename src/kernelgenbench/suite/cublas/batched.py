@@ -11,7 +11,7 @@ from typing import Any, Callable
 import torch
 
 from ..spec import Cost, Tolerance, accumulation_rule, accumulation_text, product
-from .decl import Ref, Routine, build_call, mat_view, uplo_code
+from .decl import Ref, Routine, build_call, mat_view, quick_cases, uplo_code
 from .grids import AB3, AB6, AB6C, G5, G9, TT4
 from .level2 import gemv_reference
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, tri_of
@@ -70,64 +70,81 @@ def _row(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, compute: s
 _COMPLEX = " Complex storage: interleaved (re, im) pairs of the real type."
 SGEMM_SB = _row(SGEMM_SB_R, {
     "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "T", 0.001, 0.999, 2),
-              _c(16, 16, 16, "N", "T", 0.0, 1.0, 3), _c(9, 5, 7, "N", "N", -1.0, 0.5, 2)],
+              _c(16, 16, 16, "N", "T", 0.0, 1.0, 3), _c(9, 5, 7, "N", "N", -1.0, 0.5, 2)]
+    + quick_cases(SGEMM_SB_R, _c(9, 5, 7, "T", "N", 0.5, -0.5, 2)),
     "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
     "heldout": [_c(19, 12, 9, "N", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, strideA=21 * 9 + 7, strideB=0,
                    strideC=20 * 12 + 3, poison=True),
                 _c(255, 257, 129, "T", "N", 1.0, 0.0, 2, nan_C=True),
-                _c(64, 32, 48, 0, 1, -1.0, 1.0, 8)]}, 4, "fp32")
+                _c(64, 32, 48, 0, 1, -1.0, 1.0, 8)]
+    + quick_cases(SGEMM_SB_R, _c(33, 21, 17, "N", "T", 1.0, -0.5, 3, pad=2), only=("alpha",))}, 4, "fp32")
 
 DGEMM_SB = _row(DGEMM_SB_R, {
     "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "N", 2.0, -0.5, 2),
-              _c(16, 16, 16, "T", "T", 0.0, 1.0, 3), _c(9, 5, 7, "N", "T", -1.0, 0.5, 2)],
+              _c(16, 16, 16, "T", "T", 0.0, 1.0, 3), _c(9, 5, 7, "N", "T", -1.0, 0.5, 2)]
+    + quick_cases(DGEMM_SB_R, _c(9, 5, 7, "N", "T", 0.5, -0.5, 2)),
     "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
     "heldout": [_c(129, 65, 33, "N", "T", 0.5, 0.5, 5, pad=3, gap=7, strideB=0, poison=True),
                 _c(64, 64, 64, "T", "N", 1.0, 0.0, 2, nan_C=True),
-                _c(1, 300, 1000, "N", "N", -1.0, 1.0, 8)]}, 8, "fp64")
+                _c(1, 300, 1000, "N", "N", -1.0, 1.0, 8)]
+    + quick_cases(DGEMM_SB_R, _c(33, 21, 17, "T", "T", 1.0, -0.5, 3, pad=2, gap=3), only=("alpha",))}, 8, "fp64")
 
 DGEMM_SB64 = _row(DGEMM_SB64_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(16, 16, 16, "N", "T", 0.5, 0.5, 2),
-              _c(17, 13, 9, "T", "T", -1.0, 1.0, 2)],
+              _c(17, 13, 9, "T", "T", -1.0, 1.0, 2)]
+    + quick_cases(DGEMM_SB64_R, _c(9, 5, 7, "T", "N", 0.5, -0.5, 2)),
     "full": _grid(G5, AB3, TT4, [1, 2, 4]),
     "heldout": [_c(19, 12, 9, "N", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, strideA=21 * 9 + 7, strideB=0,
                    strideC=20 * 12 + 3, poison=True),
                 _c(128, 256, 64, 0, 1, 1.0, 0.0, 4),
-                _c(257, 3, 129, "T", "N", 1.0, 0.0, 2, nan_C=True)]}, 8, "fp64", " All integers are 64-bit in C.")
+                _c(257, 3, 129, "T", "N", 1.0, 0.0, 2, nan_C=True)]
+    + quick_cases(DGEMM_SB64_R, _c(33, 21, 17, "T", "N", 1.0, -0.5, 3, pad=2),
+                  only=("alpha",))}, 8, "fp64", " All integers are 64-bit in C.")
 
 CGEMM_SB = _row(CGEMM_SB_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 2), _c(16, 16, 16, "T", "N", 0.5, 0.5, 2),
-              _c(17, 13, 9, "C", "T", -1.0, 1.0, 3)],
+              _c(17, 13, 9, "C", "T", -1.0, 1.0, 3)]
+    + quick_cases(CGEMM_SB_R, _c(9, 5, 7, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _grid(G5, AB3, TT4, [2, 4]),
     "heldout": [_c(129, 67, 33, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 5),
                 _c(64, 48, 40, "N", "T", 1.0, 0.5, 3, pad=3, gap=7, strideB=0, poison=True),
-                _c(96, 96, 32, "T", "N", 1.0, 0.0, 2, nan_C=True)]}, 8, "fp32", _COMPLEX)
+                _c(96, 96, 32, "T", "N", 1.0, 0.0, 2, nan_C=True)]
+    + quick_cases(CGEMM_SB_R, _c(33, 21, 17, "C", "T", 0.5 + 0.3j, 0.5 - 0.2j, 3, pad=2),
+                  only=("alpha",))}, 8, "fp32", _COMPLEX)
 
 CGEMM_SB64 = _row(CGEMM_SB64_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 2, cparts="half"), _c(16, 16, 16, "T", "C", 0.5, 0.5, 2, cparts="half"),
-              _c(17, 13, 9, "C", "T", -1.0, 1.0, 2, cparts="half")],
+              _c(17, 13, 9, "C", "T", -1.0, 1.0, 2, cparts="half")]
+    + quick_cases(CGEMM_SB64_R, _c(9, 5, 7, "N", "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _grid(G5, AB3, TT4, [2, 4], cparts="half"),
     "heldout": [_c(100, 60, 33, "C", "C", 0.5 - 0.5j, 0.25 + 1j, 3, cparts="half"),
                 _c(48, 80, 16, "T", "T", 1.0, 1.0, 2, pad=5, gap=11, strideA=0, cparts="half", poison=True),
-                _c(48, 80, 16, 1, 2, -1.0, 0.5, 2, cparts="half")]}, 8, "fp32",
+                _c(48, 80, 16, 1, 2, -1.0, 0.5, 2, cparts="half")]
+    + quick_cases(CGEMM_SB64_R, _c(33, 21, 17, "C", "N", 0.5 - 0.5j, 1 + 0.5j, 3, pad=2, cparts="half"))}, 8, "fp32",
     _COMPLEX + " All integers are 64-bit in C.")
 
 ZGEMM_SB = _row(ZGEMM_SB_R, {
     "smoke": [_c(1, 1, 1, "N", "N", 1, 0, 1, cparts="half"),
               _c(17, 13, 9, "T", "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
               _c(16, 16, 16, "N", "T", 1 + 0.5j, 0, 3, cparts="half"),
-              _c(7, 5, 6, "C", "N", -1, 1, 2, cparts="half")],
+              _c(7, 5, 6, "C", "N", -1, 1, 2, cparts="half")]
+    + quick_cases(ZGEMM_SB_R, _c(9, 5, 7, "C", "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _grid([s for s in G9 if s != (256, 256, 256)], AB6C, TT4, [1, 2, 4, 8], cparts="half"),
     "heldout": [_c(129, 65, 33, "C", "N", 0.5 + 0.3j, -1, 4, pad=3, gap=7, strideB=0, cparts="half", poison=True),
                 _c(64, 64, 64, "N", "C", 1, 0, 2, nan_C=True, cparts="half"),
-                _c(256, 256, 256, 0, 1, -1, 1, 2, cparts="half")]}, 16, "fp64", _COMPLEX)
+                _c(256, 256, 256, 0, 1, -1, 1, 2, cparts="half")]
+    + quick_cases(ZGEMM_SB_R, _c(33, 21, 17, "N", "C", 0.5 - 0.5j, 1 + 0.5j, 3, pad=2, cparts="half"),
+                  only=("alpha",))}, 16, "fp64", _COMPLEX)
 
 HGEMM_SB = _row(HGEMM_SB_R, {
     "smoke": [_c(1, 1, 1, "N", "N", 1.0, 0.0, 1), _c(17, 13, 9, "T", "N", 0.001, 0.999, 2),
-              _c(16, 16, 16, "N", "T", 2.0, -0.5, 3)],
+              _c(16, 16, 16, "N", "T", 2.0, -0.5, 3)]
+    + quick_cases(HGEMM_SB_R, _c(9, 5, 7, "T", "N", 0.5, -0.5, 2)),
     "full": _grid(G9, AB6, TT4, [1, 2, 4, 8]),
     "heldout": [_c(256, 256, 256, "N", "N", 1.0, 0.5, 8, gap=5, strideA=0, poison=True),
                 _c(129, 65, 300, "T", "T", 1.0, 0.0, 2, nan_C=True),
-                _c(128, 256, 64, 0, 1, 0.5, 0.5, 4)]}, 2, "fp16",
+                _c(128, 256, 64, 0, 1, 0.5, 0.5, 4)]
+    + quick_cases(HGEMM_SB_R, _c(33, 21, 17, "T", "N", 1.0, -0.5, 3, pad=2), only=("alpha",))}, 2, "fp16",
     " fp16 storage, alpha/beta rounded to fp16; accumulate in fp32 and round once (an fp16 accumulation fails "
     "the tolerance where K is long enough to tell).")
 
@@ -179,38 +196,46 @@ def _vrow(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int, 
 
 
 SGEMV_SB = _vrow(SGEMV_SB_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3)],
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3)]
+    + quick_cases(SGEMV_SB_R, _v(9, 7, "T", 0.5, -0.5, 2)),
     "full": _vgrid(AB6),
     "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, strideA=24 * 10 + 5, stridex=0, incy=2, stridey=2 * 10 + 3,
                    poison=True),
                 _v(4096, 1, "N", 1.0, 0.0, 2, nan_y=True),
-                _v(128, 64, 1, -1.0, 1.0, 32)]}, 4, 2)
+                _v(128, 64, 1, -1.0, 1.0, 32)]
+    + quick_cases(SGEMV_SB_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 4, 2)
 
 DGEMV_SB = _vrow(DGEMV_SB_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)],
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)]
+    + quick_cases(DGEMV_SB_R, _v(9, 7, "T", 0.5, -0.5, 2)),
     "full": _vgrid(AB6),
     "heldout": [_v(130, 70, "T", 0.5, 0.5, 4, lda=133, gap=9, stridex=0, incy=2, poison=True),
                 _v(4096, 7, "N", 1.0, 0.0, 2, nan_y=True),
-                _v(64, 128, 0, -1.0, 1.0, 3)]}, 8, 2)
+                _v(64, 128, 0, -1.0, 1.0, 3)]
+    + quick_cases(DGEMV_SB_R, _v(65, 33, "N", 1.0, -0.5, 3, incx=2), only=("alpha",))}, 8, 2)
 
 CGEMV_SB = _vrow(CGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"), _v(17, 33, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
               _v(16, 16, "N", 0, 1, 3, cparts="half"), _v(7, 5, "C", 0.5 - 0.5j, 1, 2, cparts="half"),
-              _v(6, 9, "N", -1, 0.5 - 0.2j, 2, cparts="half")],
+              _v(6, 9, "N", -1, 0.5 - 0.2j, 2, cparts="half")]
+    + quick_cases(CGEMV_SB_R, _v(9, 7, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _vgrid(AB6C, cparts="half"),
     "heldout": [_v(130, 70, "C", 0.5 - 0.5j, 1, 4, lda=133, strideA=133 * 70 + 9, stridex=0, incy=2, gap=5,
                    cparts="half", poison=True),
                 _v(256, 1, "N", 1, 0, 2, nan_y=True, cparts="half"),
-                _v(64, 32, 1, -1, 0.5j, 16, cparts="half")]}, 8, 8, _COMPLEX)
+                _v(64, 32, 1, -1, 0.5j, 16, cparts="half")]
+    + quick_cases(CGEMV_SB_R, _v(65, 33, "C", 1j, -0.5, 3, incx=2, cparts="half"), only=("alpha",))}, 8, 8, _COMPLEX)
 
 ZGEMV_SB = _vrow(ZGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"),
               _v(17, 33, "T", 0.001 + 0.001j, 0.999 - 0.999j, 2, cparts="half"),
-              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half"), _v(7, 5, "C", 0.5 + 0.25j, -1, 2, cparts="half")],
+              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half"), _v(7, 5, "C", 0.5 + 0.25j, -1, 2, cparts="half")]
+    + quick_cases(ZGEMV_SB_R, _v(9, 7, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _vgrid(AB6C, cparts="half"),
     "heldout": [_v(130, 70, "C", 0.5 + 0.25j, -1, 4, pad=3, gap=5, stridex=0, incy=2, cparts="half", poison=True),
                 _v(256, 1, "T", 1, 0, 2, nan_y=True, cparts="half"),
-                _v(64, 32, 2, -1, 1, 3, cparts="half")]}, 16, 8, _COMPLEX)
+                _v(64, 32, 2, -1, 1, 3, cparts="half")]
+    + quick_cases(ZGEMV_SB_R, _v(65, 33, "T", 1j, -0.5, 3, incy=2, cparts="half"), only=("alpha",))}, 16, 8, _COMPLEX)
 
 
 # --------------------------------------------------------------------------- pointer-array gemv / gemm
@@ -292,71 +317,89 @@ def _v5_grid(flip: bool, **extra: Any) -> list[dict[str, Any]]:
 
 SGEMV_B = _vb_row(SGEMV_B_R, {
     "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 0.5, 0.5, 2, incx=-2, incy=3),
-              _v(33, 17, "N", -0.999, -1.0, 3, incx=3, incy=1)],
+              _v(33, 17, "N", -0.999, -1.0, 3, incx=3, incy=1)]
+    + quick_cases(SGEMV_B_R, _v(9, 7, "T", 0.5, -0.5, 2, incx=-1)),
     "full": [_v(d["s"][0], d["s"][1], d["t"], d["ab"][0], d["ab"][1], d["b"], incx=d["ix"], incy=d["iy"])
              for d in product(s=_SGEMV_B_SHAPES, ab=_SGEMV_B_AB, t=["N", "T"], b=[1, 2, 4, 8], ix=[1, 2, 3],
                               iy=[1, 2, 3])],
     "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, incx=2, incy=3, gap=5, poison=True),
                 _v(5000, 3, "N", 1.0, 0.0, 4, incx=-1, nan_y=True),
-                _v(3, 5000, "T", -1.0, 1.0, 64, shared=("Aarray",))]}, 4, 2,
+                _v(3, 5000, "T", -1.0, 1.0, 64, shared=("Aarray",))]
+    + quick_cases(SGEMV_B_R, _v(65, 33, "N", 1.0, -0.5, 3, incx=-1, incy=2), only=("alpha",))}, 4, 2,
     lambda p: p["m"] >= 128 and p["n"] >= 64)
 
 DGEMV_B = _vb_row(DGEMV_B_R, {
-    "smoke": [_v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)],
+    "smoke": [_v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)]
+    + quick_cases(DGEMV_B_R, _v(9, 7, "N", 0.5, -0.5, 2)),
     "full": _v5_grid(True),
     "heldout": [_v(21, 10, "N", 0.5, 0.5, 3, lda=24, incx=-1, incy=1, poison=True),
                 _v(300, 4000, "T", 1.0, 0.0, 2, nan_y=True),
-                _v(1, 1, "N", -1.0, 1.0, 64)]}, 8, 2,
+                _v(1, 1, "N", -1.0, 1.0, 64)]
+    + quick_cases(DGEMV_B_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 8, 2,
     lambda p: p["n"] >= 128 and p["m"] >= 64, " Timed if the test's m (cuBLAS n) >= 128 and n (cuBLAS m) >= 64.")
 
 ZGEMV_B = _vb_row(ZGEMV_B_R, {
-    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 2)],
+    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 2)]
+    + quick_cases(ZGEMV_B_R, _v(9, 7, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _v5_grid(False),
     "heldout": [_v(21, 10, "C", 0.5 + 0.5j, -1 + 0.25j, 3, lda=24, incx=1, incy=2, poison=True),
                 _v(4096, 3, "T", 1.0, 0.0, 2, nan_y=True),
-                _v(1, 1, "N", -1.0, 1.0, 100)]}, 16, 8,
+                _v(1, 1, "N", -1.0, 1.0, 100)]
+    + quick_cases(ZGEMV_B_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=2, incy=3), only=("alpha",))}, 16, 8,
     lambda p: p["m"] >= 128 and p["n"] >= 64, _COMPLEX)
 
 CGEMV_B64 = _vb_row(CGEMV_B64_R, {
-    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 3)],
+    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 3)]
+    + quick_cases(CGEMV_B64_R, _v(9, 7, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _v5_grid(False),
     "heldout": [_v(300, 77, "C", 1 - 1j, 0.5, 5, lda=303, incx=2, incy=3, poison=True),
                 _v(64, 64, "N", 1.0, 0.0, 3, nan_y=True, shared=("Aarray",)),
-                _v(1, 4096, "T", -1.0, 1.0, 2)]}, 8, 8,
+                _v(1, 4096, "T", -1.0, 1.0, 2)]
+    + quick_cases(CGEMV_B64_R, _v(65, 33, "C", 0.5j, 1 - 1j, 3, incx=2, incy=3), only=("alpha",))}, 8, 8,
     lambda p: p["m"] >= 128 and p["n"] >= 64, _COMPLEX + " All integers are 64-bit in C.")
 
 DGEMM_B = _gb_row(DGEMM_B_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(16, 16, 16, "T", "N", 0.5, 0.5, 2),
-              _c(17, 13, 9, "N", "T", -1.0, 1.0, 3)],
+              _c(17, 13, 9, "N", "T", -1.0, 1.0, 3)]
+    + quick_cases(DGEMM_B_R, _c(9, 5, 7, "T", "N", 0.5, -0.5, 2)),
     "full": _grid(G5, AB3, TT4, [1, 2, 4]),
     "heldout": [_c(19, 12, 9, "T", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, gap=7, poison=True),
                 _c(128, 128, 64, "T", "T", 1.0, 0.0, 2, shared=("Aarray",), nan_C=True),
-                _c(300, 5, 700, "N", "N", -1.0, 1.0, 7)]}, 8, "fp64")
+                _c(300, 5, 700, "N", "N", -1.0, 1.0, 7)]
+    + quick_cases(DGEMM_B_R, _c(33, 21, 17, "N", "T", 1.0, -0.5, 3, gap=3), only=("alpha",))}, 8, "fp64")
 
 SGEMM_B64 = _gb_row(SGEMM_B64_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(16, 16, 16, "T", "N", 0.5, 0.5, 2),
-              _c(17, 13, 9, "T", "T", -1.0, 1.0, 3)],
+              _c(17, 13, 9, "T", "T", -1.0, 1.0, 3)]
+    + quick_cases(SGEMM_B64_R, _c(9, 5, 7, "N", "T", 0.5, -0.5, 2)),
     "full": _grid(G5, AB3, TT4, [1, 2, 4]),
     "heldout": [_c(19, 12, 9, "T", "N", 0.5, 0.5, 3, lda=21, ldb=14, ldc=20, poison=True),
                 _c(128, 256, 64, "N", "N", 1.0, 0.0, 2, shared=("Aarray",), nan_C=True),
-                _c(300, 7, 1000, "N", "T", -1.0, 1.0, 5)]}, 4, "fp32", " All integers are 64-bit in C.")
+                _c(300, 7, 1000, "N", "T", -1.0, 1.0, 5)]
+    + quick_cases(SGEMM_B64_R, _c(33, 21, 17, "T", "T", 1.0, -0.5, 3, pad=2),
+                  only=("alpha",))}, 4, "fp32", " All integers are 64-bit in C.")
 
 HGEMM_B = _gb_row(HGEMM_B_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(16, 16, 16, "T", "T", 0.5, 0.5, 2),
-              _c(17, 13, 9, "N", "T", -1.0, 1.0, 2)],
+              _c(17, 13, 9, "N", "T", -1.0, 1.0, 2)]
+    + quick_cases(HGEMM_B_R, _c(9, 5, 7, "T", "N", 0.5, -0.5, 2)),
     "full": _grid(G5, AB3, TT4, [1, 2, 4]),
     "heldout": [_c(19, 12, 9, "T", "T", 0.5, -1.0, 3, lda=21, ldb=14, ldc=20, poison=True),
                 _c(256, 256, 1024, "N", "N", 1.0, 0.0, 2, nan_C=True),
-                _c(64, 64, 64, "T", "N", 0.001, 0.999, 4)]}, 2, "fp16",
+                _c(64, 64, 64, "T", "N", 0.001, 0.999, 4)]
+    + quick_cases(HGEMM_B_R, _c(33, 21, 17, "N", "N", 1.0, -0.5, 3, pad=2), only=("alpha",))}, 2, "fp16",
     " fp16 storage, alpha/beta rounded to fp16; accumulate in fp32 and round once.")
 
 ZGEMM_B = _gb_row(ZGEMM_B_R, {
     "smoke": [_c(5, 7, 3, "N", "N", 1.0, 0.0, 1), _c(9, 8, 7, "T", "C", 0.5, 0.5, 2),
-              _c(16, 16, 16, "C", "T", -1.0, 1.0, 2)],
+              _c(16, 16, 16, "C", "T", -1.0, 1.0, 2)]
+    + quick_cases(ZGEMM_B_R, _c(9, 5, 7, "C", "N", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _grid(G5, AB3, TT4, [1, 2, 4]),
     "heldout": [_c(19, 12, 9, "C", "T", 0.5 + 0.5j, -0.5j, 3, lda=21, ldb=14, ldc=20, poison=True),
                 _c(128, 128, 64, "C", "C", 1.0, 0.0, 2, nan_C=True),
-                _c(64, 300, 17, "N", "N", -1.0, 1.0, 9)]}, 16, "fp64", _COMPLEX)
+                _c(64, 300, 17, "N", "N", -1.0, 1.0, 9)]
+    + quick_cases(ZGEMM_B_R, _c(33, 21, 17, "C", "N", 0.5 - 0.5j, 1 + 0.5j, 3, pad=2),
+                  only=("alpha",))}, 16, "fp64", _COMPLEX)
 
 
 # --------------------------------------------------------------------------- pointer-array trsm
@@ -467,23 +510,28 @@ def _trsm_full(**extra: Any) -> list[dict[str, Any]]:
 
 DTRSM_B = _tb_row(DTRSM_B_R, {
     "smoke": [_t(4, 4, 1.0, 1), _t(16, 4, -1.0, 2), _t(5, 3, 1.0, 2, data="genuine"),
-              _t(5, 3, -0.5, 2, side=1, uplo=0, trans=1, diag=1, data="genuine", nan_other=True)],
+              _t(5, 3, -0.5, 2, side=1, uplo=0, trans=1, diag=1, data="genuine", nan_other=True)]
+    + quick_cases(DTRSM_B_R, _t(5, 3, 0.5, 2, data="genuine")),
     "full": _trsm_full(),
     "heldout": [_t(12, 5, -0.5, 3, side=1, uplo=0, trans=1, lda=14, ldb=13, data="genuine", nan_other=True,
                    gap=3, poison=True),
                 _t(64, 32, 1.0, 16, diag=1, data="genuine", nan_diag=True),
-                _t(31, 17, 0.0, 4, side=1, uplo=1, trans=1, data="genuine")]}, 8, 1)
+                _t(31, 17, 0.0, 4, side=1, uplo=1, trans=1, data="genuine")]
+    + quick_cases(DTRSM_B_R, _t(21, 9, 1.0, 3, side=1, uplo=0, trans=1, data="genuine", pad=2), only=("alpha",))}, 8, 1)
 
 ZTRSM_B = _tb_row(ZTRSM_B_R, {
     "smoke": [_t(4, 4, 1.0, 1, cparts="half"), _t(16, 4, 0.5, 2, cparts="half"),
               _t(5, 3, 1.0, 2, data="genuine", cparts="half"),
               _t(5, 3, 0.5 - 1j, 2, side=1, uplo=0, trans=2, diag=1, data="genuine", nan_other=True, cparts="half"),
-              _t(4, 3, 1.0, 2, side=0, uplo=0, trans=1, data="genuine", cparts="half")],
+              _t(4, 3, 1.0, 2, side=0, uplo=0, trans=1, data="genuine", cparts="half")]
+    + quick_cases(ZTRSM_B_R, _t(5, 3, 0.5 - 1j, 2, data="genuine", cparts="half")),
     "full": _trsm_full(cparts="half"),
     "heldout": [_t(12, 5, 0.5 - 1j, 3, side=s, uplo=u, trans=tr, lda=14, ldb=13, data="genuine", nan_other=True,
                    cparts="half") for s, u, tr in ((0, 1, 0), (1, 0, 1), (0, 0, 2), (1, 1, 2))]
     + [_t(64, 32, 1.0, 16, diag=1, data="genuine", nan_diag=True, cparts="half"),
-       _t(33, 7, 1.0, 2, side="L", uplo="U", trans="C", diag="N", data="genuine", cparts="half")]}, 16, 4,
+       _t(33, 7, 1.0, 2, side="L", uplo="U", trans="C", diag="N", data="genuine", cparts="half")]
+    + quick_cases(ZTRSM_B_R, _t(21, 9, 1.0, 3, side=0, uplo=1, trans=2, data="genuine", pad=2, cparts="half"),
+                  only=("alpha",))}, 16, 4,
     _COMPLEX)
 
 OPERATORS = [CGEMM_SB, CGEMM_SB64, CGEMV_B64, CGEMV_SB, DGEMM_B, DGEMM_SB, DGEMM_SB64, DGEMV_B, DGEMV_SB, HGEMM_B,

@@ -319,6 +319,10 @@ class Routine:
         method: the :class:`~kernelgenbench.suite.cublas.blas.Cublas` method name (``saxpy``).
         summary: one line of semantics for the binding's docstring.
         scalar_prec: the scalars' precision where it differs (the Ex routines).
+        not_read: the quick-return rules of §2.5 as ``(scalar, operands)`` pairs: when ``scalar == 0`` the
+            routine never reads ``operands`` (``("alpha", ("A", "B"))``: gemm's A and B at alpha == 0; an
+            output named there is overwritten without being read, trsm's B). Their smoke and held-out tiers
+            hold a case with that scalar 0 and those operands NaN (:func:`quick_cases`).
     """
 
     name: str
@@ -328,6 +332,7 @@ class Routine:
     method: str
     summary: str
     scalar_prec: str | None = None
+    not_read: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.args]
@@ -339,6 +344,10 @@ class Routine:
             for ref in (a.step, a.stride, a.count):
                 if ref is not None and ref not in names:
                     raise ValueError(f"{self.name}: {a.name} refers to unknown parameter {ref}")
+        for scalar_name, operands in self.not_read:
+            if scalar_name not in names or any(o not in names for o in operands):
+                raise ValueError(f"{self.name}: not_read rule {scalar_name} -> {operands} names an unknown "
+                                 f"parameter")
 
     # -- types --------------------------------------------------------------------------------------
     @property
@@ -695,7 +704,17 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
         for i, a in enumerate(routine.args):
             if a.is_array:
                 fill(a.name, call_args[i])
+    for name in p.get("nan", ()):
+        call_args[routine.position(name)].fill_(float("nan"))
     return Call(call_args, written=tuple(routine.position(n) for n in routine.outputs), pointers=pointers)
+
+
+def quick_cases(routine: Routine, base: dict[str, Any], only: tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """One case per not-read rule of ``routine`` (§2.5, :attr:`Routine.not_read`; ``only``: the rules of these
+    scalars): ``base`` with that scalar 0 and ``nan`` naming the operands it must not read (``base``'s other
+    scalars should be non-zero, so the result still depends on what is read)."""
+    return [{**base, scalar_name: 0.0, "nan": tuple(operands)}
+            for scalar_name, operands in routine.not_read if only is None or scalar_name in only]
 
 
 #: Every declared routine by name (filled by :func:`declare` as the level modules are imported).

@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..spec import Cost, Tolerance, accumulation_text, product
-from .decl import Ref
+from .decl import Ref, quick_cases
 from .grids import AB3, G9, TT4
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, syrk_reference, tri_fill
 from .routines import CSYRKEX_R, SDGMM_R, SGEAM_R, SGEMMEX_R
@@ -26,12 +26,15 @@ SGEMMEX = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, k=1, transa="N", transb="N", alpha=1.0, beta=0.0, **_R32F),
                   dict(m=17, n=13, k=9, transa="T", transb="N", alpha=0.5, beta=0.5, **_R32F),
-                  dict(m=16, n=16, k=16, transa="N", transb="T", alpha=-1.0, beta=1.0, **_R32F)],
+                  dict(m=16, n=16, k=16, transa="N", transb="T", alpha=-1.0, beta=1.0, **_R32F)]
+        + quick_cases(SGEMMEX_R, dict(m=9, n=7, k=5, transa="N", transb="T", alpha=0.5, beta=-0.5, **_R32F)),
         "full": [dict(m=d["s"][0], n=d["s"][1], k=d["s"][2], alpha=d["ab"][0], beta=d["ab"][1], transa=d["tt"][0],
                       transb=d["tt"][1], **_R32F) for d in product(s=G9, ab=AB3, tt=TT4)],
         "heldout": [dict(m=200, n=100, k=300, transa="T", transb="T", alpha=1.0, beta=0.0, pad=3, nan_C=True,
                          **_R32F),
-                    dict(m=128, n=128, k=256, transa=0, transb=0, alpha=0.5, beta=-1.0, **_R32F)],
+                    dict(m=128, n=128, k=256, transa=0, transb=0, alpha=0.5, beta=-1.0, **_R32F)]
+        + quick_cases(SGEMMEX_R, dict(m=65, n=33, k=17, transa="T", transb="N", alpha=1.0, beta=-0.5, pad=3, **_R32F),
+                      only=("alpha",)),
     },
     reference=gemm_reference, fill=gemm_fill, atol_text=gemm_atol(SGEMMEX_R.dtype),
     notes="Held-out mixed-precision type triples of the spec (H2 fp16 -> fp32, H3 bf16) are not graded here: a "
@@ -85,13 +88,15 @@ SGEAM = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, transa=0, transb=0, alpha=1.0, beta=0.0),
                   dict(m=32, n=17, transa=1, transb=0, alpha=0.5, beta=0.5),
-                  dict(m=9, n=33, transa=0, transb=1, alpha=-1.0, beta=1.0)],
+                  dict(m=9, n=33, transa=0, transb=1, alpha=-1.0, beta=1.0)]
+        + quick_cases(SGEAM_R, dict(m=9, n=7, transa=1, transb=1, alpha=0.5, beta=-0.5)),
         "full": [dict(m=d["m"], n=d["n"], alpha=d["ab"][0], beta=d["ab"][1], transa=d["tt"][0], transb=d["tt"][1])
                  for d in product(m=[1, 32, 1024], n=[1, 71, 1024], ab=AB3, tt=[(0, 0), (0, 1), (1, 0), (1, 1)])],
         "heldout": [dict(m=11, n=6, transa=ta, transb=tb, alpha=0.75, beta=-1.25, lda=(6 if ta else 11) + 2,
                          ldb=(6 if tb else 11) + 3, ldc=12, poison=True) for ta, tb in ((0, 0), (0, 1), (1, 0), (1, 1))]
         + [dict(m=1000, n=777, transa=0, transb=1, alpha=1.0, beta=0.0, nan_B=True),
-           dict(m=40, n=30, transa="N", transb="T", alpha=2.0, beta=-1.0, in_place=True)],
+           dict(m=40, n=30, transa="N", transb="T", alpha=2.0, beta=-1.0, in_place=True)]
+        + quick_cases(SGEAM_R, dict(m=33, n=21, transa=1, transb=0, alpha=1.0, beta=-0.5, pad=2), only=("alpha",)),
     },
     reference=_geam_ref, build=_geam_build, atol_text="1e-4 (reduce_dim 1, cublas.md)",
     cost=lambda p: Cost(3.0 * p["m"] * p["n"], 3 * p["m"] * p["n"] * 4),
@@ -148,7 +153,9 @@ CSYRKEX = routine_operator(Row(
                   dict(n=17, k=9, uplo=1, trans=1, alpha=0.5 + 0.3j, beta=0.5 - 0.25j, tri_arg="C", cparts="half",
                        **_C32F),
                   dict(n=12, k=17, uplo=0, trans=2, alpha=-1, beta=1, tri_arg="C", cparts="half", **_C32F),
-                  dict(n=6, k=4, uplo=0, trans=0, alpha=1 - 0.5j, beta=0, tri_arg="C", cparts="half", **_C32F)],
+                  dict(n=6, k=4, uplo=0, trans=0, alpha=1 - 0.5j, beta=0, tri_arg="C", cparts="half", **_C32F)]
+        + quick_cases(CSYRKEX_R, dict(n=7, k=5, uplo=1, trans=2, alpha=0.5 + 0.3j, beta=0.5 - 0.25j, tri_arg="C",
+                                      cparts="half", **_C32F)),
         # upstream's axes with the type code corrected from 8 (CUDA_R_8U) to 4 (2.13 item 1)
         "full": [dict(n=d["n"], k=d["k"], uplo=d["uplo"], trans=d["trans"], alpha=d["ab"][0], beta=d["ab"][1],
                       tri_arg="C", cparts="half", **_C32F)
@@ -158,7 +165,9 @@ CSYRKEX = routine_operator(Row(
                          nan_other=True, cparts="half", **_C32F),
                     dict(n=64, k=1000, uplo=0, trans=1, alpha=1, beta=0, tri_arg="C", nan_tri=True, cparts="half",
                          **_C32F),
-                    dict(n=4096, k=8, uplo="U", trans="C", alpha=-1, beta=0.5j, tri_arg="C", cparts="half", **_C32F)],
+                    dict(n=4096, k=8, uplo="U", trans="C", alpha=-1, beta=0.5j, tri_arg="C", cparts="half", **_C32F)]
+        + quick_cases(CSYRKEX_R, dict(n=65, k=33, uplo=1, trans=0, alpha=1, beta=0.5 - 0.25j, tri_arg="C",
+                                      cparts="half", **_C32F), only=("alpha",)),
     },
     reference=syrk_reference, fill=tri_fill,
     atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),

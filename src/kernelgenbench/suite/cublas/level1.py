@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
-from .decl import Ref, vec_offsets
+from .decl import Ref, quick_cases, vec_offsets
 from .grids import A5, A8, INC3, N6, N9, N11, f32, vec_mask
 from .routines import CCOPY_R, CDOTU_R, DASUM_R, DAXPY_R, DCOPY_R, SAXPY_R, SDOT_R, SSCAL_R, ZDOTC_R, ZSWAP_R
 from .rows import Row, routine_operator
@@ -23,7 +23,7 @@ def _axpy_build(p: dict[str, Any], device, gen) -> Call:
     n, incx, incy = p["n"], p["incx"], p["incy"]
     x = torch.randn(n * abs(incx), generator=gen, device=device)
     y = torch.randn(n * abs(incy), generator=gen, device=device)
-    if p.get("nan_x"):
+    if p.get("nan_x") or "x" in p.get("nan", ()):
         x.fill_(float("nan"))
     return Call([n, p["alpha"], x, incx, y, incy], written=(4,))
 
@@ -48,7 +48,8 @@ SAXPY = routine_operator(Row(
               "rounded to fp32; alpha == 0 returns immediately without touching y. Returns y.",
     grids={
         "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=32, alpha=-111.999, incx=-2, incy=3),
-                  dict(n=71, alpha=0.0, incx=3, incy=1), dict(n=17, alpha=0.5, incx=1, incy=-2)],
+                  dict(n=71, alpha=0.0, incx=3, incy=1), dict(n=17, alpha=0.5, incx=1, incy=-2)]
+        + quick_cases(SAXPY_R, dict(n=33, alpha=0.5, incx=-2, incy=1)),
         "full": product(n=N9, alpha=A8, incx=INC3, incy=INC3),
         "heldout": [dict(n=1000, alpha=0.75, incx=-2, incy=3), dict(n=33, alpha=-1.5, incx=1, incy=-1),
                     dict(n=4097, alpha=0.0, incx=1, incy=1, nan_x=True)],
@@ -82,7 +83,8 @@ DAXPY = routine_operator(Row(
               "layout); alpha == 0 returns immediately without touching y (x is not read). Returns y.",
     grids={
         "smoke": [dict(n=1, alpha=1.0, incx=1, incy=1), dict(n=71, alpha=-0.5, incx=-3, incy=2),
-                  dict(n=32, alpha=0.0, incx=2, incy=1)],
+                  dict(n=32, alpha=0.0, incx=2, incy=1)]
+        + quick_cases(DAXPY_R, dict(n=33, alpha=0.5, incx=2, incy=-1)),
         "full": product(n=N6, alpha=[1.0, 0.0, -0.5, 100.001], incx=INC3, incy=[1, 2]),
         "heldout": [dict(n=4097, alpha=0.75, incx=-2, incy=3, poison=True),
                     dict(n=33, alpha=0.0, incx=1, incy=1, nan_x=True),

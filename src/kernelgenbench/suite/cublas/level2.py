@@ -9,7 +9,7 @@ from typing import Any
 import torch
 
 from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
-from .decl import Ref, diag_code, fill_padding_, mat_view, trans_code, uplo_code, vec_offsets
+from .decl import Ref, diag_code, fill_padding_, mat_view, quick_cases, trans_code, uplo_code, vec_offsets
 from .grids import A5, A9, AB3, INC3, N6, N11, vec_mask
 from .routines import CGEMV_R, CGERU_R, CSYMV_R, DGEMV_R, DSBMV_R, DSYR2_R, SGER_R, STBMV_R, STRSV_R, ZGERC_R
 from .rows import Row, routine_operator
@@ -267,7 +267,8 @@ DGEMV = routine_operator(Row(
     grids={
         "smoke": [dict(m=5, n=3, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1),
                   dict(m=17, n=33, trans="T", alpha=0.5, beta=0.5, incx=1, incy=1),
-                  dict(m=16, n=16, trans="N", alpha=-1.0, beta=1.0, incx=-2, incy=1)],
+                  dict(m=16, n=16, trans="N", alpha=-1.0, beta=1.0, incx=-2, incy=1)]
+        + quick_cases(DGEMV_R, dict(m=9, n=7, trans="T", alpha=0.5, beta=-0.5, incx=1, incy=-1)),
         "full": [dict(m=d["mn"][0], n=d["mn"][1], alpha=d["ab"][0], beta=d["ab"][1], trans=d["trans"], incx=1, incy=1)
                  for d in product(mn=_V5, ab=AB3, trans=["N", "T"])],
         "heldout": [dict(m=37, n=23, trans="N", alpha=0.75, beta=-0.5, lda=41, incx=-2, incy=3, poison=True),
@@ -284,7 +285,9 @@ CGEMV = routine_operator(Row(
         "smoke": [dict(m=1, n=1, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half"),
                   dict(m=16, n=3, trans="T", alpha=-0.5 + 0.5j, beta=1.0, incx=2, incy=1, cparts="half"),
                   dict(m=9, n=16, trans="C", alpha=1.0, beta=1.0, incx=1, incy=2, cparts="half"),
-                  dict(m=7, n=5, trans="N", alpha=-0.5 + 0.5j, beta=0.0, incx=-2, incy=1, cparts="half")],
+                  dict(m=7, n=5, trans="N", alpha=-0.5 + 0.5j, beta=0.0, incx=-2, incy=1, cparts="half")]
+        + quick_cases(CGEMV_R, dict(m=6, n=9, trans="C", alpha=0.5 + 0.5j, beta=1 - 0.5j, incx=1, incy=1,
+                                    cparts="half")),
         "full": product(m=[1, 16, 64, 128], n=[1, 16, 64, 128], trans=["N", "T", "C"], alpha=[1.0, 0.0, -0.5 + 0.5j],
                         beta=[1.0, 0.0], incx=[1, 2], incy=[1, 2], cparts=["half"]),
         "heldout": [dict(m=257, n=129, trans="C", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, lda=260, incx=-2, incy=3,
@@ -318,7 +321,8 @@ SGER = routine_operator(Row(
               "untouched. Returns A.",
     grids={
         "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1), dict(m=32, n=17, alpha=-111.999, incx=-2, incy=3),
-                  dict(m=39, n=33, alpha=0.0, incx=3, incy=1)],
+                  dict(m=39, n=33, alpha=0.0, incx=3, incy=1)]
+        + quick_cases(SGER_R, dict(m=9, n=7, alpha=0.5, incx=1, incy=-1)),
         "full": product(m=[1, 32, 71, 160, 497, 1024, 4096, 5333], n=N11, alpha=A9, incx=INC3, incy=INC3),
         "heldout": [dict(m=19, n=11, lda=23, alpha=-0.75, incx=-1, incy=2, poison=True),
                     dict(m=4097, n=3, alpha=0.0, incx=1, incy=1, nan_x=True),
@@ -339,7 +343,8 @@ CGERU = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
                   dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
-                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
+                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
+        + quick_cases(CGERU_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
         "full": _GER_SQ,
         "heldout": [dict(m=300, n=77, lda=305, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
                     dict(m=33, n=33, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
@@ -357,7 +362,8 @@ ZGERC = routine_operator(Row(
     grids={
         "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
                   dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
-                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")],
+                  dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
+        + quick_cases(ZGERC_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
         "full": _GER_SQ,
         "heldout": [dict(m=19, n=11, lda=23, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
                     dict(m=4097, n=4097, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
@@ -390,12 +396,14 @@ DSYR2 = routine_operator(Row(
               "alpha == 0: A untouched. Returns A.",
     grids={
         "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=0, alpha=0.5, incx=2, incy=2),
-                  dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1), dict(n=9, uplo=1, alpha=-0.999, incx=-1, incy=2)],
+                  dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1), dict(n=9, uplo=1, alpha=-0.999, incx=-1, incy=2)]
+        + quick_cases(DSYR2_R, dict(n=9, uplo=0, alpha=0.5, incx=1, incy=1)),
         "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
                     dict(n=1500, uplo=0, alpha=-1.0, incx=1, incy=1, pad=3, nan_other=True),
-                    dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)],
+                    dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)]
+        + quick_cases(DSYR2_R, dict(n=33, uplo=0, alpha=1.0, incx=-1, incy=2, pad=2)),
     },
     reference=_syr2_ref, fill=_fills, atol_text=_ONE_ATOL + " (fp64 result)",
     cost=lambda p: Cost(2.0 * p["n"] ** 2, (p["n"] ** 2 + 2 * p["n"]) * 8), timed=lambda p: p["n"] >= 1024,
@@ -426,14 +434,18 @@ CSYMV = routine_operator(Row(
         "smoke": [dict(n=1, uplo=0, alpha=1.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
                   dict(n=17, uplo=0, alpha=-0.999, beta=0.5, incx=2, incy=1, nan_other=True, cparts="half"),
                   dict(n=32, uplo=0, alpha=0.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
-                  dict(n=13, uplo=1, alpha=0.5 + 0.5j, beta=0.5, incx=1, incy=-2, nan_other=True, cparts="half")],
+                  dict(n=13, uplo=1, alpha=0.5 + 0.5j, beta=0.5, incx=1, incy=-2, nan_other=True, cparts="half")]
+        + quick_cases(CSYMV_R, dict(n=9, uplo=1, alpha=0.5 + 0.5j, beta=0.5, incx=1, incy=1, nan_other=True,
+                                    cparts="half")),
         "full": [dict(n=d["n"], uplo=0, alpha=d["alpha"], beta=0.5, incx=d["incx"], incy=1, sym=True, cparts="half")
                  for d in product(n=N6, alpha=A5, incx=[1, 2])],
         "heldout": [dict(n=1025, uplo=1, alpha=0.5 + 0.5j, beta=0.5, lda=1030, incx=2, incy=-1, nan_other=True,
                          cparts="half"),
                     dict(n=300, uplo=0, alpha=-1.0, beta=0.0, incx=1, incy=1, nan_other=True, nan_y=True,
                          cparts="half"),
-                    dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")],
+                    dict(n=64, uplo="L", alpha=1.0, beta=0.5, incx=1, incy=1, nan_other=True, cparts="half")]
+        + quick_cases(CSYMV_R, dict(n=65, uplo=1, alpha=1.0, beta=0.5 - 0.5j, incx=2, incy=2, cparts="half"),
+                      only=("alpha",)),
     },
     reference=_symv_ref, fill=_fills,
     atol_text=accumulation_text("n + 2", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),
@@ -464,13 +476,16 @@ DSBMV = routine_operator(Row(
         "smoke": [dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
                   dict(n=32, k=2, uplo=1, alpha=-0.999, beta=-0.75, incx=2, incy=2, band=True),
                   dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True),
-                  dict(n=13, k=3, uplo=0, alpha=0.5, beta=-0.75, incx=-2, incy=1, band=True, nan_band=True)],
+                  dict(n=13, k=3, uplo=0, alpha=0.5, beta=-0.75, incx=-2, incy=1, band=True, nan_band=True)]
+        + quick_cases(DSBMV_R, dict(n=13, k=2, uplo=0, alpha=0.5, beta=-0.75, incx=1, incy=1, band=True)),
         # k = 2, lda = 3 for every n, n = 1 included (k > n - 1 is legal: the band slots outside the matrix)
         "full": [dict(n=d["n"], k=2, uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
                       incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
         "heldout": [dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
                     dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
-                    dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)],
+                    dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)]
+        + quick_cases(DSBMV_R, dict(n=65, k=4, uplo=1, alpha=1.0, beta=0.25, incx=-1, incy=2, band=True),
+                      only=("alpha",)),
     },
     reference=_sbmv_ref, fill=_fills,
     atol_text=accumulation_text("2k + 3", "(|alpha| (|A_sym| |x|)[i] + |beta| |y[i]|)", "1e-4 x n"),

@@ -20,7 +20,7 @@ from ..spec import (
     written_expected,
 )
 from ..tensors import poison_
-from .decl import Ref, fill_padding_, mat_view, trans_code, uplo_code
+from .decl import Ref, fill_padding_, mat_view, quick_cases, trans_code, uplo_code
 from .grids import AB6, G9, TT4, f32
 from .routines import CGEMM_R, CSYMM_R, SGEMM_R, SSYRK_R, STRSM_R
 from .rows import Row, routine_operator
@@ -44,6 +44,8 @@ def _gemm_build(p: dict[str, Any], device, gen) -> Call:
     if p.get("nan_ab"):
         A.fill_(float("nan"))
         B.fill_(float("nan"))
+    for name in p.get("nan", ()):                # not-read operands (cublas.md §2.5, decl.quick_cases)
+        {"A": A, "B": B, "C": C}[name].fill_(float("nan"))
     return Call([ta, tb, m, n, k, p["alpha"], A, lda, B, ldb, p["beta"], C, ldc], written=(11,))
 
 
@@ -85,7 +87,7 @@ SGEMM = routine_operator(Row(
             dict(m=33, n=21, k=40, transa="T", transb="N", alpha=100.001, beta=-1.0),
             dict(m=16, n=16, k=16, transa="N", transb="T", alpha=0.0, beta=1.0),
             dict(m=7, n=9, k=3, transa="N", transb="T", alpha=-0.999, beta=0.5),
-        ],
+        ] + quick_cases(SGEMM_R, dict(m=9, n=7, k=5, transa="T", transb="N", alpha=0.5, beta=-0.5)),
         "full": [dict(m=s[0], n=s[1], k=s[2], alpha=ab[0], beta=ab[1], transa=tt[0], transb=tt[1])
                  for s, ab, tt in ((d["s"], d["ab"], d["tt"]) for d in product(
                      s=G9 + [(71, 71, 71), (33, 71, 497)], ab=AB6 + [(-0.999, 0.5), (100.001, -1.0)], tt=TT4))],
@@ -187,7 +189,9 @@ CGEMM = routine_operator(Row(
                   dict(m=17, n=13, k=9, transa="C", transb="T", alpha=0.5 + 0.3j, beta=0.5 - 0.2j, cparts="half"),
                   dict(m=16, n=16, k=16, transa="T", transb="C", alpha=0, beta=1, cparts="half"),
                   dict(m=8, n=12, k=20, transa="T", transb="C", alpha=-0.999, beta=1, cparts="half"),
-                  dict(m=6, n=5, k=4, transa="N", transb="N", alpha=1 + 0.5j, beta=0, cparts="half")],
+                  dict(m=6, n=5, k=4, transa="N", transb="N", alpha=1 + 0.5j, beta=0, cparts="half")]
+        + quick_cases(CGEMM_R, dict(m=7, n=6, k=5, transa="C", transb="N", alpha=0.5 + 0.3j, beta=0.5 - 0.2j,
+                                    cparts="half")),
         "full": [dict(m=s[0], n=s[1], k=s[2], alpha=ab[0], beta=ab[1], transa=tt[0], transb=tt[1], cparts="half")
                  for s, ab, tt in ((d["s"], d["ab"], d["tt"]) for d in product(s=_CGEMM_SHAPES, ab=_CGEMM_AB,
                                                                                   tt=_TT9))],
@@ -195,7 +199,9 @@ CGEMM = routine_operator(Row(
                          cparts="half", poison=True),
                     dict(m=1000, n=1, k=513, transa="N", transb="N", alpha=1, beta=0.5, cparts="half"),
                     dict(m=300, n=200, k=100, transa="C", transb="C", alpha=1 + 1j, beta=0, nan_C=True,
-                         cparts="half")],
+                         cparts="half")]
+        + quick_cases(CGEMM_R, dict(m=65, n=33, k=17, transa="T", transb="C", alpha=1, beta=0.5 - 0.5j, pad=2,
+                                    cparts="half"), only=("alpha",)),
     },
     reference=gemm_reference, fill=gemm_fill, atol_text=gemm_atol(torch.complex64),
     cost=gemm_cost(8, True, "fp32"), timed=gemm_gate,
@@ -291,14 +297,16 @@ SSYRK = routine_operator(Row(
         "smoke": [dict(n=1, k=1, uplo=0, trans=0, alpha=1.0, beta=0.25, tri_arg="C"),
                   dict(n=32, k=16, uplo=0, trans=1, alpha=-0.999, beta=0.25, tri_arg="C"),
                   dict(n=17, k=8, uplo=0, trans=0, alpha=0.0, beta=0.25, tri_arg="C"),
-                  dict(n=9, k=5, uplo=1, trans=0, alpha=0.5, beta=0.25, tri_arg="C")],
+                  dict(n=9, k=5, uplo=1, trans=0, alpha=0.5, beta=0.25, tri_arg="C")]
+        + quick_cases(SSYRK_R, dict(n=9, k=5, uplo=1, trans=1, alpha=0.5, beta=0.25, tri_arg="C")),
         "full": [dict(n=d["n"], k=max(1, d["n"] // 2), uplo=0, trans=d["trans"], alpha=d["alpha"], beta=0.25,
                       tri_arg="C") for d in product(n=[1, 32, 71, 1024, 4096, 5333],
                                                      alpha=[1.0, 0.0, -0.999, 0.5, 100.001], trans=[0, 1])],
         "heldout": [dict(n=21, k=13, lda=24, ldc=23, uplo=1, trans=1, alpha=0.5, beta=-1.0, tri_arg="C",
                          nan_other=True),
                     dict(n=2000, k=3, uplo=0, trans=0, alpha=1.0, beta=0.0, tri_arg="C", nan_tri=True),
-                    dict(n=513, k=1025, uplo="U", trans="T", alpha=-0.5, beta=0.5, tri_arg="C")],
+                    dict(n=513, k=1025, uplo="U", trans="T", alpha=-0.5, beta=0.5, tri_arg="C")]
+        + quick_cases(SSYRK_R, dict(n=65, k=33, uplo=0, trans=1, alpha=1.0, beta=-0.5, tri_arg="C"), only=("alpha",)),
     },
     reference=syrk_reference, fill=tri_fill,
     atol_text=accumulation_text("k + 2", "(|alpha| (|op(A)| @ |op(A)|^T)[i,j] + |beta| |C[i,j]|)", "1e-4 x k"),
@@ -341,12 +349,15 @@ CSYMM = routine_operator(Row(
         "smoke": [dict(m=1, n=1, side=0, uplo=1, alpha=1.0, beta=0.0, sym=True),
                   dict(m=9, n=9, side=1, uplo=1, alpha=-1.0, beta=0.5, nan_other=True),
                   dict(m=16, n=16, side=0, uplo=1, alpha=0.0, beta=0.5, sym=True),
-                  dict(m=7, n=5, side=0, uplo=0, alpha=0.5 - 0.5j, beta=0.5, nan_other=True)],
+                  dict(m=7, n=5, side=0, uplo=0, alpha=0.5 - 0.5j, beta=0.5, nan_other=True)]
+        + quick_cases(CSYMM_R, dict(m=7, n=5, side=1, uplo=0, alpha=0.5 - 0.5j, beta=0.5, nan_other=True)),
         "full": [dict(m=d["n"], n=d["n"], side=d["side"], uplo=1, alpha=d["alpha"], beta=d["beta"], sym=True)
                  for d in product(n=[1, 32, 64, 128, 160], alpha=[1.0, 0.0, -1.0], beta=[0.0, 0.5], side=[0, 1])],
         "heldout": [dict(m=70, n=33, side=0, uplo=0, alpha=1.0, beta=0.5, pad=3, nan_other=True),
                     dict(m=33, n=70, side=1, uplo=1, alpha=0.5 - 0.5j, beta=-0.25 + 1j, nan_other=True),
-                    dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)],
+                    dict(m=40, n=24, side="R", uplo="L", alpha=1.0, beta=0.0, nan_other=True, nan_C=True)]
+        + quick_cases(CSYMM_R, dict(m=33, n=21, side=0, uplo=1, alpha=1.0, beta=-0.5 + 0.5j, pad=2, nan_other=True),
+                      only=("alpha",)),
     },
     reference=_symm_ref, fill=tri_fill, atol_text=accumulation_text("k + 2 (k = m for LEFT, n for RIGHT)",
                                                                "(|alpha| (|A_sym| @ |B|) + |beta| |C|)[i,j]",
@@ -403,14 +414,16 @@ STRSM = routine_operator(Row(
         "smoke": [dict(m=1, n=1, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="upstream"),
                   dict(m=16, n=8, side=0, uplo=1, trans=1, diag=1, alpha=1.0, data="upstream"),
                   dict(m=9, n=4, side=0, uplo=0, trans=0, diag=0, alpha=1.0, data="genuine"),
-                  dict(m=6, n=9, side=1, uplo=1, trans=1, diag=0, alpha=0.5, data="genuine", nan_other=True)],
+                  dict(m=6, n=9, side=1, uplo=1, trans=1, diag=0, alpha=0.5, data="genuine", nan_other=True)]
+        + quick_cases(STRSM_R, dict(m=6, n=5, side=0, uplo=0, trans=0, diag=0, alpha=0.5, data="genuine")),
         "full": [dict(m=d["m"], n=d["n"], side=0, alpha=1.0, data="upstream", **d["f"])
                  for d in product(m=[1, 16, 48, 64], n=[1, 8, 16],
                                   f=product(trans=[0, 1], uplo=[0, 1], diag=[0, 1]))],
         "heldout": [dict(m=20, n=9, lda=25, ldb=23, alpha=0.5, data="genuine", nan_other=True, **f)
                     for f in _TRSM_FLAGS]
         + [dict(m=1024, n=512, side=0, uplo=0, trans=1, diag=0, alpha=1.0, data="genuine"),
-           dict(m=300, n=1000, side="R", uplo="U", trans="N", diag="U", alpha=-2.0, data="genuine", nan_other=True)],
+           dict(m=300, n=1000, side="R", uplo="U", trans="N", diag="U", alpha=-2.0, data="genuine", nan_other=True)]
+        + quick_cases(STRSM_R, dict(m=21, n=9, side=1, uplo=1, trans=0, diag=1, alpha=1.0, data="genuine", pad=2)),
     },
     reference=_trsm_ref, fill=tri_fill,
     atol_text=accumulation_text("k (m for LEFT, n for RIGHT)", "(M(T)^-1 |T| |X|)[i,j] (M(T): the comparison "

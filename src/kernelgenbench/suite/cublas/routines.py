@@ -28,13 +28,21 @@ from .decl import (
 
 __all__ = ["ROUTINES"]
 
+# The not-read rules of cublas.md §2.5 (Routine.not_read): gemm-like routines read neither A/B (x) at alpha == 0
+# nor C (y) at beta == 0; axpy, ger and syr2 return at once at alpha == 0; trsm (below) sets B to 0 unread.
+_MM = (("alpha", ("A", "B")), ("beta", ("C",)))
+_MV = (("alpha", ("A", "x")), ("beta", ("y",)))
+_RK = (("alpha", ("A",)), ("beta", ("C",)))
+_RANK = (("alpha", ("x", "y")),)
+
 # ------------------------------------------------------------------------------------------ level 1
 def _axpy_decl(prec: str) -> Routine:
     return declare(Routine(
         f"cublas{prec}axpy_v2", prec, (size("n"), scalar("alpha"), vec("x", "n", "incx"), inc("incx"),
                                        vec("y", "n", "incy", out=True), inc("incy")),
         returns="y", method=f"{prec.lower()}axpy",
-        summary=f"y[i] = alpha*x[i] + y[i] for i < n ({prec}); alpha == 0 returns at once (y untouched)."))
+        summary=f"y[i] = alpha*x[i] + y[i] for i < n ({prec}); alpha == 0 returns at once (y untouched).",
+        not_read=(("alpha", ("x",)),)))
 
 SAXPY_R = _axpy_decl("S")
 
@@ -94,7 +102,8 @@ def _gemv_decl(prec: str) -> Routine:
          vec("x", op_len("trans", "n", "m"), "incx"), inc("incx"), scalar("beta"),
          vec("y", op_len("trans", "m", "n"), "incy", out=True), inc("incy")),
         returns="y", method=f"{prec.lower()}gemv",
-        summary=f"y = alpha*op(A)*x + beta*y ({prec}), A m x n; beta == 0: y not read; alpha == 0: A, x not read."))
+        summary=f"y = alpha*op(A)*x + beta*y ({prec}), A m x n; beta == 0: y not read; alpha == 0: A, x not read.",
+        not_read=_MV))
 
 
 DGEMV_R, CGEMV_R = _gemv_decl("D"), _gemv_decl("C")
@@ -104,7 +113,8 @@ def _ger_decl(name: str, prec: str, what: str) -> Routine:
     return declare(Routine(
         name, prec, (size("m"), size("n"), scalar("alpha"), vec("x", "m", "incx"), inc("incx"), vec("y", "n", "incy"),
                      inc("incy"), mat("A", dims("m", "n"), "lda", out=True), ld("lda")),
-        returns="A", method=name[6:-3].lower(), summary=f"A = {what} + A ({prec}); alpha == 0 leaves A untouched."))
+        returns="A", method=name[6:-3].lower(), summary=f"A = {what} + A ({prec}); alpha == 0 leaves A untouched.",
+        not_read=_RANK))
 
 
 SGER_R = _ger_decl("cublasSger_v2", "S", "alpha*x*y^T")
@@ -116,21 +126,24 @@ DSYR2_R = declare(Routine(
                             vec("y", "n", "incy"), inc("incy"), mat("A", dims("n", "n"), "lda", out=True, tri="uplo"),
                             ld("lda")),
     returns="A", method="dsyr2",
-    summary="A = alpha*(x*y^T + y*x^T) + A on the uplo triangle of A only (fp64); alpha == 0 leaves A untouched."))
+    summary="A = alpha*(x*y^T + y*x^T) + A on the uplo triangle of A only (fp64); alpha == 0 leaves A untouched.",
+    not_read=_RANK))
 
 CSYMV_R = declare(Routine(
     "cublasCsymv_v2", "C", (flag("uplo"), size("n"), scalar("alpha"), mat("A", dims("n", "n"), "lda", tri="uplo"),
                             ld("lda"), vec("x", "n", "incx"), inc("incx"), scalar("beta"),
                             vec("y", "n", "incy", out=True), inc("incy")),
     returns="y", method="csymv",
-    summary="y = alpha*A*x + beta*y, A n x n complex symmetric (not Hermitian) from its uplo triangle (complex64)."))
+    summary="y = alpha*A*x + beta*y, A n x n complex symmetric (not Hermitian) from its uplo triangle (complex64).",
+    not_read=_MV))
 
 DSBMV_R = declare(Routine(
     "cublasDsbmv_v2", "D", (flag("uplo"), size("n"), size("k"), scalar("alpha"), mat("A", band_dims("k", "n"), "lda"),
                             ld("lda"), vec("x", "n", "incx"), inc("incx"), scalar("beta"),
                             vec("y", "n", "incy", out=True), inc("incy")),
     returns="y", method="dsbmv",
-    summary="y = alpha*A*x + beta*y, A n x n symmetric with k off-diagonals in band storage (fp64)."))
+    summary="y = alpha*A*x + beta*y, A n x n symmetric with k off-diagonals in band storage (fp64).",
+    not_read=_MV))
 
 STBMV_R = declare(Routine(
     "cublasStbmv_v2", "S", (flag("uplo"), flag("trans"), flag("diag"), size("n"), size("k"),
@@ -148,7 +161,7 @@ SGEMM_R = declare(Routine(
                             mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
     returns="C", method="sgemm",
     summary="C = alpha*op(A)*op(B) + beta*C, m x n, true fp32 (no TF32); beta == 0: C not read; alpha == 0: A, B "
-            "not read."))
+            "not read.", not_read=_MM))
 
 
 
@@ -159,7 +172,7 @@ CGEMM_R = declare(Routine(
                             mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
     returns="C", method="cgemm",
     summary="C = alpha*op(A)*op(B) + beta*C (complex64), op = N, T or C (conjugate transpose); beta == 0: C not "
-            "read; alpha == 0: A, B not read."))
+            "read; alpha == 0: A, B not read.", not_read=_MM))
 
 
 def _side_dims(d: dict) -> tuple[int, int]:
@@ -174,7 +187,8 @@ SSYRK_R = declare(Routine(
                             mat("A", op_dims("trans", "n", "k"), "lda"), ld("lda"), scalar("beta"),
                             mat("C", dims("n", "n"), "ldc", out=True, tri="uplo"), ld("ldc")),
     returns="C", method="ssyrk",
-    summary="C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of C only (fp32); beta == 0: C not read."))
+    summary="C = alpha*op(A)*op(A)^T + beta*C on the uplo triangle of C only (fp32); beta == 0: C not read.",
+    not_read=_RK))
 
 CSYMM_R = declare(Routine(
     "cublasCsymm_v2", "C", (flag("side"), flag("uplo"), size("m"), size("n"), scalar("alpha"),
@@ -182,7 +196,7 @@ CSYMM_R = declare(Routine(
                             ld("ldb"), scalar("beta"), mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
     returns="C", method="csymm",
     summary="C = alpha*A*B + beta*C (LEFT) or alpha*B*A + beta*C (RIGHT), A complex symmetric from its uplo "
-            "triangle (complex64)."))
+            "triangle (complex64).", not_read=_MM))
 
 STRSM_R = declare(Routine(
     "cublasStrsm_v2", "S", (flag("side"), flag("uplo"), flag("trans"), flag("diag"), size("m"), size("n"),
@@ -190,7 +204,7 @@ STRSM_R = declare(Routine(
                             mat("B", dims("m", "n"), "ldb", out=True), ld("ldb")),
     returns="B", method="strsm",
     summary="Solve op(A)*X = alpha*B (LEFT) or X*op(A) = alpha*B (RIGHT) and store X into B (fp32); A triangular "
-            "per uplo, unit diagonal not read; alpha == 0: B = 0 without reading B."))
+            "per uplo, unit diagonal not read; alpha == 0: B = 0 without reading B.", not_read=(("alpha", ("B",)),)))
 
 # ------------------------------------------------------------------------------------------ batched
 def _gemm_sb_decl(prec: str, suffix: str = "") -> Routine:
@@ -206,7 +220,7 @@ def _gemm_sb_decl(prec: str, suffix: str = "") -> Routine:
          stride("strideC"), count("batchCount")),
         returns="C", method=name[6].lower() + name[7:],
         summary=f"for b < batchCount: C_b = alpha*op(A_b)*op(B_b) + beta*C_b ({prec}), X_b at b*strideX; beta == 0: "
-                "C not read; alpha == 0: A, B not read."))
+                "C not read; alpha == 0: A, B not read.", not_read=_MM))
 
 
 SGEMM_SB_R, DGEMM_SB_R, CGEMM_SB_R, ZGEMM_SB_R, HGEMM_SB_R = (_gemm_sb_decl(p) for p in "SDCZH")
@@ -226,7 +240,7 @@ def _gemv_sb_decl(prec: str) -> Routine:
          stride("stridey"), count("batchCount")),
         returns="y", method=name[6].lower() + name[7:],
         summary=f"for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b ({prec}), X_b at b*strideX; beta == 0: y "
-                "not read; alpha == 0: A, x not read."))
+                "not read; alpha == 0: A, x not read.", not_read=_MV))
 
 
 SGEMV_SB_R, DGEMV_SB_R, CGEMV_SB_R, ZGEMV_SB_R = (_gemv_sb_decl(p) for p in "SDCZ")
@@ -243,7 +257,8 @@ def _gemv_b_decl(prec: str, suffix: str = "") -> Routine:
          inc("incy"), count("batchCount")),
         returns="yarray", method=name[6].lower() + name[7:],
         summary=f"for b < batchCount: y_b = alpha*op(A_b)*x_b + beta*y_b ({prec}), X_b at the address Xarray[b]; "
-                "beta == 0: y not read; alpha == 0: A, x not read."))
+                "beta == 0: y not read; alpha == 0: A, x not read.",
+        not_read=(("alpha", ("Aarray", "xarray")), ("beta", ("yarray",)))))
 
 
 SGEMV_B_R, DGEMV_B_R, ZGEMV_B_R = (_gemv_b_decl(p) for p in "SDZ")
@@ -260,7 +275,8 @@ def _gemm_b_decl(prec: str, suffix: str = "") -> Routine:
          ptrs("Carray", "mat", dims("m", "n"), "ldc", "batchCount", out=True), ld("ldc"), count("batchCount")),
         returns="Carray", method=name[6].lower() + name[7:],
         summary=f"for b < batchCount: C_b = alpha*op(A_b)*op(B_b) + beta*C_b ({prec}), X_b at the address "
-                "Xarray[b]; beta == 0: C not read; alpha == 0: A, B not read."))
+                "Xarray[b]; beta == 0: C not read; alpha == 0: A, B not read.",
+        not_read=(("alpha", ("Aarray", "Barray")), ("beta", ("Carray",)))))
 
 
 HGEMM_B_R, DGEMM_B_R, ZGEMM_B_R = (_gemm_b_decl(p) for p in "HDZ")
@@ -277,7 +293,8 @@ def _trsm_b_decl(prec: str) -> Routine:
          ptrs("Barray", "mat", dims("m", "n"), "ldb", "batchCount", out=True), ld("ldb"), count("batchCount")),
         returns="Barray", method=name[6].lower() + name[7:],
         summary=f"for b < batchCount: solve op(A_b)*X = alpha*B_b (LEFT) or X*op(A_b) = alpha*B_b (RIGHT) and store "
-                f"X into B_b ({prec}); A_b triangular per uplo, unit diagonal not read; alpha == 0: B_b = 0."))
+                f"X into B_b ({prec}); A_b triangular per uplo, unit diagonal not read; alpha == 0: B_b = 0.",
+        not_read=(("alpha", ("Barray",)),)))
 
 
 DTRSM_B_R, ZTRSM_B_R = _trsm_b_decl("D"), _trsm_b_decl("Z")
@@ -290,14 +307,15 @@ SGEMMEX_R = declare(Routine(
                            scalar("beta"), mat("C", dims("m", "n"), "ldc", out=True), typecode("Ctype"), ld("ldc")),
     returns="C", method="sgemmEx",
     summary="C = alpha*op(A)*op(B) + beta*C computed in fp32 with A, B, C stored per their cudaDataType codes "
-            "(graded: all CUDA_R_32F = 0)."))
+            "(graded: all CUDA_R_32F = 0).", not_read=_MM))
 
 SGEAM_R = declare(Routine(
     "cublasSgeam", "S", (flag("transa"), flag("transb"), size("m"), size("n"), scalar("alpha"),
                          mat("A", op_dims("transa", "m", "n"), "lda"), ld("lda"), scalar("beta"),
                          mat("B", op_dims("transb", "m", "n"), "ldb"), ld("ldb"),
                          mat("C", dims("m", "n"), "ldc", out=True), ld("ldc")),
-    returns="C", method="sgeam", summary="C = alpha*op(A) + beta*op(B), m x n (fp32); beta == 0: B not read."))
+    returns="C", method="sgeam", summary="C = alpha*op(A) + beta*op(B), m x n (fp32); beta == 0: B not read.",
+    not_read=(("alpha", ("A",)), ("beta", ("B",)))))
 
 SDGMM_R = declare(Routine(
     "cublasSdgmm", "S", (flag("mode", "side"), size("m"), size("n"), mat("A", dims("m", "n"), "lda"), ld("lda"),
@@ -313,4 +331,4 @@ CSYRKEX_R = declare(Routine(
                            mat("C", dims("n", "n"), "ldc", out=True, tri="uplo"), typecode("Ctype"), ld("ldc")),
     returns="C", method="csyrkEx",
     summary="C = alpha*op(A)*op(A)^T + beta*C (plain transpose, never conjugated; trans C = T) on the uplo "
-            "triangle of C only, complex64 storage (graded: Atype = Ctype = 4, CUDA_C_32F)."))
+            "triangle of C only, complex64 storage (graded: Atype = Ctype = 4, CUDA_C_32F).", not_read=_RK))
