@@ -114,6 +114,7 @@ EXPECTED = {
     "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
                                       # by a kernel (the import runs under the dispatch trace)
     "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
+    "zero_shortcut": "wrong_result",  # session 25: Sscal writing zeros at alpha == 0 (smoke had no NaN in x)
     "copy_strided": "profile",        # session 25: cuBLAS Dcopy's strided copy done by ATen copy_ between views
     "data_swap": "profile",           # session 25's red team: a written argument moved onto new storage with
                                       # the .data setter (vLLM out, cuBLAS C, ATen add_ self); the caller's

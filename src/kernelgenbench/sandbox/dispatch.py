@@ -133,6 +133,12 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
         return value
     pending = ev.take_read() if ev is not None else None
     before = ev.input_ptrs(args, kwargs) if ev is not None else set()
+    # resize_ keeps the elements a tensor had and leaves only memory it adds uninitialised: that part alone is
+    # poisoned (a same-size or shrinking resize_, an out= that aliases an input, keeps its data)
+    kept_bytes = 0
+    if name == "resize_" and args and isinstance(args[0], torch.Tensor):
+        st = _storage(args[0])
+        kept_bytes = st.nbytes() if st is not None else 0
     out = func(*args, **kwargs)
     if ev is not None:
         late = ev.after_op(func, args, kwargs, out, before, pending)
@@ -146,8 +152,13 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
         trace["aten::host_data"] += out.numel()
     if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
         if out.numel() and not out.is_meta:
-            with poison_variant(STATE.ghost or STATE.alt_poison):
-                poison_allocation(out)
+            target: torch.Tensor | None = out
+            if name == "resize_":  # contiguous after resize_: element i sits at byte (offset + i) * size
+                first = max(0, -(-kept_bytes // out.element_size()) - out.storage_offset())
+                target = out.reshape(-1)[first:] if first < out.numel() else None
+            if target is not None:
+                with poison_variant(STATE.ghost or STATE.alt_poison):
+                    poison_allocation(target)
     return out
 
 

@@ -450,7 +450,11 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                     marks.append(MARK_MAPPING)
                     if splits_elements(src) or splits_elements(dst):
                         marks.append(MARK_BYTES)
-                if ev is not None and ev.unpacks(src, mapping, dst):
+                # bytes copied to the very place they had in their own storage (a slice into the same slice of a
+                # buffer of the same element size: one expert's block of a MoE weight) are not rearranged
+                in_place_copy = (src.element_size() == dst.element_size() and tuple(src.shape) == tuple(dst.shape)
+                                 and src.stride() == dst.stride() and src.storage_offset() == dst.storage_offset())
+                if ev is not None and ev.unpacks(src, mapping and not in_place_copy, dst):
                     marks.append(MARK_UNPACK)
         elif name in ("clone", "_to_copy", "contiguous"):
             src = args[0]

@@ -119,8 +119,8 @@ SSCAL = routine_operator(Row(
               "when alpha == 0 (NaN and inf become NaN: never a fill with zeros); incx < 0: nothing happens "
               "(x untouched). Returns x.",
     grids={
-        "smoke": [dict(n=1, alpha=1.0, incx=1), dict(n=71, alpha=100.001, incx=3), dict(n=32, alpha=0.0, incx=2),
-                  dict(n=17, alpha=-0.5, incx=-2)],
+        "smoke": [dict(n=1, alpha=1.0, incx=1), dict(n=71, alpha=100.001, incx=3),
+                  dict(n=32, alpha=0.0, incx=2, nan_inf=True), dict(n=17, alpha=-0.5, incx=-2)],
         "full": product(n=N9, alpha=A8, incx=INC3),
         "heldout": [dict(n=4097, alpha=0.0, incx=1, nan_inf=True), dict(n=33, alpha=2.0, incx=-1),
                     dict(n=1000003, alpha=-0.5, incx=1, poison=True)],
