@@ -294,3 +294,27 @@ def test_native_baseline_uses_low_precision_gemms_for_the_same_function() -> Non
     one = torch.ones(1, 1)
     torch.testing.assert_close(scaled_mm_fast(a, b, one, one, torch.bfloat16),
                                scaled_mm_native(a, b, one, one, torch.bfloat16), rtol=1.6e-2, atol=1e-3)
+
+
+def test_low_precision_gemms_are_costed_against_their_own_matrix_unit_rate() -> None:
+    """%SOL of an int8 or fp8 GEMM uses the int8 / fp8 rate the ceilings measure, not fp16's (about half of it)."""
+    from kernelgenbench.suite.registry import all_operators
+    from kernelgenbench.verify.timing import TimingPhase
+
+    seen = {}
+    for name in ("vllm::cutlass_scaled_mm", "vllm::cutlass_scaled_mm_azp"):
+        op = get_operator(name)
+        for p in op.grid("full") + op.grid("heldout"):
+            seen.setdefault(op.cost(p).compute, set()).add(p.get("in", "int8"))
+    assert seen == {"int8": {"int8"}, "fp8": {"fp8"}}
+    measured = {"fp32", "fp16", "fp64", "int8", "fp8"}   # the rates verify/ceilings.measure knows
+    for op in all_operators():
+        for tier in ("smoke", "full", "heldout"):
+            for p in op.grid(tier):
+                assert op.cost(p).compute in measured | {"none"}, (op.id, p)
+    # the floor: 2*m*n*k FLOPs at the int8 rate, beside the bytes at the bandwidth
+    p = dict(m=4096, k=4096, n=4096, out="fp16", scales="row_col", bias=False)
+    cost = get_operator("vllm::cutlass_scaled_mm").cost(p)
+    sol = TimingPhase.sol(type("T", (), {"ceilings": {"bandwidth_gbps": 4000.0, "fp16_tflops": 700.0,
+                                                        "int8_tflops": 1400.0}})(), cost, 1.0)
+    assert sol == pytest.approx(100.0 * 2 * 4096 ** 3 / 1400e12 / 1e-3)

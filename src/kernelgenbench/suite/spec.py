@@ -62,7 +62,8 @@ class Cost:
         bytes: the fewest bytes that must move through device memory (each input read once,
             each output written once).
         compute: the ceiling the FLOPs are measured against: ``"fp32"``, ``"fp16"`` (also bf16),
-            ``"fp64"`` matrix-unit rates, or ``"none"`` for memory-bound work.
+            ``"fp64"``, ``"int8"`` (int8 x int8 -> int32), ``"fp8"`` (e4m3) matrix-unit rates
+            (:func:`kernelgenbench.verify.ceilings.measure`), or ``"none"`` for memory-bound work.
     """
 
     flops: float

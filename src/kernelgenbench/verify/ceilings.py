@@ -1,5 +1,5 @@
 """Device ceilings for % of speed-of-light, measured once per run per device (METHOD.md "Two
-numbers first"): copy bandwidth and matrix-unit rates in fp32 (no TF32), fp16 and fp64."""
+numbers first"): copy bandwidth and matrix-unit rates in fp32 (no TF32), fp16, fp64, int8 and fp8."""
 from __future__ import annotations
 
 import functools
@@ -25,13 +25,40 @@ def _time_ms(fn, reps: int = 10) -> float:
     return times[len(times) // 2]
 
 
+def _low_precision_rates(device: torch.device, size: int = 8192) -> dict[str, float]:
+    """``int8_tflops`` and ``fp8_tflops`` of :func:`measure` (each left out where it raises: unsupported)."""
+    rates: dict[str, float] = {}
+    a = torch.randint(-128, 128, (size, size), device=device, dtype=torch.int8)
+    b = torch.randint(-128, 128, (size, size), device=device, dtype=torch.int8)
+    try:
+        ms = _time_ms(functools.partial(torch._int_mm, a, b))
+        rates["int8_tflops"] = round(2 * size ** 3 / (ms * 1e-3) / 1e12, 2)
+    except (RuntimeError, AttributeError):
+        pass
+    del a, b
+    try:
+        a8 = torch.randn(size, size, device=device).to(torch.float8_e4m3fn)
+        b8 = torch.randn(size, size, device=device).to(torch.float8_e4m3fn).t()  # column-major, as it must be
+        one = torch.ones((), device=device)
+        ms = _time_ms(functools.partial(torch._scaled_mm, a8, b8, scale_a=one, scale_b=one,
+                                        out_dtype=torch.bfloat16))
+        rates["fp8_tflops"] = round(2 * size ** 3 / (ms * 1e-3) / 1e12, 2)
+        del a8, b8
+    except (RuntimeError, AttributeError):
+        pass
+    return rates
+
+
 def measure(device: torch.device) -> dict[str, Any]:
     """Measure the ceilings of ``device``.
 
     Returns:
         ``bandwidth_gbps`` (device-to-device copy, bytes read + written, GB/s), ``fp32_tflops``
         (8192³ fp32 GEMM with TF32 disabled), ``fp16_tflops`` (8192³ bf16 GEMM), ``fp64_tflops``
-        (4096³ fp64 GEMM), all on random data, each the median of 10 timed runs.
+        (4096³ fp64 GEMM), ``int8_tflops`` (8192³ int8 x int8 -> int32 GEMM, ``torch._int_mm``; tera-ops),
+        ``fp8_tflops`` (8192³ e4m3 x e4m3 -> bf16 GEMM, ``torch._scaled_mm`` with unit scales), all on random
+        data, each the median of 10 timed runs. A rate the device or this PyTorch cannot measure (no fp8 matrix
+        unit before sm_89) is left out: the % of SOL of work costed against it then uses the bandwidth floor only.
     """
     with torch.cuda.device(device):
         n = 1 << 30  # 1 GiB of fp32 per buffer
@@ -53,6 +80,7 @@ def measure(device: torch.device) -> dict[str, Any]:
                 del a, b
         finally:
             torch.backends.cuda.matmul.allow_tf32 = prev
+        out.update(_low_precision_rates(device))
         torch.cuda.empty_cache()
         out["device"] = torch.cuda.get_device_name(device)
         return out
