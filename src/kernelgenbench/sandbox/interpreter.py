@@ -9,6 +9,9 @@ interpreter platform only.
   call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
   point into (:func:`pointer_targets`).
 * Progress counters the verifier reads while it waits for a case (:func:`install_interpreter_progress`).
+* ``tl.dot`` of fp32 operands at input precision ``"tf32"`` (Triton's default on NVIDIA GPUs) rounds its
+  operands to TF32 as the GPU's tensor cores do (:func:`_tf32_dot`), so that the interpreter judges a kernel
+  that leaves the default on an fp32 operator as the GPU does, instead of computing in exact fp32.
 """
 from __future__ import annotations
 
@@ -38,6 +41,7 @@ def install_interpreter_patches() -> None:
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
     _cuda_device_accepts_cpu()
+    _tf32_dot()
     install_interpreter_bounds_checks()
 
 
@@ -215,6 +219,45 @@ def install_interpreter_bounds_checks() -> None:
     checked("create_masked_store", "stores", 0, 2)
     checked("create_atomic_rmw", "updates atomically", 1, 3)
     checked("create_atomic_cas", "updates atomically", 0, None)
+
+
+def tf32_round(x: Any) -> Any:
+    """fp32 values (a numpy float32 array) rounded to TF32 (10 explicit mantissa bits, fp32's exponent),
+    to nearest with ties to even; NaN and infinities unchanged (a rounding that carries into the exponent gives
+    infinity, as it must). Of the roundings the hardware might use (round to nearest, or dropping the 13 low
+    bits) this one errs least, so a kernel that fails with it fails on the GPU as well."""
+    import numpy as np
+
+    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    rounded = (bits + np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    keep = (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000)  # NaN, inf: as they are
+    return np.where(keep, bits, rounded).view(np.float32)
+
+
+def _tf32_dot() -> None:
+    """Triton 3.6's interpreter computes ``tl.dot`` of fp32 operands in exact fp32 whatever its input
+    precision. On NVIDIA GPUs the default (``input_precision="tf32"``, also ``allow_tf32=True``; the
+    ``TRITON_F32_DEFAULT`` knob sets the default) runs the tensor cores on TF32 operands: 10 mantissa bits,
+    an error of up to 2^-11 per operand. Here the operands of such a dot are rounded to TF32 first
+    (:func:`tf32_round`); ``"ieee"`` and ``"tf32x3"`` (fp32-accurate) stay exact, and operands of other types
+    are untouched (fp16 and bf16 values are exact in TF32)."""
+    import numpy as np
+    from triton.runtime.interpreter import InterpreterBuilder
+
+    orig = InterpreterBuilder.create_dot
+    if getattr(orig, "_kgb_tf32", False):
+        return
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        if getattr(input_precision, "name", str(input_precision)).upper() == "TF32":
+            if a.data.dtype == np.float32:
+                a = type(a)(tf32_round(a.data), a.dtype)
+            if b.data.dtype == np.float32:
+                b = type(b)(tf32_round(b.data), b.dtype)
+        return orig(self, a, b, d, input_precision, max_num_imprecise_acc)
+
+    create_dot._kgb_tf32 = True  # type: ignore[attr-defined]
+    InterpreterBuilder.create_dot = create_dot
 
 
 def _map_libdevice_to_tl_math() -> None:
