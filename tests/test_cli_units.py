@@ -372,3 +372,32 @@ def test_ctrl_c_after_every_job_was_recorded_still_prints_the_tables(tmp_path: P
     assert "summary · tier smoke" in flat and "aten::mul" in flat
     assert "Ctrl-C after every job was recorded: the run is complete, the tables above are its summary" in flat
     assert (out / "summary.json").is_file()
+
+
+def test_a_held_out_case_s_parameters_are_withheld_from_every_display() -> None:
+    """A first failure on a held-out case carries the case's parameters in its message; the eval's failure
+    lines and operator table, and the LLM and agent summaries, show its id and class only (fresh user 26:
+    ``kgb eval`` and ``kgb summary`` printed ``case heldout/2 (t=4, k=2, h=64, ...)``)."""
+    from rich.console import Console
+
+    from kernelgenbench.agent.summary import operator_scores
+    from kernelgenbench.console import failure_lines
+    from kernelgenbench.suite.tiers import shown_failure
+    from kernelgenbench.tables import _ops_table
+
+    secret = "case heldout/2 (t=4, k=2, h=64, dtype=fp16, upstream_2d=True): OutOfBoundsAccess"
+    held = {"op": "vllm::moe_sum", "source": "vllm", "status": "failed", "failure_class": "cuda_fault",
+            "cases_total": 3, "cases_passed": 2, "first_failure": {"case_id": "heldout/2", "message": secret}}
+    shown = dict(held, first_failure={"case_id": "smoke/1", "message": "case smoke/1 (t=3): wrong"})
+    want = "case heldout/2 [cuda_fault]: held-out case: parameters and message withheld"
+    assert shown_failure(held).startswith(want) and "t=4" not in shown_failure(held)
+    assert failure_lines(held) == [shown_failure(held)]
+    assert shown_failure(shown) == "case smoke/1 (t=3): wrong" == failure_lines(shown)[0]
+    con = Console(width=400, record=True)
+    con.print(_ops_table([held, shown], timing=False))
+    text = con.export_text()
+    assert "upstream_2d" not in text and "held-out case: parameters and message withheld" in text
+    assert "case smoke/1 (t=3): wrong" in text
+    row = operator_scores("vllm::moe_sum", "vllm", held)
+    assert "t=4" not in row["message"] and row["message"].startswith(want)
+    assert shown_failure({"status": "passed"}) == ""

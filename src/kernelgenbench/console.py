@@ -28,14 +28,16 @@ console = _console()
 
 
 def failure_lines(r: dict[str, Any]) -> list[str]:
-    """The lines that show a failed job's first failure in full: its message (for an exception, the
+    """The lines that show a failed job's first failure in full (a held-out case's by id and class only:
+    :func:`~kernelgenbench.suite.tiers.shown_failure`): its message (for an exception, the
     submission's own frames and the exceptions: verify/failures.py ``condense_traceback``; the whole traceback
     is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
     the most relevant first. The message lists them (verify.scan.describe_findings); for a record
     written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that
     the message lacks are added."""
-    ff = r.get("first_failure") or {}
-    lines = (ff.get("message") or "").splitlines()
+    from .suite.tiers import shown_failure
+
+    lines = shown_failure(r).splitlines()
     l1 = (r.get("anti_hack") or {}).get("L1") or {}
     if r.get("failure_class") in _L1_CLASSES and isinstance(l1, dict) and l1.get("ok") is False \
             and "count" not in l1:

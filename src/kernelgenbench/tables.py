@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .console import console, failure_lines
+from .suite.tiers import shown_failure
 
 
 def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
@@ -78,8 +79,8 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
         status = r.get("status")
         color = {"passed": "green", "failed": "red"}.get(status, "yellow")
-        ff = r.get("first_failure") or {}
-        msg = (ff.get("message") or "").splitlines()[0][:110] if ff else ""
+        shown = shown_failure(r)
+        msg = shown.splitlines()[0][:110] if shown else ""
         row: list[Any] = [r.get("op") or "", f"[{color}]{status}[/{color}]", _cases_cell(r),
                           r.get("failure_class") or "", Text(msg, no_wrap=True, overflow="ellipsis")]
         if timing:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics import geomean, iqm, median
+from ..suite.tiers import shown_failure
 
 #: Token fields of an agent record, and their names in a summary's ``tokens``.
 RECORD_TOKENS = {"tokens_in": "input_tokens", "cache_read": "cache_read_tokens", "cache_write": "cache_write_tokens",
@@ -52,7 +53,7 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
             "session_wall_s": float(rec.get("session_wall_s") or 0.0),
             "speedup": rec.get("speedup") if status == "solved" else None,
             "failure_class": rec.get("failure_class") if status == "failed" else None,
-            "message": ((ff.get("message") or "").splitlines()[0][:300]
+            "message": ((shown_failure(rec) or "").splitlines()[0][:300]
                         if status == "failed" and ff.get("message") else None),
             "failure_case": ff.get("case_id") if status == "failed" else None,
             "cases": f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}", "error": rec.get("error"),

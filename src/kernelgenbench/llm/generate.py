@@ -44,7 +44,7 @@ from ..record import JobRecord, tier_case_count
 from ..run.job import Settings
 from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
-from ..suite.tiers import VERDICT_TIER, tier_name, tier_parts
+from ..suite.tiers import VERDICT_TIER, shown_failure, tier_name, tier_parts
 from .extract import LLM_FAILURE_CLASSES, extract_code
 from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
 from .summary import summarize_run
@@ -665,11 +665,11 @@ class Generation:
         if self.on_event is None:
             return
         u = line.get("usage") or {}
-        ff = rec.get("first_failure") or {}
+        shown = shown_failure(rec)
         self.on_event(Event(op=op.id, label=line["label"], status=rec.get("status", "failed"),
                             failure_class=rec.get("failure_class"),
                             cases=f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}",
-                            message=(ff.get("message") or "").splitlines()[0][:120] if ff.get("message") else "",
+                            message=shown.splitlines()[0][:120] if shown else "",
                             tokens_in=int(u.get("input_tokens") or 0), tokens_out=int(u.get("output_tokens") or 0),
                             request_s=float((line.get("timing") or {}).get("total_s") or 0.0),
                             eval_s=float(rec.get("wall_s") or 0.0), resumed=resumed))

@@ -27,6 +27,7 @@ import math
 from typing import Any, Iterable
 
 from ..metrics import geomean, iqm, median
+from ..suite.tiers import shown_failure
 
 TOKEN_FIELDS = ("input_tokens", "cached_input_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens")
 
@@ -102,7 +103,7 @@ def operator_scores(op_id: str, source: str, samples: list[dict[str, Any]],
                 cls = rec.get("failure_class") or "unknown"
                 failure_classes[cls] = failure_classes.get(cls, 0) + 1
                 last_fail = {"round": r, "failure_class": rec.get("failure_class"),
-                             "message": ((rec.get("first_failure") or {}).get("message") or "")[:300]}
+                             "message": shown_failure(rec)[:300]}
             if status == "passed":
                 continue
             # A sample's verdict is its first passing round, else its last judged round.
