@@ -401,3 +401,28 @@ def test_a_held_out_case_s_parameters_are_withheld_from_every_display() -> None:
     row = operator_scores("vllm::moe_sum", "vllm", held)
     assert "t=4" not in row["message"] and row["message"].startswith(want)
     assert shown_failure({"status": "passed"}) == ""
+
+
+def test_timed_rows_name_the_baseline_their_speedup_is_against() -> None:
+    """On GPUs the operator table says what each speedup is against (fresh user 26: a vLLM speedup against
+    torch.compile of the reference read like one against vLLM's kernels)."""
+    from rich.console import Console
+
+    from kernelgenbench.tables import _ops_table
+
+    base = {"status": "passed", "cases_total": 4, "cases_passed": 4, "speedup": 1.5, "sol_pct": 40.0}
+    recs = [dict(base, op="vllm::rms_norm", source="vllm",
+                 baseline="native-compiled (the spec's reference under torch.compile); vLLM not importable"),
+            dict(base, op="vllm::topk_softmax", source="vllm", baseline="vllm (vllm._custom_ops)"),
+            dict(base, op="aten::add", source="aten", baseline="ATen (native op, same device)"),
+            dict(base, op="cublas::cublasSaxpy_v2", source="cublas", baseline="cuBLAS routine (libcublas via ctypes)"),
+            dict(base, op="aten::mul", source="aten", speedup=None, baseline="ATen (native op, same device)")]
+    con = Console(width=300, record=True)
+    con.print(_ops_table(recs, timing=True))
+    text = con.export_text()
+    rows = {ln.split("│")[1].strip(): [c.strip() for c in ln.split("│")] for ln in text.splitlines()
+            if ln.startswith("│")}
+    col = [c.strip() for c in next(ln for ln in text.splitlines() if ln.startswith("┃")).split("┃")]
+    i = col.index("baseline")
+    assert [rows[o][i] for o in ("vllm::rms_norm", "vllm::topk_softmax", "aten::add", "cublas::cublasSaxpy_v2",
+                                 "aten::mul")] == ["native-compiled", "vllm", "ATen", "cuBLAS", ""]

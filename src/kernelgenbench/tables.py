@@ -67,11 +67,22 @@ def _cases_cell(r: dict[str, Any]) -> str:
     return cases + (f" ({', '.join(notes)})" if notes else "")
 
 
+def _baseline_cell(r: dict[str, Any]) -> str:
+    """What a timed job's speedup is against, in a word: ATen, cuBLAS, or the vLLM baseline kind (``vllm``,
+    ``native-compiled``: the spec's reference under torch.compile, ``native-eager``); empty when untimed."""
+    from .suite.baselines import baseline_kind
+
+    if r.get("speedup") is None:
+        return ""
+    kind = baseline_kind(r.get("baseline"))
+    return kind or {"aten": "ATen", "cublas": "cuBLAS"}.get(str(r.get("source")), str(r.get("source") or ""))
+
+
 def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     t = Table(title="operators")
     cols = ["operator", "status", "cases", "failure", "first failure"]
     if timing:
-        cols[3:3] = ["speedup", "% SOL"]
+        cols[3:3] = ["speedup", "baseline", "% SOL"]
     for c in cols:
         # one line per row: the other columns keep their width, the first failure (printed in full below
         # the tables) gets what is left and is cut with an ellipsis
@@ -84,7 +95,7 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
         row: list[Any] = [r.get("op") or "", f"[{color}]{status}[/{color}]", _cases_cell(r),
                           r.get("failure_class") or "", Text(msg, no_wrap=True, overflow="ellipsis")]
         if timing:
-            row[3:3] = [_fmt(r.get("speedup"), x=True), _fmt(r.get("sol_pct"))]
+            row[3:3] = [_fmt(r.get("speedup"), x=True), _baseline_cell(r), _fmt(r.get("sol_pct"))]
         t.add_row(*[x if isinstance(x, Text) else str(x) if x is not None else "" for x in row])
     return t
 
