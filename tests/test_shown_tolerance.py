@@ -105,3 +105,24 @@ def test_prompt_and_show_state_the_atol(name, says) -> None:
     text = build_prompt(op, PROFILES["cuda"]).text()
     assert f"atol = {op.shown_atol}." in text and says in text
     assert "where reduce_dim is the reduction length" not in text
+
+
+def test_an_axis_without_a_glossary_entry_points_at_the_file_that_defines_the_operator() -> None:
+    """``kgb show --cases`` sends a reader to the operator's own module (fresh user 26: it named
+    suite/cublas/ops.py, which does not exist), for every operator and axis."""
+    from pathlib import Path
+
+    from kernelgenbench.report.author import axis_meaning
+    from kernelgenbench.suite.registry import get_operator
+
+    root = Path(__file__).resolve().parents[1]
+    seen = 0
+    for op in all_operators():
+        for axis in sorted({k for p in op.grid("smoke") + op.grid("full") for k in p}):
+            text = axis_meaning(op, axis)
+            if "see its grid and build in " in text:
+                path = text.rsplit(" ", 1)[1]
+                assert (root / path).is_file(), (op.id, axis, path)
+                seen += 1
+    assert seen > 100
+    assert axis_meaning(get_operator("cublas::cublasSdgmm"), "mode").endswith("suite/cublas/extensions.py")

@@ -136,11 +136,9 @@ def axis_meaning(op: Any, axis: str) -> str:
         return AXES_BY_SOURCE[(op.source, axis)]
     if axis in AXES:
         return AXES[axis]
-    module = type(op).__module__
-    src = "src/" + module.replace(".", "/") + ".py"
-    if module.endswith("suite.function"):  # vLLM and cuBLAS rows are FunctionOperator instances
-        src = f"src/kernelgenbench/suite/{op.source}/ops.py"
-    return f"a parameter of this operator's cases: see its grid and build in {src}"
+    from ..suite.registry import defined_in
+
+    return f"a parameter of this operator's cases: see its grid and build in src/kernelgenbench/{defined_in(op)}"
 
 
 @dataclass
