@@ -28,8 +28,9 @@ def smoke_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[RunDir, list[di
 
 
 def _unjudgeable(op) -> bool:
-    """Every smoke case of ``op`` computes in a dtype the interpreter cannot judge (an fp8 conversion in each):
-    the operator comes out ``unsupported`` there as a whole and is judged on GPUs only."""
+    """Every smoke case of ``op`` computes in a dtype the interpreter cannot judge (bf16; fp8 was one until the
+    harness made the interpreter's fp8 conversions exact): the operator comes out ``unsupported`` there as a whole
+    and is judged on GPUs only."""
     from kernelgenbench.platforms import PROFILES
 
     return all(PROFILES["interpreter"].unsupported_reason(op.tensor_dtypes(c.params)) for c in op.cases("smoke"))
@@ -111,10 +112,9 @@ def test_kgb_eval_cli_end_to_end(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_vllm_and_cublas_cases_are_unsupported_exactly_where_the_interpreter_cannot_judge(smoke_run) -> None:
-    """The vLLM and cuBLAS oracles' cases computing in a dtype the interpreter cannot judge (bf16, fp8) come out
-    unsupported, saying which dtype, and every other case is judged (issue 14 item 5; an operator every smoke case
-    of which converts fp8 is unsupported as a whole: test_every_oracle_passes_smoke_with_all_checks). Reads the
-    module's one smoke run of every oracle (this was a second run of the vLLM oracles)."""
+    """The vLLM and cuBLAS oracles' cases computing in a dtype the interpreter cannot judge (bf16) come out
+    unsupported, saying which dtype, and every other case is judged, fp8 ones included (issue 14 item 5). Reads
+    the module's one smoke run of every oracle (this was a second run of the vLLM oracles)."""
     import torch
 
     from kernelgenbench.platforms import PROFILES

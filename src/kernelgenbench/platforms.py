@@ -201,8 +201,6 @@ _CORE_LANGUAGE = ("Stay within the core Triton language: NVIDIA-only features (T
 _CONSTRAINT_GUESS = ("the prompt's type-inference and language-feature lines: the paper's failure categories made "
                      "concrete by us, not a vendor document")
 
-_FP8_INTERP = ("the Triton CPU interpreter's fp8 conversions (round to nearest even, saturation, NaN) have not "
-               "been validated against the hardware's, so a case that converts to or from fp8 is judged on GPUs only")
 
 #: FlagGems (BAAI's Triton operator library, the FlagOS stack the vendors contribute backends to) at the commit read:
 #: its per-vendor backend declarations and its device detector are public code, not vendor documentation.
@@ -255,12 +253,17 @@ PROFILES: dict[str, Platform] = {
             _CONSTRAINT_GUESS)),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
-        unsupported_dtypes={"bfloat16": _BF16_INTERP, "float8_e4m3fn": _FP8_INTERP, "float8_e5m2": _FP8_INTERP},
+        unsupported_dtypes={"bfloat16": _BF16_INTERP},
         env={"TRITON_INTERPRET": "1"}, title="CPU, through the Triton interpreter (TRITON_INTERPRET=1)",
         timing_api=None,
         sources=("TRITON_INTERPRET=1: Triton's debugging docs https://triton-lang.org/main/programming-guide/"
                  "chapter-3/debugging.html",
-                 "bf16 limit and interpreter limits: measured here (README 'Tiers and platforms')")),
+                 "bf16 limit and interpreter limits: measured here (README 'Tiers and platforms')",
+                 "fp8: Triton 3.6's interpreter converts fp8 wrongly (ties rounded up, no saturation, no e4m3fn "
+                 "NaN); the harness replaces those conversions with exact ones that round to nearest even and "
+                 "saturate as PTX's cvt.rn.satfinite (the only fp8 conversion the PTX ISA has) "
+                 "https://docs.nvidia.com/cuda/parallel-thread-execution/ (cvt), tested in "
+                 "tests/test_interpreter_fp8.py")),
     "ascend": Platform(
         "ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1", timing=False,
         title="Huawei Ascend NPU (torch_npu)",

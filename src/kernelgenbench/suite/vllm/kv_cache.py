@@ -657,10 +657,9 @@ CONVERT_FP8 = FunctionOperator(
     timed=lambda p: _numel_of(p) >= 131_072,
     baseline=baseline("convert_fp8", _cf_base), label=baseline_label,
     dtypes=lambda p: {dtype_of(p["dtype"]), torch.float8_e4m3fn}, data_movement=True,
-    notes="Every case converts to or from fp8, so none can be judged on the CPU interpreter (all unsupported there); "
-          "they are judged on GPUs. The smoke and held-out 'specials' cases plant +-500 (saturates to +-448 at "
-          "scale <= 1), +-1e-9 (underflows to +-0) and NaN. Dequantisation inputs are random bytes, NaN encodings "
-          "(0x7F, 0xFF) included.",
+    notes="Every case converts to or from fp8. The smoke and held-out 'specials' cases plant +-500 (saturates to "
+          "+-448 at scale <= 1), +-1e-9 (underflows to +-0) and NaN. Dequantisation inputs are random bytes, NaN "
+          "encodings (0x7F, 0xFF) included.",
 )
 
 

@@ -405,7 +405,7 @@ CUTLASS_PACK_SCALE_FP8 = FunctionOperator(
     timed=lambda p: numel(p["shape"]) >= 64,
     baseline=baseline("cutlass_pack_scale_fp8", lambda c: pack_scale_fp8_native(*c.args)), label=baseline_label,
     dtypes=lambda p: {torch.float8_e4m3fn},
-    notes="Every case is fp8, so none can be judged on the CPU interpreter (all unsupported there). vLLM builds this "
+    notes="Every case is fp8. vLLM builds this "
           "op only for SM90a; elsewhere the native reference is the baseline. NaN scales are not graded (the sign of "
           "a NaN product is not specified); -0 is (its products are +0, its negation +0).",
 )

@@ -245,7 +245,7 @@ SCALED_FP8_QUANT = FunctionOperator(
     dtypes=lambda p: {dtype_of(p["dtype"]), torch.float8_e4m3fn},
     atol_text="0 for the fp8 output (exact as values, -0 equal to +0; first M rows) and for the fp32 scales, which "
               "take rtol 1e-5 only",
-    notes="Every case writes fp8, so none can be judged on the CPU interpreter (all unsupported there). Full tier: "
+    notes="Every case writes fp8. Full tier: "
           "the upstream product (540 cases, many duplicates: static kinds ignore per_token and scale_ub; scale_ub is "
           "passed only in dynamic per-token mode, as upstream). All operations are IEEE-exact, so fp8 outputs are "
           "compared exactly as values (-0 equals +0, the upstream fp16 comparison), scales with rtol 1e-5; only the "
@@ -459,8 +459,8 @@ CUTLASS_SCALED_MM = FunctionOperator(
               "ulps of |sa * sb * acc| per element (the epilogue's rounding points)",
     notes="Full tier: the upstream grid (int8 inputs only, scales randn and so possibly negative); with fp16 output "
           "the (1024, 4096, 4096) cases overflow to +-inf in many elements, as upstream (infinities must match "
-          "with their sign). fp8 inputs (smoke, held-out) are built as randn rounded to E4M3 and judged on GPUs "
-          "only. Tolerance: the spec's (rtol by out_dtype, atol 1e-4 x reduce_dim with reduce_dim 1 for int8, K "
+          "with their sign). fp8 inputs (smoke, held-out) are built as randn rounded to E4M3. "
+          "Tolerance: the spec's (rtol by out_dtype, atol 1e-4 x reduce_dim with reduce_dim 1 for int8, K "
           "for fp8) plus 4 fp32 ulps of |sa*sb*acc|, so that another order of the epilogue's fp32 roundings is not "
           "failed where the bias cancels the product. The held-out M = 1 case uses scales 100x smaller so that "
           "its fp16 results are finite. Cost: FLOPs are measured against the fp16 matrix rate (no int8/fp8 "
