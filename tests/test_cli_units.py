@@ -426,3 +426,18 @@ def test_timed_rows_name_the_baseline_their_speedup_is_against() -> None:
     i = col.index("baseline")
     assert [rows[o][i] for o in ("vllm::rms_norm", "vllm::topk_softmax", "aten::add", "cublas::cublasSaxpy_v2",
                                  "aten::mul")] == ["native-compiled", "vllm", "ATen", "cuBLAS", ""]
+
+
+def test_cases_cell_names_unsupported_and_unjudged_cases_everywhere() -> None:
+    """One format for every console line (kgb eval, kgb generate's events, kgb agent's lines, the agent summary):
+    fresh user 26 read generate's '✓ ... 2/3' as a failed case where eval printed '2/3 (1 unsupported)'."""
+    from kernelgenbench.agent.summary import operator_scores
+    from kernelgenbench.record import cases_cell
+
+    ok = {"status": "passed", "cases_passed": 2, "cases_total": 3, "cases_unsupported": 1}
+    assert cases_cell(ok) == "2/3 (1 unsupported)"
+    bad = {"status": "failed", "cases_passed": 1, "cases_total": 4,
+           "cases": [{"status": "passed"}, {"status": "failed"}, {"status": "pending"}, {}]}
+    assert cases_cell(bad) == "1/4 (2 not run)"
+    assert cases_cell({"status": "passed", "cases_passed": 3, "cases_total": 3}) == "3/3"
+    assert operator_scores("vllm::moe_sum", "vllm", ok)["cases"] == "2/3 (1 unsupported)"

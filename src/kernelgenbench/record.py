@@ -405,6 +405,20 @@ class JobRecord(_Record):
         return rec
 
 
+def cases_cell(r: dict[str, Any]) -> str:
+    """A job record's cases as every console line shows them: ``passed/total``, then the unsupported ones (cases
+    the platform cannot judge) and, for a failed job, those never judged (it stopped at its first failure):
+    ``"5/6 (1 unsupported)"``, so that a ✓ beside ``5/6`` is not read as a failed case."""
+    cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
+    notes = []
+    if r.get("cases_unsupported"):
+        notes.append(f"{r['cases_unsupported']} unsupported")
+    not_run = sum(1 for c in (r.get("cases") or []) if isinstance(c, dict) and c.get("status") in ("pending", None))
+    if r.get("status") == "failed" and not_run:
+        notes.append(f"{not_run} not run")
+    return cases + (f" ({', '.join(notes)})" if notes else "")
+
+
 def sha256(path: Path) -> str:
     """The hex SHA-256 of a file (a record's ``submission_sha256``)."""
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .console import console, failure_lines
+from .record import cases_cell
 from .suite.tiers import shown_failure
 
 
@@ -54,17 +55,7 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
     return t
 
 
-def _cases_cell(r: dict[str, Any]) -> str:
-    """``passed/total`` cases, with the unsupported ones (cases the platform cannot judge) named."""
-    cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
-    notes = []
-    if r.get("cases_unsupported"):
-        notes.append(f"{r['cases_unsupported']} unsupported")
-    # cases a failed job never judged (it stopped at its first failure): counted, so that none hides
-    not_run = sum(1 for c in (r.get("cases") or []) if c.get("status") in ("pending", None))
-    if r.get("status") == "failed" and not_run:
-        notes.append(f"{not_run} not run")
-    return cases + (f" ({', '.join(notes)})" if notes else "")
+_cases_cell = cases_cell
 
 
 def _baseline_cell(r: dict[str, Any]) -> str:

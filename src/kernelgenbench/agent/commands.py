@@ -18,6 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..record import cases_cell
 from ..suite.tiers import SHOWN_TIERS, VERDICT_TIER
 from ..tables import plural
 
@@ -265,7 +266,7 @@ def register(app: typer.Typer) -> None:
             n_checks = r.get("self_checks", 0)
             tok = [r.get(k) for k in ("tokens_in", "cache_read", "cache_write", "tokens_out")]
             tok_txt = f"{sum(t or 0 for t in tok):,} tok" if any(t is not None for t in tok) else "tokens not reported"
-            console.print(f"{mark} {e.op} {r.get('cases_passed', 0)}/{r.get('cases_total', 0)}{cls} · exit "
+            console.print(f"{mark} {e.op} {cases_cell(r)}{cls} · exit "
                           f"{r.get('exit_reason')} · {n_checks} self-check{'' if n_checks == 1 else 's'} · {tok_txt} · "
                           f"session "
                           f"{r.get('session_wall_s', 0):.1f}s + verdict {r.get('judge_wall_s', 0):.1f}s"

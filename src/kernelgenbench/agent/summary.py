@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..metrics import geomean, iqm, median
+from ..record import cases_cell
 from ..suite.tiers import shown_failure
 
 #: Token fields of an agent record, and their names in a summary's ``tokens``.
@@ -56,7 +57,7 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
             "message": ((shown_failure(rec) or "").splitlines()[0][:300]
                         if status == "failed" and ff.get("message") else None),
             "failure_case": ff.get("case_id") if status == "failed" else None,
-            "cases": f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}", "error": rec.get("error"),
+            "cases": cases_cell(rec), "error": rec.get("error"),
             "usage_source": rec.get("usage_source"), "model_served": rec.get("model_served")}
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..platforms import Platform
-from ..record import JobRecord, tier_case_count
+from ..record import JobRecord, cases_cell, tier_case_count
 from ..run.job import Settings
 from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
@@ -668,7 +668,7 @@ class Generation:
         shown = shown_failure(rec)
         self.on_event(Event(op=op.id, label=line["label"], status=rec.get("status", "failed"),
                             failure_class=rec.get("failure_class"),
-                            cases=f"{rec.get('cases_passed', 0)}/{rec.get('cases_total', 0)}",
+                            cases=cases_cell(rec),
                             message=shown.splitlines()[0][:120] if shown else "",
                             tokens_in=int(u.get("input_tokens") or 0), tokens_out=int(u.get("output_tokens") or 0),
                             request_s=float((line.get("timing") or {}).get("total_s") or 0.0),
