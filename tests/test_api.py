@@ -53,7 +53,7 @@ def test_evaluate_writes_a_run_and_resumes_and_refuses_another_configuration(tmp
     assert run.summary["tiers"] == ["smoke"] and (run.path / "summary.json").is_file()
     again = kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run")
     assert again.written == [] and len(again.records) == 2
-    with pytest.raises(EvaluationError, match="another configuration"):
+    with pytest.raises(EvaluationError, match=r"another configuration.*--fresh"):
         kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run", tier="heldout")
 
 

@@ -243,7 +243,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         if diff:
             raise EvaluationError(f"{out_path} holds a run with another configuration "
                                   f"({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); use another out directory "
-                                  f"(or name) so results are not mixed")
+                                  f"(or name) so results are not mixed, or add --fresh (fresh=True) to set its "
+                                  f"records aside (kept as results.jsonl.replaced-<time>) and start this run there. "
+                                  f"One run directory holds one configuration: to judge several operators in one "
+                                  f"run, name them all (--op A --op B) or put their files in one folder")
     rundir = RunDir.open(out_path) if out_path else RunDir.create(Path(runs_root), name, config, fresh=fresh)
     rundir.write_config(config)
     todo = unfinished(specs, plat, rundir)
