@@ -180,11 +180,21 @@ def _check_access(ptrs: Any, mask: Any, what: str) -> None:
         return
     first = int(live[~ok][0])
     near = min(_REGIONS, key=lambda r: min(abs(first - r[0]), abs(first - r[1])), default=None)
-    where = (f"{first - near[1]} bytes past the end of" if near and first >= near[1] else
-             f"{near[0] - first} bytes before the start of" if near else "outside") + " the nearest argument's memory"
+    if near is None:
+        where = "the first outside every argument's memory"
+    elif first >= near[1]:
+        past = first - near[1]
+        where = ("the first starts right at the end of the nearest argument's memory" if past == 0 else
+                 f"the first starts {past} bytes past the end of the nearest argument's memory")
+    elif first + size > near[1] and first >= near[0]:
+        where = "the first straddles the end of the nearest argument's memory"
+    else:
+        where = f"the first starts {near[0] - first} bytes before the start of the nearest argument's memory"
     raise OutOfBoundsAccess(f"out-of-bounds memory access: kernel {_REGION_KERNEL[0] or '?'} {what} {bad} element(s) "
-                            f"outside every tensor argument of its launch (the first {where}); on a GPU this is an "
-                            f"illegal address or a silent write into another allocation")
+                            f"outside every tensor argument of its launch ({where}: its {size}-byte element at "
+                            f"offset {first - near[0] if near else '?'} of a {near[1] - near[0] if near else '?'}-"
+                            f"byte storage); on a GPU this is an illegal address or a silent write into another "
+                            f"allocation")
 
 
 def install_interpreter_bounds_checks() -> None:
