@@ -44,9 +44,16 @@ def test_evaluate_writes_a_run_and_resumes_and_refuses_another_configuration(tmp
     (subs / "vllm__rms_norm.py").write_text((ROOT / "solutions" / "vllm__rms_norm.py").read_text())
     (subs / "aten__neg.py").write_text((ROOT / "tests" / "bad" / "wrong_values__vllm__rms_norm.py").read_text())
     seen: list[str] = []
+    ticks: list[tuple[str, str, int, int]] = []
     run = kernelgenbench.evaluate(subs, platform="interpreter", out=tmp_path / "run",
-                                  on_record=lambda r: seen.append(r["op"]))
+                                  on_record=lambda r: seen.append(r["op"]),
+                                  on_progress=lambda spec, stage, n, total: ticks.append((spec.op.id, stage, n, total)))
     assert sorted(seen) == ["aten::neg", "vllm::rms_norm"]
+    # per-job progress: each correctness run of rms_norm's judged smoke cases, counted up to their number
+    rms = [(n, total) for op, stage, n, total in ticks if op == "vllm::rms_norm" and stage == "cases"]
+    judged = sum(1 for c in run.latest[[r["op"] for r in run.latest].index("vllm::rms_norm")]["cases"]
+                 if c["status"] != "unsupported")
+    assert rms == [(i, judged) for i in range(1, judged + 1)] and judged >= 2
     assert {r["op"]: r["status"] for r in run.latest} == {"aten::neg": "failed", "vllm::rms_norm": "passed"}
     assert [r["op"] for r in run.failed] == ["aten::neg"] and run.failed[0]["failure_class"] == "missing_wrapper"
     assert run.summary["overall"]["operators"] == 2 and run.summary["overall"]["passed"] == 1

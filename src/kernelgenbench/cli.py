@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
 from pathlib import Path
 from typing import Any, Optional
 
@@ -370,11 +371,27 @@ def eval_cmd(
         progress.start()
         task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run)
 
+    job_bars: dict[tuple[str, str], Any] = {}   # (op, label) -> its bar while the job runs
+    bars_lock = threading.Lock()
+
+    def job_progress(spec: Any, stage: str, n: int, total: int) -> None:
+        # one bar per running job: its correctness runs, then its timed cases (from the slots' threads)
+        key = (spec.op.id, spec.label)
+        what = "timed cases" if stage == "timing" else "cases"
+        with bars_lock:
+            if key not in job_bars:
+                job_bars[key] = progress.add_task("", total=total)
+            progress.update(job_bars[key], description=f"  {spec.op.id} · {what}", completed=n, total=total)
+
     def done(rec: dict[str, Any]) -> None:
         mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
             "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
         extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
         cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+        with bars_lock:
+            bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
+            if bar is not None:
+                progress.remove_task(bar)
         progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s', 0):.1f}s)")
         if task is not None:
             progress.advance(task)
@@ -385,7 +402,7 @@ def eval_cmd(
         run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
                        out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
                        on_start=started, on_record=done, on_status=console.status, as_profile=as_profile,
-                       backend=backend, address=address)
+                       backend=backend, address=address, on_progress=job_progress)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):

@@ -140,7 +140,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
              settings: Settings | None = None, on_start: Callable[[RunStart], None] | None = None,
              on_record: Callable[[dict[str, Any]], None] | None = None,
              on_status: Callable[[str], Any] | None = None, as_profile: str | None = None,
-             backend: str = "local", address: str | None = None) -> Run:
+             backend: str = "local", address: str | None = None,
+             on_progress: Callable[[JobSpec, str, int, int], None] | None = None) -> Run:
     """Evaluate a directory of submissions (one file per operator, ``aten__add.py``, ...) and write a run
     directory; re-running the same call resumes it.
 
@@ -162,6 +163,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         on_record: called with each record as its job finishes (from worker threads, one at a time).
         on_status: ``on_status(text)`` returns a context manager shown around slow set-up steps (the
             measurement of device ceilings); None shows nothing.
+        on_progress: ``on_progress(spec, stage, done, total)`` while a job runs (``"cases"``, ``"timing"``; the
+            local backend only), from worker threads.
         backend: ``local`` (the default: slots in this process, ``run/scheduler.py``) or ``ray`` (each job a Ray
             task holding one GPU, or CPUs on the interpreter: ``run/ray_backend.py``; needs the ``ray`` extra).
             The verdicts do not depend on it; a run directory may be resumed with either.
@@ -287,7 +290,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                 env["ceilings"] = ray_backend.ceilings  # measured by the workers, one entry per GPU of the cluster
                 rundir.write_env(env)
         else:
-            written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record)
+            written = run_jobs(specs, plat, rundir, settings, slots, ceilings, on_done=on_record,
+                               on_progress=on_progress)
     except KeyboardInterrupt:
         recorded = len(specs) - len(unfinished(specs, plat, rundir))
         raise EvaluationInterrupted(rundir.path, recorded, len(specs)) from None

@@ -25,7 +25,7 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 
@@ -73,8 +73,12 @@ class Verifier:
     """Evaluates one job on one device slot and returns its record (see :meth:`run`)."""
 
     def __init__(self, spec: JobSpec, platform: Platform, device_index: int | None, workdir: Path,
-                 settings: Settings, ceilings: dict[str, float] | None = None, gate: DeviceGate | None = None) -> None:
+                 settings: Settings, ceilings: dict[str, float] | None = None, gate: DeviceGate | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> None:
         self.spec = spec
+        #: ``progress(stage, done, total)``: ``"cases"`` after each correctness run, ``"timing"`` after each
+        #: timed case (the console's per-job bar; called from the slot's thread)
+        self.progress = progress
         #: shared by the slots of this device: untimed GPU work shared, timing exclusive (run/gate.py)
         self.gate = gate or DeviceGate()
         self.op = spec.op
@@ -165,6 +169,7 @@ class Verifier:
             return
         timing = TimingPhase(self.op, self.platform, self.device, self.settings, self.session, self.judge,
                              self.record, self._rng, self.io, self.ceilings, self._case_traces)
+        timing.progress = self.progress
         if not any(c.timed for c in self._cases):
             # Nothing of this tier is timed (smoke, held-out): record that, without taking the GPU alone
             # (waiting for every other slot's untimed work would time nothing).
@@ -215,6 +220,7 @@ class Verifier:
             judged.append(case)
         # every correctness run, with L2's re-runs and ghost replays interleaved (verify/ghost.py) ---------
         l2 = GhostReplay(self.judge, self.op, self.settings, self._rng, self.record, self.times)
+        l2.progress = self.progress
         runs = l2.run(judged, entries)
         self._case_traces.update(runs.case_traces)
         l3rec = self.record.anti_hack.L3 = self.record.anti_hack.L3 or L3Record()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import signal
 import threading
 import time
@@ -164,7 +165,8 @@ JobRunner = Callable[[JobSpec, Slot, DeviceGate, Path, "dict[str, Any] | None"],
 def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings: Settings,
              slots: list[Slot], ceilings: dict[int | None, dict[str, Any]],
              on_done: Callable[[dict[str, Any]], None] | None = None, max_requeue: int = 2,
-             run_job: JobRunner | None = None) -> list[dict[str, Any]]:
+             run_job: JobRunner | None = None,
+             on_progress: Callable[[JobSpec, str, int, int], None] | None = None) -> list[dict[str, Any]]:
     """Run every job not yet finished in ``rundir``; returns the records written by this call.
 
     Each slot takes jobs from one queue; the slots of one GPU share that GPU's timing gate (one
@@ -178,6 +180,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     Args:
         run_job: how a slot runs a job (default: :class:`~kernelgenbench.run.job.Verifier` on the slot's device);
             tests pass a fake one to check the scheduling alone.
+        on_progress: ``on_progress(spec, stage, done, total)`` while a job runs (``"cases"``: correctness runs
+            done; ``"timing"``: timed cases done), from the slot's thread: the console's per-job bars.
 
     On KeyboardInterrupt (Ctrl-C) the slots stop taking jobs, every sandbox child is killed, the jobs
     cut short are not recorded (a resume runs them again) and the KeyboardInterrupt propagates.
@@ -185,7 +189,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     if run_job is None:
         def run_job(spec: JobSpec, slot: Slot, gate: DeviceGate, workdir: Path,
                     ceil: dict[str, Any] | None) -> dict[str, Any]:
-            return Verifier(spec, platform, slot.device, workdir, settings, ceil, gate=gate).run()
+            progress = None if on_progress is None else functools.partial(on_progress, spec)
+            return Verifier(spec, platform, slot.device, workdir, settings, ceil, gate=gate, progress=progress).run()
 
     todo: "collections.deque[tuple[JobSpec, int]]" = collections.deque(
         (spec, 0) for spec in unfinished(specs, platform, rundir))

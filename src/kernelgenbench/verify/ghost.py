@@ -22,7 +22,7 @@ import math
 import random
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 
@@ -314,6 +314,8 @@ class GhostReplay:
         self.rng = rng
         self.record = record
         self.times = times
+        #: called as ``progress("cases", done, total)`` after each correctness run (the console's per-job bar)
+        self.progress: Callable[[str, int, int], None] | None = None
 
     def plan(self, judged: list[Case]) -> dict[int, int]:
         """Choose the cases L2 replays and the secret seeds of their inputs: ``{case index: seed}``.
@@ -355,6 +357,8 @@ class GhostReplay:
                 if seed is not None:
                     entry.input_seed = seed
                 res = self.judge.run_case(case, entry, seed=seed)
+                if self.progress is not None:
+                    self.progress("cases", sum(1 for d in runs.done if d[0] == "c"), len(judged))
                 if res is None:
                     continue
                 assert isinstance(res, CaseEvidence)

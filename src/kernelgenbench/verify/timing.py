@@ -24,7 +24,7 @@ import random
 import statistics
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 
@@ -122,6 +122,8 @@ class TimingPhase:
         self.case_traces = case_traces
         #: case id -> where the wall time of timing it went, in ms (CaseRecord.harness_ms)
         self.harness_ms: dict[str, dict[str, float]] = {}
+        #: called as ``progress("timing", done, total)`` after each timed case (the console's per-job bar)
+        self.progress: Callable[[str, int, int], None] | None = None
 
     def run(self, cases: list[Case]) -> None:
         """Time every timed case of ``cases`` that ran and was not left untimed; record the results."""
@@ -142,7 +144,11 @@ class TimingPhase:
             self.record.timing.untimed_cases = skipped
         speedups: list[float] = []
         sols: list[float] = []
-        answers = {case.id: self.time_one(case) for case in timed}
+        answers: dict[str, TimeAnswer] = {}
+        for case in timed:
+            answers[case.id] = self.time_one(case)
+            if self.progress is not None:
+                self.progress("timing", len(answers), len(timed))
 
         def ratio(m: TimeAnswer) -> float:
             return float(m.baseline_ms) / float(m.candidate_ms)  # type: ignore[arg-type]
