@@ -163,6 +163,8 @@ EXPECTED = {
     "has_zp_flag": "wrong_result",    # allspark keyed on has_zp, not on b_qzeros: no case has them disagree
     "result_not_zeroed": "wrong_result",  # Sdot atomically adding into result (smoke results are zeros)
     # session 25's red team, packed layouts decoded by ATen (Operator.packed_args; each passed smoke and held-out)
+    "triton_launder": "profile",      # packed data copied by a Triton memcpy into a fresh buffer, then unpacked by
+                                      # ATen (red team 26; gptq_gemm 8-bit, ggml_dequantize, allspark)
     "unpack_launder": "profile",      # gptq_gemm 8-bit: words laundered through a uint8 buffer, bytes permuted
     "unpack_reorder": "profile",      # allspark: N32K16 byte reorder and scale reorder undone by permute copies
     "unpack_split": "profile",        # ggml_dequantize: GGUF records split by slice copies and dtype views

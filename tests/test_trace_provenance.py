@@ -221,6 +221,30 @@ def test_copies_that_rearrange_or_reinterpret_packed_bytes_are_marked_unpacking(
     assert not any(profile.MARK_UNPACK in key_marks(k) for k in plain), plain
 
 
+def test_buffers_a_launch_may_have_copied_packed_data_into_are_packed() -> None:
+    """A Triton launch that received packed data beside a fresh integer buffer no larger than it may have copied
+    the words there (red team 26, triton_launder fixtures): that buffer's bytes count as packed words, so an ATen
+    permute of them unpacks. A wider integer buffer (4-bit values widened to int8: the kernel's own unpacking)
+    and floating-point results are the kernel's output and stay unmarked."""
+    def body(w, z):
+        same = torch.empty(w.numel() * 4, dtype=torch.uint8)    # as many bytes as the words: maybe a copy
+        wide = torch.empty(w.numel() * 8, dtype=torch.int8)     # 8 values per word: an unpacking
+        res = torch.empty(w.numel(), dtype=torch.float16)       # a result
+        STATE.call.note_launch((w, same, wide, res), {})        # what the launch hook records for a launch
+        same.view(8, 16, 4).permute(0, 2, 1).contiguous()       # bytes of the copied words split out: unpacks
+        wide.view(64, 16).t().contiguous()                      # a transpose of unpacked values: not unpacking
+        res.view(8, 16).t().contiguous()                        # a transpose of the result: not unpacking
+        other = torch.empty(w.numel() * 4, dtype=torch.uint8)   # never given to a launch with packed data
+        STATE.call.note_launch((other,), {})
+        other.view(8, 16, 4).permute(0, 2, 1).contiguous()
+        return res
+
+    trace = _trace_packed(body, _words(), torch.randn(4, 6))
+    unpack = {k: n for k, n in trace.items() if profile.MARK_UNPACK in key_marks(k)}
+    assert unpack == {"aten::clone (non-trivial mapping; unpacks a packed input)": 1}, trace
+    assert trace["aten::clone (non-trivial mapping)"] == 3, trace
+
+
 def test_packed_arguments_name_parameters_of_their_rows() -> None:
     from kernelgenbench.suite.registry import all_operators
 

@@ -253,6 +253,8 @@ class CallEvidence:
         host reads are judged), keep the bytes of each argument storage, or ATen copy of non-Triton memory,
         that no launch received before: a read of it counts as Triton-derived only where a launch changed
         it (a no-op launch on a clone of an input does not make the input the kernel's work)."""
+        seen: list[torch.Tensor] = []
+
         def visit(v: Any, depth: int = 0) -> None:
             if depth > 8:
                 return
@@ -265,6 +267,7 @@ class CallEvidence:
                         with _no_modes():
                             self.snapshots[ptr] = _bytes_of(st).clone()
                     self.launched[ptr] = weakref.ref(st)
+                    seen.append(v)
             elif isinstance(v, (list, tuple)):
                 for x in v:
                     visit(x, depth + 1)
@@ -275,6 +278,29 @@ class CallEvidence:
 
         for v in (*args, *kwargs.values()):
             visit(v)
+        self._launch_spreads_packed(seen)
+
+    def _launch_spreads_packed(self, tensors: list[torch.Tensor]) -> None:
+        """A launch that received packed data may have copied it: every integer buffer allocated during the call
+        that the launch also received, no larger than the packed storage it received, counts as packed data in
+        the packed storage's element size from now on (red team 26: a Triton memcpy of the packed words into a
+        fresh uint8 buffer, then an ATen permute of its bytes, unpacked with ATen behind a Triton copy). A buffer
+        larger than every packed storage of the launch (an unpacking that widens: 4-bit values to int8) and
+        floating-point buffers (dequantised weights, results) are the kernel's own output, not packed."""
+        packed = [(self.packed_size(t), _storage(t)) for t in tensors]
+        sources = [(esz, st.nbytes()) for esz, st in packed if esz is not None and st is not None]
+        if not sources:
+            return
+        for t, (esz, st) in zip(tensors, packed):
+            if esz is not None or st is None or t.dtype.is_floating_point or t.dtype.is_complex or \
+                    t.dtype == torch.bool:
+                continue
+            ptr = st.data_ptr()
+            if not _alive(self.fresh, ptr):
+                continue
+            fits = [s_esz for s_esz, nb in sources if st.nbytes() <= nb]
+            if fits:
+                self.packed[ptr] = (weakref.ref(st), fits[0])
 
     def triton_derived(self, t: torch.Tensor) -> bool:
         """Whether ``t`` lives in memory a Triton launch of this call received (other than a read-only
