@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from kernelgenbench.sandbox.interpreter import FP8_TYPES, fp8_decode_table, fp8_encode
+from kernelgenbench.sandbox.interpreter_numerics import FP8_TYPES, fp8_decode_table, fp8_encode
 
 TORCH = {"fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}
 
@@ -86,7 +86,8 @@ KERNELS = r'''
 import os, sys
 os.environ["TRITON_INTERPRET"] = "1"
 import numpy as np, torch, triton, triton.language as tl
-from kernelgenbench.sandbox.interpreter import install_interpreter_patches, fp8_encode
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+from kernelgenbench.sandbox.interpreter_numerics import fp8_encode
 install_interpreter_patches()
 
 @triton.jit

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernelgenbench.sandbox.interpreter import tf32_round
+from kernelgenbench.sandbox.interpreter_numerics import tf32_round
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -32,7 +32,8 @@ KERNEL = r'''
 import os, sys
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
-from kernelgenbench.sandbox.interpreter import install_interpreter_patches, tf32_round
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+from kernelgenbench.sandbox.interpreter_numerics import tf32_round
 install_interpreter_patches()
 
 @triton.jit

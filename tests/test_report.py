@@ -552,7 +552,7 @@ def test_show_cases_lists_every_shown_case_and_explains_the_axes() -> None:
     op = get_operator("vllm::rms_norm")
     rows, axes = case_rows(op, shown_tiers(None))
     assert [r.id for r in rows] == [c.id for c in op.cases("smoke")] + [c.id for c in op.cases("full")]
-    assert rows[1].params.endswith("pad=24") and rows[1].interpreter == "unsupported (bfloat16)"
+    assert rows[1].params.endswith("pad=24") and rows[1].interpreter == ""
     meaning = dict((k, m) for k, _, m in axes)
     assert "row stride" in meaning["pad"] and "heads_pad" in meaning
     assert sum(r.timed for r in rows) == sum(c.timed for c in op.cases("full"))

@@ -169,10 +169,6 @@ class Platform:
         return asdict(self)
 
 
-_BF16_INTERP = ("the Triton 3.6 CPU interpreter computes bf16 arithmetic wrongly (bf16 x bf16 and "
-                "bf16 + bf16 give garbage; fp32 arithmetic then a cast is right), so a correct kernel "
-                "that computes in bf16 (e.g. tl.dot on bf16 tiles) cannot be judged here")
-
 #: Error texts that are a compiler's or runtime's fault on every non-NVIDIA GPU stack: LLVM aborting
 #: (a backend that cannot lower a valid Triton program), and ATen ops the device's PyTorch lacks.
 _LLVM_CRASH = (r"LLVM ERROR|PLEASE submit a bug report|Assertion `.*' failed",
@@ -253,17 +249,18 @@ PROFILES: dict[str, Platform] = {
             _CONSTRAINT_GUESS)),
     "interpreter": Platform(
         "interpreter", "cpu", None, None, interpreter=True, timing=False,
-        unsupported_dtypes={"bfloat16": _BF16_INTERP},
+        unsupported_dtypes={},
         env={"TRITON_INTERPRET": "1"}, title="CPU, through the Triton interpreter (TRITON_INTERPRET=1)",
         timing_api=None,
         sources=("TRITON_INTERPRET=1: Triton's debugging docs https://triton-lang.org/main/programming-guide/"
                  "chapter-3/debugging.html",
-                 "bf16 limit and interpreter limits: measured here (README 'Tiers and platforms')",
-                 "fp8: Triton 3.6's interpreter converts fp8 wrongly (ties rounded up, no saturation, no e4m3fn "
-                 "NaN); the harness replaces those conversions with exact ones that round to nearest even and "
-                 "saturate as PTX's cvt.rn.satfinite (the only fp8 conversion the PTX ISA has) "
-                 "https://docs.nvidia.com/cuda/parallel-thread-execution/ (cvt), tested in "
-                 "tests/test_interpreter_fp8.py")),
+                 "interpreter limits: measured here (README 'Tiers and platforms')",
+                 "bf16, fp8, TF32: Triton 3.6's interpreter computes bf16 on bit patterns as integers, converts "
+                 "fp8 wrongly (ties rounded up, no saturation, no e4m3fn NaN) and ignores tl.dot's input "
+                 "precision; the harness replaces those operations with the GPU's numbers "
+                 "(sandbox/interpreter_numerics.py; fp8 saturation as PTX's cvt.rn.satfinite, the only fp8 "
+                 "conversion the PTX ISA has, https://docs.nvidia.com/cuda/parallel-thread-execution/ (cvt)), "
+                 "tested in tests/test_interpreter_{bf16,fp8,tf32}.py")),
     "ascend": Platform(
         "ascend", "npu", "ASCEND_RT_VISIBLE_DEVICES", "PrivateUse1", timing=False,
         title="Huawei Ascend NPU (torch_npu)",

@@ -9,13 +9,8 @@ interpreter platform only.
   call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
   point into (:func:`pointer_targets`).
 * Progress counters the verifier reads while it waits for a case (:func:`install_interpreter_progress`).
-* ``tl.dot`` of fp32 operands at input precision ``"tf32"`` (Triton's default on NVIDIA GPUs) rounds its
-  operands to TF32 as the GPU's tensor cores do (:func:`_tf32_dot`), so that the interpreter judges a kernel
-  that leaves the default on an fp32 operator as the GPU does, instead of computing in exact fp32.
-* Conversions to and from fp8 (``tl.float8e4nv``, ``tl.float8e5``) are exact (:func:`_exact_fp8_conversions`):
-  Triton 3.6's interpreter rounds half up into the wrong exponent, truncates subnormals and neither
-  saturates nor knows e4m3fn's NaN; here they round to nearest even and saturate to the largest finite value
-  as the GPU's ``cvt.rn.satfinite`` does.
+* The numbers a GPU computes where Triton 3.6's interpreter computes others (TF32 dots, fp8 conversions, bf16
+  arithmetic): ``sandbox/interpreter_numerics.py`` (:func:`~.interpreter_numerics.install_gpu_numerics`).
 """
 from __future__ import annotations
 
@@ -24,6 +19,8 @@ from contextlib import contextmanager
 from typing import Any
 
 import torch
+
+from .interpreter_numerics import install_gpu_numerics
 
 
 def install_interpreter_patches() -> None:
@@ -45,8 +42,7 @@ def install_interpreter_patches() -> None:
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
     _cuda_device_accepts_cpu()
-    _tf32_dot()
-    _exact_fp8_conversions()
+    install_gpu_numerics()
     install_interpreter_bounds_checks()
 
 
@@ -234,133 +230,6 @@ def install_interpreter_bounds_checks() -> None:
     checked("create_masked_store", "stores", 0, 2)
     checked("create_atomic_rmw", "updates atomically", 1, 3)
     checked("create_atomic_cas", "updates atomically", 0, None)
-
-
-def tf32_round(x: Any) -> Any:
-    """fp32 values (a numpy float32 array) rounded to TF32 (10 explicit mantissa bits, fp32's exponent),
-    to nearest with ties to even; NaN and infinities unchanged (a rounding that carries into the exponent gives
-    infinity, as it must). Of the roundings the hardware might use (round to nearest, or dropping the 13 low
-    bits) this one errs least, so a kernel that fails with it fails on the GPU as well."""
-    import numpy as np
-
-    bits = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
-    rounded = (bits + np.uint32(0xFFF) + ((bits >> np.uint32(13)) & np.uint32(1))) & np.uint32(0xFFFFE000)
-    keep = (bits & np.uint32(0x7F800000)) == np.uint32(0x7F800000)  # NaN, inf: as they are
-    return np.where(keep, bits, rounded).view(np.float32)
-
-
-def _tf32_dot() -> None:
-    """Triton 3.6's interpreter computes ``tl.dot`` of fp32 operands in exact fp32 whatever its input
-    precision. On NVIDIA GPUs the default (``input_precision="tf32"``, also ``allow_tf32=True``; the
-    ``TRITON_F32_DEFAULT`` knob sets the default) runs the tensor cores on TF32 operands: 10 mantissa bits,
-    an error of up to 2^-11 per operand. Here the operands of such a dot are rounded to TF32 first
-    (:func:`tf32_round`); ``"ieee"`` and ``"tf32x3"`` (fp32-accurate) stay exact, and operands of other types
-    are untouched (fp16 and bf16 values are exact in TF32)."""
-    import numpy as np
-    from triton.runtime.interpreter import InterpreterBuilder
-
-    orig = InterpreterBuilder.create_dot
-    if getattr(orig, "_kgb_tf32", False):
-        return
-
-    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
-        if getattr(input_precision, "name", str(input_precision)).upper() == "TF32":
-            if a.data.dtype == np.float32:
-                a = type(a)(tf32_round(a.data), a.dtype)
-            if b.data.dtype == np.float32:
-                b = type(b)(tf32_round(b.data), b.dtype)
-        return orig(self, a, b, d, input_precision, max_num_imprecise_acc)
-
-    create_dot._kgb_tf32 = True  # type: ignore[attr-defined]
-    InterpreterBuilder.create_dot = create_dot
-
-
-#: Triton fp8 type name -> (exponent bits, mantissa bits, exponent bias, largest finite magnitude, NaN code,
-#: whether the all-ones exponent is Inf/NaN as in IEEE): e4m3fn (torch.float8_e4m3fn: no infinities, NaN only
-#: at S.1111.111) and e5m2 (torch.float8_e5m2: IEEE-like).
-FP8_TYPES = {"fp8e4nv": (4, 3, 7, 448.0, 0x7F, False), "fp8e5": (5, 2, 15, 57344.0, 0x7F, True)}
-
-
-def fp8_decode_table(name: str) -> Any:
-    """The value of each of the 256 codes of fp8 type ``name`` (a key of :data:`FP8_TYPES`), as numpy float32."""
-    import numpy as np
-
-    ebits, mbits, bias, _, _, ieee = FP8_TYPES[name]
-    code = np.arange(256, dtype=np.int64)
-    sign = np.where(code >> 7, -1.0, 1.0)
-    e = (code >> mbits) & ((1 << ebits) - 1)
-    m = code & ((1 << mbits) - 1)
-    val = np.where(e == 0, m * 2.0 ** (1 - bias - mbits), (1 + m / 2.0 ** mbits) * 2.0 ** (e - bias)) * sign
-    if ieee:
-        top = e == (1 << ebits) - 1
-        val = np.where(top & (m == 0), sign * np.inf, np.where(top, np.nan, val))
-    else:
-        val = np.where((code & 0x7F) == 0x7F, np.nan, val)
-    return val.astype(np.float32)
-
-
-def fp8_encode(x: Any, name: str) -> Any:
-    """Values ``x`` (a numpy float array) converted to fp8 type ``name`` as an NVIDIA GPU's ``cvt.rn.satfinite``
-    does (PTX ISA, cvt: fp8 destinations exist only with ``.satfinite``): rounded to nearest even; a finite value
-    beyond the largest fp8 magnitude, or an infinity, becomes that magnitude with its sign; NaN gives the NaN
-    code. Returns the codes, numpy uint8 of x's shape. Plain numpy (no torch op: it runs inside traced
-    candidate calls)."""
-    import numpy as np
-
-    ebits, mbits, bias, top, nan_code, _ = FP8_TYPES[name]
-    x = np.asarray(x, dtype=np.float64)
-    a = np.minimum(np.abs(np.where(np.isnan(x), 0.0, x)), top)
-    _, exp2 = np.frexp(a)                                # a = f * 2**exp2, 0.5 <= f < 1
-    e = np.maximum(exp2 - 1, 1 - bias)                   # the binade (subnormals share the smallest one)
-    q = np.ldexp(1.0, e - mbits)                         # the spacing of fp8 values there
-    r = np.rint(a / q) * q                               # exact division by a power of two; rint: ties to even
-    table = fp8_decode_table(name)[:128].astype(np.float64)
-    finite = np.flatnonzero(np.isfinite(table))
-    code = finite[np.searchsorted(table[finite], r)].astype(np.uint8)
-    code = np.where(np.signbit(x), code | np.uint8(0x80), code)
-    return np.where(np.isnan(x), np.uint8(nan_code), code).astype(np.uint8)
-
-
-def _exact_fp8_conversions() -> None:
-    """Conversions from and to ``tl.float8e4nv`` / ``tl.float8e5`` (the types of torch's ``float8_e4m3fn`` and
-    ``float8_e5m2``): widening by table (exact), narrowing by :func:`fp8_encode` (round to nearest even,
-    saturating). Other conversions, and fp8 narrowing with an explicit rounding mode other than round to
-    nearest even, stay the interpreter's own."""
-    import numpy as np
-    import triton.runtime.interpreter as interp
-
-    orig = interp._convert_float
-    if getattr(orig, "_kgb_fp8", False):
-        return
-    rtne = interp._ir.ROUNDING_MODE.RTNE
-    tables = {n: fp8_decode_table(n) for n in FP8_TYPES}
-
-    def to_float64(data: Any, name: str) -> Any:
-        data = np.ascontiguousarray(data)
-        if name in tables:
-            return tables[name][data.view(np.uint8)].astype(np.float64)
-        if name == "bf16":
-            return (data.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
-        if name in ("fp16", "fp32", "fp64"):
-            return data.view({"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}[name]).astype(np.float64)
-        return None
-
-    def convert(input, input_dtype, output_dtype, rounding_mode):
-        src, dst = input_dtype.name, output_dtype.name
-        if not (src in tables or dst in tables) or (dst in tables and rounding_mode not in (None, rtne)):
-            return orig(input, input_dtype, output_dtype, rounding_mode)
-        x = to_float64(input, src)
-        if x is None or dst not in (*tables, "fp16", "fp32", "fp64", "bf16"):
-            return orig(input, input_dtype, output_dtype, rounding_mode)
-        shape = np.shape(input)
-        if dst in tables:
-            return fp8_encode(x, dst).reshape(shape)
-        if dst == "bf16":  # fp8 values are exact in bf16: its top 16 bits
-            return (x.astype(np.float32).view(np.uint32) >> np.uint32(16)).astype(np.uint16).reshape(shape)
-        return x.astype({"fp16": np.float16, "fp32": np.float32, "fp64": np.float64}[dst]).reshape(shape)
-
-    convert._kgb_fp8 = True  # type: ignore[attr-defined]
-    interp._convert_float = convert
 
 
 def _map_libdevice_to_tl_math() -> None:
