@@ -25,6 +25,7 @@ EXPECTED = {
     "syntax": "syntax",
     "missing_wrapper": "missing_wrapper",
     "signature": "signature",
+    "signature_default": "signature",  # an optional parameter's default differs from the interface's
     "import_error": "import_error",
     "import_hang": "timeout",
     "wrong_values": "wrong_result",
