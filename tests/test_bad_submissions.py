@@ -76,6 +76,7 @@ EXPECTED = {
     "launch_defaultdict": "profile",  # defaultdict constexpr: D[0] in the body inserts a key
     "launch_global": "profile",       # a module-level object of the submission's class read in the body
     "launch_int_subclass": "profile",  # int subclass constexpr with __eq__ bound by assignment
+    "launch_intenum_method": "profile",  # an IntEnum constexpr with a method of the submission's added
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -241,6 +242,7 @@ LAUNCH_MESSAGES = {
     "launch_defaultdict": "kernel _touch: argument D is a defaultdict",
     "launch_global": "kernel _touch: global _TALLY is a _Tally (a kernel body may read only modules",
     "launch_int_subclass": "kernel _touch: argument T is a _N (a subclass of int)",
+    "launch_intenum_method": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }
