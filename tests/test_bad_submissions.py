@@ -76,6 +76,8 @@ EXPECTED = {
     "launch_defaultdict": "profile",  # defaultdict constexpr: D[0] in the body inserts a key
     "launch_global": "profile",       # a module-level object of the submission's class read in the body
     "launch_int_subclass": "profile",  # int subclass constexpr with __eq__ bound by assignment
+    "autotune_hook": "wrong_result",  # ATen work in an autotune pre_hook while benchmarking (GPU: profile); the
+                                      # interpreter ranks configs without running hooks, the memcpy alone is wrong
     "launch_intenum_method": "profile",  # an IntEnum constexpr with a method of the submission's added
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
@@ -193,6 +195,8 @@ if not PLATFORM.interpreter:
     EXPECTED["cmath_host"] = "profile"
     # a GPU refuses static_assert on a loaded value at compile time: nothing is read, the output stays poisoned
     EXPECTED["kernel_error_read"] = "wrong_result"
+    # the hook's ATen copies, traced while Triton benchmarks (sandbox/launch.py traced_autotune_hooks)
+    EXPECTED["autotune_hook"] = "profile"
 else:
     # the interpreter fails the first call that returns after catching a kernel's error (sandbox/dispatch.py
     # KernelErrorCaught), before the ghost replay that catches this fixture on a GPU
