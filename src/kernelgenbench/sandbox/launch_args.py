@@ -168,15 +168,21 @@ def install() -> None:
 # -- values -------------------------------------------------------------------------------------
 
 
+def _still_approved(approved: dict[type, tuple], cls: type) -> bool:
+    """Whether ``cls`` was approved before and its dictionary still holds exactly the same objects."""
+    d = cls.__dict__
+    snap = approved.get(cls)
+    return snap is not None and len(snap) == len(d) and all(
+        k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items()))
+
+
 def _namedtuple_ok(cls: type, T: _Types) -> bool:
     """``cls`` is a class made by ``collections.namedtuple`` (or ``typing.NamedTuple``) with nothing
     added: no method of its own, every generated method the generator's."""
     if type(cls) is not type:  # a metaclass of its own could run code on attribute reads
         return False
     d = cls.__dict__
-    snap = T.nt_ok.get(cls)
-    if snap is not None and len(snap) == len(d) and all(
-            k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items())):
+    if _still_approved(T.nt_ok, cls):
         return True
     if cls.__bases__ != (tuple,):
         return False
@@ -229,9 +235,7 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     if type(cls) is not _ENUM_META or cls.__bases__ != (enum.IntEnum,):
         return False
     d = cls.__dict__
-    snap = T.enum_ok.get(cls)
-    if snap is not None and len(snap) == len(d) and all(
-            k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items())):
+    if _still_approved(T.enum_ok, cls):
         return True
     for v in d.values():
         t = type(v)
