@@ -374,7 +374,7 @@ BAD = {
          "mask=m)"),
         ("tl.store(i_ptr + (o * sio + ii * sii)[:, None] + pos[None, :] * sin, idx, mask=m)",
          "tl.store(i_ptr + (o * sio + ii * sii)[:, None] + tl.where(DESC, n - 1 - pos, pos)[None, :] * sin, idx, "
-         "mask=m)")), "wrong_result", "arg.indices"),
+         "mask=m)")), "wrong_result", r"arg\.indices|return\.1"),  # the indices: out= or returned
 }
 
 

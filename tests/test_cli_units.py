@@ -83,7 +83,7 @@ class _FakeVerifier:
 
     interrupt_at = "aten::mul"
 
-    def __init__(self, spec, platform, device, workdir, settings, ceilings=None, gate=None) -> None:
+    def __init__(self, spec, platform, device, workdir, settings, ceilings=None, gate=None, progress=None) -> None:
         self.spec, self.platform = spec, platform
 
     def run(self) -> dict:

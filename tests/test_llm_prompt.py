@@ -97,9 +97,9 @@ def test_platform_sections_differ() -> None:
     op = get_operator("aten::add")
     interp = build_prompt(op, PROFILES["interpreter"]).user
     cuda = build_prompt(op, PROFILES["cuda"]).user
-    assert "TRITON_INTERPRET=1" in interp and "bfloat16 cannot be judged" in interp
+    assert "TRITON_INTERPRET=1" in interp and "cannot be judged on this platform" not in interp  # every dtype
     assert "first config" in interp  # autotune on the interpreter
-    assert '"CUDA")' in cuda and "bfloat16 cannot be judged" not in cuda
+    assert '"CUDA")' in cuda and "cannot be judged" not in cuda
     assert "Speed is measured" in cuda
 
 

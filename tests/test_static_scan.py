@@ -1582,3 +1582,27 @@ def test_host_read_findings_say_what_they_are(call, what):
     assert scan_source("import torch\n\ndef f(x):\n    return x.item()\n") == []
     policy = get_operator("aten::item").scan_policy()
     assert scan_source("import torch\n\ndef f(x):\n    return x.tolist()\n", **policy) == []
+
+
+def test_torch_library_wrap_triton_alone_is_allowed():
+    """``torch.library.wrap_triton`` registers nothing (red team 26): allowed as an import and a call; the rest of
+    torch.library (Library, impl, custom_op, register_kernel) stays ``monkey-patch``."""
+    ok = textwrap.dedent('''
+        import torch
+        import triton
+        from torch.library import wrap_triton
+
+        @triton.jit
+        def k(x):
+            pass
+
+        def f(x):
+            wrap_triton(k)[(1,)](x)
+            torch.library.wrap_triton(k)[(1,)](x)
+            return x
+    ''')
+    assert scan_source(ok) == []
+    for bad in ("from torch.library import wrap_triton, Library", "from torch.library import impl",
+                "import torch.library", "x = torch.library.Library('aten', 'IMPL')"):
+        rules = {f.rule for f in scan_source("import torch\n" + bad + "\n")}
+        assert "monkey-patch" in rules, (bad, rules)

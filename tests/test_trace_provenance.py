@@ -245,6 +245,32 @@ def test_buffers_a_launch_may_have_copied_packed_data_into_are_packed() -> None:
     assert trace["aten::clone (non-trivial mapping)"] == 3, trace
 
 
+def test_a_selecting_operand_laid_out_in_a_buffer_of_the_call_is_no_mapping() -> None:
+    """``mask.expand(shape).contiguous()`` (masked_fill_, red team 26) materialises a broadcast selector: no
+    data moves, so no mapping mark; the same copy of the moved tensor, or of the mask into a call tensor, stays
+    a mapping."""
+    def body(x, mask):
+        mask.expand(x.shape).contiguous()                       # the selector laid out: unmarked
+        x.t().contiguous()                                      # the moved tensor: a mapping
+        x[:1].copy_(mask.to(x.dtype))                           # into a call tensor: a mapping (and a conversion)
+        return x
+
+    STATE.begin_case(False)
+    try:
+        traced(body, "masked_fill__Scalar", selectors=((1, "mask"),))(torch.randn(4, 6), torch.rand(1, 6) > 0.5)
+    finally:
+        STATE.end_case()
+    trace = dict(STATE.trace)
+    assert trace["aten::clone (non-trivial mapping)"] == 1, trace
+    assert trace.get("aten::clone") == 1, trace                 # the mask's layout copy, unmarked
+    assert any(k.startswith("aten::copy_ (") and "non-trivial mapping" in k for k in trace), trace
+    from kernelgenbench.sandbox.drive import schema_param_names
+    from kernelgenbench.suite.registry import get_operator
+    op = get_operator("aten::masked_fill_")
+    assert op.selector_args == {"mask"} and not get_operator("aten::cat").selector_args
+    assert [schema_param_names(w.schema).index("mask") for w in op.interface.wrappers] == [1, 1]
+
+
 def test_packed_arguments_name_parameters_of_their_rows() -> None:
     from kernelgenbench.suite.registry import all_operators
 

@@ -2,8 +2,8 @@
 with ``cmath``, element by element (each value read with ``.item()``, written back with ``fill_``),
 after a token launch of the oracle's kernel into a scratch buffer for proof of work. ``cmath`` passes
 L1 now, like ``math``; what it computes on tensor values still goes through host reads and ATen fills:
-the L2 ghost replay fails it as ``ghost`` (with every launch a no-op the fills still produce the
-result), and on larger tensors the L3 host-read and fill budgets would (``profile``). The rest is the
+the L3 host-read and fill budgets fail it on the [64, 65] smoke case (``profile``), and on smaller tensors
+the L2 ghost replay would (``ghost``: with every launch a no-op the fills still produce the result). The rest is the
 oracle (solutions/aten__asin.py)."""
 
 SUBSTITUTIONS = [

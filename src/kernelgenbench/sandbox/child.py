@@ -222,7 +222,9 @@ class Child:
         if not bad:
             for p in params:
                 want = iface.defaults.get(p.name, inspect.Parameter.empty)
-                if p.default is not want and p.default != want:
+                # a default on a parameter the interface requires never applies (every call passes it: red team
+                # 26, rms_norm(out, input, weight, epsilon=1e-6)); an optional one's default must be the interface's
+                if want is not inspect.Parameter.empty and p.default is not want and p.default != want:
                     bad = True
                 if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) and p.name in iface.params:
                     bad = bad or p.kind is not p.POSITIONAL_OR_KEYWORD

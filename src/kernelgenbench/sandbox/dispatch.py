@@ -295,13 +295,15 @@ def replaced_storages(before: list[tuple[str, torch.Tensor, int, int]]) -> list[
     return bad
 
 
-def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...] = ()) -> Callable[..., Any]:
+def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...] = (),
+           selectors: tuple[tuple[int, str], ...] = ()) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
     arguments, trace its ATen ops (while timing: op counts only, :class:`TimedTraceMode`), and keep the
     memory provenance of the outermost call (:class:`CallEvidence`; its returned tensors must live in
     storage allocated during the call or be arguments, ``STATE.stale_outputs``). ``packed``: the
     ``(position, name)`` of each parameter holding packed data (``Operator.packed_args``), whose storages
-    the evidence tracks as packed (:meth:`CallEvidence.unpacks`)."""
+    the evidence tracks as packed (:meth:`CallEvidence.unpacks`); ``selectors``: those of the selecting operands
+    of a data-movement operator (``Operator.selector_args``), whose layout copies are not its work."""
     try:
         sig: inspect.Signature | None = inspect.signature(fn)
     except (TypeError, ValueError):
@@ -323,7 +325,9 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
         storages = None
         if top:
             held = [args[i] if i < len(args) else kwargs.get(n) for i, n in packed]
-            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset(), held)
+            sel = [args[i] if i < len(args) else kwargs.get(n) for i, n in selectors]
+            STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset(), held,
+                                      selectors=sel)
             storages = argument_storages(args, kwargs)
         STATE.active_wrappers.append(name)
         try:

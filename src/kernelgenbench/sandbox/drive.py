@@ -33,6 +33,35 @@ from ..suite.spec import Call, Operator, bind_pointers, unbind_result
 from .dispatch import DispatchRecursion, InterceptMode, SignatureMismatch, traced
 
 
+def schema_param_names(schema: str) -> list[str]:
+    """The parameter names of an ATen schema string, in order (keyword-only ones after the positional ones):
+    ``"aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)"`` gives
+    ``["self", "mask", "value"]``; ``[]`` when the string has no parameter list."""
+    start = schema.find("(")
+    if start < 0:
+        return []
+    depth, end = 0, -1
+    for i in range(start, len(schema)):
+        depth += schema[i] in "([" and 1 or (-1 if schema[i] in ")]" else 0)
+        if depth == 0:
+            end = i
+            break
+    names, part, depth = [], "", 0
+    for ch in schema[start + 1:end] + ",":
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            head = part.split("=", 1)[0].strip()
+            if head and head != "*":
+                names.append(head.split()[-1])
+            part = ""
+        else:
+            part += ch
+    return names
+
+
 def _has_overload(key: str) -> bool:
     """Whether the installed PyTorch has the overload ``"select.Dimname"`` (named-tensor overloads
     exist in PyTorch 2.11, not in 2.13)."""
@@ -56,7 +85,8 @@ class AtenImpl:
             fn = getattr(module, w.name, None)
             if not callable(fn):
                 continue
-            t = traced(fn, w.name)
+            sel = tuple((i, n) for i, n in enumerate(schema_param_names(w.schema)) if n in op.selector_args)
+            t = traced(fn, w.name, selectors=sel)
             self.by_name[w.name] = t
             if w.kind == "dispatcher" or (w.kind == "named" and _has_overload(w.overload)):
                 self.fns[w.overload] = t

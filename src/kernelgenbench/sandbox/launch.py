@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 import types
@@ -586,16 +587,68 @@ def install_launch_hooks() -> None:
     except ImportError:  # pragma: no cover - older Triton
         pass
 
-    # Triton's own autotune benchmarking (timing loops, cache flushes) is not the candidate's work.
+    # Triton's own autotune benchmarking (timing loops, cache flushes) is not the candidate's work; the
+    # submission's own hooks that benchmarking calls are (traced_autotune_hooks).
     if not getattr(autotuner.Autotuner._bench, "_kgb_suspended", False):
         orig_bench = autotuner.Autotuner._bench
 
         def _bench(self, *args, _orig=orig_bench, **kwargs):
-            STATE.inside_launch += 1
-            try:
-                return _orig(self, *args, **kwargs)
-            finally:
-                STATE.inside_launch -= 1
+            with traced_autotune_hooks(self, kwargs.get("config")):
+                STATE.inside_launch += 1
+                try:
+                    return _orig(self, *args, **kwargs)
+                finally:
+                    STATE.inside_launch -= 1
 
         _bench._kgb_suspended = True  # type: ignore[attr-defined]
         autotuner.Autotuner._bench = _bench
+
+
+@contextlib.contextmanager
+def traced_autotune_hooks(tuner: Any, config: Any):
+    """While Triton benchmarks one config of an autotuned kernel (``Autotuner._bench``, whose timing loop the
+    harness does not trace), the submission's own hooks it calls (``autotune(pre_hook=, post_hook=)``,
+    ``triton.Config(pre_hook=)``) run traced like the wrapper's code: red team 26 found that a hook could compute
+    the whole result with ATen during benchmarking, untraced, and a memcpy kernel then passed every check (on
+    GPUs; the interpreter ranks configs without running them). Triton's own hooks (``reset_to_zero``,
+    ``restore_value``) stay untraced. Benchmarking calls a hook about a hundred times per config: each op key
+    counts as often as one call of the hook ran it (the most over the calls), so a hook that zeroes an output
+    costs one ``zero_`` per config, not one per timing repetition."""
+    outer = STATE.inside_launch
+    contributed: dict[str, int] = {}
+
+    def traced(hook: Any) -> Any:
+        def run(*a: Any, **k: Any) -> Any:
+            counter = STATE._call_trace if STATE._call_trace is not None else STATE.trace
+            before = dict(counter) if counter is not None else {}
+            saved = STATE.inside_launch
+            STATE.inside_launch = outer
+            try:
+                return hook(*a, **k)
+            finally:
+                STATE.inside_launch = saved
+                if counter is not None:
+                    for key in list(counter):
+                        d = counter[key] - before.get(key, 0)
+                        if d <= 0:
+                            continue
+                        keep = max(0, d - contributed.get(key, 0))
+                        contributed[key] = max(contributed.get(key, 0), d)
+                        counter[key] = before.get(key, 0) + keep
+                        if not counter[key]:
+                            del counter[key]
+        return run
+
+    swaps: list[tuple[Any, str, Any]] = []
+    for obj, attr, user in ((tuner, "pre_hook", getattr(tuner, "user_defined_pre_hook", False)),
+                            (tuner, "post_hook", getattr(tuner, "user_defined_post_hook", False)),
+                            (config, "pre_hook", True)):
+        hook = getattr(obj, attr, None) if obj is not None else None
+        if user and callable(hook):
+            swaps.append((obj, attr, hook))
+            setattr(obj, attr, traced(hook))
+    try:
+        yield
+    finally:
+        for obj, attr, hook in swaps:
+            setattr(obj, attr, hook)

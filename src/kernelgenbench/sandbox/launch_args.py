@@ -25,7 +25,8 @@ value (:func:`bad_value`):
   shape, str padding), a ``triton.reinterpret`` wrapper (``TensorWrapper``) of a tensor, and the
   ``MockTensor`` of ``kernel.warmup``;
 * a plain ``tuple``, or an instance of a class made by ``collections.namedtuple`` /
-  ``typing.NamedTuple`` to which nothing was added.
+  ``typing.NamedTuple`` to which nothing was added;
+* a member of an ``enum.IntEnum`` class to which nothing was added (:func:`_intenum_ok`).
 
 Nothing else: no user classes or subclasses of the types above (an ``int`` subclass, a tensor
 subclass), no ``dict``/``defaultdict``/``list`` (mutable: a body could write into it), no object with a
@@ -63,6 +64,7 @@ from __future__ import annotations
 import builtins
 import collections
 import dis
+import enum
 import os
 import sys
 import types
@@ -144,6 +146,8 @@ class _Types:
         self.tuplegetter = type(ref.__dict__["a"])
         #: namedtuple classes approved: class -> its dict items when approved (re-checked by identity)
         self.nt_ok: dict[type, tuple] = {}
+        #: IntEnum classes approved, likewise
+        self.enum_ok: dict[type, tuple] = {}
 
 
 _T: _Types | None = None
@@ -164,15 +168,21 @@ def install() -> None:
 # -- values -------------------------------------------------------------------------------------
 
 
+def _still_approved(approved: dict[type, tuple], cls: type) -> bool:
+    """Whether ``cls`` was approved before and its dictionary still holds exactly the same objects."""
+    d = cls.__dict__
+    snap = approved.get(cls)
+    return snap is not None and len(snap) == len(d) and all(
+        k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items()))
+
+
 def _namedtuple_ok(cls: type, T: _Types) -> bool:
     """``cls`` is a class made by ``collections.namedtuple`` (or ``typing.NamedTuple``) with nothing
     added: no method of its own, every generated method the generator's."""
     if type(cls) is not type:  # a metaclass of its own could run code on attribute reads
         return False
     d = cls.__dict__
-    snap = T.nt_ok.get(cls)
-    if snap is not None and len(snap) == len(d) and all(
-            k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items())):
+    if _still_approved(T.nt_ok, cls):
         return True
     if cls.__bases__ != (tuple,):
         return False
@@ -209,6 +219,35 @@ def _namedtuple_ok(cls: type, T: _Types) -> bool:
     return True
 
 
+#: the standard enum metaclass (``EnumType`` from Python 3.11, ``EnumMeta`` before; the same class)
+_ENUM_META = getattr(enum, "EnumType", enum.EnumMeta)
+_ENUM_BOOKKEEPING = (str, bool, int, list, dict, tuple, type(None), types.BuiltinFunctionType,
+                     types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+def _intenum_ok(cls: type, T: _Types) -> bool:
+    """``cls`` is an ``enum.IntEnum`` made by the standard ``enum`` module with nothing added: its metaclass is
+    ``enum.EnumType``, its only base ``IntEnum``, and its dictionary holds its members and the enum module's own
+    bookkeeping (no function, property or descriptor of the submission's: nothing that could run when a kernel
+    compares, indexes or branches on a member). Its members are then plain ints to Triton (red team 26: an
+    IntEnum mode passed as a constexpr is a common, legal style). Read with ``type()`` and the class dictionary
+    only."""
+    if type(cls) is not _ENUM_META or cls.__bases__ != (enum.IntEnum,):
+        return False
+    d = cls.__dict__
+    if _still_approved(T.enum_ok, cls):
+        return True
+    for v in d.values():
+        t = type(v)
+        if t is cls or t in _ENUM_BOOKKEEPING or v is int:
+            continue
+        if t is types.FunctionType and getattr(v, "__module__", None) == "enum":
+            continue
+        return False
+    T.enum_ok[cls] = tuple(d.items())
+    return True
+
+
 def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, Any] | None:
     """Check one launch argument (or a constant a kernel body reads).
 
@@ -222,6 +261,8 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
         return None
     if depth > _MAX_DEPTH:
         return "", v
+    if type(t) is _ENUM_META and _intenum_ok(t, T):
+        return None
     if t is T.constexpr:
         bad = bad_value(v.value, jits, depth + 1)
         return None if bad is None else (".value" + bad[0], bad[1])

@@ -183,7 +183,7 @@ class CallEvidence:
     """
 
     def __init__(self, args: Any = (), kwargs: Any = None, readonly: frozenset[int] = frozenset(),
-                 packed: Any = ()) -> None:
+                 packed: Any = (), selectors: Any = ()) -> None:
         tensors = [t for _, t in _tensors((args, kwargs or {}))]
         self.given = {f for f in (layout_form(t) for t in tensors) if f is not None}
         self.readonly = readonly
@@ -202,11 +202,26 @@ class CallEvidence:
         self.snapshots: dict[int, torch.Tensor] = {}
         for t in tensors:
             _note_native(t)
+        #: storages of the selecting operands (``Operator.selector_args``: an index, a mask)
+        self.selectors = {st.data_ptr() for st in (_storage(t) for _, t in _tensors(selectors))
+                          if st is not None and st.nbytes()}
         self.packed: dict[int, tuple[Any, int]] = {}
         for _, t in _tensors(packed):
             st = _storage(t)
             if st is not None and st.nbytes():
                 self.packed[st.data_ptr()] = (weakref.ref(st), t.element_size())
+
+    def lays_out_selector(self, src: torch.Tensor, dst: torch.Tensor | None = None) -> bool:
+        """Whether a copy from ``src`` into ``dst`` (None: a clone) only lays out a selecting operand: ``src``
+        lives in an index or mask argument's storage and the copy writes a buffer of the call's own, not a call
+        tensor (materialising a broadcast mask moves none of the operator's data)."""
+        st = _storage(src)
+        if st is None or st.data_ptr() not in self.selectors:
+            return False
+        if dst is None:
+            return True
+        dst_st = _storage(dst)
+        return dst_st is not None and _alive(self.fresh, dst_st.data_ptr()) and dst_st.data_ptr() not in self.args
 
     def packed_size(self, t: Any) -> int | None:
         """The element size the packed bytes in ``t``'s storage were given in, or None where ``t`` holds no
@@ -472,7 +487,7 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                 resized = name == "_copy_from_and_resize" and dst.numel() == 0
                 mapping = ev is not None and ((tuple(src.shape) != tuple(dst.shape) and not resized)
                                               or not ev.side_ok(src) or not ev.side_ok(dst))
-                if mapping:
+                if mapping and not ev.lays_out_selector(src, dst):
                     marks.append(MARK_MAPPING)
                     if splits_elements(src) or splits_elements(dst):
                         marks.append(MARK_BYTES)
@@ -487,7 +502,7 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
             if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype:
                 marks.append(MARK_CONVERSION)
             mapping = ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS)
-            if mapping:
+            if mapping and not ev.lays_out_selector(src):
                 marks.append(MARK_MAPPING)
                 if splits_elements(src):
                     marks.append(MARK_BYTES)

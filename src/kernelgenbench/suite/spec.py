@@ -665,6 +665,11 @@ class Operator(abc.ABC):
     #: zeros, GGUF blocks, Marlin tiles and meta): decoding them is the operator's work, so L3 fails an ATen
     #: copy that rearranges or reinterprets their bytes (``verify/profile.py`` MARK_UNPACK).
     packed_args: frozenset[str] = frozenset()
+    #: Parameters of a data-movement operator that select rather than move (an index, a mask, an index list):
+    #: an ATen copy of one into a buffer of the call's own (``mask.expand(shape).contiguous()``, materialising
+    #: a broadcast operand) lays out the operand and moves none of the data, so it is not the operator's work
+    #: (red team 26, masked_fill_). Copies of the moved tensors stay judged (``sandbox/provenance.py``).
+    selector_args: frozenset[str] = frozenset()
     #: The row's atol in words where its reduce_dim is not 1 on every case (``kgb show``, prompts): the
     #: reduce_dim's formula in the case's parameters, an override, or the accumulation rule
     #: (:func:`accumulation_text`); None means reduce_dim 1 (:data:`ATOL_REDUCE_DIM_1`), which

@@ -83,6 +83,12 @@ PUBLIC_API: dict[str, Callable[..., Any]] = {
 #: concatenation (``cat``, ``stack``: their rows forbid copies altogether already). Not flagged: views
 #: (the result must alias its input, no copy can make it), the copy and factory families (copies and
 #: values through PyTorch are forbidden to them outright), and operators that compute.
+#: The selecting operands of the data-movement operators (``Operator.selector_args``), by schema name.
+SELECTORS: dict[str, frozenset[str]] = {
+    "embedding": frozenset({"indices"}), "gather": frozenset({"index"}), "index": frozenset({"indices"}),
+    "index_select": frozenset({"index"}), "index_put_": frozenset({"indices"}),
+    "_index_put_impl_": frozenset({"indices"}), "scatter": frozenset({"index"}), "masked_fill_": frozenset({"mask"}),
+}
 DATA_MOVEMENT: frozenset[str] = frozenset({
     "embedding", "gather", "index", "index_select", "index_put_", "_index_put_impl_", "scatter",
     "masked_fill_", "select_backward", "reflection_pad1d_backward", "upsample_nearest2d_backward", "im2col",
@@ -199,6 +205,7 @@ class AtenOperator(Operator):
         self.own_ops = own_ops or frozenset({name})
         self.allow_copies = allow_copies
         self.data_movement = name in DATA_MOVEMENT if data_movement is None else data_movement
+        self.selector_args = SELECTORS.get(name, frozenset()) if self.data_movement else frozenset()
 
     def grid(self, tier: str) -> list[dict[str, Any]]:
         return list(self._grids.get(tier, []))

@@ -348,6 +348,11 @@ IMPORT_RULES: dict[str, str] = {
     **dict.fromkeys(["time", "timeit", "cProfile", "profile"], "timer"),
 }
 
+#: Paths under a forbidden prefix that are allowed: ``torch.library.wrap_triton`` wraps a Triton kernel for
+#: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
+#: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
+TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton"})
+
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
 #: (``operator.attrgetter("run.__globals__")``, ``operator.methodcaller("tolist")``): like getattr

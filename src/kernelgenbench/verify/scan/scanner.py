@@ -56,6 +56,7 @@ from .policy import (
     TORCH_ALLOWED,
     TORCH_COPY_ALLOWED,
     TORCH_FROM_HOST_DATA,
+    TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     WARNINGS_ALLOWED,
     _foreign_module,
@@ -271,6 +272,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = "." * node.level + (node.module or "")
+        if node.level == 0 and node.names and all(f"{module}.{a.name}" in TORCH_PATH_ALLOWED for a in node.names):
+            return  # ``from torch.library import wrap_triton``: names allowed one by one
         if self._check_module(node, module):
             return
         for alias in node.names:
@@ -605,6 +608,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return  # other modules are judged at their import
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
+            if prefix in TORCH_PATH_ALLOWED:
+                break
             rule = TORCH_PATH_RULES.get(prefix)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY[rule].format(path=path))
@@ -633,7 +638,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if rest in TORCH_FROM_HOST_DATA and as_call and isinstance(node, ast.Call):
             self._check_from_data(node, _data_arg(node, 0), path, "torch-compute")
             return
-        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods:
+        if rest in TORCH_ALLOWED or (self.allow_copies and rest in TORCH_COPY_ALLOWED) or path in self.allow_methods \
+                or path in TORCH_PATH_ALLOWED:
             return
         if not as_call:
             obj = _torch_object(path)

@@ -1,0 +1,67 @@
+"""The submission's own autotune hooks run traced while Triton benchmarks a config (sandbox/launch.py
+``traced_autotune_hooks``). Red team 26: ``Autotuner._bench`` ran untraced (Triton's timing loop is not the
+candidate's work), and so did the hooks it calls, so a ``triton.Config(pre_hook=)`` or ``autotune(pre_hook=)``
+could compute the result with ATen on GPUs while a memcpy kernel passed. Here ``_bench`` is driven on the CPU with a
+stand-in for Triton's benchmark loop (the interpreter platform itself ranks configs without running them)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+SCRIPT = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from kernelgenbench.sandbox.launch import install_launch_hooks
+from kernelgenbench.sandbox.state import STATE
+from kernelgenbench.sandbox.dispatch import traced
+install_launch_hooks()
+
+@triton.jit
+def copy(x, y, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)
+
+def compute(nargs):
+    nargs["y"].copy_(torch.sin(nargs["x"]))
+
+def zero(nargs, reset_only=False):
+    nargs["y"].zero_()
+
+for name, cfg_hook, user_hook, reset in (("config", compute, None, []), ("user", None, zero, []),
+                                         ("triton_reset", None, None, ["y"])):
+    kw = {"pre_hook": user_hook} if user_hook else {}
+    tuner = triton.autotune(configs=[triton.Config({"BLOCK": 16}, pre_hook=cfg_hook)], key=["n"],
+                            reset_to_zero=reset, **kw)(copy)
+    # Triton's benchmark loop calls the config three times here (about a hundred on a GPU)
+    tuner._do_bench = lambda kernel_call, quantiles: [kernel_call() or kernel_call() or kernel_call() or 1.0] * 3
+    x = torch.randn(16); y = torch.empty(16)
+    tuner.nargs = {"x": x, "y": y, "n": 16}
+    def body(x, y):
+        tuner._bench(x, y, 16, config=tuner.configs[0], grid=(1,))
+        return y
+    STATE.begin_case(False)
+    try:
+        traced(body, "w")(x, y)
+    finally:
+        STATE.end_case()
+    hooks_left = (tuner.configs[0].pre_hook is cfg_hook, tuner.pre_hook is user_hook if user_hook else True)
+    print(name, sorted(dict(STATE.trace).items()), all(hooks_left))
+'''
+
+
+def test_the_submission_s_autotune_hooks_are_traced_once_per_config() -> None:
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in out.stdout.strip().splitlines())
+    # a Config pre_hook computing with ATen: traced, each op once although benchmarking called it three times
+    assert lines["config"] == "[('aten::copy_', 1), ('aten::sin', 1)] True", lines
+    # a user pre_hook zeroing the output: one zero_ per config, not one per timing repetition
+    assert lines["user"] == "[('aten::zero_', 1)] True", lines
+    # Triton's own reset_to_zero hook is Triton's bookkeeping, not the submission's: untraced
+    assert lines["triton_reset"] == "[] True", lines
