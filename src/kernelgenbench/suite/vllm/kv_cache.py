@@ -368,7 +368,8 @@ SWAP_BLOCKS = FunctionOperator(
     timed=lambda p: p["nb"] * _numel(p["block"]) >= 131_072,
     baseline=baseline("swap_blocks", _swap_base), label=baseline_label, data_movement=True,
     notes="vLLM takes block_mapping on the CPU; the harness moves every tensor of a case to the device, so here it "
-          "arrives on the device (read it there, or copy it to the host once).",
+          "arrives on the device: read it in the kernel (a host loop over its rows reads one value per .item() and "
+          "meets the L3 budget of 16 host reads per call; .tolist() is refused by L1).",
 )
 
 
