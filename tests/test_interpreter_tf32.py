@@ -71,3 +71,4 @@ def test_default_dot_of_fp32_operands_is_tf32_and_ieee_stays_exact() -> None:
     assert err[0][1] < 1e-5 < err[0][0]        # the default: the TF32 product (errors ~1e-3), not fp32's
     assert err[1][0] < 1e-4 and err[2][0] < 1e-4  # "ieee" and "tf32x3": fp32 accuracy
     assert err[3][0] > 1e-4                     # fp16 operands: rounded by the kernel itself, untouched here
+
