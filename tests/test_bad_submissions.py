@@ -79,6 +79,7 @@ EXPECTED = {
     "autotune_hook": "wrong_result",  # ATen work in an autotune pre_hook while benchmarking (GPU: profile); the
                                       # interpreter ranks configs without running hooks, the memcpy alone is wrong
     "launch_intenum_method": "profile",  # an IntEnum constexpr with a method of the submission's added
+    "launch_intenum_module": "profile",  # the same method relabelled __module__ = "enum" (red team 26b)
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -170,6 +171,10 @@ EXPECTED = {
     # session 25's red team, packed layouts decoded by ATen (Operator.packed_args; each passed smoke and held-out)
     "triton_launder": "profile",      # packed data copied by a Triton memcpy into a fresh buffer, then unpacked by
                                       # ATen (red team 26; gptq_gemm 8-bit, ggml_dequantize, allspark)
+    "triton_launder_big": "profile",  # the same into a buffer larger than the packed data, at an offset (red team
+                                      # 26b): judged by its contents (chunks of the packed bytes found in it)
+    "selector_launder": "profile",    # gather's moved data passed through the index's storage so that its ATen
+                                      # transposes read like selector layout copies (red team 26b)
     "unpack_launder": "profile",      # gptq_gemm 8-bit: words laundered through a uint8 buffer, bytes permuted
     "unpack_reorder": "profile",      # allspark: N32K16 byte reorder and scale reorder undone by permute copies
     "unpack_split": "profile",        # ggml_dequantize: GGUF records split by slice copies and dtype views
@@ -245,6 +250,7 @@ LAUNCH_MESSAGES = {
     "launch_global": "kernel _touch: global _TALLY is a _Tally (a kernel body may read only modules",
     "launch_int_subclass": "kernel _touch: argument T is a _N (a subclass of int)",
     "launch_intenum_method": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_module": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }

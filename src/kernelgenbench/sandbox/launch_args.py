@@ -148,6 +148,10 @@ class _Types:
         self.nt_ok: dict[type, tuple] = {}
         #: IntEnum classes approved, likewise
         self.enum_ok: dict[type, tuple] = {}
+        #: the code objects of the enum module's own functions (what an IntEnum class may hold as functions)
+        self.enum_codes = frozenset(
+            id(f.__code__) for base in (enum.Enum, enum.ReprEnum, enum.IntEnum) for v in vars(base).values()
+            for f in (getattr(v, "__func__", v),) if type(f) is types.FunctionType)
 
 
 _T: _Types | None = None
@@ -241,8 +245,9 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
         t = type(v)
         if t is cls or t in _ENUM_BOOKKEEPING or v is int:
             continue
-        if t is types.FunctionType and getattr(v, "__module__", None) == "enum":
-            continue
+        if t is types.FunctionType and id(v.__code__) in T.enum_codes and v.__globals__ is vars(enum) \
+                and v.__closure__ is None:
+            continue  # the enum module's own function (by code object: its __module__ can be rewritten)
         return False
     T.enum_ok[cls] = tuple(d.items())
     return True

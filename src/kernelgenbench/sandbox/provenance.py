@@ -159,6 +159,26 @@ def splits_elements(t: torch.Tensor) -> bool:
     return offset % native != 0 or any(d % native for _, d in dims[:-1])
 
 
+def _holds_chunks_of(st: Any, src: Any, width: int = 32, samples: int = 8) -> bool:
+    """Whether storage ``st`` holds, anywhere, a verbatim copy of one of ``samples`` chunks of ``width`` bytes
+    spread over storage ``src`` (chunks of fewer than 4 distinct byte values, such as runs of zeros, are skipped:
+    a fresh buffer may hold those by chance). Red team 26b laundered packed words through a Triton memcpy into a
+    buffer larger than the words, at an offset: the size rule missed it, the contents do not."""
+    with _no_modes():
+        have = _bytes_of(st).cpu().numpy().tobytes()
+        want = _bytes_of(src).cpu().numpy().tobytes()
+    n = len(want)
+    w = min(width, n)
+    if w < 4 or len(have) < w:
+        return False
+    for i in range(samples):
+        start = (i * (n - w)) // max(1, samples - 1)
+        chunk = want[start:start + w]
+        if len(set(chunk)) >= 4 and chunk in have:
+            return True
+    return False
+
+
 class CallEvidence:
     """The memory provenance of one candidate call (the outermost traced wrapper call, or the
     submission's import), kept by the sandbox's dispatch modes (weak references only: it keeps no
@@ -206,6 +226,9 @@ class CallEvidence:
         self.selectors = {st.data_ptr() for st in (_storage(t) for _, t in _tensors(selectors))
                           if st is not None and st.nbytes()}
         self.packed: dict[int, tuple[Any, int]] = {}
+        #: storages allocated in the call that a launch received beside packed data and that are not known to
+        #: hold it: judged by their contents when an ATen copy reads them (:meth:`packed_size`)
+        self.maybe_packed: dict[int, tuple[Any, list[tuple[Any, int]]]] = {}
         for _, t in _tensors(packed):
             st = _storage(t)
             if st is not None and st.nbytes():
@@ -218,6 +241,16 @@ class CallEvidence:
         st = _storage(src)
         if st is None or st.data_ptr() not in self.selectors:
             return False
+        if _alive(self.launched, st.data_ptr()):
+            # a launch received it: it may hold what a kernel wrote there (red team 26b: the moved data passed
+            # through the index's storage); still the selector only where its bytes are as the first launch found
+            snap = self.snapshots.get(st.data_ptr())
+            if snap is None:
+                return False
+            with _no_modes():
+                now = _bytes_of(st)
+                if now.numel() != snap.numel() or not bool(torch.equal(now, snap)):
+                    return False
         if dst is None:
             return True
         dst_st = _storage(dst)
@@ -229,9 +262,20 @@ class CallEvidence:
         if not isinstance(t, torch.Tensor):
             return None
         st = _storage(t)
-        if st is None or not st.nbytes() or not _alive(self.packed, st.data_ptr()):
+        if st is None or not st.nbytes():
             return None
-        return self.packed[st.data_ptr()][1]
+        ptr = st.data_ptr()
+        if not _alive(self.packed, ptr):
+            if not _alive(self.maybe_packed, ptr):
+                return None
+            for src_ref, esz in self.maybe_packed[ptr][1]:
+                src = src_ref()
+                if src is not None and _holds_chunks_of(st, src):
+                    self.packed[ptr] = (weakref.ref(st), esz)
+                    break
+            else:
+                return None
+        return self.packed[ptr][1]
 
     def unpacks(self, src: torch.Tensor, mapping: bool, *others: torch.Tensor) -> bool:
         """Whether a copy (or fill) from ``src`` into ``others`` rearranges or reinterprets packed bytes:
@@ -303,19 +347,21 @@ class CallEvidence:
         larger than every packed storage of the launch (an unpacking that widens: 4-bit values to int8) and
         floating-point buffers (dequantised weights, results) are the kernel's own output, not packed."""
         packed = [(self.packed_size(t), _storage(t)) for t in tensors]
-        sources = [(esz, st.nbytes()) for esz, st in packed if esz is not None and st is not None]
+        sources = [(esz, st) for esz, st in packed if esz is not None and st is not None]
         if not sources:
             return
         for t, (esz, st) in zip(tensors, packed):
-            if esz is not None or st is None or t.dtype.is_floating_point or t.dtype.is_complex or \
-                    t.dtype == torch.bool:
+            if esz is not None or st is None:
                 continue
             ptr = st.data_ptr()
             if not _alive(self.fresh, ptr):
                 continue
-            fits = [s_esz for s_esz, nb in sources if st.nbytes() <= nb]
+            small_int = not (t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool)
+            fits = [s_esz for s_esz, src in sources if small_int and st.nbytes() <= src.nbytes()]
             if fits:
                 self.packed[ptr] = (weakref.ref(st), fits[0])
+            else:  # larger, or not an integer buffer: packed if it turns out to hold a copy of packed bytes
+                self.maybe_packed[ptr] = (weakref.ref(st), [(weakref.ref(src), s_esz) for s_esz, src in sources])
 
     def triton_derived(self, t: torch.Tensor) -> bool:
         """Whether ``t`` lives in memory a Triton launch of this call received (other than a read-only
@@ -489,8 +535,8 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                                               or not ev.side_ok(src) or not ev.side_ok(dst))
                 if mapping and not ev.lays_out_selector(src, dst):
                     marks.append(MARK_MAPPING)
-                    if splits_elements(src) or splits_elements(dst):
-                        marks.append(MARK_BYTES)
+                if mapping and (splits_elements(src) or splits_elements(dst)):
+                    marks.append(MARK_BYTES)
                 # bytes copied to the very place they had in their own storage (a slice into the same slice of a
                 # buffer of the same element size: one expert's block of a MoE weight) are not rearranged
                 in_place_copy = (src.element_size() == dst.element_size() and tuple(src.shape) == tuple(dst.shape)
@@ -504,8 +550,8 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
             mapping = ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS)
             if mapping and not ev.lays_out_selector(src):
                 marks.append(MARK_MAPPING)
-                if splits_elements(src):
-                    marks.append(MARK_BYTES)
+            if mapping and splits_elements(src):
+                marks.append(MARK_BYTES)
             if ev is not None and ev.unpacks(src, mapping):
                 marks.append(MARK_UNPACK)
         elif name in FILL_OPS:
