@@ -497,8 +497,8 @@ class CaseJudge:
                 text += "\n" + condense_traceback(tb, self.session.submission) + self.session.log_hint()
             cause = platform_cause(err, self.platform) if cls == "platform" else None
             if cls == "platform" and self.platform.interpreter and (cause is None or interpreter_limit(err)):
-                # a limit of the CPU interpreter, not the kernel's fault: the case cannot be judged here, as
-                # bf16 cases cannot (verify/failures.py interpreter_limit)
+                # a limit of the CPU interpreter, not the kernel's fault: the case cannot be judged here
+                # (verify/failures.py interpreter_limit)
                 why = interpreter_limit(err) or "the interpreter failed"
                 return "unsupported", f"the Triton CPU interpreter cannot run this case: {why}"
             if cause is not None:  # a vendor profile's failure pattern: the platform's fault, not the kernel's

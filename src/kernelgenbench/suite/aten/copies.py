@@ -45,8 +45,8 @@ and the cost. The family supplies the rest:
   Tensors in a list argument (``cat``/``stack``) must come back unchanged.
 * **copies through PyTorch** are the op itself here: ``allow_copies=False`` for every row (L1 and
   L3 reject ``clone``/``copy_``/``_to_copy``/``contiguous`` inside a wrapper).
-* **dtypes.** Every dtype a case converts from or to counts (bf16 casts are unsupported on the
-  interpreter, whose fp32->bf16 conversion is not round-to-nearest-even).
+* **dtypes.** Every dtype a case converts from or to counts (for a platform's dtype limits; the interpreter's
+  fp32->bf16 conversion rounds to nearest even since sandbox/interpreter_numerics.py).
 * **cost.** bytes = elements read + elements written at their dtypes; no FLOPs.
 """
 from __future__ import annotations

@@ -26,8 +26,7 @@ family supplies the rest, and the judging rule is the one stated once in
 * **timing.** Every full-tier case is timed, as upstream times them (host-side metadata work on
   both sides); the cost model counts no bytes for views and allocations, the copy's bytes for
   reshape's copy path and one element for scalar reads.
-* **dtypes.** Nothing is computed, so no platform dtype limit applies: bf16 cases are judged on the
-  CPU interpreter too (a one-element bf16 copy is exact there).
+* **dtypes.** Nothing is computed, so no platform dtype limit applies (a vendor profile's included).
 """
 from __future__ import annotations
 
