@@ -346,7 +346,12 @@ class CallEvidence:
         fresh uint8 buffer, then an ATen permute of its bytes, unpacked with ATen behind a Triton copy). A buffer
         larger than every packed storage of the launch (an unpacking that widens: 4-bit values to int8) and
         floating-point buffers (dequantised weights, results) are the kernel's own output, not packed."""
-        packed = [(self.packed_size(t), _storage(t)) for t in tensors]
+        def known(t: torch.Tensor) -> int | None:
+            # packed as far as already established: no content check of a candidate here, on every launch
+            st = _storage(t)
+            return self.packed[st.data_ptr()][1] if st is not None and _alive(self.packed, st.data_ptr()) else None
+
+        packed = [(known(t), _storage(t)) for t in tensors]
         sources = [(esz, st) for esz, st in packed if esz is not None and st is not None]
         if not sources:
             return
