@@ -6,7 +6,7 @@ The input is viewed as (O, R, I): O and I are the (coalesced) kept dims, I the o
 stride (vectorised); R the reduced dims, as one or two coalesced groups (r -> (r // R2, r % R2), so
 reductions over non-adjacent dims such as [0, 2] need no copy). A program sums a [BLOCK_R, BLOCK_I]
 tile stream along R into an fp32 register accumulator (fp64 for fp64 results), reduces it once and
-stores sum * (1/N) rounded once. When the programs would each stream a lot of memory and there are
+stores sum / N (divided in the accumulation dtype) rounded once. When the programs would each stream a lot of memory and there are
 too few of them to fill the GPU, R is split: partial sums (unscaled, in the accumulation dtype) go to
 a workspace and a second launch of the same kernel reduces them and scales (a deterministic two-pass
 tree, no atomics). A whole-tensor mean over dense memory is one contiguous run with wide tiles.
@@ -24,9 +24,9 @@ _NUM_SMS = 132  # H200
 
 
 @triton.jit
-def _mean_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK, scale,
+def _mean_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK, count,
                  sxo, sr1, sr2, sxi, syo, sys, syi,
-                 RES: tl.constexpr, ACC: tl.constexpr, CAST_IN: tl.constexpr, TWO_R: tl.constexpr,
+                 RES: tl.constexpr, ACC: tl.constexpr, CAST_IN: tl.constexpr, DIVIDE: tl.constexpr, TWO_R: tl.constexpr,
                  EVEN_I: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_I: tl.constexpr, USE_I64: tl.constexpr):
     pid = tl.program_id(0)
     sp = pid % SPLIT
@@ -69,7 +69,11 @@ def _mean_kernel(x_ptr, y_ptr, R, R2, I, n_ib, SPLIT, CHUNK, scale,
     if CAST_IN:
         x = x.to(RES)
     acc += x.to(ACC)
-    s = tl.sum(acc, axis=0) * scale
+    s = tl.sum(acc, axis=0)
+    if DIVIDE:
+        # divided in the accumulation dtype (a Python float argument would arrive as fp32 and cost an fp64
+        # result its precision); the mean of an empty set is 0 / 0 = NaN
+        s = s / count
     tl.store(y_ptr + o * syo + sp * sys + i * syi, s.to(y_ptr.dtype.element_ty), mask=imask)
 
 
@@ -251,7 +255,7 @@ def _plan(x, red, y_kept_strides):
     return O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2
 
 
-def _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, scale, res, acc, cast_in, allow_split):
+def _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, count, res, acc, cast_in, allow_split):
     cpu = x.device.type == "cpu"
     RP = _next_pow2(max(R, 1))
     IP = _next_pow2(I)
@@ -283,14 +287,15 @@ def _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, scale, res, acc, ca
     meta = dict(RES=res, ACC=acc, CAST_IN=cast_in, TWO_R=two_r, EVEN_I=I % BLOCK_I == 0, BLOCK_R=BLOCK_R,
                 BLOCK_I=BLOCK_I, USE_I64=use_i64, num_warps=warps)
     if split == 1:
-        _mean_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, scale, sxo, sr1, sr2, sxi, syo, 0, syi, **meta)
+        _mean_kernel[(nprog,)](x, y, R, R2, I, n_ib, 1, chunk, count, sxo, sr1, sr2, sxi, syo, 0, syi,
+                               DIVIDE=True, **meta)
         return
     ws = torch.empty((O, split, I), dtype=torch.float64 if acc == tl.float64 else torch.float32,
                      device=x.device)
-    _mean_kernel[(nprog * split,)](x, ws, R, R2, I, n_ib, split, chunk, 1.0, sxo, sr1, sr2, sxi,
-                                   split * I, I, 1, **meta)
+    _mean_kernel[(nprog * split,)](x, ws, R, R2, I, n_ib, split, chunk, count, sxo, sr1, sr2, sxi,
+                                   split * I, I, 1, DIVIDE=False, **meta)
     # second pass: reduce the partials (O, split, I) -> y, and scale
-    _launch(ws, y, O, I, split * I, 1, syo, syi, split, split, 0, I, scale, res, acc, False, False)
+    _launch(ws, y, O, I, split * I, 1, syo, syi, split, split, 0, I, count, res, acc, False, False)
 
 
 def _mean_into(x, red, keepdim, y, res_dtype, count):
@@ -313,8 +318,7 @@ def _mean_into(x, red, keepdim, y, res_dtype, count):
         x = xc
     O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2 = plan
     acc = tl.float64 if res_dtype == torch.float64 else tl.float32
-    scale = 1.0 / count if count else float("nan")
-    _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, scale,
+    _launch(x, y, O, I, sxo, sxi, syo, syi, R, R2, sr1, sr2, count,
             _tl_dtype(res_dtype), acc, x.dtype != res_dtype, True)
     return y
 

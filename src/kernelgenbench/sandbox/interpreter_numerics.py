@@ -15,6 +15,10 @@ child on the interpreter platform, with the other interpreter patches of ``sandb
   ``tl.dot`` (fp32 products and sums of bf16 operands), the sum, min/max and cumulative reductions (a bf16 sum
   adds pairwise, rounding every partial sum to bf16, as a GPU's tree of bf16 additions does) and atomic adds,
   min/max and exchanges.
+* Python ``float`` launch arguments are fp32 scalars (:func:`_fp32_float_args`), as the GPU's launcher types
+  them (``mangle_type(float) == "fp32"``): the interpreter handed them to the kernel as Python floats, which
+  Triton treats as weakly typed constants, so ``fp64_value * scale`` kept ``scale`` in full precision (an fp64
+  mean scaled by ``1/N`` passed on the CPU and failed on the GPU) and ``fp16_value * scale`` stayed fp16.
 
 Everything here is plain NumPy on the interpreter's arrays: no torch op runs inside a traced candidate call.
 """
@@ -28,6 +32,33 @@ def install_gpu_numerics() -> None:
     _tf32_dot()
     _exact_fp8_conversions()
     _bf16_arithmetic()
+    _fp32_float_args()
+
+
+def _fp32_float_args() -> None:
+    """Hand a kernel's non-constexpr Python ``float`` arguments to its body as fp32 scalar tensors, rounded to
+    fp32 (to nearest; beyond fp32's range: infinity), as Triton's GPU launcher does, and ``bool`` arguments as
+    int1 scalars (Triton 3.6's interpreter raised on a runtime ``bool`` argument, which a GPU takes as ``i1``);
+    constexpr arguments are untouched (the interpreter never converts those)."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    orig = interp._implicit_cvt
+    if getattr(orig, "_kgb_fp32", False):
+        return
+
+    def _implicit_cvt(arg):
+        if isinstance(arg, bool):  # the interpreter built a 32-bit array for an int1 value and raised
+            return tl.tensor(interp.TensorHandle(np.array([arg], dtype=np.bool_), tl.int1), tl.int1)
+        if isinstance(arg, float):
+            with np.errstate(over="ignore"):
+                data = np.array([arg], dtype=np.float32)
+            return tl.tensor(interp.TensorHandle(data, tl.float32), tl.float32)
+        return orig(arg)
+
+    _implicit_cvt._kgb_fp32 = True  # type: ignore[attr-defined]
+    interp._implicit_cvt = _implicit_cvt
 
 
 def tf32_round(x: Any) -> Any:

@@ -1,0 +1,74 @@
+"""Launch scalars on the interpreter are typed as Triton's GPU launcher types them
+(sandbox/interpreter_numerics.py ``_fp32_float_args``): a Python ``float`` argument is an fp32 scalar, a ``bool`` an
+int1. Triton 3.6's interpreter handed floats over as weakly typed Python floats (an fp64 mean scaled by a float
+``1/N`` kept full precision on the CPU and lost it on the GPU: aten::mean's oracle failed the GPU gate of f57781c)
+and raised on a runtime ``bool``. Also: ``torch.library.wrap_triton`` returns the kernel itself in the sandbox child
+(sandbox/child.py ``_eager_wrap_triton``), as it does on the interpreter."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+KERNEL = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+
+@triton.jit
+def k(x_ptr, h_ptr, out64_ptr, out16_ptr, flag_ptr, scale, flag, BIG: tl.constexpr):
+    tl.store(out64_ptr, tl.load(x_ptr) * scale)          # fp64 * (fp32 scalar) -> fp64
+    p = tl.load(h_ptr) * scale                           # fp16 * (fp32 scalar) -> fp32, as on a GPU
+    tl.store(out16_ptr, p.to(tl.float64))
+    if flag:
+        tl.store(flag_ptr, 1)
+    else:
+        tl.store(flag_ptr, 2)
+    tl.store(out64_ptr + 1, tl.load(x_ptr) * BIG)        # a constexpr float: untouched
+
+x = torch.tensor([1.0], dtype=torch.float64)
+h = torch.tensor([3.0], dtype=torch.float16)
+out64, out16 = torch.zeros(2, dtype=torch.float64), torch.zeros(1, dtype=torch.float64)
+fl = torch.zeros(1, dtype=torch.int32)
+k[(1,)](x, h, out64, out16, fl, 1 / 3, True, BIG=1 / 3)
+print(out64[0].item(), out16.item(), fl.item(), out64[1].item())
+k[(1,)](x, h, out64, out16, fl, 1e300, False, BIG=1 / 3)
+print(out64[0].item(), out16.item(), fl.item(), out64[1].item())
+'''
+
+
+def test_float_arguments_are_fp32_scalars_and_bools_int1() -> None:
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", KERNEL], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    first, second = ([float(v) for v in line.split()] for line in out.stdout.strip().split("\n"))
+    third32 = float(__import__("numpy").float32(1 / 3))
+    assert first[0] == third32 and first[0] != 1 / 3      # the fp64 product carries fp32's rounding of 1/3
+    assert first[1] == float(__import__("numpy").float32(3.0 * third32))  # fp32 product of an fp16 value
+    assert first[2] == 1 and second[2] == 2               # True and False reach the kernel as int1
+    assert first[3] == 1 / 3                              # constexpr floats stay Python floats
+    assert second[0] == float("inf")                      # beyond fp32's range: infinity, as the GPU's cast
+
+
+def test_wrap_triton_returns_the_kernel_in_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+    import torch._library.triton as library_triton
+    from triton.runtime.jit import JITFunction
+
+    from kernelgenbench.sandbox.child import _eager_wrap_triton
+
+    def body(x_ptr):
+        pass
+
+    kernel = JITFunction(body)
+    monkeypatch.setattr(library_triton, "wrap_triton_enabled_default", True)
+    assert torch.library.wrap_triton(kernel) is not kernel  # torch's tracing wrapper (goes through the HOP)
+    _eager_wrap_triton()
+    assert torch.library.wrap_triton(kernel) is kernel
