@@ -62,6 +62,23 @@ from .protocol import (
 _TIMERS: dict[str, Any] = {}
 
 
+def _eager_wrap_triton() -> None:
+    """``torch.library.wrap_triton(kernel)`` returns the kernel itself, as it does on the interpreter.
+
+    On GPUs (torch >= 2.6) it returns a wrapper whose launch goes through the higher-order operator
+    ``triton_kernel_wrapper_mutation``, which exists for ``torch.compile``; eagerly, under the verifier's dispatch
+    trace, that operator refuses to run ("no rule registered for HigherOrderOperator"), so a legal kernel launched
+    through wrap_triton failed on the GPU only. Eagerly the wrapper only launches the kernel: with wrap_triton
+    turned off for the child, the kernel is launched (and traced) as any other. A no-op where torch lacks it.
+    """
+    try:
+        import torch._library.triton as library_triton
+    except ImportError:
+        return
+    if hasattr(library_triton, "wrap_triton_enabled_default"):
+        library_triton.wrap_triton_enabled_default = False
+
+
 def _snapshot_timers() -> dict[str, Any]:
     import torch
 
@@ -147,6 +164,7 @@ class Child:
         self.state = STATE
         install_launch_hooks()
         install_host_read_hooks()
+        _eager_wrap_triton()
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
         from ..verify.scan import kernel_body_defs
