@@ -245,6 +245,10 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
         t = type(v)
         if t is cls or t in _ENUM_BOOKKEEPING or v is int:
             continue
+        if t is staticmethod or t is classmethod:
+            # Python >= 3.12 stores the enum module's _generate_next_value_ as a staticmethod in every class
+            v = v.__func__
+            t = type(v)
         if t is types.FunctionType and id(v.__code__) in T.enum_codes and v.__globals__ is vars(enum) \
                 and v.__closure__ is None:
             continue  # the enum module's own function (by code object: its __module__ can be rewritten)
