@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from kernelgenbench.suite.cublas import blas
+from kernelgenbench.suite.cublas.decl import PTR_GUARD as G
 from kernelgenbench.suite.cublas.decl import ROUTINES, build_call
 from kernelgenbench.suite.registry import get_operator
 from kernelgenbench.suite.spec import Call, PointerArrayTampered, bind_pointers, unbind_result
@@ -38,16 +39,17 @@ def test_builder_lays_out_batches_with_gaps_and_shared_inputs():
     _, call = _case("cublas::cublasSgemvBatched", p)
     r = ROUTINES["cublasSgemvBatched"]
     a, x, y = (call.args[r.position(n)] for n in ("Aarray", "xarray", "yarray"))
-    # A shared: one 5x3 matrix with lda 7 (2*7+5 = 19 elements), every entry at offset 0
-    assert call.pointers[r.position("Aarray")] == (0, 0, 0) and a.numel() == 19
+    # A shared: one 5x3 matrix with lda 7 (2*7+5 = 19 elements), every entry at offset G (the guard band before
+    # the first array), G more elements after it
+    assert call.pointers[r.position("Aarray")] == (G, G, G) and a.numel() == G + 19 + G
     # x: n=3 elements at inc 2 -> extent 5, plus a gap of 4 -> batches 9 apart
     # batch b sits in a random slot of the tensor (no strided shortcut from the first address)
-    assert sorted(call.pointers[r.position("xarray")]) == [0, 9, 18] and x.numel() == 27
-    assert sorted(call.pointers[r.position("yarray")]) == [0, 9, 18] and y.numel() == 27
-    # the poisoned output: the gaps between the y arrays are poison, the y elements are finite
-    logical = torch.zeros(27, dtype=torch.bool)
+    assert sorted(call.pointers[r.position("xarray")]) == [G, G + 9, G + 18] and x.numel() == G + 27 + G
+    assert sorted(call.pointers[r.position("yarray")]) == [G, G + 9, G + 18] and y.numel() == G + 27 + G
+    # the poisoned output: the gaps between the y arrays and the guard bands are poison, the y elements finite
+    logical = torch.zeros(G + 27 + G, dtype=torch.bool)
     for b in range(3):
-        logical[b * 9: b * 9 + 5] = True
+        logical[G + b * 9: G + b * 9 + 5] = True
     assert bool(is_poison(y[~logical]).all()) and bool(torch.isfinite(y[logical]).all())
     assert call.written == (r.position("yarray"),)
     with pytest.raises(ValueError, match="output pointer array yarray cannot be shared"):
@@ -65,7 +67,7 @@ def test_addresses_are_rebuilt_from_the_tensors_after_save_and_load():
     assert a_addr.dtype == torch.int64 and a_addr.shape == (3,)
     # A for T is k x m = 3 x 4 with lda 3: extent 12, plus the gap 2 -> 14 elements apart, 8 bytes each
     base = call.args[ia].data_ptr()
-    assert sorted(call.pointers[ia]) == [0, 14, 28]
+    assert sorted(call.pointers[ia]) == [G, G + 14, G + 28]
     assert a_addr.tolist() == [base + o * 8 for o in call.pointers[ia]]
     assert not any(isinstance(v, torch.Tensor) and v.dtype == torch.int64 for v in call.args)
     loaded = _roundtrip(call)
@@ -92,14 +94,14 @@ def test_reference_computes_on_the_pointed_to_arrays_and_keeps_the_gaps():
     for b in range(2):
         oa, oc = call.pointers[r.position("Aarray")][b], call.pointers[ic][b]
         a = A[oa: oa + 12].reshape(4, 3).T                                   # m x k, lda 3
-        bm = B[0: 8].reshape(4, 2)                                           # stored n x k = 2 x 4, ldb 2; shared
+        bm = B[G: G + 8].reshape(4, 2)                                           # stored n x k = 2 x 4, ldb 2; shared
         c = C[oc: oc + 6].reshape(2, 3).T
         want = 0.5 * (a @ bm) - c
         got = out.value[oc: oc + 6].reshape(2, 3).T
         torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
         assert bool(out.region[oc: oc + 6].all())
     gaps = ~out.region
-    assert int(gaps.sum()) == 3 * 2 and bool(is_poison(out.value[gaps]).all())
+    assert int(gaps.sum()) == 3 * 2 + 2 * G and bool(is_poison(out.value[gaps]).all())
 
 
 def test_unbind_maps_the_returned_address_tensor_and_catches_tampering():
@@ -234,4 +236,4 @@ def test_batch_order_in_storage_is_not_the_batch_order():
     ia = ROUTINES["cublasDgemmBatched"].position("Aarray")
     orders = {get_operator("cublas::cublasDgemmBatched").build(p, CPU, torch.Generator().manual_seed(s)).pointers[ia]
               for s in range(4)}
-    assert any(list(o) != sorted(o) for o in orders) and all(sorted(o) == [0, 8, 16, 24] for o in orders)
+    assert any(list(o) != sorted(o) for o in orders) and all(sorted(o) == [G, G + 8, G + 16, G + 24] for o in orders)
