@@ -3,9 +3,13 @@
 ``kgb eval`` and ``kgb agent`` ignore a second Ctrl-C once they handle the first (SIGINT set to SIG_IGN before
 they print what was recorded). Invoked in-process (typer's CliRunner), that setting outlives the command: later
 tests that send SIGINT to themselves would see nothing, and subprocesses they start would inherit the ignored
-signal (an ignored disposition survives exec)."""
+signal (an ignored disposition survives exec).
+
+With ``KGB_FAILURE_LOG=path`` every failed test's report is appended to that file as it happens (the GPU gate sets
+it: a call cut off by its time limit still leaves the tracebacks of the failures before the cut)."""
 from __future__ import annotations
 
+import os
 import signal
 
 import pytest
@@ -16,3 +20,11 @@ def _default_sigint():
     signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Append a failed test's report to ``$KGB_FAILURE_LOG`` at once (runs in the xdist controller too)."""
+    path = os.environ.get("KGB_FAILURE_LOG")
+    if path and report.failed:
+        with open(path, "a") as f:
+            f.write(f"==== {report.nodeid} ({report.when}) ====\n{report.longreprtext}\n\n")
