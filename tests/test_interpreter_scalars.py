@@ -2,16 +2,13 @@
 (sandbox/interpreter_numerics.py ``_fp32_float_args``): a Python ``float`` argument is an fp32 scalar, a ``bool`` an
 int1. Triton 3.6's interpreter handed floats over as weakly typed Python floats (an fp64 mean scaled by a float
 ``1/N`` kept full precision on the CPU and lost it on the GPU: aten::mean's oracle failed the GPU gate of f57781c)
-and raised on a runtime ``bool``. Also: ``torch.library.wrap_triton`` returns the kernel itself in the sandbox child
-(sandbox/child.py ``_eager_wrap_triton``), as it does on the interpreter."""
+and raised on a runtime ``bool``."""
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -55,20 +52,3 @@ def test_float_arguments_are_fp32_scalars_and_bools_int1() -> None:
     assert first[2] == 1 and second[2] == 2               # True and False reach the kernel as int1
     assert first[3] == 1 / 3                              # constexpr floats stay Python floats
     assert second[0] == float("inf")                      # beyond fp32's range: infinity, as the GPU's cast
-
-
-def test_wrap_triton_returns_the_kernel_in_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
-    import torch
-    import torch._library.triton as library_triton
-    from triton.runtime.jit import JITFunction
-
-    from kernelgenbench.sandbox.child import _eager_wrap_triton
-
-    def body(x_ptr):
-        pass
-
-    kernel = JITFunction(body)
-    monkeypatch.setattr(library_triton, "wrap_triton_enabled_default", True)
-    assert torch.library.wrap_triton(kernel) is not kernel  # torch's tracing wrapper (goes through the HOP)
-    _eager_wrap_triton()
-    assert torch.library.wrap_triton(kernel) is kernel

@@ -683,6 +683,12 @@ def test_report_over_three_real_runs(three_runs: dict[str, Path], tmp_path: Path
     for f in ("report.html", "report.md", "csv/accuracy.csv", "csv/report.json", "tex/report.tex", "tex/failures.tex"):
         assert (out / f).is_file(), f
     data = json.loads((out / "csv" / "report.json").read_text())
+    # tables without rows (one platform: no portability view) are named in one line, not printed as empty frames
+    empty = [t["title"] for t in data["tables"] if not t["rows"]]
+    assert empty, "three runs on one platform leave the multi-platform tables empty"
+    line = next(ln for ln in res.output.splitlines() if ln.startswith("no rows in these runs"))
+    assert empty[0].split()[0] in line
+    assert not any(ln.strip().startswith(empty[0]) for ln in res.output.splitlines() if ln != line)
     acc = {(r["system"], r["source"]): r for r in next(t for t in data["tables"] if t["name"] == "accuracy")["rows"]}
     assert (acc[("oracle", "overall")]["passed"], acc[("oracle", "overall")]["operators"]) == (3, 3)
     assert acc[("broken", "overall")]["accuracy"] == 0.0

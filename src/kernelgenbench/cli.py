@@ -671,8 +671,13 @@ def report(
             console.print(f"[bold yellow]{escape(b)}[/bold yellow]", soft_wrap=True)
         n_ops = len(rep.table("operators").rows)
         skip = ("difficulty", "operators") if n_ops > 40 else ()
-        for t in rich_tables(rep, tuple(t.name for t in rep.tables if t.name not in skip), width=console.width):
+        empty = [t for t in rep.tables if not t.rows]
+        shown = tuple(t.name for t in rep.tables if t.name not in skip and t.rows)
+        for t in rich_tables(rep, shown, width=console.width):
             console.print(t)
+        if empty:  # e.g. portability and multi-chip tables of runs on one platform: a line, not empty frames
+            console.print(f"[dim]no rows in these runs, not printed: {escape(', '.join(t.title for t in empty))} "
+                          f"(the files written with --md, --csv, --json keep every table)[/dim]", soft_wrap=True)
         if skip:
             console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
                           f"(--html, --md, --csv)[/dim]")

@@ -62,6 +62,22 @@ from .protocol import (
 _TIMERS: dict[str, Any] = {}
 
 
+def _near_misses(module: Any, missing: list[str]) -> str:
+    """``"; did you mean: logaddexp2_out -> logaddexp2_Out?"`` for names the module defines that differ from a
+    missing one only in case, or closely (difflib, ratio >= 0.8); ``""`` when none. Reads the module's names only
+    (its ``__dict__`` keys), runs none of its code."""
+    import difflib
+
+    names = [k for k in vars(module) if isinstance(k, str) and not k.startswith("__")]
+    lower = {k.lower(): k for k in names}
+    pairs = []
+    for m in missing:
+        hit = lower.get(m.lower()) or next(iter(difflib.get_close_matches(m, names, n=1, cutoff=0.8)), None)
+        if hit is not None and hit != m:
+            pairs.append(f"{m} -> {hit}")
+    return f"; did you mean: {', '.join(pairs)}?" if pairs else ""
+
+
 def _eager_wrap_triton() -> None:
     """``torch.library.wrap_triton(kernel)`` returns the kernel itself, as it does on the interpreter.
 
@@ -224,13 +240,14 @@ class Child:
                 return {"failure": "missing_wrapper",
                         "error": {"type": "MissingWrapper", "stage": "interface",
                                   "message": f"missing wrapper(s) {', '.join(missing)} (required for {self.op.id}: "
-                                             f"{', '.join(iface.required_names())})"}}
+                                             f"{', '.join(iface.required_names())})" + _near_misses(module, missing)}}
             return None
         fn = getattr(module, iface.function, None)
         if not callable(fn):
             return {"failure": "missing_wrapper",
                     "error": {"type": "MissingWrapper", "stage": "interface",
-                              "message": f"no function named {iface.function} (interface: {iface.signature})"}}
+                              "message": f"no function named {iface.function} (interface: {iface.signature})"
+                                         + _near_misses(module, [iface.function])}}
         try:
             params = list(inspect.signature(fn).parameters.values())
         except (TypeError, ValueError) as exc:

@@ -330,12 +330,14 @@ MOE_SUM = FunctionOperator(
     semantics="output[t,h] = sum over j < k of input[t,j,h]: for k in {2,3,4} sequentially in T arithmetic from "
               "0 (rd_T(rd_T(x0 + x1) + x2) ...); other k: fp32 accumulation rounded once to T. vLLM takes "
               "H = input.size(-1), k = input.size(1), T = output.numel()/H; a 2-D input [R, H] means k := H "
-              "(not in {2,3,4}): the R row sums (fp32, rounded once) go to the first R elements of output "
-              "(vLLM resizes output to [R]).",
+              "(not in {2,3,4}): the R row sums (fp32, rounded once) go to the first R elements of output's "
+              "memory (flat, row-major) and the rest of output stays untouched; vLLM's at::sum_out resizes output "
+              "to [R] first, which a submission may do or not (only those first R elements are judged).",
     interface=Interface(
         function="moe_sum", params=("input", "output"), written=("output",), returns="None",
         args_doc={"input": "[T, k, H] fp16/bf16/fp32 contiguous (held-out: also the upstream 2-D [T*k, H])",
-                  "output": "written; [T, H] contiguous, dtype of input"}),
+                  "output": "written; [T, H] contiguous, dtype of input (2-D input [R, H]: the row sums in "
+                            "its first R elements)"}),
     grids={
         "smoke": [
             dict(t=3, k=2, h=32, dtype="fp16"),

@@ -1,0 +1,37 @@
+"""Set-up and interface checks of the sandbox child (sandbox/child.py): ``torch.library.wrap_triton`` returns the
+kernel itself in the child (``_eager_wrap_triton``; on GPUs its wrapper launched through a higher-order operator that
+refuses to run under the verifier's dispatch trace), and a missing wrapper's message names the module's near misses
+(``_near_misses``)."""
+from __future__ import annotations
+
+import pytest
+
+
+def test_wrap_triton_returns_the_kernel_in_the_child(monkeypatch: pytest.MonkeyPatch) -> None:
+    import torch
+    import torch._library.triton as library_triton
+    from triton.runtime.jit import JITFunction
+
+    from kernelgenbench.sandbox.child import _eager_wrap_triton
+
+    def body(x_ptr):
+        pass
+
+    kernel = JITFunction(body)
+    monkeypatch.setattr(library_triton, "wrap_triton_enabled_default", True)
+    assert torch.library.wrap_triton(kernel) is not kernel  # torch's tracing wrapper (goes through the HOP)
+    _eager_wrap_triton()
+    assert torch.library.wrap_triton(kernel) is kernel
+
+
+def test_missing_wrapper_message_names_near_misses() -> None:
+    import types
+
+    from kernelgenbench.sandbox.child import _near_misses
+
+    mod = types.ModuleType("sub")
+    exec("def logaddexp2_Out(self, other, out):\n    pass\n\ndef add_Tesnor(a, b):\n    pass\n_helper = 1\n",
+         mod.__dict__)
+    assert _near_misses(mod, ["logaddexp2_out", "add_Tensor"]) == \
+        "; did you mean: logaddexp2_out -> logaddexp2_Out, add_Tensor -> add_Tesnor?"
+    assert _near_misses(mod, ["mul_Tensor"]) == ""
