@@ -38,7 +38,7 @@ t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
 if [ "$PLATFORM" = cuda ]; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$W/gpu.txt"
-  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-10}; TSLOTS=${TSLOTS:-9}; FSLOTS=${FSLOTS:-4}
+  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-8}; TSLOTS=${TSLOTS:-12}; FSLOTS=${FSLOTS:-4}
 else
   echo "dry run on $PLATFORM" | tee "$W/gpu.txt"; HTIER=smoke; FTIER=smoke; HSLOTS=2; FSLOTS=2
 fi
