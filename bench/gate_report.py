@@ -80,7 +80,11 @@ def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
     rc, tsum = tests_outcome(tests)
     text = Path(tests).read_text(errors="replace") if Path(tests).is_file() else ""
     failed = [ln.strip() for ln in text.splitlines() if ln.startswith("FAILED ") or " FAILED " in ln][:40]
-    return {"commit": commit, "wall": wall, "heldout": held, "tests": {"rc": rc, "summary": tsum, "failed": failed}}
+    # the failures' reports as they happened (KGB_FAILURE_LOG, tests/conftest.py): kept even when the call was cut
+    flog = Path(tests).with_name("gpu-test-failures.log")
+    reports = flog.read_text(errors="replace")[:12000] if flog.is_file() else ""
+    return {"commit": commit, "wall": wall, "heldout": held,
+            "tests": {"rc": rc, "summary": tsum, "failed": failed, "reports": reports}}
 
 
 #: The phases of a timed case's harness_ms (CaseRecord), in the order the table prints them.
@@ -225,6 +229,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{data['tests']['summary']}")
         for ln in data["tests"]["failed"]:
             print(f"  {ln}")
+        if data["tests"]["reports"]:
+            print("the failed tests' reports (first 6000 characters):\n" + data["tests"]["reports"][:6000])
         return 0 if not bad and data["tests"]["rc"] == "0" else 1
     if not (args.full and args.out and (args.part1 or (args.heldout and args.tests))):
         ap.error("--full, --out and either --part1 or both --heldout and --tests are required to write a record")

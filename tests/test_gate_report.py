@@ -92,11 +92,15 @@ def test_part1_summary_carries_the_held_out_tier_and_tests_to_part2(tmp_path: Pa
                                 "first_failure": {"message": "arg.0: 3 of 7 elements differ"}}]
     a = _args(tmp_path, held, [_rec("aten::mm", speedup=0.9), _rec("vllm::rms_norm", speedup=2.0)], "1")
     a.tests.write_text("FAILED tests/test_x.py::test_y - AssertionError\n== 1 failed, 11 passed in 3.0s ==\nrc 1\n")
+    # the failures' reports as tests/conftest.py wrote them (KGB_FAILURE_LOG), beside the tests' log
+    flog = a.tests.with_name("gpu-test-failures.log")
+    flog.write_text("==== tests/test_x.py::test_y (call) ====\nE   assert 1 == 2\n")
     p1 = gate_report.part1_summary(a.heldout, a.tests, "c0ffee1234", "300")
     assert p1["heldout"]["aten::neg"] == {"status": "failed", "failure_class": "wrong_result",
                                           "first_failure": {"message": "arg.0: 3 of 7 elements differ"}}
     assert p1["tests"] == {"rc": "1", "summary": "1 failed, 11 passed in 3.0s",
-                           "failed": ["FAILED tests/test_x.py::test_y - AssertionError"]}
+                           "failed": ["FAILED tests/test_x.py::test_y - AssertionError"],
+                           "reports": "==== tests/test_x.py::test_y (call) ====\nE   assert 1 == 2\n"}
     path = tmp_path / "p1.json"
     path.write_text(json.dumps(p1))
     b = gate_report.argparse.Namespace(**{**vars(a), "heldout": None, "tests": None, "part1": path})
@@ -124,3 +128,22 @@ def test_the_record_shows_where_the_timing_went(tmp_path: Path) -> None:
     assert row[1:5] == ["3", "0.30", "200.0", "3.0"]          # 3 timed cases, 0.9 s / 3, median command, device
     assert not any(ln.startswith("vllm::rms_norm") and "s/case" not in ln and len(ln.split()) == 12
                    for ln in text.splitlines())               # an operator without harness_ms gets no row
+
+
+def test_failure_log_gets_each_failed_test_as_it_happens(tmp_path: Path) -> None:
+    """tests/conftest.py appends a failed test's report to $KGB_FAILURE_LOG (the gate's part 1 keeps it even when
+    its call is cut off before pytest prints its summary); passing tests leave nothing."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "test_two.py").write_text("def test_ok():\n    assert 1\n\n\ndef test_bad():\n    assert 1 == 2\n")
+    log = tmp_path / "failures.log"
+    env = dict(os.environ, KGB_FAILURE_LOG=str(log), PYTHONPATH=str(Path(__file__).resolve().parent))
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "conftest",
+                          "--rootdir", str(tmp_path), str(tmp_path / "test_two.py")],
+                         env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 1, out.stdout + out.stderr
+    text = log.read_text()
+    assert text.startswith("==== test_two.py::test_bad (call) ====") and "assert 1 == 2" in text
+    assert "test_ok" not in text
