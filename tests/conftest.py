@@ -25,6 +25,7 @@ def _default_sigint():
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Append a failed test's report to ``$KGB_FAILURE_LOG`` at once (runs in the xdist controller too)."""
     path = os.environ.get("KGB_FAILURE_LOG")
-    if path and report.failed:
+    # under pytest-xdist both the worker and the controller see each report: the controller writes it
+    if path and report.failed and not os.environ.get("PYTEST_XDIST_WORKER"):
         with open(path, "a") as f:
             f.write(f"==== {report.nodeid} ({report.when}) ====\n{report.longreprtext}\n\n")

@@ -25,6 +25,13 @@ XFAIL = {
                  "copy_blocks) is refused; the legal one-launch route is a tuple of tensors (list_tuple_launch)",
 }
 
+#: Fixtures legal on the smoke tier only (their docstrings say why): judged on the smoke tier on GPUs too.
+SMOKE_ONLY = {
+    "ptr_host_addresses": "three host reads and three launch scalars per batch: the held-out tier's batchCount=64 "
+                          "exceeds L3's budgets (140 host-built elements of 64), as the fixture says; measured on "
+                          "an H100 at 5aa46ce",
+}
+
 
 def _good_cases():
     for path in fixtures(GOOD):
@@ -38,7 +45,8 @@ def _good_cases():
 def test_legal_submission_passes(tmp_path: Path, path: Path) -> None:
     op = get_operator(fixture_op(path))
     sub = write_submission(path, tmp_path / op.filename)
-    for tier in ("smoke", "heldout") if not PLATFORM.interpreter else ("smoke",):
+    gpu_tiers = ("smoke",) if fixture_kind(path) in SMOKE_ONLY else ("smoke", "heldout")
+    for tier in gpu_tiers if not PLATFORM.interpreter else ("smoke",):
         rec = Verifier(JobSpec(op, sub, tier), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / tier,
                        Settings()).run()
         # a kernel that hits a limit of the CPU interpreter on some cases is never failed there, nor passed: the

@@ -35,3 +35,20 @@ def test_missing_wrapper_message_names_near_misses() -> None:
     assert _near_misses(mod, ["logaddexp2_out", "add_Tensor"]) == \
         "; did you mean: logaddexp2_out -> logaddexp2_Out, add_Tensor -> add_Tesnor?"
     assert _near_misses(mod, ["mul_Tensor"]) == ""
+
+
+def test_tensor_files_are_written_without_checksums_and_still_load(tmp_path) -> None:
+    import torch
+
+    from kernelgenbench.sandbox.protocol import fast_tensor_files
+
+    before = torch.serialization.get_crc32_options()
+    try:
+        fast_tensor_files(torch)
+        assert torch.serialization.get_crc32_options() is False
+        t = {"args": [torch.arange(1000, dtype=torch.float32)], "ret": None}
+        torch.save(t, tmp_path / "a.pt")
+        back = torch.load(tmp_path / "a.pt", weights_only=True)
+        assert torch.equal(back["args"][0], t["args"][0]) and back["ret"] is None
+    finally:
+        torch.serialization.set_crc32_options(before)

@@ -113,7 +113,8 @@ class CaseRecord(_Record):
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
         harness_ms: where the wall time of timing this case went (GPU), in ms: ``prep`` (the verifier writes the
-            command), ``load``, ``warmup``, ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
+            command), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
+            ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
             lead and flushes included), ``save`` (the checked repetitions, in the child), ``check`` (the verifier
             loads, rebuilds and judges them), ``command`` (the verifier's wall clock of the whole command) and
             ``device`` (the device time measured, both sides): issue 18's harness cost per timed case.

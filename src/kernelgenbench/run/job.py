@@ -31,6 +31,7 @@ import torch
 
 from ..platforms import Platform
 from ..record import CaseRecord, JobRecord, L1Record, L3Record, PhaseTimes, sha256, tier_case_count
+from ..sandbox.protocol import fast_tensor_files
 from ..settings import Settings
 from ..suite.spec import Case, Operator
 from ..verify.failures import JobFailed, condense_traceback
@@ -94,7 +95,9 @@ class Verifier:
         #: the verifier's secret RNG: L2's choice of cases, their input seeds and the replay positions,
         #: then each timed case's seed and judged repetitions (drawn in that order)
         self._rng = random.Random(os.urandom(8))
-        # Tensors exchanged with the child go through memory-backed files where the host has them.
+        # Tensors exchanged with the child go through memory-backed files where the host has them, written without
+        # checksums (sandbox/protocol.py fast_tensor_files)
+        fast_tensor_files(torch)
         shm = Path("/dev/shm")
         self.io = _shm_io_dir(shm) if shm.is_dir() and os.access(shm, os.W_OK) else workdir / "io"
         self.record = JobRecord(op=self.op.id)
