@@ -188,3 +188,44 @@ def test_a_child_is_pinned_to_its_slots_gpu_as_this_process_numbers_it(tmp_path:
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES")
     assert child_env(CUDA, 2, tmp_path)["CUDA_VISIBLE_DEVICES"] == "2"
     assert "CUDA_VISIBLE_DEVICES" not in child_env(PROFILES["interpreter"], None, tmp_path)
+
+
+def test_an_oom_while_sharing_the_gpu_is_judged_again_alone(tmp_path: Path) -> None:
+    """A job that fails as oom while other slots share its GPU runs again with the GPU to itself (no other job
+    of the run on it meanwhile); only that verdict is recorded, with rejudged_alone. On a GPU of one slot an oom
+    is final at once."""
+    slots = make_slots(CUDA, 3, share=True, count=1)  # three slots on one GPU
+    lock = threading.Lock()
+    running: set[str] = set()
+    alone_overlap: list[set[str]] = []
+    runs: dict[str, int] = {}
+
+    def fake_job(spec, slot, gate, workdir, ceil):
+        with lock:
+            runs[spec.label] = runs.get(spec.label, 0) + 1
+            n = runs[spec.label]
+            running.add(spec.label)
+            if spec.label in ("j0", "j1") and n == 2:
+                alone_overlap.append(set(running) - {spec.label})
+        time.sleep(0.1)
+        with lock:
+            running.discard(spec.label)
+        if spec.label == "j0" and n == 1:
+            return _rec(spec, "failed", "oom", first_failure={"message": "CUDA out of memory"})
+        if spec.label == "j1":  # out of memory alone too: its own failure
+            return _rec(spec, "failed", "oom", first_failure={"message": "CUDA out of memory"})
+        return _rec(spec)
+
+    rd = RunDir.open(tmp_path / "run")
+    recs = {r["label"]: r for r in run_jobs(_specs(6), CUDA, rd, Settings(), slots, {}, run_job=fake_job)}
+    assert sorted(recs) == [f"j{i}" for i in range(6)]  # each job recorded once
+    assert runs["j0"] == 2 and runs["j1"] == 2 and all(runs[f"j{i}"] == 1 for i in range(2, 6))
+    assert recs["j0"]["status"] == "passed" and "judged again with the GPU to itself" in recs["j0"]["rejudged_alone"]
+    assert recs["j1"]["failure_class"] == "oom" and recs["j1"]["rejudged_alone"]
+    assert recs["j0"]["attempt"] == 1 and "rejudged_alone" not in recs["j2"]
+    assert alone_overlap == [set(), set()]  # nothing else ran on the GPU during the re-judging
+    # one slot per GPU: nothing shared it, the oom stands
+    single = make_slots(CUDA, None, count=1)
+    (rec,) = run_jobs(_specs(1), CUDA, RunDir.open(tmp_path / "run1"), Settings(), single, {},
+                      run_job=lambda spec, *a: _rec(spec, "failed", "oom"))
+    assert rec["failure_class"] == "oom" and "rejudged_alone" not in rec

@@ -299,12 +299,13 @@ class JobRecord(_Record):
         started_at, finished_at, wall_s: the job's clock (s); log_truncated: how much of the sandbox's output
             the log dropped (only when it did); time_s: seconds per phase (:class:`PhaseTimes`).
         attempt: which try recorded it (the scheduler requeues jobs whose device failed); sample_id: the LLM
-            sample it judges (``kgb generate``'s synthetic records).
+            sample it judges (``kgb generate``'s synthetic records); rejudged_alone: why the job was judged again
+            with its GPU to itself (an out-of-memory failure while other jobs shared the GPU: run/scheduler.py).
         extra: keys a newer writer added (kept when read back).
     """
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"log_truncated", "attempt", "sample_id", "profile",
-                                                     "platform_profile"})
+                                                     "platform_profile", "rejudged_alone"})
 
     op: str
     source: str | None = None
@@ -339,6 +340,7 @@ class JobRecord(_Record):
     time_s: dict[str, float] | None = None
     attempt: int | None = None
     sample_id: str | None = None
+    rejudged_alone: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

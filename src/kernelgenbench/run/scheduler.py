@@ -177,6 +177,13 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     back. A job that never finds a healthy device is recorded as ``infrastructure``. A record's ``attempt``
     counts its tries.
 
+    Out of memory while sharing: a job that fails as ``oom`` on a GPU other slots share is judged again alone
+    (:data:`OOM_ALONE`): it waits until no other job of the run is on that GPU and holds it for its whole run
+    while the GPU's other slots wait, after the verifier's cached GPU memory is released. The other jobs' sandboxes
+    and references had filled the GPU (an H100 gate at 5aa46ce: 19 held-out jobs and 9 tests failed as ``oom`` or
+    with out-of-memory errors beside 19 other processes); only what the job runs out of memory on alone is its own
+    failure. The record's ``rejudged_alone`` says so; the first verdict is not recorded.
+
     Args:
         run_job: how a slot runs a job (default: :class:`~kernelgenbench.run.job.Verifier` on the slot's device);
             tests pass a fake one to check the scheduling alone.
@@ -192,13 +199,17 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             progress = None if on_progress is None else functools.partial(on_progress, spec)
             return Verifier(spec, platform, slot.device, workdir, settings, ceil, gate=gate, progress=progress).run()
 
-    todo: "collections.deque[tuple[JobSpec, int]]" = collections.deque(
-        (spec, 0) for spec in unfinished(specs, platform, rundir))
+    # (job, tries, why it is judged alone on its GPU or None)
+    todo: "collections.deque[tuple[JobSpec, int, str | None]]" = collections.deque(
+        (spec, 0, None) for spec in unfinished(specs, platform, rundir))
     written: list[dict[str, Any]] = []
     cond = threading.Condition()
     in_flight = 0
     stop = threading.Event()
     gates = {d: DeviceGate() for d in devices(slots)}  # one per GPU: timing excludes that GPU's other slots
+    # one per GPU, held for a whole job: shared by jobs that share the GPU, alone by a job judged alone
+    alone_gates = {d: DeviceGate() for d in devices(slots)}
+    sharers = collections.Counter(s.device for s in slots)
 
     def worker(slot: Slot) -> None:
         nonlocal in_flight
@@ -208,23 +219,36 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                     cond.wait(0.5)  # a job in flight may be requeued
                 if slot.quarantined or stop.is_set() or not todo:
                     return
-                spec, tries = todo.popleft()
+                spec, tries, alone = todo.popleft()
                 in_flight += 1
             requeued = False
             try:
                 workdir = rundir.job_dir(spec.op.id, spec.label)
-                rec = run_job(spec, slot, gates[slot.device], workdir, ceilings.get(slot.device))
+                held = alone_gates[slot.device]
+                with held.exclusive() if alone else held.shared():
+                    if alone:
+                        release_cached_memory(platform)
+                    rec = run_job(spec, slot, gates[slot.device], workdir, ceilings.get(slot.device))
+                if not platform.interpreter:
+                    release_cached_memory(platform)  # references of this job: not held while others need memory
                 if stop.is_set():
                     return  # interrupted: its child was killed, so the record is no verdict
                 if rec.get("failure_class") == "infrastructure":
                     with cond:
                         quarantine(slots, slot)
                         if tries < max_requeue and any(not s.quarantined for s in slots):
-                            todo.append((spec, tries + 1))
+                            todo.append((spec, tries + 1, alone))
                             requeued = True
+                elif rec.get("failure_class") == "oom" and alone is None and slot.device is not None \
+                        and sharers[slot.device] > 1:
+                    with cond:
+                        todo.appendleft((spec, tries, OOM_ALONE.format(n=sharers[slot.device] - 1)))
+                        requeued = True
                 if requeued:
                     continue
                 rec["attempt"] = tries + 1
+                if alone:
+                    rec["rejudged_alone"] = alone
                 rundir.append(rec)
                 with cond:
                     written.append(rec)
@@ -246,7 +270,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         raise
     # Jobs left because every slot was quarantined.
     while todo:
-        spec, tries = todo.popleft()
+        spec, tries, _ = todo.popleft()
         rec = JobRecord.synthetic(spec.op, spec.label, spec.tier, platform.name, "infrastructure",
                                   "no healthy device left", tier_case_count(spec.op, spec.tier),
                                   submission=str(spec.submission), profile=platform.profile).to_json()
@@ -256,6 +280,25 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         if on_done is not None:
             on_done(rec)
     return written
+
+
+#: The record's ``rejudged_alone`` of a job judged again alone on its GPU (run_jobs).
+OOM_ALONE = ("out of memory while {n} other slot(s) shared the GPU: judged again with the GPU to itself (no other job "
+             "of the run on it, the verifier's cached memory released)")
+
+
+def release_cached_memory(platform: Platform) -> None:
+    """Give the GPU memory this process's caching allocator holds unused back to the device (the verifier's
+    references of finished jobs), so that the sandboxes of the jobs still running can have it. A no-op on the
+    interpreter and where the platform's torch module has no cache to empty."""
+    if platform.interpreter:
+        return
+    import torch
+
+    mod = getattr(torch, platform.device, None)  # torch.cuda (also ROCm's), or the vendor's module
+    empty = getattr(mod, "empty_cache", None)
+    if empty is not None and getattr(mod, "is_initialized", lambda: True)():
+        empty()
 
 
 def probe_all(platform: Platform, slots: list[Slot],
