@@ -205,7 +205,7 @@ def test_an_oom_while_sharing_the_gpu_is_judged_again_alone(tmp_path: Path) -> N
             runs[spec.label] = runs.get(spec.label, 0) + 1
             n = runs[spec.label]
             running.add(spec.label)
-            if spec.label in ("j0", "j1") and n == 2:
+            if spec.label in ("j0", "j1", "j2") and n == 2:
                 alone_overlap.append(set(running) - {spec.label})
         time.sleep(0.1)
         with lock:
@@ -214,18 +214,45 @@ def test_an_oom_while_sharing_the_gpu_is_judged_again_alone(tmp_path: Path) -> N
             return _rec(spec, "failed", "oom", first_failure={"message": "CUDA out of memory"})
         if spec.label == "j1":  # out of memory alone too: its own failure
             return _rec(spec, "failed", "oom", first_failure={"message": "CUDA out of memory"})
+        if spec.label == "j2" and n == 1:  # the harness's code in the sandbox ran out of memory: also again alone
+            return _rec(spec, "failed", "platform", first_failure={
+                "message": "the sandbox could not run the case: AcceleratorError: CUDA error: out of memory"})
+        if spec.label == "j3":  # a platform failure of another kind is not retried
+            return _rec(spec, "failed", "platform", first_failure={"message": "compiler crashed"})
         return _rec(spec)
 
     rd = RunDir.open(tmp_path / "run")
     recs = {r["label"]: r for r in run_jobs(_specs(6), CUDA, rd, Settings(), slots, {}, run_job=fake_job)}
     assert sorted(recs) == [f"j{i}" for i in range(6)]  # each job recorded once
-    assert runs["j0"] == 2 and runs["j1"] == 2 and all(runs[f"j{i}"] == 1 for i in range(2, 6))
+    assert runs["j0"] == 2 and runs["j1"] == 2 and runs["j2"] == 2 and all(runs[f"j{i}"] == 1 for i in range(3, 6))
     assert recs["j0"]["status"] == "passed" and "judged again with the GPU to itself" in recs["j0"]["rejudged_alone"]
     assert recs["j1"]["failure_class"] == "oom" and recs["j1"]["rejudged_alone"]
-    assert recs["j0"]["attempt"] == 1 and "rejudged_alone" not in recs["j2"]
-    assert alone_overlap == [set(), set()]  # nothing else ran on the GPU during the re-judging
+    assert recs["j2"]["status"] == "passed" and recs["j2"]["rejudged_alone"]
+    assert recs["j0"]["attempt"] == 1
+    assert "rejudged_alone" not in recs["j3"] and recs["j3"]["failure_class"] == "platform"
+    assert alone_overlap == [set(), set(), set()]  # nothing else ran on the GPU during the re-judging
     # one slot per GPU: nothing shared it, the oom stands
     single = make_slots(CUDA, None, count=1)
     (rec,) = run_jobs(_specs(1), CUDA, RunDir.open(tmp_path / "run1"), Settings(), single, {},
                       run_job=lambda spec, *a: _rec(spec, "failed", "oom"))
     assert rec["failure_class"] == "oom" and "rejudged_alone" not in rec
+
+
+def test_the_verifiers_own_out_of_memory_is_oom_not_a_wrong_result(tmp_path: Path, monkeypatch) -> None:
+    """The verifier running out of device memory while it compares outputs (other jobs filled the GPU) fails the
+    job as oom, which the scheduler judges again alone, never as wrong_result (an H100 gate at 5aa46ce recorded
+    apply_repetition_penalties_cuda's oracle as wrong_result that way)."""
+    import torch
+
+    from kernelgenbench.run.job import Verifier
+    from kernelgenbench.verify.judge import CaseJudge
+
+    def judge(self, *a, **k):
+        raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.16 GiB.")
+
+    monkeypatch.setattr(CaseJudge, "judge", judge)
+    op = get_operator("aten::neg")
+    sub = Path(__file__).resolve().parents[1] / "solutions" / op.filename
+    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
+    assert rec["failure_class"] == "oom", rec["first_failure"]
+    assert "out of memory while the verifier compared" in rec["first_failure"]["message"]

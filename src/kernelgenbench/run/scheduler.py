@@ -177,7 +177,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     back. A job that never finds a healthy device is recorded as ``infrastructure``. A record's ``attempt``
     counts its tries.
 
-    Out of memory while sharing: a job that fails as ``oom`` on a GPU other slots share is judged again alone
+    Out of memory while sharing: a job that fails for want of device memory (:func:`out_of_memory`) on a GPU
+    other slots share is judged again alone
     (:data:`OOM_ALONE`): it waits until no other job of the run is on that GPU and holds it for its whole run
     while the GPU's other slots wait, after the verifier's cached GPU memory is released. The other jobs' sandboxes
     and references had filled the GPU (an H100 gate at 5aa46ce: 19 held-out jobs and 9 tests failed as ``oom`` or
@@ -239,8 +240,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                         if tries < max_requeue and any(not s.quarantined for s in slots):
                             todo.append((spec, tries + 1, alone))
                             requeued = True
-                elif rec.get("failure_class") == "oom" and alone is None and slot.device is not None \
-                        and sharers[slot.device] > 1:
+                elif out_of_memory(rec) and alone is None and slot.device is not None and sharers[slot.device] > 1:
                     with cond:
                         todo.appendleft((spec, tries, OOM_ALONE.format(n=sharers[slot.device] - 1)))
                         requeued = True
@@ -285,6 +285,14 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
 #: The record's ``rejudged_alone`` of a job judged again alone on its GPU (run_jobs).
 OOM_ALONE = ("out of memory while {n} other slot(s) shared the GPU: judged again with the GPU to itself (no other job "
              "of the run on it, the verifier's cached memory released)")
+
+
+def out_of_memory(rec: dict[str, Any]) -> bool:
+    """Whether a job's record failed for want of device memory: class ``oom``, or ``platform`` where the harness's
+    own code in the sandbox ran out of it (building a case's inputs)."""
+    cls = rec.get("failure_class")
+    msg = str((rec.get("first_failure") or {}).get("message") or "").lower()
+    return cls == "oom" or (cls == "platform" and "out of memory" in msg)
 
 
 def release_cached_memory(platform: Platform) -> None:

@@ -420,6 +420,11 @@ class CaseJudge:
         t_j = time.perf_counter()
         try:
             verdict = self.judge(case, msg, out, expected, before, target)
+        except torch.OutOfMemoryError as exc:
+            # the verifier's own comparison ran out of device memory (other jobs' processes filled the GPU): not a
+            # wrong result; the scheduler judges an oom again alone on the GPU (run/scheduler.py)
+            raise JobFailed("oom", f"{where}: out of memory while the verifier compared the candidate's outputs "
+                                   f"with the reference ({str(exc)[:300]})", case) from None
         except Exception as exc:  # noqa: BLE001 - malformed outputs (meta tensors, odd types) are wrong
             verdict = ("wrong_result", f"the candidate's outputs could not be compared with the reference "
                                        f"({type(exc).__name__}: {str(exc)[:300]})")
