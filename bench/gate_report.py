@@ -125,13 +125,18 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
         rc, tsum = tests_outcome(Path(args.tests))
         tfailed = []
         walls = f"{args.wall} s"
+    # part 2's GPU tests (the legal submissions, run after the full tier: gpu_gate.sh), when given
+    rc2, tsum2 = tests_outcome(Path(args.tests2)) if getattr(args, "tests2", None) else ("skipped", "")
+    t2text = Path(args.tests2).read_text(errors="replace") if getattr(args, "tests2", None) and \
+        Path(args.tests2).is_file() else ""
+    t2failed = [ln.strip() for ln in t2text.splitlines() if ln.startswith("FAILED ") or " FAILED " in ln][:40]
     full = latest_records(args.full)
     gate_ops = args.ops.split() if args.ops else sorted(full)
     prev_path, prev = previous_record(Path(args.previous)) if args.previous else (None, {})
     prev_sp = prev.get("speedups", {})
     held_bad = sorted(op for op, r in held.items() if r.get("status") == "failed")
     full_bad = sorted(op for op in gate_ops if full.get(op, {}).get("status") not in ("passed", "unsupported"))
-    ok = bool(held) and not held_bad and not full_bad and rc in ("0", "skipped")
+    ok = bool(held) and not held_bad and not full_bad and rc in ("0", "skipped") and rc2 in ("0", "skipped")
     verdict = ("PASS" if rc == "0" else "DRY RUN (passed, no GPU tests)") if ok else "FAIL"
     lines = [f"GPU gate of {args.commit}: {verdict}",
              f"device: {Path(args.gpu).read_text().strip() if args.gpu and Path(args.gpu).is_file() else '?'}",
@@ -177,8 +182,12 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
         lines.append(f"drift beyond {100 * DRIFT:.0f}%: " + "; ".join(drift))
     lines += harness_cost_lines(full, gate_ops)
     lines += ["", f"GPU-only tests: rc {rc}; {tsum}"] + [f"  {ln}" for ln in tfailed]
+    if getattr(args, "tests2", None):
+        lines += [f"GPU legal-submission tests (part 2, after the full tier): rc {rc2}; {tsum2}"] + \
+                 [f"  {ln}" for ln in t2failed]
     data = {"commit": args.commit, "verdict": verdict, "speedups": speedups,
             "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad}, "tests_rc": rc,
+            "tests2_rc": rc2,
             "reps": args.reps, "warmup_ms": args.warmup_ms}
     lines += ["", "JSON: " + json.dumps(data, sort_keys=True)]
     return "\n".join(lines) + "\n", data, ok
@@ -205,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heldout", type=Path)
     ap.add_argument("--full", type=Path)
     ap.add_argument("--tests", type=Path)
+    ap.add_argument("--tests2", type=Path, help="part 2's GPU test log (the legal submissions)")
     ap.add_argument("--previous", type=Path)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--wall", default="?")

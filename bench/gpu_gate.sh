@@ -4,10 +4,10 @@
 # on one H200 (since the suite grew past ~120 oracles, the held-out tier of every oracle beside the GPU-only
 # tests fills one call; the full tier needs the GPU alone, so it gets its own):
 #   PART=1  the held-out tier of every oracle in solutions/ (nothing timed), and at the same time the GPU-only
-#           tests (timing protocol, legal fixtures, launch-rule / ghost / timing / out-of-bounds fixtures on
-#           CUDA); writes $OUT/gate-part1-<commit>.json (a summary: statuses, failures, test outcome).
+#           tests (timing protocol, launch-rule / ghost / timing / out-of-bounds fixtures on CUDA); writes
+#           $OUT/gate-part1-<commit>.json (a summary: statuses, failures, test outcome).
 #   PART=2  the full tier of a fixed set of operators from all three sources (GATE_OPS), alone on the GPU, timed
-#           with REPS/WARM; then the record: bench/gate_report.py reads part 1's summary (PART1=path, which must
+#           with REPS/WARM; then the legal-submission tests (smoke and held-out on the GPU); then the record: bench/gate_report.py reads part 1's summary (PART1=path, which must
 #           name the same commit), compares the speedups with the last recorded gate's and writes
 #           $OUT/gpu-gate-<date>-<commit>.txt (verdict, tables, a JSON block the next gate compares against).
 # Locally, the two calls to send through the device tool (the device's copy of the tree may not know HEAD:
@@ -31,6 +31,12 @@ DEADLINE=${DEADLINE:-540}            # seconds for this call
 # cublasDgemv_v2 18 of 30), sized to finish in one call at the ~2.5 s of wall per timed case 9659a83's part 2 saw
 # (185 timed cases with _softmax's 36 and topk_softmax's 36 would need about 460 s of the 525 s a call leaves).
 GATE_OPS=${GATE_OPS:-"aten::cumsum aten::index_select aten::mm aten::neg vllm::rms_norm vllm::moe_sum cublas::cublasDgemv_v2"}
+# the device's copy of the tree carries git metadata that can be older than the tree (a session's gate at 5aa46ce
+# read f57781c from it): on a GPU the commit must be given
+if [ "${PLATFORM:-cuda}" = cuda ] && [ -z "${COMMIT:-}" ]; then
+  echo "COMMIT=<sha> is required on the GPU (git rev-parse HEAD can name an older commit than the tree copied here)"
+  exit 2
+fi
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 C10=${COMMIT:0:10}
 W=$(mktemp -d /tmp/kgb-gate.XXXX)
@@ -38,7 +44,13 @@ t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
 if [ "$PLATFORM" = cuda ]; then
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$W/gpu.txt"
-  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-8}; TSLOTS=${TSLOTS:-12}; FSLOTS=${FSLOTS:-4}
+  MEM=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1 | tr -d ' ')
+  if [ "${MEM:-0}" -lt 100000 ]; then
+    # an 80 GB H100 at 5aa46ce: 8 held-out slots beside 12 test workers ran out of memory (19 oracles, 9 tests)
+    echo "warning: ${MEM} MiB of GPU memory; part 1 was sized for an H200 (139 GB): fewer slots here"
+    HSLOTS=${HSLOTS:-6}; TSLOTS=${TSLOTS:-6}; LSLOTS=${LSLOTS:-8}
+  fi
+  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-12}; TSLOTS=${TSLOTS:-8}; FSLOTS=${FSLOTS:-4}; LSLOTS=${LSLOTS:-14}
 else
   echo "dry run on $PLATFORM" | tee "$W/gpu.txt"; HTIER=smoke; FTIER=smoke; HSLOTS=2; FSLOTS=2
 fi
@@ -55,7 +67,7 @@ if [ "$PART" = 1 ] || [ "$PART" = all ]; then
     echo "rc $?" >> "$W/heldout.log" ) &
   if [ "$PLATFORM" = cuda ]; then
     ( KGB_TEST_PLATFORM=cuda KGB_FAILURE_LOG="$W/gpu-test-failures.log" timeout $(( $(left) - RESERVE )) $PY -m pytest -q -vv --tb=short -p no:cacheprovider --durations=25 \
-          -n $TSLOTS tests/test_timing_gpu.py tests/test_legal_submissions.py tests/test_bad_submissions.py \
+          -n $TSLOTS tests/test_timing_gpu.py tests/test_bad_submissions.py \
           tests/test_interpreter_source.py tests/test_cublas_binding.py > "$W/gpu-tests.log" 2>&1
       echo "rc $?" >> "$W/gpu-tests.log" ) &
   else
@@ -75,15 +87,29 @@ fi
 # part 2: the gate set's full tier, alone on the GPU, then the record
 t2=$(date +%s)
 if [ ! -f "${PART1:-}" ]; then echo "PART1=${PART1:-} is not a file: run part 1 on $COMMIT first"; exit 2; fi
-timeout $(( $(left) - 15 )) $PY -m kernelgenbench.cli eval solutions $FSEL --tier $FTIER --platform $PLATFORM \
-    --jobs $FSLOTS --reps $REPS --warmup-ms $WARM --out "$W/full" > "$W/full.log" 2>&1
+LEGAL_RESERVE=$([ "$PLATFORM" = cuda ] && echo 250 || echo 15)
+timeout $(( $(left) - LEGAL_RESERVE )) $PY -m kernelgenbench.cli eval solutions $FSEL --tier $FTIER \
+    --platform $PLATFORM --jobs $FSLOTS --reps $REPS --warmup-ms $WARM --out "$W/full" > "$W/full.log" 2>&1
 echo "rc $?" >> "$W/full.log"
+echo "full tier done after $(( $(date +%s) - t2 )) s"
+# then the legal submissions (smoke and held-out tiers on the GPU), when nothing is timed any more: an H100 run at
+# 5aa46ce spent 55-110 s per legal fixture, two thirds of part 1's test time
+if [ "$PLATFORM" = cuda ]; then
+  KGB_TEST_PLATFORM=cuda KGB_FAILURE_LOG="$W/gpu-legal-failures.log" timeout $(( $(left) - 15 )) $PY -m pytest -q \
+      -vv --tb=short -p no:cacheprovider --durations=15 -n $LSLOTS tests/test_legal_submissions.py \
+      > "$W/gpu-legal-tests.log" 2>&1
+  echo "rc $?" >> "$W/gpu-legal-tests.log"
+  grep -E "^FAILED|passed|failed" "$W/gpu-legal-tests.log" | tail -12
+  [ -s "$W/gpu-legal-failures.log" ] && head -c 4000 "$W/gpu-legal-failures.log"
+else
+  echo "rc skipped (no GPU)" > "$W/gpu-legal-tests.log"
+fi
 WALL=$(( $(date +%s) - t2 ))
 echo "part 2 wall $WALL s"
 NAME="gpu-gate-$(date -u +%Y-%m-%d)-$C10.txt"
 $PY bench/gate_report.py --commit "$COMMIT" --wall "$WALL" --reps "$REPS" --warmup-ms "$WARM" \
     --gpu "$W/gpu.txt" --part1 "$PART1" --full "$W/full" --ops "$GATE_OPS" --previous bench/results/gpu-gate \
-    --out "$OUT/$NAME"
+    --tests2 "$W/gpu-legal-tests.log" --out "$OUT/$NAME"
 rc=$?
 pack 2
 exit $rc

@@ -147,3 +147,20 @@ def test_failure_log_gets_each_failed_test_as_it_happens(tmp_path: Path) -> None
     text = log.read_text()
     assert text.startswith("==== test_two.py::test_bad (call) ====") and "assert 1 == 2" in text
     assert "test_ok" not in text
+
+
+def test_part2s_legal_submission_tests_must_pass_too(tmp_path: Path) -> None:
+    """gpu_gate.sh runs the legal-submission tests after the full tier (part 2): their log is --tests2, and a
+    failure there fails the gate and is listed."""
+    full = [_rec("aten::mm", speedup=0.9), _rec("vllm::rms_norm", speedup=2.0)]
+    a = _args(tmp_path, [_rec("aten::add")], full, "0")
+    log2 = tmp_path / "legal.log"
+    log2.write_text("FAILED tests/test_legal_submissions.py::test_legal_submission_passes[x] - Assert\n"
+                    "== 1 failed, 40 passed in 200.0s ==\nrc 1\n")
+    text, data, ok = gate_report.build(gate_report.argparse.Namespace(**{**vars(a), "tests2": log2}))
+    assert not ok and data["verdict"] == "FAIL" and data["tests2_rc"] == "1"
+    assert "GPU legal-submission tests (part 2, after the full tier): rc 1; 1 failed, 40 passed in 200.0s" in text
+    assert "test_legal_submission_passes[x]" in text
+    log2.write_text("== 41 passed in 200.0s ==\nrc 0\n")
+    _, data, ok = gate_report.build(gate_report.argparse.Namespace(**{**vars(a), "tests2": log2}))
+    assert ok and data["verdict"] == "PASS"
