@@ -3,6 +3,7 @@ fake job runner: slots per GPU, one timing gate per GPU, ceilings per GPU, quara
 pinning of a sandbox child to its slot's GPU (platforms.visible_device)."""
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -256,3 +257,43 @@ def test_the_verifiers_own_out_of_memory_is_oom_not_a_wrong_result(tmp_path: Pat
     rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
     assert rec["failure_class"] == "oom", rec["first_failure"]
     assert "out of memory while the verifier compared" in rec["first_failure"]["message"]
+
+
+def test_a_failing_display_callback_never_loses_or_mislabels_jobs(tmp_path: Path) -> None:
+    """on_done raising (rich raised SystemExit on a closed pipe, in the slot's thread) used to end that slot's
+    thread silently: the jobs left were recorded as infrastructure, 'no healthy device left'. Now every job runs
+    and is recorded as judged, and the first callback error is raised at the end."""
+    slots = make_slots(CUDA, None, count=1)
+    seen: list[str] = []
+
+    def on_done(rec):
+        seen.append(rec["label"])
+        raise SystemExit(1)
+
+    rd = RunDir.open(tmp_path / "run")
+    with pytest.raises(SystemExit):
+        run_jobs(_specs(3), CUDA, rd, Settings(), slots, {}, on_done=on_done, run_job=lambda spec, *a: _rec(spec))
+    assert sorted(seen) == ["j0", "j1", "j2"]
+    recs = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["label"] for r in recs) == ["j0", "j1", "j2"] and all(r["status"] == "passed" for r in recs)
+
+
+def test_kgb_eval_into_a_closed_pipe_records_every_job(tmp_path: Path) -> None:
+    """``kgb eval ... | head -1``: the reader goes away after the first line; the run records every job, as
+    judged, and exits 0 (all passed)."""
+    import os
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[1] / "src"
+    out = tmp_path / "run"
+    cmd = (f"{sys.executable} -m kernelgenbench.cli eval {src.parent / 'solutions'} --op aten::neg --op aten::add "
+           f"--op aten::sub --tier smoke --platform interpreter --jobs 1 --out {out} | head -1; "
+           f"exit ${{PIPESTATUS[0]}}")
+    res = subprocess.run(["bash", "-c", cmd], env=dict(os.environ, PYTHONPATH=str(src)), capture_output=True,
+                         text=True, timeout=600)
+    assert res.stdout.count("\n") == 1, res.stdout
+    recs = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted((r["op"], r["status"]) for r in recs) == [("aten::add", "passed"), ("aten::neg", "passed"),
+                                                             ("aten::sub", "passed")], res.stderr[-2000:]
+    assert res.returncode == 0, res.stderr[-2000:]

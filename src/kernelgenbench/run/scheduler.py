@@ -211,6 +211,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     # one per GPU, held for a whole job: shared by jobs that share the GPU, alone by a job judged alone
     alone_gates = {d: DeviceGate() for d in devices(slots)}
     sharers = collections.Counter(s.device for s in slots)
+    callback_errors: list[BaseException] = []
 
     def worker(slot: Slot) -> None:
         nonlocal in_flight
@@ -253,7 +254,13 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                 with cond:
                     written.append(rec)
                 if on_done is not None:
-                    on_done(rec)
+                    try:
+                        on_done(rec)
+                    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the caller's display, not the run
+                        # (rich raised SystemExit on a closed pipe: it ended this thread silently, and the jobs
+                        # left were recorded as 'no healthy device left'); raised after every job is recorded
+                        with cond:
+                            callback_errors.append(exc)
             finally:
                 with cond:
                     in_flight -= 1
@@ -268,6 +275,11 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             kill_all()
             wait_workers(done, 10.0)
         raise
+    if todo and not all(s.quarantined for s in slots):
+        # a slot's thread ended with jobs left and healthy devices: a harness error, not the devices' nor the
+        # submissions' (nothing is recorded for them: a resume runs them)
+        raise RuntimeError(f"the slots stopped with {len(todo)} job(s) left and healthy devices (a harness error); "
+                           f"run the same command again to resume")
     # Jobs left because every slot was quarantined.
     while todo:
         spec, tries, _ = todo.popleft()
@@ -278,7 +290,12 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         rundir.append(rec)
         written.append(rec)
         if on_done is not None:
-            on_done(rec)
+            try:
+                on_done(rec)
+            except (Exception, SystemExit) as exc:  # noqa: BLE001
+                callback_errors.append(exc)
+    if callback_errors:
+        raise callback_errors[0]  # every record is written; the caller's display failed
     return written
 
 
