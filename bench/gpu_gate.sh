@@ -50,7 +50,7 @@ if [ "$PLATFORM" = cuda ]; then
     echo "warning: ${MEM} MiB of GPU memory; part 1 was sized for an H200 (139 GB): fewer slots here"
     HSLOTS=${HSLOTS:-6}; TSLOTS=${TSLOTS:-6}; LSLOTS=${LSLOTS:-8}
   fi
-  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-12}; TSLOTS=${TSLOTS:-8}; FSLOTS=${FSLOTS:-4}; LSLOTS=${LSLOTS:-14}
+  HTIER=heldout; FTIER=full; HSLOTS=${HSLOTS:-12}; TSLOTS=${TSLOTS:-10}; FSLOTS=${FSLOTS:-4}; LSLOTS=${LSLOTS:-16}
 else
   echo "dry run on $PLATFORM" | tee "$W/gpu.txt"; HTIER=smoke; FTIER=smoke; HSLOTS=2; FSLOTS=2
 fi
