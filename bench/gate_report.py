@@ -12,7 +12,9 @@ Install a record that came back from the device (locally; writes bench/results/g
     python3 bench/gate_report.py --install FILE
 
 The record ends with one line ``JSON: {...}`` (commit, verdict, per-operator speedups) that the next gate
-compares against. The verdict is PASS when every held-out job and every gate-set full-tier job passed (a
+compares against. The verdict is PASS when every held-out job and every gate-set full-tier job passed, every
+operator the held-out run selected has a record (one the run never reached is listed as NOT JUDGED: a
+held-out run cut off by part 1's time limit is no pass) (a
 job no case of which the platform can judge counts as unsupported, not failed) and the GPU tests exited 0;
 speedups that moved by more than DRIFT from the last gate are listed as drift (reported, not failed: they
 are measurements, and a harness or kernel change may move them on purpose).
@@ -43,6 +45,17 @@ def latest_records(run: Path) -> dict[str, dict]:
             r = json.loads(line)
             out[r["op"]] = r
     return out
+
+
+def selected_ops(run: Path) -> list[str]:
+    """The operators the run directory's command selected (its config.json ``selected``, written before any job
+    runs), sorted; ``[]`` when the run directory does not say. A selected operator without a record was never
+    judged: the held-out run ended (its ``timeout`` in gpu_gate.sh) before reaching it."""
+    try:
+        sel = json.loads((Path(run) / "config.json").read_text()).get("selected")
+    except (OSError, ValueError, AttributeError):
+        return []
+    return sorted(sel) if isinstance(sel, list) else []
 
 
 def record_json(path: Path) -> dict:
@@ -83,7 +96,7 @@ def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
     # the failures' reports as they happened (KGB_FAILURE_LOG, tests/conftest.py): kept even when the call was cut
     flog = Path(tests).with_name("gpu-test-failures.log")
     reports = flog.read_text(errors="replace")[:12000] if flog.is_file() else ""
-    return {"commit": commit, "wall": wall, "heldout": held,
+    return {"commit": commit, "wall": wall, "heldout": held, "selected": selected_ops(heldout),
             "tests": {"rc": rc, "summary": tsum, "failed": failed, "reports": reports}}
 
 
@@ -120,11 +133,13 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
         rc, tsum = p1["tests"]["rc"], p1["tests"]["summary"]
         tfailed = p1["tests"].get("failed", [])
         walls = f"part 1 {p1.get('wall', '?')} s + part 2 {args.wall} s"
+        expected = p1.get("selected") or []
     else:
         held = latest_records(args.heldout)
         rc, tsum = tests_outcome(Path(args.tests))
         tfailed = []
         walls = f"{args.wall} s"
+        expected = selected_ops(args.heldout)
     # part 2's GPU tests (the legal submissions, run after the full tier: gpu_gate.sh), when given
     rc2, tsum2 = tests_outcome(Path(args.tests2)) if getattr(args, "tests2", None) else ("skipped", "")
     t2text = Path(args.tests2).read_text(errors="replace") if getattr(args, "tests2", None) and \
@@ -135,8 +150,10 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
     prev_path, prev = previous_record(Path(args.previous)) if args.previous else (None, {})
     prev_sp = prev.get("speedups", {})
     held_bad = sorted(op for op, r in held.items() if r.get("status") == "failed")
+    unjudged = sorted(set(expected) - set(held))  # selected, never recorded: the held-out run ended first
     full_bad = sorted(op for op in gate_ops if full.get(op, {}).get("status") not in ("passed", "unsupported"))
-    ok = bool(held) and not held_bad and not full_bad and rc in ("0", "skipped") and rc2 in ("0", "skipped")
+    ok = (bool(held) and not held_bad and not unjudged and not full_bad and rc in ("0", "skipped")
+          and rc2 in ("0", "skipped"))
     verdict = ("PASS" if rc == "0" else "DRY RUN (passed, no GPU tests)") if ok else "FAIL"
     lines = [f"GPU gate of {args.commit}: {verdict}",
              f"device: {Path(args.gpu).read_text().strip() if args.gpu and Path(args.gpu).is_file() else '?'}",
@@ -147,6 +164,10 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
     lines.append(f"held-out tier, every oracle: {passed}/{len(held)} passed"
                  + (f", {unsup} unsupported" if unsup else "")
                  + (f"; FAILED: {', '.join(held_bad)}" if held_bad else ""))
+    if unjudged:
+        lines.append(f"  NOT JUDGED: {len(unjudged)} of the {len(expected)} selected oracles have no record (the "
+                     f"held-out run ended before them): {', '.join(unjudged[:12])}"
+                     + (f" and {len(unjudged) - 12} more" if len(unjudged) > 12 else ""))
     for op in held_bad:
         ff = held[op].get("first_failure") or {}
         lines.append(f"  {op} [{held[op].get('failure_class')}] {(ff.get('message') or '')[:300]}")
@@ -186,7 +207,8 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
         lines += [f"GPU legal-submission tests (part 2, after the full tier): rc {rc2}; {tsum2}"] + \
                  [f"  {ln}" for ln in t2failed]
     data = {"commit": args.commit, "verdict": verdict, "speedups": speedups,
-            "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad}, "tests_rc": rc,
+            "heldout": {"passed": passed, "jobs": len(held), "failed": held_bad,
+                        **({"selected": len(expected), "unjudged": unjudged} if unjudged else {})}, "tests_rc": rc,
             "tests2_rc": rc2,
             "reps": args.reps, "warmup_ms": args.warmup_ms}
     lines += ["", "JSON: " + json.dumps(data, sort_keys=True)]

@@ -837,6 +837,41 @@ def test_terminal_headers_wrap_between_words_only() -> None:
     assert [str(c.header) for c in one.columns] == titles
 
 
+def test_terminal_tables_that_fit_by_their_minimum_widths_lose_no_column() -> None:
+    """kgb report piped or on a 140-cell terminal: the accuracy table of two kgb eval runs fits by the columns'
+    minimum widths, but rich's own narrowing overshot them and cropped the last column (fast_2.0) at the edge;
+    with the widths fixed every column is printed whole and no line is wider than the terminal. The notes of a
+    table split in groups follow its last group as wide as the terminal, not wrapped to that group's width."""
+    from rich.console import Console
+
+    from kernelgenbench.report.model import Column, Report, Table
+    from kernelgenbench.report.render import rich_tables
+
+    titles = ["judged", "passed", "accuracy", "geomean", "src-balanced", "median", "IQM", "timed", "fast_0.0",
+              "fast_1.0", "fast_1.5", "fast_2.0", "unsupp."]
+    cols = [Column("system", "system", "text"), Column("source", "source", "text")] + \
+        [Column(f"c{i}", t, "text" if t == "accuracy" else "int") for i, t in enumerate(titles)]
+    rows = [{"system": name, "source": src, **{f"c{i}": (7 if t != "accuracy" else "100.0%")
+                                                 for i, t in enumerate(titles)}}
+            for name in ("good-smoke", "neginc_saxpy") for src in ("vllm", "overall")]
+    note = "accuracy = passed / judged; Pass@1 and Pass@k: kgb generate systems only (averaged over judged operators)"
+    rep = Report(systems=[], tables=[Table("accuracy", "Accuracy", cols, rows, notes=[note])], banners=[],
+                 options={}, operators={})
+    for width in (100, 120, 140):
+        console = Console(width=width, record=True)
+        for t in rich_tables(rep, width=width):
+            console.print(t)
+        text = console.export_text()
+        lines = text.splitlines()
+        assert all(len(ln) <= width for ln in lines), (width, max(len(ln) for ln in lines))
+        boxed = [ln for ln in lines if ln.startswith(("┃", "│"))]
+        assert boxed and all(ln.endswith(("┃", "│")) for ln in boxed), (width, text)  # nothing cropped
+        for t in titles:
+            assert t in text, (width, t)
+        assert note in " ".join(text.split())
+        assert sum(1 for ln in lines if ln.strip() and ln.strip() in note) <= 2, (width, text)  # terminal-wide
+
+
 def test_plural_and_generate_summary_columns() -> None:
     from kernelgenbench.llm.commands import summary_table
     from kernelgenbench.tables import plural

@@ -33,8 +33,26 @@ def test_missing_wrapper_message_names_near_misses() -> None:
     exec("def logaddexp2_Out(self, other, out):\n    pass\n\ndef add_Tesnor(a, b):\n    pass\n_helper = 1\n",
          mod.__dict__)
     assert _near_misses(mod, ["logaddexp2_out", "add_Tensor"]) == \
-        "; did you mean: logaddexp2_out -> logaddexp2_Out, add_Tensor -> add_Tesnor?"
+        "; the file defines logaddexp2_Out (rename it logaddexp2_out), add_Tesnor (rename it add_Tensor)"
     assert _near_misses(mod, ["mul_Tensor"]) == ""
+
+
+def test_a_correctly_named_sibling_wrapper_is_no_near_miss() -> None:
+    """A missing ``add_Scalar_out`` is close to ``add_Scalar`` (difflib ratio 0.83), which the file rightly defines as
+    another wrapper of aten::add: naming it as the misspelling sent the author to rename a correct wrapper."""
+    import types
+
+    from kernelgenbench.sandbox.child import _near_misses
+
+    mod = types.ModuleType("sub")
+    exec("def add_Tensor(a, b):\n    pass\n\ndef add_Scalar(a, b):\n    pass\n\ndef add_out(a, b, *, out):\n"
+         "    pass\n", mod.__dict__)
+    iface = ("add_Tensor", "add_Scalar", "add_out", "add_Scalar_out")
+    assert _near_misses(mod, ["add_Scalar_out"]) == "; the file defines add_Scalar (rename it add_Scalar_out)"
+    assert _near_misses(mod, ["add_Scalar_out"], iface) == ""
+    exec("def add_scalar_out(a, b, *, out):\n    pass\n", mod.__dict__)
+    assert _near_misses(mod, ["add_Scalar_out"], iface) == \
+        "; the file defines add_scalar_out (rename it add_Scalar_out)"
 
 
 def test_tensor_files_are_written_without_checksums_and_still_load(tmp_path) -> None:

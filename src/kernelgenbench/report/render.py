@@ -162,12 +162,39 @@ def _column_groups(t: Table, width: int | None) -> list[list[Any]]:
     return groups
 
 
+def _fixed_widths(t: Table, cols: list[Any], width: int | None) -> list[int | None]:
+    """Each column's width when the group's natural width (every header and cell on one line) exceeds ``width``:
+    number columns at their :func:`_min_width`, the text columns sharing what is left (each between its minimum
+    and its natural width); ``None`` everywhere when it fits or without a width. Rich's own narrowing shrinks the
+    widest columns below the minimum widths and then widens them back to those, so a group that fitted by the
+    minimum widths came out wider than the terminal and lost its last columns to cropping."""
+    if width is None:
+        return [None] * len(cols)
+    nat = [max([len(c.title)] + [len(_cell(t, r, c.key)) for r in t.rows]) for c in cols]
+    frame = 1 + 3 * len(cols)  # borders and padding
+    if sum(nat) + frame <= width:
+        return [None] * len(cols)
+    mins = [_min_width(t, c) for c in cols]
+    out: list[int | None] = list(mins)
+    text = [i for i, c in enumerate(cols) if c.kind in ("text", "list")]
+    spare = width - frame - sum(mins)
+    while spare > 0 and text:  # one cell at a time to the narrowest text column that still wants more
+        want = [i for i in text if out[i] < nat[i]]
+        if not want:
+            break
+        i = min(want, key=lambda j: out[j])
+        out[i] += 1
+        spare -= 1
+    return out
+
+
 def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int | None = None) -> list[Any]:
     """The tables (all, or those named) as rich renderables for the terminal. With ``width`` (the terminal's),
     a table too wide for it is printed as several, each repeating the row's leading text columns, instead of
     folding headers inside words."""
     from rich.markup import escape
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     out: list[Any] = []
     for t in report.tables:
@@ -177,12 +204,16 @@ def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int
         for gi, cols in enumerate(groups):
             last = gi == len(groups) - 1
             title = t.title if gi == 0 else f"{t.title} (continued, {gi + 1}/{len(groups)})"
-            rt = RichTable(title=escape(title), caption=escape("\n".join(t.notes)) if t.notes and last else None,
-                           caption_justify="left")
-            for c in cols:
+            # one group: the notes are its caption; several: a paragraph after the last group, as wide as the
+            # terminal (a caption wraps to its table's width, the last group's few columns: a 36-cell column of text)
+            rt = RichTable(title=escape(title), caption=escape("\n".join(t.notes)) if t.notes and len(groups) == 1
+                           else None, caption_justify="left")
+            for c, w in zip(cols, _fixed_widths(t, cols, width)):
                 rt.add_column(escape(c.title), justify="left" if c.kind in ("text", "list") else "right",
-                              overflow="fold", min_width=_min_width(t, c))
+                              overflow="fold", min_width=_min_width(t, c), width=w)
             for r in t.rows:
                 rt.add_row(*[escape(_cell(t, r, c.key)) for c in cols])
             out.append(rt)
+            if last and t.notes and len(groups) > 1:
+                out.append(Text("\n".join(t.notes), style="italic"))
     return out

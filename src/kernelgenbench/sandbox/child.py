@@ -62,20 +62,23 @@ from .protocol import (
 _TIMERS: dict[str, Any] = {}
 
 
-def _near_misses(module: Any, missing: list[str]) -> str:
-    """``"; did you mean: logaddexp2_out -> logaddexp2_Out?"`` for names the module defines that differ from a
-    missing one only in case, or closely (difflib, ratio >= 0.8); ``""`` when none. Reads the module's names only
-    (its ``__dict__`` keys), runs none of its code."""
+def _near_misses(module: Any, missing: list[str], interface: tuple[str, ...] = ()) -> str:
+    """``"; the file defines logaddexp2_Out (rename it logaddexp2_out)"`` for names the module defines that differ
+    from a missing one only in case, or closely (difflib, ratio >= 0.8); ``""`` when none. ``interface`` holds every
+    name of the operator's interface (all its wrappers, required or not): such a name is the wrapper it names, never a
+    misspelling of another (a missing ``add_Scalar_out`` is not a near miss of a written ``add_Scalar``). Reads the
+    module's names only (its ``__dict__`` keys), runs none of its code."""
     import difflib
 
-    names = [k for k in vars(module) if isinstance(k, str) and not k.startswith("__")]
+    taken = set(interface)
+    names = [k for k in vars(module) if isinstance(k, str) and not k.startswith("__") and k not in taken]
     lower = {k.lower(): k for k in names}
     pairs = []
     for m in missing:
         hit = lower.get(m.lower()) or next(iter(difflib.get_close_matches(m, names, n=1, cutoff=0.8)), None)
         if hit is not None and hit != m:
-            pairs.append(f"{m} -> {hit}")
-    return f"; did you mean: {', '.join(pairs)}?" if pairs else ""
+            pairs.append(f"{hit} (rename it {m})")
+    return f"; the file defines {', '.join(pairs)}" if pairs else ""
 
 
 def _eager_wrap_triton() -> None:
@@ -242,7 +245,8 @@ class Child:
                 return {"failure": "missing_wrapper",
                         "error": {"type": "MissingWrapper", "stage": "interface",
                                   "message": f"missing wrapper(s) {', '.join(missing)} (required for {self.op.id}: "
-                                             f"{', '.join(iface.required_names())})" + _near_misses(module, missing)}}
+                                             f"{', '.join(iface.required_names())})"
+                                             + _near_misses(module, missing, tuple(w.name for w in iface.wrappers))}}
             return None
         fn = getattr(module, iface.function, None)
         if not callable(fn):
