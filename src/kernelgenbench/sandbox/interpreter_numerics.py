@@ -59,6 +59,31 @@ def _fp32_float_args() -> None:
 
     _implicit_cvt._kgb_fp32 = True  # type: ignore[attr-defined]
     interp._implicit_cvt = _implicit_cvt
+    _gpu_constexpr_params(interp.GridExecutor)
+
+
+def _gpu_constexpr_params(grid_executor: type) -> None:
+    """Which parameters the interpreter leaves untouched as constexprs: those the GPU's ``KernelParam`` takes as
+    constexpr (``"constexpr" in`` the normalized annotation), not only an annotation that normalizes to exactly
+    ``"constexpr"``. Triton 3.6's interpreter compares with ``==``, so ``ALPHA: "triton.language.constexpr"``
+    (the string ``from __future__ import annotations`` makes of ``triton.language.constexpr``) was a constexpr on
+    a GPU (a weakly typed Python float: exact in an fp64 product) and an fp32 scalar here (red team 27: an honest
+    fp64 aten::mean scaled by such a constexpr 1/N failed as wrong_result on the interpreter only; an int
+    ``BLOCK`` spelled so made ``tl.arange`` raise)."""
+    from triton.runtime.jit import _normalize_ty
+
+    orig_init = grid_executor.__init__
+    if getattr(orig_init, "_kgb_constexprs", False):
+        return
+
+    def __init__(self, fn, arg_names, *a, _orig=orig_init, **k):
+        _orig(self, fn, arg_names, *a, **k)
+        ann = getattr(fn, "__annotations__", {}) or {}
+        self.constexprs = [name for name in arg_names
+                           if name in ann and ann[name] is not None and "constexpr" in _normalize_ty(ann[name])]
+
+    __init__._kgb_constexprs = True  # type: ignore[attr-defined]
+    grid_executor.__init__ = __init__
 
 
 def tf32_round(x: Any) -> Any:
