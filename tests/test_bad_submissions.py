@@ -82,6 +82,8 @@ EXPECTED = {
     "launch_intenum_module": "profile",  # the same method relabelled __module__ = "enum" (red team 26b)
     "launch_intenum_static": "profile",  # the submission's __eq__ wrapped in a staticmethod (what Python 3.12's
                                          # IntEnums hold, unwrapped: it must be the enum module's code)
+    "launch_intenum_send": "profile",  # __eq__ = a generator's bound send (red team 27)
+    "launch_intenum_valuemap": "profile",  # __eq__ = classmethod(Enum.__new__), a submission key in the value map
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -255,6 +257,8 @@ LAUNCH_MESSAGES = {
     "launch_intenum_method": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_module": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_static": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_send": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_valuemap": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }

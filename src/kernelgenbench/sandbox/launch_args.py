@@ -225,8 +225,10 @@ def _namedtuple_ok(cls: type, T: _Types) -> bool:
 
 #: the standard enum metaclass (``EnumType`` from Python 3.11, ``EnumMeta`` before; the same class)
 _ENUM_META = getattr(enum, "EnumType", enum.EnumMeta)
-_ENUM_BOOKKEEPING = (str, bool, int, list, dict, tuple, type(None), types.BuiltinFunctionType,
-                     types.WrapperDescriptorType, types.MethodDescriptorType)
+#: the enum module's bookkeeping values that cannot be called (builtins and descriptors are checked one by one in
+#: _intenum_ok, and the containers' elements too)
+_ENUM_PLAIN = (str, bool, int, type(None))
+_ENUM_CONTAINERS = (list, dict, tuple)
 
 
 def _intenum_ok(cls: type, T: _Types) -> bool:
@@ -241,17 +243,46 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     d = cls.__dict__
     if _still_approved(T.enum_ok, cls):
         return True
-    for v in d.values():
+    for k, v in d.items():
         t = type(v)
-        if t is cls or t in _ENUM_BOOKKEEPING or v is int:
+        if t is cls:
+            # a member: its instance dictionary holds the enum module's plain values only (a submission object
+            # as _name_ would run its code where Triton formats the constexpr, red team 27)
+            md = object.__getattribute__(v, "__dict__")
+            if any(type(x) not in (str, int, bool, type(None)) and x is not cls for x in md.values()):
+                return False
             continue
+        if t in _ENUM_PLAIN or v is int:
+            continue
+        if t in _ENUM_CONTAINERS:
+            # _member_map_, _value2member_map_, _member_names_, ...: names, values and members only (red team 27:
+            # a key of the submission's class in _value2member_map_ runs its __eq__ where the enum module's
+            # __new__ looks a value up)
+            items = [*v.keys(), *v.values()] if t is dict else list(v)
+            if any(type(x) not in _ENUM_PLAIN and type(x) is not cls for x in items):
+                return False
+            continue
+        if t is types.BuiltinFunctionType:
+            # int.__new__ (_new_member_); not a bound method of another object (red team 27: __eq__ =
+            # generator.send ran the submission's generator at every MODE == x in the kernel body) nor a
+            # module's function (exec)
+            if v.__self__ is int or v.__self__ is object:
+                continue
+            return False
+        if t in (types.WrapperDescriptorType, types.MethodDescriptorType):
+            if v.__objclass__ is int or v.__objclass__ is object:
+                continue  # int's and object's own slots (_value_repr_, __format__)
+            return False
         if t is staticmethod or t is classmethod:
             # Python >= 3.12 stores the enum module's _generate_next_value_ as a staticmethod in every class
             v = v.__func__
             t = type(v)
         if t is types.FunctionType and id(v.__code__) in T.enum_codes and v.__globals__ is vars(enum) \
-                and v.__closure__ is None:
-            continue  # the enum module's own function (by code object: its __module__ can be rewritten)
+                and v.__closure__ is None and v.__code__.co_name == k:
+            # the enum module's own function (by code object: its __module__ can be rewritten) under its own
+            # name (red team 27: __eq__ = classmethod(enum.Enum.__new__) looked MODE == x up in the class's
+            # value map, whose keys the submission may set, running their __eq__ in the kernel body)
+            continue
         return False
     T.enum_ok[cls] = tuple(d.items())
     return True
