@@ -254,6 +254,8 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
             continue
         if t in _ENUM_PLAIN or v is int:
             continue
+        if t in _ENUM_CONTAINERS and k.startswith("__") and k.endswith("__"):
+            continue  # __annotations__, __static_attributes__: no enum-module code reads their elements
         if t in _ENUM_CONTAINERS:
             # _member_map_, _value2member_map_, _member_names_, ...: names, values and members only (red team 27:
             # a key of the submission's class in _value2member_map_ runs its __eq__ where the enum module's
