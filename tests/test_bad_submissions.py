@@ -84,6 +84,8 @@ EXPECTED = {
                                          # IntEnums hold, unwrapped: it must be the enum module's code)
     "launch_intenum_send": "profile",  # __eq__ = a generator's bound send (red team 27)
     "launch_intenum_valuemap": "profile",  # __eq__ = classmethod(Enum.__new__), a submission key in the value map
+    "launch_intenum_base": "profile",  # enum.IntEnum.__eq__ set through a loop variable (red team 27)
+    "store_through_display": "static_scan",  # [enum.IntEnum][0].__eq__ = f (red team 27)
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -259,6 +261,7 @@ LAUNCH_MESSAGES = {
     "launch_intenum_static": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_send": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_valuemap": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_base": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }

@@ -148,6 +148,10 @@ class _Types:
         self.nt_ok: dict[type, tuple] = {}
         #: IntEnum classes approved, likewise
         self.enum_ok: dict[type, tuple] = {}
+        #: the enum base classes' dictionaries when the hooks were installed (before the submission is imported):
+        #: a member's comparison, hash or bool also reads them (red team 27: ``for c in (enum.IntEnum,):
+        #: c.__eq__ = f`` passed L1 and ran f in the kernel body)
+        self.enum_bases = tuple((base, tuple(vars(base).items())) for base in (enum.IntEnum, enum.ReprEnum, enum.Enum))
         #: the code objects of the enum module's own functions (what an IntEnum class may hold as functions)
         self.enum_codes = frozenset(
             id(f.__code__) for base in (enum.Enum, enum.ReprEnum, enum.IntEnum) for v in vars(base).values()
@@ -240,6 +244,10 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     only."""
     if type(cls) is not _ENUM_META or cls.__bases__ != (enum.IntEnum,):
         return False
+    for base, items in T.enum_bases:
+        now = vars(base)
+        if len(now) != len(items) or any(now.get(k, _ABSENT) is not v for k, v in items):
+            return False  # a base class changed since the hooks were installed
     d = cls.__dict__
     if _still_approved(T.enum_ok, cls):
         return True
