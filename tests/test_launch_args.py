@@ -423,3 +423,39 @@ def test_intenum_callables_must_be_the_enum_modules_under_their_own_names() -> N
     named.PLAIN.__dict__["_name_"] = Key()
     for cls in (sent, renamed, keyed, named):
         assert la.bad_value(cls.FAST) is not None, cls.__dict__
+
+
+def test_changes_to_tritons_language_modules_are_reported(monkeypatch) -> None:
+    """Red team 27: `for m in (tl,): m.sum = f` passed L1; the sandbox compares Triton's language modules and classes
+    with their snapshot (entries rebound to something not Triton's or the harness's own, callables added)."""
+    import builtins
+    import functools
+
+    monkeypatch.setattr(la, "_TRITON_SNAPSHOT", None)
+    la.snapshot_triton()
+    assert la.triton_changed() is None
+
+    def mine(*a):
+        return 0
+
+    orig = tl.sum
+    try:
+        for m in (tl,):
+            m.sum = mine
+        assert la.triton_changed() == (f"triton.language.sum was changed after the harness started "
+                                       f"({la.ALLOWED_GLOBALS})")
+        tl.sum = functools.partial(orig, axis=0)      # Triton's own function with a plain argument: allowed
+        assert la.triton_changed() is None
+        tl.sum = functools.partial(orig, combine=mine)  # a submission callable inside: not
+        assert la.triton_changed() is not None
+        tl.sum = builtins.print                      # the interpreter's static_print stand-in
+        assert la.triton_changed() is None
+    finally:
+        tl.sum = orig
+    tl.core.my_helper = mine
+    try:
+        assert la.triton_changed() == (f"triton.language.core.my_helper was added after the harness started "
+                                       f"({la.ALLOWED_GLOBALS})")
+    finally:
+        del tl.core.my_helper
+    assert la.triton_changed() is None

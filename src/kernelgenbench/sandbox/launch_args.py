@@ -65,6 +65,7 @@ import builtins
 import collections
 import dis
 import enum
+import functools
 import os
 import sys
 import types
@@ -784,4 +785,86 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
         msg = check_globals(j)
         if msg is not None:
             return msg
+    return None
+
+
+# -- Triton's own modules and classes ------------------------------------------------------------
+
+#: (object, its dictionary's items) of Triton's language modules and their classes, taken just before the
+#: submission is imported (:func:`snapshot_triton`); None until then.
+_TRITON_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+
+
+def _triton_objects() -> list[Any]:
+    out: list[Any] = []
+    for name, mod in sorted(sys.modules.items()):
+        if not (name == "triton" or name == "triton.language" or name.startswith("triton.language.")):
+            continue
+        if not isinstance(mod, types.ModuleType):
+            continue
+        out.append(mod)
+        for v in list(vars(mod).values()):
+            if type(v) is type and getattr(v, "__module__", "") == name:
+                out.append(v)
+    return out
+
+
+def snapshot_triton() -> None:
+    """Remember the dictionaries of ``triton``, the ``triton.language`` modules and the classes they define
+    (``tl.tensor``, ``tl.constexpr``, ...), after the harness's own interpreter patches and before the submission
+    is imported (sandbox child). :func:`triton_changed` compares them later."""
+    global _TRITON_SNAPSHOT
+    seen: set[int] = set()
+    snap = []
+    for obj in _triton_objects():
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            snap.append((obj, tuple(vars(obj).items())))
+    _TRITON_SNAPSHOT = snap
+
+
+def _triton_own(v: Any, T: _Types) -> bool:
+    """Whether ``v``, a new value of an entry of Triton's modules or classes, is Triton's or the harness's own
+    (the interpreter's language patches add and rebind entries of ``tl.tensor`` and ``tl.core`` per launch), or a
+    submodule, or a class's ``__annotations__`` (created when first read)."""
+    if isinstance(v, types.ModuleType):
+        return True
+    if type(v) in (types.WrapperDescriptorType, types.MethodDescriptorType) \
+            and getattr(v.__objclass__, "__module__", None) == "builtins":
+        return True  # a builtin type's slot (the patches' restore leaves object.__repr__ on tl.tensor)
+    if v is builtins.print:
+        return True  # the interpreter's tl.static_print during a launch
+    if type(v) is functools.partial:  # the interpreter's patches during a launch: partial(_set_attr, name=...)
+        return _triton_own(v.func, T) and all(type(a) in T.leaf for a in (*v.args, *v.keywords.values()))
+    for f in (v, getattr(v, "fn", None), getattr(v, "fget", None), getattr(v, "__func__", None)):
+        code = getattr(f, "__code__", None) if f is not None else None
+        if type(code) is types.CodeType:
+            path = os.path.abspath(code.co_filename)
+            return path.startswith(T.triton_dir) or path.startswith(T.harness_dir)
+    return type(v) in T.leaf
+
+
+def triton_changed() -> str | None:
+    """Which of Triton's language modules or classes the submission changed since :func:`snapshot_triton`
+    (an entry rebound, added or removed, to something not Triton's or the harness's own), or None. Red team 27:
+    L1's monkey-patch rule follows stores through names it can resolve only, so ``for m in (tl,): m.sum = f``
+    replaced ``tl.sum`` with a Python function of the submission that every kernel body then ran. Read with
+    ``vars``, ``getattr`` of code objects and identity; runs no code of the submission's classes."""
+    if _TRITON_SNAPSHOT is None:
+        return None
+    T = types_()
+    for obj, items in _TRITON_SNAPSHOT:
+        now = vars(obj)
+        name = getattr(obj, "__name__", "?")
+        for k, v in items:
+            cur = now.get(k, _ABSENT)
+            if cur is not v and (cur is _ABSENT or not _triton_own(cur, T)):
+                return f"{name}.{k} was changed after the harness started ({ALLOWED_GLOBALS})"
+        if len(now) != len(items):
+            old = {k for k, _ in items}
+            for k, v in now.items():
+                # an added entry that a kernel body could call (the interpreter's rewriter adds its semantic
+                # object to the globals of Triton's own jit functions)
+                if k not in old and callable(v) and not _triton_own(v, T):
+                    return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
     return None
