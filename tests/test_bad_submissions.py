@@ -82,6 +82,11 @@ EXPECTED = {
     "launch_intenum_module": "profile",  # the same method relabelled __module__ = "enum" (red team 26b)
     "launch_intenum_static": "profile",  # the submission's __eq__ wrapped in a staticmethod (what Python 3.12's
                                          # IntEnums hold, unwrapped: it must be the enum module's code)
+    "launch_intenum_send": "profile",  # __eq__ = a generator's bound send (red team 27)
+    "launch_intenum_valuemap": "profile",  # __eq__ = classmethod(Enum.__new__), a submission key in the value map
+    "launch_intenum_base": "profile",  # enum.IntEnum.__eq__ set through a loop variable (red team 27)
+    "store_through_display": "static_scan",  # [enum.IntEnum][0].__eq__ = f (red team 27)
+    "tl_monkeypatch": "profile",  # tl.sum replaced through a loop variable (red team 27)
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -241,6 +246,8 @@ if PLATFORM.interpreter:  # its first call already fails: it catches its kernel'
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
 IMPORT_CAUGHT = {"import_table", "import_scalars"}
+#: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet).
+IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}
@@ -255,6 +262,9 @@ LAUNCH_MESSAGES = {
     "launch_intenum_method": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_module": "argument MODE is a Mode (a subclass of int)",
     "launch_intenum_static": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_send": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_valuemap": "argument MODE is a Mode (a subclass of int)",
+    "launch_intenum_base": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
 }
@@ -302,6 +312,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in IMPORT_CAUGHT:  # judged at import: no case ran
         assert rec["first_failure"]["message"].startswith("L3 dispatch trace of the submission's import"), rec
         assert rec["first_failure"]["case_id"] is None and not rec["cases"], rec["first_failure"]
+    elif what in IMPORT_LAUNCH_CAUGHT:
+        assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
     elif expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
         # a case-level failure names the case it happened in

@@ -377,3 +377,85 @@ def test_overhead_per_launch_is_small() -> None:
             la.check_launch(_plain, args, kwargs)
         best = min(best, (time.perf_counter() - t0) / n)
     assert best < 50e-6, f"{best * 1e6:.1f} us per launch"
+
+
+def _intenum(**extra):
+    import enum
+
+    ns = {"PLAIN": 0, "FAST": 1, **extra}
+    return enum.IntEnum("Mode", ns) if not extra else type(enum.IntEnum)("Mode", (enum.IntEnum,), _enum_dict(ns))
+
+
+def _enum_dict(ns):
+    import enum
+
+    d = enum.EnumType.__prepare__("Mode", (enum.IntEnum,))
+    for k, v in ns.items():
+        d[k] = v
+    return d
+
+
+def test_intenum_callables_must_be_the_enum_modules_under_their_own_names() -> None:
+    """Red team 27: an IntEnum's dictionary may hold the enum module's functions only under their own names, int's
+    and object's builtins only, and its bookkeeping containers and members' dictionaries names, values and
+    members only; each rejected class here ran submission code when a kernel body evaluated MODE == 1."""
+    import enum
+
+    def gen():
+        while True:
+            yield False
+
+    g = gen()
+    next(g)
+    ok = [_intenum(), _intenum(_generate_next_value_=staticmethod(enum.Enum._generate_next_value_))]
+    for cls in ok:
+        assert la.bad_value(cls.FAST) is None, cls.__dict__
+    sent = _intenum(__eq__=g.send, __hash__=int.__hash__)
+    renamed = _intenum(__eq__=classmethod(enum.Enum.__new__), __hash__=int.__hash__)
+    keyed = _intenum()
+
+    class Key:
+        def __hash__(self):
+            return 1
+
+    keyed._value2member_map_[Key()] = keyed.PLAIN
+    named = _intenum()
+    named.PLAIN.__dict__["_name_"] = Key()
+    for cls in (sent, renamed, keyed, named):
+        assert la.bad_value(cls.FAST) is not None, cls.__dict__
+
+
+def test_changes_to_tritons_language_modules_are_reported(monkeypatch) -> None:
+    """Red team 27: `for m in (tl,): m.sum = f` passed L1; the sandbox compares Triton's language modules and classes
+    with their snapshot (entries rebound to something not Triton's or the harness's own, callables added)."""
+    import builtins
+    import functools
+
+    monkeypatch.setattr(la, "_TRITON_SNAPSHOT", None)
+    la.snapshot_triton()
+    assert la.triton_changed() is None
+
+    def mine(*a):
+        return 0
+
+    orig = tl.sum
+    try:
+        for m in (tl,):
+            m.sum = mine
+        assert la.triton_changed() == (f"triton.language.sum was changed after the harness started "
+                                       f"({la.ALLOWED_GLOBALS})")
+        tl.sum = functools.partial(orig, axis=0)      # Triton's own function with a plain argument: allowed
+        assert la.triton_changed() is None
+        tl.sum = functools.partial(orig, combine=mine)  # a submission callable inside: not
+        assert la.triton_changed() is not None
+        tl.sum = builtins.print                      # the interpreter's static_print stand-in
+        assert la.triton_changed() is None
+    finally:
+        tl.sum = orig
+    tl.core.my_helper = mine
+    try:
+        assert la.triton_changed() == (f"triton.language.core.my_helper was added after the harness started "
+                                       f"({la.ALLOWED_GLOBALS})")
+    finally:
+        del tl.core.my_helper
+    assert la.triton_changed() is None

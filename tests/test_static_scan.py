@@ -476,6 +476,20 @@ CASES = [
             type(x).foo = 1
             torch.library.Library("aten", "IMPL")
         """, {}, [(6, "monkey-patch"), (7, "monkey-patch"), (8, "monkey-patch"), (9, "monkey-patch")]),
+    ("monkey-patch-through-expressions", """
+        import functools
+        import enum
+        def mine():
+            return []
+        def f(x, out):
+            [enum.IntEnum][0].__eq__ = None
+            next(iter([enum.IntEnum])).__hash__ = None
+            functools.reduce(max, [enum.IntEnum]).x = 1
+            (enum.IntEnum or x).y = 1
+            out.view(-1)[:3] = 0
+            mine().append = None
+            x[0].y = 1
+        """, {}, [(7, "monkey-patch"), (8, "monkey-patch"), (9, "monkey-patch"), (10, "monkey-patch")]),
     # streams
     ("streams", """
         import torch

@@ -156,6 +156,9 @@ class Child:
         from .state import STATE
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
+        changed = launch_args.triton_changed()  # Triton's own modules and classes, changed by the submission
+        if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+            STATE.launch_violations.append(changed)
         msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
         self.resp.write(json.dumps(msg.to_json(), default=str) + "\n")
@@ -202,6 +205,7 @@ class Child:
             if self.args.progress:
                 install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
+        launch_args.snapshot_triton()  # after the harness's own patches, before the submission's code
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)

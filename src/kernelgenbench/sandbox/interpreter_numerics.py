@@ -33,6 +33,7 @@ def install_gpu_numerics() -> None:
     _exact_fp8_conversions()
     _bf16_arithmetic()
     _fp32_float_args()
+    _int1_wrapping()
 
 
 def _fp32_float_args() -> None:
@@ -59,6 +60,56 @@ def _fp32_float_args() -> None:
 
     _implicit_cvt._kgb_fp32 = True  # type: ignore[attr-defined]
     interp._implicit_cvt = _implicit_cvt
+    _gpu_constexpr_params(interp.GridExecutor)
+
+
+def _int1_wrapping() -> None:
+    """Integer addition and subtraction of two int1 values wrap modulo 2, as the GPU's ``i1`` arithmetic does
+    (``True + True == False``; LLVM ``add i1``): NumPy's bool ``+`` is a logical or (``True + True == True``) and
+    its bool ``-`` raises. Triton types ``a + b`` of two int1 values (comparisons, runtime ``bool`` arguments)
+    as int1, so the interpreter gave 1 where a GPU gives 0 (red team 27)."""
+    import numpy as np
+    from triton.runtime import interpreter as interp
+
+    B = interp.InterpreterBuilder
+    if getattr(B.create_add, "_kgb_int1", False):
+        return
+
+    def wrap(orig):
+        def method(self, lhs, rhs, _orig=orig):
+            if lhs.data.dtype == np.bool_ and rhs.data.dtype == np.bool_:
+                return interp.TensorHandle(np.logical_xor(lhs.data, rhs.data), lhs.dtype.scalar)
+            return _orig(self, lhs, rhs)
+
+        method._kgb_int1 = True  # type: ignore[attr-defined]
+        return method
+
+    B.create_add = wrap(B.create_add)
+    B.create_sub = wrap(B.create_sub)
+
+
+def _gpu_constexpr_params(grid_executor: type) -> None:
+    """Which parameters the interpreter leaves untouched as constexprs: those the GPU's ``KernelParam`` takes as
+    constexpr (``"constexpr" in`` the normalized annotation), not only an annotation that normalizes to exactly
+    ``"constexpr"``. Triton 3.6's interpreter compares with ``==``, so ``ALPHA: "triton.language.constexpr"``
+    (the string ``from __future__ import annotations`` makes of ``triton.language.constexpr``) was a constexpr on
+    a GPU (a weakly typed Python float: exact in an fp64 product) and an fp32 scalar here (red team 27: an honest
+    fp64 aten::mean scaled by such a constexpr 1/N failed as wrong_result on the interpreter only; an int
+    ``BLOCK`` spelled so made ``tl.arange`` raise)."""
+    from triton.runtime.jit import _normalize_ty
+
+    orig_init = grid_executor.__init__
+    if getattr(orig_init, "_kgb_constexprs", False):
+        return
+
+    def __init__(self, fn, arg_names, *a, _orig=orig_init, **k):
+        _orig(self, fn, arg_names, *a, **k)
+        ann = getattr(fn, "__annotations__", {}) or {}
+        self.constexprs = [name for name in arg_names
+                           if name in ann and ann[name] is not None and "constexpr" in _normalize_ty(ann[name])]
+
+    __init__._kgb_constexprs = True  # type: ignore[attr-defined]
+    grid_executor.__init__ = __init__
 
 
 def tf32_round(x: Any) -> Any:

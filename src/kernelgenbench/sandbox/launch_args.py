@@ -65,6 +65,7 @@ import builtins
 import collections
 import dis
 import enum
+import functools
 import os
 import sys
 import types
@@ -148,6 +149,10 @@ class _Types:
         self.nt_ok: dict[type, tuple] = {}
         #: IntEnum classes approved, likewise
         self.enum_ok: dict[type, tuple] = {}
+        #: the enum base classes' dictionaries when the hooks were installed (before the submission is imported):
+        #: a member's comparison, hash or bool also reads them (red team 27: ``for c in (enum.IntEnum,):
+        #: c.__eq__ = f`` passed L1 and ran f in the kernel body)
+        self.enum_bases = tuple((base, tuple(vars(base).items())) for base in (enum.IntEnum, enum.ReprEnum, enum.Enum))
         #: the code objects of the enum module's own functions (what an IntEnum class may hold as functions)
         self.enum_codes = frozenset(
             id(f.__code__) for base in (enum.Enum, enum.ReprEnum, enum.IntEnum) for v in vars(base).values()
@@ -225,8 +230,10 @@ def _namedtuple_ok(cls: type, T: _Types) -> bool:
 
 #: the standard enum metaclass (``EnumType`` from Python 3.11, ``EnumMeta`` before; the same class)
 _ENUM_META = getattr(enum, "EnumType", enum.EnumMeta)
-_ENUM_BOOKKEEPING = (str, bool, int, list, dict, tuple, type(None), types.BuiltinFunctionType,
-                     types.WrapperDescriptorType, types.MethodDescriptorType)
+#: the enum module's bookkeeping values that cannot be called (builtins and descriptors are checked one by one in
+#: _intenum_ok, and the containers' elements too)
+_ENUM_PLAIN = (str, bool, int, type(None))
+_ENUM_CONTAINERS = (list, dict, tuple)
 
 
 def _intenum_ok(cls: type, T: _Types) -> bool:
@@ -238,20 +245,55 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     only."""
     if type(cls) is not _ENUM_META or cls.__bases__ != (enum.IntEnum,):
         return False
+    for base, items in T.enum_bases:
+        now = vars(base)
+        if len(now) != len(items) or any(now.get(k, _ABSENT) is not v for k, v in items):
+            return False  # a base class changed since the hooks were installed
     d = cls.__dict__
     if _still_approved(T.enum_ok, cls):
         return True
-    for v in d.values():
+    for k, v in d.items():
         t = type(v)
-        if t is cls or t in _ENUM_BOOKKEEPING or v is int:
+        if t is cls:
+            # a member: its instance dictionary holds the enum module's plain values only (a submission object
+            # as _name_ would run its code where Triton formats the constexpr, red team 27)
+            md = object.__getattribute__(v, "__dict__")
+            if any(type(x) not in (str, int, bool, type(None)) and x is not cls for x in md.values()):
+                return False
             continue
+        if t in _ENUM_PLAIN or v is int:
+            continue
+        if t in _ENUM_CONTAINERS and k.startswith("__") and k.endswith("__"):
+            continue  # __annotations__, __static_attributes__: no enum-module code reads their elements
+        if t in _ENUM_CONTAINERS:
+            # _member_map_, _value2member_map_, _member_names_, ...: names, values and members only (red team 27:
+            # a key of the submission's class in _value2member_map_ runs its __eq__ where the enum module's
+            # __new__ looks a value up)
+            items = [*v.keys(), *v.values()] if t is dict else list(v)
+            if any(type(x) not in _ENUM_PLAIN and type(x) is not cls for x in items):
+                return False
+            continue
+        if t is types.BuiltinFunctionType:
+            # int.__new__ (_new_member_); not a bound method of another object (red team 27: __eq__ =
+            # generator.send ran the submission's generator at every MODE == x in the kernel body) nor a
+            # module's function (exec)
+            if v.__self__ is int or v.__self__ is object:
+                continue
+            return False
+        if t in (types.WrapperDescriptorType, types.MethodDescriptorType):
+            if v.__objclass__ is int or v.__objclass__ is object:
+                continue  # int's and object's own slots (_value_repr_, __format__)
+            return False
         if t is staticmethod or t is classmethod:
             # Python >= 3.12 stores the enum module's _generate_next_value_ as a staticmethod in every class
             v = v.__func__
             t = type(v)
         if t is types.FunctionType and id(v.__code__) in T.enum_codes and v.__globals__ is vars(enum) \
-                and v.__closure__ is None:
-            continue  # the enum module's own function (by code object: its __module__ can be rewritten)
+                and v.__closure__ is None and v.__code__.co_name == k:
+            # the enum module's own function (by code object: its __module__ can be rewritten) under its own
+            # name (red team 27: __eq__ = classmethod(enum.Enum.__new__) looked MODE == x up in the class's
+            # value map, whose keys the submission may set, running their __eq__ in the kernel body)
+            continue
         return False
     T.enum_ok[cls] = tuple(d.items())
     return True
@@ -743,4 +785,86 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
         msg = check_globals(j)
         if msg is not None:
             return msg
+    return None
+
+
+# -- Triton's own modules and classes ------------------------------------------------------------
+
+#: (object, its dictionary's items) of Triton's language modules and their classes, taken just before the
+#: submission is imported (:func:`snapshot_triton`); None until then.
+_TRITON_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+
+
+def _triton_objects() -> list[Any]:
+    out: list[Any] = []
+    for name, mod in sorted(sys.modules.items()):
+        if not (name == "triton" or name == "triton.language" or name.startswith("triton.language.")):
+            continue
+        if not isinstance(mod, types.ModuleType):
+            continue
+        out.append(mod)
+        for v in list(vars(mod).values()):
+            if type(v) is type and getattr(v, "__module__", "") == name:
+                out.append(v)
+    return out
+
+
+def snapshot_triton() -> None:
+    """Remember the dictionaries of ``triton``, the ``triton.language`` modules and the classes they define
+    (``tl.tensor``, ``tl.constexpr``, ...), after the harness's own interpreter patches and before the submission
+    is imported (sandbox child). :func:`triton_changed` compares them later."""
+    global _TRITON_SNAPSHOT
+    seen: set[int] = set()
+    snap = []
+    for obj in _triton_objects():
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            snap.append((obj, tuple(vars(obj).items())))
+    _TRITON_SNAPSHOT = snap
+
+
+def _triton_own(v: Any, T: _Types) -> bool:
+    """Whether ``v``, a new value of an entry of Triton's modules or classes, is Triton's or the harness's own
+    (the interpreter's language patches add and rebind entries of ``tl.tensor`` and ``tl.core`` per launch), or a
+    submodule, or a class's ``__annotations__`` (created when first read)."""
+    if isinstance(v, types.ModuleType):
+        return True
+    if type(v) in (types.WrapperDescriptorType, types.MethodDescriptorType) \
+            and getattr(v.__objclass__, "__module__", None) == "builtins":
+        return True  # a builtin type's slot (the patches' restore leaves object.__repr__ on tl.tensor)
+    if v is builtins.print:
+        return True  # the interpreter's tl.static_print during a launch
+    if type(v) is functools.partial:  # the interpreter's patches during a launch: partial(_set_attr, name=...)
+        return _triton_own(v.func, T) and all(type(a) in T.leaf for a in (*v.args, *v.keywords.values()))
+    for f in (v, getattr(v, "fn", None), getattr(v, "fget", None), getattr(v, "__func__", None)):
+        code = getattr(f, "__code__", None) if f is not None else None
+        if type(code) is types.CodeType:
+            path = os.path.abspath(code.co_filename)
+            return path.startswith(T.triton_dir) or path.startswith(T.harness_dir)
+    return type(v) in T.leaf
+
+
+def triton_changed() -> str | None:
+    """Which of Triton's language modules or classes the submission changed since :func:`snapshot_triton`
+    (an entry rebound, added or removed, to something not Triton's or the harness's own), or None. Red team 27:
+    L1's monkey-patch rule follows stores through names it can resolve only, so ``for m in (tl,): m.sum = f``
+    replaced ``tl.sum`` with a Python function of the submission that every kernel body then ran. Read with
+    ``vars``, ``getattr`` of code objects and identity; runs no code of the submission's classes."""
+    if _TRITON_SNAPSHOT is None:
+        return None
+    T = types_()
+    for obj, items in _TRITON_SNAPSHOT:
+        now = vars(obj)
+        name = getattr(obj, "__name__", "?")
+        for k, v in items:
+            cur = now.get(k, _ABSENT)
+            if cur is not v and (cur is _ABSENT or not _triton_own(cur, T)):
+                return f"{name}.{k} was changed after the harness started ({ALLOWED_GLOBALS})"
+        if len(now) != len(items):
+            old = {k for k, _ in items}
+            for k, v in now.items():
+                # an added entry that a kernel body could call (the interpreter's rewriter adds its semantic
+                # object to the globals of Triton's own jit functions)
+                if k not in old and callable(v) and not _triton_own(v, T):
+                    return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
     return None

@@ -680,6 +680,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                         "must not be modified")
             return
         if not isinstance(base, ast.Name):
+            if self._reaches_foreign_object(base):
+                self.report(node, "monkey-patch", "changes an object reached through an expression (a container "
+                            "display, a builtin's or an imported function's result, a conditional); modules and "
+                            "classes defined elsewhere must not be modified that way either")
             return
         if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
             self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
@@ -691,6 +695,25 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                         "and classes defined elsewhere must not be modified")
         # a store into the submission's own module-level objects is state across calls, which L1 does
         # not judge (see "State across calls" in the docstring of :mod:`.policy`)
+
+    def _reaches_foreign_object(self, base: ast.AST) -> bool:
+        """Whether a store's base expression (not a plain name) may be an object defined elsewhere: a container
+        display or comprehension (``[enum.IntEnum][0].__eq__ = f``: red team 27, which passed L1 and the launch
+        rule), ``and``/``or``, a conditional or walrus expression, or the result of a builtin (``next(iter(...))``),
+        of an imported function (``copy.copy(cls)``) or of a call of a call. A method's result
+        (``out.view(-1)[:n] = ...``) and a call of the submission's own function or class stay allowed."""
+        if isinstance(base, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp, ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Starred, ast.Await,
+                             ast.Lambda)):
+            return True
+        if isinstance(base, ast.Call):
+            func = base.func
+            if isinstance(func, ast.Name):
+                return self.lookup(func.id)[0] != "local"
+            if isinstance(func, ast.Attribute):
+                return self.resolve(func) is not None
+            return True
+        return False
 
     def _check_name_store(self, node: ast.Name) -> None:
         if id(node) in self.handled or not self.in_function:
