@@ -227,6 +227,7 @@ def test_an_oom_while_sharing_the_gpu_is_judged_again_alone(tmp_path: Path) -> N
     assert sorted(recs) == [f"j{i}" for i in range(6)]  # each job recorded once
     assert runs["j0"] == 2 and runs["j1"] == 2 and runs["j2"] == 2 and all(runs[f"j{i}"] == 1 for i in range(3, 6))
     assert recs["j0"]["status"] == "passed" and "judged again with the GPU to itself" in recs["j0"]["rejudged_alone"]
+    assert recs["j0"]["rejudged_alone"].endswith("the first verdict, set aside: oom: CUDA out of memory")
     assert recs["j1"]["failure_class"] == "oom" and recs["j1"]["rejudged_alone"]
     assert recs["j2"]["status"] == "passed" and recs["j2"]["rejudged_alone"]
     assert recs["j0"]["attempt"] == 1

@@ -183,7 +183,9 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     while the GPU's other slots wait, after the verifier's cached GPU memory is released. The other jobs' sandboxes
     and references had filled the GPU (an H100 gate at 5aa46ce: 19 held-out jobs and 9 tests failed as ``oom`` or
     with out-of-memory errors beside 19 other processes); only what the job runs out of memory on alone is its own
-    failure. The record's ``rejudged_alone`` says so; the first verdict is not recorded.
+    failure. The record's ``rejudged_alone`` says so and keeps the first verdict (class and message). A submission
+    can raise an out-of-memory error of its own to get this second run: it gains a run with the GPU to itself, once
+    per job, and nothing else (the second verdict is judged as any).
 
     Args:
         run_job: how a slot runs a job (default: :class:`~kernelgenbench.run.job.Verifier` on the slot's device);
@@ -242,8 +244,10 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                             todo.append((spec, tries + 1, alone))
                             requeued = True
                 elif out_of_memory(rec) and alone is None and slot.device is not None and sharers[slot.device] > 1:
+                    msg = ((rec.get("first_failure") or {}).get("message") or "")[:300]
+                    first = f"{rec.get('failure_class')}: {msg}"
                     with cond:
-                        todo.appendleft((spec, tries, OOM_ALONE.format(n=sharers[slot.device] - 1)))
+                        todo.appendleft((spec, tries, OOM_ALONE.format(n=sharers[slot.device] - 1, first=first)))
                         requeued = True
                 if requeued:
                     continue
@@ -301,7 +305,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
 
 #: The record's ``rejudged_alone`` of a job judged again alone on its GPU (run_jobs).
 OOM_ALONE = ("out of memory while {n} other slot(s) shared the GPU: judged again with the GPU to itself (no other job "
-             "of the run on it, the verifier's cached memory released)")
+             "of the run on it, the verifier's cached memory released); the first verdict, set aside: {first}")
 
 
 def out_of_memory(rec: dict[str, Any]) -> bool:

@@ -613,9 +613,10 @@ def randn(shape: Any, dtype: torch.dtype, gen: torch.Generator, device: torch.de
     return torch.randn(shape, generator=gen, device=device, dtype=dtype)
 
 
-#: Elements of untouched memory before the first and after the last array of a pointer-array tensor (build_call):
-#: a kernel that stores a little outside its arrays (one vector past y_b, or before it with a negative increment)
-#: writes into them and fails the untouched check instead of landing, unseen, in another allocation on a GPU.
+#: Elements of untouched memory before the first and after the last array of a pointer-array tensor (build_call), at
+#: least (one array's length where that is more: red team 27): a kernel that stores outside its arrays (one vector
+#: past y_b, or before it with a negative increment, or a whole array off) writes into them and fails the untouched
+#: check instead of landing, unseen, in another allocation on a GPU.
 PTR_GUARD = 64
 
 
@@ -632,9 +633,10 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
     then adjusts arrays (NaN in operands that must not be read, triangular data, ...).
 
     Pointer arrays (``ptrs``, §2.2): the batches' arrays lie in one tensor in a random order, each slot
-    ``p["gap"]`` elements after the previous one's extent, between guard bands of :data:`PTR_GUARD` elements
-    at both ends of the tensor (the gaps and guards are memory an output must leave untouched: a store just
-    before or past an array lands in memory the verifier compares, on a GPU too, where nothing faults); names in
+    ``p["gap"]`` elements after the previous one's extent, between guard bands of :data:`PTR_GUARD` elements (or
+    one array's length, if more) at both ends of the tensor (the gaps and guards are memory an output must leave
+    untouched: a store just before or past an array lands in memory the verifier compares, on a GPU too, where
+    nothing faults); names in
     ``p["shared"]`` (inputs only) get one array that every entry points to. The position holds that tensor
     and ``Call.pointers`` the offsets; ``fill`` sees the tensor.
     """
@@ -676,12 +678,13 @@ def build_call(routine: Routine, p: dict[str, Any], device: torch.device, gen: t
                                  f"(output arrays are distinct, §2.2)")
             span = one + p.get("gap", 0)
             nb = max(0, d[a.count])
-            n = PTR_GUARD + (one if shared else span * nb) + PTR_GUARD + p.get("slack", 0)
+            guard = max(PTR_GUARD, one)  # at least one array's length: a store one array too far is seen
+            n = guard + (one if shared else span * nb) + guard + p.get("slack", 0)
             t = randn(max(1, n), routine.dtype, gen, device, p.get("cparts", "unit"))
             # batch b's array is slot order[b] of the tensor: a random order, so no kernel can take the
             # arrays for a strided batch from the first address
             order = torch.randperm(nb, generator=gen, device=device).tolist() if nb > 1 and not shared else range(nb)
-            pointers[i] = tuple(PTR_GUARD + (0 if shared else order[b] * span) for b in range(nb))
+            pointers[i] = tuple(guard + (0 if shared else order[b] * span) for b in range(nb))
             if a.out and p.get("poison"):
                 keep = storage_view(t).clone()
                 poison_(t)
