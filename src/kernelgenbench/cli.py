@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .console import closed_stdout_ok, console, exit_interrupted
+from .console import console, exit_interrupted
 from .tables import (
     _cases_cell,
     _ops_table,
@@ -392,9 +392,7 @@ def eval_cmd(
             bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
             if bar is not None:
                 progress.remove_task(bar)
-        with closed_stdout_ok():
-            progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} "
-                                   f"({rec.get('wall_s') or 0:.1f}s)")
+        progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s') or 0:.1f}s)")
         if task is not None:
             progress.advance(task)
 

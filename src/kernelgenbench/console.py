@@ -3,12 +3,11 @@
 on it (llm/commands.py, agent/commands.py), which import this module, never cli.py (no import cycle)."""
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import sys
 import threading
-from typing import Any, Iterator, NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
 
@@ -25,35 +24,21 @@ def _console() -> Console:
     return c
 
 
-def _stdout_to_devnull() -> None:
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    finally:
-        os.close(devnull)
-
-
 def _on_broken_pipe() -> None:
     """The console's answer to a reader that closed the pipe (``kgb eval ... | head``): the output ends, the run
     does not. Rich's own answer raises SystemExit, which, raised in a slot's thread by a job's line, ended that
     thread silently: the jobs left were recorded as 'no healthy device left'. Here standard output goes to
     /dev/null for the rest of the process and the console falls quiet."""
-    _stdout_to_devnull()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
     console.quiet = True
 
 
 console = _console()
 console.on_broken_pipe = _on_broken_pipe  # type: ignore[method-assign]
-
-
-@contextlib.contextmanager
-def closed_stdout_ok() -> Iterator[None]:
-    """Around output written other than through :data:`console` (``typer.echo``, ``print``): a broken pipe
-    ends the output (standard output to /dev/null, the console quiet), never the command."""
-    try:
-        yield
-    except BrokenPipeError:
-        _on_broken_pipe()
 
 
 def failure_lines(r: dict[str, Any]) -> list[str]:

@@ -233,8 +233,7 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                     if alone:
                         release_cached_memory(platform)
                     rec = run_job(spec, slot, gates[slot.device], workdir, ceilings.get(slot.device))
-                if not platform.interpreter:
-                    release_cached_memory(platform)  # references of this job: not held while others need memory
+                release_cached_memory(platform)  # this job's references: not held while others need the memory
                 if stop.is_set():
                     return  # interrupted: its child was killed, so the record is no verdict
                 if rec.get("failure_class") == "infrastructure":

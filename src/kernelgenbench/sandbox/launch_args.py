@@ -152,7 +152,7 @@ class _Types:
         #: the enum base classes' dictionaries when the hooks were installed (before the submission is imported):
         #: a member's comparison, hash or bool also reads them (red team 27: ``for c in (enum.IntEnum,):
         #: c.__eq__ = f`` passed L1 and ran f in the kernel body)
-        self.enum_bases = tuple((base, tuple(vars(base).items())) for base in (enum.IntEnum, enum.ReprEnum, enum.Enum))
+        self.enum_bases = dict_snapshot((enum.IntEnum, enum.ReprEnum, enum.Enum))
         #: the code objects of the enum module's own functions (what an IntEnum class may hold as functions)
         self.enum_codes = frozenset(
             id(f.__code__) for base in (enum.Enum, enum.ReprEnum, enum.IntEnum) for v in vars(base).values()
@@ -160,6 +160,18 @@ class _Types:
 
 
 _T: _Types | None = None
+
+
+def dict_snapshot(objs: Any) -> list[tuple[Any, tuple]]:
+    """``(object, its dictionary's items)`` of each distinct object of ``objs``: the state the enum base classes
+    (:class:`_Types`) and Triton's modules (:func:`snapshot_triton`) are compared with later, by identity."""
+    seen: set[int] = set()
+    out = []
+    for obj in objs:
+        if id(obj) not in seen:
+            seen.add(id(obj))
+            out.append((obj, tuple(vars(obj).items())))
+    return out
 
 
 def types_() -> _Types:
@@ -814,13 +826,7 @@ def snapshot_triton() -> None:
     (``tl.tensor``, ``tl.constexpr``, ...), after the harness's own interpreter patches and before the submission
     is imported (sandbox child). :func:`triton_changed` compares them later."""
     global _TRITON_SNAPSHOT
-    seen: set[int] = set()
-    snap = []
-    for obj in _triton_objects():
-        if id(obj) not in seen:
-            seen.add(id(obj))
-            snap.append((obj, tuple(vars(obj).items())))
-    _TRITON_SNAPSHOT = snap
+    _TRITON_SNAPSHOT = dict_snapshot(_triton_objects())
 
 
 def _triton_own(v: Any, T: _Types) -> bool:
