@@ -181,7 +181,8 @@ def shown_tiers(tier: str | None) -> tuple[str, ...]:
 def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tuple[str, str, str]]]:
     """Every case of ``tiers`` (shown tiers only) and the axes they use: ``(rows, [(axis, values, meaning)])``.
     ``values`` lists the distinct values (with the meaning of layout-like values)."""
-    from ..platforms import PROFILES
+    from ..platforms import PROFILES, case_bytes, mib_text
+    from ..settings import INTERPRETER_MAX_MB
 
     interp = PROFILES["interpreter"]
     rows: list[CaseRow] = []
@@ -190,8 +191,11 @@ def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tupl
     for t in tiers:
         for c in op.cases(t):
             why = interp.unsupported_reason(op.tensor_dtypes(c.params))
+            big = None if why else interp.oversize_reason(op, c, INTERPRETER_MAX_MB)
             rows.append(CaseRow(c.id, t, c.timed, ", ".join(f"{k}={_fmt_value(v)}" for k, v in c.params.items()),
-                                f"unsupported ({why.split(':')[0]})" if why else ""))
+                                f"unsupported ({why.split(':')[0]})" if why else
+                                f"unsupported (moves {mib_text(case_bytes(op, c.params))} MiB > {INTERPRETER_MAX_MB:g} "
+                                f"MiB budget)" if big else ""))
             for k, v in c.params.items():
                 if k not in values:
                     order.append(k)
