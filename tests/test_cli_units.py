@@ -441,3 +441,42 @@ def test_cases_cell_names_unsupported_and_unjudged_cases_everywhere() -> None:
     assert cases_cell(bad) == "1/4 (2 not run)"
     assert cases_cell({"status": "passed", "cases_passed": 3, "cases_total": 3}) == "3/3"
     assert operator_scores("vllm::moe_sum", "vllm", ok)["cases"] == "2/3 (1 unsupported)"
+
+
+def test_an_out_of_bounds_message_is_printed_once() -> None:
+    """fresh27 REPORT item 7: a cuda_fault of an interpreted kernel printed its long message three times (the
+    first line and both exceptions of the chain). The terminal lines write it once; the record keeps every
+    line; a short message the traceback repeats stays as it is."""
+    from kernelgenbench.console import failure_lines
+
+    oob = ("out-of-bounds memory access: kernel _saxpy loads 31 element(s) outside every tensor argument of its "
+           "launch (the first starts 8 bytes before the start of the nearest argument's memory: its 4-byte element "
+           "at offset -8 of a 256-byte storage); on a GPU this is an illegal address or a silent write into "
+           "another allocation")
+    message = "\n".join([
+        f'case smoke/1 (n=32, alpha=-111.999, incx=-2, incy=3): InterpreterError: OutOfBoundsAccess("{oob}")',
+        "Traceback (most recent call last):",
+        "  [... 1 frame of the harness, Triton or PyTorch omitted ...]",
+        '  File "/w/b/cublas__cublasSaxpy_v2.py", line 13, in _saxpy',
+        "    x = tl.load(x_ptr + ix, mask=mask)",
+        f"kernelgenbench.sandbox.interpreter.OutOfBoundsAccess: {oob}",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/w/b/cublas__cublasSaxpy_v2.py", line 25, in cublasSaxpy_v2',
+        "    _saxpy[(triton.cdiv(n, BLOCK),)](x, y, n, float(alpha), incx, incy, x0, y0, BLOCK=BLOCK)",
+        f'triton.runtime.errors.InterpreterError: OutOfBoundsAccess("{oob}")',
+        "(whole traceback: /w/runs/r/jobs/j/child.log)"])
+    rec = {"failure_class": "cuda_fault", "first_failure": {"case_id": "smoke/1", "message": message}}
+    lines = failure_lines(rec)
+    text = "\n".join(lines)
+    assert text.count("out-of-bounds memory access") == 1 and lines[0] == message.splitlines()[0]
+    assert "kernelgenbench.sandbox.interpreter.OutOfBoundsAccess: (message as on the first line)" in lines
+    assert "triton.runtime.errors.InterpreterError: (message as on the first line)" in lines
+    assert len(lines) == len(message.splitlines()) and lines[4] == "    x = tl.load(x_ptr + ix, mask=mask)"
+    assert rec["first_failure"]["message"].count("out-of-bounds memory access") == 3  # the record keeps it all
+    short = {"failure_class": "runtime_error", "first_failure": {"message": "case smoke/0 (n=1): ValueError: bad n\n"
+                                                                             "Traceback (most recent call last):\n"
+                                                                             "ValueError: bad n"}}
+    assert failure_lines(short)[-1] == "ValueError: bad n"
