@@ -319,6 +319,7 @@ def test_init_hints_print_the_invocation_that_works(tmp_path, monkeypatch) -> No
 
     from kernelgenbench.cli import app, kgb_invocation
 
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the package as installed (see the test below)
     venv_bin = tmp_path / ".venv" / "bin"
     venv_bin.mkdir(parents=True)
     script = venv_bin / "kgb"
@@ -480,3 +481,34 @@ def test_an_out_of_bounds_message_is_printed_once() -> None:
                                                                              "Traceback (most recent call last):\n"
                                                                              "ValueError: bad n"}}
     assert failure_lines(short)[-1] == "ValueError: bad n"
+
+
+def test_init_hints_keep_the_pythonpath_the_package_came_from(tmp_path, monkeypatch) -> None:
+    """fresh27 REPORT item 7: run as `PYTHONPATH=src python -m kernelgenbench.cli init ...` from a checkout, the
+    `next:` lines printed `python -m kernelgenbench.cli` without `PYTHONPATH=src`: pasted, it found no package (or
+    another copy of it). The hint keeps the PYTHONPATH the package was imported from, as given."""
+    import sys
+
+    import kernelgenbench
+    from kernelgenbench.cli import kgb_invocation
+
+    src = Path(kernelgenbench.__file__).resolve().parent.parent
+    monkeypatch.chdir(src.parent)
+    monkeypatch.setattr(sys, "argv", [str(src / "kernelgenbench" / "cli.py")])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PYTHONPATH", src.name)  # relative, as the README's commands write it
+    assert kgb_invocation().startswith(f"PYTHONPATH={src.name} ")
+    assert kgb_invocation().endswith(" -m kernelgenbench.cli")
+    res = CliRunner().invoke(app, ["init", "aten::add", str(tmp_path / "subs")])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert f"next: PYTHONPATH={src.name} " in flat and " -m kernelgenbench.cli show aten::add --cases" in flat
+    assert f"PYTHONPATH={src.name} " in flat.split("·")[-1]  # the eval hint too
+    monkeypatch.setenv("PYTHONPATH", f"/elsewhere:{src}")  # any entry; the value is kept whole, quoted for a shell
+    assert kgb_invocation().startswith(f"PYTHONPATH=/elsewhere:{src} ")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # an entry the package did not come from: no prefix
+    assert not kgb_invocation().startswith("PYTHONPATH")
+    # a kgb script run with the checkout on PYTHONPATH keeps it too
+    monkeypatch.setenv("PYTHONPATH", str(src))
+    monkeypatch.setattr(sys, "argv", [".venv/bin/kgb"])
+    assert kgb_invocation() == f"PYTHONPATH={src} .venv/bin/kgb"

@@ -758,14 +758,36 @@ def compare(
         raise typer.Exit(1)
 
 
+def _pythonpath_prefix() -> str:
+    """``PYTHONPATH=<as given> `` when this package was imported from an entry of PYTHONPATH (a checkout run as
+    ``PYTHONPATH=src python -m kernelgenbench.cli``, perhaps beside an installed copy), else ``""``: a command
+    printed without it would not find the package, or would run another copy of it."""
+    import os
+    import shlex
+
+    import kernelgenbench
+
+    value = os.environ.get("PYTHONPATH", "")
+    home = Path(kernelgenbench.__file__).resolve().parent.parent
+    for entry in value.split(os.pathsep):
+        if entry and Path(entry).resolve() == home:
+            return f"PYTHONPATH={shlex.quote(value)} "
+    return ""
+
+
 def kgb_invocation() -> str:
-    """How to run kgb again as it was run now, for the hints the CLI prints: ``kgb`` where that name on PATH is
-    this very script, else the script's path as given or relative to the working directory
-    (``.venv/bin/kgb``, as the README writes it), or ``<python> -m kernelgenbench.cli`` when run as a module."""
+    """How to run kgb again as it was run now, for the hints the CLI prints (``kgb init``'s ``next:`` line), a
+    command the user can paste: ``kgb`` where that name on PATH is this very script, else the script's path as
+    given or relative to the working directory (``.venv/bin/kgb``, as the README writes it); run as a module,
+    ``kgb`` where PATH's ``kgb`` sits beside this Python (the same install), else ``<python> -m
+    kernelgenbench.cli``. Where the package came from PYTHONPATH, the command keeps ``PYTHONPATH=...`` in front
+    (:func:`_pythonpath_prefix`; fresh27 REPORT item 7: the hint dropped the ``PYTHONPATH=src`` the user ran
+    with)."""
     import os
     import shutil
     import sys
 
+    prefix = _pythonpath_prefix()
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "kgb"
     here = Path(argv0)
 
@@ -779,14 +801,17 @@ def kgb_invocation() -> str:
         return str(rel) if len(rel.parts) > 1 else f"./{rel}"
 
     if here.name in ("cli.py", "__main__.py"):  # python -m kernelgenbench.cli
-        return f"{short(Path(sys.executable))} -m kernelgenbench.cli"
+        found = shutil.which("kgb")
+        if not prefix and found and Path(found).parent == Path(sys.executable).parent:
+            return "kgb"  # installed in this Python's environment, on PATH
+        return f"{prefix}{short(Path(sys.executable))} -m kernelgenbench.cli"
     if here.name.startswith("kgb"):
         found = shutil.which(here.name)
         if (len(here.parts) == 1 and not here.exists()) or (
                 found and os.path.realpath(found) == os.path.realpath(argv0)):
-            return here.name  # found on PATH: the bare name works
-        return short(here)
-    return "kgb"
+            return prefix + here.name  # found on PATH: the bare name works
+        return prefix + short(here)
+    return prefix + "kgb"
 
 
 @app.command()
