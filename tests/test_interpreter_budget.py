@@ -77,3 +77,27 @@ def test_eval_reports_cases_over_the_budget_unsupported_without_running_them(tmp
     # the budget is part of the run's configuration: another one (here from the environment) is another run
     again = CliRunner().invoke(app, args, env={"COLUMNS": "200", "KGB_INTERPRETER_MAX_MB": "0"})
     assert again.exit_code == 2 and "interpreter_max_mb: 0.03" in " ".join(again.output.split()), again.output
+
+
+def test_unsupported_lines_say_the_budget_once_and_withhold_other_held_out_reasons() -> None:
+    from kernelgenbench.tables import unsupported_lines
+
+    def big(cid: str, mib: str) -> dict:
+        return {"id": cid, "status": "unsupported",
+                "message": f"{TOO_LARGE}: aten::neg case {cid} moves {mib} MiB (inputs read + outputs written, by its "
+                           f"cost model), over the 16 MiB budget per case (--interpreter-max-mb or "
+                           f"KGB_INTERPRETER_MAX_MB; 0 lifts it): not run here, a GPU judges it"}
+
+    slow = "the Triton CPU interpreter is too slow for this case: ... the last launch's grid 4096 ..."
+    rec = {"cases": [{"id": "smoke/0", "status": "passed"}, big("full/4", "30.0"), big("full/5", "22.6"),
+                     {"id": "full/7", "status": "unsupported", "message": slow},
+                     {"id": "heldout/1", "status": "unsupported", "message": slow}, big("heldout/0", "504.0"),
+                     big("heldout/2", "20.0")]}
+    lines = unsupported_lines(rec)
+    assert lines[0] == rec["cases"][1]["message"]  # the first budget reason whole
+    assert lines[1:] == [f"full/5: {TOO_LARGE} too, it moves 22.6 MiB (the same budget)",
+                         f"full/7: {slow}",
+                         "heldout/1: held-out case: reason withheld (held-out cases are never shown)",
+                         f"heldout/0: {TOO_LARGE} too, it moves 504.0 MiB (the same budget)",
+                         "... 1 more unsupported case: every reason is in results.jsonl"]
+    assert unsupported_lines({"cases": [{"id": "smoke/0", "status": "passed"}]}) == []
