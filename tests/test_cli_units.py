@@ -319,6 +319,7 @@ def test_init_hints_print_the_invocation_that_works(tmp_path, monkeypatch) -> No
 
     from kernelgenbench.cli import app, kgb_invocation
 
+    monkeypatch.delenv("PYTHONPATH", raising=False)  # the package as installed (see the test below)
     venv_bin = tmp_path / ".venv" / "bin"
     venv_bin.mkdir(parents=True)
     script = venv_bin / "kgb"
@@ -441,3 +442,73 @@ def test_cases_cell_names_unsupported_and_unjudged_cases_everywhere() -> None:
     assert cases_cell(bad) == "1/4 (2 not run)"
     assert cases_cell({"status": "passed", "cases_passed": 3, "cases_total": 3}) == "3/3"
     assert operator_scores("vllm::moe_sum", "vllm", ok)["cases"] == "2/3 (1 unsupported)"
+
+
+def test_an_out_of_bounds_message_is_printed_once() -> None:
+    """fresh27 REPORT item 7: a cuda_fault of an interpreted kernel printed its long message three times (the
+    first line and both exceptions of the chain). The terminal lines write it once; the record keeps every
+    line; a short message the traceback repeats stays as it is."""
+    from kernelgenbench.console import failure_lines
+
+    oob = ("out-of-bounds memory access: kernel _saxpy loads 31 element(s) outside every tensor argument of its "
+           "launch (the first starts 8 bytes before the start of the nearest argument's memory: its 4-byte element "
+           "at offset -8 of a 256-byte storage); on a GPU this is an illegal address or a silent write into "
+           "another allocation")
+    message = "\n".join([
+        f'case smoke/1 (n=32, alpha=-111.999, incx=-2, incy=3): InterpreterError: OutOfBoundsAccess("{oob}")',
+        "Traceback (most recent call last):",
+        "  [... 1 frame of the harness, Triton or PyTorch omitted ...]",
+        '  File "/w/b/cublas__cublasSaxpy_v2.py", line 13, in _saxpy',
+        "    x = tl.load(x_ptr + ix, mask=mask)",
+        f"kernelgenbench.sandbox.interpreter.OutOfBoundsAccess: {oob}",
+        "",
+        "The above exception was the direct cause of the following exception:",
+        "",
+        "Traceback (most recent call last):",
+        '  File "/w/b/cublas__cublasSaxpy_v2.py", line 25, in cublasSaxpy_v2',
+        "    _saxpy[(triton.cdiv(n, BLOCK),)](x, y, n, float(alpha), incx, incy, x0, y0, BLOCK=BLOCK)",
+        f'triton.runtime.errors.InterpreterError: OutOfBoundsAccess("{oob}")',
+        "(whole traceback: /w/runs/r/jobs/j/child.log)"])
+    rec = {"failure_class": "cuda_fault", "first_failure": {"case_id": "smoke/1", "message": message}}
+    lines = failure_lines(rec)
+    text = "\n".join(lines)
+    assert text.count("out-of-bounds memory access") == 1 and lines[0] == message.splitlines()[0]
+    assert "kernelgenbench.sandbox.interpreter.OutOfBoundsAccess: (message as on the first line)" in lines
+    assert "triton.runtime.errors.InterpreterError: (message as on the first line)" in lines
+    assert len(lines) == len(message.splitlines()) and lines[4] == "    x = tl.load(x_ptr + ix, mask=mask)"
+    assert rec["first_failure"]["message"].count("out-of-bounds memory access") == 3  # the record keeps it all
+    short = {"failure_class": "runtime_error", "first_failure": {"message": "case smoke/0 (n=1): ValueError: bad n\n"
+                                                                             "Traceback (most recent call last):\n"
+                                                                             "ValueError: bad n"}}
+    assert failure_lines(short)[-1] == "ValueError: bad n"
+
+
+def test_init_hints_keep_the_pythonpath_the_package_came_from(tmp_path, monkeypatch) -> None:
+    """fresh27 REPORT item 7: run as `PYTHONPATH=src python -m kernelgenbench.cli init ...` from a checkout, the
+    `next:` lines printed `python -m kernelgenbench.cli` without `PYTHONPATH=src`: pasted, it found no package (or
+    another copy of it). The hint keeps the PYTHONPATH the package was imported from, as given."""
+    import sys
+
+    import kernelgenbench
+    from kernelgenbench.cli import kgb_invocation
+
+    src = Path(kernelgenbench.__file__).resolve().parent.parent
+    monkeypatch.chdir(src.parent)
+    monkeypatch.setattr(sys, "argv", [str(src / "kernelgenbench" / "cli.py")])
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("PYTHONPATH", src.name)  # relative, as the README's commands write it
+    assert kgb_invocation().startswith(f"PYTHONPATH={src.name} ")
+    assert kgb_invocation().endswith(" -m kernelgenbench.cli")
+    res = CliRunner().invoke(app, ["init", "aten::add", str(tmp_path / "subs")])
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert f"next: PYTHONPATH={src.name} " in flat and " -m kernelgenbench.cli show aten::add --cases" in flat
+    assert f"PYTHONPATH={src.name} " in flat.split("·")[-1]  # the eval hint too
+    monkeypatch.setenv("PYTHONPATH", f"/elsewhere:{src}")  # any entry; the value is kept whole, quoted for a shell
+    assert kgb_invocation().startswith(f"PYTHONPATH=/elsewhere:{src} ")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # an entry the package did not come from: no prefix
+    assert not kgb_invocation().startswith("PYTHONPATH")
+    # a kgb script run with the checkout on PYTHONPATH keeps it too
+    monkeypatch.setenv("PYTHONPATH", str(src))
+    monkeypatch.setattr(sys, "argv", [".venv/bin/kgb"])
+    assert kgb_invocation() == f"PYTHONPATH={src} .venv/bin/kgb"

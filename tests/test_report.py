@@ -545,6 +545,26 @@ def test_version() -> None:
     assert res.exit_code == 0 and res.output.startswith("kgb (kernelgenbench) ")
 
 
+def test_cublas_nan_axes_are_explained_and_written_one_way() -> None:
+    """fresh27 REPORT item 7: `kgb show cublas::cublasSaxpy_v2 --cases` left the axis `nan` unexplained and wrote
+    it `nan=[x]`, while failures wrote the same case `nan=('x',)`. Every NaN axis of the cuBLAS cases has a
+    meaning, and show, failure messages (Case.describe) and prompts write a case one way."""
+    from kernelgenbench.report.author import axis_meaning, case_rows, shown_tiers
+    from kernelgenbench.suite.registry import all_operators, get_operator
+
+    op = get_operator("cublas::cublasSaxpy_v2")
+    rows, axes = case_rows(op, ("smoke",))
+    case = op.cases("smoke")[4]
+    assert case.params["nan"] == ("x",)
+    assert case.describe() == rows[4].params == "n=33, alpha=0.0, incx=-2, incy=1, nan=[x]"
+    meaning = {k: (v, m) for k, v, m in axes}
+    assert meaning["nan"][0] == "[x]" and "must not read them" in meaning["nan"][1] and "§2.5" in meaning["nan"][1]
+    unexplained = {(o.id, k) for o in all_operators() if o.source == "cublas" for t in shown_tiers(None)
+                   for c in o.cases(t) for k in c.params
+                   if k.startswith("nan") and axis_meaning(o, k).startswith("a parameter of")}
+    assert unexplained == set()
+
+
 def test_show_cases_lists_every_shown_case_and_explains_the_axes() -> None:
     from kernelgenbench.report.author import case_rows, shown_tiers
     from kernelgenbench.suite.registry import get_operator

@@ -151,7 +151,8 @@ def test_eval_tier_all_runs_every_case_of_the_three_tiers(tmp_path: Path) -> Non
     op = get_operator("aten::neg")  # 5 + 18 + 4 cases, about 35 s on two shared cores
     out = tmp_path / "run"
     res = CliRunner().invoke(app, ["eval", str(SOLUTIONS), "--op", op.id, "--tier", "all", "--platform",
-                                   "interpreter", "--out", str(out)], env={"COLUMNS": "200"})
+                                   "interpreter", "--out", str(out), "--interpreter-max-mb", "0"],  # no size budget
+                             env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     (rec,) = _records(out)
     assert rec["status"] == "passed" and rec["tier"] == "all"

@@ -22,6 +22,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .console import console, exit_interrupted
+from .platforms import INTERPRETER_MAX_MB_ENV
+from .settings import INTERPRETER_MAX_MB
 from .tables import (
     _cases_cell,
     _ops_table,
@@ -32,6 +34,7 @@ from .tables import (
     not_recorded,
     plural,
     run_tier,
+    unsupported_lines,
 )
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -251,7 +254,8 @@ def _show_cases(o: Any, tier: str | None) -> None:
     t = Table(title=f"{plural(len(rows), 'case')} of {which}",
               caption="id: what a failure names (smoke/3 is case 3 of the smoke tier); timed: the full tier's cases "
                       "that GPUs time; interpreter: cases the CPU interpreter cannot judge (reported unsupported "
-                      "there)")
+                      "there): a dtype it cannot compute, or more MiB moved than its default case budget "
+                      "(kgb eval --interpreter-max-mb)")
     for c in ("id", "timed", "parameters", "interpreter"):
         t.add_column(c, overflow="fold", no_wrap=c in ("id", "timed"))
     for r in rows:
@@ -338,6 +342,11 @@ def eval_cmd(
                                                     "interpreter instead of starting a fresh one (default: on "
                                                     "the CPU interpreter only; GPU platforms keep fresh "
                                                     "processes until the GPU gate verified it)"),
+    interpreter_max_mb: float = typer.Option(
+        INTERPRETER_MAX_MB, "--interpreter-max-mb", envvar=INTERPRETER_MAX_MB_ENV, min=0.0,
+        help="CPU interpreter only: the most MiB one case's tensors may move (its cost model's bytes: inputs read "
+             "once, outputs written once); a case over it is reported unsupported at once, never run nor failed "
+             "(0: no budget). GPU platforms never apply it"),
     backend: str = typer.Option("local", help="local (slots in this process) or ray (each job a Ray task holding "
                                               "one GPU, or CPUs on the interpreter; pip install "
                                               "'kernelgenbench[ray]')"),
@@ -354,7 +363,7 @@ def eval_cmd(
                                  f"or leave it out for all of them (--op picks operators of any source)")
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
-                        baseline=baseline, fork_server=fork_server)
+                        baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=False)
     task = None
@@ -363,6 +372,10 @@ def eval_cmd(
         nonlocal task
         console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(info.jobs, 'job')} · tier {tier_label(info.tier)} "
                       f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')} · run {info.path}")
+        if info.platform.startswith("interpreter"):
+            budget = f"{info.interpreter_max_mb:g} MiB" if info.interpreter_max_mb else "none"
+            console.print(f"[dim]case size budget: {budget} (--interpreter-max-mb, {INTERPRETER_MAX_MB_ENV}): cases "
+                          f"moving more are reported unsupported without running[/dim]", soft_wrap=True)
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")
@@ -393,6 +406,8 @@ def eval_cmd(
             if bar is not None:
                 progress.remove_task(bar)
         progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s') or 0:.1f}s)")
+        for line in unsupported_lines(rec):
+            progress.console.print(f"    [yellow]~[/yellow] {escape(line)}", soft_wrap=True)
         if task is not None:
             progress.advance(task)
 
@@ -743,14 +758,36 @@ def compare(
         raise typer.Exit(1)
 
 
+def _pythonpath_prefix() -> str:
+    """``PYTHONPATH=<as given> `` when this package was imported from an entry of PYTHONPATH (a checkout run as
+    ``PYTHONPATH=src python -m kernelgenbench.cli``, perhaps beside an installed copy), else ``""``: a command
+    printed without it would not find the package, or would run another copy of it."""
+    import os
+    import shlex
+
+    import kernelgenbench
+
+    value = os.environ.get("PYTHONPATH", "")
+    home = Path(kernelgenbench.__file__).resolve().parent.parent
+    for entry in value.split(os.pathsep):
+        if entry and Path(entry).resolve() == home:
+            return f"PYTHONPATH={shlex.quote(value)} "
+    return ""
+
+
 def kgb_invocation() -> str:
-    """How to run kgb again as it was run now, for the hints the CLI prints: ``kgb`` where that name on PATH is
-    this very script, else the script's path as given or relative to the working directory
-    (``.venv/bin/kgb``, as the README writes it), or ``<python> -m kernelgenbench.cli`` when run as a module."""
+    """How to run kgb again as it was run now, for the hints the CLI prints (``kgb init``'s ``next:`` line), a
+    command the user can paste: ``kgb`` where that name on PATH is this very script, else the script's path as
+    given or relative to the working directory (``.venv/bin/kgb``, as the README writes it); run as a module,
+    ``kgb`` where PATH's ``kgb`` sits beside this Python (the same install), else ``<python> -m
+    kernelgenbench.cli``. Where the package came from PYTHONPATH, the command keeps ``PYTHONPATH=...`` in front
+    (:func:`_pythonpath_prefix`; fresh27 REPORT item 7: the hint dropped the ``PYTHONPATH=src`` the user ran
+    with)."""
     import os
     import shutil
     import sys
 
+    prefix = _pythonpath_prefix()
     argv0 = sys.argv[0] if sys.argv and sys.argv[0] else "kgb"
     here = Path(argv0)
 
@@ -764,14 +801,17 @@ def kgb_invocation() -> str:
         return str(rel) if len(rel.parts) > 1 else f"./{rel}"
 
     if here.name in ("cli.py", "__main__.py"):  # python -m kernelgenbench.cli
-        return f"{short(Path(sys.executable))} -m kernelgenbench.cli"
+        found = shutil.which("kgb")
+        if not prefix and found and Path(found).parent == Path(sys.executable).parent:
+            return "kgb"  # installed in this Python's environment, on PATH
+        return f"{prefix}{short(Path(sys.executable))} -m kernelgenbench.cli"
     if here.name.startswith("kgb"):
         found = shutil.which(here.name)
         if (len(here.parts) == 1 and not here.exists()) or (
                 found and os.path.realpath(found) == os.path.realpath(argv0)):
-            return here.name  # found on PATH: the bare name works
-        return short(here)
-    return "kgb"
+            return prefix + here.name  # found on PATH: the bare name works
+        return prefix + short(here)
+    return prefix + "kgb"
 
 
 @app.command()

@@ -4,6 +4,7 @@ on it (llm/commands.py, agent/commands.py), which import this module, never cli.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sys
 import threading
@@ -41,17 +42,47 @@ console = _console()
 console.on_broken_pipe = _on_broken_pipe  # type: ignore[method-assign]
 
 
+#: An exception line of a traceback as condense_traceback keeps it: ``<dotted type>: <message>`` at column 0.
+_EXCEPTION_LINE = re.compile(r"([A-Za-z_][\w.]*): (.+)")
+#: A message that is one exception's repr: ``OutOfBoundsAccess("...")`` (how Triton's InterpreterError wraps it).
+_WRAPPED = re.compile(r"[A-Za-z_]\w*\((['\"])(.*)\1\)")
+#: Messages at least this long are written once; shorter ones cost less to repeat than to refer to.
+_REPEAT_MIN = 40
+
+
+def message_once(lines: list[str]) -> list[str]:
+    """A failure's lines with its message written once: the first line (``case smoke/1 (...): Type: message``)
+    keeps it, and an exception line of the traceback below whose message (or the message inside its
+    ``Type("...")`` wrapper) is already on the first line and at least :data:`_REPEAT_MIN` characters long
+    reads ``Type: (message as on the first line)``. An out-of-bounds access of an interpreted kernel was
+    printed three times (the headline and both exceptions of the chain, fresh27 REPORT item 7). For the
+    terminal only: the record keeps the whole text."""
+    if not lines:
+        return lines
+    head, out = lines[0], [lines[0]]
+    for ln in lines[1:]:
+        m = _EXCEPTION_LINE.fullmatch(ln)
+        if m:
+            inner = _WRAPPED.fullmatch(m.group(2))
+            core = inner.group(2) if inner else m.group(2)
+            if len(core) >= _REPEAT_MIN and core in head:
+                ln = f"{m.group(1)}: (message as on the first line)"
+        out.append(ln)
+    return out
+
+
 def failure_lines(r: dict[str, Any]) -> list[str]:
     """The lines that show a failed job's first failure in full (a held-out case's by id and class only:
     :func:`~kernelgenbench.suite.tiers.shown_failure`): its message (for an exception, the
     submission's own frames and the exceptions: verify/failures.py ``condense_traceback``; the whole traceback
-    is in the job's log), and for an L1 rejection every finding, one a line with its line and rule,
+    is in the job's log; a long message the traceback repeats is written once: :func:`message_once`), and for an
+    L1 rejection every finding, one a line with its line and rule,
     the most relevant first. The message lists them (verify.scan.describe_findings); for a record
     written before it did (its ``anti_hack.L1`` has no ``count``), the findings the record keeps that
     the message lacks are added."""
     from .suite.tiers import shown_failure
 
-    lines = shown_failure(r).splitlines()
+    lines = message_once(shown_failure(r).splitlines())
     l1 = (r.get("anti_hack") or {}).get("L1") or {}
     if r.get("failure_class") in _L1_CLASSES and isinstance(l1, dict) and l1.get("ok") is False \
             and "count" not in l1:

@@ -67,6 +67,29 @@ class Detection:
         return bool(self.markers or self.version_tag or self.torch_flag or self.device_name)
 
 
+#: One MiB in bytes (the unit of the interpreter's size budget).
+MIB = float(1 << 20)
+#: The start of every reason :meth:`Platform.oversize_reason` gives (how displays recognise it: it names no
+#: parameter, so it is shown for held-out cases too).
+TOO_LARGE = "too large for the CPU interpreter"
+#: The environment variable ``kgb eval --interpreter-max-mb`` reads its default from.
+INTERPRETER_MAX_MB_ENV = "KGB_INTERPRETER_MAX_MB"
+
+
+def case_bytes(op: Any, params: dict[str, Any]) -> float:
+    """The bytes a case's tensors move, as the operator's cost model counts them (``Operator.cost(params).bytes``:
+    each input read once, each output written once); 0 for an operator whose cost model counts none (views and
+    other cases with nothing to compute)."""
+    return float(op.cost(params).bytes or 0.0)
+
+
+def mib_text(nbytes: float) -> str:
+    """``nbytes`` in MiB as the size budget's messages write it: one decimal from 1 MiB up (``"504.0"``), two
+    significant digits below (``"0.047"``), so that a small case's size never reads as 0."""
+    mib = nbytes / MIB
+    return f"{mib:.1f}" if mib >= 1 else f"{mib:.2g}"
+
+
 @dataclass(frozen=True)
 class Platform:
     """One backend.
@@ -124,6 +147,29 @@ class Platform:
             if key in self.unsupported_dtypes:
                 return f"{key}: {self.unsupported_dtypes[key]}"
         return None
+
+    def oversize_reason(self, op: Any, case: Any, max_mb: float | None) -> str | None:
+        """Why ``case`` (a :class:`~kernelgenbench.suite.spec.Case` of ``op``) is too large to judge here, or None.
+
+        Only on the CPU interpreter (``interpreter``; GPU platforms never apply a budget) and only with a budget
+        (``max_mb``, ``Settings.interpreter_max_mb``, ``kgb eval --interpreter-max-mb``; None or 0: none): the
+        case's size is what its tensors move, its cost model's bytes (each input read once, each output written
+        once: :func:`case_bytes`). The reason names the operator, the case id and the size against the budget,
+        never the case's parameters (held-out ones are withheld), and starts with :data:`TOO_LARGE`."""
+        if not self.interpreter or not max_mb or max_mb <= 0:
+            return None
+        moved = case_bytes(op, case.params)
+        if moved <= max_mb * MIB:
+            return None
+        return (f"{TOO_LARGE}: {op.id} case {case.id} moves {mib_text(moved)} MiB (inputs read + outputs written, "
+                f"by its cost model), over the {max_mb:g} MiB budget per case (--interpreter-max-mb or "
+                f"{INTERPRETER_MAX_MB_ENV}; 0 lifts it): not run here, a GPU judges it")
+
+    def case_unsupported_reason(self, op: Any, case: Any, max_mb: float | None) -> str | None:
+        """Why ``case`` of ``op`` cannot be judged on this platform, decided before it runs, or None: a dtype the
+        platform cannot judge (:meth:`unsupported_reason`), else a size over the interpreter's budget
+        (:meth:`oversize_reason`). ``run/job.py`` reports such a case ``unsupported`` without running it."""
+        return self.unsupported_reason(op.tensor_dtypes(case.params)) or self.oversize_reason(op, case, max_mb)
 
     @property
     def key(self) -> str:

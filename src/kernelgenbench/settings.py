@@ -7,6 +7,18 @@ from dataclasses import dataclass
 
 from .sandbox.runner import LOG_LIMIT_BYTES
 
+#: The default of :attr:`Settings.interpreter_max_mb` (``kgb eval --interpreter-max-mb``, env
+#: ``KGB_INTERPRETER_MAX_MB``): MiB a case's tensors may move on the CPU interpreter (its cost model's bytes:
+#: inputs read once, outputs written once). Measured on the 2-core CPU of the development machine (one call of
+#: a case, Triton 3.6's interpreter): the oracle aten::neg moves 63 MB in 0.5 s, the oracle vllm::moe_sum 16 MB
+#: in 6.7 s and 42 MB in 8.5 s, while a plain submission's aten::neg (256-element programs) took 1.6 s at 1 MB,
+#: 11.7 s at 4.2 MB and 66 s at 24 MB, its vllm::moe_sum 9.5 s at 3.2 MB; a job runs a case two or three times
+#: (L2's re-run and ghost replay).
+#: At 16 MiB every smoke case of every operator (the largest moves 0.8 MB) and most full cases are judged, and a
+#: held-out case such as vllm::moe_sum's 528 MB one is reported unsupported at once instead of after the
+#: 300 s case timeout.
+INTERPRETER_MAX_MB = 16.0
+
 
 @dataclass
 class Settings:
@@ -44,6 +56,10 @@ class Settings:
             (``sandbox/forkserver.py``, ``kgb eval --fork-server/--no-fork-server``) instead of starting a fresh
             one; None (the default): on the CPU interpreter only, off on GPU platforms until the GPU gate has
             verified it on the H200 (the next GPU session flips the default after a gate run).
+        interpreter_max_mb: on the CPU interpreter only, the most MiB one case's tensors may move (its cost
+            model's bytes: each input read once, each output written once); a case over it is reported
+            ``unsupported`` before it runs, never judged (``Platform.oversize_reason``). None or 0: no budget.
+            GPU platforms never apply it. Default :data:`INTERPRETER_MAX_MB`.
 
     ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
     triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
@@ -64,3 +80,4 @@ class Settings:
     log_limit_bytes: int = LOG_LIMIT_BYTES
     baseline: str | None = None
     fork_server: bool | None = None
+    interpreter_max_mb: float | None = INTERPRETER_MAX_MB

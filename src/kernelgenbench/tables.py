@@ -104,6 +104,39 @@ def _print_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return failed
 
 
+def unsupported_lines(r: dict[str, Any], limit: int = 5) -> list[str]:
+    """Why a job record's cases were not judged on the platform (status ``unsupported``), one line per case, for
+    ``kgb eval``'s terminal: ``"<case id>: <reason>"``, a size-budget reason (``platforms.TOO_LARGE``: it names the
+    operator, the case and its size) as it is, and the next ones of the job by case id and size only. A held-out
+    case's reason is shown only when it is a size-budget one (it names no parameter); other reasons of held-out
+    cases (an interpreter limit's message, a dtype) may carry its parameters and are withheld, as
+    :func:`~kernelgenbench.suite.tiers.shown_failure` withholds failures. At most ``limit`` cases, then a line
+    counting the rest (every reason is in results.jsonl)."""
+    import re
+
+    from .platforms import TOO_LARGE
+    from .suite.tiers import SHOWN_TIERS
+
+    cases = [c for c in r.get("cases") or [] if isinstance(c, dict) and c.get("status") == "unsupported"]
+    out: list[str] = []
+    budget_said = False
+    for c in cases[:limit]:
+        cid, msg = str(c.get("id")), str(c.get("message") or "no reason recorded")
+        size = re.search(r" moves (\S+ MiB) ", msg)
+        if msg.startswith(TOO_LARGE) and budget_said and size:
+            out.append(f"{cid}: {TOO_LARGE} too, it moves {size.group(1)} (the same budget)")
+        elif msg.startswith(TOO_LARGE):
+            out.append(msg)
+            budget_said = True
+        elif cid.split("/")[0] in SHOWN_TIERS:
+            out.append(f"{cid}: {msg}")
+        else:
+            out.append(f"{cid}: held-out case: reason withheld (held-out cases are never shown)")
+    if len(cases) > limit:
+        out.append(f"... {plural(len(cases) - limit, 'more unsupported case')}: every reason is in results.jsonl")
+    return out
+
+
 def not_recorded(config: dict[str, Any], latest: list[dict[str, Any]]) -> list[str] | None:
     """The operators the run's command selected (``config.json``'s ``selected``) that have no record of
     the run's tier and platform, or None where the config does not say (a run of an older version)."""

@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..platforms import PROFILES, Platform
-from ..suite.spec import DTYPE_NAMES, DTYPE_SHORT, RTOL, Operator, dtype_of
+from ..suite.spec import DTYPE_NAMES, DTYPE_SHORT, RTOL, Operator, describe_params, dtype_of, format_param
 from ..suite.tiers import SHOWN_TIERS, TIERS, tier_parts
 
 MODES = ("sampling", "agent")
@@ -90,16 +90,6 @@ def environment() -> Any:
         autoescape=False)
 
 
-def _fmt_value(v: Any) -> str:
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
-    return str(v)
-
-
-def _describe(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_fmt_value(v)}" for k, v in params.items())
 
 
 def full_axes(grid: list[dict[str, Any]]) -> list[tuple[str, list[str], int]]:
@@ -111,7 +101,7 @@ def full_axes(grid: list[dict[str, Any]]) -> list[tuple[str, list[str], int]]:
             if k not in values:
                 order.append(k)
                 values[k] = []
-            t = _fmt_value(v)
+            t = format_param(v)
             if t not in values[k]:
                 values[k].append(t)
     return [(k, values[k][:MAX_AXIS_VALUES], len(values[k])) for k in order]
@@ -264,7 +254,7 @@ def context(op: Operator, platform: Platform, mode: str = "sampling", device_nam
                   "signature": _def_line(op),
                   "written": list(op.interface.written), "returns": op.interface.returns or "None"},
         "cases": {"smoke_count": len(smoke), "full_count": len(full),
-                  "examples": [_describe(p) for p in smoke[:MAX_EXAMPLES]],
+                  "examples": [describe_params(p) for p in smoke[:MAX_EXAMPLES]],
                   "axes": full_axes(full), "dtypes": _case_dtypes(op), "heldout_kinds": heldout_kinds(op)},
         "rules": [(k, v) for k, v in l1.RULES.items() if k != "syntax"],
         "imports_allowed": sorted(l1.IMPORT_ALLOWED),
@@ -347,7 +337,7 @@ def reflection_message(op: Operator, tier: str, failure: dict[str, Any], round_i
            "f": {"failure_class": failure.get("failure_class") or "unknown",
                  "meaning": failure.get("meaning") or "",
                  "case_id": failure.get("case_id"),
-                 "case": _describe(failure["case"]) if isinstance(failure.get("case"), dict) else None,
+                 "case": describe_params(failure["case"]) if isinstance(failure.get("case"), dict) else None,
                  "message": _clip(failure.get("message") or "", 4000)},
            "round": round_index}
     return tidy(environment().get_template("reflection.j2").render(**ctx))

@@ -101,6 +101,17 @@ AXES_BY_SOURCE: dict[tuple[str, str], str] = {
     ("cublas", "pad"): "the leading dimensions are rows + pad (lda, ldb, ldc larger than the rows): the padding rows "
                        "of C hold sentinels that must stay untouched bit for bit",
     ("vllm", "k"): "how many experts each token keeps (topk)",
+    ("cublas", "nan"): "the operands filled entirely with NaN in this case: its alpha or beta is 0, so the routine "
+                       "must not read them (cublas.md §2.5: alpha == 0 leaves x, A, B unread, beta == 0 leaves C or "
+                       "y unread); a NaN that reaches the result means they were read",
+    ("cublas", "nan_x"): "x is filled with NaN and alpha is 0: x must not be read (cublas.md §2.5)",
+    ("cublas", "nan_result"): "the result is filled with NaN before the call: the routine must overwrite it",
+    ("cublas", "nan_inf"): "x holds NaN and inf values: scal multiplies them even with alpha 0 (NaN stays NaN, inf "
+                           "becomes NaN; cublas.md §2.5)",
+    ("cublas", "nan_other"): "NaN outside the uplo triangle of A and in its padding rows: only the uplo triangle "
+                             "may be read",
+    ("cublas", "nan_band"): "NaN in the band storage's out-of-matrix slots (and its diagonal row for a unit "
+                            "diagonal): those slots must not be read",
 }
 
 #: What the values of layout-like axes mean (suite/common.py make_tensor and poisoned, and the families).
@@ -150,14 +161,6 @@ class CaseRow:
     interpreter: str
 
 
-def _fmt_value(v: Any) -> str:
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_fmt_value(x) for x in v) + "]"
-    return str(v)
-
-
 def shown_tiers(tier: str | None) -> tuple[str, ...]:
     """The tiers ``kgb show --cases`` lists: ``tier`` (one of the shown tiers) or all of them.
 
@@ -181,7 +184,9 @@ def shown_tiers(tier: str | None) -> tuple[str, ...]:
 def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tuple[str, str, str]]]:
     """Every case of ``tiers`` (shown tiers only) and the axes they use: ``(rows, [(axis, values, meaning)])``.
     ``values`` lists the distinct values (with the meaning of layout-like values)."""
-    from ..platforms import PROFILES
+    from ..platforms import PROFILES, case_bytes, mib_text
+    from ..settings import INTERPRETER_MAX_MB
+    from ..suite.spec import format_param
 
     interp = PROFILES["interpreter"]
     rows: list[CaseRow] = []
@@ -190,13 +195,16 @@ def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tupl
     for t in tiers:
         for c in op.cases(t):
             why = interp.unsupported_reason(op.tensor_dtypes(c.params))
-            rows.append(CaseRow(c.id, t, c.timed, ", ".join(f"{k}={_fmt_value(v)}" for k, v in c.params.items()),
-                                f"unsupported ({why.split(':')[0]})" if why else ""))
+            big = None if why else interp.oversize_reason(op, c, INTERPRETER_MAX_MB)
+            rows.append(CaseRow(c.id, t, c.timed, c.describe(),
+                                f"unsupported ({why.split(':')[0]})" if why else
+                                f"unsupported (moves {mib_text(case_bytes(op, c.params))} MiB > {INTERPRETER_MAX_MB:g} "
+                                f"MiB budget)" if big else ""))
             for k, v in c.params.items():
                 if k not in values:
                     order.append(k)
                     values[k] = []
-                s = _fmt_value(v)
+                s = format_param(v)
                 if s not in values[k]:
                     values[k].append(s)
     axes = []

@@ -48,6 +48,8 @@ class RunStart:
         slots: parallel slots; ``device``: the device's name ("Triton CPU interpreter" there).
         tier: the canonical tier selection; ``platform``: the platform's name.
         ignored: files in the submissions directory that name no operator.
+        interpreter_max_mb: the CPU interpreter's size budget of a case in MiB (``Settings.interpreter_max_mb``;
+            cases over it are reported unsupported without running); None: no budget, or a GPU platform.
     """
 
     path: Path
@@ -58,6 +60,7 @@ class RunStart:
     tier: str
     platform: str
     ignored: list[str] = field(default_factory=list)
+    interpreter_max_mb: float | None = None
 
 
 @dataclass
@@ -233,6 +236,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         config["profile"] = plat.profile
     if settings.baseline is not None:
         config["baseline"] = settings.baseline
+    if plat.interpreter:  # the size budget of a case (MiB; None: none); GPU platforms have none
+        config["interpreter_max_mb"] = settings.interpreter_max_mb or None
     out_path = Path(out) if out is not None else None
     if out_path is not None and fresh and (out_path / "results.jsonl").exists():
         stamp = time.strftime("%Y%m%d-%H%M%S")
@@ -241,7 +246,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                 (out_path / f).rename(out_path / f"{f}.replaced-{stamp}")
     if out_path is not None and (out_path / "config.json").exists():
         old = json.loads((out_path / "config.json").read_text())
-        diff = [k for k in ("submissions", "ops", "source", "tier", "platform", "profile", "baseline")
+        diff = [k for k in ("submissions", "ops", "source", "tier", "platform", "profile", "baseline",
+                            "interpreter_max_mb")
                 if old.get(k) != config.get(k)]
         if diff:
             raise EvaluationError(f"{out_path} holds a run with another configuration "
@@ -282,7 +288,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             rundir.write_env(env)
         if on_start is not None:
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
-            on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored))
+            on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored,
+                              config.get("interpreter_max_mb")))
         if backend == "ray":
             written = [] if ray_backend is None else ray_backend.run_jobs(
                 specs, rundir, settings, measure_ceilings=timed, on_done=on_record)

@@ -213,7 +213,8 @@ class Verifier:
         for case in cases:
             entry = entries[case.index] = CaseRecord(case.id, case.params)
             self.record.cases.append(entry)
-            reason = self.platform.unsupported_reason(self.op.tensor_dtypes(case.params))
+            # a dtype the platform cannot judge, or a case over the interpreter's size budget: never run
+            reason = self.platform.case_unsupported_reason(self.op, case, self.settings.interpreter_max_mb)
             if reason:
                 entry.update(status="unsupported", message=reason)
                 self.record.note_unsupported(reason)

@@ -152,9 +152,10 @@ class RunDir:
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Whether a run directory of config ``a`` may be resumed by a command of config ``b``: the same
     submissions, operator selection, tier selection (canonical names: ``all`` is not ``full``) and
-    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise), and forced
-    baseline (``kgb eval --baseline``; absent: none forced)."""
-    keys = ("submissions", "ops", "source", "tier", "platform", "profile", "baseline")
+    platform (and the vendor profile an interpreter run emulates, ``profile``; absent otherwise), forced
+    baseline (``kgb eval --baseline``; absent: none forced) and the interpreter's size budget of a case
+    (``interpreter_max_mb``: which cases are judged at all; absent on GPU platforms)."""
+    keys = ("submissions", "ops", "source", "tier", "platform", "profile", "baseline", "interpreter_max_mb")
     return all(a.get(k) == b.get(k) for k in keys)
 
 

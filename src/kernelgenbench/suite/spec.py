@@ -154,6 +154,21 @@ class Interface:
         return [w.name for w in self.wrappers if w.required]
 
 
+def format_param(v: Any) -> str:
+    """One case parameter as the harness writes it: a float by its repr, a list or tuple as ``[a, b]`` (its items
+    the same way: a tuple of operand names ``('x',)`` reads ``[x]``, as a list would), anything else by str."""
+    if isinstance(v, float):
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(format_param(x) for x in v) + "]"
+    return str(v)
+
+
+def describe_params(params: dict[str, Any]) -> str:
+    """A case's parameters, ``k=v`` joined by commas, each value by :func:`format_param`."""
+    return ", ".join(f"{k}={format_param(v)}" for k, v in params.items())
+
+
 @dataclass
 class Case:
     """One test case: an operator, its tier, its index in that tier's grid and its parameters.
@@ -192,7 +207,9 @@ class Case:
         return int.from_bytes(hashlib.sha256(key).digest()[:4], "little")
 
     def describe(self) -> str:
-        return ", ".join(f"{k}={v}" for k, v in self.params.items())
+        """The parameters as every output of the harness writes them (failure messages, ``kgb show --cases``,
+        prompts): ``k=v`` joined by commas, each value by :func:`format_param`."""
+        return describe_params(self.params)
 
 
 @dataclass

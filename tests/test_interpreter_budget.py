@@ -1,0 +1,103 @@
+"""The CPU interpreter's size budget of a case (``kgb eval --interpreter-max-mb``, ``KGB_INTERPRETER_MAX_MB``,
+``Settings.interpreter_max_mb``): a case whose tensors move more than the budget is reported ``unsupported``
+before it runs, with a reason naming the operator, the case and its size against the budget (never a held-out
+case's parameters), printed in ``kgb eval``'s terminal; GPU platforms never apply it; every smoke case of every
+operator fits the default (fresh27 REPORT item 5: a correct vllm::moe_sum waited 317 s on heldout/0)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kernelgenbench.platforms import PROFILES, TOO_LARGE, case_bytes
+from kernelgenbench.settings import INTERPRETER_MAX_MB, Settings
+from kernelgenbench.suite.registry import all_operators, get_operator
+
+SOLUTIONS = Path(__file__).resolve().parent.parent / "solutions"
+
+
+def test_the_budget_applies_on_the_interpreter_only_and_names_no_parameter() -> None:
+    op = get_operator("vllm::moe_sum")
+    (big,) = [c for c in op.cases("heldout") if c.index == 0]
+    assert case_bytes(op, big.params) > 500 * (1 << 20)  # t=4096, k=8, h=7168 bf16: 528 MB moved
+    why = PROFILES["interpreter"].oversize_reason(op, big, INTERPRETER_MAX_MB)
+    assert why is not None and why.startswith(TOO_LARGE)
+    assert "vllm::moe_sum case heldout/0 moves 504.0 MiB" in why and "over the 16 MiB budget per case" in why
+    assert "--interpreter-max-mb" in why and "KGB_INTERPRETER_MAX_MB" in why
+    for k, v in big.params.items():  # held-out parameters are withheld
+        assert f"{k}=" not in why and str(v) not in why
+    # a budget above its size, no budget, and every GPU platform: judged
+    assert PROFILES["interpreter"].oversize_reason(op, big, 600.0) is None
+    assert PROFILES["interpreter"].oversize_reason(op, big, None) is None
+    assert PROFILES["interpreter"].oversize_reason(op, big, 0) is None
+    for name in ("cuda", "rocm", "musa", "ascend"):
+        assert PROFILES[name].oversize_reason(op, big, INTERPRETER_MAX_MB) is None, name
+        assert PROFILES[name].case_unsupported_reason(op, big, 0.001) is None, name
+    assert Settings().interpreter_max_mb == INTERPRETER_MAX_MB == 16.0
+
+
+def test_every_smoke_case_of_every_operator_fits_the_default_budget() -> None:
+    """`make demo` (the smoke tier of all 210 oracles) must judge every case: none is over the default budget."""
+    interp = PROFILES["interpreter"]
+    over = [(o.id, c.id) for o in all_operators() for c in o.cases("smoke")
+            if interp.oversize_reason(o, c, INTERPRETER_MAX_MB)]
+    assert over == []
+    largest = max(case_bytes(o, c.params) for o in all_operators() for c in o.cases("smoke"))
+    assert 0 < largest < INTERPRETER_MAX_MB * (1 << 20) / 4  # room to spare: 0.8 MB today
+
+
+def test_eval_reports_cases_over_the_budget_unsupported_without_running_them(tmp_path: Path) -> None:
+    from kernelgenbench.cli import app
+
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    name = "cublas__cublasSaxpy_v2.py"
+    (subs / name).write_text((SOLUTIONS / name).read_text())
+    op = get_operator("cublas::cublasSaxpy_v2")
+    sizes = {c.id: case_bytes(op, c.params) for c in op.cases("heldout")}
+    assert sizes["heldout/2"] > 0.03 * (1 << 20) > max(sizes["heldout/0"], sizes["heldout/1"])
+    args = ["eval", str(subs), "--tier", "heldout", "--platform", "interpreter", "--out", str(out)]
+    res = CliRunner().invoke(app, [*args, "--interpreter-max-mb", "0.03"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    flat = " ".join(res.output.split())
+    assert "case size budget: 0.03 MiB (--interpreter-max-mb, KGB_INTERPRETER_MAX_MB)" in flat
+    # the reason is in the terminal, under the job's line, and names no held-out parameter (n=4097, nan_x)
+    assert "~ too large for the CPU interpreter: cublas::cublasSaxpy_v2 case heldout/2 moves 0.047 MiB" in flat
+    assert "over the 0.03 MiB budget per case" in flat
+    assert "4097" not in res.output and "nan_x" not in res.output
+    (rec,) = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    by_id = {c["id"]: c for c in rec["cases"]}
+    assert by_id["heldout/2"]["status"] == "unsupported" and by_id["heldout/2"]["message"].startswith(TOO_LARGE)
+    assert by_id["heldout/2"].get("wall_s") is None and by_id["heldout/2"].get("launches") is None  # never ran
+    assert [by_id[f"heldout/{i}"]["status"] for i in (0, 1)] == ["passed", "passed"]
+    # the platform cannot judge it: not the submission's failure, and the judged cases decide the verdict
+    assert (rec["status"], rec["cases_passed"], rec["cases_unsupported"]) == ("passed", 2, 1)
+    assert json.loads((out / "config.json").read_text())["interpreter_max_mb"] == 0.03
+    # the budget is part of the run's configuration: another one (here from the environment) is another run
+    again = CliRunner().invoke(app, args, env={"COLUMNS": "200", "KGB_INTERPRETER_MAX_MB": "0"})
+    assert again.exit_code == 2 and "interpreter_max_mb: 0.03" in " ".join(again.output.split()), again.output
+
+
+def test_unsupported_lines_say_the_budget_once_and_withhold_other_held_out_reasons() -> None:
+    from kernelgenbench.tables import unsupported_lines
+
+    def big(cid: str, mib: str) -> dict:
+        return {"id": cid, "status": "unsupported",
+                "message": f"{TOO_LARGE}: aten::neg case {cid} moves {mib} MiB (inputs read + outputs written, by its "
+                           f"cost model), over the 16 MiB budget per case (--interpreter-max-mb or "
+                           f"KGB_INTERPRETER_MAX_MB; 0 lifts it): not run here, a GPU judges it"}
+
+    slow = "the Triton CPU interpreter is too slow for this case: ... the last launch's grid 4096 ..."
+    rec = {"cases": [{"id": "smoke/0", "status": "passed"}, big("full/4", "30.0"), big("full/5", "22.6"),
+                     {"id": "full/7", "status": "unsupported", "message": slow},
+                     {"id": "heldout/1", "status": "unsupported", "message": slow}, big("heldout/0", "504.0"),
+                     big("heldout/2", "20.0")]}
+    lines = unsupported_lines(rec)
+    assert lines[0] == rec["cases"][1]["message"]  # the first budget reason whole
+    assert lines[1:] == [f"full/5: {TOO_LARGE} too, it moves 22.6 MiB (the same budget)",
+                         f"full/7: {slow}",
+                         "heldout/1: held-out case: reason withheld (held-out cases are never shown)",
+                         f"heldout/0: {TOO_LARGE} too, it moves 504.0 MiB (the same budget)",
+                         "... 1 more unsupported case: every reason is in results.jsonl"]
+    assert unsupported_lines({"cases": [{"id": "smoke/0", "status": "passed"}]}) == []
