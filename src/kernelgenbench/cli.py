@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from .console import console, exit_interrupted
@@ -297,6 +297,14 @@ def _tolerance_text(o: Any) -> str:
             f"exact; NaN positions must match.")
 
 
+def _progress(con: Any) -> Progress:
+    """The bars of a ``kgb eval`` run on console ``con``: the run's jobs, and one per running job (its cases,
+    then its timed cases), each with the elapsed time and rich's estimate of the time left from the rate so far
+    (``eta``; a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("eta"), TimeRemainingColumn(compact=True), console=con, transient=False)
+
+
 @app.command("eval")
 def eval_cmd(
     directory: Path = typer.Argument(..., metavar="DIRECTORY",
@@ -364,8 +372,7 @@ def eval_cmd(
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
                         baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=console, transient=False)
+    progress = _progress(console)
     task = None
 
     def started(info: RunStart) -> None:
