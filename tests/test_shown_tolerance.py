@@ -95,9 +95,9 @@ def test_shown_atol_is_the_applied_one(op) -> None:
     ("cublas::cublasSaxpy_v2", "1e-4 (reduce_dim 1"),
 ])
 def test_prompt_and_show_state_the_atol(name, says) -> None:
-    from kernelgenbench.cli import _tolerance_text
     from kernelgenbench.llm.prompt import build_prompt
     from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.show import _tolerance_text
     from kernelgenbench.suite.registry import get_operator
 
     op = get_operator(name)

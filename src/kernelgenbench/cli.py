@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .console import console, exit_interrupted
+from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB
 from .tables import (
@@ -71,11 +72,6 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version_cal
                                        help="print the version and exit")) -> None:
     """KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators."""
 
-
-
-def _err(exc: BaseException) -> str:
-    """An exception's message as written (``str(KeyError("x"))`` is ``"'x'"``, with quotes)."""
-    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
 
 
 @app.command("list")
@@ -145,156 +141,6 @@ def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="[PROFILE]"
              *(f"[yellow]guess[/yellow] {escape(g)}" for g in p.guesses)]
     for line in lines:
         console.print(line, soft_wrap=True)
-
-
-@app.command()
-def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm"),
-         cases: bool = typer.Option(False, "--cases", help="list every case of the shown tiers (smoke, full) with "
-                                                           "what each axis means, instead of the overview"),
-         tier: Optional[str] = typer.Option(None, help="with --cases: only this tier (smoke or full; held-out "
-                                                       "cases are never shown)")) -> None:
-    """Show one operator: interface, semantics, tiers with case counts, tolerance, anti-hack rules.
-
-    With --cases: every case of the smoke and full tiers, with what each axis means."""
-    from .suite.registry import defined_in, get_operator
-    from .suite.tiers import ALL_TIERS, TIERS
-
-    try:
-        o = get_operator(op)
-    except KeyError as exc:
-        raise typer.BadParameter(_err(exc)) from None
-    if tier is not None and not cases:
-        raise typer.BadParameter("--tier goes with --cases (kgb show OP --cases --tier smoke)", param_hint="'--tier'")
-    if cases:
-        _show_cases(o, tier)
-        return
-    console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section})")
-    console.print(f"submission file: [cyan]{o.filename}[/cyan]")
-    console.print(f"defined in {defined_in(o)} (under src/kernelgenbench/: the row with its grids, reference "
-                  "and scan policy)")
-    console.print(f"\n[bold]Semantics[/bold]\n{escape(o.semantics)}")
-    console.print("\n[bold]Interface[/bold]")
-    iface = o.interface
-    if iface.function is None:
-        t = Table()
-        for c in ("wrapper", "overload", "kind", "required", "schema"):
-            t.add_column(c)
-        for w in iface.wrappers:
-            t.add_row(w.name, w.overload, w.kind + (" (exercised)" if w.exercised else ""),
-                      "yes" if w.required else "no", escape(w.schema))
-        console.print(t)
-        if any(w.exercised for w in iface.wrappers):
-            console.print("(exercised): the full tier's cases call this overload; 'required' says which wrappers "
-                          "a submission must define (a missing one fails the job as missing_wrapper).")
-        console.print("ATen wrappers are registered at the device's dispatch key on GPUs and driven through the "
-                      "public PyTorch API; on the CPU interpreter they are called directly with the dispatcher's "
-                      "arguments.")
-    else:
-        console.print(f"  {escape(iface.signature)}")
-        for p in iface.params:
-            console.print(f"    {p}: {escape(iface.args_doc.get(p, ''))}")
-    console.print("\n[bold]Tiers[/bold]")
-    t = Table()
-    for c in ("tier", "cases", "timed", "first case"):
-        t.add_column(c)
-    for tier in TIERS:
-        cases = o.cases(tier)
-        first = cases[0].describe() if cases and tier != "heldout" else ("(held out)" if cases else "—")
-        t.add_row(tier, str(len(cases)), str(sum(c.timed for c in cases)), escape(first))
-    union = o.cases(ALL_TIERS)
-    t.add_row(ALL_TIERS, str(len(union)), str(sum(c.timed for c in union)), f"(the {' + '.join(TIERS)} cases)")
-    console.print(t)
-    rule = o.nothing_to_compute
-    if rule:
-        console.print("\n[bold]Tolerance[/bold]: none: values are compared exactly (allocations: not at all); see "
-                      "the nothing-to-compute rule below.")
-    elif getattr(o, "tolerance_text", None):  # an operator's own judge (random operators: statistics)
-        console.print(f"\n[bold]Tolerance[/bold]: {escape(o.tolerance_text)}")
-    else:
-        console.print(f"\n[bold]Tolerance[/bold]: {escape(_tolerance_text(o))}")
-    if rule:
-        console.print("[bold]Anti-hack[/bold]: L1 static scan, L3 dispatch trace and kernel list; L2 ghost replay "
-                      "only where a case needs a launch.")
-        console.print(f"\n[bold]Nothing to compute ({rule.kind})[/bold] (aten.md §4.6, §6b.7)")
-        for what, text in (("aliasing", rule.aliasing), ("layout", rule.layout), ("values", rule.values),
-                           ("Triton launch", rule.launch)):
-            console.print(f"  {what}: {escape(text)}")
-        if rule.methods:
-            console.print(f"  allowed for this kind: {', '.join(f'.{m}()' for m in rule.methods)}")
-    else:
-        console.print("[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
-                      "Every case must launch a Triton kernel, except cases with nothing to compute: an empty "
-                      "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
-    if o.data_movement:
-        console.print("[bold]Data movement[/bold]: this operator's work is moving elements, so an ATen copy may only "
-                      "take an argument exactly as given (.contiguous() of an input, out.copy_(result) into an "
-                      "out= tensor) or a whole new buffer of the call on each side; a copy from or into a view the "
-                      "wrapper derived (slice, select, transpose, expand, unfold, out[...] = x) and a fill of part "
-                      "of a tensor fail as profile.")
-    if o.packed_args:
-        console.print(f"[bold]Packed inputs[/bold] ({', '.join(sorted(o.packed_args))}): their layout is decoded by "
-                      "Triton kernels; an ATen copy or fill of packed data (or of a copy of it) along a view the "
-                      "wrapper derived, or through a view of another element size, fails as profile (a copy exactly "
-                      "as given and dtype views handed to a kernel are fine).")
-    if o.notes:
-        console.print(f"\n[bold]Notes[/bold]: {escape(o.notes)}")
-
-
-def _show_cases(o: Any, tier: str | None) -> None:
-    """``kgb show OP --cases``: every case of the shown tiers, then what each axis means."""
-    from .report.author import case_rows, shown_tiers
-
-    try:
-        tiers = shown_tiers(tier)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="'--tier'") from None
-    rows, axes = case_rows(o, tiers)
-    console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section}) · submission file [cyan]{o.filename}[/cyan]")
-    which = f"the {' and '.join(tiers)} {'tier' if len(tiers) == 1 else 'tiers'}"
-    t = Table(title=f"{plural(len(rows), 'case')} of {which}",
-              caption="id: what a failure names (smoke/3 is case 3 of the smoke tier); timed: the full tier's cases "
-                      "that GPUs time; interpreter: cases the CPU interpreter cannot judge (reported unsupported "
-                      "there): a dtype it cannot compute, or more MiB moved than its default case budget "
-                      "(kgb eval --interpreter-max-mb)")
-    for c in ("id", "timed", "parameters", "interpreter"):
-        t.add_column(c, overflow="fold", no_wrap=c in ("id", "timed"))
-    for r in rows:
-        t.add_row(r.id, "yes" if r.timed else "", escape(r.params), r.interpreter)
-    console.print(t)
-    a = Table(title="what the axes mean")
-    for c in ("axis", "values", "meaning"):
-        a.add_column(c, overflow="fold")
-    for name, vals, meaning in axes:
-        a.add_row(name, escape(vals), escape(meaning))
-    console.print(a)
-    console.print(f"[dim]held-out cases ({len(o.cases('heldout'))}) are never shown: they judge whether a kernel "
-                  f"generalises beyond these. `kgb init {o.id}` writes a skeleton; `kgb repro RUN {o.id} CASE` reruns "
-                  f"a failing case in the foreground.[/dim]")
-
-
-def _tolerance_text(o: Any) -> str:
-    """The default comparison rule, for the dtypes the operator's cases compute in."""
-    from .suite.spec import DTYPE_NAMES, RTOL
-
-    short = {v: k for k, v in DTYPE_NAMES.items()}
-    used: set[Any] = set()
-    for tier in ("smoke", "full", "heldout"):
-        for p in o.grid(tier):
-            try:
-                used |= set(o.tensor_dtypes(p))
-            except Exception:  # noqa: BLE001 - a case the dtype probe does not understand: show every dtype
-                used |= set(RTOL)
-    floats = [dt for dt in RTOL if dt in used and dt in short]
-    if not floats:  # no float dtype named by the cases: the general rule
-        floats = [dt for dt in RTOL if dt in short]
-    def sci(v: float) -> str:
-        m, e = f"{v:e}".split("e")
-        return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
-
-    rtol = ", ".join(f"{short[dt]} {sci(RTOL[dt])}" for dt in floats)
-    atol = o.shown_atol
-    return (f"|out - ref| <= atol + rtol*|ref| with rtol {rtol}; atol = {atol}; integers, indices and bools "
-            f"exact; NaN positions must match.")
 
 
 def _progress(con: Any) -> Progress:
@@ -892,6 +738,11 @@ def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run direc
         console.print(("[green]same as recorded[/green]" if res.same else "[yellow]the run recorded[/yellow]")
                       + f" \\[{res.recorded_class}] {escape(res.recorded)}", soft_wrap=True)
     raise typer.Exit(1)
+
+
+from .show import register as _register_show  # noqa: E402 - kgb show lives in its own module
+
+_register_show(app)
 
 
 def _register_extensions() -> None:

@@ -123,3 +123,9 @@ def exit_interrupted(code: int = 130, wait_s: float = 3.0) -> NoReturn:
             sys.stderr.flush()
             os._exit(code)
         time.sleep(0.05)
+
+
+def exc_text(exc: BaseException) -> str:
+    """An exception's message as written (``str(KeyError("x"))`` is ``"'x'"``, with quotes): what a command
+    line error shows of a lookup that failed."""
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
