@@ -159,6 +159,7 @@ class Child:
         changed = launch_args.triton_changed()  # Triton's own modules and classes, changed by the submission
         if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
             STATE.launch_violations.append(changed)
+        note_harness_changes()
         msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
         self.resp.write(json.dumps(msg.to_json(), default=str) + "\n")
@@ -206,6 +207,7 @@ class Child:
                 install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
         launch_args.snapshot_triton()  # after the harness's own patches, before the submission's code
+        launch_args.snapshot_harness()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)
@@ -349,6 +351,7 @@ class Child:
             state.alt_poison = False
             state.readonly_inputs = frozenset()
         wall = time.perf_counter() - t0
+        note_harness_changes()  # before the harness touches the results (a replaced torch.save would see them)
         ret_alias = None
         if isinstance(ret, torch.Tensor):
             for i, a in enumerate(call.args):
@@ -442,6 +445,18 @@ class Child:
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
                 self.send(HarnessError(error=_error(exc, "harness")))
         self.send(Bye())
+
+
+def note_harness_changes() -> None:
+    """Record a change of the PyTorch modules and classes the child uses (``launch_args.harness_changed``) as a
+    launch-rule violation (the verifier fails the job as ``profile``). Called right after each traced call, before
+    the child touches its results, and with every answer."""
+    from . import launch_args
+    from .state import STATE
+
+    changed = launch_args.harness_changed()
+    if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+        STATE.launch_violations.append(changed)
 
 
 def given_lists(call: Any) -> dict[int | str, list[Any]]:
