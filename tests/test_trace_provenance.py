@@ -468,3 +468,12 @@ def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch)
     assert plain_result("f", None, (x, [y]), {}) is None
     assert "args[1][0] carries Python attributes ('__getstate__')" in STATE.stale_outputs[1]
     assert not vars(y) and not ran  # dropped, never called
+    caches = [torch.zeros(2), torch.zeros(2)]
+    given = [caches, *caches]
+    caches[1] = Sneaky()  # an object of the submission's put into the caller's list
+    plain_result("f", None, (caches,), {}, given)
+    assert "args[0][1] is a <class " in STATE.stale_outputs[2] and not ran and caches[1] is None
+    gen = torch.Generator()
+    n = len(STATE.stale_outputs)
+    plain_result("f", None, (x,), {"generator": gen}, [x, gen])  # an argument as the harness passed it
+    assert len(STATE.stale_outputs) == n

@@ -121,6 +121,23 @@ def tampered_timers() -> list[str]:
 _TB_FULL_MAX = 100_000
 
 
+#: the device allocator's out-of-memory count when the current command began (:func:`_allocator_ooms`)
+_OOM_BASE = 0
+
+
+def _allocator_ooms() -> int:
+    """How many allocations the CUDA caching allocator of this process failed for want of memory (its ``num_ooms``
+    statistic; 0 without an initialised CUDA device): the evidence ``verify/failures.py`` classifies ``oom`` by."""
+    try:
+        import torch
+
+        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return 0
+        return int(torch.cuda.memory_stats().get("num_ooms", 0))
+    except Exception:  # noqa: BLE001 - no statistics: no evidence
+        return 0
+
+
 def _error(exc: BaseException, stage: str) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
@@ -140,7 +157,8 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
         cut = cut if cut >= 0 else len(full) - _TB_FULL_MAX - 1
         full = f"[... {cut + 1} characters of the traceback cut ...]\n" + full[cut + 1:]
     return {"type": type(exc).__name__, "chain": chain, "origins": origins, "message": str(exc)[:2000],
-            "traceback": text[-6000:], "traceback_full": full, "stage": stage}
+            "traceback": text[-6000:], "traceback_full": full, "stage": stage,
+            "allocator_ooms": _allocator_ooms() - _OOM_BASE}
 
 
 class Child:
@@ -326,6 +344,8 @@ class Child:
         log: Any = None
         replay: Any = None
         state.alt_poison = msg.alt_poison
+        global _OOM_BASE
+        _OOM_BASE = _allocator_ooms()
         err = None
         ret: Any = None
         kernels: list[str] | None = None
@@ -379,7 +399,9 @@ class Child:
         from ..verify.timing import timed_set_seed
         from .timed_loop import time_case
 
+        global _OOM_BASE
         torch = self.torch
+        _OOM_BASE = _allocator_ooms()
         t0 = time.perf_counter()
         data = self.load(msg.inp)
         check = msg.check

@@ -259,18 +259,37 @@ def _return_types() -> frozenset[type]:
     return frozenset(v for v in vars(rt).values() if isinstance(v, type))
 
 
-def plain_result(name: str, ret: Any, args: tuple, kwargs: dict) -> Any:
+def _arg_values(args: tuple, kwargs: dict) -> list[Any]:
+    """Every value of a call's arguments, in lists, tuples and dicts (walked by ``type()``), before the call."""
+    out: list[Any] = []
+    stack: list[Any] = [list(args), list(kwargs.values())]
+    while stack and len(out) < _RESULT_MAX:
+        x = stack.pop()
+        out.append(x)
+        t = type(x)
+        if t is list or t is tuple:
+            stack.extend(x)
+        elif t is dict:
+            stack.extend(x.values())
+    return out
+
+
+def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any] = ()) -> Any:
     """The outermost wrapper call's result, checked before any harness code touches it (red team 28): only tensors
     (exactly ``torch.Tensor``/``Parameter``), Python numbers, strings, None, dtypes and the like, in lists, tuples
-    and ``torch.return_types``, and no tensor of the result or the arguments carrying instance attributes.
+    and ``torch.return_types``, and no tensor of the result or the arguments carrying instance attributes; an
+    argument's list may hold only what it held before the call (``given``: :func:`_arg_values`), tensors and such
+    values (the harness reads its lists again after the call: ``copy_blocks``' caches).
 
     Anything else would run the submission's code after the traced call, where nothing is traced: ``isinstance`` of
     an object reads its ``__class__`` (a property of the submission's class computed rms_norm with PyTorch into
     ``out``; its result, None, is not judged), and pickling a tensor for the verifier calls an instance attribute
     ``__getstate__``. Judged with ``type()`` and the tensors' own ``__dict__`` only (no code of the submission
-    runs); a violation goes to ``STATE.stale_outputs`` (the job fails as ``profile``), and the result is replaced by
-    None and the attributes dropped here, inside the trace, so that nothing of the submission's runs later."""
+    runs); a violation goes to ``STATE.stale_outputs`` (the job fails as ``profile``), and the result (or the list
+    entry) is replaced by None and the attributes dropped here, inside the trace, so that nothing of the
+    submission's runs later."""
     problems: list[str] = []
+    before = {id(v) for v in given}
     leaves = _PLAIN_LEAVES
     rtypes = _return_types()
     seen = 0
@@ -288,11 +307,16 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict) -> Any:
                 attrs.clear()
             return True
         if t is list or t is tuple or t in rtypes:
-            return all([visit(v, f"{where}[{i}]", is_ret) for i, v in enumerate(x)])
+            good = [visit(v, f"{where}[{i}]", is_ret) for i, v in enumerate(x)]
+            if t is list and not is_ret:  # the caller's list: what the candidate put there goes, inside the trace
+                for i, g in enumerate(good):
+                    if not g:
+                        x[i] = None
+            return all(good)
         if t is dict and not is_ret:
             return all([visit(v, f"{where}[{k!r}]", is_ret) for k, v in list(x.items()) if type(k) is str])
-        if t in leaves or not is_ret:
-            return True  # an argument the harness passed (a number, a generator) or the candidate put there
+        if t in leaves or (not is_ret and id(x) in before):
+            return True  # a plain value, or an argument as the harness passed it (a generator, say)
         problems.append(f"{where} is a {type.__repr__(t)}")
         return False
 
@@ -384,7 +408,9 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
                 raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
         top = STATE.call is None
         storages = None
+        given: list[Any] = []
         if top:
+            given = _arg_values(args, kwargs)  # kept alive: plain_result tells the caller's objects by identity
             held = [args[i] if i < len(args) else kwargs.get(n) for i, n in packed]
             sel = [args[i] if i < len(args) else kwargs.get(n) for i, n in selectors]
             STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset(), held,
@@ -398,12 +424,12 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
                 else:
                     ret = fn(*args, **kwargs)
                 if top:
-                    ret = plain_result(name, ret, args, kwargs)
+                    ret = plain_result(name, ret, args, kwargs, given)
             else:
                 with CandidateMode():
                     ret = fn(*args, **kwargs)
                     if top:  # inside the trace: a finalizer of what it drops runs traced
-                        ret = plain_result(name, ret, args, kwargs)
+                        ret = plain_result(name, ret, args, kwargs, given)
             if top and STATE.call is not None and STATE.call.kernel_errors:
                 raise KernelErrorCaught(
                     f"{name}: the kernel launch {STATE.call.kernel_errors[0]} raised inside the Triton CPU "
