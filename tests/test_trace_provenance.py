@@ -473,6 +473,11 @@ def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch)
     caches[1] = Sneaky()  # an object of the submission's put into the caller's list
     plain_result("f", None, (caches,), {}, given)
     assert "args[0][1] is a <class " in STATE.stale_outputs[2] and not ran and caches[1] is None
+    import collections
+
+    Pair = collections.namedtuple("Pair", "values indices")
+    pair = plain_result("f", Pair(x, y), (x,), {})  # an honest namedtuple result: a plain tuple, no violation
+    assert type(pair) is tuple and pair[0] is x and pair[1] is y and len(STATE.stale_outputs) == 3
     gen = torch.Generator()
     n = len(STATE.stale_outputs)
     plain_result("f", None, (x,), {"generator": gen}, [x, gen])  # an argument as the harness passed it

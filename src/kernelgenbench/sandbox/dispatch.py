@@ -277,7 +277,7 @@ def _arg_values(args: tuple, kwargs: dict) -> list[Any]:
 def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any] = ()) -> Any:
     """The outermost wrapper call's result, checked before any harness code touches it (red team 28): only tensors
     (exactly ``torch.Tensor``/``Parameter``), Python numbers, strings, None, dtypes and the like, in lists, tuples
-    and ``torch.return_types``, and no tensor of the result or the arguments carrying instance attributes; an
+    and ``torch.return_types`` (a tuple of another class, a namedtuple, comes back as a plain tuple), and no tensor of the result or the arguments carrying instance attributes; an
     argument's list may hold only what it held before the call (``given``: :func:`_arg_values`), tensors and such
     values (the harness reads its lists again after the call: ``copy_blocks``' caches).
 
@@ -320,6 +320,10 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
         problems.append(f"{where} is a {type.__repr__(t)}")
         return False
 
+    if type(ret) not in rtypes and type(ret) is not tuple and issubclass(type(ret), tuple):
+        # a namedtuple of the submission's (values, indices): its elements, read through tuple's own slots (no method
+        # of its class runs), as a plain tuple
+        ret = tuple([tuple.__getitem__(ret, i) for i in range(tuple.__len__(ret))])
     ok = visit(ret, "the return value", True)
     visit(list(args), "args", False)
     visit(dict(kwargs), "kwargs", False)
