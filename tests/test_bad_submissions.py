@@ -94,6 +94,8 @@ EXPECTED = {
                                       # result with PyTorch when the harness's isinstance() reads it (red team 28)
     "getstate": "profile",            # an instance attribute __getstate__ on out, called by torch.save of the
                                       # outputs after the traced call: PyTorch computes the result (red team 28)
+    "class_value": "static_scan",     # torch._C._DisableTorchDispatch called through a loop variable: L3 trace off,
+                                      # the flag read unreplayed, PyTorch computes aten::mm (red team 28)
     "module_value": "static_scan",    # the harness's STATE reached from a loop variable bound to torch: ghost flag
                                       # read, trace switched off around PyTorch compute (red team 28)
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the

@@ -1659,3 +1659,24 @@ def test_the_harness_state_reached_through_a_loop_variable_is_a_finding() -> Non
     # red team 28: the child's STATE (ghost flag, trace switch) through torch.serialization.sys.modules
     src = "import torch\nfor _t in (torch,):\n    S = _t.serialization.sys.modules['kernelgenbench.sandbox.state']\n"
     assert hits(src) == [(2, "dynamic-import")]
+
+
+def test_a_torch_class_read_as_a_value_outside_type_positions_is_a_finding() -> None:
+    """Red team 28: torch._C._DisableTorchDispatch in a tuple, called through the loop variable, turned the L3 trace
+    off around PyTorch compute (a class read as a value was 'fine'; only calls of torch names were judged)."""
+    src = textwrap.dedent('''
+        import torch
+        for D in (torch._C._DisableTorchDispatch,):
+            pass
+        OFF = [torch._C._DisableTorchDispatch]
+        Alias = torch._C._DisableTorchDispatch
+        def f(x: torch.Tensor, d: torch.dtype = torch.float32) -> "torch.Tensor":
+            if isinstance(x, (torch.Tensor, int)) or type(x) is torch.Tensor:
+                return Alias()
+            try:
+                pass
+            except torch.OutOfMemoryError:
+                pass
+            return (torch.Tensor, torch.Generator)
+    ''')
+    assert hits(src) == [(3, "torch-compute"), (5, "torch-compute"), (9, "torch-compute")]

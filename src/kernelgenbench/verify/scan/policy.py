@@ -508,6 +508,15 @@ def _foreign_module(path: str) -> str | None:
     return None
 
 
+#: PyTorch classes a submission may read as values anywhere (in a tuple of accepted types, a dtype table, a default):
+#: calling them builds metadata or wraps a tensor, nothing that computes or turns a check off.
+SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
+    "torch.Tensor", "torch.dtype", "torch.device", "torch.Size", "torch.Generator", "torch.layout",
+    "torch.memory_format", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.finfo", "torch.iinfo",
+    "torch.SymInt", "torch.SymFloat", "torch.SymBool", "torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError",
+})
+
+
 def is_module_path(path: str) -> bool:
     """Whether the imported object at dotted ``path`` (``torch``, ``triton.language``, ``torch.serialization``) is a
     module: an attribute of a module (``inspect.getattr_static`` from the root module), the path's own entry in
