@@ -487,3 +487,9 @@ def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatc
     finally:
         del torch.Tensor.my_probe
     assert la.harness_changed() is None
+    torch.Tensor.is_cuda = True  # a constant on a class shadows what every tensor says of itself
+    try:
+        assert la.harness_changed().startswith("Tensor.is_cuda was added after the harness started")
+    finally:
+        del torch.Tensor.is_cuda
+    assert la.harness_changed() is None

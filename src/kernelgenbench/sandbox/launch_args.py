@@ -911,16 +911,19 @@ def snapshot_harness() -> None:
     _HARNESS_SNAPSHOT = dict_snapshot(_harness_objects())
 
 
-def _torch_own(k: str, v: Any) -> bool:
+def _torch_own(k: str, v: Any, in_class: bool = False) -> bool:
     """Whether ``v``, a new or rebound entry ``k`` of a snapshotted object, is a module (a lazily loaded submodule of
-    torch), code of PyTorch or the harness, a plain constant, or ``copyreg``'s ``__slotnames__`` cache (a list of
-    names, set on a class the first time one of its objects is pickled); a function of the submission is none of
-    these."""
+    torch), code of PyTorch or the harness, ``copyreg``'s ``__slotnames__`` cache (a list of names, set on a class the
+    first time one of its objects is pickled), a class's ``__annotations__`` (created when first read), or, in a
+    module (``in_class`` False), a plain constant (``torch.cuda._initialized``); a function of the submission is none
+    of these, nor is a constant put on a class (``torch.Tensor.is_cuda = True`` would shadow the tensors' own)."""
     import torch
 
     if isinstance(v, types.ModuleType):
         return True
     if k == "__slotnames__" and type(v) is list and all(type(x) is str for x in v):
+        return True
+    if k == "__annotations__" and type(v) is dict and not v:
         return True
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
     harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -929,7 +932,7 @@ def _torch_own(k: str, v: Any) -> bool:
         if type(code) is types.CodeType:
             path = os.path.abspath(code.co_filename)
             return path.startswith(torch_dir) or path.startswith(harness_dir)
-    return type(v) in (int, float, bool, str, type(None), tuple, frozenset, bytes)
+    return not in_class and type(v) in (int, float, bool, str, type(None), tuple, frozenset, bytes)
 
 
 def harness_changed() -> str | None:
@@ -946,13 +949,13 @@ def harness_changed() -> str | None:
         name = getattr(obj, "__name__", "?")
         for k, v in items:
             cur = now.get(k, _ABSENT)
-            if cur is not v and (cur is _ABSENT or not _torch_own(k, cur)):
+            if cur is not v and (cur is _ABSENT or not _torch_own(k, cur, isinstance(obj, type))):
                 return (f"{name}.{k} was changed after the harness started: a submission may not change PyTorch or the "
                         f"modules the harness uses (monkey-patching)")
         if len(now) != len(items):
             old = {k for k, _ in items}
             for k, v in now.items():
-                if k not in old and not _torch_own(k, v):
+                if k not in old and not _torch_own(k, v, isinstance(obj, type)):
                     return (f"{name}.{k} was added after the harness started: a submission may not change PyTorch or "
                             f"the modules the harness uses (monkey-patching)")
     return None
