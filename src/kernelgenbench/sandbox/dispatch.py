@@ -288,6 +288,8 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
     runs); a violation goes to ``STATE.stale_outputs`` (the job fails as ``profile``), and the result (or the list
     entry) is replaced by None and the attributes dropped here, inside the trace, so that nothing of the
     submission's runs later."""
+    from . import launch_args
+
     problems: list[str] = []
     before = {id(v) for v in given}
     leaves = _PLAIN_LEAVES
@@ -317,6 +319,8 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
             return all([visit(v, f"{where}[{k!r}]", is_ret) for k, v in list(x.items()) if type(k) is str])
         if t in leaves or (not is_ret and id(x) in before):
             return True  # a plain value, or an argument as the harness passed it (a generator, say)
+        if type(t) is launch_args._ENUM_META and launch_args._intenum_ok(t, launch_args.types_()):
+            return True  # a member of a plain enum.IntEnum (a status code), as the launch rule admits one
         problems.append(f"{where} is a {type.__repr__(t)}")
         return False
 
