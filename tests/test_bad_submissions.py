@@ -86,7 +86,18 @@ EXPECTED = {
     "launch_intenum_valuemap": "profile",  # __eq__ = classmethod(Enum.__new__), a submission key in the value map
     "launch_intenum_base": "profile",  # enum.IntEnum.__eq__ set through a loop variable (red team 27)
     "store_through_display": "static_scan",  # [enum.IntEnum][0].__eq__ = f (red team 27)
-    "tl_monkeypatch": "profile",  # tl.sum replaced through a loop variable (red team 27)
+    "tl_monkeypatch": "static_scan",  # tl.sum replaced through a loop variable (red team 27): the module tl as a
+                                      # value (red team 28); behind L1 the launch rule's snapshot of Triton
+    "save_hook": "static_scan",       # torch.save replaced through a loop variable: PyTorch computed the outputs
+                                      # after the traced call (red team 28); behind L1 the harness snapshot
+    "ret_class": "profile",           # rms_norm returns (unjudged) an object whose __class__ property computes the
+                                      # result with PyTorch when the harness's isinstance() reads it (red team 28)
+    "getstate": "profile",            # an instance attribute __getstate__ on out, called by torch.save of the
+                                      # outputs after the traced call: PyTorch computes the result (red team 28)
+    "class_value": "static_scan",     # torch._C._DisableTorchDispatch called through a loop variable: L3 trace off,
+                                      # the flag read unreplayed, PyTorch computes aten::mm (red team 28)
+    "module_value": "static_scan",    # the harness's STATE reached from a loop variable bound to torch: ghost flag
+                                      # read, trace switched off around PyTorch compute (red team 28)
     "launch_closure": "profile",      # a factory-made kernel calls a closure cell holding a host function (the
                                       # launch rule checks closure cells like globals; L1 defers to it)
     "launch_fake_tensor": "profile",  # an object with data_ptr: its untyped_storage() computes in Triton's
@@ -246,7 +257,8 @@ if PLATFORM.interpreter:  # its first call already fails: it catches its kernel'
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
 IMPORT_CAUGHT = {"import_table", "import_scalars"}
-#: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet).
+#: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
+#: where L1 rejects them first).
 IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
@@ -312,7 +324,7 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in IMPORT_CAUGHT:  # judged at import: no case ran
         assert rec["first_failure"]["message"].startswith("L3 dispatch trace of the submission's import"), rec
         assert rec["first_failure"]["case_id"] is None and not rec["cases"], rec["first_failure"]
-    elif what in IMPORT_LAUNCH_CAUGHT:
+    elif what in IMPORT_LAUNCH_CAUGHT and expected == "profile":
         assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
     elif expected in ("wrong_result", "profile", "not_exercised", "runtime_error") or (
             expected == "dispatch_recursion" and not rec["first_failure"]["message"].startswith("L1")):
@@ -326,7 +338,9 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "ghost_box": "profile",          # L3 launch rule: a list passed as tl.constexpr
              "kernel_method": "profile",      # L3 launch rule: an object of the submission's class
              "rewriter_swap": "wrong_result",  # the harness's own rewrite of kernel.fn: the copy body runs
-             "host_deref": "ghost"}           # NOT caught behind L1 (BEHIND_L1_XFAIL)
+             "host_deref": "ghost",           # NOT caught behind L1 (BEHIND_L1_XFAIL)
+             "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
+             "save_hook": "profile"}          # PyTorch's modules compared right after each traced call
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -350,6 +364,10 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    Settings()).run()
     assert rec["failure_class"] == BEHIND_L1[what], rec["first_failure"]
+    if what in IMPORT_LAUNCH_CAUGHT:
+        assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
+    if what == "save_hook":
+        assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
 
 
 @pytest.mark.slow

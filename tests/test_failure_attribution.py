@@ -227,3 +227,27 @@ def test_busy_launches_on_a_small_case_are_a_timeout_not_slow(tmp_path: Path) ->
     assert rec["failure_class"] == "timeout", rec["first_failure"]
     assert rec["cases"][0]["status"] == "failed"
     assert "exceeded 30 s" in rec["first_failure"]["message"]
+
+
+def test_oom_needs_the_allocators_evidence_not_words():
+    """Red team 27/28: "out of memory" in a message or a traceback (a comment on the raising line), or an exception
+    class so named, made a job oom, which the scheduler judges again alone on a shared GPU (a second try on demand).
+    Only the device allocator's own count (the child's allocator_ooms) or Triton's driver error raised from Triton's
+    files classify oom now."""
+    import os
+
+    import triton
+
+    words = {"type": "ValueError", "chain": ["ValueError"], "message": "retry", "origins": ["/subs/aten__x.py"],
+             "traceback": 'File "aten__x.py", line 9\n    raise ValueError("retry")  # out of memory\n'}
+    assert classify_error(words, CUDA) == "runtime_error"
+    named = {"type": "OutOfMemoryError", "chain": ["OutOfMemoryError"], "origins": ["/subs/aten__x.py"],
+             "message": "CUDA out of memory. Tried to allocate 1.16 GiB.", "traceback": ""}
+    assert classify_error(named, CUDA) == "runtime_error"
+    assert classify_error({**named, "allocator_ooms": 1}, CUDA) == "oom"  # a real allocation failed in the call
+    driver = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "driver.py")
+    launch = {"type": "RuntimeError", "chain": ["RuntimeError"], "origins": [driver], "traceback": "",
+              "message": "Triton Error [CUDA]: out of memory"}
+    assert classify_error(launch, CUDA) == "oom"
+    # the same words raised by a submission (here from a folder called triton): a fault of its own, no oom
+    assert classify_error({**launch, "origins": ["/subs/triton/aten__x.py"]}, CUDA) == "cuda_fault"

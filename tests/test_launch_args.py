@@ -459,3 +459,37 @@ def test_changes_to_tritons_language_modules_are_reported(monkeypatch) -> None:
     finally:
         del tl.core.my_helper
     assert la.triton_changed() is None
+
+
+def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatch):
+    """Red team 28: ``for _t in (torch,): _t.save = f`` ran the submission's code on every case's outputs after the
+    traced call. The child compares the modules and classes it uses with their state before the import."""
+    import torch
+
+    monkeypatch.setattr(la, "_HARNESS_SNAPSHOT", None)
+    la.snapshot_harness()
+    assert la.harness_changed() is None
+
+    def mine(*a, **k):
+        return None
+
+    orig = torch.save
+    try:
+        for m in (torch,):
+            m.save = mine
+        assert la.harness_changed().startswith("torch.save was changed after the harness started")
+    finally:
+        torch.save = orig
+    assert la.harness_changed() is None
+    torch.Tensor.my_probe = property(mine)  # a new class entry (a property the harness's attribute reads would run)
+    try:
+        assert la.harness_changed().startswith("Tensor.my_probe was added after the harness started")
+    finally:
+        del torch.Tensor.my_probe
+    assert la.harness_changed() is None
+    torch.Tensor.is_cuda = True  # a constant on a class shadows what every tensor says of itself
+    try:
+        assert la.harness_changed().startswith("Tensor.is_cuda was added after the harness started")
+    finally:
+        del torch.Tensor.is_cuda
+    assert la.harness_changed() is None

@@ -298,3 +298,29 @@ def test_kgb_eval_into_a_closed_pipe_records_every_job(tmp_path: Path) -> None:
     assert sorted((r["op"], r["status"]) for r in recs) == [("aten::add", "passed"), ("aten::neg", "passed"),
                                                              ("aten::sub", "passed")], res.stderr[-2000:]
     assert res.returncode == 0, res.stderr[-2000:]
+
+
+def test_words_about_memory_buy_no_second_run(tmp_path: Path) -> None:
+    """Red team 27's demo: an error whose traceback mentions "out of memory" (a comment on the raising line) was class
+    oom, and on a shared GPU the scheduler set that verdict aside and judged the job again alone: a second try on
+    demand. The class now needs the device allocator's evidence (verify/failures.py out_of_memory_evidence)."""
+    from kernelgenbench.verify.failures import classify_error
+
+    err = {"type": "ValueError", "chain": ["ValueError"], "message": "retry", "origins": ["/subs/aten__x.py"],
+           "traceback": 'File "aten__x.py", line 9\n    raise ValueError("retry")  # out of memory\n'}
+    runs: dict[str, int] = {}
+
+    def flaky(spec, slot, gate, workdir, ceil):
+        runs[spec.label] = runs.get(spec.label, 0) + 1
+        if runs[spec.label] == 1:
+            return _rec(spec, "failed", classify_error(err, CUDA), first_failure={"message": err["message"]})
+        return _rec(spec)
+
+    slots = make_slots(CUDA, 2, share=True, count=1)
+    (rec,) = run_jobs(_specs(1), CUDA, RunDir.open(tmp_path / "run"), Settings(), slots, {}, run_job=flaky)
+    assert runs["j0"] == 1 and rec["failure_class"] == "runtime_error" and "rejudged_alone" not in rec
+    # the allocator's own count of a failed allocation in the call still gets the GPU to itself
+    runs.clear()
+    err["allocator_ooms"] = 1
+    (rec,) = run_jobs(_specs(1), CUDA, RunDir.open(tmp_path / "run2"), Settings(), slots, {}, run_job=flaky)
+    assert runs["j0"] == 2 and rec["status"] == "passed" and rec["rejudged_alone"]

@@ -1620,3 +1620,63 @@ def test_torch_library_wrap_triton_alone_is_allowed():
                 "import torch.library", "x = torch.library.Library('aten', 'IMPL')"):
         rules = {f.rule for f in scan_source("import torch\n" + bad + "\n")}
         assert "monkey-patch" in rules, (bad, rules)
+
+
+# ------------------------------------------------------------------------------------------------
+# Modules as values (red team 28)
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src", [
+    "import torch\nfor _t in (torch,):\n    _t.save = print\n",                       # a loop variable
+    "import torch\ndef f(m):\n    m.save = print\nf(torch)\n",                        # a parameter
+    "import torch\nm = [torch][0]\nm.save = print\n",                                 # a display's element
+    "import triton.language as tl\ndef f(m=tl):\n    return m\n",                    # a default
+    "import torch\nm = getattr(torch, 'cuda') if True else 0\n",                      # a conditional
+    "import torch\nm = torch\nm = 1\n",                                                # a name not only an alias
+    "import functools\nx = [functools.reduce, functools]\n",                          # a module in a list
+])
+def test_a_module_used_as_a_value_is_a_finding(src: str) -> None:
+    found = [f for f in scan_source(src) if f.rule == "dynamic-import"]
+    assert found and "as a value" in found[0].message, scan_source(src)
+
+
+def test_modules_read_through_attributes_probes_and_aliases_are_allowed() -> None:
+    src = textwrap.dedent('''
+        import torch
+        import triton
+        import triton.language as tl
+        libdevice = tl.math
+        F = getattr(tl, "math")
+        HAS_DESC = hasattr(tl, "make_tensor_descriptor") and hasattr(triton, "set_allocator")
+        ON_GPU = torch.cuda.is_available()
+        def f(x):
+            return libdevice.exp(x) if HAS_DESC else F.exp(x)
+    ''')
+    assert [f for f in scan_source(src) if "as a value" in f.message] == []
+
+
+def test_the_harness_state_reached_through_a_loop_variable_is_a_finding() -> None:
+    # red team 28: the child's STATE (ghost flag, trace switch) through torch.serialization.sys.modules
+    src = "import torch\nfor _t in (torch,):\n    S = _t.serialization.sys.modules['kernelgenbench.sandbox.state']\n"
+    assert hits(src) == [(2, "dynamic-import")]
+
+
+def test_a_torch_class_read_as_a_value_outside_type_positions_is_a_finding() -> None:
+    """Red team 28: torch._C._DisableTorchDispatch in a tuple, called through the loop variable, turned the L3 trace
+    off around PyTorch compute (a class read as a value was 'fine'; only calls of torch names were judged)."""
+    src = textwrap.dedent('''
+        import torch
+        for D in (torch._C._DisableTorchDispatch,):
+            pass
+        OFF = [torch._C._DisableTorchDispatch]
+        Alias = torch._C._DisableTorchDispatch
+        def f(x: torch.Tensor, d: torch.dtype = torch.float32) -> "torch.Tensor":
+            if isinstance(x, (torch.Tensor, int)) or type(x) is torch.Tensor:
+                return Alias()
+            try:
+                pass
+            except torch.OutOfMemoryError:
+                pass
+            return (torch.Tensor, torch.Generator)
+    ''')
+    assert hits(src) == [(3, "torch-compute"), (5, "torch-compute"), (9, "torch-compute")]

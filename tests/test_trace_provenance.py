@@ -440,3 +440,51 @@ def test_the_import_is_traced_like_a_call() -> None:
     assert STATE.call is None and STATE._import_trace is None       # nothing left behind
     allowed = trace_import(lambda: exec("T = torch.full((4,), 3)\nV = T.view(2, 2).t()\n", namespace))
     assert judge_trace(allowed, frozenset({"rsqrt"})).failure is None
+
+
+def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch):
+    """Red team 28: an object returned by a wrapper (rms_norm's None is not judged) ran its __class__ property when
+    the harness's isinstance() read it, after the traced call; an instance attribute __getstate__ on an argument ran
+    when torch.save pickled it. plain_result reads types and tensors' own dictionaries only."""
+    from kernelgenbench.sandbox.dispatch import plain_result
+    from kernelgenbench.sandbox.state import STATE
+
+    monkeypatch.setattr(STATE, "stale_outputs", [])
+    ran = []
+
+    class Sneaky:
+        @property
+        def __class__(self):
+            ran.append(1)
+            return type(self)
+
+    x = torch.zeros(3)
+    ok = (x, [torch.ones(2), 3, None], torch.float32)
+    assert plain_result("f", ok, (x,), {}) is ok and STATE.stale_outputs == []
+    assert plain_result("f", Sneaky(), (x,), {}) is None
+    assert not ran and STATE.stale_outputs[0].startswith("f: the return value is a <class ")
+    y = torch.zeros(2)
+    y.__getstate__ = lambda: ran.append(2)
+    assert plain_result("f", None, (x, [y]), {}) is None
+    assert "args[1][0] carries Python attributes ('__getstate__')" in STATE.stale_outputs[1]
+    assert not vars(y) and not ran  # dropped, never called
+    caches = [torch.zeros(2), torch.zeros(2)]
+    given = [caches, *caches]
+    caches[1] = Sneaky()  # an object of the submission's put into the caller's list
+    plain_result("f", None, (caches,), {}, given)
+    assert "args[0][1] is a <class " in STATE.stale_outputs[2] and not ran and caches[1] is None
+    import collections
+
+    Pair = collections.namedtuple("Pair", "values indices")
+    pair = plain_result("f", Pair(x, y), (x,), {})  # an honest namedtuple result: a plain tuple, no violation
+    assert type(pair) is tuple and pair[0] is x and pair[1] is y and len(STATE.stale_outputs) == 3
+    import enum
+
+    class Status(enum.IntEnum):
+        SUCCESS = 0
+
+    assert plain_result("f", Status.SUCCESS, (x,), {}) is Status.SUCCESS and len(STATE.stale_outputs) == 3
+    gen = torch.Generator()
+    n = len(STATE.stale_outputs)
+    plain_result("f", None, (x,), {"generator": gen}, [x, gen])  # an argument as the harness passed it
+    assert len(STATE.stale_outputs) == n

@@ -121,6 +121,23 @@ def tampered_timers() -> list[str]:
 _TB_FULL_MAX = 100_000
 
 
+#: the device allocator's out-of-memory count when the current command began (:func:`_allocator_ooms`)
+_OOM_BASE = 0
+
+
+def _allocator_ooms() -> int:
+    """How many allocations the CUDA caching allocator of this process failed for want of memory (its ``num_ooms``
+    statistic; 0 without an initialised CUDA device): the evidence ``verify/failures.py`` classifies ``oom`` by."""
+    try:
+        import torch
+
+        if not torch.cuda.is_available() or not torch.cuda.is_initialized():
+            return 0
+        return int(torch.cuda.memory_stats().get("num_ooms", 0))
+    except Exception:  # noqa: BLE001 - no statistics: no evidence
+        return 0
+
+
 def _error(exc: BaseException, stage: str) -> dict[str, Any]:
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
@@ -140,7 +157,8 @@ def _error(exc: BaseException, stage: str) -> dict[str, Any]:
         cut = cut if cut >= 0 else len(full) - _TB_FULL_MAX - 1
         full = f"[... {cut + 1} characters of the traceback cut ...]\n" + full[cut + 1:]
     return {"type": type(exc).__name__, "chain": chain, "origins": origins, "message": str(exc)[:2000],
-            "traceback": text[-6000:], "traceback_full": full, "stage": stage}
+            "traceback": text[-6000:], "traceback_full": full, "stage": stage,
+            "allocator_ooms": _allocator_ooms() - _OOM_BASE}
 
 
 class Child:
@@ -159,6 +177,7 @@ class Child:
         changed = launch_args.triton_changed()  # Triton's own modules and classes, changed by the submission
         if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
             STATE.launch_violations.append(changed)
+        note_harness_changes()
         msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
         self.resp.write(json.dumps(msg.to_json(), default=str) + "\n")
@@ -206,6 +225,7 @@ class Child:
                 install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
         launch_args.snapshot_triton()  # after the harness's own patches, before the submission's code
+        launch_args.snapshot_harness()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)
@@ -324,6 +344,8 @@ class Child:
         log: Any = None
         replay: Any = None
         state.alt_poison = msg.alt_poison
+        global _OOM_BASE
+        _OOM_BASE = _allocator_ooms()
         err = None
         ret: Any = None
         kernels: list[str] | None = None
@@ -349,6 +371,7 @@ class Child:
             state.alt_poison = False
             state.readonly_inputs = frozenset()
         wall = time.perf_counter() - t0
+        note_harness_changes()  # before the harness touches the results (a replaced torch.save would see them)
         ret_alias = None
         if isinstance(ret, torch.Tensor):
             for i, a in enumerate(call.args):
@@ -376,7 +399,9 @@ class Child:
         from ..verify.timing import timed_set_seed
         from .timed_loop import time_case
 
+        global _OOM_BASE
         torch = self.torch
+        _OOM_BASE = _allocator_ooms()
         t0 = time.perf_counter()
         data = self.load(msg.inp)
         check = msg.check
@@ -442,6 +467,18 @@ class Child:
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
                 self.send(HarnessError(error=_error(exc, "harness")))
         self.send(Bye())
+
+
+def note_harness_changes() -> None:
+    """Record a change of the PyTorch modules and classes the child uses (``launch_args.harness_changed``) as a
+    launch-rule violation (the verifier fails the job as ``profile``). Called right after each traced call, before
+    the child touches its results, and with every answer."""
+    from . import launch_args
+    from .state import STATE
+
+    changed = launch_args.harness_changed()
+    if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+        STATE.launch_violations.append(changed)
 
 
 def given_lists(call: Any) -> dict[int | str, list[Any]]:

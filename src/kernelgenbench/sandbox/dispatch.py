@@ -247,6 +247,99 @@ def poison_allocation(t: torch.Tensor) -> None:
         pass
 
 
+#: Types a wrapper's result may be made of besides tensors, lists and tuples (judged by ``type()``, exactly).
+_PLAIN_LEAVES = (type(None), bool, int, float, complex, str, torch.dtype, torch.device, torch.Size, torch.layout,
+                 torch.memory_format)
+_RESULT_MAX = 10_000  # values walked in one result (lists of tensors: copy_blocks' caches, pointer arrays)
+
+
+def _return_types() -> frozenset[type]:
+    import torch.return_types as rt
+
+    return frozenset(v for v in vars(rt).values() if isinstance(v, type))
+
+
+def _arg_values(args: tuple, kwargs: dict) -> list[Any]:
+    """Every value of a call's arguments, in lists, tuples and dicts (walked by ``type()``), before the call."""
+    out: list[Any] = []
+    stack: list[Any] = [list(args), list(kwargs.values())]
+    while stack and len(out) < _RESULT_MAX:
+        x = stack.pop()
+        out.append(x)
+        t = type(x)
+        if t is list or t is tuple:
+            stack.extend(x)
+        elif t is dict:
+            stack.extend(x.values())
+    return out
+
+
+def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any] = ()) -> Any:
+    """The outermost wrapper call's result, checked before any harness code touches it (red team 28): only tensors
+    (exactly ``torch.Tensor``/``Parameter``), Python numbers, strings, None, dtypes and the like, in lists, tuples
+    and ``torch.return_types`` (a tuple of another class, a namedtuple, comes back as a plain tuple), and no tensor of the result or the arguments carrying instance attributes; an
+    argument's list may hold only what it held before the call (``given``: :func:`_arg_values`), tensors and such
+    values (the harness reads its lists again after the call: ``copy_blocks``' caches).
+
+    Anything else would run the submission's code after the traced call, where nothing is traced: ``isinstance`` of
+    an object reads its ``__class__`` (a property of the submission's class computed rms_norm with PyTorch into
+    ``out``; its result, None, is not judged), and pickling a tensor for the verifier calls an instance attribute
+    ``__getstate__``. Judged with ``type()`` and the tensors' own ``__dict__`` only (no code of the submission
+    runs); a violation goes to ``STATE.stale_outputs`` (the job fails as ``profile``), and the result (or the list
+    entry) is replaced by None and the attributes dropped here, inside the trace, so that nothing of the
+    submission's runs later."""
+    from . import launch_args
+
+    problems: list[str] = []
+    before = {id(v) for v in given}
+    leaves = _PLAIN_LEAVES
+    rtypes = _return_types()
+    seen = 0
+
+    def visit(x: Any, where: str, is_ret: bool) -> bool:
+        nonlocal seen
+        seen += 1
+        if seen > _RESULT_MAX:
+            return True
+        t = type(x)
+        if t is torch.Tensor or t is torch.nn.Parameter:
+            attrs = x.__dict__
+            if attrs:
+                problems.append(f"{where} carries Python attributes ({', '.join(repr(k) for k in list(attrs)[:3])})")
+                attrs.clear()
+            return True
+        if t is list or t is tuple or t in rtypes:
+            good = [visit(v, f"{where}[{i}]", is_ret) for i, v in enumerate(x)]
+            if t is list and not is_ret:  # the caller's list: what the candidate put there goes, inside the trace
+                for i, g in enumerate(good):
+                    if not g:
+                        x[i] = None
+            return all(good)
+        if t is dict and not is_ret:
+            return all([visit(v, f"{where}[{k!r}]", is_ret) for k, v in list(x.items()) if type(k) is str])
+        if t in leaves or (not is_ret and id(x) in before):
+            return True  # a plain value, or an argument as the harness passed it (a generator, say)
+        if type(t) is launch_args._ENUM_META and launch_args._intenum_ok(t, launch_args.types_()):
+            return True  # a member of a plain enum.IntEnum (a status code), as the launch rule admits one
+        problems.append(f"{where} is a {type.__repr__(t)}")
+        return False
+
+    if type(ret) not in rtypes and type(ret) is not tuple and issubclass(type(ret), tuple):
+        # a namedtuple of the submission's (values, indices): its elements, read through tuple's own slots (no method
+        # of its class runs), as a plain tuple
+        ret = tuple([tuple.__getitem__(ret, i) for i in range(tuple.__len__(ret))])
+    ok = visit(ret, "the return value", True)
+    visit(list(args), "args", False)
+    visit(dict(kwargs), "kwargs", False)
+    if problems:
+        if len(STATE.stale_outputs) < 8:
+            STATE.stale_outputs.append(
+                f"{name}: {problems[0]}: a wrapper returns tensors, Python numbers, None, or lists and tuples of them, "
+                f"and attaches no Python objects to tensors (the harness would run their code after the call, "
+                f"outside the trace)")
+    return ret if ok else None
+
+
 def _check_returns(name: str, ret: Any, args: tuple, kwargs: dict) -> None:
     """Record (``STATE.stale_outputs``) each tensor the outermost wrapper call returned in storage that
     was not allocated during the call and is no argument's (:meth:`CallEvidence.stale_returns`)."""
@@ -323,7 +416,9 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
                 raise SignatureMismatch(f"{name}{sig} cannot be called with ({', '.join(kinds)}): {exc}") from None
         top = STATE.call is None
         storages = None
+        given: list[Any] = []
         if top:
+            given = _arg_values(args, kwargs)  # kept alive: plain_result tells the caller's objects by identity
             held = [args[i] if i < len(args) else kwargs.get(n) for i, n in packed]
             sel = [args[i] if i < len(args) else kwargs.get(n) for i, n in selectors]
             STATE.call = CallEvidence(args, kwargs, STATE.readonly_inputs if STATE.tracing else frozenset(), held,
@@ -336,9 +431,13 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
                     ret = _timed_traced_call(fn, args, kwargs)
                 else:
                     ret = fn(*args, **kwargs)
+                if top:
+                    ret = plain_result(name, ret, args, kwargs, given)
             else:
                 with CandidateMode():
                     ret = fn(*args, **kwargs)
+                    if top:  # inside the trace: a finalizer of what it drops runs traced
+                        ret = plain_result(name, ret, args, kwargs, given)
             if top and STATE.call is not None and STATE.call.kernel_errors:
                 raise KernelErrorCaught(
                     f"{name}: the kernel launch {STATE.call.kernel_errors[0]} raised inside the Triton CPU "

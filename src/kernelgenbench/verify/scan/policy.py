@@ -508,6 +508,48 @@ def _foreign_module(path: str) -> str | None:
     return None
 
 
+#: PyTorch classes a submission may read as values anywhere (in a tuple of accepted types, a dtype table, a default):
+#: calling them builds metadata or wraps a tensor, nothing that computes or turns a check off.
+SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
+    "torch.Tensor", "torch.dtype", "torch.device", "torch.Size", "torch.Generator", "torch.layout",
+    "torch.memory_format", "torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.finfo", "torch.iinfo",
+    "torch.SymInt", "torch.SymFloat", "torch.SymBool", "torch.OutOfMemoryError", "torch.cuda.OutOfMemoryError",
+})
+
+
+def is_module_path(path: str) -> bool:
+    """Whether the imported object at dotted ``path`` (``torch``, ``triton.language``, ``torch.serialization``) is a
+    module: an attribute of a module (``inspect.getattr_static`` from the root module), the path's own entry in
+    ``sys.modules``, or a submodule not loaded yet (``importlib.util.find_spec`` of it: lazily loaded submodules such
+    as ``torch.onnx`` are modules at run time too). A root outside :data:`IMPORT_ALLOWED` and an object not found
+    give False."""
+    import importlib.util
+    import sys as _sys
+
+    parts = path.split(".")
+    if parts[0] not in IMPORT_ALLOWED or parts[0] == "__future__":
+        return False
+    if isinstance(_sys.modules.get(path), types.ModuleType):
+        return True
+    obj: object | None = _sys.modules.get(parts[0])
+    if obj is None:
+        try:
+            obj = __import__(parts[0])
+        except ImportError:
+            return False
+    for i, part in enumerate(parts[1:], 1):
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            if not isinstance(obj, types.ModuleType):
+                return False
+            try:
+                return i == len(parts) - 1 and importlib.util.find_spec(".".join(parts[: i + 1])) is not None
+            except (ImportError, ValueError, AttributeError):
+                return False
+    return isinstance(obj, types.ModuleType)
+
+
 # --------------------------------------------------------------------------------------------------
 # Why: the texts of findings.
 # --------------------------------------------------------------------------------------------------

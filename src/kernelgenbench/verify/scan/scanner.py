@@ -59,7 +59,9 @@ from .policy import (
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     WARNINGS_ALLOWED,
+    SAFE_TORCH_CLASSES,
     _foreign_module,
+    is_module_path,
     _recursion_why,
     _tensor_method_names,
     _triton_method_names,
@@ -102,6 +104,12 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
         self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` attributes in ``x.data_ptr() % N``
+        #: where an expression may denote a module (:meth:`_check_module_value`): ids of an attribute's base, of
+        #: getattr/hasattr/setattr/delattr's first argument (-> the call; setattr/delattr are judged as stores)
+        #: and of a plain assignment's value (-> the name it binds)
+        self.module_bases: set[int] = set()
+        self.module_probes: dict[int, ast.Call] = {}
+        self.module_binds: dict[int, str] = {}
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -143,6 +151,17 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.rebound.update(n.names)
         self.user_attrs = _user_attr_names(tree)
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute):
+                self.module_bases.add(id(n.value))
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr", "setattr", "delattr") \
+                    and n.args:
+                self.module_probes[id(n.args[0])] = n
+            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                self.module_binds[id(n.value)] = n.targets[0].id
+            elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
+                self.module_binds[id(n.value)] = n.target.id
+        self.type_positions = _type_positions(tree)
         self.scopes.append(self.build_scope(tree))
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
@@ -304,6 +323,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 path = self.resolve(node)
                 if path is not None:
                     self._check_path(node, path, as_call=False)
+            self._check_module_value(node)
         else:
             self._check_name_store(node)
 
@@ -316,6 +336,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     self._check_path(node, path, as_call=False)
             if isinstance(node.value, (ast.Attribute, ast.Name)):
                 self.chain_inner.add(id(node.value))
+            self._check_module_value(node)
         else:
             self._check_store_target(node)
             if isinstance(node.value, (ast.Attribute, ast.Name)):
@@ -521,6 +542,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 self.chain_inner.add(id(obj))
                 if id(node) not in self.chain_inner and id(node) not in self.handled:
                     self._check_path(node, f"{base}.{attr}", as_call=False)
+            self._check_module_value(node)
         elif name in ("setattr", "delattr"):
             self._check_attr_name(node, obj, attr)
             self._check_store_base(node, obj)
@@ -643,6 +665,13 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         if not as_call:
             obj = _torch_object(path)
+            if isinstance(obj, type) and not self._class_value_ok(node, path):
+                self.report(node, "torch-compute", f"references the PyTorch class {path} as a value outside a type "
+                            "check, an annotation, an except clause or a base class: called through a name the scan "
+                            "does not follow (a loop variable, a container) it would run unjudged (red team 28: "
+                            "torch._C._DisableTorchDispatch turned the L3 trace off); call it by its name if it is "
+                            "allowed")
+                return
             if obj is None or not _is_function_like(obj):
                 return  # a module, class, dtype or constant: reading it is fine
         if rest in ("manual_seed", "seed", "random.manual_seed", "cuda.manual_seed", "cuda.manual_seed_all",
@@ -653,6 +682,43 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         verb = "" if as_call else " (referenced as a value)"
         self.report(node, "torch-compute", f"{what}{verb}: {path} is not on the allowlist of allocation, view, "
                     "metadata and device-query functions; the result must come from a Triton kernel")
+
+    def _class_value_ok(self, node: ast.AST, path: str) -> bool:
+        """Whether a PyTorch class read as a value at ``node`` is used where the scan follows it: in a type position
+        (:attr:`type_positions`: isinstance/issubclass, annotations, except clauses, base classes, comparisons),
+        as the value of a plain alias assignment (its calls are judged by path), or a class whose call is allowed
+        anyway (:data:`TORCH_ALLOWED`, :data:`SAFE_TORCH_CLASSES`)."""
+        if id(node) in self.type_positions:
+            return True
+        rest = path.split(".", 1)[1] if "." in path else ""
+        if rest in TORCH_ALLOWED or path in SAFE_TORCH_CLASSES or path in self.allow_methods:
+            return True
+        bound = self.module_binds.get(id(node))
+        return bound is not None and self.lookup(bound)[:2] == ("alias", path)
+
+    def _check_module_value(self, node: ast.AST) -> None:
+        """A module may be used only where the scan follows it: as an attribute's base (``torch.x``), as
+        getattr/hasattr's first argument, or as the value of a plain assignment that makes a name its alias
+        (``libdevice = tl.extra.cuda.libdevice``). Anywhere else (a container, a call's argument, a loop's iterable,
+        a default, a return value, a conditional) it reaches names the scan never resolves: red team 28, ``for _t in
+        (torch,): _t.save = f`` ran the submission's code on every case's outputs after the traced call, and
+        ``_t.serialization.sys.modules[...]`` reached the harness's own state (the ghost flag, the trace switch)."""
+        nid = id(node)
+        if nid in self.module_bases:
+            return
+        path = self.resolve(node)
+        if path is None or not is_module_path(path):
+            return
+        probe = self.module_probes.get(nid)
+        if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
+            return
+        bound = self.module_binds.get(nid)
+        if bound is not None and self.lookup(bound)[:2] == ("alias", path):
+            return
+        self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
+                    "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
+                    "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
+                    "conditional it reaches names the scan never sees)")
 
     # ---- stores: monkey-patching and module caches ---------------------------------------------
 
@@ -723,6 +789,37 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         if node.id in self.scopes[0].imported:
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
+
+
+def _type_positions(tree: ast.AST) -> set[int]:
+    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
+    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
+    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``)."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
+                and len(n.args) == 2:
+            roots.append(n.args[1])
+        elif isinstance(n, ast.arg) and n.annotation is not None:
+            roots.append(n.annotation)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            roots.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            roots.append(n.annotation)
+        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
+            roots.append(n.type)
+        elif isinstance(n, ast.ClassDef):
+            roots.extend(n.bases)
+            roots.extend(k.value for k in n.keywords)
+        elif isinstance(n, ast.Compare):
+            roots.append(n.left)
+            roots.extend(n.comparators)
+    out: set[int] = set()
+    for r in roots:
+        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
+            continue
+        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
+    return out
 
 
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
