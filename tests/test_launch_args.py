@@ -16,6 +16,7 @@ import triton.language as tl
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from kernelgenbench.sandbox import launch_args as la
+from kernelgenbench.sandbox import snapshots as snap
 
 
 @triton.jit
@@ -431,9 +432,9 @@ def test_changes_to_tritons_language_modules_are_reported(monkeypatch) -> None:
     import builtins
     import functools
 
-    monkeypatch.setattr(la, "_TRITON_SNAPSHOT", None)
-    la.snapshot_triton()
-    assert la.triton_changed() is None
+    monkeypatch.setattr(snap, "_TRITON_SNAPSHOT", None)
+    snap.snapshot_triton()
+    assert snap.triton_changed() is None
 
     def mine(*a):
         return 0
@@ -442,23 +443,23 @@ def test_changes_to_tritons_language_modules_are_reported(monkeypatch) -> None:
     try:
         for m in (tl,):
             m.sum = mine
-        assert la.triton_changed() == (f"triton.language.sum was changed after the harness started "
+        assert snap.triton_changed() == (f"triton.language.sum was changed after the harness started "
                                        f"({la.ALLOWED_GLOBALS})")
         tl.sum = functools.partial(orig, axis=0)      # Triton's own function with a plain argument: allowed
-        assert la.triton_changed() is None
+        assert snap.triton_changed() is None
         tl.sum = functools.partial(orig, combine=mine)  # a submission callable inside: not
-        assert la.triton_changed() is not None
+        assert snap.triton_changed() is not None
         tl.sum = builtins.print                      # the interpreter's static_print stand-in
-        assert la.triton_changed() is None
+        assert snap.triton_changed() is None
     finally:
         tl.sum = orig
     tl.core.my_helper = mine
     try:
-        assert la.triton_changed() == (f"triton.language.core.my_helper was added after the harness started "
+        assert snap.triton_changed() == (f"triton.language.core.my_helper was added after the harness started "
                                        f"({la.ALLOWED_GLOBALS})")
     finally:
         del tl.core.my_helper
-    assert la.triton_changed() is None
+    assert snap.triton_changed() is None
 
 
 def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatch):
@@ -466,9 +467,9 @@ def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatc
     traced call. The child compares the modules and classes it uses with their state before the import."""
     import torch
 
-    monkeypatch.setattr(la, "_HARNESS_SNAPSHOT", None)
-    la.snapshot_harness()
-    assert la.harness_changed() is None
+    monkeypatch.setattr(snap, "_HARNESS_SNAPSHOT", None)
+    snap.snapshot_harness()
+    assert snap.harness_changed() is None
 
     def mine(*a, **k):
         return None
@@ -477,19 +478,19 @@ def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatc
     try:
         for m in (torch,):
             m.save = mine
-        assert la.harness_changed().startswith("torch.save was changed after the harness started")
+        assert snap.harness_changed().startswith("torch.save was changed after the harness started")
     finally:
         torch.save = orig
-    assert la.harness_changed() is None
+    assert snap.harness_changed() is None
     torch.Tensor.my_probe = property(mine)  # a new class entry (a property the harness's attribute reads would run)
     try:
-        assert la.harness_changed().startswith("Tensor.my_probe was added after the harness started")
+        assert snap.harness_changed().startswith("Tensor.my_probe was added after the harness started")
     finally:
         del torch.Tensor.my_probe
-    assert la.harness_changed() is None
+    assert snap.harness_changed() is None
     torch.Tensor.is_cuda = True  # a constant on a class shadows what every tensor says of itself
     try:
-        assert la.harness_changed().startswith("Tensor.is_cuda was added after the harness started")
+        assert snap.harness_changed().startswith("Tensor.is_cuda was added after the harness started")
     finally:
         del torch.Tensor.is_cuda
-    assert la.harness_changed() is None
+    assert snap.harness_changed() is None

@@ -170,11 +170,11 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: Answer) -> None:
-        from . import launch_args
+        from . import launch_args, snapshots
         from .state import STATE
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
-        changed = launch_args.triton_changed()  # Triton's own modules and classes, changed by the submission
+        changed = snapshots.triton_changed()  # Triton's own modules and classes, changed by the submission
         if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
             STATE.launch_violations.append(changed)
         note_harness_changes()
@@ -211,7 +211,7 @@ class Child:
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
         from ..verify.scan import kernel_body_defs
-        from . import launch_args
+        from . import launch_args, snapshots
 
         try:  # decoded as Python decodes it (coding cookie, BOM), as L1 does
             with open(self.args.submission, "rb") as f:
@@ -224,8 +224,8 @@ class Child:
             if self.args.progress:
                 install_interpreter_progress(self.args.progress)
         _TIMERS = _snapshot_timers()
-        launch_args.snapshot_triton()  # after the harness's own patches, before the submission's code
-        launch_args.snapshot_harness()
+        snapshots.snapshot_triton()  # after the harness's own patches, before the submission's code
+        snapshots.snapshot_harness()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)
@@ -470,13 +470,13 @@ class Child:
 
 
 def note_harness_changes() -> None:
-    """Record a change of the PyTorch modules and classes the child uses (``launch_args.harness_changed``) as a
+    """Record a change of the PyTorch modules and classes the child uses (``snapshots.harness_changed``) as a
     launch-rule violation (the verifier fails the job as ``profile``). Called right after each traced call, before
     the child touches its results, and with every answer."""
-    from . import launch_args
+    from . import snapshots
     from .state import STATE
 
-    changed = launch_args.harness_changed()
+    changed = snapshots.harness_changed()
     if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
         STATE.launch_violations.append(changed)
 

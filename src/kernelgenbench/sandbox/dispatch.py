@@ -277,8 +277,9 @@ def _arg_values(args: tuple, kwargs: dict) -> list[Any]:
 def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any] = ()) -> Any:
     """The outermost wrapper call's result, checked before any harness code touches it (red team 28): only tensors
     (exactly ``torch.Tensor``/``Parameter``), Python numbers, strings, None, dtypes and the like, in lists, tuples
-    and ``torch.return_types`` (a tuple of another class, a namedtuple, comes back as a plain tuple), and no tensor of the result or the arguments carrying instance attributes; an
-    argument's list may hold only what it held before the call (``given``: :func:`_arg_values`), tensors and such
+    and ``torch.return_types`` (a tuple of another class, a namedtuple, comes back as a plain tuple), and no
+    tensor of the result or the arguments carrying instance attributes; an argument's list may hold only what it
+    held before the call (``given``: :func:`_arg_values`), tensors and such
     values (the harness reads its lists again after the call: ``copy_blocks``' caches).
 
     Anything else would run the submission's code after the traced call, where nothing is traced: ``isinstance`` of

@@ -47,6 +47,7 @@ from .policy import (
     OS_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
+    SAFE_TORCH_CLASSES,
     STRING_ATTR_TOOLS,
     TENSOR_CONVERSION_METHODS,
     TENSOR_COPY_METHODS,
@@ -59,12 +60,11 @@ from .policy import (
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     WARNINGS_ALLOWED,
-    SAFE_TORCH_CLASSES,
     _foreign_module,
-    is_module_path,
     _recursion_why,
     _tensor_method_names,
     _triton_method_names,
+    is_module_path,
 )
 from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
 
@@ -154,8 +154,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         for n in ast.walk(tree):
             if isinstance(n, ast.Attribute):
                 self.module_bases.add(id(n.value))
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("getattr", "hasattr", "setattr", "delattr") \
-                    and n.args:
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) \
+                    and n.func.id in ("getattr", "hasattr", "setattr", "delattr") and n.args:
                 self.module_probes[id(n.args[0])] = n
             elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 self.module_binds[id(n.value)] = n.targets[0].id
