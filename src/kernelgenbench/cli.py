@@ -31,6 +31,7 @@ from .tables import (
     _print_failures,
     _summary_table,
     _time_line,
+    cut_off_line,
     not_recorded,
     plural,
     run_tier,
@@ -385,6 +386,7 @@ def eval_cmd(
         task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run)
 
     job_bars: dict[tuple[str, str], Any] = {}   # (op, label) -> its bar while the job runs
+    job_state: dict[tuple[str, str], tuple[str, int, int]] = {}   # (op, label) -> (what, done, total) likewise
     bars_lock = threading.Lock()
 
     def job_progress(spec: Any, stage: str, n: int, total: int) -> None:
@@ -395,6 +397,7 @@ def eval_cmd(
             if key not in job_bars:
                 job_bars[key] = progress.add_task("", total=total)
             progress.update(job_bars[key], description=f"  {spec.op.id} · {what}", completed=n, total=total)
+            job_state[key] = (what, n, total)
 
     def done(rec: dict[str, Any]) -> None:
         mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
@@ -403,6 +406,7 @@ def eval_cmd(
         cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
         with bars_lock:
             bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
+            job_state.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
             if bar is not None:
                 progress.remove_task(bar)
         progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s') or 0:.1f}s)")
@@ -434,6 +438,13 @@ def eval_cmd(
         else:
             console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
                           f"{exc.path}; run the same command again to resume[/yellow]")
+            with bars_lock:
+                ops = [op for op, _ in job_state]
+                # an operator run for several submissions (labels) is named with its label
+                cut = cut_off_line({(f"{op} ({lab})" if ops.count(op) > 1 and lab else op): v
+                                    for (op, lab), v in job_state.items()})
+            if cut:
+                console.print(f"[yellow]{escape(cut)}[/yellow]", soft_wrap=True)
         exit_interrupted()
     finally:
         progress.stop()

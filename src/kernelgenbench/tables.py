@@ -166,6 +166,18 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 _plural = plural  # the name the CLI modules import
 
 
+def cut_off_line(in_flight: dict[str, tuple[str, int, int]]) -> str | None:
+    """What an interrupted ``kgb eval`` loses: the jobs that were running, each with how far its bar had got.
+    A job's record is written once every case of it is judged, so these start over on resume (README
+    "Evaluate your own kernels"). ``in_flight``: operator id (with `` (label)`` where several submissions
+    share it) -> (``"cases"`` or ``"timed cases"``, cases done, cases in all). None when no job was running."""
+    if not in_flight:
+        return None
+    parts = [f"{op} at {n}/{total} {what}" for op, (what, n, total) in sorted(in_flight.items())]
+    return (f"cut off mid-way, so judged again from their first case on resume (a job's record is written when "
+            f"all its cases are judged): {', '.join(parts)}")
+
+
 def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
     """Where the jobs' time went (``tb``: :func:`~kernelgenbench.metrics.time_breakdown`); GPU-only items
     (timing, the device gate) only on GPUs."""
