@@ -907,3 +907,47 @@ def test_plural_and_generate_summary_columns() -> None:
     assert heads.count("Pass@1") == 1 and not any(h.startswith("Pass@") and h != "Pass@1" for h in heads)
     heads = [str(c.header) for c in summary_table(summary, 3, "t").columns]
     assert "Pass@1" in heads and "Pass@3" in heads
+
+
+OOB_SGER = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sger(x_ptr, y_ptr, a_ptr, m, n, alpha, lda, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + rows, mask=rows < m, other=0.0)
+    y = tl.load(y_ptr + cols, mask=cols < n, other=0.0)
+    offs = rows[:, None] + cols[None, :] * lda
+    a = tl.load(a_ptr + offs, mask=(rows < m)[:, None] & (cols < n)[None, :], other=0.0)
+    tl.store(a_ptr + offs, a + alpha * x[:, None] * y[None, :], mask=(cols < n)[None, :])  # rows unmasked
+
+
+def cublasSger_v2(m, n, alpha, x, incx, y, incy, A, lda):
+    if m <= 0 or n <= 0 or alpha == 0.0:
+        return A
+    _sger[(triton.cdiv(m, 16), triton.cdiv(n, 16))](x, y, A, m, n, float(alpha), lda, BM=16, BN=16)
+    return A
+'''
+
+
+def test_repro_gives_an_out_of_bounds_access_the_class_eval_gave_it(tmp_path: Path) -> None:
+    """fresh28: kgb repro printed `FAILED [runtime_error]` for an interpreted out-of-bounds store that kgb eval
+    had recorded as cuda_fault, then `same as recorded [cuda_fault]`: repro classifies as the sandbox does."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "cublas__cublasSger_v2.py").write_text(OOB_SGER)
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "cuda_fault" and rec["first_failure"]["case_id"] == "smoke/0", rec["first_failure"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    out = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"),
+                          "cublas::cublasSger_v2", "smoke/0", "--platform", "interpreter"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "FAILED [cuda_fault] InterpreterError: OutOfBoundsAccess(" in out.stdout, out.stdout
+    assert "same as recorded [cuda_fault]" in out.stdout and "[runtime_error]" not in out.stdout

@@ -329,7 +329,9 @@ class ReproResult:
 
     Attributes:
         passed: the case passed here.
-        failure_class: ``wrong_result`` or ``runtime_error`` (the candidate raised), None when it passed.
+        failure_class: ``wrong_result``, or where the candidate raised the class ``kgb eval`` gives that
+            exception (``verify/failures.py`` ``classify_error``: ``runtime_error``, ``cuda_fault`` for an
+            out-of-bounds access, ...), None when it passed.
         message: the comparison's message (or the exception), None when it passed.
         recorded: the recorded case's message, if the record has the case.
         recorded_class: the recorded case's (or job's) failure class.
@@ -487,8 +489,13 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
             if getattr(impl, "lib", None) is not None:
                 impl.deactivate()  # the judging below must run PyTorch's own kernels
         if exc is not None:
+            from ..sandbox.child import error_report
+            from ..verify.failures import classify_error
+
             msg = f"{type(exc).__name__}: {exc}"
-            return ReproResult(False, "runtime_error", msg, recorded, recorded_class,
+            # the class the sandbox gives the same exception (an out-of-bounds access is a cuda_fault)
+            cls = classify_error(error_report(exc, "call"), plat)
+            return ReproResult(False, cls, msg, recorded, recorded_class,
                                recorded is not None and recorded.startswith(msg), seed, exc)
         out = {"args": call.args, "kwargs": call.kwargs, "ret": ret, "ret_type": type(ret).__name__,
                "ret_devices": _devices(ret, torch)}
