@@ -951,3 +951,6 @@ def test_repro_gives_an_out_of_bounds_access_the_class_eval_gave_it(tmp_path: Pa
     assert out.returncode == 1, out.stdout + out.stderr
     assert "FAILED [cuda_fault] InterpreterError: OutOfBoundsAccess(" in out.stdout, out.stdout
     assert "same as recorded [cuda_fault]" in out.stdout and "[runtime_error]" not in out.stdout
+    # the traceback is printed once (as the candidate raised it), not again as the record's condensed copy
+    assert out.stdout.count("The above exception was the direct cause") == 1, out.stdout
+    assert "(+ the record's condensed traceback," in out.stdout

@@ -893,8 +893,13 @@ def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run direc
         return
     console.print(f"[red]FAILED[/red] \\[{res.failure_class}] {escape(res.message or '')}", soft_wrap=True)
     if res.recorded is not None:
+        recorded = res.recorded
+        lines = recorded.splitlines()
+        if res.same and len(lines) > 1:
+            # the same exception: its traceback was printed above in full, the record's condensed copy adds nothing
+            recorded = f"{lines[0]} (+ the record's condensed traceback, {len(lines) - 1} lines: the one above)"
         console.print(("[green]same as recorded[/green]" if res.same else "[yellow]the run recorded[/yellow]")
-                      + f" \\[{res.recorded_class}] {escape(res.recorded)}", soft_wrap=True)
+                      + f" \\[{res.recorded_class}] {escape(recorded)}", soft_wrap=True)
     raise typer.Exit(1)
 
 
