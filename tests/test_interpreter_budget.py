@@ -101,3 +101,39 @@ def test_unsupported_lines_say_the_budget_once_and_withhold_other_held_out_reaso
                          f"heldout/0: {TOO_LARGE} too, it moves 504.0 MiB (the same budget)",
                          "... 1 more unsupported case: every reason is in results.jsonl"]
     assert unsupported_lines({"cases": [{"id": "smoke/0", "status": "passed"}]}) == []
+
+
+def test_the_environment_variable_sets_the_budget_of_every_entry_point(monkeypatch) -> None:
+    """fresh28: KGB_INTERPRETER_MAX_MB, which every over-budget reason names, was read by `kgb eval`'s option only:
+    kgb.evaluate(), evaluate_file(), `kgb generate` and `kgb agent` (Settings()) kept 16 MiB under it."""
+    import pytest
+
+    from kernelgenbench.platforms import INTERPRETER_MAX_MB_ENV
+
+    monkeypatch.delenv(INTERPRETER_MAX_MB_ENV, raising=False)
+    assert Settings().interpreter_max_mb == INTERPRETER_MAX_MB == 16.0
+    monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, "100")
+    assert Settings().interpreter_max_mb == 100.0
+    assert Settings(interpreter_max_mb=8).interpreter_max_mb == 8  # an explicit value wins
+    monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, "0")
+    assert Settings().interpreter_max_mb is None  # 0 lifts it, as --interpreter-max-mb 0 does
+    for bad in ("lots", "-1", "nan"):
+        monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, bad)
+        with pytest.raises(ValueError, match=f"KGB_INTERPRETER_MAX_MB={bad!r}: .*MiB"):
+            Settings()
+
+
+def test_a_bad_budget_variable_is_a_usage_error_of_every_entry_point(monkeypatch, tmp_path: Path) -> None:
+    import pytest
+
+    import kernelgenbench as kgb
+    from kernelgenbench.cli import app
+
+    monkeypatch.setenv("KGB_INTERPRETER_MAX_MB", "lots")
+    with pytest.raises(kgb.EvaluationError, match="KGB_INTERPRETER_MAX_MB='lots'"):
+        kgb.evaluate(SOLUTIONS, ops=["aten::neg"], tier="smoke", platform="interpreter", out=tmp_path / "run")
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kgb-test-budget")
+    res = CliRunner().invoke(app, ["generate", "--model", "openai/x", "--op", "aten::neg", "--platform", "interpreter",
+                                   "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "gen")])
+    assert res.exit_code == 2 and "KGB_INTERPRETER_MAX_MB='lots'" in " ".join(res.output.split()), res.output
