@@ -34,6 +34,7 @@ from .tables import (
     cut_off_line,
     not_recorded,
     plural,
+    print_unsupported,
     run_tier,
     unsupported_lines,
 )
@@ -599,6 +600,7 @@ def _summary(run_dir: Path) -> None:
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
+        print_unsupported(latest)
         _print_failures(latest)
         return
     n_sel = len(config["selected"])
@@ -608,6 +610,7 @@ def _summary(run_dir: Path) -> None:
         per_source[src] = per_source.get(src, 0) + 1
     console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
                                     f"recorded", per_source if missing else None, tier=tier))
+    print_unsupported(latest)
     _print_failures(latest)
     if missing:
         console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
