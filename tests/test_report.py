@@ -892,6 +892,41 @@ def test_terminal_tables_that_fit_by_their_minimum_widths_lose_no_column() -> No
         assert sum(1 for ln in lines if ln.strip() and ln.strip() in note) <= 2, (width, text)  # terminal-wide
 
 
+def test_terminal_tables_never_fold_a_system_or_source_name_that_fits() -> None:
+    """fresh27 item 7, seen again by fresh28: `kgb report` of two runs at 140 cells folded the row names inside
+    words (`good-h / eldout`, `overal / l`): a text column's minimum width was its header's longest word only."""
+    from rich.console import Console
+
+    from kernelgenbench.report.model import Column, Report, Table
+    from kernelgenbench.report.render import rich_tables
+
+    titles = ["judged", "passed", "accuracy", "geomean", "src-balanced", "median", "IQM", "timed", "fast_0.0",
+              "fast_1.0", "fast_1.5", "fast_2.0", "unsupp."]
+    kinds = {"accuracy": "pct", "geomean": "x", "src-balanced": "x", "median": "x", "IQM": "x"}
+    cols = [Column("system", "system", "text"), Column("source", "source", "text")] + \
+        [Column(f"c{i}", t, "pct" if t.startswith("fast") else kinds.get(t, "int")) for i, t in enumerate(titles)]
+    rows = [{"system": name, "source": src, **{f"c{i}": 1.0 if c.kind == "pct" else None if c.kind == "x" else 7
+                                               for i, c in enumerate(cols[2:])}}
+            for name in ("good-heldout", "b-ger_lda-ho") for src in ("cublas", "overall")]
+    rep = Report(systems=[], tables=[Table("accuracy", "Accuracy", cols, rows)], banners=[], options={}, operators={})
+    for width in (100, 140):
+        console = Console(width=width, record=True)
+        for t in rich_tables(rep, width=width):
+            console.print(t)
+        text = console.export_text()
+        assert all(len(ln) <= width for ln in text.splitlines()), width
+        body = [ln.split("│")[1:3] for ln in text.splitlines() if ln.startswith("│")]
+        assert body and all(system.strip() in ("good-heldout", "b-ger_lda-ho") and source.strip() in
+                            ("cublas", "overall") for system, source in body), (width, text)  # no name folded
+    # a single word longer than 16 cells still folds (a run directory's path must not take the whole table)
+    long = Table("t", "T", [Column("system", "system", "text"), Column("n", "n", "int")],
+                 [{"system": "x" * 40, "n": 1}])
+    console = Console(width=30, record=True)
+    for t in rich_tables(Report(systems=[], tables=[long], banners=[], options={}, operators={}), width=30):
+        console.print(t)
+    assert all(len(ln) <= 30 for ln in console.export_text().splitlines())
+
+
 def test_plural_and_generate_summary_columns() -> None:
     from kernelgenbench.llm.commands import summary_table
     from kernelgenbench.tables import plural
