@@ -100,6 +100,52 @@ class _FakeVerifier:
                 "wall_s": 0.1, "time_s": {"candidate_s": 0.05}}
 
 
+class _FakeVerifierWithProgress(_FakeVerifier):
+    """Like :class:`_FakeVerifier`, and reports 3 of 7 cases judged before the Ctrl-C, as a real job's bar does."""
+
+    def __init__(self, spec, platform, device, workdir, settings, ceilings=None, gate=None, progress=None) -> None:
+        super().__init__(spec, platform, device, workdir, settings, ceilings, gate, progress)
+        self.report = progress
+
+    def run(self) -> dict:
+        if self.spec.op.id == self.interrupt_at and self.report is not None:
+            self.report("cases", 3, 7)
+        return super().run()
+
+
+def test_an_interrupted_run_names_the_jobs_cut_off_and_says_they_start_over(tmp_path: Path, monkeypatch) -> None:
+    """fresh28: after Ctrl-C mid-job the user was told only "run the same command again to resume", and the
+    resumed job then judged its cases from the first again; the line names the job and how far it had got."""
+    import signal
+
+    from kernelgenbench.run import scheduler
+
+    monkeypatch.setattr(scheduler, "Verifier", _FakeVerifierWithProgress)
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    args = ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--jobs", "1", "--out", str(out),
+            "--platform", "interpreter"]
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        res = CliRunner().invoke(app, args)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert res.exit_code == 130, res.output
+    flat = " ".join(res.output.split())
+    assert "interrupted: 1 of 2 jobs recorded" in flat
+    assert ("cut off mid-way, so judged again from their first case on resume (a job's record is written when "
+            "all its cases are judged): aten::mul at 3/7 cases") in flat, flat
+    assert "aten::add at" not in flat  # recorded before the Ctrl-C: nothing of it is lost
+
+
+def test_cut_off_line_lists_each_running_job_once_in_order() -> None:
+    from kernelgenbench.tables import cut_off_line
+
+    assert cut_off_line({}) is None
+    line = cut_off_line({"vllm::rms_norm": ("cases", 0, 4), "aten::cumsum": ("timed cases", 2, 9)})
+    assert line is not None and line.endswith(": aten::cumsum at 2/9 timed cases, vllm::rms_norm at 0/4 cases")
+
+
 def test_interrupted_run_says_what_was_recorded_and_summary_counts_the_rest(tmp_path: Path, monkeypatch) -> None:
     import signal
 

@@ -233,3 +233,26 @@ def test_int8_within_one_judge_names_the_index() -> None:
     got[1, 2, 3] = 5
     res = _int8_within_one(ref)(got, {})
     assert not res.ok and "first worst at (1, 2, 3): got 5, expected 0" in res.message, res.message
+
+
+def test_nan_positions_differ_says_which_elements_were_never_written() -> None:
+    """An in-place output the submission never wrote (it wrote a fresh tensor instead) still holds the
+    poison NaN: the message must say so, not read as if the kernel computed NaN (fresh28 REPORT)."""
+    e = torch.tensor([[0.5, -1.0, 2.0], [3.0, 4.0, float("nan")]])
+    for dt, tol in ((torch.float32, Tolerance()), (torch.float16, Tolerance()),
+                    (torch.float32, Tolerance(exact=True))):
+        ed = e.to(dt)
+        untouched = poison_(torch.empty_like(ed))
+        msg = compare_values(untouched, ed, tol, what="arg.0").message
+        assert "NaN positions differ" in msg or "differ (exact comparison)" in msg, msg
+        assert "5 of them were never written" in msg, msg
+        # a kernel that computes NaN (no poison) gets no such note
+        computed = ed.clone()
+        computed[0, 1] = float("nan")
+        msg = compare_values(computed, ed, tol, what="arg.0").message
+        assert not compare_values(computed, ed, tol).ok and "never written" not in msg, msg
+        # partly written: only the poisoned ones are counted
+        half = ed.clone()
+        poison_(half[0])
+        msg = compare_values(half, ed, tol, what="arg.0").message
+        assert "3 of them were never written" in msg, msg

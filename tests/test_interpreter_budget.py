@@ -99,5 +99,69 @@ def test_unsupported_lines_say_the_budget_once_and_withhold_other_held_out_reaso
                          f"full/7: {slow}",
                          "heldout/1: held-out case: reason withheld (held-out cases are never shown)",
                          f"heldout/0: {TOO_LARGE} too, it moves 504.0 MiB (the same budget)",
-                         "... 1 more unsupported case: every reason is in results.jsonl"]
+                         "... 1 more unsupported case: heldout/2 (20.0 MiB, over the budget); every reason is in "
+                         "results.jsonl"]
+    # fresh28: the rest are named, not only counted: which cases went unjudged
+    many = {"cases": [big(f"full/{i}", f"{20 + i}.0") for i in range(30)]
+            + [{"id": "full/99", "status": "unsupported", "message": slow}]}
+    last = unsupported_lines(many)[-1]
+    assert last.startswith("... 26 more unsupported cases: full/5 (25.0 MiB, over the budget), full/6 (26.0 MiB, ")
+    assert "full/24 (44.0 MiB, over the budget) and 6 more; every reason is in results.jsonl" in last
     assert unsupported_lines({"cases": [{"id": "smoke/0", "status": "passed"}]}) == []
+
+
+def test_the_environment_variable_sets_the_budget_of_every_entry_point(monkeypatch) -> None:
+    """fresh28: KGB_INTERPRETER_MAX_MB, which every over-budget reason names, was read by `kgb eval`'s option only:
+    kgb.evaluate(), evaluate_file(), `kgb generate` and `kgb agent` (Settings()) kept 16 MiB under it."""
+    import pytest
+
+    from kernelgenbench.platforms import INTERPRETER_MAX_MB_ENV
+
+    monkeypatch.delenv(INTERPRETER_MAX_MB_ENV, raising=False)
+    assert Settings().interpreter_max_mb == INTERPRETER_MAX_MB == 16.0
+    monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, "100")
+    assert Settings().interpreter_max_mb == 100.0
+    assert Settings(interpreter_max_mb=8).interpreter_max_mb == 8  # an explicit value wins
+    monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, "0")
+    assert Settings().interpreter_max_mb is None  # 0 lifts it, as --interpreter-max-mb 0 does
+    for bad in ("lots", "-1", "nan"):
+        monkeypatch.setenv(INTERPRETER_MAX_MB_ENV, bad)
+        with pytest.raises(ValueError, match=f"KGB_INTERPRETER_MAX_MB={bad!r}: .*MiB"):
+            Settings()
+
+
+def test_a_bad_budget_variable_is_a_usage_error_of_every_entry_point(monkeypatch, tmp_path: Path) -> None:
+    import pytest
+
+    import kernelgenbench as kgb
+    from kernelgenbench.cli import app
+
+    monkeypatch.setenv("KGB_INTERPRETER_MAX_MB", "lots")
+    with pytest.raises(kgb.EvaluationError, match="KGB_INTERPRETER_MAX_MB='lots'"):
+        kgb.evaluate(SOLUTIONS, ops=["aten::neg"], tier="smoke", platform="interpreter", out=tmp_path / "run")
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kgb-test-budget")
+    res = CliRunner().invoke(app, ["generate", "--model", "openai/x", "--op", "aten::neg", "--platform", "interpreter",
+                                   "--base-url", "http://127.0.0.1:9/v1", "--out", str(tmp_path / "gen")])
+    assert res.exit_code == 2 and "KGB_INTERPRETER_MAX_MB='lots'" in " ".join(res.output.split()), res.output
+
+
+def test_summary_says_which_cases_the_verdict_leaves_out_and_why(tmp_path: Path) -> None:
+    """fresh28: `kgb eval` printed the cases over the budget under the job's line, `kgb summary` of the same run
+    only "(1 unsupported)": which case, and why, was gone."""
+    from kernelgenbench.cli import app
+
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    name = "cublas__cublasSaxpy_v2.py"
+    (subs / name).write_text((SOLUTIONS / name).read_text())
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "heldout", "--platform", "interpreter", "--out",
+                                   str(out), "--interpreter-max-mb", "0.03"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    summ = CliRunner().invoke(app, ["summary", str(out)], env={"COLUMNS": "200"})
+    assert summ.exit_code == 0, summ.output
+    flat = " ".join(summ.output.split())
+    assert ("~ cublas::cublasSaxpy_v2 2/3 (1 unsupported): 1 case not judged on this platform (left out of its "
+            "verdict): too large for the CPU interpreter: cublas::cublasSaxpy_v2 case heldout/2 moves 0.047 "
+            "MiB") in flat
+    assert "4097" not in summ.output and "nan_x" not in summ.output  # held-out parameters stay withheld

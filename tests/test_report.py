@@ -892,6 +892,41 @@ def test_terminal_tables_that_fit_by_their_minimum_widths_lose_no_column() -> No
         assert sum(1 for ln in lines if ln.strip() and ln.strip() in note) <= 2, (width, text)  # terminal-wide
 
 
+def test_terminal_tables_never_fold_a_system_or_source_name_that_fits() -> None:
+    """fresh27 item 7, seen again by fresh28: `kgb report` of two runs at 140 cells folded the row names inside
+    words (`good-h / eldout`, `overal / l`): a text column's minimum width was its header's longest word only."""
+    from rich.console import Console
+
+    from kernelgenbench.report.model import Column, Report, Table
+    from kernelgenbench.report.render import rich_tables
+
+    titles = ["judged", "passed", "accuracy", "geomean", "src-balanced", "median", "IQM", "timed", "fast_0.0",
+              "fast_1.0", "fast_1.5", "fast_2.0", "unsupp."]
+    kinds = {"accuracy": "pct", "geomean": "x", "src-balanced": "x", "median": "x", "IQM": "x"}
+    cols = [Column("system", "system", "text"), Column("source", "source", "text")] + \
+        [Column(f"c{i}", t, "pct" if t.startswith("fast") else kinds.get(t, "int")) for i, t in enumerate(titles)]
+    rows = [{"system": name, "source": src, **{f"c{i}": 1.0 if c.kind == "pct" else None if c.kind == "x" else 7
+                                               for i, c in enumerate(cols[2:])}}
+            for name in ("good-heldout", "b-ger_lda-ho") for src in ("cublas", "overall")]
+    rep = Report(systems=[], tables=[Table("accuracy", "Accuracy", cols, rows)], banners=[], options={}, operators={})
+    for width in (100, 140):
+        console = Console(width=width, record=True)
+        for t in rich_tables(rep, width=width):
+            console.print(t)
+        text = console.export_text()
+        assert all(len(ln) <= width for ln in text.splitlines()), width
+        body = [ln.split("│")[1:3] for ln in text.splitlines() if ln.startswith("│")]
+        assert body and all(system.strip() in ("good-heldout", "b-ger_lda-ho") and source.strip() in
+                            ("cublas", "overall") for system, source in body), (width, text)  # no name folded
+    # a single word longer than 16 cells still folds (a run directory's path must not take the whole table)
+    long = Table("t", "T", [Column("system", "system", "text"), Column("n", "n", "int")],
+                 [{"system": "x" * 40, "n": 1}])
+    console = Console(width=30, record=True)
+    for t in rich_tables(Report(systems=[], tables=[long], banners=[], options={}, operators={}), width=30):
+        console.print(t)
+    assert all(len(ln) <= 30 for ln in console.export_text().splitlines())
+
+
 def test_plural_and_generate_summary_columns() -> None:
     from kernelgenbench.llm.commands import summary_table
     from kernelgenbench.tables import plural
@@ -907,3 +942,50 @@ def test_plural_and_generate_summary_columns() -> None:
     assert heads.count("Pass@1") == 1 and not any(h.startswith("Pass@") and h != "Pass@1" for h in heads)
     heads = [str(c.header) for c in summary_table(summary, 3, "t").columns]
     assert "Pass@1" in heads and "Pass@3" in heads
+
+
+OOB_SGER = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def _sger(x_ptr, y_ptr, a_ptr, m, n, alpha, lda, BM: tl.constexpr, BN: tl.constexpr):
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    x = tl.load(x_ptr + rows, mask=rows < m, other=0.0)
+    y = tl.load(y_ptr + cols, mask=cols < n, other=0.0)
+    offs = rows[:, None] + cols[None, :] * lda
+    a = tl.load(a_ptr + offs, mask=(rows < m)[:, None] & (cols < n)[None, :], other=0.0)
+    tl.store(a_ptr + offs, a + alpha * x[:, None] * y[None, :], mask=(cols < n)[None, :])  # rows unmasked
+
+
+def cublasSger_v2(m, n, alpha, x, incx, y, incy, A, lda):
+    if m <= 0 or n <= 0 or alpha == 0.0:
+        return A
+    _sger[(triton.cdiv(m, 16), triton.cdiv(n, 16))](x, y, A, m, n, float(alpha), lda, BM=16, BN=16)
+    return A
+'''
+
+
+def test_repro_gives_an_out_of_bounds_access_the_class_eval_gave_it(tmp_path: Path) -> None:
+    """fresh28: kgb repro printed `FAILED [runtime_error]` for an interpreted out-of-bounds store that kgb eval
+    had recorded as cuda_fault, then `same as recorded [cuda_fault]`: repro classifies as the sandbox does."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "cublas__cublasSger_v2.py").write_text(OOB_SGER)
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "cuda_fault" and rec["first_failure"]["case_id"] == "smoke/0", rec["first_failure"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    out = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"),
+                          "cublas::cublasSger_v2", "smoke/0", "--platform", "interpreter"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "FAILED [cuda_fault] InterpreterError: OutOfBoundsAccess(" in out.stdout, out.stdout
+    assert "same as recorded [cuda_fault]" in out.stdout and "[runtime_error]" not in out.stdout
+    # the traceback is printed once (as the candidate raised it), not again as the record's condensed copy
+    assert out.stdout.count("The above exception was the direct cause") == 1, out.stdout
+    assert "(+ the record's condensed traceback," in out.stdout

@@ -126,3 +126,20 @@ def test_an_axis_without_a_glossary_entry_points_at_the_file_that_defines_the_op
                 seen += 1
     assert seen > 100
     assert axis_meaning(get_operator("cublas::cublasSdgmm"), "mode").endswith("suite/cublas/extensions.py")
+
+
+def test_attention_axes_say_heads_and_head_size_not_hidden_size() -> None:
+    """fresh28: `kgb show vllm::merge_attn_states --cases` called h "the hidden size (row length)" (it counts
+    heads) and sent d, special and out_lse to the source file; moe_sum's h is a hidden size and stays one."""
+    from kernelgenbench.report.author import axis_meaning
+    from kernelgenbench.suite.registry import get_operator
+
+    mas = get_operator("vllm::merge_attn_states")
+    assert axis_meaning(mas, "h") == "the number of attention heads (H)"
+    assert axis_meaning(mas, "d").startswith("the head size D")
+    assert "both -inf" in axis_meaning(mas, "special") and "+inf" in axis_meaning(mas, "special")
+    assert axis_meaning(mas, "out_lse").startswith("True: output_lse is passed")
+    for op_id in ("vllm::reshape_and_cache", "vllm::cp_gather_cache", "vllm::convert_vertical_slash_indexes"):
+        assert axis_meaning(get_operator(op_id), "h") == "the number of attention heads (H)", op_id
+    assert axis_meaning(get_operator("vllm::moe_sum"), "h") == "the hidden size (row length)"
+    assert axis_meaning(get_operator("vllm::rms_norm_per_block_quant"), "h") == "the hidden size (row length)"

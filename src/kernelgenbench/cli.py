@@ -32,8 +32,10 @@ from .tables import (
     _print_failures,
     _summary_table,
     _time_line,
+    cut_off_line,
     not_recorded,
     plural,
+    print_unsupported,
     run_tier,
     unsupported_lines,
 )
@@ -238,6 +240,7 @@ def eval_cmd(
         task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run)
 
     job_bars: dict[tuple[str, str], Any] = {}   # (op, label) -> its bar while the job runs
+    job_state: dict[tuple[str, str], tuple[str, int, int]] = {}   # (op, label) -> (what, done, total) likewise
     bars_lock = threading.Lock()
 
     def job_progress(spec: Any, stage: str, n: int, total: int) -> None:
@@ -248,6 +251,7 @@ def eval_cmd(
             if key not in job_bars:
                 job_bars[key] = progress.add_task("", total=total)
             progress.update(job_bars[key], description=f"  {spec.op.id} · {what}", completed=n, total=total)
+            job_state[key] = (what, n, total)
 
     def done(rec: dict[str, Any]) -> None:
         mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
@@ -256,6 +260,7 @@ def eval_cmd(
         cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
         with bars_lock:
             bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
+            job_state.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
             if bar is not None:
                 progress.remove_task(bar)
         progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s') or 0:.1f}s)")
@@ -287,6 +292,13 @@ def eval_cmd(
         else:
             console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
                           f"{exc.path}; run the same command again to resume[/yellow]")
+            with bars_lock:
+                ops = [op for op, _ in job_state]
+                # an operator run for several submissions (labels) is named with its label
+                cut = cut_off_line({(f"{op} ({lab})" if ops.count(op) > 1 and lab else op): v
+                                    for (op, lab), v in job_state.items()})
+            if cut:
+                console.print(f"[yellow]{escape(cut)}[/yellow]", soft_wrap=True)
         exit_interrupted()
     finally:
         progress.stop()
@@ -441,6 +453,7 @@ def _summary(run_dir: Path) -> None:
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
+        print_unsupported(latest)
         _print_failures(latest)
         return
     n_sel = len(config["selected"])
@@ -450,6 +463,7 @@ def _summary(run_dir: Path) -> None:
         per_source[src] = per_source.get(src, 0) + 1
     console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
                                     f"recorded", per_source if missing else None, tier=tier))
+    print_unsupported(latest)
     _print_failures(latest)
     if missing:
         console.print(f"[yellow]{len(missing)} of {_plural(n_sel, 'selected job')} not recorded (an interrupted or "
@@ -735,8 +749,13 @@ def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run direc
         return
     console.print(f"[red]FAILED[/red] \\[{res.failure_class}] {escape(res.message or '')}", soft_wrap=True)
     if res.recorded is not None:
+        recorded = res.recorded
+        lines = recorded.splitlines()
+        if res.same and len(lines) > 1:
+            # the same exception: its traceback was printed above in full, the record's condensed copy adds nothing
+            recorded = f"{lines[0]} (+ the record's condensed traceback, {len(lines) - 1} lines: the one above)"
         console.print(("[green]same as recorded[/green]" if res.same else "[yellow]the run recorded[/yellow]")
-                      + f" \\[{res.recorded_class}] {escape(res.recorded)}", soft_wrap=True)
+                      + f" \\[{res.recorded_class}] {escape(recorded)}", soft_wrap=True)
     raise typer.Exit(1)
 
 

@@ -20,6 +20,8 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
+from .settings import INTERPRETER_MAX_MB_ENV  # the variable Settings.interpreter_max_mb's default reads
+
 #: Where an exception must have been raised for a platform's ``failure_patterns`` to apply: Triton (its
 #: compiler and backends) or a vendor's PyTorch extension. Not PyTorch itself (``torch._check`` raises any
 #: message it is handed) and never the submission.
@@ -72,8 +74,6 @@ MIB = float(1 << 20)
 #: The start of every reason :meth:`Platform.oversize_reason` gives (how displays recognise it: it names no
 #: parameter, so it is shown for held-out cases too).
 TOO_LARGE = "too large for the CPU interpreter"
-#: The environment variable ``kgb eval --interpreter-max-mb`` reads its default from.
-INTERPRETER_MAX_MB_ENV = "KGB_INTERPRETER_MAX_MB"
 
 
 def case_bytes(op: Any, params: dict[str, Any]) -> float:

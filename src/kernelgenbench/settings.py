@@ -3,7 +3,9 @@ reads (the verifier's pipeline, the session, the judge, L2, timing). Standard li
 module of the harness can import it without importing the pipeline."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+import os
+from dataclasses import dataclass, field
 
 from .sandbox.runner import LOG_LIMIT_BYTES
 
@@ -18,6 +20,29 @@ from .sandbox.runner import LOG_LIMIT_BYTES
 #: held-out case such as vllm::moe_sum's 528 MB one is reported unsupported at once instead of after the
 #: 300 s case timeout.
 INTERPRETER_MAX_MB = 16.0
+#: The environment variable that sets :attr:`Settings.interpreter_max_mb`'s default (so ``kgb eval``,
+#: ``kgb generate``, ``kgb agent`` and ``kernelgenbench.evaluate`` all read it).
+INTERPRETER_MAX_MB_ENV = "KGB_INTERPRETER_MAX_MB"
+
+
+def interpreter_max_mb_default() -> float | None:
+    """:attr:`Settings.interpreter_max_mb` when not given: ``KGB_INTERPRETER_MAX_MB`` where set (``0``: no budget,
+    returned as None), else :data:`INTERPRETER_MAX_MB`.
+
+    Raises:
+        ValueError: the variable is set to something other than a finite number >= 0, naming it and its value.
+    """
+    raw = os.environ.get(INTERPRETER_MAX_MB_ENV, "").strip()
+    if not raw:
+        return INTERPRETER_MAX_MB
+    try:
+        mb = float(raw)
+    except ValueError:
+        mb = math.nan
+    if not math.isfinite(mb) or mb < 0:
+        raise ValueError(f"{INTERPRETER_MAX_MB_ENV}={raw!r}: the CPU interpreter's case budget is a number of MiB "
+                         f">= 0 (0 lifts it)")
+    return mb or None
 
 
 @dataclass
@@ -59,7 +84,8 @@ class Settings:
         interpreter_max_mb: on the CPU interpreter only, the most MiB one case's tensors may move (its cost
             model's bytes: each input read once, each output written once); a case over it is reported
             ``unsupported`` before it runs, never judged (``Platform.oversize_reason``). None or 0: no budget.
-            GPU platforms never apply it. Default :data:`INTERPRETER_MAX_MB`.
+            GPU platforms never apply it. Default: ``KGB_INTERPRETER_MAX_MB`` where set, else
+            :data:`INTERPRETER_MAX_MB` (:func:`interpreter_max_mb_default`).
 
     ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
     triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
@@ -80,4 +106,4 @@ class Settings:
     log_limit_bytes: int = LOG_LIMIT_BYTES
     baseline: str | None = None
     fork_server: bool | None = None
-    interpreter_max_mb: float | None = INTERPRETER_MAX_MB
+    interpreter_max_mb: float | None = field(default_factory=interpreter_max_mb_default)

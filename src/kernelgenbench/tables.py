@@ -104,6 +104,20 @@ def _print_failures(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return failed
 
 
+def print_unsupported(records: list[dict[str, Any]]) -> None:
+    """Print, for every job of ``records`` with cases the platform could not judge, the job and why
+    (:func:`unsupported_lines`, held-out parameters withheld): ``kgb summary``'s account of what its verdicts
+    leave out, which ``kgb eval`` prints under each job's line as it finishes."""
+    for r in sorted(records, key=lambda r: (r.get("source", ""), r.get("op", ""))):
+        lines = unsupported_lines(r)
+        if lines:
+            n = sum(1 for c in r.get("cases") or [] if isinstance(c, dict) and c.get("status") == "unsupported")
+            console.print(f"[yellow]~[/yellow] {escape(str(r.get('op')))} {escape(_cases_cell(r))}: "
+                          f"{plural(n, 'case')} not judged on this platform (left out of its verdict):", soft_wrap=True)
+            for line in lines:
+                console.print(f"    {escape(line)}", soft_wrap=True)
+
+
 def unsupported_lines(r: dict[str, Any], limit: int = 5) -> list[str]:
     """Why a job record's cases were not judged on the platform (status ``unsupported``), one line per case, for
     ``kgb eval``'s terminal: ``"<case id>: <reason>"``, a size-budget reason (``platforms.TOO_LARGE``: it names the
@@ -111,7 +125,8 @@ def unsupported_lines(r: dict[str, Any], limit: int = 5) -> list[str]:
     case's reason is shown only when it is a size-budget one (it names no parameter); other reasons of held-out
     cases (an interpreter limit's message, a dtype) may carry its parameters and are withheld, as
     :func:`~kernelgenbench.suite.tiers.shown_failure` withholds failures. At most ``limit`` cases, then a line
-    counting the rest (every reason is in results.jsonl)."""
+    naming the rest by id (with the size where the budget is the reason; at most 20 ids, then a count; every
+    reason is in results.jsonl)."""
     import re
 
     from .platforms import TOO_LARGE
@@ -132,8 +147,17 @@ def unsupported_lines(r: dict[str, Any], limit: int = 5) -> list[str]:
             out.append(f"{cid}: {msg}")
         else:
             out.append(f"{cid}: held-out case: reason withheld (held-out cases are never shown)")
-    if len(cases) > limit:
-        out.append(f"... {plural(len(cases) - limit, 'more unsupported case')}: every reason is in results.jsonl")
+    rest = cases[limit:]
+    if rest:
+        # which cases, by id (and size where the budget is the reason: it names no parameter), at most 20 of them
+        items = []
+        for c in rest[:20]:
+            size = re.search(r" moves (\S+ MiB) ", str(c.get("message") or ""))
+            big = str(c.get("message") or "").startswith(TOO_LARGE) and size
+            items.append(f"{c.get('id')} ({size.group(1)}, over the budget)" if big else str(c.get("id")))
+        more = f" and {len(rest) - 20} more" if len(rest) > 20 else ""
+        out.append(f"... {plural(len(rest), 'more unsupported case')}: {', '.join(items)}{more}; every reason is in "
+                   f"results.jsonl")
     return out
 
 
@@ -164,6 +188,18 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 _plural = plural  # the name the CLI modules import
+
+
+def cut_off_line(in_flight: dict[str, tuple[str, int, int]]) -> str | None:
+    """What an interrupted ``kgb eval`` loses: the jobs that were running, each with how far its bar had got.
+    A job's record is written once every case of it is judged, so these start over on resume (README
+    "Evaluate your own kernels"). ``in_flight``: operator id (with `` (label)`` where several submissions
+    share it) -> (``"cases"`` or ``"timed cases"``, cases done, cases in all). None when no job was running."""
+    if not in_flight:
+        return None
+    parts = [f"{op} at {n}/{total} {what}" for op, (what, n, total) in sorted(in_flight.items())]
+    return (f"cut off mid-way, so judged again from their first case on resume (a job's record is written when "
+            f"all its cases are judged): {', '.join(parts)}")
 
 
 def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:

@@ -185,6 +185,7 @@ def register(app: typer.Typer) -> None:
         from .. import platforms
         from ..llm.commands import _device_name
         from ..run.job import Settings
+        from ..settings import interpreter_max_mb_default
         from ..suite.registry import select
         from ..suite.tiers import tier_label
         from . import isolation as iso_mod
@@ -203,6 +204,7 @@ def register(app: typer.Typer) -> None:
             cli_path = cli.require()
             ops = select(cfg.ops, source)
             plat = platforms.detect(platform_name, as_profile)
+            interpreter_max_mb_default()  # KGB_INTERPRETER_MAX_MB: a bad value is a usage error before anything runs
         except (AgentError, KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc.args[0] if exc.args else exc)) from None
         if not ops:

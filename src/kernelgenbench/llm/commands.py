@@ -251,6 +251,7 @@ def register(app: typer.Typer) -> None:
         speedup and tokens."""
         from .. import platforms
         from ..run.job import Settings
+        from ..settings import interpreter_max_mb_default
         from ..suite.registry import select
         from ..suite.tiers import tier_label, tier_name
         from .clients import LLMAuthError, LLMError, make_client
@@ -289,6 +290,7 @@ def register(app: typer.Typer) -> None:
             cfg.validate()
             ops = select(cfg.ops, source)
             plat = platforms.detect(platform_name, as_profile)
+            interpreter_max_mb_default()  # KGB_INTERPRETER_MAX_MB: a bad value is a usage error before anything runs
         except (KeyError, ValueError) as exc:
             raise typer.BadParameter(str(exc)) from None
         if not ops:

@@ -141,8 +141,31 @@ AXIS_VALUES: dict[str, dict[str, str]] = {
 AXIS_VALUES["layout2"] = AXIS_VALUES["layout"]
 
 
+#: Axes whose meaning is one operator's own: (operator id, axis) -> meaning.
+AXES_BY_OP: dict[tuple[str, str], str] = {
+    ("vllm::merge_attn_states", "special"): "inf: edge LSEs (where t >= 2 and h >= 2): prefix and suffix LSE both "
+                                            "-inf at head 0, token 0 (the output copies the prefix, output_lse "
+                                            "-inf), and a prefix LSE of +inf at head 1, token 1 (read as -inf)",
+    ("vllm::merge_attn_states", "out_lse"): "True: output_lse is passed (fp32, flat [H, T], poisoned) and must be "
+                                            "written; without it output_lse is None",
+}
+
+
+def _attention_like(op: Any) -> bool:
+    """A vLLM operator whose ``h`` counts attention heads (it has a head size ``d``, or is an attention family's),
+    not a hidden size: the KV-cache, gather and attention operators."""
+    axes = {k for p in op.grid("smoke") + op.grid("full") for k in p}
+    return "d" in axes or "attention" in str(getattr(op, "category", ""))
+
+
 def axis_meaning(op: Any, axis: str) -> str:
-    """What a case axis of ``op`` means: the glossary's text, else where the operator's family defines it."""
+    """What a case axis of ``op`` means: the operator's own entry (:data:`AXES_BY_OP`), the source's, the
+    glossary's text, else where the operator's family defines it."""
+    if (op.id, axis) in AXES_BY_OP:
+        return AXES_BY_OP[(op.id, axis)]
+    if op.source == "vllm" and axis in ("h", "d") and _attention_like(op):
+        return ("the number of attention heads (H)" if axis == "h"
+                else "the head size D (elements per head; per cache entry for MLA)")
     if (op.source, axis) in AXES_BY_SOURCE:
         return AXES_BY_SOURCE[(op.source, axis)]
     if axis in AXES:
@@ -329,7 +352,9 @@ class ReproResult:
 
     Attributes:
         passed: the case passed here.
-        failure_class: ``wrong_result`` or ``runtime_error`` (the candidate raised), None when it passed.
+        failure_class: ``wrong_result``, or where the candidate raised the class ``kgb eval`` gives that
+            exception (``verify/failures.py`` ``classify_error``: ``runtime_error``, ``cuda_fault`` for an
+            out-of-bounds access, ...), None when it passed.
         message: the comparison's message (or the exception), None when it passed.
         recorded: the recorded case's message, if the record has the case.
         recorded_class: the recorded case's (or job's) failure class.
@@ -487,8 +512,13 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
             if getattr(impl, "lib", None) is not None:
                 impl.deactivate()  # the judging below must run PyTorch's own kernels
         if exc is not None:
+            from ..sandbox.child import error_report
+            from ..verify.failures import classify_error
+
             msg = f"{type(exc).__name__}: {exc}"
-            return ReproResult(False, "runtime_error", msg, recorded, recorded_class,
+            # the class the sandbox gives the same exception (an out-of-bounds access is a cuda_fault)
+            cls = classify_error(error_report(exc, "call"), plat)
+            return ReproResult(False, cls, msg, recorded, recorded_class,
                                recorded is not None and recorded.startswith(msg), seed, exc)
         out = {"args": call.args, "kwargs": call.kwargs, "ret": ret, "ret_type": type(ret).__name__,
                "ret_devices": _devices(ret, torch)}

@@ -226,7 +226,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             f"no submission files for the selected operators in {directory} (expected names like aten__add.py, "
             f"vllm__rms_norm.py, cublas__cublasSgemm_v2.py; `kgb show OP` prints an operator's file name)"
             + (f"; ignored files that name no operator: {', '.join(ignored)}" if ignored else ""))
-    settings = settings or Settings()
+    try:
+        settings = settings or Settings()  # its default budget reads KGB_INTERPRETER_MAX_MB
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from None
     _check_baseline(settings.baseline, selected, plat)
     config = {"submissions": str(directory.resolve()),
               "ops": sorted(o.id for o in selected) if (op_list or source) else None,

@@ -138,7 +138,13 @@ def _allocator_ooms() -> int:
         return 0
 
 
-def _error(exc: BaseException, stage: str) -> dict[str, Any]:
+def error_report(exc: BaseException, stage: str) -> dict[str, Any]:
+    """The report of an exception raised while a submission ran, as the child sends it to the verifier and
+    ``verify/failures.py`` ``classify_error`` reads it (``kgb repro`` classifies its candidate's exception with
+    the same two): ``type``, ``chain`` (the exception and its causes/contexts, at most 6 type names),
+    ``origins`` (per exception of the chain, the file of its innermost frame), ``message`` (<= 2000
+    characters), ``traceback`` (the last 6000 characters), ``traceback_full`` (bounded) and ``stage`` (where
+    it was raised: ``import``, ``call``, ``timing``, ...)."""
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
     chain = []
@@ -236,10 +242,10 @@ class Child:
             # traced like a call (dispatch.trace_import): work done at import is judged by the verifier
             import_trace = trace_import(lambda: spec.loader.exec_module(module))
         except SyntaxError as exc:
-            self.send(Ready(ok=False, failure="syntax", error=_error(exc, "import")))
+            self.send(Ready(ok=False, failure="syntax", error=error_report(exc, "import")))
             return False
         except BaseException as exc:  # noqa: BLE001 - any import-time failure is the submission's
-            self.send(Ready(ok=False, failure="import_error", error=_error(exc, "import")))
+            self.send(Ready(ok=False, failure="import_error", error=error_report(exc, "import")))
             return False
         problem = self.check_interface(module)
         if problem is not None:
@@ -248,7 +254,7 @@ class Child:
         try:
             self.impl = make_impl(self.op, module, self.platform)
         except BaseException as exc:  # noqa: BLE001
-            self.send(Ready(ok=False, failure="platform", error=_error(exc, "register")))
+            self.send(Ready(ok=False, failure="platform", error=error_report(exc, "register")))
             return False
         STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
@@ -281,7 +287,7 @@ class Child:
         try:
             params = list(inspect.signature(fn).parameters.values())
         except (TypeError, ValueError) as exc:
-            return {"failure": "signature", "error": _error(exc, "interface")}
+            return {"failure": "signature", "error": error_report(exc, "interface")}
         names = [p.name for p in params]
         bad = names != list(iface.params)
         if not bad:
@@ -365,7 +371,7 @@ class Child:
             if self.platform.device == "cuda" and not self.platform.interpreter:
                 torch.cuda.synchronize()
         except BaseException as exc:  # noqa: BLE001 - reported, judged by the verifier
-            err = _error(exc, "call")
+            err = error_report(exc, "call")
         finally:
             log, replay = state.end_case()
             state.alt_poison = False
@@ -386,7 +392,7 @@ class Child:
             try:
                 torch.save(out, msg.out)
             except BaseException as exc:  # noqa: BLE001
-                err = err or _error(exc, "save")
+                err = err or error_report(exc, "save")
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg.out)
         self.send(CaseAnswer(error=err, trace=dict(state.trace), launches=state.launches,
                              wrapper_calls=dict(state.wrapper_calls), ret_alias=ret_alias, kernels=kernels,
@@ -451,7 +457,7 @@ class Child:
             self.send(TimeAnswer(**res, baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
                                  timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
-            self.send(TimeAnswer(error=_error(exc, "timing")))
+            self.send(TimeAnswer(error=error_report(exc, "timing")))
 
     def loop(self) -> None:
         for line in self.cmd_in:
@@ -465,7 +471,7 @@ class Child:
                 elif isinstance(cmd, TimeCommand):
                     self.run_time(cmd)
             except Exception as exc:  # noqa: BLE001 - a harness-side failure, reported as such
-                self.send(HarnessError(error=_error(exc, "harness")))
+                self.send(HarnessError(error=error_report(exc, "harness")))
         self.send(Bye())
 
 

@@ -74,6 +74,19 @@ def unravel(idx: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(coords))
 
 
+def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
+    """The tail of a failure message for the failing elements (``bad``, shaped like ``actual``) that still hold
+    the poison pattern the harness fills outputs with: elements the call never wrote (an in-place or out=
+    argument left alone, a result written to another tensor). Empty where none does: a NaN the kernel
+    computed reads as it is."""
+    left = int((bad & is_poison(actual)).sum())
+    if not left:
+        return ""
+    every = " (every element)" if left == actual.numel() else ""
+    return (f"; {left} of them were never written{every}: they still hold the poison NaN the harness fills "
+            f"outputs with (was the result written to another tensor, or a mask too narrow?)")
+
+
 def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
                    scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None,
                    locate: Callable[[int], str] | None = None) -> SlotResult:
@@ -124,7 +137,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
             n = int(bad.sum())
             return SlotResult(False, f"{what}: {n} of {e.numel()} elements differ (exact comparison); "
                                      f"first at {at}: got {a.reshape(-1)[bad.reshape(-1)][0].item()!r}, "
-                                     f"expected {e.reshape(-1)[bad.reshape(-1)][0].item()!r}",
+                                     f"expected {e.reshape(-1)[bad.reshape(-1)][0].item()!r}"
+                                     f"{_unwritten_note(a, bad)}",
                               max_abs, max_rel, rule)
         return SlotResult(True, "", max_abs, max_rel, rule)
     a64 = a.to(torch.complex128 if a.is_complex() else torch.float64)
@@ -135,7 +149,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
         at = _first_bad(bad, e.shape, locate)
         return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
                                  f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
-                                 f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}", max_abs, max_rel, rule)
+                                 f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}{_unwritten_note(a, bad)}",
+                          max_abs, max_rel, rule)
     if bool(en.any()):
         left = is_poison(a) & en
         if bool(left.any()):
