@@ -247,3 +247,27 @@ def test_implausible_speedups_are_remeasured_in_one_fresh_process(tmp_path: Path
     assert by_id[want[1]]["remeasured"] == {"first_ms": [1.0, 0.01], "fresh_ms": [1.0, 0.02]}
     assert by_id[want[2]]["remeasured"] == {"first_ms": [1.0, 0.01], "fresh_ms": [1.0, 0.005]}
     assert "remeasured" not in by_id[want[0]]
+
+
+def test_a_passed_job_with_unjudged_cases_is_said_to_cover_its_judged_cases_only() -> None:
+    """Fresh user 28: a passed job with 9 of its 34 cases unsupported (the interpreter's size budget) was summed up
+    as "verdicts cover every tier"; the footer now counts the unjudged cases and what the verdicts cover."""
+    from kernelgenbench.metrics import summarize
+    from kernelgenbench.suite.tiers import verdict_scope
+
+    def rec(op: str, status: str, unsupported: int, judged: int) -> dict:
+        cases = [{"id": f"heldout/{i}", "status": "unsupported"} for i in range(unsupported)]
+        cases += [{"id": f"smoke/{i}", "status": "passed"} for i in range(judged)]
+        return {"op": op, "source": "aten", "label": "", "status": status, "cases": cases, "tier": "all"}
+
+    s = summarize([rec("aten::cumsum", "passed", 9, 25), rec("aten::neg", "passed", 0, 27),
+                   rec("aten::abs", "failed", 3, 1)])["overall"]
+    assert (s["unjudged_cases"], s["partly_judged"]) == (9, 1)  # a failed job's unjudged cases change no verdict
+    line = verdict_scope("all", s["unjudged_cases"], s["partly_judged"])
+    assert line.startswith("verdicts cover every tier (smoke, full, heldout); except 9 cases of 1 passed job not "
+                           "judged on this platform") and line.endswith("cover their judged cases only")
+    assert verdict_scope("all") == "verdicts cover every tier (smoke, full, heldout)"
+    assert verdict_scope("smoke", 1, 1).endswith("except 1 case of 1 passed job not judged on this platform "
+                                                  "(unsupported: a dtype it cannot compute or a case over the "
+                                                  "interpreter's size budget): those verdicts cover their judged "
+                                                  "cases only")

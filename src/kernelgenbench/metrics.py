@@ -56,7 +56,10 @@ def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         ``operators`` (judged), ``passed``, ``accuracy`` (passed / judged, in [0, 1]),
         ``unsupported`` (jobs no case of which could be judged on the platform),
         ``geomean_speedup`` (two-level, over solved operators with a speedup), ``median_speedup``,
-        ``iqm_speedup``, ``timed_operators``, ``failure_classes`` (class -> count).
+        ``iqm_speedup``, ``timed_operators``, ``failure_classes`` (class -> count), ``unjudged_cases`` (cases of
+        passed jobs that were not judged: ``unsupported`` on the platform, a dtype it cannot compute or a case over
+        the interpreter's size budget) and ``partly_judged`` (the passed jobs with such cases): a passed verdict
+        covers its judged cases only.
     """
     judged = [r for r in records if r.get("status") in ("passed", "failed")]
     passed = [r for r in judged if r.get("status") == "passed"]
@@ -72,7 +75,14 @@ def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         "timed_operators": len(speeds),
         "geomean_speedup": geomean(speeds), "median_speedup": median(speeds), "iqm_speedup": iqm(speeds),
         "failure_classes": fails,
+        "unjudged_cases": sum(_unsupported_cases(r) for r in passed),
+        "partly_judged": sum(1 for r in passed if _unsupported_cases(r)),
     }
+
+
+def _unsupported_cases(rec: dict[str, Any]) -> int:
+    """How many of a job record's cases are ``unsupported`` (not judged on its platform)."""
+    return sum(1 for c in rec.get("cases") or [] if isinstance(c, dict) and c.get("status") == "unsupported")
 
 
 def time_breakdown(records: list[dict[str, Any]]) -> dict[str, float]:

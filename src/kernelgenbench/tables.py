@@ -35,7 +35,8 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
                "platform, or their kernels made some cases unjudgeable here and every other case passed; a job's "
                "\"(N unsupported)\" counts its cases")
     if tier:
-        caption = f"{verdict_scope(tier)}\n{caption}"
+        o = summary.get("overall") or {}
+        caption = f"{verdict_scope(tier, o.get('unjudged_cases') or 0, o.get('partly_judged') or 0)}\n{caption}"
     t = Table(title=title, caption=caption)
     cols = ["source", "ops", "passed", "accuracy", "geomean", "median", "IQM", "timed", "unsupp."]
     if selected:

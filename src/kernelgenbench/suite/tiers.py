@@ -83,17 +83,28 @@ def tier_label(tier: str) -> str:
     return f"{ALL_TIERS} ({' + '.join(TIERS)})" if parts == TIERS else " + ".join(parts)
 
 
-def verdict_scope(tier: str) -> str:
-    """One sentence for a summary's footer: which tiers the verdicts of a run on ``tier`` cover."""
+def verdict_scope(tier: str, unjudged_cases: int = 0, partly_judged: int = 0) -> str:
+    """One sentence for a summary's footer: which tiers the verdicts of a run on ``tier`` cover, and, where passed
+    jobs left cases unjudged (``unjudged_cases`` cases of ``partly_judged`` jobs: ``unsupported`` on the platform,
+    ``metrics.group_summary``), that those verdicts cover their judged cases only (fresh user 28: "verdicts cover
+    every tier" was printed over a passed job with 9 of its 34 cases never run)."""
     try:
         parts = tier_parts(tier)
     except ValueError:
-        return f"verdicts cover the cases of tier {tier!r}"
-    if parts == TIERS:
-        return f"verdicts cover every tier ({', '.join(TIERS)})"
-    missing = [t for t in TIERS if t not in parts]
-    return (f"verdicts cover the {' and '.join(parts)} {'tier' if len(parts) == 1 else 'tiers'} only, not "
-            f"{' or '.join(missing)}: --tier {ALL_TIERS} judges every case")
+        scope = f"verdicts cover the cases of tier {tier!r}"
+    else:
+        if parts == TIERS:
+            scope = f"verdicts cover every tier ({', '.join(TIERS)})"
+        else:
+            missing = [t for t in TIERS if t not in parts]
+            scope = (f"verdicts cover the {' and '.join(parts)} {'tier' if len(parts) == 1 else 'tiers'} only, not "
+                     f"{' or '.join(missing)}: --tier {ALL_TIERS} judges every case")
+    if unjudged_cases:
+        jobs = f"{partly_judged} passed job{'s' if partly_judged != 1 else ''}"
+        scope += (f"; except {unjudged_cases} case{'s' if unjudged_cases != 1 else ''} of {jobs} not judged on this "
+                  f"platform (unsupported: a dtype it cannot compute or a case over the interpreter's size budget): "
+                  f"those verdicts cover their judged cases only")
+    return scope
 
 
 @dataclass(frozen=True)
