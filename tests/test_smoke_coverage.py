@@ -184,3 +184,44 @@ def heldout_rules(op) -> set[tuple[str, tuple[str, ...]]]:
 def test_heldout_poisons_what_a_zero_scalar_leaves_unread(op) -> None:
     missing = set(_routine(op).not_read) - heldout_rules(op)
     assert not missing, f"{op.id}: no held-out case with the scalar 0 and NaN in {sorted(missing)}"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Padded leading dimensions: smoke (kgb eval's default tier) has, for every routine with a matrix, a case whose
+# leading dimensions exceed the stored rows, so a kernel that reads m where it must read lda fails there and not
+# only on a held-out case (fresh user 28: cublasSger_v2 passed smoke 4/4 with lda ignored).
+# ---------------------------------------------------------------------------------------------------------
+
+def _matrix_steps(op) -> list[str]:
+    r = _routine(op)
+    return [a.step for a in r.args if a.role == "mat" or (a.role == "ptrs" and a.kind == "mat")]
+
+
+MATRIX_ROUTINES = [o for o in CUBLAS if _matrix_steps(o)]
+
+
+@pytest.mark.parametrize("op", MATRIX_ROUTINES, ids=lambda o: o.id)
+def test_smoke_has_a_case_with_padded_leading_dimensions(op) -> None:
+    import torch
+
+    r = _routine(op)
+    padded = []
+    for p in op.grid("smoke"):
+        if complex(p.get("alpha", 1)) == 0 or "nan" in p:
+            continue
+        call = op.build(p, torch.device("cpu"), torch.Generator().manual_seed(0))
+        bigger = []
+        for a in r.args:
+            if a.step in _matrix_steps(op):
+                rows = a.shape({**{x.name: call.args[i] for i, x in enumerate(r.args) if not x.is_array},
+                                **{k: v for k, v in p.items() if k not in {x.name for x in r.args}}})[0] \
+                    if a.role == "mat" else None
+                ld = call.args[r.position(a.step)]
+                if rows is not None and isinstance(ld, int) and ld > rows:
+                    bigger.append(a.step)
+                elif rows is None and p.get("pad", 0) > 0:
+                    bigger.append(a.step)
+        if bigger:
+            padded.append((p, bigger))
+    assert padded, f"{op.id}: no smoke case with a leading dimension larger than its matrix's rows"
+    assert len(MATRIX_ROUTINES) >= 35

@@ -53,6 +53,40 @@ class Row:
     args_doc: dict[str, str] = field(default_factory=dict)
 
 
+#: Rows of storage each matrix of the padded smoke case gets beyond its stored rows (:func:`padded_smoke`).
+SMOKE_PAD = 3
+
+
+def padded_smoke(row: Row) -> dict[str, list[dict[str, Any]]]:
+    """``row.grids`` with, where the smoke tier has no case with a leading dimension larger than the stored rows, one
+    more: the largest smoke case that can tell (alpha != 0, m and n >= 2, no NaN rule), with every derived leading
+    dimension ``SMOKE_PAD`` rows more than its matrix's (``pad``, :func:`build_call`) and the padding of outputs
+    filled with the poison that must survive (``poison``). Smoke is ``kgb eval``'s default tier: a kernel that reads
+    ``m`` where it must read ``lda`` passed it and failed only on a held-out case (fresh user 28, cublasSger_v2; 38
+    of the 50 routines had no padded smoke case). For rows with a matrix argument (``mat``, or a pointer array of
+    matrices); a row's own ``build`` must honour ``pad`` as :func:`build_call` does (tests/test_smoke_coverage.py
+    builds every such case and checks its leading dimensions)."""
+    r = row.routine
+    grids = dict(row.grids)
+    smoke = list(grids.get("smoke") or [])
+    mats = [a for a in r.args if a.role == "mat" or (a.role == "ptrs" and a.kind == "mat")]
+    steps = {a.step for a in mats}
+    if not mats or any("pad" in p or steps & set(p) for p in smoke):
+        return grids
+
+    def tells(p: dict[str, Any]) -> bool:
+        return (complex(p.get("alpha", 1)) != 0 and all(not isinstance(p.get(k), int) or p[k] >= 2
+                                                       for k in ("m", "n"))
+                and "nan" not in p)  # not the quick-return cases (operands NaN)
+
+    size = [p for p in smoke if tells(p)]
+    if not size:
+        return grids
+    base = max(size, key=lambda p: int(p.get("m", p.get("n", 1))) * int(p.get("n", 1)) * int(p.get("k", 1)))
+    grids["smoke"] = smoke + [{**base, "pad": SMOKE_PAD, "poison": True}]
+    return grids
+
+
 def routine_operator(row: Row):
     """The :class:`~kernelgenbench.suite.function.FunctionOperator` of a row: interface, baseline and dtypes
     from the declaration, the rest from the row."""
@@ -73,7 +107,7 @@ def routine_operator(row: Row):
     dtypes = {r.dtype} | ({torch.float64} if r.dtype == torch.complex128 else set())
     return FunctionOperator(
         r.name, source="cublas", category=row.category, section=f"cublas.md § cublas::{r.name}",
-        semantics=row.semantics, interface=r.interface(row.args_doc), grids=row.grids, build=build,
+        semantics=row.semantics, interface=r.interface(row.args_doc), grids=padded_smoke(row), build=build,
         reference=reference, cost=row.cost, timed=row.timed, baseline=baseline_of(r),
         dtypes=lambda p: set(dtypes), atol_text=row.atol_text, notes=row.notes,
         data_movement=row.data_movement)
