@@ -20,8 +20,6 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
-from .settings import INTERPRETER_MAX_MB_ENV  # the variable Settings.interpreter_max_mb's default reads
-
 #: Where an exception must have been raised for a platform's ``failure_patterns`` to apply: Triton (its
 #: compiler and backends) or a vendor's PyTorch extension. Not PyTorch itself (``torch._check`` raises any
 #: message it is handed) and never the submission.
@@ -69,6 +67,10 @@ class Detection:
         return bool(self.markers or self.version_tag or self.torch_flag or self.device_name)
 
 
+#: The environment variable that sets ``Settings.interpreter_max_mb``'s default (``kgb eval``, ``kgb generate``,
+#: ``kgb agent`` and ``kernelgenbench.evaluate`` all read it; ``settings.py`` imports it from here, so that this
+#: module imports nothing of the package).
+INTERPRETER_MAX_MB_ENV = "KGB_INTERPRETER_MAX_MB"
 #: One MiB in bytes (the unit of the interpreter's size budget).
 MIB = float(1 << 20)
 #: The start of every reason :meth:`Platform.oversize_reason` gives (how displays recognise it: it names no

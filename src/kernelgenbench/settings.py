@@ -7,6 +7,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from .platforms import INTERPRETER_MAX_MB_ENV
 from .sandbox.runner import LOG_LIMIT_BYTES
 
 #: The default of :attr:`Settings.interpreter_max_mb` (``kgb eval --interpreter-max-mb``, env
@@ -20,9 +21,6 @@ from .sandbox.runner import LOG_LIMIT_BYTES
 #: held-out case such as vllm::moe_sum's 528 MB one is reported unsupported at once instead of after the
 #: 300 s case timeout.
 INTERPRETER_MAX_MB = 16.0
-#: The environment variable that sets :attr:`Settings.interpreter_max_mb`'s default (so ``kgb eval``,
-#: ``kgb generate``, ``kgb agent`` and ``kernelgenbench.evaluate`` all read it).
-INTERPRETER_MAX_MB_ENV = "KGB_INTERPRETER_MAX_MB"
 
 
 def interpreter_max_mb_default() -> float | None:
