@@ -715,6 +715,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         bound = self.module_binds.get(nid)
         if bound is not None and self.lookup(bound)[:2] == ("alias", path):
             return
+        if bound is not None and self.triton_language_fallback(bound):
+            return
         self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
                     "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
                     "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
