@@ -1673,6 +1673,17 @@ def test_a_libdevice_version_fallback_between_triton_language_modules_is_allowed
         assert want in hits(head + bad), (bad, scan_source(head + bad))
 
 
+def test_building_a_torch_return_types_result_is_allowed() -> None:
+    """False-rejection hunt 28: ``torch.return_types.sort((v, i))`` packs a result as ATen returns it (the sandbox
+    accepts these classes); it was torch-compute, and dispatch-recursion for the op of the same name. Other
+    callables of torch.return_types stay findings."""
+    for op in ("sort", "max", "topk"):
+        src = (f"import torch\nR = torch.return_types.{op}\n"
+               f"def f(v, i):\n    return torch.return_types.{op}((v, i)), R((v, i))\n")
+        assert scan_source(src, own_ops=frozenset({op})) == [], op
+    assert hits("import torch\nx = torch.return_types.pytree_register_structseq(1)\n") == [(2, "torch-compute")]
+
+
 def test_the_harness_state_reached_through_a_loop_variable_is_a_finding() -> None:
     # red team 28: the child's STATE (ghost flag, trace switch) through torch.serialization.sys.modules
     src = "import torch\nfor _t in (torch,):\n    S = _t.serialization.sys.modules['kernelgenbench.sandbox.state']\n"

@@ -71,6 +71,12 @@ from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
 _SNIPPET_MAX = 80
 
 
+def _is_structseq(obj: object) -> bool:
+    """Whether ``obj`` is a class of ``torch.return_types`` (a structseq of a result's tensors: building one only
+    packs them; the sandbox judges its elements like a tuple's)."""
+    return isinstance(obj, type) and issubclass(obj, tuple) and obj.__module__ == "torch.return_types"
+
+
 def _is_function_like(obj: object) -> bool:
     return callable(obj) and not isinstance(obj, (type, types.ModuleType))
 
@@ -640,6 +646,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         parts = path.split(".")
         last = parts[-1]
+        if len(parts) == 3 and parts[1] == "return_types" and _is_structseq(_torch_object(path)):
+            return  # torch.return_types.sort((values, indices)): packs results, as ATen returns them (fp28)
         # the replaced op itself
         is_ops = len(parts) >= 4 and parts[1] == "ops"
         op_name = parts[3] if is_ops else last
