@@ -1671,6 +1671,9 @@ def test_a_libdevice_version_fallback_between_triton_language_modules_is_allowed
             ("m = tl.math\nfor m in (torch,):\n    pass\n", (3, "dynamic-import")),
             ("if 1:\n    m = tl.math\nelse:\n    m = tl.extra.cuda.libdevice\nm.exp = 3\n", (7, "monkey-patch"))):
         assert want in hits(head + bad), (bad, scan_source(head + bad))
+    # the one-line conditional stays a finding, and its message shows the statement form that passes
+    found = scan_source(head + "libdevice = tl.extra.cuda.libdevice if hasattr(tl, 'extra') else tl.math\n")
+    assert found and all("except ImportError: libdevice = tl.math" in f.message for f in found), found
 
 
 def test_building_a_torch_return_types_result_is_allowed() -> None:

@@ -725,10 +725,13 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         if bound is not None and self.triton_language_fallback(bound):
             return
+        hint = ("; for a Triton version fallback bind the name in statements instead: try: from "
+                "triton.language.extra import libdevice / except ImportError: libdevice = tl.math (or if/else)"
+                if path.startswith("triton.language.") else "")
         self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
                     "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
                     "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
-                    "conditional it reaches names the scan never sees)")
+                    f"conditional it reaches names the scan never sees){hint}")
 
     # ---- stores: monkey-patching and module caches ---------------------------------------------
 
