@@ -1655,6 +1655,38 @@ def test_modules_read_through_attributes_probes_and_aliases_are_allowed() -> Non
     assert [f for f in scan_source(src) if "as a value" in f.message] == []
 
 
+def test_a_libdevice_version_fallback_between_triton_language_modules_is_allowed() -> None:
+    """False-rejection hunt 28: ``libdevice`` bound by an import and, on ImportError (or in an else branch), to
+    ``tl.math`` was a dynamic-import finding (a name bound twice is not one alias). Both are Triton language
+    modules, so the name's uses are judged alike; a fallback to a PyTorch module or a name also bound otherwise
+    stays a finding, and a store through the name stays monkey-patch."""
+    head = "import torch\nimport triton.language as tl\n"
+    for ok in ("try:\n    from triton.language.extra import libdevice\nexcept ImportError:\n    libdevice = tl.math\n",
+               "if hasattr(tl, 'extra'):\n    libdevice = tl.extra.cuda.libdevice\nelse:\n    libdevice = tl.math\n"):
+        assert scan_source(head + ok) == [], ok
+    for bad, want in (
+            ("try:\n    from triton.language.extra import libdevice\nexcept ImportError:\n    libdevice = torch\n",
+             (6, "dynamic-import")),
+            ("if 1:\n    m = tl.math\nelse:\n    m = torch\n", (6, "dynamic-import")),
+            ("m = tl.math\nfor m in (torch,):\n    pass\n", (3, "dynamic-import")),
+            ("if 1:\n    m = tl.math\nelse:\n    m = tl.extra.cuda.libdevice\nm.exp = 3\n", (7, "monkey-patch"))):
+        assert want in hits(head + bad), (bad, scan_source(head + bad))
+    # the one-line conditional stays a finding, and its message shows the statement form that passes
+    found = scan_source(head + "libdevice = tl.extra.cuda.libdevice if hasattr(tl, 'extra') else tl.math\n")
+    assert found and all("except ImportError: libdevice = tl.math" in f.message for f in found), found
+
+
+def test_building_a_torch_return_types_result_is_allowed() -> None:
+    """False-rejection hunt 28: ``torch.return_types.sort((v, i))`` packs a result as ATen returns it (the sandbox
+    accepts these classes); it was torch-compute, and dispatch-recursion for the op of the same name. Other
+    callables of torch.return_types stay findings."""
+    for op in ("sort", "max", "topk"):
+        src = (f"import torch\nR = torch.return_types.{op}\n"
+               f"def f(v, i):\n    return torch.return_types.{op}((v, i)), R((v, i))\n")
+        assert scan_source(src, own_ops=frozenset({op})) == [], op
+    assert hits("import torch\nx = torch.return_types.pytree_register_structseq(1)\n") == [(2, "torch-compute")]
+
+
 def test_the_harness_state_reached_through_a_loop_variable_is_a_finding() -> None:
     # red team 28: the child's STATE (ghost flag, trace switch) through torch.serialization.sys.modules
     src = "import torch\nfor _t in (torch,):\n    S = _t.serialization.sys.modules['kernelgenbench.sandbox.state']\n"

@@ -71,6 +71,12 @@ from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
 _SNIPPET_MAX = 80
 
 
+def _is_structseq(obj: object) -> bool:
+    """Whether ``obj`` is a class of ``torch.return_types`` (a structseq of a result's tensors: building one only
+    packs them; the sandbox judges its elements like a tuple's)."""
+    return isinstance(obj, type) and issubclass(obj, tuple) and obj.__module__ == "torch.return_types"
+
+
 def _is_function_like(obj: object) -> bool:
     return callable(obj) and not isinstance(obj, (type, types.ModuleType))
 
@@ -640,6 +646,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         parts = path.split(".")
         last = parts[-1]
+        if len(parts) == 3 and parts[1] == "return_types" and _is_structseq(_torch_object(path)):
+            return  # torch.return_types.sort((values, indices)): packs results, as ATen returns them (fp28)
         # the replaced op itself
         is_ops = len(parts) >= 4 and parts[1] == "ops"
         op_name = parts[3] if is_ops else last
@@ -715,10 +723,15 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         bound = self.module_binds.get(nid)
         if bound is not None and self.lookup(bound)[:2] == ("alias", path):
             return
+        if bound is not None and self.triton_language_fallback(bound):
+            return
+        hint = ("; for a Triton version fallback bind the name in statements instead: try: from "
+                "triton.language.extra import libdevice / except ImportError: libdevice = tl.math (or if/else)"
+                if path.startswith("triton.language.") else "")
         self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
                     "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
                     "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
-                    "conditional it reaches names the scan never sees)")
+                    f"conditional it reaches names the scan never sees){hint}")
 
     # ---- stores: monkey-patching and module caches ---------------------------------------------
 

@@ -35,7 +35,7 @@ import ast
 import inspect
 from typing import Iterator
 
-from .policy import JIT_DECORATORS
+from .policy import JIT_DECORATORS, is_module_path
 
 # ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
 
@@ -384,6 +384,54 @@ class _ScopeAnalysis:
             base = self.resolve(literal[0])
             return None if base is None else f"{base}.{literal[1]}"
         return None
+
+    def triton_language_fallback(self, name: str) -> bool:
+        """Whether every binding of ``name`` in the current scope is an import or a plain assignment of a Triton
+        language module (``triton.language`` or below) and nothing else binds it (no ``global``/``nonlocal``): the
+        version fallback ``try: from triton.language.extra import libdevice`` / ``except ImportError: libdevice =
+        tl.math`` (or the same under ``if``/``else``), whose second binding stops the name from being one alias.
+        Whichever module the name holds at run time, ``name.x`` is judged alike: a Triton language attribute, a store
+        into a Triton module a finding. A name bound to one PyTorch module, or to anything else, is not a fallback."""
+        if name in self.rebound or not self.scopes:
+            return False
+        scope = self.scopes[-1]
+        if scope.kind == "class":
+            return False
+
+        def tl_path(path: str | None) -> bool:
+            return path is not None and (path == "triton.language" or path.startswith("triton.language."))
+
+        seen = 0
+        for sub in _own_nodes(scope.node):
+            if isinstance(sub, (ast.Import, ast.ImportFrom)):
+                module = "" if isinstance(sub, ast.Import) else "." * sub.level + (sub.module or "")
+                for a in sub.names:
+                    if isinstance(sub, ast.Import):
+                        bound, path = a.asname or a.name.split(".")[0], a.name if a.asname else a.name.split(".")[0]
+                    else:
+                        bound, path = a.asname or a.name, f"{module}.{a.name}" if module else a.name
+                    if bound == name:
+                        if not tl_path(path):
+                            return False
+                        seen += 1
+            elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
+                    and sub.targets[0].id == name:
+                path = self.resolve(sub.value)
+                if not (tl_path(path) and is_module_path(path)):
+                    return False
+                seen += 1
+            elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler,
+                                  ast.MatchAs, ast.MatchStar)) and sub.name == name:
+                return False
+            elif isinstance(sub, ast.MatchMapping) and sub.rest == name:
+                return False
+        # every other store of the name (``for``, ``with ... as``, a tuple target, ``:=``, ``del``) disqualifies it
+        stores = sum(1 for sub in _own_nodes(scope.node)
+                     if isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, (ast.Store, ast.Del)))
+        assigns = sum(1 for sub in _own_nodes(scope.node)
+                      if isinstance(sub, ast.Assign) and len(sub.targets) == 1
+                      and isinstance(sub.targets[0], ast.Name) and sub.targets[0].id == name)
+        return seen >= 2 and stores == assigns
 
     def is_builtin(self, name: str) -> bool:
         return self.lookup(name)[0] == "builtin"
