@@ -9,6 +9,17 @@ from typer.testing import CliRunner
 from kernelgenbench.cli import app
 
 
+def _invoke_keeping_sigint(args: list[str]):
+    """``kgb ARGS`` through typer's runner, with the process's SIGINT handler restored afterwards (an interrupted
+    ``kgb eval`` installs its own)."""
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        return CliRunner().invoke(app, args)
+    finally:
+        signal.signal(signal.SIGINT, handler)
+
 def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
 
@@ -116,7 +127,6 @@ class _FakeVerifierWithProgress(_FakeVerifier):
 def test_an_interrupted_run_names_the_jobs_cut_off_and_says_they_start_over(tmp_path: Path, monkeypatch) -> None:
     """fresh28: after Ctrl-C mid-job the user was told only "run the same command again to resume", and the
     resumed job then judged its cases from the first again; the line names the job and how far it had got."""
-    import signal
 
     from kernelgenbench.run import scheduler
 
@@ -125,11 +135,7 @@ def test_an_interrupted_run_names_the_jobs_cut_off_and_says_they_start_over(tmp_
     subs.mkdir()
     args = ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--jobs", "1", "--out", str(out),
             "--platform", "interpreter"]
-    handler = signal.getsignal(signal.SIGINT)
-    try:
-        res = CliRunner().invoke(app, args)
-    finally:
-        signal.signal(signal.SIGINT, handler)
+    res = _invoke_keeping_sigint(args)
     assert res.exit_code == 130, res.output
     flat = " ".join(res.output.split())
     assert "interrupted: 1 of 2 jobs recorded" in flat
@@ -147,7 +153,6 @@ def test_cut_off_line_lists_each_running_job_once_in_order() -> None:
 
 
 def test_interrupted_run_says_what_was_recorded_and_summary_counts_the_rest(tmp_path: Path, monkeypatch) -> None:
-    import signal
 
     from kernelgenbench.run import scheduler
 
@@ -156,11 +161,7 @@ def test_interrupted_run_says_what_was_recorded_and_summary_counts_the_rest(tmp_
     subs.mkdir()
     args = ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--op", "aten::sub", "--jobs", "1",
             "--out", str(out), "--platform", "interpreter"]
-    handler = signal.getsignal(signal.SIGINT)
-    try:
-        res = CliRunner().invoke(app, args)
-    finally:
-        signal.signal(signal.SIGINT, handler)
+    res = _invoke_keeping_sigint(args)
     assert res.exit_code == 130, res.output
     flat = " ".join(res.output.split())
     assert f"interrupted: 1 of 3 jobs recorded in {out.resolve()}; run the same command again to resume" in flat
