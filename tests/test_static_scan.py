@@ -1712,3 +1712,25 @@ def test_a_torch_class_read_as_a_value_outside_type_positions_is_a_finding() -> 
             return (torch.Tensor, torch.Generator)
     ''')
     assert hits(src) == [(3, "torch-compute"), (5, "torch-compute"), (9, "torch-compute")]
+
+
+def test_contextlib_context_managers_pass_and_its_process_changing_parts_do_not() -> None:
+    """False-rejection hunt 28: ``import contextlib`` was refused as a whole; nullcontext, contextmanager and suppress
+    are what wrappers use, chdir/redirect_stdout change the process and ExitStack keeps callbacks for later."""
+    ok = """
+        import contextlib
+        from contextlib import nullcontext
+
+        @contextlib.contextmanager
+        def scope():
+            with contextlib.suppress(ValueError):
+                yield
+
+        def f(x):
+            with nullcontext(), scope():
+                return x
+    """
+    assert hits(ok) == []
+    for bad in ("contextlib.chdir('/tmp')", "contextlib.redirect_stdout(None)", "contextlib.ExitStack()"):
+        found = hits(f"import contextlib\n\ndef f(x):\n    {bad}\n    return x\n")
+        assert found == [(4, "introspection")], (bad, found)

@@ -296,12 +296,19 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings", "os",
+    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
 #: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
 OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
+#: What of ``contextlib`` a submission may use: the context managers wrappers use around launches (``nullcontext``
+#: in place of a device guard, ``contextmanager`` for their own, ``suppress``). The rest reaches the process's state
+#: (``chdir``, ``redirect_stdout``/``redirect_stderr``) or keeps callbacks to run later (``ExitStack``,
+#: ``AsyncExitStack``, ``closing``), which L1 cannot follow (false-rejection hunt 28: ``contextlib`` was refused as
+#: a whole although honest wrappers import it for ``nullcontext``).
+CONTEXTLIB_ALLOWED: frozenset[str] = frozenset({"contextlib.nullcontext", "contextlib.contextmanager",
+                                                "contextlib.suppress"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {

@@ -34,6 +34,7 @@ from .policy import (
     CONSTEXPR_FN_BUILTINS,
     CONSTEXPR_FN_DECORATORS,
     CONSTEXPR_FN_METHODS,
+    CONTEXTLIB_ALLOWED,
     EXEC_BUILTINS,
     IMPORT_ALLOWED,
     IMPORT_ORDER,
@@ -627,6 +628,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if root == "os" and path != "os" and path not in OS_ALLOWED:
             self.report(node, "file-io", f"uses {path}: of os only os.environ.get and os.getenv (reading an "
                         "environment variable) are allowed")
+            return
+        if root == "contextlib" and path != "contextlib" and path not in CONTEXTLIB_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
+                        "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
             return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
