@@ -111,7 +111,7 @@ RULES: dict[str, str] = {
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
-    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os)",
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
