@@ -437,7 +437,7 @@ def test_a_held_out_case_s_parameters_are_withheld_from_every_display() -> None:
     held = {"op": "vllm::moe_sum", "source": "vllm", "status": "failed", "failure_class": "cuda_fault",
             "cases_total": 3, "cases_passed": 2, "first_failure": {"case_id": "heldout/2", "message": secret}}
     shown = dict(held, first_failure={"case_id": "smoke/1", "message": "case smoke/1 (t=3): wrong"})
-    want = "case heldout/2 [cuda_fault]: held-out case: parameters and message withheld"
+    want = "case heldout/2: held-out case: parameters and message withheld"
     assert shown_failure(held).startswith(want) and "t=4" not in shown_failure(held)
     assert failure_lines(held) == [shown_failure(held)]
     assert shown_failure(shown) == "case smoke/1 (t=3): wrong" == failure_lines(shown)[0]

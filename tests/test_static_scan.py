@@ -1734,3 +1734,22 @@ def test_contextlib_context_managers_pass_and_its_process_changing_parts_do_not(
     for bad in ("contextlib.chdir('/tmp')", "contextlib.redirect_stdout(None)", "contextlib.ExitStack()"):
         found = hits(f"import contextlib\n\ndef f(x):\n    {bad}\n    return x\n")
         assert found == [(4, "introspection")], (bad, found)
+
+
+def test_host_argument_checks_and_device_selection_pass() -> None:
+    """Wrappers validate arguments with ``torch._check`` and friends (a Python condition, a message callable run only
+    on failure) and pick the inputs' GPU with ``torch.cuda.set_device``: no computation, no finding. The tensor form
+    ``torch._check_tensor_all`` reduces its argument with PyTorch and stays a finding."""
+    ok = """
+        import torch
+
+        def f(x, y):
+            torch._check(x.dim() == 2, lambda: f"x must be 2-D, got {x.dim()}")
+            torch._check_value(x.dtype == y.dtype, lambda: "dtypes differ")
+            torch._check_index(x.size(0) > 0)
+            torch.cuda.set_device(x.device)
+            return torch.empty_like(x)
+    """
+    assert hits(ok) == []
+    assert hits("import torch\n\ndef f(x):\n    torch._check_tensor_all(x > 0)\n    return x\n") == \
+        [(4, "torch-compute")]

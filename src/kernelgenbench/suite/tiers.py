@@ -29,15 +29,15 @@ SHOWN_TIERS = ("smoke", "full")
 def shown_failure(record: dict) -> str:
     """A job record's first failure as every display of the harness shows it (the eval's tables and failure
     lines, ``kgb summary``, the LLM and agent tracks' summaries): its message, unless it names a case of a tier
-    that is never shown (:data:`SHOWN_TIERS`): then the case id and class only, because the message carries
-    the case's parameters (``case heldout/2 (t=4, k=2, ...)``). ``""`` when the record has no failure. The
+    that is never shown (:data:`SHOWN_TIERS`): then the case id only (every display prints the record's class
+    beside it), because the message carries the case's parameters (``case heldout/2 (t=4, k=2, ...)``). ``""`` when the record has no failure. The
     record on disk keeps the whole message (``kgb repro`` and audits read it)."""
     ff = record.get("first_failure") or {}
     if not isinstance(ff, dict):
         return ""
     cid = ff.get("case_id")
     if cid and str(cid).split("/")[0] not in SHOWN_TIERS:
-        return (f"case {cid} [{record.get('failure_class')}]: held-out case: parameters and message withheld "
+        return (f"case {cid}: held-out case: parameters and message withheld "
                 f"(held-out cases are never shown)")
     return str(ff.get("message") or "")
 

@@ -169,7 +169,11 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # device queries
         "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
         "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
-        "cuda.synchronize", "cuda.current_stream",
+        "cuda.synchronize", "cuda.current_stream", "cuda.set_device",
+        # host-side argument checks (raise on a false Python condition; the message callable runs only then):
+        # wrappers validate shapes and dtypes with them. _check_tensor_all reduces a tensor with PyTorch: absent
+        "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_with",
+        "_check_is_size",
     }
 )
 
