@@ -30,8 +30,8 @@ def shown_failure(record: dict) -> str:
     """A job record's first failure as every display of the harness shows it (the eval's tables and failure
     lines, ``kgb summary``, the LLM and agent tracks' summaries): its message, unless it names a case of a tier
     that is never shown (:data:`SHOWN_TIERS`): then the case id only (every display prints the record's class
-    beside it), because the message carries the case's parameters (``case heldout/2 (t=4, k=2, ...)``). ``""`` when the record has no failure. The
-    record on disk keeps the whole message (``kgb repro`` and audits read it)."""
+    beside it), because the message carries the case's parameters (``case heldout/2 (t=4, k=2, ...)``). ``""``
+    when the record has no failure. The record on disk keeps the whole message (``kgb repro`` and audits read it)."""
     ff = record.get("first_failure") or {}
     if not isinstance(ff, dict):
         return ""
