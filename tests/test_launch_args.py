@@ -494,3 +494,22 @@ def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatc
     finally:
         del torch.Tensor.is_cuda
     assert snap.harness_changed() is None
+    # PyTorch's own lazy initialisation adds C functions to its modules (torch.cuda._get_device_properties on the
+    # first CUDA use: the gate at 25eac36 failed every operator so): an added torch builtin is PyTorch's own; a
+    # Python function added under a new name, or a torch builtin rebound over an existing entry, is not
+    cuda = torch.cuda
+    cuda._kgb_probe = torch._C._get_cublas_allow_tf32
+    try:
+        assert snap.harness_changed() is None
+        cuda._kgb_probe2 = mine
+        assert snap.harness_changed().startswith("torch.cuda._kgb_probe2 was added after the harness started")
+        del cuda._kgb_probe2
+        orig_sync = cuda.synchronize
+        cuda.synchronize = torch._C._get_cublas_allow_tf32
+        try:
+            assert snap.harness_changed().startswith("torch.cuda.synchronize was changed after the harness started")
+        finally:
+            cuda.synchronize = orig_sync
+    finally:
+        del cuda._kgb_probe
+    assert snap.harness_changed() is None

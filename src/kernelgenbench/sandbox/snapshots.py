@@ -151,6 +151,18 @@ def _torch_own(k: str, v: Any, in_class: bool = False) -> bool:
     return not in_class and type(v) in (int, float, bool, str, type(None), tuple, frozenset, bytes)
 
 
+def _torch_builtin(v: Any) -> bool:
+    """Whether ``v``, a new entry, is a C function of PyTorch (a builtin whose ``__module__`` is ``torch`` or one of
+    its modules): PyTorch's own lazy initialisation adds them (the H200/H100 gate at 25eac36: ``torch.cuda._cuda_init``
+    defines ``torch.cuda._get_device_properties`` on first use, and every operator failed as ``profile``). Python
+    code cannot make such a function, and a new name is not one the harness calls; only added entries are judged by
+    this (a rebound entry must still be PyTorch's code by :func:`_torch_own`)."""
+    if type(v) is not types.BuiltinFunctionType:
+        return False
+    mod = getattr(v, "__module__", None)
+    return type(mod) is str and (mod == "torch" or mod.startswith("torch."))
+
+
 def harness_changed() -> str | None:
     """Which entry of the modules and classes the child itself uses (:func:`_harness_objects`) the submission
     rebound, added or removed since :func:`snapshot_harness`, or None. Red team 28: ``for _t in (torch,): _t.save =
@@ -171,7 +183,7 @@ def harness_changed() -> str | None:
         if len(now) != len(items):
             old = {k for k, _ in items}
             for k, v in now.items():
-                if k not in old and not _torch_own(k, v, isinstance(obj, type)):
+                if k not in old and not _torch_own(k, v, isinstance(obj, type)) and not _torch_builtin(v):
                     return (f"{name}.{k} was added after the harness started: a submission may not change PyTorch or "
                             f"the modules the harness uses (monkey-patching)")
     return None
