@@ -1,0 +1,106 @@
+"""The cyclic garbage collector in the sandbox child (red team 29).
+
+A collection runs finalizers (``__del__``, a suspended generator's ``finally``) of whatever garbage it finds, at
+whatever allocation crosses its threshold. A submission can time that moment: red team 29 dropped a cyclic object
+with a ``__del__`` and padded the allocation count so that the collection fell inside the harness's own untraced
+window (the interpreter's argument copies, :mod:`.launch`'s snapshot of a launch), where the finalizer computed
+the whole result with ATen, untraced, and wrote it into the output (aten::mm, cublasSgemm_v2, vllm::rms_norm and
+aten::neg passed their smoke and held-out tiers so). So, after the submission is imported, the child switches
+automatic collection off (:func:`take_over`) and collects only where it chooses (:func:`collect`, before each
+command's inputs are loaded), under a guard: an ATen op, a host read or a Triton launch that a finalizer of the
+submission runs there is recorded as a launch-rule violation (the verifier fails the job as ``profile``).
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+from collections import Counter
+from typing import Any
+
+from .state import STATE
+
+#: the violation recorded when a finalizer of the submission computes during a collection
+FINALIZER_WORK = ("the garbage collector ran code of the submission ({what}): a finalizer (__del__, a generator's "
+                  "finally) that computes, reads tensors or launches kernels runs where no call is traced; the "
+                  "result must come from the candidate call itself")
+
+
+def take_over() -> None:
+    """Switch automatic collection off for the rest of the child's life and move everything alive now (the harness,
+    PyTorch, Triton, the submission's module and its import-time garbage) to the permanent generation, so that an
+    explicit collection scans only what the cases make (milliseconds). Called once, right after the submission's
+    traced import."""
+    gc.disable()
+    gc.freeze()
+
+
+def _submission_frame(path: str) -> bool:
+    """Whether a frame of the submission's file (``path``, absolute), or no Python frame at all above
+    :func:`collect`, is on the stack: the op was started by the submission's finalizer, not by a finalizer of
+    PyTorch's or Triton's own garbage (which runs in their files)."""
+    f = sys._getframe(2)
+    own = True
+    while f is not None:
+        co = f.f_code
+        if co is collect.__code__:
+            return own
+        fn = co.co_filename
+        if fn == path or os.path.abspath(fn) == path:
+            return True
+        own = False
+        f = f.f_back
+    return False
+
+
+class _Guard:
+    """A dispatch mode that counts the ATen ops run from the submission's finalizers during :func:`collect`."""
+
+    def __init__(self, path: str) -> None:
+        from torch.utils._python_dispatch import TorchDispatchMode
+
+        guard = self
+
+        class Mode(TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                if _submission_frame(guard.path):
+                    guard.ops[str(getattr(func, "__name__", func))] += 1
+                return func(*args, **(kwargs or {}))
+
+        self.path = path
+        self.ops: Counter[str] = Counter()
+        self.mode = Mode()
+
+
+def collect(submission: str | None) -> None:
+    """A full collection of what the cases made since :func:`take_over`, guarded: ATen ops that the submission's
+    finalizers run (``submission``: the absolute path of its file; None: unguarded, nothing of a submission is
+    loaded) and Triton launches during it are recorded in ``STATE.launch_violations`` (:data:`FINALIZER_WORK`).
+    Host reads (``.item()``, ``tolist``) dispatch ``aten::_local_scalar_dense``/copies and count as ops. Runs
+    outside any traced call; raises nothing."""
+    if submission is None:
+        gc.collect()
+        return
+    guard = _Guard(submission)
+    launches = len(STATE.launches)
+    try:
+        with guard.mode:
+            gc.collect()
+    except BaseException:  # noqa: BLE001 - a finalizer's exception is printed by Python, never raised here
+        pass
+    found: list[str] = []
+    if guard.ops:
+        found.append("ran " + ", ".join(f"{k} x{v}" for k, v in sorted(guard.ops.items())[:6]))
+    new = STATE.launches[launches:]
+    if new:
+        found.append("launched " + ", ".join(sorted(set(new))[:4]))
+        del STATE.launches[launches:]
+    if found:
+        msg = FINALIZER_WORK.format(what="; ".join(found))
+        if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+            STATE.launch_violations.append(msg)
+
+
+def submission_path(path: Any) -> str:
+    """The absolute path :func:`collect` compares frames with."""
+    return os.path.abspath(str(path))

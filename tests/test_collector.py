@@ -1,0 +1,119 @@
+"""The sandbox child's garbage collector guard (sandbox/collector.py, red team 29): finalizers of the submission
+that compute with PyTorch or launch kernels are recorded when the child collects; the harness's and PyTorch's
+own garbage, and a submission's finalizer that only does Python work, are not."""
+from __future__ import annotations
+
+import gc
+import importlib.util
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kernelgenbench.sandbox import collector
+from kernelgenbench.sandbox.state import STATE
+
+SUBMISSION = '''
+import torch
+
+class Cycle:
+    def __init__(self, x, out, work):
+        self.job = (x, out, work)
+        self.me = self
+
+    def __del__(self):
+        x, out, work = self.job
+        if work == "aten":
+            out.copy_(x * 2)
+        elif work == "read":
+            float(x[0])
+        elif work == "python":
+            self.job = None
+
+
+def leave(x, out, work):
+    Cycle(x, out, work)
+
+
+def gen_leave(x, out):
+    def g():
+        try:
+            yield 1
+        finally:
+            out.copy_(x + 1)
+    it = g()
+    next(it)
+    holder = [it]
+    holder.append(holder)
+'''
+
+
+@pytest.fixture
+def submission(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "aten__neg.py"
+    path.write_text(textwrap.dedent(SUBMISSION))
+    spec = importlib.util.spec_from_file_location("kgb_test_collector_sub", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    was = gc.isenabled()
+    gc.disable()  # the test decides when to collect, as the child does after take_over
+    yield mod, collector.submission_path(path)
+    if was:
+        gc.enable()
+
+
+def test_a_finalizer_that_computes_with_pytorch_is_recorded(submission) -> None:
+    import torch
+
+    mod, path = submission
+    x, out = torch.arange(4.0), torch.zeros(4)
+    mod.leave(x, out, "aten")
+    collector.collect(path)
+    assert len(STATE.launch_violations) == 1
+    msg = STATE.launch_violations[0]
+    assert msg.startswith("the garbage collector ran code of the submission (ran ")
+    assert "copy_" in msg and "mul" in msg
+    assert torch.equal(out, x * 2)  # it ran (the verdict is the violation, not an undone write)
+
+
+def test_a_generator_finally_and_a_host_read_are_recorded(submission) -> None:
+    import torch
+
+    mod, path = submission
+    mod.gen_leave(torch.ones(3), torch.zeros(3))
+    collector.collect(path)
+    assert len(STATE.launch_violations) == 1 and "add" in STATE.launch_violations[0]
+    STATE.launch_violations.clear()
+    mod.leave(torch.ones(3), torch.zeros(3), "read")
+    collector.collect(path)
+    assert len(STATE.launch_violations) == 1 and "_local_scalar_dense" in STATE.launch_violations[0]
+
+
+def test_python_only_finalizers_and_pytorch_garbage_are_not_recorded(submission) -> None:
+    import torch
+
+    mod, path = submission
+    mod.leave(torch.ones(3), torch.zeros(3), "python")
+    a = [torch.ones(5)]
+    a.append(a)  # a cycle of the harness's holding a tensor: freeing it dispatches nothing
+    del a
+    collector.collect(path)
+    assert STATE.launch_violations == []
+    # the same finalizer that computes, collected unguarded (no submission loaded): nothing recorded
+    mod.leave(torch.ones(3), torch.zeros(3), "aten")
+    collector.collect(None)
+    assert STATE.launch_violations == []
+
+
+def test_take_over_switches_automatic_collection_off() -> None:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        collector.take_over()
+        assert not gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        if was:
+            gc.enable()
