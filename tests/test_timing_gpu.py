@@ -20,7 +20,9 @@ PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 #: file stem prefix -> expected failure class
 EXPECTED = {
     "timed_noop": "wrong_result",   # detects timing (unpoisoned allocation), launches a no-op when timed
-    "finalizer_defer": "timer_tampering",  # when timed, leaves the work to a finalizer on the input tensor
+    "finalizer_defer": "profile",   # when timed, leaves the work to a finalizer attached to the input tensor: the
+                                    # timed calls' L3 check of Python attributes on the call's tensors (red team 28)
+                                    # catches it first (H100 check at 393f58f; timer_tampering before it)
 }
 
 

@@ -3,9 +3,11 @@ finalizer tied to the input tensor, so that it runs when the harness drops the i
 repetitions, outside the timed window).
 
 Timed calls are told from judged ones as in ``timed_noop`` (a fresh ``torch.empty`` holds the harness's
-poison only while a call is traced). Caught by the timing protocol (verify/timing.py): a block's inputs
-and outputs live until its events are read, and Python objects attached to the harness's tensors fail
-the job as ``timer_tampering``.
+poison only while a call is traced). Caught by the L3 check of the timed calls (sandbox/dispatch.py
+plain_result, red team 28): a tensor of the call that carries Python attributes fails the job as ``profile``
+(an H100 run at 393f58f). Behind it, the timing protocol (verify/timing.py) keeps a block's inputs and outputs
+alive until its events are read and fails Python objects attached to the harness's tensors as
+``timer_tampering``.
 """
 import torch
 import triton
