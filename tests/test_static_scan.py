@@ -1753,3 +1753,24 @@ def test_host_argument_checks_and_device_selection_pass() -> None:
     assert hits(ok) == []
     assert hits("import torch\n\ndef f(x):\n    torch._check_tensor_all(x > 0)\n    return x\n") == \
         [(4, "torch-compute")]
+
+
+def test_ravel_and_flag_reads_pass() -> None:
+    """False-rejection hunt 29: ``x.ravel()``/``torch.ravel`` are ``reshape(-1)`` (a view, or a same-dtype copy
+    that L3 judges as reshape's), and the deterministic-algorithms, stream-capture, bf16-support and is-compiling
+    switches are flag reads wrappers branch on."""
+    ok = """
+        import torch
+
+        def f(x):
+            a = x.ravel()
+            b = torch.ravel(x)
+            if torch.are_deterministic_algorithms_enabled() or torch.compiler.is_compiling():
+                return a
+            if torch.cuda.is_current_stream_capturing() or torch.cuda.is_bf16_supported():
+                return b
+            return a
+    """
+    assert hits(ok) == []
+    assert hits("import torch\n\ndef f(x):\n    torch.use_deterministic_algorithms(True)\n    return x\n") == \
+        [(4, "torch-compute")]

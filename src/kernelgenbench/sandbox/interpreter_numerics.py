@@ -34,6 +34,41 @@ def install_gpu_numerics() -> None:
     _bf16_arithmetic()
     _fp32_float_args()
     _int1_wrapping()
+    _maxnum_minnum()
+
+
+def _maxnum_minnum() -> None:
+    """``tl.maximum``/``tl.minimum`` with the default ``propagate_nan=NONE`` (``arith.maxnumf``/``minnumf``) return
+    the other operand where one is NaN, as LLVM's ``maxnum``/``minnum`` and the GPU's ``max.f32``/``min.f32`` do
+    (NumPy's ``fmax``/``fmin``); Triton 3.6's interpreter computed them with ``np.maximum``/``np.minimum``, which
+    propagate NaN, so an ``fmax`` kernel correct on a GPU failed on the CPU and a ``hardsigmoid`` that loses NaN
+    on a GPU passed (false-rejection hunt 29). ``tl.clamp`` with ``propagate_nan=NONE`` lowers to ``maxnum`` then
+    ``minnum`` (a NaN ``x`` gives ``lo``); with ``ALL`` it keeps NaN (the interpreter's ``np.clip``, kept).
+    ``propagate_nan=ALL`` min/max (``maximumf``/``minimumf``) are unchanged."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    B = interp.InterpreterBuilder
+    if getattr(B.create_maxnumf, "_kgb_maxnum", False):
+        return
+
+    def create_maxnumf(self, lhs, rhs):
+        return self.binary_op(lhs, rhs, np.fmax)
+
+    def create_minnumf(self, lhs, rhs):
+        return self.binary_op(lhs, rhs, np.fmin)
+
+    orig_clamp = B.create_clampf
+
+    def create_clampf(self, arg, lo, hi, propagate_nans):
+        if propagate_nans == tl.PropagateNan.ALL or str(propagate_nans).endswith("ALL"):
+            return orig_clamp(self, arg, lo, hi, propagate_nans)
+        return self.create_minnumf(self.create_maxnumf(arg, lo), hi)
+
+    for f in (create_maxnumf, create_minnumf, create_clampf):
+        f._kgb_maxnum = True  # type: ignore[attr-defined]
+    B.create_maxnumf, B.create_minnumf, B.create_clampf = create_maxnumf, create_minnumf, create_clampf
 
 
 def _fp32_float_args() -> None:

@@ -174,6 +174,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # wrappers validate shapes and dtypes with them. _check_tensor_all reduces a tensor with PyTorch: absent
         "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_with",
         "_check_is_size",
+        # switches read as flags (false-rejection hunt 29): which reduction order or path a wrapper takes
+        "are_deterministic_algorithms_enabled", "cuda.is_current_stream_capturing", "cuda.is_bf16_supported",
+        # the function form of the view-or-copy method allowed in TENSOR_METHODS_ALLOWED
+        "ravel",
     }
 )
 
@@ -201,7 +205,7 @@ TENSOR_METHODS_ALLOWED: frozenset[str] = frozenset(
         "dim_order", "get_device", "item",
         "view", "view_as", "reshape", "reshape_as", "expand", "expand_as", "broadcast_to", "permute",
         "transpose", "transpose_", "t", "t_", "unsqueeze", "unsqueeze_", "squeeze", "squeeze_",
-        "flatten", "unflatten", "narrow", "select", "as_strided", "as_strided_", "unbind", "split",
+        "flatten", "unflatten", "narrow", "select", "as_strided", "as_strided_", "unbind", "split", "ravel",
         "split_with_sizes", "tensor_split", "chunk", "movedim", "moveaxis", "swapaxes", "swapdims",
         "unfold", "diagonal",
         "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full",
@@ -362,7 +366,7 @@ IMPORT_RULES: dict[str, str] = {
 #: Paths under a forbidden prefix that are allowed: ``torch.library.wrap_triton`` wraps a Triton kernel for
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
-TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton"})
+TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
