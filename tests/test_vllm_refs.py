@@ -586,3 +586,60 @@ def test_cutlass_pack_scale_fp8_hand_case() -> None:
     assert not check(out.view(torch.uint8), {}).ok and not check(out.reshape(4, 8), {}).ok
     with pytest.raises(ValueError, match="float8_e4m3fn"):
         pack_scale_fp8_native(torch.ones(2))
+
+
+def test_moe_sum_allowance_covers_the_references_rounding_points_only() -> None:
+    """vllm.md § moe_sum: the reference adds k <= 4 terms sequentially in T; an fp32-accumulating kernel rounds once
+    and differs from it by up to an ulp per partial sum (false-rejection hunt 29: rejected under cancellation). The
+    allowance covers that difference on every element, is absent for k > 4 and 2-D inputs, and stays a few ulps."""
+    import torch
+
+    from kernelgenbench.suite.spec import ulp
+    from kernelgenbench.suite.vllm.moe import moe_sum_allowance, moe_sum_native
+
+    x = torch.tensor([[[-0.2139], [-0.2793], [0.7422], [0.0850]]], dtype=torch.bfloat16)  # the hunt's element
+    once = x.double().sum(1).to(torch.bfloat16)
+    ref = moe_sum_native(x)
+    assert once.item() != ref.item()
+    assert (once.double() - ref.double()).abs().item() <= moe_sum_allowance(x).item()
+    g = torch.Generator().manual_seed(0)
+    for dt in (torch.bfloat16, torch.float16):
+        for k in (2, 3, 4):
+            x = (torch.randn(64, k, 128, generator=g) * 4).to(dt)
+            diff = (x.double().sum(1).to(dt).double() - moe_sum_native(x).double()).abs()
+            extra = moe_sum_allowance(x)
+            assert bool((diff <= extra).all()), (dt, k)
+            big = ulp(x.double().abs().sum(1), dt) * k
+            assert bool((extra <= big).all()), (dt, k)  # no more than k ulps of the terms' magnitude
+    assert moe_sum_allowance(torch.randn(4, 5, 8)) is None and moe_sum_allowance(torch.randn(4, 8)) is None
+
+
+def test_paged_attention_allowance_admits_unrounded_probabilities_and_nothing_coarser() -> None:
+    """vllm.md § paged_attention_v1 rounds p to the query dtype before PV; a kernel that keeps p in fp32 differs by
+    at most u·sum p|V| (false-rejection hunt 29: rejected at 1.4-24x the bound). The allowance admits that result on
+    every element of a smoke case (fp16) and is far below what dropping one token of the sequence moves."""
+    from kernelgenbench.suite.vllm.attention import paged_native
+
+    op, call = _build("vllm::paged_attention_v1", "smoke", 0)
+    out, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = call.args
+    ref, allow = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, allowance=True)
+    assert q.dtype == torch.float16 and allow.shape == ref.shape and bool((allow > 0).all())
+    # the same attention with p unrounded (in fp64), rounded once at the end
+    group = q.shape[1] // hkv
+    exact = torch.empty_like(ref)
+    dropped = torch.empty_like(ref)
+    for si in range(q.shape[0]):
+        n = int(seq_lens[si])
+        i = torch.arange(n)
+        blk, t = tables[si].long()[i // bs], i % bs
+        keys = kc.double()[blk, :, :, t, :].reshape(n, hkv, -1).repeat_interleave(group, 1)
+        vals = vc.double()[blk, :, :, t].repeat_interleave(group, 1)
+        logit = (q[si].double()[None] * keys).sum(-1) * scale
+        pr = torch.softmax(logit, 0)
+        exact[si] = (pr[:, :, None] * vals).sum(0).to(ref.dtype)
+        m = max(n - 1, 1)
+        pd = torch.softmax(logit[:m], 0)
+        dropped[si] = (pd[:, :, None] * vals[:m]).sum(0).to(ref.dtype)
+    bound = 1e-3 * ref.double().abs() + 1e-4 + allow          # rtol[fp16], atol, the allowance
+    assert bool(((exact.double() - ref.double()).abs() <= bound).all())
+    assert bool(((dropped.double() - ref.double()).abs() > bound).any())

@@ -22,10 +22,11 @@ FP8_MODES: dict[str, tuple[torch.dtype, float]] = {
 
 
 def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tensor, addressed: torch.Tensor,
-                     tol: Tolerance = EXACT) -> Expected:
+                     tol: Tolerance = EXACT, atol_extra: torch.Tensor | None = None) -> Expected:
     """The expected whole storage of a written argument of which only the elements where ``addressed`` (a
     bool tensor shaped like ``before``) is true are compared with ``after_logical`` (its other elements are
     ignored); every other element of the storage must keep its bits (the poison of unaddressed cache slots).
+    ``atol_extra`` (shaped like ``before``, fp64): an elementwise absolute allowance added to ``tol``'s bound.
 
     Raises:
         ValueError: ``after_logical`` or ``addressed`` is not shaped like ``before``.
@@ -39,7 +40,12 @@ def storage_expected(slot: str, before: torch.Tensor, after_logical: torch.Tenso
     n = before.untyped_storage().nbytes() // before.element_size()
     region = torch.zeros(n, dtype=torch.bool, device=before.device)
     region.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(addressed)
-    return Expected(slot, exp, tol, region,
+    extra = None
+    if atol_extra is not None:
+        full = torch.zeros(n, dtype=torch.float64, device=before.device)
+        full.as_strided(before.size(), before.stride(), before.storage_offset()).copy_(atol_extra)
+        extra = full[region]
+    return Expected(slot, exp, tol, region, atol_extra=extra,
                     index_of=strided_index(before.size(), before.stride(), before.storage_offset()))
 
 
