@@ -488,3 +488,17 @@ def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch)
     n = len(STATE.stale_outputs)
     plain_result("f", None, (x,), {"generator": gen}, [x, gen])  # an argument as the harness passed it
     assert len(STATE.stale_outputs) == n
+
+
+def test_only_lossless_integer_widening_counts_as_laying_out_an_index() -> None:
+    """An index operand widened (int32 -> int64, bool -> uint8) keeps every value; narrowing, a change of
+    signedness that can wrap, and any float conversion do not (sandbox/provenance.py ``_widens_losslessly``)."""
+    import torch
+
+    from kernelgenbench.sandbox.provenance import _widens_losslessly
+
+    assert _widens_losslessly(torch.int32, torch.int64) and _widens_losslessly(torch.uint8, torch.int16)
+    assert _widens_losslessly(torch.bool, torch.uint8) and _widens_losslessly(torch.int8, torch.int32)
+    assert not _widens_losslessly(torch.int64, torch.int32) and not _widens_losslessly(torch.int8, torch.uint8)
+    assert not _widens_losslessly(torch.uint8, torch.int8) and not _widens_losslessly(torch.int32, torch.float64)
+    assert not _widens_losslessly(torch.float16, torch.float32) and not _widens_losslessly(torch.int32, torch.int32)

@@ -179,6 +179,21 @@ def _holds_chunks_of(st: Any, src: Any, width: int = 32, samples: int = 8) -> bo
     return False
 
 
+#: integer dtypes by (signed, bits), for :func:`_widens_losslessly`
+_INT_KINDS = {torch.bool: (False, 1), torch.uint8: (False, 8), torch.int8: (True, 8), torch.int16: (True, 16),
+              torch.int32: (True, 32), torch.int64: (True, 64)}
+
+
+def _widens_losslessly(src: torch.dtype, dst: torch.dtype) -> bool:
+    """Whether every value of integer (or bool) dtype ``src`` is exact in integer dtype ``dst`` and the conversion
+    only widens it (int32 -> int64, uint8 -> int16, bool -> uint8): no value changes."""
+    a, b = _INT_KINDS.get(src), _INT_KINDS.get(dst)
+    if a is None or b is None:
+        return False
+    (s_signed, s_bits), (d_signed, d_bits) = a, b
+    return not (s_signed and not d_signed) and d_bits > s_bits
+
+
 class CallEvidence:
     """The memory provenance of one candidate call (the outermost traced wrapper call, or the
     submission's import), kept by the sandbox's dispatch modes (weak references only: it keeps no
@@ -550,7 +565,11 @@ def op_marks(func: Any, args: tuple, kwargs: dict, ev: CallEvidence | None) -> l
                     marks.append(MARK_UNPACK)
         elif name in ("clone", "_to_copy", "contiguous"):
             src = args[0]
-            if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype:
+            if name == "_to_copy" and kwargs.get("dtype") is not None and kwargs["dtype"] != src.dtype \
+                    and not (ev is not None and _widens_losslessly(src.dtype, kwargs["dtype"])
+                             and ev.lays_out_selector(src)):
+                # an index operand widened to int64 (``indices.long()``: false-rejection hunt 29) converts no
+                # value of the operator's data; every other conversion is arithmetic outside Triton
                 marks.append(MARK_CONVERSION)
             mapping = ev is not None and (not ev.side_ok(src) or kwargs.get("memory_format") not in _PLAIN_FORMATS)
             if mapping and not ev.lays_out_selector(src):
