@@ -176,6 +176,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "_check_is_size",
         # switches read as flags (false-rejection hunt 29): which reduction order or path a wrapper takes
         "are_deterministic_algorithms_enabled", "cuda.is_current_stream_capturing", "cuda.is_bf16_supported",
+        # the device-generic queries of torch.accelerator (PyTorch 2.6+), like their torch.cuda forms above
+        "accelerator.current_accelerator", "accelerator.current_device_index", "accelerator.current_device_idx",
+        "accelerator.device_count", "accelerator.is_available", "accelerator.synchronize",
+        "accelerator.current_stream", "accelerator.get_device_capability",
         # the function form of the view-or-copy method allowed in TENSOR_METHODS_ALLOWED
         "ravel",
     }
