@@ -117,3 +117,56 @@ def test_take_over_switches_automatic_collection_off() -> None:
         gc.unfreeze()
         if was:
             gc.enable()
+
+
+def test_young_collections_between_timing_blocks_are_guarded_too(submission, monkeypatch) -> None:
+    """The timing protocol collects the young generations between its blocks (sandbox/timed_loop.py), under the
+    same guard, once the child has taken the collector over; before that, nothing."""
+    import torch
+
+    mod, path = submission
+    monkeypatch.setattr(collector, "_SUBMISSION", None)
+    mod.leave(torch.ones(2), torch.zeros(2), "python")
+    collector.collect_young()  # not taken over: no collection, nothing recorded
+    assert STATE.launch_violations == []
+    monkeypatch.setattr(collector, "_SUBMISSION", path)
+    mod.leave(torch.ones(2), torch.zeros(2), "aten")
+    collector.collect_young()
+    assert len(STATE.launch_violations) == 1 and "copy_" in STATE.launch_violations[0]
+
+
+SHADOW = '''
+def shadow(t, name, value):
+    setattr(t, name, value)
+'''
+
+
+def test_a_tensor_method_shadowed_by_the_submission_is_refused(tmp_path: Path, monkeypatch) -> None:
+    """Red team 29b: ``buf.storage_offset = f`` ran ``f`` while the interpreter copied launch arguments (untraced).
+    The child's Tensor.__setattr__ refuses, from the submission's code, an instance attribute that shadows a method
+    or plain class attribute; data descriptors (grad, requires_grad) and new names stay settable, and PyTorch's or
+    the harness's own code is not judged."""
+    import torch
+
+    from kernelgenbench.sandbox import host_reads, launch_args
+
+    path = tmp_path / "aten__neg.py"
+    path.write_text(SHADOW)
+    spec = importlib.util.spec_from_file_location("kgb_test_shadow_sub", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(launch_args, "KERNEL_BODIES", (str(path.resolve()), frozenset()))
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    host_reads.guard_method_shadowing()
+    t = torch.zeros(3)
+    for name in ("storage_offset", "dim", "new_empty", "__format__"):
+        with pytest.raises(AttributeError, match="would shadow"):
+            mod.shadow(t, name, lambda *a: 0)
+        assert name not in vars(t)
+    assert len(STATE.launch_violations) == 4
+    mod.shadow(t, "grad", torch.ones(3))      # a data descriptor: the tensor's own grad
+    mod.shadow(t, "my_tag", 1)                # a new name: judged when a call ends (plain_result)
+    assert t.grad is not None and t.my_tag == 1
+    u = torch.zeros(2)
+    u.dim = lambda: 7                          # not the submission's code (this test file): not judged here
+    assert u.dim() == 7 and len(STATE.launch_violations) == 4

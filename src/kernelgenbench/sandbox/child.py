@@ -257,7 +257,7 @@ class Child:
             return False
         # from here on the collector runs only where the child says, guarded (red team 29: a finalizer timed to
         # fire inside the harness's untraced launch window computed the result there)
-        collector.take_over()
+        collector.take_over(self.submission_path)
         problem = self.check_interface(module)
         if problem is not None:
             self.send(Ready(ok=False, **problem))

@@ -26,11 +26,17 @@ FINALIZER_WORK = ("the garbage collector ran code of the submission ({what}): a 
                   "result must come from the candidate call itself")
 
 
-def take_over() -> None:
+#: the submission's file (absolute), set by :func:`take_over`; None before (nothing is guarded then)
+_SUBMISSION: str | None = None
+
+
+def take_over(submission: str | None = None) -> None:
     """Switch automatic collection off for the rest of the child's life and move everything alive now (the harness,
     PyTorch, Triton, the submission's module and its import-time garbage) to the permanent generation, so that an
     explicit collection scans only what the cases make (milliseconds). Called once, right after the submission's
-    traced import."""
+    traced import. ``submission``: its file, which :func:`collect_young` guards."""
+    global _SUBMISSION
+    _SUBMISSION = submission
     gc.disable()
     gc.freeze()
 
@@ -72,20 +78,29 @@ class _Guard:
         self.mode = Mode()
 
 
-def collect(submission: str | None) -> None:
+def collect_young() -> None:
+    """A guarded collection of the two young generations (what the last moments made; cheap), where the child had
+    a collection run automatically before: between the timing protocol's blocks (sandbox/timed_loop.py), so that
+    garbage cycles of many timed repetitions (a launch's argument records hold its tensors in one) do not hold
+    device memory until the next command. Nothing before :func:`take_over`."""
+    if _SUBMISSION is not None:
+        collect(_SUBMISSION, generation=1)
+
+
+def collect(submission: str | None, generation: int = 2) -> None:
     """A full collection of what the cases made since :func:`take_over`, guarded: ATen ops that the submission's
     finalizers run (``submission``: the absolute path of its file; None: unguarded, nothing of a submission is
     loaded) and Triton launches during it are recorded in ``STATE.launch_violations`` (:data:`FINALIZER_WORK`).
     Host reads (``.item()``, ``tolist``) dispatch ``aten::_local_scalar_dense``/copies and count as ops. Runs
     outside any traced call; raises nothing."""
     if submission is None:
-        gc.collect()
+        gc.collect(generation)
         return
     guard = _Guard(submission)
     launches = len(STATE.launches)
     try:
         with guard.mode:
-            gc.collect()
+            gc.collect(generation)
     except BaseException:  # noqa: BLE001 - a finalizer's exception is printed by Python, never raised here
         pass
     found: list[str] = []

@@ -108,7 +108,8 @@ def install_host_read_hooks() -> None:
     """Count the tensor values a candidate reads on the host through paths the dispatcher does not
     see (``tolist``, ``str``/``repr``/``format``, ``numpy``, ``__array__``): each element counts as
     one ``host_read`` in the trace (L3 budgets it like ``.item()``). The reads are logged and replayed
-    like ``.item()`` (:func:`host_read`)."""
+    like ``.item()`` (:func:`host_read`). Also installs :func:`guard_method_shadowing`."""
+    guard_method_shadowing()
     for name in ("tolist", "__repr__", "__str__", "__format__", "numpy", "__array__"):
         orig = getattr(torch.Tensor, name)
         if getattr(orig, "_kgb_hooked", False):
@@ -133,3 +134,58 @@ def install_host_read_hooks() -> None:
 
         read._kgb_hooked = True  # type: ignore[attr-defined]
         setattr(torch.Tensor, name, read)
+
+
+_MISSING = object()
+
+
+def _submission_on_stack() -> bool:
+    """Whether a frame of the submission's file is on the stack (``launch_args.KERNEL_BODIES``' path)."""
+    import os
+    import sys
+
+    from . import launch_args
+
+    path = (launch_args.KERNEL_BODIES or ("",))[0]
+    if not path:
+        return False
+    f = sys._getframe(2)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if fn == path or os.path.abspath(fn) == path:
+            return True
+        f = f.f_back
+    return False
+
+
+def guard_method_shadowing() -> None:
+    """Refuse an instance attribute of a tensor that would shadow one of its class's methods or plain class
+    attributes (``buf.storage_offset = f``, ``x.dim = f``) when the submission sets it (sandbox child, installed
+    with the host-read hooks, before the harness snapshot). Red team 29b: the interpreter calls
+    ``arg.storage_offset()`` on every launch argument while it copies the arguments, where nothing is traced, and
+    a replaced method computed the whole result with ATen there (mm, Sgemm, rms_norm and neg passed smoke and
+    held-out); the host-read hooks call ``dim()`` and ``numel()`` the same way. Data descriptors (``grad``,
+    ``requires_grad``, ``data``) cannot be shadowed and stay settable; attributes of new names stay allowed here
+    (a tensor of the call that carries any is judged when the call ends, ``dispatch.plain_result``). The refusal
+    is recorded as a launch-rule violation (the job fails as ``profile``) and raised as AttributeError."""
+    import inspect
+
+    if getattr(torch.Tensor.__dict__.get("__setattr__"), "_kgb_hooked", False):
+        return
+    base = torch._C.TensorBase.__setattr__
+
+    def __setattr__(self, name, value):
+        if type(name) is str:
+            static = inspect.getattr_static(type(self), name, _MISSING)
+            data = static is not _MISSING and (hasattr(type(static), "__set__") or hasattr(type(static), "__delete__"))
+            if static is not _MISSING and not data and _submission_on_stack():
+                msg = (f"the submission set the attribute {name!r} of a tensor, which would shadow the tensor's own "
+                       f"{name}: the harness calls tensor methods outside the traced call (red team 29b: a replaced "
+                       "storage_offset ran while the interpreter copied launch arguments)")
+                if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+                    STATE.launch_violations.append(msg)
+                raise AttributeError(msg)
+        base(self, name, value)
+
+    __setattr__._kgb_hooked = True  # type: ignore[attr-defined]
+    torch.Tensor.__setattr__ = __setattr__

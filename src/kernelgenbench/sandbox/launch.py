@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import os
 import sys
 import types
 from typing import Any, Callable
@@ -117,6 +118,34 @@ def _launch_violation(msg: str) -> None:
     if len(STATE.launch_violations) < 8:
         STATE.launch_violations.append(msg)
     raise launch_args.LaunchArgumentError(msg)
+
+
+def check_autotuner(tuner: Any, config: Any = None) -> None:
+    """What Triton's autotune benchmarking (``Autotuner._bench``, not traced: its timing loop is Triton's) would run
+    of the submission's own code besides the hooks :func:`traced_autotune_hooks` traces: a ``do_bench=`` callable
+    (called with the benchmark closure) and methods of a :class:`triton.Config` subclass or attributes put on a
+    config (``all_kwargs``, called per benchmarked config). On a GPU either ran where ATen ops are not traced
+    (found reading Triton 3.6's autotuner after red team 29's interpreter attempt with a Config subclass). A
+    violation is recorded and raised as by :func:`check_launch`; configs must be plain ``triton.Config`` objects
+    and benchmarking Triton's."""
+    import triton
+
+    triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    bench = getattr(tuner, "_do_bench", None)
+    if bench is not None:
+        code = getattr(bench, "__code__", None)
+        path = os.path.abspath(code.co_filename) if type(code) is types.CodeType else ""
+        if not path.startswith(triton_dir):
+            _launch_violation(f"autotuned kernel {_kernel_name(tuner)}: a do_bench= of the submission would run "
+                              "inside Triton's benchmarking, where nothing is traced; leave benchmarking to Triton")
+    fields = frozenset(vars(triton.Config({})))
+    for c in (tuner.configs if config is None else [config]):
+        extra = sorted(set(vars(c)) - fields) if type(c) is triton.Config else []
+        if type(c) is not triton.Config or extra:
+            what = f"{type(c).__name__}" + (f" with attributes {', '.join(extra)}" if extra else "")
+            _launch_violation(f"autotuned kernel {_kernel_name(tuner)}: a config that is not a plain triton.Config "
+                              f"({what}) would run the submission's code inside Triton's benchmarking, where nothing "
+                              "is traced")
 
 
 def _meta(fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
@@ -562,6 +591,8 @@ def install_launch_hooks() -> None:
 
         def wrapped_run(self, *args, _orig=cls.run, **kwargs):
             check_launch(self, args, kwargs)
+            if isinstance(self, autotuner.Autotuner):
+                check_autotuner(self)
             return _orig(self, *args, **kwargs)
 
         wrapped_run._kgb_hooked = True  # type: ignore[attr-defined]
@@ -593,6 +624,7 @@ def install_launch_hooks() -> None:
         orig_bench = autotuner.Autotuner._bench
 
         def _bench(self, *args, _orig=orig_bench, **kwargs):
+            check_autotuner(self, kwargs.get("config"))  # a config an early prune made
             with traced_autotune_hooks(self, kwargs.get("config")):
                 STATE.inside_launch += 1
                 try:

@@ -54,6 +54,7 @@ import torch
 
 from ..suite.spec import bind_pointers
 from ..verify.timing import BLOCK, timed_repetitions
+from . import collector
 
 _FLUSH: dict[int, torch.Tensor] = {}
 
@@ -331,6 +332,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                 kept.clear()
                 if gc_was_enabled:
                     gc.enable()
+                else:  # the sandbox child collects only where it says (sandbox/collector.py): here, guarded
+                    collector.collect_young()
                 impl.activate()
         state.launches.clear()
         del sets
