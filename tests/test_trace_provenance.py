@@ -473,6 +473,11 @@ def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch)
     caches[1] = Sneaky()  # an object of the submission's put into the caller's list
     plain_result("f", None, (caches,), {}, given)
     assert "args[0][1] is a <class " in STATE.stale_outputs[2] and not ran and caches[1] is None
+    # red team 29b: a .grad keeps a Python object (with a finalizer, say) alive with an argument
+    z = torch.zeros(2)
+    z.grad = torch.ones(2)
+    plain_result("f", z, (x,), {})
+    assert STATE.stale_outputs[3].startswith("f: the return value carries a .grad") and z.grad is None
     import collections
 
     Pair = collections.namedtuple("Pair", "values indices")

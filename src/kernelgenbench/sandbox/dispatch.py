@@ -308,6 +308,11 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
             if attrs:
                 problems.append(f"{where} carries Python attributes ({', '.join(repr(k) for k in list(attrs)[:3])})")
                 attrs.clear()
+            if x.is_leaf and x._grad is not None:
+                # a .grad keeps a Python object alive with the tensor (red team 29b: a finalizer hung on it ran when
+                # the harness dropped the argument, outside every trace)
+                problems.append(f"{where} carries a .grad")
+                x.grad = None
             return True
         if t is list or t is tuple or t in rtypes:
             good = [visit(v, f"{where}[{i}]", is_ret) for i, v in enumerate(x)]

@@ -353,6 +353,10 @@ class CallEvidence:
         for v in (*args, *kwargs.values()):
             visit(v)
         self._launch_spreads_packed(seen)
+        # the recursive closure is a reference cycle (visit -> its cell -> visit) holding ``seen``: broken here, so
+        # that the launch's tensors die with the call, not at the child's next collection (red team 29b)
+        seen.clear()
+        visit = None  # noqa: F841
 
     def _launch_spreads_packed(self, tensors: list[torch.Tensor]) -> None:
         """A launch that received packed data may have copied it: every integer buffer allocated during the call
