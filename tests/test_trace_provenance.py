@@ -482,13 +482,13 @@ def test_plain_result_judges_by_type_and_runs_no_code_of_the_result(monkeypatch)
 
     Pair = collections.namedtuple("Pair", "values indices")
     pair = plain_result("f", Pair(x, y), (x,), {})  # an honest namedtuple result: a plain tuple, no violation
-    assert type(pair) is tuple and pair[0] is x and pair[1] is y and len(STATE.stale_outputs) == 3
+    assert type(pair) is tuple and pair[0] is x and pair[1] is y and len(STATE.stale_outputs) == 4
     import enum
 
     class Status(enum.IntEnum):
         SUCCESS = 0
 
-    assert plain_result("f", Status.SUCCESS, (x,), {}) is Status.SUCCESS and len(STATE.stale_outputs) == 3
+    assert plain_result("f", Status.SUCCESS, (x,), {}) is Status.SUCCESS and len(STATE.stale_outputs) == 4
     gen = torch.Generator()
     n = len(STATE.stale_outputs)
     plain_result("f", None, (x,), {"generator": gen}, [x, gen])  # an argument as the harness passed it
