@@ -485,3 +485,20 @@ def test_ctrl_c_stops_generate_keeps_records_and_resumes(tmp_path: Path, monkeyp
     assert again.exit_code == 0, again.output
     assert sorted(c[0] for c in judge2.calls) == ["aten::mul", "aten::sub"]  # aten::add's record is reused
     assert sorted(r["op"] for r in _lines(out / "results.jsonl")) == ops
+
+
+def test_a_run_of_other_rounds_reflection_or_samples_is_another_run(tmp_path: Path) -> None:
+    """Fresh-user report 29: a 2-round reflection run resumed with ``--rounds 1`` showed pass@1 from the older run's
+    second round. Samples per operator, rounds, reflection and early stopping are part of a run's identity; the
+    operator selection is not (the summary covers the selected operators)."""
+    out = tmp_path / "run"
+    base = dict(model="openai/x", rounds=2, reflection=True)
+    open_run(GenerateConfig(**base), INTERP, out, Path("unused"), None)
+    open_run(GenerateConfig(**base, ops=["aten::neg"]), INTERP, out, Path("unused"), None)  # another selection: ok
+    for other in (dict(rounds=1), dict(reflection=False), dict(k=2), dict(n=3)):
+        with pytest.raises(ValueError, match="different"):
+            open_run(GenerateConfig(**{**base, **other}), INTERP, out, Path("unused"), None)
+    runs = tmp_path / "runs"
+    a = open_run(GenerateConfig(**base), INTERP, None, runs, "r")
+    assert open_run(GenerateConfig(**base), INTERP, None, runs, "r").path == a.path
+    assert open_run(GenerateConfig(**{**base, "rounds": 1}), INTERP, None, runs, "r").path != a.path

@@ -350,6 +350,14 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
                 f"its sandbox wrote {cut['bytes_written'] / 1e6:.1f} MB of output; the log ({r.get('log')}) keeps "
                 f"the first {cut['limit'] / 1e6:.1f} MB and the last 64 KiB (--log-limit-mb)"), soft_wrap=True)
     console.print(f"results: {rundir_results}\nsummary: {run.path / 'summary.json'}")
+    from .suite.tiers import SHOWN_TIERS
+
+    held = [r for r in failed if (r.get("first_failure") or {}).get("case_id")
+            and str(r["first_failure"]["case_id"]).split("/")[0] not in SHOWN_TIERS]
+    if held:
+        console.print(f"[dim]{_plural(len(held), 'job')} failed on a held-out case: displays withhold its parameters "
+                      f"and message (they are never shown to generators or agents); the record keeps them "
+                      f"(results.jsonl, first_failure)[/dim]", soft_wrap=True)
     if late:
         console.print("[yellow]Ctrl-C after every job was recorded: the run is complete, the tables above are its "
                       "summary[/yellow]")

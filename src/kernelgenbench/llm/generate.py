@@ -49,8 +49,12 @@ from .extract import LLM_FAILURE_CLASSES, extract_code
 from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
 from .summary import summarize_run
 
-#: Keys of config.json that must match for a run directory to be resumed.
-IDENTITY_KEYS = ("model", "base_url", "tier", "platform", "profile", "temperature", "max_tokens", "mode", "replay")
+#: Keys of config.json that must match for a run directory to be resumed: what decides which replies a sample
+#: gets and how they are scored (samples per operator, rounds, reflection, early stopping included: a fresh user
+#: resumed a 2-round reflection run with ``--rounds 1`` and was shown pass@1 from the older run's second round).
+#: The operator selection may differ (the summary covers the selected operators).
+IDENTITY_KEYS = ("model", "base_url", "tier", "platform", "profile", "temperature", "max_tokens", "mode", "replay",
+                 "n", "rounds", "reflection", "early_stop")
 
 
 @dataclass
@@ -198,8 +202,8 @@ def default_name(cfg: GenerateConfig) -> str:
 def open_run(cfg: GenerateConfig, platform: Platform, out: Path | None, runs_root: Path, name: str | None,
              fresh: bool = False) -> RunDir:
     """The run directory: ``out`` exactly, else the latest ``runs_root/*-<name>`` whose config has the
-    same identity (model, endpoint, tier, platform and emulated profile, temperature, max tokens, mode), else a
-    new one.
+    same identity (:data:`IDENTITY_KEYS`: model, endpoint, tier, platform and emulated profile, temperature, max
+    tokens, mode, samples per operator, rounds, reflection, early stopping), else a new one.
 
     Raises:
         ValueError: ``out`` holds a run of a different identity.
