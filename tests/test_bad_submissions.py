@@ -92,6 +92,8 @@ EXPECTED = {
                                       # after the traced call (red team 28); behind L1 the harness snapshot
     "ret_class": "profile",           # rms_norm returns (unjudged) an object whose __class__ property computes the
                                       # result with PyTorch when the harness's isinstance() reads it (red team 28)
+    "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
+    "autotune_config_subclass": "profile",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that
                                       # computes the result while the interpreter copies launch args (red team 29b)
     "gc_finalizer": "profile",        # a cycle whose __del__ computes the result with PyTorch, for the collector to
