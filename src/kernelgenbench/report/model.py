@@ -381,8 +381,8 @@ def _systems_table(systems: list[dict[str, Any]], runs: Sequence[Run], keys: lis
         Column("tier", "tier"), Column("covers", "what the verdicts cover"), Column("operators", "operators", "int"),
         Column("judged", "judged", "int"), Column("unsupported", "unsupported", "int"), Column("run", "run directory")],
         rows, ["judged: operators passed or failed; unsupported: operators none of whose cases the platform can judge "
-               "(on the CPU interpreter: cases over its size budget), or whose kernels made some cases unjudgeable there while the rest "
-               "passed, left out of accuracy as in kgb eval",
+               "(on the CPU interpreter: cases over its size budget), or whose kernels made some cases unjudgeable "
+               "there while the rest passed, left out of accuracy as in kgb eval",
                "held-out cases are judged in runs of the heldout or all tiers, but their parameters are never shown"])
 
 
