@@ -68,7 +68,7 @@ def tokens_table(summary: dict[str, Any]) -> Table:
     """Token totals by kind, per source and overall."""
     from .summary import fmt_tokens
 
-    t = Table(title="tokens")
+    t = Table(title="tokens (every reply the run directory holds, resumed ones included)")
     for c in ("source", "responses", "input", "cached in", "cache write", "output", "reasoning", "total"):
         t.add_column(c, justify="left" if c == "source" else "right")
     rows = list(summary["by_source"].items()) + [("overall", summary["overall"])]
@@ -322,8 +322,8 @@ def register(app: typer.Typer) -> None:
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
             cls = f" {e.failure_class}" if e.failure_class else ""
             src = " (resumed)" if e.resumed else ""
-            console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · {e.tokens_in}+{e.tokens_out} tok · "
-                          f"{e.request_s:.1f}s + eval {e.eval_s:.1f}s{src}")
+            console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · tokens {e.tokens_in} in + {e.tokens_out} out · "
+                          f"request {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
 
         def on_judge(op_id: str, label: str) -> None:
             console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
@@ -368,8 +368,8 @@ def register(app: typer.Typer) -> None:
             console.print(f"[red]{op_id}: {err}[/red]")
         console.print(operators_table(summary, plat.timing))
         console.print(tokens_table(summary))
-        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested "
-                                     f"({summary.get('http_attempts', 0)} HTTP attempts)")
+        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested by this call "
+                                     f"({summary.get('http_attempts', 0)} HTTP attempts with retries)")
         console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier_label(tier)} · "
                                                     f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}",
                                     tier=tier))
