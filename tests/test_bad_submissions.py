@@ -92,6 +92,8 @@ EXPECTED = {
                                       # after the traced call (red team 28); behind L1 the harness snapshot
     "ret_class": "profile",           # rms_norm returns (unjudged) an object whose __class__ property computes the
                                       # result with PyTorch when the harness's isinstance() reads it (red team 28)
+    "dict_shadow": "profile",         # a method written into a tensor's __dict__ by functools.update_wrapper, past
+                                      # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c)
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
     "autotune_config_subclass": "profile",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that

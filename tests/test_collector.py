@@ -136,8 +136,23 @@ def test_young_collections_between_timing_blocks_are_guarded_too(submission, mon
 
 
 SHADOW = '''
+import functools
+
+
 def shadow(t, name, value):
     setattr(t, name, value)
+
+
+class _Name(str):
+    pass
+
+
+def shadow_odd_name(t, value):
+    functools.update_wrapper(t, value, assigned=(_Name("storage_offset"),), updated=())
+
+
+def read(t):
+    return t.tolist()
 '''
 
 
@@ -170,3 +185,32 @@ def test_a_tensor_method_shadowed_by_the_submission_is_refused(tmp_path: Path, m
     u = torch.zeros(2)
     u.dim = lambda: 7                          # not the submission's code (this test file): not judged here
     assert u.dim() == 7 and len(STATE.launch_violations) == 4
+    # red team 29c: a str subclass as the name (through functools, which L1 does not follow) is refused too
+    v = torch.zeros(2)
+
+    class H:
+        storage_offset = staticmethod(lambda: 0)
+
+    with pytest.raises(AttributeError, match="name of type _Name"):
+        mod.shadow_odd_name(v, H)
+    assert not vars(v)
+
+
+
+def test_a_host_read_of_a_tensor_that_carries_attributes_is_refused(monkeypatch) -> None:
+    """Red team 29c: attributes written into a tensor's ``__dict__`` past the Tensor.__setattr__ guard shadow the
+    methods the host-read hooks call outside the trace (``dim`` under ``__format__``). A counted host read of such a
+    tensor is refused and recorded; a plain tensor reads as before."""
+    import torch
+
+    from kernelgenbench.sandbox import host_reads
+
+    host_reads.install_host_read_hooks()
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    monkeypatch.setattr(host_reads, "_read_counter", lambda: __import__("collections").Counter())
+    t = torch.arange(3.0)
+    assert t.tolist() == [0.0, 1.0, 2.0]
+    t.__dict__["dim"] = lambda: 0
+    with pytest.raises(RuntimeError, match="carries Python attributes"):
+        t.tolist()
+    assert len(STATE.launch_violations) == 1 and "host read (tolist)" in STATE.launch_violations[0]

@@ -513,3 +513,53 @@ def test_harness_changed_sees_pytorch_entries_the_child_uses_replaced(monkeypatc
     finally:
         del cuda._kgb_probe
     assert snap.harness_changed() is None
+
+
+def test_a_tensor_that_carries_attributes_is_no_launch_argument() -> None:
+    """Red team 29c: ``functools.update_wrapper(buf, h, ())`` wrote ``storage_offset`` into a tensor's ``__dict__``
+    (past the child's Tensor.__setattr__ guard); the harness calls that method on launch arguments outside the
+    trace. A tensor with any instance attribute is refused where it is used, at the launch: plain, in a tuple, as a
+    tensor descriptor's base."""
+    plain = torch.zeros(4)
+    assert la.check_launch(_touch, (plain, 1), {}) is None
+    tagged = torch.zeros(4)
+    tagged.__dict__["storage_offset"] = lambda: 0
+    msg = la.check_launch(_touch, (tagged, 1), {})
+    assert msg.startswith("kernel _touch: argument ") and "carries Python attributes ('storage_offset')" in msg
+    assert "carries Python attributes" in (la.check_launch(_touch, (plain, (1, tagged)), {}) or "")
+    big = torch.zeros(16, 16)
+    big.__dict__["dim"] = lambda: 2
+    desc = TensorDescriptor.from_tensor(big, [16, 16])
+    assert "carries Python attributes" in (la.check_launch(_touch, (desc, 1), {}) or "")
+
+
+def test_autotune_configs_must_be_plain(monkeypatch) -> None:
+    """Triton's untraced autotune benchmarking calls ``config.all_kwargs()`` (which iterates ``config.kwargs``) and
+    ``do_bench``: a Config subclass, an attribute put on a config, a kwargs dict subclass (red team 29c) or a
+    do_bench of the submission would run its code there (sandbox/launch.py ``check_autotuner``)."""
+    from kernelgenbench.sandbox import launch
+    from kernelgenbench.sandbox.state import STATE
+
+    monkeypatch.setattr(STATE, "launch_violations", [])
+
+    def make(configs, **kw):
+        return triton.autotune(configs=configs, key=["n"], **kw)(triton.jit(_touch.fn))
+
+    launch.check_autotuner(make([triton.Config({"B": 1}, num_warps=2)]))  # plain: nothing
+    assert STATE.launch_violations == []
+
+    class Keys(dict):
+        def keys(self):
+            return super().keys()
+
+    odd = triton.Config({"B": 1})
+    odd.kwargs = Keys(B=1)
+    with pytest.raises(la.LaunchArgumentError, match="kwargs of type Keys"):
+        launch.check_autotuner(make([odd]))
+    tagged = triton.Config({"B": 1})
+    tagged.all_kwargs = lambda: {}
+    with pytest.raises(la.LaunchArgumentError, match="with attributes all_kwargs"):
+        launch.check_autotuner(make([tagged]))
+    with pytest.raises(la.LaunchArgumentError, match="do_bench="):
+        launch.check_autotuner(make([triton.Config({"B": 1})], do_bench=lambda fn, quantiles=None: [1.0] * 3))
+    assert len(STATE.launch_violations) == 3

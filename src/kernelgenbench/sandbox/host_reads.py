@@ -117,6 +117,15 @@ def install_host_read_hooks() -> None:
 
         def read(self, *a, _orig=orig, _name=name, **k):
             counter = _read_counter()
+            if counter is not None and type(self) is torch.Tensor and self.__dict__:
+                # its methods, called below where nothing is traced, may be shadowed (red team 29c: written into
+                # the tensor's __dict__ past the Tensor.__setattr__ guard by functools.update_wrapper)
+                msg = (f"a host read ({_name}) of a tensor that carries Python attributes "
+                       f"({', '.join(repr(x) for x in list(self.__dict__)[:3])}): the harness reads it outside the "
+                       "traced call, where an instance attribute would replace the tensor's methods")
+                if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+                    STATE.launch_violations.append(msg)
+                raise RuntimeError(msg)
             if counter is not None:
                 counter["aten::host_read"] += max(1, self.numel())
                 # The read is counted above; the device-to-host copy PyTorch runs inside it
@@ -175,6 +184,12 @@ def guard_method_shadowing() -> None:
     base = torch._C.TensorBase.__setattr__
 
     def __setattr__(self, name, value):
+        if type(name) is not str and _submission_on_stack():  # a str subclass (red team 29c) compares as it likes
+            msg = (f"the submission set an attribute of a tensor under a name of type {type(name).__name__}: only "
+                   "plain str names (the harness calls tensor methods outside the traced call)")
+            if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
+                STATE.launch_violations.append(msg)
+            raise AttributeError(msg)
         if type(name) is str:
             static = inspect.getattr_static(type(self), name, _MISSING)
             data = static is not _MISSING and (hasattr(type(static), "__set__") or hasattr(type(static), "__delete__"))

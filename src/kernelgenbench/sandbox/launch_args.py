@@ -310,6 +310,15 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     return True
 
 
+def _carries_attrs(v: Any) -> bool:
+    """Whether ``v`` is a tensor with instance attributes: the harness calls tensor methods on launch arguments where
+    nothing is traced (``note_launch``, the interpreter's argument copies), and an instance attribute shadows the
+    method (red team 29c: ``functools.update_wrapper(buf, h, ())`` wrote ``storage_offset``/``untyped_storage`` into
+    a tensor's ``__dict__`` past the child's Tensor.__setattr__ guard, and the shadow computed the result there)."""
+    t = type(v)
+    return (t is torch.Tensor or t is torch.nn.Parameter) and bool(v.__dict__)
+
+
 def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, Any] | None:
     """Check one launch argument (or a constant a kernel body reads).
 
@@ -320,7 +329,7 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
     T = types_()
     t = type(v)
     if t in T.leaf:
-        return None
+        return ("", v) if _carries_attrs(v) else None
     if depth > _MAX_DEPTH:
         return "", v
     if type(t) is _ENUM_META and _intenum_ok(t, T):
@@ -330,7 +339,7 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
         return None if bad is None else (".value" + bad[0], bad[1])
     if t is tuple or (issubclass(t, tuple) and _namedtuple_ok(t, T)):
         for i, e in enumerate(tuple.__iter__(v)):
-            if type(e) in T.leaf:
+            if type(e) in T.leaf and not _carries_attrs(e):
                 continue
             bad = bad_value(e, jits, depth + 1)
             if bad is not None:
@@ -356,7 +365,7 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
             return ".padding", getattr(v, "padding", None)
         return None
     if t is T.wrapper:
-        if type(v.base) not in (torch.Tensor, torch.nn.Parameter):
+        if type(v.base) not in (torch.Tensor, torch.nn.Parameter) or _carries_attrs(v.base):
             return ".base", v.base
         bad = bad_value(v.dtype, jits, depth + 1)
         return None if bad is None else (".dtype" + bad[0], bad[1])
@@ -771,7 +780,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     bad = None
     where = ""
     for i, v in enumerate(args):
-        if type(v) in leaf:
+        if type(v) in leaf and not _carries_attrs(v):
             continue
         bad = bad_value(v, jits)
         if bad is not None:
@@ -780,12 +789,17 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
             break
     if bad is None:
         for k, v in kwargs.items():
-            if type(v) in leaf or k in _RESERVED:
+            if (type(v) in leaf and not _carries_attrs(v)) or k in _RESERVED:
                 continue
             bad = bad_value(v, jits)
             if bad is not None:
                 where = k
                 break
+    if bad is not None and _carries_attrs(bad[1]):
+        names = ", ".join(repr(k) for k in list(bad[1].__dict__)[:3])
+        return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is a tensor that carries Python attributes "
+                f"({names}): the harness calls tensor methods on launch arguments outside the traced call, and an "
+                f"instance attribute would replace them")
     if bad is not None:
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
                 f"({ALLOWED_ARGS})")
