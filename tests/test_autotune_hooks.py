@@ -16,10 +16,14 @@ SCRIPT = r'''
 import os
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
+from kernelgenbench.sandbox import launch
 from kernelgenbench.sandbox.launch import install_launch_hooks
 from kernelgenbench.sandbox.state import STATE
 from kernelgenbench.sandbox.dispatch import traced
 install_launch_hooks()
+# the stand-in for Triton's benchmark loop below is this test's code, which the autotune launch rule would refuse as a
+# submission's do_bench= (tests/test_launch_args.py test_autotune_configs_must_be_plain tests that rule)
+launch.check_autotuner = lambda *a, **k: None
 
 @triton.jit
 def copy(x, y, n, BLOCK: tl.constexpr):
