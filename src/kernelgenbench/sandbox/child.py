@@ -182,8 +182,8 @@ class Child:
 
         # the launch rule's records, kept whatever the submission caught, go out with every answer
         changed = snapshots.triton_changed()  # Triton's own modules and classes, changed by the submission
-        if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-            STATE.launch_violations.append(changed)
+        if changed is not None:
+            STATE.note_violation(changed)
         note_harness_changes()
         msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
@@ -496,8 +496,8 @@ def note_harness_changes() -> None:
     from .state import STATE
 
     changed = snapshots.harness_changed()
-    if changed is not None and changed not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-        STATE.launch_violations.append(changed)
+    if changed is not None:
+        STATE.note_violation(changed)
 
 
 def given_lists(call: Any) -> dict[int | str, list[Any]]:

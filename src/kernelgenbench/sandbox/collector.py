@@ -112,8 +112,7 @@ def collect(submission: str | None, generation: int = 2) -> None:
         del STATE.launches[launches:]
     if found:
         msg = FINALIZER_WORK.format(what="; ".join(found))
-        if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-            STATE.launch_violations.append(msg)
+        STATE.note_violation(msg)
 
 
 def submission_path(path: Any) -> str:

@@ -123,8 +123,7 @@ def install_host_read_hooks() -> None:
                 msg = (f"a host read ({_name}) of a tensor that carries Python attributes "
                        f"({', '.join(repr(x) for x in list(self.__dict__)[:3])}): the harness reads it outside the "
                        "traced call, where an instance attribute would replace the tensor's methods")
-                if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-                    STATE.launch_violations.append(msg)
+                STATE.note_violation(msg)
                 raise RuntimeError(msg)
             if counter is not None:
                 counter["aten::host_read"] += max(1, self.numel())
@@ -187,8 +186,7 @@ def guard_method_shadowing() -> None:
         if type(name) is not str and _submission_on_stack():  # a str subclass (red team 29c) compares as it likes
             msg = (f"the submission set an attribute of a tensor under a name of type {type(name).__name__}: only "
                    "plain str names (the harness calls tensor methods outside the traced call)")
-            if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-                STATE.launch_violations.append(msg)
+            STATE.note_violation(msg)
             raise AttributeError(msg)
         if type(name) is str:
             static = inspect.getattr_static(type(self), name, _MISSING)
@@ -197,8 +195,7 @@ def guard_method_shadowing() -> None:
                 msg = (f"the submission set the attribute {name!r} of a tensor, which would shadow the tensor's own "
                        f"{name}: the harness calls tensor methods outside the traced call (red team 29b: a replaced "
                        "storage_offset ran while the interpreter copied launch arguments)")
-                if msg not in STATE.launch_violations and len(STATE.launch_violations) < 8:
-                    STATE.launch_violations.append(msg)
+                STATE.note_violation(msg)
                 raise AttributeError(msg)
         base(self, name, value)
 

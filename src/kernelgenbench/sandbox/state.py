@@ -76,6 +76,12 @@ class State:
         #: call of the op itself, as it is on GPUs, where it reaches the candidate's registration)
         self.replaced: frozenset[str] = frozenset()
 
+    def note_violation(self, msg: str) -> None:
+        """Record a launch-rule violation once (at most 8 kept): the child sends them with every answer and the
+        verifier fails the job on them as ``profile`` (verify/session.py ``check_launch_violations``)."""
+        if msg not in self.launch_violations and len(self.launch_violations) < 8:
+            self.launch_violations.append(msg)
+
     def reset(self) -> None:
         self.launches = []
         self.trace = Counter()
