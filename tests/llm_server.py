@@ -569,6 +569,18 @@ class AgentServer:
                         "usageMetadata": _wire_usage(u, "gemini"), "modelVersion": model, "responseId": mid})]
 
 
+def generate_command(script: dict[str, list[list[list[str]]]], port: int) -> str:
+    """The ``kgb generate`` command line that asks this server for every operator of ``script``: as many
+    samples as the script's longest operator has (``--k``) and as many rounds as its longest sample
+    (``--rounds``, with ``--reflection`` when above 1), judged on the smoke tier on the interpreter."""
+    k = max(len(samples) for samples in script.values())
+    rounds = max(len(rounds) for samples in script.values() for rounds in samples)
+    ops = " ".join(f"--op {op}" for op in script)
+    more = f" --rounds {rounds} --reflection" if rounds > 1 else ""
+    return (f".venv/bin/kgb generate --model openai/scripted "
+            f"--base-url http://127.0.0.1:{port}/v1 {ops} --k {k}{more} --platform interpreter --tier smoke")
+
+
 def main() -> None:  # pragma: no cover - manual use
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--script", default="demo", choices=sorted(SCRIPTS))
@@ -596,6 +608,8 @@ def main() -> None:  # pragma: no cover - manual use
     srv._port = args.port  # type: ignore[attr-defined]
     port = srv.start()
     print(f"scripted server on http://127.0.0.1:{port}/v1 (script {args.script}); Ctrl-C to stop", flush=True)
+    print(f"ready; in another shell (a local endpoint needs no API key):\n  "
+          f"{generate_command(SCRIPTS[args.script], port)}", flush=True)
     try:
         assert srv.thread is not None
         srv.thread.join()

@@ -11,12 +11,13 @@ default is what is tested (an operator whose tiers are small).
 from __future__ import annotations
 
 import json
+import shlex
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import DEMO, SOLUTIONS, ScriptedServer
+from llm_server import DEMO, SOLUTIONS, ScriptedServer, generate_command
 from typer.testing import CliRunner
 
 from kernelgenbench.llm.clients import LLMAuthError, make_client
@@ -276,10 +277,10 @@ def test_cli_done_when(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     srv = ScriptedServer(DEMO)
     port = srv.start()
     out = tmp_path / "run"
-    args = ["generate", "--model", "openai/scripted", "--base-url", f"http://127.0.0.1:{port}/v1", "--source", "vllm",
-            *[x for op in DEMO for x in ("--op", op)],  # the three operators the script serves (of the vLLM source)
-            "--k", "3", "--rounds", "2", "--reflection", "--platform", "interpreter", "--out", str(out),
-            "--backoff", "0.01", "--tier", "smoke"]
+    # the command the standalone server prints when it is ready (the three operators it serves), plus a run folder
+    shown = shlex.split(generate_command(DEMO, port))
+    assert shown[:2] == [".venv/bin/kgb", "generate"] and shown.count("--op") == 3, shown
+    args = [*shown[1:], "--out", str(out), "--backoff", "0.01"]
     try:
         res = CliRunner().invoke(app, args)
         assert res.exit_code == 1, res.output  # vllm::topk_softmax is not solved: exit 1, as kgb eval
