@@ -190,8 +190,7 @@ EXPECTED = {
     "beta0_read": "wrong_result",     # SgemmStridedBatched reading C at beta == 0 (smoke: beta 0, NaN C)
     # fp64 and complex GEMMs in lower precision (the accumulation bound of their precision catches them)
     "fp32_for_fp64": "wrong_result",  # fp64 tiles rounded to fp32, fp32 tl.dot: the fp64 accumulation bound
-    "tf32_for_fp64": "wrong_result",  # the same with TF32-cut mantissas: caught at the smoke tier's K = 9 only
-                                      # (round-to-nearest TF32 stays inside 1e-4 x K from K ~ 256 on)
+    "tf32_for_fp64": "wrong_result",  # the same with TF32-cut mantissas: the fp64 accumulation bound
     "tf32_complex": "wrong_result",   # Cgemm on TF32 where K >= 128: caught where K >= 128 (XFAIL below: smoke)
     "has_zp_flag": "wrong_result",    # allspark keyed on has_zp, not on b_qzeros: no case has them disagree
     "result_not_zeroed": "wrong_result",  # Sdot atomically adding into result (smoke results are zeros)

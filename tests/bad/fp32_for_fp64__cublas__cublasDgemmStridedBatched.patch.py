@@ -3,7 +3,8 @@ multiplied with an fp32 ``tl.dot`` (true fp32, fp32 accumulation per K block), t
 README's precision policy asks fp64 accumulation of fp64 operands, but fp64 results are judged by the spec's rule
 alone (rtol 1e-5, atol 1e-4 x K): the accumulation bound that caught fp16-/TF32-rounded operands in fp32 GEMMs
 (issue 12 class 4) is applied to fp16/bf16/fp32 results only, and an fp32 product's error (~2^-24 relative) is
-far inside 1e-5. The rest is the oracle."""
+far inside 1e-5. Now fp64 results take the accumulation bound in fp64 (u = 2^-53, rtol 8 x 2^-53:
+suite/tolerance.py), which fp32 products exceed: ``wrong_result``. The rest is the oracle."""
 
 SUBSTITUTIONS = [("""    if KIND == 0:
         return tl.dot(a, b, input_precision="ieee")

@@ -1,4 +1,5 @@
-# Legit: sorts a Python list of block sizes and uses a set -> L1 rejects (.sort()/.add() judged as tensor methods)
+# Legit: sorts a Python list of block sizes and uses a set; L1 once rejected it (.sort()/.add() judged as tensor
+# methods) and now proves the names plain Python first (verify/scan/scope.py): it must pass
 import torch
 import triton
 import triton.language as tl

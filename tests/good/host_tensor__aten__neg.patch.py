@@ -3,8 +3,8 @@ strides from a device table built per call with ``torch.tensor`` from Python int
 table, a common style in real Triton code). Building a tensor from Python numbers is data movement,
 like ``torch.full``, not computation; L1 rejected it as PyTorch compute (``torch-compute``) and now
 allows ``torch.tensor``/``torch.as_tensor``/``x.new_tensor`` of data it proves is made of Python
-numbers. The dispatch trace sees ``aten::lift_fresh`` for it, which L3 judges (a budget on host-built
-tensor data is L3's to add: tests/test_legal_submissions.py, ``PENDING_L3``). The rest is the oracle
+numbers. The dispatch trace sees ``aten::lift_fresh`` for it, which L3 judges (host-built tensor data
+counts against a per-call budget: verify/profile.py ``HOST_DATA_BUDGET``). The rest is the oracle
 (solutions/aten__neg.py)."""
 
 SUBSTITUTIONS = [
