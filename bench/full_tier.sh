@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# A long run (the full tier of a whole source: issues 14, 15, 18) spread over device calls and sessions: each call
+# resumes the run from the records kept in the repository, runs until its DEADLINE (SIGINT: the run records what
+# finished; a job cut mid-way is judged again from its first case next time), and hands its records back in $OUT.
+# A device machine is fresh every session (and after 30 s idle), so the records travel through git:
+#     device:  COMMIT=<sha> SOURCE=vllm KEEP=bench/results/<dir> DEADLINE=560 OUT=$OUT bash bench/full_tier.sh
+#     here:    cp <files_at>/{results.jsonl,config.json,env.json} bench/results/<dir>/ && git add ... && commit
+# KEEP is the folder of the records so far (results.jsonl, config.json, env.json; absent: a new run). The run
+# directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators.
+# A resume on a later commit mixes harness versions in one run: keep each call's env-<commit10>.json from $OUT
+# beside the records (a record's started_at tells which call wrote it) and say so beside the numbers.
+# On the CPU: PLATFORM=interpreter TIER=smoke SOURCE=... KEEP=/tmp/x bash bench/full_tier.sh (the plumbing).
+set -u
+OUT=${OUT:-/tmp/kgb-full-tier}; mkdir -p "$OUT"
+export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
+PY=${PY:-python3}
+PLATFORM=${PLATFORM:-cuda}; TIER=${TIER:-full}
+REPS=${REPS:-10}; WARM=${WARM:-10}; JOBS=${JOBS:-4}
+DEADLINE=${DEADLINE:-560}
+: "${KEEP:?KEEP=<the folder of the records so far> is required}"
+if [ "$PLATFORM" = cuda ] && [ -z "${COMMIT:-}" ]; then
+  echo "COMMIT=<sha> is required on the GPU (the device's git metadata can be older than its tree)"; exit 2
+fi
+COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+SEL=""
+if [ -n "${OPS:-}" ]; then for o in $OPS; do SEL="$SEL --op $o"; done
+elif [ -n "${SOURCE:-}" ]; then SEL="--source $SOURCE"
+else echo "SOURCE=<aten|vllm|cublas> or OPS=\"...\" is required"; exit 2; fi
+RUN=runs/$(basename "$KEEP")
+mkdir -p "$RUN"
+for f in results.jsonl config.json env.json; do [ -f "$KEEP/$f" ] && cp "$KEEP/$f" "$RUN/$f"; done
+before=$( [ -f "$RUN/results.jsonl" ] && wc -l < "$RUN/results.jsonl" || echo 0)
+[ "$PLATFORM" = cuda ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
+t0=$(date +%s)
+# SIGINT first (the run records what finished and writes its summary), a hard kill 20 s later
+timeout -s INT -k 20 $(( DEADLINE - 30 )) $PY -m kernelgenbench.cli eval solutions $SEL --tier "$TIER" \
+    --platform "$PLATFORM" --jobs "$JOBS" --reps "$REPS" --warmup-ms "$WARM" --out "$RUN" > "$OUT/eval.log" 2>&1
+rc=$?
+echo "kgb eval rc $rc after $(( $(date +%s) - t0 )) s on commit ${COMMIT:0:10} ($before records before this call)"
+tail -4 "$OUT/eval.log"
+for f in results.jsonl config.json; do cp "$RUN/$f" "$OUT/$f" 2>/dev/null; done
+cp "$RUN/env.json" "$OUT/env-${COMMIT:0:10}.json" 2>/dev/null; cp "$RUN/env.json" "$OUT/env.json" 2>/dev/null
+$PY - "$RUN/results.jsonl" "$RUN/config.json" <<'EOF' | tee "$OUT/table.txt"
+import json, math, sys
+from pathlib import Path
+recs = {}
+p = Path(sys.argv[1])
+for line in (p.read_text().splitlines() if p.exists() else []):
+    try:
+        r = json.loads(line)
+    except json.JSONDecodeError:
+        continue
+    recs[r["op"]] = r  # the latest record of each operator
+cfg = json.loads(Path(sys.argv[2]).read_text()) if Path(sys.argv[2]).exists() else {}
+wanted = cfg.get("ops") or sorted(recs)
+done = [recs[o] for o in wanted if o in recs]
+passed = [r for r in done if r["status"] == "passed"]
+print(f"{len(done)} of {len(wanted)} operators recorded, {len(passed)} passed")
+for r in done:
+    base = str(r.get("baseline") or "").split(" (")[0]
+    sp = f"{r['speedup']:.3f}x" if r.get("speedup") else "-"
+    print(f"  {r['op']:42} {r['status']:8} {r.get('cases_passed')}/{r.get('cases_total')}  {sp:>10}  "
+          f"{r.get('sol_pct') or '-':>6}  {base[:40]}  {r.get('wall_s')} s")
+sps = [r["speedup"] for r in passed if r.get("speedup")]
+if sps:
+    print(f"geomean over {len(sps)} timed operators: {math.exp(sum(math.log(s) for s in sps) / len(sps)):.3f}x "
+          f"(one level: the per-source two-level geomean is kgb summary's)")
+missing = [o for o in wanted if o not in recs]
+if missing:
+    print(f"not recorded yet ({len(missing)}): {' '.join(missing)}")
+EOF
+
