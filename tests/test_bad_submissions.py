@@ -204,11 +204,29 @@ EXPECTED = {
     "unpack_launder": "profile",      # gptq_gemm 8-bit: words laundered through a uint8 buffer, bytes permuted
     "unpack_reorder": "profile",      # allspark: N32K16 byte reorder and scale reorder undone by permute copies
     "unpack_split": "profile",        # ggml_dequantize: GGUF records split by slice copies and dtype views
+    # red team 30 (each passed smoke and held-out at 911fe82; XFAIL below until the fixes pass a GPU gate)
+    "list_cap": "profile",            # an object past plain_result's value budget in an int[] argument: its
+                                      # __class__ property computed the result with ATen after the trace
+    "list_cap_copy": "profile",       # the same in cat's Tensor[] argument, ATen copies from views
+    "ret_cap": "profile",             # the same in rms_norm's unjudged return value
+    "sig_bind": "static_scan",        # a Signature subclass as neg's __signature__ (its class from a JITFunction built
+                                      # by hand): its bind ran ATen before the trace
+    "fp16_probs": "wrong_result",     # _softmax's fp32 probabilities rounded to fp16 (the spec's atol 1e-4 hides it)
+    "fp16_small_probs": "wrong_result",  # softmax's probabilities below 0.125 rounded to fp16
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
+    **dict.fromkeys(["list_cap", "list_cap_copy", "ret_cap"],
+                    "red team 30: plain_result stops walking after 10,000 values and accepts the rest, and "
+                    "_check_returns then runs isinstance (the object's __class__ property) outside the trace; fixed in "
+                    "bench/pending-gate (waits for a GPU gate)"),
+    "sig_bind": "red team 30: dispatch.traced binds every call with the wrapper's own __signature__ (a Signature "
+                "subclass's bind runs before the trace); fixed in bench/pending-gate (waits for a GPU gate)",
+    **dict.fromkeys(["fp16_probs", "fp16_small_probs"],
+                    "red team 30: softmax's fp32 results are judged by the spec's atol 1e-4, which hides fp16 rounding "
+                    "of probabilities below ~0.2; the softmax bound is in bench/pending-gate (waits for a GPU gate)"),
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
