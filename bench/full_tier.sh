@@ -4,12 +4,14 @@
 # finished; a job cut mid-way is judged again from its first case next time), and hands its records back in $OUT.
 # A device machine is fresh every session (and after 30 s idle), so the records travel through git:
 #     device:  COMMIT=<sha> SOURCE=vllm KEEP=bench/results/<dir> DEADLINE=560 OUT=$OUT bash bench/full_tier.sh
-#     here:    cp <files_at>/{results.jsonl,config.json,env.json} bench/results/<dir>/ && git add ... && commit
+#     here:    cp <files_at>/{results.jsonl,config.json,env.json,env-*.json} bench/results/<dir>/ && git add ... && commit
 # KEEP is the folder of the records so far (results.jsonl, config.json, env.json; absent: a new run). The run
 # directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators.
 # A resume on a later commit mixes harness versions in one run: keep each call's env-<commit10>.json from $OUT
 # beside the records (a record's started_at tells which call wrote it) and say so beside the numbers.
-# On the CPU: PLATFORM=interpreter TIER=smoke SOURCE=... KEEP=/tmp/x bash bench/full_tier.sh (the plumbing).
+# On the CPU: PY=.venv/bin/python PLATFORM=interpreter TIER=smoke OPS="aten::neg aten::add" KEEP=/tmp/x \
+#     bash bench/full_tier.sh   (the plumbing; a second call resumes). The exit status is kgb eval's (130: cut by
+# DEADLINE, resumable); 2 and above: nothing was judged (the message is printed).
 set -u
 OUT=${OUT:-/tmp/kgb-full-tier}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
@@ -28,7 +30,18 @@ elif [ -n "${SOURCE:-}" ]; then SEL="--source $SOURCE"
 else echo "SOURCE=<aten|vllm|cublas> or OPS=\"...\" is required"; exit 2; fi
 RUN=runs/$(basename "$KEEP")
 mkdir -p "$RUN"
+if ! $PY -c "import torch, typer" 2>/dev/null; then
+  echo "$PY cannot import torch and typer: set PY to the Python of the project (PY=.venv/bin/python here)"; exit 2
+fi
 for f in results.jsonl config.json env.json; do [ -f "$KEEP/$f" ] && cp "$KEEP/$f" "$RUN/$f"; done
+# the kept configuration names the folder of submissions by absolute path: this tree's solutions/ (a resume from
+# another checkout of the same commit is the same run; jobs are told apart by their files' sha256)
+[ -f "$RUN/config.json" ] && $PY - "$RUN/config.json" "$PWD/solutions" <<'EOF'
+import json, sys
+from pathlib import Path
+p = Path(sys.argv[1]); c = json.loads(p.read_text()); c["submissions"] = sys.argv[2]
+p.write_text(json.dumps(c, indent=2))
+EOF
 before=$( [ -f "$RUN/results.jsonl" ] && wc -l < "$RUN/results.jsonl" || echo 0)
 [ "$PLATFORM" = cuda ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader
 t0=$(date +%s)
@@ -37,7 +50,11 @@ timeout -s INT -k 20 $(( DEADLINE - 30 )) $PY -m kernelgenbench.cli eval solutio
     --platform "$PLATFORM" --jobs "$JOBS" --reps "$REPS" --warmup-ms "$WARM" --out "$RUN" > "$OUT/eval.log" 2>&1
 rc=$?
 echo "kgb eval rc $rc after $(( $(date +%s) - t0 )) s on commit ${COMMIT:0:10} ($before records before this call)"
-tail -4 "$OUT/eval.log"
+if [ "$rc" -ge 2 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 130 ]; then
+  echo "kgb eval judged nothing in this call (rc $rc):"; grep -v "^\s*$" "$OUT/eval.log" | tail -12
+else
+  tail -4 "$OUT/eval.log"
+fi
 for f in results.jsonl config.json; do cp "$RUN/$f" "$OUT/$f" 2>/dev/null; done
 cp "$RUN/env.json" "$OUT/env-${COMMIT:0:10}.json" 2>/dev/null; cp "$RUN/env.json" "$OUT/env.json" 2>/dev/null
 $PY - "$RUN/results.jsonl" "$RUN/config.json" <<'EOF' | tee "$OUT/table.txt"
@@ -69,4 +86,5 @@ missing = [o for o in wanted if o not in recs]
 if missing:
     print(f"not recorded yet ({len(missing)}): {' '.join(missing)}")
 EOF
-
+[ "$rc" -eq 124 ] && rc=130  # cut by DEADLINE: resumable (124 would read as the device call's own time limit)
+exit $rc
