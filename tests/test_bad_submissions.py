@@ -213,11 +213,20 @@ EXPECTED = {
                                       # by hand): its bind ran ATen before the trace
     "fp16_probs": "wrong_result",     # _softmax's fp32 probabilities rounded to fp16 (the spec's atol 1e-4 hides it)
     "fp16_small_probs": "wrong_result",  # softmax's probabilities below 0.125 rounded to fp16
+    # red team 30b: a TorchFunctionMode left pushed computes the result in its handler around the harness's own
+    # torch calls, outside the trace (XFAIL below until the fix passes a GPU gate)
+    "fn_mode": "static_scan",         # pushed at import (L1 will refuse torch.overrides; the child, modes left pushed)
+    "fn_mode_storage": "static_scan",  # the same for rms_norm, fired by the harness's untyped_storage()
+    "fn_mode_lazy": "static_scan",    # pushed inside the first traced call
+    "fn_mode_meta": "static_scan",    # the handler added by a metaclass under a computed name
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
+    **dict.fromkeys(["fn_mode", "fn_mode_storage", "fn_mode_lazy", "fn_mode_meta"],
+                    "red team 30b: nothing checks PyTorch's mode stacks and L1 allows torch.overrides: a mode's "
+                    "handler runs around the harness's own torch calls, untraced; fixed in bench/pending-gate"),
     **dict.fromkeys(["list_cap", "list_cap_copy", "ret_cap"],
                     "red team 30: plain_result stops walking after 10,000 values and accepts the rest, and "
                     "_check_returns then runs isinstance (the object's __class__ property) outside the trace; fixed in "
