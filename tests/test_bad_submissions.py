@@ -204,38 +204,27 @@ EXPECTED = {
     "unpack_launder": "profile",      # gptq_gemm 8-bit: words laundered through a uint8 buffer, bytes permuted
     "unpack_reorder": "profile",      # allspark: N32K16 byte reorder and scale reorder undone by permute copies
     "unpack_split": "profile",        # ggml_dequantize: GGUF records split by slice copies and dtype views
-    # red team 30 (each passed smoke and held-out at 911fe82; XFAIL below until the fixes pass a GPU gate)
-    "list_cap": "profile",            # an object past plain_result's value budget in an int[] argument: its
+    # red team 30 (each passed smoke and held-out at 911fe82)
+    "list_cap": "profile",            # an object past plain_result's old value budget in an int[] argument: its
                                       # __class__ property computed the result with ATen after the trace
     "list_cap_copy": "profile",       # the same in cat's Tensor[] argument, ATen copies from views
     "ret_cap": "profile",             # the same in rms_norm's unjudged return value
-    "sig_bind": "static_scan",        # a Signature subclass as neg's __signature__ (its class from a JITFunction built
-                                      # by hand): its bind ran ATen before the trace
-    "fp16_probs": "wrong_result",     # _softmax's fp32 probabilities rounded to fp16 (the spec's atol 1e-4 hides it)
-    "fp16_small_probs": "wrong_result",  # softmax's probabilities below 0.125 rounded to fp16
-    # red team 30b: a TorchFunctionMode left pushed computes the result in its handler around the harness's own
-    # torch calls, outside the trace (XFAIL below until the fix passes a GPU gate)
-    "fn_mode": "static_scan",         # pushed at import (L1 will refuse torch.overrides; the child, modes left pushed)
-    "fn_mode_storage": "static_scan",  # the same for rms_norm, fired by the harness's untyped_storage()
-    "fn_mode_lazy": "static_scan",    # pushed inside the first traced call
-    "fn_mode_meta": "static_scan",    # the handler added by a metaclass under a computed name
+    "sig_bind": "static_scan",        # a Signature subclass as neg's __signature__, its class taken from a JITFunction
+                                      # built by hand (L1 introspection); the run-time refusal: test_wrapper_signature
+    "fp16_probs": "wrong_result",     # _softmax's fp32 probabilities rounded to fp16: the softmax bound
+    "fp16_small_probs": "wrong_result",  # softmax's probabilities below 0.125 rounded to fp16: the softmax bound
+    # red team 30b (passes smoke and held-out on next at 53ca3d3)
+    "fn_mode": "static_scan",         # a TorchFunctionMode left pushed: its handler computes neg with ATen after the
+                                      # traced wrapper returns, inside the harness's public torch.neg call
+    "fn_mode_storage": "static_scan",  # the same for rms_norm (function interface): fired by the harness's own
+                                       # untyped_storage() after the wrapper's trace, ATen operators into out
+    "fn_mode_lazy": "static_scan",    # fn_mode's mode pushed inside the first traced call (no mode after the import)
+    "fn_mode_meta": "static_scan",    # fn_mode's handler added by a metaclass under a computed name
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
-    **dict.fromkeys(["fn_mode", "fn_mode_storage", "fn_mode_lazy", "fn_mode_meta"],
-                    "red team 30b: nothing checks PyTorch's mode stacks and L1 allows torch.overrides: a mode's "
-                    "handler runs around the harness's own torch calls, untraced; fixed in bench/pending-gate"),
-    **dict.fromkeys(["list_cap", "list_cap_copy", "ret_cap"],
-                    "red team 30: plain_result stops walking after 10,000 values and accepts the rest, and "
-                    "_check_returns then runs isinstance (the object's __class__ property) outside the trace; fixed in "
-                    "bench/pending-gate (waits for a GPU gate)"),
-    "sig_bind": "red team 30: dispatch.traced binds every call with the wrapper's own __signature__ (a Signature "
-                "subclass's bind runs before the trace); fixed in bench/pending-gate (waits for a GPU gate)",
-    **dict.fromkeys(["fp16_probs", "fp16_small_probs"],
-                    "red team 30: softmax's fp32 results are judged by the spec's atol 1e-4, which hides fp16 rounding "
-                    "of probabilities below ~0.2; the softmax bound is in bench/pending-gate (waits for a GPU gate)"),
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -374,7 +363,9 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "rewriter_swap": "wrong_result",  # the harness's own rewrite of kernel.fn: the copy body runs
              "host_deref": "ghost",           # NOT caught behind L1 (BEHIND_L1_XFAIL)
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
-             "save_hook": "profile"}          # PyTorch's modules compared right after each traced call
+             "save_hook": "profile",          # PyTorch's modules compared right after each traced call
+             # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
+             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {

@@ -29,7 +29,7 @@ def test_there_are_patched_fixtures() -> None:
 
 #: Legal-in-intent fixtures that L1 refuses by policy (tests/test_legal_submissions.py XFAIL says why), with the
 #: rule that refuses them: they must keep failing L1 for that rule and no other.
-L1_POLICY_REFUSED = {"ptr_stack": "raw-storage"}
+L1_POLICY_REFUSED = {"ptr_stack": "raw-storage", "sig_bind": "introspection"}
 
 
 @pytest.mark.parametrize("path", PATCHES, ids=fixture_name)

@@ -323,3 +323,22 @@ def test_timed_calls_may_not_run_ops_beyond_the_correctness_run() -> None:
     assert timed_ops_beyond(switched, correctness) == "aten::copy_ x1, aten::zero_ x1"
     assert timed_ops_beyond({"aten::_local_scalar_dense": 1}, correctness) == "aten::_local_scalar_dense x1"
     assert timed_ops_beyond(switched, None) == ""
+
+
+def test_a_file_that_does_not_parse_is_not_reported_as_an_l1_interception(tmp_path: Path) -> None:
+    """A syntax error fails the job as ``syntax`` before anything runs; its message says the file does not
+    parse rather than naming the L1 scan, which kgb report does not count it under (report/model.py
+    ``interception``), so that the console and the report agree (fresh user 29)."""
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.report.model import interception
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.suite.registry import get_operator
+
+    op = get_operator("aten::neg")
+    sub = tmp_path / op.filename
+    sub.write_text("import triton\n\ndef neg(x:\n    return x\n")
+    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "w", Settings()).run()
+    assert rec["status"] == "failed" and rec["failure_class"] == "syntax"
+    msg = rec["first_failure"]["message"]
+    assert msg.startswith("the file does not parse: line 3:") and "(rule syntax)" in msg, msg
+    assert not msg.startswith("L1 ") and interception(rec) is None

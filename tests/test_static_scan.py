@@ -193,6 +193,31 @@ def test_constant_flag_through_global_is_allowed():
 CASES = [
     # syntax
     ("syntax", "def f(:\n    pass\n", {}, [(1, "syntax")]),
+    # Triton's launch hooks, runtime classes and raw device pointers (red team 30)
+    ("triton-knobs-hook", """
+        import triton
+
+        def f(x):
+            triton.knobs.runtime.launch_enter_hook.add(print)
+            return x
+        """, {}, [(5, "monkey-patch")]),
+    ("triton-autotuner-bench", """
+        import triton
+        from triton.runtime.autotuner import Autotuner
+
+        def f(x):
+            return Autotuner._bench(x, config=triton.Config({}))
+        """, {}, [(3, "introspection"), (6, "introspection")]),
+    ("triton-jitfunction", """
+        import triton
+
+        def f(g):
+            return type(triton.runtime.jit.JITFunction(g).signature)
+        """, {}, [(5, "introspection")]),
+    ("cuda-array-interface", """
+        def f(x):
+            return x.__cuda_array_interface__["data"][0]
+        """, {}, [(3, "raw-storage")]),
     # dispatch-recursion
     ("recursion-method", """
         def add_Tensor(x, y):

@@ -263,7 +263,7 @@ PROFILES: dict[str, Platform] = {
                  "https://docs.nvidia.com/deploy/mps/latest/appendix-environment-variables.html",
                  "kernel list: torch.profiler with CUDA activities (CUPTI), "
                  "https://pytorch.org/docs/stable/profiler.html",
-                 "everything else: measured on H200 (bench/results/gpu-gate)")),
+                 "everything else: measured on H200 and H100 80 GB (bench/results/gpu-gate)")),
     "rocm": Platform(
         "rocm", "cuda", "HIP_VISIBLE_DEVICES", "CUDA", profiler=True, title="AMD GPU (ROCm/HIP)",
         detection=Detection(torch_attr="cuda", hip=True),

@@ -1,4 +1,8 @@
-"""CHEAT (red team 30, passes smoke 5/5 + held-out 4/4 at 911fe82): aten::neg computed by ATen (``x * -1``) inside
+"""CHEAT (red team 30, passed smoke 5/5 + held-out 4/4 at 911fe82; now refused twice: L1 refuses building a
+JITFunction by hand (introspection), and at run time the harness reads a wrapper's parameters from its code and
+refuses a ``__signature__`` (sandbox/dispatch.py ``wrapper_signature``; tests/test_wrapper_signature.py drives that
+with a real Signature subclass, since on the interpreter a ``@triton.jit`` kernel has no ``.signature`` to take the
+class from): aten::neg computed by ATen (``x * -1``) inside
 the harness's ``Signature.bind`` call, before the call's trace starts; the Triton kernels only copy.
 
 ``dispatch.traced`` takes ``sig = inspect.signature(fn)`` of each wrapper and, on every traced call, runs

@@ -15,7 +15,9 @@ them on the interpreter.
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 from collections import Counter
 from typing import Any, Callable
 
@@ -250,7 +252,10 @@ def poison_allocation(t: torch.Tensor) -> None:
 #: Types a wrapper's result may be made of besides tensors, lists and tuples (judged by ``type()``, exactly).
 _PLAIN_LEAVES = (type(None), bool, int, float, complex, str, torch.dtype, torch.device, torch.Size, torch.layout,
                  torch.memory_format)
-_RESULT_MAX = 10_000  # values walked in one result (lists of tensors: copy_blocks' caches, pointer arrays)
+#: Values :func:`plain_result` walks in one call's result and arguments (lists of tensors: copy_blocks' caches, pointer
+#: arrays, unbind's pieces); more is a violation, not a place to stop looking (red team 30: an object of the
+#: submission's 10,001 values into an argument's list ran its ``__class__`` property after the call).
+_RESULT_MAX = 100_000
 
 
 def _return_types() -> frozenset[type]:
@@ -301,7 +306,9 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
         nonlocal seen
         seen += 1
         if seen > _RESULT_MAX:
-            return True
+            if seen == _RESULT_MAX + 1:
+                problems.append(f"{where}: more than {_RESULT_MAX} values in the result and the arguments")
+            return False
         t = type(x)
         if t is torch.Tensor or t is torch.nn.Parameter:
             attrs = x.__dict__
@@ -394,6 +401,122 @@ def replaced_storages(before: list[tuple[str, torch.Tensor, int, int]]) -> list[
     return bad
 
 
+class _Default:
+    """The stand-in of a wrapper parameter's default value in :func:`wrapper_signature` (the value itself is
+    the submission's object: comparing or printing it could run its code)."""
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+_DEFAULT = _Default()
+
+
+def wrapper_signature(fn: Any) -> inspect.Signature:
+    """The signature the harness binds a wrapper's calls against and checks against the interface, read without
+    running any of the submission's code (red team 30: a ``__signature__`` of an ``inspect.Signature`` subclass
+    computed the operator with ATen in its ``bind``, which ran on every call before the trace began; a property
+    on a wrapper object would run at registration, untraced, where an answer table could be made).
+
+    ``fn`` is a Python function, followed through ``__wrapped__`` while that is a Python function too
+    (``functools.wraps``: the innermost one's parameters are the interface's), a bound method of one, or an
+    instance of a class whose ``__call__`` is a Python function (looked up without descriptors; the class's
+    metaclass must be ``type`` and it may not define ``__getattr__``/``__getattribute__``); no function on the way
+    may set ``__signature__`` (the parameters come from the code, which is what a call runs). The result is built
+    from the code object: exactly :class:`inspect.Signature` and :class:`inspect.Parameter`, no annotations,
+    every default replaced by a stand-in (whether a parameter has one is kept; :func:`wrapper_defaults` gives the
+    values).
+
+    A ``functools.partial`` of any of those is read as :func:`inspect.signature` reads one.
+
+    Raises:
+        TypeError: ``fn`` is none of those (the message says what it is and what a wrapper may be).
+    """
+    if type(fn) is functools.partial:
+        base, nargs, keys = _partial_parts(fn)
+        stand_in = types.FunctionType((lambda: None).__code__, {}, "wrapper")
+        stand_in.__signature__ = wrapper_signature(base)  # the harness's own Signature: inspect may read it
+        return inspect.signature(functools.partial(stand_in, *([_DEFAULT] * nargs), **dict.fromkeys(keys, _DEFAULT)))
+    f, bound = _wrapper_function(fn)
+    code = f.__code__
+    n_defaults = tuple.__len__(f.__defaults__) if f.__defaults__ else 0
+    plain = types.FunctionType(code, {}, "wrapper", (_DEFAULT,) * n_defaults,
+                               tuple(types.CellType() for _ in code.co_freevars) or None)
+    kw = f.__kwdefaults__
+    if kw:
+        plain.__kwdefaults__ = {k: _DEFAULT for k in dict.keys(kw) if type(k) is str}
+    params = list(inspect.signature(plain).parameters.values())
+    if bound:
+        if not params or params[0].kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                                inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            raise TypeError("its __call__ (or method) takes no self parameter")
+        params = params[1:]
+    return inspect.Signature(params)
+
+
+def wrapper_defaults(fn: Any) -> dict[str, Any]:
+    """Parameter name -> default value of the function :func:`wrapper_signature` reads (the submission's objects:
+    compare them only after checking their ``type()``)."""
+    if type(fn) is functools.partial:
+        base, _, keys = _partial_parts(fn)
+        kw = fn.keywords
+        return {**wrapper_defaults(base), **{k: dict.__getitem__(kw, k) for k in keys}}
+    f, _ = _wrapper_function(fn)
+    code = f.__code__
+    names = code.co_varnames[:code.co_argcount]
+    d = f.__defaults__
+    defs = [tuple.__getitem__(d, i) for i in range(tuple.__len__(d))] if d else []
+    out = dict(zip(names[len(names) - len(defs):], defs))
+    kw = f.__kwdefaults__
+    if kw:
+        out.update({k: dict.__getitem__(kw, k) for k in dict.keys(kw) if type(k) is str})
+    return out
+
+
+def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
+    """``(func, number of bound positional arguments, bound keyword names)`` of a ``functools.partial``."""
+    args, kw = fn.args, fn.keywords
+    keys = list(dict.keys(kw)) if kw else []
+    if type(args) is not tuple or any(type(k) is not str for k in keys):
+        raise TypeError("it is a functools.partial whose bound arguments are not a plain tuple and str keywords")
+    return fn.func, tuple.__len__(args), keys
+
+
+def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
+    """``(the Python function whose code a call of fn runs, whether fn binds its first parameter)``, found with
+    ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`)."""
+    t = type(fn)
+    bound = False
+    if t is types.MethodType:
+        fn, t, bound = fn.__func__, type(fn.__func__), True
+    elif t is not types.FunctionType:
+        if type(t) is not type:
+            raise TypeError(f"it is an instance of {type.__repr__(t)}, whose metaclass is not type")
+        call = inspect.getattr_static(t, "__call__", None)
+        if type(call) is not types.FunctionType:
+            raise TypeError(f"it is a {type.__repr__(t)}: a wrapper is a Python function (def, lambda; "
+                            f"functools.wraps decorators are followed), a method, a functools.partial of one, or an "
+                            f"instance of a class whose __call__ is a Python function")
+        mro = type.__dict__["__mro__"].__get__(t)
+        for name in ("__getattr__", "__getattribute__"):
+            if any(name in type.__dict__["__dict__"].__get__(k) for k in mro[:-1]):
+                raise TypeError(f"it is an instance of {type.__repr__(t)}, whose class defines {name}")
+        fn, t, bound = call, types.FunctionType, True
+    if t is not types.FunctionType:
+        raise TypeError(f"it is a method of a {type.__repr__(t)}")
+    f = fn
+    for _ in range(16):
+        if dict.get(f.__dict__, "__signature__") is not None:
+            raise TypeError("it sets __signature__ (a wrapper's parameters are read from its code)")
+        nxt = dict.get(f.__dict__, "__wrapped__")
+        if nxt is None:
+            return f, bound
+        if type(nxt) is not types.FunctionType:
+            raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
+        f = nxt
+    raise TypeError("its __wrapped__ chain is longer than 16 functions")
+
+
 def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...] = (),
            selectors: tuple[tuple[int, str], ...] = ()) -> Callable[..., Any]:
     """Wrap a candidate wrapper: count calls, detect dispatch recursion, check that it accepts the
@@ -403,10 +526,11 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
     ``(position, name)`` of each parameter holding packed data (``Operator.packed_args``), whose storages
     the evidence tracks as packed (:meth:`CallEvidence.unpacks`); ``selectors``: those of the selecting operands
     of a data-movement operator (``Operator.selector_args``), whose layout copies are not its work."""
+    refused = ""
     try:
-        sig: inspect.Signature | None = inspect.signature(fn)
-    except (TypeError, ValueError):
-        sig = None
+        sig: inspect.Signature | None = wrapper_signature(fn)
+    except TypeError as exc:  # a call fails (below): its parameters cannot be read without running its code
+        sig, refused = None, str(exc)
 
     def wrapper(*args, **kwargs):
         if name in STATE.active_wrappers:
@@ -414,6 +538,8 @@ def traced(fn: Callable[..., Any], name: str, packed: tuple[tuple[int, str], ...
                 f"dispatch recursion: {name} was re-entered through the dispatcher while it was running "
                 f"(it calls the ATen op it replaces, directly or through a tensor method or operator)")
         STATE.wrapper_calls[name] += 1
+        if refused:
+            raise SignatureMismatch(f"{name}: the harness cannot read this wrapper's parameters: {refused}")
         if STATE.tracing and sig is not None:
             try:
                 sig.bind(*args, **kwargs)

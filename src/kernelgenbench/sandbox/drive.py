@@ -69,6 +69,14 @@ def _has_overload(key: str) -> bool:
     return (ov or "default") in getattr(torch.ops.aten, op).overloads()
 
 
+def module_value(module: Any, name: str) -> Any:
+    """The value the submission's module binds to ``name``, or None: read from its ``__dict__``, so that a
+    module-level ``__getattr__`` of the submission (PEP 562) never runs (``getattr`` would call it for every optional
+    wrapper the file does not define, after the import's trace and before any call's)."""
+    d = vars(module)
+    return dict.get(d, name) if isinstance(d, dict) else None
+
+
 class AtenImpl:
     """The candidate's wrappers, traced, and their registration state (runs in the child).
 
@@ -82,7 +90,7 @@ class AtenImpl:
         self.fns: dict[str, Callable[..., Any]] = {}
         self.by_name: dict[str, Callable[..., Any]] = {}
         for w in op.interface.wrappers:
-            fn = getattr(module, w.name, None)
+            fn = module_value(module, w.name)
             if not callable(fn):
                 continue
             sel = tuple((i, n) for i, n in enumerate(schema_param_names(w.schema)) if n in op.selector_args)
@@ -113,7 +121,7 @@ class FunctionImpl:
     """The candidate's function, traced (runs in the child). Nothing to register."""
 
     def __init__(self, module: Any, name: str, packed: tuple[tuple[int, str], ...] = ()) -> None:
-        self.fn = traced(getattr(module, name), name, packed)
+        self.fn = traced(module_value(module, name), name, packed)
 
     def activate(self) -> None:
         """No registration for function tasks."""
@@ -194,13 +202,51 @@ class CandidateDriver:
         return ret, None
 
 
+def foreign_modes(where: str) -> str | None:
+    """What a submission left on PyTorch's mode stacks, or None: any ``TorchFunctionMode`` or ``TorchDispatchMode``
+    on them between calls. A mode left pushed runs its handler on every torch
+    call the harness makes outside the trace (red team 30b: a ``TorchFunctionMode`` pushed at import, or inside the
+    first call, wrote the result with ATen around the harness's own ``torch.neg(x)`` or ``untyped_storage()``, while
+    a Triton flag kernel gated it past the ghost replay). Between calls the harness has no mode pushed, so any mode
+    on either stack is the submission's. Reads the stacks' lengths and ``type()`` only."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+
+    n_fn = torch._C._len_torch_function_stack()
+    if n_fn:
+        return (f"{n_fn} torch function mode(s) left pushed {where}: a submission may not install PyTorch modes (their "
+                f"handlers would run on the harness's own torch calls, outside the trace)")
+    stack = _get_current_dispatch_mode_stack()
+    if stack:  # between calls the harness has none pushed (its modes live inside a call)
+        return (f"{len(stack)} torch dispatch mode(s) left pushed {where} ({type.__repr__(type(stack[-1]))}): a "
+                f"submission may not install PyTorch modes")
+    return None
+
+
+def _check_modes(where: str) -> None:
+    from .state import STATE
+
+    msg = foreign_modes(where)
+    if msg is not None:
+        STATE.note_violation(msg)
+        raise RuntimeError(msg)
+
+
 def invoke(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
     """Run a case: the candidate (``impl``, from :func:`make_impl`) on ``call`` as ``op`` drives it
-    (:meth:`~kernelgenbench.suite.spec.Operator.drive`). Returns what the child reports as its result."""
-    return op.drive(call, CandidateDriver(op, impl, platform))
+    (:meth:`~kernelgenbench.suite.spec.Operator.drive`). Returns what the child reports as its result. A PyTorch
+    mode of the submission's on the stacks before or after the call is a violation (:func:`foreign_modes`)."""
+    _check_modes("before a call")
+    try:
+        return op.drive(call, CandidateDriver(op, impl, platform))
+    finally:
+        _check_modes("after a call")
 
 
 def invoke_timed(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
     """Run one timed repetition (verify/timing.py): as ``op`` drives one
-    (:meth:`~kernelgenbench.suite.spec.Operator.drive_timed`)."""
-    return op.drive_timed(call, CandidateDriver(op, impl, platform, timed=True))
+    (:meth:`~kernelgenbench.suite.spec.Operator.drive_timed`); modes judged as by :func:`invoke`."""
+    _check_modes("before a timed call")
+    try:
+        return op.drive_timed(call, CandidateDriver(op, impl, platform, timed=True))
+    finally:
+        _check_modes("after a timed call")

@@ -113,6 +113,11 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
         _launch_violation(msg)
 
 
+#: The autotuners whose ``run`` is on the stack (innermost last): Triton benchmarks a config only from inside its
+#: own tuner's run (:func:`install_launch_hooks`'s ``_bench``).
+_TUNING: list[Any] = []
+
+
 def _launch_violation(msg: str) -> None:
     """Record a launch-rule violation (kept whatever the submission catches) and raise it."""
     if len(STATE.launch_violations) < 8:
@@ -598,9 +603,14 @@ def install_launch_hooks() -> None:
 
         def wrapped_run(self, *args, _orig=cls.run, **kwargs):
             check_launch(self, args, kwargs)
-            if isinstance(self, autotuner.Autotuner):
-                check_autotuner(self)
-            return _orig(self, *args, **kwargs)
+            if type(self) is not autotuner.Autotuner:
+                return _orig(self, *args, **kwargs)
+            check_autotuner(self)
+            _TUNING.append(self)  # the tuner whose configs Triton may benchmark now (_bench below)
+            try:
+                return _orig(self, *args, **kwargs)
+            finally:
+                _TUNING.pop()
 
         wrapped_run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = wrapped_run
@@ -631,8 +641,16 @@ def install_launch_hooks() -> None:
         orig_bench = autotuner.Autotuner._bench
 
         def _bench(self, *args, _orig=orig_bench, **kwargs):
+            if type(self) is not autotuner.Autotuner or not _TUNING or _TUNING[-1] is not self:
+                # red team 30: Autotuner._bench(obj, config=...) called by the submission with an object of its
+                # own would run obj.do_bench, obj.fn.run and their like inside benchmarking, untraced
+                _launch_violation("Autotuner._bench was called outside Triton's own autotuning of that kernel: a "
+                                  "submission launches autotuned kernels and leaves their benchmarking to Triton")
             check_autotuner(self, kwargs.get("config"))  # a config an early prune made
-            with traced_autotune_hooks(self, kwargs.get("config")):
+            with traced_autotune_hooks(self, kwargs.get("config")) as traced:
+                grid = kwargs.get("grid")
+                if callable(grid):  # the launch grid of every benchmarked call: the submission's code
+                    kwargs = {**kwargs, "grid": traced(grid)}
                 STATE.inside_launch += 1
                 try:
                     return _orig(self, *args, **kwargs)
@@ -649,7 +667,9 @@ def traced_autotune_hooks(tuner: Any, config: Any):
     harness does not trace), the submission's own hooks it calls (``autotune(pre_hook=, post_hook=)``,
     ``triton.Config(pre_hook=)``) run traced like the wrapper's code: red team 26 found that a hook could compute
     the whole result with ATen during benchmarking, untraced, and a memcpy kernel then passed every check (on
-    GPUs; the interpreter ranks configs without running them). Triton's own hooks (``reset_to_zero``,
+    GPUs; the interpreter ranks configs without running them). So do the ``@triton.heuristics`` functions of the
+    kernel under the tuner and, through the ``traced`` wrapper this yields, the launch grid ``_bench`` hands on
+    (red team 30, read from Triton 3.6: both run once per benchmarked call). Triton's own hooks (``reset_to_zero``,
     ``restore_value``) stay untraced. Benchmarking calls a hook about a hundred times per config: each op key
     counts as often as one call of the hook ran it (the most over the calls), so a hook that zeroes an output
     costs one ``zero_`` per config, not one per timing repetition."""
@@ -678,6 +698,8 @@ def traced_autotune_hooks(tuner: Any, config: Any):
                             del counter[key]
         return run
 
+    from triton.runtime import autotuner
+
     swaps: list[tuple[Any, str, Any]] = []
     for obj, attr, user in ((tuner, "pre_hook", getattr(tuner, "user_defined_pre_hook", False)),
                             (tuner, "post_hook", getattr(tuner, "user_defined_post_hook", False)),
@@ -686,8 +708,15 @@ def traced_autotune_hooks(tuner: Any, config: Any):
         if user and callable(hook):
             swaps.append((obj, attr, hook))
             setattr(obj, attr, traced(hook))
+    inner = getattr(tuner, "fn", None)
+    for _ in range(8):  # heuristics under the tuner (autotune(...)(heuristics(...)(jit))): their functions
+        if type(inner) is not autotuner.Heuristics or type(inner.values) is not dict:
+            break
+        swaps.append((inner, "values", inner.values))
+        inner.values = {k: traced(v) for k, v in dict.items(inner.values)}
+        inner = inner.fn
     try:
-        yield
+        yield traced
     finally:
-        for obj, attr, hook in swaps:
+        for obj, attr, hook in reversed(swaps):
             setattr(obj, attr, hook)

@@ -60,15 +60,18 @@ def _name(func: Any) -> str:
 
 
 def _tensors(obj: Any, path: str = "") -> Any:
-    """``(path, tensor)`` for every tensor in nested lists, tuples and dicts (``"[0][1]"``)."""
-    if isinstance(obj, torch.Tensor):
+    """``(path, tensor)`` for every tensor in nested lists, tuples and dicts (``"[0][1]"``), told apart by ``type()``
+    (``isinstance`` would read an object's ``__class__``, which a submission's class can make a property that runs
+    its code: red team 30)."""
+    t = type(obj)
+    if issubclass(t, torch.Tensor):
         yield path, obj
-    elif isinstance(obj, (list, tuple)):
-        for i, v in enumerate(obj):
+    elif issubclass(t, (list, tuple)):
+        for i, v in enumerate(list.__iter__(obj) if issubclass(t, list) else tuple.__iter__(obj)):
             yield from _tensors(v, f"{path}[{i}]")
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            yield from _tensors(v, f"{path}[{k!r}]")
+    elif issubclass(t, dict):
+        for k, v in dict.items(obj):
+            yield from _tensors(v, f"{path}[{k!r}]" if type(k) in (str, int) else f"{path}[{type(k).__name__}]")
 
 
 def _storage(t: Any) -> Any:

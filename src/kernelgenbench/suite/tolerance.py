@@ -221,7 +221,8 @@ EXACT = Tolerance(exact=True)
 #: :attr:`Operator.atol_text` of operators whose floating results are all compared exactly.
 EXACT_ATOL = "none: floating results are compared exactly (bit for bit; -0.0 equals 0.0, NaN positions must match)"
 #: The atol shown for an operator without :attr:`Operator.atol_text`: every case judges with reduce_dim 1.
-ATOL_REDUCE_DIM_1 = "1e-4 on every case (this operator's reduce_dim is 1)"
+ATOL_REDUCE_DIM_1 = ("1e-4 on every case (the spec's atol is 1e-4 x the accumulation length reduce_dim, which it sets "
+                     "to 1 for this operator)")
 #: :attr:`Operator.tolerance_text` of operators compared bit for bit.
 EXACT_TEXT = ("exact: results must equal PyTorch's bit for bit (-0.0 equals 0.0; NaN positions must match); "
               "no rtol/atol")

@@ -242,7 +242,9 @@ TENSOR_HOST_READ_METHODS: dict[str, str] = {
 
 #: Attribute names that reach a tensor's raw storage (brief; upstream forbids the same, aten.md §4.6).
 RAW_STORAGE_ATTRS: frozenset[str] = frozenset(
-    {"data_ptr", "storage", "untyped_storage", "_typed_storage", "set_", "_cdata"}
+    {"data_ptr", "storage", "untyped_storage", "_typed_storage", "set_", "_cdata",
+     # the raw device pointer in a dict (red team 30), and the capsule that hands the storage to another library
+     "__cuda_array_interface__", "__dlpack__"}
 )
 
 #: Names that ``dir(torch.Tensor)`` shares with Python's containers and str, and that are much more
@@ -335,6 +337,8 @@ IMPORT_RULES: dict[str, str] = {
     "triton.testing": "timer",
     # the interpreter's execution state (grid of the last launch): it tells a launch from an L2 no-op
     "triton.runtime.interpreter": "introspection",
+    "triton.knobs": "monkey-patch",
+    "torch.overrides": "monkey-patch", "torch.utils._python_dispatch": "monkey-patch",
     # host-side numeric computation
     **dict.fromkeys(
         ["numpy", "scipy", "jax", "jaxlib", "pandas", "sympy", "sklearn", "numexpr", "mpmath",
@@ -394,6 +398,18 @@ TORCH_PATH_RULES: dict[str, str] = {
     "torch.multiprocessing": "process",
     "triton.testing": "timer",
     "triton.runtime.interpreter": "introspection",
+    # Triton's process-wide settings and launch hooks (knobs.runtime.launch_enter_hook.add(f) runs f on every launch,
+    # inside Triton's benchmarking and the ghost replay's empty launches: red team 30) and its runtime classes (a
+    # submission makes kernels with triton.jit/autotune/heuristics; calling Autotuner._bench itself or building a
+    # JITFunction by hand reaches the machinery the harness hooks)
+    "triton.knobs": "monkey-patch",
+    # PyTorch's mode stacks: a mode's handler runs on every torch call, the harness's own outside the trace included
+    # (red team 30b); the child also refuses any mode left pushed (sandbox/drive.py foreign_modes)
+    "torch.overrides": "monkey-patch", "torch.utils._python_dispatch": "monkey-patch",
+    **dict.fromkeys(["triton.runtime.autotuner.Autotuner", "triton.runtime.Autotuner",
+                     "triton.runtime.autotuner.Heuristics", "triton.runtime.Heuristics",
+                     "triton.runtime.jit.JITFunction", "triton.runtime.JITFunction", "triton.JITFunction"],
+                    "introspection"),
 }
 
 #: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body

@@ -1,0 +1,154 @@
+"""The harness reads a wrapper's parameters and checks its results without running the submission's code
+(red team 30): sandbox/dispatch.py ``wrapper_signature``, ``plain_result``'s value budget, and
+sandbox/provenance.py ``_tensors`` telling tensors apart by ``type()``."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+import pytest
+import torch
+
+from kernelgenbench.sandbox import dispatch
+from kernelgenbench.sandbox.dispatch import SignatureMismatch, plain_result, traced, wrapper_defaults, wrapper_signature
+from kernelgenbench.sandbox.provenance import _tensors
+from kernelgenbench.sandbox.state import STATE
+
+RAN: list[str] = []
+
+
+def rms_norm(out, input, weight, epsilon=1e-6, *, flag=None):
+    return out
+
+
+def test_plain_wrappers_read_as_their_code_says() -> None:
+    assert str(wrapper_signature(rms_norm)) == "(out, input, weight, epsilon=<default>, *, flag=<default>)"
+    assert wrapper_defaults(rms_norm) == {"epsilon": 1e-6, "flag": None}
+
+    @functools.wraps(rms_norm)
+    def decorated(*args, **kwargs):
+        return rms_norm(*args, **kwargs)
+
+    assert [p.name for p in wrapper_signature(decorated).parameters.values()] == ["out", "input", "weight",
+                                                                                   "epsilon", "flag"]
+
+    class Call:
+        def __call__(self, x, y=2):
+            return x
+
+    assert str(wrapper_signature(Call())) == "(x, y=<default>)"
+    assert str(wrapper_signature(Call().__call__)) == "(x, y=<default>)"
+
+    def binary(self, other, alpha=1, *, op="add"):
+        return self
+
+    sub = functools.partial(binary, op="sub")
+    assert str(wrapper_signature(sub)) == "(self, other, alpha=<default>, *, op=<default>)"
+    assert wrapper_defaults(sub) == {"alpha": 1, "op": "sub"}
+
+    def factory(k):
+        def made(x, y=k):
+            return x
+        return made
+
+    assert wrapper_defaults(factory(3)) == {"y": 3} and str(wrapper_signature(factory(3))) == "(x, y=<default>)"
+
+
+class _Sig(inspect.Signature):
+    def bind(self, *args, **kwargs):
+        RAN.append("bind")
+        return super().bind(*args, **kwargs)
+
+
+class _Evil:
+    def __getattr__(self, name):
+        RAN.append(name)
+        raise AttributeError(name)
+
+    def __call__(self, x):
+        return x
+
+
+def _with_signature():
+    def neg(x):
+        return x
+    neg.__signature__ = _Sig([inspect.Parameter("x", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+    return neg
+
+
+def _wrapping_an_object():
+    def neg(x):
+        return x
+    neg.__wrapped__ = _Evil()
+    return neg
+
+
+@pytest.mark.parametrize("make, says", [
+    (_with_signature, "sets __signature__"),
+    (_Evil, "defines __getattr__"),
+    (_wrapping_an_object, "wraps (__wrapped__)"),
+    (lambda: print, "a wrapper is a Python function"),
+])
+def test_wrappers_that_would_run_code_when_read_are_refused(make, says) -> None:
+    RAN.clear()
+    fn = make()
+    with pytest.raises(TypeError, match=says.replace("(", r"\(").replace(")", r"\)")):
+        wrapper_signature(fn)
+    # traced() takes such a wrapper and fails its first call, before running anything of it
+    t = traced(fn, "neg")
+    with pytest.raises(SignatureMismatch, match="cannot read this wrapper's parameters"):
+        t(torch.zeros(2))
+    assert RAN == []
+
+
+def test_a_result_or_argument_past_the_value_budget_is_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Sneaky:
+        @property
+        def __class__(self):
+            RAN.append("__class__")
+            return torch.Tensor
+
+    monkeypatch.setattr(dispatch, "_RESULT_MAX", 50)
+    monkeypatch.setattr(STATE, "stale_outputs", [])
+    RAN.clear()
+    given = [3]
+    args = (given,)
+    before = dispatch._arg_values(args, {})
+    given.extend([None] * 60 + [Sneaky()])  # what the wrapper appended to the caller's list
+    out = torch.zeros(2)
+    assert plain_result("op", out, args, {}, before) is out
+    assert STATE.stale_outputs and "more than 50 values" in STATE.stale_outputs[0]
+    assert all(type(v) is not Sneaky for v in given)  # dropped inside the trace
+    list(_tensors((args, {})))
+    assert RAN == []
+
+
+def test_tensors_are_found_by_type_not_by_their_class_attribute() -> None:
+    class Sneaky:
+        @property
+        def __class__(self):
+            RAN.append("__class__")
+            return torch.Tensor
+
+    RAN.clear()
+    t = torch.ones(1)
+    found = list(_tensors([t, (Sneaky(), {"a": t}), Sneaky()]))
+    assert [p for p, _ in found] == ["[0]", "[1][1]['a']"] and RAN == []
+
+
+def test_a_module_getattr_of_the_submission_never_runs(tmp_path) -> None:
+    """The child reads the wrappers from the module's ``__dict__`` (sandbox/drive.py ``module_value``): a
+    module-level ``__getattr__`` (PEP 562) would otherwise run for every optional wrapper the file lacks, after the
+    import's trace, untraced (red team 30 follow-up)."""
+    from pathlib import Path
+
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run.job import JobSpec, Settings, Verifier
+    from kernelgenbench.suite.registry import get_operator
+
+    op = get_operator("aten::eq")  # its oracle leaves the optional wrapper eq_Tensor_list out
+    oracle = (Path(__file__).resolve().parents[1] / "solutions" / op.filename).read_text()
+    sub = tmp_path / op.filename
+    sub.write_text(oracle + "\n\ndef __getattr__(name):\n    raise RuntimeError(f'__getattr__ ran for {name}')\n")
+    rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "w", Settings()).run()
+    assert rec["status"] == "passed", (rec["failure_class"], rec["first_failure"])
