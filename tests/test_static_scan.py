@@ -214,6 +214,24 @@ CASES = [
         def f(g):
             return type(triton.runtime.jit.JITFunction(g).signature)
         """, {}, [(5, "introspection")]),
+    ("triton-jitfunction-annotation", """
+        import triton
+        from typing import Optional
+
+        def launch(kernel: triton.JITFunction, tuned: Optional[triton.runtime.Autotuner] = None) -> None:
+            if isinstance(kernel, (triton.runtime.JITFunction, triton.runtime.autotuner.Heuristics)):
+                return None
+            size: triton.JITFunction = kernel
+        """, {}, []),
+    ("triton-autotuner-subclass", """
+        import triton
+
+        class T(triton.runtime.Autotuner):
+            pass
+
+        def f(k):
+            return triton.runtime.JITFunction, k
+        """, {}, [(4, "introspection"), (8, "introspection")]),
     ("cuda-array-interface", """
         def f(x):
             return x.__cuda_array_interface__["data"][0]

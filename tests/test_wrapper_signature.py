@@ -152,3 +152,23 @@ def test_a_module_getattr_of_the_submission_never_runs(tmp_path) -> None:
     sub.write_text(oracle + "\n\ndef __getattr__(name):\n    raise RuntimeError(f'__getattr__ ran for {name}')\n")
     rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "w", Settings()).run()
     assert rec["status"] == "passed", (rec["failure_class"], rec["first_failure"])
+
+
+def test_torch_module_instances_read_as_their_call() -> None:
+    """fp30: an nn.Module instance used as an ATen wrapper (neg = _Neg()) passed before wrapper_signature; its class
+    defines __getattr__ only through torch.nn.Module (PyTorch's code), so it reads as nn.Module.__call__ does, while a
+    submission's own __getattr__ on a module subclass stays refused."""
+
+    class Neg(torch.nn.Module):
+        def forward(self, x):
+            return x
+
+    assert str(wrapper_signature(Neg())) == "(*args, **kwargs)"
+
+    class Sneaky(torch.nn.Module):
+        def __getattr__(self, name):
+            RAN.append(name)
+            raise AttributeError(name)
+
+    with pytest.raises(TypeError, match="__getattr__"):
+        wrapper_signature(Sneaky())

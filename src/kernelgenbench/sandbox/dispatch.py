@@ -499,7 +499,10 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
                             f"instance of a class whose __call__ is a Python function")
         mro = type.__dict__["__mro__"].__get__(t)
         for name in ("__getattr__", "__getattribute__"):
-            if any(name in type.__dict__["__dict__"].__get__(k) for k in mro[:-1]):
+            # torch.nn.Module's own __getattr__ (parameters, buffers, submodules) is PyTorch's code, and nothing here
+            # reads the instance's attributes: a module instance is a wrapper like any __call__ class (fp30)
+            if any(name in type.__dict__["__dict__"].__get__(k) and not (k is torch.nn.Module and name == "__getattr__")
+                   for k in mro[:-1]):
                 raise TypeError(f"it is an instance of {type.__repr__(t)}, whose class defines {name}")
         fn, t, bound = call, types.FunctionType, True
     if t is not types.FunctionType:

@@ -382,6 +382,14 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
 #: with a computed name, they hide introspection and compute calls from the scan (red-team finding).
 STRING_ATTR_TOOLS: frozenset[str] = frozenset({"operator.attrgetter", "operator.methodcaller"})
 
+#: Triton's runtime classes (TORCH_PATH_RULES refuses them): read as a type only, in an annotation or an
+#: isinstance/issubclass check or comparison (``kernel: triton.JITFunction``), they reach nothing and are allowed
+#: (fp30: a typed launch helper failed L1); imported by name, called, subclassed or read otherwise they are refused.
+TRITON_RUNTIME_CLASSES: frozenset[str] = frozenset({
+    "triton.runtime.autotuner.Autotuner", "triton.runtime.Autotuner",
+    "triton.runtime.autotuner.Heuristics", "triton.runtime.Heuristics",
+    "triton.runtime.jit.JITFunction", "triton.runtime.JITFunction", "triton.JITFunction"})
+
 TORCH_PATH_RULES: dict[str, str] = {
     "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
     "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",
@@ -406,10 +414,7 @@ TORCH_PATH_RULES: dict[str, str] = {
     # PyTorch's mode stacks: a mode's handler runs on every torch call, the harness's own outside the trace included
     # (red team 30b); the child also refuses any mode left pushed (sandbox/drive.py foreign_modes)
     "torch.overrides": "monkey-patch", "torch.utils._python_dispatch": "monkey-patch",
-    **dict.fromkeys(["triton.runtime.autotuner.Autotuner", "triton.runtime.Autotuner",
-                     "triton.runtime.autotuner.Heuristics", "triton.runtime.Heuristics",
-                     "triton.runtime.jit.JITFunction", "triton.runtime.JITFunction", "triton.JITFunction"],
-                    "introspection"),
+    **dict.fromkeys(TRITON_RUNTIME_CLASSES, "introspection"),
 }
 
 #: Decorators of ``@triton.constexpr_function`` bodies: plain Python that runs wherever the kernel body

@@ -60,6 +60,7 @@ from .policy import (
     TORCH_FROM_HOST_DATA,
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
+    TRITON_RUNTIME_CLASSES,
     WARNINGS_ALLOWED,
     _foreign_module,
     _recursion_why,
@@ -169,6 +170,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.type_positions = _type_positions(tree)
+        self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
@@ -644,6 +646,9 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             if prefix in TORCH_PATH_ALLOWED:
                 break
             rule = TORCH_PATH_RULES.get(prefix)
+            if rule is not None and prefix == path and path in TRITON_RUNTIME_CLASSES and not at_import \
+                    and id(node) in self.check_positions:
+                break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY[rule].format(path=path))
                 return
@@ -809,10 +814,11 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
 
 
-def _type_positions(tree: ast.AST) -> set[int]:
+def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
     """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
     annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
-    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``)."""
+    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
+    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
@@ -826,7 +832,7 @@ def _type_positions(tree: ast.AST) -> set[int]:
             roots.append(n.annotation)
         elif isinstance(n, ast.ExceptHandler) and n.type is not None:
             roots.append(n.type)
-        elif isinstance(n, ast.ClassDef):
+        elif isinstance(n, ast.ClassDef) and bases:
             roots.extend(n.bases)
             roots.extend(k.value for k in n.keywords)
         elif isinstance(n, ast.Compare):
