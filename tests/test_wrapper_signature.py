@@ -172,3 +172,28 @@ def test_torch_module_instances_read_as_their_call() -> None:
 
     with pytest.raises(TypeError, match="__getattr__"):
         wrapper_signature(Sneaky())
+
+
+def test_builtins_and_lru_caches_read_without_running_code() -> None:
+    """fp30: JIT-only scalar overloads written as ``floor_float = math.floor``, ``floor_int = int`` or an
+    ``@functools.lru_cache`` function passed before wrapper_signature and were refused on branch next."""
+    import math
+
+    assert str(wrapper_signature(math.floor)) == "(x, /)" and wrapper_defaults(math.floor) == {}
+    assert str(wrapper_signature(int)) == "(*args, **kwargs)" and wrapper_defaults(int) == {}
+
+    @functools.lru_cache(maxsize=64)
+    def floor_float(a, b=2):
+        return int(math.floor(a))
+
+    assert str(wrapper_signature(floor_float)) == "(a, b=<default>)" and wrapper_defaults(floor_float) == {"b": 2}
+
+    @functools.wraps(floor_float)
+    def outer(*args, **kwargs):
+        return floor_float(*args, **kwargs)
+
+    assert str(wrapper_signature(outer)) == "(a, b=<default>)"
+    with pytest.raises(TypeError):
+        wrapper_signature([].append)  # a builtin method of an object: not a module's C function
+    with pytest.raises(TypeError):
+        wrapper_signature(functools.lru_cache(maxsize=None)(math.floor))

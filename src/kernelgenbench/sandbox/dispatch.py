@@ -15,8 +15,11 @@ them on the interpreter.
 """
 from __future__ import annotations
 
+import cmath
 import functools
 import inspect
+import math
+import operator
 import types
 from collections import Counter
 from typing import Any, Callable
@@ -437,6 +440,12 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
         stand_in = types.FunctionType((lambda: None).__code__, {}, "wrapper")
         stand_in.__signature__ = wrapper_signature(base)  # the harness's own Signature: inspect may read it
         return inspect.signature(functools.partial(stand_in, *([_DEFAULT] * nargs), **dict.fromkeys(keys, _DEFAULT)))
+    if _plain_builtin(fn):
+        try:
+            return inspect.Signature(list(inspect.signature(fn).parameters.values()))
+        except ValueError:  # int, float, ...: no text signature; a call binds as the type itself does
+            return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                                      inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
     f, bound = _wrapper_function(fn)
     code = f.__code__
     n_defaults = tuple.__len__(f.__defaults__) if f.__defaults__ else 0
@@ -461,6 +470,8 @@ def wrapper_defaults(fn: Any) -> dict[str, Any]:
         base, _, keys = _partial_parts(fn)
         kw = fn.keywords
         return {**wrapper_defaults(base), **{k: dict.__getitem__(kw, k) for k in keys}}
+    if _plain_builtin(fn):
+        return {}
     f, _ = _wrapper_function(fn)
     code = f.__code__
     names = code.co_varnames[:code.co_argcount]
@@ -471,6 +482,26 @@ def wrapper_defaults(fn: Any) -> dict[str, Any]:
     if kw:
         out.update({k: dict.__getitem__(kw, k) for k in dict.keys(kw) if type(k) is str})
     return out
+
+
+#: ``functools.lru_cache``'s C wrapper: followed to the function it caches (``__wrapped__``), as ``functools.wraps``.
+_LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
+#: Builtin types a wrapper may be (``floor_int = int``: a JIT-only scalar overload): none of the submission's code.
+_BUILTIN_TYPES = (int, float, complex, bool)
+
+
+#: Modules whose C functions a wrapper may be (JIT-only scalar overloads: ``floor_float = math.floor``).
+_SCALAR_MODULES = (math, cmath, operator)
+
+
+def _plain_builtin(fn: Any) -> bool:
+    """Whether ``fn`` is a scalar function of Python's own that runs none of the submission's code: a C function of
+    math, cmath or operator (its ``__self__`` is the module) or a builtin numeric type, told apart by ``type()`` and
+    identity (fp30: ``floor_float = math.floor`` and ``floor_int = int`` passed before wrapper_signature). Other
+    builtins (``print``) stay refused."""
+    if type(fn) is types.BuiltinFunctionType:
+        return any(fn.__self__ is m for m in _SCALAR_MODULES)
+    return any(fn is k for k in _BUILTIN_TYPES)
 
 
 def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
@@ -487,6 +518,11 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
     ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`)."""
     t = type(fn)
     bound = False
+    if t is _LRU_WRAPPER:
+        fn = dict.get(fn.__dict__, "__wrapped__")
+        t = type(fn)
+        if t is not types.FunctionType:
+            raise TypeError(f"it is a functools.lru_cache of a {type.__repr__(t)}, not of a Python function")
     if t is types.MethodType:
         fn, t, bound = fn.__func__, type(fn.__func__), True
     elif t is not types.FunctionType:
@@ -514,6 +550,8 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
         nxt = dict.get(f.__dict__, "__wrapped__")
         if nxt is None:
             return f, bound
+        if type(nxt) is _LRU_WRAPPER:  # functools.wraps around an lru_cache: the function it caches
+            nxt = dict.get(nxt.__dict__, "__wrapped__")
         if type(nxt) is not types.FunctionType:
             raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
         f = nxt
