@@ -323,9 +323,10 @@ class Child:
                 have = defaults.get(p.name, inspect.Parameter.empty)
                 # a default on a parameter the interface requires never applies (every call passes it: red team
                 # 26, rms_norm(out, input, weight, epsilon=1e-6)); an optional one's default must be the interface's
-                # (compared only as a plain value: == of the submission's object would run its code)
+                # (compared only by the plain type's own __eq__, C code that never calls the submission's object:
+                # == of it would run its code; an IntEnum member equal to the interface's int is that int, fp30)
                 if want is not inspect.Parameter.empty and have is not want and not (
-                        type(have) in plain and type(want) in plain and have == want):
+                        type(want) in plain and type(want).__eq__(want, have) is True):
                     bad = True
                 if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.POSITIONAL_ONLY) and p.name in iface.params:
                     bad = bad or p.kind is not p.POSITIONAL_OR_KEYWORD
