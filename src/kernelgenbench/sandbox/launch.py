@@ -120,8 +120,7 @@ _TUNING: list[Any] = []
 
 def _launch_violation(msg: str) -> None:
     """Record a launch-rule violation (kept whatever the submission catches) and raise it."""
-    if len(STATE.launch_violations) < 8:
-        STATE.launch_violations.append(msg)
+    STATE.note_violation(msg)
     raise launch_args.LaunchArgumentError(msg)
 
 
