@@ -38,3 +38,29 @@ def test_two_level_summary_over_solved_operators() -> None:
 def test_latest_record_wins() -> None:
     recs = [_rec("aten::a", "aten", "failed", cls="timeout"), _rec("aten::a", "aten", "passed", 1.5)]
     assert [r["status"] for r in latest_records(recs)] == ["passed"]
+
+
+def test_vllm_speedups_are_also_reported_per_baseline_kind() -> None:
+    """A speedup against eager PyTorch and one against the compiled reference are different measures: a source
+    that mixes them reports each kind's geomean beside the pooled one (and the console shows a row per kind)."""
+    from kernelgenbench.tables import _summary_table
+
+    def v(op, speedup, label):
+        return {**_rec(op, "vllm", "passed", speedup), "baseline": label}
+    recs = [v("vllm::a", 2.0, "native-compiled (the native PyTorch reference under torch.compile, ...)"),
+            v("vllm::b", 8.0, "native-compiled (the native PyTorch reference under torch.compile, ...)"),
+            v("vllm::c", 300.0, "native-eager (the native PyTorch reference, eager); torch.compile captured no graph"),
+            _rec("aten::a", "aten", "passed", 1.5)]
+    s = summarize(recs)
+    kinds = s["by_source"]["vllm"]["by_baseline"]
+    assert sorted(kinds) == ["native-compiled", "native-eager"]
+    assert math.isclose(kinds["native-compiled"]["geomean_speedup"], 4.0) and kinds["native-compiled"][
+        "timed_operators"] == 2
+    assert math.isclose(kinds["native-eager"]["geomean_speedup"], 300.0)
+    assert math.isclose(s["by_source"]["vllm"]["geomean_speedup"], (2 * 8 * 300) ** (1 / 3))
+    assert s["by_source"]["aten"]["by_baseline"] == {}
+    from rich.console import Console
+    c = Console(width=200, record=True)
+    c.print(_summary_table(s, "t"))
+    text = c.export_text()
+    assert "vs native-compiled" in text and "4.000x" in text and "vs native-eager" in text and "300.000x" in text

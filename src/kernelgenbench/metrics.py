@@ -59,7 +59,7 @@ def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         ``iqm_speedup``, ``timed_operators``, ``failure_classes`` (class -> count), ``unjudged_cases`` (cases of
         passed jobs that were not judged: ``unsupported`` on the platform, a dtype it cannot compute or a case over
         the interpreter's size budget) and ``partly_judged`` (the passed jobs with such cases): a passed verdict
-        covers its judged cases only.
+        covers its judged cases only. ``by_baseline``: :func:`speedups_by_baseline` of the passed jobs.
     """
     judged = [r for r in records if r.get("status") in ("passed", "failed")]
     passed = [r for r in judged if r.get("status") == "passed"]
@@ -77,7 +77,25 @@ def group_summary(records: list[dict[str, Any]]) -> dict[str, Any]:
         "failure_classes": fails,
         "unjudged_cases": sum(_unsupported_cases(r) for r in passed),
         "partly_judged": sum(1 for r in passed if _unsupported_cases(r)),
+        "by_baseline": speedups_by_baseline(passed),
     }
+
+
+def speedups_by_baseline(passed: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The speedup statistics of passed jobs split by the kind of baseline each was timed against (vLLM:
+    ``vllm``, ``native-compiled``, ``native-eager``; suite/baselines.py): kind -> ``timed_operators``,
+    ``geomean_speedup``, ``median_speedup``, ``iqm_speedup``. Empty where no record names a kind (ATen and cuBLAS
+    have one baseline each): a speedup against eager PyTorch and one against vLLM's kernel are different measures,
+    so a group that mixes kinds reports each beside the pooled geomean."""
+    from .suite.baselines import baseline_kind
+
+    by: dict[str, list[float]] = {}
+    for r in passed:
+        kind = baseline_kind(r.get("baseline"))
+        if kind and r.get("speedup"):
+            by.setdefault(kind, []).append(float(r["speedup"]))
+    return {k: {"timed_operators": len(v), "geomean_speedup": geomean(v), "median_speedup": median(v),
+                "iqm_speedup": iqm(v)} for k, v in sorted(by.items())}
 
 
 def _unsupported_cases(rec: dict[str, Any]) -> int:

@@ -53,6 +53,14 @@ def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int]
             rec = s["operators"] + s["unsupported"]
             row[1:1] = [f"{rec}/{selected.get(name, rec)}"]
         t.add_row(*row)
+        kinds = s.get("by_baseline") or {}
+        if name != "overall" and len(kinds) > 1:  # a source timed against several kinds of baseline: each apart
+            for kind, k in kinds.items():
+                sub = [f"  vs {kind}", "", "", "", _fmt(k["geomean_speedup"], x=True),
+                       _fmt(k["median_speedup"], x=True), _fmt(k["iqm_speedup"], x=True), str(k["timed_operators"]), ""]
+                if selected:
+                    sub[1:1] = [""]
+                t.add_row(*sub, style="dim")
     return t
 
 
