@@ -220,11 +220,24 @@ EXPECTED = {
                                        # untyped_storage() after the wrapper's trace, ATen operators into out
     "fn_mode_lazy": "static_scan",    # fn_mode's mode pushed inside the first traced call (no mode after the import)
     "fn_mode_meta": "static_scan",    # fn_mode's handler added by a metaclass under a computed name
+    # red team 31 (each passes smoke and held-out at 9d4a324; the fixes wait for a GPU gate on branch next)
+    "pkg_import": "static_scan",      # a subclass of torch.package's _SysImporter imports anything (the STATE)
+    "dispatch_off": "static_scan",    # a subclass of torch._C._DisableTorchDispatch hides ATen compute from the trace
+    "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned handler,
+                                      # pushed inside the call: computes on the harness's own launch-window ops
+    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass
+    "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
+    "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|
+    "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
+    "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
+    **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
+       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
+                 "hints_eval", "c_ext")},
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -369,6 +382,9 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
+    **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
+       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
+                 "hints_eval", "c_ext")},
     "host_deref": "a ghost replay hands back the normal run's host reads, here the addresses of that run's clone of "
                   "the arrays: host code dereferencing them writes the old memory, the replay's y stays poisoned and "
                   "L2 credits Triton; NumPy compute is invisible to the dispatch trace",
