@@ -382,9 +382,6 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
-    **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
-                 "hints_eval", "c_ext")},
     "host_deref": "a ghost replay hands back the normal run's host reads, here the addresses of that run's clone of "
                   "the arrays: host code dereferencing them writes the old memory, the replay's y stays poisoned and "
                   "L2 credits Triton; NumPy compute is invisible to the dispatch trace",
