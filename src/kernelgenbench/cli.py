@@ -38,6 +38,7 @@ from .tables import (
     print_unsupported,
     run_tier,
     unsupported_lines,
+    untimed_line,
 )
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -340,8 +341,7 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
     else:
         console.print("[dim]no job run now: every selected job was already recorded (--fresh starts over)[/dim]")
     if not plat.timing:
-        console.print(f"[dim]speedups: not applicable on the {plat.name} platform (timing is reported on GPUs "
-                      f"only)[/dim]")
+        console.print(f"[dim]{untimed_line(plat.name)}[/dim]")
     failed = _print_failures(latest)
     for r in latest:
         cut = r.get("log_truncated")
@@ -457,7 +457,7 @@ def _summary(run_dir: Path) -> None:
     from .platforms import PROFILES
 
     if plat in PROFILES and not PROFILES[plat].timing:  # as kgb eval says it (fresh user 31)
-        console.print(f"[dim]speedups: not applicable on the {plat} platform (timing is reported on GPUs only)[/dim]")
+        console.print(f"[dim]{untimed_line(plat)}[/dim]")
     if tier is None and latest:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "

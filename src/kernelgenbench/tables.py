@@ -235,3 +235,9 @@ def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
         busy_txt += f", timing {tb.get('timing_s', 0):.1f} s"
     return (f"job time {tb['jobs_wall_s']:.1f} s ({what}, summed over all slots): {busy_txt}, harness overhead "
             f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
+
+
+def untimed_line(platform: str) -> str:
+    """Why a run on ``platform`` (one that times nothing: the interpreter) shows no speedup (kgb eval, kgb summary)."""
+    return f"speedups: not applicable on the {platform} platform (timing is reported on GPUs only)"
+
