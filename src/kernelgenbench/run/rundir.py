@@ -21,7 +21,7 @@ from typing import Any
 from ..record import JobRecord, RunSummary, stamp
 
 #: Failure classes that are not a verdict on the submission: such jobs are re-run on resume.
-RERUN_CLASSES = {"infrastructure", "platform"}
+RERUN_CLASSES = {"infrastructure", "platform", "baseline"}
 
 
 def job_key(op: str, sha: str | None, tier: str, platform: str, label: str) -> str:
