@@ -235,3 +235,19 @@ def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
         busy_txt += f", timing {tb.get('timing_s', 0):.1f} s"
     return (f"job time {tb['jobs_wall_s']:.1f} s ({what}, summed over all slots): {busy_txt}, harness overhead "
             f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
+
+
+def mixed_commits_line(records: list[dict[str, Any]]) -> str | None:
+    """A warning when ``records`` (the latest per job) were judged by more than one harness commit (a run resumed
+    on a newer checkout): which commits and how many jobs each, so that no one reads one table as one harness
+    version. None when every record names one commit (or none)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("harness_commit"):
+            counts[str(r["harness_commit"])[:10]] = counts.get(str(r["harness_commit"])[:10], 0) + 1
+    if len(counts) < 2:
+        return None
+    parts = ", ".join(f"{c} ({n} jobs)" for c, n in counts.items())
+    return (f"these records were judged by {len(counts)} harness commits ({parts}): a resumed run mixes harness "
+            f"versions; each record's harness_commit says which judged it")
+
