@@ -8,7 +8,7 @@ from typing import Any, Callable
 import torch
 
 from ..baselines import BASELINE_KINDS
-from ..common import make_tensor
+from ..common import flat_tensors, make_tensor
 from ..spec import Call, dtype_of
 
 #: The activation dtypes of most vLLM grids.
@@ -53,7 +53,7 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callab
     compiled = torch.compile(core, dynamic=False, backend=backend)
     warm = call.clone()
     ret = compiled(*warm.args, **warm.kwargs)
-    cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in _tensors_of([warm.args, warm.kwargs]))
+    cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
     if cuda:
         torch.cuda.synchronize()
     if counters["stats"]["unique_graphs"] <= graphs:  # dynamo skipped the frame: the reference would run eagerly
@@ -80,17 +80,6 @@ def _written(call: Call) -> list[Any]:
     return [call.args[k] if isinstance(k, int) else call.kwargs[k] for k in call.written]
 
 
-def _tensors_of(value: Any) -> list[torch.Tensor]:
-    """The tensors in ``value``: a tensor, or lists, tuples and dicts of them (other leaves ignored)."""
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _tensors_of(v)]
-    if isinstance(value, dict):
-        return [t for v in value.values() for t in _tensors_of(v)]
-    return []
-
-
 #: The share of an output's elements that may differ between the compiled and the eager reference (fused
 #: arithmetic rounds differently, and a rounding difference can move a quantised value by one step).
 DISAGREE_SHARE = 0.01
@@ -106,7 +95,7 @@ def disagreement(got: Any, want: Any) -> str | None:
     :data:`DISAGREE_SHARE` of its elements do not agree. A miscompiled index or a skipped step moves most
     elements; fusion's rounding moves few, by little.
     """
-    g, w = _tensors_of(got), _tensors_of(want)
+    g, w = flat_tensors(got), flat_tensors(want)
     if len(g) != len(w):
         return f"{len(g)} output tensors where the eager reference gives {len(w)}"
     for i, (a, b) in enumerate(zip(g, w)):
