@@ -207,7 +207,31 @@ CASES = [
 
         def f(x):
             return Autotuner._bench(x, config=triton.Config({}))
-        """, {}, [(3, "introspection"), (6, "introspection")]),
+        """, {}, [(6, "introspection")]),
+    # fp31: a runtime class imported by name is judged where the name is read: a type position passes (typed code,
+    # often under `if TYPE_CHECKING:`), a call, an alias, a default, a base class are refused at their lines
+    ("triton-runtime-class-import-typing", """
+        from typing import TYPE_CHECKING, Optional
+        import triton
+        from triton.runtime.autotuner import Autotuner
+        if TYPE_CHECKING:
+            from triton.runtime.jit import JITFunction
+
+        def launch(kernel: "JITFunction", tuned: Optional[Autotuner] = None) -> None:
+            if isinstance(tuned, Autotuner) or type(kernel) is Autotuner:
+                return None
+        """, {}, []),
+    ("triton-runtime-class-import-uses", """
+        from triton.runtime.autotuner import Autotuner
+        from triton.runtime.jit import JITFunction as JF
+
+        K = JF
+        def g(fn, k=Autotuner):
+            return JF(fn)
+
+        class T(Autotuner):
+            pass
+        """, {}, [(5, "introspection"), (6, "introspection"), (7, "introspection"), (9, "introspection")]),
     ("triton-jitfunction", """
         import triton
 

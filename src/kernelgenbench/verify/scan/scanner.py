@@ -641,6 +641,11 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if at_import and path in TRITON_RUNTIME_CLASSES:
+            # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
+            # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
+            # attribute, subclass or any other read is refused (fp31)
+            return
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
             if prefix in TORCH_PATH_ALLOWED:
