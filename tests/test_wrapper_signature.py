@@ -197,3 +197,51 @@ def test_builtins_and_lru_caches_read_without_running_code() -> None:
         wrapper_signature([].append)  # a builtin method of an object: not a module's C function
     with pytest.raises(TypeError):
         wrapper_signature(functools.lru_cache(maxsize=None)(math.floor))
+
+
+def test_a_wraps_chain_ending_in_a_partial_method_or_object_reads_as_that_object() -> None:
+    """fp31: a checking decorator (functools.wraps) applied to ``functools.partial(_unary, op=0)``, to a bound method
+    or to a callable object passed before wrapper_signature and was refused ("it wraps (__wrapped__) a
+    functools.partial"); the object at the end of the chain is read by the same rules, its refusals kept."""
+
+    def checked(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return inner
+
+    def unary(self, *, op, scale=1.0):
+        return self
+
+    neg = checked(functools.partial(unary, op=0))
+    assert str(wrapper_signature(neg)) == "(self, *, op=<default>, scale=<default>)"
+    assert wrapper_defaults(neg) == {"op": 0, "scale": 1.0}
+    assert str(wrapper_signature(torch.no_grad()(functools.partial(unary, op=0)))) == \
+        "(self, *, op=<default>, scale=<default>)"
+
+    class Ops:
+        def rms_norm(self, out, input, weight, epsilon):
+            return None
+
+        def __call__(self, x, y=3):
+            return x
+
+    assert str(wrapper_signature(checked(Ops().rms_norm))) == "(out, input, weight, epsilon)"
+    assert str(wrapper_signature(checked(Ops()))) == "(x, y=<default>)" and wrapper_defaults(checked(Ops())) == {"y": 3}
+    import math
+    assert str(wrapper_signature(checked(math.floor))) == "(x, /)"
+    # what the chain ends in is still judged: a submission's __getattr__, print, a __signature__ behind a partial
+    cases = ((checked(_Evil()), "defines __getattr__"), (checked(print), "a wrapper is a Python function"),
+             (checked(functools.partial(_with_signature())), "sets __signature__"))
+    RAN.clear()  # (functools.wraps itself read _Evil's attributes above)
+    for bad, says in cases:
+        with pytest.raises(TypeError, match=r"wraps \(__wrapped__\).*" + says):
+            wrapper_signature(bad)
+        with pytest.raises(TypeError):
+            wrapper_defaults(bad)
+    assert RAN == []
+    # a cycle of wrapped objects ends in a refusal, not a recursion error
+    loop = checked(None)
+    loop.__wrapped__ = functools.partial(loop)
+    with pytest.raises(TypeError, match="more than"):
+        wrapper_signature(loop)

@@ -415,7 +415,12 @@ class _Default:
 _DEFAULT = _Default()
 
 
-def wrapper_signature(fn: Any) -> inspect.Signature:
+#: How many wrapped objects (``__wrapped__`` ending in a partial, method or callable object, a partial of one, ...)
+#: :func:`wrapper_signature` follows before it refuses a wrapper.
+_NEST_MAX = 8
+
+
+def wrapper_signature(fn: Any, _depth: int = 0) -> inspect.Signature:
     """The signature the harness binds a wrapper's calls against and checks against the interface, read without
     running any of the submission's code (red team 30: a ``__signature__`` of an ``inspect.Signature`` subclass
     computed the operator with ATen in its ``bind``, which ran on every call before the trace began; a property
@@ -430,15 +435,20 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
     every default replaced by a stand-in (whether a parameter has one is kept; :func:`wrapper_defaults` gives the
     values).
 
-    A ``functools.partial`` of any of those is read as :func:`inspect.signature` reads one.
+    A ``functools.partial`` of any of those is read as :func:`inspect.signature` reads one, and a ``functools.wraps``
+    chain that ends in a partial, a bound method, a callable object or a scalar builtin (a checking decorator applied
+    to ``functools.partial(_unary, op="neg")``, to ``torch.no_grad()``'s wrapper of one) reads as that object does
+    (fp31: these passed before wrapper_signature).
 
     Raises:
         TypeError: ``fn`` is none of those (the message says what it is and what a wrapper may be).
     """
+    if _depth > _NEST_MAX:
+        raise TypeError(f"it nests partials and wrapped objects more than {_NEST_MAX} deep")
     if type(fn) is functools.partial:
         base, nargs, keys = _partial_parts(fn)
         stand_in = types.FunctionType((lambda: None).__code__, {}, "wrapper")
-        stand_in.__signature__ = wrapper_signature(base)  # the harness's own Signature: inspect may read it
+        stand_in.__signature__ = wrapper_signature(base, _depth + 1)  # the harness's own Signature: inspect may read it
         return inspect.signature(functools.partial(stand_in, *([_DEFAULT] * nargs), **dict.fromkeys(keys, _DEFAULT)))
     if _plain_builtin(fn):
         try:
@@ -447,6 +457,8 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
             return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
                                       inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
     f, bound = _wrapper_function(fn)
+    if type(f) is not types.FunctionType:
+        return _wrapped(lambda: wrapper_signature(f, _depth + 1), f)
     code = f.__code__
     n_defaults = tuple.__len__(f.__defaults__) if f.__defaults__ else 0
     plain = types.FunctionType(code, {}, "wrapper", (_DEFAULT,) * n_defaults,
@@ -463,16 +475,20 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def wrapper_defaults(fn: Any) -> dict[str, Any]:
+def wrapper_defaults(fn: Any, _depth: int = 0) -> dict[str, Any]:
     """Parameter name -> default value of the function :func:`wrapper_signature` reads (the submission's objects:
     compare them only after checking their ``type()``)."""
+    if _depth > _NEST_MAX:
+        raise TypeError(f"it nests partials and wrapped objects more than {_NEST_MAX} deep")
     if type(fn) is functools.partial:
         base, _, keys = _partial_parts(fn)
         kw = fn.keywords
-        return {**wrapper_defaults(base), **{k: dict.__getitem__(kw, k) for k in keys}}
+        return {**wrapper_defaults(base, _depth + 1), **{k: dict.__getitem__(kw, k) for k in keys}}
     if _plain_builtin(fn):
         return {}
     f, _ = _wrapper_function(fn)
+    if type(f) is not types.FunctionType:
+        return _wrapped(lambda: wrapper_defaults(f, _depth + 1), f)
     code = f.__code__
     names = code.co_varnames[:code.co_argcount]
     d = f.__defaults__
@@ -504,6 +520,14 @@ def _plain_builtin(fn: Any) -> bool:
     return any(fn is k for k in _BUILTIN_TYPES)
 
 
+def _wrapped(read: Callable[[], Any], obj: Any) -> Any:
+    """``read()`` of the object a ``functools.wraps`` chain ends in, its refusal said as the wrapping's."""
+    try:
+        return read()
+    except TypeError as exc:
+        raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(obj))}: {exc}") from None
+
+
 def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
     """``(func, number of bound positional arguments, bound keyword names)`` of a ``functools.partial``."""
     args, kw = fn.args, fn.keywords
@@ -515,7 +539,9 @@ def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
 
 def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
     """``(the Python function whose code a call of fn runs, whether fn binds its first parameter)``, found with
-    ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`)."""
+    ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`). Where a
+    ``functools.wraps`` chain of an unbound function ends in something else (a partial, method, callable object,
+    builtin), that object takes the function's place, for the caller to read by the same rules."""
     t = type(fn)
     bound = False
     if t is _LRU_WRAPPER:
@@ -553,7 +579,9 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
         if type(nxt) is _LRU_WRAPPER:  # functools.wraps around an lru_cache: the function it caches
             nxt = dict.get(nxt.__dict__, "__wrapped__")
         if type(nxt) is not types.FunctionType:
-            raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
+            if bound or nxt is None:
+                raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
+            return nxt, False
         f = nxt
     raise TypeError("its __wrapped__ chain is longer than 16 functions")
 
