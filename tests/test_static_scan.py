@@ -658,8 +658,10 @@ CASES = [
                 return self
         """, {}, [(15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"), (18, "kernel-body"),
                   # line 19, FN(p): FN is a tl.constexpr parameter, allowed (the launch rule admits only
-                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...
-                  (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
+                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...; line 20, _alias(p): a
+                  # module-level variable (fp31), allowed like a closure variable (the launch rule admits only
+                  # Triton values as the globals a body reads); see test_a_module_variable_may_be_called_...
+                  (21, "kernel-body"), (22, "kernel-body"),
                   (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
                   (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
     ("ghost-channel-exception-chain", """
@@ -1120,10 +1122,46 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
     ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
     plain = head + "def k(x_ptr, FN):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
-    other = "G = abs\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
+    other = "def G(x):\n    return x\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
     assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
     assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
     assert [f.rule for f in scan_source(other)] == ["kernel-body"]
+
+
+def test_a_module_variable_may_be_called_in_a_kernel_body_but_not_a_plain_def() -> None:
+    """fp31: jit helpers made by a factory and bound to module-level names (``_rescale, _exp = _helpers()``,
+    ``_alias = _helper``) were refused by L1 although the same helpers read as closure variables pass: the runtime
+    launch check judges every global a kernel body reads (only Triton values, jit functions among them, whose bodies
+    are judged as kernel bodies; a plain function or object there fails as ``profile``). A name bound by a def or
+    class that is not @triton.jit stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    made = """
+import triton
+import triton.language as tl
+
+def _helpers():
+    @triton.jit
+    def rescale(a, b):
+        return tl.exp(a - b)
+
+    @triton.jit
+    def twice(x):
+        return x * 2
+    return rescale, twice
+
+_rescale, _twice = _helpers()
+_alias = _twice
+
+@triton.jit
+def k(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, _alias(_rescale(x, _twice(x))))
+"""
+    assert scan_source(made) == []
+    for bad in ("def _twice(x):\n    return x\n", "class _twice:\n    pass\n"):
+        src = made.replace("_rescale, _twice = _helpers()\n", "_rescale = _helpers()[0]\n" + bad)
+        assert "kernel-body" in [f.rule for f in scan_source(src)], bad
 
 
 def test_constexpr_function_bodies_follow_the_kernel_body_rule() -> None:

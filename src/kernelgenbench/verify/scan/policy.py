@@ -48,7 +48,9 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     store into or mutate Python objects, and every call in it must be Triton:
                     ``tl.*``/``triton.language.*`` (libdevice included), ``triton.cdiv``/
                     ``next_power_of_2``, ``math.*``, a @triton.jit function of the submission named
-                    directly (bound once), a builtin Triton compiles (:data:`KERNEL_BUILTINS`), or a
+                    directly (bound once), a tl.constexpr parameter, a closure or module-level variable
+                    (its value judged at each launch by the launch rule, below), a builtin Triton
+                    compiles (:data:`KERNEL_BUILTINS`), or a
                     method whose name Triton's values have and the submission gives none of its own
                     objects (:func:`.scope._user_attr_names`); ``for`` loops over calls, ``with`` of calls,
                     functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are

@@ -441,6 +441,16 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
         return inner is not None and scope is not inner
 
+    def _is_module_variable(self, name: str) -> bool:
+        """Whether ``name``, read in a kernel body, is a module-level variable bound by assignment only (never by a
+        def or class): ``_rescale, _shifted_exp = _make_helpers()``, jit helpers a factory made (fp31). Like a closure
+        variable (:meth:`_is_closure_variable`), its value at each launch is judged by the runtime launch check
+        (sandbox/launch_args.py: a module global a kernel body reads must be a Triton value, jit functions among them,
+        whose bodies are judged as kernel bodies); a def that is not @triton.jit stays refused here."""
+        kind, _, scope = self.lookup(name)
+        return kind == "local" and scope is not None and scope.kind == "module" and name not in scope.def_names \
+            and name not in scope.imported
+
     def _kernel_path_ok(self, path: str) -> bool:
         return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
 
@@ -469,10 +479,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
             elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
-                      or self._is_closure_variable(func.id)):
+                      or self._is_closure_variable(func.id) or self._is_module_variable(func.id)):
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, a tl.constexpr parameter or a variable of an "
-                            "enclosing function, " + _KERNEL_CALL_WHY)
+                            "defined once in the submission, a tl.constexpr parameter, a variable of an "
+                            "enclosing function or a module-level variable, " + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:

@@ -129,6 +129,7 @@ class _Scope:
         self.nonlocals: set[str] = set()
         self.host: dict[str, int] = {}
         self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
+        self.def_names: set[str] = set()  # names bound (also) by a def or class statement
 
 
 def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
@@ -281,6 +282,7 @@ class _ScopeAnalysis:
                 scope.nonlocals.update(sub.names)
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 scope.locals.add(sub.name)
+                scope.def_names.add(sub.name)
             elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
                 scope.locals.add(sub.id)
             elif isinstance(sub, ast.ExceptHandler) and sub.name:
