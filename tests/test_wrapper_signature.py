@@ -163,7 +163,28 @@ def test_torch_module_instances_read_as_their_call() -> None:
         def forward(self, x):
             return x
 
-    assert str(wrapper_signature(Neg())) == "(*args, **kwargs)"
+    assert str(wrapper_signature(Neg())) == "(x)"
+
+    # fp31: a module keeping nn.Module's __call__ reads as its forward (a function task's module read as
+    # (*args, **kwargs) and failed the interface); a forward set on the instance, or none at all, is refused
+    class RMSNorm(torch.nn.Module):
+        def forward(self, out, input, weight, epsilon=1e-6):
+            return None
+
+    assert str(wrapper_signature(RMSNorm())) == "(out, input, weight, epsilon=<default>)"
+    assert wrapper_defaults(RMSNorm()) == {"epsilon": 1e-6}
+    patched = RMSNorm()
+    patched.forward = lambda *a: None
+    with pytest.raises(TypeError, match="own forward"):
+        wrapper_signature(patched)
+    with pytest.raises(TypeError, match="no forward"):
+        wrapper_signature(torch.nn.Module())
+
+    class OwnCall(torch.nn.Module):
+        def __call__(self, a, b):
+            return a
+
+    assert str(wrapper_signature(OwnCall())) == "(a, b)"
 
     class Sneaky(torch.nn.Module):
         def __getattr__(self, name):

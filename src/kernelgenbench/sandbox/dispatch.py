@@ -502,6 +502,9 @@ def wrapper_defaults(fn: Any, _depth: int = 0) -> dict[str, Any]:
 
 #: ``functools.lru_cache``'s C wrapper: followed to the function it caches (``__wrapped__``), as ``functools.wraps``.
 _LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
+#: ``torch.nn.Module.__call__`` and its ``forward`` placeholder (:func:`_wrapper_function` reads a module's forward).
+_MODULE_CALL = inspect.getattr_static(torch.nn.Module, "__call__")
+_MODULE_FORWARD = inspect.getattr_static(torch.nn.Module, "forward")
 #: Builtin types a wrapper may be (``floor_int = int``: a JIT-only scalar overload): none of the submission's code.
 _BUILTIN_TYPES = (int, float, complex, bool)
 
@@ -566,6 +569,19 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
             if any(name in type.__dict__["__dict__"].__get__(k) and not (k is torch.nn.Module and name == "__getattr__")
                    for k in mro[:-1]):
                 raise TypeError(f"it is an instance of {type.__repr__(t)}, whose class defines {name}")
+        if call is _MODULE_CALL:
+            # an nn.Module that keeps torch.nn.Module's own __call__: the call runs its class's forward with the same
+            # arguments (PyTorch's hooks around it), so forward's parameters are the wrapper's (fp31: a function
+            # task's module read as (*args, **kwargs) and failed the interface); an instance attribute named
+            # forward, which Module.__call__ would run instead, is refused
+            fwd = inspect.getattr_static(t, "forward", None)
+            if type(fwd) is not types.FunctionType or fwd is _MODULE_FORWARD:
+                raise TypeError(f"it is an instance of {type.__repr__(t)}, a torch.nn.Module whose class defines no "
+                                f"forward function")
+            own = object.__getattribute__(fn, "__dict__")
+            if type(own) is not dict or "forward" in own:
+                raise TypeError(f"it is an instance of {type.__repr__(t)} with its own forward attribute")
+            call = fwd
         fn, t, bound = call, types.FunctionType, True
     if t is not types.FunctionType:
         raise TypeError(f"it is a method of a {type.__repr__(t)}")
