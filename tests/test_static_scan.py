@@ -1881,3 +1881,25 @@ def test_ravel_and_flag_reads_pass() -> None:
     assert hits(ok) == []
     assert hits("import torch\n\ndef f(x):\n    torch.use_deterministic_algorithms(True)\n    return x\n") == \
         [(4, "torch-compute")]
+
+
+def test_matmul_precision_and_other_flag_reads_pass() -> None:
+    """False-rejection hunt 31: a drop-in mm that follows PyTorch's fp32 matmul precision
+    (``torch.get_float32_matmul_precision()``, as ``torch.backends.cuda.matmul.allow_tf32`` is read), warn-only
+    determinism, autocast and the older ``torch.compiler.is_dynamo_compiling()`` reads flags; setting them stays
+    refused."""
+    ok = """
+        import torch
+        from torch.compiler import is_dynamo_compiling
+
+        def f(x):
+            prec = "ieee" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+            if torch.is_deterministic_algorithms_warn_only_enabled() or torch.is_autocast_enabled():
+                return prec
+            if torch.compiler.is_dynamo_compiling() or is_dynamo_compiling():
+                return prec
+            return torch.backends.cuda.matmul.allow_tf32
+    """
+    assert hits(ok) == []
+    assert hits("import torch\n\ndef f(x):\n    torch.set_float32_matmul_precision('high')\n    return x\n") == \
+        [(4, "torch-compute")]

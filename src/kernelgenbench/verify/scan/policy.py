@@ -178,6 +178,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "_check_is_size",
         # switches read as flags (false-rejection hunt 29): which reduction order or path a wrapper takes
         "are_deterministic_algorithms_enabled", "cuda.is_current_stream_capturing", "cuda.is_bf16_supported",
+        # (false-rejection hunt 31) the other global flags a drop-in replacement follows: TF32 or IEEE fp32 products
+        # (PyTorch's matmul precision, as torch.backends.cuda.matmul.allow_tf32 is read), warn-only determinism,
+        # autocast; each returns a str or bool
+        "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
         # the device-generic queries of torch.accelerator (PyTorch 2.6+), like their torch.cuda forms above
         "accelerator.current_accelerator", "accelerator.current_device_index", "accelerator.current_device_idx",
         "accelerator.device_count", "accelerator.is_available", "accelerator.synchronize",
@@ -376,7 +380,8 @@ IMPORT_RULES: dict[str, str] = {
 #: Paths under a forbidden prefix that are allowed: ``torch.library.wrap_triton`` wraps a Triton kernel for
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
-TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling"})
+TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
+                                                "torch.compiler.is_dynamo_compiling"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
