@@ -1903,3 +1903,15 @@ def test_matmul_precision_and_other_flag_reads_pass() -> None:
     assert hits(ok) == []
     assert hits("import torch\n\ndef f(x):\n    torch.set_float32_matmul_precision('high')\n    return x\n") == \
         [(4, "torch-compute")]
+
+
+def test_triton_knobs_findings_say_what_knobs_are() -> None:
+    """fp31: a read of ``triton.knobs.runtime.interpret`` (an interpreter check) was refused with the text of PyTorch's
+    dispatcher ("registers into or overrides the PyTorch dispatcher"); the finding now names Triton's settings and
+    hooks and the allowed way to read TRITON_INTERPRET. Still refused (rule monkey-patch)."""
+    from kernelgenbench.verify.scan import scan_source
+
+    for src in ("import triton\nBIG = not triton.knobs.runtime.interpret\n", "from triton import knobs\n"):
+        found = scan_source(src)
+        assert [f.rule for f in found] == ["monkey-patch"], found
+        assert "PyTorch dispatcher" not in found[0].message and "os.environ.get" in found[0].message, found[0].message

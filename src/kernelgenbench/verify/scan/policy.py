@@ -623,6 +623,13 @@ _IMPORT_WHY = {
     "introspection": "submissions must not inspect or rewrite the interpreter",
 }
 
+#: Texts for paths whose rule's own text (:data:`_PATH_WHY`) would name the wrong thing, by the prefix matched.
+_PATH_WHY_BY_PREFIX = {
+    "triton.knobs": "uses {path}, Triton's process-wide settings and launch hooks (a hook would run on every launch, "
+                    "Triton's benchmarking and the L2 ghost replay's empty launches included); read TRITON_INTERPRET "
+                    "with os.environ.get instead",
+}
+
 _PATH_WHY = {
     "compile": "uses the PyTorch compiler stack ({path}), which generates kernels the submission did not write",
     "streams": "uses {path}; kernels must run on the current CUDA stream, without extra streams or graphs",

@@ -29,6 +29,7 @@ from .policy import (
     _JIT_SIDE_EFFECT,
     _KERNEL_CALL_WHY,
     _PATH_WHY,
+    _PATH_WHY_BY_PREFIX,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_BUILTINS,
@@ -286,7 +287,9 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             prefix = ".".join(parts[:i])
             rule = IMPORT_RULES.get(prefix)
             if rule is not None:
-                self.report(node, rule, f"imports {module}: {_IMPORT_WHY[rule]}", code)
+                why = _PATH_WHY_BY_PREFIX[prefix].format(path=prefix) if prefix in _PATH_WHY_BY_PREFIX \
+                    else _IMPORT_WHY[rule]
+                self.report(node, rule, f"imports {module}: {why}", code)
                 return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
@@ -665,7 +668,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     and id(node) in self.check_positions:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
-                self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))
                 return
         if root == "triton" or at_import:
             return
