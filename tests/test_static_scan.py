@@ -1915,3 +1915,24 @@ def test_triton_knobs_findings_say_what_knobs_are() -> None:
         found = scan_source(src)
         assert [f.rule for f in found] == ["monkey-patch"], found
         assert "PyTorch dispatcher" not in found[0].message and "os.environ.get" in found[0].message, found[0].message
+
+
+def test_abstract_base_classes_pass_and_abcs_internals_do_not() -> None:
+    """fp31: ``import abc`` for an op object's abstract base class (``abc.ABC``, ``@abc.abstractmethod``) passes;
+    the rest of abc (its private registry helpers) is refused."""
+    ok = """
+        import abc
+        from abc import ABC, abstractmethod
+
+        class UnaryOp(abc.ABC):
+            @abc.abstractmethod
+            def kernel(self):
+                ...
+
+        class Base(ABC, metaclass=abc.ABCMeta):
+            @abstractmethod
+            def run(self, x):
+                ...
+    """
+    assert hits(ok) == []
+    assert hits("import abc\n\nabc._reset_registry(abc.ABC)\n") == [(3, "introspection")]

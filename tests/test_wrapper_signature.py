@@ -266,3 +266,33 @@ def test_a_wraps_chain_ending_in_a_partial_method_or_object_reads_as_that_object
     loop.__wrapped__ = functools.partial(loop)
     with pytest.raises(TypeError, match="more than"):
         wrapper_signature(loop)
+
+
+def test_an_abstract_base_class_instance_reads_as_its_call() -> None:
+    """fp31: an op object whose class derives from abc.ABC (metaclass abc.ABCMeta) is a wrapper like any __call__
+    class; another metaclass stays refused."""
+    import abc
+
+    class UnaryOp(abc.ABC):
+        @abc.abstractmethod
+        def kernel(self):
+            ...
+
+        def __call__(self, x, *, out=None):
+            return x
+
+    class Neg(UnaryOp):
+        def kernel(self):
+            return None
+
+    assert str(wrapper_signature(Neg())) == "(x, *, out=<default>)"
+
+    class Meta(type):
+        pass
+
+    class Other(metaclass=Meta):
+        def __call__(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="metaclass"):
+        wrapper_signature(Other())

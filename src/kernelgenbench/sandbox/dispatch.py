@@ -15,6 +15,7 @@ them on the interpreter.
 """
 from __future__ import annotations
 
+import abc
 import cmath
 import functools
 import inspect
@@ -555,7 +556,7 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
     if t is types.MethodType:
         fn, t, bound = fn.__func__, type(fn.__func__), True
     elif t is not types.FunctionType:
-        if type(t) is not type:
+        if type(t) is not type and type(t) is not abc.ABCMeta:  # abc.ABCMeta: an op object's abstract base (fp31)
             raise TypeError(f"it is an instance of {type.__repr__(t)}, whose metaclass is not type")
         call = inspect.getattr_static(t, "__call__", None)
         if type(call) is not types.FunctionType:

@@ -113,7 +113,8 @@ RULES: dict[str, str] = {
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
-    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib)",
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
+    "abc)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -316,7 +317,7 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib",
+    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
@@ -329,6 +330,12 @@ OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
 #: a whole although honest wrappers import it for ``nullcontext``).
 CONTEXTLIB_ALLOWED: frozenset[str] = frozenset({"contextlib.nullcontext", "contextlib.contextmanager",
                                                 "contextlib.suppress"})
+#: What of ``abc`` a submission may use: abstract base classes for its own op objects (``class UnaryOp(abc.ABC)`` with
+#: ``@abc.abstractmethod``; false-rejection hunt 31). ``abc.ABCMeta`` is a metaclass like the ones a submission may
+#: already write with ``type``, and registering virtual subclasses is what ``numbers.Number.register`` already does;
+#: the harness tells types apart with ``type()``. The private helpers (``abc._reset_registry``, ...) are refused.
+ABC_ALLOWED: frozenset[str] = frozenset({"abc.ABC", "abc.ABCMeta", "abc.abstractmethod", "abc.abstractclassmethod",
+                                         "abc.abstractstaticmethod", "abc.abstractproperty"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {

@@ -35,6 +35,7 @@ from .policy import (
     CONSTEXPR_FN_BUILTINS,
     CONSTEXPR_FN_DECORATORS,
     CONSTEXPR_FN_METHODS,
+    ABC_ALLOWED,
     CONTEXTLIB_ALLOWED,
     EXEC_BUILTINS,
     IMPORT_ALLOWED,
@@ -647,6 +648,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if root == "contextlib" and path != "contextlib" and path not in CONTEXTLIB_ALLOWED:
             self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
                         "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
+            return
+        if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
+                        "are allowed")
             return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
