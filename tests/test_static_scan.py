@@ -1936,3 +1936,42 @@ def test_abstract_base_classes_pass_and_abcs_internals_do_not() -> None:
     """
     assert hits(ok) == []
     assert hits("import abc\n\nabc._reset_registry(abc.ABC)\n") == [(3, "introspection")]
+
+
+def test_a_combine_function_may_be_a_constexpr_parameter_closure_or_module_variable() -> None:
+    """fp31: a generic scan/reduce kernel taking its combine function as ``COMBINE: tl.constexpr`` (or from a factory's
+    closure, or a module-level variable) was refused for ``tl.associative_scan``/``tl.reduce`` although calling the
+    same name directly passes; the launch rule admits only jit functions there (a plain function fails as
+    ``profile``: tests/bad/py_combine). An attribute or another computed value stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    src = """
+import triton
+import triton.language as tl
+
+def _make():
+    @triton.jit
+    def mul(a, b):
+        return a * b
+    return mul
+
+_mul = _make()
+
+@triton.jit
+def scan(x_ptr, o_ptr, N, COMBINE: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < N, other=0)
+    y = tl.associative_scan(x, 0, COMBINE) + tl.reduce(x, 0, combine_fn=COMBINE) + x.reduce(0, _mul)
+    tl.store(o_ptr + r, y + tl.associative_scan(x, 0, _mul), mask=r < N)
+
+def make_scan(combine):
+    @triton.jit
+    def k(x_ptr, o_ptr, N, BLOCK: tl.constexpr):
+        r = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + r, mask=r < N, other=0)
+        tl.store(o_ptr + r, tl.associative_scan(x, 0, combine), mask=r < N)
+    return k
+"""
+    assert scan_source(src) == []
+    bad = src.replace("tl.associative_scan(x, 0, combine)", "tl.associative_scan(x, 0, (combine, 1)[0])")
+    assert [f.rule for f in scan_source(bad)] == ["kernel-body"]

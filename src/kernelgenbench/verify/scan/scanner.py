@@ -520,13 +520,16 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             arg = node.args[pos]
         if arg is None:
             return
-        if isinstance(arg, ast.Name) and self._is_jit_def(arg.id):
-            return
+        if isinstance(arg, ast.Name) and (self._is_jit_def(arg.id) or self._is_constexpr_param(arg.id)
+                                          or self._is_closure_variable(arg.id) or self._is_module_variable(arg.id)):
+            return  # the names a body may call (fp31: a generic scan's COMBINE: tl.constexpr); the launch rule
+            # admits only Triton values there, jit functions among them
         target = self.resolve(arg)
         if target is not None and target.startswith("triton.language."):
             return
         self.report(node, "kernel-body", f"hands {self.snippet(arg)} to {name} as the function it calls; it must "
-                    "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
+                    "be a @triton.jit function named directly, a tl.constexpr parameter, a variable of an enclosing "
+                    "function or a module-level variable, " + _KERNEL_CALL_WHY)
 
     def visit_For(self, node: ast.For) -> None:
         if self.jit_depth and not self.constexpr_fn_depth and not isinstance(node.iter, ast.Call):
