@@ -296,3 +296,34 @@ def test_an_abstract_base_class_instance_reads_as_its_call() -> None:
 
     with pytest.raises(TypeError, match="metaclass"):
         wrapper_signature(Other())
+
+
+def test_an_autograd_function_apply_reads_as_its_forward() -> None:
+    """fp31: ``rms_norm = RMSNormFn.apply`` (a torch.autograd.Function) read as ``(*args, **kwargs)`` and failed a function
+    task's interface; it reads as the class's forward, after ctx (or all of it with the class's own setup_context)."""
+
+    class RMSNormFn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, out, input, weight, epsilon=1e-6):
+            return None
+
+    assert str(wrapper_signature(RMSNormFn.apply)) == "(out, input, weight, epsilon=<default>)"
+    assert wrapper_defaults(RMSNormFn.apply) == {"epsilon": 1e-6}
+
+    class NoCtx(torch.autograd.Function):
+        @staticmethod
+        def forward(x, y):
+            return x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+    assert str(wrapper_signature(NoCtx.apply)) == "(x, y)"
+
+    class NotStatic(torch.autograd.Function):
+        def forward(self, ctx, x):
+            return x
+
+    with pytest.raises(TypeError, match="staticmethod"):
+        wrapper_signature(NotStatic.apply)
