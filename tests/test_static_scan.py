@@ -1975,3 +1975,25 @@ def make_scan(combine):
     assert scan_source(src) == []
     bad = src.replace("tl.associative_scan(x, 0, combine)", "tl.associative_scan(x, 0, (combine, 1)[0])")
     assert [f.rule for f in scan_source(bad)] == ["kernel-body"]
+
+
+def test_alignment_checks_with_a_mask_or_a_module_constant_pass() -> None:
+    """fp31: ``x.data_ptr() & 15`` (a low-bit mask) and ``x.data_ptr() % _ALIGN`` (``_ALIGN = 16`` at module level) say
+    no more than ``% 16``; a wide mask, a large or rebound constant and a parameter stay refused (raw-storage)."""
+    src = """
+        _ALIGN = 16
+        _BIG = 1 << 40
+        _TWICE = 16
+        _TWICE = 32
+
+        def f(x):
+            a = x.data_ptr() % 16 == 0
+            b = (x.data_ptr() & 15) == 0
+            c = x.data_ptr() % _ALIGN == 0
+            return a, b, c
+
+        def g(x, _ALIGN=8):
+            return x.data_ptr() & 0xFFFFFFFF, x.data_ptr() % _BIG, x.data_ptr() & 12, x.data_ptr() % _TWICE, \\
+                x.data_ptr() % _ALIGN
+    """
+    assert hits(src) == [(14, "raw-storage")] * 4 + [(15, "raw-storage")]

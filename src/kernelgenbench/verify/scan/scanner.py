@@ -70,7 +70,7 @@ from .policy import (
     _triton_method_names,
     is_module_path,
 )
-from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
+from .scope import HOST, _name_bindings, _ScopeAnalysis, _torch_object, _user_attr_names
 
 _SNIPPET_MAX = 80
 
@@ -161,6 +161,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.rebound.update(n.names)
         self.user_attrs = _user_attr_names(tree)
+        # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
+        self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
+                            if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
+                            and type(b[0][1].value) is int and name not in self.rebound}
         for n in ast.walk(tree):
             if isinstance(n, ast.Attribute):
                 self.module_bases.add(id(n.value))
@@ -360,13 +364,26 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     #: buffer is aligned, never where it is (no pointer reaches a kernel or the host this way).
     MAX_ALIGNMENT = 1024
 
+    def _int_constant(self, node: ast.AST) -> int | None:
+        """The int ``node`` is: a literal, or a module-level name bound once to one (``_ALIGN = 16``)."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.module_ints:
+            kind, _, scope = self.lookup(node.id)
+            if kind == "local" and scope is self.scopes[0]:
+                return self.module_ints[node.id]
+        return None
+
     def visit_BinOp(self, node: ast.BinOp) -> None:
         call = node.left
-        if isinstance(node.op, ast.Mod) and isinstance(call, ast.Call) and not call.args and not call.keywords \
-                and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr" \
-                and isinstance(node.right, ast.Constant) and type(node.right.value) is int \
-                and 0 < node.right.value <= self.MAX_ALIGNMENT:
-            self.alignment_reads.add(id(call.func))
+        if isinstance(node.op, (ast.Mod, ast.BitAnd)) and isinstance(call, ast.Call) and not call.args \
+                and not call.keywords and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr":
+            n = self._int_constant(node.right)
+            # ``% N`` with 0 < N <= MAX_ALIGNMENT, or ``& M`` with M a low-bit mask below it (``& 15`` is ``% 16``:
+            # fp31), N a literal or a module constant (``% _ALIGN``)
+            if n is not None and (0 < n <= self.MAX_ALIGNMENT if isinstance(node.op, ast.Mod)
+                                  else 0 <= n < self.MAX_ALIGNMENT and n & (n + 1) == 0):
+                self.alignment_reads.add(id(call.func))
         self.generic_visit(node)
 
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
