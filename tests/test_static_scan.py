@@ -1122,7 +1122,8 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
     ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
     plain = head + "def k(x_ptr, FN):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
-    other = "def G(x):\n    return x\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
+    other = ("def G(x):\n    return x\n" + head
+             + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n")
     assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
     assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
     assert [f.rule for f in scan_source(other)] == ["kernel-body"]

@@ -299,8 +299,8 @@ def test_an_abstract_base_class_instance_reads_as_its_call() -> None:
 
 
 def test_an_autograd_function_apply_reads_as_its_forward() -> None:
-    """fp31: ``rms_norm = RMSNormFn.apply`` (a torch.autograd.Function) read as ``(*args, **kwargs)`` and failed a function
-    task's interface; it reads as the class's forward, after ctx (or all of it with the class's own setup_context)."""
+    """fp31: ``rms_norm = RMSNormFn.apply`` (a torch.autograd.Function) read as ``(*args, **kwargs)`` and failed a
+    function task's interface; it reads as the class's forward, after ctx (or all of it with its own setup_context)."""
 
     class RMSNormFn(torch.autograd.Function):
         @staticmethod

@@ -54,7 +54,8 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     method whose name Triton's values have and the submission gives none of its own
                     objects (:func:`.scope._user_attr_names`); ``for`` loops over calls, ``with`` of calls,
                     functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
-                    @triton.jit ones or the names a body may call (a ``tl.constexpr`` combine function). Left open (name-based, like tensor-method): a Python object
+                    @triton.jit ones or the names a body may call (a ``tl.constexpr`` combine function).
+                    Left open (name-based, like tensor-method): a Python object
                     whose method has a Triton name and mutates it (none among containers besides
                     ``sort``, which is rejected), and iterators drained by unpacking, ``*`` or
                     comprehensions. Code that runs *implicitly* in a kernel body (special methods and

@@ -30,12 +30,12 @@ from .policy import (
     _KERNEL_CALL_WHY,
     _PATH_WHY,
     _PATH_WHY_BY_PREFIX,
+    ABC_ALLOWED,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_BUILTINS,
     CONSTEXPR_FN_DECORATORS,
     CONSTEXPR_FN_METHODS,
-    ABC_ALLOWED,
     CONTEXTLIB_ALLOWED,
     EXEC_BUILTINS,
     IMPORT_ALLOWED,
@@ -70,7 +70,15 @@ from .policy import (
     _triton_method_names,
     is_module_path,
 )
-from .scope import HOST, _name_bindings, _ScopeAnalysis, _torch_object, _user_attr_names
+from .scope import (
+    HOST,
+    _is_main_guard,
+    _name_bindings,
+    _ScopeAnalysis,
+    _torch_object,
+    _type_positions,
+    _user_attr_names,
+)
 
 _SNIPPET_MAX = 80
 
@@ -857,38 +865,6 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
 
 
-def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
-    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
-    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
-    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
-    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
-    roots: list[ast.AST] = []
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
-                and len(n.args) == 2:
-            roots.append(n.args[1])
-        elif isinstance(n, ast.arg) and n.annotation is not None:
-            roots.append(n.annotation)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
-            roots.append(n.returns)
-        elif isinstance(n, ast.AnnAssign):
-            roots.append(n.annotation)
-        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
-            roots.append(n.type)
-        elif isinstance(n, ast.ClassDef) and bases:
-            roots.extend(n.bases)
-            roots.extend(k.value for k in n.keywords)
-        elif isinstance(n, ast.Compare):
-            roots.append(n.left)
-            roots.extend(n.comparators)
-    out: set[int] = set()
-    for r in roots:
-        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
-            continue
-        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
-    return out
-
-
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
     """The ``data`` argument of a call: positional ``pos`` or keyword ``data``; None when a ``*``
     argument comes first or it is not given."""
@@ -906,18 +882,6 @@ def _is_literal(node: ast.AST) -> bool:
         (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
          ast.DictComp, ast.SetComp, ast.GeneratorExp),
     )
-
-
-def _is_main_guard(stmt: ast.stmt) -> bool:
-    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
-        return False
-    test = stmt.test
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    sides = [test.left, test.comparators[0]]
-    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
-    return has_name and has_main
 
 
 def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:

@@ -731,3 +731,46 @@ def _is_number_constant(path: str) -> bool:
             obj = inspect.getattr_static(obj, part, None)
     return type(obj) in (int, float, complex, bool)
 
+
+def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
+    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
+    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
+    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
+    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
+                and len(n.args) == 2:
+            roots.append(n.args[1])
+        elif isinstance(n, ast.arg) and n.annotation is not None:
+            roots.append(n.annotation)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            roots.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            roots.append(n.annotation)
+        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
+            roots.append(n.type)
+        elif isinstance(n, ast.ClassDef) and bases:
+            roots.extend(n.bases)
+            roots.extend(k.value for k in n.keywords)
+        elif isinstance(n, ast.Compare):
+            roots.append(n.left)
+            roots.extend(n.comparators)
+    out: set[int] = set()
+    for r in roots:
+        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
+            continue
+        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
+    return out
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+    return has_name and has_main
