@@ -1998,3 +1998,43 @@ def test_alignment_checks_with_a_mask_or_a_module_constant_pass() -> None:
                 x.data_ptr() % _ALIGN
     """
     assert hits(src) == [(14, "raw-storage")] * 4 + [(15, "raw-storage")]
+
+
+def test_type_positions_do_not_hand_classes_out() -> None:
+    """fp31 (a lead for the red team, found while hunting false rejections): L1 admits classes it refuses as values
+    (torch._C._DisableTorchDispatch, red team 28's; Triton's runtime classes) in type positions. Three ways got them
+    out: a submission's own ``isinstance`` (``def isinstance(x, cls): return cls``), a comparison whose other operand's
+    ``__eq__`` keeps what it is given, and ``f.__annotations__``. Identity comparisons, isinstance where the file does
+    not rebind it, and literals beside ``==`` stay type positions."""
+    grab = """
+        import torch
+        import triton
+
+        def isinstance(x, cls):
+            return cls
+
+        class Grab:
+            def __eq__(self, other):
+                return other is None
+
+        def _t(k: torch._C._DisableTorchDispatch):
+            pass
+
+        def f(x):
+            a = isinstance(x, torch._C._DisableTorchDispatch)
+            b = Grab() == triton.JITFunction
+            c = _t.__annotations__
+            return a, b, c
+    """
+    assert hits(grab) == [(16, "torch-compute"), (17, "introspection"), (18, "introspection")]
+    ok = """
+        import torch
+        import triton
+
+        def f(k, x):
+            if type(k) is triton.JITFunction or isinstance(k, triton.runtime.Autotuner):
+                return None
+            if type(x) is not torch._C._DisableTorchDispatch and triton.JITFunction != None:
+                return x
+    """
+    assert hits(ok) == []

@@ -286,6 +286,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # from a normal run (L2)
         "device_caches", "rewritten_fn", "configs_timings", "bench_time", "best_config", "used_global_vals",
         "kernel_cache",
+        # a function's annotations hold the classes L1 admits in annotations only (torch._C._DisableTorchDispatch,
+        # triton.runtime.Autotuner): reading them back would hand those classes out (fp31)
+        "__annotations__",
         # the interpreter's machinery that turns a kernel's source into the function it runs (red-team:
         # a replaced rewriter ran a host function as the kernel body); also what Triton compiles on GPUs
         "rewriter", "rewrite", "rewrite_ast", "_src", "_unsafe_update_src", "_set_src",

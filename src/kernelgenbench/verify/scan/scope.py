@@ -736,10 +736,13 @@ def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
     """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
     annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
     is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
-    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
+    out base classes and class keywords (a subclass runs the class's code with the submission's overrides).
+    isinstance/issubclass count only where the file binds neither name anywhere: a ``def isinstance(x, cls): return
+    cls`` of the submission's would hand out any class it is given (fp31)."""
+    checks = {"isinstance", "issubclass"} - _bound_anywhere(tree)
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in checks \
                 and len(n.args) == 2:
             roots.append(n.args[1])
         elif isinstance(n, ast.arg) and n.annotation is not None:
@@ -754,8 +757,14 @@ def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
             roots.extend(n.bases)
             roots.extend(k.value for k in n.keywords)
         elif isinstance(n, ast.Compare):
-            roots.append(n.left)
-            roots.extend(n.comparators)
+            operands = [n.left, *n.comparators]
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+                roots.extend(operands)  # identity: no operand's code runs
+            else:
+                # ==, !=, in, <: an operand's __eq__ (or __contains__, or its metaclass's) receives the others, so a
+                # class there is a type position only beside literals (fp31: Grab() == torch._C._DisableTorchDispatch
+                # handed the class to the submission's __eq__; write `type(x) is C`)
+                roots.extend(op for op in operands if all(_inert_operand(o) for o in operands if o is not op))
     out: set[int] = set()
     for r in roots:
         if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
@@ -774,3 +783,24 @@ def _is_main_guard(stmt: ast.stmt) -> bool:
     has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
     has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
     return has_name and has_main
+
+
+def _bound_anywhere(tree: ast.AST) -> set[str]:
+    """Every name the file binds in any scope: assignments and other stores, defs, classes, imports, parameters."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+    return out
+
+
+def _inert_operand(node: ast.AST) -> bool:
+    """An operand of a comparison that runs none of the submission's code when compared with a class: a literal. Not
+    ``type(x)``: a metaclass of the submission's would receive the other operand in its ``__eq__``."""
+    return isinstance(node, ast.Constant)
