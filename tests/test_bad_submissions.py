@@ -54,6 +54,10 @@ EXPECTED = {
     "str_read": "profile",            # str(tensor) as a host read channel (not dispatched)
     "tensor_subclass": "static_scan",  # a torch.Tensor subclass whose handler computes outside the dispatch trace
     "jit_fn_body": "static_scan",     # PyTorch in a @triton.jit body called as Python through .fn
+    "module_py_helper": "profile",    # a kernel body calls a module-level plain Python function (fp31: L1 admits
+                                      # module-level variables there; the launch rule judges their values)
+    "py_combine": "profile",          # a plain Python function as a scan's COMBINE: tl.constexpr (fp31: L1 admits
+                                      # constexpr combine functions; the launch rule admits only jit functions)
     "poison_true": "wrong_result",    # bool outputs: stores only the False results (True is the main poison)
     "poison_int": "wrong_result",     # int16 outputs: never stores a value equal to the main poison
     # L2 ghost-replay detectors (select_backward computed with allowed copies, a dummy launch for

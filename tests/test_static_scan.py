@@ -207,7 +207,31 @@ CASES = [
 
         def f(x):
             return Autotuner._bench(x, config=triton.Config({}))
-        """, {}, [(3, "introspection"), (6, "introspection")]),
+        """, {}, [(6, "introspection")]),
+    # fp31: a runtime class imported by name is judged where the name is read: a type position passes (typed code,
+    # often under `if TYPE_CHECKING:`), a call, an alias, a default, a base class are refused at their lines
+    ("triton-runtime-class-import-typing", """
+        from typing import TYPE_CHECKING, Optional
+        import triton
+        from triton.runtime.autotuner import Autotuner
+        if TYPE_CHECKING:
+            from triton.runtime.jit import JITFunction
+
+        def launch(kernel: "JITFunction", tuned: Optional[Autotuner] = None) -> None:
+            if isinstance(tuned, Autotuner) or type(kernel) is Autotuner:
+                return None
+        """, {}, []),
+    ("triton-runtime-class-import-uses", """
+        from triton.runtime.autotuner import Autotuner
+        from triton.runtime.jit import JITFunction as JF
+
+        K = JF
+        def g(fn, k=Autotuner):
+            return JF(fn)
+
+        class T(Autotuner):
+            pass
+        """, {}, [(5, "introspection"), (6, "introspection"), (7, "introspection"), (9, "introspection")]),
     ("triton-jitfunction", """
         import triton
 
@@ -634,8 +658,10 @@ CASES = [
                 return self
         """, {}, [(15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"), (18, "kernel-body"),
                   # line 19, FN(p): FN is a tl.constexpr parameter, allowed (the launch rule admits only
-                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...
-                  (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
+                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...; line 20, _alias(p): a
+                  # module-level variable (fp31), allowed like a closure variable (the launch rule admits only
+                  # Triton values as the globals a body reads); see test_a_module_variable_may_be_called_...
+                  (21, "kernel-body"), (22, "kernel-body"),
                   (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
                   (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
     ("ghost-channel-exception-chain", """
@@ -1096,10 +1122,47 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
     ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
     plain = head + "def k(x_ptr, FN):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
-    other = "G = abs\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
+    other = ("def G(x):\n    return x\n" + head
+             + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n")
     assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
     assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
     assert [f.rule for f in scan_source(other)] == ["kernel-body"]
+
+
+def test_a_module_variable_may_be_called_in_a_kernel_body_but_not_a_plain_def() -> None:
+    """fp31: jit helpers made by a factory and bound to module-level names (``_rescale, _exp = _helpers()``,
+    ``_alias = _helper``) were refused by L1 although the same helpers read as closure variables pass: the runtime
+    launch check judges every global a kernel body reads (only Triton values, jit functions among them, whose bodies
+    are judged as kernel bodies; a plain function or object there fails as ``profile``). A name bound by a def or
+    class that is not @triton.jit stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    made = """
+import triton
+import triton.language as tl
+
+def _helpers():
+    @triton.jit
+    def rescale(a, b):
+        return tl.exp(a - b)
+
+    @triton.jit
+    def twice(x):
+        return x * 2
+    return rescale, twice
+
+_rescale, _twice = _helpers()
+_alias = _twice
+
+@triton.jit
+def k(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, _alias(_rescale(x, _twice(x))))
+"""
+    assert scan_source(made) == []
+    for bad in ("def _twice(x):\n    return x\n", "class _twice:\n    pass\n"):
+        src = made.replace("_rescale, _twice = _helpers()\n", "_rescale = _helpers()[0]\n" + bad)
+        assert "kernel-body" in [f.rule for f in scan_source(src)], bad
 
 
 def test_constexpr_function_bodies_follow_the_kernel_body_rule() -> None:
@@ -1819,3 +1882,159 @@ def test_ravel_and_flag_reads_pass() -> None:
     assert hits(ok) == []
     assert hits("import torch\n\ndef f(x):\n    torch.use_deterministic_algorithms(True)\n    return x\n") == \
         [(4, "torch-compute")]
+
+
+def test_matmul_precision_and_other_flag_reads_pass() -> None:
+    """False-rejection hunt 31: a drop-in mm that follows PyTorch's fp32 matmul precision
+    (``torch.get_float32_matmul_precision()``, as ``torch.backends.cuda.matmul.allow_tf32`` is read), warn-only
+    determinism, autocast and the older ``torch.compiler.is_dynamo_compiling()`` reads flags; setting them stays
+    refused."""
+    ok = """
+        import torch
+        from torch.compiler import is_dynamo_compiling
+
+        def f(x):
+            prec = "ieee" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+            if torch.is_deterministic_algorithms_warn_only_enabled() or torch.is_autocast_enabled():
+                return prec
+            if torch.compiler.is_dynamo_compiling() or is_dynamo_compiling():
+                return prec
+            return torch.backends.cuda.matmul.allow_tf32
+    """
+    assert hits(ok) == []
+    assert hits("import torch\n\ndef f(x):\n    torch.set_float32_matmul_precision('high')\n    return x\n") == \
+        [(4, "torch-compute")]
+
+
+def test_triton_knobs_findings_say_what_knobs_are() -> None:
+    """fp31: a read of ``triton.knobs.runtime.interpret`` (an interpreter check) was refused with the text of PyTorch's
+    dispatcher ("registers into or overrides the PyTorch dispatcher"); the finding now names Triton's settings and
+    hooks and the allowed way to read TRITON_INTERPRET. Still refused (rule monkey-patch)."""
+    from kernelgenbench.verify.scan import scan_source
+
+    for src in ("import triton\nBIG = not triton.knobs.runtime.interpret\n", "from triton import knobs\n"):
+        found = scan_source(src)
+        assert [f.rule for f in found] == ["monkey-patch"], found
+        assert "PyTorch dispatcher" not in found[0].message and "os.environ.get" in found[0].message, found[0].message
+
+
+def test_abstract_base_classes_pass_and_abcs_internals_do_not() -> None:
+    """fp31: ``import abc`` for an op object's abstract base class (``abc.ABC``, ``@abc.abstractmethod``) passes;
+    the rest of abc (its private registry helpers) is refused."""
+    ok = """
+        import abc
+        from abc import ABC, abstractmethod
+
+        class UnaryOp(abc.ABC):
+            @abc.abstractmethod
+            def kernel(self):
+                ...
+
+        class Base(ABC, metaclass=abc.ABCMeta):
+            @abstractmethod
+            def run(self, x):
+                ...
+    """
+    assert hits(ok) == []
+    assert hits("import abc\n\nabc._reset_registry(abc.ABC)\n") == [(3, "introspection")]
+
+
+def test_a_combine_function_may_be_a_constexpr_parameter_closure_or_module_variable() -> None:
+    """fp31: a generic scan/reduce kernel taking its combine function as ``COMBINE: tl.constexpr`` (or from a factory's
+    closure, or a module-level variable) was refused for ``tl.associative_scan``/``tl.reduce`` although calling the
+    same name directly passes; the launch rule admits only jit functions there (a plain function fails as
+    ``profile``: tests/bad/py_combine). An attribute or another computed value stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    src = """
+import triton
+import triton.language as tl
+
+def _make():
+    @triton.jit
+    def mul(a, b):
+        return a * b
+    return mul
+
+_mul = _make()
+
+@triton.jit
+def scan(x_ptr, o_ptr, N, COMBINE: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < N, other=0)
+    y = tl.associative_scan(x, 0, COMBINE) + tl.reduce(x, 0, combine_fn=COMBINE) + x.reduce(0, _mul)
+    tl.store(o_ptr + r, y + tl.associative_scan(x, 0, _mul), mask=r < N)
+
+def make_scan(combine):
+    @triton.jit
+    def k(x_ptr, o_ptr, N, BLOCK: tl.constexpr):
+        r = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + r, mask=r < N, other=0)
+        tl.store(o_ptr + r, tl.associative_scan(x, 0, combine), mask=r < N)
+    return k
+"""
+    assert scan_source(src) == []
+    bad = src.replace("tl.associative_scan(x, 0, combine)", "tl.associative_scan(x, 0, (combine, 1)[0])")
+    assert [f.rule for f in scan_source(bad)] == ["kernel-body"]
+
+
+def test_alignment_checks_with_a_mask_or_a_module_constant_pass() -> None:
+    """fp31: ``x.data_ptr() & 15`` (a low-bit mask) and ``x.data_ptr() % _ALIGN`` (``_ALIGN = 16`` at module level) say
+    no more than ``% 16``; a wide mask, a large or rebound constant and a parameter stay refused (raw-storage)."""
+    src = """
+        _ALIGN = 16
+        _BIG = 1 << 40
+        _TWICE = 16
+        _TWICE = 32
+
+        def f(x):
+            a = x.data_ptr() % 16 == 0
+            b = (x.data_ptr() & 15) == 0
+            c = x.data_ptr() % _ALIGN == 0
+            return a, b, c
+
+        def g(x, _ALIGN=8):
+            return x.data_ptr() & 0xFFFFFFFF, x.data_ptr() % _BIG, x.data_ptr() & 12, x.data_ptr() % _TWICE, \\
+                x.data_ptr() % _ALIGN
+    """
+    assert hits(src) == [(14, "raw-storage")] * 4 + [(15, "raw-storage")]
+
+
+def test_type_positions_do_not_hand_classes_out() -> None:
+    """fp31 (a lead for the red team, found while hunting false rejections): L1 admits classes it refuses as values
+    (torch._C._DisableTorchDispatch, red team 28's; Triton's runtime classes) in type positions. Three ways got them
+    out: a submission's own ``isinstance`` (``def isinstance(x, cls): return cls``), a comparison whose other operand's
+    ``__eq__`` keeps what it is given, and ``f.__annotations__``. Identity comparisons, isinstance where the file does
+    not rebind it, and literals beside ``==`` stay type positions."""
+    grab = """
+        import torch
+        import triton
+
+        def isinstance(x, cls):
+            return cls
+
+        class Grab:
+            def __eq__(self, other):
+                return other is None
+
+        def _t(k: torch._C._DisableTorchDispatch):
+            pass
+
+        def f(x):
+            a = isinstance(x, torch._C._DisableTorchDispatch)
+            b = Grab() == triton.JITFunction
+            c = _t.__annotations__
+            return a, b, c
+    """
+    assert hits(grab) == [(16, "torch-compute"), (17, "introspection"), (18, "introspection")]
+    ok = """
+        import torch
+        import triton
+
+        def f(k, x):
+            if type(k) is triton.JITFunction or isinstance(k, triton.runtime.Autotuner):
+                return None
+            if type(x) is not torch._C._DisableTorchDispatch and triton.JITFunction != None:
+                return x
+    """
+    assert hits(ok) == []

@@ -48,11 +48,14 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     store into or mutate Python objects, and every call in it must be Triton:
                     ``tl.*``/``triton.language.*`` (libdevice included), ``triton.cdiv``/
                     ``next_power_of_2``, ``math.*``, a @triton.jit function of the submission named
-                    directly (bound once), a builtin Triton compiles (:data:`KERNEL_BUILTINS`), or a
+                    directly (bound once), a tl.constexpr parameter, a closure or module-level variable
+                    (its value judged at each launch by the launch rule, below), a builtin Triton
+                    compiles (:data:`KERNEL_BUILTINS`), or a
                     method whose name Triton's values have and the submission gives none of its own
                     objects (:func:`.scope._user_attr_names`); ``for`` loops over calls, ``with`` of calls,
                     functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
-                    @triton.jit ones. Left open (name-based, like tensor-method): a Python object
+                    @triton.jit ones or the names a body may call (a ``tl.constexpr`` combine function).
+                    Left open (name-based, like tensor-method): a Python object
                     whose method has a Triton name and mutates it (none among containers besides
                     ``sort``, which is rejected), and iterators drained by unpacking, ``*`` or
                     comprehensions. Code that runs *implicitly* in a kernel body (special methods and
@@ -111,7 +114,8 @@ RULES: dict[str, str] = {
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
-    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib)",
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
+    "abc)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -176,6 +180,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "_check_is_size",
         # switches read as flags (false-rejection hunt 29): which reduction order or path a wrapper takes
         "are_deterministic_algorithms_enabled", "cuda.is_current_stream_capturing", "cuda.is_bf16_supported",
+        # (false-rejection hunt 31) the other global flags a drop-in replacement follows: TF32 or IEEE fp32 products
+        # (PyTorch's matmul precision, as torch.backends.cuda.matmul.allow_tf32 is read), warn-only determinism,
+        # autocast; each returns a str or bool
+        "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
         # the device-generic queries of torch.accelerator (PyTorch 2.6+), like their torch.cuda forms above
         "accelerator.current_accelerator", "accelerator.current_device_index", "accelerator.current_device_idx",
         "accelerator.device_count", "accelerator.is_available", "accelerator.synchronize",
@@ -278,6 +286,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # from a normal run (L2)
         "device_caches", "rewritten_fn", "configs_timings", "bench_time", "best_config", "used_global_vals",
         "kernel_cache",
+        # a function's annotations hold the classes L1 admits in annotations only (torch._C._DisableTorchDispatch,
+        # triton.runtime.Autotuner): reading them back would hand those classes out (fp31)
+        "__annotations__",
         # the interpreter's machinery that turns a kernel's source into the function it runs (red-team:
         # a replaced rewriter ran a host function as the kernel body); also what Triton compiles on GPUs
         "rewriter", "rewrite", "rewrite_ast", "_src", "_unsafe_update_src", "_set_src",
@@ -310,7 +321,7 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib",
+    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
@@ -323,6 +334,12 @@ OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
 #: a whole although honest wrappers import it for ``nullcontext``).
 CONTEXTLIB_ALLOWED: frozenset[str] = frozenset({"contextlib.nullcontext", "contextlib.contextmanager",
                                                 "contextlib.suppress"})
+#: What of ``abc`` a submission may use: abstract base classes for its own op objects (``class UnaryOp(abc.ABC)`` with
+#: ``@abc.abstractmethod``; false-rejection hunt 31). ``abc.ABCMeta`` is a metaclass like the ones a submission may
+#: already write with ``type``, and registering virtual subclasses is what ``numbers.Number.register`` already does;
+#: the harness tells types apart with ``type()``. The private helpers (``abc._reset_registry``, ...) are refused.
+ABC_ALLOWED: frozenset[str] = frozenset({"abc.ABC", "abc.ABCMeta", "abc.abstractmethod", "abc.abstractclassmethod",
+                                         "abc.abstractstaticmethod", "abc.abstractproperty"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -374,7 +391,8 @@ IMPORT_RULES: dict[str, str] = {
 #: Paths under a forbidden prefix that are allowed: ``torch.library.wrap_triton`` wraps a Triton kernel for
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
-TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling"})
+TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
+                                                "torch.compiler.is_dynamo_compiling"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
@@ -614,6 +632,13 @@ _IMPORT_WHY = {
     "threads": "submissions must not start threads",
     "dynamic-import": "submissions must not import dynamically",
     "introspection": "submissions must not inspect or rewrite the interpreter",
+}
+
+#: Texts for paths whose rule's own text (:data:`_PATH_WHY`) would name the wrong thing, by the prefix matched.
+_PATH_WHY_BY_PREFIX = {
+    "triton.knobs": "uses {path}, Triton's process-wide settings and launch hooks (a hook would run on every launch, "
+                    "Triton's benchmarking and the L2 ghost replay's empty launches included); read TRITON_INTERPRET "
+                    "with os.environ.get instead",
 }
 
 _PATH_WHY = {

@@ -29,6 +29,8 @@ from .policy import (
     _JIT_SIDE_EFFECT,
     _KERNEL_CALL_WHY,
     _PATH_WHY,
+    _PATH_WHY_BY_PREFIX,
+    ABC_ALLOWED,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_BUILTINS,
@@ -68,7 +70,15 @@ from .policy import (
     _triton_method_names,
     is_module_path,
 )
-from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
+from .scope import (
+    HOST,
+    _is_main_guard,
+    _name_bindings,
+    _ScopeAnalysis,
+    _torch_object,
+    _type_positions,
+    _user_attr_names,
+)
 
 _SNIPPET_MAX = 80
 
@@ -159,6 +169,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.rebound.update(n.names)
         self.user_attrs = _user_attr_names(tree)
+        # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
+        self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
+                            if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
+                            and type(b[0][1].value) is int and name not in self.rebound}
         for n in ast.walk(tree):
             if isinstance(n, ast.Attribute):
                 self.module_bases.add(id(n.value))
@@ -286,7 +300,9 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             prefix = ".".join(parts[:i])
             rule = IMPORT_RULES.get(prefix)
             if rule is not None:
-                self.report(node, rule, f"imports {module}: {_IMPORT_WHY[rule]}", code)
+                why = _PATH_WHY_BY_PREFIX[prefix].format(path=prefix) if prefix in _PATH_WHY_BY_PREFIX \
+                    else _IMPORT_WHY[rule]
+                self.report(node, rule, f"imports {module}: {why}", code)
                 return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
@@ -356,13 +372,26 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     #: buffer is aligned, never where it is (no pointer reaches a kernel or the host this way).
     MAX_ALIGNMENT = 1024
 
+    def _int_constant(self, node: ast.AST) -> int | None:
+        """The int ``node`` is: a literal, or a module-level name bound once to one (``_ALIGN = 16``)."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.module_ints:
+            kind, _, scope = self.lookup(node.id)
+            if kind == "local" and scope is self.scopes[0]:
+                return self.module_ints[node.id]
+        return None
+
     def visit_BinOp(self, node: ast.BinOp) -> None:
         call = node.left
-        if isinstance(node.op, ast.Mod) and isinstance(call, ast.Call) and not call.args and not call.keywords \
-                and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr" \
-                and isinstance(node.right, ast.Constant) and type(node.right.value) is int \
-                and 0 < node.right.value <= self.MAX_ALIGNMENT:
-            self.alignment_reads.add(id(call.func))
+        if isinstance(node.op, (ast.Mod, ast.BitAnd)) and isinstance(call, ast.Call) and not call.args \
+                and not call.keywords and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr":
+            n = self._int_constant(node.right)
+            # ``% N`` with 0 < N <= MAX_ALIGNMENT, or ``& M`` with M a low-bit mask below it (``& 15`` is ``% 16``:
+            # fp31), N a literal or a module constant (``% _ALIGN``)
+            if n is not None and (0 < n <= self.MAX_ALIGNMENT if isinstance(node.op, ast.Mod)
+                                  else 0 <= n < self.MAX_ALIGNMENT and n & (n + 1) == 0):
+                self.alignment_reads.add(id(call.func))
         self.generic_visit(node)
 
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
@@ -441,6 +470,16 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
         return inner is not None and scope is not inner
 
+    def _is_module_variable(self, name: str) -> bool:
+        """Whether ``name``, read in a kernel body, is a module-level variable bound by assignment only (never by a
+        def or class): ``_rescale, _shifted_exp = _make_helpers()``, jit helpers a factory made (fp31). Like a closure
+        variable (:meth:`_is_closure_variable`), its value at each launch is judged by the runtime launch check
+        (sandbox/launch_args.py: a module global a kernel body reads must be a Triton value, jit functions among them,
+        whose bodies are judged as kernel bodies); a def that is not @triton.jit stays refused here."""
+        kind, _, scope = self.lookup(name)
+        return kind == "local" and scope is not None and scope.kind == "module" and name not in scope.def_names \
+            and name not in scope.imported
+
     def _kernel_path_ok(self, path: str) -> bool:
         return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
 
@@ -469,10 +508,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
             elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
-                      or self._is_closure_variable(func.id)):
+                      or self._is_closure_variable(func.id) or self._is_module_variable(func.id)):
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, a tl.constexpr parameter or a variable of an "
-                            "enclosing function, " + _KERNEL_CALL_WHY)
+                            "defined once in the submission, a tl.constexpr parameter, a variable of an "
+                            "enclosing function or a module-level variable, " + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:
@@ -506,13 +545,16 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             arg = node.args[pos]
         if arg is None:
             return
-        if isinstance(arg, ast.Name) and self._is_jit_def(arg.id):
-            return
+        if isinstance(arg, ast.Name) and (self._is_jit_def(arg.id) or self._is_constexpr_param(arg.id)
+                                          or self._is_closure_variable(arg.id) or self._is_module_variable(arg.id)):
+            return  # the names a body may call (fp31: a generic scan's COMBINE: tl.constexpr); the launch rule
+            # admits only Triton values there, jit functions among them
         target = self.resolve(arg)
         if target is not None and target.startswith("triton.language."):
             return
         self.report(node, "kernel-body", f"hands {self.snippet(arg)} to {name} as the function it calls; it must "
-                    "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
+                    "be a @triton.jit function named directly, a tl.constexpr parameter, a variable of an enclosing "
+                    "function or a module-level variable, " + _KERNEL_CALL_WHY)
 
     def visit_For(self, node: ast.For) -> None:
         if self.jit_depth and not self.constexpr_fn_depth and not isinstance(node.iter, ast.Call):
@@ -635,12 +677,21 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
                         "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
             return
+        if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
+                        "are allowed")
+            return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
                         "filtering warnings reads back what a kernel launch emitted)")
             return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if at_import and path in TRITON_RUNTIME_CLASSES:
+            # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
+            # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
+            # attribute, subclass or any other read is refused (fp31)
+            return
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
             if prefix in TORCH_PATH_ALLOWED:
@@ -650,7 +701,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     and id(node) in self.check_positions:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
-                self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))
                 return
         if root == "triton" or at_import:
             return
@@ -814,38 +865,6 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
 
 
-def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
-    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
-    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
-    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
-    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
-    roots: list[ast.AST] = []
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
-                and len(n.args) == 2:
-            roots.append(n.args[1])
-        elif isinstance(n, ast.arg) and n.annotation is not None:
-            roots.append(n.annotation)
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
-            roots.append(n.returns)
-        elif isinstance(n, ast.AnnAssign):
-            roots.append(n.annotation)
-        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
-            roots.append(n.type)
-        elif isinstance(n, ast.ClassDef) and bases:
-            roots.extend(n.bases)
-            roots.extend(k.value for k in n.keywords)
-        elif isinstance(n, ast.Compare):
-            roots.append(n.left)
-            roots.extend(n.comparators)
-    out: set[int] = set()
-    for r in roots:
-        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
-            continue
-        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
-    return out
-
-
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
     """The ``data`` argument of a call: positional ``pos`` or keyword ``data``; None when a ``*``
     argument comes first or it is not given."""
@@ -863,18 +882,6 @@ def _is_literal(node: ast.AST) -> bool:
         (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
          ast.DictComp, ast.SetComp, ast.GeneratorExp),
     )
-
-
-def _is_main_guard(stmt: ast.stmt) -> bool:
-    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
-        return False
-    test = stmt.test
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    sides = [test.left, test.comparators[0]]
-    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
-    return has_name and has_main
 
 
 def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
