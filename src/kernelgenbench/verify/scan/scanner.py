@@ -43,6 +43,7 @@ from .policy import (
     JIT_DECORATORS,
     KERNEL_BUILTINS,
     KERNEL_CALLABLE_ARGS,
+    KERNEL_ATTRS_REFUSED,
     KERNEL_TRITON_HELPERS,
     MUTATING_METHODS,
     OS_ALLOWED,
@@ -50,6 +51,7 @@ from .policy import (
     RAW_STORAGE_ATTRS,
     SAFE_TORCH_CLASSES,
     STRING_ATTR_TOOLS,
+    SUBCLASSABLE_CLASSES,
     TENSOR_CONVERSION_METHODS,
     TENSOR_COPY_METHODS,
     TENSOR_FROM_HOST_DATA_METHODS,
@@ -61,14 +63,19 @@ from .policy import (
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     TRITON_RUNTIME_CLASSES,
+    TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
     _foreign_module,
     _recursion_why,
     _tensor_method_names,
     _triton_method_names,
+    is_exception_class,
     is_module_path,
+    library_object,
+    triton_path_allowed,
+    triton_path_on_the_way,
 )
-from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
+from .scope import HOST, _name_bindings, _ScopeAnalysis, _torch_object, _user_attr_names
 
 _SNIPPET_MAX = 80
 
@@ -118,6 +125,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.module_bases: set[int] = set()
         self.module_probes: dict[int, ast.Call] = {}
         self.module_binds: dict[int, str] = {}
+        #: ids of the string constants inside annotations (scanned as code: visit_Constant), and the expressions parsed
+        #: from them (kept alive while their nodes' ids are held)
+        self.annotation_strings: set[int] = set()
+        self.parsed_annotations: list[ast.AST] = []
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -169,6 +180,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 self.module_binds[id(n.value)] = n.targets[0].id
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
+        self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
@@ -264,14 +276,101 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.visit(dec)
         for base in node.bases:
             self.visit(base)
+            self._check_base(base)
         for kw in node.keywords:
             self.visit(kw.value)
+            self._check_base(kw.value)
         self.scopes.append(self.build_scope(node))
         try:
             for stmt in node.body:
                 self.visit(stmt)
         finally:
             self.scopes.pop()
+
+    # ---- base classes (red team 31) ---------------------------------------------------------------
+
+    #: Why a library class may not be a base (rule monkey-patch).
+    _BASE_WHY = ("subclasses {path}: a subclass runs the library class's code with the submission's overrides, and "
+                 "calling it is calling that class (a C guard turned the L3 trace off, an importer imported any "
+                 "module, a dispatch mode ran inside the harness's launches: red team 31); of PyTorch and Triton only "
+                 "torch.nn.Module, torch.autograd.Function and exception classes may be subclassed")
+
+    def _check_base(self, base: ast.AST) -> None:
+        """A base class (or metaclass) of a class statement, judged like a use of that class (red team 31): a
+        ``torch.Tensor`` subclass by what the class is (``torch.nn.Parameter`` included), any other PyTorch or Triton
+        class unless :data:`SUBCLASSABLE_CLASSES` or an exception; a base the scan cannot name (a call's result other
+        than an imported factory such as ``collections.namedtuple``, ``*bases``, a name bound to such a value or a
+        parameter) is refused, since it may be any of them (``type(torch.nn.Parameter(...))``)."""
+        expr = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
+        if isinstance(expr, ast.Starred) or (isinstance(expr, ast.Call) and not self._factory_call(expr)):
+            self.report(base, "introspection", "derives a class from a base computed at run time (a call's result or "
+                        "an unpacked value); L1 cannot tell which class it subclasses (type(x) may be a tensor "
+                        "subclass or a PyTorch guard); name the base class directly")
+            return
+        if isinstance(expr, ast.Name) and self.resolve(expr) is None and not self._base_name_ok(expr.id):
+            self.report(base, "introspection", f"derives a class from {expr.id}, a name bound to a value computed at "
+                        "run time (or a parameter); L1 cannot tell which class it subclasses; name the base class "
+                        "directly")
+            return
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return
+        path = self.resolve(expr)
+        if path is None:
+            last = expr.id if isinstance(expr, ast.Name) else expr.attr
+            if last in ("Tensor", "_TensorBase", "TensorBase"):
+                self._report_tensor_subclass(base, last)
+            return
+        root = path.split(".")[0]
+        if root not in ("torch", "triton"):
+            return  # a standard module's class: judged by that module's rules when visited
+        parts = path.split(".")
+        if any(".".join(parts[:i]) in TORCH_PATH_RULES for i in range(1, len(parts) + 1)):
+            return  # reported with the path's own rule when visited (torch.overrides.TorchFunctionMode, ...)
+        import torch
+
+        obj = library_object(path)
+        if isinstance(obj, type) and issubclass(obj, torch.Tensor):
+            self._report_tensor_subclass(base, path)
+            return
+        if is_exception_class(obj) or any(obj is not None and obj is library_object(c) for c in SUBCLASSABLE_CLASSES):
+            return
+        self.report(base, "monkey-patch", self._BASE_WHY.format(path=path))
+
+    def _report_tensor_subclass(self, base: ast.AST, path: str) -> None:
+        self.report(base, "introspection", f"subclasses torch.Tensor (through {path}): a tensor subclass's handlers "
+                    "run PyTorch code outside the dispatch trace")
+
+    def _factory_call(self, call: ast.Call) -> bool:
+        """Whether a base written as a call is a class factory of an allowed standard module
+        (``collections.namedtuple(...)``, ``typing.NamedTuple(...)``), judged by that module's rules."""
+        path = self.resolve(call.func)
+        return path is not None and path.split(".")[0] not in ("torch", "triton")
+
+    def _base_name_ok(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a base class written as a plain name that is no import alias is a class the scan can follow: every
+        binding of it a ``class``/``def``/import, an assignment of an allowed factory's call or of a class statement's
+        name, or the name is a builtin (``object``, ``Exception``, ``int``)."""
+        kind, _, scope = self.lookup(name)
+        if kind == "builtin":
+            return True
+        if scope is None:
+            return False
+        if scope.kind == "function" and isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = scope.node.args
+            if name in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}:
+                return False
+        for kind_, value in _name_bindings(scope.node).get(name, []):
+            if kind_ == "opaque":
+                continue
+            if kind_ != "value" or value is None:
+                return False
+            if isinstance(value, ast.Call) and self._factory_call(value):
+                continue
+            if isinstance(value, ast.Name) and value.id not in seen | {name} \
+                    and self._base_name_ok(value.id, seen | {name}):
+                continue
+            return False
+        return True
 
     # ---- imports -------------------------------------------------------------------------------
 
@@ -318,6 +417,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     # ---- names and attributes ------------------------------------------------------------------
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "__annotations__":
+            self.report(node, "introspection", "reaches __annotations__, the annotations that typing.get_type_hints "
+                        "and functools.singledispatch evaluate; written at run time they would hold source L1 never "
+                        "scanned")
         if isinstance(node.ctx, ast.Load):
             if id(node) not in self.handled and self.is_builtin(node.id):
                 if node.id in EXEC_BUILTINS:
@@ -338,6 +441,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._check_attr_name(node, node.value, node.attr)
+        if self.jit_depth:
+            self._check_kernel_attr(node, node.attr)
         if isinstance(node.ctx, ast.Load):
             if id(node) not in self.chain_inner and id(node) not in self.handled:
                 path = self.resolve(node)
@@ -374,6 +479,42 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 and self.resolve(receiver) in (None, "torch.Tensor"):
             self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
                         "and written by Triton kernels through the tensor")
+
+    def _check_kernel_attr(self, node: ast.AST, attr: str) -> None:
+        """Rule kernel-body for an attribute read in a kernel body (red team 31): ``x.handle`` is the backend's value
+        behind a Triton value (on the interpreter ``.handle.data`` is a NumPy array: NumPy computed inside a "kernel"),
+        and ``_``-prefixed names are Triton's internals, not its language (dunders are judged as introspection)."""
+        if attr in INTROSPECTION_ATTRS:
+            return
+        if attr in KERNEL_ATTRS_REFUSED or attr.startswith("_"):
+            self.report(node, "kernel-body", f"reads .{attr} inside a Triton kernel body: an internal of Triton's "
+                        "values (on the CPU interpreter .handle.data is the NumPy array behind a block, and NumPy "
+                        "would compute there), not part of the language; use tl.* functions and the public "
+                        "attributes (x.dtype, x.shape, x.T)")
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """A string annotation is Python source that ``typing.get_type_hints`` and ``functools.singledispatch``
+        evaluate (red team 31): it is scanned as the expression it holds, at the string's position."""
+        if id(node) not in self.annotation_strings or not isinstance(node.value, str):
+            return
+        try:
+            with _parse_lock():
+                expr = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # not an expression: evaluating it raises SyntaxError
+        for sub in ast.walk(expr):
+            if "lineno" in sub._attributes:
+                sub.lineno, sub.col_offset = node.lineno, node.col_offset
+                sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+        self.parsed_annotations.append(expr)  # kept alive: the sets below hold its nodes' ids
+        inner = _annotation_roots(expr)
+        self.annotation_strings.update(id(c) for c in inner)
+        self.type_positions.update(id(x) for x in ast.walk(expr) if not isinstance(x, ast.Call))
+        self.check_positions.update(id(x) for x in ast.walk(expr) if not isinstance(x, ast.Call))
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Attribute):
+                self.module_bases.add(id(n.value))
+        self.visit(expr)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if not isinstance(node.ctx, ast.Load):
@@ -544,6 +685,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                         "literal; the scan (and a reader) cannot tell what it reaches")
             return
         obj, attr = args[0], args[1].value
+        if self.jit_depth and name in ("getattr", "hasattr"):
+            self._check_kernel_attr(node, attr)
         if name == "getattr":
             self._check_attr_name(node, obj, attr)
             base = self.resolve(obj)
@@ -639,8 +782,23 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
                         "filtering warnings reads back what a kernel launch emitted)")
             return
+        if any(path == e or path.startswith(e + ".") for e in TYPING_EVALUATORS):
+            self.report(node, "exec-eval", f"uses {path}, which evaluates string annotations: eval of source L1 never "
+                        "scanned (red team 31: a string annotation imported the harness's state); annotations are "
+                        "for readers, not for evaluation")
+            return
+        if root in IMPORT_ALLOWED and root not in ("torch", "triton", "__future__") \
+                and id(node) not in self.type_positions and any(
+                p.startswith("_") and not p.endswith("_") for p in path.split(".")[1:]):  # dunder, sunder: public
+            self.report(node, "introspection", f"uses {path}, a private internal of {root} (typing._eval_type "
+                        "evaluates source, dataclasses._create_fn runs exec); only the public names are allowed")
+            return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if root == "triton":
+            obj = library_object(path)
+            if is_exception_class(obj) or (isinstance(obj, type) and not at_import and id(node) in self.check_positions):
+                return  # a Triton exception (caught or raised), or a class in a type check or an annotation
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
             if prefix in TORCH_PATH_ALLOWED:
@@ -651,6 +809,16 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                return
+        if root == "triton" and "." in path and not triton_path_allowed(path):
+            bound = self.module_binds.get(id(node))
+            if not (triton_path_on_the_way(path) and (at_import or (not as_call and bound is not None
+                                                                    and self.lookup(bound)[:2] == ("alias", path)))):
+                self.report(node, "introspection", f"uses {path}, Triton's internals outside its language: a "
+                            "submission may use triton.language (tl.*, libdevice), the decorators (jit, autotune, "
+                            "heuristics), triton.Config, cdiv, next_power_of_2, the device queries and the tensor "
+                            "descriptor; the rest compiles, loads or writes code and files (red team 31: "
+                            "triton.runtime.build compiled C)")
                 return
         if root == "triton" or at_import:
             return
@@ -844,6 +1012,28 @@ def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
             continue
         out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
     return out
+
+
+def _annotation_roots(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants inside annotations (of parameters, returns and annotated assignments, nested ones such as
+    ``Optional["X"]`` included): source that typing evaluates."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.arg) and n.annotation is not None:
+            roots.append(n.annotation)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            roots.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            roots.append(n.annotation)
+    if isinstance(tree, ast.expr):  # the expression of a string annotation: its own strings are annotations too
+        roots.append(tree)
+    return [c for r in roots for c in ast.walk(r) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+
+
+def _parse_lock():
+    from .api import _PARSE_LOCK
+
+    return _PARSE_LOCK
 
 
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
