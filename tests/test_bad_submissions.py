@@ -95,7 +95,8 @@ EXPECTED = {
     "dict_shadow": "profile",         # a method written into a tensor's __dict__ by functools.update_wrapper, past
                                       # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c)
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
-    "autotune_config_subclass": "profile",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+    "autotune_config_subclass": "static_scan",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+                                      # (L1 since red team 31: a Triton class as a base; behind it the launch rule)
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that
                                       # computes the result while the interpreter copies launch args (red team 29b)
     "gc_finalizer": "profile",        # a cycle whose __del__ computes the result with PyTorch, for the collector to
@@ -220,6 +221,18 @@ EXPECTED = {
                                        # untyped_storage() after the wrapper's trace, ATen operators into out
     "fn_mode_lazy": "static_scan",    # fn_mode's mode pushed inside the first traced call (no mode after the import)
     "fn_mode_meta": "static_scan",    # fn_mode's handler added by a metaclass under a computed name
+    # red team 31 (each passed smoke and held-out at 9d4a324); L1 closes them as classes
+    "pkg_import": "static_scan",      # a torch.package.importer._SysImporter subclass imported the harness's STATE
+                                      # (library classes as bases are judged: only nn.Module, autograd.Function)
+    "dispatch_off": "static_scan",    # a torch._C._DisableTorchDispatch subclass turned the L3 trace off
+    "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned
+                                      # __torch_dispatch__, pushed inside the call (its runtime channel, CandidateMode's
+                                      # passthrough inside a launch, is not closed by L1)
+    "param_subclass": "static_scan",  # a torch.nn.Parameter subclass (a tensor subclass by what it is) with an
+                                      # assigned __torch_dispatch__
+    "np_handle": "static_scan",       # x.handle.data (NumPy on the interpreter) in a kernel body
+    "hints_eval": "static_scan",      # typing.get_type_hints evaluated a string annotation: __import__ of STATE
+    "c_ext": "static_scan",           # triton.runtime.build.compile_module_from_src compiled C at import
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
@@ -365,7 +378,8 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
-             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile"}
+             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
+             "autotune_config_subclass": "profile"}  # the launch rule refuses configs that are not plain triton.Config
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
