@@ -315,6 +315,11 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if not isinstance(expr, (ast.Name, ast.Attribute)):
             return
         path = self.resolve(expr)
+        if path is None and isinstance(expr, ast.Attribute):
+            self.report(base, "introspection", "derives a class from an attribute of a value the scan does not follow "
+                        "(a class attribute, an object's field); L1 cannot tell which class it subclasses; name the "
+                        "base class directly")
+            return
         if path is None:
             last = expr.id if isinstance(expr, ast.Name) else expr.attr
             if last in ("Tensor", "_TensorBase", "TensorBase"):
@@ -872,7 +877,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     def _class_value_ok(self, node: ast.AST, path: str) -> bool:
         """Whether a PyTorch class read as a value at ``node`` is used where the scan follows it: in a type position
         (:attr:`type_positions`: isinstance/issubclass, annotations, except clauses, base classes, comparisons),
-        as the value of a plain alias assignment (its calls are judged by path), or a class whose call is allowed
+        as the value of a plain alias assignment outside a class body (its calls are judged by path; in a class body
+        the alias is an attribute, ``H.Q()``, which the scan does not resolve), or a class whose call is allowed
         anyway (:data:`TORCH_ALLOWED`, :data:`SAFE_TORCH_CLASSES`)."""
         if id(node) in self.type_positions:
             return True
@@ -880,7 +886,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if rest in TORCH_ALLOWED or path in SAFE_TORCH_CLASSES or path in self.allow_methods:
             return True
         bound = self.module_binds.get(id(node))
-        return bound is not None and self.lookup(bound)[:2] == ("alias", path)
+        return bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class"
 
     def _check_module_value(self, node: ast.AST) -> None:
         """A module may be used only where the scan follows it: as an attribute's base (``torch.x``), as
@@ -899,8 +905,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
             return
         bound = self.module_binds.get(nid)
-        if bound is not None and self.lookup(bound)[:2] == ("alias", path):
-            return
+        if bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class":
+            return  # (in a class body the alias is an attribute, ``H.m``, which the scan does not resolve)
         if bound is not None and self.triton_language_fallback(bound):
             return
         hint = ("; for a Triton version fallback bind the name in statements instead: try: from "
