@@ -2134,3 +2134,46 @@ def test_aliases_in_a_class_body_are_not_followed() -> None:
             pass
     ''')
     assert hits(src) == [(5, "torch-compute"), (6, "dynamic-import"), (12, "introspection")]
+
+
+def test_classes_made_at_run_time_have_their_bases_judged() -> None:
+    """A class statement's bases are judged (red team 31); a class made by a call must not escape that:
+    ``type("X", (torch.Tensor,), {k: handler})`` with a computed handler name made a tensor subclass. Bases written in
+    the call are judged like a class statement's, bases L1 cannot see (a variable) are refused, and so are metaclasses
+    (their ``__new__`` picks bases at run time) and ``type.__new__``. Namespaces stay free (special methods)."""
+    src = textwrap.dedent('''
+        import dataclasses
+        import enum
+        import torch
+
+        K = "__torch_" + "dispatch__"
+        X = type("X", (torch.Tensor,), {K: classmethod(lambda *a: None)})
+        B = (object,)
+        Y = type("Y", B, {})
+        Z = type.__new__(type, "Z", (), {})
+        D = dataclasses.make_dataclass("D", [], bases=(torch.nn.Parameter,))
+        E = enum.Enum("E", "a b", type=torch.Tensor)
+        class M(type):
+            pass
+        class EM(enum.EnumMeta):
+            pass
+        H = type("H", (torch._C._DisableTorchDispatch,), {})
+    ''')
+    assert hits(src) == [(7, "introspection"), (9, "introspection"), (10, "introspection"), (11, "introspection"),
+                         (12, "introspection"), (13, "introspection"), (15, "introspection"), (17, "monkey-patch"),
+                         (17, "torch-compute")]
+    ok = """
+        import dataclasses
+        import enum
+
+        P = type("P", (), {"__add__": lambda s, o: o})
+        Q = dataclasses.make_dataclass("Q", [("a", int)], namespace={"__bool__": lambda s: True})
+        R = type("R", (P, object), {})
+        F = enum.IntEnum("F", "a b")
+        G = enum.Enum("G", "a b", type=int)
+        class Fine(enum.IntEnum, metaclass=enum.EnumMeta):
+            A = 1
+        def kind(x):
+            return type(x).__name__
+    """
+    assert hits(ok) == []

@@ -79,6 +79,15 @@ from .scope import HOST, _name_bindings, _ScopeAnalysis, _torch_object, _user_at
 
 _SNIPPET_MAX = 80
 
+#: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
+#: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
+#: computed name).
+_METACLASS_WHY = ("defines a metaclass (a subclass of type): its __new__ makes classes from bases it picks at run time, "
+                  "which L1 cannot judge like a class statement's (a tensor subclass could be made this way)")
+_CLASS_FACTORY_WHY = ("makes a class at run time through {what}, from bases L1 cannot see: L1 judges a class's bases "
+                      "in a class statement or a tuple written in the call (a tensor subclass with a dispatch handler "
+                      "could be made this way); write a class statement")
+
 
 def _is_structseq(obj: object) -> bool:
     """Whether ``obj`` is a class of ``torch.return_types`` (a structseq of a result's tensors: building one only
@@ -277,6 +286,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         for base in node.bases:
             self.visit(base)
             self._check_base(base)
+            if self._is_metaclass(base):
+                self.report(base, "introspection", _METACLASS_WHY)
         for kw in node.keywords:
             self.visit(kw.value)
             self._check_base(kw.value)
@@ -341,6 +352,31 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return
         self.report(base, "monkey-patch", self._BASE_WHY.format(path=path))
 
+    def _check_factory_bases(self, call: ast.Call, bases: ast.AST | None, what: str) -> None:
+        """The bases of a class made by a call (``type(name, bases, ns)``, ``dataclasses.make_dataclass(bases=...)``, an
+        enum's ``type=`` mixin), judged like a class statement's (:meth:`_check_base`) when they are a tuple or list
+        display; bases L1 cannot see (a variable, ``*`` or ``**`` unpacking) are refused (red team 31 follow-up:
+        ``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a computed name). The
+        namespace is not judged (special methods are fine: test_classes_may_define_special_methods_and_properties)."""
+        if not isinstance(bases, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in bases.elts):
+            self.report(call, "introspection", _CLASS_FACTORY_WHY.format(what=what))
+            return
+        for elt in bases.elts:
+            if not hasattr(elt, "lineno"):
+                ast.copy_location(elt, call)
+            self._check_base(elt)
+            if self._is_metaclass(elt):
+                self.report(elt, "introspection", _METACLASS_WHY)
+
+    def _is_metaclass(self, base: ast.AST) -> bool:
+        """Whether a base class is ``type`` or an imported subclass of it (``enum.EnumMeta``): the class statement then
+        defines a metaclass, whose ``__new__`` builds classes from bases it chooses at run time."""
+        if isinstance(base, ast.Name) and base.id == "type" and self.is_builtin("type"):
+            return True
+        path = self.resolve(base)
+        obj = library_object(path) if path is not None else None
+        return isinstance(obj, type) and issubclass(obj, type)
+
     def _report_tensor_subclass(self, base: ast.AST, path: str) -> None:
         self.report(base, "introspection", f"subclasses torch.Tensor (through {path}): a tensor subclass's handlers "
                     "run PyTorch code outside the dispatch trace")
@@ -369,8 +405,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 continue
             if kind_ != "value" or value is None:
                 return False
-            if isinstance(value, ast.Call) and self._factory_call(value):
-                continue
+            if isinstance(value, ast.Call) and (self._factory_call(value) or (
+                    isinstance(value.func, ast.Name) and value.func.id == "type" and self.is_builtin("type")
+                    and len(value.args) == 3)):
+                continue  # a factory's class, or type(name, bases, ns) whose bases are judged at that call
             if isinstance(value, ast.Name) and value.id not in seen | {name} \
                     and self._base_name_ok(value.id, seen | {name}):
                 continue
@@ -446,6 +484,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._check_attr_name(node, node.value, node.attr)
+        if isinstance(node.value, ast.Name) and node.value.id == "type" and self.is_builtin("type"):
+            self.report(node, "introspection", _CLASS_FACTORY_WHY.format(what=f"type.{node.attr}"))
         if self.jit_depth:
             self._check_kernel_attr(node, node.attr)
         if isinstance(node.ctx, ast.Load):
@@ -544,10 +584,20 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             elif func.id in ATTR_BUILTINS:
                 self.handled.add(id(func))
                 self._check_attr_builtin(node, func.id)
+            elif func.id == "type" and len(node.args) + len(node.keywords) > 1:
+                self._check_factory_bases(node, node.args[1] if len(node.args) == 3 and not node.keywords else None,
+                                          "type(name, bases, namespace)")
         path = self.resolve(func)
         if path is not None:
             self._mark_chain(func)
             self._check_path(node, path, as_call=True)
+            kws = {k.arg: k.value for k in node.keywords}
+            if None in kws and (path == "dataclasses.make_dataclass" or path.startswith("enum.")):
+                self._check_factory_bases(node, None, f"{path}(**...)")
+            elif path == "dataclasses.make_dataclass" and "bases" in kws:
+                self._check_factory_bases(node, kws["bases"], f"{path}(bases=...)")
+            elif path.startswith("enum.") and "type" in kws:
+                self._check_factory_bases(node, ast.Tuple(elts=[kws["type"]], ctx=ast.Load()), f"{path}(type=...)")
         else:
             method = self._method_of(func)
             if method is not None:
