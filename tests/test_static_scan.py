@@ -2117,8 +2117,8 @@ def test_tritons_build_cache_and_compiler_internals_are_refused() -> None:
 def test_aliases_in_a_class_body_are_not_followed() -> None:
     """A plain alias of a PyTorch class or a module is allowed where the scan resolves its uses by name; in a class body
     it becomes an attribute (``H.Q()``, ``H.m._C...``) that the scan does not resolve (found while closing red team 31:
-    ``class H: Q = torch._C._DisableTorchDispatch`` then ``with H.Q():`` passed L1). A base class reached through such an
-    attribute (``class X(H.P)``) is refused as well."""
+    ``class H: Q = torch._C._DisableTorchDispatch`` then ``with H.Q():`` passed L1). A base class reached through such
+    an attribute (``class X(H.P)``) is refused as well."""
     src = textwrap.dedent('''
         import torch
 

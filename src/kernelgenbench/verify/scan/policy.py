@@ -580,9 +580,9 @@ SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
 #: overrides, so a base is judged like a use of the class, and more strictly: of ``torch``/``triton`` only these (and
 #: exception classes) may be bases. Any other (``torch.package.importer._SysImporter``: arbitrary imports;
 #: ``torch._C._DisableTorchDispatch`` and the other C guards: the L3 trace off; a TorchDispatchMode from
-#: ``torch.autograd.graph``; ``triton.Config``, whose methods Triton calls while it benchmarks) is rule monkey-patch, and a
-#: ``torch.Tensor`` subclass (``torch.nn.Parameter``, ``torch.nn.Buffer``, ...) rule introspection. Standard-library bases
-#: (``enum.IntEnum``, ``typing.NamedTuple``, ...) are judged by their module's own rules.
+#: ``torch.autograd.graph``; ``triton.Config``, whose methods Triton calls while it benchmarks) is rule monkey-patch,
+#: and a ``torch.Tensor`` subclass (``torch.nn.Parameter``, ``torch.nn.Buffer``, ...) rule introspection.
+#: Standard-library bases (``enum.IntEnum``, ``typing.NamedTuple``, ...) are judged by their module's own rules.
 SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function"})
 
 #: ``triton.<path>`` a submission may use outside ``triton.language`` (G, red team 31: ``triton.runtime.build`` compiled

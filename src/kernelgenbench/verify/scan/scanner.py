@@ -41,9 +41,9 @@ from .policy import (
     IMPORT_RULES,
     INTROSPECTION_ATTRS,
     JIT_DECORATORS,
+    KERNEL_ATTRS_REFUSED,
     KERNEL_BUILTINS,
     KERNEL_CALLABLE_ARGS,
-    KERNEL_ATTRS_REFUSED,
     KERNEL_TRITON_HELPERS,
     MUTATING_METHODS,
     OS_ALLOWED,
@@ -82,8 +82,8 @@ _SNIPPET_MAX = 80
 #: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
 #: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
 #: computed name).
-_METACLASS_WHY = ("defines a metaclass (a subclass of type): its __new__ makes classes from bases it picks at run time, "
-                  "which L1 cannot judge like a class statement's (a tensor subclass could be made this way)")
+_METACLASS_WHY = ("defines a metaclass (a subclass of type): its __new__ makes classes from bases it picks at run "
+                  "time, which L1 cannot judge like a class statement's (a tensor subclass could be made this way)")
 _CLASS_FACTORY_WHY = ("makes a class at run time through {what}, from bases L1 cannot see: L1 judges a class's bases "
                       "in a class statement or a tuple written in the call (a tensor subclass with a dispatch handler "
                       "could be made this way); write a class statement")
@@ -852,7 +852,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             return  # other modules are judged at their import
         if root == "triton":
             obj = library_object(path)
-            if is_exception_class(obj) or (isinstance(obj, type) and not at_import and id(node) in self.check_positions):
+            if is_exception_class(obj) or (isinstance(obj, type) and not at_import
+                                           and id(node) in self.check_positions):
                 return  # a Triton exception (caught or raised), or a class in a type check or an annotation
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
