@@ -2177,3 +2177,31 @@ def test_classes_made_at_run_time_have_their_bases_judged() -> None:
             return type(x).__name__
     """
     assert hits(ok) == []
+
+
+def test_a_torch_object_read_as_a_value_where_the_scan_does_not_follow_it_is_a_finding() -> None:
+    """Found while closing red team 31 (A1's importer, without a subclass): ``torch.package.sys_importer`` is an
+    instance, neither a class nor a function, so reading it as a value was 'fine', and handed to a function of the
+    submission its ``import_module`` (no tensor method's name) imported any module. A PyTorch object read as a value
+    must be plain data (a number, string, dtype, device, layout, size, a generator) or be used where the scan follows
+    it (an attribute's base, a plain alias)."""
+    src = textwrap.dedent('''
+        import torch
+
+        def f(i):
+            return i.import_module("kernelgenbench.sandbox.state").STATE
+        S = f(torch.package.sys_importer)
+        T = [torch.package.sys_importer][0]
+        imp = torch.package.sys_importer
+    ''')
+    assert hits(src) == [(6, "torch-compute"), (7, "torch-compute")]
+    ok = """
+        import torch
+
+        def g(x, generator=None):
+            gen = torch.default_generator if generator is None else generator
+            flags = (torch.backends.cuda.matmul.allow_tf32, torch.float32, torch.strided, torch.pi, torch.version.cuda,
+                     torch.__version__, torch.contiguous_format, torch.cuda.default_generators)
+            return gen, flags
+    """
+    assert hits(ok) == []

@@ -95,6 +95,16 @@ def _is_structseq(obj: object) -> bool:
     return isinstance(obj, type) and issubclass(obj, tuple) and obj.__module__ == "torch.return_types"
 
 
+def _is_plain_torch_value(obj: object) -> bool:
+    """Whether a PyTorch object read as a value is plain data (a number, string, dtype, device, layout, memory
+    format, size, finfo) or a random generator (``torch.default_generator``, which random operators draw from)."""
+    import torch
+
+    return obj is None or isinstance(obj, (int, float, complex, str, bytes, bool, tuple, frozenset, torch.dtype,
+                                           torch.device, torch.layout, torch.memory_format, torch.Size, torch.finfo,
+                                           torch.iinfo, torch.Generator))
+
+
 def _is_function_like(obj: object) -> bool:
     return callable(obj) and not isinstance(obj, (type, types.ModuleType))
 
@@ -914,6 +924,13 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                             "torch._C._DisableTorchDispatch turned the L3 trace off); call it by its name if it is "
                             "allowed")
                 return
+            if obj is not None and not isinstance(obj, (type, types.ModuleType)) and not _is_function_like(obj) \
+                    and not _is_plain_torch_value(obj) and not self._object_value_ok(node):
+                self.report(node, "torch-compute", f"references the PyTorch object {path} as a value where the scan "
+                            "does not follow it (an argument, a container, a return value): its methods would run "
+                            "unjudged (torch.package.sys_importer.import_module imports any module); use it through "
+                            "its attributes or a plain alias")
+                return
             if obj is None or not _is_function_like(obj):
                 return  # a module, class, dtype or constant: reading it is fine
         if rest in ("manual_seed", "seed", "random.manual_seed", "cuda.manual_seed", "cuda.manual_seed_all",
@@ -937,6 +954,20 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         if rest in TORCH_ALLOWED or path in SAFE_TORCH_CLASSES or path in self.allow_methods:
             return True
         bound = self.module_binds.get(id(node))
+        return bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class"
+
+    def _object_value_ok(self, node: ast.AST) -> bool:
+        """Whether a PyTorch object (an instance, not a plain value) read at ``node`` is used where the scan follows
+        it: as an attribute's base (``torch.backends.cuda.matmul.allow_tf32``), getattr/hasattr's first argument, a
+        type position, or the value of a plain alias outside a class body (its uses are judged by path)."""
+        nid = id(node)
+        if nid in self.module_bases or nid in self.type_positions:
+            return True
+        probe = self.module_probes.get(nid)
+        if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
+            return True
+        bound = self.module_binds.get(nid)
+        path = self.resolve(node)
         return bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class"
 
     def _check_module_value(self, node: ast.AST) -> None:
