@@ -99,7 +99,8 @@ EXPECTED = {
     "dict_shadow": "profile",         # a method written into a tensor's __dict__ by functools.update_wrapper, past
                                       # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c)
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
-    "autotune_config_subclass": "profile",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+    "autotune_config_subclass": "static_scan",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+                                      # (L1 since red team 31: a Triton class as a base; behind it the launch rule)
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that
                                       # computes the result while the interpreter copies launch args (red team 29b)
     "gc_finalizer": "profile",        # a cycle whose __del__ computes the result with PyTorch, for the collector to
@@ -224,24 +225,26 @@ EXPECTED = {
                                        # untyped_storage() after the wrapper's trace, ATen operators into out
     "fn_mode_lazy": "static_scan",    # fn_mode's mode pushed inside the first traced call (no mode after the import)
     "fn_mode_meta": "static_scan",    # fn_mode's handler added by a metaclass under a computed name
-    # red team 31 (each passes smoke and held-out at 9d4a324; the fixes wait for a GPU gate on branch next)
-    "pkg_import": "static_scan",      # a subclass of torch.package's _SysImporter imports anything (the STATE)
-    "dispatch_off": "static_scan",    # a subclass of torch._C._DisableTorchDispatch hides ATen compute from the trace
-    "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned handler,
-                                      # pushed inside the call: computes on the harness's own launch-window ops
-    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass
-    "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
+    # red team 31 (each passed smoke and held-out at 9d4a324); L1 closes them as classes
+    "pkg_import": "static_scan",      # a torch.package.importer._SysImporter subclass imported the harness's STATE
+                                      # (library classes as bases are judged: only nn.Module, autograd.Function)
+    "dispatch_off": "static_scan",    # a torch._C._DisableTorchDispatch subclass turned the L3 trace off
+    "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned
+                                      # __torch_dispatch__, pushed inside the call (its runtime channel, CandidateMode's
+                                      # passthrough inside a launch, is not closed by L1)
+    "param_subclass": "static_scan",  # a torch.nn.Parameter subclass (a tensor subclass by what it is) with an
+                                      # assigned __torch_dispatch__
+    "np_handle": "static_scan",       # x.handle.data (NumPy on the interpreter) in a kernel body
+    "hints_eval": "static_scan",      # typing.get_type_hints evaluated a string annotation: __import__ of STATE
+    "c_ext": "static_scan",           # triton.runtime.build.compile_module_from_src compiled C at import
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|
-    "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
-    "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
     **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
-                 "hints_eval", "c_ext")},
+       for w in ("fp16_terms",)},
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -382,13 +385,13 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
-             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile"}
+             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
+             "autotune_config_subclass": "profile"}  # the launch rule refuses configs that are not plain triton.Config
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
     **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
-                 "hints_eval", "c_ext")},
+       for w in ("fp16_terms",)},
     "host_deref": "a ghost replay hands back the normal run's host reads, here the addresses of that run's clone of "
                   "the arrays: host code dereferencing them writes the old memory, the replay's y stays poisoned and "
                   "L2 credits Triton; NumPy compute is invisible to the dispatch trace",

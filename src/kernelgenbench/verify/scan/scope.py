@@ -33,9 +33,14 @@ from __future__ import annotations
 
 import ast
 import inspect
+import threading
 from typing import Iterator
 
 from .policy import JIT_DECORATORS, is_module_path
+
+#: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
+#: annotations too).
+PARSE_LOCK = threading.Lock()
 
 # ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
 
