@@ -729,3 +729,4 @@ _GATHER_BASELINES = [c for op_id, full in [("vllm::cp_gather_cache", (0, 3, 7)),
 @pytest.mark.parametrize("op_id,tier,i", _GATHER_BASELINES)
 def test_gather_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
     assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
