@@ -730,3 +730,12 @@ _GATHER_BASELINES = [c for op_id, full in [("vllm::cp_gather_cache", (0, 3, 7)),
 def test_gather_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
     assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
 
+
+_MOE_BASELINES = [c for op_id, full in [("vllm::batched_moe_align_block_size", (0, 4, 8)),
+                                         ("vllm::moe_lora_align_block_size", (0, 3, 6))]
+                  for c in _baseline_cases(op_id, full)]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _MOE_BASELINES)
+def test_moe_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
