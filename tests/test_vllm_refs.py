@@ -739,3 +739,47 @@ _MOE_BASELINES = [c for op_id, full in [("vllm::batched_moe_align_block_size", (
 @pytest.mark.parametrize("op_id,tier,i", _MOE_BASELINES)
 def test_moe_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
     assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
+
+def assert_baseline_within_reference(op_id: str, tier: str, i: int, compiled: bool = False) -> None:
+    """As :func:`assert_baseline_is_reference` for float baselines with the reference's rounding points but another
+    summation order: every written output within the operator's own tolerance (and allowance) of the reference,
+    every element outside the written region bit for bit."""
+    from kernelgenbench.suite.baselines import baseline_kind
+    from kernelgenbench.suite.compare import compare_values
+    from kernelgenbench.suite.tensors import storage_view
+    from kernelgenbench.suite.vllm import common as vc
+
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    call = op.build(p, CPU, generator(CPU, 1234))
+    exps = op.reference(p, call.clone())
+    native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+    runs = [native]
+    if compiled:
+        fn, label = vc.pick_baseline(op_id, native, call, backend="eager")
+        assert baseline_kind(label) == "native-compiled", (op_id, tier, i, label)
+        runs.append(fn)
+    for run in runs:
+        c = call.clone()
+        run(c)
+        for e in exps:
+            got = storage_view(_slot_tensor(c, None, e.slot))
+            region = e.region if e.region is not None else torch.ones_like(got, dtype=torch.bool)
+            assert torch.equal(_bits(got[~region]), _bits(e.value[~region])), (op_id, tier, i, e.slot)
+            res = compare_values(got[region], e.value[region], e.tol, atol_extra=e.atol_extra)
+            assert res.ok, (op_id, tier, i, e.slot, res.message)
+
+
+_ATTN_BASELINES = [*_baseline_cases("vllm::paged_attention_v1", (0, 100, 600)),
+                   *_baseline_cases("vllm::paged_attention_v2", (0, 3, 6))]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _ATTN_BASELINES)
+def test_paged_attention_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    p = get_operator(op_id).grid(tier)[i]
+    lens = p["lens"] if isinstance(p.get("lens"), list) else []
+    longest = max(lens + [p.get("max_len", 0), p.get("max_seq_len", 0), p.get("context", 0)])
+    if p["s"] * p["hq"] * p["d"] * longest > 2 ** 24:
+        pytest.skip("too large for the CPU")
+    assert_baseline_within_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
