@@ -783,3 +783,25 @@ def test_paged_attention_vectorized_baselines_match_the_reference(op_id: str, ti
     if p["s"] * p["hq"] * p["d"] * longest > 2 ** 24:
         pytest.skip("too large for the CPU")
     assert_baseline_within_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
+
+
+_WHOLE_GRAPH = ["vllm::reshape_and_cache_flash", "vllm::reshape_and_cache", "vllm::swap_blocks", "vllm::copy_blocks",
+                "vllm::copy_blocks_mla", "vllm::concat_and_cache_mla", "vllm::cp_gather_cache",
+                "vllm::gather_and_maybe_dequant_cache", "vllm::batched_moe_align_block_size",
+                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2"]
+
+
+@pytest.mark.parametrize("op_id", _WHOLE_GRAPH)
+def test_vectorized_baselines_compile_without_graph_breaks(op_id: str) -> None:
+    """These baselines have no host sync and no data-dependent shape: dynamo captures each smoke case whole."""
+    op = get_operator(op_id)
+    for i, p in enumerate(op.grid("smoke")):
+        call = op.build(p, CPU, generator(CPU, 1234))
+        native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+        written = call.written
+
+        def core(*args, native=native, written=written):
+            return native(Call(list(args), {}, written))
+        torch._dynamo.reset()
+        ex = torch._dynamo.explain(core)(*call.clone().args)
+        assert ex.graph_break_count <= 0 and ex.graph_count <= 1, (op_id, i, [b.reason for b in ex.break_reasons])

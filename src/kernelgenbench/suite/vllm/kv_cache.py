@@ -78,7 +78,7 @@ def slot_write_indices(slots: torch.Tensor, bs: int) -> tuple[torch.Tensor, torc
     first = torch.argmax(valid.to(torch.int32))           # the first valid token (0 when none)
     any_valid = valid.any()
     tok = torch.where(valid, torch.arange(slots.numel(), device=slots.device), first)
-    sl = torch.where(valid, slots, torch.where(any_valid, slots[first], torch.zeros_like(slots))).long()
+    sl = torch.where(valid, slots, torch.where(any_valid, slots[first.reshape(1)], torch.zeros_like(slots))).long()
     return tok, sl // bs, sl % bs, any_valid
 
 
@@ -378,11 +378,10 @@ def _swap_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 
 def block_rows(t: torch.Tensor, bb: int) -> torch.Tensor:
-    """``t``'s storage from its data pointer as rows of ``bb`` elements (row i = flat [i*bb, (i+1)*bb) from
-    the data pointer; whole rows only)."""
-    flat = storage_view(t)
-    base = t.storage_offset()
-    return flat.as_strided(((flat.numel() - base) // bb, bb), (bb, 1), base)
+    """``t``'s memory from its data pointer as rows of ``bb`` elements (row i = flat [i*bb, (i+1)*bb) from the
+    data pointer), over the span of its blocks (``t.shape[0] * t.stride(0)`` elements; whole rows only). A view
+    made with ``as_strided`` (no ``Tensor.set_``, no storage query: torch.compile captures it)."""
+    return t.as_strided((t.shape[0] * t.stride(0) // bb, bb), (bb, 1))   # t's own storage offset
 
 
 def swap_baseline(src: torch.Tensor, dst: torch.Tensor, mapping: torch.Tensor) -> None:

@@ -793,7 +793,7 @@ def lora_baseline(ids, mapping, e, bs, nl, lp, mb, sorted_ids, experts, post, en
     valid = valid & (ad >= 0) & (ad < segs) & active[ad.clamp(0, segs - 1)]
     nk = segs * e
     key = torch.where(valid, ad * e + ex, nk)
-    counts = torch.bincount(key, minlength=nk + 1)[:nk]
+    counts = torch.zeros(nk + 1, dtype=torch.long, device=dev).index_add_(0, key, torch.ones_like(key))[:nk]
     padded = (counts + bs - 1) // bs * bs
     ends = torch.cumsum(padded.view(segs, e), 1)
     offs = (ends - padded.view(segs, e)).reshape(-1)
