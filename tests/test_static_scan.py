@@ -2300,12 +2300,10 @@ def test_tritons_build_cache_and_compiler_internals_are_refused() -> None:
         M = build._load_module_from_path("m", "/tmp/m.so")
         triton.runtime.cache.get_cache_manager("k").put(b"", "f")
         K = triton.compile(None)
-        triton.set_allocator(None)
         D = triton.runtime.driver.active.utils.load_binary
     ''')
     assert hits(src) == [(3, "foreign-compute"), (4, "foreign-compute"), (6, "foreign-compute"), (7, "foreign-compute"),
-                         (8, "file-io"), (8, "tensor-method"), (9, "introspection"), (10, "introspection"),
-                         (11, "introspection")]
+                         (8, "file-io"), (8, "tensor-method"), (9, "introspection"), (10, "introspection")]
     ok = """
         import torch
         import triton
@@ -2424,3 +2422,24 @@ def test_a_torch_object_read_as_a_value_where_the_scan_does_not_follow_it_is_a_f
             return gen, flags
     """
     assert hits(ok) == []
+
+
+def test_triton_allocator_reinterpret_and_stream_pass() -> None:
+    """fp31's TMA fixture (tests/good/tma_align) sets the scratch allocator device-side tensor descriptors need; red
+    team 31's Triton allowlist refused it. triton.set_allocator, triton.reinterpret and the current-stream query pass;
+    the build and cache helpers stay refused."""
+    ok = """
+        import triton
+        import triton.language as tl
+
+        def _alloc(size, alignment, stream):
+            return None
+
+        triton.set_allocator(_alloc)
+
+        def f(x):
+            s = triton.runtime.driver.active.get_current_stream()
+            return triton.reinterpret(x, tl.float8e4nv), s
+    """
+    assert hits(ok) == []
+    assert hits("import triton\n\ntriton.runtime.build.compile_module_from_src('', 'm')\n") == [(3, "foreign-compute")]

@@ -612,6 +612,11 @@ TRITON_ALLOWED: frozenset[str] = frozenset({
     "triton.constexpr_function", "triton.__version__", "triton.runtime.Config", "triton.runtime.autotuner.Config",
     "triton.runtime.driver.active.get_active_torch_device", "triton.runtime.driver.active.get_current_device",
     "triton.runtime.driver.active.get_current_target", "triton.runtime.driver.active.utils.get_device_properties",
+    "triton.runtime.driver.active.get_current_stream",
+    # the scratch allocator device-side tensor descriptors need (tl.make_tensor_descriptor); Triton calls it inside a
+    # launch, where the launch window traces the submission's code (sandbox/window.py); and the dtype view of a
+    # tensor handed to a kernel (fp8 storage read as tl.float8e4nv)
+    "triton.set_allocator", "triton.reinterpret",
 })
 #: ``triton.<prefix>``: everything under these is allowed (the language, libdevice, the host tensor descriptor).
 TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.tensor_descriptor.TensorDescriptor")
