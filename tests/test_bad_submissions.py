@@ -227,7 +227,8 @@ EXPECTED = {
                                       # pushed inside the call: computes on the harness's own launch-window ops
                                       # (caught at run time as profile: the launch window refuses foreign modes,
                                       # sandbox/window.py; BEHIND_L1)
-    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass
+    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass (caught at run time
+                                      # as profile: dispatch.py _subclass_handler; BEHIND_L1)
     "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
@@ -240,10 +241,12 @@ EXPECTED = {
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
     **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "param_subclass", "np_handle", "hints_eval", "c_ext")},
-    # L1's refusal of the mode class is another branch's (fix31a); here the run time catches it as profile
+       for w in ("pkg_import", "dispatch_off", "np_handle", "hints_eval", "c_ext")},
+    # L1's refusal of these classes is another branch's (fix31a); here the run time catches them as profile
     "mode_relay": "L1 does not refuse the TorchDispatchMode subclass yet (its handler is assigned, its module not "
                   "refused); the launch window catches it at run time as profile (BEHIND_L1)",
+    "param_subclass": "L1 does not refuse the Parameter subclass yet (its handler is assigned); the trace refuses its "
+                      "ops at run time as profile (BEHIND_L1)",
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -389,12 +392,15 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
              # red team 31: a mode pushed and popped inside the call, refused when the harness opens the launch
              # window (sandbox/window.py); its three fixtures (neg, mm, rms_norm) each
-             "mode_relay": "profile"}
+             "mode_relay": "profile",
+             # red team 31: ATen in the __torch_dispatch__ of a torch.nn.Parameter subclass; the trace refuses an op
+             # on a tensor subclass with its own handler (sandbox/dispatch.py _subclass_handler)
+             "param_subclass": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
     **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "param_subclass", "np_handle", "hints_eval", "c_ext")},
+       for w in ("pkg_import", "dispatch_off", "np_handle", "hints_eval", "c_ext")},
     "host_deref": "a ghost replay hands back the normal run's host reads, here the addresses of that run's clone of "
                   "the arrays: host code dereferencing them writes the old memory, the replay's y stays poisoned and "
                   "L2 credits Triton; NumPy compute is invisible to the dispatch trace",
@@ -428,6 +434,8 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "param_subclass":
+        assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], rec["first_failure"]
 
 
 @pytest.mark.slow

@@ -115,3 +115,30 @@ def test_a_mode_pushed_inside_the_window_fails_when_it_closes() -> None:
             mode.__enter__()
     mode.__exit__(None, None, None)
     assert STATE.inside_launch == 0 and len(STATE.launch_violations) == 1
+
+
+class _Courier(torch.nn.Parameter):
+    """tests/bad/param_subclass's channel: a Parameter subclass whose handler computes (here: only counts)."""
+
+    ran = 0
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        _Courier.ran += 1
+        unwrap = [torch.Tensor._make_subclass(torch.Tensor, a) if type(a) is _Courier else a for a in args]
+        return func(*unwrap, **(kwargs or {}))
+
+
+def test_an_op_on_a_tensor_subclass_with_its_own_handler_is_refused() -> None:
+    """The subclass's handler would run after the trace's mode, untraced: the op is refused before it runs (plain
+    tensors and Parameter pass)."""
+    scratch = _Courier(torch.zeros(4))
+
+    def wrapper(x: torch.Tensor) -> torch.Tensor:
+        torch.nn.Parameter(torch.zeros(2)).view(-1)
+        scratch.view(-1)
+        return x.clone()
+
+    with pytest.raises(RuntimeError, match="tensor subclass with its own __torch_dispatch__"):
+        _run(wrapper, torch.randn(4))
+    assert _Courier.ran == 0 and len(STATE.launch_violations) == 1
