@@ -26,8 +26,9 @@ Every op is one row: a :class:`LossOperator` or a :class:`BackwardOperator`. Bot
   PyTorch's rounding points or device semantics must be pinned (``soft_margin_loss``'s exp in the
   dtype, ``log_sigmoid_backward``'s CUDA formula).
 * **tolerance.** aten.md §3 and §6b.10: rtol by dtype, atol 1e-4, reduce_dim 1 for every case,
-  the mean and sum reductions of the long-tail losses included (see :meth:`LossOperator.tolerance`);
-  ``select_backward`` exact.
+  the mean and sum reductions of the long-tail losses included (see :meth:`LossOperator.tolerance`), which with
+  fp32 or fp64 results are also held to the loss-reduction bound (:meth:`LossOperator.reduction_rule`; red team
+  31); ``select_backward`` exact.
 * **cost.** bytes = every tensor input the op reads, once at its own size, + the result written once; flops =
   ``flops`` per result element (per reduced element for reductions). Memory bound.
 """
@@ -269,7 +270,11 @@ class LossOperator(TensorRow):
 
     def __init__(self, name: str, **kw: Any) -> None:
         kw["notes"] = (kw.get("notes", "") + " Mean and sum results are compared with upstream's atol of 1e-4 "
-                       "(reduce_dim 1, aten.md §6b.10) against an fp64 reduction.").strip()
+                       "(reduce_dim 1, aten.md §6b.10) against an fp64 reduction; fp32 results also within the "
+                       "loss-reduction bound (ours): min(spec, 8u|ref| + 4 sqrt(n) u sum|terms| + 4 sum|terms - "
+                       "PyTorch's fp32 terms|), /n for a mean, u = 2^-24: fp32 accumulation in any order of terms "
+                       "computed in fp32 passes it, terms rounded to fp16 or bf16 fail it on short reductions "
+                       "(README \"Tolerance and precision policy\").").strip()
         super().__init__(name, **kw)
 
     def tolerance(self, p: dict[str, Any]) -> Tolerance:
