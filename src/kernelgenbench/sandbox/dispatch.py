@@ -32,6 +32,7 @@ from ..suite.tensors import poison_, poison_variant
 from .host_reads import host_read
 from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, _storage, _tensors, op_marks
 from .state import STATE
+from .window import HARNESS_MODES, foreign_code
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
 ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
@@ -168,6 +169,29 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
     return out
 
 
+def _subclass_handler(types: tuple) -> None:
+    """Refuse an ATen op on a tensor subclass with a ``__torch_dispatch__`` of its own (the dispatcher names such
+    types in ``types``; plain tensors and ``torch.nn.Parameter`` give none): after the mode, the op reaches that
+    handler, which runs with the mode off, untraced (tests/bad/tensor_subclass, param_subclass: ATen compute in the
+    handler of a ``Parameter`` subclass). Recorded as a launch violation (the job fails as ``profile``). Classes are
+    read through ``type``'s own descriptors (no metaclass code runs); ``types`` may name ``torch.Tensor`` itself."""
+    foreign = []
+    for t in types:
+        if t is torch.Tensor or t is torch.nn.Parameter or not isinstance(t, type):
+            continue
+        mro = type.__dict__["__mro__"].__get__(t)
+        owner = next((k for k in mro if "__torch_dispatch__" in type.__dict__["__dict__"].__get__(k)), None)
+        if owner is not torch.Tensor and owner is not torch._C.TensorBase:
+            foreign.append(t)
+    if not foreign:
+        return
+    names = ", ".join(sorted({type.__repr__(t) for t in foreign}))
+    msg = (f"an ATen op on a tensor subclass with its own __torch_dispatch__ ({names}): its handler runs outside the "
+           f"dispatch trace; a submission's tensors are plain torch.Tensor")
+    STATE.note_violation(msg)
+    raise RuntimeError(msg)
+
+
 class CandidateMode(TorchDispatchMode):
     """Trace and poison the ATen ops a candidate's Python code runs (see module docstring and
     :func:`_traced_op`). ``trace``: the counter to count in (default: the case's, ``STATE.trace``);
@@ -180,7 +204,9 @@ class CandidateMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if STATE.inside_launch:
+        if types:
+            _subclass_handler(types)
+        if STATE.inside_launch and not foreign_code():  # the harness's and Triton's own work (sandbox/window.py)
             return func(*args, **kwargs)
         return _traced_op(self, STATE.trace if self._trace is None else self._trace, func, args, kwargs,
                           self._poison)
@@ -196,8 +222,10 @@ class TimedTraceMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if types:
+            _subclass_handler(types)
         calls = STATE._call_trace
-        if STATE.inside_launch or calls is None:
+        if calls is None or (STATE.inside_launch and not foreign_code()):
             return func(*args, **kwargs)
         return _traced_op(self, calls, func, args, kwargs, poison=False)
 
@@ -721,3 +749,6 @@ class InterceptMode(TorchDispatchMode):
         if fn is not None:
             return fn(*args, **kwargs)
         return func(*args, **kwargs)
+
+
+HARNESS_MODES.update({CandidateMode, TimedTraceMode, InterceptMode})  # sandbox/window.py
