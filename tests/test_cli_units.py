@@ -172,6 +172,8 @@ def test_interrupted_run_says_what_was_recorded_and_summary_counts_the_rest(tmp_
     flat = " ".join(summ.output.split())
     assert "1/3 selected jobs recorded" in flat
     assert "2 of 3 selected jobs not recorded" in flat and "aten::mul, aten::sub" in flat
+    # as kgb eval does, the summary names the platform and why no speedup is shown (fresh user 31)
+    assert "· interpreter" in flat and "speedups: not applicable on the interpreter platform" in flat
     overall = next(ln for ln in summ.output.splitlines() if ln.startswith("│ overall"))
     assert overall.split("│")[2].strip() == "1/3"  # the recorded column
     # resume: the two missing jobs run, the recorded one is announced as such

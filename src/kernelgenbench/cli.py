@@ -456,8 +456,12 @@ def _summary(run_dir: Path) -> None:
     s = summarize(records)
     latest = latest_records(records)
     tier = run_tier(config, latest)
-    on = f" · tier {tier_label(tier)}" if tier else ""
+    on = (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else "")
     console.print(_ops_table(latest, plat != "interpreter"))
+    from .platforms import PROFILES
+
+    if plat in PROFILES and not PROFILES[plat].timing:  # as kgb eval says it (fresh user 31)
+        console.print(f"[dim]speedups: not applicable on the {plat} platform (timing is reported on GPUs only)[/dim]")
     if tier is None and latest:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "
