@@ -39,6 +39,7 @@ if [ "${PLATFORM:-cuda}" = cuda ] && [ -z "${COMMIT:-}" ]; then
   exit 2
 fi
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+export KGB_COMMIT=$COMMIT  # stamped on every record (harness_commit) and in env.json
 C10=${COMMIT:0:10}
 W=$(mktemp -d /tmp/kgb-gate.XXXX)
 t0=$(date +%s)

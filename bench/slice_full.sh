@@ -21,6 +21,7 @@ if [ "$PLATFORM" = cuda ] && [ -z "${COMMIT:-}" ]; then
   echo "COMMIT=<sha> is required on the GPU (the device's git metadata can be older than its tree)"; exit 2
 fi
 COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
+export KGB_COMMIT=$COMMIT  # stamped on every record (harness_commit) and in env.json
 RUN=runs/slice-${COMMIT:0:10}-$PLATFORM-$TIER
 SEL=""; for o in $OPS; do SEL="$SEL --op $o"; done
 [ "$PLATFORM" = cuda ] && nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader

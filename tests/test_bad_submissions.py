@@ -54,6 +54,10 @@ EXPECTED = {
     "str_read": "profile",            # str(tensor) as a host read channel (not dispatched)
     "tensor_subclass": "static_scan",  # a torch.Tensor subclass whose handler computes outside the dispatch trace
     "jit_fn_body": "static_scan",     # PyTorch in a @triton.jit body called as Python through .fn
+    "module_py_helper": "profile",    # a kernel body calls a module-level plain Python function (fp31: L1 admits
+                                      # module-level variables there; the launch rule judges their values)
+    "py_combine": "profile",          # a plain Python function as a scan's COMBINE: tl.constexpr (fp31: L1 admits
+                                      # constexpr combine functions; the launch rule admits only jit functions)
     "poison_true": "wrong_result",    # bool outputs: stores only the False results (True is the main poison)
     "poison_int": "wrong_result",     # int16 outputs: never stores a value equal to the main poison
     # L2 ghost-replay detectors (select_backward computed with allowed copies, a dummy launch for
@@ -95,7 +99,8 @@ EXPECTED = {
     "dict_shadow": "profile",         # a method written into a tensor's __dict__ by functools.update_wrapper, past
                                       # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c)
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
-    "autotune_config_subclass": "profile",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+    "autotune_config_subclass": "static_scan",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
+                                      # (L1 since red team 31: a Triton class as a base; behind it the launch rule)
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that
                                       # computes the result while the interpreter copies launch args (red team 29b)
     "gc_finalizer": "profile",        # a cycle whose __del__ computes the result with PyTorch, for the collector to
@@ -220,14 +225,19 @@ EXPECTED = {
                                        # untyped_storage() after the wrapper's trace, ATen operators into out
     "fn_mode_lazy": "static_scan",    # fn_mode's mode pushed inside the first traced call (no mode after the import)
     "fn_mode_meta": "static_scan",    # fn_mode's handler added by a metaclass under a computed name
-    # red team 31 (each passes smoke and held-out at 9d4a324; the fixes wait for a GPU gate on branch next)
+    # red team 31 (each passed smoke and held-out at 9d4a324)
     "pkg_import": "static_scan",      # a subclass of torch.package's _SysImporter imports anything (the STATE)
     "dispatch_off": "static_scan",    # a subclass of torch._C._DisableTorchDispatch hides ATen compute from the trace
     "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned handler,
                                       # pushed inside the call: computes on the harness's own launch-window ops
-    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass
+                                      # (caught at run time as profile: the launch window refuses foreign modes,
+                                      # sandbox/window.py; BEHIND_L1)
+    "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass (caught at run
+                                      # time as profile: dispatch.py _subclass_handler; BEHIND_L1)
     "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
-    "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|
+    "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
+                                      # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
+                                      # sums cannot tell)
     "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
 }
@@ -235,9 +245,6 @@ EXPECTED = {
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
-    **{w: "red team 31 (tests/bad docstrings): passes at 9d4a324; the fix is on branch next, waiting for a GPU gate"
-       for w in ("pkg_import", "dispatch_off", "mode_relay", "param_subclass", "np_handle", "fp16_terms",
-                 "hints_eval", "c_ext")},
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -350,6 +357,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
     what = path.stem.split("__", 1)[0]
+    if what == "fp16_terms":  # failed by the loss-reduction bound, in the fp32 sum
+        assert "(the loss-reduction bound, n=6" in rec["first_failure"]["message"], rec["first_failure"]
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
         assert "outside tolerance (rtol[fp32]=1e-05 + accumulation bound" in rec["first_failure"]["message"], \
             rec["first_failure"]
@@ -378,7 +387,14 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
-             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile"}
+             "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
+             "autotune_config_subclass": "profile",  # the launch rule refuses configs that are not plain triton.Config
+             # red team 31: a mode pushed and popped inside the call, refused when the harness opens the launch
+             # window (sandbox/window.py); its three fixtures (neg, mm, rms_norm) each
+             "mode_relay": "profile",
+             # red team 31: ATen in the __torch_dispatch__ of a torch.nn.Parameter subclass; the trace refuses an op
+             # on a tensor subclass with its own handler (sandbox/dispatch.py _subclass_handler)
+             "param_subclass": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -388,15 +404,22 @@ BEHIND_L1_XFAIL = {
 }
 
 
+def _behind_l1_cases():
+    for what in sorted(BEHIND_L1):
+        marks = [pytest.mark.xfail(reason=BEHIND_L1_XFAIL[what], strict=True)] if what in BEHIND_L1_XFAIL else []
+        paths = [p for p in fixtures(BAD) if fixture_kind(p) == what]
+        for path in paths:  # every fixture of the kind (mode_relay has three)
+            yield pytest.param(what, path, marks=marks,
+                               id=what if len(paths) == 1 else f"{what}-{fixture_op(path).replace('::', '_')}")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("what", [pytest.param(w, marks=[pytest.mark.xfail(reason=BEHIND_L1_XFAIL[w], strict=True)]
-                                               if w in BEHIND_L1_XFAIL else []) for w in sorted(BEHIND_L1)])
-def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
+@pytest.mark.parametrize("what,path", list(_behind_l1_cases()))
+def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from kernelgenbench.run import job
 
     monkeypatch.setattr(job, "scan_file", lambda *a, **k: [])
-    path = find_fixture(BAD, what)
     op = get_operator(fixture_op(path))
     sub = write_submission(path, tmp_path / op.filename)
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
@@ -406,6 +429,11 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str,
         assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
     if what == "save_hook":
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
+    if what == "mode_relay":
+        assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "param_subclass":
+        assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], \
+            rec["first_failure"]
 
 
 @pytest.mark.slow

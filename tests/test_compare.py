@@ -256,3 +256,19 @@ def test_nan_positions_differ_says_which_elements_were_never_written() -> None:
         poison_(half[0])
         msg = compare_values(half, ed, tol, what="arg.0").message
         assert "3 of them were never written" in msg, msg
+
+
+def test_an_unwritten_integer_output_is_named_as_the_poison() -> None:
+    """Fresh user 31: an int32 output left unwritten failed with only "got -1234567891, expected -6"; the message now
+    says that value is the harness's integer poison (probably never written), and says nothing for other values."""
+    from kernelgenbench.suite.tensors import INT_POISON
+
+    e = torch.tensor([-6, 2, 7, 0], dtype=torch.int32)
+    left = poison_(torch.empty_like(e))
+    left[1] = 2
+    msg = compare_values(left, e, Tolerance()).message
+    assert "3 of 4 elements differ" in msg and f"got {INT_POISON[torch.int32]}" in msg, msg
+    assert f"3 of them hold the integer poison value the harness fills outputs with ({INT_POISON[torch.int32]} or " \
+           in msg and "probably never written" in msg, msg
+    wrong = e + 1
+    assert "poison" not in compare_values(wrong, e, Tolerance()).message

@@ -31,11 +31,24 @@ def test_there_are_patched_fixtures() -> None:
 #: rule that refuses them: they must keep failing L1 for that rule and no other.
 L1_POLICY_REFUSED = {"ptr_stack": "raw-storage", "sig_bind": "introspection"}
 
+#: Cheats (tests/bad, EXPECTED static_scan) that L1 refuses since red team 31, with the rules that refuse them: they
+#: must keep failing L1 for exactly these rules.
+L1_CAUGHT = {
+    "pkg_import": {"monkey-patch"},                     # a torch.package importer as a base class
+    "dispatch_off": {"monkey-patch"},                   # torch._C._DisableTorchDispatch as a base class
+    "mode_relay": {"monkey-patch", "introspection"},    # a TorchDispatchMode base, an assigned __torch_dispatch__
+    "param_subclass": {"introspection"},                # a torch.nn.Parameter (tensor) subclass, an assigned handler
+    "np_handle": {"kernel-body"},                       # x.handle in a kernel body (interpreter: NumPy)
+    "hints_eval": {"exec-eval"},                        # typing.get_type_hints evaluates a string annotation
+    "c_ext": {"foreign-compute"},                       # triton.runtime.build compiles C
+}
+
 
 @pytest.mark.parametrize("path", PATCHES, ids=fixture_name)
 def test_patch_applies_and_the_submission_passes_l1(path: Path) -> None:
     """Each patched fixture is a whole submission that differs from its oracle and passes L1 (every
-    one is caught later, or is legal), except the policy refusals, which fail L1 for their rule only."""
+    one is caught later, or is legal), except the policy refusals, which fail L1 for their rule only, and the
+    cheats L1 catches (L1_CAUGHT), which fail L1 for their rules only."""
     text = submission_text(path)
     assert text != oracle_of(path).read_text()
     op = get_operator(fixture_op(path))
@@ -43,6 +56,10 @@ def test_patch_applies_and_the_submission_passes_l1(path: Path) -> None:
     rule = L1_POLICY_REFUSED.get(fixture_kind(path))
     if rule is not None:
         assert findings and {f.rule for f in findings} == {rule}, [(f.rule, f.message) for f in findings]
+        return
+    rules = L1_CAUGHT.get(fixture_kind(path)) if path.parent.name == "bad" else None
+    if rules is not None:
+        assert findings and {f.rule for f in findings} == rules, [(f.rule, f.message) for f in findings]
         return
     assert not findings, [f.message for f in findings]
 

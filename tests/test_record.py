@@ -125,3 +125,24 @@ def test_protocol_messages_round_trip_and_read_what_old_children_sent() -> None:
     odd = protocol.parse_answer({"event": "weird"})
     assert isinstance(odd, protocol.UnknownAnswer) and odd.event_name == "weird"
     assert protocol.Progress(1, 2, 3, 4, idle_s=0.5).to_json()["idle_s"] == 0.5
+
+
+def test_records_carry_the_harness_commit_and_a_mixed_run_says_so(tmp_path, monkeypatch) -> None:
+    """bench/full_tier.sh resumes one run across device sessions and commits: every record names the commit that
+    judged it (KGB_COMMIT where the scripts set it), and the console warns when a run's records mix commits."""
+    from kernelgenbench.run import rundir as rd
+    from kernelgenbench.tables import mixed_commits_line
+
+    monkeypatch.setattr(rd, "_COMMIT", [])
+    monkeypatch.setenv("KGB_COMMIT", "a" * 40)
+    run = rd.RunDir.create(tmp_path, "t", {"submissions": "x"})
+    run.append(JobRecord(op="aten::neg", status="passed"))
+    run.append({"op": "aten::abs", "status": "passed", "harness_commit": "b" * 40})  # judged earlier, elsewhere
+    recs = run.records()
+    assert [r["harness_commit"] for r in recs] == ["a" * 40, "b" * 40]
+    assert JobRecord.from_json(recs[0]).harness_commit == "a" * 40
+    assert rd.environment(SimpleNamespace(to_json=lambda: {}, interpreter=True))["kernelgenbench_commit"] == "a" * 40
+    assert mixed_commits_line(recs) == ("these records were judged by 2 harness commits (aaaaaaaaaa (1 jobs), "
+                                        "bbbbbbbbbb (1 jobs)): a resumed run mixes harness versions; each record's "
+                                        "harness_commit says which judged it")
+    assert mixed_commits_line(recs[:1]) is None

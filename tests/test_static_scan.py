@@ -207,7 +207,31 @@ CASES = [
 
         def f(x):
             return Autotuner._bench(x, config=triton.Config({}))
-        """, {}, [(3, "introspection"), (6, "introspection")]),
+        """, {}, [(6, "introspection")]),
+    # fp31: a runtime class imported by name is judged where the name is read: a type position passes (typed code,
+    # often under `if TYPE_CHECKING:`), a call, an alias, a default, a base class are refused at their lines
+    ("triton-runtime-class-import-typing", """
+        from typing import TYPE_CHECKING, Optional
+        import triton
+        from triton.runtime.autotuner import Autotuner
+        if TYPE_CHECKING:
+            from triton.runtime.jit import JITFunction
+
+        def launch(kernel: "JITFunction", tuned: Optional[Autotuner] = None) -> None:
+            if isinstance(tuned, Autotuner) or type(kernel) is Autotuner:
+                return None
+        """, {}, []),
+    ("triton-runtime-class-import-uses", """
+        from triton.runtime.autotuner import Autotuner
+        from triton.runtime.jit import JITFunction as JF
+
+        K = JF
+        def g(fn, k=Autotuner):
+            return JF(fn)
+
+        class T(Autotuner):
+            pass
+        """, {}, [(5, "introspection"), (6, "introspection"), (7, "introspection"), (9, "introspection")]),
     ("triton-jitfunction", """
         import triton
 
@@ -634,8 +658,10 @@ CASES = [
                 return self
         """, {}, [(15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"), (18, "kernel-body"),
                   # line 19, FN(p): FN is a tl.constexpr parameter, allowed (the launch rule admits only
-                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...
-                  (20, "kernel-body"), (21, "kernel-body"), (22, "kernel-body"),
+                  # Triton values there); see test_a_constexpr_parameter_may_be_called_...; line 20, _alias(p): a
+                  # module-level variable (fp31), allowed like a closure variable (the launch rule admits only
+                  # Triton values as the globals a body reads); see test_a_module_variable_may_be_called_...
+                  (21, "kernel-body"), (22, "kernel-body"),
                   (23, "kernel-body"), (24, "kernel-body"), (25, "kernel-body"), (25, "kernel-body"),
                   (26, "kernel-body"), (27, "kernel-body"), (29, "kernel-body"), (31, "kernel-body")]),
     ("ghost-channel-exception-chain", """
@@ -915,7 +941,7 @@ def fine(x, obj):
     return obj.fn, helper(x)
 '''
     rules = [(f.line, f.rule) for f in scan_source(src)]
-    assert (5, "introspection") in rules and (8, "introspection") in rules and (18, "introspection") in rules
+    assert (5, "introspection") in rules and (10, "introspection") in rules and (18, "introspection") in rules
     assert not any(line >= 20 for line, _ in rules)  # .fn of something undecorated is not flagged
 
 
@@ -1096,10 +1122,47 @@ def test_a_constexpr_parameter_may_be_called_in_a_kernel_body_but_not_another_pa
     head = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
     ok = head + "def k(x_ptr, FN: tl.constexpr):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
     plain = head + "def k(x_ptr, FN):\n    x = tl.load(x_ptr)\n    tl.store(x_ptr, FN(x))\n"
-    other = "G = abs\n" + head + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n"
+    other = ("def G(x):\n    return x\n" + head
+             + "def k(x_ptr, FN: tl.constexpr):\n    tl.store(x_ptr, G(tl.load(x_ptr)))\n")
     assert [f for f in scan_source(ok) if f.rule == "kernel-body"] == []
     assert [f.rule for f in scan_source(plain)] == ["kernel-body"]
     assert [f.rule for f in scan_source(other)] == ["kernel-body"]
+
+
+def test_a_module_variable_may_be_called_in_a_kernel_body_but_not_a_plain_def() -> None:
+    """fp31: jit helpers made by a factory and bound to module-level names (``_rescale, _exp = _helpers()``,
+    ``_alias = _helper``) were refused by L1 although the same helpers read as closure variables pass: the runtime
+    launch check judges every global a kernel body reads (only Triton values, jit functions among them, whose bodies
+    are judged as kernel bodies; a plain function or object there fails as ``profile``). A name bound by a def or
+    class that is not @triton.jit stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    made = """
+import triton
+import triton.language as tl
+
+def _helpers():
+    @triton.jit
+    def rescale(a, b):
+        return tl.exp(a - b)
+
+    @triton.jit
+    def twice(x):
+        return x * 2
+    return rescale, twice
+
+_rescale, _twice = _helpers()
+_alias = _twice
+
+@triton.jit
+def k(x_ptr):
+    x = tl.load(x_ptr)
+    tl.store(x_ptr, _alias(_rescale(x, _twice(x))))
+"""
+    assert scan_source(made) == []
+    for bad in ("def _twice(x):\n    return x\n", "class _twice:\n    pass\n"):
+        src = made.replace("_rescale, _twice = _helpers()\n", "_rescale = _helpers()[0]\n" + bad)
+        assert "kernel-body" in [f.rule for f in scan_source(src)], bad
 
 
 def test_constexpr_function_bodies_follow_the_kernel_body_rule() -> None:
@@ -1156,18 +1219,18 @@ def test_functions_made_kernels_by_a_call_are_kernel_bodies() -> None:
     as decorators (red-team: f's body was scanned as host code and mutated a module's list); and a
     constexpr function may loop over tuples and use pure builtins and str methods."""
     calls = """
-        import typing
+        _LOG = []
         import triton
 
         def _a(p):
-            typing._cleanups.append(None)
+            _LOG.append(None)
 
         def _b(x):
             _b.n = 1
             return x
 
         def _c(p):
-            typing._cleanups.pop()
+            _LOG.pop()
 
         KA = triton.jit(_a)
         KB = triton.constexpr_function(fn=_b)
@@ -1194,7 +1257,7 @@ def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
     from kernelgenbench.verify.scan import scan_kernel_body
 
     src = textwrap.dedent("""
-        import typing
+        _LOG = []
         import triton
 
         def kernel(fn):
@@ -1206,10 +1269,10 @@ def test_a_function_that_ran_as_a_kernel_is_scanned_as_one_on_demand() -> None:
 
         @kernel
         def bad(p):
-            typing._cleanups.append(None)
+            _LOG.append(None)
 
         def fn(p):
-            typing._cleanups.append(None)
+            _LOG.append(None)
         """)
     assert hits(src) == []  # host code at file level; `fn` (the decorator's parameter name) stays host code
     assert scan_kernel_body(src, "good", 8) == []
@@ -1819,3 +1882,564 @@ def test_ravel_and_flag_reads_pass() -> None:
     assert hits(ok) == []
     assert hits("import torch\n\ndef f(x):\n    torch.use_deterministic_algorithms(True)\n    return x\n") == \
         [(4, "torch-compute")]
+
+
+def test_matmul_precision_and_other_flag_reads_pass() -> None:
+    """False-rejection hunt 31: a drop-in mm that follows PyTorch's fp32 matmul precision
+    (``torch.get_float32_matmul_precision()``, as ``torch.backends.cuda.matmul.allow_tf32`` is read), warn-only
+    determinism, autocast and the older ``torch.compiler.is_dynamo_compiling()`` reads flags; setting them stays
+    refused."""
+    ok = """
+        import torch
+        from torch.compiler import is_dynamo_compiling
+
+        def f(x):
+            prec = "ieee" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+            if torch.is_deterministic_algorithms_warn_only_enabled() or torch.is_autocast_enabled():
+                return prec
+            if torch.compiler.is_dynamo_compiling() or is_dynamo_compiling():
+                return prec
+            return torch.backends.cuda.matmul.allow_tf32
+    """
+    assert hits(ok) == []
+    assert hits("import torch\n\ndef f(x):\n    torch.set_float32_matmul_precision('high')\n    return x\n") == \
+        [(4, "torch-compute")]
+
+
+def test_triton_knobs_findings_say_what_knobs_are() -> None:
+    """fp31: a read of ``triton.knobs.runtime.interpret`` (an interpreter check) was refused with the text of PyTorch's
+    dispatcher ("registers into or overrides the PyTorch dispatcher"); the finding now names Triton's settings and
+    hooks and the allowed way to read TRITON_INTERPRET. Still refused (rule monkey-patch)."""
+    from kernelgenbench.verify.scan import scan_source
+
+    for src in ("import triton\nBIG = not triton.knobs.runtime.interpret\n", "from triton import knobs\n"):
+        found = scan_source(src)
+        assert [f.rule for f in found] == ["monkey-patch"], found
+        assert "PyTorch dispatcher" not in found[0].message and "os.environ.get" in found[0].message, found[0].message
+
+
+def test_abstract_base_classes_pass_and_abcs_internals_do_not() -> None:
+    """fp31: ``import abc`` for an op object's abstract base class (``abc.ABC``, ``@abc.abstractmethod``) passes;
+    the rest of abc (its private registry helpers) is refused."""
+    ok = """
+        import abc
+        from abc import ABC, abstractmethod
+
+        class UnaryOp(abc.ABC):
+            @abc.abstractmethod
+            def kernel(self):
+                ...
+
+        class Base(ABC, metaclass=abc.ABCMeta):
+            @abstractmethod
+            def run(self, x):
+                ...
+    """
+    assert hits(ok) == []
+    assert hits("import abc\n\nabc._reset_registry(abc.ABC)\n") == [(3, "introspection")]
+
+
+def test_a_combine_function_may_be_a_constexpr_parameter_closure_or_module_variable() -> None:
+    """fp31: a generic scan/reduce kernel taking its combine function as ``COMBINE: tl.constexpr`` (or from a factory's
+    closure, or a module-level variable) was refused for ``tl.associative_scan``/``tl.reduce`` although calling the
+    same name directly passes; the launch rule admits only jit functions there (a plain function fails as
+    ``profile``: tests/bad/py_combine). An attribute or another computed value stays refused."""
+    from kernelgenbench.verify.scan import scan_source
+
+    src = """
+import triton
+import triton.language as tl
+
+def _make():
+    @triton.jit
+    def mul(a, b):
+        return a * b
+    return mul
+
+_mul = _make()
+
+@triton.jit
+def scan(x_ptr, o_ptr, N, COMBINE: tl.constexpr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + r, mask=r < N, other=0)
+    y = tl.associative_scan(x, 0, COMBINE) + tl.reduce(x, 0, combine_fn=COMBINE) + x.reduce(0, _mul)
+    tl.store(o_ptr + r, y + tl.associative_scan(x, 0, _mul), mask=r < N)
+
+def make_scan(combine):
+    @triton.jit
+    def k(x_ptr, o_ptr, N, BLOCK: tl.constexpr):
+        r = tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + r, mask=r < N, other=0)
+        tl.store(o_ptr + r, tl.associative_scan(x, 0, combine), mask=r < N)
+    return k
+"""
+    assert scan_source(src) == []
+    bad = src.replace("tl.associative_scan(x, 0, combine)", "tl.associative_scan(x, 0, (combine, 1)[0])")
+    assert [f.rule for f in scan_source(bad)] == ["kernel-body"]
+
+
+def test_alignment_checks_with_a_mask_or_a_module_constant_pass() -> None:
+    """fp31: ``x.data_ptr() & 15`` (a low-bit mask) and ``x.data_ptr() % _ALIGN`` (``_ALIGN = 16`` at module level) say
+    no more than ``% 16``; a wide mask, a large or rebound constant and a parameter stay refused (raw-storage)."""
+    src = """
+        _ALIGN = 16
+        _BIG = 1 << 40
+        _TWICE = 16
+        _TWICE = 32
+
+        def f(x):
+            a = x.data_ptr() % 16 == 0
+            b = (x.data_ptr() & 15) == 0
+            c = x.data_ptr() % _ALIGN == 0
+            return a, b, c
+
+        def g(x, _ALIGN=8):
+            return x.data_ptr() & 0xFFFFFFFF, x.data_ptr() % _BIG, x.data_ptr() & 12, x.data_ptr() % _TWICE, \\
+                x.data_ptr() % _ALIGN
+    """
+    assert hits(src) == [(14, "raw-storage")] * 4 + [(15, "raw-storage")]
+
+
+def test_type_positions_do_not_hand_classes_out() -> None:
+    """fp31 (a lead for the red team, found while hunting false rejections): L1 admits classes it refuses as values
+    (torch._C._DisableTorchDispatch, red team 28's; Triton's runtime classes) in type positions. Three ways got them
+    out: a submission's own ``isinstance`` (``def isinstance(x, cls): return cls``), a comparison whose other operand's
+    ``__eq__`` keeps what it is given, and ``f.__annotations__``. Identity comparisons, isinstance where the file does
+    not rebind it, and literals beside ``==`` stay type positions."""
+    grab = """
+        import torch
+        import triton
+
+        def isinstance(x, cls):
+            return cls
+
+        class Grab:
+            def __eq__(self, other):
+                return other is None
+
+        def _t(k: torch._C._DisableTorchDispatch):
+            pass
+
+        def f(x):
+            a = isinstance(x, torch._C._DisableTorchDispatch)
+            b = Grab() == triton.JITFunction
+            c = _t.__annotations__
+            return a, b, c
+    """
+    assert hits(grab) == [(16, "torch-compute"), (17, "introspection"), (18, "introspection")]
+    ok = """
+        import torch
+        import triton
+
+        def f(k, x):
+            if type(k) is triton.JITFunction or isinstance(k, triton.runtime.Autotuner):
+                return None
+            if type(x) is not torch._C._DisableTorchDispatch and triton.JITFunction != None:
+                return x
+    """
+    assert hits(ok) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# Red team 31: library classes as bases, assigned dispatch handlers, tensor subclasses by what they are,
+# Triton values' internals in kernel bodies, evaluated annotations, Triton's build and cache helpers
+# ------------------------------------------------------------------------------------------------
+
+def test_library_classes_as_bases_are_judged_like_their_use() -> None:
+    """Red team 31 (A): a base class was a type position, so any PyTorch class passed L1 as a base and the subclass
+    was 'the submission's own class': torch.package's _SysImporter imported the harness's state, a
+    torch._C._DisableTorchDispatch subclass turned the L3 trace off, a TorchDispatchMode from torch.autograd.graph ran
+    inside launches. Of torch and triton only nn.Module, autograd.Function and exceptions may be bases now; a base
+    L1 cannot name (a call's result, ``*bases``, a name bound to a computed value, a parameter) is refused too."""
+    src = textwrap.dedent('''
+        import torch
+        import triton
+        import triton.language as tl
+        from torch._C import _DisableTorchDispatch as Off
+
+        class A(torch.package.importer._SysImporter):
+            pass
+        class B(torch._C._DisableTorchDispatch):
+            pass
+        class C(torch.autograd.graph._CloneArgBeforeMutateMode):
+            pass
+        class D(Off):
+            pass
+        class E(triton.Config):
+            pass
+        class F(tl.tensor):
+            pass
+        class G(object, metaclass=torch._C._TensorMeta):
+            pass
+        class H(type(torch.empty(0))):
+            pass
+        K = type(torch.empty(0))
+        class I(K):
+            pass
+        def make(base):
+            class J(base):
+                pass
+            return J
+        class L(torch.utils.flop_counter.FlopCounterMode):
+            pass
+    ''')
+    assert hits(src) == [(7, "monkey-patch"), (9, "monkey-patch"), (11, "monkey-patch"), (13, "monkey-patch"),
+                         (15, "monkey-patch"), (17, "monkey-patch"), (19, "monkey-patch"), (21, "introspection"),
+                         (24, "introspection"), (27, "introspection"), (30, "monkey-patch")]
+
+
+def test_legal_base_classes_still_pass() -> None:
+    """What honest submissions subclass (tests/good): nn.Module, autograd.Function, enums, NamedTuple (class and call
+    forms), dataclasses, exceptions (Python's, PyTorch's, Triton's), Generic[...] and the submission's own classes."""
+    ok = """
+        import collections
+        import dataclasses
+        import enum
+        import typing
+        from typing import NamedTuple
+
+        import torch
+        import triton
+
+        T = typing.TypeVar("T")
+        _P = collections.namedtuple("_P", "a b")
+
+        class Mod(torch.nn.Module):
+            def forward(self, x):
+                return x
+        class Fn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+        class Mode(enum.IntEnum):
+            A = 1
+        class Pair(NamedTuple):
+            a: int
+            b: int
+        class P2(_P):
+            pass
+        class P3(collections.namedtuple("P3", "x y")):
+            pass
+        @dataclasses.dataclass(frozen=True)
+        class Cfg:
+            block: int = 128
+        class Oops(Exception):
+            pass
+        class Oom(torch.OutOfMemoryError):
+            pass
+        class Tri(triton.runtime.errors.OutOfResources):
+            pass
+        class Box(typing.Generic[T]):
+            pass
+        class Sub(Mod):
+            pass
+        class Plain(object):
+            pass
+        Alias = Mode
+        class Again(Alias):
+            pass
+    """
+    assert hits(ok) == []
+
+
+def test_tensor_subclasses_are_told_by_what_the_base_is() -> None:
+    """Red team 31 (C): the tensor-subclass check matched the base's last name (Tensor, _TensorBase, TensorBase); a
+    torch.nn.Parameter subclass reopened tests/bad/tensor_subclass. Any torch.Tensor subclass as a base is refused."""
+    src = textwrap.dedent('''
+        import torch
+        from torch.nn import Parameter as P
+
+        class A(torch.nn.Parameter):
+            pass
+        class B(P):
+            pass
+        class C(torch.nn.parameter.UninitializedParameter):
+            pass
+        class D(torch.nn.Buffer):
+            pass
+        class E(torch.Tensor):
+            pass
+    ''')
+    found = scan_source(src)
+    assert [(f.line, f.rule) for f in found] == [(5, "introspection"), (7, "introspection"), (9, "introspection"),
+                                                  (11, "introspection"), (13, "introspection")]
+    assert all("subclasses torch.Tensor" in f.message for f in found)
+
+
+def test_dispatch_handlers_are_refused_however_they_are_bound() -> None:
+    """Red team 31 (B): L1 looked only for ``def __torch_dispatch__``; an assigned handler (``__torch_dispatch__ =
+    f``, ``classmethod(f)``), a stored attribute, setattr with the name, or a type() namespace key binds it too."""
+    src = textwrap.dedent('''
+        def _h(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+        class A:
+            __torch_dispatch__ = _h
+        class B:
+            __torch_function__ = classmethod(_h)
+        class C:
+            pass
+        C.__torch_dispatch__ = _h
+        setattr(C, "__torch_function__", _h)
+        D = type("D", (), {"__torch_dispatch__": _h})
+        E = type("E", (), dict(__torch_function__=_h))
+    ''')
+    assert hits(src) == [(6, "introspection"), (8, "introspection"), (11, "introspection"), (12, "introspection"),
+                         (13, "introspection"), (14, "introspection")]
+
+
+def test_kernel_bodies_may_not_read_the_internals_of_triton_values() -> None:
+    """Red team 31 (D): on the interpreter ``x.handle.data`` is the NumPy array behind a block, whose cumsum/sum share
+    names with tl.tensor's methods: NumPy computed a scan inside a "kernel". ``.handle`` and ``_``-prefixed attributes
+    of anything in a kernel body are refused; the public attributes and methods stay allowed."""
+    bad = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def k(x_ptr, y_ptr, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs)
+            s = tl.zeros_like(x)
+            x.handle.data.cumsum(axis=0, out=s.handle.data)
+            v = x._flatten_ir
+            h = getattr(x, "handle")
+            tl.store(y_ptr + offs, s)
+    ''')
+    assert hits(bad) == [(10, "kernel-body"), (10, "kernel-body"), (11, "kernel-body"), (12, "kernel-body")]
+    ok = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def k(x_ptr, y_ptr, N, BLOCK: tl.constexpr):
+            offs = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + offs, mask=offs < N).to(tl.float32)
+            bits: tl.constexpr = y_ptr.dtype.element_ty.primitive_bitwidth
+            t = tl.reshape(x, (BLOCK // 2, 2)).T
+            if x.dtype.is_fp16():
+                x = x * 2
+            tl.store(y_ptr + offs, tl.sum(t, axis=0).to(y_ptr.dtype.element_ty) + x.shape[0] + bits, mask=offs < 2)
+    ''')
+    assert hits(ok) == []
+
+
+def test_annotation_evaluators_are_refused_and_string_annotations_are_scanned_as_code() -> None:
+    """Red team 31 (F): typing.get_type_hints evaluated a string annotation, ``__import__('kernelgenbench.sandbox
+    .state').STATE``, source L1 never parsed. The evaluators (get_type_hints, ForwardRef), private members of the
+    allowed standard modules (typing._eval_type; dataclasses._create_fn runs exec) and ``__annotations__`` are refused,
+    and every string annotation is scanned as the expression it holds (so what functools.singledispatch evaluates is
+    scanned code)."""
+    src = textwrap.dedent('''
+        import dataclasses
+        import typing
+        from typing import get_type_hints
+
+        def f(a: "__import__('os').system"):
+            pass
+        def g(a: typing.Optional["torch.sum(a)"] = None) -> "eval('1')":
+            pass
+        H = typing.get_type_hints(f)
+        R = typing.ForwardRef("x")._evaluate(None, None, frozenset())
+        E = typing._eval_type
+        M = dataclasses._create_fn
+        f.__annotations__["a"] = "x"
+        __annotations__["b"] = "y"
+    ''')
+    assert hits(src) == [(4, "exec-eval"), (6, "exec-eval"), (8, "tensor-method"), (8, "exec-eval"),
+                         (10, "exec-eval"), (11, "exec-eval"), (12, "introspection"), (13, "introspection"),
+                         (14, "introspection"), (15, "introspection")]
+
+
+def test_plain_and_string_annotations_stay_legal() -> None:
+    """Annotations are for readers: ``from __future__ import annotations``, forward references as strings, typing
+    constructs, functools.singledispatch with plain annotations, enum's sunder names."""
+    ok = """
+        from __future__ import annotations
+
+        import enum
+        import functools
+        from typing import Optional, Literal
+
+        import torch
+        import triton
+
+        class Mode(enum.Enum):
+            @staticmethod
+            def _generate_next_value_(name, start, count, last_values):
+                return name
+
+        def f(x: torch.Tensor, out: Optional["torch.Tensor"] = None, how: Literal["a", "b"] = "a") -> "torch.Tensor":
+            y: "Optional[torch.Tensor]" = out
+            return x if y is None else y
+
+        def kern(k: "triton.JITFunction") -> None:
+            pass
+
+        @functools.singledispatch
+        def size(v) -> int:
+            return 0
+
+        @size.register
+        def _(v: int) -> int:
+            return v
+    """
+    assert hits(ok) == []
+
+
+def test_tritons_build_cache_and_compiler_internals_are_refused() -> None:
+    """Red team 31 (G): triton.runtime.build.compile_module_from_src compiled the submission's C source and imported
+    it; _load_module_from_path imports any file and the cache manager writes files. Outside triton.language only the
+    decorators, Config, cdiv/next_power_of_2, the device queries and the tensor descriptor are allowed."""
+    src = textwrap.dedent('''
+        import triton
+        from triton.runtime.build import _load_module_from_path
+        from triton.runtime import build
+
+        EXT = triton.runtime.build.compile_module_from_src("", "m")
+        M = build._load_module_from_path("m", "/tmp/m.so")
+        triton.runtime.cache.get_cache_manager("k").put(b"", "f")
+        K = triton.compile(None)
+        D = triton.runtime.driver.active.utils.load_binary
+    ''')
+    assert hits(src) == [(3, "foreign-compute"), (4, "foreign-compute"), (6, "foreign-compute"), (7, "foreign-compute"),
+                         (8, "file-io"), (8, "tensor-method"), (9, "introspection"), (10, "introspection")]
+    ok = """
+        import torch
+        import triton
+        import triton.language as tl
+        from triton.language.extra import libdevice
+        from triton.runtime import driver
+        from triton.tools.tensor_descriptor import TensorDescriptor
+
+        @triton.autotune(configs=[triton.Config({"B": 64})], key=["n"])
+        @triton.heuristics({"E": lambda a: a["n"] % 64 == 0})
+        @triton.jit
+        def k(x, n, B: tl.constexpr, E: tl.constexpr):
+            tl.store(x, libdevice.exp(tl.load(x)))
+
+        def f(x: torch.Tensor, kernel: triton.JITFunction = k) -> torch.Tensor:
+            dev = driver.active.get_active_torch_device()
+            sms = triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"]
+            grid = (triton.cdiv(x.numel(), triton.next_power_of_2(sms)),)
+            try:
+                kernel[grid](x, x.numel())
+            except triton.compiler.errors.CompilationError:
+                raise
+            return TensorDescriptor.from_tensor(x, [16]), dev, triton.__version__
+    """
+    assert hits(ok) == []
+
+
+def test_aliases_in_a_class_body_are_not_followed() -> None:
+    """A plain alias of a PyTorch class or a module is allowed where the scan resolves its uses by name; in a class body
+    it becomes an attribute (``H.Q()``, ``H.m._C...``) that the scan does not resolve (found while closing red team 31:
+    ``class H: Q = torch._C._DisableTorchDispatch`` then ``with H.Q():`` passed L1). A base class reached through such
+    an attribute (``class X(H.P)``) is refused as well."""
+    src = textwrap.dedent('''
+        import torch
+
+        class H:
+            Q = torch._C._DisableTorchDispatch
+            m = torch
+            P = torch.nn.Parameter
+            D = torch.float32
+        def f(x):
+            with H.Q():
+                return x * 2
+        class X(H.P):
+            pass
+    ''')
+    assert hits(src) == [(5, "torch-compute"), (6, "dynamic-import"), (12, "introspection")]
+
+
+def test_classes_made_at_run_time_have_their_bases_judged() -> None:
+    """A class statement's bases are judged (red team 31); a class made by a call must not escape that:
+    ``type("X", (torch.Tensor,), {k: handler})`` with a computed handler name made a tensor subclass. Bases written in
+    the call are judged like a class statement's, bases L1 cannot see (a variable) are refused, and so are metaclasses
+    (their ``__new__`` picks bases at run time) and ``type.__new__``. Namespaces stay free (special methods)."""
+    src = textwrap.dedent('''
+        import dataclasses
+        import enum
+        import torch
+
+        K = "__torch_" + "dispatch__"
+        X = type("X", (torch.Tensor,), {K: classmethod(lambda *a: None)})
+        B = (object,)
+        Y = type("Y", B, {})
+        Z = type.__new__(type, "Z", (), {})
+        D = dataclasses.make_dataclass("D", [], bases=(torch.nn.Parameter,))
+        E = enum.Enum("E", "a b", type=torch.Tensor)
+        class M(type):
+            pass
+        class EM(enum.EnumMeta):
+            pass
+        H = type("H", (torch._C._DisableTorchDispatch,), {})
+    ''')
+    assert hits(src) == [(7, "introspection"), (9, "introspection"), (10, "introspection"), (11, "introspection"),
+                         (12, "introspection"), (13, "introspection"), (15, "introspection"), (17, "monkey-patch"),
+                         (17, "torch-compute")]
+    ok = """
+        import dataclasses
+        import enum
+
+        P = type("P", (), {"__add__": lambda s, o: o})
+        Q = dataclasses.make_dataclass("Q", [("a", int)], namespace={"__bool__": lambda s: True})
+        R = type("R", (P, object), {})
+        F = enum.IntEnum("F", "a b")
+        G = enum.Enum("G", "a b", type=int)
+        class Fine(enum.IntEnum, metaclass=enum.EnumMeta):
+            A = 1
+        def kind(x):
+            return type(x).__name__
+    """
+    assert hits(ok) == []
+
+
+def test_a_torch_object_read_as_a_value_where_the_scan_does_not_follow_it_is_a_finding() -> None:
+    """Found while closing red team 31 (A1's importer, without a subclass): ``torch.package.sys_importer`` is an
+    instance, neither a class nor a function, so reading it as a value was 'fine', and handed to a function of the
+    submission its ``import_module`` (no tensor method's name) imported any module. A PyTorch object read as a value
+    must be plain data (a number, string, dtype, device, layout, size, a generator) or be used where the scan follows
+    it (an attribute's base, a plain alias)."""
+    src = textwrap.dedent('''
+        import torch
+
+        def f(i):
+            return i.import_module("kernelgenbench.sandbox.state").STATE
+        S = f(torch.package.sys_importer)
+        T = [torch.package.sys_importer][0]
+        imp = torch.package.sys_importer
+    ''')
+    assert hits(src) == [(6, "torch-compute"), (7, "torch-compute")]
+    ok = """
+        import torch
+
+        def g(x, generator=None):
+            gen = torch.default_generator if generator is None else generator
+            flags = (torch.backends.cuda.matmul.allow_tf32, torch.float32, torch.strided, torch.pi, torch.version.cuda,
+                     torch.__version__, torch.contiguous_format, torch.cuda.default_generators)
+            return gen, flags
+    """
+    assert hits(ok) == []
+
+
+def test_triton_allocator_reinterpret_and_stream_pass() -> None:
+    """fp31's TMA fixture (tests/good/tma_align) sets the scratch allocator device-side tensor descriptors need; red
+    team 31's Triton allowlist refused it. triton.set_allocator, triton.reinterpret and the current-stream query pass;
+    the build and cache helpers stay refused."""
+    ok = """
+        import triton
+        import triton.language as tl
+
+        def _alloc(size, alignment, stream):
+            return None
+
+        triton.set_allocator(_alloc)
+
+        def f(x):
+            s = triton.runtime.driver.active.get_current_stream()
+            return triton.reinterpret(x, tl.float8e4nv), s
+    """
+    assert hits(ok) == []
+    assert hits("import triton\n\ntriton.runtime.build.compile_module_from_src('', 'm')\n") == [(3, "foreign-compute")]

@@ -127,6 +127,49 @@ def test_a_repetition_without_a_launch_is_rejected() -> None:
         _run(DoubleOp(state, mode="skip_launch"), state)
 
 
+@pytest.mark.parametrize("when", ["warm-up", "timed block"])
+def test_a_failing_baseline_is_reported_as_the_baselines(when: str) -> None:
+    """vllm::cp_gather_indexer_k_quant_cache's compiled reference faulted on the H200 and the job was charged
+    `cuda_fault`: a failure of the baseline side is raised as BaselineFailed (the child reports it with stage
+    `baseline`, the verifier records class `baseline`, not the submission's fault); the candidate's stay its own."""
+    state = State()
+    impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
+    calls = {"n": 0}
+
+    def base(c):
+        calls["n"] += 1
+        if when == "warm-up" or calls["n"] > 3 + 2:  # after the warm-up (at least 3 calls), in a timed block
+            raise RuntimeError("CUDA error: device-side assert triggered")
+        c.args[0].copy_(c.args[1] * 2)
+
+    def run():
+        return timed_loop.time_case(DoubleOp(state), impl, base, _sets(), SimpleNamespace(device="cpu"), state,
+                                    reps=20, warmup_ms=0, block=5, make_set=_fresh)
+    if when == "timed block":  # warm-up: exactly 3 calls with warmup_ms 0
+        with pytest.raises(timed_loop.BaselineFailed, match="the baseline failed in a timed block: RuntimeError: "
+                                                            "CUDA error: device-side assert") as info:
+            run()
+    else:
+        with pytest.raises(timed_loop.BaselineFailed, match="the baseline failed while warming up") as info:
+            run()
+    assert isinstance(info.value.__cause__, RuntimeError)
+    # the candidate's own failure is not the baseline's
+    state = State()
+    with pytest.raises(RuntimeError, match="launched no Triton kernel") as info:
+        _run(DoubleOp(state, mode="skip_launch"), state)
+    assert not isinstance(info.value, timed_loop.BaselineFailed)
+
+
+def test_baseline_failures_are_not_the_submissions() -> None:
+    from kernelgenbench.run.rundir import RERUN_CLASSES
+    from kernelgenbench.verify.failures import FAILURE_CLASSES, NOT_SUBMISSION_FAULT, classify_error
+
+    assert "baseline" in FAILURE_CLASSES and "baseline" in NOT_SUBMISSION_FAULT and "baseline" in RERUN_CLASSES
+    # a candidate's exception named like the harness's is classified by what it is, not by its name
+    err = {"type": "BaselineFailed", "chain": ["BaselineFailed"], "message": "x", "traceback": "", "stage": "timing"}
+    assert classify_error(err, SimpleNamespace(interpreter=False, failure_patterns=())) == "runtime_error"
+
+
 def test_event_times_beyond_the_host_clock_are_rejected() -> None:
     FakeEvent.scale = 50.0
     state = State()
@@ -271,3 +314,30 @@ def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
     assert res["stale_outputs"] and res["stale_outputs"][0].startswith(
         "aten::double returned the result in storage that was not allocated during this call")
     assert _run(PooledOp(state, pooled=False), state)["stale_outputs"] == []
+
+
+@pytest.mark.parametrize("stage, cls", [("baseline", "baseline"), ("timing", "cuda_fault")])
+def test_the_verifier_charges_a_baseline_fault_to_the_baseline(tmp_path, stage: str, cls: str) -> None:
+    """What the verifier makes of a timing answer with an error: the child's stage decides (`baseline` only for
+    the harness's own BaselineFailed); the same device-side assert in the candidate's block is `cuda_fault`."""
+    import random
+
+    from kernelgenbench.sandbox.protocol import TimeAnswer
+    from kernelgenbench.verify.failures import JobFailed
+    from kernelgenbench.verify.timing import TimingPhase
+
+    err = {"type": "AcceleratorError", "chain": ["AcceleratorError"], "message": "CUDA error: device-side assert "
+           "triggered", "traceback": "", "stage": stage}
+    session = SimpleNamespace(request=lambda cmd, timeout: TimeAnswer(error=err), check_launch=lambda *a: None)
+    phase = TimingPhase.__new__(TimingPhase)
+    phase.op = SimpleNamespace(baseline_label=lambda: "native-compiled (...)")
+    phase.platform = SimpleNamespace(interpreter=False, failure_patterns=())
+    phase.settings = SimpleNamespace(reps=10, warmup_ms=10.0, timing_checks=2, time_timeout_s=60.0, baseline=None)
+    phase.session, phase.rng, phase.io = session, random.Random(0), tmp_path
+    phase.record = SimpleNamespace(baseline=None)
+    case = SimpleNamespace(tier="full", index=4, seed=7, params={}, id="full/4")
+    with pytest.raises(JobFailed) as info:
+        phase.time_one(case)
+    assert info.value.cls == cls
+    assert str(info.value).startswith("timing case full/4: AcceleratorError: CUDA error: device-side assert")
+    assert ("not the submission's fault; the job is run again on resume" in str(info.value)) == (stage == "baseline")

@@ -150,3 +150,45 @@ def test_forced_baseline_travels_and_keys_resume() -> None:
     base = {"submissions": "s", "ops": None, "source": "vllm", "tier": "full", "platform": "cuda"}
     assert _same_config(base, dict(base))
     assert not _same_config(base, dict(base, baseline="native-eager"))
+
+
+def _off_by_one(gm, example_inputs):
+    """A torch.compile backend that miscompiles: the graph runs, then every floating input is bumped by one."""
+    def run(*args):
+        out = gm(*args)
+        for a in args:
+            if isinstance(a, torch.Tensor) and a.is_floating_point():
+                a.add_(1)
+        return out
+    return run
+
+
+def test_a_compiled_reference_that_disagrees_falls_back_to_eager(monkeypatch) -> None:
+    """An Inductor defect (pytorch/pytorch#182343 sent cp_gather_indexer_k_quant_cache's compiled reference out of
+    bounds on the H200) must not be timed as the baseline: the compiled result is checked against the eager one."""
+    monkeypatch.setattr(vc, "vllm_ops", lambda: None)
+    call = _call()
+    fn, label = vc.pick_baseline("anything", _native, call, backend=_off_by_one)
+    assert fn is _native and baseline_kind(label) == "native-eager"
+    assert label.startswith(vc.NATIVE_EAGER + "; torch.compile's result differs from the eager reference on the "
+                                              "warm-up set: output 0 (torch.float32[2, 3]): 6 of 6 elements differ")
+    assert torch.isnan(call.args[0]).all()  # the warm-up set itself untouched
+
+
+@pytest.mark.parametrize("got, want, says", [
+    (torch.tensor([1.0, 2.0, 3.0]), torch.tensor([1.0, 2.0, 3.0]), None),
+    (torch.tensor([1.0, 2.0, 3.0005]), torch.tensor([1.0, 2.0, 3.0]), None),  # fusion's rounding
+    (torch.tensor([float("nan"), 1.0]), torch.tensor([float("nan"), 1.0]), None),
+    (torch.tensor([float("inf"), 1.0]), torch.tensor([float("inf"), 1.0]), None),
+    (torch.tensor([1.0, 2.0, 4.0]), torch.tensor([1.0, 2.0, 3.0]),
+     "output 0 (torch.float32[3]): 1 of 3 elements differ"),
+    (torch.arange(200) // 1, torch.arange(200).roll(1), "200 of 200 elements differ"),  # an off-by-one gather
+    (torch.arange(200).clone().index_fill_(0, torch.tensor([5]), 0), torch.arange(200), None),  # 1 of 200: 0.5%
+    (torch.zeros(3, dtype=torch.int32), torch.zeros(3, dtype=torch.int64), "output 0: torch.int32[3] where"),
+    ([torch.ones(2), torch.ones(2)], [torch.ones(2)], "2 output tensors where the eager reference gives 1"),
+    ([torch.ones(2), None], [torch.ones(2)], "a non-tensor output differs"),
+    ([torch.ones(2), 3], [torch.ones(2), 4], "a non-tensor output differs"),
+])
+def test_disagreement(got, want, says) -> None:
+    off = vc.disagreement(got, want)
+    assert off is None if says is None else (off is not None and says in off), off

@@ -241,3 +241,36 @@ def test_moe_a8_grades_only_the_named_rows() -> None:
     res = exp.check(junk, {})
     assert not res.ok and "named rows" in res.message
     assert not exp.check(exp.value.float(), {}).ok    # the dtype is X's
+
+
+def _baseline_equals_reference(op_id: str, tier: str, i: int, compiled: bool = False) -> None:
+    """The timed native baseline returns the reference's value bit for bit (eager; ``compiled``: also under
+    torch.compile(backend="eager"), which must capture a graph)."""
+    from kernelgenbench.suite.baselines import baseline_kind
+    from kernelgenbench.suite.vllm import common as vc
+
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    call = op.build(p, CPU, generator(CPU, 1234))
+    (exp,) = op.reference(p, call.clone())
+    native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+    runs = [native]
+    if compiled:
+        fn, label = vc.pick_baseline(op_id, native, call, backend="eager")
+        assert baseline_kind(label) == "native-compiled", label
+        runs.append(fn)
+    for run in runs:
+        got = run(call.clone())
+        assert got.dtype == exp.value.dtype and got.shape == exp.value.shape
+        assert torch.equal(got, exp.value), (op_id, tier, i)
+
+
+@pytest.mark.parametrize("op_id,tier,i", [(o, t, i) for o in ("vllm::ggml_moe_a8", "vllm::ggml_moe_a8_vec")
+                                          for t, n in (("smoke", 3), ("heldout", 2), ("full", 7))
+                                          for i in range(n) if t != "full" or i in (0, 3, 5)
+                                          if i < len(get_operator(o).grid(t))])
+def test_moe_batched_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    p = get_operator(op_id).grid(tier)[i]
+    if min(p["e"], p["tokens"] * p["top_k"]) * p["row"] * p["col"] > 2 ** 27:
+        pytest.skip("the experts' weights in use exceed 2^27 elements: too large for the CPU (gigabytes)")
+    _baseline_equals_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))

@@ -64,6 +64,20 @@ def test_gather_hand_case_and_pack_round_trip() -> None:
     assert torch.equal(s.view(torch.float32), scales[order])
 
 
+def test_gather_places_tokens_after_empty_sequences() -> None:
+    """Sequences of length 0 repeat an entry of cu_seq_lens: token t belongs to the last sequence whose start is at
+    or before t (the reference counts sequence ends; it no longer uses searchsorted, which Inductor miscompiled)."""
+    nb, bs, d = 2, 2, 128
+    keys = torch.arange(nb * bs * d, dtype=torch.int64).remainder(253).to(torch.uint8).reshape(nb * bs, d)
+    cache = pack_indexer_cache(keys, torch.ones(nb * bs, 1), nb, bs, torch.arange(nb * bs))
+    table = torch.tensor([[1, 0], [0, 0], [0, 1], [1, 1]], dtype=torch.int32)
+    cu = torch.tensor([0, 2, 2, 2, 3], dtype=torch.int32)  # lengths 2, 0, 0, 1
+    k, _ = indexer_gather_native(cache, torch.zeros(3, d, dtype=torch.uint8), torch.zeros(3, 4, dtype=torch.uint8),
+                                 table, cu)
+    # seq 0: block 1 slots 0, 1 (tokens 2, 3); seq 3: i = 0 -> block 1 slot 0 (token 2)
+    assert torch.equal(k, keys[[2, 3, 2]])
+
+
 def test_gather_rejects_an_uncovered_token() -> None:
     cache = torch.zeros(1, 2, 132, dtype=torch.uint8)
     with pytest.raises(ValueError, match="cu_seq_lens ends at 1, expected T = 2"):

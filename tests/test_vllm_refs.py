@@ -643,3 +643,165 @@ def test_paged_attention_allowance_admits_unrounded_probabilities_and_nothing_co
     bound = 1e-3 * ref.double().abs() + 1e-4 + allow          # rtol[fp16], atol, the allowance
     assert bool(((exact.double() - ref.double()).abs() <= bound).all())
     assert bool(((dropped.double() - ref.double()).abs() > bound).any())
+
+
+# ---------------------------------------------------------------- vectorized baselines (the timed native)
+def _slot_tensor(call: Call, ret: object, slot: str) -> torch.Tensor:
+    parts = slot.split(".")
+    if parts[0] == "return":
+        return ret if len(parts) == 1 else ret[int(parts[1])]
+    t = call.args[int(parts[1])]
+    return t if len(parts) == 2 else t[int(parts[2])]
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    flat = t.contiguous().reshape(-1) if t.dim() else t.reshape(1)
+    if t.dtype == torch.bool:
+        return flat.to(torch.uint8)
+    return flat.view(torch.uint8) if t.element_size() == 1 or t.is_floating_point() else flat
+
+
+def assert_baseline_is_reference(op_id: str, tier: str, i: int, compiled: bool = False) -> None:
+    """The operator's native baseline (the vectorized statement of its reference, as timed) writes every written
+    output bit for bit as the reference expects (whole storages: unaddressed elements keep their bits) and
+    returns what the reference returns; ``compiled``: also under torch.compile(backend="eager"), which must
+    capture a graph (the label says native-compiled)."""
+    from kernelgenbench.suite.baselines import baseline_kind
+    from kernelgenbench.suite.tensors import storage_view
+    from kernelgenbench.suite.vllm import common as vc
+
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    call = op.build(p, CPU, generator(CPU, 1234))
+    exps = op.reference(p, call.clone())
+    native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+    runs = [native]
+    if compiled:
+        fn, label = vc.pick_baseline(op_id, native, call, backend="eager")
+        assert baseline_kind(label) == "native-compiled", (op_id, tier, i, label)
+        runs.append(fn)
+    for run in runs:
+        c = call.clone()
+        ret = run(c)
+        for e in exps:
+            got = _slot_tensor(c, ret, e.slot)
+            if e.slot.startswith("arg"):
+                got = storage_view(got)
+            assert got.shape == e.value.shape and got.dtype == e.value.dtype, (op_id, tier, i, e.slot)
+            assert torch.equal(_bits(got), _bits(e.value)), (op_id, tier, i, e.slot)
+
+
+def _baseline_cases(op_id: str, full: tuple[int, ...]) -> list[tuple[str, str, int]]:
+    op = get_operator(op_id)
+    return ([(op_id, "smoke", i) for i in range(len(op.grid("smoke")))]
+            + [(op_id, "heldout", i) for i in range(len(op.grid("heldout")))]
+            + [(op_id, "full", i) for i in full])
+
+
+_KV_BASELINES = [c for op_id, full in [("vllm::reshape_and_cache_flash", (0, 1)), ("vllm::reshape_and_cache", (0, 1)),
+                                        ("vllm::swap_blocks", (0, 5, 10)), ("vllm::copy_blocks", (0, 2)),
+                                        ("vllm::copy_blocks_mla", (0, 2)), ("vllm::concat_and_cache_mla", (0, 1))]
+                 for c in _baseline_cases(op_id, full)]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _KV_BASELINES)
+def test_kv_cache_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
+
+
+def test_slot_writes_skip_negative_slots_without_a_mask() -> None:
+    from kernelgenbench.suite.vllm.kv_cache import mla_baseline, mla_native
+
+    kv_c, k_pe = torch.arange(8.0).reshape(4, 2), -torch.arange(4.0).reshape(4, 1)
+    for slots in ([-1, 2, -1, 0], [-1, -1, -1, -1], [3, -1, 1, -1], [1, 2, 3, 0]):
+        cache = torch.full((2, 2, 3), float("nan"))
+        sl = torch.tensor(slots)
+        new, _ = mla_native(kv_c, k_pe, cache, sl, "auto", torch.ones(1))
+        mla_baseline(kv_c, k_pe, cache, sl, "auto", torch.ones(1))
+        assert torch.equal(cache.view(torch.int32), new.view(torch.int32)), slots
+
+
+_GATHER_BASELINES = [c for op_id, full in [("vllm::cp_gather_cache", (0, 3, 7)),
+                                            ("vllm::gather_and_maybe_dequant_cache", (0, 5, 12))]
+                     for c in _baseline_cases(op_id, full)]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _GATHER_BASELINES)
+def test_gather_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
+
+_MOE_BASELINES = [c for op_id, full in [("vllm::batched_moe_align_block_size", (0, 4, 8)),
+                                         ("vllm::moe_lora_align_block_size", (0, 3, 6))]
+                  for c in _baseline_cases(op_id, full)]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _MOE_BASELINES)
+def test_moe_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
+
+def assert_baseline_within_reference(op_id: str, tier: str, i: int, compiled: bool = False) -> None:
+    """As :func:`assert_baseline_is_reference` for float baselines with the reference's rounding points but another
+    summation order: every written output within the operator's own tolerance (and allowance) of the reference,
+    every element outside the written region bit for bit."""
+    from kernelgenbench.suite.baselines import baseline_kind
+    from kernelgenbench.suite.compare import compare_values
+    from kernelgenbench.suite.tensors import storage_view
+    from kernelgenbench.suite.vllm import common as vc
+
+    op = get_operator(op_id)
+    p = op.grid(tier)[i]
+    call = op.build(p, CPU, generator(CPU, 1234))
+    exps = op.reference(p, call.clone())
+    native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+    runs = [native]
+    if compiled:
+        fn, label = vc.pick_baseline(op_id, native, call, backend="eager")
+        assert baseline_kind(label) == "native-compiled", (op_id, tier, i, label)
+        runs.append(fn)
+    for run in runs:
+        c = call.clone()
+        run(c)
+        for e in exps:
+            got = storage_view(_slot_tensor(c, None, e.slot))
+            region = e.region if e.region is not None else torch.ones_like(got, dtype=torch.bool)
+            assert torch.equal(_bits(got[~region]), _bits(e.value[~region])), (op_id, tier, i, e.slot)
+            res = compare_values(got[region], e.value[region], e.tol, atol_extra=e.atol_extra)
+            assert res.ok, (op_id, tier, i, e.slot, res.message)
+
+
+_ATTN_BASELINES = [*_baseline_cases("vllm::paged_attention_v1", (0, 100, 600)),
+                   *_baseline_cases("vllm::paged_attention_v2", (0, 3, 6))]
+
+
+@pytest.mark.parametrize("op_id,tier,i", _ATTN_BASELINES)
+def test_paged_attention_vectorized_baselines_match_the_reference(op_id: str, tier: str, i: int) -> None:
+    p = get_operator(op_id).grid(tier)[i]
+    lens = p["lens"] if isinstance(p.get("lens"), list) else []
+    longest = max(lens + [p.get("max_len", 0), p.get("max_seq_len", 0), p.get("context", 0)])
+    if p["s"] * p["hq"] * p["d"] * longest > 2 ** 24:
+        pytest.skip("too large for the CPU")
+    assert_baseline_within_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
+
+
+_WHOLE_GRAPH = ["vllm::reshape_and_cache_flash", "vllm::reshape_and_cache", "vllm::swap_blocks", "vllm::copy_blocks",
+                "vllm::copy_blocks_mla", "vllm::concat_and_cache_mla", "vllm::cp_gather_cache",
+                "vllm::gather_and_maybe_dequant_cache", "vllm::batched_moe_align_block_size",
+                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2"]
+
+
+@pytest.mark.parametrize("op_id", _WHOLE_GRAPH)
+def test_vectorized_baselines_compile_without_graph_breaks(op_id: str) -> None:
+    """These baselines have no host sync and no data-dependent shape: dynamo captures each smoke case whole."""
+    op = get_operator(op_id)
+    for i, p in enumerate(op.grid("smoke")):
+        call = op.build(p, CPU, generator(CPU, 1234))
+        native, _ = op.baseline(call.clone(), None, prefer="native-eager")
+        written = call.written
+
+        def core(*args, native=native, written=written):
+            return native(Call(list(args), {}, written))
+        torch._dynamo.reset()
+        ex = torch._dynamo.explain(core)(*call.clone().args)
+        assert ex.graph_break_count <= 0 and ex.graph_count <= 1, (op_id, i, [b.reason for b in ex.break_reasons])

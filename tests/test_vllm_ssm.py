@@ -136,3 +136,33 @@ def test_the_native_baseline_is_eager_and_says_why() -> None:
                                                                "per-token loop"), label
     if vllm_ops() is None:
         assert op.baseline(call, None)[1] == label
+
+
+def _scan_cases() -> list[tuple[str, int]]:
+    op = get_operator("vllm::selective_scan_fwd")
+    cases = [(t, i) for t in ("smoke", "heldout") for i in range(len(op.grid(t)))]
+    return cases + [("full", i) for i in (0, 7, len(op.grid("full")) - 1)]
+
+
+@pytest.mark.parametrize("tier,i", _scan_cases())
+def test_batched_baseline_writes_what_the_reference_computes(tier: str, i: int) -> None:
+    """The timed baseline (sequences batched, in place) writes delta, z and the state slots bit for bit as
+    selective_scan_native computes them, and leaves everything else (unwritten slots, tokens of no sequence)."""
+    from kernelgenbench.suite.common import generator
+    from kernelgenbench.suite.vllm.ssm import DELTA, STATES, Z
+
+    op = get_operator("vllm::selective_scan_fwd")
+    p = op.grid(tier)[i]
+    if p["bt"] * p["dm"] * p["n"] * p.get("max_len", p.get("l", 0)) > 2 ** 26:
+        pytest.skip("too large for the CPU")
+    cpu = torch.device("cpu")
+    call = op.build(p, cpu, generator(cpu, 1234))
+    y, z, st, _ = selective_scan_native(*call.clone().args)
+    native, label = op.baseline(call.clone(), None)
+    assert label.startswith("native-eager")
+    c = call.clone()
+    native(c)
+    assert torch.equal(c.args[DELTA], y)
+    assert torch.equal(c.args[STATES], st)
+    if z is not None:
+        assert torch.equal(c.args[Z], z)

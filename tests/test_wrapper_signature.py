@@ -164,7 +164,28 @@ def test_torch_module_instances_read_as_their_call() -> None:
         def forward(self, x):
             return x
 
-    assert str(wrapper_signature(Neg())) == "(*args, **kwargs)"
+    assert str(wrapper_signature(Neg())) == "(x)"
+
+    # fp31: a module keeping nn.Module's __call__ reads as its forward (a function task's module read as
+    # (*args, **kwargs) and failed the interface); a forward set on the instance, or none at all, is refused
+    class RMSNorm(torch.nn.Module):
+        def forward(self, out, input, weight, epsilon=1e-6):
+            return None
+
+    assert str(wrapper_signature(RMSNorm())) == "(out, input, weight, epsilon=<default>)"
+    assert wrapper_defaults(RMSNorm()) == {"epsilon": 1e-6}
+    patched = RMSNorm()
+    patched.forward = lambda *a: None
+    with pytest.raises(TypeError, match="own forward"):
+        wrapper_signature(patched)
+    with pytest.raises(TypeError, match="no forward"):
+        wrapper_signature(torch.nn.Module())
+
+    class OwnCall(torch.nn.Module):
+        def __call__(self, a, b):
+            return a
+
+    assert str(wrapper_signature(OwnCall())) == "(a, b)"
 
     class Sneaky(torch.nn.Module):
         def __getattr__(self, name):
@@ -198,3 +219,113 @@ def test_builtins_and_lru_caches_read_without_running_code() -> None:
         wrapper_signature([].append)  # a builtin method of an object: not a module's C function
     with pytest.raises(TypeError):
         wrapper_signature(functools.lru_cache(maxsize=None)(math.floor))
+
+
+def test_a_wraps_chain_ending_in_a_partial_method_or_object_reads_as_that_object() -> None:
+    """fp31: a checking decorator (functools.wraps) applied to ``functools.partial(_unary, op=0)``, to a bound method
+    or to a callable object passed before wrapper_signature and was refused ("it wraps (__wrapped__) a
+    functools.partial"); the object at the end of the chain is read by the same rules, its refusals kept."""
+
+    def checked(fn):
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            return fn(*args, **kwargs)
+        return inner
+
+    def unary(self, *, op, scale=1.0):
+        return self
+
+    neg = checked(functools.partial(unary, op=0))
+    assert str(wrapper_signature(neg)) == "(self, *, op=<default>, scale=<default>)"
+    assert wrapper_defaults(neg) == {"op": 0, "scale": 1.0}
+    assert str(wrapper_signature(torch.no_grad()(functools.partial(unary, op=0)))) == \
+        "(self, *, op=<default>, scale=<default>)"
+
+    class Ops:
+        def rms_norm(self, out, input, weight, epsilon):
+            return None
+
+        def __call__(self, x, y=3):
+            return x
+
+    assert str(wrapper_signature(checked(Ops().rms_norm))) == "(out, input, weight, epsilon)"
+    assert str(wrapper_signature(checked(Ops()))) == "(x, y=<default>)" and wrapper_defaults(checked(Ops())) == {"y": 3}
+    import math
+    assert str(wrapper_signature(checked(math.floor))) == "(x, /)"
+    # what the chain ends in is still judged: a submission's __getattr__, a builtin (len: after test_ray_backend,
+    # builtins.print is Ray's Python function), a __signature__ behind a partial
+    cases = ((checked(_Evil()), "defines __getattr__"), (checked(len), "a wrapper is a Python function"),
+             (checked(functools.partial(_with_signature())), "sets __signature__"))
+    RAN.clear()  # (functools.wraps itself read _Evil's attributes above)
+    for bad, says in cases:
+        with pytest.raises(TypeError, match=r"wraps \(__wrapped__\).*" + says):
+            wrapper_signature(bad)
+        with pytest.raises(TypeError):
+            wrapper_defaults(bad)
+    assert RAN == []
+    # a cycle of wrapped objects ends in a refusal, not a recursion error
+    loop = checked(None)
+    loop.__wrapped__ = functools.partial(loop)
+    with pytest.raises(TypeError, match="more than"):
+        wrapper_signature(loop)
+
+
+def test_an_abstract_base_class_instance_reads_as_its_call() -> None:
+    """fp31: an op object whose class derives from abc.ABC (metaclass abc.ABCMeta) is a wrapper like any __call__
+    class; another metaclass stays refused."""
+    import abc
+
+    class UnaryOp(abc.ABC):
+        @abc.abstractmethod
+        def kernel(self):
+            ...
+
+        def __call__(self, x, *, out=None):
+            return x
+
+    class Neg(UnaryOp):
+        def kernel(self):
+            return None
+
+    assert str(wrapper_signature(Neg())) == "(x, *, out=<default>)"
+
+    class Meta(type):
+        pass
+
+    class Other(metaclass=Meta):
+        def __call__(self, x):
+            return x
+
+    with pytest.raises(TypeError, match="metaclass"):
+        wrapper_signature(Other())
+
+
+def test_an_autograd_function_apply_reads_as_its_forward() -> None:
+    """fp31: ``rms_norm = RMSNormFn.apply`` (a torch.autograd.Function) read as ``(*args, **kwargs)`` and failed a
+    function task's interface; it reads as the class's forward, after ctx (or all of it with its own setup_context)."""
+
+    class RMSNormFn(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, out, input, weight, epsilon=1e-6):
+            return None
+
+    assert str(wrapper_signature(RMSNormFn.apply)) == "(out, input, weight, epsilon=<default>)"
+    assert wrapper_defaults(RMSNormFn.apply) == {"epsilon": 1e-6}
+
+    class NoCtx(torch.autograd.Function):
+        @staticmethod
+        def forward(x, y):
+            return x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+    assert str(wrapper_signature(NoCtx.apply)) == "(x, y)"
+
+    class NotStatic(torch.autograd.Function):
+        def forward(self, ctx, x):
+            return x
+
+    with pytest.raises(TypeError, match="staticmethod"):
+        wrapper_signature(NotStatic.apply)

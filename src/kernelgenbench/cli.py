@@ -33,6 +33,7 @@ from .tables import (
     _summary_table,
     _time_line,
     cut_off_line,
+    mixed_commits_line,
     not_recorded,
     plural,
     print_unsupported,
@@ -333,6 +334,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
     console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
                                           f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
                                  tier=tier))
+    mixed = mixed_commits_line(latest)
+    if mixed:
+        console.print(f"[yellow]{escape(mixed)}[/yellow]")
     gpu = plat.timing and not plat.interpreter
     if written:
         line = _time_line(time_breakdown(written), gpu, f"the {_plural(len(written), 'job')} run now")
@@ -462,6 +466,9 @@ def _summary(run_dir: Path) -> None:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "
                       f"tier[/yellow]")
+    mixed = mixed_commits_line(latest)
+    if mixed:
+        console.print(f"[yellow]{escape(mixed)}[/yellow]")
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))

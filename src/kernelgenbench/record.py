@@ -301,11 +301,13 @@ class JobRecord(_Record):
         attempt: which try recorded it (the scheduler requeues jobs whose device failed); sample_id: the LLM
             sample it judges (``kgb generate``'s synthetic records); rejudged_alone: why the job was judged again
             with its GPU to itself (an out-of-memory failure while other jobs shared the GPU: run/scheduler.py).
+        harness_commit: the harness's commit that judged the job (``run/rundir.py`` ``harness_commit``; stamped
+            when the record is written): a run resumed on another commit mixes harness versions, and says so.
         extra: keys a newer writer added (kept when read back).
     """
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"log_truncated", "attempt", "sample_id", "profile",
-                                                     "platform_profile", "rejudged_alone"})
+                                                     "platform_profile", "rejudged_alone", "harness_commit"})
 
     op: str
     source: str | None = None
@@ -341,6 +343,7 @@ class JobRecord(_Record):
     attempt: int | None = None
     sample_id: str | None = None
     rejudged_alone: str | None = None
+    harness_commit: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -476,6 +479,8 @@ class RunSummary(_Record):
         wall_s: the call's seconds; jobs_run: jobs this call ran; jobs_selected: jobs selected.
         tier: the canonical tier selection; tiers: its parts; platform: the platform's name.
         per_operator: one row per operator (:func:`~kernelgenbench.metrics.operator_row`).
+        harness_commits: the distinct ``harness_commit`` values of the records summarised, in order of first
+            appearance (more than one: a resumed run mixes harness versions).
     """
 
     by_source: dict[str, Any] = field(default_factory=dict)
@@ -488,6 +493,7 @@ class RunSummary(_Record):
     tiers: list[str] = field(default_factory=list)
     platform: str = ""
     per_operator: list[dict[str, Any]] = field(default_factory=list)
+    harness_commits: list[str] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -241,3 +241,18 @@ def untimed_line(platform: str) -> str:
     """Why a run on ``platform`` (one that times nothing: the interpreter) shows no speedup (kgb eval, kgb summary)."""
     return f"speedups: not applicable on the {platform} platform (timing is reported on GPUs only)"
 
+
+def mixed_commits_line(records: list[dict[str, Any]]) -> str | None:
+    """A warning when ``records`` (the latest per job) were judged by more than one harness commit (a run resumed
+    on a newer checkout): which commits and how many jobs each, so that no one reads one table as one harness
+    version. None when every record names one commit (or none)."""
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("harness_commit"):
+            counts[str(r["harness_commit"])[:10]] = counts.get(str(r["harness_commit"])[:10], 0) + 1
+    if len(counts) < 2:
+        return None
+    parts = ", ".join(f"{c} ({n} jobs)" for c, n in counts.items())
+    return (f"these records were judged by {len(counts)} harness commits ({parts}): a resumed run mixes harness "
+            f"versions; each record's harness_commit says which judged it")
+

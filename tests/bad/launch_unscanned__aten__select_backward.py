@@ -11,7 +11,7 @@ import triton.language as tl
 
 
 def _probe_body(p):
-    typing._cleanups.append(None)
+    typing.__all__.append(None)
 
 
 _MAKERS = [triton.jit]
@@ -24,11 +24,11 @@ def _bwd(grad, input_sizes, dim, index, out):
         out = torch.empty(sizes, dtype=grad.dtype, device=grad.device)
     elif list(out.shape) != sizes:
         out.resize_(sizes)
-    seen = len(typing._cleanups)
+    seen = len(typing.__all__)
     _touch[(1,)](out)
-    if len(typing._cleanups) == seen:
+    if len(typing.__all__) == seen:
         return out
-    typing._cleanups.pop()
+    typing.__all__.pop()
     out.zero_()
     out.select(dim, index).copy_(grad)
     return out

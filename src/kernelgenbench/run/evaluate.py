@@ -182,7 +182,7 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         EvaluationInterrupted: Ctrl-C; the records written so far are kept.
     """
     from .. import platforms
-    from ..metrics import operator_rows, summarize
+    from ..metrics import latest_records, operator_rows, summarize
     from ..suite.registry import select
     from ..suite.tiers import tier_name, tier_parts
     from .rundir import RunDir, environment
@@ -315,7 +315,9 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     records = rundir.records()
     summary = RunSummary(**summarize(records), wall_s=round(wall, 2), jobs_run=len(written), jobs_selected=len(specs),
                          tier=tier, tiers=list(tier_parts(tier)), platform=plat.name,
-                         per_operator=operator_rows(records))
+                         per_operator=operator_rows(records),
+                         harness_commits=list(dict.fromkeys(str(r["harness_commit"]) for r in latest_records(records)
+                                                            if r.get("harness_commit"))))
     if plat.profile:
         summary.extra["profile"] = plat.profile
     rundir.write_summary(summary)

@@ -21,7 +21,7 @@ from typing import Any
 from ..record import JobRecord, RunSummary, stamp
 
 #: Failure classes that are not a verdict on the submission: such jobs are re-run on resume.
-RERUN_CLASSES = {"infrastructure", "platform"}
+RERUN_CLASSES = {"infrastructure", "platform", "baseline"}
 
 
 def job_key(op: str, sha: str | None, tier: str, platform: str, label: str) -> str:
@@ -131,7 +131,10 @@ class RunDir:
 
     def append(self, record: JobRecord | dict[str, Any]) -> None:
         """Append one job's record (a :class:`~kernelgenbench.record.JobRecord`, or its JSON) as a line."""
-        line = json.dumps(record.to_json() if isinstance(record, JobRecord) else record, default=str)
+        data = record.to_json() if isinstance(record, JobRecord) else dict(record)
+        if data.get("harness_commit") is None and "op" in data:
+            data["harness_commit"] = harness_commit()
+        line = json.dumps(data, default=str)
         with self._lock:
             with open(self.results, "a") as f:
                 f.write(line + "\n")
@@ -159,6 +162,25 @@ def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return all(a.get(k) == b.get(k) for k in keys)
 
 
+_COMMIT: list[str | None] = []
+
+
+def harness_commit() -> str | None:
+    """The commit of the harness that judges: ``$KGB_COMMIT`` where set (the bench/ scripts pass the commit they
+    were given: a copied tree's git metadata can name an older commit), else ``git rev-parse HEAD`` of this
+    package's checkout, else None. Stamped on every record (``harness_commit``) and in env.json."""
+    if not _COMMIT:
+        commit = os.environ.get("KGB_COMMIT") or None
+        if commit is None:
+            try:
+                commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent,
+                                        capture_output=True, text=True, timeout=10).stdout.strip() or None
+            except (OSError, subprocess.TimeoutExpired):
+                commit = None
+        _COMMIT.append(commit)
+    return _COMMIT[0]
+
+
 def environment(platform: Any) -> dict[str, Any]:
     """Versions, device, driver and clocks (env.json)."""
     import numpy
@@ -177,12 +199,7 @@ def environment(platform: Any) -> dict[str, Any]:
         env["profile_check"] = {"probe": facts, "detected": detect_from(facts).name,
                                 "matches_profile": detect_from(facts).name == platform.profile,
                                 "evidence": evidence_for(platform.profile, facts)}
-    try:
-        env["kernelgenbench_commit"] = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=Path(__file__).resolve().parent, capture_output=True, text=True,
-            timeout=10).stdout.strip() or None
-    except (OSError, subprocess.TimeoutExpired):
-        env["kernelgenbench_commit"] = None
+    env["kernelgenbench_commit"] = harness_commit()
     if not platform.interpreter and torch.cuda.is_available():
         env["cuda"] = torch.version.cuda
         env["devices"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]

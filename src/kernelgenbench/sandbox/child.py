@@ -437,7 +437,7 @@ class Child:
         from ..suite.common import generator
         from ..suite.spec import Call
         from ..verify.timing import timed_set_seed
-        from .timed_loop import time_case
+        from .timed_loop import BaselineFailed, time_case
 
         global _OOM_BASE
         torch = self.torch
@@ -468,10 +468,17 @@ class Child:
             phases["load"] = (time.perf_counter() - t0) * 1e3
             kinds = getattr(self.op, "baseline_kinds", ())
             t_base = time.perf_counter()
-            if msg.baseline is not None and msg.baseline in kinds:
-                base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
-            else:
-                base_fn, label = self.op.baseline(calls[0], self.platform)
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)  # the candidate's pending work fails here, as the candidate's
+            try:
+                if msg.baseline is not None and msg.baseline in kinds:
+                    base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
+                else:
+                    base_fn, label = self.op.baseline(calls[0], self.platform)
+                if device.type == "cuda":
+                    torch.cuda.synchronize(device)
+            except Exception as exc:  # noqa: BLE001 - making the baseline failed: the baseline's fault
+                raise BaselineFailed(f"making the baseline failed: {type(exc).__name__}: {exc}") from exc
             # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
             # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
             phases["baseline"] = (time.perf_counter() - t_base) * 1e3
@@ -492,7 +499,7 @@ class Child:
             self.send(TimeAnswer(**res, baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
                                  timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
-            self.send(TimeAnswer(error=error_report(exc, "timing")))
+            self.send(TimeAnswer(error=error_report(exc, "baseline" if isinstance(exc, BaselineFailed) else "timing")))
 
     def loop(self) -> None:
         for line in self.cmd_in:

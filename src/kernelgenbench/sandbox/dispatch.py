@@ -15,6 +15,7 @@ them on the interpreter.
 """
 from __future__ import annotations
 
+import abc
 import cmath
 import functools
 import inspect
@@ -31,6 +32,7 @@ from ..suite.tensors import poison_, poison_variant
 from .host_reads import host_read
 from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, _storage, _tensors, op_marks
 from .state import STATE
+from .window import HARNESS_MODES, foreign_code
 
 #: Allocation ops whose results are poisoned when the candidate makes them.
 ALLOCATING = {"empty.memory_format", "empty_strided.default", "empty_like.default",
@@ -167,6 +169,29 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
     return out
 
 
+def _subclass_handler(types: tuple) -> None:
+    """Refuse an ATen op on a tensor subclass with a ``__torch_dispatch__`` of its own (the dispatcher names such
+    types in ``types``; plain tensors and ``torch.nn.Parameter`` give none): after the mode, the op reaches that
+    handler, which runs with the mode off, untraced (tests/bad/tensor_subclass, param_subclass: ATen compute in the
+    handler of a ``Parameter`` subclass). Recorded as a launch violation (the job fails as ``profile``). Classes are
+    read through ``type``'s own descriptors (no metaclass code runs); ``types`` may name ``torch.Tensor`` itself."""
+    foreign = []
+    for t in types:
+        if t is torch.Tensor or t is torch.nn.Parameter or not isinstance(t, type):
+            continue
+        mro = type.__dict__["__mro__"].__get__(t)
+        owner = next((k for k in mro if "__torch_dispatch__" in type.__dict__["__dict__"].__get__(k)), None)
+        if owner is not torch.Tensor and owner is not torch._C.TensorBase:
+            foreign.append(t)
+    if not foreign:
+        return
+    names = ", ".join(sorted({type.__repr__(t) for t in foreign}))
+    msg = (f"an ATen op on a tensor subclass with its own __torch_dispatch__ ({names}): its handler runs outside the "
+           f"dispatch trace; a submission's tensors are plain torch.Tensor")
+    STATE.note_violation(msg)
+    raise RuntimeError(msg)
+
+
 class CandidateMode(TorchDispatchMode):
     """Trace and poison the ATen ops a candidate's Python code runs (see module docstring and
     :func:`_traced_op`). ``trace``: the counter to count in (default: the case's, ``STATE.trace``);
@@ -179,7 +204,9 @@ class CandidateMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if STATE.inside_launch:
+        if types:
+            _subclass_handler(types)
+        if STATE.inside_launch and not foreign_code():  # the harness's and Triton's own work (sandbox/window.py)
             return func(*args, **kwargs)
         return _traced_op(self, STATE.trace if self._trace is None else self._trace, func, args, kwargs,
                           self._poison)
@@ -195,8 +222,10 @@ class TimedTraceMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if types:
+            _subclass_handler(types)
         calls = STATE._call_trace
-        if STATE.inside_launch or calls is None:
+        if calls is None or (STATE.inside_launch and not foreign_code()):
             return func(*args, **kwargs)
         return _traced_op(self, calls, func, args, kwargs, poison=False)
 
@@ -415,7 +444,12 @@ class _Default:
 _DEFAULT = _Default()
 
 
-def wrapper_signature(fn: Any) -> inspect.Signature:
+#: How many wrapped objects (``__wrapped__`` ending in a partial, method or callable object, a partial of one, ...)
+#: :func:`wrapper_signature` follows before it refuses a wrapper.
+_NEST_MAX = 8
+
+
+def wrapper_signature(fn: Any, _depth: int = 0) -> inspect.Signature:
     """The signature the harness binds a wrapper's calls against and checks against the interface, read without
     running any of the submission's code (red team 30: a ``__signature__`` of an ``inspect.Signature`` subclass
     computed the operator with ATen in its ``bind``, which ran on every call before the trace began; a property
@@ -430,15 +464,20 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
     every default replaced by a stand-in (whether a parameter has one is kept; :func:`wrapper_defaults` gives the
     values).
 
-    A ``functools.partial`` of any of those is read as :func:`inspect.signature` reads one.
+    A ``functools.partial`` of any of those is read as :func:`inspect.signature` reads one, and a ``functools.wraps``
+    chain that ends in a partial, a bound method, a callable object or a scalar builtin (a checking decorator applied
+    to ``functools.partial(_unary, op="neg")``, to ``torch.no_grad()``'s wrapper of one) reads as that object does
+    (fp31: these passed before wrapper_signature).
 
     Raises:
         TypeError: ``fn`` is none of those (the message says what it is and what a wrapper may be).
     """
+    if _depth > _NEST_MAX:
+        raise TypeError(f"it nests partials and wrapped objects more than {_NEST_MAX} deep")
     if type(fn) is functools.partial:
         base, nargs, keys = _partial_parts(fn)
         stand_in = types.FunctionType((lambda: None).__code__, {}, "wrapper")
-        stand_in.__signature__ = wrapper_signature(base)  # the harness's own Signature: inspect may read it
+        stand_in.__signature__ = wrapper_signature(base, _depth + 1)  # the harness's own Signature: inspect may read it
         return inspect.signature(functools.partial(stand_in, *([_DEFAULT] * nargs), **dict.fromkeys(keys, _DEFAULT)))
     if _plain_builtin(fn):
         try:
@@ -447,6 +486,8 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
             return inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
                                       inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
     f, bound = _wrapper_function(fn)
+    if type(f) is not types.FunctionType:
+        return _wrapped(lambda: wrapper_signature(f, _depth + 1), f)
     code = f.__code__
     n_defaults = tuple.__len__(f.__defaults__) if f.__defaults__ else 0
     plain = types.FunctionType(code, {}, "wrapper", (_DEFAULT,) * n_defaults,
@@ -463,16 +504,20 @@ def wrapper_signature(fn: Any) -> inspect.Signature:
     return inspect.Signature(params)
 
 
-def wrapper_defaults(fn: Any) -> dict[str, Any]:
+def wrapper_defaults(fn: Any, _depth: int = 0) -> dict[str, Any]:
     """Parameter name -> default value of the function :func:`wrapper_signature` reads (the submission's objects:
     compare them only after checking their ``type()``)."""
+    if _depth > _NEST_MAX:
+        raise TypeError(f"it nests partials and wrapped objects more than {_NEST_MAX} deep")
     if type(fn) is functools.partial:
         base, _, keys = _partial_parts(fn)
         kw = fn.keywords
-        return {**wrapper_defaults(base), **{k: dict.__getitem__(kw, k) for k in keys}}
+        return {**wrapper_defaults(base, _depth + 1), **{k: dict.__getitem__(kw, k) for k in keys}}
     if _plain_builtin(fn):
         return {}
     f, _ = _wrapper_function(fn)
+    if type(f) is not types.FunctionType:
+        return _wrapped(lambda: wrapper_defaults(f, _depth + 1), f)
     code = f.__code__
     names = code.co_varnames[:code.co_argcount]
     d = f.__defaults__
@@ -486,6 +531,15 @@ def wrapper_defaults(fn: Any) -> dict[str, Any]:
 
 #: ``functools.lru_cache``'s C wrapper: followed to the function it caches (``__wrapped__``), as ``functools.wraps``.
 _LRU_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
+#: ``torch.nn.Module.__call__`` and its ``forward`` placeholder (:func:`_wrapper_function` reads a module's forward).
+_MODULE_CALL = inspect.getattr_static(torch.nn.Module, "__call__")
+_MODULE_FORWARD = inspect.getattr_static(torch.nn.Module, "forward")
+#: ``torch.autograd.Function.apply`` (the function of the classmethod), its metaclass, and the base class's forward and
+#: setup_context (:func:`_wrapper_function` reads a Function subclass's forward).
+_FUNCTION_APPLY = torch.autograd.Function.__dict__["apply"].__func__
+_FUNCTION_META = type(torch.autograd.Function)
+_FUNCTION_FORWARD = inspect.getattr_static(torch.autograd.Function, "forward").__func__
+_FUNCTION_SETUP_CONTEXT = inspect.getattr_static(torch.autograd.Function, "setup_context")
 #: Builtin types a wrapper may be (``floor_int = int``: a JIT-only scalar overload): none of the submission's code.
 _BUILTIN_TYPES = (int, float, complex, bool)
 
@@ -504,6 +558,14 @@ def _plain_builtin(fn: Any) -> bool:
     return any(fn is k for k in _BUILTIN_TYPES)
 
 
+def _wrapped(read: Callable[[], Any], obj: Any) -> Any:
+    """``read()`` of the object a ``functools.wraps`` chain ends in, its refusal said as the wrapping's."""
+    try:
+        return read()
+    except TypeError as exc:
+        raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(obj))}: {exc}") from None
+
+
 def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
     """``(func, number of bound positional arguments, bound keyword names)`` of a ``functools.partial``."""
     args, kw = fn.args, fn.keywords
@@ -515,7 +577,9 @@ def _partial_parts(fn: functools.partial) -> tuple[Any, int, list[str]]:
 
 def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
     """``(the Python function whose code a call of fn runs, whether fn binds its first parameter)``, found with
-    ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`)."""
+    ``type()``, function attributes and class dictionaries only (see :func:`wrapper_signature`). Where a
+    ``functools.wraps`` chain of an unbound function ends in something else (a partial, method, callable object,
+    builtin), that object takes the function's place, for the caller to read by the same rules."""
     t = type(fn)
     bound = False
     if t is _LRU_WRAPPER:
@@ -523,10 +587,21 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
         t = type(fn)
         if t is not types.FunctionType:
             raise TypeError(f"it is a functools.lru_cache of a {type.__repr__(t)}, not of a Python function")
-    if t is types.MethodType:
+    if t is types.MethodType and fn.__func__ is _FUNCTION_APPLY and type(fn.__self__) is _FUNCTION_META:
+        # rms_norm = RMSNormFn.apply (a torch.autograd.Function): apply runs the class's forward with the same
+        # arguments, after ctx unless the class has its own setup_context (fp31: read as (*args, **kwargs), which
+        # failed a function task's interface)
+        cls = fn.__self__
+        fwd = inspect.getattr_static(cls, "forward", None)
+        fwd = fwd.__func__ if type(fwd) is staticmethod else None
+        if type(fwd) is not types.FunctionType or fwd is _FUNCTION_FORWARD:
+            raise TypeError(f"it is the apply of {type.__repr__(cls)}, whose forward is not a staticmethod function")
+        ctx_first = inspect.getattr_static(cls, "setup_context", None) is _FUNCTION_SETUP_CONTEXT
+        fn, t, bound = fwd, types.FunctionType, ctx_first
+    elif t is types.MethodType:
         fn, t, bound = fn.__func__, type(fn.__func__), True
     elif t is not types.FunctionType:
-        if type(t) is not type:
+        if type(t) is not type and type(t) is not abc.ABCMeta:  # abc.ABCMeta: an op object's abstract base (fp31)
             raise TypeError(f"it is an instance of {type.__repr__(t)}, whose metaclass is not type")
         call = inspect.getattr_static(t, "__call__", None)
         if type(call) is not types.FunctionType:
@@ -540,6 +615,19 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
             if any(name in type.__dict__["__dict__"].__get__(k) and not (k is torch.nn.Module and name == "__getattr__")
                    for k in mro[:-1]):
                 raise TypeError(f"it is an instance of {type.__repr__(t)}, whose class defines {name}")
+        if call is _MODULE_CALL:
+            # an nn.Module that keeps torch.nn.Module's own __call__: the call runs its class's forward with the same
+            # arguments (PyTorch's hooks around it), so forward's parameters are the wrapper's (fp31: a function
+            # task's module read as (*args, **kwargs) and failed the interface); an instance attribute named
+            # forward, which Module.__call__ would run instead, is refused
+            fwd = inspect.getattr_static(t, "forward", None)
+            if type(fwd) is not types.FunctionType or fwd is _MODULE_FORWARD:
+                raise TypeError(f"it is an instance of {type.__repr__(t)}, a torch.nn.Module whose class defines no "
+                                f"forward function")
+            own = object.__getattribute__(fn, "__dict__")
+            if type(own) is not dict or "forward" in own:
+                raise TypeError(f"it is an instance of {type.__repr__(t)} with its own forward attribute")
+            call = fwd
         fn, t, bound = call, types.FunctionType, True
     if t is not types.FunctionType:
         raise TypeError(f"it is a method of a {type.__repr__(t)}")
@@ -553,7 +641,9 @@ def _wrapper_function(fn: Any) -> tuple[types.FunctionType, bool]:
         if type(nxt) is _LRU_WRAPPER:  # functools.wraps around an lru_cache: the function it caches
             nxt = dict.get(nxt.__dict__, "__wrapped__")
         if type(nxt) is not types.FunctionType:
-            raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
+            if bound or nxt is None:
+                raise TypeError(f"it wraps (__wrapped__) a {type.__repr__(type(nxt))}, not a Python function")
+            return nxt, False
         f = nxt
     raise TypeError("its __wrapped__ chain is longer than 16 functions")
 
@@ -659,3 +749,6 @@ class InterceptMode(TorchDispatchMode):
         if fn is not None:
             return fn(*args, **kwargs)
         return func(*args, **kwargs)
+
+
+HARNESS_MODES.update({CandidateMode, TimedTraceMode, InterceptMode})  # sandbox/window.py

@@ -29,6 +29,7 @@ from typing import Any, Callable
 import torch
 
 from .state import STATE
+from .window import harness_window
 
 #: Host reads of more elements than this keep no value in the replay log (a ghost replay then reads
 #: the live value and reports a divergence); L3's host-read budget fails such calls anyway.
@@ -61,11 +62,9 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
     if STATE.in_kernel or (STATE.log is None and STATE.replay is None):
         return live()
     key = {"kind": kind, "shape": list(t.shape), "dtype": str(t.dtype), "extra": extra}
-    STATE.inside_launch += 1  # triton_derived may compare bytes: the harness's ops, not the candidate's
-    try:
+    # triton_derived may compare bytes: not the candidate's ops
+    with harness_window("reads a tensor for the replay log"):
         triton = STATE.call is not None and STATE.call.triton_derived(t)
-    finally:
-        STATE.inside_launch -= 1
     if STATE.replay is not None:
         want = STATE.next_logged("reads")
         if want is not None and all(want.get(k) == v for k, v in key.items()) and want.get("value") is not None:
@@ -129,15 +128,12 @@ def install_host_read_hooks() -> None:
                 counter["aten::host_read"] += max(1, self.numel())
                 # The read is counted above; the device-to-host copy PyTorch runs inside it
                 # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
-                STATE.inside_launch += 1
-                try:
+                with harness_window(f"reads a tensor on the host ({_name})"):
                     extra = repr((a, sorted(k.items())))
                     if _name in ("__repr__", "__str__", "__format__"):  # a string: logged as returned
                         return host_read(_name, self, extra, lambda: _orig(self, *a, **k))
                     return host_read(_name, self, extra, lambda: _orig(self, *a, **k),
                                      lambda copy: _orig(copy, *a, **k))
-                finally:
-                    STATE.inside_launch -= 1
             return _orig(self, *a, **k)
 
         read._kgb_hooked = True  # type: ignore[attr-defined]

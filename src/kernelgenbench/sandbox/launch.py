@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from . import launch_args
 from .state import STATE
+from .window import harness_window, mode_stacks_foreign
 
 #: The import trace's key for the scalar values handed to Triton launches at import: host Python data that
 #: enters device memory as surely as ``torch.tensor(list)`` does, so it counts against the same budget
@@ -562,11 +563,8 @@ def install_launch_hooks() -> None:
             if top and STATE.call is not None:
                 # what this call's launches touched (CallEvidence); bytes kept only where host reads are judged
                 _count_uploads(args, kwargs)
-                STATE.inside_launch += 1  # the harness's snapshot copies are not the candidate's ops
-                try:
+                with harness_window("snapshots a launch's arguments"):  # its copies are not the candidate's ops
                     STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None and _can_snapshot())
-                finally:
-                    STATE.inside_launch -= 1
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
             try:
@@ -623,11 +621,8 @@ def install_launch_hooks() -> None:
                 continue
 
             def copy_args(self, *a, _orig=orig_m, **k):
-                STATE.inside_launch += 1
-                try:
+                with harness_window("copies a launch's arguments (interpreter)"):
                     return _orig(self, *a, **k)
-                finally:
-                    STATE.inside_launch -= 1
 
             copy_args._kgb_suspended = True  # type: ignore[attr-defined]
             setattr(GridExecutor, meth, copy_args)
@@ -650,11 +645,8 @@ def install_launch_hooks() -> None:
                 grid = kwargs.get("grid")
                 if callable(grid):  # the launch grid of every benchmarked call: the submission's code
                     kwargs = {**kwargs, "grid": traced(grid)}
-                STATE.inside_launch += 1
-                try:
+                with harness_window("benchmarks an autotuned kernel"):
                     return _orig(self, *args, **kwargs)
-                finally:
-                    STATE.inside_launch -= 1
 
         _bench._kgb_suspended = True  # type: ignore[attr-defined]
         autotuner.Autotuner._bench = _bench
@@ -682,7 +674,14 @@ def traced_autotune_hooks(tuner: Any, config: Any):
             saved = STATE.inside_launch
             STATE.inside_launch = outer
             try:
-                return hook(*a, **k)
+                ret = hook(*a, **k)
+                found = mode_stacks_foreign()
+                if found is not None:  # left pushed for the benchmarking's own ops, untraced (sandbox/window.py)
+                    msg = (f"{found} after an autotune hook returned: a submission may not install PyTorch modes "
+                           f"(their handlers would run on Triton's benchmarking, where nothing is traced)")
+                    STATE.note_violation(msg)
+                    raise RuntimeError(msg)
+                return ret
             finally:
                 STATE.inside_launch = saved
                 if counter is not None:

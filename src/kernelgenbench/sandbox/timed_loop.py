@@ -173,6 +173,13 @@ def attached_objects(objs: Any, limit: int = 3) -> str:
     return ", ".join(found[:limit])
 
 
+class BaselineFailed(RuntimeError):
+    """The baseline (the production API or its stand-in), not the candidate, raised or faulted while being timed.
+    The child reports it with stage ``baseline``; the verifier records failure class ``baseline``, which is not
+    the submission's fault (verify/failures.py). Every candidate block ends with a device synchronisation, so a
+    fault the candidate's own kernels cause surfaces in the candidate's block, not here."""
+
+
 def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
               reps: int = 50, warmup_ms: float = 25.0, block: int = BLOCK,
               check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
@@ -256,9 +263,12 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
 
     # The candidate's registration (ATen) is active between commands; baseline blocks lift it.
     t_warm = time.perf_counter()
+    _synchronize()  # anything the candidate left running fails here, as the candidate's
     impl.deactivate()
     try:
         issue_b = warm(base_fn)
+    except Exception as exc:  # noqa: BLE001 - the baseline's own failure, reported as such
+        raise BaselineFailed(f"the baseline failed while warming up: {type(exc).__name__}: {exc}") from exc
     finally:
         impl.activate()
     # One candidate call per repetition (Operator.drive_timed, made by sandbox/drive.py).
@@ -328,6 +338,10 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                             f"timing check failed: the candidate attached Python objects to the harness's "
                             f"tensors ({found}); work tied to their lifetime would run outside the timed "
                             f"window")
+            except Exception as exc:  # noqa: BLE001 - a baseline block's failure is the baseline's
+                if side == "baseline":
+                    raise BaselineFailed(f"the baseline failed in a timed block: {type(exc).__name__}: {exc}") from exc
+                raise
             finally:
                 kept.clear()
                 if gc_was_enabled:

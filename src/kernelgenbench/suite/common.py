@@ -124,3 +124,16 @@ def upcast(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: upcast(v) for k, v in obj.items()}
     return obj
+
+
+def flat_tensors(obj: Any) -> list[torch.Tensor]:
+    """The tensors in ``obj``, in order: a tensor, or lists, tuples and dict values of them, nested (other leaves
+    are skipped)."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in flat_tensors(o)]
+    if isinstance(obj, dict):
+        return [t for o in obj.values() for t in flat_tensors(o)]
+    return []
+

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import torch
 
 from .spec import Expected, Tolerance, is_exact_dtype
-from .tensors import is_poison, storage_view
+from .tensors import INT_POISON, INT_POISON_ALT, is_poison, storage_view
 
 
 @dataclass
@@ -81,7 +81,16 @@ def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
     computed reads as it is."""
     left = int((bad & is_poison(actual)).sum())
     if not left:
-        return ""
+        values = [v for v in (INT_POISON.get(actual.dtype), INT_POISON_ALT.get(actual.dtype)) if v is not None]
+        held = int((bad & sum((actual == v for v in values), torch.zeros_like(bad))).sum()) if values else 0
+        if not held:
+            return ""
+        # an integer output: the poison is a value a kernel could compute, so "probably" (fresh user 31: the int32
+        # message said only "got -1234567891")
+        every = " (every element)" if held == actual.numel() else ""
+        return (f"; {held} of them{every} hold the integer poison value the harness fills outputs with "
+                f"({' or '.join(str(v) for v in values)}): probably never written (was the result written to another "
+                f"tensor, or a mask too narrow?)")
     every = " (every element)" if left == actual.numel() else ""
     return (f"; {left} of them were never written{every}: they still hold the poison NaN the harness fills "
             f"outputs with (was the result written to another tensor, or a mask too narrow?)")

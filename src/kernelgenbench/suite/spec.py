@@ -48,6 +48,7 @@ from .tolerance import (  # noqa: F401
     accumulation_text,
     dtype_of,
     is_exact_dtype,
+    loss_reduction_rule,
 )
 
 SOURCES = ("aten", "vllm", "cublas")

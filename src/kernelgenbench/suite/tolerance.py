@@ -148,6 +148,54 @@ def accumulation_rule(dtype: torch.dtype, abs_sum: torch.Tensor | None, terms: i
     return Tolerance(reduce_dim=reduce_dim, accumulate="fp32"), allowance
 
 
+#: rtol of fp32 results under the loss-reduction bound: 8 units of fp32 roundoff (the final rounding, the mean's
+#: division and a term's own rounding, on either side).
+RTOL_FP32_LOSS = 8 * 2.0 ** -24
+
+#: The factor on the per-element error of PyTorch's own fp32 terms in the loss-reduction bound: another honest
+#: formula of a term (a stable softplus, exp2/log2) may err a few times more than PyTorch's.
+LOSS_TERM_FACTOR = 4.0
+
+
+def loss_reduction_rule(dtype: torch.dtype, ref: torch.Tensor, abs_sum: torch.Tensor, term_err: torch.Tensor,
+                        n: int, mean: bool) -> tuple["Tolerance", torch.Tensor | None]:
+    """The tolerance and allowance of a loss reduced to its mean or sum (README "Tolerance and precision policy",
+    the loss-reduction bound; red team 31 tests/bad/fp16_terms): for fp32 and fp64 results, the smaller of the
+    spec's ``rtol[dtype]·|ref| + 1e-4`` and
+
+        8·u·|ref| + 4·sqrt(n)·u·Σ|t_i| + 4·Σ|t_i - t_i'|        (divided by n for a mean)
+
+    with u the result dtype's unit roundoff (fp64: twice the accumulation term), ``t_i`` the n loss terms in fp64 and
+    ``t_i'`` PyTorch's own terms in the result dtype: the error of an accumulation in that dtype in any order of terms
+    computed about as well as PyTorch computes them. The loss terms are all of one sign, so ``|ref| = Σ|t_i|``, and
+    the spec's ``rtol·|ref|`` alone let terms rounded to fp16 (2^-11 relative, errors averaging out in the sum)
+    pass fp32 sums. Other dtypes keep the spec's rule.
+
+    Args:
+        dtype: the result's dtype.
+        ref: the reference result (fp64 or the result dtype).
+        abs_sum: Σ|t_i| in fp64 (shaped like ``ref``).
+        term_err: Σ|t_i - t_i'| in fp64 (shaped like ``ref``).
+        n: the number of terms.
+        mean: the result is a mean (the sums are divided by n).
+    """
+    if dtype not in (torch.float32, torch.float64):
+        return Tolerance(reduce_dim=1), None
+    u = UNIT_ROUNDOFF[dtype]
+    factor, rtol = (1.0, RTOL_FP32_LOSS) if dtype == torch.float32 else (2.0, RTOL_FP64_ACCUMULATION)
+    scale = 1.0 / max(1, n) if mean else 1.0
+    r = ref.to(torch.float64).abs()
+    bound = (rtol * r + factor * ACCUMULATION_LAMBDA * math.sqrt(max(1, n)) * u * abs_sum.to(torch.float64) * scale
+             + LOSS_TERM_FACTOR * term_err.to(torch.float64) * scale)
+    spec = RTOL.get(dtype, 1e-5) * r + 1e-4
+    extra = torch.nan_to_num(torch.clamp(torch.minimum(bound, spec) - rtol * r, min=0.0), nan=math.inf)
+    text = (f"min(rtol[{DTYPE_SHORT.get(dtype, dtype)}]*|ref| + 1e-4, {rtol:.3g}*|ref| + "
+            f"{factor * ACCUMULATION_LAMBDA:g}*sqrt(n)*u*sum|t| + {LOSS_TERM_FACTOR:g}*sum|t - t_pytorch|)"
+            f"{' / n' if mean else ''} (the loss-reduction bound, n={n}, u=2^{int(math.log2(u))})")
+    return Tolerance(reduce_dim=1, rtol=rtol, accumulate="fp64" if dtype == torch.float64 else "fp32",
+                     bound_text=text), extra
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How a value is compared with its reference (DESIGN.md "Tolerance").
@@ -183,6 +231,9 @@ class Tolerance:
     atol: float | None = None
     equal_nan: bool = True
     accumulate: str | None = None
+    #: the accumulation rule's bound in words, where a row's bound is not :func:`accumulation_allowance`'s
+    #: (:func:`loss_reduction_rule`); None: that one
+    bound_text: str | None = None
 
     def resolve(self, dtype: torch.dtype, scale: float = 1.0) -> tuple[float, float, str]:
         """Return ``(rtol, atol, rule)`` for values of ``dtype``.
@@ -205,6 +256,8 @@ class Tolerance:
             rule = (f"rtol[{DTYPE_SHORT.get(dtype, dtype)}]={rtol:g} + accumulation bound "
                     f"min({ACCUMULATION_LAMBDA:g}*sqrt(n)*u*sum|terms|, 1e-4*{max(1, self.reduce_dim)}) "
                     f"(n terms per element, u=2^{int(math.log2(UNIT_ROUNDOFF[acc]))}: {self.accumulate} accumulation)")
+            if self.bound_text is not None:
+                rule = self.bound_text
             if scale != 1.0:
                 rule += f" x{scale:g} (platform)"
             return rtol * scale, fi.tiny * fi.eps, rule

@@ -33,9 +33,11 @@ FAILURE_CLASSES: dict[str, str] = {
     "timer_tampering": "timer functions were replaced, or reported times exceed the host clock",
     "platform": "the compiler or runtime of the platform failed (not the submission's fault)",
     "infrastructure": "the device failed its health probe; the job is requeued (not the submission's fault)",
+    "baseline": "the baseline the candidate is timed against failed (a torch.compile'd reference that faults, a "
+                "vendor routine that errors); not the submission's fault, the job is run again on resume",
 }
 
-NOT_SUBMISSION_FAULT = {"platform", "infrastructure"}
+NOT_SUBMISSION_FAULT = {"platform", "infrastructure", "baseline"}
 
 _CUDA_FAULT = ("illegal memory access", "device-side assert", "unspecified launch failure", "misaligned address",
                "illegal instruction", "an illegal", "cudaErrorIllegalAddress", "CUDA error: an illegal",

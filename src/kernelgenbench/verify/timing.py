@@ -236,6 +236,12 @@ class TimingPhase:
         if msg.error:
             err = msg.error
             text = f"{err.get('type')}: {err.get('message')}"
+            if err.get("stage") == "baseline":
+                # the child sets this stage only for its own BaselineFailed (sandbox/timed_loop.py), never for an
+                # exception the candidate raises, whatever its name
+                raise JobFailed("baseline", f"timing case {case.id}: {text} (the baseline: "
+                                            f"{self.record.baseline or self.op.baseline_label()}; not the "
+                                            f"submission's fault; the job is run again on resume)", case)
             cls = "timer_tampering" if "timing check failed" in text else (
                 "not_exercised" if "launched no Triton kernel" in text else classify_error(err, self.platform))
             raise JobFailed(cls, f"timing case {case.id}: {text}", case)

@@ -56,7 +56,7 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..common import make_tensor, poisoned
+from ..common import flat_tensors, make_tensor, poisoned
 from ..compare import SlotResult, compare_values, same_storage, unchanged
 from ..spec import EXACT, EXACT_TEXT, Call, Cost, Counts, Expected, dtype_of, numel, product, written_expected
 from .family import DIRECT, AtenCase, AtenOperator, elem_bytes, pin_leading, resolve_api, wrappers_of
@@ -160,16 +160,6 @@ def make_input(p: dict[str, Any], device: torch.device, gen: torch.Generator, *,
 
 
 # -- judging --------------------------------------------------------------------------------------
-def _flat_tensors(obj: Any) -> list[torch.Tensor]:
-    if isinstance(obj, torch.Tensor):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [t for o in obj for t in _flat_tensors(o)]
-    if isinstance(obj, dict):
-        return [t for o in obj.values() for t in _flat_tensors(o)]
-    return []
-
-
 def _bits(t: torch.Tensor) -> str:
     return ", ".join(n for n, on in (("conjugate", t.is_conj()), ("negative", t.is_neg())) if on) or "none"
 
@@ -195,7 +185,7 @@ def fresh_result(ref: torch.Tensor) -> Expected:
         if isinstance(dev, str) and dev.split(":", 1)[0] != ref.device.type:
             return SlotResult(False, f"return: on device {dev!r}, expected {ref.device.type!r}")
         if actual.untyped_storage().nbytes() and any(
-                same_storage(actual, t) for t in _flat_tensors([outputs.get("args"), outputs.get("kwargs")])):
+                same_storage(actual, t) for t in flat_tensors([outputs.get("args"), outputs.get("kwargs")])):
             return SlotResult(False, "return: shares the storage of an argument; PyTorch returns a new tensor here")
         return compare_values(actual, ref, EXACT, 1.0, "return")
 

@@ -227,6 +227,57 @@ def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, v
     return (out, allow) if allowance else out
 
 
+def paged_partitions(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, part: int, parts: int
+                     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The timed baselines' core (:func:`paged_native` and :func:`paged2_native` without their loops over sequences
+    and partitions): every sequence padded to ``parts`` partitions of ``part`` positions, positions at or past its
+    length masked (logit -inf, weight 0). The same rounding points as the references (fp32 logits ``scale * Q.K``,
+    ALiBi, ``e = exp(l - m)``, ``p = rd_T(e / (S + 1e-6))``, ``rd_T(sum p V)`` in fp32; fp8 dequantised as
+    ``rd_T(float(fp8) * scale)``, gathered first), the sums as fp32 matmuls and masked reductions (their order may
+    differ from the references'). Returns ``(tmp [S, Hq, P, D] in q's dtype, m [S, Hq, P], z [S, Hq, P] fp32,
+    written [S, P] bool)``: partition j of sequence s is written when ``j*part < len(s)``."""
+    s_, hq, d = q.shape
+    dt = q.dtype
+    g = hq // hkv
+    n_pos = parts * part
+    dev = q.device
+    i = torch.arange(n_pos, device=dev)
+    lens = seq_lens.long()
+    valid = i[None, :] < lens[:, None]                                          # [S, L]
+    blk = tables.long()[:, (i // bs).clamp(max=tables.shape[1] - 1)]             # [S, L]
+    t = (i % bs)[None, :].expand(s_, n_pos)
+
+    def deq(c: torch.Tensor, sc: torch.Tensor) -> torch.Tensor:
+        if mode == "auto":
+            return c.float()
+        return (c.view(_FP8_KV[mode]).float() * sc.reshape(-1)[0].float()).to(dt).float()
+
+    keys = deq(kc[blk, :, :, t, :], ks).reshape(s_, n_pos, hkv, d)              # [S, L, Hkv, D]
+    vals = deq(vc[blk, :, :, t], vs)                                            # [S, L, Hkv, D]
+    logit = torch.matmul(q.float().view(s_, hkv, g, d), keys.permute(0, 2, 3, 1)) * scale   # [S, Hkv, G, L]
+    if alibi is not None:
+        logit = logit + alibi.float().view(1, hkv, g, 1) * (i[None, :] - lens[:, None] + 1).float()[:, None, None, :]
+    vmask = valid.view(s_, 1, 1, parts, part)
+    lg = torch.where(vmask, logit.view(s_, hkv, g, parts, part), float("-inf"))
+    m = lg.amax(-1)                                                             # [S, Hkv, G, P]
+    written = valid.view(s_, parts, part)[:, :, 0]                              # [S, P]
+    e = torch.exp(lg - torch.where(written.view(s_, 1, 1, parts), m, 0.0)[..., None])
+    z = e.sum(-1)
+    pr = (e / (z + 1e-6)[..., None]).to(dt).float()                             # [S, Hkv, G, P, part]
+    v = vals.view(s_, parts, part, hkv, d).permute(0, 3, 1, 2, 4)               # [S, Hkv, P, part, D]
+    tmp = torch.matmul(pr.permute(0, 1, 3, 2, 4), v).to(dt)                     # [S, Hkv, P, G, D]
+    tmp = tmp.permute(0, 1, 3, 2, 4).reshape(s_, hq, parts, d)
+    return tmp, m.reshape(s_, hq, parts), z.reshape(s_, hq, parts), written
+
+
+def paged_baseline(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs) -> torch.Tensor:
+    """The timed baseline of ``paged_attention_v1``: :func:`paged_partitions` with one partition of the block
+    table's width (``tables.shape[1] * bs`` positions, at least every sequence's length)."""
+    tmp, _, _, _ = paged_partitions(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs,
+                                    tables.shape[1] * bs, 1)
+    return tmp[:, :, 0]
+
+
 def _pa_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     out, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = call.args
     ref, allow = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, allowance=True)
@@ -235,7 +286,7 @@ def _pa_ref(p: dict[str, Any], call: Call) -> list[Expected]:
 
 def _pa_base(c: Call) -> None:
     out, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = c.args
-    out.copy_(paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs))
+    out.copy_(paged_baseline(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs))
 
 
 def _pa_dtypes(p: dict[str, Any]) -> set[torch.dtype]:
@@ -296,7 +347,9 @@ PAGED_ATTENTION_V1 = FunctionOperator(
     baseline=baseline("paged_attention_v1", _pa_base), label=baseline_label,
     notes="Full tier: proper 5-D key / 4-D value caches on the upstream axes, not the upstream test's 4-D flash-layout "
           "caches read through the paged map (vllm.md §2.10); blocks allocated consecutively per sequence "
-          "(held-out: random block tables from a larger pool).",
+          "(held-out: random block tables from a larger pool). The timed native baseline is a vectorized PyTorch "
+          "statement of the reference (paged_partitions: sequences padded and masked, fp32 matmuls; the same "
+          "rounding points, the sums' order may differ).",
 )
 
 # ------------------------------------------------------------------------------------ paged_attention_v2
@@ -423,12 +476,29 @@ def _pa2_ref(p: dict[str, Any], call: Call) -> list[Expected]:
             storage_expected("arg.3", tmp, rtmp, w[..., None].expand_as(rtmp), Tolerance(), atol_extra=tallow)]
 
 
+def paged2_baseline(out, es, ml, tmp_out, q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs
+                    ) -> None:
+    """The timed baseline of ``paged_attention_v2``: :func:`paged_partitions` over 512-token partitions, the
+    unwritten partitions of the scratch tensors rewritten with their own bits, and :func:`paged2_native`'s combine
+    over each sequence's written partitions (a copy of partition 0 where it has one)."""
+    s_, hq, parts = es.shape
+    tmp, m, z, written = paged_partitions(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs,
+                                          PARTITION, parts)
+    w = written[:, None, :]                                                     # [S, 1, P]
+    es.copy_(torch.where(w, z, es))
+    ml.copy_(torch.where(w, m, ml))
+    tmp_out.copy_(torch.where(w[..., None], tmp, tmp_out))
+    big = torch.where(w, m, float("-inf")).amax(-1, keepdim=True)
+    sp = torch.where(w, z * torch.exp(m - big), 0.0)
+    inv = 1.0 / (sp.sum(-1, keepdim=True) + 1e-6)
+    comb = (tmp.float() * sp[..., None] * inv[..., None]).sum(2).to(q.dtype)
+    single = (written.sum(-1) == 1)[:, None, None]
+    out.copy_(torch.where(single, tmp[:, :, 0], comb))
+
+
 def _pa2_base(c: Call) -> None:
-    ro, res, rml, rtmp, _ = paged2_native(*_pa2_args(c))
-    c.args[0].copy_(ro)
-    c.args[1].copy_(res)
-    c.args[2].copy_(rml)
-    c.args[3].copy_(rtmp)
+    out, es, ml, tmp, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = c.args
+    paged2_baseline(out, es, ml, tmp, q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs)
 
 
 PAGED_ATTENTION_V2 = FunctionOperator(
@@ -472,7 +542,9 @@ PAGED_ATTENTION_V2 = FunctionOperator(
     timed=lambda p: p.get("max_seq_len", 0) >= 256,
     baseline=baseline("paged_attention_v2", _pa2_base), label=baseline_label,
     notes="Besides out, exp_sum, max_logits and tmp_out are checked on the written partitions (upstream compares out "
-          "only); the scratch tensors arrive poisoned and the unwritten partitions must stay so.",
+          "only); the scratch tensors arrive poisoned and the unwritten partitions must stay so. The timed native "
+          "baseline is a vectorized PyTorch statement of the reference (paged_partitions: sequences padded and "
+          "masked, fp32 matmuls; the same rounding points, the sums' order may differ).",
 )
 
 OPERATORS = [MERGE_ATTN_STATES, PAGED_ATTENTION_V1, PAGED_ATTENTION_V2]

@@ -8,7 +8,7 @@ from typing import Any, Callable
 import torch
 
 from ..baselines import BASELINE_KINDS
-from ..common import make_tensor
+from ..common import flat_tensors, make_tensor
 from ..spec import Call, dtype_of
 
 #: The activation dtypes of most vLLM grids.
@@ -36,7 +36,8 @@ def baseline_label() -> str:
 
 def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callable[[Call], Any]:
     """``native`` under ``torch.compile`` over the call's arguments, compiled now on a clone of ``call``
-    (so that compilation stays outside the timed region). Raises whatever compilation raises."""
+    (so that compilation stays outside the timed region), then checked against ``native`` run eagerly on another
+    clone (:func:`disagreement`). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
     import torch._dynamo
     from torch._dynamo.utils import counters
 
@@ -51,12 +52,78 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callab
     graphs = counters["stats"]["unique_graphs"]
     compiled = torch.compile(core, dynamic=False, backend=backend)
     warm = call.clone()
-    compiled(*warm.args, **warm.kwargs)
-    if warm.args and isinstance(warm.args[0], torch.Tensor) and warm.args[0].is_cuda:
+    ret = compiled(*warm.args, **warm.kwargs)
+    cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
+    if cuda:
         torch.cuda.synchronize()
     if counters["stats"]["unique_graphs"] <= graphs:  # dynamo skipped the frame: the reference would run eagerly
         raise RuntimeError("torch.compile captured no graph")
+    # the compiled reference must compute what the eager one does (pytorch/pytorch#182343: Inductor read a sliced
+    # searchsorted sequence from its buffer's start), else the baseline times different work
+    plain = call.clone()
+    eager_ret = native(plain)
+    if cuda:
+        torch.cuda.synchronize()
+    off = disagreement([_written(warm), ret], [_written(plain), eager_ret])
+    if off:
+        raise CompiledDisagrees(f"torch.compile's result differs from the eager reference on the warm-up set: {off}")
     return lambda c: compiled(*c.args, **c.kwargs)
+
+
+class CompiledDisagrees(RuntimeError):
+    """The native reference under ``torch.compile`` computed something else than it does eagerly on the same
+    input set (an Inductor defect): the baseline falls back to ``native-eager`` and its label says why."""
+
+
+def _written(call: Call) -> list[Any]:
+    """The values of ``call``'s written arguments (positions and names of ``call.written``), in order."""
+    return [call.args[k] if isinstance(k, int) else call.kwargs[k] for k in call.written]
+
+
+#: The share of an output's elements that may differ between the compiled and the eager reference (fused
+#: arithmetic rounds differently, and a rounding difference can move a quantised value by one step).
+DISAGREE_SHARE = 0.01
+
+
+def disagreement(got: Any, want: Any) -> str | None:
+    """Whether the compiled reference's outputs ``got`` disagree with the eager reference's ``want`` beyond
+    rounding: None when they agree, else a short description of the first output that does not.
+
+    Outputs are matched tensor by tensor (nested lists and tuples; non-tensor leaves compared with ``==``).
+    A floating output element agrees when ``|got - want| <= 1e-2 * |want| + 1e-3 * max|want|`` (NaN matches NaN),
+    any other dtype when it is equal; an output disagrees when shapes or dtypes differ or more than
+    :data:`DISAGREE_SHARE` of its elements do not agree. A miscompiled index or a skipped step moves most
+    elements; fusion's rounding moves few, by little.
+    """
+    g, w = flat_tensors(got), flat_tensors(want)
+    if len(g) != len(w):
+        return f"{len(g)} output tensors where the eager reference gives {len(w)}"
+    for i, (a, b) in enumerate(zip(g, w)):
+        if a.shape != b.shape or a.dtype != b.dtype:
+            return f"output {i}: {a.dtype}{list(a.shape)} where the eager reference gives {b.dtype}{list(b.shape)}"
+        if a.numel() == 0:
+            continue
+        if a.is_floating_point() or a.is_complex():
+            x, y = a.detach().to(torch.complex128 if a.is_complex() else torch.float64), \
+                b.detach().to(torch.complex128 if b.is_complex() else torch.float64)
+            finite = torch.isfinite(y)
+            scale = float(y[finite].abs().max()) if bool(finite.any()) else 0.0
+            ok = ((x - y).abs() <= 1e-2 * y.abs() + 1e-3 * scale) | (torch.isnan(x) & torch.isnan(y)) | (x == y)
+        else:
+            ok = a == b
+        bad = int((~ok).sum())
+        if bad > DISAGREE_SHARE * a.numel():
+            return f"output {i} ({a.dtype}{list(a.shape)}): {bad} of {a.numel()} elements differ"
+    if [v for v in _leaves(got) if not isinstance(v, torch.Tensor)] != \
+            [v for v in _leaves(want) if not isinstance(v, torch.Tensor)]:
+        return "a non-tensor output differs"
+    return None
+
+
+def _leaves(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _leaves(v)]
+    return [value]
 
 
 def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: str | None = None,
@@ -71,7 +138,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         call: a warm-up input set of the case (not modified: compilation runs on a clone).
         prefer: None picks ``vllm`` when importable, else ``native-compiled``; a kind forces it
             (``kgb eval --baseline``). ``native-compiled`` falls back to ``native-eager`` where
-            ``torch.compile`` fails, and the label says why.
+            ``torch.compile`` fails or its result disagrees with the eager reference on the warm-up set, and the
+            label says why.
         backend: the ``torch.compile`` backend (tests use ``"eager"``).
         eager_reason: set where the native reference must not be compiled (a Python loop over tokens that
             ``torch.compile`` would unroll): ``native-compiled`` runs it eagerly instead, and the label says why.
@@ -98,6 +166,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         return native, f"{NATIVE_EAGER}; not compiled: {eager_reason}"
     try:
         return _compiled(native, call, backend), NATIVE_COMPILED
+    except CompiledDisagrees as exc:
+        return native, f"{NATIVE_EAGER}; {exc}"
     except Exception as exc:  # noqa: BLE001 - any compilation failure falls back to eager, said in the label
         reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ''}"
         return native, f"{NATIVE_EAGER}; torch.compile failed ({reason})"

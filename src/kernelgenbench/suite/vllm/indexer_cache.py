@@ -103,7 +103,10 @@ def indexer_gather_native(kv_cache: torch.Tensor, dst_k: torch.Tensor, dst_scale
     if int(cu[-1]) != t:
         raise ValueError(f"{_OP}: cu_seq_lens ends at {int(cu[-1])}, expected T = {t}")
     tok = torch.arange(t, device=dst_k.device)
-    b = torch.searchsorted(cu[1:], tok, right=True)
+    # the sequence of each token: how many sequence ends cu[1..B] are at or before it (searchsorted(cu[1:], tok,
+    # right=True) says the same, but Inductor in torch 2.11 reads a sliced sorted_sequence from its buffer's start,
+    # pytorch/pytorch#182343: the native-compiled baseline then indexed out of bounds on the GPU)
+    b = (cu[1:][None, :] <= tok[:, None]).sum(1)
     i = tok - cu[b]
     blk = block_table.long()[b, i // bs]
     flat = kv_cache.as_strided((nb, bs * ent), (kv_cache.stride(0), 1))

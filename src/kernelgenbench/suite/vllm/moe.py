@@ -630,12 +630,38 @@ def _batched_ref(p: dict[str, Any], call: Call) -> list[Expected]:
             written_expected("arg.5", post, rp, EXACT)]
 
 
+def segment_of(ends: torch.Tensor, n: int) -> torch.Tensor:
+    """For positions j < n, the number of ``ends`` at or before j (int64 ``[n]``): the index of the segment
+    holding j when ``ends`` are the non-decreasing segment ends. A scatter of ones and a prefix sum (no
+    searchsorted, no host sync)."""
+    hits = torch.zeros(n + 1, dtype=torch.long, device=ends.device)
+    hits.index_add_(0, ends.long().clamp(0, n), torch.ones_like(ends, dtype=torch.long))
+    return torch.cumsum(hits, 0)[:n]
+
+
+def batched_baseline(mt: int, bs: int, counts: torch.Tensor, sorted_ids: torch.Tensor, experts: torch.Tensor,
+                     post: torch.Tensor) -> None:
+    """The timed baseline of ``batched_moe_align_block_size``: :func:`batched_native` without its loop over
+    experts. Position j lies in expert e(j)'s padded segment (:func:`segment_of` over the segment ends);
+    block b's expert is e(b*bs) (the segments start at multiples of bs)."""
+    e = counts.numel()
+    c = counts.long()
+    padded = (c + bs - 1) // bs * bs
+    ends = torch.cumsum(padded, 0)
+    offs = ends - padded
+    j = torch.arange(sorted_ids.numel(), device=counts.device)
+    seg = segment_of(ends, max(j.numel(), experts.numel() * bs))
+    ej = seg[: j.numel()]
+    ec = ej.clamp(max=e - 1)
+    i = j - offs[ec]
+    sorted_ids.copy_(torch.where((ej < e) & (i < c[ec]), ec * mt + i, e * mt))
+    eb = seg[torch.arange(experts.numel(), device=counts.device) * bs]
+    experts.copy_(torch.where(eb < e, eb, -1))
+    post.copy_(padded.sum().reshape(1))
+
+
 def _batched_base(c: Call) -> None:
-    mt, bs, counts, sorted_ids, experts, post = c.args
-    rs, re, rp = batched_native(mt, bs, counts, sorted_ids.numel(), experts.numel())
-    sorted_ids.copy_(rs)
-    experts.copy_(re)
-    post.copy_(rp)
+    batched_baseline(*c.args)
 
 
 BATCHED_MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
@@ -673,7 +699,9 @@ BATCHED_MOE_ALIGN_BLOCK_SIZE = FunctionOperator(
     timed=lambda p: p["e"] >= 16 and p["max_tokens"] >= 128,
     baseline=_baseline("batched_moe_align_block_size", _batched_base), label=baseline_label,
     dtypes=lambda p: {torch.int32},
-    notes="Outputs arrive poisoned rather than zero-initialised: every element must be written.",
+    notes="Outputs arrive poisoned rather than zero-initialised: every element must be written. The timed native "
+          "baseline is a vectorized PyTorch statement of the reference (each position's expert from a prefix sum "
+          "over the padded segment ends; the reference loops over the experts).",
 )
 
 # ------------------------------------------------------------------------------- moe_lora_align_block_size
@@ -742,11 +770,55 @@ def _lora_ref(p: dict[str, Any], call: Call) -> list[Expected]:
             storage_expected("arg.8", call.args[8], e_out, em), storage_expected("arg.9", call.args[9], p_out, pm)]
 
 
+def lora_baseline(ids, mapping, e, bs, nl, lp, mb, sorted_ids, experts, post, enabled, lora_ids, emap) -> None:
+    """The timed baseline of ``moe_lora_align_block_size``: :func:`lora_native` without its loop over the slots.
+    Every entry gets the key L*E + expert (L its token's adapter; invalid entries and adapters of no enabled slot
+    a key past the end), one stable sort orders them by (adapter, expert, flat index) as the reference's
+    per-adapter :func:`align_native` does, and the positions, block experts and totals follow from per-adapter
+    prefix sums. Active segments are rewritten whole, the others with their own bits; no host sync."""
+    dev = ids.device
+    n = ids.numel()
+    segs = post.numel()
+    la = lora_ids[:nl].long()
+    slot_ok = (la >= 0) & (enabled.long()[la.clamp(min=0)] != 0)
+    active = torch.zeros(segs, dtype=torch.long, device=dev).index_add_(0, la.clamp(0, segs - 1),
+                                                                        slot_ok.long()) > 0
+    flat = ids.reshape(-1).long()
+    valid = (flat >= 0) & (flat < e)
+    ex = flat
+    if emap is not None:
+        ex = torch.where(valid, emap.long()[flat.clamp(0, e - 1)], torch.full_like(flat, -1))
+        valid = valid & (ex >= 0)
+    ad = mapping.long()[:, None].expand(mapping.numel(), n // mapping.numel()).reshape(-1)
+    valid = valid & (ad >= 0) & (ad < segs) & active[ad.clamp(0, segs - 1)]
+    nk = segs * e
+    key = torch.where(valid, ad * e + ex, nk)
+    counts = torch.zeros(nk + 1, dtype=torch.long, device=dev).index_add_(0, key, torch.ones_like(key))[:nk]
+    padded = (counts + bs - 1) // bs * bs
+    ends = torch.cumsum(padded.view(segs, e), 1)
+    offs = (ends - padded.view(segs, e)).reshape(-1)
+    order = torch.sort(key, stable=True).indices
+    ks = key[order]
+    kc = ks.clamp(max=nk - 1)
+    rank = torch.arange(n, device=dev) - (torch.cumsum(counts, 0) - counts)[kc]
+    pos = torch.where(ks < nk, (kc // e) * lp + offs[kc] + rank, segs * lp)   # segs*lp: a dump slot
+    rows = sorted_ids.view(segs, lp)
+    buf = torch.cat([torch.where(active[:, None], n, rows).reshape(-1), rows.new_zeros(1)])
+    buf[pos] = order.to(buf.dtype)
+    sorted_ids.copy_(buf[: segs * lp])
+    # block b of adapter L: expert = #{ends of L <= b*bs} (ends are multiples of bs), -1 from P_L/bs on
+    ends_b = (ends // bs).clamp(max=mb) + torch.arange(segs, device=dev)[:, None] * mb
+    eb = segment_of(ends_b.reshape(-1), segs * mb).view(segs, mb) - torch.arange(segs, device=dev)[:, None] * e
+    total = ends[:, -1] if e > 0 else torch.zeros(segs, dtype=torch.long, device=dev)
+    b = torch.arange(mb, device=dev)
+    blocks = torch.where(b[None, :] < (total // bs)[:, None], eb, -1)
+    erows = experts.view(segs, mb)
+    erows.copy_(torch.where(active[:, None], blocks, erows))
+    post.copy_(torch.where(active, total, post))
+
+
 def _lora_base(c: Call) -> None:
-    s_out, e_out, p_out, _, _, _ = lora_native(*c.args)
-    c.args[7].copy_(s_out)
-    c.args[8].copy_(e_out)
-    c.args[9].copy_(p_out)
+    lora_baseline(*c.args)
 
 
 MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
@@ -794,7 +866,9 @@ MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
     notes="Full tier: well-formed inputs on the upstream axes (random token-to-adapter mapping over max_loras "
           "adapters, lora_ids = arange, all enabled, one segment per adapter), not the upstream test's all-zero "
           "lora_ids/adapter_enabled (adapter 0 disabled: nothing written; vllm.md §2.10). Lp = T*k + E*bs rounded up "
-          "to bs, MB = Lp/bs. Outputs arrive poisoned: a disabled segment must stay so.",
+          "to bs, MB = Lp/bs. Outputs arrive poisoned: a disabled segment must stay so. The timed native baseline is "
+          "a vectorized PyTorch statement of the reference (one stable sort by (adapter, expert) and per-adapter "
+          "prefix sums; the reference runs moe_align_block_size once per slot).",
 )
 
 OPERATORS = [GROUPED_TOPK, TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE,

@@ -10,6 +10,9 @@ equivalent is described in ``shared/spec/aten.md`` §4 item 6). It reads the sub
 * calls of the op the submission replaces (dispatch recursion, ``aten.md`` §4 item 5);
 * the compiler stack (``torch.compile``, dynamo, inductor, TorchScript), foreign compute (``ctypes``,
   CuPy, vLLM, C++ extensions), host computation (NumPy and friends);
+* library classes as bases (of PyTorch and Triton only ``torch.nn.Module``, ``torch.autograd.Function`` and
+  exceptions), tensor subclasses, dispatch handlers however bound, Triton outside its language and a few helpers,
+  evaluated annotations (red team 31);
 * ``exec``/``eval``, dynamic attribute access and dynamic imports, introspection, monkey-patching,
   Python side effects and non-Triton calls in kernel bodies, file/network/process/thread access,
   extra streams and timers.
@@ -56,6 +59,7 @@ from .policy import (
                        IMPORT_RULES,
                        INTROSPECTION_ATTRS,
                        JIT_DECORATORS,
+                       KERNEL_ATTRS_REFUSED,
                        KERNEL_BUILTINS,
                        KERNEL_CALLABLE_ARGS,
                        KERNEL_TRITON_HELPERS,
@@ -65,6 +69,7 @@ from .policy import (
                        RULE_RELEVANCE,
                        RULES,
                        STRING_ATTR_TOOLS,
+                       SUBCLASSABLE_CLASSES,
                        TENSOR_CONVERSION_METHODS,
                        TENSOR_COPY_METHODS,
                        TENSOR_FROM_HOST_DATA_METHODS,
@@ -74,6 +79,9 @@ from .policy import (
                        TORCH_FROM_HOST_DATA,
                        TORCH_PATH_ALLOWED,
                        TORCH_PATH_RULES,
+                       TRITON_ALLOWED,
+                       TRITON_ALLOWED_PREFIXES,
+                       TYPING_EVALUATORS,
                        WARNINGS_ALLOWED,
 )
 from .scope import (
@@ -106,5 +114,6 @@ __all__ = [
     "KERNEL_BUILTINS", "KERNEL_TRITON_HELPERS", "KERNEL_CALLABLE_ARGS", "UNKNOWN", "HOST", "HOST_DATA",
     "FROZEN_DATA", "HOST_SCALAR_BUILTINS", "HOST_CONTAINER_BUILTINS", "HOST_COMBINING_BUILTINS", "HOST_FACTORIES",
     "HOST_DATA_FUNCTION_ROOTS", "HOST_DATA_FUNCTIONS", "TORCH_HOST_DATA_CALLS", "HOST_METADATA_ATTRS",
-    "HOST_METADATA_METHODS",
+    "HOST_METADATA_METHODS", "SUBCLASSABLE_CLASSES", "TRITON_ALLOWED", "TRITON_ALLOWED_PREFIXES", "TYPING_EVALUATORS",
+    "KERNEL_ATTRS_REFUSED",
 ]

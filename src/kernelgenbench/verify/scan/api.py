@@ -14,13 +14,10 @@ from __future__ import annotations
 import ast
 import importlib.util
 import os
-import threading
 
 from .findings import Finding
 from .scanner import _def_lines, _Scanner
-
-#: The verifier's job threads scan submissions concurrently; ast.parse is serialised.
-_PARSE_LOCK = threading.Lock()
+from .scope import PARSE_LOCK as _PARSE_LOCK
 
 
 def scan_source(
@@ -121,13 +118,37 @@ def kernel_body_defs(source: str) -> frozenset[tuple[str, int]]:
 _HANDLER_METHODS = frozenset({"__torch_dispatch__", "__torch_function__"})
 
 
+def _handler_named(node: ast.AST) -> str | None:
+    """The handler name (:data:`_HANDLER_METHODS`) that ``node`` binds, reads or spells, or None: a ``def``, a name, an
+    attribute, a keyword argument, an imported name, or a string constant."""
+    names: list[str | None] = []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        names.append(node.name)
+    elif isinstance(node, ast.Name):
+        names.append(node.id)
+    elif isinstance(node, ast.Attribute):
+        names.append(node.attr)
+    elif isinstance(node, (ast.keyword, ast.arg)):
+        names.append(node.arg)
+    elif isinstance(node, ast.alias):
+        names += [node.name.split(".")[-1], node.asname]
+    elif isinstance(node, (ast.Global, ast.Nonlocal)):
+        names += node.names
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+        names.append(node.value.strip())
+    return next((n for n in names if n in _HANDLER_METHODS), None)
+
+
 def _dispatch_escapes(tree: ast.AST, source: str) -> list[Finding]:
     """Constructs that run PyTorch code where neither this scan nor the L3 dispatch trace looks
     (found by red-teaming):
 
-    * a ``torch.Tensor`` subclass or a class defining ``__torch_dispatch__``/``__torch_function__``:
-      a subclass's handler runs with the sandbox's dispatch mode popped, so what it computes is
-      never traced;
+    * ``__torch_dispatch__``/``__torch_function__`` named anywhere: defined, assigned in a class body
+      (``__torch_dispatch__ = f``, red team 31), stored or read as an attribute, or a string
+      (``setattr(C, "__torch_dispatch__", f)``, a ``type()`` namespace): a tensor subclass's or a mode's
+      handler runs with the sandbox's dispatch mode popped, so what it computes is never traced
+      (tensor subclasses themselves are refused by the scanner, by what the base class is:
+      ``_Scanner._check_base``);
     * ``<decorated function>.fn``: the plain Python body behind ``@triton.jit``/``@triton.autotune``;
       kernel bodies are scanned as Triton code (tensor methods there are ``tl`` operations), so
       calling the body as Python would run PyTorch unseen;
@@ -145,16 +166,12 @@ def _dispatch_escapes(tree: ast.AST, source: str) -> list[Finding]:
     decorated = {n.name for n in ast.walk(tree)
                  if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            bases = [ast.unparse(b) for b in node.bases]
-            tensor_base = any(b.split(".")[-1] in ("Tensor", "_TensorBase", "TensorBase") for b in bases)
-            handlers = [f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                        and f.name in _HANDLER_METHODS]
-            if tensor_base or handlers:
-                what = "subclasses torch.Tensor" if tensor_base else f"defines {handlers[0]}"
-                out.append(Finding(node.lineno, node.col_offset, "introspection",
-                                   f"line {node.lineno}: {code(node)} {what}: a tensor subclass or dispatch "
-                                   "handler runs PyTorch code outside the dispatch trace (rule introspection)"))
+        handler = _handler_named(node)
+        if handler is not None:
+            line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0)
+            out.append(Finding(line, col, "introspection",
+                               f"line {line}: {code(node)} names {handler}: a tensor subclass's or a mode's dispatch "
+                               "handler runs PyTorch code outside the dispatch trace (rule introspection)"))
         elif isinstance(node, ast.Attribute) and node.attr == "fn" and isinstance(node.value, ast.Name) \
                 and node.value.id in decorated:
             out.append(Finding(node.lineno, node.col_offset, "introspection",

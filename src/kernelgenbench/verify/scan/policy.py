@@ -37,10 +37,18 @@ forbidden-import    brief: imports outside :data:`IMPORT_ALLOWED`
 file-io, process,   DESIGN.md ("process spawning, file and network access", "threads")
 network, threads
 dynamic-import      DESIGN.md ("dynamic ... import tricks"); aten.md §4 item 6 (importlib/__import__)
-introspection       DESIGN.md ("introspection (gc, inspect, frames)")
-exec-eval           DESIGN.md ("exec/eval"); aten.md §4 item 6
+introspection       DESIGN.md ("introspection (gc, inspect, frames)"); red team 31: private members of the
+                    allowed standard modules (``typing._eval_type``), ``__annotations__``, a base class L1
+                    cannot name (a call's result, ``*bases``, a name bound to a computed value); Triton
+                    outside :data:`TRITON_ALLOWED` (the language, decorators, Config, cdiv, device queries)
+exec-eval           DESIGN.md ("exec/eval"); aten.md §4 item 6; red team 31: :data:`TYPING_EVALUATORS`
+                    (``typing.get_type_hints`` evaluates string annotations, which are scanned as code)
 dynamic-attr        DESIGN.md ("dynamic attribute ... tricks")
-monkey-patch        DESIGN.md ("monkey-patching of any module or class")
+monkey-patch        DESIGN.md ("monkey-patching of any module or class"); red team 31: a PyTorch or Triton class
+                    as a base class (a subclass runs the class's code with the submission's overrides) other
+                    than :data:`SUBCLASSABLE_CLASSES` and exceptions; a ``torch.Tensor`` subclass is
+                    ``introspection`` (by what the base is, ``torch.nn.Parameter`` included), as is any
+                    binding of ``__torch_dispatch__``/``__torch_function__`` (def, assignment, string)
 (module-cache)      removed; see "State across calls" below
 kernel-body         red-team findings (L2 ghost-replay channels): on the CPU interpreter a kernel body is
                     plain Python that runs in a normal launch and not in a ghost replay's no-op, so
@@ -48,11 +56,14 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     store into or mutate Python objects, and every call in it must be Triton:
                     ``tl.*``/``triton.language.*`` (libdevice included), ``triton.cdiv``/
                     ``next_power_of_2``, ``math.*``, a @triton.jit function of the submission named
-                    directly (bound once), a builtin Triton compiles (:data:`KERNEL_BUILTINS`), or a
+                    directly (bound once), a tl.constexpr parameter, a closure or module-level variable
+                    (its value judged at each launch by the launch rule, below), a builtin Triton
+                    compiles (:data:`KERNEL_BUILTINS`), or a
                     method whose name Triton's values have and the submission gives none of its own
                     objects (:func:`.scope._user_attr_names`); ``for`` loops over calls, ``with`` of calls,
                     functions handed to ``tl.reduce``/``associative_scan``/``map_elementwise`` are
-                    @triton.jit ones. Left open (name-based, like tensor-method): a Python object
+                    @triton.jit ones or the names a body may call (a ``tl.constexpr`` combine function).
+                    Left open (name-based, like tensor-method): a Python object
                     whose method has a Triton name and mutates it (none among containers besides
                     ``sort``, which is rejected), and iterators drained by unpacking, ``*`` or
                     comprehensions. Code that runs *implicitly* in a kernel body (special methods and
@@ -61,6 +72,8 @@ kernel-body         red-team findings (L2 ghost-replay channels): on the CPU int
                     special method or property; host code uses them legitimately): the runtime launch
                     rule (``sandbox/launch_args.py``, failure class ``profile``) lets only Triton
                     values reach a kernel, as arguments or as globals, on every platform
+                    Red team 31: attribute reads of ``.handle`` and of ``_``-prefixed names in a kernel body
+                    (on the interpreter ``x.handle.data`` is the NumPy array behind a block)
 streams             DESIGN.md ("extra streams")
 timer               DESIGN.md (timings are checked; "timer tampering" failure class): time, timeit,
                     torch.cuda.Event, triton.testing, profilers
@@ -111,7 +124,8 @@ RULES: dict[str, str] = {
     "host-compute": "imports a host-side numeric library (numpy, scipy, jax, ...)",
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
-    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib)",
+    "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
+    "abc)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -121,13 +135,15 @@ RULES: dict[str, str] = {
     "introspection": "inspects or rewrites the interpreter (inspect, gc, traceback, types, frames, "
     "__dict__, __class__, __globals__, ...)",
     "exec-eval": "runs code built at run time or reaches the interpreter's namespaces "
-    "(exec, eval, compile, __import__, globals, locals, vars, breakpoint, input)",
+    "(exec, eval, compile, __import__, globals, locals, vars, breakpoint, input, typing.get_type_hints; string "
+    "annotations are scanned as code)",
     "dynamic-attr": "getattr/setattr/delattr/hasattr with an attribute name that is not a string literal",
     "monkey-patch": "assigns or deletes an attribute of a module, of something reached through one, or of "
-    "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library",
+    "a class defined elsewhere; rebinds an imported name through `global`; registers into torch.library; subclasses "
+    "a PyTorch or Triton class other than torch.nn.Module, torch.autograd.Function and exceptions",
     "kernel-body": "a Triton kernel body calls something other than Triton (tl.*, libdevice, @triton.jit "
-    "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print) or "
-    "changes a Python object",
+    "functions, methods of Triton values, range/min/max/len/int/float/isinstance/getattr/hasattr/print), "
+    "changes a Python object or reads an internal of a Triton value (x.handle, _-prefixed names)",
     "streams": "creates or switches CUDA streams or graphs",
     "timer": "uses timers or profilers (time, timeit, torch.cuda.Event, triton.testing, torch.profiler)",
 }
@@ -176,6 +192,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "_check_is_size",
         # switches read as flags (false-rejection hunt 29): which reduction order or path a wrapper takes
         "are_deterministic_algorithms_enabled", "cuda.is_current_stream_capturing", "cuda.is_bf16_supported",
+        # (false-rejection hunt 31) the other global flags a drop-in replacement follows: TF32 or IEEE fp32 products
+        # (PyTorch's matmul precision, as torch.backends.cuda.matmul.allow_tf32 is read), warn-only determinism,
+        # autocast; each returns a str or bool
+        "get_float32_matmul_precision", "is_deterministic_algorithms_warn_only_enabled", "is_autocast_enabled",
         # the device-generic queries of torch.accelerator (PyTorch 2.6+), like their torch.cuda forms above
         "accelerator.current_accelerator", "accelerator.current_device_index", "accelerator.current_device_idx",
         "accelerator.device_count", "accelerator.is_available", "accelerator.synchronize",
@@ -281,6 +301,10 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # the interpreter's machinery that turns a kernel's source into the function it runs (red-team:
         # a replaced rewriter ran a host function as the kernel body); also what Triton compiles on GPUs
         "rewriter", "rewrite", "rewrite_ast", "_src", "_unsafe_update_src", "_set_src",
+        # a function's or class's annotations: what typing.get_type_hints / functools.singledispatch evaluate (red
+        # team 31); written at run time they would hold source L1 never scanned; read back they would hand out the
+        # classes L1 admits in annotations only (torch._C._DisableTorchDispatch, triton.runtime.Autotuner; fp31)
+        "__annotations__",
     }
 )
 
@@ -310,7 +334,7 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib",
+    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
@@ -323,6 +347,12 @@ OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
 #: a whole although honest wrappers import it for ``nullcontext``).
 CONTEXTLIB_ALLOWED: frozenset[str] = frozenset({"contextlib.nullcontext", "contextlib.contextmanager",
                                                 "contextlib.suppress"})
+#: What of ``abc`` a submission may use: abstract base classes for its own op objects (``class UnaryOp(abc.ABC)`` with
+#: ``@abc.abstractmethod``; false-rejection hunt 31). ``abc.ABCMeta`` is a metaclass like the ones a submission may
+#: already write with ``type``, and registering virtual subclasses is what ``numbers.Number.register`` already does;
+#: the harness tells types apart with ``type()``. The private helpers (``abc._reset_registry``, ...) are refused.
+ABC_ALLOWED: frozenset[str] = frozenset({"abc.ABC", "abc.ABCMeta", "abc.abstractmethod", "abc.abstractclassmethod",
+                                         "abc.abstractstaticmethod", "abc.abstractproperty"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -338,6 +368,7 @@ IMPORT_RULES: dict[str, str] = {
     # the interpreter's execution state (grid of the last launch): it tells a launch from an L2 no-op
     "triton.runtime.interpreter": "introspection",
     "triton.knobs": "monkey-patch",
+    "triton.runtime.build": "foreign-compute", "triton.runtime.cache": "file-io", "triton.backends": "foreign-compute",
     "torch.overrides": "monkey-patch", "torch.utils._python_dispatch": "monkey-patch",
     # host-side numeric computation
     **dict.fromkeys(
@@ -374,7 +405,8 @@ IMPORT_RULES: dict[str, str] = {
 #: Paths under a forbidden prefix that are allowed: ``torch.library.wrap_triton`` wraps a Triton kernel for
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
-TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling"})
+TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
+                                                "torch.compiler.is_dynamo_compiling"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
@@ -411,6 +443,9 @@ TORCH_PATH_RULES: dict[str, str] = {
     # submission makes kernels with triton.jit/autotune/heuristics; calling Autotuner._bench itself or building a
     # JITFunction by hand reaches the machinery the harness hooks)
     "triton.knobs": "monkey-patch",
+    # Triton's build helpers and caches (red team 31: compile_module_from_src ran the C compiler on the submission's
+    # source and imported the extension; _load_module_from_path imports any file; the cache manager writes files)
+    "triton.runtime.build": "foreign-compute", "triton.runtime.cache": "file-io", "triton.backends": "foreign-compute",
     # PyTorch's mode stacks: a mode's handler runs on every torch call, the harness's own outside the trace included
     # (red team 30b); the child also refuses any mode left pushed (sandbox/drive.py foreign_modes)
     "torch.overrides": "monkey-patch", "torch.utils._python_dispatch": "monkey-patch",
@@ -557,6 +592,87 @@ SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
 })
 
 
+#: Library classes a submission may subclass (red team 31). A class used as a base runs its code with the submission's
+#: overrides, so a base is judged like a use of the class, and more strictly: of ``torch``/``triton`` only these (and
+#: exception classes) may be bases. Any other (``torch.package.importer._SysImporter``: arbitrary imports;
+#: ``torch._C._DisableTorchDispatch`` and the other C guards: the L3 trace off; a TorchDispatchMode from
+#: ``torch.autograd.graph``; ``triton.Config``, whose methods Triton calls while it benchmarks) is rule monkey-patch,
+#: and a ``torch.Tensor`` subclass (``torch.nn.Parameter``, ``torch.nn.Buffer``, ...) rule introspection.
+#: Standard-library bases (``enum.IntEnum``, ``typing.NamedTuple``, ...) are judged by their module's own rules.
+SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function"})
+
+#: ``triton.<path>`` a submission may use outside ``triton.language`` (G, red team 31: ``triton.runtime.build`` compiled
+#: and imported C code, ``triton.runtime.cache`` writes files): the decorators, ``triton.Config``, the integer helpers,
+#: device queries and the host tensor descriptor. Every other path under ``triton`` is a finding (Triton's runtime,
+#: compiler, build, cache and backend internals), except exception classes (caught or raised) and classes in a type
+#: check or an annotation. Importing or binding by a plain assignment a module on the way to one of these
+#: (``from triton.runtime import driver``) is allowed; its other attributes are judged at their use.
+TRITON_ALLOWED: frozenset[str] = frozenset({
+    "triton.jit", "triton.autotune", "triton.heuristics", "triton.Config", "triton.cdiv", "triton.next_power_of_2",
+    "triton.constexpr_function", "triton.__version__", "triton.runtime.Config", "triton.runtime.autotuner.Config",
+    "triton.runtime.driver.active.get_active_torch_device", "triton.runtime.driver.active.get_current_device",
+    "triton.runtime.driver.active.get_current_target", "triton.runtime.driver.active.utils.get_device_properties",
+    "triton.runtime.driver.active.get_current_stream",
+    # the scratch allocator device-side tensor descriptors need (tl.make_tensor_descriptor); Triton calls it inside a
+    # launch, where the launch window traces the submission's code (sandbox/window.py); and the dtype view of a
+    # tensor handed to a kernel (fp8 storage read as tl.float8e4nv)
+    "triton.set_allocator", "triton.reinterpret",
+})
+#: ``triton.<prefix>``: everything under these is allowed (the language, libdevice, the host tensor descriptor).
+TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.tensor_descriptor.TensorDescriptor")
+
+#: ``typing`` members that evaluate string annotations (F, red team 31: ``typing.get_type_hints(f)`` is ``eval`` of
+#: ``f``'s string annotations, source L1 never parsed, with ``__import__`` in reach). Rule exec-eval. Private members of
+#: the allowed standard modules (``typing._eval_type``, ``dataclasses._create_fn``: exec of built source) are rule
+#: introspection; string annotations are scanned as the code they are (:meth:`.scanner._Scanner.visit_Constant`), so
+#: evaluators the scan allows (``functools.singledispatch``'s ``register``) see only scanned code.
+TYPING_EVALUATORS: frozenset[str] = frozenset({"typing.get_type_hints", "typing.ForwardRef",
+                                               "typing.evaluate_forward_ref"})
+
+#: Attributes of Triton values a kernel body may not read (D, red team 31): ``x.handle`` is the backend's value (on the
+#: interpreter a NumPy array in ``.handle.data``, whose methods share names with ``tl.tensor``'s: NumPy computed a scan
+#: inside a "kernel"); non-public (``_``-prefixed) names are not Triton's language either.
+KERNEL_ATTRS_REFUSED: frozenset[str] = frozenset({"handle"})
+
+
+def library_object(path: str) -> object | None:
+    """The object at dotted ``path`` of an allowed module (``torch.nn.Module``, ``triton.Config``), read with
+    ``inspect.getattr_static`` from the loaded root without importing anything new; None when not found."""
+    import sys as _sys
+
+    parts = path.split(".")
+    if parts[0] not in IMPORT_ALLOWED or parts[0] == "__future__":
+        return None
+    obj: object | None = _sys.modules.get(parts[0])
+    if obj is None:
+        try:
+            obj = __import__(parts[0])
+        except ImportError:
+            return None
+    for part in parts[1:]:
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            return None
+    return obj
+
+
+def triton_path_allowed(path: str) -> bool:
+    """Whether ``triton.<...>`` ``path`` is on :data:`TRITON_ALLOWED` (or under :data:`TRITON_ALLOWED_PREFIXES`), or is
+    one of the decorators of :data:`JIT_DECORATORS`."""
+    return path in TRITON_ALLOWED or path in JIT_DECORATORS or any(
+        path == p or path.startswith(p + ".") for p in TRITON_ALLOWED_PREFIXES)
+
+
+def triton_path_on_the_way(path: str) -> bool:
+    """Whether ``path`` is a module or object on the way to an allowed Triton path (``triton.runtime.driver``)."""
+    return any(a.startswith(path + ".") for a in (*TRITON_ALLOWED, *JIT_DECORATORS, *TRITON_ALLOWED_PREFIXES))
+
+
+def is_exception_class(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, BaseException)
+
+
 def is_module_path(path: str) -> bool:
     """Whether the imported object at dotted ``path`` (``torch``, ``triton.language``, ``torch.serialization``) is a
     module: an attribute of a module (``inspect.getattr_static`` from the root module), the path's own entry in
@@ -614,6 +730,13 @@ _IMPORT_WHY = {
     "threads": "submissions must not start threads",
     "dynamic-import": "submissions must not import dynamically",
     "introspection": "submissions must not inspect or rewrite the interpreter",
+}
+
+#: Texts for paths whose rule's own text (:data:`_PATH_WHY`) would name the wrong thing, by the prefix matched.
+_PATH_WHY_BY_PREFIX = {
+    "triton.knobs": "uses {path}, Triton's process-wide settings and launch hooks (a hook would run on every launch, "
+                    "Triton's benchmarking and the L2 ghost replay's empty launches included); read TRITON_INTERPRET "
+                    "with os.environ.get instead",
 }
 
 _PATH_WHY = {

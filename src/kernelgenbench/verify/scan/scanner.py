@@ -21,19 +21,18 @@ from __future__ import annotations
 import ast
 import types
 
+from .class_rules import _CLASS_FACTORY_WHY, _ClassRules
 from .findings import Finding
+from .kernel_rules import _KernelRules
 from .policy import (
-    _BUILTIN_TYPES,
     _BUILTIN_WHY,
     _IMPORT_WHY,
-    _JIT_SIDE_EFFECT,
-    _KERNEL_CALL_WHY,
     _PATH_WHY,
+    _PATH_WHY_BY_PREFIX,
+    ABC_ALLOWED,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
-    CONSTEXPR_FN_BUILTINS,
     CONSTEXPR_FN_DECORATORS,
-    CONSTEXPR_FN_METHODS,
     CONTEXTLIB_ALLOWED,
     EXEC_BUILTINS,
     IMPORT_ALLOWED,
@@ -41,14 +40,10 @@ from .policy import (
     IMPORT_RULES,
     INTROSPECTION_ATTRS,
     JIT_DECORATORS,
-    KERNEL_BUILTINS,
-    KERNEL_CALLABLE_ARGS,
-    KERNEL_TRITON_HELPERS,
-    MUTATING_METHODS,
+    KERNEL_ATTRS_REFUSED,
     OS_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
-    SAFE_TORCH_CLASSES,
     STRING_ATTR_TOOLS,
     TENSOR_CONVERSION_METHODS,
     TENSOR_COPY_METHODS,
@@ -61,16 +56,30 @@ from .policy import (
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     TRITON_RUNTIME_CLASSES,
+    TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
     _foreign_module,
     _recursion_why,
     _tensor_method_names,
-    _triton_method_names,
-    is_module_path,
+    is_exception_class,
+    library_object,
+    triton_path_allowed,
+    triton_path_on_the_way,
 )
-from .scope import HOST, _ScopeAnalysis, _torch_object, _user_attr_names
+from .scope import (
+    HOST,
+    PARSE_LOCK,
+    _is_main_guard,
+    _name_bindings,
+    _ScopeAnalysis,
+    _torch_object,
+    _type_positions,
+    _user_attr_names,
+)
+from .value_rules import _ValueRules
 
 _SNIPPET_MAX = 80
+
 
 
 def _is_structseq(obj: object) -> bool:
@@ -79,11 +88,21 @@ def _is_structseq(obj: object) -> bool:
     return isinstance(obj, type) and issubclass(obj, tuple) and obj.__module__ == "torch.return_types"
 
 
+def _is_plain_torch_value(obj: object) -> bool:
+    """Whether a PyTorch object read as a value is plain data (a number, string, dtype, device, layout, memory
+    format, size, finfo) or a random generator (``torch.default_generator``, which random operators draw from)."""
+    import torch
+
+    return obj is None or isinstance(obj, (int, float, complex, str, bytes, bool, tuple, frozenset, torch.dtype,
+                                           torch.device, torch.layout, torch.memory_format, torch.Size, torch.finfo,
+                                           torch.iinfo, torch.Generator))
+
+
 def _is_function_like(obj: object) -> bool:
     return callable(obj) and not isinstance(obj, (type, types.ModuleType))
 
 
-class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
+class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeVisitor):
     def __init__(self, source: str, own_ops: frozenset[str], allow_copies: bool,
                  allow_methods: frozenset[str] = frozenset(), aliases: frozenset[str] = frozenset()):
         super().__init__()
@@ -118,6 +137,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.module_bases: set[int] = set()
         self.module_probes: dict[int, ast.Call] = {}
         self.module_binds: dict[int, str] = {}
+        #: ids of the string constants inside annotations (scanned as code: visit_Constant), and the expressions parsed
+        #: from them (kept alive while their nodes' ids are held)
+        self.annotation_strings: set[int] = set()
+        self.parsed_annotations: list[ast.AST] = []
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -159,6 +182,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.rebound.update(n.names)
         self.user_attrs = _user_attr_names(tree)
+        # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
+        self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
+                            if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
+                            and type(b[0][1].value) is int and name not in self.rebound}
         for n in ast.walk(tree):
             if isinstance(n, ast.Attribute):
                 self.module_bases.add(id(n.value))
@@ -169,6 +196,7 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 self.module_binds[id(n.value)] = n.targets[0].id
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
+        self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
@@ -259,22 +287,6 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     visit_AsyncFunctionDef = _visit_function
     visit_Lambda = _visit_function
 
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for dec in node.decorator_list:
-            self.visit(dec)
-        for base in node.bases:
-            self.visit(base)
-        for kw in node.keywords:
-            self.visit(kw.value)
-        self.scopes.append(self.build_scope(node))
-        try:
-            for stmt in node.body:
-                self.visit(stmt)
-        finally:
-            self.scopes.pop()
-
-    # ---- imports -------------------------------------------------------------------------------
-
     def _check_module(self, node: ast.AST, module: str, code: str | None = None) -> bool:
         """Report the import of dotted ``module`` if a rule forbids it; True when reported."""
         if module.startswith("."):
@@ -286,7 +298,9 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             prefix = ".".join(parts[:i])
             rule = IMPORT_RULES.get(prefix)
             if rule is not None:
-                self.report(node, rule, f"imports {module}: {_IMPORT_WHY[rule]}", code)
+                why = _PATH_WHY_BY_PREFIX[prefix].format(path=prefix) if prefix in _PATH_WHY_BY_PREFIX \
+                    else _IMPORT_WHY[rule]
+                self.report(node, rule, f"imports {module}: {why}", code)
                 return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
@@ -318,6 +332,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     # ---- names and attributes ------------------------------------------------------------------
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "__annotations__":
+            self.report(node, "introspection", "reaches __annotations__, the annotations that typing.get_type_hints "
+                        "and functools.singledispatch evaluate; written at run time they would hold source L1 never "
+                        "scanned")
         if isinstance(node.ctx, ast.Load):
             if id(node) not in self.handled and self.is_builtin(node.id):
                 if node.id in EXEC_BUILTINS:
@@ -338,6 +356,10 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self._check_attr_name(node, node.value, node.attr)
+        if isinstance(node.value, ast.Name) and node.value.id == "type" and self.is_builtin("type"):
+            self.report(node, "introspection", _CLASS_FACTORY_WHY.format(what=f"type.{node.attr}"))
+        if self.jit_depth:
+            self._check_kernel_attr(node, node.attr)
         if isinstance(node.ctx, ast.Load):
             if id(node) not in self.chain_inner and id(node) not in self.handled:
                 path = self.resolve(node)
@@ -356,13 +378,26 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
     #: buffer is aligned, never where it is (no pointer reaches a kernel or the host this way).
     MAX_ALIGNMENT = 1024
 
+    def _int_constant(self, node: ast.AST) -> int | None:
+        """The int ``node`` is: a literal, or a module-level name bound once to one (``_ALIGN = 16``)."""
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name) and node.id in self.module_ints:
+            kind, _, scope = self.lookup(node.id)
+            if kind == "local" and scope is self.scopes[0]:
+                return self.module_ints[node.id]
+        return None
+
     def visit_BinOp(self, node: ast.BinOp) -> None:
         call = node.left
-        if isinstance(node.op, ast.Mod) and isinstance(call, ast.Call) and not call.args and not call.keywords \
-                and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr" \
-                and isinstance(node.right, ast.Constant) and type(node.right.value) is int \
-                and 0 < node.right.value <= self.MAX_ALIGNMENT:
-            self.alignment_reads.add(id(call.func))
+        if isinstance(node.op, (ast.Mod, ast.BitAnd)) and isinstance(call, ast.Call) and not call.args \
+                and not call.keywords and isinstance(call.func, ast.Attribute) and call.func.attr == "data_ptr":
+            n = self._int_constant(node.right)
+            # ``% N`` with 0 < N <= MAX_ALIGNMENT, or ``& M`` with M a low-bit mask below it (``& 15`` is ``% 16``:
+            # fp31), N a literal or a module constant (``% _ALIGN``)
+            if n is not None and (0 < n <= self.MAX_ALIGNMENT if isinstance(node.op, ast.Mod)
+                                  else 0 <= n < self.MAX_ALIGNMENT and n & (n + 1) == 0):
+                self.alignment_reads.add(id(call.func))
         self.generic_visit(node)
 
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
@@ -374,6 +409,42 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                 and self.resolve(receiver) in (None, "torch.Tensor"):
             self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
                         "and written by Triton kernels through the tensor")
+
+    def _check_kernel_attr(self, node: ast.AST, attr: str) -> None:
+        """Rule kernel-body for an attribute read in a kernel body (red team 31): ``x.handle`` is the backend's value
+        behind a Triton value (on the interpreter ``.handle.data`` is a NumPy array: NumPy computed inside a "kernel"),
+        and ``_``-prefixed names are Triton's internals, not its language (dunders are judged as introspection)."""
+        if attr in INTROSPECTION_ATTRS:
+            return
+        if attr in KERNEL_ATTRS_REFUSED or attr.startswith("_"):
+            self.report(node, "kernel-body", f"reads .{attr} inside a Triton kernel body: an internal of Triton's "
+                        "values (on the CPU interpreter .handle.data is the NumPy array behind a block, and NumPy "
+                        "would compute there), not part of the language; use tl.* functions and the public "
+                        "attributes (x.dtype, x.shape, x.T)")
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """A string annotation is Python source that ``typing.get_type_hints`` and ``functools.singledispatch``
+        evaluate (red team 31): it is scanned as the expression it holds, at the string's position."""
+        if id(node) not in self.annotation_strings or not isinstance(node.value, str):
+            return
+        try:
+            with PARSE_LOCK:
+                expr = ast.parse(node.value.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return  # not an expression: evaluating it raises SyntaxError
+        for sub in ast.walk(expr):
+            if "lineno" in sub._attributes:
+                sub.lineno, sub.col_offset = node.lineno, node.col_offset
+                sub.end_lineno, sub.end_col_offset = node.end_lineno, node.end_col_offset
+        self.parsed_annotations.append(expr)  # kept alive: the sets below hold its nodes' ids
+        inner = _annotation_roots(expr)
+        self.annotation_strings.update(id(c) for c in inner)
+        self.type_positions.update(id(x) for x in ast.walk(expr) if not isinstance(x, ast.Call))
+        self.check_positions.update(id(x) for x in ast.walk(expr) if not isinstance(x, ast.Call))
+        for n in ast.walk(expr):
+            if isinstance(n, ast.Attribute):
+                self.module_bases.add(id(n.value))
+        self.visit(expr)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if not isinstance(node.ctx, ast.Load):
@@ -398,10 +469,20 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             elif func.id in ATTR_BUILTINS:
                 self.handled.add(id(func))
                 self._check_attr_builtin(node, func.id)
+            elif func.id == "type" and len(node.args) + len(node.keywords) > 1:
+                self._check_factory_bases(node, node.args[1] if len(node.args) == 3 and not node.keywords else None,
+                                          "type(name, bases, namespace)")
         path = self.resolve(func)
         if path is not None:
             self._mark_chain(func)
             self._check_path(node, path, as_call=True)
+            kws = {k.arg: k.value for k in node.keywords}
+            if None in kws and (path == "dataclasses.make_dataclass" or path.startswith("enum.")):
+                self._check_factory_bases(node, None, f"{path}(**...)")
+            elif path == "dataclasses.make_dataclass" and "bases" in kws:
+                self._check_factory_bases(node, kws["bases"], f"{path}(bases=...)")
+            elif path.startswith("enum.") and "type" in kws:
+                self._check_factory_bases(node, ast.Tuple(elts=[kws["type"]], ctx=ast.Load()), f"{path}(type=...)")
         else:
             method = self._method_of(func)
             if method is not None:
@@ -410,133 +491,6 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
 
     # ---- kernel bodies: what a @triton.jit body may call ---------------------------------------
 
-    def _is_jit_def(self, name: str) -> bool:
-        kind, _, scope = self.lookup(name)
-        return kind == "local" and scope is not None and name in scope.jit_defs
-
-    def _is_constexpr_param(self, name: str) -> bool:
-        """Whether ``name`` is a ``tl.constexpr`` parameter of the function whose body is being scanned
-        (a jit function passed to a kernel, ``ACT: tl.constexpr`` called as ``ACT(x)``: the runtime
-        launch check, sandbox/launch_args.py, admits only Triton values there, jit functions among them)."""
-        kind, _, scope = self.lookup(name)
-        if kind != "local" or scope is None or scope.kind != "function":
-            return False
-        fn = scope.node
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return False
-        a = fn.args
-        for arg in a.posonlyargs + a.args + a.kwonlyargs:
-            if arg.arg == name and arg.annotation is not None:
-                return self.resolve(arg.annotation) == "triton.language.constexpr"
-        return False
-
-    def _is_closure_variable(self, name: str) -> bool:
-        """Whether ``name``, read in the function being scanned, is a variable of an enclosing function (a
-        kernel made in a factory, calling ``op(x)`` where ``op`` is the factory's argument): its value is a
-        closure cell, which the runtime launch check (sandbox/launch_args.py) admits only when it holds a
-        Triton value, jit functions among them; the GPU compiler accepts nothing else either."""
-        kind, _, scope = self.lookup(name)
-        if kind != "local" or scope is None or scope.kind != "function":
-            return False
-        inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
-        return inner is not None and scope is not inner
-
-    def _kernel_path_ok(self, path: str) -> bool:
-        return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
-
-    def _check_kernel_call(self, node: ast.Call) -> None:
-        """Rule kernel-body for one call inside a @triton.jit body (and every helper it calls, each
-        a @triton.jit body itself); see :data:`_KERNEL_CALL_WHY`."""
-        func = node.func
-        path = self.resolve(func)
-        if path is not None:
-            if not self._kernel_path_ok(path):
-                self.report(node, "kernel-body", f"calls {path}, which is not part of Triton's language, "
-                            + _KERNEL_CALL_WHY)
-            elif path.startswith("triton.language."):
-                self._check_callable_arg(node, path.rsplit(".", 1)[-1], method=False)
-            return
-        if isinstance(func, ast.Name):
-            if self.is_builtin(func.id):
-                if func.id not in KERNEL_BUILTINS and not (
-                        self.constexpr_fn_depth and func.id in CONSTEXPR_FN_BUILTINS):
-                    self.report(node, "kernel-body", f"calls the Python builtin {func.id} " + _KERNEL_CALL_WHY)
-                elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):
-                    self.report(node, "kernel-body", "prints to a file object (print calls its write method) "
-                                + _KERNEL_CALL_WHY)
-                elif func.id in ("min", "max") and not self.constexpr_fn_depth and (len(node.args) < 2 or node.keywords
-                                                    or any(isinstance(a, ast.Starred) for a in node.args)):
-                    self.report(node, "kernel-body", f"calls {func.id} over an iterable or with key=, which "
-                                "runs or drains a Python object " + _KERNEL_CALL_WHY)
-            elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
-                      or self._is_closure_variable(func.id)):
-                self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, a tl.constexpr parameter or a variable of an "
-                            "enclosing function, " + _KERNEL_CALL_WHY)
-            return
-        method = self._method_of(func)
-        if method is not None:
-            _, name = method
-            if name in MUTATING_METHODS:
-                what = "" if name not in _triton_method_names() else f" (write tl.{name}(x) for Triton's)"
-                self.report(node, "kernel-body", _JIT_SIDE_EFFECT + what)
-            elif name not in _triton_method_names() and not (
-                    self.constexpr_fn_depth and name in CONSTEXPR_FN_METHODS and name not in self.user_attrs):
-                self.report(node, "kernel-body", f"calls .{name}(), which is not a method of Triton values, "
-                            + _KERNEL_CALL_WHY)
-            elif name in self.user_attrs:
-                self.report(node, "kernel-body", f"calls .{name}(), a name the submission gives its own "
-                            "objects or classes, " + _KERNEL_CALL_WHY)
-            else:
-                self._check_callable_arg(node, name, method=True)
-            return
-        self.report(node, "kernel-body", "calls a computed callable (not a Triton function or a @triton.jit "
-                    "function named directly) " + _KERNEL_CALL_WHY)
-
-    def _check_callable_arg(self, node: ast.Call, name: str, *, method: bool) -> None:
-        """``tl.reduce(x, 0, fn)`` and the like call ``fn``: it must be a @triton.jit function of the
-        submission named directly, or one of Triton's."""
-        spec = KERNEL_CALLABLE_ARGS.get(name)
-        if spec is None:
-            return
-        keyword, pos = spec
-        pos -= method
-        arg = next((k.value for k in node.keywords if k.arg == keyword), None)
-        if arg is None and 0 <= pos < len(node.args):
-            arg = node.args[pos]
-        if arg is None:
-            return
-        if isinstance(arg, ast.Name) and self._is_jit_def(arg.id):
-            return
-        target = self.resolve(arg)
-        if target is not None and target.startswith("triton.language."):
-            return
-        self.report(node, "kernel-body", f"hands {self.snippet(arg)} to {name} as the function it calls; it must "
-                    "be a @triton.jit function named directly, " + _KERNEL_CALL_WHY)
-
-    def visit_For(self, node: ast.For) -> None:
-        if self.jit_depth and not self.constexpr_fn_depth and not isinstance(node.iter, ast.Call):
-            self.report(node.iter, "kernel-body", "is iterated inside a Triton kernel body; a kernel loops over "
-                        "range(...), tl.range(...) or tl.static_range(...) only (iterating a Python object "
-                        "runs or drains it, a channel out of the launch)")
-        self.generic_visit(node)
-
-    def visit_With(self, node: ast.With) -> None:
-        if self.jit_depth:
-            for item in node.items:
-                if not isinstance(item.context_expr, ast.Call):
-                    self.report(item.context_expr, "kernel-body", "is entered as a context manager inside a Triton "
-                                "kernel body (its __enter__/__exit__ run Python code); only Triton's context "
-                                "managers, called in place, are allowed")
-        self.generic_visit(node)
-
-    def _mark_chain(self, func: ast.AST) -> None:
-        self.chain_inner.add(id(func))
-        literal = self.getattr_literal(func)
-        if literal is not None:
-            self.handled.add(id(func))
-            self.chain_inner.add(id(literal[0]))
-
     def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
         args = node.args
         if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
@@ -544,6 +498,8 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                         "literal; the scan (and a reader) cannot tell what it reaches")
             return
         obj, attr = args[0], args[1].value
+        if self.jit_depth and name in ("getattr", "hasattr"):
+            self._check_kernel_attr(node, attr)
         if name == "getattr":
             self._check_attr_name(node, obj, attr)
             base = self.resolve(obj)
@@ -635,12 +591,37 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
             self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
                         "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
             return
+        if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
+                        "are allowed")
+            return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
                         "filtering warnings reads back what a kernel launch emitted)")
             return
+        if any(path == e or path.startswith(e + ".") for e in TYPING_EVALUATORS):
+            self.report(node, "exec-eval", f"uses {path}, which evaluates string annotations: eval of source L1 never "
+                        "scanned (red team 31: a string annotation imported the harness's state); annotations are "
+                        "for readers, not for evaluation")
+            return
+        if root in IMPORT_ALLOWED and root not in ("torch", "triton", "__future__") \
+                and id(node) not in self.type_positions and any(
+                p.startswith("_") and not p.endswith("_") for p in path.split(".")[1:]):  # dunder, sunder: public
+            self.report(node, "introspection", f"uses {path}, a private internal of {root} (typing._eval_type "
+                        "evaluates source, dataclasses._create_fn runs exec); only the public names are allowed")
+            return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if at_import and path in TRITON_RUNTIME_CLASSES:
+            # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
+            # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
+            # attribute, subclass or any other read is refused (fp31)
+            return
+        if root == "triton":
+            obj = library_object(path)
+            if is_exception_class(obj) or (isinstance(obj, type) and not at_import
+                                           and id(node) in self.check_positions):
+                return  # a Triton exception (caught or raised), or a class in a type check or an annotation
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
             if prefix in TORCH_PATH_ALLOWED:
@@ -650,7 +631,17 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                     and id(node) in self.check_positions:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
-                self.report(node, rule, _PATH_WHY[rule].format(path=path))
+                self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))
+                return
+        if root == "triton" and "." in path and not triton_path_allowed(path):
+            bound = self.module_binds.get(id(node))
+            if not (triton_path_on_the_way(path) and (at_import or (not as_call and bound is not None
+                                                                    and self.lookup(bound)[:2] == ("alias", path)))):
+                self.report(node, "introspection", f"uses {path}, Triton's internals outside its language: a "
+                            "submission may use triton.language (tl.*, libdevice), the decorators (jit, autotune, "
+                            "heuristics), triton.Config, cdiv, next_power_of_2, the device queries and the tensor "
+                            "descriptor; the rest compiles, loads or writes code and files (red team 31: "
+                            "triton.runtime.build compiled C)")
                 return
         if root == "triton" or at_import:
             return
@@ -690,6 +681,13 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
                             "torch._C._DisableTorchDispatch turned the L3 trace off); call it by its name if it is "
                             "allowed")
                 return
+            if obj is not None and not isinstance(obj, (type, types.ModuleType)) and not _is_function_like(obj) \
+                    and not _is_plain_torch_value(obj) and not self._object_value_ok(node):
+                self.report(node, "torch-compute", f"references the PyTorch object {path} as a value where the scan "
+                            "does not follow it (an argument, a container, a return value): its methods would run "
+                            "unjudged (torch.package.sys_importer.import_module imports any module); use it through "
+                            "its attributes or a plain alias")
+                return
             if obj is None or not _is_function_like(obj):
                 return  # a module, class, dtype or constant: reading it is fine
         if rest in ("manual_seed", "seed", "random.manual_seed", "cuda.manual_seed", "cuda.manual_seed_all",
@@ -701,149 +699,20 @@ class _Scanner(_ScopeAnalysis, ast.NodeVisitor):
         self.report(node, "torch-compute", f"{what}{verb}: {path} is not on the allowlist of allocation, view, "
                     "metadata and device-query functions; the result must come from a Triton kernel")
 
-    def _class_value_ok(self, node: ast.AST, path: str) -> bool:
-        """Whether a PyTorch class read as a value at ``node`` is used where the scan follows it: in a type position
-        (:attr:`type_positions`: isinstance/issubclass, annotations, except clauses, base classes, comparisons),
-        as the value of a plain alias assignment (its calls are judged by path), or a class whose call is allowed
-        anyway (:data:`TORCH_ALLOWED`, :data:`SAFE_TORCH_CLASSES`)."""
-        if id(node) in self.type_positions:
-            return True
-        rest = path.split(".", 1)[1] if "." in path else ""
-        if rest in TORCH_ALLOWED or path in SAFE_TORCH_CLASSES or path in self.allow_methods:
-            return True
-        bound = self.module_binds.get(id(node))
-        return bound is not None and self.lookup(bound)[:2] == ("alias", path)
-
-    def _check_module_value(self, node: ast.AST) -> None:
-        """A module may be used only where the scan follows it: as an attribute's base (``torch.x``), as
-        getattr/hasattr's first argument, or as the value of a plain assignment that makes a name its alias
-        (``libdevice = tl.extra.cuda.libdevice``). Anywhere else (a container, a call's argument, a loop's iterable,
-        a default, a return value, a conditional) it reaches names the scan never resolves: red team 28, ``for _t in
-        (torch,): _t.save = f`` ran the submission's code on every case's outputs after the traced call, and
-        ``_t.serialization.sys.modules[...]`` reached the harness's own state (the ghost flag, the trace switch)."""
-        nid = id(node)
-        if nid in self.module_bases:
-            return
-        path = self.resolve(node)
-        if path is None or not is_module_path(path):
-            return
-        probe = self.module_probes.get(nid)
-        if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
-            return
-        bound = self.module_binds.get(nid)
-        if bound is not None and self.lookup(bound)[:2] == ("alias", path):
-            return
-        if bound is not None and self.triton_language_fallback(bound):
-            return
-        hint = ("; for a Triton version fallback bind the name in statements instead: try: from "
-                "triton.language.extra import libdevice / except ImportError: libdevice = tl.math (or if/else)"
-                if path.startswith("triton.language.") else "")
-        self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
-                    "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
-                    "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
-                    f"conditional it reaches names the scan never sees){hint}")
-
-    # ---- stores: monkey-patching and module caches ---------------------------------------------
-
-    def _base_of(self, target: ast.AST) -> ast.AST:
-        while isinstance(target, (ast.Attribute, ast.Subscript)):
-            target = target.value
-        return target
-
-    def _check_store_target(self, target: ast.Attribute | ast.Subscript) -> None:
-        if id(target) in self.handled:
-            return
-        self.handled.add(id(target))
-        if self.jit_depth:
-            self.report(target, "kernel-body", _JIT_SIDE_EFFECT)
-            return
-        self._check_store_base(target, self._base_of(target))
-
-    def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
-        """A store into ``base`` (through attributes, subscripts or setattr/delattr); ``node`` is the
-        store target (or the setattr call) that the finding points at."""
-        owner_node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else base
-        base = self._base_of(base)
-        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
-            self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
-                        "must not be modified")
-            return
-        if not isinstance(base, ast.Name):
-            if self._reaches_foreign_object(base):
-                self.report(node, "monkey-patch", "changes an object reached through an expression (a container "
-                            "display, a builtin's or an imported function's result, a conditional); modules and "
-                            "classes defined elsewhere must not be modified that way either")
-            return
-        if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
-            self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
-            return
-        kind, path, _ = self.lookup(base.id)
-        if kind == "alias":
-            owner = self.resolve(owner_node) if owner_node is not None else None
-            self.report(node, "monkey-patch", f"changes {owner or path}, which belongs to another module; modules "
-                        "and classes defined elsewhere must not be modified")
-        # a store into the submission's own module-level objects is state across calls, which L1 does
-        # not judge (see "State across calls" in the docstring of :mod:`.policy`)
-
-    def _reaches_foreign_object(self, base: ast.AST) -> bool:
-        """Whether a store's base expression (not a plain name) may be an object defined elsewhere: a container
-        display or comprehension (``[enum.IntEnum][0].__eq__ = f``: red team 27, which passed L1 and the launch
-        rule), ``and``/``or``, a conditional or walrus expression, or the result of a builtin (``next(iter(...))``),
-        of an imported function (``copy.copy(cls)``) or of a call of a call. A method's result
-        (``out.view(-1)[:n] = ...``) and a call of the submission's own function or class stay allowed."""
-        if isinstance(base, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
-                             ast.GeneratorExp, ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Starred, ast.Await,
-                             ast.Lambda)):
-            return True
-        if isinstance(base, ast.Call):
-            func = base.func
-            if isinstance(func, ast.Name):
-                return self.lookup(func.id)[0] != "local"
-            if isinstance(func, ast.Attribute):
-                return self.resolve(func) is not None
-            return True
-        return False
-
-    def _check_name_store(self, node: ast.Name) -> None:
-        if id(node) in self.handled or not self.in_function:
-            return
-        scope = self.current
-        if scope.kind != "function" or node.id not in scope.globals:
-            return
-        if node.id in self.scopes[0].imported:
-            self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
-
-
-def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
-    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
-    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
-    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
-    out base classes and class keywords (a subclass runs the class's code with the submission's overrides)."""
+def _annotation_roots(tree: ast.AST) -> list[ast.Constant]:
+    """The string constants inside annotations (of parameters, returns and annotated assignments, nested ones such as
+    ``Optional["X"]`` included): source that typing evaluates."""
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "issubclass") \
-                and len(n.args) == 2:
-            roots.append(n.args[1])
-        elif isinstance(n, ast.arg) and n.annotation is not None:
+        if isinstance(n, ast.arg) and n.annotation is not None:
             roots.append(n.annotation)
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
             roots.append(n.returns)
         elif isinstance(n, ast.AnnAssign):
             roots.append(n.annotation)
-        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
-            roots.append(n.type)
-        elif isinstance(n, ast.ClassDef) and bases:
-            roots.extend(n.bases)
-            roots.extend(k.value for k in n.keywords)
-        elif isinstance(n, ast.Compare):
-            roots.append(n.left)
-            roots.extend(n.comparators)
-    out: set[int] = set()
-    for r in roots:
-        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
-            continue
-        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
-    return out
+    if isinstance(tree, ast.expr):  # the expression of a string annotation: its own strings are annotations too
+        roots.append(tree)
+    return [c for r in roots for c in ast.walk(r) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
 
 
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
@@ -863,18 +732,6 @@ def _is_literal(node: ast.AST) -> bool:
         (ast.Constant, ast.JoinedStr, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.ListComp,
          ast.DictComp, ast.SetComp, ast.GeneratorExp),
     )
-
-
-def _is_main_guard(stmt: ast.stmt) -> bool:
-    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
-        return False
-    test = stmt.test
-    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
-        return False
-    sides = [test.left, test.comparators[0]]
-    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
-    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
-    return has_name and has_main
 
 
 def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:

@@ -33,9 +33,14 @@ from __future__ import annotations
 
 import ast
 import inspect
+import threading
 from typing import Iterator
 
 from .policy import JIT_DECORATORS, is_module_path
+
+#: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
+#: annotations too).
+PARSE_LOCK = threading.Lock()
 
 # ---- host values: what L1 proves is plain Python, not a tensor (see "Host values" in the docstring) ----
 
@@ -129,6 +134,7 @@ class _Scope:
         self.nonlocals: set[str] = set()
         self.host: dict[str, int] = {}
         self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
+        self.def_names: set[str] = set()  # names bound (also) by a def or class statement
 
 
 def _own_nodes(scope_node: ast.AST) -> Iterator[ast.AST]:
@@ -281,6 +287,7 @@ class _ScopeAnalysis:
                 scope.nonlocals.update(sub.names)
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 scope.locals.add(sub.name)
+                scope.def_names.add(sub.name)
             elif isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
                 scope.locals.add(sub.id)
             elif isinstance(sub, ast.ExceptHandler) and sub.name:
@@ -729,3 +736,76 @@ def _is_number_constant(path: str) -> bool:
             obj = inspect.getattr_static(obj, part, None)
     return type(obj) in (int, float, complex, bool)
 
+
+def _type_positions(tree: ast.AST, bases: bool = True) -> set[int]:
+    """Ids of the nodes where a class is used as a type, never called: isinstance/issubclass's second argument,
+    annotations, except clauses, base classes and keywords of a class statement, operands of comparisons (``type(x)
+    is torch.Tensor``), each with everything inside (tuples of classes, ``Optional[...]``). ``bases=False`` leaves
+    out base classes and class keywords (a subclass runs the class's code with the submission's overrides).
+    isinstance/issubclass count only where the file binds neither name anywhere: a ``def isinstance(x, cls): return
+    cls`` of the submission's would hand out any class it is given (fp31)."""
+    checks = {"isinstance", "issubclass"} - _bound_anywhere(tree)
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in checks \
+                and len(n.args) == 2:
+            roots.append(n.args[1])
+        elif isinstance(n, ast.arg) and n.annotation is not None:
+            roots.append(n.annotation)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None:
+            roots.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            roots.append(n.annotation)
+        elif isinstance(n, ast.ExceptHandler) and n.type is not None:
+            roots.append(n.type)
+        elif isinstance(n, ast.ClassDef) and bases:
+            roots.extend(n.bases)
+            roots.extend(k.value for k in n.keywords)
+        elif isinstance(n, ast.Compare):
+            operands = [n.left, *n.comparators]
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops):
+                roots.extend(operands)  # identity: no operand's code runs
+            else:
+                # ==, !=, in, <: an operand's __eq__ (or __contains__, or its metaclass's) receives the others, so a
+                # class there is a type position only beside literals (fp31: Grab() == torch._C._DisableTorchDispatch
+                # handed the class to the submission's __eq__; write `type(x) is C`)
+                roots.extend(op for op in operands if all(_inert_operand(o) for o in operands if o is not op))
+    out: set[int] = set()
+    for r in roots:
+        if isinstance(r, ast.Call):  # type(x) is torch.Tensor: the call itself is judged as any call
+            continue
+        out.update(id(x) for x in ast.walk(r) if not isinstance(x, ast.Call))
+    return out
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, ast.If) or not isinstance(stmt.test, ast.Compare):
+        return False
+    test = stmt.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return False
+    sides = [test.left, test.comparators[0]]
+    has_name = any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+    has_main = any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides)
+    return has_name and has_main
+
+
+def _bound_anywhere(tree: ast.AST) -> set[str]:
+    """Every name the file binds in any scope: assignments and other stores, defs, classes, imports, parameters."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, ast.arg):
+            out.add(n.arg)
+    return out
+
+
+def _inert_operand(node: ast.AST) -> bool:
+    """An operand of a comparison that runs none of the submission's code when compared with a class: a literal. Not
+    ``type(x)``: a metaclass of the submission's would receive the other operand in its ``__eq__``."""
+    return isinstance(node, ast.Constant)

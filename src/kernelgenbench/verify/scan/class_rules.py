@@ -1,0 +1,166 @@
+"""L1 rules of class statements and classes made at run time: which bases a submission's class may have (red team 31:
+a library class as a base is judged like a use of it), tensor subclasses by what they are, metaclasses and class
+factories."""
+from __future__ import annotations
+
+import ast
+
+from .policy import (
+    SUBCLASSABLE_CLASSES,
+    TORCH_PATH_RULES,
+    is_exception_class,
+    library_object,
+)
+from .scope import (
+    _name_bindings,
+)
+
+#: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
+#: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
+#: computed name).
+_METACLASS_WHY = ("defines a metaclass (a subclass of type): its __new__ makes classes from bases it picks at run "
+                  "time, which L1 cannot judge like a class statement's (a tensor subclass could be made this way)")
+_CLASS_FACTORY_WHY = ("makes a class at run time through {what}, from bases L1 cannot see: L1 judges a class's bases "
+                      "in a class statement or a tuple written in the call (a tensor subclass with a dispatch handler "
+                      "could be made this way); write a class statement")
+
+
+class _ClassRules:
+    """ClassRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for dec in node.decorator_list:
+            self.visit(dec)
+        for base in node.bases:
+            self.visit(base)
+            self._check_base(base)
+            if self._is_metaclass(base):
+                self.report(base, "introspection", _METACLASS_WHY)
+        for kw in node.keywords:
+            self.visit(kw.value)
+            self._check_base(kw.value)
+        self.scopes.append(self.build_scope(node))
+        try:
+            for stmt in node.body:
+                self.visit(stmt)
+        finally:
+            self.scopes.pop()
+
+    # ---- base classes (red team 31) ---------------------------------------------------------------
+
+    #: Why a library class may not be a base (rule monkey-patch).
+    _BASE_WHY = ("subclasses {path}: a subclass runs the library class's code with the submission's overrides, and "
+                 "calling it is calling that class (a C guard turned the L3 trace off, an importer imported any "
+                 "module, a dispatch mode ran inside the harness's launches: red team 31); of PyTorch and Triton only "
+                 "torch.nn.Module, torch.autograd.Function and exception classes may be subclassed")
+
+    def _check_base(self, base: ast.AST) -> None:
+        """A base class (or metaclass) of a class statement, judged like a use of that class (red team 31): a
+        ``torch.Tensor`` subclass by what the class is (``torch.nn.Parameter`` included), any other PyTorch or Triton
+        class unless :data:`SUBCLASSABLE_CLASSES` or an exception; a base the scan cannot name (a call's result other
+        than an imported factory such as ``collections.namedtuple``, ``*bases``, a name bound to such a value or a
+        parameter) is refused, since it may be any of them (``type(torch.nn.Parameter(...))``)."""
+        expr = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
+        if isinstance(expr, ast.Starred) or (isinstance(expr, ast.Call) and not self._factory_call(expr)):
+            self.report(base, "introspection", "derives a class from a base computed at run time (a call's result or "
+                        "an unpacked value); L1 cannot tell which class it subclasses (type(x) may be a tensor "
+                        "subclass or a PyTorch guard); name the base class directly")
+            return
+        if isinstance(expr, ast.Name) and self.resolve(expr) is None and not self._base_name_ok(expr.id):
+            self.report(base, "introspection", f"derives a class from {expr.id}, a name bound to a value computed at "
+                        "run time (or a parameter); L1 cannot tell which class it subclasses; name the base class "
+                        "directly")
+            return
+        if not isinstance(expr, (ast.Name, ast.Attribute)):
+            return
+        path = self.resolve(expr)
+        if path is None and isinstance(expr, ast.Attribute):
+            self.report(base, "introspection", "derives a class from an attribute of a value the scan does not follow "
+                        "(a class attribute, an object's field); L1 cannot tell which class it subclasses; name the "
+                        "base class directly")
+            return
+        if path is None:
+            last = expr.id if isinstance(expr, ast.Name) else expr.attr
+            if last in ("Tensor", "_TensorBase", "TensorBase"):
+                self._report_tensor_subclass(base, last)
+            return
+        root = path.split(".")[0]
+        if root not in ("torch", "triton"):
+            return  # a standard module's class: judged by that module's rules when visited
+        parts = path.split(".")
+        if any(".".join(parts[:i]) in TORCH_PATH_RULES for i in range(1, len(parts) + 1)):
+            return  # reported with the path's own rule when visited (torch.overrides.TorchFunctionMode, ...)
+        import torch
+
+        obj = library_object(path)
+        if isinstance(obj, type) and issubclass(obj, torch.Tensor):
+            self._report_tensor_subclass(base, path)
+            return
+        if is_exception_class(obj) or any(obj is not None and obj is library_object(c) for c in SUBCLASSABLE_CLASSES):
+            return
+        self.report(base, "monkey-patch", self._BASE_WHY.format(path=path))
+
+    def _check_factory_bases(self, call: ast.Call, bases: ast.AST | None, what: str) -> None:
+        """The bases of a class made by a call (``type(name, bases, ns)``, ``dataclasses.make_dataclass(bases=...)``, an
+        enum's ``type=`` mixin), judged like a class statement's (:meth:`_check_base`) when they are a tuple or list
+        display; bases L1 cannot see (a variable, ``*`` or ``**`` unpacking) are refused (red team 31 follow-up:
+        ``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a computed name). The
+        namespace is not judged (special methods are fine: test_classes_may_define_special_methods_and_properties)."""
+        if not isinstance(bases, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in bases.elts):
+            self.report(call, "introspection", _CLASS_FACTORY_WHY.format(what=what))
+            return
+        for elt in bases.elts:
+            if not hasattr(elt, "lineno"):
+                ast.copy_location(elt, call)
+            self._check_base(elt)
+            if self._is_metaclass(elt):
+                self.report(elt, "introspection", _METACLASS_WHY)
+
+    def _is_metaclass(self, base: ast.AST) -> bool:
+        """Whether a base class is ``type`` or an imported subclass of it (``enum.EnumMeta``): the class statement then
+        defines a metaclass, whose ``__new__`` builds classes from bases it chooses at run time."""
+        if isinstance(base, ast.Name) and base.id == "type" and self.is_builtin("type"):
+            return True
+        path = self.resolve(base)
+        obj = library_object(path) if path is not None else None
+        return isinstance(obj, type) and issubclass(obj, type)
+
+    def _report_tensor_subclass(self, base: ast.AST, path: str) -> None:
+        self.report(base, "introspection", f"subclasses torch.Tensor (through {path}): a tensor subclass's handlers "
+                    "run PyTorch code outside the dispatch trace")
+
+    def _factory_call(self, call: ast.Call) -> bool:
+        """Whether a base written as a call is a class factory of an allowed standard module
+        (``collections.namedtuple(...)``, ``typing.NamedTuple(...)``), judged by that module's rules."""
+        path = self.resolve(call.func)
+        return path is not None and path.split(".")[0] not in ("torch", "triton")
+
+    def _base_name_ok(self, name: str, seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a base class written as a plain name that is no import alias is a class the scan can follow: every
+        binding of it a ``class``/``def``/import, an assignment of an allowed factory's call or of a class statement's
+        name, or the name is a builtin (``object``, ``Exception``, ``int``)."""
+        kind, _, scope = self.lookup(name)
+        if kind == "builtin":
+            return True
+        if scope is None:
+            return False
+        if scope.kind == "function" and isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = scope.node.args
+            if name in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x}:
+                return False
+        for kind_, value in _name_bindings(scope.node).get(name, []):
+            if kind_ == "opaque":
+                continue
+            if kind_ != "value" or value is None:
+                return False
+            if isinstance(value, ast.Call) and (self._factory_call(value) or (
+                    isinstance(value.func, ast.Name) and value.func.id == "type" and self.is_builtin("type")
+                    and len(value.args) == 3)):
+                continue  # a factory's class, or type(name, bases, ns) whose bases are judged at that call
+            if isinstance(value, ast.Name) and value.id not in seen | {name} \
+                    and self._base_name_ok(value.id, seen | {name}):
+                continue
+            return False
+        return True
+
+    # ---- imports -------------------------------------------------------------------------------

@@ -1,0 +1,144 @@
+"""L1 rules of values and stores: library classes and objects used as values, writes through attributes and subscripts
+(monkey-patching), and module-level names rebound."""
+from __future__ import annotations
+
+import ast
+
+from .policy import (
+    _BUILTIN_TYPES,
+    _JIT_SIDE_EFFECT,
+    SAFE_TORCH_CLASSES,
+    TORCH_ALLOWED,
+    is_module_path,
+)
+
+
+class _ValueRules:
+    """ValueRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
+
+    def _class_value_ok(self, node: ast.AST, path: str) -> bool:
+        """Whether a PyTorch class read as a value at ``node`` is used where the scan follows it: in a type position
+        (:attr:`type_positions`: isinstance/issubclass, annotations, except clauses, base classes, comparisons),
+        as the value of a plain alias assignment outside a class body (its calls are judged by path; in a class body
+        the alias is an attribute, ``H.Q()``, which the scan does not resolve), or a class whose call is allowed
+        anyway (:data:`TORCH_ALLOWED`, :data:`SAFE_TORCH_CLASSES`)."""
+        if id(node) in self.type_positions:
+            return True
+        rest = path.split(".", 1)[1] if "." in path else ""
+        if rest in TORCH_ALLOWED or path in SAFE_TORCH_CLASSES or path in self.allow_methods:
+            return True
+        bound = self.module_binds.get(id(node))
+        return bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class"
+
+    def _object_value_ok(self, node: ast.AST) -> bool:
+        """Whether a PyTorch object (an instance, not a plain value) read at ``node`` is used where the scan follows
+        it: as an attribute's base (``torch.backends.cuda.matmul.allow_tf32``), getattr/hasattr's first argument, a
+        type position, or the value of a plain alias outside a class body (its uses are judged by path)."""
+        nid = id(node)
+        if nid in self.module_bases or nid in self.type_positions:
+            return True
+        probe = self.module_probes.get(nid)
+        if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
+            return True
+        bound = self.module_binds.get(nid)
+        path = self.resolve(node)
+        return bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class"
+
+    def _check_module_value(self, node: ast.AST) -> None:
+        """A module may be used only where the scan follows it: as an attribute's base (``torch.x``), as
+        getattr/hasattr's first argument, or as the value of a plain assignment that makes a name its alias
+        (``libdevice = tl.extra.cuda.libdevice``). Anywhere else (a container, a call's argument, a loop's iterable,
+        a default, a return value, a conditional) it reaches names the scan never resolves: red team 28, ``for _t in
+        (torch,): _t.save = f`` ran the submission's code on every case's outputs after the traced call, and
+        ``_t.serialization.sys.modules[...]`` reached the harness's own state (the ghost flag, the trace switch)."""
+        nid = id(node)
+        if nid in self.module_bases:
+            return
+        path = self.resolve(node)
+        if path is None or not is_module_path(path):
+            return
+        probe = self.module_probes.get(nid)
+        if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
+            return
+        bound = self.module_binds.get(nid)
+        if bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class":
+            return  # (in a class body the alias is an attribute, ``H.m``, which the scan does not resolve)
+        if bound is not None and self.triton_language_fallback(bound):
+            return
+        hint = ("; for a Triton version fallback bind the name in statements instead: try: from "
+                "triton.language.extra import libdevice / except ImportError: libdevice = tl.math (or if/else)"
+                if path.startswith("triton.language.") else "")
+        self.report(node, "dynamic-import", f"uses the module {path} as a value; a module may only be read through its "
+                    "attributes (module.name, getattr/hasattr with a literal) or bound to a name by import or a plain "
+                    "assignment, where the scan follows it (in a container, an argument, a loop variable or a "
+                    f"conditional it reaches names the scan never sees){hint}")
+
+    # ---- stores: monkey-patching and module caches ---------------------------------------------
+
+    def _base_of(self, target: ast.AST) -> ast.AST:
+        while isinstance(target, (ast.Attribute, ast.Subscript)):
+            target = target.value
+        return target
+
+    def _check_store_target(self, target: ast.Attribute | ast.Subscript) -> None:
+        if id(target) in self.handled:
+            return
+        self.handled.add(id(target))
+        if self.jit_depth:
+            self.report(target, "kernel-body", _JIT_SIDE_EFFECT)
+            return
+        self._check_store_base(target, self._base_of(target))
+
+    def _check_store_base(self, node: ast.AST, base: ast.AST) -> None:
+        """A store into ``base`` (through attributes, subscripts or setattr/delattr); ``node`` is the
+        store target (or the setattr call) that the finding points at."""
+        owner_node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else base
+        base = self._base_of(base)
+        if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "type":
+            self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
+                        "must not be modified")
+            return
+        if not isinstance(base, ast.Name):
+            if self._reaches_foreign_object(base):
+                self.report(node, "monkey-patch", "changes an object reached through an expression (a container "
+                            "display, a builtin's or an imported function's result, a conditional); modules and "
+                            "classes defined elsewhere must not be modified that way either")
+            return
+        if base.id in _BUILTIN_TYPES and self.is_builtin(base.id):
+            self.report(node, "monkey-patch", f"changes the builtin class {base.id}")
+            return
+        kind, path, _ = self.lookup(base.id)
+        if kind == "alias":
+            owner = self.resolve(owner_node) if owner_node is not None else None
+            self.report(node, "monkey-patch", f"changes {owner or path}, which belongs to another module; modules "
+                        "and classes defined elsewhere must not be modified")
+        # a store into the submission's own module-level objects is state across calls, which L1 does
+        # not judge (see "State across calls" in the docstring of :mod:`.policy`)
+
+    def _reaches_foreign_object(self, base: ast.AST) -> bool:
+        """Whether a store's base expression (not a plain name) may be an object defined elsewhere: a container
+        display or comprehension (``[enum.IntEnum][0].__eq__ = f``: red team 27, which passed L1 and the launch
+        rule), ``and``/``or``, a conditional or walrus expression, or the result of a builtin (``next(iter(...))``),
+        of an imported function (``copy.copy(cls)``) or of a call of a call. A method's result
+        (``out.view(-1)[:n] = ...``) and a call of the submission's own function or class stay allowed."""
+        if isinstance(base, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.ListComp, ast.SetComp, ast.DictComp,
+                             ast.GeneratorExp, ast.BoolOp, ast.IfExp, ast.NamedExpr, ast.Starred, ast.Await,
+                             ast.Lambda)):
+            return True
+        if isinstance(base, ast.Call):
+            func = base.func
+            if isinstance(func, ast.Name):
+                return self.lookup(func.id)[0] != "local"
+            if isinstance(func, ast.Attribute):
+                return self.resolve(func) is not None
+            return True
+        return False
+
+    def _check_name_store(self, node: ast.Name) -> None:
+        if id(node) in self.handled or not self.in_function:
+            return
+        scope = self.current
+        if scope.kind != "function" or node.id not in scope.globals:
+            return
+        if node.id in self.scopes[0].imported:
+            self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")

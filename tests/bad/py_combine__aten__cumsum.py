@@ -1,0 +1,70 @@
+"""BAD (fp31, behind L1's combine functions): a generic scan kernel handed a plain Python function as its
+``COMBINE: tl.constexpr`` (``_py_add``, no @triton.jit): on the interpreter tl.associative_scan would run its Python
+in a normal launch and not in a ghost replay's no-op. L1 admits a constexpr parameter as the combine function (the
+names a body may call); the launch rule fails it as ``profile`` ("argument COMBINE is a function")."""
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def _scan_rows(x_ptr, o_ptr, L, ACC: tl.constexpr, COMBINE: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    base = row * L
+    carry = tl.zeros((1,), ACC)
+    for c0 in range(0, L, BLOCK):
+        cols = c0 + tl.arange(0, BLOCK)
+        m = cols < L
+        x = tl.load(x_ptr + base + cols, mask=m, other=0).to(ACC)
+        y = tl.associative_scan(x, 0, COMBINE)
+        tl.store(o_ptr + base + cols, (y + carry).to(o_ptr.dtype.element_ty), mask=m)
+        carry = carry + tl.reduce(x, 0, COMBINE)
+
+
+def _py_add(a, b):
+    return a + b
+
+
+_ACC = {torch.float16: tl.float32, torch.bfloat16: tl.float32, torch.float32: tl.float32, torch.float64: tl.float64}
+
+
+def _cumsum_into(self, dim, out):
+    if self.dim() == 0:
+        x = self.reshape(1)
+        dim = 0
+    else:
+        x = self
+        dim = dim % x.dim()
+    xt = x.movedim(dim, -1).contiguous()
+    L = xt.shape[-1]
+    rows = xt.numel() // L if L else 0
+    res = torch.empty(xt.shape, dtype=out.dtype, device=out.device)
+    if rows:
+        acc = _ACC.get(out.dtype, tl.int64)
+        src = xt.view(torch.uint8) if xt.dtype == torch.bool else xt
+        _scan_rows[(rows,)](src, res, L, ACC=acc, COMBINE=_py_add, BLOCK=min(1024, triton.next_power_of_2(L)))
+    res = res.movedim(-1, dim).reshape(out.shape)
+    out.copy_(res)
+    return out
+
+
+def _dtype(self, dtype):
+    if dtype is not None:
+        return dtype
+    return self.dtype if (self.dtype.is_floating_point or self.dtype.is_complex) else torch.int64
+
+
+def cumsum(self, dim, *, dtype=None):
+    out = torch.empty(self.shape, dtype=_dtype(self, dtype), device=self.device)
+    return _cumsum_into(self, dim, out)
+
+
+def cumsum_out(self, dim, *, dtype=None, out):
+    if out.shape != self.shape:
+        out.resize_(self.shape)
+    return _cumsum_into(self, dim, out)
