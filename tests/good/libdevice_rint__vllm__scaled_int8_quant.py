@@ -5,7 +5,9 @@ a row-statistics kernel (dynamic modes: the row's scale and zero point, and for 
 ``libdevice.rint``, as CUDA kernels do. Triton 3.6's interpreter runs no libdevice function that tl.math lacks:
 ``libdevice.rint`` returned None and the kernel failed on the next line, as the submission's runtime_error; the
 interpreter now computes rint/nearbyint/trunc/round exactly (sandbox/interpreter.py ``_libdevice_stand_in``) and
-makes the other missing functions an interpreter limit at their call."""
+makes the other missing functions an interpreter limit at their call. Every division is ``tl.math.div_rn``: the spec
+compares scales bit-exactly and Triton's ``/`` is an approximate fp32 division on NVIDIA GPUs (spec vllm.md, notes on
+Triton; with ``/`` the asymmetric scale came out 1 ulp off on an H100 at ae9b2b6, a true wrong_result)."""
 from __future__ import annotations
 
 import dataclasses
@@ -49,8 +51,8 @@ def _row_stats(x_ptr, scale_ptr, azp_ptr, inv_ptr, H, ASYM: tl.constexpr, BLOCK:
             mx = tl.maximum(mx, tl.where(cols < H, v, float("-inf")))
         lo = tl.min(mn, axis=0)
         hi = tl.max(mx, axis=0)
-        s = (hi - lo) / 255.0
-        zp = libdevice.rint(-128.0 - lo / s).to(tl.int32)
+        s = tl.math.div_rn(hi - lo, 255.0)
+        zp = libdevice.rint(-128.0 - tl.math.div_rn(lo, s)).to(tl.int32)
         tl.store(scale_ptr + row, s)
         tl.store(azp_ptr + row, zp)
     else:
@@ -60,8 +62,8 @@ def _row_stats(x_ptr, scale_ptr, azp_ptr, inv_ptr, H, ASYM: tl.constexpr, BLOCK:
             v = tl.load(base + cols, mask=cols < H, other=0.0).to(tl.float32)
             a = tl.maximum(a, tl.abs(v))
         amax = tl.max(a, axis=0)
-        tl.store(scale_ptr + row, amax / 127.0)
-        tl.store(inv_ptr + row, tl.where(amax == 0.0, 0.0, 127.0 / tl.where(amax == 0.0, 1.0, amax)))
+        tl.store(scale_ptr + row, tl.math.div_rn(amax, 127.0))
+        tl.store(inv_ptr + row, tl.where(amax == 0.0, 0.0, tl.math.div_rn(127.0, tl.where(amax == 0.0, 1.0, amax))))
 
 
 @triton.jit
@@ -75,11 +77,11 @@ def _quantize(x_ptr, q_ptr, scale_ptr, azp_ptr, inv_ptr, H, PER_ROW: tl.constexp
         m = cols < H
         x = tl.load(x_ptr + row * H + cols, mask=m, other=0.0).to(tl.float32)
         if MODE == 0:
-            q = libdevice.rint(x / scale)
+            q = libdevice.rint(tl.math.div_rn(x, scale))
         elif MODE == 2:
             q = libdevice.rint(x * tl.load(inv_ptr + row))
         else:
-            inv = 1.0 / scale
+            inv = tl.math.div_rn(1.0, scale)
             zp = tl.load(azp_ptr + srow)
             q32 = tl.clamp(libdevice.rint(x * inv), -2147483648.0, 2147483520.0).to(tl.int32) + zp
             q = q32.to(tl.float32)
