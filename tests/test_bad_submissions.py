@@ -240,11 +240,23 @@ EXPECTED = {
                                       # sums cannot tell)
     "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
+    # red team 32 (fixed on branch next, waiting for a GPU gate; XFAIL below until then)
+    "bf16_scale": "wrong_result",     # rms_norm_dynamic_per_token_quant: bf16-rounded fp32 scales within atol 1e-4
+    "fp16_weights": "wrong_result",   # topk_softmax: routing weights below 0.125 rounded to fp16
+    "fp16_out": "wrong_result",       # paged_attention_v1: fp32 outputs below 0.2 rounded to fp16
+    "fp16_partials": "wrong_result",  # paged_attention_v2: fp32 partition outputs rounded to fp16
+    "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id, clamped by the run judge
+    "int_builtin": "compile_error",   # interpreter: int() of a loaded block hands the value to Python (math.erfc)
+    "block_str": "compile_error",     # interpreter: an f-string of a loaded block, parsed on the host
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
+    **{k: "red team 32 (at 8cc62f0): small fp32 outputs judged by the spec's absolute atol 1e-4; the rounding bound "
+          "that fails it is on branch next (tol32), waiting for a GPU gate"
+       for k in ("bf16_scale", "fp16_weights", "fp16_out", "fp16_partials")},
+    "clamped_ids": "red team 32: the sorted_token_ids judge clamps the candidate's entries; fixed on branch next",
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -266,6 +278,11 @@ else:
     # the interpreter fails the first call that returns after catching a kernel's error (sandbox/dispatch.py
     # KernelErrorCaught), before the ghost replay that catches this fixture on a GPU
     EXPECTED["ghost_raise"] = "runtime_error"
+    # red team 32 R1: a GPU compiler refuses these bodies (compile_error); the interpreter runs them, until the GPU
+    # compile check on branch next (gpucc32) lands
+    for _k in ("int_builtin", "block_str"):
+        XFAIL[_k] = ("red team 32 (interpreter only): a block's value becomes Python data through tl.tensor's dunders; "
+                     "the GPU compile check that fails it as compile_error is on branch next (gpucc32)")
 
 
 def _cases():
