@@ -24,7 +24,7 @@ from rich.table import Table
 from .console import console, exit_interrupted
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
-from .settings import INTERPRETER_MAX_MB
+from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
 from .tables import (
     _cases_cell,
     _ops_table,
@@ -200,6 +200,11 @@ def eval_cmd(
                                                     "interpreter instead of starting a fresh one (default: on "
                                                     "the CPU interpreter only; GPU platforms keep fresh "
                                                     "processes until the GPU gate verified it)"),
+    timing_hold: str = typer.Option("job", "--timing-hold",
+                                    help="GPU platforms: how long a job holds its GPU alone while it times. job: "
+                                         "from its first timed case to its last; case: only each case's warm-up "
+                                         "and timed blocks (making a vLLM case's compiled baseline and judging "
+                                         "the checked repetitions share the GPU with other slots' untimed work)"),
     interpreter_max_mb: float = typer.Option(
         INTERPRETER_MAX_MB, "--interpreter-max-mb", envvar=INTERPRETER_MAX_MB_ENV, min=0.0,
         help="CPU interpreter only: the most MiB one case's tensors may move (its cost model's bytes: inputs read "
@@ -219,9 +224,12 @@ def eval_cmd(
     if sources and len(set(sources)) > 1:
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
                                  f"or leave it out for all of them (--op picks operators of any source)")
+    if timing_hold not in TIMING_HOLDS:
+        raise typer.BadParameter(f"--timing-hold {timing_hold!r}: expected one of {', '.join(TIMING_HOLDS)}")
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
-                        baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None)
+                        baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None,
+                        timing_hold=timing_hold)
     progress = _progress(console)
     task = None
 

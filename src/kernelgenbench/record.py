@@ -113,7 +113,9 @@ class CaseRecord(_Record):
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
         harness_ms: where the wall time of timing this case went (GPU), in ms: ``prep`` (the verifier writes the
-            command), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
+            command), ``made`` (the verifier's wall clock of the ``prepare`` command, which builds the warm-up sets
+            and makes the baseline before the timed command; held apart from it where Settings.timing_hold is
+            ``case``), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
             ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
             lead and flushes included), ``save`` (the checked repetitions, in the child), ``check`` (the verifier
             loads, rebuilds and judges them), ``command`` (the verifier's wall clock of the whole command) and
