@@ -239,6 +239,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         config["profile"] = plat.profile
     if settings.baseline is not None:
         config["baseline"] = settings.baseline
+    if settings.timing_hold != "job":  # each timed record's timing.method says which hold timed it
+        config["timing_hold"] = settings.timing_hold
     if plat.interpreter:  # the size budget of a case (MiB; None: none); GPU platforms have none
         config["interpreter_max_mb"] = settings.interpreter_max_mb or None
     out_path = Path(out) if out is not None else None
