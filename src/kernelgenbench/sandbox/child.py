@@ -443,6 +443,7 @@ class Child:
 
         global _OOM_BASE
         torch = self.torch
+        t_start = time.perf_counter()
         _OOM_BASE = _allocator_ooms()
         collector.collect(self.submission_path)
         t0 = time.perf_counter()
@@ -488,6 +489,10 @@ class Child:
                                 for k, (c, r) in checked.items()},
                                msg.check_out)
             phases["save"] = (time.perf_counter() - t_save) * 1e3
+            # the garbage collection before the command, and the whole handler until its answer (the verifier's
+            # command wall clock less this is the pipe, the answer's checks and serialisation)
+            phases["collect"] = (t0 - t_start) * 1e3
+            phases["handler"] = (time.perf_counter() - t_start) * 1e3
             self.send(TimeAnswer(**res, baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
                                  timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
