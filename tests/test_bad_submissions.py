@@ -240,6 +240,8 @@ EXPECTED = {
                                       # sums cannot tell)
     "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
+    "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id in an expert run (red team 32: the
+                                      # run judge clamped the candidate's ids before comparing them as multisets)
 }
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked

@@ -191,6 +191,11 @@ def test_moe_align_hand_case_and_segment_judge() -> None:
     assert not bad.ok and "sentinel 6" in bad.message
     swapped = check(torch.tensor([1, 0, 4, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})   # 0 moved to expert 0
     assert not swapped.ok and "expert" in swapped.message
+    # an entry of a run that is neither a token index nor the sentinel fails, whatever it stands for (red team 32:
+    # -7 for token 0 passed while the judge clamped the candidate's entries)
+    for wrong in (-7, -1234567891, 7, 1234567891):
+        out = check(torch.tensor([1, 4, wrong, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})
+        assert not out.ok and f"got {wrong}, expected 0" in out.message and "neither a token index" in out.message
     # an expert map: global 0 and 3 are not local, 1 -> 0, 2 -> 1
     s, ex, post, _ = align_native(torch.tensor([[1], [3], [2]], dtype=torch.int32), 4, 2, lmax=3 + 4, nblocks=4,
                                   emap=torch.tensor([-1, 0, 1, -1], dtype=torch.int32))

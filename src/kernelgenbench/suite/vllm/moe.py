@@ -514,8 +514,17 @@ def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> A
             return SlotResult(False, f"arg.3 (sorted_token_ids): {bad.numel()} positions outside the expert runs do "
                                      f"not hold {what}; first at {j}: got {int(a[j])}, expected {int(ref[j])}")
         real = torch.nonzero(~pad).flatten()
+        # an entry of a run is a token index (0 <= id < sentinel) or the sentinel: anything else fails before the
+        # runs are compared as multisets (red team 32: a clamp here read -7 as token 0 and any huge id as the
+        # sentinel; vLLM's fused MoE indexes rows with a negative id)
+        outside = real[(a[real] < 0) | (a[real] > sentinel)]
+        if outside.numel():
+            j = int(outside[0])
+            return SlotResult(False, f"arg.3 (sorted_token_ids): {outside.numel()} entries of the expert runs are "
+                                     f"neither a token index (0..{sentinel - 1}) nor the sentinel {sentinel}; first "
+                                     f"at {j}: got {int(a[j])}, expected {int(ref[j])}")
         scale = sentinel + 1
-        got = torch.sort(seg[real] * scale + a[real].clamp(0, sentinel)).values
+        got = torch.sort(seg[real] * scale + a[real]).values
         want = torch.sort(seg[real] * scale + ref.long()[real]).values
         if not torch.equal(got, want):
             k = int(torch.nonzero(got != want).flatten()[0])
