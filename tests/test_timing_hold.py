@@ -195,3 +195,19 @@ def test_kgb_eval_refuses_an_unknown_timing_hold(tmp_path) -> None:
 
     res = CliRunner().invoke(app, ["eval", str(tmp_path), "--timing-hold", "op"])
     assert res.exit_code == 2 and "--timing-hold 'op': expected one of job, case" in res.output
+
+
+def test_a_job_whose_cases_had_different_baselines_is_labelled_by_the_weakest() -> None:
+    """A vLLM case whose torch.compile failed runs against the eager reference; the job's label must not hide it
+    behind the last case's (red team 32: the last label won)."""
+    from kernelgenbench.suite.baselines import baseline_kind
+    from kernelgenbench.verify.timing import job_baseline_label
+
+    comp = "native-compiled (the native PyTorch reference under torch.compile, compiled before timing)"
+    eager = "native-eager (the native PyTorch reference, eager); torch.compile failed (OutOfMemoryError: ...)"
+    assert job_baseline_label([comp, comp]) == comp
+    assert job_baseline_label([]) is None and job_baseline_label([None]) is None
+    mixed = job_baseline_label([comp, eager, comp, comp])
+    assert mixed.startswith(eager + " [1 of 4 timed cases; the others: 3: native-compiled")
+    assert baseline_kind(mixed) == "native-eager"
+    assert baseline_kind(job_baseline_label(["vllm (vllm._custom_ops.rms_norm)", comp])) == "native-compiled"

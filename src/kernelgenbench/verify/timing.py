@@ -185,10 +185,13 @@ class TimingPhase:
                     "fresh_ms": [round(float(again.baseline_ms), 5), round(float(again.candidate_ms), 5)]}  # type: ignore[arg-type]
                 if ratio(again) < ratio(first):
                     answers[case.id] = again
+        labels = [answers[case.id].baseline for case in timed]
+        self.record.baseline = job_baseline_label(labels)
         for case in timed:
             msg = answers[case.id]
             b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
-            self.record.baseline = msg.baseline
+            if len(set(labels)) > 1:
+                by_id[case.id].baseline = msg.baseline
             self._record_case(by_id[case.id], case, msg, b, c, speedups, sols)
             if case.id in self.harness_ms:
                 by_id[case.id].harness_ms = self.harness_ms[case.id]
@@ -359,6 +362,32 @@ class TimingPhase:
         if not floors:
             return None
         return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def job_baseline_label(labels: list[str | None]) -> str | None:
+    """The job's ``baseline`` from its timed cases' labels: the one label where all agree; else the weakest kind's
+    label first (so that ``baseline_kind`` and ``by_baseline`` count the job under the weakest baseline any of its
+    speedups was measured against) with how many cases each label timed, e.g.
+    ``native-eager; torch.compile failed (...) [3 of 16 timed cases; the other 13: native-compiled (...)]``."""
+    from ..suite.baselines import BASELINE_KINDS, baseline_kind
+
+    known = [x for x in labels if x]
+    if not known:
+        return None
+    counts: dict[str, int] = {}
+    for x in known:
+        counts[x] = counts.get(x, 0) + 1
+    if len(counts) == 1:
+        return known[0]
+
+    def strength(label: str) -> int:
+        kind = baseline_kind(label)
+        return BASELINE_KINDS.index(kind) if kind in BASELINE_KINDS else -1
+
+    order = sorted(counts, key=lambda x: (-strength(x), -counts[x]))
+    head, rest = order[0], order[1:]
+    others = "; ".join(f"{counts[x]}: {x}" for x in rest)
+    return f"{head} [{counts[head]} of {len(known)} timed cases; the others: {others}]"
 
 
 def _round(ms: Any) -> float | None:
