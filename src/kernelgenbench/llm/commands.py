@@ -380,7 +380,7 @@ def register(app: typer.Typer) -> None:
                       f"summary: {rundir.path / 'summary.json'}")
         unsolved = unsolved_operators(summary)
         if unsolved or gen.errors:
-            console.print(f"[dim]{len(set(unsolved) | set(gen.errors))} of {len(ops)} operators not solved "
+            console.print(f"[dim]{len(set(unsolved) | set(gen.errors))} of {plural(len(ops), 'operator')} not solved "
                           f"(exit code 1)[/dim]")
             code = 1
         if code:
