@@ -236,6 +236,11 @@ def eval_cmd(
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")
+        if info.judged_again:
+            shown = ", ".join(info.judged_again[:5]) + (f", ... ({len(info.judged_again) - 5} more)"
+                                                        if len(info.judged_again) > 5 else "")
+            console.print(f"judged again (the new record replaces the earlier one in the tables): {escape(shown)}",
+                          soft_wrap=True)
         if info.ignored:
             console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(info.ignored))}[/yellow]")
         progress.start()

@@ -50,6 +50,8 @@ class RunStart:
         ignored: files in the submissions directory that name no operator.
         interpreter_max_mb: the CPU interpreter's size budget of a case in MiB (``Settings.interpreter_max_mb``;
             cases over it are reported unsupported without running); None: no budget, or a GPU platform.
+        judged_again: the jobs to run that the run directory already has a record of, with the reason
+            (``"aten::neg (its file changed since its record)"``; :func:`~kernelgenbench.run.scheduler.judged_again`).
     """
 
     path: Path
@@ -61,6 +63,7 @@ class RunStart:
     platform: str
     ignored: list[str] = field(default_factory=list)
     interpreter_max_mb: float | None = None
+    judged_again: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -291,8 +294,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             rundir.write_env(env)
         if on_start is not None:
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
+            from .scheduler import judged_again
+
             on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored,
-                              config.get("interpreter_max_mb")))
+                              config.get("interpreter_max_mb"), judged_again(todo, rundir)))
         if backend == "ray":
             written = [] if ray_backend is None else ray_backend.run_jobs(
                 specs, rundir, settings, measure_ceilings=timed, on_done=on_record)
