@@ -455,6 +455,13 @@ def test_replay_scores_with_the_replayed_runs_k_and_rounds(tmp_path: Path, monke
     res = _generate(["--replay", str(samples), "--k", "1", "--out", str(tmp_path / "b")])
     assert res.exit_code == 0, res.output
     assert "k=1 n=1 rounds=2 (reflection)" in " ".join(res.output.split()), res.output
+    # kgb summary of a generate run names its platform and why no speedup is shown, as kgb eval's does
+    from kernelgenbench.cli import app
+
+    res = CliRunner().invoke(app, ["summary", str(tmp_path / "a")], env={"COLUMNS": "200"})
+    flat = " ".join(res.output.split())
+    assert res.exit_code == 0 and "Pass@3" in flat and "tier smoke · interpreter" in flat, res.output
+    assert "speedups: not applicable on the interpreter platform" in flat, res.output
 
 
 def test_generate_exits_1_when_an_operator_is_unsolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
