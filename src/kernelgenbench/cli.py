@@ -336,9 +336,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
     where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
-    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
-                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
-                                 tier=tier))
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s wall "
+                                          f"({_plural(len(written), 'job')} run now, {len(latest) - len(written)} "
+                                          f"recorded earlier)", tier=tier))
     mixed = mixed_commits_line(latest)
     if mixed:
         console.print(f"[yellow]{escape(mixed)}[/yellow]")
