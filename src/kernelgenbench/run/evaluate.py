@@ -256,12 +256,15 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                             "interpreter_max_mb")
                 if old.get(k) != config.get(k)]
         if diff:
-            raise EvaluationError(f"{out_path} holds a run with another configuration "
-                                  f"({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); use another out directory "
-                                  f"(or name) so results are not mixed, or add --fresh (fresh=True) to set its "
-                                  f"records aside (kept as results.jsonl.replaced-<time>) and start this run there. "
-                                  f"One run directory holds one configuration: to judge several operators in one "
-                                  f"run, name them all (--op A --op B) or put their files in one folder")
+            # both values, so that the refusal says what differs (fresh user 32 saw only "ops: None")
+            what = "; ".join(f"{k}: {old.get(k)!r} there, {config.get(k)!r} now" for k in diff)
+            if "ops" in diff:
+                what += "; ops None: every operator that has a file"
+            raise EvaluationError(f"{out_path} holds a run with another configuration ({what}); use another out "
+                                  f"directory (or name) so results are not mixed, or add --fresh (fresh=True) to set "
+                                  f"its records aside (kept as results.jsonl.replaced-<time>) and start this run "
+                                  f"there. One run directory holds one configuration: to judge several operators in "
+                                  f"one run, name them all (--op A --op B) or put their files in one folder")
     rundir = RunDir.open(out_path) if out_path else RunDir.create(Path(runs_root), name, config, fresh=fresh)
     rundir.write_config(config)
     todo = unfinished(specs, plat, rundir)
