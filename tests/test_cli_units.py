@@ -301,6 +301,24 @@ def test_resume_counts_only_each_job_s_latest_record(tmp_path: Path) -> None:
     assert job_key("aten::neg", "a" * 64, "smoke", "interpreter", "") not in keys
 
 
+def test_a_resume_names_the_jobs_it_judges_again(tmp_path: Path) -> None:
+    """A resume after an edit judges the edited file again; the header names it and why (fresh user 32: the only
+    trace was a new verdict line), as it names a retried platform failure; a job never recorded is not named."""
+    from kernelgenbench.run.job import JobSpec
+    from kernelgenbench.run.rundir import RunDir
+    from kernelgenbench.run.scheduler import judged_again
+    from kernelgenbench.suite.registry import get_operator
+
+    rd = RunDir.open(tmp_path / "run")
+    base = {"tier": "smoke", "platform": "interpreter", "label": "subs", "submission_sha256": "a" * 64}
+    rd.append({**base, "op": "aten::neg", "status": "failed", "failure_class": "wrong_result"})
+    rd.append({**base, "op": "aten::cos", "status": "failed", "failure_class": "platform"})
+    todo = [JobSpec(get_operator(op), tmp_path / "f.py", "smoke", "subs")
+            for op in ("aten::neg", "aten::cos", "aten::sin")]
+    assert judged_again(todo, rd) == ["aten::neg (its file changed since its record)",
+                                      "aten::cos (its platform failure is retried)"]
+
+
 def test_a_repeated_source_is_refused_not_cut_to_the_last(tmp_path: Path) -> None:
     subs = tmp_path / "subs"
     subs.mkdir()

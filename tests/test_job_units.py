@@ -342,3 +342,20 @@ def test_a_file_that_does_not_parse_is_not_reported_as_an_l1_interception(tmp_pa
     msg = rec["first_failure"]["message"]
     assert msg.startswith("the file does not parse: line 3:") and "(rule syntax)" in msg, msg
     assert not msg.startswith("L1 ") and interception(rec) is None
+
+
+def test_a_failing_argument_slot_is_named_by_its_parameter() -> None:
+    """fresh user 32: `arg.5: 1 of 1 elements outside tolerance` of cublasSdot_v2 did not say which argument
+    arg.5 is; where the interface names its parameters (vLLM, cuBLAS) the message names it, list items too."""
+    from kernelgenbench.suite.compare import name_arg_slot
+    from kernelgenbench.suite.registry import get_operator
+
+    params = get_operator("cublas::cublasSdot_v2").interface.params
+    assert name_arg_slot("arg.5: 1 of 1 elements outside tolerance", params) == \
+        "arg.5 (result): 1 of 1 elements outside tolerance"
+    assert name_arg_slot("arg.0.1: 3 of 8 elements differ", ("key_caches", "value_caches")) == \
+        "arg.0.1 (key_caches[1]): 3 of 8 elements differ"
+    for msg in ("arg.9: beyond the parameters", "return: shape (2,) != expected (3,)", None):
+        assert name_arg_slot(msg, params) == msg
+    assert name_arg_slot("arg.0: 4 of 4 elements differ", ()) == "arg.0: 4 of 4 elements differ"  # ATen
+    assert get_operator("aten::neg").interface.params == ()

@@ -244,6 +244,11 @@ def eval_cmd(
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")
+        if info.judged_again:
+            shown = ", ".join(info.judged_again[:5]) + (f", ... ({len(info.judged_again) - 5} more)"
+                                                        if len(info.judged_again) > 5 else "")
+            console.print(f"judged again (the new record replaces the earlier one in the tables): {escape(shown)}",
+                          soft_wrap=True)
         if info.ignored:
             console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(info.ignored))}[/yellow]")
         progress.start()
@@ -339,9 +344,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
     where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
-    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
-                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
-                                 tier=tier))
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s wall "
+                                          f"({_plural(len(written), 'job')} run now, {len(latest) - len(written)} "
+                                          f"recorded earlier)", tier=tier))
     mixed = mixed_commits_line(latest)
     if mixed:
         console.print(f"[yellow]{escape(mixed)}[/yellow]")
@@ -449,6 +454,9 @@ def _summary(run_dir: Path) -> None:
         raise typer.BadParameter(f"{run_dir} has no results.jsonl (not a run directory?)")
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
     plat = config.get("platform", "")
+    from .platforms import PROFILES
+
+    untimed = plat in PROFILES and not PROFILES[plat].timing  # why no speedup is shown, as kgb eval says it
     if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():
         # An LLM run: records are per sample; its summary scores operators (pass@k, tokens).
         from .llm.commands import operators_table, summary_table, tokens_table
@@ -458,7 +466,10 @@ def _summary(run_dir: Path) -> None:
         console.print(operators_table(gs, plat != "interpreter"))
         console.print(tokens_table(gs))
         console.print(summary_table(gs, int(config.get("k", 1)), f"summary · {run_dir.name}"
-                                    + (f" · tier {tier_label(tier)}" if tier else ""), tier=tier))
+                                    + (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else ""),
+                                    tier=tier))
+        if untimed:
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
         return
     records = RunDir.open(run_dir).records()
     s = summarize(records)
@@ -466,10 +477,6 @@ def _summary(run_dir: Path) -> None:
     tier = run_tier(config, latest)
     on = (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else "")
     console.print(_ops_table(latest, plat != "interpreter"))
-    from .platforms import PROFILES
-
-    if plat in PROFILES and not PROFILES[plat].timing:  # as kgb eval says it (fresh user 31)
-        console.print(f"[dim]{untimed_line(plat)}[/dim]")
     if tier is None and latest:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "
@@ -480,6 +487,8 @@ def _summary(run_dir: Path) -> None:
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
+        if untimed:  # under the table whose dashes it explains, as kgb eval prints it (fresh users 31, 32)
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
         print_unsupported(latest)
         _print_failures(latest)
         return
@@ -490,6 +499,8 @@ def _summary(run_dir: Path) -> None:
         per_source[src] = per_source.get(src, 0) + 1
     console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
                                     f"recorded", per_source if missing else None, tier=tier))
+    if untimed:
+        console.print(f"[dim]{untimed_line(plat)}[/dim]")
     print_unsupported(latest)
     _print_failures(latest)
     if missing:
