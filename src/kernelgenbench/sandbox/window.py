@@ -128,7 +128,26 @@ def foreign_code() -> bool:
     f = sys._getframe(2)
     while f is not None and f is not stop:
         name = f.f_code.co_filename
-        if name == sub or (not name.startswith("<") and not os.path.abspath(name).startswith(_ROOTS)):
+        if name.startswith("<"):
+            # code made by exec/eval ("<string>": dataclass and namedtuple methods, a submission's own exec) is
+            # judged by the module whose globals it runs in (red team 32: every "<...>" frame was trusted)
+            if not _trusted_globals(f.f_globals, sub):
+                return True
+        elif name == sub or not os.path.abspath(name).startswith(_ROOTS):
             return True
         f = f.f_back
     return False
+
+
+def _trusted_globals(g: dict, sub: str) -> bool:
+    """Whether globals ``g`` of an exec/eval frame are a trusted module's: one loaded from the harness's package,
+    Python's library paths or an installed package (frozen standard modules included), not the submission's."""
+    mod = sys.modules.get(g.get("__name__")) if isinstance(g.get("__name__"), str) else None
+    if mod is None or getattr(mod, "__dict__", None) is not g:
+        return False
+    file = getattr(mod, "__file__", None)
+    if not file:
+        spec = getattr(mod, "__spec__", None)
+        return getattr(spec, "origin", None) in ("frozen", "built-in")
+    path = os.path.abspath(file)
+    return path != sub and path.startswith(_ROOTS)
