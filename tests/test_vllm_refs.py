@@ -790,10 +790,20 @@ def test_paged_attention_vectorized_baselines_match_the_reference(op_id: str, ti
     assert_baseline_within_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
 
 
+_VSI_BASELINES = _baseline_cases("vllm::convert_vertical_slash_indexes", tuple(range(13)))
+
+
+@pytest.mark.parametrize("op_id,tier,i", _VSI_BASELINES)
+def test_vertical_slash_vectorised_baseline_matches_the_reference(op_id: str, tier: str, i: int) -> None:
+    """Every case of the grid (all 13 full ones: the CPU runs the largest in seconds), the smoke ones compiled."""
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
+
 _WHOLE_GRAPH = ["vllm::reshape_and_cache_flash", "vllm::reshape_and_cache", "vllm::swap_blocks", "vllm::copy_blocks",
                 "vllm::copy_blocks_mla", "vllm::concat_and_cache_mla", "vllm::cp_gather_cache",
                 "vllm::gather_and_maybe_dequant_cache", "vllm::batched_moe_align_block_size",
-                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2"]
+                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2",
+                "vllm::convert_vertical_slash_indexes"]
 
 
 @pytest.mark.parametrize("op_id", _WHOLE_GRAPH)
