@@ -310,7 +310,11 @@ def _ger_ref(conj: bool):
         x, y = r.vec("x"), r.vec("y")
         if conj:
             y = y.conj()
-        r.out("A", r.mat("A") + a * torch.outer(x, y), Tolerance())
+        A, xy = r.mat("A"), a * torch.outer(x, y)
+        ref = A + xy
+        # fp32: two products and a sum (or an FMA): 2(|A| + |alpha x y| + |ref|) units; complex: the spec's rule
+        tol, extra = r.rounding(ref, 2 * (A.abs() + xy.abs() + ref.abs()), "2(|A| + |alpha x y| + |ref|)")
+        r.out("A", ref, tol, atol_extra=extra)
     return ref
 
 
