@@ -52,6 +52,7 @@ from .tolerance import (  # noqa: F401
     is_exact_dtype,
     loss_reduction_rule,
     rounding_rule,
+    rounding_text,
     softmax_terms,
 )
 

@@ -260,6 +260,18 @@ def rounding_rule(ref: torch.Tensor, terms: torch.Tensor | None, text: str, redu
                                 f"bound of an honest fp32 computation in any order; rtol[fp32]={rtol:g})"), extra
 
 
+def rounding_text(terms: str, spec_atol: str = "1e-4") -> str:
+    """A row's atol in words under :func:`rounding_rule` (``kgb show``, prompts).
+
+    Args:
+        terms: the row's T in words (the allowance is ``4*2^-24*T``).
+        spec_atol: the spec's atol, which caps it.
+    """
+    return (f"for fp32 results, per element max(rtol*|ref|, min(rtol*|ref| + {spec_atol}, 4*2^-24*T)) with T = "
+            f"{terms} (the rounding bound of an honest fp32 computation in any order, README \"Tolerance and "
+            f"precision policy\": fp16/bf16-rounded fp32 results fail it); other result dtypes: the spec's {spec_atol}")
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How a value is compared with its reference (DESIGN.md "Tolerance").

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ..spec import Cost, accumulation_text, product
+from ..spec import Cost, accumulation_text, product, rounding_text
 from .decl import Ref, quick_cases
 from .grids import AB3, G9, TT4
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, syrk_reference, tri_fill
@@ -183,3 +183,8 @@ CSYRKEX = routine_operator(Row(
 ))
 
 OPERATORS = [CSYRKEX, SDGMM, SGEAM, SGEMMEX]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+SGEAM.atol_text = rounding_text("2(|alpha A| + |beta B| + |ref|)")
+SDGMM.atol_text = rounding_text("4|ref| (one product: rtol alone)")

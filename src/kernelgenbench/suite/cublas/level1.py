@@ -17,6 +17,7 @@ from ..spec import (
     accumulation_text,
     product,
     rounding_rule,
+    rounding_text,
     storage_view,
 )
 from .decl import Ref, quick_cases, vec_offsets
@@ -312,3 +313,8 @@ DASUM = routine_operator(Row(
 ))
 
 OPERATORS = [CCOPY, CDOTU, DASUM, DAXPY, DCOPY, SAXPY, SDOT, SSCAL, ZDOTC, ZSWAP]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+SAXPY.atol_text = rounding_text("2(|alpha x| + |y| + |ref|)")
+SSCAL.atol_text = rounding_text("4|ref| (one product: rtol alone)")

@@ -18,6 +18,7 @@ from ..spec import (
     dtype_of,
     product,
     rounding_rule,
+    rounding_text,
     written_expected,
 )
 from ..tensors import poison_
@@ -680,3 +681,14 @@ PAGED_ATTENTION_V2 = FunctionOperator(
 )
 
 OPERATORS = [MERGE_ATTN_STATES, PAGED_ATTENTION_V1, PAGED_ATTENTION_V2]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+MERGE_ATTN_STATES.atol_text = rounding_text(
+    "(|po|*ps + |so|*ss)*(|p - M| + |s - M| + 16) for output, |M| + |log S| + ps|p - M| + ss|s - M| + 16 for "
+    "output_lse")
+PAGED_ATTENTION_V1.atol_text = rounding_text(ATTENTION_TEXT)
+PAGED_ATTENTION_V2.atol_text = rounding_text(
+    ATTENTION_TEXT + " for out (several partitions: weighted by their combine weights, plus |tmp_j|*(|m_j - M| + "
+    "2*sqrt(P) + 16)) and tmp_out; exp_sums sum_i e_i*(c_i + c_max) + (2*sqrt(n) + 16)*Z; max_logits c_max + "
+    "4|max l|")

@@ -22,6 +22,7 @@ from ..spec import (
     dtype_of,
     product,
     rounding_rule,
+    rounding_text,
     softmax_terms,
     ulp,
     written_expected,
@@ -930,3 +931,14 @@ MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
 
 OPERATORS = [GROUPED_TOPK, TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE,
              MOE_SUM, SHUFFLE_ROWS]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+TOPK_SOFTMAX.atol_text = rounding_text(
+    "(|x - max| + 2*sqrt(E) + 16)*p for the fp32 weights (the softmax bound); renormalised (|x_j - max| + "
+    "max_chosen |x - max| + 2*sqrt(E) + 2k + 16)*w_j")
+GROUPED_TOPK.atol_text = rounding_text(
+    "rsf*e + 4|w| (renormalised: rsf*(e*(1/|S| + k|s|/S^2) + k|s|*sum|s|/S^2) + 4|w|, S the chosen scores' sum), e = "
+    "4 for an fp32 sigmoid (2^-20), else 0")
+MOE_SUM.atol_text = rounding_text("sqrt(k)*sum|x| + |ref| (the accumulation bound of the k summed values)",
+                                  "1e-4 x k")

@@ -8,7 +8,18 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import UNIT_ROUNDOFF, Call, Cost, Expected, Interface, dtype_of, product, rounding_rule, written_expected
+from ..spec import (
+    UNIT_ROUNDOFF,
+    Call,
+    Cost,
+    Expected,
+    Interface,
+    dtype_of,
+    product,
+    rounding_rule,
+    rounding_text,
+    written_expected,
+)
 from .common import baseline, baseline_label, esize
 
 
@@ -178,3 +189,7 @@ ROTARY_EMBEDDING = FunctionOperator(
 )
 
 OPERATORS = [ROTARY_EMBEDDING]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+ROTARY_EMBEDDING.atol_text = rounding_text("2(|x c| + |y s|) + |ref| on rotated dims")

@@ -8,7 +8,7 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import Call, Cost, Expected, Interface, dtype_of, rounding_rule, written_expected
+from ..spec import Call, Cost, Expected, Interface, dtype_of, rounding_rule, rounding_text, written_expected
 from .common import baseline, baseline_label, esize
 
 
@@ -89,3 +89,7 @@ APPLY_REPETITION_PENALTIES = FunctionOperator(
 )
 
 OPERATORS = [APPLY_REPETITION_PENALTIES]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+APPLY_REPETITION_PENALTIES.atol_text = rounding_text("4|ref| (one division or product: rtol alone)")
