@@ -35,6 +35,14 @@ def _ratio(got: torch.Tensor, ref: torch.Tensor, tol: Tolerance, extra: torch.Te
     return float(r.ratio or 0.0) if r.ok else max(1.0 + 1e-9, float(r.ratio or math.inf))
 
 
+def _gpu_exp(x: torch.Tensor) -> torch.Tensor:
+    """An emulated GPU fast exp: exp2 of the argument scaled by log2(e) (rounded in fp32), with a relative error of
+    up to 2^-21 (ex2.approx's is about 2^-22) drawn per element."""
+    g = torch.Generator().manual_seed(x.numel())
+    noise = (torch.rand(x.shape, generator=g) * 2 - 1) * 2.0 ** -21
+    return (torch.exp2(x * 1.4426950408889634) * (1 + noise)).to(x.dtype)
+
+
 def _fp16_small(v: torch.Tensor, below: float) -> torch.Tensor:
     return torch.where(v.abs() < below, v.half().float(), v)
 
@@ -97,6 +105,8 @@ def _softmax_variants(x: torch.Tensor) -> dict[str, torch.Tensor]:
         s = s * torch.exp(mm - mn) + torch.exp(b - mn[:, None]).sum(-1)
         mm = mn
     out["online16"] = torch.exp(x - mm[:, None]) / s[:, None]
+    eg = _gpu_exp(x - m)
+    out["gpu_exp"] = eg * (1.0 / eg.sum(-1, keepdim=True))                      # fast exp, reciprocal then product
     return out
 
 
@@ -147,6 +157,10 @@ def _attention(q: torch.Tensor, keys: torch.Tensor, vals: torch.Tensor, scale: f
         logit = (q[None] * keys).sum(-1) * scale
     if bias is not None:
         logit = logit + bias
+    if how == "gpu_exp":   # the reference's order with an emulated fast exp and a reciprocal
+        e = _gpu_exp(logit - logit.amax(0, keepdim=True))
+        p = e * (1.0 / (e.sum(0, keepdim=True) + 1e-6))
+        return (p[:, :, None] * vals).sum(0)
     if how == "online64":  # flash-decoding: blocks of 64 positions, running max and rescaled sums, exp2
         n = logit.shape[0]
         m = torch.full(logit.shape[1:], -math.inf)
@@ -180,7 +194,7 @@ def test_attention_honest_orders_pass_and_fp16_outputs_fail(n: int, d: int, alib
     logit = (q[None] * keys).sum(-1) * scale + (0 if bias is None else bias)
     terms = attention_terms(q, keys, vals, logit, scale, bias)[0]
     tol, extra = rounding_rule(ref, terms, ATTENTION_TEXT)
-    for how in ("exact", "sequential", "online64"):
+    for how in ("exact", "sequential", "online64", "gpu_exp"):
         got = _attention(q, keys, vals, scale, bias, how).float()
         assert _record(f"attention out ({how})", _ratio(got, ref, tol, extra)) < HONEST_MAX, how
     assert _ratio(_fp16_small(ref, 0.2), ref, tol, extra) > 1.0                # tests/bad/fp16_out
@@ -255,8 +269,13 @@ def test_merge_attn_states_honest_orders_pass_and_fp16_outputs_fail() -> None:
     s = pe + se
     alt = ((po * pe.t()[:, :, None] + so * se.t()[:, :, None]) / s.t()[:, :, None])   # one division at the end
     alt_lse = torch.log2(s) * 0.6931471805599453 + m
+    gpe, gse = _gpu_exp(pl - m), _gpu_exp(sl - m)
+    gs = gpe + gse
+    gpu = po * (gpe / gs).t()[:, :, None] + so * (gse / gs).t()[:, :, None]
+    gpu_lse = torch.log(gs) + m
     exact_o, exact_l = merge_native(po.double(), pl.double(), so.double(), sl.double())
-    for name, (o, lse) in {"exp2, one division": (alt, alt_lse), "exact": (exact_o, exact_l)}.items():
+    for name, (o, lse) in {"exp2, one division": (alt, alt_lse), "exact": (exact_o, exact_l),
+                           "gpu_exp": (gpu, gpu_lse)}.items():
         assert _record(f"merge_attn_states out ({name})", _ratio(o.float(), ro, otol, oextra)) < HONEST_MAX
         assert _record(f"merge_attn_states lse ({name})", _ratio(lse.float(), rl, ltol, lextra)) < HONEST_MAX
     assert _ratio(_fp16_small(ro, 0.2), ro, otol, oextra) > 1.0
