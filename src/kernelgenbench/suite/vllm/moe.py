@@ -13,6 +13,7 @@ from ..function import FunctionOperator
 from ..spec import (
     EXACT,
     EXACT_ATOL,
+    SOFTMAX_BOUND_CONST,
     Call,
     Cost,
     Expected,
@@ -20,6 +21,9 @@ from ..spec import (
     Tolerance,
     dtype_of,
     product,
+    rounding_rule,
+    rounding_text,
+    softmax_terms,
     ulp,
     written_expected,
 )
@@ -57,10 +61,29 @@ def _topk_native(g: torch.Tensor, k: int, renorm: bool) -> tuple[torch.Tensor, t
     return w.to(torch.float32), order.to(torch.int32), tei.to(torch.int32)
 
 
+def topk_weights_rule(g: torch.Tensor, ids: torch.Tensor, rw: torch.Tensor, renorm: bool
+                      ) -> tuple[Tolerance, torch.Tensor | None]:
+    """The tolerance of ``topk_softmax``'s fp32 weights (red team 32 R2: tests/bad/fp16_weights; :func:`rounding_rule`):
+    the softmax bound of the chosen probabilities, ``(|x - max| + 2·sqrt(E) + 16)·p``
+    (:func:`~kernelgenbench.suite.tolerance.softmax_terms`); renormalised, ``(|x_j - max| + max_sel |x - max| +
+    2·sqrt(E) + 2k + 16)·w_j`` (the row sum's error cancels, each chosen exp's does not; k more roundings for the sum
+    of the chosen and the division)."""
+    x = g.double()
+    if not renorm:
+        terms = torch.gather(softmax_terms(x, -1), 1, ids.long())
+        return rounding_rule(rw, terms, "(|x - max| + 2*sqrt(E) + 16)*p (the softmax bound)")
+    z = torch.gather(torch.nan_to_num((x - x.amax(-1, keepdim=True)).abs(), nan=0.0, posinf=0.0), 1, ids.long())
+    k, e = ids.shape[-1], g.shape[-1]
+    terms = (z + z.amax(-1, keepdim=True) + 2.0 * e ** 0.5 + 2.0 * k + SOFTMAX_BOUND_CONST) * rw.double().abs()
+    return rounding_rule(rw, terms, "(|x_j - max| + max_chosen |x - max| + 2*sqrt(E) + 2k + 16)*w_j "
+                                    "(the softmax bound, renormalised)")
+
+
 def _topk_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     w, ids, tei, g, renorm = call.args
     rw, rids, rtei = _topk_native(g, w.shape[-1], renorm)
-    return [written_expected("arg.0", w, rw, Tolerance()), written_expected("arg.1", ids, rids, EXACT),
+    tol, extra = topk_weights_rule(g, rids, rw, renorm)
+    return [written_expected("arg.0", w, rw, tol, atol_extra=extra), written_expected("arg.1", ids, rids, EXACT),
             written_expected("arg.2", tei, rtei, EXACT)]
 
 
@@ -242,9 +265,38 @@ def _gt_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) -> 
                  float(p.get("rsf", 1.0)), bias, p.get("scoring", 0)])
 
 
+#: The absolute error (in units of 2^-24, x4: :func:`rounding_rule`'s factor) allowed on an fp32 sigmoid score
+#: ``0.5*tanh(0.5*x) + 0.5`` of grouped_topk: 2^-20, over five times a tanh built from an approximate exp (within
+#: ~2^-21.5, :data:`SIGMOID_MARGIN`'s note).
+SIGMOID_TERMS = 4.0
+
+
+def grouped_topk_weights_rule(call: Call, w: torch.Tensor, ids: torch.Tensor) -> tuple[Tolerance, torch.Tensor | None]:
+    """The tolerance of ``grouped_topk``'s fp32 weights (red team 32 R2; :func:`rounding_rule`). With s_i the chosen
+    scores (exact, or an fp32 sigmoid within 2^-20: ``e``), S their sum and A the sum of their magnitudes, the bound
+    in units of 4·2^-24 is ``rsf·e + 4|w|`` without renormalisation and ``rsf·(e·(1/|S| + k|s_i|/S²) + k|s_i|·A/S²)
+    + 4|w|`` with it (the sequential sum of k signed scores, the division, the double product by rsf). Fallback rows
+    (1/topk): ``4|w|``."""
+    scores, _, _, topk, renorm, rsf, _, scoring = call.args
+    sc = grouped_topk_sigmoid(scores) if scoring == 1 else scores
+    e = SIGMOID_TERMS if scoring == 1 and scores.dtype == torch.float32 else 0.0
+    s = torch.gather(sc.double(), 1, ids.long())
+    wa = w.double().abs()
+    if renorm:
+        tot, mag = s.sum(-1, keepdim=True), s.abs().sum(-1, keepdim=True)
+        terms = abs(rsf) * (e * (1.0 / tot.abs() + topk * s.abs() / tot ** 2) + topk * s.abs() * mag / tot ** 2)
+    else:
+        terms = abs(rsf) * e + torch.zeros_like(s)
+    terms = terms + 4.0 * wa
+    terms = torch.where(torch.isfinite(terms), terms, 4.0 * wa)
+    text = ("rsf*(e*(1/|S| + k|s|/S^2) + k|s|*sum|s|/S^2) + 4|w|" if renorm else "rsf*e + 4|w|")
+    return rounding_rule(w, terms, f"{text}, e = {e:g} (2^-20 on an fp32 sigmoid score)")
+
+
 def _gt_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     w, ids = grouped_topk_native(*call.args)
-    return [Expected("return.0", w, Tolerance()), Expected("return.1", ids, EXACT)]
+    tol, extra = grouped_topk_weights_rule(call, w, ids)
+    return [Expected("return.0", w, tol, atol_extra=extra), Expected("return.1", ids, EXACT)]
 
 
 GROUPED_TOPK = FunctionOperator(
@@ -344,8 +396,14 @@ def _moe_sum_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     x, out = call.args
     ref = moe_sum_native(x)
     region = out.view(-1)[: ref.numel()] if x.dim() == 2 else None
-    return [written_expected("arg.1", out, ref, Tolerance(reduce_dim=x.shape[-1] if x.dim() == 2 else x.shape[1]),
-                             region_view=region, atol_extra=moe_sum_allowance(x))]
+    n = x.shape[-1] if x.dim() == 2 else x.shape[1]
+    # fp32: the rounding bound (red team 32 R2) of an n-term sum in any order, as the accumulation bound: sqrt(n)
+    # sum|x| + |ref| units; other dtypes: the spec's rule with the reference's rounding points
+    terms = ((n ** 0.5) * x.double().abs().sum(-1 if x.dim() == 2 else 1) + ref.double().abs()
+             if ref.dtype == torch.float32 else None)
+    tol, extra = rounding_rule(ref, terms, "sqrt(n)*sum|x| + |ref|, n = k (the accumulation bound)", reduce_dim=n,
+                               points=moe_sum_allowance(x))
+    return [written_expected("arg.1", out, ref, tol, region_view=region, atol_extra=extra)]
 
 
 def _moe_sum_base(c: Call) -> None:
@@ -882,3 +940,14 @@ MOE_LORA_ALIGN_BLOCK_SIZE = FunctionOperator(
 
 OPERATORS = [GROUPED_TOPK, TOPK_SOFTMAX, MOE_ALIGN_BLOCK_SIZE, BATCHED_MOE_ALIGN_BLOCK_SIZE, MOE_LORA_ALIGN_BLOCK_SIZE,
              MOE_SUM, SHUFFLE_ROWS]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+TOPK_SOFTMAX.atol_text = rounding_text(
+    "(|x - max| + 2*sqrt(E) + 16)*p for the fp32 weights (the softmax bound); renormalised (|x_j - max| + "
+    "max_chosen |x - max| + 2*sqrt(E) + 2k + 16)*w_j")
+GROUPED_TOPK.atol_text = rounding_text(
+    "rsf*e + 4|w| (renormalised: rsf*(e*(1/|S| + k|s|/S^2) + k|s|*sum|s|/S^2) + 4|w|, S the chosen scores' sum), e = "
+    "4 for an fp32 sigmoid (2^-20), else 0")
+MOE_SUM.atol_text = rounding_text("sqrt(k)*sum|x| + |ref| (the accumulation bound of the k summed values)",
+                                  "1e-4 x k")
