@@ -2443,3 +2443,64 @@ def test_triton_allocator_reinterpret_and_stream_pass() -> None:
     """
     assert hits(ok) == []
     assert hits("import triton\n\ntriton.runtime.build.compile_module_from_src('', 'm')\n") == [(3, "foreign-compute")]
+
+
+def test_literal_and_annotated_values_are_not_scanned_as_code() -> None:
+    """fp32: the strings of ``typing.Literal[...]`` and ``Annotated``'s metadata are values typing never evaluates;
+    ``Literal["input", "output"]`` was scanned as the code ``input`` (file-io), ``Literal["eval"]`` as exec-eval. A
+    ``Literal`` name that is rebound (``Literal = typing.Optional`` makes its strings forward references) or not
+    typing's, and ``Annotated``'s first argument, stay scanned as code."""
+    ok = '''
+        import typing
+        from typing import Annotated, Literal, Optional
+
+        import torch
+
+        def f(x: torch.Tensor, role: Literal["input", "output"] = "input",
+              backend: typing.Literal["triton", "compile"] = "triton",
+              w: Annotated[torch.Tensor, "shape (H,)", "open"] = None) -> "Optional[Literal['eval']]":
+            return None
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import typing
+        from typing import Annotated
+        from typing import Optional as Literal
+        from typing import Literal as L2
+        L2 = typing.Optional
+
+        def f(a: Literal["eval(1)"], b: L2["open"], c: Annotated["input", "x"]):
+            pass
+    '''
+    assert hits(bad) == [(8, "exec-eval"), (8, "file-io"), (8, "exec-eval")]
+
+
+def test_version_strings_and_backend_flags_are_plain_data() -> None:
+    """fp32: version gates (``tuple(int(p) for p in triton.__version__.split(".")[:2])``, ``torch.__version__``,
+    ``torch.version.cuda.split(".")``) call ``str`` methods, not Triton's internals or PyTorch compute; a
+    ``torch.backends`` flag (``torch.backends.cudnn.allow_tf32``, a ContextProp) reads as a bool. Setting a flag and
+    non-str attributes stay refused."""
+    ok = '''
+        import torch
+        import triton
+
+        _TRITON = tuple(int(p) for p in triton.__version__.split(".")[:2])
+        _TORCH = torch.__version__.split("+")[0]
+        _NEW = triton.__version__.startswith("3.")
+        _CUDA = torch.version.cuda.split(".") if torch.version.cuda else None
+
+        def flags():
+            if torch.backends.cudnn.allow_tf32:
+                return (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+            return None
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+        import triton
+
+        def g():
+            torch.backends.cudnn.allow_tf32 = False
+            return triton.__version__.__class__, triton.runtime.driver.active.get_device_interface()
+    '''
+    assert hits(bad) == [(6, "monkey-patch"), (7, "introspection"), (7, "introspection"), (7, "introspection")]

@@ -629,6 +629,12 @@ TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.ten
 TYPING_EVALUATORS: frozenset[str] = frozenset({"typing.get_type_hints", "typing.ForwardRef",
                                                "typing.evaluate_forward_ref"})
 
+#: ``typing`` forms whose subscripts hold values, not type expressions (fp32): the strings of ``Literal["a", "b"]`` and
+#: the metadata after ``Annotated``'s first argument are never evaluated, so they are not scanned as code the way
+#: string annotations are (``Literal["input"]`` is not a read of ``input``).
+ANNOTATION_VALUE_FORMS: frozenset[str] = frozenset({"typing.Literal", "typing.Annotated", "typing_extensions.Literal",
+                                                    "typing_extensions.Annotated"})
+
 #: Attributes of Triton values a kernel body may not read (D, red team 31): ``x.handle`` is the backend's value (on the
 #: interpreter a NumPy array in ``.handle.data``, whose methods share names with ``tl.tensor``'s: NumPy computed a scan
 #: inside a "kernel"); non-public (``_``-prefixed) names are not Triton's language either.

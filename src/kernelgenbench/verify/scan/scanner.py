@@ -30,6 +30,7 @@ from .policy import (
     _PATH_WHY,
     _PATH_WHY_BY_PREFIX,
     ABC_ALLOWED,
+    ANNOTATION_VALUE_FORMS,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_DECORATORS,
@@ -90,12 +91,16 @@ def _is_structseq(obj: object) -> bool:
 
 def _is_plain_torch_value(obj: object) -> bool:
     """Whether a PyTorch object read as a value is plain data (a number, string, dtype, device, layout, memory
-    format, size, finfo) or a random generator (``torch.default_generator``, which random operators draw from)."""
+    format, size, finfo, a ``torch.backends`` flag) or a random generator (``torch.default_generator``, which random
+    operators draw from)."""
     import torch
+
+    from torch.backends import ContextProp
 
     return obj is None or isinstance(obj, (int, float, complex, str, bytes, bool, tuple, frozenset, torch.dtype,
                                            torch.device, torch.layout, torch.memory_format, torch.Size, torch.finfo,
-                                           torch.iinfo, torch.Generator))
+                                           torch.iinfo, torch.Generator)) \
+        or type(obj) is ContextProp  # a torch.backends flag (cudnn.allow_tf32): reading it gives a bool (fp32)
 
 
 def _is_function_like(obj: object) -> bool:
@@ -141,6 +146,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         #: from them (kept alive while their nodes' ids are held)
         self.annotation_strings: set[int] = set()
         self.parsed_annotations: list[ast.AST] = []
+        self.binding_counts: dict[str, int] = {}  # name -> bindings anywhere in the file (_binding_counts)
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -197,6 +203,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
+        self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
@@ -449,7 +456,27 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if not isinstance(node.ctx, ast.Load):
             self._check_store_target(node)
+        self._annotation_values(node)
         self.generic_visit(node)
+
+    def _annotation_values(self, node: ast.Subscript) -> None:
+        """The strings of ``typing.Literal[...]`` and the metadata of ``typing.Annotated[T, ...]`` in an annotation
+        are values, not type expressions: typing never evaluates them (fp32: ``mode: Literal["input", "output"]``
+        was scanned as the code ``input``, rule file-io). Only the real typing names count (``resolve``: an import
+        of that name, never rebound); ``Annotated``'s first argument stays an annotation."""
+        path = self.resolve(node.value)
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if path not in ANNOTATION_VALUE_FORMS or not isinstance(root, ast.Name) \
+                or self.binding_counts.get(root.id, 0) != 1 or root.id in self.rebound:
+            return  # ``Literal = typing.Optional`` would make its strings forward references again
+        values: list[ast.AST] = [node.slice]
+        if path.endswith(".Annotated"):
+            values = node.slice.elts[1:] if isinstance(node.slice, ast.Tuple) else []
+        for v in values:
+            self.annotation_strings.difference_update(
+                id(c) for c in ast.walk(v) if isinstance(c, ast.Constant) and isinstance(c.value, str))
 
     # ---- calls ---------------------------------------------------------------------------------
 
@@ -612,6 +639,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if _string_method(path):
+            return  # torch.__version__.split("."), triton.__version__.startswith("3."): a method of a str (fp32)
         if at_import and path in TRITON_RUNTIME_CLASSES:
             # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
             # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
@@ -713,6 +742,42 @@ def _annotation_roots(tree: ast.AST) -> list[ast.Constant]:
     if isinstance(tree, ast.expr):  # the expression of a string annotation: its own strings are annotations too
         roots.append(tree)
     return [c for r in roots for c in ast.walk(r) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+
+
+def _string_method(path: str) -> bool:
+    """Whether ``path`` is a public ``str`` method of a library's version string (``torch.__version__``, a
+    ``torch.version`` field, ``triton.__version__``): the object before the last name is a ``str`` (PyTorch's
+    ``TorchVersion`` included), or None where this build lacks the backend (``torch.version.cuda`` on a CPU build: the
+    same source must get the same verdict on every platform)."""
+    head, _, last = path.rpartition(".")
+    if last.startswith("_") or last not in dir(str) or head.count(".") < 1:
+        return False
+    obj = library_object(head)
+    return isinstance(obj, str) or (obj is None and head.startswith("torch.version.")
+                                    and head.rpartition(".")[2] in dir(library_object("torch.version")))
+
+
+def _binding_counts(tree: ast.AST) -> dict[str, int]:
+    """How often each name is bound anywhere in the file (stores, deletions, defs, classes, imports, parameters,
+    except and match captures)."""
+    out: dict[str, int] = {}
+    for n in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.append(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.extend(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, ast.arg):
+            names.append(n.arg)
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            names.append(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names.append(n.rest)
+        for name in names:
+            out[name] = out.get(name, 0) + 1
+    return out
 
 
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:
