@@ -2504,3 +2504,32 @@ def test_version_strings_and_backend_flags_are_plain_data() -> None:
             return triton.__version__.__class__, triton.runtime.driver.active.get_device_interface()
     '''
     assert hits(bad) == [(6, "monkey-patch"), (7, "introspection"), (7, "introspection"), (7, "introspection")]
+
+
+def test_autocast_decorators_of_an_autograd_function_are_allowed() -> None:
+    """fp32: Liger/Unsloth decorate an autograd Function's forward and backward with ``torch.amp.custom_fwd`` /
+    ``custom_bwd`` (device_type="cuda"); they compute nothing (a cast under an enabled autocast is a ``.to()`` the
+    trace judges). Autocast itself stays refused."""
+    ok = '''
+        import torch
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.amp.custom_fwd(device_type="cuda")
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @torch.amp.custom_bwd(device_type="cuda")
+            def backward(ctx, g):
+                return g
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            with torch.autocast("cuda", dtype=torch.float16):
+                return x
+    '''
+    assert hits(bad) == [(5, "torch-compute")]

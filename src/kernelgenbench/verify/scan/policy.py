@@ -202,6 +202,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "accelerator.current_stream", "accelerator.get_device_capability",
         # the function form of the view-or-copy method allowed in TENSOR_METHODS_ALLOWED
         "ravel",
+        # (false-rejection hunt 32) the autocast decorators of a torch.autograd.Function's forward/backward (Liger,
+        # Unsloth): they record whether autocast was on and, with cast_inputs under an enabled autocast, convert
+        # floating inputs with .to() (a conversion the run-time trace judges); autocast itself stays refused
+        "amp.custom_fwd", "amp.custom_bwd",
     }
 )
 
