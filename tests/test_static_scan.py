@@ -2533,3 +2533,32 @@ def test_autocast_decorators_of_an_autograd_function_are_allowed() -> None:
                 return x
     '''
     assert hits(bad) == [(5, "torch-compute")]
+
+
+def test_backend_presence_and_scripting_flags_are_allowed() -> None:
+    """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
+    ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;
+    scripting and tracing themselves stay refused."""
+    ok = '''
+        import torch
+
+        def infer_device():
+            if torch.cuda.is_available():
+                return "cuda"
+            if torch.xpu.is_available() and torch.xpu.device_count():
+                return "xpu"
+            return "mps" if torch.backends.mps.is_available() or torch.mps.is_available() else "cpu"
+
+        def f(x):
+            if torch.jit.is_scripting() or torch.jit.is_tracing():
+                return x
+            return torch.get_autocast_dtype("cuda")
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            return torch.jit.script(x), torch.jit.trace(x, (x,))
+    '''
+    assert hits(bad) == [(5, "compile"), (5, "compile")]

@@ -206,6 +206,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # Unsloth): they record whether autocast was on and, with cast_inputs under an enabled autocast, convert
         # floating inputs with .to() (a conversion the run-time trace judges); autocast itself stays refused
         "amp.custom_fwd", "amp.custom_bwd",
+        # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
+        # with is_autocast_enabled above
+        "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
     }
 )
 
@@ -410,7 +413,10 @@ IMPORT_RULES: dict[str, str] = {
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
 TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
-                                                "torch.compiler.is_dynamo_compiling"})
+                                                "torch.compiler.is_dynamo_compiling",
+                                                # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
+                                                # in wrappers written for several callers), like the compiler's above
+                                                "torch.jit.is_scripting", "torch.jit.is_tracing"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
