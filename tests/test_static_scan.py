@@ -2562,3 +2562,24 @@ def test_backend_presence_and_scripting_flags_are_allowed() -> None:
             return torch.jit.script(x), torch.jit.trace(x, (x,))
     '''
     assert hits(bad) == [(5, "compile"), (5, "compile")]
+
+
+def test_aliasing_checks_compare_data_ptrs() -> None:
+    """fp32: ``if x.data_ptr() == y.data_ptr():`` (also ``!=`` and ``in`` a tuple of data_ptr reads) asks whether two
+    tensors start at the same address; the result is a bool, no address reaches a kernel or the host. A comparison
+    with anything else (a number, an order, arithmetic) stays raw-storage."""
+    ok = '''
+        def f(x, y, out):
+            if out.data_ptr() == x.data_ptr() or x.data_ptr() != y.data_ptr():
+                return out
+            return out.data_ptr() in (x.data_ptr(), y.data_ptr())
+    '''
+    assert hits(ok) == []
+    bad = '''
+        def g(x, y):
+            a = x.data_ptr() == 5
+            b = x.data_ptr() < y.data_ptr()
+            c = x.data_ptr() in [y.data_ptr(), 7]
+            return a, b, c, x.data_ptr() == y.data_ptr() + 4
+    '''
+    assert [r for _, r in hits(bad)] == ["raw-storage"] * 7

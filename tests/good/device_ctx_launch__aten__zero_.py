@@ -49,8 +49,10 @@ def zero_(self):
         target = torch.view_as_real(target)
     n = target.numel()
     shape, strides = _geometry(target)
-    if len(shape) > _MAXD:
-        raise NotImplementedError("zero_ of more than 4 non-mergeable dims")
+    if len(shape) > _MAXD:  # more dims than the kernel indexes: one launch per leading index
+        for i in range(self.shape[0]):
+            zero_(self[i])
+        return self
     shape = [1] * (_MAXD - len(shape)) + shape
     strides = [0] * (_MAXD - len(strides)) + strides
     BLOCK = 1024

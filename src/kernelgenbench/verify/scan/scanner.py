@@ -135,7 +135,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
-        self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` attributes in ``x.data_ptr() % N``
+        self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
         #: where an expression may denote a module (:meth:`_check_module_value`): ids of an attribute's base, of
         #: getattr/hasattr/setattr/delattr's first argument (-> the call; setattr/delattr are judged as stores)
         #: and of a plain assignment's value (-> the name it binds)
@@ -407,9 +407,24 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                 self.alignment_reads.add(id(call.func))
         self.generic_visit(node)
 
+    def visit_Compare(self, node: ast.Compare) -> None:
+        """``out.data_ptr() == x.data_ptr()`` (also ``!=``, ``in``/``not in`` a tuple of them): an aliasing check
+        whose result is a bool; no address reaches a kernel or the host (fp32). Every operand must be such a read."""
+        operands = [node.left, *node.comparators]
+        reads: list[ast.AST] = []
+        for op, operand in zip([None, *node.ops], operands):
+            items = operand.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(
+                operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            reads.extend(items)
+        if all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops) and reads and all(
+                isinstance(r, ast.Call) and not r.args and not r.keywords and isinstance(r.func, ast.Attribute)
+                and r.func.attr == "data_ptr" for r in reads):
+            self.alignment_reads.update(id(r.func) for r in reads)  # type: ignore[attr-defined]
+        self.generic_visit(node)
+
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
         if id(node) in self.alignment_reads:
-            return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT)
+            return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT); ``a.data_ptr() == b.data_ptr()``
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
         elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
