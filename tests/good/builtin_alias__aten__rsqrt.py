@@ -1,5 +1,5 @@
 """LEGAL (false-rejection hunt 32): aten::rsqrt written the way Unsloth's kernels/utils.py sets things up: module-level
-aliases of Triton functions (``triton_cast = tl.cast``, ``triton_rsqrt = libdevice.rsqrt``, ``next_power_of_2 =
+aliases of Triton functions (``triton_cast = tl.cast``, ``triton_sqrt = tl.sqrt``, ``next_power_of_2 =
 triton.next_power_of_2``) called inside the kernel, ``MAX_FUSED_SIZE`` and ``calculate_settings``, and a device guard
 that is ``torch.cuda.device`` with several GPUs and a function returning ``nullcontext()`` otherwise. A GPU compiles
 the aliases (Triton's code generator admits builtins as globals), but Triton 3.6's CPU interpreter patches builtins
@@ -9,11 +9,10 @@ case failed as the submission's runtime_error. The harness's interpreter now run
 import torch
 import triton
 import triton.language as tl
-from triton.language.extra import libdevice
 
 MAX_FUSED_SIZE: int = 65536
 next_power_of_2 = triton.next_power_of_2
-triton_rsqrt = libdevice.rsqrt
+triton_sqrt = tl.sqrt
 triton_cast = tl.cast
 
 DEVICE_COUNT: int = torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -47,7 +46,7 @@ def _rsqrt_kernel(X, Y, n, COMPUTE: tl.constexpr, BLOCK_SIZE: tl.constexpr):
     offs = tl.program_id(0).to(tl.int64) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     mask = offs < n
     x = tl.load(X + offs, mask=mask, other=1)
-    y = triton_rsqrt(triton_cast(x, COMPUTE))
+    y = 1.0 / triton_sqrt(triton_cast(x, COMPUTE))
     tl.store(Y + offs, triton_cast(y, Y.dtype.element_ty), mask=mask)
 
 
