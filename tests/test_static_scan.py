@@ -2583,3 +2583,38 @@ def test_aliasing_checks_compare_data_ptrs() -> None:
             return a, b, c, x.data_ptr() == y.data_ptr() + 4
     '''
     assert [r for _, r in hits(bad)] == ["raw-storage"] * 7
+
+
+def test_a_launcher_may_subclass_triton_kernel_interface() -> None:
+    """fp32: FlagGems' ``class LibEntry(triton.KernelInterface)`` gives a launcher the ``kernel[grid](...)`` syntax
+    (the base's code is ``__getitem__`` -> ``self.run`` and ``warmup``). Triton's other classes stay refused as bases
+    (``triton.runtime.Autotuner``, ``triton.Config``)."""
+    ok = '''
+        import triton
+        from triton.runtime import KernelInterface
+        from triton.runtime.jit import KernelInterface as KI
+
+        class LibEntry(triton.KernelInterface):
+            def __init__(self, fn):
+                self.fn = fn
+
+            def run(self, *args, grid, warmup=False, **kwargs):
+                return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+        class Other(KernelInterface):
+            pass
+
+        def is_launcher(k):
+            return isinstance(k, KI)
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import triton
+
+        class Tuner(triton.runtime.Autotuner):
+            pass
+
+        class Cfg(triton.Config):
+            pass
+    '''
+    assert hits(bad) == [(4, "introspection"), (7, "monkey-patch")]

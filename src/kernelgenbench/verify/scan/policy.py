@@ -609,7 +609,12 @@ SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
 #: ``torch.autograd.graph``; ``triton.Config``, whose methods Triton calls while it benchmarks) is rule monkey-patch,
 #: and a ``torch.Tensor`` subclass (``torch.nn.Parameter``, ``torch.nn.Buffer``, ...) rule introspection.
 #: Standard-library bases (``enum.IntEnum``, ``typing.NamedTuple``, ...) are judged by their module's own rules.
-SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function"})
+SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function",
+                                                  # (fp32) FlagGems' LibEntry: ``kernel[grid](...)`` syntax for a
+                                                  # launcher; the class's code is __getitem__ -> self.run (the
+                                                  # subclass's own, scanned) and warmup; the launch rule admits only
+                                                  # Triton's own kernel types as kernel values (exact types)
+                                                  "triton.runtime.jit.KernelInterface"})
 
 #: ``triton.<path>`` a submission may use outside ``triton.language`` (G, red team 31: ``triton.runtime.build`` compiled
 #: and imported C code, ``triton.runtime.cache`` writes files): the decorators, ``triton.Config``, the integer helpers,
@@ -627,6 +632,8 @@ TRITON_ALLOWED: frozenset[str] = frozenset({
     # launch, where the launch window traces the submission's code (sandbox/window.py); and the dtype view of a
     # tensor handed to a kernel (fp8 storage read as tl.float8e4nv)
     "triton.set_allocator", "triton.reinterpret",
+    # (fp32) the base class of launchers (FlagGems' LibEntry), see SUBCLASSABLE_CLASSES
+    "triton.KernelInterface", "triton.runtime.KernelInterface", "triton.runtime.jit.KernelInterface",
 })
 #: ``triton.<prefix>``: everything under these is allowed (the language, libdevice, the host tensor descriptor).
 TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.tensor_descriptor.TensorDescriptor")
