@@ -51,3 +51,33 @@ def test_builtin_aliases_run_on_the_interpreter_and_are_restored() -> None:
     values, restored = out.stdout.splitlines()[-2:]
     assert values.startswith("[1.0, 1.0, 2.71828") and "7.389" in values, values
     assert restored == "True True True"
+
+
+NAMED_ONLY = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton
+from triton.language import arange, constexpr, exp, float32, load, store
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+
+
+@triton.jit
+def k(a, o, N: constexpr):
+    r = arange(0, N)
+    store(o + r, exp(load(a + r).to(float32)))
+
+a = torch.zeros(4, dtype=torch.float16)
+o = torch.empty(4)
+k[(1,)](a, o, N=4)
+print(o.tolist())
+'''
+
+
+def test_a_kernel_with_only_names_imported_from_triton_language_runs() -> None:
+    """A module that imports only names from triton.language (no ``tl`` module among its globals) failed Triton's
+    "triton.language must be visible from within jit'd function" on the interpreter; a GPU compiles it."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    out = subprocess.run([sys.executable, "-c", NAMED_ONLY], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.splitlines()[-1] == "[1.0, 1.0, 1.0, 1.0]"

@@ -313,7 +313,8 @@ def _builtin_aliases() -> None:
     semantic, as ``tl.cast`` itself does. Triton 3.6's interpreter patches builtins only as attributes of the
     ``triton.language`` modules (``_patch_lang``), so an alias raised "Did you forget to add @triton.jit?" and the
     submission failed as ``runtime_error`` (false-rejection hunt 32), while a GPU compiles it (the code generator
-    admits builtins as globals). Found by type and the function's own ``__dict__`` (no code of the submission
+    admits builtins as globals); a kernel whose module holds only names imported from ``triton.language`` failed
+    Triton's assertion "triton.language must be visible from within jit'd function" the same way. Found by type and the function's own ``__dict__`` (no code of the submission
     runs); the globals are put back when the launch's patches are."""
     import types
 
@@ -323,11 +324,19 @@ def _builtin_aliases() -> None:
     if getattr(orig, "_kgb_aliases", False):
         return
 
+    import triton.language as tl
+
     def _patch_lang(fn: Any) -> Any:
-        scope = orig(fn)
         g = getattr(fn, "__globals__", None)
         if type(g) is not dict:
-            return scope
+            return orig(fn)
+        if not any(type(v) is types.ModuleType and (v is tl or v is tl.core) for v in g.values()):
+            # only names imported from triton.language (``from triton.language import load, store``): Triton's
+            # patch asserts "triton.language must be visible"; the language is patched all the same (its tensor
+            # methods, ``x.to(...)``, included) and the names below
+            scope = orig(types.SimpleNamespace(__globals__={"tl": tl}))
+        else:
+            scope = orig(fn)
         changes: list[tuple[str, Any, Any]] = []
         for name, val in list(g.items()):
             if type(val) is types.FunctionType and val.__dict__.get("__triton_builtin__") is True \
