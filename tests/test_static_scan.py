@@ -2618,3 +2618,56 @@ def test_a_launcher_may_subclass_triton_kernel_interface() -> None:
             pass
     '''
     assert hits(bad) == [(4, "introspection"), (7, "monkey-patch")]
+
+
+def test_triton_methods_on_kernel_values_despite_a_host_class_of_the_same_name() -> None:
+    """fp32: a parameter holder with ``def to(self, device)`` (or a NamedTuple field named ``max``) made every
+    ``x.to(tl.float32)`` / ``y.max(axis=0)`` in every kernel of the file a finding. A receiver rooted in a tensor
+    argument or a Triton result cannot be the submission's object; one rooted in a ``tl.constexpr`` parameter, a
+    global or a plain alias of those still can, and stays refused."""
+    ok = '''
+        import dataclasses
+        import typing
+        import triton
+        import triton.language as tl
+
+        @dataclasses.dataclass
+        class Params:
+            scale: float
+            def to(self, device):
+                return self
+
+        class Stats(typing.NamedTuple):
+            max: float
+            sum: float
+
+        @triton.jit
+        def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+            r = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + r, mask=r < n, other=0.0)
+            y = x.to(tl.float32)
+            s = y.sum(axis=0) + y.max(axis=0)
+            tl.store(o_ptr + r, (y + s).to(o_ptr.dtype.element_ty), mask=r < n)
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import triton
+        import triton.language as tl
+
+        class Probe:
+            def to(self, dt):
+                return self
+
+        P = Probe()
+
+        @triton.jit
+        def k(x_ptr, PR: tl.constexpr):
+            q = PR
+            PR.to(tl.float32)
+            q.to(tl.float32)
+            P.to(tl.float32)
+            for v in PR:
+                v.to(tl.float32)
+    '''
+    assert hits(bad) == [(14, "kernel-body"), (15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"),
+                         (18, "kernel-body")]
