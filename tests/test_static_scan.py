@@ -2671,3 +2671,23 @@ def test_triton_methods_on_kernel_values_despite_a_host_class_of_the_same_name()
     '''
     assert hits(bad) == [(14, "kernel-body"), (15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"),
                          (18, "kernel-body")]
+
+
+def test_environment_reads_by_subscript_and_membership() -> None:
+    """fp32: ``"TRITON_INTERPRET" in os.environ`` and ``os.environ["X"]`` read the environment like
+    ``os.environ.get``; writes, deletions, copies and the mapping as a value stay refused."""
+    ok = '''
+        import os
+
+        INTERP = "TRITON_INTERPRET" in os.environ and os.environ["TRITON_INTERPRET"] == "1"
+        DEBUG = "KGB_DEBUG" not in os.environ or os.environ.get("KGB_DEBUG") == "0"
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import os
+
+        def f():
+            os.environ["X"] = "1"
+            return os.environ.copy(), list(os.environ)
+    '''
+    assert [r for _, r in hits(bad)] == ["file-io", "monkey-patch", "file-io", "file-io"]

@@ -146,6 +146,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         #: from them (kept alive while their nodes' ids are held)
         self.annotation_strings: set[int] = set()
         self.parsed_annotations: list[ast.AST] = []
+        self.env_reads: set[int] = set()  # ids of os.environ in os.environ["X"] (a load) and "X" in os.environ
         self.binding_counts: dict[str, int] = {}  # name -> bindings anywhere in the file (_binding_counts)
 
     # ---- reporting ----------------------------------------------------------------------------
@@ -411,6 +412,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         """``out.data_ptr() == x.data_ptr()`` (also ``!=``, ``in``/``not in`` a tuple of them): an aliasing check
         whose result is a bool; no address reaches a kernel or the host (fp32). Every operand must be such a read."""
         operands = [node.left, *node.comparators]
+        for op, operand in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)) and self.resolve(operand) == "os.environ":
+                self.env_reads.add(id(operand))  # "X" in os.environ: a read (fp32)
         reads: list[ast.AST] = []
         for op, operand in zip([None, *node.ops], operands):
             items = operand.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(
@@ -471,6 +475,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if not isinstance(node.ctx, ast.Load):
             self._check_store_target(node)
+        elif self.resolve(node.value) == "os.environ":
+            self.env_reads.add(id(node.value))  # os.environ["X"]: a read, like os.environ.get (fp32)
         self._annotation_values(node)
         self.generic_visit(node)
 
@@ -625,7 +631,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
                         "is read or called (use the attribute or method directly)")
             return
-        if root == "os" and path != "os" and path not in OS_ALLOWED:
+        if root == "os" and path != "os" and path not in OS_ALLOWED and not (path == "os.environ"
+                                                                          and id(node) in self.env_reads):
             self.report(node, "file-io", f"uses {path}: of os only os.environ.get and os.getenv (reading an "
                         "environment variable) are allowed")
             return
