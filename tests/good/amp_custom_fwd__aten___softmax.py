@@ -4,7 +4,8 @@ and a ``functools.wraps`` ``ensure_contiguous`` decorator, backward with ``custo
 ``functools.lru_cache`` (block and warps from the row length); a ``tl.constexpr`` global; the wrappers call
 ``Function.apply``. L1 refused the autocast decorators: "torch.amp.custom_fwd(device_type="cuda") computes with PyTorch:
 torch.amp.custom_fwd is not on the allowlist" (rule torch-compute). They compute nothing (a cast under an enabled
-autocast is a .to() the trace judges) and are now allowed; torch.autocast itself stays refused."""
+autocast is a .to() the trace judges) and are now allowed; torch.autocast itself stays refused. Rows longer than
+8192 take a looped online-softmax kernel (one block per row would not fit a GPU's registers)."""
 import functools
 
 import torch
@@ -49,6 +50,28 @@ def _softmax_fwd(y_ptr, x_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(y_ptr + row * n_cols + cols, y.to(y_ptr.dtype.element_ty), mask=m)
 
 
+@triton.jit
+def _softmax_fwd_looped(y_ptr, x_ptr, n_cols, BLOCK: tl.constexpr):
+    # rows longer than one block: online max and sum, then a second pass writes
+    row = tl.program_id(0).to(tl.int64)
+    base = row * n_cols
+    m_i = tl.full([BLOCK], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + base + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+        m_new = tl.maximum(m_i, x)
+        alpha = tl.where(m_new == -float("inf"), 0.0, tl.exp(m_i - m_new))
+        l_i = l_i * alpha + tl.where(x == -float("inf"), 0.0, tl.exp(x - m_new))
+        m_i = m_new
+    m = tl.max(m_i, axis=0)
+    denom = tl.sum(tl.where(m_i == -float("inf"), 0.0, l_i * tl.exp(m_i - m)), axis=0)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + base + cols, mask=cols < n_cols, other=-float("inf")).to(tl.float32)
+        tl.store(y_ptr + base + cols, (tl.exp(x - m) / denom).to(y_ptr.dtype.element_ty), mask=cols < n_cols)
+
+
 class LigerSoftmaxFunction(torch.autograd.Function):
     @staticmethod
     @torch.amp.custom_fwd(device_type="cuda")
@@ -58,7 +81,9 @@ class LigerSoftmaxFunction(torch.autograd.Function):
         n_cols = xt.shape[-1]
         y = torch.empty_like(xt)
         rows = xt.numel() // n_cols if n_cols else 0
-        if rows:
+        if rows and n_cols > 8192:
+            _softmax_fwd_looped[(rows,)](y, xt, n_cols, BLOCK=4096, num_warps=8)
+        elif rows:
             block, num_warps = calculate_settings(n_cols)
             _softmax_fwd[(rows,)](y, xt, n_cols, BLOCK=block, num_warps=num_warps)
         y = y.movedim(-1, dim)
