@@ -74,6 +74,7 @@ EXPECTED = {
     "ghost_getattr": "profile",       # counts the launcher's attribute probes of an argument (L3 launch
                                       # rule: not a Triton value; ghost launches probe alike anyway)
     "kernel_method": "static_scan",   # a kernel body calls a user method of an object passed as tl.constexpr
+    "kernel_method_to": "profile",    # the same through .to() on a plain parameter: L1 admits it, the launch rule not
     # L3 launch rule (sandbox/launch_args.py): only Triton values reach a kernel; each of these passed
     # every tier before the rule (a ghost-replay detector, or compute outside Triton)
     "launch_dunder": "profile",       # constexpr object whose class binds __bool__ by assignment

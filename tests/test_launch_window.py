@@ -175,3 +175,24 @@ def test_an_op_on_a_tensor_subclass_with_its_own_handler_is_refused() -> None:
     with pytest.raises(RuntimeError, match="tensor subclass with its own __torch_dispatch__"):
         _run(wrapper, torch.randn(4))
     assert _Courier.ran == 0 and len(STATE.launch_violations) == 1
+
+
+def test_a_device_context_for_the_launch_device_is_not_foreign() -> None:
+    """fp32: ``with torch.device(x.device):`` around a launch pushes PyTorch's DeviceContext (a torch function mode);
+    its handler is PyTorch's own and only names the device for factory calls, so the window admits it for the device
+    the harness launches on. Another device (meta) or any other function mode stays a violation."""
+    here = "cuda" if torch.cuda.is_available() else "cpu"
+    counter: Counter[str] = Counter()
+    with CandidateMode(counter), torch.device(here):
+        with harness_window("test"):
+            torch.empty(2)
+    assert not STATE.launch_violations
+    with CandidateMode(counter), torch.device("meta"):
+        with pytest.raises(RuntimeError, match="torch function mode"):
+            with harness_window("test"):
+                pass
+    with CandidateMode(counter), torch.device(here), TorchFunctionMode():
+        with pytest.raises(RuntimeError, match="1 torch function mode"):
+            with harness_window("test"):
+                pass
+    assert STATE.launch_violations
