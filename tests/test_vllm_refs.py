@@ -177,7 +177,7 @@ def test_kv_cache_hand_cases() -> None:
 
 
 def test_moe_align_hand_case_and_segment_judge() -> None:
-    from kernelgenbench.suite.vllm.moe import _segment_check, align_native
+    from kernelgenbench.suite.vllm.moe_align import _segment_check, align_native
 
     ids = torch.tensor([[2, 0], [2, 5], [0, 2]], dtype=torch.int32)   # N = 6; 5 >= E is ignored
     s, ex, post, seg = align_native(ids, 4, 2, lmax=6 + 4 * 1, nblocks=5)
@@ -294,7 +294,7 @@ def test_paged_attention_hand_case() -> None:
 
 
 def test_batched_moe_align_hand_case() -> None:
-    from kernelgenbench.suite.vllm.moe import batched_native
+    from kernelgenbench.suite.vllm.moe_align import batched_native
 
     # E=3, bs=4, max_tokens=8 (P = 8): counts (0, 5, 2) -> p = (0, 8, 4), o = (0, 0, 8); sentinel 24
     s, e, post = batched_native(8, 4, torch.tensor([0, 5, 2], dtype=torch.int32), 24, 6)
@@ -337,7 +337,7 @@ def test_gather_and_maybe_dequant_hand_case() -> None:
 
 
 def test_moe_lora_align_hand_case() -> None:
-    from kernelgenbench.suite.vllm.moe import lora_native
+    from kernelgenbench.suite.vllm.moe_align import lora_native
 
     ids = torch.tensor([[1], [0], [1], [1]], dtype=torch.int32)          # T=4, k=1, E=2
     mapping = torch.tensor([1, 1, 0, 1], dtype=torch.int32)              # tokens 0, 1, 3 -> adapter 1; 2 -> adapter 0

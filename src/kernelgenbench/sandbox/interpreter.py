@@ -314,8 +314,9 @@ def _builtin_aliases() -> None:
     ``triton.language`` modules (``_patch_lang``), so an alias raised "Did you forget to add @triton.jit?" and the
     submission failed as ``runtime_error`` (false-rejection hunt 32), while a GPU compiles it (the code generator
     admits builtins as globals); a kernel whose module holds only names imported from ``triton.language`` failed
-    Triton's assertion "triton.language must be visible from within jit'd function" the same way. Found by type and the function's own ``__dict__`` (no code of the submission
-    runs); the globals are put back when the launch's patches are."""
+    Triton's assertion "triton.language must be visible from within jit'd function" the same way. Found by type
+    and the function's own ``__dict__`` (no code of the submission runs); the globals are put back when the
+    launch's patches are."""
     import types
 
     from triton.runtime import interpreter as interp

@@ -94,7 +94,6 @@ def _is_plain_torch_value(obj: object) -> bool:
     format, size, finfo, a ``torch.backends`` flag) or a random generator (``torch.default_generator``, which random
     operators draw from)."""
     import torch
-
     from torch.backends import ContextProp
 
     return obj is None or isinstance(obj, (int, float, complex, str, bytes, bool, tuple, frozenset, torch.dtype,
@@ -135,7 +134,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
-        self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
+        # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
+        self.alignment_reads: set[int] = set()
         #: where an expression may denote a module (:meth:`_check_module_value`): ids of an attribute's base, of
         #: getattr/hasattr/setattr/delattr's first argument (-> the call; setattr/delattr are judged as stores)
         #: and of a plain assignment's value (-> the name it binds)
