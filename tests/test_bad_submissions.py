@@ -235,6 +235,10 @@ EXPECTED = {
     "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass (caught at run
                                       # time as profile: dispatch.py _subclass_handler; BEHIND_L1)
     "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
+    "int_builtin": "compile_error",   # interpreter: int() of a loaded block gives Python the value (red team 32 R1;
+                                      # Triton's GPU front end refuses it, run at every launch: sandbox/gpu_compile.py)
+    "block_str": "compile_error",     # interpreter: an f-string of a loaded block (red team 32 R1; as int_builtin)
+    "py_table": "compile_error",      # interpreter: a Python tuple indexed by a loaded value (R1's TABLE[v])
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
                                       # sums cannot tell)

@@ -65,7 +65,7 @@ def classify_error(err: dict[str, Any], platform: Any) -> str:
         return "oom"
     if any(s in text for s in _CUDA_FAULT) or "AcceleratorError" in chain or "OutOfBoundsAccess" in chain:
         return "cuda_fault"
-    # GPUCompilationError: Triton's GPU front end refused a kernel the interpreter was about to run (sandbox/gpu_compile)
+    # GPUCompilationError: the GPU front end refused a kernel the interpreter was about to run (sandbox/gpu_compile)
     if "CompilationError" in chain or "CompileTimeAssertionFailure" in chain or "GPUCompilationError" in chain \
             or "triton.compiler" in text \
             and "CompilationError" in text:
