@@ -41,6 +41,9 @@ TARGET = ("cuda", 90, 32)
 #: Off switch (a harness setting, not the submission's): KGB_GPU_COMPILE_CHECK=0.
 ENABLED = os.environ.get("KGB_GPU_COMPILE_CHECK", "1") != "0"
 
+#: Measurement (a harness setting): append one JSON line per compiled specialisation to this file, with the time of
+#: the whole GPU compile (TTGIR, LLVM IR, PTX, cubin through ptxas) beside the front end's when KGB_GPU_COMPILE_FULL=1.
+_LOG = os.environ.get("KGB_GPU_COMPILE_LOG")
 #: (id(kernel's Python function), specialisation key) -> (the function, None or Triton's CompilationError)
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
 #: id(InterpretedFunction) -> (it, its mirror JITFunction)
@@ -140,6 +143,54 @@ def _mirrored_codegen():
         gen.get_Attribute, gen._define_name_lookup = orig_attr, orig_lookup
 
 
+#: The attributes of the objects the interpreter patches (``_patch_lang``), as Triton defined them: taken by
+#: :func:`install` before any kernel ran (the harness installs it before the submission is imported).
+_PRISTINE: list[tuple[Any, dict[str, Any]]] = []
+_MISSING = object()
+
+
+def _patched_objects() -> list[Any]:
+    import triton.language as tl
+
+    return [tl, tl.core, tl.math, tl.tensor, tl.dtype, tl.core.tensor_descriptor_base]
+
+
+def install() -> None:
+    """Take the language's attributes as Triton defined them (:data:`_PRISTINE`), once, before any kernel runs."""
+    if not _PRISTINE:
+        _PRISTINE.extend((obj, dict(vars(obj))) for obj in _patched_objects())
+
+
+@contextlib.contextmanager
+def _pristine_language():
+    """While the check compiles: Triton's language as Triton defined it. The interpreter patches its builtins with
+    versions on its own semantic while a kernel runs and does not undo all of it: a jit function called from a body
+    (``InterpretedFunction.__call__``, ``tl.cdiv`` and ``tl.sum`` included) patches the modules its globals name and
+    never restores them (Triton 3.6), so after the first launch ``triton.language.core``'s builtins can be the
+    interpreter's. The code generator must see Triton's own; what was there is put back afterwards."""
+    install()
+    undo: list[tuple[Any, str, Any]] = []
+    try:
+        for obj, attrs in _PRISTINE:
+            now = vars(obj)
+            for name in set(now) | set(attrs):
+                cur, want = now.get(name, _MISSING), attrs.get(name, _MISSING)
+                if cur is want:
+                    continue
+                undo.append((obj, name, cur))
+                if want is _MISSING:
+                    delattr(obj, name)
+                else:
+                    setattr(obj, name, want)
+        yield
+    finally:
+        for obj, name, cur in reversed(undo):
+            if cur is _MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, cur)
+
+
 def _tensor_member(attr: str) -> Any:
     """The mirror of the jit function behind ``tl.tensor.<attr>`` when that method is a ``_tensor_member_fn``
     wrapper of an interpreted function, else None."""
@@ -190,7 +241,7 @@ def compile_ttir(m: Any, packed: Any) -> Any:
     backend.load_dialects(context)
     codegen_fns = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map()
-    with _mirrored_codegen():
+    with _pristine_language(), _mirrored_codegen():
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
@@ -232,6 +283,8 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
             _note(f"kernel {name}: the GPU front end failed outside its own error reporting "
                   f"({type(exc).__name__}: {exc})")
         TIMES.append((name, time.perf_counter() - t0))
+        if _LOG:
+            _measure(name, m, packed, TIMES[-1][1], err)
         hit = _OUTCOMES[(id(fn), key)] = (fn, err)
     if hit[1] is not None:
         raise GPUCompilationError(f"kernel {name} does not compile for a GPU (Triton {_triton_version()}, "
@@ -243,3 +296,28 @@ def _triton_version() -> str:
     import triton
 
     return getattr(triton, "__version__", "?")
+
+
+def _measure(name: str, m: Any, packed: Any, ttir_s: float, err: BaseException | None) -> None:
+    """Write the front end's time (and, with KGB_GPU_COMPILE_FULL=1, the whole compile's) to :data:`_LOG`."""
+    import json
+
+    row: dict[str, Any] = {"kernel": name, "ttir_s": round(ttir_s, 4), "refused": err is not None}
+    if err is None and os.environ.get("KGB_GPU_COMPILE_FULL") == "1":
+        import triton
+        from triton.compiler import ASTSource
+
+        target, _ = _backend()
+        options, signature, constexprs, attrs = packed
+        t0 = time.perf_counter()
+        try:
+            with _pristine_language(), _mirrored_codegen():
+                k = triton.compile(ASTSource(m, signature, constexprs, attrs), target=target,
+                                   options=options.__dict__)
+            row["full_s"] = round(time.perf_counter() - t0, 4)
+            row["stages"] = sorted(k.asm)
+        except Exception as exc:  # noqa: BLE001 - measurement only
+            row["full_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+    assert _LOG is not None
+    with open(_LOG, "a") as f:
+        f.write(json.dumps(row) + "\n")

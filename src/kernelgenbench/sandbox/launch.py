@@ -484,6 +484,7 @@ def install_launch_hooks() -> None:
     import triton.runtime.jit as jit
 
     launch_args.install()  # snapshot the allowed types before the submission is imported
+    gpu_compile.install()  # Triton's language as Triton defined it, before any kernel runs
     _install_empty_grid_launchers()
     _install_verified_rewriter()
     try:
