@@ -38,12 +38,13 @@ from typing import Any
 
 #: The GPU target: (backend, arch, warp size) of the H100/H200 the GPU runs use.
 TARGET = ("cuda", 90, 32)
-#: Off switch (a harness setting, not the submission's): KGB_GPU_COMPILE_CHECK=0.
-ENABLED = os.environ.get("KGB_GPU_COMPILE_CHECK", "1") != "0"
+#: Harness settings, read by :func:`install` before the submission is imported (kept in the child's environment:
+#: sandbox/runner.py _ENV_KEEP): the off switch KGB_GPU_COMPILE_CHECK=0, and for measurement KGB_GPU_COMPILE_LOG=<file>
+#: (one JSON line per compiled specialisation) with KGB_GPU_COMPILE_FULL=1 (also time the whole GPU compile: TTGIR,
+#: LLVM IR, PTX, cubin through ptxas).
+ENV_SETTINGS = ("KGB_GPU_COMPILE_CHECK", "KGB_GPU_COMPILE_LOG", "KGB_GPU_COMPILE_FULL")
+SETTINGS: dict[str, str] = {}
 
-#: Measurement (a harness setting): append one JSON line per compiled specialisation to this file, with the time of
-#: the whole GPU compile (TTGIR, LLVM IR, PTX, cubin through ptxas) beside the front end's when KGB_GPU_COMPILE_FULL=1.
-_LOG = os.environ.get("KGB_GPU_COMPILE_LOG")
 #: (id(kernel's Python function), specialisation key) -> (the function, None or Triton's CompilationError)
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
 #: id(InterpretedFunction) -> (it, its mirror JITFunction)
@@ -159,6 +160,7 @@ def install() -> None:
     """Take the language's attributes as Triton defined them (:data:`_PRISTINE`), once, before any kernel runs."""
     if not _PRISTINE:
         _PRISTINE.extend((obj, dict(vars(obj))) for obj in _patched_objects())
+        SETTINGS.update({k: os.environ[k] for k in ENV_SETTINGS if k in os.environ})
 
 
 @contextlib.contextmanager
@@ -254,7 +256,8 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     """Compile ``kernel`` (an ``InterpretedFunction``) for the GPU target with this launch's arguments, once per
     specialisation; raise :class:`GPUCompilationError` with Triton's message when its front end refuses it. A failure
     of the check itself is a harness note, never a rejection."""
-    if not ENABLED:
+    install()
+    if SETTINGS.get("KGB_GPU_COMPILE_CHECK", "1") == "0":
         return
     from triton.compiler.errors import CompilationError
 
@@ -283,7 +286,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
             _note(f"kernel {name}: the GPU front end failed outside its own error reporting "
                   f"({type(exc).__name__}: {exc})")
         TIMES.append((name, time.perf_counter() - t0))
-        if _LOG:
+        if SETTINGS.get("KGB_GPU_COMPILE_LOG"):
             _measure(name, m, packed, TIMES[-1][1], err)
         hit = _OUTCOMES[(id(fn), key)] = (fn, err)
     if hit[1] is not None:
@@ -299,11 +302,11 @@ def _triton_version() -> str:
 
 
 def _measure(name: str, m: Any, packed: Any, ttir_s: float, err: BaseException | None) -> None:
-    """Write the front end's time (and, with KGB_GPU_COMPILE_FULL=1, the whole compile's) to :data:`_LOG`."""
+    """Append the front end's time (and, with KGB_GPU_COMPILE_FULL=1, the whole compile's) to KGB_GPU_COMPILE_LOG."""
     import json
 
     row: dict[str, Any] = {"kernel": name, "ttir_s": round(ttir_s, 4), "refused": err is not None}
-    if err is None and os.environ.get("KGB_GPU_COMPILE_FULL") == "1":
+    if err is None and SETTINGS.get("KGB_GPU_COMPILE_FULL") == "1":
         import triton
         from triton.compiler import ASTSource
 
@@ -318,6 +321,5 @@ def _measure(name: str, m: Any, packed: Any, ttir_s: float, err: BaseException |
             row["stages"] = sorted(k.asm)
         except Exception as exc:  # noqa: BLE001 - measurement only
             row["full_error"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-    assert _LOG is not None
-    with open(_LOG, "a") as f:
+    with open(SETTINGS["KGB_GPU_COMPILE_LOG"], "a") as f:
         f.write(json.dumps(row) + "\n")
