@@ -308,6 +308,10 @@ IMPORT_CAUGHT = {"import_table", "import_scalars"}
 #: where L1 rejects them first).
 IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
 
+#: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
+#: every launch on the interpreter too (sandbox/gpu_compile.py).
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table"}
+
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}
 
@@ -361,6 +365,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
     what = path.stem.split("__", 1)[0]
+    if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "fp16_terms":  # failed by the loss-reduction bound, in the fp32 sum
         assert "(the loss-reduction bound, n=6" in rec["first_failure"]["message"], rec["first_failure"]
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
@@ -398,7 +404,10 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "mode_relay": "profile",
              # red team 31: ATen in the __torch_dispatch__ of a torch.nn.Parameter subclass; the trace refuses an op
              # on a tensor subclass with its own handler (sandbox/dispatch.py _subclass_handler)
-             "param_subclass": "profile"}
+             "param_subclass": "profile",
+             # red team 31: NumPy through .handle.data in a kernel body; Triton's GPU front end, run at every launch
+             # on the interpreter (sandbox/gpu_compile.py), refuses it
+             "np_handle": "compile_error"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -435,6 +444,8 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "np_handle":
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "param_subclass":
         assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], \
             rec["first_failure"]
