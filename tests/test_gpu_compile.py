@@ -17,6 +17,7 @@ import pytest
 SCRIPT = r'''
 import json, math, sys
 import torch, triton, triton.language as tl
+from triton.language.extra import libdevice
 from kernelgenbench.sandbox import gpu_compile as g
 from kernelgenbench.sandbox.launch import install_launch_hooks
 
@@ -80,6 +81,12 @@ def constexpr_combine(x_ptr, o_ptr, N: tl.constexpr, COMBINE: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, N), tl.associative_scan(x, 0, COMBINE))
 
 
+@triton.jit
+def uses_libdevice(x_ptr, o_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), libdevice.rint(x) + libdevice.exp(x) + libdevice.pow(x, x))
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -91,6 +98,10 @@ def verdict(k, args, kw):
 x, o, idx = torch.randn(64), torch.zeros(64), torch.zeros(4, dtype=torch.int32)
 out = {}
 out["honest"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
+# the harness's own interpreter patches point libdevice functions at tl.math or at stand-ins: not for the compile
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+out["libdevice"] = verdict(uses_libdevice, (x, o), {"N": 64})
 out["int32_n small"] = verdict(int32_n, (o, 5), {})
 out["int32_n i64"] = verdict(int32_n, (o, 2 ** 33), {})
 for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_str", block_str, (x, o), {"N": 16}),
@@ -144,6 +155,10 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def test_an_honest_kernel_compiles(results: dict) -> None:
     # jit helpers, Triton's own jit functions (tl.sum, tl.cdiv), a tensor method, a jit combine function named directly
     assert results["honest"] == "ok"
+
+
+def test_libdevice_compiles_as_tritons_own_after_the_harness_patched_it(results: dict) -> None:
+    assert results["libdevice"] == "ok", results["libdevice"]
 
 
 def test_the_signature_is_the_gpu_jits(results: dict) -> None:

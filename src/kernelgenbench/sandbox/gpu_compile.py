@@ -144,16 +144,27 @@ def _mirrored_codegen():
         gen.get_Attribute, gen._define_name_lookup = orig_attr, orig_lookup
 
 
-#: The attributes of the objects the interpreter patches (``_patch_lang``), as Triton defined them: taken by
-#: :func:`install` before any kernel ran (the harness installs it before the submission is imported).
+#: The attributes of the objects the interpreter and the harness patch (:func:`_patched_objects`), as Triton defined
+#: them: taken by :func:`install` before any kernel ran and before the harness's interpreter patches (it runs first in
+#: ``launch.install_launch_hooks``, before the submission is imported).
 _PRISTINE: list[tuple[Any, dict[str, Any]]] = []
 _MISSING = object()
 
 
 def _patched_objects() -> list[Any]:
+    """What the interpreter (``_patch_lang``) and the harness (``interpreter.py`` ``_map_libdevice_to_tl_math``: the
+    libdevice functions pointed at ``tl.math`` or at stand-ins) patch of Triton's language."""
+    import importlib
+
     import triton.language as tl
 
-    return [tl, tl.core, tl.math, tl.tensor, tl.dtype, tl.core.tensor_descriptor_base]
+    out = [tl, tl.core, tl.math, tl.tensor, tl.dtype, tl.core.tensor_descriptor_base]
+    for name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
+        try:
+            out.append(importlib.import_module(name))
+        except ImportError:  # pragma: no cover - another Triton
+            pass
+    return out
 
 
 def install() -> None:
@@ -244,6 +255,14 @@ def compile_ttir(m: Any, packed: Any) -> Any:
     codegen_fns = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map()
     with _pristine_language(), _mirrored_codegen():
+        try:
+            m.cache_key  # noqa: B018 - compile() hashes the source first on a GPU
+        except RuntimeError as exc:
+            # its DependenciesFinder refuses a referenced function that is no jit function ("Unsupported function
+            # referenced", a RuntimeError on a GPU): a note, not a refusal, in case the function is one the harness
+            # put there (it did, with libdevice stand-ins); the code generator below refuses a kernel that calls one
+            _note(f"kernel {getattr(m.fn, '__name__', '?')}: Triton's source hash failed ({exc})")
+            m.hash = m.hash or "unhashed"
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
@@ -274,14 +293,9 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
         t0 = time.perf_counter()
         err = None
         try:
-            m.cache_key  # noqa: B018 - what compile() hashes first on a GPU (its DependenciesFinder refuses some globals)
             compile_ttir(m, packed)
         except CompilationError as exc:
             err = exc
-        except RuntimeError as exc:
-            if "Unsupported function referenced" not in str(exc):
-                raise
-            err = exc  # Triton's refusal on a GPU too (a RuntimeError there: runtime_error)
         except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
             _note(f"kernel {name}: the GPU front end failed outside its own error reporting "
                   f"({type(exc).__name__}: {exc})")
