@@ -32,12 +32,15 @@ def _add(a, b):
     return a + b
 
 
+_OP = tl.constexpr(_add)
+
+
 @triton.jit
 def honest(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     m = offs < n
     x = tl.load(x_ptr + offs, mask=m, other=0)
-    s = tl.sum(x, 0) + x.sum(0) + tl.cdiv(n, 2) + tl.reduce(x, 0, _add)
+    s = tl.sum(x, 0) + x.sum(0) + tl.cdiv(n, 2) + tl.reduce(x, 0, _add) + _OP(x, x)
     tl.store(o_ptr + offs, _twice(x) + s + tl.associative_scan(x, 0, _add), mask=m)
 
 
@@ -153,7 +156,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def test_an_honest_kernel_compiles(results: dict) -> None:
-    # jit helpers, Triton's own jit functions (tl.sum, tl.cdiv), a tensor method, a jit combine function named directly
+    # jit helpers, Triton's own jit functions (tl.sum, tl.cdiv), a tensor method, a jit combine function named
+    # directly, a global tl.constexpr of a jit function
     assert results["honest"] == "ok"
 
 

@@ -82,7 +82,13 @@ def mirror(obj: Any) -> Any:
     """The ``JITFunction`` standing for an ``InterpretedFunction`` (made once per object), else ``obj`` itself.
     Judged by ``type()``: ``isinstance`` could read a ``__class__`` property of a submission's object."""
     interp = _interpreted_type()
-    if interp is None or type(obj) is not interp:
+    if interp is None:
+        return obj
+    if type(obj) is not interp:
+        from triton.language import constexpr
+
+        if type(obj) is constexpr and type(obj.value) is interp:  # a global or argument tl.constexpr(jit function)
+            return constexpr(mirror(obj.value))
         return obj
     hit = _MIRRORS.get(id(obj))
     if hit is not None and hit[0] is obj:
