@@ -168,8 +168,10 @@ EXPECTED = {
     "tf32_default": "wrong_result",   # tl.dot's default input precision on fp32 operands (TF32 on GPUs; the
                                       # interpreter rounds the operands as the tensor cores do)
     # second red team: the loaded values read from a kernel's error message (interpreter), answers computed
-    # in Python and written by a store kernel; an error escaping a kernel body may not be caught
-    "kernel_error_read": "runtime_error",
+    # in Python and written by a store kernel. Triton's GPU front end refuses static_assert on a loaded value at
+    # compile time, on the interpreter too since it compiles every launched kernel for sm_90 first
+    # (sandbox/gpu_compile.py): nothing is read, the output stays poisoned
+    "kernel_error_read": "wrong_result",
     "launder_read": "ghost",
     # a table of answers uploaded through launch scalars on the first call
     # an input's clone handed to a no-op launch, read back, reduced on the host
@@ -236,6 +238,10 @@ EXPECTED = {
     "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass (caught at run
                                       # time as profile: dispatch.py _subclass_handler; BEHIND_L1)
     "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
+    "int_builtin": "compile_error",   # interpreter: int() of a loaded block gives Python the value (red team 32 R1;
+                                      # Triton's GPU front end refuses it, run at every launch: sandbox/gpu_compile.py)
+    "block_str": "compile_error",     # interpreter: an f-string of a loaded block (red team 32 R1; as int_builtin)
+    "py_table": "compile_error",      # interpreter: a Python tuple indexed by a loaded value (R1's TABLE[v])
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
                                       # sums cannot tell)
@@ -268,14 +274,12 @@ if not PLATFORM.interpreter:
     # Triton's GPU code generator evaluates a kernel's default values again while it compiles; the probe it
     # gets cannot be a constexpr and the first launch raises (runtime_error: raised by the launch, measured)
     EXPECTED["launch_default_reeval"] = "runtime_error"
-    # a GPU refuses static_assert on a loaded value at compile time: nothing is read, the output stays poisoned
-    EXPECTED["kernel_error_read"] = "wrong_result"
     # the hook's ATen copies, traced while Triton benchmarks (sandbox/launch.py traced_autotune_hooks)
     EXPECTED["autotune_hook"] = "profile"
-else:
-    # the interpreter fails the first call that returns after catching a kernel's error (sandbox/dispatch.py
-    # KernelErrorCaught), before the ghost replay that catches this fixture on a GPU
-    EXPECTED["ghost_raise"] = "runtime_error"
+# ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
+# compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
+# replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
+# no longer sees it)
 
 
 def _cases():
@@ -304,8 +308,6 @@ BUDGET_CAUGHT = {"ghost", "no_launch"}
 #: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
 COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
                     "no_launch"}
-if PLATFORM.interpreter:  # its first call already fails: it catches its kernel's error (KernelErrorCaught)
-    COPY_RULE_CAUGHT.discard("ghost_raise")
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
@@ -313,6 +315,10 @@ IMPORT_CAUGHT = {"import_table", "import_scalars"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
 IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
+
+#: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
+#: every launch on the interpreter too (sandbox/gpu_compile.py).
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}
@@ -370,6 +376,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     if what in ROUNDING_BOUND:
         assert "(the rounding bound of an honest fp32 computation" in rec["first_failure"]["message"], \
             rec["first_failure"]
+    if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "fp16_terms":  # failed by the loss-reduction bound, in the fp32 sum
         assert "(the loss-reduction bound, n=6" in rec["first_failure"]["message"], rec["first_failure"]
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
@@ -407,7 +415,10 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "mode_relay": "profile",
              # red team 31: ATen in the __torch_dispatch__ of a torch.nn.Parameter subclass; the trace refuses an op
              # on a tensor subclass with its own handler (sandbox/dispatch.py _subclass_handler)
-             "param_subclass": "profile"}
+             "param_subclass": "profile",
+             # red team 31: NumPy through .handle.data in a kernel body; Triton's GPU front end, run at every launch
+             # on the interpreter (sandbox/gpu_compile.py), refuses it
+             "np_handle": "compile_error"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -444,6 +455,8 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "np_handle":
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "param_subclass":
         assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], \
             rec["first_failure"]
