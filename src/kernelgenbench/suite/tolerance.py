@@ -267,9 +267,9 @@ def rounding_text(terms: str, spec_atol: str = "1e-4") -> str:
         terms: the row's T in words (the allowance is ``4*2^-24*T``).
         spec_atol: the spec's atol, which caps it.
     """
-    return (f"for fp32 results, per element max(rtol*|ref|, min(rtol*|ref| + {spec_atol}, 4*2^-24*T)) with T = "
-            f"{terms} (the rounding bound of an honest fp32 computation in any order, README \"Tolerance and "
-            f"precision policy\": fp16/bf16-rounded fp32 results fail it); other result dtypes: the spec's {spec_atol}")
+    return (f"min({spec_atol}, max(0, 4*2^-24*T - rtol*|ref|)) per element for fp32 results, T = {terms} (the "
+            f"rounding bound of an honest fp32 computation in any order, README \"Tolerance and precision policy\": "
+            f"fp16/bf16-rounded fp32 results fail it), and the spec's {spec_atol} for other result dtypes")
 
 
 @dataclass(frozen=True)
