@@ -242,12 +242,14 @@ EXPECTED = {
                                       # Triton's GPU front end refuses it, run at every launch: sandbox/gpu_compile.py)
     "block_str": "compile_error",     # interpreter: an f-string of a loaded block (red team 32 R1; as int_builtin)
     "py_table": "compile_error",      # interpreter: a Python tuple indexed by a loaded value (R1's TABLE[v])
-    "unknown_kwarg": "compile_error",  # red team 32b (OPEN): int_builtin + an unrecognised launch keyword: the GPU
-                                      # check's bind raises KeyError, a plumbing note, and the body runs
-    "decoy_def": "compile_error",     # red team 32b (OPEN): int_builtin + a decoy def line in a decorator string:
-                                      # Triton's JITCallable compiles the decoy, the interpreter the real body
-    "swap_helper": "compile_error",   # red team 32b (OPEN): int_builtin through a global jit helper rebound after an
-                                      # empty-grid launch compiled the clean one: the check's cache ignores globals
+    "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
+                                      # option: refused at the launch as a GPU launch refuses it (KeyError), before
+                                      # the check's binding, whose failure was only a note
+    "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
+                                      # JITCallable took the decoy; the check compiles the def the interpreter runs
+    "swap_helper": "compile_error",   # red team 32b: int_builtin through a global jit helper rebound after an
+                                      # empty-grid launch compiled the clean one: the check's cache key now holds
+                                      # Triton's dependency hash, recomputed per launch
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
                                       # sums cannot tell)
@@ -288,11 +290,19 @@ if not PLATFORM.interpreter:
 # no longer sees it)
 
 
+#: Interpreter-only cheats whose GPU run is honest: Triton compiles the clean code they hide (a decoy def the
+#: JITCallable takes for the source; the helper its kernel cache keeps), so on a GPU they pass, computing right.
+GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
+              "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first"}
+
+
 def _cases():
     for path in fixtures(BAD):
         what = fixture_kind(path)
         if what in EXPECTED:
             marks = [pytest.mark.xfail(reason=XFAIL[what], strict=True)] if what in XFAIL else []
+            if what in GPU_HONEST and not PLATFORM.interpreter:
+                marks.append(pytest.mark.skip(reason=f"interpreter-only cheat: {GPU_HONEST[what]}"))
             yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what, marks=marks)
 
 
@@ -324,7 +334,7 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "unknown_kwarg", "decoy_def", "swap_helper"}
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}

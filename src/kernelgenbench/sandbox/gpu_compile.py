@@ -115,8 +115,31 @@ def mirror(obj: Any) -> Any:
     kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
           if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
     m = _Mirror(obj.__dict__["fn"], **kw)
+    own = _def_source(obj.__dict__["fn"])
+    if own is not None and own != m._src:
+        # Triton takes the source from the first line of the function's lines, decorators included, that looks like
+        # a def (red team 32b: a decorator's string holding a clean decoy def was compiled while the interpreter ran
+        # the real body): compile the def the interpreter runs
+        m._unsafe_update_src(own)
     _MIRRORS[id(obj)] = (obj, m)
     return m
+
+
+def _def_source(fn: Any) -> str | None:
+    """The source of ``fn`` from its own ``def`` line (decorators left out), as the parser sees the function: the
+    text Triton should compile. None where it cannot be read (no source file)."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        text = textwrap.dedent("".join(inspect.getsourcelines(fn)[0]))
+        node = ast.parse(text).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != fn.__name__:
+        return None
+    return "".join(text.splitlines(keepends=True)[node.lineno - 1:])
 
 
 def _mirror_tree(v: Any) -> Any:
@@ -275,6 +298,18 @@ def compile_ttir(m: Any, packed: Any) -> Any:
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
+def _dependencies_hash(m: Any) -> str:
+    """Triton's hash of ``m``'s source and of the jit functions and globals its body reaches, computed anew (the
+    mirror caches it as ``hash``; a global rebound since the last launch changes it). "unhashed" where Triton's
+    hashing refuses (compile_ttir notes that)."""
+    m.hash = None
+    try:
+        with _pristine_language(), _mirrored_codegen():
+            return str(m.cache_key)
+    except Exception:  # noqa: BLE001 - the compile itself reports what Triton refuses
+        return "unhashed"
+
+
 def _note(msg: str) -> None:
     NOTES.append(msg)
     print(f"[kgb harness note] GPU compile check: {msg}", file=sys.stderr, flush=True)
@@ -291,12 +326,21 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
 
     fn = kernel.__dict__.get("fn")
     name = getattr(fn, "__name__", "?")
+    unknown = _unknown_keywords(kernel, kwargs)
+    if unknown:
+        # a GPU launch refuses them (Triton's argument packing raises KeyError); the interpreter drops them, and the
+        # check could only note its failed binding (red team 32b's unknown_kwarg ran a body a GPU refuses)
+        raise GPULaunchError(f"kernel {name}: launch keyword(s) {', '.join(sorted(unknown))} name no parameter of "
+                             f"the kernel and no Triton launch option; a GPU launch raises KeyError for them")
     try:
         m = mirror(kernel)
         key, packed = _bind(m, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
     except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
         _note(f"kernel {name}: could not bind the launch for a GPU target ({type(exc).__name__}: {exc})")
         return
+    # the globals the body reaches (jit helpers, constexpr globals) are part of what is compiled: a helper rebound
+    # after a checked launch must be checked again (red team 32b's swap_helper); Triton's own dependency hash
+    key = f"{key}|{_dependencies_hash(m)}"
     hit = _OUTCOMES.get((id(fn), key))
     if hit is None or hit[0] is not fn:
         t0 = time.perf_counter()
@@ -316,6 +360,27 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
         raise GPUCompilationError(f"kernel {name} does not compile for a GPU (Triton {_triton_version()}, "
                                   f"sm_{TARGET[1]}), so the interpreter does not run it:\n"
                                   f"{str(hit[1]).strip()}") from hit[1]
+
+
+class GPULaunchError(RuntimeError):
+    """A launch a GPU would refuse before compiling (an unknown launch keyword): the candidate's runtime_error."""
+
+
+def _unknown_keywords(kernel: Any, kwargs: dict) -> set[str]:
+    """The launch keywords that are neither a parameter of ``kernel`` nor an option of the GPU backend."""
+    import dataclasses
+
+    fn = kernel.__dict__.get("fn")
+    try:
+        import inspect
+
+        params = set(inspect.signature(fn).parameters)
+        _, backend = _backend()
+        options = {f.name for f in dataclasses.fields(backend.parse_options({}))}
+    except Exception:  # noqa: BLE001 - without the backend nothing is refused here
+        return set()
+    known = params | options | {"grid", "warmup", "debug", "instrumentation_mode", "stream"}
+    return {k for k in kwargs if k not in known}
 
 
 def _triton_version() -> str:
