@@ -211,3 +211,30 @@ def test_a_job_whose_cases_had_different_baselines_is_labelled_by_the_weakest() 
     assert mixed.startswith(eager + " [1 of 4 timed cases; the others: 3: native-compiled")
     assert baseline_kind(mixed) == "native-eager"
     assert baseline_kind(job_baseline_label(["vllm (vllm._custom_ops.rms_norm)", comp])) == "native-compiled"
+
+
+@pytest.mark.parametrize("ooms_during, label, failed", [
+    (1, "native-eager (the native PyTorch reference, eager); torch.compile failed (OutOfMemoryError: ...)", True),
+    (0, "native-eager (the native PyTorch reference, eager); torch.compile failed (RuntimeError: no compiler)", False),
+    (1, "native-compiled (the native PyTorch reference under torch.compile, compiled before timing)", False)])
+def test_a_fall_back_to_eager_while_the_device_ran_out_of_memory_is_the_baselines_failure(
+        tmp_path, monkeypatch, ooms_during, label, failed) -> None:
+    """The device's allocator counting an out-of-memory failure while the reference was compiled (the evidence
+    verify/failures.py trusts for oom, not a message) makes a fall back to native-eager the baseline's failure: memory
+    the submission holds must not buy it the weaker bar (red team 32)."""
+    ch, sent, timed = _child(tmp_path, monkeypatch)
+    state = {"ooms": 5}
+
+    def make(call, platform, prefer=None):
+        state["ooms"] += ooms_during   # the allocator's count while the reference is compiled
+        return (lambda c: None), label
+
+    monkeypatch.setattr(child_mod, "_allocator_ooms", lambda: state["ooms"])
+    ch.op.baseline = make
+    ch.run_time(TimeCommand(_inp(tmp_path, "a.time.pt", 10), 10, 1.0, prepare=True))
+    err = sent.pop().error
+    if failed:
+        assert err["stage"] == "baseline" and "the device ran out of memory while the reference was compiled" in \
+            err["message"]
+    else:
+        assert err is None

@@ -504,6 +504,7 @@ class Child:
         baseline ``(calls, fn, label)``; adds the ``load`` and ``baseline`` phases (ms since ``t0``) to ``phases``.
         Raises :class:`~.timed_loop.BaselineFailed` where making the baseline fails (the baseline's fault, not the
         submission's)."""
+        from ..suite.baselines import baseline_kind
         from ..suite.spec import Call
         from .timed_loop import BaselineFailed
 
@@ -520,6 +521,7 @@ class Child:
         t_base = time.perf_counter()
         if device.type == "cuda":
             torch.cuda.synchronize(device)  # the candidate's pending work fails here, as the candidate's
+        ooms = _allocator_ooms()
         try:
             if msg.baseline is not None and msg.baseline in kinds:
                 base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
@@ -529,6 +531,12 @@ class Child:
                 torch.cuda.synchronize(device)
         except Exception as exc:  # noqa: BLE001 - making the baseline failed: the baseline's fault
             raise BaselineFailed(f"making the baseline failed: {type(exc).__name__}: {exc}") from exc
+        if _allocator_ooms() > ooms and baseline_kind(label) == "native-eager" and msg.baseline != "native-eager":
+            # a torch.compile that fell back to eager while the device ran out of memory: the device's state, which
+            # the submission shares (memory it holds must not buy it the weaker bar: red team 32), not the
+            # compiler's limit; the baseline failed (class baseline, judged again on resume)
+            raise BaselineFailed(f"making the baseline failed: the device ran out of memory while the reference was "
+                                 f"compiled ({label})")
         # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
         # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
         phases["baseline"] = (time.perf_counter() - t_base) * 1e3
