@@ -6,7 +6,8 @@
 #     device:  COMMIT=<sha> SOURCE=vllm KEEP=bench/results/<dir> DEADLINE=560 OUT=$OUT bash bench/full_tier.sh
 #     here:    cp <files_at>/{results.jsonl,config.json,env.json,env-*.json} bench/results/<dir>/ && git add ... && commit
 # KEEP is the folder of the records so far (results.jsonl, config.json, env.json; absent: a new run). The run
-# directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators.
+# directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators; HOLD=case
+# times with kgb eval --timing-hold case (each record's timing.method says which hold timed it).
 # A resume on a later commit mixes harness versions in one run: keep each call's env-<commit10>.json from $OUT
 # beside the records (a record's started_at tells which call wrote it) and say so beside the numbers.
 # On the CPU: PY=.venv/bin/python PLATFORM=interpreter TIER=smoke OPS="aten::neg aten::add" KEEP=/tmp/x \
@@ -18,6 +19,7 @@ export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170
 PY=${PY:-python3}
 PLATFORM=${PLATFORM:-cuda}; TIER=${TIER:-full}
 REPS=${REPS:-10}; WARM=${WARM:-10}; JOBS=${JOBS:-4}
+HOLD=${HOLD:-job}                   # kgb eval --timing-hold (case: a vLLM case's compile overlaps other slots' work)
 DEADLINE=${DEADLINE:-560}
 : "${KEEP:?KEEP=<the folder of the records so far> is required}"
 if [ "$PLATFORM" = cuda ] && [ -z "${COMMIT:-}" ]; then
@@ -48,7 +50,7 @@ before=$( [ -f "$RUN/results.jsonl" ] && wc -l < "$RUN/results.jsonl" || echo 0)
 t0=$(date +%s)
 # SIGINT first (the run records what finished and writes its summary), a hard kill 20 s later
 timeout -s INT -k 20 $(( DEADLINE - 30 )) $PY -m kernelgenbench.cli eval solutions $SEL --tier "$TIER" \
-    --platform "$PLATFORM" --jobs "$JOBS" --reps "$REPS" --warmup-ms "$WARM" --out "$RUN" > "$OUT/eval.log" 2>&1
+    --platform "$PLATFORM" --jobs "$JOBS" --reps "$REPS" --warmup-ms "$WARM" --timing-hold "$HOLD" --out "$RUN" > "$OUT/eval.log" 2>&1
 rc=$?
 echo "kgb eval rc $rc after $(( $(date +%s) - t0 )) s on commit ${COMMIT:0:10} ($before records before this call)"
 if [ "$rc" -ge 2 ] && [ "$rc" -ne 124 ] && [ "$rc" -ne 130 ]; then

@@ -101,7 +101,8 @@ def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
 
 
 #: The phases of a timed case's harness_ms (CaseRecord), in the order the table prints them.
-HARNESS_PHASES = ("command", "device", "prep", "load", "baseline", "warmup", "build", "blocks", "save", "check")
+HARNESS_PHASES = ("command", "device", "handler", "prep", "made", "collect", "load", "baseline", "warmup", "build",
+                  "blocks", "save", "check")
 
 
 def harness_cost_lines(full: dict[str, dict], ops: list[str]) -> list[str]:

@@ -7,7 +7,8 @@ Prints, per run: wall seconds (summary.json), jobs, jobs per minute, verdicts, a
 (the job's `timing_s` over its timed cases: inputs for every repetition, flush, warm-up, judged repetitions,
 tracing, Python) beside the device time it measured per case (reps x (baseline_ms + candidate_ms)); then the
 spread between the two runs: per operator |a - b| / mean(a, b) of the speedups (median, max) and of the wall
-time. Timing figures exist on GPUs only: on the interpreter nothing is timed and the script says so.
+time, and of each timed case's baseline time (median per operator). Timing figures exist on GPUs only: on the
+interpreter nothing is timed and the script says so.
 """
 from __future__ import annotations
 
@@ -48,7 +49,8 @@ def per_operator(run: dict[str, Any]) -> dict[str, dict[str, Any]]:
                  if c.get("baseline_ms") is not None and c.get("candidate_ms") is not None]
         timing_s = float((r.get("time_s") or {}).get("timing_s") or 0.0)
         row: dict[str, Any] = {"status": r.get("status"), "failure_class": r.get("failure_class"),
-                               "speedup": r.get("speedup"), "wall_s": r.get("wall_s"), "timed_cases": len(timed)}
+                               "speedup": r.get("speedup"), "wall_s": r.get("wall_s"), "timed_cases": len(timed),
+                               "baseline_ms": {c["id"]: c["baseline_ms"] for c in timed}}
         if timed:
             device_s = sum(reps * (c["baseline_ms"] + c["candidate_ms"]) / 1000.0 for c in timed)
             row.update(timing_s=round(timing_s, 3), harness_s_per_case=round(timing_s / len(timed), 4),
@@ -112,7 +114,18 @@ def main() -> None:
     sp = {o: v for o, v in sp.items() if v is not None}
     wall = {o: spread(a[o]["wall_s"], b[o]["wall_s"]) for o in common}
     wall = {o: v for o, v in wall.items() if v is not None}
+    # the baseline's own time, case by case: a baseline made under other conditions (Settings.timing_hold) that
+    # ran slower or faster would show here before it shows in the speedups
+    base = {}
+    for o in common:
+        pairs = [spread(a[o]["baseline_ms"][c], b[o]["baseline_ms"].get(c)) for c in a[o]["baseline_ms"]]
+        pairs = [v for v in pairs if v is not None]
+        if pairs:
+            base[o] = statistics.median(pairs)
     report["spread"] = {"operators": len(common), "same_verdicts": verdicts_same,
+                        "baseline_ms_per_case": {"median": statistics.median(base.values()) if base else None,
+                                                 "max": max(base.values()) if base else None,
+                                                 "per_operator": base},
                         "speedup": {"median": statistics.median(sp.values()) if sp else None,
                                     "max": max(sp.values()) if sp else None, "per_operator": sp},
                         "job_wall": {"median": statistics.median(wall.values()) if wall else None,
@@ -125,6 +138,10 @@ def main() -> None:
               f"({max(sp, key=sp.get)})")
     else:
         print("  speedup spread: none (nothing timed: a GPU and tier full are needed)")
+    if base:
+        print(f"  baseline time per case, spread (median over an operator's cases): median "
+              f"{100 * report['spread']['baseline_ms_per_case']['median']:.2f}%, max "
+              f"{100 * report['spread']['baseline_ms_per_case']['max']:.2f}% ({max(base, key=base.get)})")
     if wall:
         print(f"  job wall spread: median {100 * report['spread']['job_wall']['median']:.1f}%, "
               f"max {100 * report['spread']['job_wall']['max']:.1f}%; run wall spread "

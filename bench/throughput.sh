@@ -9,7 +9,8 @@
 #   BACKEND=ray bash bench/throughput.sh                       # the same through the Ray backend (a local instance)
 #
 # Knobs: PLATFORM (cuda), TIER (full), JOBS (the kgb eval default), REPS (30), BACKEND (local), ADDRESS (a Ray
-# cluster), OPS (the fixed set below), PY (python3), OUT (where the run directories and throughput.json go).
+# cluster), OPS (the fixed set below), PY (python3), OUT (where the run directories and throughput.json go),
+# HOLD_A / HOLD_B (kgb eval --timing-hold of run a / run b, default job: HOLD_B=case compares the two holds).
 # Timing figures (harness per timed case, speedup spread) exist on GPUs only: the interpreter times nothing.
 set -u
 PLATFORM=${PLATFORM:-cuda}
@@ -29,11 +30,12 @@ EXTRA=""; [ -n "${JOBS:-}" ] && EXTRA="$EXTRA --jobs $JOBS"
 STAMP=$(date +%Y%m%d-%H%M%S)
 for run in a b; do
   dir="$OUT/$STAMP-$run"
-  echo "== run $run: $dir ($PLATFORM, tier $TIER, backend $BACKEND)"
+  if [ "$run" = a ]; then hold=${HOLD_A:-job}; else hold=${HOLD_B:-job}; fi
+  echo "== run $run: $dir ($PLATFORM, tier $TIER, backend $BACKEND, timing hold $hold)"
   start=$(date +%s.%N)
   # exit status 1 means a job failed: the figures are still measured (and the verdicts compared below)
   $PY -m kernelgenbench.cli eval solutions $SEL --tier "$TIER" --platform "$PLATFORM" --reps "$REPS" \
-      --out "$dir" --fresh $EXTRA > "$dir.log" 2>&1
+      --out "$dir" --fresh --timing-hold "$hold" $EXTRA > "$dir.log" 2>&1
   rc=$?
   end=$(date +%s.%N)
   echo "   exit $rc, $(awk "BEGIN{printf \"%.1f\", $end - $start}") s including start-up (log: $dir.log)"

@@ -422,7 +422,7 @@ def test_command_that_crashes_is_error(command: str, tmp_path: Path, ws: Path) -
     res = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
                      "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],
                     {})
-    assert res.exit_code == 1 and "1 of 1 operators not solved (exit code 1)" in res.output, res.output
+    assert res.exit_code == 1 and "1 of 1 operator not solved (exit code 1)" in res.output, res.output
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
     assert rec["exit_reason"] == "error" and rec["failure_class"] == "missing" and rec["self_checks"] == 0
     assert rec["exit_code"] in (3, 127) and "exit status" in rec["error"]

@@ -41,8 +41,13 @@ for name, cfg_hook, user_hook, reset in (("config", compute, None, []), ("user",
     kw = {"pre_hook": user_hook} if user_hook else {}
     tuner = triton.autotune(configs=[triton.Config({"BLOCK": 16}, pre_hook=cfg_hook)], key=["n"],
                             reset_to_zero=reset, **kw)(copy)
-    # Triton's benchmark loop calls the config three times here (about a hundred on a GPU)
-    tuner._do_bench = lambda kernel_call, quantiles: [kernel_call() or kernel_call() or kernel_call() or 1.0] * 3
+    # Triton's benchmark loop calls the config three times here (about a hundred on a GPU); the stand-in for
+    # Triton's do_bench runs in triton.testing's globals, as Triton's own code does (the launch window judges an
+    # exec'd frame by its module, and this script's own frames, -c code in __main__, are the submission's side)
+    import triton.testing
+    exec("def _stand_in(kernel_call, quantiles):\n"
+         "    return [kernel_call() or kernel_call() or kernel_call() or 1.0] * 3\n", vars(triton.testing))
+    tuner._do_bench = triton.testing._stand_in
     x = torch.randn(16); y = torch.empty(16)
     tuner.nargs = {"x": x, "y": y, "n": 16}
     def body(x, y):

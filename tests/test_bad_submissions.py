@@ -74,6 +74,7 @@ EXPECTED = {
     "ghost_getattr": "profile",       # counts the launcher's attribute probes of an argument (L3 launch
                                       # rule: not a Triton value; ghost launches probe alike anyway)
     "kernel_method": "static_scan",   # a kernel body calls a user method of an object passed as tl.constexpr
+    "kernel_method_to": "profile",    # the same through .to() on a plain parameter: L1 admits it, the launch rule not
     # L3 launch rule (sandbox/launch_args.py): only Triton values reach a kernel; each of these passed
     # every tier before the rule (a ghost-replay detector, or compute outside Triton)
     "launch_dunder": "profile",       # constexpr object whose class binds __bool__ by assignment
@@ -167,8 +168,10 @@ EXPECTED = {
     "tf32_default": "wrong_result",   # tl.dot's default input precision on fp32 operands (TF32 on GPUs; the
                                       # interpreter rounds the operands as the tensor cores do)
     # second red team: the loaded values read from a kernel's error message (interpreter), answers computed
-    # in Python and written by a store kernel; an error escaping a kernel body may not be caught
-    "kernel_error_read": "runtime_error",
+    # in Python and written by a store kernel. Triton's GPU front end refuses static_assert on a loaded value at
+    # compile time, on the interpreter too since it compiles every launched kernel for sm_90 first
+    # (sandbox/gpu_compile.py): nothing is read, the output stays poisoned
+    "kernel_error_read": "wrong_result",
     "launder_read": "ghost",
     # a table of answers uploaded through launch scalars on the first call
     # an input's clone handed to a no-op launch, read back, reduced on the host
@@ -235,28 +238,37 @@ EXPECTED = {
     "param_subclass": "static_scan",  # tensor_subclass's channel through a torch.nn.Parameter subclass (caught at run
                                       # time as profile: dispatch.py _subclass_handler; BEHIND_L1)
     "np_handle": "static_scan",       # interpreter: NumPy through tl.tensor.handle.data inside a kernel body
+    "int_builtin": "compile_error",   # interpreter: int() of a loaded block gives Python the value (red team 32 R1;
+                                      # Triton's GPU front end refuses it, run at every launch: sandbox/gpu_compile.py)
+    "block_str": "compile_error",     # interpreter: an f-string of a loaded block (red team 32 R1; as int_builtin)
+    "py_table": "compile_error",      # interpreter: a Python tuple indexed by a loaded value (R1's TABLE[v])
+    "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
+                                      # option: refused at the launch as a GPU launch refuses it (KeyError), before
+                                      # the check's binding, whose failure was only a note
+    "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
+                                      # JITCallable took the decoy; the check compiles the def the interpreter runs
+    "swap_helper": "compile_error",   # red team 32b: int_builtin through a global jit helper rebound after an
+                                      # empty-grid launch compiled the clean one: the check's cache key now holds
+                                      # Triton's dependency hash, recomputed per launch
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
                                       # sums cannot tell)
     "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
-    # red team 32 (fixed on branch next, waiting for a GPU gate; XFAIL below until then)
-    "bf16_scale": "wrong_result",     # rms_norm_dynamic_per_token_quant: bf16-rounded fp32 scales within atol 1e-4
+    "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id in an expert run (red team 32: the
+                                      # run judge clamped the candidate's ids before comparing them as multisets)
+    # red team 32 R2: fp32 results of magnitude << 1 rounded to half precision, failed by the rounding bound
+    "bf16_scale": "wrong_result",     # rms_norm_dynamic_per_token_quant: bf16-rounded int8 scales (the fp32 case)
     "fp16_weights": "wrong_result",   # topk_softmax: routing weights below 0.125 rounded to fp16
     "fp16_out": "wrong_result",       # paged_attention_v1: fp32 outputs below 0.2 rounded to fp16
     "fp16_partials": "wrong_result",  # paged_attention_v2: fp32 partition outputs rounded to fp16
-    "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id, clamped by the run judge
-    "int_builtin": "compile_error",   # interpreter: int() of a loaded block hands the value to Python (math.erfc)
-    "block_str": "compile_error",     # interpreter: an f-string of a loaded block, parsed on the host
 }
+#: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
+ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
 
 #: Cheats that pass the smoke tier today: each stays a fixture with the class it should fail with, marked
 #: xfail (strict: when a fix catches it, the mark must go). The fixture's docstring says why it passes.
 XFAIL = {
-    **{k: "red team 32 (at 8cc62f0): small fp32 outputs judged by the spec's absolute atol 1e-4; the rounding bound "
-          "that fails it is on branch next (tol32), waiting for a GPU gate"
-       for k in ("bf16_scale", "fp16_weights", "fp16_out", "fp16_partials")},
-    "clamped_ids": "red team 32: the sorted_token_ids judge clamps the candidate's entries; fixed on branch next",
     "host_store": "host reads -> Python arithmetic -> a Triton store of the answer as a launch scalar: the ghost "
                   "replay skips the store, so L2 takes the poisoned replay for Triton's work (no data flow from "
                   "reads to launch scalars is tracked)",
@@ -270,19 +282,18 @@ if not PLATFORM.interpreter:
     # Triton's GPU code generator evaluates a kernel's default values again while it compiles; the probe it
     # gets cannot be a constexpr and the first launch raises (runtime_error: raised by the launch, measured)
     EXPECTED["launch_default_reeval"] = "runtime_error"
-    # a GPU refuses static_assert on a loaded value at compile time: nothing is read, the output stays poisoned
-    EXPECTED["kernel_error_read"] = "wrong_result"
     # the hook's ATen copies, traced while Triton benchmarks (sandbox/launch.py traced_autotune_hooks)
     EXPECTED["autotune_hook"] = "profile"
-else:
-    # the interpreter fails the first call that returns after catching a kernel's error (sandbox/dispatch.py
-    # KernelErrorCaught), before the ghost replay that catches this fixture on a GPU
-    EXPECTED["ghost_raise"] = "runtime_error"
-    # red team 32 R1: a GPU compiler refuses these bodies (compile_error); the interpreter runs them, until the GPU
-    # compile check on branch next (gpucc32) lands
-    for _k in ("int_builtin", "block_str"):
-        XFAIL[_k] = ("red team 32 (interpreter only): a block's value becomes Python data through tl.tensor's dunders; "
-                     "the GPU compile check that fails it as compile_error is on branch next (gpucc32)")
+# ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
+# compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
+# replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
+# no longer sees it)
+
+
+#: Interpreter-only cheats whose GPU run is honest: Triton compiles the clean code they hide (a decoy def the
+#: JITCallable takes for the source; the helper its kernel cache keeps), so on a GPU they pass, computing right.
+GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
+              "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first"}
 
 
 def _cases():
@@ -290,6 +301,8 @@ def _cases():
         what = fixture_kind(path)
         if what in EXPECTED:
             marks = [pytest.mark.xfail(reason=XFAIL[what], strict=True)] if what in XFAIL else []
+            if what in GPU_HONEST and not PLATFORM.interpreter:
+                marks.append(pytest.mark.skip(reason=f"interpreter-only cheat: {GPU_HONEST[what]}"))
             yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what, marks=marks)
 
 
@@ -311,8 +324,6 @@ BUDGET_CAUGHT = {"ghost", "no_launch"}
 #: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
 COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
                     "no_launch"}
-if PLATFORM.interpreter:  # its first call already fails: it catches its kernel's error (KernelErrorCaught)
-    COPY_RULE_CAUGHT.discard("ghost_raise")
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
@@ -320,6 +331,10 @@ IMPORT_CAUGHT = {"import_table", "import_scalars"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
 IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
+
+#: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
+#: every launch on the interpreter too (sandbox/gpu_compile.py).
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}
@@ -374,6 +389,11 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     assert rec["failure_class"] == expected, (rec["failure_class"], rec["first_failure"])
     assert rec["first_failure"]["message"], rec
     what = path.stem.split("__", 1)[0]
+    if what in ROUNDING_BOUND:
+        assert "(the rounding bound of an honest fp32 computation" in rec["first_failure"]["message"], \
+            rec["first_failure"]
+    if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "fp16_terms":  # failed by the loss-reduction bound, in the fp32 sum
         assert "(the loss-reduction bound, n=6" in rec["first_failure"]["message"], rec["first_failure"]
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
@@ -411,7 +431,10 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "mode_relay": "profile",
              # red team 31: ATen in the __torch_dispatch__ of a torch.nn.Parameter subclass; the trace refuses an op
              # on a tensor subclass with its own handler (sandbox/dispatch.py _subclass_handler)
-             "param_subclass": "profile"}
+             "param_subclass": "profile",
+             # red team 31: NumPy through .handle.data in a kernel body; Triton's GPU front end, run at every launch
+             # on the interpreter (sandbox/gpu_compile.py), refuses it
+             "np_handle": "compile_error"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -448,6 +471,8 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "np_handle":
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "param_subclass":
         assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], \
             rec["first_failure"]

@@ -275,7 +275,7 @@ def test_condensed_traceback_is_cut_at_line_boundaries() -> None:
 def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     """The time line's phases partition a job's wall time: the L2 runs' candidate calls, inputs, transfers
     and judging count in those phases, not again in ``ghost_s`` (a fresh user saw the parts of a
-    full-tier job add up to more than its overhead). Each L2 run here spends 0.3 s more in its
+    full-tier job add up to more than its overhead). Each L2 run here spends 0.6 s more in its
     candidate calls: that must show in ``candidate_s`` only."""
     from pathlib import Path
 
@@ -290,8 +290,8 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     def slow_l2(self, case, entry, seed=None, mode="normal", **kw):
         if mode != "normal":
             l2_runs.append(mode)
-            time.sleep(0.3)
-            self.times["candidate_s"] += 0.3
+            time.sleep(0.6)
+            self.times["candidate_s"] += 0.6
         return orig(self, case, entry, seed=seed, mode=mode, **kw)
 
     monkeypatch.setattr(CaseJudge, "run_case", slow_l2)
@@ -300,9 +300,9 @@ def test_time_phases_of_a_job_do_not_overlap(tmp_path, monkeypatch) -> None:
     rec = Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / "job", Settings()).run()
     assert rec["status"] == "passed", rec["first_failure"]
     t = rec["time_s"]
-    # counted again in ghost_s, the 0.3 s of each L2 run would add 0.3 s per run; its own bookkeeping stays
-    # well under half of that whatever the machine's load
-    assert l2_runs and 0 < t["ghost_s"] < 0.15 * len(l2_runs), (len(l2_runs), t)
+    # counted again in ghost_s, the 0.6 s of each L2 run would add 0.6 s per run; its own bookkeeping stays
+    # under half of that even on a loaded 2-core machine (0.15 s per run failed there at a load average of 6.7)
+    assert l2_runs and 0 < t["ghost_s"] < 0.3 * len(l2_runs), (len(l2_runs), t)
     parts = ("l1_s", "import_s", "reference_s", "save_s", "candidate_s", "load_s", "judge_s", "ghost_s",
              "profile_s", "timing_s", "hung_s")
     assert sum(t.get(k, 0.0) for k in parts) <= rec["wall_s"] * 1.01 + 0.05, (t, rec["wall_s"])
@@ -342,3 +342,20 @@ def test_a_file_that_does_not_parse_is_not_reported_as_an_l1_interception(tmp_pa
     msg = rec["first_failure"]["message"]
     assert msg.startswith("the file does not parse: line 3:") and "(rule syntax)" in msg, msg
     assert not msg.startswith("L1 ") and interception(rec) is None
+
+
+def test_a_failing_argument_slot_is_named_by_its_parameter() -> None:
+    """fresh user 32: `arg.5: 1 of 1 elements outside tolerance` of cublasSdot_v2 did not say which argument
+    arg.5 is; where the interface names its parameters (vLLM, cuBLAS) the message names it, list items too."""
+    from kernelgenbench.suite.compare import name_arg_slot
+    from kernelgenbench.suite.registry import get_operator
+
+    params = get_operator("cublas::cublasSdot_v2").interface.params
+    assert name_arg_slot("arg.5: 1 of 1 elements outside tolerance", params) == \
+        "arg.5 (result): 1 of 1 elements outside tolerance"
+    assert name_arg_slot("arg.0.1: 3 of 8 elements differ", ("key_caches", "value_caches")) == \
+        "arg.0.1 (key_caches[1]): 3 of 8 elements differ"
+    for msg in ("arg.9: beyond the parameters", "return: shape (2,) != expected (3,)", None):
+        assert name_arg_slot(msg, params) == msg
+    assert name_arg_slot("arg.0: 4 of 4 elements differ", ()) == "arg.0: 4 of 4 elements differ"  # ATen
+    assert get_operator("aten::neg").interface.params == ()

@@ -81,6 +81,39 @@ def test_ops_of_a_foreign_handler_inside_the_window_are_traced(monkeypatch: pyte
     assert not STATE.launch_violations
 
 
+def test_ops_of_code_made_by_exec_in_the_submissions_module_are_traced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A frame of exec'd code ("<string>": a dataclass or namedtuple method, the submission's own exec) counts as
+    the module whose globals it runs in: here this file's, standing for the submission's (red team 32: every
+    "<...>" frame was trusted as the harness's)."""
+    monkeypatch.setattr(window, "mode_stacks_foreign", lambda: None)
+    ns: dict = {}
+    src = ("class Relay(TorchDispatchMode):\n"
+           "    def __init__(self, ws, x):\n"
+           "        super().__init__()\n"
+           "        self.job = [(ws, x)]\n"
+           "    def __torch_dispatch__(self, func, types, args=(), kwargs=None):\n"
+           "        while self.job:\n"
+           "            ws, x = self.job.pop()\n"
+           "            ws.copy_(x * -1)\n"
+           "        return func(*args, **(kwargs or {}))\n")
+    exec(compile(src, "<string>", "exec"), globals(), ns)   # every frame between the op and the window: "<string>"
+    x = torch.randn(8)
+
+    def wrapper(x: torch.Tensor) -> torch.Tensor:
+        ws, out = torch.empty_like(x), torch.empty_like(x)
+        with ns["Relay"](ws, x):
+            _launch(ws, out)
+        return out
+
+    out, trace = _run(wrapper, x)
+    assert torch.equal(out, -x) and trace.get("aten::mul.Tensor") == 1, trace
+    # the same code in a trusted module's globals (the standard library's) stays the harness's
+    import json
+
+    assert window._trusted_globals(vars(json), "") and not window._trusted_globals(globals(), "")
+    assert not window._trusted_globals({"__name__": "namedtuple_Point"}, "")
+
+
 def test_the_harness_own_ops_in_the_window_stay_untraced() -> None:
     x = torch.randn(8)
 
@@ -142,3 +175,24 @@ def test_an_op_on_a_tensor_subclass_with_its_own_handler_is_refused() -> None:
     with pytest.raises(RuntimeError, match="tensor subclass with its own __torch_dispatch__"):
         _run(wrapper, torch.randn(4))
     assert _Courier.ran == 0 and len(STATE.launch_violations) == 1
+
+
+def test_a_device_context_for_the_launch_device_is_not_foreign() -> None:
+    """fp32: ``with torch.device(x.device):`` around a launch pushes PyTorch's DeviceContext (a torch function mode);
+    its handler is PyTorch's own and only names the device for factory calls, so the window admits it for the device
+    the harness launches on. Another device (meta) or any other function mode stays a violation."""
+    here = "cuda" if torch.cuda.is_available() else "cpu"
+    counter: Counter[str] = Counter()
+    with CandidateMode(counter), torch.device(here):
+        with harness_window("test"):
+            torch.empty(2)
+    assert not STATE.launch_violations
+    with CandidateMode(counter), torch.device("meta"):
+        with pytest.raises(RuntimeError, match="torch function mode"):
+            with harness_window("test"):
+                pass
+    with CandidateMode(counter), torch.device(here), TorchFunctionMode():
+        with pytest.raises(RuntimeError, match="1 torch function mode"):
+            with harness_window("test"):
+                pass
+    assert STATE.launch_violations

@@ -436,6 +436,34 @@ def test_replay_defaults_to_the_replayed_runs_operators_and_tier(tmp_path: Path,
     assert res.exit_code == 2 and "holds no reply" in res.output
 
 
+def test_replay_scores_with_the_replayed_runs_k_and_rounds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A replay judges every recorded sample and round, so it scores pass@k with the replayed run's k, n and
+    rounds (fresh user 32: a replay of a k=3 run printed k=1 n=1 rounds=1 and lost its Pass@3); an option
+    given overrides them."""
+    from kernelgenbench.run import evaluate as ev
+
+    samples = _replayed_run(tmp_path / "old", ["aten::add"], "smoke")
+    conf = json.loads((tmp_path / "old" / "config.json").read_text())
+    conf.update(k=3, n=3, rounds=2, reflection=True, early_stop=True)
+    (tmp_path / "old" / "config.json").write_text(json.dumps(conf))
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge())
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    assert "k=3 n=3 rounds=2 (reflection) · early stop on" in " ".join(res.output.split()), res.output
+    got = json.loads((tmp_path / "a" / "config.json").read_text())
+    assert (got["k"], got["n"], got["rounds"], got["reflection"]) == (3, 3, 2, True)
+    res = _generate(["--replay", str(samples), "--k", "1", "--out", str(tmp_path / "b")])
+    assert res.exit_code == 0, res.output
+    assert "k=1 n=1 rounds=2 (reflection)" in " ".join(res.output.split()), res.output
+    # kgb summary of a generate run names its platform and why no speedup is shown, as kgb eval's does
+    from kernelgenbench.cli import app
+
+    res = CliRunner().invoke(app, ["summary", str(tmp_path / "a")], env={"COLUMNS": "200"})
+    flat = " ".join(res.output.split())
+    assert res.exit_code == 0 and "Pass@3" in flat and "tier smoke · interpreter" in flat, res.output
+    assert "speedups: not applicable on the interpreter platform" in flat, res.output
+
+
 def test_generate_exits_1_when_an_operator_is_unsolved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kernelgenbench.run import evaluate as ev
 

@@ -88,15 +88,18 @@ _ONE = "1e-4 on every case (the spec's atol is 1e-4 x the accumulation length re
 
 
 @pytest.mark.parametrize("name, says", [
-    ("vllm::rms_norm", _ONE),
-    ("vllm::fused_add_rms_norm", _ONE),
+    ("vllm::rms_norm", "min(1e-4, max(0, 4*2^-24*T - rtol*|ref|)) per element for fp32 results, T = (sqrt(H) + 16)"),
+    ("vllm::fused_add_rms_norm", "T = (sqrt(H) + 16)*|out|"),
+    ("vllm::topk_softmax", "(the softmax bound)"),
+    ("vllm::paged_attention_v1", "(the rounding bound of an honest fp32 computation"),
     ("aten::add", _ONE),
     ("aten::amin", _ONE),
     ("vllm::allspark_w8a16_gemm", "1e-4 x K"),
     ("vllm::moe_sum", "1e-4 x k"),
     ("aten::mm", "min(1e-4 x n, "),
     ("cublas::cublasSgemmBatched_64", "1e-4 x k"),
-    ("cublas::cublasSaxpy_v2", "1e-4 (reduce_dim 1"),
+    ("cublas::cublasSaxpy_v2", "T = 2(|alpha x| + |y| + |ref|)"),
+    ("cublas::cublasDaxpy_v2", "1e-4 (reduce_dim 1"),
 ])
 def test_prompt_and_show_state_the_atol(name, says) -> None:
     from kernelgenbench.llm.prompt import build_prompt

@@ -2443,3 +2443,251 @@ def test_triton_allocator_reinterpret_and_stream_pass() -> None:
     """
     assert hits(ok) == []
     assert hits("import triton\n\ntriton.runtime.build.compile_module_from_src('', 'm')\n") == [(3, "foreign-compute")]
+
+
+def test_literal_and_annotated_values_are_not_scanned_as_code() -> None:
+    """fp32: the strings of ``typing.Literal[...]`` and ``Annotated``'s metadata are values typing never evaluates;
+    ``Literal["input", "output"]`` was scanned as the code ``input`` (file-io), ``Literal["eval"]`` as exec-eval. A
+    ``Literal`` name that is rebound (``Literal = typing.Optional`` makes its strings forward references) or not
+    typing's, and ``Annotated``'s first argument, stay scanned as code."""
+    ok = '''
+        import typing
+        from typing import Annotated, Literal, Optional
+
+        import torch
+
+        def f(x: torch.Tensor, role: Literal["input", "output"] = "input",
+              backend: typing.Literal["triton", "compile"] = "triton",
+              w: Annotated[torch.Tensor, "shape (H,)", "open"] = None) -> "Optional[Literal['eval']]":
+            return None
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import typing
+        from typing import Annotated
+        from typing import Optional as Literal
+        from typing import Literal as L2
+        L2 = typing.Optional
+
+        def f(a: Literal["eval(1)"], b: L2["open"], c: Annotated["input", "x"]):
+            pass
+    '''
+    assert hits(bad) == [(8, "exec-eval"), (8, "file-io"), (8, "exec-eval")]
+
+
+def test_version_strings_and_backend_flags_are_plain_data() -> None:
+    """fp32: version gates (``tuple(int(p) for p in triton.__version__.split(".")[:2])``, ``torch.__version__``,
+    ``torch.version.cuda.split(".")``) call ``str`` methods, not Triton's internals or PyTorch compute; a
+    ``torch.backends`` flag (``torch.backends.cudnn.allow_tf32``, a ContextProp) reads as a bool. Setting a flag and
+    non-str attributes stay refused."""
+    ok = '''
+        import torch
+        import triton
+
+        _TRITON = tuple(int(p) for p in triton.__version__.split(".")[:2])
+        _TORCH = torch.__version__.split("+")[0]
+        _NEW = triton.__version__.startswith("3.")
+        _CUDA = torch.version.cuda.split(".") if torch.version.cuda else None
+
+        def flags():
+            if torch.backends.cudnn.allow_tf32:
+                return (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+            return None
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+        import triton
+
+        def g():
+            torch.backends.cudnn.allow_tf32 = False
+            return triton.__version__.__class__, triton.runtime.driver.active.get_device_interface()
+    '''
+    assert hits(bad) == [(6, "monkey-patch"), (7, "introspection"), (7, "introspection"), (7, "introspection")]
+
+
+def test_autocast_decorators_of_an_autograd_function_are_allowed() -> None:
+    """fp32: Liger/Unsloth decorate an autograd Function's forward and backward with ``torch.amp.custom_fwd`` /
+    ``custom_bwd`` (device_type="cuda"); they compute nothing (a cast under an enabled autocast is a ``.to()`` the
+    trace judges). Autocast itself stays refused."""
+    ok = '''
+        import torch
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.amp.custom_fwd(device_type="cuda")
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @torch.amp.custom_bwd(device_type="cuda")
+            def backward(ctx, g):
+                return g
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            with torch.autocast("cuda", dtype=torch.float16):
+                return x
+    '''
+    assert hits(bad) == [(5, "torch-compute")]
+
+
+def test_backend_presence_and_scripting_flags_are_allowed() -> None:
+    """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
+    ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;
+    scripting and tracing themselves stay refused."""
+    ok = '''
+        import torch
+
+        def infer_device():
+            if torch.cuda.is_available():
+                return "cuda"
+            if torch.xpu.is_available() and torch.xpu.device_count():
+                return "xpu"
+            return "mps" if torch.backends.mps.is_available() or torch.mps.is_available() else "cpu"
+
+        def f(x):
+            if torch.jit.is_scripting() or torch.jit.is_tracing():
+                return x
+            return torch.get_autocast_dtype("cuda")
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            return torch.jit.script(x), torch.jit.trace(x, (x,))
+    '''
+    assert hits(bad) == [(5, "compile"), (5, "compile")]
+
+
+def test_aliasing_checks_compare_data_ptrs() -> None:
+    """fp32: ``if x.data_ptr() == y.data_ptr():`` (also ``!=`` and ``in`` a tuple of data_ptr reads) asks whether two
+    tensors start at the same address; the result is a bool, no address reaches a kernel or the host. A comparison
+    with anything else (a number, an order, arithmetic) stays raw-storage."""
+    ok = '''
+        def f(x, y, out):
+            if out.data_ptr() == x.data_ptr() or x.data_ptr() != y.data_ptr():
+                return out
+            return out.data_ptr() in (x.data_ptr(), y.data_ptr())
+    '''
+    assert hits(ok) == []
+    bad = '''
+        def g(x, y):
+            a = x.data_ptr() == 5
+            b = x.data_ptr() < y.data_ptr()
+            c = x.data_ptr() in [y.data_ptr(), 7]
+            return a, b, c, x.data_ptr() == y.data_ptr() + 4
+    '''
+    assert [r for _, r in hits(bad)] == ["raw-storage"] * 7
+
+
+def test_a_launcher_may_subclass_triton_kernel_interface() -> None:
+    """fp32: FlagGems' ``class LibEntry(triton.KernelInterface)`` gives a launcher the ``kernel[grid](...)`` syntax
+    (the base's code is ``__getitem__`` -> ``self.run`` and ``warmup``). Triton's other classes stay refused as bases
+    (``triton.runtime.Autotuner``, ``triton.Config``)."""
+    ok = '''
+        import triton
+        from triton.runtime import KernelInterface
+        from triton.runtime.jit import KernelInterface as KI
+
+        class LibEntry(triton.KernelInterface):
+            def __init__(self, fn):
+                self.fn = fn
+
+            def run(self, *args, grid, warmup=False, **kwargs):
+                return self.fn.run(*args, grid=grid, warmup=warmup, **kwargs)
+
+        class Other(KernelInterface):
+            pass
+
+        def is_launcher(k):
+            return isinstance(k, KI)
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import triton
+
+        class Tuner(triton.runtime.Autotuner):
+            pass
+
+        class Cfg(triton.Config):
+            pass
+    '''
+    assert hits(bad) == [(4, "introspection"), (7, "monkey-patch")]
+
+
+def test_triton_methods_on_kernel_values_despite_a_host_class_of_the_same_name() -> None:
+    """fp32: a parameter holder with ``def to(self, device)`` (or a NamedTuple field named ``max``) made every
+    ``x.to(tl.float32)`` / ``y.max(axis=0)`` in every kernel of the file a finding. A receiver rooted in a tensor
+    argument or a Triton result cannot be the submission's object; one rooted in a ``tl.constexpr`` parameter, a
+    global or a plain alias of those still can, and stays refused."""
+    ok = '''
+        import dataclasses
+        import typing
+        import triton
+        import triton.language as tl
+
+        @dataclasses.dataclass
+        class Params:
+            scale: float
+            def to(self, device):
+                return self
+
+        class Stats(typing.NamedTuple):
+            max: float
+            sum: float
+
+        @triton.jit
+        def k(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+            r = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + r, mask=r < n, other=0.0)
+            y = x.to(tl.float32)
+            s = y.sum(axis=0) + y.max(axis=0)
+            tl.store(o_ptr + r, (y + s).to(o_ptr.dtype.element_ty), mask=r < n)
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import triton
+        import triton.language as tl
+
+        class Probe:
+            def to(self, dt):
+                return self
+
+        P = Probe()
+
+        @triton.jit
+        def k(x_ptr, PR: tl.constexpr):
+            q = PR
+            PR.to(tl.float32)
+            q.to(tl.float32)
+            P.to(tl.float32)
+            for v in PR:
+                v.to(tl.float32)
+    '''
+    assert hits(bad) == [(14, "kernel-body"), (15, "kernel-body"), (16, "kernel-body"), (17, "kernel-body"),
+                         (18, "kernel-body")]
+
+
+def test_environment_reads_by_subscript_and_membership() -> None:
+    """fp32: ``"TRITON_INTERPRET" in os.environ`` and ``os.environ["X"]`` read the environment like
+    ``os.environ.get``; writes, deletions, copies and the mapping as a value stay refused."""
+    ok = '''
+        import os
+
+        INTERP = "TRITON_INTERPRET" in os.environ and os.environ["TRITON_INTERPRET"] == "1"
+        DEBUG = "KGB_DEBUG" not in os.environ or os.environ.get("KGB_DEBUG") == "0"
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import os
+
+        def f():
+            os.environ["X"] = "1"
+            return os.environ.copy(), list(os.environ)
+    '''
+    assert [r for _, r in hits(bad)] == ["file-io", "monkey-patch", "file-io", "file-io"]

@@ -116,6 +116,7 @@ def test_eval_tier_all_is_recorded_by_its_canonical_name_and_resumes_only_itself
     assert "resuming: 1 of 1 job already recorded" in " ".join(again.output.split()) and len(_records(out)) == 1
     other = CliRunner().invoke(app, [*base, "--out", str(out), "--tier", "full"])
     assert other.exit_code == 2 and "another configuration" in other.output
+    assert "(tier: 'all' there, 'full' now)" in " ".join(other.output.split()), other.output  # both values
     # without --out: a run of the full tier does not resume the run of all (nor the other way round)
     runs = tmp_path / "runs"
     for tier in ("all", "full", "all", "full"):

@@ -177,7 +177,7 @@ def test_kv_cache_hand_cases() -> None:
 
 
 def test_moe_align_hand_case_and_segment_judge() -> None:
-    from kernelgenbench.suite.vllm.moe import _segment_check, align_native
+    from kernelgenbench.suite.vllm.moe_align import _segment_check, align_native
 
     ids = torch.tensor([[2, 0], [2, 5], [0, 2]], dtype=torch.int32)   # N = 6; 5 >= E is ignored
     s, ex, post, seg = align_native(ids, 4, 2, lmax=6 + 4 * 1, nblocks=5)
@@ -191,6 +191,11 @@ def test_moe_align_hand_case_and_segment_judge() -> None:
     assert not bad.ok and "sentinel 6" in bad.message
     swapped = check(torch.tensor([1, 0, 4, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})   # 0 moved to expert 0
     assert not swapped.ok and "expert" in swapped.message
+    # an entry of a run that is neither a token index nor the sentinel fails, whatever it stands for (red team 32:
+    # -7 for token 0 passed while the judge clamped the candidate's entries)
+    for wrong in (-7, -1234567891, 7, 1234567891):
+        out = check(torch.tensor([1, 4, wrong, 2, 5, 6, 6, 6, 6, 6], dtype=torch.int32), {})
+        assert not out.ok and f"got {wrong}, expected 0" in out.message and "neither a token index" in out.message
     # an expert map: global 0 and 3 are not local, 1 -> 0, 2 -> 1
     s, ex, post, _ = align_native(torch.tensor([[1], [3], [2]], dtype=torch.int32), 4, 2, lmax=3 + 4, nblocks=4,
                                   emap=torch.tensor([-1, 0, 1, -1], dtype=torch.int32))
@@ -289,7 +294,7 @@ def test_paged_attention_hand_case() -> None:
 
 
 def test_batched_moe_align_hand_case() -> None:
-    from kernelgenbench.suite.vllm.moe import batched_native
+    from kernelgenbench.suite.vllm.moe_align import batched_native
 
     # E=3, bs=4, max_tokens=8 (P = 8): counts (0, 5, 2) -> p = (0, 8, 4), o = (0, 0, 8); sentinel 24
     s, e, post = batched_native(8, 4, torch.tensor([0, 5, 2], dtype=torch.int32), 24, 6)
@@ -332,7 +337,7 @@ def test_gather_and_maybe_dequant_hand_case() -> None:
 
 
 def test_moe_lora_align_hand_case() -> None:
-    from kernelgenbench.suite.vllm.moe import lora_native
+    from kernelgenbench.suite.vllm.moe_align import lora_native
 
     ids = torch.tensor([[1], [0], [1], [1]], dtype=torch.int32)          # T=4, k=1, E=2
     mapping = torch.tensor([1, 1, 0, 1], dtype=torch.int32)              # tokens 0, 1, 3 -> adapter 1; 2 -> adapter 0
@@ -785,10 +790,20 @@ def test_paged_attention_vectorized_baselines_match_the_reference(op_id: str, ti
     assert_baseline_within_reference(op_id, tier, i, compiled=(tier == "smoke" and i == 0))
 
 
+_VSI_BASELINES = _baseline_cases("vllm::convert_vertical_slash_indexes", tuple(range(13)))
+
+
+@pytest.mark.parametrize("op_id,tier,i", _VSI_BASELINES)
+def test_vertical_slash_vectorised_baseline_matches_the_reference(op_id: str, tier: str, i: int) -> None:
+    """Every case of the grid (all 13 full ones: the CPU runs the largest in seconds), the smoke ones compiled."""
+    assert_baseline_is_reference(op_id, tier, i, compiled=(tier == "smoke"))
+
+
 _WHOLE_GRAPH = ["vllm::reshape_and_cache_flash", "vllm::reshape_and_cache", "vllm::swap_blocks", "vllm::copy_blocks",
                 "vllm::copy_blocks_mla", "vllm::concat_and_cache_mla", "vllm::cp_gather_cache",
                 "vllm::gather_and_maybe_dequant_cache", "vllm::batched_moe_align_block_size",
-                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2"]
+                "vllm::moe_lora_align_block_size", "vllm::paged_attention_v1", "vllm::paged_attention_v2",
+                "vllm::convert_vertical_slash_indexes"]
 
 
 @pytest.mark.parametrize("op_id", _WHOLE_GRAPH)

@@ -24,7 +24,7 @@ from rich.table import Table
 from .console import console, exit_interrupted
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
-from .settings import INTERPRETER_MAX_MB
+from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
 from .tables import (
     _cases_cell,
     _ops_table,
@@ -200,6 +200,11 @@ def eval_cmd(
                                                     "interpreter instead of starting a fresh one (default: on "
                                                     "the CPU interpreter only; GPU platforms keep fresh "
                                                     "processes until the GPU gate verified it)"),
+    timing_hold: str = typer.Option("job", "--timing-hold",
+                                    help="GPU platforms: how long a job holds its GPU alone while it times. job: "
+                                         "from its first timed case to its last; case: only each case's warm-up "
+                                         "and timed blocks (making a vLLM case's compiled baseline and judging "
+                                         "the checked repetitions share the GPU with other slots' untimed work)"),
     interpreter_max_mb: float = typer.Option(
         INTERPRETER_MAX_MB, "--interpreter-max-mb", envvar=INTERPRETER_MAX_MB_ENV, min=0.0,
         help="CPU interpreter only: the most MiB one case's tensors may move (its cost model's bytes: inputs read "
@@ -219,9 +224,12 @@ def eval_cmd(
     if sources and len(set(sources)) > 1:
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
                                  f"or leave it out for all of them (--op picks operators of any source)")
+    if timing_hold not in TIMING_HOLDS:
+        raise typer.BadParameter(f"--timing-hold {timing_hold!r}: expected one of {', '.join(TIMING_HOLDS)}")
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
-                        baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None)
+                        baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None,
+                        timing_hold=timing_hold)
     progress = _progress(console)
     task = None
 
@@ -236,6 +244,11 @@ def eval_cmd(
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")
+        if info.judged_again:
+            shown = ", ".join(info.judged_again[:5]) + (f", ... ({len(info.judged_again) - 5} more)"
+                                                        if len(info.judged_again) > 5 else "")
+            console.print(f"judged again (the new record replaces the earlier one in the tables): {escape(shown)}",
+                          soft_wrap=True)
         if info.ignored:
             console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(info.ignored))}[/yellow]")
         progress.start()
@@ -331,9 +344,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
     where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
-    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s "
-                                          f"({len(written)} run now, {len(latest) - len(written)} recorded earlier)",
-                                 tier=tier))
+    console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s wall "
+                                          f"({_plural(len(written), 'job')} run now, {len(latest) - len(written)} "
+                                          f"recorded earlier)", tier=tier))
     mixed = mixed_commits_line(latest)
     if mixed:
         console.print(f"[yellow]{escape(mixed)}[/yellow]")
@@ -441,6 +454,9 @@ def _summary(run_dir: Path) -> None:
         raise typer.BadParameter(f"{run_dir} has no results.jsonl (not a run directory?)")
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
     plat = config.get("platform", "")
+    from .platforms import PROFILES
+
+    untimed = plat in PROFILES and not PROFILES[plat].timing  # why no speedup is shown, as kgb eval says it
     if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():
         # An LLM run: records are per sample; its summary scores operators (pass@k, tokens).
         from .llm.commands import operators_table, summary_table, tokens_table
@@ -450,7 +466,10 @@ def _summary(run_dir: Path) -> None:
         console.print(operators_table(gs, plat != "interpreter"))
         console.print(tokens_table(gs))
         console.print(summary_table(gs, int(config.get("k", 1)), f"summary · {run_dir.name}"
-                                    + (f" · tier {tier_label(tier)}" if tier else ""), tier=tier))
+                                    + (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else ""),
+                                    tier=tier))
+        if untimed:
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
         return
     records = RunDir.open(run_dir).records()
     s = summarize(records)
@@ -458,10 +477,6 @@ def _summary(run_dir: Path) -> None:
     tier = run_tier(config, latest)
     on = (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else "")
     console.print(_ops_table(latest, plat != "interpreter"))
-    from .platforms import PROFILES
-
-    if plat in PROFILES and not PROFILES[plat].timing:  # as kgb eval says it (fresh user 31)
-        console.print(f"[dim]{untimed_line(plat)}[/dim]")
     if tier is None and latest:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "
@@ -472,6 +487,8 @@ def _summary(run_dir: Path) -> None:
     missing = not_recorded(config, latest)
     if missing is None:
         console.print(_summary_table(s, f"summary · {run_dir.name}{on}", tier=tier))
+        if untimed:  # under the table whose dashes it explains, as kgb eval prints it (fresh users 31, 32)
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
         print_unsupported(latest)
         _print_failures(latest)
         return
@@ -482,6 +499,8 @@ def _summary(run_dir: Path) -> None:
         per_source[src] = per_source.get(src, 0) + 1
     console.print(_summary_table(s, f"summary · {run_dir.name}{on} · {n_sel - len(missing)}/{n_sel} selected jobs "
                                     f"recorded", per_source if missing else None, tier=tier))
+    if untimed:
+        console.print(f"[dim]{untimed_line(plat)}[/dim]")
     print_unsupported(latest)
     _print_failures(latest)
     if missing:

@@ -113,20 +113,28 @@ class CaseRecord(_Record):
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
         harness_ms: where the wall time of timing this case went (GPU), in ms: ``prep`` (the verifier writes the
-            command), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
+            command), ``made`` (the verifier's wall clock of the ``prepare`` command, which builds the warm-up sets
+            and makes the baseline before the timed command; held apart from it where Settings.timing_hold is
+            ``case``), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
             ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
-            lead and flushes included), ``save`` (the checked repetitions, in the child), ``check`` (the verifier
+            lead and flushes included), ``save`` (the checked repetitions, in the child), ``collect`` (the child's
+            garbage collection before the command), ``handler`` (the child's whole handling of the timed command,
+            until its answer), ``check`` (the verifier
             loads, rebuilds and judges them), ``command`` (the verifier's wall clock of the whole command) and
             ``device`` (the device time measured, both sides): issue 18's harness cost per timed case.
         tolerance_scale: the platform's tolerance scale, where it is not 1.0 (``rule`` was scaled by it;
             the job's ``platform_profile`` says why).
+        baseline: the baseline this case was timed against, written only where the job's timed cases were not all
+            timed against the same one (a vLLM case whose torch.compile failed ran eagerly; the job's ``baseline``
+            then names the weakest kind first and counts them).
         baseline_ms ... candidate_spread: :data:`TIMING_FIELDS`, the timing of a timed case (GPU).
         extra: keys a newer writer added (kept when read back).
     """
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({
         "input_seed", "launches", "wall_s", "kernels", "max_abs", "max_rel", "rule", "failure_class", "message",
-        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured", "tolerance_scale", "harness_ms"})
+        "untimed", "alt_poison_rerun", "alt_poison_slots", "remeasured", "tolerance_scale", "harness_ms",
+        "baseline"})
     _GROUPS: ClassVar[dict[str, tuple[str, ...]]] = {"candidate_ms": TIMING_FIELDS}
 
     id: str
@@ -147,6 +155,7 @@ class CaseRecord(_Record):
     remeasured: dict[str, Any] | None = None
     harness_ms: dict[str, float] | None = None
     tolerance_scale: float | None = None
+    baseline: str | None = None
     baseline_ms: float | None = None
     candidate_ms: float | None = None
     speedup: float | None = None

@@ -43,6 +43,10 @@ def interpreter_max_mb_default() -> float | None:
     return mb or None
 
 
+#: How long a job holds its GPU alone while it times (:attr:`Settings.timing_hold`).
+TIMING_HOLDS = ("job", "case")
+
+
 @dataclass
 class Settings:
     """Limits and knobs of a run.
@@ -79,6 +83,13 @@ class Settings:
             (``sandbox/forkserver.py``, ``kgb eval --fork-server/--no-fork-server``) instead of starting a fresh
             one; None (the default): on the CPU interpreter only, off on GPU platforms until the GPU gate has
             verified it on the H200 (the next GPU session flips the default after a gate run).
+        timing_hold: how long a job holds its GPU alone while it times (run/gate.py): ``"job"`` (the default) from
+            its first timed case to its last, everything in between included; ``"case"`` only while each case's
+            warm-up and timed blocks run: making the case's baseline before them (a vLLM reference's
+            ``torch.compile``, its first run and Inductor's autotuning, the eager cross-check) and judging the
+            checked repetitions after them then share the GPU with the other slots' untimed work, as the
+            candidate's own compilation and autotuning do in the correctness phase. Every timed block runs
+            alone in both (``kgb eval --timing-hold``; the record's ``timing.method`` says which).
         interpreter_max_mb: on the CPU interpreter only, the most MiB one case's tensors may move (its cost
             model's bytes: each input read once, each output written once); a case over it is reported
             ``unsupported`` before it runs, never judged (``Platform.oversize_reason``). None or 0: no budget.
@@ -105,3 +116,8 @@ class Settings:
     baseline: str | None = None
     fork_server: bool | None = None
     interpreter_max_mb: float | None = field(default_factory=interpreter_max_mb_default)
+    timing_hold: str = "job"
+
+    def __post_init__(self) -> None:
+        if self.timing_hold not in TIMING_HOLDS:
+            raise ValueError(f"timing_hold={self.timing_hold!r}: expected one of {', '.join(TIMING_HOLDS)}")

@@ -49,8 +49,9 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
                       "yes" if w.required else "no", escape(w.schema))
         console.print(t)
         if any(w.exercised for w in iface.wrappers):
-            console.print("(exercised): the full tier's cases call this overload; 'required' says which wrappers "
-                          "a submission must define (a missing one fails the job as missing_wrapper).")
+            console.print("(exercised): the full tier's cases call this overload; smoke and held-out cases also "
+                          "call others (--cases shows a case's overload, e.g. overload=out); 'required' says which "
+                          "wrappers a submission must define (a missing one fails the job as missing_wrapper).")
         console.print("ATen wrappers are registered at the device's dispatch key on GPUs and driven through the "
                       "public PyTorch API; on the CPU interpreter they are called directly with the dispatcher's "
                       "arguments.")

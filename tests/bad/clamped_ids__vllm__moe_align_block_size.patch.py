@@ -1,6 +1,6 @@
 """CHEAT (wrong result hidden by the judge; red team 32): moe_align_block_size writes token id 0 as -7 in
 sorted_token_ids (a negative row index: vLLM's fused MoE kernel would read the activations before the tensor's
-start). The judge of sorted_token_ids (suite/vllm/moe.py _segment_check, also used by moe_lora_align_block_size)
+start). The judge of sorted_token_ids (suite/vllm/moe_align.py _segment_check, also used by moe_lora_align_block_size)
 compares each expert run's entries as a multiset after clamping the candidate's values to [0, numel]
 (`a[real].clamp(0, sentinel)`) but not the reference's, so every negative value counts as token 0 and every value
 above numel as the sentinel: -7 passes where 0 is due, and so would any value > numel where the sentinel is due

@@ -1,12 +1,11 @@
 """CHEAT (interpreter; red team 32): the kernel computes nothing. Its body loops over the block one element at a time,
 turns the loaded value into a Python int with the builtin int() (on the interpreter tl.tensor.__index__ is
-`int(self.handle.data)`, the NumPy value behind the block: red team 31's np_handle channel, reached without
+`int(self.handle.data)`, the NumPy value behind the block: sandbox of red team 31's np_handle, reached without
 naming `.handle`), decodes the IEEE bits into a Python float with math.ldexp and stores math.erfc of it: the C
 library's erfc on the host, in a "kernel body". L1's kernel-body rule allows int/float/range/min/max
 (KERNEL_BUILTINS) and every math.* call, and refuses only `.handle` and `_` attributes; the values stay Python numbers
 because the interpreter rewrites assignments only (none is used: a helper's parameters and return value carry them).
-Smoke passes; the held-out tier's 511 x 257 case hits the 300 s case timeout at about 2.6 ms per element (interpreter
-speed; block_str is the fast form of the same hole). L2: a ghost replay skips the body, so the output stays poisoned and the replay fails (credit to Triton). L3: no ATen
+L2: a ghost replay skips the body, so the output stays poisoned and the replay fails (credit to Triton). L3: no ATen
 op. On a GPU int() of a tl.tensor does not compile (compile_error), so only the interpreter's verdict is wrong.
 Non-contiguous inputs and outs go through a contiguous copy and buffer (data movement the rules allow). The rest is
 the oracle (solutions/aten__erfc.py)."""

@@ -5,10 +5,11 @@ both (rule kernel-body: "must be a @triton.jit function named directly") althoug
 ``COMBINE(a, b)``; the launch rule admits only jit functions as constexpr arguments (tests/bad/py_combine). The
 scanned dim goes last with movedim + contiguous.
 
-Legal on the CPU interpreter only: Triton 3.6's compiler does not unwrap a constexpr combine function
-(``tl.associative_scan`` hands the ``constexpr`` to ``call_JitFunction``, which reads ``.fn``: AttributeError), so on
-a GPU the truthful verdict is compile_error, Triton's own (gate at ae9b2b6 on an H100;
-tests/test_legal_submissions.py GPU_COMPILE_ERROR)."""
+Not legal Triton after all: Triton 3.6's compiler does not unwrap a constexpr combine function (``tl.associative_scan``
+hands the ``constexpr`` to ``call_JitFunction``, which reads ``.fn``: AttributeError), so the truthful verdict is
+compile_error, Triton's own: on a GPU (gate at ae9b2b6 on an H100) and, since the interpreter compiles every launched
+kernel for sm_90 before running it (sandbox/gpu_compile.py), on the interpreter too (tests/test_legal_submissions.py
+GPU_COMPILE_ERROR)."""
 import torch
 import triton
 import triton.language as tl

@@ -249,7 +249,7 @@ def register(app: typer.Typer) -> None:
         what = f"command {command!r}" if agent == "command" else f"{cli.name} {version} ({cli_path})"
         console.print(f"[bold]kgb agent[/bold] {what}"
                       + (f" · model {model}" if model else "") + (f" @ {base_url}" if base_url else "")
-                      + f" · {len(ops)} operators · budget {budget_minutes:g} min · self-check "
+                      + f" · {plural(len(ops), 'operator')} · budget {budget_minutes:g} min · self-check "
                         f"{' or '.join(cfg.check_tiers)} · verdict tier {tier_label(cfg.tier)} · platform {plat.key}"
                         f" · run {rundir.path}")
         console.print(f"isolation: {iso.level} ({iso.reason})")
@@ -280,8 +280,8 @@ def register(app: typer.Typer) -> None:
             summary = runner.run(ops)
         except Interrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            console.print(f"[yellow]interrupted: {exc.recorded} of {exc.selected} operators recorded in {exc.path}; "
-                          f"run the same command again to resume[/yellow]")
+            console.print(f"[yellow]interrupted: {exc.recorded} of {plural(exc.selected, 'operator')} recorded in "
+                          f"{exc.path}; run the same command again to resume[/yellow]")
             from ..console import exit_interrupted
 
             exit_interrupted()
@@ -308,7 +308,7 @@ def register(app: typer.Typer) -> None:
 
         unsolved = unsolved_operators(summary)
         if unsolved:
-            console.print(f"[dim]{len(unsolved)} of {len(ops)} operators not solved (exit code 1)[/dim]")
+            console.print(f"[dim]{len(unsolved)} of {plural(len(ops), 'operator')} not solved (exit code 1)[/dim]")
             raise typer.Exit(1)
 
     @app.command("check")

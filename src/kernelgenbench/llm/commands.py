@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
@@ -121,12 +121,15 @@ class ReplaySource:
         ops: the operators that have a reply in it, in first-reply order.
         tier: the tier of the run that wrote it (its ``config.json`` beside the file), None when unknown.
         run: that run directory's name.
+        sampling: that run's ``k``, ``n``, ``rounds``, ``reflection`` and ``early_stop`` (those its config
+            holds): a replay scores pass@k as the replayed run did unless the options say otherwise.
     """
 
     path: Path
     ops: list[str]
     tier: str | None
     run: str
+    sampling: dict[str, Any] = field(default_factory=dict)
 
     def describe(self, ops: list[str], tier: str) -> str:
         """The header's words: which run, and whether the operators (ids) and tier are the replayed run's."""
@@ -155,13 +158,17 @@ def replay_source(path: Path) -> ReplaySource:
     if not ops:
         raise ValueError(f"{path} holds no reply (no line with a sample_id and an op)")
     tier = None
+    sampling: dict[str, Any] = {}
     try:
         conf = json.loads((path.parent / "config.json").read_text())
-        if conf.get("command") == "kgb generate" and conf.get("tier"):
-            tier = tier_name(str(conf["tier"]))
+        if conf.get("command") == "kgb generate":
+            if conf.get("tier"):
+                tier = tier_name(str(conf["tier"]))
+            sampling = {key: conf[key] for key in ("k", "n", "rounds", "reflection", "early_stop")
+                        if conf.get(key) is not None}
     except (OSError, ValueError):
         tier = None
-    return ReplaySource(path, ops, tier, path.resolve().parent.name)
+    return ReplaySource(path, ops, tier, path.resolve().parent.name, sampling)
 
 
 def register(app: typer.Typer) -> None:
@@ -204,9 +211,11 @@ def register(app: typer.Typer) -> None:
                                                       "+ heldout, a whole verdict; with --replay: the replayed "
                                                       "run's), smoke, full, heldout or a comma list; reflection "
                                                       "never shows a held-out case"),
-        k: int = typer.Option(1, "--k", help="k of pass@k (samples per operator unless --n is given)"),
+        k: Optional[int] = typer.Option(None, "--k", help="k of pass@k (samples per operator unless --n is "
+                                                          "given; default 1, with --replay the replayed run's)"),
         n: Optional[int] = typer.Option(None, "--n", help="samples per operator (>= k); n > k draws all n "
-                                                          "(no early stopping) for the unbiased estimator"),
+                                                          "(no early stopping) for the unbiased estimator; with "
+                                                          "--replay: the replayed run's"),
         temperature: float = typer.Option(0.0, help="sampling temperature"),
         max_tokens: int = typer.Option(8192, help="output token limit per request"),
         rounds: Optional[int] = typer.Option(None, help="rounds per sample, the first included (default 1; 2 "
@@ -268,6 +277,14 @@ def register(app: typer.Typer) -> None:
                 op = replayed.ops  # exactly the replayed run's operators (those with replies)
             if tier is None and replayed.tier is not None:
                 tier = replayed.tier
+            # score as the replayed run did (pass@k of its k, its rounds) unless an option says otherwise
+            old = replayed.sampling
+            if k is None and n is None:  # the replayed run's k and n together (a given --k or --n: its defaults)
+                k, n = old.get("k"), old.get("n")
+                early_stop = early_stop if early_stop is not None else old.get("early_stop")
+            rounds = rounds if rounds is not None else old.get("rounds")
+            reflection = reflection or bool(old.get("reflection"))
+        k = 1 if k is None else int(k)
         try:
             tier = tier_name(tier if tier is not None else VERDICT_TIER)
         except ValueError as exc:
@@ -380,7 +397,7 @@ def register(app: typer.Typer) -> None:
                       f"summary: {rundir.path / 'summary.json'}")
         unsolved = unsolved_operators(summary)
         if unsolved or gen.errors:
-            console.print(f"[dim]{len(set(unsolved) | set(gen.errors))} of {len(ops)} operators not solved "
+            console.print(f"[dim]{len(set(unsolved) | set(gen.errors))} of {plural(len(ops), 'operator')} not solved "
                           f"(exit code 1)[/dim]")
             code = 1
         if code:

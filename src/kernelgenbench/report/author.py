@@ -463,6 +463,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
 
         from ..sandbox.drive import invoke, make_impl
         from ..suite.common import generator
+        from ..suite.compare import name_arg_slot
         from ..verify.compare import poison_variant, unchanged
         from ..verify.judge import judge_values
         from ..verify.scan import scan_file
@@ -530,6 +531,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
                 if not res.ok:
                     bad = res.message
                     break
+        bad = name_arg_slot(bad, op.interface.params)  # as the verifier names it (arg.5 (result))
         if bad is None:
             return ReproResult(True, None, None, recorded, recorded_class, False, seed)
         # a recorded re-run's message (alternate poison, L2's second run) carries a prefix saying which run it was

@@ -50,6 +50,8 @@ class RunStart:
         ignored: files in the submissions directory that name no operator.
         interpreter_max_mb: the CPU interpreter's size budget of a case in MiB (``Settings.interpreter_max_mb``;
             cases over it are reported unsupported without running); None: no budget, or a GPU platform.
+        judged_again: the jobs to run that the run directory already has a record of, with the reason
+            (``"aten::neg (its file changed since its record)"``; :func:`~kernelgenbench.run.scheduler.judged_again`).
     """
 
     path: Path
@@ -61,6 +63,7 @@ class RunStart:
     platform: str
     ignored: list[str] = field(default_factory=list)
     interpreter_max_mb: float | None = None
+    judged_again: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -239,6 +242,8 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         config["profile"] = plat.profile
     if settings.baseline is not None:
         config["baseline"] = settings.baseline
+    if settings.timing_hold != "job":  # each timed record's timing.method says which hold timed it
+        config["timing_hold"] = settings.timing_hold
     if plat.interpreter:  # the size budget of a case (MiB; None: none); GPU platforms have none
         config["interpreter_max_mb"] = settings.interpreter_max_mb or None
     out_path = Path(out) if out is not None else None
@@ -253,12 +258,15 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
                             "interpreter_max_mb")
                 if old.get(k) != config.get(k)]
         if diff:
-            raise EvaluationError(f"{out_path} holds a run with another configuration "
-                                  f"({', '.join(f'{k}: {old.get(k)!r}' for k in diff)}); use another out directory "
-                                  f"(or name) so results are not mixed, or add --fresh (fresh=True) to set its "
-                                  f"records aside (kept as results.jsonl.replaced-<time>) and start this run there. "
-                                  f"One run directory holds one configuration: to judge several operators in one "
-                                  f"run, name them all (--op A --op B) or put their files in one folder")
+            # both values, so that the refusal says what differs (fresh user 32 saw only "ops: None")
+            what = "; ".join(f"{k}: {old.get(k)!r} there, {config.get(k)!r} now" for k in diff)
+            if "ops" in diff:
+                what += "; ops None: every operator that has a file"
+            raise EvaluationError(f"{out_path} holds a run with another configuration ({what}); use another out "
+                                  f"directory (or name) so results are not mixed, or add --fresh (fresh=True) to set "
+                                  f"its records aside (kept as results.jsonl.replaced-<time>) and start this run "
+                                  f"there. One run directory holds one configuration: to judge several operators in "
+                                  f"one run, name them all (--op A --op B) or put their files in one folder")
     rundir = RunDir.open(out_path) if out_path else RunDir.create(Path(runs_root), name, config, fresh=fresh)
     rundir.write_config(config)
     todo = unfinished(specs, plat, rundir)
@@ -291,8 +299,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             rundir.write_env(env)
         if on_start is not None:
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
+            from .scheduler import judged_again
+
             on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored,
-                              config.get("interpreter_max_mb")))
+                              config.get("interpreter_max_mb"), judged_again(todo, rundir)))
         if backend == "ray":
             written = [] if ray_backend is None else ray_backend.run_jobs(
                 specs, rundir, settings, measure_ceilings=timed, on_done=on_record)

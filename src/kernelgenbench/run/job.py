@@ -23,9 +23,10 @@ import shutil
 import tempfile
 import time
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager, Iterator
 
 import torch
 
@@ -178,14 +179,31 @@ class Verifier:
             # (waiting for every other slot's untimed work would time nothing).
             timing.run(self._cases)
             return
-        # Timing: the device alone (other slots of this GPU wait) ------------------------------------------
-        t_w = time.perf_counter()
-        with self.gate.exclusive():
-            self.times["gate_wait_timing_s"] += time.perf_counter() - t_w
+        # Timing: the device alone (other slots of this GPU wait), for the whole phase or per case -----------
+        if self.settings.timing_hold == "case":
+            waited = self.times["gate_wait_timing_s"] + self.times["gate_wait_s"]
+            timing.hold_untimed = lambda: self._hold(self.gate.shared, "gate_wait_s")
+            timing.hold_timed = lambda: self._hold(self.gate.exclusive, "gate_wait_timing_s")
+            t_t = time.perf_counter()
+            timing.run(self._cases)
+            waited = self.times["gate_wait_timing_s"] + self.times["gate_wait_s"] - waited
+            self.times["timing_s"] += time.perf_counter() - t_t - waited
+            with self.gate.shared():
+                self.session.close()
+            return
+        with self._hold(self.gate.exclusive, "gate_wait_timing_s"):
             t_t = time.perf_counter()
             timing.run(self._cases)
             self.times["timing_s"] += time.perf_counter() - t_t
             self.session.close()
+
+    @contextmanager
+    def _hold(self, how: Callable[[], ContextManager[Any]], wait_key: str) -> Iterator[None]:
+        """Hold this device's gate (``how``: its ``shared`` or ``exclusive``), the wait added to ``times[wait_key]``."""
+        t_w = time.perf_counter()
+        with how():
+            self.times[wait_key] += time.perf_counter() - t_w
+            yield
 
     def _l1(self, sub: Path) -> None:
         """L1: the static scan of the file, before any of its code runs."""

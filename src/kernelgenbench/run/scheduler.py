@@ -158,6 +158,29 @@ def unfinished(specs: list[JobSpec], platform: Platform, rundir: RunDir) -> list
     return [s for s in specs if spec_key(s, platform) not in done]
 
 
+def judged_again(todo: list[JobSpec], rundir: RunDir) -> list[str]:
+    """The jobs of ``todo`` (:func:`unfinished`) that ``rundir`` already holds a record of, each as ``"<op>
+    (<why>)"``: a submission whose file changed since its record (the key holds its SHA-256), or a record whose
+    failure a resume retries (``RERUN_CLASSES``). What a resume's header names, so that a new verdict of an
+    operator the run had already judged is not silent."""
+    from ..metrics import latest_records
+    from .rundir import RERUN_CLASSES
+
+    last = {(r.get("op"), r.get("label") or ""): r for r in latest_records(rundir.records())}
+    ids = [s.op.id for s in todo]
+    out = []
+    for s in todo:
+        rec = last.get((s.op.id, s.label or ""))
+        if rec is None:
+            continue
+        name = f"{s.op.id} ({s.label})" if s.label and ids.count(s.op.id) > 1 else s.op.id  # labels where needed
+        if rec.get("failure_class") in RERUN_CLASSES:
+            out.append(f"{name} (its {rec['failure_class']} failure is retried)")
+        else:
+            out.append(f"{name} (its file changed since its record)")
+    return out
+
+
 #: ``run_job(spec, slot, gate, workdir, ceilings) -> record``: how a slot runs one job (default: the Verifier)
 JobRunner = Callable[[JobSpec, Slot, DeviceGate, Path, "dict[str, Any] | None"], dict[str, Any]]
 

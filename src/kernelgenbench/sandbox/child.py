@@ -171,6 +171,9 @@ def error_report(exc: BaseException, stage: str) -> dict[str, Any]:
 class Child:
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
+        #: what a ``prepare`` time command made for the next time command of its ``inp``: (inp, warm-up sets,
+        #: baseline fn, baseline label, phases in ms); None when nothing waits
+        self.prepared: tuple[str, list[Any], Any, str, dict[str, float]] | None = None
         self.resp = os.fdopen(args.resp_fd, "w", buffering=1)
         self.cmd_in = os.fdopen(os.dup(0), "r")
         devnull = os.open(os.devnull, os.O_RDONLY)
@@ -435,12 +438,12 @@ class Child:
 
     def run_time(self, msg: TimeCommand) -> None:
         from ..suite.common import generator
-        from ..suite.spec import Call
         from ..verify.timing import timed_set_seed
         from .timed_loop import BaselineFailed, time_case
 
         global _OOM_BASE
         torch = self.torch
+        t_start = time.perf_counter()
         _OOM_BASE = _allocator_ooms()
         collector.collect(self.submission_path)
         t0 = time.perf_counter()
@@ -458,30 +461,20 @@ class Child:
             return build(timed_set_seed(base_seed, k))
 
         phases: dict[str, float] = {}
+        prepared, self.prepared = self.prepared, None
         try:
-            # the warm-up sets: built here from their seeds (their values are never judged and never timed), or
-            # given (tests of the protocol)
-            if data.get("warmup_seeds") is not None:
-                calls = [build(int(s)) for s in data["warmup_seeds"]]
+            if prepared is not None and prepared[0] == msg.inp and not msg.prepare:
+                # made by this case's prepare command (the verifier sent it just before this one)
+                _, calls, base_fn, label, made = prepared
+                phases.update(made)
+                phases["load"] += (time.perf_counter() - t0) * 1e3
             else:
-                calls = [Call.loaded(d) for d in data["sets"]]
-            phases["load"] = (time.perf_counter() - t0) * 1e3
-            kinds = getattr(self.op, "baseline_kinds", ())
-            t_base = time.perf_counter()
-            if device.type == "cuda":
-                torch.cuda.synchronize(device)  # the candidate's pending work fails here, as the candidate's
-            try:
-                if msg.baseline is not None and msg.baseline in kinds:
-                    base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
-                else:
-                    base_fn, label = self.op.baseline(calls[0], self.platform)
-                if device.type == "cuda":
-                    torch.cuda.synchronize(device)
-            except Exception as exc:  # noqa: BLE001 - making the baseline failed: the baseline's fault
-                raise BaselineFailed(f"making the baseline failed: {type(exc).__name__}: {exc}") from exc
-            # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
-            # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
-            phases["baseline"] = (time.perf_counter() - t_base) * 1e3
+                calls, base_fn, label = self.make_baseline(msg, data, build, phases, t0)
+            if msg.prepare:
+                self.prepared = (msg.inp, calls, base_fn, label, dict(phases))
+                self.send(TimeAnswer(baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
+                                     timers_tampered=tampered_timers()))
+                return
             res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
                             reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                             make_set=make_set if params is not None else None)
@@ -496,10 +489,58 @@ class Child:
                                 for k, (c, r) in checked.items()},
                                msg.check_out)
             phases["save"] = (time.perf_counter() - t_save) * 1e3
+            # the garbage collection before the command, and the whole handler until its answer (the verifier's
+            # command wall clock less this is the pipe, the answer's checks and serialisation)
+            phases["collect"] = (t0 - t_start) * 1e3
+            phases["handler"] = (time.perf_counter() - t_start) * 1e3
             self.send(TimeAnswer(**res, baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
                                  timers_tampered=tampered_timers()))
         except BaseException as exc:  # noqa: BLE001
             self.send(TimeAnswer(error=error_report(exc, "baseline" if isinstance(exc, BaselineFailed) else "timing")))
+
+    def make_baseline(self, msg: TimeCommand, data: dict[str, Any], build: Any, phases: dict[str, float],
+                      t0: float) -> tuple[list[Any], Any, str]:
+        """The warm-up sets of ``msg``'s case (``data``: its input file; ``build(seed)`` makes a set) and its
+        baseline ``(calls, fn, label)``; adds the ``load`` and ``baseline`` phases (ms since ``t0``) to ``phases``.
+        Raises :class:`~.timed_loop.BaselineFailed` where making the baseline fails (the baseline's fault, not the
+        submission's)."""
+        from ..suite.baselines import baseline_kind
+        from ..suite.spec import Call
+        from .timed_loop import BaselineFailed
+
+        torch = self.torch
+        device = self.device()
+        # the warm-up sets: built here from their seeds (their values are never judged and never timed), or
+        # given (tests of the protocol)
+        if data.get("warmup_seeds") is not None:
+            calls = [build(int(s)) for s in data["warmup_seeds"]]
+        else:
+            calls = [Call.loaded(d) for d in data["sets"]]
+        phases["load"] = (time.perf_counter() - t0) * 1e3
+        kinds = getattr(self.op, "baseline_kinds", ())
+        t_base = time.perf_counter()
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)  # the candidate's pending work fails here, as the candidate's
+        ooms = _allocator_ooms()
+        try:
+            if msg.baseline is not None and msg.baseline in kinds:
+                base_fn, label = self.op.baseline(calls[0], self.platform, prefer=msg.baseline)
+            else:
+                base_fn, label = self.op.baseline(calls[0], self.platform)
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+        except Exception as exc:  # noqa: BLE001 - making the baseline failed: the baseline's fault
+            raise BaselineFailed(f"making the baseline failed: {type(exc).__name__}: {exc}") from exc
+        if _allocator_ooms() > ooms and baseline_kind(label) == "native-eager" and msg.baseline != "native-eager":
+            # a torch.compile that fell back to eager while the device ran out of memory: the device's state, which
+            # the submission shares (memory it holds must not buy it the weaker bar: red team 32), not the
+            # compiler's limit; the baseline failed (class baseline, judged again on resume)
+            raise BaselineFailed(f"making the baseline failed: the device ran out of memory while the reference was "
+                                 f"compiled ({label})")
+        # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
+        # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
+        phases["baseline"] = (time.perf_counter() - t_base) * 1e3
+        return calls, base_fn, label
 
     def loop(self) -> None:
         for line in self.cmd_in:

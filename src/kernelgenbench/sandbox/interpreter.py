@@ -3,7 +3,8 @@ interpreter platform only.
 
 * ``@triton.autotune`` picks the first config that survives pruning (the interpreter has no driver to
   benchmark with; times are not reported there anyway); ``libdevice`` functions that ``tl.math`` also
-  has run as ``tl.math``'s; ``torch.cuda.device(cpu)`` is a no-op context (:func:`install_interpreter_patches`).
+  has run as ``tl.math``'s; builtins a kernel reads under its own global names run as ``tl``'s
+  (:func:`_builtin_aliases`); ``torch.cuda.device(cpu)`` is a no-op context (:func:`install_interpreter_patches`).
 * Bounds checks: every load, store and atomic of an interpreted kernel is checked against the memory of
   its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`); during a
   call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
@@ -41,6 +42,7 @@ def install_interpreter_patches() -> None:
     _bench._kgb_hooked = True  # type: ignore[attr-defined]
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
+    _builtin_aliases()
     _cuda_device_accepts_cpu()
     _cpu_device_queries()
     install_gpu_numerics()
@@ -303,6 +305,62 @@ def _libdevice_stand_in(fn: str, extern: Any) -> Any:
 
     stand_in._kgb_libdevice = True  # type: ignore[attr-defined]
     return stand_in
+
+
+def _builtin_aliases() -> None:
+    """A kernel's globals that are Triton builtins under the submission's own names (Unsloth's ``triton_cast =
+    tl.cast``, ``from triton.language import cast as _cast``, ``_exp = tl.math.exp``) run with the interpreter's
+    semantic, as ``tl.cast`` itself does. Triton 3.6's interpreter patches builtins only as attributes of the
+    ``triton.language`` modules (``_patch_lang``), so an alias raised "Did you forget to add @triton.jit?" and the
+    submission failed as ``runtime_error`` (false-rejection hunt 32), while a GPU compiles it (the code generator
+    admits builtins as globals); a kernel whose module holds only names imported from ``triton.language`` failed
+    Triton's assertion "triton.language must be visible from within jit'd function" the same way. Found by type
+    and the function's own ``__dict__`` (no code of the submission runs); the globals are put back when the
+    launch's patches are."""
+    import types
+
+    from triton.runtime import interpreter as interp
+
+    orig = interp._patch_lang
+    if getattr(orig, "_kgb_aliases", False):
+        return
+
+    import triton.language as tl
+
+    def _patch_lang(fn: Any) -> Any:
+        g = getattr(fn, "__globals__", None)
+        if type(g) is not dict:
+            return orig(fn)
+        if not any(type(v) is types.ModuleType and (v is tl or v is tl.core) for v in g.values()):
+            # only names imported from triton.language (``from triton.language import load, store``): Triton's
+            # patch asserts "triton.language must be visible"; the language is patched all the same (its tensor
+            # methods, ``x.to(...)``, included) and the names below
+            scope = orig(types.SimpleNamespace(__globals__={"tl": tl}))
+        else:
+            scope = orig(fn)
+        changes: list[tuple[str, Any, Any]] = []
+        for name, val in list(g.items()):
+            if type(val) is types.FunctionType and val.__dict__.get("__triton_builtin__") is True \
+                    and str(val.__module__).startswith("triton.language"):
+                def call(*args: Any, _member: Any = val, **kwargs: Any) -> Any:
+                    kwargs.pop("_semantic", None)
+                    return _member(*args, _semantic=interp.interpreter_semantic, **kwargs)
+                g[name] = call
+                changes.append((name, val, call))
+        if changes:
+            restore = scope.restore
+
+            def restore_all() -> None:
+                for name, val, call in changes:
+                    if g.get(name) is call:
+                        g[name] = val
+                restore()
+
+            scope.restore = restore_all
+        return scope
+
+    _patch_lang._kgb_aliases = True  # type: ignore[attr-defined]
+    interp._patch_lang = _patch_lang
 
 
 def _cpu_device_queries() -> None:

@@ -11,7 +11,8 @@
   Triton touches the arguments, only Triton values may be passed and the kernel body may read only
   allowed globals; a violation is recorded in ``STATE.launch_violations`` (the verifier fails the job
   as ``profile``) and the launch raises.
-* The interpreter runs the kernel body Python compiled at import (:func:`_install_verified_rewriter`).
+* The interpreter runs the kernel body Python compiled at import (:func:`_install_verified_rewriter`), and only
+  once Triton's GPU front end has accepted the kernel as launched (:mod:`.gpu_compile`).
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from . import launch_args
+from . import gpu_compile, launch_args
 from .state import STATE
 from .window import harness_window, mode_stacks_foreign
 
@@ -483,6 +484,7 @@ def install_launch_hooks() -> None:
     import triton.runtime.jit as jit
 
     launch_args.install()  # snapshot the allowed types before the submission is imported
+    gpu_compile.install()  # Triton's language as Triton defined it, before any kernel runs
     _install_empty_grid_launchers()
     _install_verified_rewriter()
     try:
@@ -537,6 +539,9 @@ def install_launch_hooks() -> None:
         # could rebind a global the body reads after the check at the entry (red-team: a plain int when
         # checked, a probe object whose __bool__ counts body executions when the body runs).
         check_launch(self, args, kwargs)
+        if not ghost:  # Triton's GPU front end must accept the kernel as launched (sandbox/gpu_compile.py)
+            with harness_window("compiles the kernel for a GPU target"):
+                gpu_compile.check_launch(self, args, call_kw)
         # The kernel body runs traced (Python in a kernel body is the candidate's code on the
         # interpreter); only the argument copies to and from the host are suspended. Its host reads
         # are not the wrapper's (in_kernel): a ghost replay runs no body (GridExecutor runs all else).

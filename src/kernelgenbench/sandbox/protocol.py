@@ -118,7 +118,10 @@ class TimeCommand:
     the secret ``seed`` of the timed repetitions' input sets (built in the child, one per repetition:
     :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in ``check`` are
     saved to ``check_out`` for the verifier to judge; ``baseline`` forces a baseline kind of the operators that
-    offer several (vLLM: ``kgb eval --baseline``), None its default."""
+    offer several (vLLM: ``kgb eval --baseline``), None its default. ``prepare``: only build the warm-up sets
+    and make the baseline (a vLLM reference's ``torch.compile``), keep them for the next time command of the
+    same ``inp`` and answer with the baseline's label and those phases, timing nothing (the verifier sends it
+    before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -127,6 +130,7 @@ class TimeCommand:
     check: list[int] = field(default_factory=list)
     check_out: str | None = None
     baseline: str | None = None
+    prepare: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -134,7 +138,8 @@ class TimeCommand:
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
-                   [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"))
+                   [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"),
+                   bool(obj.get("prepare", False)))
 
 
 @dataclass

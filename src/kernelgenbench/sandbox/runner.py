@@ -25,7 +25,9 @@ from .protocol import ExitCommand, Progress
 #: Environment variables a child may inherit (everything else is dropped: keys never reach it).
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "CUDA_HOME",
              "LD_LIBRARY_PATH", "CUDA_DEVICE_ORDER", "NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
-             "NVSHMEM_DISABLE_NVLS")
+             "NVSHMEM_DISABLE_NVLS",
+             # the interpreter's GPU compile check: its off switch and measurement (sandbox/gpu_compile.py ENV_SETTINGS)
+             "KGB_GPU_COMPILE_CHECK", "KGB_GPU_COMPILE_LOG", "KGB_GPU_COMPILE_FULL")
 
 
 #: children started and not yet closed (for :func:`kill_all`, on an interrupted run)

@@ -11,6 +11,7 @@ calls them on the tensors the sandbox child sent back.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -273,6 +274,23 @@ def same_storage(a: Any, b: Any) -> bool:
     return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
             and a.untyped_storage()._cdata == b.untyped_storage()._cdata)
 
+
+
+_ARG_SLOT = re.compile(r"arg\.(\d+)((?:\.\d+)?)(?=:)")
+
+
+def name_arg_slot(message: str | None, params: tuple[str, ...] | list[str]) -> str | None:
+    """A failure message that starts with an argument slot, ``arg.5: 1 of 1 elements ...``, with the parameter's
+    name added: ``arg.5 (result): ...`` (``arg.0.1 (key_caches[1])`` for a list argument's item). Only where the
+    operator's interface names its parameters in order (vLLM and cuBLAS functions); ATen wrappers take other
+    arguments per overload, so their slots stay as they are, and so does any other message."""
+    if not message or not params:
+        return message
+    m = _ARG_SLOT.match(message)
+    if m is None or int(m.group(1)) >= len(params):
+        return message
+    name = params[int(m.group(1))] + (f"[{m.group(2)[1:]}]" if m.group(2) else "")
+    return f"{m.group(0)} ({name}){message[m.end():]}"
 
 
 def unchanged(before: torch.Tensor, after: Any, slot: str) -> SlotResult:

@@ -39,8 +39,10 @@ from .tolerance import (  # noqa: F401
     EXACT,
     EXACT_ATOL,
     EXACT_TEXT,
+    ROUNDING_LAMBDA,
     RTOL,
     RTOL_FP64_ACCUMULATION,
+    SOFTMAX_BOUND_CONST,
     UNIT_ROUNDOFF,
     Tolerance,
     accumulation_allowance,
@@ -49,6 +51,9 @@ from .tolerance import (  # noqa: F401
     dtype_of,
     is_exact_dtype,
     loss_reduction_rule,
+    rounding_rule,
+    rounding_text,
+    softmax_terms,
 )
 
 SOURCES = ("aten", "vllm", "cublas")

@@ -196,6 +196,82 @@ def loss_reduction_rule(dtype: torch.dtype, ref: torch.Tensor, abs_sum: torch.Te
                      bound_text=text), extra
 
 
+#: The softmax bound's terms besides |x - max| (README "Tolerance and precision policy"): 2 sqrt(n) for the row sum
+#: (any fp32 order, as the accumulation bound counts it) and 16 units for exp, the division and a rescaling.
+SOFTMAX_BOUND_CONST = 16.0
+
+
+def softmax_terms(src: torch.Tensor, dim: int) -> torch.Tensor:
+    """Per element of ``softmax(src, dim)``, ``(|x - max| + 2·sqrt(n) + 16)·p`` in fp64 (0 where p is 0): the softmax
+    bound's "sum of terms", of which an honest fp32 softmax in any summation order errs by a few units of roundoff
+    (:func:`kernelgenbench.suite.aten.reduction.softmax_rule`; the vLLM routing rows, :func:`rounding_rule`)."""
+    x = src.to(torch.float64)
+    n = x.shape[dim] if x.dim() else 1
+    p64 = torch.softmax(x, dim=dim)
+    z = (x - x.amax(dim=dim, keepdim=True)).abs()
+    return torch.where(p64 > 0, (torch.nan_to_num(z, nan=0.0, posinf=0.0) + 2.0 * math.sqrt(n)
+                                 + SOFTMAX_BOUND_CONST) * p64, torch.zeros_like(p64))
+
+
+#: The confidence factor of the small-result bounds (:func:`rounding_rule`): the allowance is this many units of
+#: fp32 roundoff times a row's sum of rounding terms, as the accumulation bound's :data:`ACCUMULATION_LAMBDA`.
+ROUNDING_LAMBDA = 4.0
+
+
+def rounding_rule(ref: torch.Tensor, terms: torch.Tensor | None, text: str, reduce_dim: int = 1,
+                  points: torch.Tensor | None = None) -> tuple["Tolerance", torch.Tensor | None]:
+    """The tolerance of an fp32 result whose honest rounding error is at most ``4·u·terms`` per element (README
+    "Tolerance and precision policy", the rounding bound; red team 32 R2: tests/bad/bf16_scale, fp16_weights,
+    fp16_out), in the loss-reduction bound's form: per element the smaller of the spec's ``rtol·|ref| + 1e-4 ×
+    reduce_dim`` and ``4·2^-24·terms``, never below ``rtol·|ref|``. ``terms`` is the row's analytic count of
+    roundings weighted by the magnitudes they scale (fp64, shaped like ``ref``): ``c·|ref|`` for a result computed
+    with a relative error of c units (then only the spec's rtol applies wherever ``4·c·u <= rtol``); for a weighted
+    sum, the accumulation term ``sqrt(n)·Σ|w_i v_i|``. The spec's absolute ``atol = 1e-4`` let fp32 results of
+    magnitude << 1 (quantisation scales, routing weights, attention outputs) rounded to fp16 or bf16 pass. Other
+    dtypes than fp32, and ``terms`` None: the spec's rule (an fp16/bf16 result's own rounding is what its rtol
+    admits), with ``points`` as its extra.
+
+    Args:
+        ref: the reference result (its dtype picks the rule).
+        terms: per element, the fp64 sum of rounding terms (``4·2^-24·terms`` is the analytic bound).
+        text: ``terms`` in words, written into the record (:attr:`Tolerance.bound_text`).
+        reduce_dim: the spec's reduce_dim (its atol is ``1e-4 × reduce_dim``).
+        points: an elementwise allowance for the spec's rounding points (fp64, shaped like ``ref``), added
+            outside the minimum as the spec's rule adds it to its atol (:attr:`Expected.atol_extra`).
+
+    Returns:
+        ``(tolerance, atol_extra)``.
+    """
+    reduce_dim = max(1, int(reduce_dim))
+    if ref.dtype != torch.float32 or terms is None:
+        return Tolerance(reduce_dim=reduce_dim), points
+    u = UNIT_ROUNDOFF[torch.float32]
+    rtol = RTOL[torch.float32]
+    r = ref.to(torch.float64).abs()
+    spec = rtol * r + 1e-4 * reduce_dim
+    bound = torch.nan_to_num(ROUNDING_LAMBDA * u * terms.to(torch.float64), nan=math.inf)
+    extra = torch.nan_to_num(torch.clamp(torch.minimum(bound, spec) - rtol * r, min=0.0), nan=math.inf)
+    if points is not None:
+        extra = extra + points.to(torch.float64)
+    return Tolerance(reduce_dim=reduce_dim, accumulate="fp32",
+                     bound_text=f"max(rtol[fp32]*|ref|, min(rtol[fp32]*|ref| + 1e-4*{reduce_dim}, "
+                                f"{ROUNDING_LAMBDA:g}*2^-24*({text})))"
+                                f"{' + the spec rounding points' if points is not None else ''} (the rounding "
+                                f"bound of an honest fp32 computation in any order; rtol[fp32]={rtol:g})"), extra
+
+
+def rounding_text(terms: str, spec_atol: str = "1e-4") -> str:
+    """A row's atol in words under :func:`rounding_rule` (``kgb show``, prompts).
+
+    Args:
+        terms: the row's T in words (the allowance is ``4*2^-24*T``).
+        spec_atol: the spec's atol, which caps it.
+    """
+    return (f"min({spec_atol}, max(0, 4*2^-24*T - rtol*|ref|)) per element for fp32 results, T = {terms} (the "
+            f"rounding bound of an honest fp32 computation in any order, README \"Tolerance and precision policy\": "
+            f"fp16/bf16-rounded fp32 results fail it), and the spec's {spec_atol} for other result dtypes")
+
+
 @dataclass(frozen=True)
 class Tolerance:
     """How a value is compared with its reference (DESIGN.md "Tolerance").

@@ -30,6 +30,7 @@ from ..record import CaseRecord, JobRecord, L3Record, PhaseTimes
 from ..sandbox.protocol import CaseAnswer, CaseCommand, HarnessError
 from ..sandbox.runner import ChildDied, ChildTimeout
 from ..suite.common import generator
+from ..suite.compare import name_arg_slot
 from ..suite.spec import Call, Case, Expected, Operator, storage_view
 from . import profile as l3
 from .compare import (
@@ -532,13 +533,15 @@ class CaseJudge:
             key = f"arg.{slot}"
             res = unchanged(before.get(slot), resolve_slot(key, out), key)
             if not res.ok:
-                return "wrong_result", res.message
+                return "wrong_result", name_arg_slot(res.message, self.op.interface.params)
         entry.update(max_abs=worst.max_abs, max_rel=worst.max_rel, rule=worst.rule)
         return None
 
     def judge_values(self, out: dict[str, Any], expected: list[Expected]) -> tuple[str | None, SlotResult]:
-        """Compare every expected slot: :func:`judge_values` with the platform's tolerance scale."""
-        return judge_values(out, expected, self.platform.tolerance_scale)
+        """Compare every expected slot: :func:`judge_values` with the platform's tolerance scale; a failing
+        argument slot is named by its parameter where the interface names them (``arg.5 (result)``)."""
+        bad, worst = judge_values(out, expected, self.platform.tolerance_scale)
+        return name_arg_slot(bad, self.op.interface.params), worst
 
     def kernel_list(self, case: Case) -> None:
         """L3 kernel list (CUDA): run ``case`` once under the profiler; a device kernel that is not a Triton

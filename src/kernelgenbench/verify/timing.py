@@ -19,12 +19,13 @@ It also holds what both halves share: :data:`BLOCK`, :func:`timed_repetitions` a
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import statistics
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, ContextManager
 
 import torch
 
@@ -43,6 +44,15 @@ if TYPE_CHECKING:
     from .judge import CaseJudge
     from .session import ChildSession
 
+
+#: What ``timing.method`` says of each Settings.timing_hold (run/gate.py: the GPU's shared and exclusive gate).
+HOLD_TEXT = {
+    "job": "the job has the GPU alone from its first timed case to its last (other slots of the GPU wait: "
+           "run/gate.py)",
+    "case": "each case's warm-up and timed blocks have the GPU alone (other slots of the GPU wait: run/gate.py); "
+            "making the case's baseline before them and judging its checked repetitions after them share the GPU "
+            "with other slots' untimed work",
+}
 
 #: Repetitions per block before the sides switch (time_case's default).
 BLOCK = 10
@@ -106,6 +116,14 @@ class TimingPhase:
         case_traces: case id -> the ATen ops of its correctness run (:func:`timed_ops_beyond`).
     """
 
+    #: context-manager factories around each case's untimed GPU work (making its baseline before, judging its
+    #: checked repetitions after) and around its timed blocks; the job sets them from Settings.timing_hold
+    #: (``case``: the GPU's shared and exclusive gate); no-ops where the job holds the GPU for all of timing
+    hold_untimed: Callable[[], ContextManager[Any]] = contextlib.nullcontext
+    hold_timed: Callable[[], ContextManager[Any]] = contextlib.nullcontext
+    #: ms the verifier spent judging the last case's checked repetitions
+    _check_ms: float = 0.0
+
     def __init__(self, op: Operator, platform: Platform, device: torch.device, settings: Settings,
                  session: ChildSession, judge: CaseJudge, record: JobRecord, rng: random.Random, io: Path,
                  ceilings: dict[str, float], case_traces: dict[str, dict[str, int]]) -> None:
@@ -134,8 +152,8 @@ class TimingPhase:
             method="device time: alternating blocks, fresh input values every repetition (both sides "
                    "the same), L2 flush (256 MB), "
                    "device spin so the host is ahead, CUDA events, median; host issue "
-                   "time per call reported beside it (*_host_ms); the job has the GPU "
-                   "alone while it times (other slots of the GPU wait: run/gate.py); "
+                   "time per call reported beside it (*_host_ms); "
+                   f"{HOLD_TEXT[self.settings.timing_hold]}; "
                    f"{self.settings.timing_checks} random timed candidate repetitions "
                    "judged",
             timed_cases=len(timed))
@@ -157,8 +175,9 @@ class TimingPhase:
         if implausible:
             # Implausible speedups: measure those cases again in one fresh process (one restart per job, not
             # per case: each restart costs seconds) and keep the slower candidate time of the two.
-            self.session.close()
-            self.session.start()
+            with self.hold_untimed():
+                self.session.close()
+                self.session.start()
             for case in implausible:
                 first, again = answers[case.id], self.time_one(case)
                 by_id[case.id].remeasured = {
@@ -166,10 +185,13 @@ class TimingPhase:
                     "fresh_ms": [round(float(again.baseline_ms), 5), round(float(again.candidate_ms), 5)]}  # type: ignore[arg-type]
                 if ratio(again) < ratio(first):
                     answers[case.id] = again
+        labels = [answers[case.id].baseline for case in timed]
+        self.record.baseline = job_baseline_label(labels)
         for case in timed:
             msg = answers[case.id]
             b, c = float(msg.baseline_ms), float(msg.candidate_ms)  # type: ignore[arg-type]
-            self.record.baseline = msg.baseline
+            if len(set(labels)) > 1:
+                by_id[case.id].baseline = msg.baseline
             self._record_case(by_id[case.id], case, msg, b, c, speedups, sols)
             if case.id in self.harness_ms:
                 by_id[case.id].harness_ms = self.harness_ms[case.id]
@@ -207,6 +229,10 @@ class TimingPhase:
         candidate repetitions are sent back and judged like a correctness case against a reference
         the verifier computes from its own rebuild of their inputs: a candidate that behaves
         differently when it is timed, or answers from a cache, fails.
+
+        Three commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
+        the warm-up sets and makes the baseline (``prepare``), then warms up and times, then the verifier judges
+        the checked repetitions.
         """
         t_prep = time.perf_counter()
         base_seed = self.rng.getrandbits(62)
@@ -218,12 +244,34 @@ class TimingPhase:
         total = timed_repetitions(self.settings.reps)
         check = sorted(self.rng.sample(range(total), min(total, self.settings.timing_checks)))
         check_out = self.io / f"{case.tier}-{case.index}.timecheck.pt"
-        t0 = time.perf_counter()
-        prep_ms = (t0 - t_prep) * 1e3
+        prep_ms = (time.perf_counter() - t_prep) * 1e3
+        with self.hold_untimed():
+            t_made = time.perf_counter()
+            self._request(case, TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms,
+                                            baseline=self.settings.baseline, prepare=True))
+            made_ms = (time.perf_counter() - t_made) * 1e3
+        with self.hold_timed():
+            t0 = time.perf_counter()
+            msg = self._request(case, TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
+                                                  str(check_out), self.settings.baseline))
+            wall_ms = (time.perf_counter() - t0) * 1e3
+        with self.hold_untimed():
+            reported = self._judge(case, msg, wall_ms, check, check_out, base_seed)
+        child = {k: float(v) for k, v in (msg.phases_ms or {}).items() if isinstance(v, (int, float))}
+        self.harness_ms[case.id] = {
+            "prep": round(prep_ms, 3), "made": round(made_ms, 3), **{k: round(v, 3) for k, v in child.items()},
+            "check": round(self._check_ms, 3), "command": round(wall_ms, 3), "device": round(reported, 3)}
+        return msg
+
+    def _request(self, case: Case, cmd: TimeCommand) -> TimeAnswer:
+        """Send one time command (a ``prepare`` one too) and check its answer's error and launch records.
+
+        Raises:
+            JobFailed: ``timeout``, the child's death, ``baseline`` (the child's own BaselineFailed), the
+                candidate's error classes, ``platform`` for an unexpected answer.
+        """
         try:
-            msg = self.session.request(TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
-                                                   str(check_out), self.settings.baseline),
-                                       self.settings.time_timeout_s)
+            msg = self.session.request(cmd, self.settings.time_timeout_s)
         except ChildTimeout:
             self.session.drop()
             raise JobFailed("timeout", f"timing case {case.id} exceeded {self.settings.time_timeout_s:.0f} s",
@@ -231,7 +279,6 @@ class TimingPhase:
         except ChildDied as exc:
             self.session.drop()
             raise self.session.died(exc, case) from None
-        wall_ms = (time.perf_counter() - t0) * 1e3
         self.session.check_launch(msg, f"timing case {case.id}", case)
         if msg.error:
             err = msg.error
@@ -249,6 +296,13 @@ class TimingPhase:
             raise JobFailed("platform", f"unexpected message from the sandbox: {msg.event_name!r}", case)
         if msg.timers_tampered:
             raise JobFailed("timer_tampering", f"timer functions replaced: {msg.timers_tampered}", case)
+        return msg
+
+    def _judge(self, case: Case, msg: TimeAnswer, wall_ms: float, check: list[int], check_out: Path,
+               base_seed: int) -> float:
+        """Judge a timing answer: the timed calls' trace, the device time against the host clock, the checked
+        repetitions against the verifier's own references. Returns the device time the child reported (ms);
+        sets ``_check_ms``. Raises JobFailed (``profile``, ``timer_tampering``, ``wrong_result``)."""
         # the timed calls' ATen ops, judged like a correctness call's (a candidate that computes with
         # PyTorch or a vendor library only when it is timed fails here)
         tv = l3.judge_trace(msg.timed_trace, frozenset(getattr(self.op, "own_ops", frozenset())),
@@ -292,12 +346,8 @@ class TimingPhase:
                 raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
                                                 f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
                                                 f"same function when it is timed", case)
-        child = {k: float(v) for k, v in (msg.phases_ms or {}).items() if isinstance(v, (int, float))}
-        self.harness_ms[case.id] = {
-            "prep": round(prep_ms, 3), **{k: round(v, 3) for k, v in child.items()},
-            "check": round((time.perf_counter() - t_check) * 1e3, 3), "command": round(wall_ms, 3),
-            "device": round(reported, 3)}
-        return msg
+        self._check_ms = (time.perf_counter() - t_check) * 1e3
+        return reported
 
     def sol(self, cost: Any, ms: float) -> float | None:
         """% of speed-of-light: the floor time from the cost model and the measured ceilings, over
@@ -312,6 +362,32 @@ class TimingPhase:
         if not floors:
             return None
         return 100.0 * max(floors) / (ms * 1e-3)
+
+
+def job_baseline_label(labels: list[str | None]) -> str | None:
+    """The job's ``baseline`` from its timed cases' labels: the one label where all agree; else the weakest kind's
+    label first (so that ``baseline_kind`` and ``by_baseline`` count the job under the weakest baseline any of its
+    speedups was measured against) with how many cases each label timed, e.g.
+    ``native-eager; torch.compile failed (...) [3 of 16 timed cases; the other 13: native-compiled (...)]``."""
+    from ..suite.baselines import BASELINE_KINDS, baseline_kind
+
+    known = [x for x in labels if x]
+    if not known:
+        return None
+    counts: dict[str, int] = {}
+    for x in known:
+        counts[x] = counts.get(x, 0) + 1
+    if len(counts) == 1:
+        return known[0]
+
+    def strength(label: str) -> int:
+        kind = baseline_kind(label)
+        return BASELINE_KINDS.index(kind) if kind in BASELINE_KINDS else -1
+
+    order = sorted(counts, key=lambda x: (-strength(x), -counts[x]))
+    head, rest = order[0], order[1:]
+    others = "; ".join(f"{counts[x]}: {x}" for x in rest)
+    return f"{head} [{counts[head]} of {len(known)} timed cases; the others: {others}]"
 
 
 def _round(ms: Any) -> float | None:

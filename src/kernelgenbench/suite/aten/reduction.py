@@ -47,6 +47,7 @@ from ..spec import (
     dtype_of,
     numel,
     product,
+    softmax_terms,
     written_expected,
 )
 from ..tensors import poison_
@@ -202,11 +203,6 @@ def _softmax_build(p: dict[str, Any], device, gen) -> AtenCase:
     return AtenCase("torch.nn.functional.softmax", [x], {"dim": p["dim"]})
 
 
-#: The softmax bound's terms besides |x - max| (README "Tolerance and precision policy"): 2 sqrt(n) for the row sum
-#: (any fp32 order, as the accumulation bound counts it) and 16 units for exp, the division and a rescaling.
-SOFTMAX_BOUND_CONST = 16.0
-
-
 def softmax_rule(src: torch.Tensor, dim: int, ref: torch.Tensor) -> tuple[Tolerance, torch.Tensor | None]:
     """The tolerance of a softmax result ``ref`` of ``src`` along ``dim`` (README "Tolerance and precision
     policy"; red team 30): per element ``rtol·|ref| + min(1e-4, 4·u·(|x - max| + 2·sqrt(n) + 16)·p)``, u the
@@ -219,13 +215,7 @@ def softmax_rule(src: torch.Tensor, dim: int, ref: torch.Tensor) -> tuple[Tolera
     already admits, and the spec's rule stays (an honest half-precision exp must not fail where it passed)."""
     if ref.dtype not in (torch.float32, torch.float64):
         return Tolerance(), None
-    x = src.to(torch.float64)
-    n = x.shape[dim] if x.dim() else 1
-    p64 = torch.softmax(x, dim=dim)
-    z = (x - x.amax(dim=dim, keepdim=True)).abs()
-    terms = torch.where(p64 > 0, (torch.nan_to_num(z, nan=0.0, posinf=0.0) + 2.0 * math.sqrt(n)
-                                  + SOFTMAX_BOUND_CONST) * p64, torch.zeros_like(p64))
-    return accumulation_rule(ref.dtype, terms, 1, 1)
+    return accumulation_rule(ref.dtype, softmax_terms(src, dim), 1, 1)
 
 
 def _softmax_ref(p: dict[str, Any], call: Call) -> list[Expected]:

@@ -31,7 +31,7 @@ from typing import Any, Callable
 
 import torch
 
-from ..spec import Call, Expected, Interface, Tolerance
+from ..spec import Call, Expected, Interface, Tolerance, rounding_rule
 from ..tensors import poison_, storage_view
 
 # ----------------------------------------------------------------------------------------------------
@@ -496,6 +496,17 @@ class Ref:
         self._out: list[Expected] = []
         #: where the call's tensors live: the reference computes there (a GPU job's tensors are on the GPU)
         self.device = next((a.device for a in call.args if isinstance(a, torch.Tensor)), torch.device("cpu"))
+
+    def rounding(self, values: torch.Tensor, terms: torch.Tensor, text: str
+                 ) -> tuple[Tolerance, torch.Tensor | None]:
+        """The tolerance of an elementwise fp32 result (README "Tolerance and precision policy", the rounding
+        bound; red team 32 R2): for fp32 routines :func:`~kernelgenbench.suite.tolerance.rounding_rule` with
+        ``terms`` (fp64, shaped like ``values``: the roundings of an honest fp32 computation, weighted by the
+        magnitudes they scale), instead of the spec's absolute ``atol = 1e-4``, which let fp16-rounded results of
+        magnitude << 1 pass; other precisions: the spec's :class:`Tolerance`."""
+        if self.r.dtype != torch.float32:
+            return Tolerance(), None
+        return rounding_rule(values.to(torch.float32), terms.to(torch.float64).abs(), text)
 
     def renamed(self, **names: str) -> "Ref":
         """This view with the math's names mapped to parameter names (``A="Aarray"``): one reference serves

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from ..spec import Cost, Tolerance, accumulation_text, product
+from ..spec import Cost, accumulation_text, product, rounding_text
 from .decl import Ref, quick_cases
 from .grids import AB3, G9, TT4
 from .level3 import gemm_atol, gemm_cost, gemm_fill, gemm_gate, gemm_reference, syrk_reference, tri_fill
@@ -52,13 +52,18 @@ def _geam_ref(p: dict[str, Any], r: Ref) -> None:
         return
     a, b = r.scalar("alpha"), r.scalar("beta")
     out = torch.zeros(m, n, dtype=torch.float64, device=r.device)
+    mag = torch.zeros(m, n, dtype=torch.float64, device=r.device)
     if a != 0:
         A = r.mat("A")
         out = out + a * (A if r.v["transa"] == 0 else A.t())
+        mag = mag + (a * (A if r.v["transa"] == 0 else A.t())).abs()
     if b != 0:
         B = r.mat("B")
         out = out + b * (B if r.v["transb"] == 0 else B.t())
-    r.out("C", out, Tolerance())
+        mag = mag + (b * (B if r.v["transb"] == 0 else B.t())).abs()
+    # fp32: two products and a sum (or an FMA): 2(|alpha A| + |beta B| + |ref|) units (NaN terms: NaN allowance)
+    tol, extra = r.rounding(out, 2 * (mag + out.abs()), "2(|alpha A| + |beta B| + |ref|)")
+    r.out("C", out, tol, atol_extra=extra)
 
 
 def _nan_b(p: dict[str, Any]):
@@ -111,7 +116,9 @@ def _dgmm_ref(p: dict[str, Any], r: Ref) -> None:
         r.unchanged("C")
         return
     A, x = r.mat("A"), r.vec("x")
-    r.out("C", x[:, None] * A if r.v["mode"] == 0 else A * x[None, :], Tolerance())
+    ref = x[:, None] * A if r.v["mode"] == 0 else A * x[None, :]
+    tol, extra = r.rounding(ref, 4 * ref.abs(), "4|ref|: one product")
+    r.out("C", ref, tol, atol_extra=extra)
 
 
 SDGMM = routine_operator(Row(
@@ -176,3 +183,8 @@ CSYRKEX = routine_operator(Row(
 ))
 
 OPERATORS = [CSYRKEX, SDGMM, SGEAM, SGEMMEX]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+SGEAM.atol_text = rounding_text("2(|alpha A| + |beta B| + |ref|)")
+SDGMM.atol_text = rounding_text("4|ref| (one product: rtol alone)")

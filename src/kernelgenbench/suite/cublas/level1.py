@@ -8,7 +8,18 @@ from typing import Any
 
 import torch
 
-from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
+from ..spec import (
+    Call,
+    Cost,
+    Expected,
+    Tolerance,
+    accumulation_rule,
+    accumulation_text,
+    product,
+    rounding_rule,
+    rounding_text,
+    storage_view,
+)
 from .decl import Ref, quick_cases, vec_offsets
 from .grids import A5, A8, INC3, N6, N9, N11, f32, vec_mask
 from .routines import CCOPY_R, CDOTU_R, DASUM_R, DAXPY_R, DCOPY_R, SAXPY_R, SDOT_R, SSCAL_R, ZDOTC_R, ZSWAP_R
@@ -32,12 +43,17 @@ def _axpy_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     n, alpha, x, incx, y, incy = call.args
     exp = storage_view(y).clone()
     a = f32(alpha)
+    mag = exp.double().abs()
     if a != 0.0 and n > 0:
         ox = x.storage_offset() + vec_offsets(n, incx, x.device)
         oy = y.storage_offset() + vec_offsets(n, incy, y.device)
         xs = storage_view(x)[ox].double()
+        mag[oy] = (a * xs).abs() + exp[oy].double().abs()
         exp[oy] = (a * xs + exp[oy].double()).float()
-    return [Expected("arg.4", exp, Tolerance(), vec_mask(y, n, incy)),
+    mask = vec_mask(y, n, incy)
+    # the rounding bound (red team 32 R2): a product and a sum (or an FMA) and the reference's own rounding
+    tol, extra = rounding_rule(exp, 2 * (mag + exp.double().abs()), "2(|alpha x| + |y| + |ref|)")
+    return [Expected("arg.4", exp, tol, mask, atol_extra=extra[mask]),
             Expected("return", None, Tolerance(), alias="arg.4")]
 
 
@@ -67,7 +83,11 @@ def _axpy_ref(p: dict[str, Any], r: Ref) -> None:
     if a == 0 or r.v["n"] <= 0:
         r.unchanged("y")
         return
-    r.out("y", a * r.vec("x") + r.vec("y"), Tolerance())
+    x, y = r.vec("x"), r.vec("y")
+    ref = a * x + y
+    # fp32: a product and a sum (or an FMA) and the reference's own rounding: 2(|a x| + |y| + |ref|) units
+    tol, extra = r.rounding(ref, 2 * ((a * x).abs() + y.abs() + ref.abs()), "2(|alpha x| + |y| + |ref|)")
+    r.out("y", ref, tol, atol_extra=extra)
 
 
 def _nan_x(p: dict[str, Any], gen: Any):
@@ -101,7 +121,9 @@ def _scal_ref(p: dict[str, Any], r: Ref) -> None:
     if r.v["n"] <= 0 or r.v["incx"] <= 0:
         r.unchanged("x")
         return
-    r.out("x", r.scalar("alpha") * r.vec("x"), Tolerance())
+    ref = r.scalar("alpha") * r.vec("x")
+    tol, extra = r.rounding(ref, 4 * ref.abs(), "4|ref|: one product")
+    r.out("x", ref, tol, atol_extra=extra)
 
 
 def _scal_fill(p: dict[str, Any], gen: Any):
@@ -291,3 +313,8 @@ DASUM = routine_operator(Row(
 ))
 
 OPERATORS = [CCOPY, CDOTU, DASUM, DAXPY, DCOPY, SAXPY, SDOT, SSCAL, ZDOTC, ZSWAP]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+SAXPY.atol_text = rounding_text("2(|alpha x| + |y| + |ref|)")
+SSCAL.atol_text = rounding_text("4|ref| (one product: rtol alone)")

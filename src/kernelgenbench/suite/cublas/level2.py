@@ -8,7 +8,17 @@ from typing import Any
 
 import torch
 
-from ..spec import Call, Cost, Expected, Tolerance, accumulation_rule, accumulation_text, product, storage_view
+from ..spec import (
+    Call,
+    Cost,
+    Expected,
+    Tolerance,
+    accumulation_rule,
+    accumulation_text,
+    product,
+    rounding_text,
+    storage_view,
+)
 from .decl import Ref, diag_code, fill_padding_, mat_view, quick_cases, trans_code, uplo_code, vec_offsets
 from .grids import A5, A9, AB3, INC3, N6, N11, vec_mask
 from .routines import CGEMV_R, CGERU_R, CSYMV_R, DGEMV_R, DSBMV_R, DSYR2_R, SGER_R, STBMV_R, STRSV_R, ZGERC_R
@@ -310,7 +320,11 @@ def _ger_ref(conj: bool):
         x, y = r.vec("x"), r.vec("y")
         if conj:
             y = y.conj()
-        r.out("A", r.mat("A") + a * torch.outer(x, y), Tolerance())
+        A, xy = r.mat("A"), a * torch.outer(x, y)
+        ref = A + xy
+        # fp32: two products and a sum (or an FMA): 2(|A| + |alpha x y| + |ref|) units; complex: the spec's rule
+        tol, extra = r.rounding(ref, 2 * (A.abs() + xy.abs() + ref.abs()), "2(|A| + |alpha x y| + |ref|)")
+        r.out("A", ref, tol, atol_extra=extra)
     return ref
 
 
@@ -535,3 +549,7 @@ STBMV = routine_operator(Row(
 ))
 
 OPERATORS = [CGEMV, CGERU, CSYMV, DGEMV, DSBMV, DSYR2, SGER, STBMV, STRSV, ZGERC]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+SGER.atol_text = rounding_text("2(|A| + |alpha x y| + |ref|)")

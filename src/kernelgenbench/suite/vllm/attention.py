@@ -9,7 +9,18 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import UNIT_ROUNDOFF, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
+from ..spec import (
+    UNIT_ROUNDOFF,
+    Call,
+    Cost,
+    Expected,
+    Interface,
+    dtype_of,
+    product,
+    rounding_rule,
+    rounding_text,
+    written_expected,
+)
 from ..tensors import poison_
 from .common import baseline, baseline_label, esize
 
@@ -63,12 +74,50 @@ def merge_native(po: torch.Tensor, pl: torch.Tensor, so: torch.Tensor, sl: torch
     return out, lse
 
 
+#: The rounding bound's constant for merge_attn_states (:func:`merge_terms`): exp, the sum, the divisions, the two
+#: products and their sum (or an FMA), the final rounding; a few units each, with room for a fast exp.
+MERGE_BOUND_CONST = 16.0
+
+
+def merge_terms(po: torch.Tensor, pl: torch.Tensor, so: torch.Tensor, sl: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The rounding bound's terms (:func:`rounding_rule`; red team 32 R2) of ``merge_attn_states``' fp32 output
+    ``[T, H, D]`` and output LSE ``[H, T]``: with a = |p - M|, b = |s - M| (the subtractions' errors, which exp
+    turns into relative errors of pe and se) and the weights ps = pe/S, ss = se/S,
+    ``(|po|·ps + |so|·ss)·(a + b + 16)`` per output element (``|po|`` where both LSEs are -inf: a copy) and
+    ``|M| + |log S| + ps·a + ss·b + 16`` per LSE (the sum, log and the addition of M)."""
+    T = po.shape[0]
+    p = pl.reshape(-1, T).double()
+    s = sl.reshape(-1, T).double()
+    ninf = torch.tensor(-float("inf"), dtype=torch.float64, device=p.device)
+    p = torch.where(torch.isinf(p), ninf, p)
+    s = torch.where(torch.isinf(s), ninf, s)
+    m = torch.fmax(p, s)
+    both = torch.isinf(m)
+    mm = torch.where(both, torch.zeros_like(m), m)
+    pe, se = torch.exp(p - mm), torch.exp(s - mm)
+    tot = pe + se
+    a = torch.nan_to_num((p - mm).abs(), posinf=0.0)
+    b = torch.nan_to_num((s - mm).abs(), posinf=0.0)
+    ps, ss = pe / tot, se / tot
+    c = (a + b + MERGE_BOUND_CONST).t()[:, :, None]
+    out = (po.double().abs() * ps.t()[:, :, None] + so.double().abs() * ss.t()[:, :, None]) * c
+    out = torch.where(both.t()[:, :, None], po.double().abs(), out)
+    lse = mm.abs() + torch.log(tot).abs() + ps * a + ss * b + MERGE_BOUND_CONST
+    return out, lse
+
+
 def _merge_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     out, po, pl, so, sl, lse = call.args
     ro, rl = merge_native(po, pl, so, sl)
-    exp = [written_expected("arg.0", out, ro, Tolerance())]
+    ot, lt = merge_terms(po, pl, so, sl)
+    otol, oextra = rounding_rule(ro, ot, "(|po|*pe/S + |so|*se/S)*(|p - M| + |s - M| + 16)")
+    exp = [written_expected("arg.0", out, ro, otol, atol_extra=oextra)]
     if lse is not None:
-        exp.append(written_expected("arg.5", lse, rl.reshape(lse.shape), Tolerance()))
+        rl = rl.reshape(lse.shape)
+        ltol, lextra = rounding_rule(rl, lt.reshape(lse.shape),
+                                     "|M| + |log S| + (pe|p - M| + se|s - M|)/S + 16")
+        exp.append(written_expected("arg.5", lse, rl, ltol, atol_extra=lextra))
     return exp
 
 
@@ -189,11 +238,57 @@ def p_rounding_allowance(pr: torch.Tensor, vals: torch.Tensor, dt: torch.dtype) 
     return 2 * u * (pr.double().abs()[:, :, None] * vals.double().abs()).sum(0)
 
 
-def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, allowance: bool = False):
+#: The rounding bound's constant for attention (:func:`attention_terms`): exp, the subtraction of the maximum, the
+#: division by the sum, the rounding of p and of the result, a few units each, with room for GPU arithmetic (fast
+#: exp2 with its scaling by log2(e), approximate division, FMA contraction).
+ATTENTION_BOUND_CONST = 16.0
+
+
+def attention_terms(qs: torch.Tensor, keys: torch.Tensor, vals: torch.Tensor, logit: torch.Tensor, scale: float,
+                    bias: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The rounding bound's terms (:func:`rounding_rule`: the allowance is 4·2^-24 times them) of one sequence's
+    attention over n positions, as an honest fp32 kernel computes it in any order (red team 32 R2:
+    tests/bad/fp16_out). Per position i and query head, the logit's error in units of 2^-24 is at most about
+    ``c_i = sqrt(D)·scale·Σ_d|q_d k_id| + |l_i| + |bias_i| + |l_i - m|`` (the D-term dot product by the accumulation
+    bound, the scaling, ALiBi, the subtraction of the maximum), which exp turns into a relative error of e_i; with
+    ``c̄ = Σ p_j c_j`` (the normalisation) and the sums over n positions:
+
+    - output element d: ``Σ_i p_i |V_id| (c_i + c̄ + 2·sqrt(n) + 16)``;
+    - the exp sum Z = Σ e_i (fp32 always, paged_attention_v2's exp_sums): ``Σ_i e_i (c_i + c_max) + (2·sqrt(n) +
+      16)·Z``, c_max the logit maximum's c;
+    - the maximum logit (max_logits): ``c_max + 4·|m|``.
+
+    ``qs`` [Hq, D], ``keys``/``vals`` [n, Hq, D], ``logit`` [n, Hq] (with the bias), ``bias`` [n, Hq] or None.
+    Returns ``(out_terms [Hq, D], z_terms [Hq], m_terms [Hq])`` in fp64."""
+    n, d = keys.shape[0], keys.shape[-1]
+    lg = logit.double()
+    a = scale * (qs.double().abs()[None] * keys.double().abs()).sum(-1)                # [n, Hq]
+    m = lg.amax(0, keepdim=True)
+    c = d ** 0.5 * a + lg.abs() + (lg - m).abs()
+    if bias is not None:
+        c = c + bias.double().abs()
+    e = torch.exp(lg - m)
+    z = e.sum(0)
+    p = e / z
+    cbar = (p * c).sum(0)                                                             # [Hq]
+    out = (p[:, :, None] * vals.double().abs() * (c[:, :, None] + cbar[None, :, None] + 2.0 * n ** 0.5
+                                                  + ATTENTION_BOUND_CONST)).sum(0)
+    cmax = torch.gather(c, 0, lg.argmax(0, keepdim=True)).squeeze(0)
+    zt = (e * (c + cmax[None])).sum(0) + (2.0 * n ** 0.5 + ATTENTION_BOUND_CONST) * z
+    return out, zt, cmax + 4.0 * m.squeeze(0).abs()
+
+
+ATTENTION_TEXT = ("sum_i p_i|V_i|*(c_i + sum_j p_j c_j + 2*sqrt(n) + 16), c_i = sqrt(D)*scale*sum|q k_i| + |l_i| + "
+                  "|alibi_i| + |l_i - max l| (the logits' error through exp, the sums over n positions)")
+
+
+def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, allowance: bool = False,
+                 bound: bool = False):
     """``paged_attention_v1``'s ``out [S, Hq, D]`` (vllm.md § paged_attention_v1): logits ``scale * Q.K`` (fp32)
     plus ALiBi ``slope_q * (i - L + 1)``, ``p_i = rd_T(e_i / (Z + 1e-6))`` with ``e_i = exp(l_i - max l)``,
     ``out = rd_T(sum_i p_i V_i)`` in fp32; fp8 caches dequantised as ``rd_T(float(fp8) * scale)``. With
-    ``allowance``: ``(out, allow)``, ``allow`` the :func:`p_rounding_allowance` of each output element."""
+    ``allowance``: ``(out, allow)``, ``allow`` the :func:`p_rounding_allowance` of each output element; with
+    ``bound`` too: ``(out, allow, terms)``, ``terms`` the rounding bound's (:func:`attention_terms`)."""
     s_, hq, d = q.shape
     dt = q.dtype
     x = kc.shape[-1]
@@ -207,6 +302,7 @@ def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, v
     kf, vf = deq(kc, ks), deq(vc, vs)
     out = torch.empty(s_, hq, d, dtype=dt, device=q.device)
     allow = torch.zeros(s_, hq, d, dtype=torch.float64, device=q.device)
+    terms = torch.zeros(s_, hq, d, dtype=torch.float64, device=q.device)
     for si in range(s_):
         n = int(seq_lens[si])
         i = torch.arange(n, device=q.device)
@@ -217,13 +313,19 @@ def paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, v
         keys = keys.repeat_interleave(group, 1)                # [n, Hq, D]
         vals = vals.repeat_interleave(group, 1)
         logit = (q[si].float()[None] * keys).sum(-1) * scale   # [n, Hq]
+        bias = None
         if alibi is not None:
-            logit = logit + alibi.float()[None, :] * (i - n + 1).float()[:, None]
+            bias = alibi.float()[None, :] * (i - n + 1).float()[:, None]
+            logit = logit + bias
         e = torch.exp(logit - logit.max(0, keepdim=True).values)
         pr = (e / (e.sum(0, keepdim=True) + 1e-6)).to(dt).float()
         out[si] = (pr[:, :, None] * vals).sum(0).to(dt)
         allow[si] = p_rounding_allowance(pr, vals, dt)
+        if bound:
+            terms[si] = attention_terms(q[si], keys, vals, logit, scale, bias)[0]
     assert x * kc.shape[2] == d
+    if bound:
+        return out, allow, terms
     return (out, allow) if allowance else out
 
 
@@ -280,8 +382,10 @@ def paged_baseline(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks,
 
 def _pa_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     out, q, kc, vc, hkv, scale, tables, seq_lens, bs, _, alibi, mode, ks, vs = call.args
-    ref, allow = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs, allowance=True)
-    return [written_expected("arg.0", out, ref, Tolerance(), atol_extra=allow)]
+    ref, allow, terms = paged_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs,
+                                     allowance=True, bound=True)
+    tol, extra = rounding_rule(ref, terms, ATTENTION_TEXT, points=allow)
+    return [written_expected("arg.0", out, ref, tol, atol_extra=extra)]
 
 
 def _pa_base(c: Call) -> None:
@@ -367,13 +471,14 @@ def _pa2_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) ->
     return Call([out, exp_sum, max_logits, tmp_out] + c.args[1:], written=(0, 1, 2, 3))
 
 
-def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mode, ks, vs, allowance: bool = False
-                  ) -> tuple[torch.Tensor, ...]:
+def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mode, ks, vs, allowance: bool = False,
+                  bound: bool = False) -> tuple[torch.Tensor, ...]:
     """``paged_attention_v2``'s ``(out, exp_sum, max_logits, tmp_out, written)``: per 512-token partition j,
     m_j = max l, S_j = sum exp(l - m_j), tmp_j = rd_T(sum rd_T(e_i/(S_j + 1e-6)) V_i); one partition: out = tmp_0;
     else M = max m_j, S'_j = S_j exp(m_j - M), G = sum S'_j, out = rd_T(sum_j tmp_j S'_j (1/(G + 1e-6))).
     ``written`` ([S, Hq, P] bool) marks the partitions below ceil(L/512). With ``allowance`` also ``tmp_allow``
-    ([S, Hq, P, D] fp64): each partition result's :func:`p_rounding_allowance`."""
+    ([S, Hq, P, D] fp64): each partition result's :func:`p_rounding_allowance`; with ``bound`` too, after it, the
+    rounding bound's terms (:func:`attention_terms`) of out, exp_sums, max_logits and tmp_out."""
     s_, hq, d = q.shape
     dt = q.dtype
     group = hq // hkv
@@ -390,6 +495,10 @@ def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mod
     tmp = torch.zeros(s_, hq, parts, d, dtype=dt, device=q.device)
     written = torch.zeros(s_, hq, parts, dtype=torch.bool, device=q.device)
     tmp_allow = torch.zeros(s_, hq, parts, d, dtype=torch.float64, device=q.device)
+    tt = torch.zeros(s_, hq, parts, d, dtype=torch.float64, device=q.device)
+    zt = torch.zeros(s_, hq, parts, dtype=torch.float64, device=q.device)
+    mt = torch.zeros(s_, hq, parts, dtype=torch.float64, device=q.device)
+    ot = torch.zeros(s_, hq, d, dtype=torch.float64, device=q.device)
     for si in range(s_):
         n = int(seq_lens[si])
         i = torch.arange(n, device=q.device)
@@ -398,8 +507,10 @@ def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mod
         keys = kf[blk, :, :, t, :].reshape(n, hkv, d).repeat_interleave(group, 1)
         vals = vf[blk, :, :, t].repeat_interleave(group, 1)
         logit = (q[si].float()[None] * keys).sum(-1) * scale                    # [n, Hq]
+        bias = None
         if alibi is not None:
-            logit = logit + alibi.float()[None, :] * (i - n + 1).float()[:, None]
+            bias = alibi.float()[None, :] * (i - n + 1).float()[:, None]
+            logit = logit + bias
         np_ = -(-n // PARTITION)
         for j in range(np_):
             sl = slice(j * PARTITION, min(n, (j + 1) * PARTITION))
@@ -411,6 +522,9 @@ def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mod
             tmp[si, :, j] = (pr[:, :, None] * vals[sl]).sum(0).to(dt)
             tmp_allow[si, :, j] = p_rounding_allowance(pr, vals[sl], dt)
             es[si, :, j], ml[si, :, j] = z, m
+            if bound:
+                tt[si, :, j], zt[si, :, j], mt[si, :, j] = attention_terms(
+                    q[si], keys[sl], vals[sl], lg, scale, None if bias is None else bias[sl])
         written[si, :, :np_] = True
         if np_ == 1:
             out[si] = tmp[si, :, 0]
@@ -420,6 +534,15 @@ def paged2_native(q, kc, vc, hkv, scale, tables, seq_lens, bs, parts, alibi, mod
             sp = sj * torch.exp(mj - big)
             inv = 1.0 / (sp.sum(-1, keepdim=True) + 1e-6)
             out[si] = (tmp[si, :, :np_].float() * sp[:, :, None] * inv[:, :, None]).sum(1).to(dt)
+        if bound:
+            # the combine: each partition's terms, weighted, and its result's share through S_j exp(m_j - M)
+            # (the subtraction, exp) and the sum over P partitions
+            wgt = _combine_weights(es[si:si + 1], ml[si:si + 1], written[si:si + 1])[0, :, :np_]   # [Hq, P']
+            dm = (ml[si, :, :np_].double() - ml[si, :, :np_].double().amax(-1, keepdim=True)).abs()
+            own = tmp[si, :, :np_].double().abs() * (dm + 2.0 * np_ ** 0.5 + ATTENTION_BOUND_CONST)[..., None]
+            ot[si] = (wgt[..., None] * (tt[si, :, :np_] + (own if np_ > 1 else 0.0))).sum(1)
+    if bound:
+        return out, es, ml, tmp, written, tmp_allow, (ot, zt, mt, tt)
     if allowance:
         return out, es, ml, tmp, written, tmp_allow
     return out, es, ml, tmp, written
@@ -467,13 +590,23 @@ def _pa2_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     from .kv_cache import storage_expected
 
     out, es, ml, tmp = call.args[:4]
-    ro, res, rml, rtmp, w, tallow = paged2_native(*_pa2_args(call), allowance=True)
+    ro, res, rml, rtmp, w, tallow, (ot, zt, mt, tt) = paged2_native(*_pa2_args(call), allowance=True, bound=True)
     # the probabilities' rounding (p_rounding_allowance) in each partition result, and carried into out with the
     # partitions' combine weights, beside the combine's own rounding (combine_allowance)
     oallow = combine_allowance(res, rml, rtmp, w) + (tallow * _combine_weights(res, rml, w)[..., None]).sum(2)
-    return [written_expected("arg.0", out, ro, Tolerance(), atol_extra=oallow),
-            storage_expected("arg.1", es, res, w, Tolerance()), storage_expected("arg.2", ml, rml, w, Tolerance()),
-            storage_expected("arg.3", tmp, rtmp, w[..., None].expand_as(rtmp), Tolerance(), atol_extra=tallow)]
+    # the rounding bound (red team 32 R2) of every fp32 output: out and tmp_out in fp32 cases, exp_sums and
+    # max_logits (always fp32); the spec's rule with its rounding points for fp16/bf16 out and tmp_out
+    otol, oextra = rounding_rule(ro, ot, ATTENTION_TEXT + "; several partitions: their terms weighted by S'_j/G, "
+                                 "plus |tmp_j|*(|m_j - M| + 2*sqrt(P) + 16)", points=oallow)
+    ttol, textra = rounding_rule(rtmp, tt, ATTENTION_TEXT + " over the partition", points=tallow)
+    ztol, zextra = rounding_rule(res, zt, "sum_i e_i*(c_i + c_max) + (2*sqrt(n) + 16)*Z, c_i as for out (the "
+                                 "logits' error through exp)")
+    mtol, mextra = rounding_rule(rml, mt, "c_max + 4|max l| (the maximum logit's dot product, scaling, ALiBi)")
+    wm = w[..., None].expand_as(rtmp)
+    return [written_expected("arg.0", out, ro, otol, atol_extra=oextra),
+            storage_expected("arg.1", es, res, w, ztol, atol_extra=zextra),
+            storage_expected("arg.2", ml, rml, w, mtol, atol_extra=mextra),
+            storage_expected("arg.3", tmp, rtmp, wm, ttol, atol_extra=textra)]
 
 
 def paged2_baseline(out, es, ml, tmp_out, q, kc, vc, hkv, scale, tables, seq_lens, bs, alibi, mode, ks, vs
@@ -548,3 +681,14 @@ PAGED_ATTENTION_V2 = FunctionOperator(
 )
 
 OPERATORS = [MERGE_ATTN_STATES, PAGED_ATTENTION_V1, PAGED_ATTENTION_V2]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+MERGE_ATTN_STATES.atol_text = rounding_text(
+    "(|po|*ps + |so|*ss)*(|p - M| + |s - M| + 16) for output, |M| + |log S| + ps|p - M| + ss|s - M| + 16 for "
+    "output_lse")
+PAGED_ATTENTION_V1.atol_text = rounding_text(ATTENTION_TEXT)
+PAGED_ATTENTION_V2.atol_text = rounding_text(
+    ATTENTION_TEXT + " for out (several partitions: weighted by their combine weights, plus |tmp_j|*(|m_j - M| + "
+    "2*sqrt(P) + 16)) and tmp_out; exp_sums sum_i e_i*(c_i + c_max) + (2*sqrt(n) + 16)*Z; max_logits c_max + "
+    "4|max l|")

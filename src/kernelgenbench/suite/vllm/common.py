@@ -169,6 +169,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
     except CompiledDisagrees as exc:
         return native, f"{NATIVE_EAGER}; {exc}"
     except Exception as exc:  # noqa: BLE001 - any compilation failure falls back to eager, said in the label
+        # (a fall back while the device allocator counted an out-of-memory failure is refused by the sandbox child,
+        # which holds that evidence: sandbox/child.py make_baseline)
         reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ''}"
         return native, f"{NATIVE_EAGER}; torch.compile failed ({reason})"
 

@@ -591,7 +591,7 @@ def _moe_build(p: dict[str, Any], device: torch.device, gen: torch.Generator) ->
         expert_ids = torch.randint(0, e, (n,), generator=gen, device=device, dtype=torch.int32)
         ntpp = torch.tensor([n], dtype=torch.int32, device=device)
     elif p["layout"] == "align":    # moe_align_block_size's layout for block 4: padding ids at each expert's run end
-        from .moe import align_native
+        from .moe_align import align_native
 
         x = _moe_x(p, t, device, gen)
         topk = torch.randint(0, e, (t, k), generator=gen, device=device, dtype=torch.int32)

@@ -8,7 +8,18 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import UNIT_ROUNDOFF, Call, Cost, Expected, Interface, Tolerance, dtype_of, product, written_expected
+from ..spec import (
+    UNIT_ROUNDOFF,
+    Call,
+    Cost,
+    Expected,
+    Interface,
+    dtype_of,
+    product,
+    rounding_rule,
+    rounding_text,
+    written_expected,
+)
 from .common import baseline, baseline_label, esize
 
 
@@ -104,8 +115,14 @@ def _rope_ref(p: dict[str, Any], call: Call) -> list[Expected]:
             continue
         heads = (x.shape[-1] // d) if x.dim() == npos + 1 else x.shape[-2]
         view = _heads_view(x, pos.numel(), heads, d, npos)
-        out.append(written_expected(f"arg.{slot}", x, rope_native(pos, x, heads, d, cache, neox), Tolerance(),
-                                    region_view=view, atol_extra=rope_allowance(pos, x, heads, d, cache, neox)))
+        ref = rope_native(pos, x, heads, d, cache, neox)
+        allow = rope_allowance(pos, x, heads, d, cache, neox)
+        # fp32: the rounding bound (red team 32 R2): two products and their difference (or an FMA), in any
+        # order: 2(|x c| + |y s|) + |ref| units (allow is 2u(|x c| + |y s|)); other dtypes: the spec's rule
+        terms = allow / UNIT_ROUNDOFF[torch.float32] + ref.double().abs() if x.dtype == torch.float32 else None
+        tol, extra = rounding_rule(ref, terms, "2(|x c| + |y s|) + |ref| on rotated dims, |ref| elsewhere",
+                                   points=allow)
+        out.append(written_expected(f"arg.{slot}", x, ref, tol, region_view=view, atol_extra=extra))
     return out
 
 
@@ -172,3 +189,7 @@ ROTARY_EMBEDDING = FunctionOperator(
 )
 
 OPERATORS = [ROTARY_EMBEDDING]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+ROTARY_EMBEDDING.atol_text = rounding_text("2(|x c| + |y s|) + |ref| on rotated dims")

@@ -8,7 +8,7 @@ import torch
 
 from ..common import make_tensor
 from ..function import FunctionOperator
-from ..spec import Call, Cost, Expected, Interface, Tolerance, dtype_of, written_expected
+from ..spec import Call, Cost, Expected, Interface, dtype_of, rounding_rule, rounding_text, written_expected
 from .common import baseline, baseline_label, esize
 
 
@@ -39,7 +39,11 @@ def rep_native(logits: torch.Tensor, prompt: torch.Tensor, output: torch.Tensor,
 
 def _rep_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     logits, prompt, output, pen = call.args
-    return [written_expected("arg.0", logits, rep_native(logits, prompt, output, pen), Tolerance())]
+    ref = rep_native(logits, prompt, output, pen)
+    # fp32: one division or product (approximate division on GPUs: 2 units): the rounding bound (red team 32 R2) is
+    # 4|ref| units, within rtol; other dtypes: the spec's rule
+    tol, extra = rounding_rule(ref, 4.0 * ref.double().abs(), "4|ref|: one division or product")
+    return [written_expected("arg.0", logits, ref, tol, atol_extra=extra)]
 
 
 def _rep_base(c: Call) -> None:
@@ -85,3 +89,7 @@ APPLY_REPETITION_PENALTIES = FunctionOperator(
 )
 
 OPERATORS = [APPLY_REPETITION_PENALTIES]
+
+
+# the rounding bound's atol in words (kgb show; red team 32 R2)
+APPLY_REPETITION_PENALTIES.atol_text = rounding_text("4|ref| (one division or product: rtol alone)")

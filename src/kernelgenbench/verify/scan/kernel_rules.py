@@ -15,6 +15,7 @@ from .policy import (
     MUTATING_METHODS,
     _triton_method_names,
 )
+from .scope import _name_bindings
 
 
 class _KernelRules:
@@ -61,6 +62,38 @@ class _KernelRules:
         return kind == "local" and scope is not None and scope.kind == "module" and name not in scope.def_names \
             and name not in scope.imported
 
+    def _may_hold_user_object(self, receiver: ast.AST, depth: int = 0) -> bool:
+        """Whether the receiver of a method call in a kernel body may be one of the submission's own objects (fp32:
+        ``x.to(tl.float32)`` was refused in every kernel of a file whose parameter holder class defines ``to``). Its
+        root name decides: a ``tl.constexpr`` parameter, a name the body does not bind (a global, a closure
+        variable) or a local bound by a plain alias of such a name may hold any object the launch passes; a
+        parameter without ``tl.constexpr`` (a tensor or scalar argument), a local bound to a call's or an operator's
+        result (a Triton value) and an expression's result may not."""
+        root = receiver
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if depth > 8 or self._is_constexpr_param(root.id):
+            return True
+        kind, _, scope = self.lookup(root.id)
+        inner = next((s for s in reversed(self.scopes) if s.kind == "function"), None)
+        if kind != "local" or scope is None or scope is not inner or not isinstance(
+                scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return True
+        a = scope.node.args
+        if any(arg.arg == root.id for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]):
+            return False  # not constexpr (above): a tensor or scalar argument
+        bindings = _name_bindings(scope.node).get(root.id)
+        if not bindings:
+            return True
+        for bkind, value in bindings:
+            if bkind == "aug":
+                continue
+            if bkind != "value" or value is None or self._may_hold_user_object(value, depth + 1):
+                return True
+        return False
+
     def _kernel_path_ok(self, path: str) -> bool:
         return path.startswith("triton.language.") or path in KERNEL_TRITON_HELPERS or path.startswith("math.")
 
@@ -104,7 +137,7 @@ class _KernelRules:
                     self.constexpr_fn_depth and name in CONSTEXPR_FN_METHODS and name not in self.user_attrs):
                 self.report(node, "kernel-body", f"calls .{name}(), which is not a method of Triton values, "
                             + _KERNEL_CALL_WHY)
-            elif name in self.user_attrs:
+            elif name in self.user_attrs and self._may_hold_user_object(method[0]):
                 self.report(node, "kernel-body", f"calls .{name}(), a name the submission gives its own "
                             "objects or classes, " + _KERNEL_CALL_WHY)
             else:

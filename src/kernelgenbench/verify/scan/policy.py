@@ -202,6 +202,13 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "accelerator.current_stream", "accelerator.get_device_capability",
         # the function form of the view-or-copy method allowed in TENSOR_METHODS_ALLOWED
         "ravel",
+        # (false-rejection hunt 32) the autocast decorators of a torch.autograd.Function's forward/backward (Liger,
+        # Unsloth): they record whether autocast was on and, with cast_inputs under an enabled autocast, convert
+        # floating inputs with .to() (a conversion the run-time trace judges); autocast itself stays refused
+        "amp.custom_fwd", "amp.custom_bwd",
+        # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
+        # with is_autocast_enabled above
+        "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
     }
 )
 
@@ -406,7 +413,10 @@ IMPORT_RULES: dict[str, str] = {
 #: torch.compile tracing and registers nothing; called eagerly it launches the kernel it wraps (red team 26).
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
 TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
-                                                "torch.compiler.is_dynamo_compiling"})
+                                                "torch.compiler.is_dynamo_compiling",
+                                                # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
+                                                # in wrappers written for several callers), like the compiler's above
+                                                "torch.jit.is_scripting", "torch.jit.is_tracing"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
@@ -599,7 +609,12 @@ SAFE_TORCH_CLASSES: frozenset[str] = frozenset({
 #: ``torch.autograd.graph``; ``triton.Config``, whose methods Triton calls while it benchmarks) is rule monkey-patch,
 #: and a ``torch.Tensor`` subclass (``torch.nn.Parameter``, ``torch.nn.Buffer``, ...) rule introspection.
 #: Standard-library bases (``enum.IntEnum``, ``typing.NamedTuple``, ...) are judged by their module's own rules.
-SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function"})
+SUBCLASSABLE_CLASSES: frozenset[str] = frozenset({"torch.nn.Module", "torch.autograd.Function",
+                                                  # (fp32) FlagGems' LibEntry: ``kernel[grid](...)`` syntax for a
+                                                  # launcher; the class's code is __getitem__ -> self.run (the
+                                                  # subclass's own, scanned) and warmup; the launch rule admits only
+                                                  # Triton's own kernel types as kernel values (exact types)
+                                                  "triton.runtime.jit.KernelInterface"})
 
 #: ``triton.<path>`` a submission may use outside ``triton.language`` (G, red team 31: ``triton.runtime.build`` compiled
 #: and imported C code, ``triton.runtime.cache`` writes files): the decorators, ``triton.Config``, the integer helpers,
@@ -617,6 +632,8 @@ TRITON_ALLOWED: frozenset[str] = frozenset({
     # launch, where the launch window traces the submission's code (sandbox/window.py); and the dtype view of a
     # tensor handed to a kernel (fp8 storage read as tl.float8e4nv)
     "triton.set_allocator", "triton.reinterpret",
+    # (fp32) the base class of launchers (FlagGems' LibEntry), see SUBCLASSABLE_CLASSES
+    "triton.KernelInterface", "triton.runtime.KernelInterface", "triton.runtime.jit.KernelInterface",
 })
 #: ``triton.<prefix>``: everything under these is allowed (the language, libdevice, the host tensor descriptor).
 TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.tensor_descriptor.TensorDescriptor")
@@ -628,6 +645,12 @@ TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.ten
 #: evaluators the scan allows (``functools.singledispatch``'s ``register``) see only scanned code.
 TYPING_EVALUATORS: frozenset[str] = frozenset({"typing.get_type_hints", "typing.ForwardRef",
                                                "typing.evaluate_forward_ref"})
+
+#: ``typing`` forms whose subscripts hold values, not type expressions (fp32): the strings of ``Literal["a", "b"]`` and
+#: the metadata after ``Annotated``'s first argument are never evaluated, so they are not scanned as code the way
+#: string annotations are (``Literal["input"]`` is not a read of ``input``).
+ANNOTATION_VALUE_FORMS: frozenset[str] = frozenset({"typing.Literal", "typing.Annotated", "typing_extensions.Literal",
+                                                    "typing_extensions.Annotated"})
 
 #: Attributes of Triton values a kernel body may not read (D, red team 31): ``x.handle`` is the backend's value (on the
 #: interpreter a NumPy array in ``.handle.data``, whose methods share names with ``tl.tensor``'s: NumPy computed a scan

@@ -30,6 +30,7 @@ from .policy import (
     _PATH_WHY,
     _PATH_WHY_BY_PREFIX,
     ABC_ALLOWED,
+    ANNOTATION_VALUE_FORMS,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_DECORATORS,
@@ -90,12 +91,15 @@ def _is_structseq(obj: object) -> bool:
 
 def _is_plain_torch_value(obj: object) -> bool:
     """Whether a PyTorch object read as a value is plain data (a number, string, dtype, device, layout, memory
-    format, size, finfo) or a random generator (``torch.default_generator``, which random operators draw from)."""
+    format, size, finfo, a ``torch.backends`` flag) or a random generator (``torch.default_generator``, which random
+    operators draw from)."""
     import torch
+    from torch.backends import ContextProp
 
     return obj is None or isinstance(obj, (int, float, complex, str, bytes, bool, tuple, frozenset, torch.dtype,
                                            torch.device, torch.layout, torch.memory_format, torch.Size, torch.finfo,
-                                           torch.iinfo, torch.Generator))
+                                           torch.iinfo, torch.Generator)) \
+        or type(obj) is ContextProp  # a torch.backends flag (cudnn.allow_tf32): reading it gives a bool (fp32)
 
 
 def _is_function_like(obj: object) -> bool:
@@ -130,7 +134,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
-        self.alignment_reads: set[int] = set()  # ids of ``.data_ptr`` attributes in ``x.data_ptr() % N``
+        # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
+        self.alignment_reads: set[int] = set()
         #: where an expression may denote a module (:meth:`_check_module_value`): ids of an attribute's base, of
         #: getattr/hasattr/setattr/delattr's first argument (-> the call; setattr/delattr are judged as stores)
         #: and of a plain assignment's value (-> the name it binds)
@@ -141,6 +146,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         #: from them (kept alive while their nodes' ids are held)
         self.annotation_strings: set[int] = set()
         self.parsed_annotations: list[ast.AST] = []
+        self.env_reads: set[int] = set()  # ids of os.environ in os.environ["X"] (a load) and "X" in os.environ
+        self.binding_counts: dict[str, int] = {}  # name -> bindings anywhere in the file (_binding_counts)
 
     # ---- reporting ----------------------------------------------------------------------------
 
@@ -197,6 +204,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
+        self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
@@ -400,9 +408,27 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                 self.alignment_reads.add(id(call.func))
         self.generic_visit(node)
 
+    def visit_Compare(self, node: ast.Compare) -> None:
+        """``out.data_ptr() == x.data_ptr()`` (also ``!=``, ``in``/``not in`` a tuple of them): an aliasing check
+        whose result is a bool; no address reaches a kernel or the host (fp32). Every operand must be such a read."""
+        operands = [node.left, *node.comparators]
+        for op, operand in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.In, ast.NotIn)) and self.resolve(operand) == "os.environ":
+                self.env_reads.add(id(operand))  # "X" in os.environ: a read (fp32)
+        reads: list[ast.AST] = []
+        for op, operand in zip([None, *node.ops], operands):
+            items = operand.elts if isinstance(op, (ast.In, ast.NotIn)) and isinstance(
+                operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+            reads.extend(items)
+        if all(isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn)) for op in node.ops) and reads and all(
+                isinstance(r, ast.Call) and not r.args and not r.keywords and isinstance(r.func, ast.Attribute)
+                and r.func.attr == "data_ptr" for r in reads):
+            self.alignment_reads.update(id(r.func) for r in reads)  # type: ignore[attr-defined]
+        self.generic_visit(node)
+
     def _check_attr_name(self, node: ast.AST, receiver: ast.AST, attr: str) -> None:
         if id(node) in self.alignment_reads:
-            return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT)
+            return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT); ``a.data_ptr() == b.data_ptr()``
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
         elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
@@ -449,7 +475,29 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
     def visit_Subscript(self, node: ast.Subscript) -> None:
         if not isinstance(node.ctx, ast.Load):
             self._check_store_target(node)
+        elif self.resolve(node.value) == "os.environ":
+            self.env_reads.add(id(node.value))  # os.environ["X"]: a read, like os.environ.get (fp32)
+        self._annotation_values(node)
         self.generic_visit(node)
+
+    def _annotation_values(self, node: ast.Subscript) -> None:
+        """The strings of ``typing.Literal[...]`` and the metadata of ``typing.Annotated[T, ...]`` in an annotation
+        are values, not type expressions: typing never evaluates them (fp32: ``mode: Literal["input", "output"]``
+        was scanned as the code ``input``, rule file-io). Only the real typing names count (``resolve``: an import
+        of that name, never rebound); ``Annotated``'s first argument stays an annotation."""
+        path = self.resolve(node.value)
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if path not in ANNOTATION_VALUE_FORMS or not isinstance(root, ast.Name) \
+                or self.binding_counts.get(root.id, 0) != 1 or root.id in self.rebound:
+            return  # ``Literal = typing.Optional`` would make its strings forward references again
+        values: list[ast.AST] = [node.slice]
+        if path.endswith(".Annotated"):
+            values = node.slice.elts[1:] if isinstance(node.slice, ast.Tuple) else []
+        for v in values:
+            self.annotation_strings.difference_update(
+                id(c) for c in ast.walk(v) if isinstance(c, ast.Constant) and isinstance(c.value, str))
 
     # ---- calls ---------------------------------------------------------------------------------
 
@@ -583,7 +631,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
                         "is read or called (use the attribute or method directly)")
             return
-        if root == "os" and path != "os" and path not in OS_ALLOWED:
+        if root == "os" and path != "os" and path not in OS_ALLOWED and not (path == "os.environ"
+                                                                          and id(node) in self.env_reads):
             self.report(node, "file-io", f"uses {path}: of os only os.environ.get and os.getenv (reading an "
                         "environment variable) are allowed")
             return
@@ -612,6 +661,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return
         if root not in ("torch", "triton"):
             return  # other modules are judged at their import
+        if _string_method(path):
+            return  # torch.__version__.split("."), triton.__version__.startswith("3."): a method of a str (fp32)
         if at_import and path in TRITON_RUNTIME_CLASSES:
             # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
             # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
@@ -713,6 +764,42 @@ def _annotation_roots(tree: ast.AST) -> list[ast.Constant]:
     if isinstance(tree, ast.expr):  # the expression of a string annotation: its own strings are annotations too
         roots.append(tree)
     return [c for r in roots for c in ast.walk(r) if isinstance(c, ast.Constant) and isinstance(c.value, str)]
+
+
+def _string_method(path: str) -> bool:
+    """Whether ``path`` is a public ``str`` method of a library's version string (``torch.__version__``, a
+    ``torch.version`` field, ``triton.__version__``): the object before the last name is a ``str`` (PyTorch's
+    ``TorchVersion`` included), or None where this build lacks the backend (``torch.version.cuda`` on a CPU build: the
+    same source must get the same verdict on every platform)."""
+    head, _, last = path.rpartition(".")
+    if last.startswith("_") or last not in dir(str) or head.count(".") < 1:
+        return False
+    obj = library_object(head)
+    return isinstance(obj, str) or (obj is None and head.startswith("torch.version.")
+                                    and head.rpartition(".")[2] in dir(library_object("torch.version")))
+
+
+def _binding_counts(tree: ast.AST) -> dict[str, int]:
+    """How often each name is bound anywhere in the file (stores, deletions, defs, classes, imports, parameters,
+    except and match captures)."""
+    out: dict[str, int] = {}
+    for n in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            names.append(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.extend(a.asname or a.name.split(".")[0] for a in n.names)
+        elif isinstance(n, ast.arg):
+            names.append(n.arg)
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
+            names.append(n.name)
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names.append(n.rest)
+        for name in names:
+            out[name] = out.get(name, 0) + 1
+    return out
 
 
 def _data_arg(node: ast.Call, pos: int) -> ast.AST | None:

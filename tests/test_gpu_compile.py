@@ -1,0 +1,211 @@
+"""The GPU compile check of the interpreter platform (sandbox/gpu_compile.py): every launched kernel is also compiled
+by Triton's front end for sm_90 from the launch's arguments; what a GPU refuses fails as compile_error, an honest
+kernel passes, and a failure of the check's own plumbing is a harness note, never a rejection.
+
+Triton must be imported with TRITON_INTERPRET=1 (its @jit then makes InterpretedFunction objects): the checks run in
+one child interpreter and report as JSON."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = r'''
+import json, math, sys
+import torch, triton, triton.language as tl
+from triton.language.extra import libdevice
+from kernelgenbench.sandbox import gpu_compile as g
+from kernelgenbench.sandbox.launch import install_launch_hooks
+
+
+@triton.jit
+def _twice(x):
+    return tl.sigmoid(x) * 2
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+_OP = tl.constexpr(_add)
+
+
+@triton.jit
+def honest(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0)
+    s = tl.sum(x, 0) + x.sum(0) + tl.cdiv(n, 2) + tl.reduce(x, 0, _add) + _OP(x, x)
+    tl.store(o_ptr + offs, _twice(x) + s + tl.associative_scan(x, 0, _add), mask=m)
+
+
+@triton.jit
+def int32_n(o_ptr, n):
+    tl.static_assert(n.dtype == tl.int32)
+    tl.store(o_ptr, n)
+
+
+@triton.jit
+def int_builtin(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+
+
+@triton.jit
+def block_str(x_ptr, o_ptr, N: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, N))
+    s = f"{v}"
+    tl.store(o_ptr, float(s.split()[0][1:]))
+
+
+TABLE = (0.5, 1.5, 2.5, 3.5)
+
+
+@triton.jit
+def table(i_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, TABLE[tl.load(i_ptr + i)])
+
+
+@triton.jit
+def np_handle(x_ptr, o_ptr, N: tl.constexpr):
+    v = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), v.handle.data)
+
+
+@triton.jit
+def constexpr_combine(x_ptr, o_ptr, N: tl.constexpr, COMBINE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), tl.associative_scan(x, 0, COMBINE))
+
+
+@triton.jit
+def uses_libdevice(x_ptr, o_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), libdevice.rint(x) + libdevice.exp(x) + libdevice.pow(x, x))
+
+
+def verdict(k, args, kw):
+    try:
+        g.check_launch(k, args, kw)
+        return "ok"
+    except g.GPUCompilationError as e:
+        return "compile_error: " + type(e.__cause__).__name__ + ": " + str(e)
+    except g.GPULaunchError as e:
+        return "launch_error: " + str(e)
+
+
+x, o, idx = torch.randn(64), torch.zeros(64), torch.zeros(4, dtype=torch.int32)
+out = {}
+out["honest"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
+# the harness's own interpreter patches point libdevice functions at tl.math or at stand-ins: not for the compile
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+out["libdevice"] = verdict(uses_libdevice, (x, o), {"N": 64})
+out["int32_n small"] = verdict(int32_n, (o, 5), {})
+out["int32_n i64"] = verdict(int32_n, (o, 2 ** 33), {})
+for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_str", block_str, (x, o), {"N": 16}),
+                       ("table", table, (idx, o), {"N": 4}), ("np_handle", np_handle, (x, o), {"N": 16}),
+                       ("constexpr_combine", constexpr_combine, (x, o), {"N": 16, "COMBINE": _add})]:
+    out[name] = verdict(k, a, kw)
+# the cache: the same specialisation compiles once, another compiles again
+n0 = len(g.TIMES)
+verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
+out["cached"] = len(g.TIMES) == n0
+verdict(honest, (x, o, 64), {"BLOCK": 32, "num_warps": 8})
+out["respecialised"] = len(g.TIMES) == n0 + 1
+# a launch keyword that names no parameter and no option: a GPU launch refuses it (red team 32b's unknown_kwarg)
+out["unknown option"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "bogus_option": 1})
+# plumbing failures: a note, never a rejection
+g.NOTES.clear()
+real_bind = g._bind
+g._bind = lambda m, args, kwargs: (_ for _ in ()).throw(KeyError("binding broke"))
+out["binding"] = verdict(honest, (x, o, 64), {"BLOCK": 64})
+g._bind = real_bind
+real = g.compile_ttir
+g.compile_ttir = lambda m, packed: (_ for _ in ()).throw(ValueError("plumbing broke"))
+out["plumbing"] = verdict(honest, (x, o, 64), {"BLOCK": 16})
+g.compile_ttir = real
+out["notes"] = list(g.NOTES)
+# through the launch hooks: the refused body never runs, an honest one does
+install_launch_hooks()
+o.zero_()
+try:
+    int_builtin[(1,)](x, o, N=4)
+    out["hooked bad"] = "launched"
+except Exception as e:
+    out["hooked bad"] = type(e).__name__ + (" body ran" if bool(o.any()) else " body not run")
+honest[(1,)](x, o, 64, BLOCK=64)
+out["hooked honest"] = bool(o.any())
+# a body that called jit functions (tl.sum, tl.cdiv, _twice) left triton.language.core patched with the interpreter's
+# builtins (Triton 3.6 does not undo a device call's patches): the next compile must still see Triton's own
+out["after a run"] = verdict(honest, (x, o, 64), {"BLOCK": 128})
+print("RESULT " + json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    env = {**os.environ, "TRITON_INTERPRET": "1",
+           "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    where = tmp_path_factory.mktemp("gpucc")
+    (where / "kernels.py").write_text(SCRIPT)  # Triton's JIT reads a kernel's source from its file
+    proc = subprocess.run([sys.executable, str(where / "kernels.py")], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=where)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    assert line, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(line[-1][len("RESULT "):])
+
+
+def test_an_honest_kernel_compiles(results: dict) -> None:
+    # jit helpers, Triton's own jit functions (tl.sum, tl.cdiv), a tensor method, a jit combine function named
+    # directly, a global tl.constexpr of a jit function
+    assert results["honest"] == "ok"
+
+
+def test_libdevice_compiles_as_tritons_own_after_the_harness_patched_it(results: dict) -> None:
+    assert results["libdevice"] == "ok", results["libdevice"]
+
+
+def test_the_signature_is_the_gpu_jits(results: dict) -> None:
+    # an int argument is i32 below 2**31 and i64 above, as JITFunction.run specialises it on a GPU
+    assert results["int32_n small"] == "ok"
+    assert results["int32_n i64"].startswith("compile_error: CompileTimeAssertionFailure"), results["int32_n i64"]
+
+
+@pytest.mark.parametrize("what,needle", [
+    ("int_builtin", "int() argument must be"),
+    ("block_str", "Cannot evaluate f-string"),
+    ("table", "Cannot access global variable TABLE"),
+    ("np_handle", "handle"),
+    ("constexpr_combine", "'constexpr' object has no attribute 'fn'"),
+])
+def test_what_a_gpu_refuses_is_a_compile_error(results: dict, what: str, needle: str) -> None:
+    assert results[what].startswith("compile_error: "), results[what]  # CompilationError or a subclass of it
+    assert needle in results[what], results[what]
+
+
+def test_outcomes_are_cached_per_specialisation(results: dict) -> None:
+    assert results["cached"] and results["respecialised"]
+
+
+def test_a_plumbing_error_is_a_note_not_a_rejection(results: dict) -> None:
+    assert results["unknown option"].startswith("launch_error: kernel honest: launch keyword(s) bogus_option name no "
+                                                "parameter"), results["unknown option"]
+    assert results["binding"] == "ok" and results["plumbing"] == "ok"
+    assert len(results["notes"]) == 2, results["notes"]
+    assert "could not bind" in results["notes"][0] and "plumbing broke" in results["notes"][1], results["notes"]
+
+
+def test_a_compile_after_an_interpreted_run_sees_tritons_own_language(results: dict) -> None:
+    assert results["after a run"] == "ok", results["after a run"]
+
+
+def test_the_launch_hook_refuses_before_the_body_runs(results: dict) -> None:
+    assert results["hooked bad"] == "GPUCompilationError body not run", results["hooked bad"]
+    assert results["hooked honest"] is True
