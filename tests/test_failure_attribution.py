@@ -46,6 +46,34 @@ def test_the_kernels_own_errors_stay_its_own_on_the_interpreter() -> None:
     assert interpreter_limit(value) is None and classify_error(value, INTERP) == "runtime_error"
 
 
+def test_a_subclass_of_tritons_compile_error_is_a_compile_error() -> None:
+    """Triton's GPU front end raises subclasses of CompilationError with other names (UnsupportedLanguageConstruct
+    for an f-string of a block: the H100 at f7ceeac classified red team 32's block_str runtime_error by the names)."""
+    import ast
+
+    from triton.compiler.errors import CompilationError, UnsupportedLanguageConstruct
+
+    from kernelgenbench.sandbox.child import error_report
+
+    node = ast.parse("f'{x}'").body[0]
+    try:
+        try:
+            raise UnsupportedLanguageConstruct("f'{x}'", node, "Cannot evaluate f-string containing non-constexpr")
+        except CompilationError as inner:
+            raise RuntimeError("launch failed") from inner  # a wrapper's re-raise: the cause is still Triton's
+    except RuntimeError as exc:
+        wrapped = error_report(exc, "call")
+    assert wrapped["chain"][:2] == ["RuntimeError", "UnsupportedLanguageConstruct"] and wrapped["triton_compile"]
+    assert classify_error(wrapped, CUDA) == "compile_error"
+    # a class of the submission's own that is merely named like Triton's stays a runtime error when no name matches
+    own = type("UnsupportedConstruct", (Exception,), {})
+    try:
+        raise own("no")
+    except Exception as exc:  # noqa: BLE001
+        plain = error_report(exc, "call")
+    assert not plain["triton_compile"] and classify_error(plain, CUDA) == "runtime_error"
+
+
 def test_out_of_bounds_access_is_a_device_fault() -> None:
     err = _err(["InterpreterError", "OutOfBoundsAccess"], ["/sub/a.py", "/src/kernelgenbench/sandbox/hooks.py"],
                "out-of-bounds memory access: kernel k stores 4 element(s) outside every tensor argument")

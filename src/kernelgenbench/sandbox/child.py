@@ -144,15 +144,21 @@ def error_report(exc: BaseException, stage: str) -> dict[str, Any]:
     ``verify/failures.py`` ``classify_error`` reads it (``kgb repro`` classifies its candidate's exception with
     the same two): ``type``, ``chain`` (the exception and its causes/contexts, at most 6 type names),
     ``origins`` (per exception of the chain, the file of its innermost frame), ``message`` (<= 2000
-    characters), ``traceback`` (the last 6000 characters), ``traceback_full`` (bounded) and ``stage`` (where
-    it was raised: ``import``, ``call``, ``timing``, ...)."""
+    characters), ``traceback`` (the last 6000 characters), ``traceback_full`` (bounded), ``stage`` (where
+    it was raised: ``import``, ``call``, ``timing``, ...) and ``triton_compile`` (an exception of the chain is an
+    instance of Triton's ``CompilationError``, subclasses included)."""
     tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
     text = "".join(tb)
     chain = []
     origins = []  # per exception of the chain: where it was raised (the innermost frame's file)
+    # Triton's own compile-error class (subclasses such as UnsupportedLanguageConstruct carry other names: the GPU
+    # front end raised one for an f-string of a block, which the names alone classified runtime_error)
+    compile_cls = getattr(sys.modules.get("triton.compiler.errors"), "CompilationError", None)
+    triton_compile = False
     e: BaseException | None = exc
     while e is not None and len(chain) < 6:
         chain.append(type(e).__name__)
+        triton_compile = triton_compile or (isinstance(compile_cls, type) and isinstance(e, compile_cls))
         frames = traceback.extract_tb(e.__traceback__) if e.__traceback__ is not None else []
         origins.append(os.path.abspath(frames[-1].filename) if frames else "")
         e = e.__cause__ or e.__context__
@@ -164,7 +170,7 @@ def error_report(exc: BaseException, stage: str) -> dict[str, Any]:
         cut = cut if cut >= 0 else len(full) - _TB_FULL_MAX - 1
         full = f"[... {cut + 1} characters of the traceback cut ...]\n" + full[cut + 1:]
     return {"type": type(exc).__name__, "chain": chain, "origins": origins, "message": str(exc)[:2000],
-            "traceback": text[-6000:], "traceback_full": full, "stage": stage,
+            "traceback": text[-6000:], "traceback_full": full, "stage": stage, "triton_compile": triton_compile,
             "allocator_ooms": _allocator_ooms() - _OOM_BASE}
 
 

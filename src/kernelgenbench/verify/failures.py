@@ -66,7 +66,8 @@ def classify_error(err: dict[str, Any], platform: Any) -> str:
     if any(s in text for s in _CUDA_FAULT) or "AcceleratorError" in chain or "OutOfBoundsAccess" in chain:
         return "cuda_fault"
     # GPUCompilationError: the GPU front end refused a kernel the interpreter was about to run (sandbox/gpu_compile)
-    if "CompilationError" in chain or "CompileTimeAssertionFailure" in chain or "GPUCompilationError" in chain \
+    if err.get("triton_compile") or "CompilationError" in chain or "CompileTimeAssertionFailure" in chain \
+            or "GPUCompilationError" in chain \
             or "triton.compiler" in text \
             and "CompilationError" in text:
         return "platform" if platform_cause(err, platform) else "compile_error"
