@@ -2,8 +2,11 @@
 full tier with speedups beside the last recorded gate's, and the GPU-only tests.
 
 The gate runs in two device calls of at most 9 minutes each (part 1: held-out of every oracle beside the GPU-only
-tests; part 2: the full tier alone). Part 1 writes a summary that part 2 reads back:
+tests; part 2: the full tier alone), or three where part 1 does not fit one call (an H100: ``PART=1h`` the held-out
+run alone, ``PART=1t`` the GPU-only tests alone). Part 1 writes a summary that part 2 reads back:
     python3 bench/gate_report.py --commit C --heldout RUN --tests LOG --part1-out FILE [--wall S]
+    python3 bench/gate_report.py --commit C --heldout RUN --heldout-out FILE [--wall S]      (PART=1h)
+    python3 bench/gate_report.py --commit C --heldout FILE --tests LOG --part1-out FILE      (PART=1t)
 Write a record (on the GPU machine, called by the gate script's part 2):
     python3 bench/gate_report.py --commit C --part1 FILE --full RUN --previous bench/results/gpu-gate \
         --out FILE [--wall S] [--reps N] [--warmup-ms MS] [--gpu FILE] [--ops "OP ..."]
@@ -84,19 +87,40 @@ def tests_outcome(log: Path) -> tuple[str, str]:
     return (rc[-1] if rc else "missing"), (summary[-1].strip("= ") if summary else "no pytest summary")
 
 
-def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
-    """What part 1 of the gate measured, for part 2's record: each held-out job's status, failure class and
-    first failure message (trimmed), the GPU tests' rc, summary line and FAILED lines."""
+def heldout_summary(heldout: Path, commit: str, wall: str) -> dict:
+    """The held-out run of part 1 (``PART=1h`` runs it alone): each job's status, failure class and first failure
+    message (trimmed), the operators the run selected, and its wall (s)."""
     held = {op: {"status": r.get("status"), "failure_class": r.get("failure_class"),
                  "first_failure": {"message": ((r.get("first_failure") or {}).get("message") or "")[:600]}}
             for op, r in latest_records(heldout).items()}
+    return {"commit": commit, "wall": wall, "heldout": held, "selected": selected_ops(heldout)}
+
+
+def part1_summary(heldout: Path, tests: Path, commit: str, wall: str) -> dict:
+    """What part 1 of the gate measured, for part 2's record: each held-out job's status, failure class and
+    first failure message (trimmed), the GPU tests' rc, summary line and FAILED lines. ``heldout`` is the run's
+    folder, or the JSON ``--heldout-out`` wrote when part 1 ran as two calls (``PART=1h`` then ``PART=1t``; its
+    commit must be ``commit``; the walls are added)."""
+    if Path(heldout).is_file():
+        h = json.loads(Path(heldout).read_text())
+        if h.get("commit") != commit:
+            raise SystemExit(f"{heldout}: the held-out run was on {h.get('commit')}, not on {commit}: run PART=1h "
+                             f"again on this commit")
+        held, selected = h["heldout"], h.get("selected") or []
+        try:
+            wall = str(int(h.get("wall")) + int(wall))
+        except (TypeError, ValueError):
+            wall = f"{h.get('wall')} + {wall}"
+    else:
+        h = heldout_summary(heldout, commit, wall)
+        held, selected = h["heldout"], h["selected"]
     rc, tsum = tests_outcome(tests)
     text = Path(tests).read_text(errors="replace") if Path(tests).is_file() else ""
     failed = [ln.strip() for ln in text.splitlines() if ln.startswith("FAILED ") or " FAILED " in ln][:40]
     # the failures' reports as they happened (KGB_FAILURE_LOG, tests/conftest.py): kept even when the call was cut
     flog = Path(tests).with_name("gpu-test-failures.log")
     reports = flog.read_text(errors="replace")[:12000] if flog.is_file() else ""
-    return {"commit": commit, "wall": wall, "heldout": held, "selected": selected_ops(heldout),
+    return {"commit": commit, "wall": wall, "heldout": held, "selected": selected,
             "tests": {"rc": rc, "summary": tsum, "failed": failed, "reports": reports}}
 
 
@@ -247,10 +271,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ops", default="")
     ap.add_argument("--part1", type=Path, help="part 1's summary (instead of --heldout and --tests)")
     ap.add_argument("--part1-out", dest="part1_out", type=Path, help="write part 1's summary here and stop")
+    ap.add_argument("--heldout-out", dest="heldout_out", type=Path,
+                    help="write the held-out run's summary here and stop (PART=1h); --part1-out takes it as --heldout")
     args = ap.parse_args(argv)
     if args.install:
         install(args.install)
         return 0
+    if args.heldout_out:
+        if not (args.heldout and args.heldout.is_dir()):
+            ap.error("--heldout-out needs --heldout RUN (the held-out run's folder)")
+        data = heldout_summary(args.heldout, args.commit, args.wall)
+        args.heldout_out.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+        bad = sorted(op for op, r in data["heldout"].items() if r["status"] == "failed")
+        unjudged = sorted(set(data["selected"]) - set(data["heldout"]))
+        print(f"held-out run of the gate on {args.commit}: {len(data['heldout']) - len(bad)}/{len(data['heldout'])} "
+              f"not failed{'; FAILED: ' + ', '.join(bad) if bad else ''}"
+              f"{'; NOT JUDGED: ' + ', '.join(unjudged) if unjudged else ''}")
+        return 0 if not bad and not unjudged else 1
     if args.part1_out:
         if not (args.heldout and args.tests):
             ap.error("--part1-out needs --heldout and --tests")
@@ -264,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {ln}")
         if data["tests"]["reports"]:
             print("the failed tests' reports (first 6000 characters):\n" + data["tests"]["reports"][:6000])
-        return 0 if not bad and data["tests"]["rc"] == "0" else 1
+        return 0 if not bad and data["tests"]["rc"] in ("0", "skipped") else 1
     if not (args.full and args.out and (args.part1 or (args.heldout and args.tests))):
         ap.error("--full, --out and either --part1 or both --heldout and --tests are required to write a record")
     text, _, ok = build(args)

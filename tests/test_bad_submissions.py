@@ -472,7 +472,9 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "np_handle":
-        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
+        # the interpreter's GPU compile check names it; on a GPU Triton's own front end refuses `x.handle.data`
+        said = "does not compile for a GPU" if PLATFORM.interpreter else "has no attribute 'data'"
+        assert said in rec["first_failure"]["message"], rec["first_failure"]
     if what == "param_subclass":
         assert "tensor subclass with its own __torch_dispatch__" in rec["first_failure"]["message"], \
             rec["first_failure"]

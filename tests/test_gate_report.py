@@ -192,3 +192,65 @@ def test_oracles_the_held_out_run_never_reached_fail_the_gate(tmp_path: Path) ->
     (a.heldout / "config.json").write_text(json.dumps({"selected": ["aten::add", "aten::neg"]}))
     _, data, ok = gate_report.build(a)
     assert ok and data["verdict"] == "PASS" and "unjudged" not in data["heldout"]
+
+
+def test_part1_as_two_calls_merges_the_held_out_run_and_the_tests(tmp_path: Path) -> None:
+    """PART=1h writes the held-out run's summary alone; PART=1t adds the GPU-only tests' outcome to it and writes
+    part 1's summary, the walls added; a held-out summary of another commit is refused, and an unjudged operator of
+    the held-out call still fails the gate."""
+    full = [_rec("aten::mm", speedup=0.9), _rec("vllm::rms_norm", speedup=2.0)]
+    a = _args(tmp_path, [_rec("aten::add"), _rec("aten::neg")], full, "0")
+    (a.heldout / "config.json").write_text(json.dumps({"selected": ["aten::add", "aten::cos", "aten::neg"]}))
+    rc = gate_report.main(["--commit", "c0ffee1234", "--heldout", str(a.heldout), "--wall", "350",
+                           "--heldout-out", str(tmp_path / "h.json")])
+    assert rc == 1  # aten::cos was never judged
+    h = json.loads((tmp_path / "h.json").read_text())
+    assert h["wall"] == "350" and sorted(h["heldout"]) == ["aten::add", "aten::neg"] and "tests" not in h
+    p1 = gate_report.part1_summary(tmp_path / "h.json", a.tests, "c0ffee1234", "250")
+    assert p1["wall"] == "600" and p1["tests"]["rc"] == "0" and p1["selected"] == ["aten::add", "aten::cos",
+                                                                                     "aten::neg"]
+    path = tmp_path / "p1.json"
+    path.write_text(json.dumps(p1))
+    text, data, ok = gate_report.build(gate_report.argparse.Namespace(**{**vars(a), "heldout": None, "tests": None,
+                                                                         "part1": path}))
+    assert not ok and data["heldout"]["unjudged"] == ["aten::cos"] and "wall part 1 600 s + part 2 400 s" in text
+    with pytest.raises(SystemExit, match="not on c0ffee9999"):
+        gate_report.part1_summary(tmp_path / "h.json", a.tests, "c0ffee9999", "250")
+    # every selected operator judged: part 1 from two calls passes as from one
+    (a.heldout / "config.json").write_text(json.dumps({"selected": ["aten::add", "aten::neg"]}))
+    assert gate_report.main(["--commit", "c0ffee1234", "--heldout", str(a.heldout), "--wall", "350",
+                             "--heldout-out", str(tmp_path / "h.json")]) == 0
+    path.write_text(json.dumps(gate_report.part1_summary(tmp_path / "h.json", a.tests, "c0ffee1234", "250")))
+    _, data, ok = gate_report.build(gate_report.argparse.Namespace(**{**vars(a), "heldout": None, "tests": None,
+                                                                      "part1": path}))
+    assert ok and data["verdict"] == "PASS"
+
+
+@pytest.mark.slow
+def test_the_gate_script_runs_part1_as_two_calls(tmp_path: Path) -> None:
+    """bench/gpu_gate.sh's dry run on the interpreter: PART=1h, PART=1t (HELDOUT=), then PART=2 reads the part 1
+    summary the two calls wrote and writes a record."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "OUT": str(tmp_path), "PY": sys.executable, "PLATFORM": "interpreter",
+           "OPS": "aten::neg", "GATE_OPS": "aten::neg", "COMMIT": "c0ffee1234abcdef"}
+
+    def gate(**kw: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "bench/gpu_gate.sh"], cwd=root, env={**env, **kw}, capture_output=True,
+                              text=True, timeout=600)
+
+    r = gate(PART="1h")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "held-out run of the gate on c0ffee1234abcdef: 1/1 not failed" in r.stdout
+    r = gate(PART="1t", HELDOUT=str(tmp_path / "gate-heldout-c0ffee1234.json"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    p1 = json.loads((tmp_path / "gate-part1-c0ffee1234.json").read_text())
+    assert list(p1["heldout"]) == ["aten::neg"] and p1["tests"]["rc"] == "skipped"
+    r = gate(PART="2", PART1=str(tmp_path / "gate-part1-c0ffee1234.json"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    rec = next(tmp_path.glob("gpu-gate-*-c0ffee1234.txt")).read_text()
+    assert rec.startswith("GPU gate of c0ffee1234abcdef: DRY RUN") and "every oracle: 1/1 passed" in rec
+    assert gate(PART="1t", HELDOUT=str(tmp_path / "none.json")).returncode == 2
