@@ -67,7 +67,34 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callab
     off = disagreement([_written(warm), ret], [_written(plain), eager_ret])
     if off:
         raise CompiledDisagrees(f"torch.compile's result differs from the eager reference on the warm-up set: {off}")
-    return lambda c: compiled(*c.args, **c.kwargs)
+    return CompiledBaseline(compiled, native)
+
+
+class CompiledBaseline:
+    """The ``native-compiled`` baseline's function: runs the compiled reference on a :class:`Call` and counts the
+    graphs ``torch.compile`` compiled during its calls (``compiles``; dynamo's ``unique_graphs``). The timed loop
+    (sandbox/timed_loop.py) reads the count around its timed blocks: a reference whose shapes depend on its input
+    values (``int(counts.max())`` sizing a tensor, as ggml_moe_a8's did) compiles again on every fresh timed set,
+    and an H100 timed 150 ms of compilation as its baseline (a 3000x "speedup"). :meth:`eager_fallback` is the
+    baseline the case is then timed against, labelled ``native-eager`` with the reason."""
+
+    def __init__(self, compiled: Callable[..., Any], native: Callable[[Call], Any]) -> None:
+        self.compiled, self.native, self.compiles = compiled, native, 0
+
+    def __call__(self, c: Call) -> Any:
+        from torch._dynamo.utils import counters
+
+        before = counters["stats"]["unique_graphs"]
+        try:
+            return self.compiled(*c.args, **c.kwargs)
+        finally:
+            self.compiles += counters["stats"]["unique_graphs"] - before
+
+    def eager_fallback(self, graphs: int) -> tuple[Callable[[Call], Any], str]:
+        """``(fn, label)``: the native reference run eagerly, labelled with why (``graphs`` compiled while timed)."""
+        return self.native, (f"{NATIVE_EAGER}; torch.compile compiled {graphs} new graph(s) inside the timed loop "
+                             f"(the reference's shapes or guards depend on its input values), so the case was timed "
+                             f"eagerly")
 
 
 class CompiledDisagrees(RuntimeError):
