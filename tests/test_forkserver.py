@@ -54,7 +54,8 @@ def _import_message(tmp_path: Path, name: str, text: str, spawn) -> tuple[bool, 
 
 def test_enabled_by_default_on_the_interpreter_only() -> None:
     assert forkserver.enabled(INTERP, None) is True
-    assert forkserver.enabled(PROFILES["cuda"], None) is False
+    assert forkserver.enabled(PROFILES["cuda"], None) is True   # GPU platforms too since session 33
+    assert forkserver.enabled(PROFILES["cuda"], False) is False
     assert forkserver.enabled(PROFILES["cuda"], True) is True
     assert forkserver.enabled(INTERP, False) is False
     assert forkserver.spawner(INTERP, False) is None

@@ -197,9 +197,9 @@ def eval_cmd(
                                                          "64 KiB, and the record says so"),
     fork_server: Optional[bool] = typer.Option(None, "--fork-server/--no-fork-server",
                                                help="fork each job's sandbox from a clean pre-imported "
-                                                    "interpreter instead of starting a fresh one (default: on "
-                                                    "the CPU interpreter only; GPU platforms keep fresh "
-                                                    "processes until the GPU gate verified it)"),
+                                                    "interpreter instead of starting a fresh one (default: "
+                                                    "on; a job falls back to a fresh process where the "
+                                                    "server cannot fork)"),
     timing_hold: str = typer.Option("job", "--timing-hold",
                                     help="GPU platforms: how long a job holds its GPU alone while it times. job: "
                                          "from its first timed case to its last; case: only each case's warm-up "

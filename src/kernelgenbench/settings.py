@@ -81,8 +81,7 @@ class Settings:
             the record's ``log_truncated`` says how much was dropped (``sandbox/runner.py`` LogPump).
         fork_server: fork each job's sandbox child from a clean pre-imported interpreter
             (``sandbox/forkserver.py``, ``kgb eval --fork-server/--no-fork-server``) instead of starting a fresh
-            one; None (the default): on the CPU interpreter only, off on GPU platforms until the GPU gate has
-            verified it on the H200 (the next GPU session flips the default after a gate run).
+            one; None (the default): on, on every platform (``sandbox/forkserver.py`` ``enabled``).
         timing_hold: how long a job holds its GPU alone while it times (run/gate.py): ``"job"`` (the default) from
             its first timed case to its last, everything in between included; ``"case"`` only while each case's
             warm-up and timed blocks run: making the case's baseline before them (a vLLM reference's
