@@ -1,13 +1,15 @@
-"""A compiled vLLM baseline that compiles again inside the timed loop (issue 14: compile time stays outside the
-timed region).
+"""A compiled vLLM baseline whose graphs depend on its input values (issue 14: compile time stays outside the timed
+region).
 
 A native reference whose shapes depend on its input values (a host read sizing a tensor, as ggml_moe_a8's
 ``int(counts.max())``) compiles a new graph for every fresh timed input set under ``torch.compile(dynamic=False)``;
 an H100 timed 150 ms of compilation as the baseline of two ggml_moe_a8 cases (3fe7849, a 3000x "speedup"). The
-compiled baseline counts its compilations (suite/vllm/common.py ``CompiledBaseline``), the timed loop raises
-``BaselineRecompiled`` after a block in which it compiled, and the sandbox child times the case again against the
-eager reference, labelled with why. Here with the ``eager`` backend of torch.compile (dynamo's graph capture, no
-code generation) and the timed loop's device parts faked on the CPU."""
+compiled baseline counts its compilations (suite/vllm/common.py ``CompiledBaseline``); the sandbox child runs it on
+fresh probe sets before timing and times such a case against the eager reference from the start, labelled why
+(sandbox/child.py ``probe_baseline``); a compile seen only inside a timed block stops the timing
+(``BaselineRecompiled``) and fails the baseline, never timed again on values already drawn (red team 33,
+tests/test_rt33_baseline_state.py). Here with the ``eager`` backend of torch.compile (dynamo's graph capture, no code
+generation) and the timed loop's device parts faked on the CPU."""
 from __future__ import annotations
 
 import time
@@ -57,9 +59,9 @@ def test_the_compiled_baseline_counts_the_graphs_it_compiles() -> None:
     fn(c)
     _value_shaped(want)
     assert torch.allclose(c.args[0], want.args[0]) and float(c.args[0][11:].abs().sum()) == 0
-    eager, why = fn.eager_fallback(3)
+    eager, why = fn.eager_fallback(3, 5)
     assert eager is _value_shaped and baseline_kind(why) == "native-eager"
-    assert "compiled 3 new graph(s) inside the timed loop" in why
+    assert "compiled 3 new graph(s) on 5 fresh input sets of the case" in why
 
 
 class _FakeEvent:
@@ -124,31 +126,64 @@ class _ValueShapedOp:
         return pick_baseline("toy", _value_shaped, call, prefer=prefer, backend="eager")
 
 
-def test_the_child_times_the_case_again_against_the_eager_reference(tmp_path: Path, monkeypatch) -> None:
+def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: Any, recompile: bool) -> tuple[Any, list, list]:
+    """A sandbox child (its command handlers only) whose timed loop records the baseline it is handed, and raises
+    BaselineRecompiled as the real loop does for a compiled baseline when ``recompile``."""
     sent: list[Any] = []
     handed: list[Any] = []
-    real = timed_loop.time_case
 
     def time_case(op, impl, base_fn, calls, platform, state, **kw):
         handed.append(base_fn)
-        if isinstance(base_fn, CompiledBaseline):
-            raise timed_loop.BaselineRecompiled(4)  # what the real loop raises (above)
+        if recompile and isinstance(base_fn, CompiledBaseline):
+            raise timed_loop.BaselineRecompiled(4)
         return {"checked": {}, "baseline_ms": 1.0, "candidate_ms": 0.5, "warmup_wall_ms": 0.0}
 
     monkeypatch.setattr(timed_loop, "time_case", time_case)
     monkeypatch.setattr(child_mod.collector, "collect", lambda path: None)
     ch = child_mod.Child.__new__(child_mod.Child)
-    ch.prepared, ch.torch, ch.op = None, torch, _ValueShapedOp()
+    ch.prepared, ch.torch, ch.op = None, torch, op
     ch.platform = SimpleNamespace(interpreter=True, device="cpu")
     ch.impl = ch.state = None
     ch.submission_path = tmp_path / "sub.py"
     ch.send = sent.append
+    return ch, sent, handed
+
+
+def _time_child(ch: Any, tmp_path: Path) -> Any:
     inp = tmp_path / "a.time.pt"
     torch.save({"warmup_seeds": [1, 2], "params": {}, "seed": 3}, inp)
+    ch.run_time(TimeCommand(str(inp), 10, 1.0, prepare=True))
     ch.run_time(TimeCommand(str(inp), 10, 1.0))
-    answer = sent.pop()
+    return ch.send.__self__[-1]
+
+
+class _StaticOp(_ValueShapedOp):
+    """The same reference on sets whose value-dependent size never changes (k = 8): no new graph on fresh sets."""
+
+    def build(self, params: dict, device: torch.device, gen: torch.Generator) -> Call:
+        c = _set(8)
+        c.args[1].mul_(torch.rand(16, generator=gen) + 0.5)
+        return c
+
+
+def test_a_reference_that_compiles_on_fresh_probe_sets_is_timed_eagerly_from_the_start(tmp_path, monkeypatch) -> None:
+    ch, sent, handed = _child(tmp_path, monkeypatch, _ValueShapedOp(), recompile=False)
+    answer = _time_child(ch, tmp_path)
     assert isinstance(answer, TimeAnswer) and answer.error is None, answer.error
-    assert isinstance(handed[0], CompiledBaseline) and handed[1] is _value_shaped and len(handed) == 2
+    assert handed == [_value_shaped]  # timed once, against the eager reference
     assert baseline_kind(answer.baseline) == "native-eager"
-    assert "compiled 4 new graph(s) inside the timed loop" in answer.baseline
-    assert real is not time_case
+    assert "new graph(s) on 4 fresh input sets of the case" in answer.baseline  # the other warm-up set + 3 probes
+
+
+def test_a_static_reference_keeps_the_compiled_bar_and_a_compile_only_while_timed_fails_the_baseline(
+        tmp_path, monkeypatch) -> None:
+    ch, sent, handed = _child(tmp_path, monkeypatch, _StaticOp(), recompile=False)
+    answer = _time_child(ch, tmp_path)
+    assert answer.error is None and baseline_kind(answer.baseline) == "native-compiled", answer.baseline
+    assert len(handed) == 1 and isinstance(handed[0], CompiledBaseline)
+    # the same reference compiling only inside a timed block: not shown to be the reference's doing
+    ch, sent, handed = _child(tmp_path, monkeypatch, _StaticOp(), recompile=True)
+    answer = _time_child(ch, tmp_path)
+    assert answer.error is not None and answer.error["stage"] == "baseline" and answer.baseline_ms is None
+    assert "though it compiled none on 3 fresh input sets of the case before timing" in answer.error["message"]
+    assert len(handed) == 1  # never timed again

@@ -19,6 +19,11 @@ PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 
 #: file stem prefix -> expected failure class
 EXPECTED = {
+    "grad_flip": "profile",         # red team 33: leaves torch.no_grad() entered after its warm-up calls, so that the
+                                    # compiled vLLM baseline compiles in a timed block (the eager bar); the child's
+                                    # global-state check fails the call (sandbox/drive.py global_state_change)
+    "retime_memo": "profile",       # red team 33: the same flip, then a memo of its own results answering a retime
+                                    # on values already drawn; nothing is timed again now, and the flip fails
     "timed_noop": "wrong_result",   # detects timing (unpoisoned allocation), launches a no-op when timed
     "finalizer_defer": "profile",   # when timed, leaves the work to a finalizer attached to the input tensor: the
                                     # timed calls' L3 check of Python attributes on the call's tensors (red team 28)

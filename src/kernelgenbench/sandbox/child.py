@@ -249,6 +249,9 @@ class Child:
             runtime.init()
         snapshots.snapshot_triton()  # after the harness's own patches, before the submission's code
         snapshots.snapshot_harness()
+        from .drive import record_global_state
+
+        record_global_state()  # the state the submission must leave as it found it (drive.global_state_change)
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)
@@ -267,10 +270,10 @@ class Child:
         # from here on the collector runs only where the child says, guarded (red team 29: a finalizer timed to
         # fire inside the harness's untraced launch window computed the result there)
         collector.take_over(self.submission_path)
-        from .drive import foreign_modes
+        from .drive import foreign_modes, global_state_change
         from .state import STATE
 
-        left = foreign_modes("after the import")
+        left = foreign_modes("after the import") or global_state_change("by the import")
         if left is not None:  # failed as profile with the first command's answer (verify/session.py)
             STATE.note_violation(left)
         problem = self.check_interface(module)
@@ -445,7 +448,7 @@ class Child:
     def run_time(self, msg: TimeCommand) -> None:
         from ..suite.common import generator
         from ..verify.timing import timed_set_seed
-        from .timed_loop import BaselineFailed, BaselineRecompiled, time_case
+        from .timed_loop import PROBE_SETS, BaselineFailed, BaselineRecompiled, time_case
 
         global _OOM_BASE
         torch = self.torch
@@ -486,12 +489,12 @@ class Child:
                                 reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
                                 make_set=make_set if params is not None else None)
             except BaselineRecompiled as exc:
-                # the compiled baseline compiled again inside a timed block (its times hold compilation): the case
-                # is timed again, both sides, against the baseline's eager fallback, whose label says why
-                base_fn, label = base_fn.eager_fallback(exc.graphs)
-                res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
-                                reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
-                                make_set=make_set if params is not None else None)
+                # compiled inside a timed block though it compiled nothing on the fresh probe sets at prepare
+                # (make_baseline): not shown to be the reference's doing, so no weaker bar is granted and nothing
+                # is timed again on values already drawn (red team 33); the baseline failed (not charged; a resume
+                # judges the job again). A global state the candidate changed fails it as profile instead.
+                raise BaselineFailed(f"{exc}, though it compiled none on {PROBE_SETS} fresh input sets of the case "
+                                     f"before timing; its times would hold compilation") from exc
             checked = res.pop("checked")
             phases.update(warmup=res.pop("warmup_wall_ms", 0.0), build=res.get("build_ms") or 0.0,
                           blocks=sum(res.get("wall_ms", {}).values()))
@@ -551,10 +554,36 @@ class Child:
             # compiler's limit; the baseline failed (class baseline, judged again on resume)
             raise BaselineFailed(f"making the baseline failed: the device ran out of memory while the reference was "
                                  f"compiled ({label})")
+        base_fn, label = self.probe_baseline(base_fn, label, calls, data, build)
         # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
         # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
         phases["baseline"] = (time.perf_counter() - t_base) * 1e3
         return calls, base_fn, label
+
+    def probe_baseline(self, base_fn: Any, label: str, calls: list[Any], data: dict[str, Any],
+                       build: Any) -> tuple[Any, str]:
+        """A compiled baseline (``base_fn.compiles``: suite/vllm/common.py CompiledBaseline) run on the case's other
+        warm-up sets and on :data:`~.timed_loop.PROBE_SETS` fresh sets built from other seeds (never timed, never
+        judged), before any timing: where it compiles a new graph there, the reference's shapes or guards depend on
+        its input values and every fresh timed set would compile again (ggml_moe_a8's ``int(counts.max())``), so
+        the case is timed against the eager reference, labelled why (``base_fn.eager_fallback``). Decided here,
+        before a timed candidate call can touch the state the graphs are guarded on (red team 33). Other baselines
+        are returned as they are. Raises what the baseline raises (the caller's BaselineFailed)."""
+        from .timed_loop import PROBE_SALT, PROBE_SETS
+
+        if not hasattr(base_fn, "compiles") or not hasattr(base_fn, "eager_fallback"):
+            return base_fn, label
+        seeds = [int(s) for s in data.get("warmup_seeds") or []]
+        probes = list(calls[1:]) + [build(seeds[0] ^ (PROBE_SALT + i)) for i in range(PROBE_SETS) if seeds]
+        before = base_fn.compiles
+        for c in probes:
+            base_fn(c.clone())
+        device = self.device()
+        if device.type == "cuda":
+            self.torch.cuda.synchronize(device)
+        if base_fn.compiles > before:
+            return base_fn.eager_fallback(base_fn.compiles - before, len(probes))
+        return base_fn, label
 
     def loop(self) -> None:
         for line in self.cmd_in:

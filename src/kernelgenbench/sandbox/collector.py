@@ -110,6 +110,11 @@ def collect(submission: str | None, generation: int = 2) -> None:
     if new:
         found.append("launched " + ", ".join(sorted(set(new))[:4]))
         del STATE.launches[launches:]
+    from .drive import global_state_change
+
+    changed = global_state_change("during the collection")  # a finalizer that entered no_grad / inference_mode
+    if changed:
+        found.append("changed PyTorch's global state: " + changed)
     if found:
         msg = FINALIZER_WORK.format(what="; ".join(found))
         STATE.note_violation(msg)

@@ -222,10 +222,46 @@ def foreign_modes(where: str) -> str | None:
     return None
 
 
+#: PyTorch's global state just before the submission was imported (:func:`record_global_state`): dynamo's
+#: ``GlobalStateGuard`` (grad mode, autocast, default dtype, deterministic algorithms, TF32 and reduced-precision
+#: flags, threads, torch function state) and inference mode; None before (nothing is checked then)
+_GLOBAL: tuple[Any, bool] | None = None
+
+
+def record_global_state() -> None:
+    """Record PyTorch's global state now, as the state the submission must leave after its import and after every
+    call (:func:`global_state_change`). Called by the sandbox child right before the submission's import."""
+    global _GLOBAL
+    from torch._C._dynamo.guards import GlobalStateGuard
+
+    _GLOBAL = (GlobalStateGuard(), torch.is_inference_mode_enabled())
+
+
+def global_state_change(where: str) -> str | None:
+    """What the submission left changed in PyTorch's global state since :func:`record_global_state`, or None.
+
+    Both sides of the timing protocol run under that state, and a ``native-compiled`` baseline's graphs are guarded
+    on it: red team 33 left ``torch.no_grad()`` or ``torch.inference_mode()`` entered after the warm-up calls, and
+    the compiled vLLM reference compiled again in its first timed block (its times would hold the compile, or it
+    falls back to the weaker eager bar). Grad mode, inference mode, autocast, the default dtype, deterministic
+    algorithms, TF32 and reduced-precision matmul flags: a wrapper that changes them must restore them (``with
+    torch.no_grad():``, a decorator) before it returns."""
+    if _GLOBAL is None:
+        return None
+    guard, inference = _GLOBAL
+    if guard.check() and torch.is_inference_mode_enabled() == inference:
+        return None
+    what = "inference mode" if torch.is_inference_mode_enabled() != inference else \
+        (str(getattr(guard, "reason", lambda: "")() or "").strip() or "global state")
+    return (f"PyTorch's global state changed {where} ({what}): a submission must leave grad mode, inference mode, "
+            f"autocast, the default dtype and the math flags as it found them (use context managers that exit "
+            f"before the wrapper returns); the baseline is timed under the same state")
+
+
 def _check_modes(where: str) -> None:
     from .state import STATE
 
-    msg = foreign_modes(where)
+    msg = foreign_modes(where) or global_state_change(where)
     if msg is not None:
         STATE.note_violation(msg)
         raise RuntimeError(msg)

@@ -180,11 +180,20 @@ class BaselineFailed(RuntimeError):
     fault the candidate's own kernels cause surfaces in the candidate's block, not here."""
 
 
+#: fresh input sets (beside the other warm-up sets) a compiled baseline is run on before timing, to find a reference
+#: whose shapes or guards depend on its input values (sandbox/child.py ``probe_baseline``), and the salt of their
+#: seeds (xor-ed with the first warm-up set's seed: values no timed or judged set has)
+PROBE_SETS = 3
+PROBE_SALT = 0x5EED_0F_9B0BE
+
+
 class BaselineRecompiled(RuntimeError):
     """A compiled baseline (``base_fn.compiles``: the graphs ``torch.compile`` compiled during its calls) compiled
     inside a timed block: its times hold compilation, which must stay outside the timed region (issue 14). Raised
-    after the block; the sandbox child times the case again against the baseline's eager fallback
-    (``base_fn.eager_fallback``), whose label says why. ``graphs``: how many it compiled there."""
+    after the block. A reference whose graphs depend on its input values is found before timing
+    (sandbox/child.py ``probe_baseline``) and timed eagerly from the start; one that compiles only here is not shown
+    to be the reference's doing, and the child reports the baseline failed (red team 33: a candidate that changed
+    the global state the graphs are guarded on). ``graphs``: how many it compiled there."""
 
     def __init__(self, graphs: int) -> None:
         super().__init__(f"torch.compile compiled {graphs} new graph(s) of the baseline inside a timed block")

@@ -75,8 +75,9 @@ class CompiledBaseline:
     graphs ``torch.compile`` compiled during its calls (``compiles``; dynamo's ``unique_graphs``). The timed loop
     (sandbox/timed_loop.py) reads the count around its timed blocks: a reference whose shapes depend on its input
     values (``int(counts.max())`` sizing a tensor, as ggml_moe_a8's did) compiles again on every fresh timed set,
-    and an H100 timed 150 ms of compilation as its baseline (a 3000x "speedup"). :meth:`eager_fallback` is the
-    baseline the case is then timed against, labelled ``native-eager`` with the reason."""
+    and an H100 timed 150 ms of compilation as its baseline (a 3000x "speedup"). The sandbox child runs it on fresh
+    probe sets before timing; where it compiles there, :meth:`eager_fallback` is the baseline the case is timed
+    against, labelled ``native-eager`` with the reason."""
 
     def __init__(self, compiled: Callable[..., Any], native: Callable[[Call], Any]) -> None:
         self.compiled, self.native, self.compiles = compiled, native, 0
@@ -90,11 +91,12 @@ class CompiledBaseline:
         finally:
             self.compiles += counters["stats"]["unique_graphs"] - before
 
-    def eager_fallback(self, graphs: int) -> tuple[Callable[[Call], Any], str]:
-        """``(fn, label)``: the native reference run eagerly, labelled with why (``graphs`` compiled while timed)."""
-        return self.native, (f"{NATIVE_EAGER}; torch.compile compiled {graphs} new graph(s) inside the timed loop "
-                             f"(the reference's shapes or guards depend on its input values), so the case was timed "
-                             f"eagerly")
+    def eager_fallback(self, graphs: int, sets: int) -> tuple[Callable[[Call], Any], str]:
+        """``(fn, label)``: the native reference run eagerly, labelled with why: ``graphs`` new graphs compiled on
+        ``sets`` fresh input sets of the case before timing (sandbox/child.py ``probe_baseline``)."""
+        return self.native, (f"{NATIVE_EAGER}; torch.compile compiled {graphs} new graph(s) on {sets} fresh input "
+                             f"sets of the case (the reference's shapes or guards depend on its input values), so "
+                             f"the case is timed eagerly")
 
 
 class CompiledDisagrees(RuntimeError):
