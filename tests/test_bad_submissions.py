@@ -231,6 +231,8 @@ EXPECTED = {
     # red team 31 (each passed smoke and held-out at 9d4a324)
     "pkg_import": "static_scan",      # a subclass of torch.package's _SysImporter imports anything (the STATE)
     "dispatch_off": "static_scan",    # a subclass of torch._C._DisableTorchDispatch hides ATen compute from the trace
+    "module_compile": "profile",      # red team 33's lead: nn.Module.compile() (L1 reads a method); dynamo skips
+                                      # frames under the harness's trace mode: the L3 trace sees the module's ATen ops
     "mode_relay": "static_scan",      # a TorchDispatchMode subclass (torch.autograd.graph) with an assigned handler,
                                       # pushed inside the call: computes on the harness's own launch-window ops
                                       # (caught at run time as profile: the launch window refuses foreign modes,

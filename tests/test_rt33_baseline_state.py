@@ -359,3 +359,25 @@ def test_the_memo_fixture_fails_as_a_global_state_change_in_a_real_child(tmp_pat
     assert timed.get("error") is not None and "global state changed" in timed["error"]["message"], timed.get("error")
     calls = [line.split()[1] for line in (tmp_path / "child.out").read_text().splitlines() if line.startswith("rt33 ")]
     assert "hit" not in calls[-30:] or calls.count("hit") <= 2, calls[-30:]  # nothing answered from a retime
+
+
+def test_a_graph_compiled_while_the_submissions_code_runs_is_a_violation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Defence in depth beside L1 and the trace (tests/bad/module_compile__aten__neg.py): dynamo's graph count around a
+    call (sandbox/drive.py compiler_used). The op's drive compiles outside any dispatch mode here, as nothing of the
+    harness would let a submission do."""
+    from kernelgenbench.sandbox import drive
+    from kernelgenbench.sandbox.state import STATE
+
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    monkeypatch.setattr(drive, "_GLOBAL", None)
+
+    class CompilingOp:
+        def drive(self, call: Call, candidate: Any) -> Any:
+            f = torch.compile(lambda x: torch.sin(x) * 2 + 1, backend="eager")
+            return f(call.args[0])
+
+    with pytest.raises(RuntimeError, match=r"torch.compile compiled 1 graph\(s\) during a call"):
+        drive.invoke(CompilingOp(), None, Call([torch.ones(4)]), SimpleNamespace())
+    assert any("PyTorch compiler stack" in v for v in STATE.launch_violations)
+    # a call that compiles nothing passes, and so does the harness's own compile between calls
+    assert drive.compiler_used(drive.compiled_graphs(), "during a call") is None

@@ -249,9 +249,10 @@ class Child:
             runtime.init()
         snapshots.snapshot_triton()  # after the harness's own patches, before the submission's code
         snapshots.snapshot_harness()
-        from .drive import record_global_state
+        from .drive import compiled_graphs, record_global_state
 
         record_global_state()  # the state the submission must leave as it found it (drive.global_state_change)
+        graphs = compiled_graphs()
         name = f"kgb_submission_{self.op.source}_{self.op.name}"
         try:
             spec = importlib.util.spec_from_file_location(name, self.args.submission)
@@ -270,10 +271,11 @@ class Child:
         # from here on the collector runs only where the child says, guarded (red team 29: a finalizer timed to
         # fire inside the harness's untraced launch window computed the result there)
         collector.take_over(self.submission_path)
-        from .drive import foreign_modes, global_state_change
+        from .drive import compiler_used, foreign_modes, global_state_change
         from .state import STATE
 
-        left = foreign_modes("after the import") or global_state_change("by the import")
+        left = foreign_modes("after the import") or global_state_change("by the import") or \
+            compiler_used(graphs, "during the import")
         if left is not None:  # failed as profile with the first command's answer (verify/session.py)
             STATE.note_violation(left)
         problem = self.check_interface(module)

@@ -96,8 +96,11 @@ def collect(submission: str | None, generation: int = 2) -> None:
     if submission is None:
         gc.collect(generation)
         return
+    from .drive import compiled_graphs, compiler_used, global_state_change
+
     guard = _Guard(submission)
     launches = len(STATE.launches)
+    graphs = compiled_graphs()
     try:
         with guard.mode:
             gc.collect(generation)
@@ -110,8 +113,9 @@ def collect(submission: str | None, generation: int = 2) -> None:
     if new:
         found.append("launched " + ", ".join(sorted(set(new))[:4]))
         del STATE.launches[launches:]
-    from .drive import global_state_change
-
+    compiled = compiler_used(graphs, "during the collection")
+    if compiled:
+        found.append(compiled)
     changed = global_state_change("during the collection")  # a finalizer that entered no_grad / inference_mode
     if changed:
         found.append("changed PyTorch's global state: " + changed)

@@ -24,6 +24,7 @@ which wrapper the interpreter calls directly); this module does the calling:
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable
 
 import torch
@@ -258,6 +259,36 @@ def global_state_change(where: str) -> str | None:
             f"before the wrapper returns); the baseline is timed under the same state")
 
 
+def compiled_graphs() -> int:
+    """How many graphs ``torch.compile`` (dynamo) compiled in this process so far (dynamo's ``unique_graphs``; 0 while
+    dynamo was never imported). The harness compiles only a vLLM baseline, in a ``prepare`` command, never while the
+    submission's code runs."""
+    utils = sys.modules.get("torch._dynamo.utils")
+    counters = getattr(utils, "counters", None)
+    return int(counters["stats"]["unique_graphs"]) if counters is not None else 0
+
+
+def compiler_used(graphs: int, where: str) -> str | None:
+    """The violation when dynamo compiled graphs since ``graphs`` (:func:`compiled_graphs` before the submission's
+    code ran), or None: the PyTorch compiler stack generates kernels (Triton ones on GPUs) the submission did not
+    write. L1 refuses ``torch.compile`` and its paths; a module's own ``compile()`` method reads like any method
+    (red team 33), so the count is checked around the import, every call and every collection."""
+    n = compiled_graphs() - graphs
+    if n <= 0:
+        return None
+    return (f"torch.compile compiled {n} graph(s) {where}: the PyTorch compiler stack (torch.compile, "
+            f"nn.Module.compile) generates kernels the submission did not write")
+
+
+def _check_compiles(graphs: int, where: str) -> None:
+    from .state import STATE
+
+    msg = compiler_used(graphs, where)
+    if msg is not None:
+        STATE.note_violation(msg)
+        raise RuntimeError(msg)
+
+
 def _check_modes(where: str) -> None:
     from .state import STATE
 
@@ -272,17 +303,21 @@ def invoke(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
     (:meth:`~kernelgenbench.suite.spec.Operator.drive`). Returns what the child reports as its result. A PyTorch
     mode of the submission's on the stacks before or after the call is a violation (:func:`foreign_modes`)."""
     _check_modes("before a call")
+    graphs = compiled_graphs()
     try:
         return op.drive(call, CandidateDriver(op, impl, platform))
     finally:
         _check_modes("after a call")
+        _check_compiles(graphs, "during a call")
 
 
 def invoke_timed(op: Operator, impl: Any, call: Call, platform: Any) -> Any:
     """Run one timed repetition (verify/timing.py): as ``op`` drives one
     (:meth:`~kernelgenbench.suite.spec.Operator.drive_timed`); modes judged as by :func:`invoke`."""
     _check_modes("before a timed call")
+    graphs = compiled_graphs()
     try:
         return op.drive_timed(call, CandidateDriver(op, impl, platform, timed=True))
     finally:
         _check_modes("after a timed call")
+        _check_compiles(graphs, "during a timed call")
