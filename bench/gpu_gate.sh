@@ -77,6 +77,7 @@ if [ "$PART" = 1h ]; then
       --heldout-out "$OUT/gate-heldout-$C10.json"
   rc1=$?
   pack 1h
+  echo "wrote $OUT/gate-heldout-$C10.json (HELDOUT= of PART=1t) and the logs $OUT/gate-logs-part1h.tgz"
   exit $rc1
 fi
 if [ "$PART" = 1t ]; then
@@ -96,6 +97,7 @@ if [ "$PART" = 1t ]; then
       --wall "$(( $(date +%s) - t0 ))" --part1-out "$OUT/gate-part1-$C10.json"
   rc1=$?
   pack 1t
+  echo "wrote $OUT/gate-part1-$C10.json (PART1= of PART=2) and the logs $OUT/gate-logs-part1t.tgz"
   exit $rc1
 fi
 if [ "$PART" = 1 ] || [ "$PART" = all ]; then
@@ -121,6 +123,7 @@ if [ "$PART" = 1 ] || [ "$PART" = all ]; then
   rc1=$?
   PART1=${PART1:-$OUT/gate-part1-$C10.json}
   pack 1
+  echo "wrote $OUT/gate-part1-$C10.json (PART1= of PART=2) and the logs $OUT/gate-logs-part1.tgz"
   [ "$PART" = 1 ] && exit $rc1
 fi
 
@@ -152,4 +155,5 @@ $PY bench/gate_report.py --commit "$COMMIT" --wall "$WALL" --reps "$REPS" --warm
     --tests2 "$W/gpu-legal-tests.log" --out "$OUT/$NAME"
 rc=$?
 pack 2
+echo "wrote the record $OUT/$NAME (bench/gate_report.py --install it) and the logs $OUT/gate-logs-part2.tgz"
 exit $rc
