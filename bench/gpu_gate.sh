@@ -155,5 +155,5 @@ $PY bench/gate_report.py --commit "$COMMIT" --wall "$WALL" --reps "$REPS" --warm
     --tests2 "$W/gpu-legal-tests.log" --out "$OUT/$NAME"
 rc=$?
 pack 2
-echo "wrote the record $OUT/$NAME (bench/gate_report.py --install it) and the logs $OUT/gate-logs-part2.tgz"
+echo "wrote the record $OUT/$NAME (a PASS is installed with bench/gate_report.py --install) and the logs $OUT/gate-logs-part2.tgz"
 exit $rc
