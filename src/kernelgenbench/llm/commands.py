@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..console import exit_interrupted
@@ -320,6 +321,13 @@ def register(app: typer.Typer) -> None:
                                      extra_body=body)
             except (ValueError, LLMError) as exc:
                 raise typer.BadParameter(str(exc)) from None
+
+            def retrying(label: str, attempt: int, attempts: int, error: str, wait_s: float) -> None:
+                console.print(f"[yellow]{escape(label)}: attempt {attempt} of {attempts} failed "
+                              f"({escape(error)}); retrying in {wait_s:.0f} s (--max-retries, --backoff)[/yellow]",
+                              soft_wrap=True)
+
+            client.on_retry = retrying
         try:
             rundir = open_run(cfg, plat, out, runs_root, name, fresh)
         except ValueError as exc:
@@ -382,11 +390,13 @@ def register(app: typer.Typer) -> None:
             if ray_backend is not None:
                 ray_backend.close()
         for op_id, err in sorted(gen.errors.items()):
-            console.print(f"[red]{op_id}: {err}[/red]")
+            # a request's error already names its operator and sample ("aten::add s0r0: giving up ...")
+            console.print(f"[red]{escape(str(err) if str(err).startswith(op_id) else f'{op_id}: {err}')}[/red]")
         console.print(operators_table(summary, plat.timing))
         console.print(tokens_table(summary))
-        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested by this call "
-                                     f"({summary.get('http_attempts', 0)} HTTP attempts with retries)")
+        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies received by this call "
+                                     f"({summary.get('http_attempts', 0)} HTTP attempts, retries and failed "
+                                     f"requests included)")
         console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier_label(tier)} · "
                                                     f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}",
                                     tier=tier))
