@@ -251,7 +251,7 @@ def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
           "gate_wait_timing_s": 0.0, "timing_s": 0.0}
     line = _time_line(tb, gpu=False, what="the 1 job run now")
     assert "cases that hung until --case-timeout 10.0 s" in line
-    assert "harness overhead 1.5 s" in line and "other (process and case bookkeeping) 0.5" in line
+    assert "harness overhead 1.5 s" in line and "other (process and case bookkeeping) 0.5 s)" in line
     assert "GPU" not in line and "timing" not in line
     gpu = _time_line({**tb, "hung_s": 0.0, "gate_wait_timing_s": 3.0, "timing_s": 2.0}, gpu=True, what="x")
     assert "hung" not in gpu and "timing 2.0 s" in gpu
