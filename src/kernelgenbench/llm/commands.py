@@ -347,8 +347,10 @@ def register(app: typer.Typer) -> None:
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
             cls = f" {e.failure_class}" if e.failure_class else ""
             src = " (resumed)" if e.resumed else ""
+            # a replay requests nothing: the request time is the recorded one
+            req = "recorded request" if replayed is not None else "request"
             console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · tokens {e.tokens_in} in + {e.tokens_out} out · "
-                          f"request {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
+                          f"{req} {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
 
         def on_judge(op_id: str, label: str) -> None:
             console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
