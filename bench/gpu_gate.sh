@@ -48,6 +48,7 @@ COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 export KGB_COMMIT=$COMMIT  # stamped on every record (harness_commit) and in env.json
 C10=${COMMIT:0:10}
 W=$(mktemp -d /tmp/kgb-gate.XXXX)
+trap 'rm -rf "$W"' EXIT  # its logs leave packed in $OUT/gate-logs-part*.tgz; every call left one behind
 t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
 if [ "$PLATFORM" = cuda ]; then
