@@ -48,6 +48,7 @@ COMMIT=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || echo unknown)}
 export KGB_COMMIT=$COMMIT  # stamped on every record (harness_commit) and in env.json
 C10=${COMMIT:0:10}
 W=$(mktemp -d /tmp/kgb-gate.XXXX)
+trap 'rm -rf "$W"' EXIT  # its logs leave packed in $OUT/gate-logs-part*.tgz; every call left one behind
 t0=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - t0) )); }
 if [ "$PLATFORM" = cuda ]; then
@@ -77,6 +78,7 @@ if [ "$PART" = 1h ]; then
       --heldout-out "$OUT/gate-heldout-$C10.json"
   rc1=$?
   pack 1h
+  echo "wrote $OUT/gate-heldout-$C10.json (HELDOUT= of PART=1t) and the logs $OUT/gate-logs-part1h.tgz"
   exit $rc1
 fi
 if [ "$PART" = 1t ]; then
@@ -96,6 +98,7 @@ if [ "$PART" = 1t ]; then
       --wall "$(( $(date +%s) - t0 ))" --part1-out "$OUT/gate-part1-$C10.json"
   rc1=$?
   pack 1t
+  echo "wrote $OUT/gate-part1-$C10.json (PART1= of PART=2) and the logs $OUT/gate-logs-part1t.tgz"
   exit $rc1
 fi
 if [ "$PART" = 1 ] || [ "$PART" = all ]; then
@@ -121,6 +124,7 @@ if [ "$PART" = 1 ] || [ "$PART" = all ]; then
   rc1=$?
   PART1=${PART1:-$OUT/gate-part1-$C10.json}
   pack 1
+  echo "wrote $OUT/gate-part1-$C10.json (PART1= of PART=2) and the logs $OUT/gate-logs-part1.tgz"
   [ "$PART" = 1 ] && exit $rc1
 fi
 
@@ -152,4 +156,5 @@ $PY bench/gate_report.py --commit "$COMMIT" --wall "$WALL" --reps "$REPS" --warm
     --tests2 "$W/gpu-legal-tests.log" --out "$OUT/$NAME"
 rc=$?
 pack 2
+echo "wrote the record $OUT/$NAME (a PASS is installed with bench/gate_report.py --install) and the logs $OUT/gate-logs-part2.tgz"
 exit $rc

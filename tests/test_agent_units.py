@@ -429,3 +429,23 @@ def test_command_with_a_path_relative_to_here_is_refused_with_a_hint(monkeypatch
     usage = next(ln for ln in script.splitlines() if '--command "' in ln)
     line = usage.split("--command ", 1)[1].split('"')[1].replace("$PWD", str(root))
     assert workspace_relative_paths(line, root) == [] and line.startswith(f"sh {root}/tests/agent_scripts/")
+
+
+def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Path) -> None:
+    """fresh user 33: `kgb check FILE` wanted --op although the file's name says it, and its message pointed at
+    the child.log of a temporary folder removed before it printed."""
+    from kernelgenbench.agent.selfcheck import _gone_log
+
+    root = Path(__file__).resolve().parents[1]
+    res = CliRunner().invoke(app, ["check", str(root / "solutions" / "aten__neg.py"), "--platform", "interpreter"])
+    assert res.exit_code == 0, res.output
+    assert "self-check of aten__neg.py" in res.output and "verdict: PASSED" in res.output
+    odd = tmp_path / "mine.py"
+    odd.write_text("pass\n")
+    res = CliRunner().invoke(app, ["check", str(odd)])
+    assert res.exit_code == 2 and "is not named after an operator" in res.output
+    gone = f"(whole traceback: {tmp_path / 'kgb-job-x' / 'child.log'})"
+    assert "removed with its temporary folder" in _gone_log(gone) and "kgb-job-x" not in _gone_log(gone)
+    kept = tmp_path / "child.log"
+    kept.write_text("")
+    assert _gone_log(f"(whole traceback: {kept})") == f"(whole traceback: {kept})"

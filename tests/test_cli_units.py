@@ -251,7 +251,7 @@ def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
           "gate_wait_timing_s": 0.0, "timing_s": 0.0}
     line = _time_line(tb, gpu=False, what="the 1 job run now")
     assert "cases that hung until --case-timeout 10.0 s" in line
-    assert "harness overhead 1.5 s" in line and "other (process and case bookkeeping) 0.5" in line
+    assert "harness overhead 1.5 s" in line and "other (process and case bookkeeping) 0.5 s)" in line
     assert "GPU" not in line and "timing" not in line
     gpu = _time_line({**tb, "hung_s": 0.0, "gate_wait_timing_s": 3.0, "timing_s": 2.0}, gpu=True, what="x")
     assert "hung" not in gpu and "timing 2.0 s" in gpu
@@ -608,3 +608,18 @@ def test_eval_progress_bars_show_an_estimate_of_the_time_left() -> None:
     assert "aten::neg" in text and "6/10" in text and "eta" in text
     left = text.split("eta", 1)[1].split()[0]
     assert left[0].isdigit() and ":" in left and "-" not in left, text
+
+
+def test_eval_says_how_its_sandboxes_started(monkeypatch) -> None:
+    """Neither config.json nor a record says whether the fork server ran the jobs' children (fresh user 33): the
+    end of kgb eval does, fallbacks to fresh processes included."""
+    from kernelgenbench import cli
+    from kernelgenbench.sandbox import forkserver
+
+    monkeypatch.setattr(forkserver, "STATS", {"forks": 0, "fallbacks": 0})
+    assert cli._sandbox_line(None) == ""   # none started here (a Ray backend's workers start them)
+    assert cli._sandbox_line(False) == "sandboxes: fresh processes (--no-fork-server)"
+    forkserver.STATS.update(forks=3)
+    assert cli._sandbox_line(None).startswith("sandboxes: 3 forked from the fork server (")
+    forkserver.STATS.update(fallbacks=2)
+    assert "2 started as fresh processes" in cli._sandbox_line(True)

@@ -252,5 +252,9 @@ def test_the_gate_script_runs_part1_as_two_calls(tmp_path: Path) -> None:
     r = gate(PART="2", PART1=str(tmp_path / "gate-part1-c0ffee1234.json"))
     assert r.returncode == 0, r.stdout + r.stderr
     rec = next(tmp_path.glob("gpu-gate-*-c0ffee1234.txt")).read_text()
-    assert rec.startswith("GPU gate of c0ffee1234abcdef: DRY RUN") and "every oracle: 1/1 passed" in rec
+    assert rec.startswith("GPU gate of c0ffee1234abcdef: DRY RUN")
+    # the dry run's tiers are the smoke tier's, and the record says so (fresh user 33)
+    assert "every oracle (dry run: the smoke tier stands in): 1/1 passed" in rec
+    assert "full tier of the gate set (dry run: the smoke tier stands in) (1 operator):" in rec
+    assert f"wrote the record {tmp_path}/gpu-gate-" in r.stdout   # each call says where its files are
     assert gate(PART="1t", HELDOUT=str(tmp_path / "none.json")).returncode == 2

@@ -531,3 +531,24 @@ def test_a_run_of_other_rounds_reflection_or_samples_is_another_run(tmp_path: Pa
     a = open_run(GenerateConfig(**base), INTERP, None, runs, "r")
     assert open_run(GenerateConfig(**base), INTERP, None, runs, "r").path == a.path
     assert open_run(GenerateConfig(**{**base, "rounds": 1}), INTERP, None, runs, "r").path != a.path
+
+
+def test_a_refused_endpoint_is_retried_aloud_and_its_attempts_counted(tmp_path: Path) -> None:
+    """fresh user 33: an endpoint that refused connections cost minutes of backoff in silence, and the summary said
+    '0 HTTP attempts': each retry now reaches on_retry (the CLI prints it), and a request that failed for good
+    counts its attempts."""
+    import socket
+
+    with socket.socket() as s:   # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cfg = GenerateConfig(model="openai/m", base_url=f"http://127.0.0.1:{port}/v1", ops=["aten::add"], tier="smoke",
+                         k=1, rounds=1)
+    client = make_client("openai/m", cfg.base_url, backoff_s=0.01, max_retries=2, timeout_s=10)
+    seen: list[tuple] = []
+    client.on_retry = lambda label, attempt, attempts, error, wait: seen.append((label, attempt, attempts))
+    gen = Generation(cfg, open_run(cfg, INTERP, tmp_path / "run", Path("unused"), None), INTERP, client)
+    gen.run(select(cfg.ops, cfg.source))
+    assert seen == [("aten::add s0r0", 1, 3), ("aten::add s0r0", 2, 3)]
+    assert gen.requests_made == 0 and gen.http_attempts == 3
+    assert gen.errors["aten::add"].startswith("aten::add s0r0: giving up after 3 attempts")

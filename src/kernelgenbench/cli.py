@@ -323,14 +323,33 @@ def eval_cmd(
     previous = signal.getsignal(signal.SIGINT)
     signal.signal(signal.SIGINT, lambda signum, frame: late.append(signum))
     try:
-        _print_eval_result(run, tier, late)
+        _print_eval_result(run, tier, late, fork_server)
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
+def _sandbox_line(fork_server: bool | None) -> str:
+    """How this command started its jobs' sandbox children: forked from the fork server, or fresh processes
+    (``sandbox/forkserver.py``; neither the run's config nor its records say so, and a server that cannot fork
+    falls back to fresh processes). Empty where this process started none (a Ray backend's workers do)."""
+    from .sandbox import forkserver
+
+    forks, fresh = forkserver.STATS["forks"], forkserver.STATS["fallbacks"]
+    if fork_server is False:
+        return "sandboxes: fresh processes (--no-fork-server)"
+    if not forks and not fresh:
+        return ""
+    line = f"sandboxes: {forks} forked from the fork server"
+    if fresh:
+        line += (f", {fresh} started as fresh processes because the server refused, died or did not start (a "
+                 f"warning above says why)")
+    return line + " (--no-fork-server starts every one fresh)"
+
+
+def _print_eval_result(run: Any, tier: str, late: list[int], fork_server: bool | None = None) -> None:
     """The end of ``kgb eval``: the operator and summary tables, the first failure of each failed job, where
-    the records are; raises typer.Exit(1) when a job failed. ``late`` is non-empty when Ctrl-C came meanwhile."""
+    the records are; raises typer.Exit(1) when a job failed. ``late`` is non-empty when Ctrl-C came meanwhile;
+    ``fork_server`` is the ``--fork-server/--no-fork-server`` setting (None: the default)."""
     from .suite.tiers import tier_label
 
     rundir_results, summary, wall, written = run.path / "results.jsonl", run.summary, run.wall_s, run.written
@@ -355,6 +374,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int]) -> None:
         line = _time_line(time_breakdown(written), gpu, f"the {_plural(len(written), 'job')} run now")
         if line:
             console.print(f"[dim]{escape(line)}[/dim]")
+        sandboxes = _sandbox_line(fork_server)
+        if sandboxes:
+            console.print(f"[dim]{escape(sandboxes)}[/dim]", soft_wrap=True)
     else:
         console.print("[dim]no job run now: every selected job was already recorded (--fresh starts over)[/dim]")
     if not plat.timing:

@@ -117,8 +117,11 @@ def _show_cases(o: Any, tier: str | None) -> None:
     rows, axes = case_rows(o, tiers)
     console.print(f"[bold]{o.id}[/bold]  ({o.category}; {o.section}) · submission file [cyan]{o.filename}[/cyan]")
     which = f"the {' and '.join(tiers)} {'tier' if len(tiers) == 1 else 'tiers'}"
+    example = rows[-1].id if rows else "smoke/0"   # an id this operator has (smoke/3 was named where it had none)
+    ex_tier, _, ex_n = example.partition("/")
     t = Table(title=f"{plural(len(rows), 'case')} of {which}",
-              caption="id: what a failure names (smoke/3 is case 3 of the smoke tier); timed: the full tier's cases "
+              caption=f"id: what a failure names ({example} is case {ex_n} of the {ex_tier} tier); timed: the full "
+                      "tier's cases "
                       "that GPUs time; interpreter: cases the CPU interpreter cannot judge (reported unsupported "
                       "there): a dtype it cannot compute, or more MiB moved than its default case budget "
                       "(kgb eval --interpreter-max-mb)")

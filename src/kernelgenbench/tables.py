@@ -234,7 +234,7 @@ def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
     if gpu:
         busy_txt += f", timing {tb.get('timing_s', 0):.1f} s"
     return (f"job time {tb['jobs_wall_s']:.1f} s ({what}, summed over all slots): {busy_txt}, harness overhead "
-            f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f}' for k, v in parts.items())})")
+            f"{overhead:.1f} s ({', '.join(f'{k} {v:.1f} s' for k, v in parts.items())})")
 
 
 def untimed_line(platform: str) -> str:

@@ -314,7 +314,9 @@ def register(app: typer.Typer) -> None:
     @app.command("check")
     def check_cmd(
         file: Path = typer.Argument(..., help="the submission file"),
-        op: str = typer.Option(..., "--op", help="the operator it implements, e.g. vllm::rms_norm"),
+        op: Optional[str] = typer.Option(None, "--op", help="the operator it implements, e.g. vllm::rms_norm "
+                                                            "(default: the one the file is named after, "
+                                                            "vllm__rms_norm.py)"),
         tier: str = typer.Option("smoke", help="smoke or full (a self-check never runs held-out cases)"),
         platform_name: Optional[str] = typer.Option(None, "--platform", help="override detection"),
         as_profile: Optional[str] = typer.Option(None, "--as-profile", help="the CPU interpreter under a vendor's "
@@ -326,6 +328,14 @@ def register(app: typer.Typer) -> None:
         from ..run.evaluate import EvaluationError, evaluate_file
         from .selfcheck import check_tiers, format_check
 
+        if op is None:
+            from ..suite.registry import by_filename
+
+            named = by_filename(file.name)
+            if named is None:
+                raise typer.BadParameter(f"{file.name} is not named after an operator (<source>__<op>.py, e.g. "
+                                         f"vllm__rms_norm.py): name the operator with --op", param_hint="'--op'")
+            op = named.id
         try:
             tiers = check_tiers(tier)
             if len(tiers) != 1:

@@ -244,6 +244,9 @@ class Client(abc.ABC):
     """
 
     provider = ""
+    # called before each backoff wait as on_retry(label, attempt, attempts, error, wait_s): the CLI prints it, so that
+    # minutes of retries against an endpoint that refuses connections are not minutes of silence (fresh user 33)
+    on_retry: Callable[[str, int, int, str, float], None] | None = None
 
     def __init__(self, model: str, base_url: str | None = None, *, timeout_s: float = 600.0, max_retries: int = 6,
                  backoff_s: float = 2.0, concurrency: int = 4, api_key_env: str | None = None,
@@ -298,6 +301,8 @@ class Client(abc.ABC):
                     if exc.retry_after is not None:
                         wait = min(MAX_BACKOFF_S, max(wait if exc.retry_after > 0 else 0.0, exc.retry_after))
                     retries[-1]["wait_s"] = round(wait, 3)
+                    if self.on_retry is not None:
+                        self.on_retry(label or self.model, attempt, self.max_retries + 1, str(exc)[:200], wait)
                     wall = None
                 else:
                     wall = time.monotonic() - t1

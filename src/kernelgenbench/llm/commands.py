@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ..console import exit_interrupted
@@ -320,6 +321,13 @@ def register(app: typer.Typer) -> None:
                                      extra_body=body)
             except (ValueError, LLMError) as exc:
                 raise typer.BadParameter(str(exc)) from None
+
+            def retrying(label: str, attempt: int, attempts: int, error: str, wait_s: float) -> None:
+                console.print(f"[yellow]{escape(label)}: attempt {attempt} of {attempts} failed "
+                              f"({escape(error)}); retrying in {wait_s:.0f} s (--max-retries, --backoff)[/yellow]",
+                              soft_wrap=True)
+
+            client.on_retry = retrying
         try:
             rundir = open_run(cfg, plat, out, runs_root, name, fresh)
         except ValueError as exc:
@@ -339,8 +347,10 @@ def register(app: typer.Typer) -> None:
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
             cls = f" {e.failure_class}" if e.failure_class else ""
             src = " (resumed)" if e.resumed else ""
+            # a replay requests nothing: the request time is the recorded one
+            req = "recorded request" if replayed is not None else "request"
             console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · tokens {e.tokens_in} in + {e.tokens_out} out · "
-                          f"request {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
+                          f"{req} {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
 
         def on_judge(op_id: str, label: str) -> None:
             console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
@@ -382,11 +392,13 @@ def register(app: typer.Typer) -> None:
             if ray_backend is not None:
                 ray_backend.close()
         for op_id, err in sorted(gen.errors.items()):
-            console.print(f"[red]{op_id}: {err}[/red]")
+            # a request's error already names its operator and sample ("aten::add s0r0: giving up ...")
+            console.print(f"[red]{escape(str(err) if str(err).startswith(op_id) else f'{op_id}: {err}')}[/red]")
         console.print(operators_table(summary, plat.timing))
         console.print(tokens_table(summary))
-        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies requested by this call "
-                                     f"({summary.get('http_attempts', 0)} HTTP attempts with retries)")
+        resumed = "" if replay else (f", {summary.get('requests_made', 0)} replies received by this call "
+                                     f"({summary.get('http_attempts', 0)} HTTP attempts, retries and failed "
+                                     f"requests included)")
         console.print(summary_table(summary, cfg.k, f"summary · {cfg.model or 'replay'} · tier {tier_label(tier)} · "
                                                     f"{plat.name} · {summary.get('wall_s', 0):.1f} s{resumed}",
                                     tier=tier))

@@ -45,6 +45,7 @@ from ..run.job import Settings
 from ..run.rundir import RERUN_CLASSES, RunDir, new_run_path
 from ..suite.spec import Operator
 from ..suite.tiers import VERDICT_TIER, shown_failure, tier_name, tier_parts
+from .clients import LLMError
 from .extract import LLM_FAILURE_CLASSES, extract_code
 from .prompt import Prompt, build_prompt, prompt_hash, reflection_message
 from .summary import summarize_run
@@ -542,8 +543,13 @@ class Generation:
                  feedback: str | None) -> dict[str, Any]:
         label = sample_label(i, r)
         started = time.time()
-        comp = self.client.complete(prompt.system, messages, temperature=self.cfg.temperature,
-                                    max_tokens=self.cfg.max_tokens, label=f"{op.id} {label}")
+        try:
+            comp = self.client.complete(prompt.system, messages, temperature=self.cfg.temperature,
+                                        max_tokens=self.cfg.max_tokens, label=f"{op.id} {label}")
+        except LLMError as exc:   # a request that failed for good made its attempts too
+            with self._lock:
+                self.http_attempts += getattr(exc, "attempts", 1)
+            raise
         with self._lock:
             self.requests_made += 1
             self.http_attempts += comp.attempts
