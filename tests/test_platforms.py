@@ -280,7 +280,9 @@ def test_eval_under_each_profile(vendor: str, tmp_path: Path) -> None:
     assert rec["cases_unsupported"] == sum(1 for c in rec["cases"] if c["status"] == "unsupported") == cannot
     assert cannot == (1 if "float64" in v.unsupported_dtypes else 0)
     assert run.config["profile"] == vendor and run.summary["profile"] == vendor
-    check = json.loads((run.path / "env.json").read_text())["profile_check"]
+    env = json.loads((run.path / "env.json").read_text())
+    assert env["fork_server"] is True  # how the run's sandboxes started (the default, on every platform)
+    check = env["profile_check"]
     assert check["detected"] == "interpreter" and check["matches_profile"] is False  # no vendor GPU here
     assert check["evidence"] == [] and check["probe"]["version"] == torch.__version__
     # the same directory under another profile is another configuration

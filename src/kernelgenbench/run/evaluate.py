@@ -274,6 +274,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     timed = plat.timing and not plat.interpreter and "full" in tier_parts(tier)  # only full cases are timed
     try:
         env = environment(plat)
+        from ..sandbox import forkserver
+
+        # how this run's sandbox children start (not part of the run's configuration: verdicts do not depend on it)
+        env["fork_server"] = forkserver.enabled(plat, settings.fork_server)
         ceilings: dict[Any, dict[str, Any]] = {}
         n_slots = len(slots)
         if backend == "ray" and todo:  # nothing to run: no cluster needed
