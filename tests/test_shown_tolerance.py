@@ -89,7 +89,7 @@ _ONE = "1e-4 on every case (the spec's atol is 1e-4 x the accumulation length re
 
 @pytest.mark.parametrize("name, says", [
     ("vllm::rms_norm", "min(1e-4, max(0, 4*2^-24*T - rtol*|ref|)) per element for fp32 results, T = (sqrt(H) + 16)"),
-    ("vllm::fused_add_rms_norm", "T = (sqrt(H) + 16)*|out|"),
+    ("vllm::fused_add_rms_norm", "T = (sqrt(H) + 16)*|ref| for input"),
     ("vllm::topk_softmax", "(the softmax bound)"),
     ("vllm::paged_attention_v1", "(the rounding bound of an honest fp32 computation"),
     ("aten::add", _ONE),

@@ -72,7 +72,7 @@ def rms_rule(ref: torch.Tensor, h: int) -> tuple[Tolerance, torch.Tensor | None]
     sqrt(H) units relative (halved by the square root), the other roundings by a few units. Other dtypes: the
     spec's rule."""
     terms = (ref.double().abs() * (h ** 0.5 + RMS_BOUND_CONST)) if ref.dtype == torch.float32 else None
-    return rounding_rule(ref, terms, f"(sqrt(H) + {RMS_BOUND_CONST:g})*|ref|, H={h}")
+    return rounding_rule(ref, terms, f"(sqrt(H) + {RMS_BOUND_CONST:g})*|ref| with H={h}")
 
 
 def scale_rule(scale: torch.Tensor, h: int, points: torch.Tensor | None) -> tuple[Tolerance, torch.Tensor | None]:
@@ -80,7 +80,7 @@ def scale_rule(scale: torch.Tensor, h: int, points: torch.Tensor | None) -> tupl
     tests/bad/bf16_scale): as :func:`rms_rule`, relative to the scale, plus ``points`` (one T-ulp of the row or
     group maximum for fp16/bf16 inputs, vllm.md §2.5), outside the cap."""
     return rounding_rule(scale, scale.double().abs() * (h ** 0.5 + RMS_BOUND_CONST),
-                         f"(sqrt(H) + {RMS_BOUND_CONST:g})*|scale|, H={h}", points=points)
+                         f"(sqrt(H) + {RMS_BOUND_CONST:g})*|scale| with H={h}", points=points)
 
 
 def _rms_ref(p: dict[str, Any], call: Call) -> list[Expected]:
@@ -487,8 +487,9 @@ OPERATORS = [FUSED_ADD_RMS_NORM, RMS_NORM, RMS_NORM_DYNAMIC_PER_TOKEN_QUANT, RMS
 
 
 # the rounding bound's atol in words (kgb show; red team 32 R2)
-RMS_NORM.atol_text = rounding_text("(sqrt(H) + 16)*|out|")
-FUSED_ADD_RMS_NORM.atol_text = rounding_text("(sqrt(H) + 16)*|out| for input, |ref| for the residual")
+RMS_NORM.atol_text = rounding_text("(sqrt(H) + 16)*|ref|")
+FUSED_ADD_RMS_NORM.atol_text = rounding_text("(sqrt(H) + 16)*|ref| for input (the normalised result), |ref| for the "
+                                              "residual")
 RMS_NORM_DYNAMIC_PER_TOKEN_QUANT.atol_text = rounding_text(
     "(sqrt(H) + 16)*|scale| for the fp32 scales, plus 2 ulp_T(max|y|)/qmax for fp16/bf16 inputs (vllm.md §2.5); "
     "|ref| for an fp32 residual")
