@@ -19,7 +19,8 @@ PY=${PY:-python3}
 DEADLINE=${DEADLINE:-300}
 SLOTS=${SLOTS-8}                    # pytest-xdist workers; SLOTS= (empty) runs without xdist
 if [ "${1:-}" = "--list" ]; then
-  base=$(cat bench/results/gpu-gate/LAST)
+  # BASE=<rev> lists those changed since another commit whose fixtures already ran on a GPU (a failed gate's)
+  base=${BASE:-$(cat bench/results/gpu-gate/LAST)}
   # fixture names: the file's stem (a .patch.py keeps its kind__source__op stem), as the tests' ids show them
   git diff --name-only --diff-filter=AM "$base" HEAD -- tests/good tests/bad tests/bad_timing \
     | sed -e 's#.*/##' -e 's#\.patch\.py$##' -e 's#\.py$##' | sort -u | tr '\n' ' '
