@@ -187,3 +187,23 @@ def test_a_static_reference_keeps_the_compiled_bar_and_a_compile_only_while_time
     assert answer.error is not None and answer.error["stage"] == "baseline" and answer.baseline_ms is None
     assert "though it compiled none on 3 fresh input sets of the case before timing" in answer.error["message"]
     assert len(handed) == 1  # never timed again
+
+
+class _BoomOp(_StaticOp):
+    """A compiled baseline that raises when the probe sets run it (as a device out of memory would)."""
+
+    def baseline(self, call: Call, platform: Any, prefer: str | None = None) -> tuple[Any, str]:
+        def boom(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("probe boom")
+        return CompiledBaseline(boom, _value_shaped), "native-compiled (under torch.compile)"
+
+
+def test_a_baseline_that_fails_on_a_probe_set_is_the_baselines_failure(tmp_path, monkeypatch) -> None:
+    ch, sent, handed = _child(tmp_path, monkeypatch, _BoomOp(), recompile=False)
+    inp = tmp_path / "a.time.pt"
+    torch.save({"warmup_seeds": [1, 2], "params": {}, "seed": 3}, inp)
+    ch.run_time(TimeCommand(str(inp), 10, 1.0, prepare=True))
+    answer = sent[-1]
+    assert answer.error is not None and answer.error["stage"] == "baseline", answer.error
+    assert "making the baseline failed on a probe set: RuntimeError: probe boom" in answer.error["message"]
+    assert not handed  # nothing timed

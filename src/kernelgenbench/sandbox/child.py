@@ -571,20 +571,25 @@ class Child:
         the case is timed against the eager reference, labelled why (``base_fn.eager_fallback``). Decided here,
         before a timed candidate call can touch the state the graphs are guarded on (red team 33). Other baselines
         are returned as they are. Raises what the baseline raises (the caller's BaselineFailed)."""
-        from .timed_loop import PROBE_SALT, PROBE_SETS
+        from .timed_loop import PROBE_SALT, PROBE_SETS, BaselineFailed
 
         if not hasattr(base_fn, "compiles") or not hasattr(base_fn, "eager_fallback"):
             return base_fn, label
         seeds = [int(s) for s in data.get("warmup_seeds") or []]
-        probes = list(calls[1:]) + [build(seeds[0] ^ (PROBE_SALT + i)) for i in range(PROBE_SETS) if seeds]
+        # one probe set alive at a time (a large case's sets fill the device), each dropped before the next
+        makers = [(lambda c=c: c.clone()) for c in calls[1:]] + \
+            [(lambda i=i: build(seeds[0] ^ (PROBE_SALT + i))) for i in range(PROBE_SETS) if seeds]
         before = base_fn.compiles
-        for c in probes:
-            base_fn(c.clone())
         device = self.device()
-        if device.type == "cuda":
-            self.torch.cuda.synchronize(device)
+        try:
+            for make in makers:
+                base_fn(make())
+                if device.type == "cuda":
+                    self.torch.cuda.synchronize(device)
+        except Exception as exc:  # noqa: BLE001 - the baseline's own failure, before any timing
+            raise BaselineFailed(f"making the baseline failed on a probe set: {type(exc).__name__}: {exc}") from exc
         if base_fn.compiles > before:
-            return base_fn.eager_fallback(base_fn.compiles - before, len(probes))
+            return base_fn.eager_fallback(base_fn.compiles - before, len(makers))
         return base_fn, label
 
     def loop(self) -> None:
