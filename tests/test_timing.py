@@ -60,6 +60,13 @@ class DoubleOp:
                 self.hit_keys.append(key)
                 out.copy_(self.memo[key])
                 return out
+        if self.mode == "partial_skip":
+            # red team 32's partial skip: the work (2 ms here) on one call in five after the warm-up, nothing on the
+            # rest
+            self.calls = getattr(self, "calls", 0) + 1
+            if self.calls > 6 and self.calls % 5 != 1:
+                return out
+            time.sleep(0.002)
         out.copy_(x * 2)
         self.cache = out.clone()
         self.memo[x.numpy().tobytes()] = out.clone()
@@ -75,11 +82,11 @@ def _fresh(k: int) -> Call:
     return Call([torch.zeros(8), torch.arange(8.0) * (k + 3) + 1000 * (k + 1)], written=(0,))
 
 
-def _run(op: DoubleOp, state: State, check=(), fresh=True) -> dict:
+def _run(op: DoubleOp, state: State, check=(), fresh=True, fastest=0) -> dict:
     impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
     base = lambda c: c.args[0].copy_(c.args[1] * 2)  # noqa: E731
     return timed_loop.time_case(op, impl, base, _sets(), SimpleNamespace(device="cpu"), state, reps=20, warmup_ms=1,
-                            block=5, check=check, make_set=_fresh if fresh else None)
+                            block=5, check=check, make_set=_fresh if fresh else None, fastest=fastest)
 
 
 def test_every_timed_repetition_gets_fresh_inputs_and_the_checked_ones_are_kept() -> None:
@@ -341,3 +348,33 @@ def test_the_verifier_charges_a_baseline_fault_to_the_baseline(tmp_path, stage: 
     assert info.value.cls == cls
     assert str(info.value).startswith("timing case full/4: AcceleratorError: CUDA error: device-side assert")
     assert ("not the submission's fault; the job is run again on resume" in str(info.value)) == (stage == "baseline")
+
+
+def test_the_fastest_repetitions_are_kept_and_a_skipped_one_is_among_them() -> None:
+    """Red team 32's partial skip (work skipped on more than half of the timed repetitions moves the median): the
+    skipped repetitions are the fastest, the loop keeps the fastest (``fastest``) beside the random checks, and the
+    verifier finds the same ones in the samples (verify/timing.py fastest_repetitions) and judges them."""
+    from kernelgenbench.verify.timing import fastest_repetitions
+
+    state = State()
+    res = _run(DoubleOp(state, mode="partial_skip"), state, check=[3], fastest=2)
+    samples = res["candidate_samples"]
+    quick = fastest_repetitions(samples, 2)
+    assert len(quick) == 2 and set(res["checked"]) == {3} | set(quick)
+    skipped = [k for k in quick if not torch.equal(res["checked"][k][0].args[0], 2 * _fresh(k).args[1])]
+    assert skipped == quick  # both fastest skipped their work: judged, they fail
+    assert res["candidate_ms"] < 1.0  # the median moved below the 2 ms of the work: the cheat's gain
+    # an honest candidate: the fastest are kept and right
+    state = State()
+    res = _run(DoubleOp(state), state, check=[], fastest=2)
+    quick = fastest_repetitions(res["candidate_samples"], 2)
+    assert set(res["checked"]) == set(quick)
+    assert all(torch.equal(res["checked"][k][0].args[0], 2 * _fresh(k).args[1]) for k in quick)
+
+
+def test_fastest_repetitions_breaks_ties_by_the_earlier() -> None:
+    from kernelgenbench.verify.timing import fastest_repetitions
+
+    assert fastest_repetitions([3.0, 1.0, 2.0, 1.0, 5.0], 2) == [1, 3]
+    assert fastest_repetitions([2.0, 1.0, 1.0, 1.0], 2) == [1, 2]
+    assert fastest_repetitions([1.0], 2) == [0] and fastest_repetitions([1.0, 2.0], 0) == []

@@ -59,6 +59,9 @@ class Settings:
         warmup_ms: warm-up per side per case, in ms.
         timing_checks: timed candidate repetitions per case whose outputs are judged (chosen at
             random among the timed repetitions; each had fresh inputs).
+        timing_fastest: the fastest timed candidate repetitions per case (by device time) judged too, beside the
+            random ones: a candidate that skips its work on some repetitions makes them its fastest (red team 32's
+            partial skip escaped the random checks with probability (1-f)^2).
         ghost_cases: the most cases L2 replays per job (all in smoke/held-out tiers when smaller);
             each replayed case costs ``ghost_reruns + 1`` extra normal runs and one ghost replay
             (``Verifier._l2_plan``).
@@ -106,6 +109,7 @@ class Settings:
     reps: int = 30
     warmup_ms: float = 25.0
     timing_checks: int = 2
+    timing_fastest: int = 2
     ghost_cases: int = 16
     ghost_reruns: int = 1
     l2_salt: int | None = None

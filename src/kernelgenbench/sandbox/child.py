@@ -489,7 +489,7 @@ class Child:
             try:
                 res = time_case(self.op, self.impl, base_fn, calls, self.platform, self.state,
                                 reps=msg.reps, warmup_ms=msg.warmup_ms, check=check,
-                                make_set=make_set if params is not None else None)
+                                make_set=make_set if params is not None else None, fastest=msg.fastest)
             except BaselineRecompiled as exc:
                 # compiled inside a timed block though it compiled nothing on the fresh probe sets at prepare
                 # (make_baseline): not shown to be the reference's doing, so no weaker bar is granted and nothing

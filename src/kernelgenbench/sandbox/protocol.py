@@ -121,7 +121,8 @@ class TimeCommand:
     offer several (vLLM: ``kgb eval --baseline``), None its default. ``prepare``: only build the warm-up sets
     and make the baseline (a vLLM reference's ``torch.compile``), keep them for the next time command of the
     same ``inp`` and answer with the baseline's label and those phases, timing nothing (the verifier sends it
-    before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``)."""
+    before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``). ``fastest``:
+    how many of the fastest candidate repetitions are saved to ``check_out`` too (``Settings.timing_fastest``)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -131,6 +132,7 @@ class TimeCommand:
     check_out: str | None = None
     baseline: str | None = None
     prepare: bool = False
+    fastest: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -139,7 +141,7 @@ class TimeCommand:
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
                    [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"),
-                   bool(obj.get("prepare", False)))
+                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)))
 
 
 @dataclass

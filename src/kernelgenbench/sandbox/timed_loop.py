@@ -202,7 +202,8 @@ class BaselineRecompiled(RuntimeError):
 
 def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any], platform: Any, state: Any,
               reps: int = 50, warmup_ms: float = 25.0, block: int = BLOCK,
-              check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None) -> dict[str, Any]:
+              check: Iterable[int] = (), make_set: Callable[[int], Any] | None = None,
+              fastest: int = 0) -> dict[str, Any]:
     """Time baseline and candidate on one case.
 
     Args:
@@ -219,6 +220,9 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         block: repetitions per block before switching sides.
         check: the numbers of the candidate repetitions whose inputs and outputs are kept for the
             verifier to judge (chosen at random by the verifier).
+        fastest: how many of the fastest candidate repetitions (by device time; ties: the earlier) are kept too,
+            beside ``check`` (verify/timing.py ``fastest_repetitions``: the verifier finds the same ones in the
+            samples and judges them): a candidate that skips its work on some repetitions makes them its fastest.
         make_set: ``k -> Call``, input set ``k`` of the timed repetitions, built from its own seed
             (the caller lifts the candidate's registration around the build). Repetition ``k`` of
             each side calls on a clone of set ``k``. None: the sets are ``calls[k % len(calls)]``
@@ -255,7 +259,7 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
     state.stale_outputs = []
     try:
         res = _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, set(check),
-                         make_set)
+                         make_set, fastest)
         res["timed_trace"] = dict(state.timed_trace)
         res["stale_outputs"] = list(state.stale_outputs)
         return res
@@ -264,7 +268,8 @@ def time_case(op: Any, impl: Any, base_fn: Callable[[Any], Any], calls: list[Any
         state.timed_trace = None
 
 
-def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set):
+def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_ms, block, check, make_set,
+               fastest=0):
     def warm(fn: Callable[[Any], Any]) -> float:
         """Warm up; return the slowest host issue time (ms) after the first two calls (compilation)."""
         t0 = time.perf_counter()
@@ -304,6 +309,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     wall: dict[str, float] = {"baseline": 0.0, "candidate": 0.0}
     launches: list[int] = []
     checked: dict[int, tuple[Any, Any]] = {}
+    # the fastest candidate repetitions so far: (device ms, number, call, return), at most ``fastest`` of them
+    quick: list[tuple[float, int, Any, Any]] = []
     build_ms = 0.0
     nblocks = timed_repetitions(reps, block) // block
     compiled_before = getattr(base_fn, "compiles", None)  # a compiled baseline's count after its warm-up
@@ -351,7 +358,13 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     evs.append((start, end))
                 _synchronize()
                 wall[side] += (time.perf_counter() - h0) * 1e3
-                samples[side].extend(s.elapsed_time(e) for s, e in evs)
+                times = [s.elapsed_time(e) for s, e in evs]
+                samples[side].extend(times)
+                if side == "candidate" and fastest > 0:
+                    for j, t in enumerate(times):
+                        quick.append((t, b * block + j, *kept[j]))
+                    quick.sort(key=lambda q: (q[0], q[1]))
+                    del quick[fastest:]
                 if side == "candidate":
                     found = attached_objects(kept)
                     if found:
@@ -381,6 +394,9 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         if total > wall[side] * 1.05 + 0.05:
             raise RuntimeError(f"timing check failed: device events report {total:.3f} ms for the {side} but the "
                                f"host clock saw only {wall[side]:.3f} ms")
+    for _, k, c, ret in quick:
+        checked.setdefault(k, (c, ret))
+    quick.clear()
     needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
     if needs_launch and launches and min(launches) == 0:
         raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "

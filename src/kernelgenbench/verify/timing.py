@@ -66,6 +66,15 @@ def timed_repetitions(reps: int, block: int = BLOCK) -> int:
     return max(1, -(-reps // block)) * block
 
 
+def fastest_repetitions(samples: list[float], n: int) -> list[int]:
+    """The numbers of the ``n`` fastest repetitions of ``samples`` (device ms in repetition order; ties: the
+    earlier), sorted. The child keeps them for the verifier (sandbox/timed_loop.py ``time_case`` ``fastest``), and
+    the verifier picks the same ones from the samples the child reports and judges them: a candidate that skips its
+    work on some timed repetitions (red team 32: more than half of them, at random, moves the median) makes those its
+    fastest, so a skipped repetition is always among the judged ones, wherever the median lies."""
+    return sorted(sorted(range(len(samples)), key=lambda k: (samples[k], k))[:max(0, n)])
+
+
 def timed_set_seed(base: int, k: int) -> int:
     """The generator seed of timed input set ``k`` of a case whose timing seed is ``base`` (a secret
     the verifier draws per case; it rebuilds the judged repetitions' inputs from the same seeds)."""
@@ -154,8 +163,8 @@ class TimingPhase:
                    "device spin so the host is ahead, CUDA events, median; host issue "
                    "time per call reported beside it (*_host_ms); "
                    f"{HOLD_TEXT[self.settings.timing_hold]}; "
-                   f"{self.settings.timing_checks} random timed candidate repetitions "
-                   "judged",
+                   f"{self.settings.timing_checks} random and the {self.settings.timing_fastest} fastest timed "
+                   "candidate repetitions judged",
             timed_cases=len(timed))
         skipped = sum(1 for c in cases if c.timed and by_id[c.id].untimed)
         if skipped:
@@ -227,8 +236,10 @@ class TimingPhase:
         (:func:`timed_set_seed` of a secret per-case seed), so no
         timed call sees values seen before. ``Settings.timing_checks`` randomly chosen timed
         candidate repetitions are sent back and judged like a correctness case against a reference
-        the verifier computes from its own rebuild of their inputs: a candidate that behaves
-        differently when it is timed, or answers from a cache, fails.
+        the verifier computes from its own rebuild of their inputs, and so are the ``Settings.timing_fastest``
+        fastest ones (the verifier finds them in the reported samples: a skipped repetition is a fast one): a
+        candidate that behaves differently when it is timed, skips work on some repetitions, or answers from a
+        cache, fails.
 
         Three commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
         the warm-up sets and makes the baseline (``prepare``), then warms up and times, then the verifier judges
@@ -253,7 +264,8 @@ class TimingPhase:
         with self.hold_timed():
             t0 = time.perf_counter()
             msg = self._request(case, TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
-                                                  str(check_out), self.settings.baseline))
+                                                  str(check_out), self.settings.baseline,
+                                                  fastest=self.settings.timing_fastest))
             wall_ms = (time.perf_counter() - t0) * 1e3
         with self.hold_untimed():
             reported = self._judge(case, msg, wall_ms, check, check_out, base_seed)
@@ -332,7 +344,11 @@ class TimingPhase:
         except Exception as exc:  # noqa: BLE001
             raise JobFailed("timer_tampering", f"timing case {case.id}: the checked timed repetitions were not "
                                                f"returned ({type(exc).__name__})", case) from None
-        for k in check:
+        # the random repetitions, and the fastest ones by the samples the child reported (a repetition that skipped
+        # its work is a fast one); the child saved both
+        samples = [float(t) for t in (msg.candidate_samples or [])]
+        quick = set(fastest_repetitions(samples, self.settings.timing_fastest))
+        for k in sorted(set(check) | quick):
             out = kept.get(str(k)) if isinstance(kept, dict) else None
             if not isinstance(out, dict):
                 raise JobFailed("timer_tampering", f"timing case {case.id}: timed repetition {k} missing", case)
@@ -343,8 +359,9 @@ class TimingPhase:
             except Exception as exc:  # noqa: BLE001
                 bad = f"{type(exc).__name__}: {exc}"
             if bad is not None:
+                which = f"{k}, one of the {len(quick)} fastest," if k in quick else f"{k}"
                 raise JobFailed("wrong_result", f"timing case {case.id}: the output of timed candidate repetition "
-                                                f"{k} (fresh inputs) is wrong ({bad}); a kernel must compute the "
+                                                f"{which} (fresh inputs) is wrong ({bad}); a kernel must compute the "
                                                 f"same function when it is timed", case)
         self._check_ms = (time.perf_counter() - t_check) * 1e3
         return reported
