@@ -25,6 +25,8 @@ EXPECTED = {
     "retime_memo": "profile",       # red team 33: the same flip, then a memo of its own results answering a retime
                                     # on values already drawn; nothing is timed again now, and the flip fails
     "timed_noop": "wrong_result",   # detects timing (unpoisoned allocation), launches a no-op when timed
+    "partial_skip": "wrong_result",  # timed_noop on about 3 of 4 timed calls at random: the fastest repetitions are
+                                     # judged (Settings.timing_fastest), and they are skipped ones (red team 32)
     "finalizer_defer": "profile",   # when timed, leaves the work to a finalizer attached to the input tensor: the
                                     # timed calls' L3 check of Python attributes on the call's tensors (red team 28)
                                     # catches it first (H100 check at 393f58f; timer_tampering before it)

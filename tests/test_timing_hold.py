@@ -130,7 +130,8 @@ def _phase(tmp_path: Path, answers: list[TimeAnswer], events: list[str]) -> Any:
     phase = TimingPhase.__new__(TimingPhase)
     phase.op = SimpleNamespace(baseline_label=lambda: "native-compiled (...)")
     phase.platform = SimpleNamespace(interpreter=False, failure_patterns=())
-    phase.settings = SimpleNamespace(reps=10, warmup_ms=10.0, timing_checks=2, timing_fastest=2, time_timeout_s=60.0, baseline=None)
+    phase.settings = SimpleNamespace(reps=10, warmup_ms=10.0, timing_checks=2, timing_fastest=2, time_timeout_s=60.0,
+                                     baseline=None)
     phase.session = SimpleNamespace(request=request, check_launch=lambda *a: None)
     phase.rng, phase.io, phase.harness_ms = random.Random(0), tmp_path, {}
     phase.record = SimpleNamespace(baseline=None)
