@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import json
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,18 @@ def test_evaluate_file_judges_one_job_without_a_run_directory(tmp_path: Path) ->
                                        platform="interpreter", workdir=tmp_path / "job")
     assert rec["status"] == "passed" and rec["op"] == "vllm::rms_norm" and rec["tier"] == "smoke"
     assert rec["anti_hack"]["L2"]["ok"] and (tmp_path / "job" / "child.log").is_file()
+
+
+def test_evaluate_file_without_a_workdir_names_no_removed_log(tmp_path: Path) -> None:
+    """Without ``workdir`` the job's folder is temporary and removed: the record points at no file in it (fresh user
+    33: the failure message sent API users to a child.log that no longer existed)."""
+    sub = tmp_path / "subs" / "aten__neg.py"
+    sub.parent.mkdir()
+    sub.write_text("import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                   "def _k(x, o, n, B: tl.constexpr):\n    i = tl.program_id(0) * B + tl.arange(0, B)\n"
+                   "    tl.store(o + i, tl.load(x + i, mask=i < n) + 1.0, mask=i < n)\n\n\n"
+                   "def neg(x):\n    o = torch.empty_like(x)\n    _k[(triton.cdiv(x.numel(), 128),)](x, o, x.numel(), "
+                   "B=128)\n    return o\n")
+    rec = kernelgenbench.evaluate_file(sub, "aten::neg", platform="interpreter")
+    assert rec["status"] == "failed" and rec["log"] is None
+    assert "kgb-job-" not in json.dumps(rec)

@@ -386,8 +386,35 @@ def evaluate_file(path: str | Path, op: str, tier: str = "smoke", platform: str 
         workdir = tmp
     try:
         spec = JobSpec(operator, sub.resolve(), tier, label=sub.parent.name if label is None else label)
-        return Verifier(spec, plat, None if plat.interpreter else (device or 0), Path(workdir),
-                        settings or Settings(), ceilings).run()
+        rec = Verifier(spec, plat, None if plat.interpreter else (device or 0), Path(workdir),
+                       settings or Settings(), ceilings).run()
+        if tmp is not None:
+            rec = _without_temporary_log(rec, tmp)
+        return rec
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _without_temporary_log(rec: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    """``rec`` with its pointers into the temporary folder :func:`evaluate_file` removes said so: ``log`` None,
+    and a message's ``(whole traceback: <path>)`` naming the removed log instead (fresh user 33: ``kgb check`` and
+    API users were sent to a file that no longer existed)."""
+    import re
+
+    root = str(tmp)
+    note = "(the job's log was in a temporary folder, removed: pass workdir= to keep it)"
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, str) and root in value:
+            return re.sub(r"\(whole traceback: [^)]*\)", note, value)
+        if isinstance(value, dict):
+            return {k: fix(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        return value
+
+    rec = fix(rec)
+    if isinstance(rec.get("log"), str) and rec["log"].startswith(root):
+        rec["log"] = None
+    return rec
