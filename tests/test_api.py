@@ -1,9 +1,9 @@
 """The library entry points (issue 13): kernelgenbench.evaluate / evaluate_file, the pipeline of `kgb eval`."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
-import json
 from pathlib import Path
 
 import pytest
