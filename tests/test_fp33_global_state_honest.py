@@ -139,3 +139,4 @@ def test_a_real_leak_of_grad_mode_stays_refused(recorded, leak) -> None:
         pass
     msg = drive.global_state_change("after a call")
     assert msg is not None and "grad_mode" in msg
+    assert "entered twice, nested" in msg  # the message names the shared object's trap
