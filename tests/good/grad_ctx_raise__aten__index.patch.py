@@ -1,46 +1,16 @@
 """LEGAL (false-rejection hunt 33): the aten::index oracle with its wrappers' bodies under ``with torch.no_grad():``
-(a fresh context per call: ``index_Tensor_hacked_twin`` enters a second one, nested, inside its own), and the index
-list walked by a generator helper that holds ``with torch.no_grad():`` across its yields, as chunking helpers do.
-The error cases raise out of the ``with`` block (smoke's ``[]``: "at least one index must be provided"), and the
-full tier's three indices into a 2-D tensor ("too many indices") raise while the generator is suspended inside its
-own ``no_grad`` (passed on the full tier too, CPU interpreter, at the commit that added this file). Pins
-today's run-time check of PyTorch's global state (sandbox/drive.py ``global_state_change``, before and after every
-call): a ``with`` block restores grad mode as the exception leaves it, and the suspended generator is closed (its
-``with`` exited) when the raising frames are freed, before the harness compares the state; nothing is left
-changed, so the job must pass. (A ``torch.no_grad()`` object shared by the module and entered twice, nested, does
-leave grad mode off after the outer exit: a real leak, rightly failed as profile.) The rest is the oracle
-(solutions/aten__index.py)."""
+(a fresh context per call: ``index_Tensor_hacked_twin`` enters a second one, nested, around ``index_Tensor``'s).
+The error cases raise out of the ``with`` blocks (smoke's ``[]``: "at least one index must be provided"; the full
+tier's three indices into a 2-D tensor: "too many indices"). Pins today's run-time check of PyTorch's global state
+(sandbox/drive.py ``global_state_change``, before and after every call): a ``with`` block restores grad mode as the
+exception leaves it, so nothing is left changed and the job must pass. Not here, because they do leak (rightly
+failed as profile; tests/test_fp33_global_state_honest.py): one ``torch.no_grad()`` object shared by the module and
+entered twice, nested; a generator helper holding ``with torch.no_grad():`` across its yields inside this
+wrapper's block, when the wrapper raises mid-iteration (the traceback keeps the generator suspended, the wrapper's
+block exits first, and the generator's exit, when the exception is dropped, restores the state it saw: grad off).
+The rest is the oracle (solutions/aten__index.py)."""
 
 SUBSTITUTIONS = [
-    ("""\
-def _plan(x, indices):
-    \"\"\"Sources [(tensor, mult, wrap)], B shape, insert position p, rest dims [(size, self stride)].\"\"\"
-""", """\
-def _walk(indices):
-    with torch.no_grad():  # LEGAL: held across the yields; exited when the generator finishes or is closed
-        for ind in indices:
-            yield ind
-
-
-def _plan(x, indices):
-    \"\"\"Sources [(tensor, mult, wrap)], B shape, insert position p, rest dims [(size, self stride)].\"\"\"
-"""),
-    ("""\
-    if covered > nd:
-        raise IndexError(f"too many indices for tensor of dimension {nd} (got {covered})")
-    shape, strides = list(x.shape), list(x.stride())
-    srcs, rest, where = [], [], []
-    d = 0
-    for ind in indices:
-""", """\
-    shape, strides = list(x.shape), list(x.stride())
-    srcs, rest, where = [], [], []
-    d = 0
-    walk = _walk(indices)
-    for ind in walk:
-        if covered > nd:  # LEGAL: raised while the generator is suspended inside its no_grad
-            raise IndexError(f"too many indices for tensor of dimension {nd} (got {covered})")
-"""),
     ("""\
 def index_Tensor(self, indices):
     indices = list(indices)
