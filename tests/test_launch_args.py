@@ -533,6 +533,29 @@ def test_a_tensor_that_carries_attributes_is_no_launch_argument() -> None:
     assert "carries Python attributes" in (la.check_launch(_touch, (desc, 1), {}) or "")
 
 
+def test_custom_fwd_on_a_plain_wrapper_is_named_in_the_attribute_violation() -> None:
+    """False-rejection hunt 33: ``@torch.amp.custom_fwd(device_type="cuda")`` on a plain wrapper (it decorates a
+    ``torch.autograd.Function``'s forward) writes ``_dtype`` and ``_fwd_used_autocast`` on the caller's tensor; the
+    launch is still refused (a tensor with instance attributes), and the message says where they came from."""
+    @torch.amp.custom_fwd(device_type="cuda")
+    def wrapper(x):
+        return x
+
+    import warnings
+
+    t = torch.zeros(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # autocast queries on a CPU-only build
+        wrapper(t)
+    assert set(t.__dict__) == la.CUSTOM_FWD_ATTRS  # what PyTorch's decorator writes (if it changes, follow it)
+    msg = la.check_launch(_touch, (t, 1), {}) or ""
+    assert "carries Python attributes" in msg and "torch.amp.custom_fwd writes these" in msg
+    other = torch.zeros(4)
+    other.__dict__["_dtype"] = torch.float16
+    other.__dict__["storage_offset"] = lambda: 0
+    assert "custom_fwd" not in (la.check_launch(_touch, (other, 1), {}) or "x")
+
+
 def test_autotune_configs_must_be_plain(monkeypatch) -> None:
     """Triton's untraced autotune benchmarking calls ``config.all_kwargs()`` (which iterates ``config.kwargs``) and
     ``do_bench``: a Config subclass, an attribute put on a config, a kwargs dict subclass (red team 29c) or a

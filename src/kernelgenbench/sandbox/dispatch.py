@@ -345,7 +345,8 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
         if t is torch.Tensor or t is torch.nn.Parameter:
             attrs = x.__dict__
             if attrs:
-                problems.append(f"{where} carries Python attributes ({', '.join(repr(k) for k in list(attrs)[:3])})")
+                problems.append(f"{where} carries Python attributes ({', '.join(repr(k) for k in list(attrs)[:3])})"
+                                f"{launch_args.custom_fwd_hint(attrs)}")
                 attrs.clear()
             if x.is_leaf and x._grad is not None:
                 # a .grad keeps a Python object alive with the tensor (red team 29b: a finalizer hung on it ran when

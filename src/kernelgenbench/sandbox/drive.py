@@ -256,7 +256,8 @@ def global_state_change(where: str) -> str | None:
         (str(getattr(guard, "reason", lambda: "")() or "").strip() or "global state")
     return (f"PyTorch's global state changed {where} ({what}): a submission must leave grad mode, inference mode, "
             f"autocast, the default dtype and the math flags as it found them (use context managers that exit "
-            f"before the wrapper returns); the baseline is timed under the same state")
+            f"before the wrapper returns, a fresh one per with: one torch.no_grad() object entered twice, nested, "
+            f"restores the inner entry's state); the baseline is timed under the same state")
 
 
 def compiled_graphs() -> int:

@@ -310,6 +310,23 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
     return True
 
 
+#: the attributes ``torch.amp.custom_fwd`` writes on its first argument (a ``torch.autograd.Function``'s ctx)
+CUSTOM_FWD_ATTRS = frozenset({"_dtype", "_fwd_used_autocast"})
+
+
+def custom_fwd_hint(attrs: Any) -> str:
+    """A hint for the attribute violations where a tensor carries only what ``torch.amp.custom_fwd`` writes: the
+    decorator put on a plain wrapper (false-rejection hunt 33), whose first argument is the caller's tensor, not the
+    ctx of a ``torch.autograd.Function``'s forward. ``""`` otherwise. Reads the names only."""
+    keys = list(attrs) if type(attrs) is dict else []
+    if not keys or not all(type(k) is str for k in keys):  # a str subclass would hash and compare as it likes
+        return ""
+    if set(keys) <= CUSTOM_FWD_ATTRS:
+        return ("; torch.amp.custom_fwd writes these on its first argument: it decorates a torch.autograd.Function's "
+                "forward (first argument ctx), and on a plain wrapper it tags the caller's tensor")
+    return ""
+
+
 def _carries_attrs(v: Any) -> bool:
     """Whether ``v`` is a tensor with instance attributes: the harness calls tensor methods on launch arguments where
     nothing is traced (``note_launch``, the interpreter's argument copies), and an instance attribute shadows the
@@ -799,7 +816,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
         names = ", ".join(repr(k) for k in list(bad[1].__dict__)[:3])
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is a tensor that carries Python attributes "
                 f"({names}): the harness calls tensor methods on launch arguments outside the traced call, and an "
-                f"instance attribute would replace them")
+                f"instance attribute would replace them{custom_fwd_hint(bad[1].__dict__)}")
     if bad is not None:
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
                 f"({ALLOWED_ARGS})")
