@@ -29,3 +29,27 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if path and report.failed and not os.environ.get("PYTEST_XDIST_WORKER"):
         with open(path, "a") as f:
             f.write(f"==== {report.nodeid} ({report.when}) ====\n{report.longreprtext}\n\n")
+
+
+class CpuEvent:
+    """A stand-in for ``torch.cuda.Event`` on the CPU: the host clock at ``record``, ms between two."""
+
+    def record(self) -> None:
+        import time
+
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, other: "CpuEvent") -> float:
+        return (other.t - self.t) * 1e3
+
+
+@pytest.fixture
+def timed_loop_on_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """sandbox/timed_loop.py with its device parts faked on the CPU (events, synchronisation, the L2 flush, the
+    device lead): the protocol's logic runs here, the real thing on GPUs."""
+    from kernelgenbench.sandbox import timed_loop
+
+    monkeypatch.setattr(timed_loop, "_new_event", CpuEvent)
+    monkeypatch.setattr(timed_loop, "_synchronize", lambda: None)
+    monkeypatch.setattr(timed_loop, "flush_l2", lambda device, state: None)
+    monkeypatch.setattr(timed_loop, "_device_lead", lambda ms: None)

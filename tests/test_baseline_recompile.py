@@ -12,7 +12,6 @@ tests/test_rt33_baseline_state.py). Here with the ``eager`` backend of torch.com
 generation) and the timed loop's device parts faked on the CPU."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -64,22 +63,6 @@ def test_the_compiled_baseline_counts_the_graphs_it_compiles() -> None:
     assert "compiled 3 new graph(s) on 5 fresh input sets of the case" in why
 
 
-class _FakeEvent:
-    def record(self) -> None:
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other: "_FakeEvent") -> float:
-        return (other.t - self.t) * 1e3
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(timed_loop, "_new_event", _FakeEvent)
-    monkeypatch.setattr(timed_loop, "_synchronize", lambda: None)
-    monkeypatch.setattr(timed_loop, "flush_l2", lambda device, state: None)
-    monkeypatch.setattr(timed_loop, "_device_lead", lambda ms: None)
-
-
 class _DoubleOp:
     nothing_to_compute = False
 
@@ -98,7 +81,7 @@ def _time(base_fn: Any, fresh: Any) -> dict:
                                 state, reps=10, warmup_ms=0.0, block=5, make_set=fresh)
 
 
-def test_a_compile_inside_a_timed_block_stops_the_timing(fake_cuda: None) -> None:
+def test_a_compile_inside_a_timed_block_stops_the_timing(timed_loop_on_cpu: None) -> None:
     fn, _ = pick_baseline("toy", _value_shaped, _set(4), backend="eager")
     # fresh timed sets of new sizes: every one compiles again
     with pytest.raises(timed_loop.BaselineRecompiled) as info:

@@ -50,22 +50,6 @@ ORACLE = ROOT / "solutions" / "vllm__rms_norm.py"
 
 
 # ------------------------------------------------------------------------------------------------ the unit
-class _FakeEvent:
-    def record(self) -> None:
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other: "_FakeEvent") -> float:
-        return (other.t - self.t) * 1e3
-
-
-@pytest.fixture
-def fake_cuda(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(timed_loop, "_new_event", _FakeEvent)
-    monkeypatch.setattr(timed_loop, "_synchronize", lambda: None)
-    monkeypatch.setattr(timed_loop, "flush_l2", lambda device, state: None)
-    monkeypatch.setattr(timed_loop, "_device_lead", lambda ms: None)
-
-
 def _rms_set(seed: int) -> Call:
     g = torch.Generator().manual_seed(seed)
     return Call([torch.empty(16, 64), torch.randn(16, 64, generator=g), torch.randn(64, generator=g), 1e-6],
@@ -98,7 +82,7 @@ class _FlipOp:
 
 
 @pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
-def test_a_candidate_that_leaves_grad_state_changed_fails_at_its_call(fake_cuda: None, mode: str,
+def test_a_candidate_that_leaves_grad_state_changed_fails_at_its_call(timed_loop_on_cpu: None, mode: str,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from kernelgenbench.sandbox import drive
     from kernelgenbench.sandbox.state import STATE
@@ -122,7 +106,7 @@ def test_a_candidate_that_leaves_grad_state_changed_fails_at_its_call(fake_cuda:
     assert base.compiles == 0  # the baseline never ran in the changed state
 
 
-def test_the_same_loop_with_an_honest_candidate_keeps_the_compiled_baseline(fake_cuda: None) -> None:
+def test_the_same_loop_with_an_honest_candidate_keeps_the_compiled_baseline(timed_loop_on_cpu: None) -> None:
     base, _ = pick_baseline("rms_norm", _rms_base_native, _rms_set(0), backend="eager")
     state = State()
     impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
@@ -295,7 +279,7 @@ class _MemoFlipOp:
 
 @pytest.mark.parametrize("guarded", [True, False])
 def test_a_compile_inside_the_timed_loop_is_never_timed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                              guarded: bool) -> None:
+                                                              guarded: bool, timed_loop_on_cpu: None) -> None:
     """The stand-in candidate flips grad mode after its side of timed block 1. With the global state recorded (the
     child's start does it) the call that flipped it fails; without (a state no check covers), the baseline compiles in
     its block and the baseline fails: no second attempt on values already drawn, no eager bar."""
@@ -304,9 +288,6 @@ def test_a_compile_inside_the_timed_loop_is_never_timed_again(tmp_path: Path, mo
     from kernelgenbench.sandbox.protocol import TimeAnswer, TimeCommand
     from kernelgenbench.sandbox.state import STATE
 
-    for name, fake in (("_new_event", _FakeEvent), ("_synchronize", lambda: None),
-                       ("flush_l2", lambda device, state: None), ("_device_lead", lambda ms: None)):
-        monkeypatch.setattr(timed_loop, name, fake)
     monkeypatch.setattr(child_mod.collector, "collect", lambda path: None)
     monkeypatch.setattr(drive, "_GLOBAL", None)
     monkeypatch.setattr(STATE, "launch_violations", [])

@@ -138,18 +138,6 @@ def client_script(op_id: str, filename: str, sock_dir: Path, tiers: tuple[str, .
                          gpu_note=" and, on GPUs, the speedup (full tier)" if gpu else "")
 
 
-def _gone_log(line: str) -> str:
-    """``line``, with a pointer to a job log that no longer exists said so: ``evaluate_file`` without a workdir
-    removes the job's temporary folder, log included, before the check prints (fresh user 33)."""
-    import re
-
-    m = re.search(r"\(whole traceback: (.+)\)\s*$", line)
-    if m and not Path(m.group(1)).exists():
-        return line[:m.start()] + ("(the whole traceback was in the job's log, removed with its temporary folder; "
-                                   "kgb eval DIR --op OP keeps it in the run directory)")
-    return line
-
-
 def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str,
                  number: int | None = None) -> tuple[str, int]:
     """The text a self-check prints for a record of ``evaluate_file`` and its exit status (0 passed,
@@ -177,7 +165,7 @@ def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str,
             case = ff.get("case")
             params = ", ".join(f"{k}={v}" for k, v in case.items()) if isinstance(case, dict) else ""
             lines.append(f"first failing case: {ff['case_id']}" + (f" ({params})" if params else ""))
-        msg = [_gone_log(m) for m in failure_lines(rec)]
+        msg = failure_lines(rec)
         if msg:
             lines.append("message:")
             lines += ["  " + m for m in msg]

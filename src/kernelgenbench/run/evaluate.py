@@ -403,7 +403,8 @@ def _without_temporary_log(rec: dict[str, Any], tmp: Path) -> dict[str, Any]:
     import re
 
     root = str(tmp)
-    note = "(the job's log was in a temporary folder, removed: pass workdir= to keep it)"
+    note = ("(the whole traceback was in the job's log, removed with its temporary folder; kgb eval DIR --op OP, or "
+            "evaluate_file(..., workdir=...), keeps it)")
 
     def fix(value: Any) -> Any:
         if isinstance(value, str) and root in value:
