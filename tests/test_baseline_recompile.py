@@ -168,7 +168,8 @@ def test_a_static_reference_keeps_the_compiled_bar_and_a_compile_only_while_time
     ch, sent, handed = _child(tmp_path, monkeypatch, _StaticOp(), recompile=True)
     answer = _time_child(ch, tmp_path)
     assert answer.error is not None and answer.error["stage"] == "baseline" and answer.baseline_ms is None
-    assert "though it compiled none on 3 fresh input sets of the case before timing" in answer.error["message"]
+    assert ("though it compiled none on the other warm-up set and 3 fresh probe sets of the case "
+            "before timing") in answer.error["message"]
     assert len(handed) == 1  # never timed again
 
 

@@ -495,8 +495,9 @@ class Child:
                 # (make_baseline): not shown to be the reference's doing, so no weaker bar is granted and nothing
                 # is timed again on values already drawn (red team 33); the baseline failed (not charged; a resume
                 # judges the job again). A global state the candidate changed fails it as profile instead.
-                raise BaselineFailed(f"{exc}, though it compiled none on {PROBE_SETS} fresh input sets of the case "
-                                     f"before timing; its times would hold compilation") from exc
+                raise BaselineFailed(f"{exc}, though it compiled none on the other warm-up set and {PROBE_SETS} "
+                                     f"fresh probe sets of the case before timing; its times would hold "
+                                     f"compilation") from exc
             checked = res.pop("checked")
             phases.update(warmup=res.pop("warmup_wall_ms", 0.0), build=res.get("build_ms") or 0.0,
                           blocks=sum(res.get("wall_ms", {}).values()))
