@@ -122,7 +122,7 @@ def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: Any, recompile: 
         return {"checked": {}, "baseline_ms": 1.0, "candidate_ms": 0.5, "warmup_wall_ms": 0.0}
 
     monkeypatch.setattr(timed_loop, "time_case", time_case)
-    monkeypatch.setattr(child_mod.collector, "collect", lambda path: None)
+    monkeypatch.setattr(child_mod.collector, "collect_command", lambda path: 2)
     ch = child_mod.Child.__new__(child_mod.Child)
     ch.prepared, ch.torch, ch.op = None, torch, op
     ch.platform = SimpleNamespace(interpreter=True, device="cpu")

@@ -135,6 +135,45 @@ def test_young_collections_between_timing_blocks_are_guarded_too(submission, mon
     assert len(STATE.launch_violations) == 1 and "copy_" in STATE.launch_violations[0]
 
 
+
+def test_command_collections_are_young_and_every_nth_full(submission, monkeypatch) -> None:
+    """A command's collection (collector.collect_command) scans the young generations, and every FULL_EVERY-th one
+    (the first included) the oldest too: cyclic garbage that lived across two collections is freed at the next
+    full one, not before, and a submission's finalizer is recorded in a young one as in a full one."""
+    import weakref
+
+    import torch
+
+    mod, path = submission
+    monkeypatch.setattr(collector, "FULL_EVERY", 3)
+    monkeypatch.setattr(collector, "_COMMANDS", 0)
+
+    class Node:
+        pass
+
+    old = Node()
+    old.me = old  # a cycle, alive across the next two collections: it reaches the oldest generation
+    gone = weakref.ref(old)
+    assert collector.collect_command(path) == 2
+    assert collector.collect_command(path) == 1
+    gc.collect(1)
+    del old
+    assert collector.collect_command(path) == 1
+    assert gone() is not None  # old garbage: a young collection does not scan it
+    young = Node()
+    young.me = young
+    fresh = weakref.ref(young)
+    del young
+    mod.leave(torch.ones(2), torch.zeros(2), "aten")
+    assert collector.collect_command(path) == 2  # the 4th command: 3 % 3 == 0
+    assert gone() is None and fresh() is None
+    assert len(STATE.launch_violations) == 1 and "copy_" in STATE.launch_violations[0]
+    STATE.launch_violations.clear()
+    mod.leave(torch.ones(2), torch.zeros(2), "aten")
+    assert collector.collect_command(path) == 1
+    assert len(STATE.launch_violations) == 1  # the finalizer's garbage is young: found without a full collection
+
+
 SHADOW = '''
 import functools
 

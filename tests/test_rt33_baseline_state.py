@@ -288,7 +288,7 @@ def test_a_compile_inside_the_timed_loop_is_never_timed_again(tmp_path: Path, mo
     from kernelgenbench.sandbox.protocol import TimeAnswer, TimeCommand
     from kernelgenbench.sandbox.state import STATE
 
-    monkeypatch.setattr(child_mod.collector, "collect", lambda path: None)
+    monkeypatch.setattr(child_mod.collector, "collect_command", lambda path: 2)
     monkeypatch.setattr(drive, "_GLOBAL", None)
     monkeypatch.setattr(STATE, "launch_violations", [])
     attempts: list[int] = []

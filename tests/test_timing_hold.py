@@ -50,7 +50,7 @@ def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[A
         return {"checked": {}, "baseline_ms": 1.0, "candidate_ms": 0.5, "warmup_wall_ms": 0.0}
 
     monkeypatch.setattr("kernelgenbench.sandbox.timed_loop.time_case", fake_time_case)
-    monkeypatch.setattr(child_mod.collector, "collect", lambda path: None)
+    monkeypatch.setattr(child_mod.collector, "collect_command", lambda path: 2)
     ch = child_mod.Child.__new__(child_mod.Child)
     ch.prepared = None
     ch.torch = torch

@@ -382,7 +382,7 @@ class Child:
         from .drive import invoke
 
         state = self.state
-        collector.collect(self.submission_path)  # the previous commands' garbage, before this case's inputs exist
+        collector.collect_command(self.submission_path)  # the previous commands' garbage, before this case's inputs
         data = self.load(msg.inp)
         args, kwargs = data["args"], data["kwargs"]
         if data["written"]:
@@ -456,7 +456,7 @@ class Child:
         torch = self.torch
         t_start = time.perf_counter()
         _OOM_BASE = _allocator_ooms()
-        collector.collect(self.submission_path)
+        collector.collect_command(self.submission_path)
         t0 = time.perf_counter()
         data = self.load(msg.inp)
         check = msg.check

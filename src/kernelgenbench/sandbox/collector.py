@@ -87,8 +87,34 @@ def collect_young() -> None:
         collect(_SUBMISSION, generation=1)
 
 
+#: every how many commands' collections (:func:`collect_command`) one is full, the oldest generation too; the others
+#: collect the two young generations. What lives across two commands (caches, the compiler stack imported after
+#: take_over) moves to the oldest generation, and a full collection scans all of it: on an H100 at 8b0cb99 it was
+#: 30-70 ms a command for ATen and cuBLAS operators (Triton's GPU back end, imported at the first launch) and 150-190 ms
+#: for vLLM ones (dynamo and Inductor, imported for the compiled baseline), twice per timed case (the gate's ``collect``
+#: phase), one to two fifths of the harness's cost per timed case. Old cyclic garbage (a compiled baseline that
+#: ``torch._dynamo.reset`` dropped) waits at most this many commands; a finalizer runs only in a guarded collection
+#: either way.
+FULL_EVERY = 16
+
+#: commands collected since take_over (:func:`collect_command`)
+_COMMANDS = 0
+
+
+def collect_command(submission: str | None) -> int:
+    """The collection at a command's start (sandbox/child.py, before the command's inputs are loaded): a guarded
+    :func:`collect` of the young generations, every :data:`FULL_EVERY`-th (the first included) a full one. Returns
+    the generation collected (1 or 2)."""
+    global _COMMANDS
+    generation = 2 if _COMMANDS % FULL_EVERY == 0 else 1
+    _COMMANDS += 1
+    collect(submission, generation=generation)
+    return generation
+
+
 def collect(submission: str | None, generation: int = 2) -> None:
-    """A full collection of what the cases made since :func:`take_over`, guarded: ATen ops that the submission's
+    """A collection (``generation``: 2 full, 1 the young generations) of what the cases made since :func:`take_over`,
+    guarded: ATen ops that the submission's
     finalizers run (``submission``: the absolute path of its file; None: unguarded, nothing of a submission is
     loaded) and Triton launches during it are recorded in ``STATE.launch_violations`` (:data:`FINALIZER_WORK`).
     Host reads (``.item()``, ``tolist``) dispatch ``aten::_local_scalar_dense``/copies and count as ops. Runs
