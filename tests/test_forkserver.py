@@ -153,8 +153,9 @@ def test_forked_child_sees_exactly_its_scrubbed_environment(tmp_path: Path, monk
         seen.append(json.loads(text))
     for name, got in zip(("e1", "e2"), seen):
         work = tmp_path / name / "work"
-        assert got["env"] == child_env(INTERP, None, work)  # TRITON_CACHE_DIR per job, nothing else
+        assert got["env"] == child_env(INTERP, None, work)  # the caches per job, nothing else
         assert got["env"]["TRITON_CACHE_DIR"] == str(work / "triton-cache")
+        assert got["env"]["TORCHINDUCTOR_CACHE_DIR"] == str(work / "inductor-cache")
         # Triton reads its environment when asked (triton.knobs), so after the fork: the job's cache, interpreted
         assert got["triton_cache"] == str(work / "triton-cache") and got["interpret"] is True
         assert "OPENAI_API_KEY" not in got["env"] and "KGB_SECRET_TOKEN" not in got["env"]

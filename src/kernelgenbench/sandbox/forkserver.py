@@ -23,15 +23,16 @@ thread's state is half-copied. A submission's import runs in its own forked copy
 whatever it changes (module globals, monkeypatches, the registry of torch ops, the Triton cache) dies with
 that copy: the next job forks again from the untouched server.
 
-Why a forked child equals a fresh one to the harness: everything a child reads from its environment is read
-after the fork (``TRITON_CACHE_DIR`` and ``TRITON_INTERPRET`` through ``triton.knobs``, read at access time;
-the visible-devices variable when CUDA initialises, which happens only in the child); the variables read at
-import (``OMP_NUM_THREADS`` by torch, the platform's ``env``) are the server's own, and the server is started
-with the same environment less the per-job ``TRITON_CACHE_DIR`` and device pin, so one server serves one
-such environment (:func:`spawner` keys servers by it). The child gets a new session (``os.setsid``, so a
-timeout kills its whole group as before), its own descriptors only, the job's environment, working
-directory, ``sys.argv`` and ``sys.path[0]``, and reseeded ``random`` and ``numpy.random`` generators (a fresh
-process seeds them from the OS; forks would otherwise share them).
+Why a forked child equals a fresh one to the harness: everything a child reads from its environment is read after
+the fork (``TRITON_CACHE_DIR`` and ``TRITON_INTERPRET`` through ``triton.knobs``, read at access time; the
+visible-devices variable when CUDA initialises, which happens only in the child); the variables read at import
+(``OMP_NUM_THREADS`` by torch, the platform's ``env``) are the server's own, and the server is started with the same
+environment less the per-job ``TRITON_CACHE_DIR``, ``TORCHINDUCTOR_CACHE_DIR`` (Inductor reads it when it caches,
+never imported by the server) and device pin, so one server serves one such environment (:func:`spawner` keys
+servers by it). The child gets a new session (``os.setsid``, so a timeout kills its whole group as before), its own
+descriptors only, the job's environment, working directory, ``sys.argv`` and ``sys.path[0]``, and reseeded
+``random`` and ``numpy.random`` generators (a fresh process seeds them from the OS; forks would otherwise share
+them).
 
 The verifier side is :class:`ForkServer` (one server) and :class:`ForkedProc` (a Popen-like handle of one
 forked child: ``pid``, ``stdin``, ``poll()``, ``wait(timeout)``, ``returncode``), used by
@@ -373,6 +374,7 @@ class ForkServer:
         self._next = 0
         env = dict(env)
         env["TRITON_CACHE_DIR"] = str(self.dir / "triton-cache")
+        env["TORCHINDUCTOR_CACHE_DIR"] = str(self.dir / "inductor-cache")
         self.log_path = self.dir / "server.log"
         try:
             with open(self.log_path, "wb") as log:
@@ -511,7 +513,7 @@ def server_env(platform: Any) -> dict[str, str]:
 
 
 def _key(env: dict[str, str], platform: Any) -> tuple:
-    skip = {"TRITON_CACHE_DIR", platform.visible_devices_var}
+    skip = {"TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", platform.visible_devices_var}
     return tuple(sorted((k, v) for k, v in env.items() if k not in skip))
 
 

@@ -84,6 +84,10 @@ def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[st
     src = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = src + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["TRITON_CACHE_DIR"] = str(workdir / "triton-cache")
+    # Inductor's caches (the compiled vLLM baselines' FX graphs and autotuning) per job too: by default they live in
+    # one directory of the machine (/tmp/torchinductor_<user>), shared by every job and run, where a submission that
+    # wrote a cache entry would choose what another case's baseline runs
+    env["TORCHINDUCTOR_CACHE_DIR"] = str(workdir / "inductor-cache")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["OMP_NUM_THREADS"] = env.get("OMP_NUM_THREADS", "1")
