@@ -9,6 +9,7 @@ with the timed loop and the session faked."""
 from __future__ import annotations
 
 import contextlib
+import json
 import random
 from pathlib import Path
 from types import SimpleNamespace
@@ -124,7 +125,9 @@ def _phase(tmp_path: Path, answers: list[TimeAnswer], events: list[str]) -> Any:
     from kernelgenbench.verify.timing import TimingPhase
 
     def request(cmd: TimeCommand, timeout: float) -> TimeAnswer:
-        events.append("prepare" if cmd.prepare else "time")
+        events.append("prepare" if cmd.prepare else "save" if cmd.save else "time")
+        if not cmd.prepare and not cmd.save:
+            assert cmd.check_out is None  # the timed command keeps its checked repetitions; a save command writes them
         return answers.pop(0)
 
     phase = TimingPhase.__new__(TimingPhase)
@@ -159,14 +162,17 @@ def test_each_case_makes_its_baseline_and_is_judged_outside_the_hold_of_its_time
     events: list[str] = []
     answers = [TimeAnswer(baseline="native-compiled", phases_ms={"load": 1.0, "baseline": 900.0}),
                TimeAnswer(baseline_ms=1.0, candidate_ms=0.5, baseline="native-compiled",
-                          phases_ms={"load": 1.0, "baseline": 900.0, "warmup": 20.0, "blocks": 30.0})]
+                          phases_ms={"load": 1.0, "baseline": 900.0, "warmup": 20.0, "blocks": 30.0, "save": 0.01}),
+               TimeAnswer(phases_ms={"save": 250.0})]
     phase = _phase(tmp_path, answers, events)
     case = SimpleNamespace(tier="full", index=4, seed=7, params={}, id="full/4")
     msg = phase.time_one(case)
-    assert events == ["shared+", "prepare", "shared-", "alone+", "time", "alone-", "shared+", "judge", "shared-"]
+    # the checked repetitions are written out (save) after the exclusive hold, beside the judging
+    assert events == ["shared+", "prepare", "shared-", "alone+", "time", "alone-", "shared+", "save", "judge",
+                      "shared-"]
     assert msg.candidate_ms == 0.5
     cost = phase.harness_ms["full/4"]
-    assert cost["baseline"] == 900.0 and cost["device"] == 1.5 and cost["made"] >= 0.0
+    assert cost["baseline"] == 900.0 and cost["device"] == 1.5 and cost["made"] >= 0.0 and cost["save"] == 250.0
 
 
 def test_a_baseline_failure_at_the_prepare_command_is_the_baselines_and_nothing_is_timed(tmp_path) -> None:
@@ -239,3 +245,42 @@ def test_a_fall_back_to_eager_while_the_device_ran_out_of_memory_is_the_baseline
             err["message"]
     else:
         assert err is None
+
+
+def test_the_checked_repetitions_are_kept_by_the_timed_command_and_written_by_the_save_command(
+        tmp_path, monkeypatch) -> None:
+    """A timed command without check_out keeps its checked repetitions in the child; the save command that follows
+    (outside the GPU's exclusive hold) writes exactly those to its check_out, once, and only for the same case."""
+    ch, sent, timed = _child(tmp_path, monkeypatch)
+    rep = Call([torch.tensor([1.0, 2.0])], {}, (0,), ())
+
+    def time_case_with_checks(op, impl, base_fn, calls, platform, state, **kw):
+        return {"checked": {3: (rep, torch.tensor([5.0]))}, "baseline_ms": 1.0, "candidate_ms": 0.5,
+                "warmup_wall_ms": 0.0}
+
+    monkeypatch.setattr("kernelgenbench.sandbox.timed_loop.time_case", time_case_with_checks)
+    monkeypatch.setattr(ch, "harness_io", contextlib.nullcontext, raising=False)
+    a, b = _inp(tmp_path, "a.time.pt", 10), _inp(tmp_path, "b.time.pt", 20)
+    out = tmp_path / "a.timecheck.pt"
+    ch.run_time(TimeCommand(a, 10, 1.0, [3]))
+    assert sent.pop().error is None and not out.exists()  # kept, not written under the exclusive hold
+    ch.run_time(TimeCommand(b, check_out=str(out), save=True))  # another case's save: nothing kept for it
+    err = sent.pop().error
+    assert err is not None and "no timed repetitions are kept" in err["message"] and not out.exists()
+    ch.run_time(TimeCommand(a, 10, 1.0, [3]))
+    sent.pop()
+    ch.run_time(TimeCommand(a, check_out=str(out), save=True))
+    answer = sent.pop()
+    assert answer.error is None and answer.phases_ms["save"] >= 0.0
+    kept = torch.load(out, weights_only=True)
+    assert set(kept) == {"3"} and torch.equal(kept["3"]["args"][0], torch.tensor([1.0, 2.0]))
+    assert torch.equal(kept["3"]["ret"], torch.tensor([5.0]))
+    ch.run_time(TimeCommand(a, check_out=str(tmp_path / "again.pt"), save=True))  # written once
+    assert sent.pop().error is not None and not (tmp_path / "again.pt").exists()
+
+
+def test_the_save_command_crosses_the_channel() -> None:
+    cmd = TimeCommand("a.time.pt", check_out="a.timecheck.pt", save=True)
+    back = TimeCommand.from_json(json.loads(json.dumps(cmd.to_json())))
+    assert back.save and back.check_out == "a.timecheck.pt" and not back.prepare
+    assert not TimeCommand.from_json(TimeCommand("a.time.pt").to_json()).save

@@ -122,7 +122,10 @@ class TimeCommand:
     and make the baseline (a vLLM reference's ``torch.compile``), keep them for the next time command of the
     same ``inp`` and answer with the baseline's label and those phases, timing nothing (the verifier sends it
     before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``). ``fastest``:
-    how many of the fastest candidate repetitions are saved to ``check_out`` too (``Settings.timing_fastest``)."""
+    how many of the fastest candidate repetitions are saved to ``check_out`` too (``Settings.timing_fastest``).
+    A timed command without ``check_out`` keeps the checked repetitions in the child; ``save`` then only writes
+    those of the same ``inp`` to ``check_out`` (the verifier sends it after the timed command, outside the GPU's
+    exclusive hold: the file write was up to half of a vLLM case's exclusive time on an H100)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -133,6 +136,7 @@ class TimeCommand:
     baseline: str | None = None
     prepare: bool = False
     fastest: int = 0
+    save: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -141,7 +145,7 @@ class TimeCommand:
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
                    [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"),
-                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)))
+                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)), bool(obj.get("save", False)))
 
 
 @dataclass

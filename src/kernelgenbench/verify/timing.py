@@ -242,8 +242,8 @@ class TimingPhase:
         cache, fails.
 
         Three commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
-        the warm-up sets and makes the baseline (``prepare``), then warms up and times, then the verifier judges
-        the checked repetitions.
+        the warm-up sets and makes the baseline (``prepare``), then warms up and times (keeping the checked
+        repetitions), then writes them out (``save``, outside the exclusive hold) and the verifier judges them.
         """
         t_prep = time.perf_counter()
         base_seed = self.rng.getrandbits(62)
@@ -264,12 +264,15 @@ class TimingPhase:
         with self.hold_timed():
             t0 = time.perf_counter()
             msg = self._request(case, TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms, check,
-                                                  str(check_out), self.settings.baseline,
+                                                  None, self.settings.baseline,
                                                   fastest=self.settings.timing_fastest))
             wall_ms = (time.perf_counter() - t0) * 1e3
         with self.hold_untimed():
+            # the checked repetitions, kept by the child, written out after the exclusive hold
+            saved = self._request(case, TimeCommand(str(inp), check_out=str(check_out), save=True))
             reported = self._judge(case, msg, wall_ms, check, check_out, base_seed)
         child = {k: float(v) for k, v in (msg.phases_ms or {}).items() if isinstance(v, (int, float))}
+        child["save"] = float((saved.phases_ms or {}).get("save", 0.0))
         self.harness_ms[case.id] = {
             "prep": round(prep_ms, 3), "made": round(made_ms, 3), **{k: round(v, 3) for k, v in child.items()},
             "check": round(self._check_ms, 3), "command": round(wall_ms, 3), "device": round(reported, 3)}
