@@ -623,3 +623,23 @@ def test_eval_says_how_its_sandboxes_started(monkeypatch) -> None:
     assert cli._sandbox_line(None).startswith("sandboxes: 3 forked from the fork server (")
     forkserver.STATS.update(fallbacks=2)
     assert "2 started as fresh processes" in cli._sandbox_line(True)
+
+
+def test_a_sol_above_the_measured_ceilings_is_marked_and_explained() -> None:
+    """A %SOL above 100 is faster than the run's ceilings allow (cutlass_scaled_mm read 612% against a mis-measured
+    int8 ceiling): the table marks it and a note names the operators; 100 itself and below are plain."""
+    from rich.console import Console
+
+    from kernelgenbench.tables import _ops_table, sol_cell, sol_note
+
+    assert sol_cell(612.51) == "612.51 !" and sol_cell(100.0) == "100.0" and sol_cell(None) == "—"
+    base = {"status": "passed", "cases_total": 4, "cases_passed": 4, "speedup": 1.5, "source": "vllm"}
+    recs = [dict(base, op="vllm::cutlass_scaled_mm", sol_pct=612.51), dict(base, op="vllm::rms_norm", sol_pct=70.2),
+            dict(base, op="vllm::moe_sum", sol_pct=None, speedup=None)]
+    con = Console(width=300, record=True)
+    con.print(_ops_table(recs, timing=True))
+    text = con.export_text()
+    assert "612.51 !" in text and "70.2 !" not in text
+    note = sol_note(recs)
+    assert note is not None and "vllm::cutlass_scaled_mm" in note and "rms_norm" not in note
+    assert sol_note(recs[1:]) is None

@@ -78,6 +78,31 @@ def _baseline_cell(r: dict[str, Any]) -> str:
     return kind or {"aten": "ATen", "cublas": "cuBLAS"}.get(str(r.get("source")), str(r.get("source") or ""))
 
 
+#: %SOL above this is faster than the run's measured ceilings allow (the cost model's floor time over the measured
+#: median): the ceiling (env.json), the cost model or the timing is wrong, and the number is marked, never hidden
+SOL_IMPOSSIBLE = 100.0
+
+
+def sol_cell(v: Any) -> str:
+    """An operator's median % of speed-of-light for a table, marked ``!`` above :data:`SOL_IMPOSSIBLE`
+    (:func:`sol_note` says what the mark means); an em dash when untimed."""
+    if v is None:
+        return "—"
+    return f"{v}" + (" !" if float(v) > SOL_IMPOSSIBLE else "")
+
+
+def sol_note(records: list[dict[str, Any]]) -> str | None:
+    """The line printed under a table with a marked %SOL (:func:`sol_cell`): which operators and what the mark
+    means; None when none is above :data:`SOL_IMPOSSIBLE`. Found so: cutlass_scaled_mm read 612% of SOL against an
+    int8 ceiling timed with a row-major right operand (a tenth of the device's int8 rate)."""
+    over = sorted(str(r.get("op")) for r in records
+                  if isinstance(r.get("sol_pct"), (int, float)) and r["sol_pct"] > SOL_IMPOSSIBLE)
+    if not over:
+        return None
+    return (f"! % SOL above {SOL_IMPOSSIBLE:.0f} ({', '.join(over)}): faster than this run's measured ceilings "
+            f"allow; the ceiling (env.json), the operator's cost model or its timing is wrong: read it as suspect")
+
+
 def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
     t = Table(title="operators")
     cols = ["operator", "status", "cases", "failure", "first failure"]
@@ -95,7 +120,7 @@ def _ops_table(records: list[dict[str, Any]], timing: bool) -> Table:
         row: list[Any] = [r.get("op") or "", f"[{color}]{status}[/{color}]", _cases_cell(r),
                           r.get("failure_class") or "", Text(msg, no_wrap=True, overflow="ellipsis")]
         if timing:
-            row[3:3] = [_fmt(r.get("speedup"), x=True), _baseline_cell(r), _fmt(r.get("sol_pct"))]
+            row[3:3] = [_fmt(r.get("speedup"), x=True), _baseline_cell(r), sol_cell(r.get("sol_pct"))]
         t.add_row(*[x if isinstance(x, Text) else str(x) if x is not None else "" for x in row])
     return t
 
