@@ -117,8 +117,9 @@ class CaseRecord(_Record):
             and makes the baseline before the timed command; held apart from it where Settings.timing_hold is
             ``case``), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
             ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
-            lead and flushes included), ``save`` (the checked repetitions, in the child), ``collect`` (the child's
-            garbage collection before the command), ``handler`` (the child's whole handling of the timed command,
+            lead and flushes included), ``save`` (the child writes the checked repetitions, in a save command after the
+            timed one), ``collect`` (the child's garbage collection before the command: the young generations, every
+            16th command a full one), ``handler`` (the child's whole handling of the timed command,
             until its answer), ``check`` (the verifier
             loads, rebuilds and judges them), ``command`` (the verifier's wall clock of the whole command) and
             ``device`` (the device time measured, both sides): issue 18's harness cost per timed case.
