@@ -195,11 +195,12 @@ def grouped_topk_native(scores: torch.Tensor, num_expert_group: int, topk_group:
             total = total + w[:, j]
         w = w / (torch.full_like(total, 1e-20) + total)[:, None]
     w = (w.double() * routed_scaling_factor).float()
+    # without a host read (a branch on fallback.any() split the compiled baseline into two graphs and synchronised
+    # the device in every timed call)
     fallback = theta == -torch.inf
-    if bool(fallback.any()):
-        ids = torch.where(fallback[:, None], torch.arange(topk, device=dev)[None, :], ids)
-        one = torch.ones((), dtype=torch.float32, device=dev) / torch.full((), topk, dtype=torch.float32, device=dev)
-        w = torch.where(fallback[:, None], one, w)
+    ids = torch.where(fallback[:, None], torch.arange(topk, device=dev)[None, :], ids)
+    one = torch.ones((), dtype=torch.float32, device=dev) / torch.full((), topk, dtype=torch.float32, device=dev)
+    w = torch.where(fallback[:, None], one, w)
     return w.contiguous(), ids.to(torch.int32).contiguous()
 
 
