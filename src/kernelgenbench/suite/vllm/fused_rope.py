@@ -50,7 +50,9 @@ def qk_norm_rope_native(qkv: torch.Tensor, hq: int, hk: int, d: int, eps: float,
     pos = positions.long()
     c = cache[pos, :e].float()[:, None, :]
     s = cache[pos, e:d].float()[:, None, :]
-    idx1, idx2 = (torch.arange(e), torch.arange(e) + e) if neox else (torch.arange(0, d, 2), torch.arange(1, d, 2))
+    dev = qkv.device  # the indices on the device (host-made indices were a host-to-device copy per call)
+    idx1, idx2 = ((torch.arange(e, device=dev), torch.arange(e, device=dev) + e) if neox
+                  else (torch.arange(0, d, 2, device=dev), torch.arange(1, d, 2, device=dev)))
     y1, y2 = y[..., idx1], y[..., idx2]
     out = torch.empty_like(y)
     out[..., idx1] = y1 * c - y2 * s

@@ -56,29 +56,38 @@ def align_native(ids: torch.Tensor, num_experts: int, bs: int, lmax: int, nblock
     flat-index order, though any order within a segment is right."""
     flat = ids.reshape(-1).long()
     n = flat.numel()
+    dev = ids.device
     valid = (flat >= 0) & (flat < num_experts)
     e = flat.clone()
     if emap is not None:
         e = torch.where(valid, emap.long()[flat.clamp(0, num_experts - 1)], torch.full_like(flat, -1))
         valid = valid & (e >= 0)
-    idx = torch.nonzero(valid).flatten()
-    ev = e[idx]
-    counts = torch.bincount(ev, minlength=num_experts)[:num_experts]
+    # Static shapes throughout (no host read, one compiled graph): every entry is kept, the ignored ones under the
+    # key num_experts (a bucket past the last expert, sorted last and written nowhere). The same runs as selecting
+    # the valid entries first: the stable sort keeps flat-index order within each expert.
+    key = torch.where(valid, e, torch.full_like(e, num_experts))
+    counts_all = torch.zeros(num_experts + 1, dtype=torch.int64, device=dev).scatter_add_(
+        0, key, torch.ones_like(key))
+    counts = counts_all[:num_experts]
     padded = (counts + bs - 1) // bs * bs
     offs = torch.cumsum(padded, 0) - padded
-    total = int(padded.sum())
-    order = torch.sort(ev, stable=True).indices
-    ev_sorted, idx_sorted = ev[order], idx[order]
-    rank = torch.arange(ev_sorted.numel(), device=ids.device) - (torch.cumsum(counts, 0) - counts)[ev_sorted]
-    pos = offs[ev_sorted] + rank
-    sorted_ids = torch.full((lmax,), n, dtype=torch.int32, device=ids.device)
-    sorted_ids[pos] = idx_sorted.to(torch.int32)
-    segment = torch.full((lmax,), -1, dtype=torch.int64, device=ids.device)
-    segment[pos] = ev_sorted
-    experts = torch.zeros(nblocks, dtype=torch.int32, device=ids.device)
-    blocks = torch.repeat_interleave(torch.arange(num_experts, device=ids.device), padded // bs)
-    experts[: blocks.numel()] = blocks.to(torch.int32)
-    return sorted_ids, experts, torch.tensor([total], dtype=torch.int32, device=ids.device), segment
+    order = torch.sort(key, stable=True).indices
+    key_sorted = key[order]
+    rank = torch.arange(n, device=dev) - (torch.cumsum(counts_all, 0) - counts_all)[key_sorted]
+    kept = key_sorted < num_experts
+    # the ignored entries go to position lmax of a buffer one longer, cut off below
+    pos = torch.where(kept, offs[key_sorted.clamp(max=num_experts - 1)] + rank, lmax)
+    sorted_ids = torch.full((lmax + 1,), n, dtype=torch.int32, device=dev)
+    sorted_ids[pos] = order.to(torch.int32)
+    segment = torch.full((lmax + 1,), -1, dtype=torch.int64, device=dev)
+    segment[pos] = torch.where(kept, key_sorted, -1)
+    # block j belongs to the expert whose padded run holds position j*bs: the number of runs ending (in blocks) at or
+    # before j (num_experts past the padded total P: 0 there)
+    ends = torch.cumsum(padded // bs, 0)
+    blocks = torch.searchsorted(ends, torch.arange(nblocks, device=dev), right=True)
+    experts = torch.where(blocks < num_experts, blocks, 0).to(torch.int32)
+    total = padded.sum().reshape(1).to(torch.int32)
+    return sorted_ids[:lmax], experts, total, segment[:lmax]
 
 
 def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> Any:

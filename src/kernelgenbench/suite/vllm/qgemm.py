@@ -84,11 +84,13 @@ def awq_native(inp: torch.Tensor, qweight: torch.Tensor, scales: torch.Tensor, q
     z = awq_unpack(qzeros)
     grp = torch.arange(k, device=inp.device) // gsize
     w = ((q - z[grp]).float() * scales.float()[grp]).to(F16)
-    chunk = torch.arange(k, device=inp.device) // 32
+    # split s's rows: the 32-row chunks s, s + split_k_iters, ... in order, taken by strided slices of the chunked
+    # views (a boolean row mask gave the same rows through nonzero: a host read and a graph break per split)
+    xc, wc = inp.reshape(m, k // 32, 32), w.reshape(k // 32, 32, w.shape[1])
     parts = []
     for s in range(split_k_iters):
-        rows = (chunk % split_k_iters) == s
-        parts.append((inp[:, rows].to(acc) @ w[rows].to(acc)).to(F16))
+        xs, ws = xc[:, s::split_k_iters].reshape(m, -1), wc[s::split_k_iters].reshape(-1, w.shape[1])
+        parts.append((xs.to(acc) @ ws.to(acc)).to(F16))
     partials = torch.stack(parts)
     return partials.float().sum(0).to(F16), partials
 

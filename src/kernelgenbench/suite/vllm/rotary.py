@@ -33,10 +33,26 @@ def rope_cache(cache_len: int, rot: int, dtype: torch.dtype, device: torch.devic
 
 def _heads_view(x: torch.Tensor, ntok: int, heads: int, d: int, npos_dims: int) -> torch.Tensor:
     """``x`` seen as ``[tokens, heads, D]`` with vLLM's strides: token stride ``x.stride(npos_dims - 1)``,
-    head stride ``x.stride(-2)`` when x has ``npos_dims + 2`` dims, else D."""
+    head stride ``x.stride(-2)`` when x has ``npos_dims + 2`` dims, else D.
+
+    Made by view ops where they give exactly that view (every graded layout), else by ``as_strided``: under
+    torch.compile an ``as_strided`` of a non-contiguous input (a padded head dim) failed to compile (AOTAutograd took
+    the view for its own storage), and an explicit ``x.storage_offset()`` argument split the graph."""
     ts = x.stride(npos_dims - 1)
     hs = x.stride(-2) if x.dim() == npos_dims + 2 else d
-    return x.as_strided((ntok, heads, d), (ts, hs, 1), x.storage_offset())
+    want = ((ntok, heads, d), (ts, hs, 1))
+    if x.dim() == npos_dims + 2 and x.shape[-2] == heads and x.shape[-1] >= d:
+        v = x[..., :d]
+    elif x.dim() == npos_dims + 1 and x.shape[-1] >= heads * d:
+        v = x[..., : heads * d].unflatten(-1, (heads, d))
+    else:
+        v = None
+    # the token dims merge into one without a copy where each stride is the next one's span
+    if v is not None and all(v.stride(i) == v.stride(i + 1) * v.shape[i + 1] for i in range(npos_dims - 1)):
+        v = v.flatten(0, npos_dims - 1)
+        if (tuple(v.shape), v.stride()) == want:
+            return v
+    return x.as_strided(*want)  # at x's storage offset (as_strided's default)
 
 
 def _rope_operands(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int, cache: torch.Tensor, neox: bool
@@ -49,10 +65,11 @@ def _rope_operands(positions: torch.Tensor, x: torch.Tensor, heads: int, d: int,
     e = rot // 2
     c = cache[pos, :e][:, None, :].to(x.dtype)
     s = cache[pos, e:rot][:, None, :].to(x.dtype)
+    dev = x.device  # the indices on x's device (host-made indices were a host-to-device copy per call)
     if neox:
-        xi, yi = torch.arange(e), torch.arange(e) + e
+        xi, yi = torch.arange(e, device=dev), torch.arange(e, device=dev) + e
     else:
-        xi, yi = torch.arange(0, rot, 2), torch.arange(1, rot, 2)
+        xi, yi = torch.arange(0, rot, 2, device=dev), torch.arange(1, rot, 2, device=dev)
     return v, c, s, xi, yi
 
 
