@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import importlib.util
+import sys
 import textwrap
 from pathlib import Path
 
@@ -104,6 +105,150 @@ def test_python_only_finalizers_and_pytorch_garbage_are_not_recorded(submission)
     mod.leave(torch.ones(3), torch.zeros(3), "aten")
     collector.collect(None)
     assert STATE.launch_violations == []
+
+
+FRAMELESS = '''
+import dataclasses
+import functools
+
+import torch
+
+
+def leave_partial(x, out):
+    class K:
+        __del__ = staticmethod(functools.partial(list, map(torch.Tensor.copy_, [out], map(torch.Tensor.mul, [x], [2]))))
+
+    k = K()
+    k.me = k
+
+
+def leave_dataclass(x, out):
+    @dataclasses.dataclass
+    class Fix:
+        done: object = dataclasses.field(default_factory=functools.partial(torch.Tensor.copy_, out, x))
+
+    class K:
+        __del__ = Fix
+
+    k = K()
+    k.me = k
+
+
+def leave_torch_function(x):
+    class K:
+        __del__ = staticmethod(functools.partial(torch.Tensor.__rsub__, x, 1.0))
+
+    k = K()
+    k.me = k
+'''
+
+OWN = '''
+class Forker:
+    def __del__(self):
+        self._cleanup()
+
+
+class Own:
+    def __init__(self, x, out):
+        self.job = (x, out)
+        self.me = self
+
+    def __del__(self):
+        x, out = self.job
+        out.copy_(x * 2)
+'''
+
+BORROW = '''
+
+def borrow(forker, x, out):
+    import functools
+
+    import torch
+
+    class K:
+        __del__ = forker.__del__
+        _cleanup = staticmethod(functools.partial(torch.Tensor.copy_, out, x))
+
+    k = K()
+    k.me = k
+'''
+
+
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_finalizer_with_no_frame_of_the_submission_is_recorded(tmp_path: Path, monkeypatch) -> None:
+    """Red team 34: a submission's ``__del__`` that is a C callable (functools.partial over map of tensor methods),
+    a dataclass's generated ``__init__`` (file ``<string>``) or a PyTorch function bound as one runs ATen ops with no
+    frame of the submission's file on the stack (and PyTorch's frames around the guard's handler); each is recorded,
+    and the op ran (tests/bad_timing/gc_partial__vllm__rms_norm.patch.py computed a timed rms_norm so)."""
+    import torch
+
+    path = tmp_path / "vllm__rms_norm.py"
+    path.write_text(FRAMELESS)
+    mod = _load(path, "kgb_test_frameless_sub")
+    sub = collector.submission_path(path)
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x, out = torch.arange(4.0), torch.zeros(4)
+        mod.leave_partial(x, out)
+        collector.collect(sub, generation=1)
+        assert torch.equal(out, x * 2)
+        assert len(STATE.launch_violations) == 1 and "copy_" in STATE.launch_violations[0] \
+            and "mul" in STATE.launch_violations[0]
+        out.zero_()
+        mod.leave_dataclass(x, out)
+        collector.collect(sub)
+        assert torch.equal(out, x) and len(STATE.launch_violations) == 2 and "copy_" in STATE.launch_violations[1]
+        mod.leave_torch_function(x)
+        collector.collect(sub)
+        assert len(STATE.launch_violations) == 3 and "rsub" in STATE.launch_violations[2]
+    finally:
+        if was:
+            gc.enable()
+
+
+def test_finalizers_of_pytorch_triton_and_the_harness_are_not_recorded(tmp_path: Path, monkeypatch) -> None:
+    """A ``__del__`` defined in PyTorch's, Triton's or the harness's files (here a folder taken for theirs) may
+    dispatch ops when the collector frees its garbage: not the submission's doing, not recorded; the same class in
+    the submission's file is, and so is a class of the submission's that borrows their ``__del__``."""
+    import torch
+
+    own, theirs = tmp_path / "own", tmp_path / "sub"
+    own.mkdir()
+    theirs.mkdir()
+    (own / "harness_thing.py").write_text(OWN)
+    (theirs / "aten__neg.py").write_text(OWN + BORROW)
+    monkeypatch.setattr(collector, "_OWN_DIRS", (str(own) + "/",))
+    monkeypatch.setattr(STATE, "launch_violations", [])
+    harness = _load(own / "harness_thing.py", "kgb_test_own_finalizer")
+    monkeypatch.setitem(sys.modules, "kgb_test_own_finalizer", harness)  # as PyTorch's modules are
+    sub_mod = _load(theirs / "aten__neg.py", "kgb_test_own_finalizer_sub")
+    sub = collector.submission_path(theirs / "aten__neg.py")
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        x, out = torch.arange(3.0), torch.zeros(3)
+        harness.Own(x, out)
+        collector.collect(sub)
+        assert torch.equal(out, x * 2) and STATE.launch_violations == []
+        sub_mod.Own(x, out)
+        collector.collect(sub)
+        assert len(STATE.launch_violations) == 1
+        # a class of the submission's that borrows a __del__ of theirs calling back into its object: recorded
+        out.zero_()
+        sub_mod.borrow(harness.Forker, x, out)
+        collector.collect(sub)
+        assert torch.equal(out, x) and len(STATE.launch_violations) == 2 and "copy_" in STATE.launch_violations[1]
+    finally:
+        if was:
+            gc.enable()
 
 
 def test_take_over_switches_automatic_collection_off() -> None:

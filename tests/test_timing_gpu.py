@@ -30,6 +30,10 @@ EXPECTED = {
     "finalizer_defer": "profile",   # when timed, leaves the work to a finalizer attached to the input tensor: the
                                     # timed calls' L3 check of Python attributes on the call's tensors (red team 28)
                                     # catches it first (H100 check at 393f58f; timer_tampering before it)
+    "gc_partial": "profile",        # red team 34: when timed, leaves the work to a cycle whose __del__ is a C callable
+                                    # (functools.partial over maps of tensor methods), freed by the collection between
+                                    # timed blocks; the collector's guard records ops of any finalizer but PyTorch's,
+                                    # Triton's and the harness's own (sandbox/collector.py _submission_frame)
 }
 
 

@@ -588,6 +588,9 @@ class Child:
             raise BaselineFailed(f"making the baseline failed: the device ran out of memory while the reference was "
                                  f"compiled ({label})")
         base_fn, label = self.probe_baseline(base_fn, label, calls, data, build)
+        # what making it left (a compile's: dynamo's own collection after a compile is off in the child,
+        # runner.child_env), collected here, guarded, in the untimed command
+        collector.collect_young()
         # making the baseline: torch.compile of a vLLM operator's native reference (native-compiled) happens
         # here, once per case (measured on an H100: 0.5-1.2 s of the 1 s per timed case of vllm::rms_norm)
         phases["baseline"] = (time.perf_counter() - t_base) * 1e3

@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import types
 from collections import Counter
 from typing import Any
 
@@ -41,20 +42,76 @@ def take_over(submission: str | None = None) -> None:
     gc.freeze()
 
 
+#: code flags of a generator's or coroutine's frame (``inspect.CO_GENERATOR``, ``CO_COROUTINE``,
+#: ``CO_ASYNC_GENERATOR``): a collection that frees a suspended one resumes it (its ``finally``), as it calls a
+#: ``__del__``
+_RESUMED_CODE = 0x20 | 0x80 | 0x200
+
+#: the folders whose ``__del__`` methods and generators are finalizers of PyTorch's, Triton's or the harness's own
+#: garbage (:func:`_own_finalizer`); set at the first guarded collection
+_OWN_DIRS: tuple[str, ...] | None = None
+
+
+def _own_dirs() -> tuple[str, ...]:
+    global _OWN_DIRS
+    if _OWN_DIRS is None:
+        import torch
+        import triton
+
+        _OWN_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                          for m in (torch, triton, sys.modules[__name__.rsplit(".", 2)[0]]))
+    return _OWN_DIRS
+
+
+def _own_finalizer(frame: Any) -> bool:
+    """Whether ``frame``, the outermost one a collection runs (right below :func:`collect`), is a finalizer of
+    PyTorch's, Triton's or the harness's own garbage: a generator defined in their files, or a ``__del__`` method
+    defined there that finalizes an instance of the class defining it. A submission's class that borrows one
+    (``__del__ = <a PyTorch class>.__del__``, a body such as ``self._cleanup()`` calling back into the submission's
+    object) is no such instance. The class is found from the code's module and qualified name; its instances are
+    told by the raw MRO of the finalized object's type (no code of the submission runs)."""
+    code = frame.f_code
+    fn = code.co_filename
+    if not (fn.startswith(_own_dirs()) or os.path.abspath(fn).startswith(_own_dirs())):
+        return False
+    if code.co_flags & _RESUMED_CODE:
+        return True
+    if code.co_name != "__del__" or code.co_argcount < 1:
+        return False
+    qualname = getattr(code, "co_qualname", None)  # Python 3.11+; before, no class is found (recorded)
+    owner: Any = sys.modules.get(frame.f_globals.get("__name__", "")) if qualname else None
+    for part in (qualname or "").split(".")[:-1]:
+        # a module's or class's own namespace, read without attribute lookup (no descriptor or __getattr__ runs)
+        space = vars(owner) if isinstance(owner, (type, types.ModuleType)) else None
+        owner = space.get(part) if space is not None else None
+    if not isinstance(owner, type):
+        return False
+    this = frame.f_locals.get(code.co_varnames[0])
+    return owner in type.__dict__["__mro__"].__get__(type(this))
+
+
 def _submission_frame(path: str) -> bool:
-    """Whether a frame of the submission's file (``path``, absolute), or no Python frame at all above
-    :func:`collect`, is on the stack: the op was started by the submission's finalizer, not by a finalizer of
-    PyTorch's or Triton's own garbage (which runs in their files)."""
+    """Whether the op the guard sees during :func:`collect` is the submission's (``path``: its file, absolute): a
+    frame of its file is on the stack, or the finalizer that runs it is not one of PyTorch's, Triton's or the
+    harness's own (:func:`_own_finalizer`). The frames between the op and :func:`collect` are those of the dispatch
+    mode's handler (PyTorch wraps it in frames of its own: ``torch._compile`` ``inner``, ``torch._dynamo.eval_frame``
+    ``_fn``), of the finalizer and of what it calls. Red team 34: a submission's ``__del__`` may be a C callable
+    (``staticmethod(functools.partial(list, map(torch.Tensor.copy_, [out], ...)))``: no frame of its own), code that
+    the standard library generated (a dataclass's ``__init__``, file ``<string>``) or a PyTorch function bound as one
+    (``functools.partial(torch.Tensor.__rdiv__, ...)``); no frame of the submission's file is on the stack then, and
+    the guard, which also took a stack without Python frames for the submission's, saw PyTorch's wrapper frames
+    there and recorded nothing, while the finalizer computed the whole timed result with ATen between the timing
+    blocks."""
     f = sys._getframe(2)
-    own = True
+    entry = None
     while f is not None:
         co = f.f_code
         if co is collect.__code__:
-            return own
+            return entry is None or not _own_finalizer(entry)
         fn = co.co_filename
         if fn == path or os.path.abspath(fn) == path:
             return True
-        own = False
+        entry = f
         f = f.f_back
     return False
 
@@ -84,7 +141,7 @@ def collect_young() -> None:
     garbage cycles of many timed repetitions (a launch's argument records hold its tensors in one) do not hold
     device memory until the next command. Nothing before :func:`take_over`."""
     if _SUBMISSION is not None:
-        collect(_SUBMISSION, generation=1)
+        collect(_SUBMISSION, generation=1, where="the collection between timed blocks")
 
 
 #: every how many commands' collections (:func:`collect_command`) one is full, the oldest generation too; the others
@@ -112,13 +169,14 @@ def collect_command(submission: str | None) -> int:
     return generation
 
 
-def collect(submission: str | None, generation: int = 2) -> None:
+def collect(submission: str | None, generation: int = 2, where: str = "") -> None:
     """A collection (``generation``: 2 full, 1 the young generations) of what the cases made since :func:`take_over`,
     guarded: ATen ops that the submission's
     finalizers run (``submission``: the absolute path of its file; None: unguarded, nothing of a submission is
     loaded) and Triton launches during it are recorded in ``STATE.launch_violations`` (:data:`FINALIZER_WORK`).
-    Host reads (``.item()``, ``tolist``) dispatch ``aten::_local_scalar_dense``/copies and count as ops. Runs
-    outside any traced call; raises nothing."""
+    Host reads (``.item()``, ``tolist``) dispatch ``aten::_local_scalar_dense``/copies and count as ops.
+    ``where``: the collection, named in the record (:func:`collect_young`'s: between timed blocks). Runs outside any
+    traced call; raises nothing."""
     if submission is None:
         gc.collect(generation)
         return
@@ -146,7 +204,7 @@ def collect(submission: str | None, generation: int = 2) -> None:
     if changed:
         found.append("changed PyTorch's global state: " + changed)
     if found:
-        msg = FINALIZER_WORK.format(what="; ".join(found))
+        msg = FINALIZER_WORK.format(what="; ".join(found)) + (f" ({where})" if where else "")
         STATE.note_violation(msg)
 
 

@@ -88,6 +88,13 @@ def child_env(platform: Any, device_index: int | None, workdir: Path) -> dict[st
     # one directory of the machine (/tmp/torchinductor_<user>), shared by every job and run, where a submission that
     # wrote a cache entry would choose what another case's baseline runs
     env["TORCHINDUCTOR_CACHE_DIR"] = str(workdir / "inductor-cache")
+    # dynamo collects the young generations after every compile (torch._dynamo.config.run_gc_after_compile), outside
+    # the child's guard (sandbox/collector.py): finalizers of the submission's garbage would run there unrecorded.
+    # Off; the child collects, guarded, after making a compiled baseline (sandbox/child.py make_baseline). (Red team
+    # 34: none ran there on CPython 3.11/3.12, where a command's guarded collection leaves no young garbage of the
+    # submission's before the compile, but on 3.14 a generation-1 collection also scans an increment of the old
+    # generation, where collector.collect_command now leaves garbage for up to FULL_EVERY commands.)
+    env["TORCH_DYNAMO_RUN_GC_AFTER_COMPILE"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env["OMP_NUM_THREADS"] = env.get("OMP_NUM_THREADS", "1")
