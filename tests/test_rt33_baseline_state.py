@@ -19,10 +19,6 @@ device lead are faked, and torch.compile's backend is ``eager`` (dynamo's guards
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,11 +26,10 @@ from typing import Any
 
 import pytest
 import torch
+from child_driver import DrivenChild
 from fixture_files import write_submission
 
-from kernelgenbench.platforms import PROFILES
 from kernelgenbench.sandbox import timed_loop
-from kernelgenbench.sandbox.runner import child_env
 from kernelgenbench.sandbox.state import State
 from kernelgenbench.suite.baselines import baseline_kind
 from kernelgenbench.suite.common import generator
@@ -117,48 +112,14 @@ def test_the_same_loop_with_an_honest_candidate_keeps_the_compiled_baseline(time
 
 
 # ------------------------------------------------------------------------------------------------ the child
-#: the sandbox child, unchanged, with only the device parts of the timed loop faked (no GPU here) and torch.compile's
-#: backend set to "eager" (Inductor's code generation is not what is shown; dynamo's guards are)
-_DRIVER = r"""
-import sys, time
-from kernelgenbench.sandbox import child, timed_loop
-from kernelgenbench.suite.vllm import common
-
-
-class Ev:
-    def record(self):
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other):
-        return (other.t - self.t) * 1e3
-
-
-timed_loop._new_event = Ev
-timed_loop._synchronize = lambda: None
-timed_loop.flush_l2 = lambda device, state: None
-timed_loop._device_lead = lambda ms: None
-_compiled = common._compiled
-common._compiled = lambda native, call, backend: _compiled(native, call, "eager")
-child.main(sys.argv[1:])
-"""
 
 
 def _time_in_child(submission: Path, tmp: Path, cases: int = 2, reps: int = 10,
                    clean: bool = True) -> list[dict[str, Any]]:
     """The answers of a real sandbox child to the verifier's commands for ``cases`` cases of vllm::rms_norm, per case:
     a correctness run, then timing's ``prepare`` and timed commands (verify/timing.py ``TimingPhase.time_one``)."""
-    r, w = os.pipe()
-    env = child_env(PROFILES["interpreter"], None, tmp)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _DRIVER, "--op", "vllm::rms_norm", "--submission", str(submission),
-         "--platform", "interpreter", "--resp-fd", str(w)],
-        stdin=subprocess.PIPE, stdout=open(tmp / "child.out", "w"), stderr=open(tmp / "child.log", "w"), pass_fds=(w,),
-        env=env, cwd=tmp, text=True)
-    os.close(w)
-    answers = os.fdopen(r)
-    try:
-        ready = json.loads(answers.readline())
-        assert ready.get("ok"), ready
+    with DrivenChild("vllm::rms_norm", submission, tmp) as ch:
+        assert ch.ready.get("ok"), ch.ready
         out = []
         params = dict(shape=[8, 64], dtype="fp32", eps=1e-6, weight="randn")
         op = get_operator("vllm::rms_norm")
@@ -167,31 +128,21 @@ def _time_in_child(submission: Path, tmp: Path, cases: int = 2, reps: int = 10,
             # timed_ops_beyond compares the timed calls with)
             case_in, case_out = tmp / f"{i:05d}.in.pt", tmp / f"{i:05d}.out.pt"
             torch.save(op.build(params, torch.device("cpu"), generator(torch.device("cpu"), 500 + i)).saved(), case_in)
-            proc.stdin.write(json.dumps({"cmd": "case", "inp": str(case_in), "out": str(case_out)}) + "\n")
-            proc.stdin.flush()
-            msg = json.loads(answers.readline())
+            msg = ch.ask({"cmd": "case", "inp": str(case_in), "out": str(case_out)})
             assert msg.get("error") is None and msg.get("launches"), msg
             out.append(msg)
             inp = tmp / f"full-{i}.time.pt"
             torch.save({"warmup_seeds": [11 + i, 22 + i], "seed": 1000 + i, "params": params}, inp)
             for prepare in (True, False):
-                cmd = {"cmd": "time", "inp": str(inp), "reps": reps, "warmup_ms": 1.0, "check": [] if prepare else [3],
-                       "check_out": None if prepare else str(tmp / f"full-{i}.timecheck.pt"), "baseline": None,
-                       "prepare": prepare}
-                proc.stdin.write(json.dumps(cmd) + "\n")
-                proc.stdin.flush()
-                msg = json.loads(answers.readline())
+                msg = ch.ask({"cmd": "time", "inp": str(inp), "reps": reps, "warmup_ms": 1.0,
+                              "check": [] if prepare else [3],
+                              "check_out": None if prepare else str(tmp / f"full-{i}.timecheck.pt"),
+                              "baseline": None, "prepare": prepare})
                 if clean or prepare:
                     assert msg.get("error") is None, msg.get("error")
                     assert not msg.get("launch_violations"), msg["launch_violations"]
                 out.append(msg)
-        proc.stdin.write(json.dumps({"cmd": "exit"}) + "\n")
-        proc.stdin.flush()
         return out
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        answers.close()
 
 
 @pytest.mark.slow

@@ -11,67 +11,27 @@ Shown with the sandbox child's real code on the CPU: only the CUDA events, the s
 device lead are faked, and torch.compile's backend is ``eager``, as in tests/test_rt33_baseline_state.py."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import torch
+from child_driver import DrivenChild
 from fixture_files import write_submission
 
-from kernelgenbench.platforms import PROFILES
-from kernelgenbench.sandbox.runner import child_env
 from kernelgenbench.suite.common import generator
 from kernelgenbench.suite.registry import get_operator
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "bad_timing" / "gc_partial__vllm__rms_norm.patch.py"
 
-_DRIVER = r"""
-import sys, time
-from kernelgenbench.sandbox import child, timed_loop
-from kernelgenbench.suite.vllm import common
-
-
-class Ev:
-    def record(self):
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other):
-        return (other.t - self.t) * 1e3
-
-
-timed_loop._new_event = Ev
-timed_loop._synchronize = lambda: None
-timed_loop.flush_l2 = lambda device, state: None
-timed_loop._device_lead = lambda ms: None
-_compiled = common._compiled
-common._compiled = lambda native, call, backend: _compiled(native, call, "eager")
-child.main(sys.argv[1:])
-"""
 
 
 @pytest.mark.slow
 def test_a_frameless_finalizer_that_computes_the_timed_result_is_recorded(tmp_path: Path) -> None:
     sub = write_submission(FIXTURE, tmp_path / "vllm__rms_norm.py")
-    r, w = os.pipe()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _DRIVER, "--op", "vllm::rms_norm", "--submission", str(sub), "--platform",
-         "interpreter", "--resp-fd", str(w)],
-        stdin=subprocess.PIPE, stdout=open(tmp_path / "child.out", "w"), stderr=open(tmp_path / "child.log", "w"),
-        pass_fds=(w,), env=child_env(PROFILES["interpreter"], None, tmp_path), cwd=tmp_path, text=True)
-    os.close(w)
-    answers = os.fdopen(r)
-
-    def ask(cmd: dict) -> dict:
-        proc.stdin.write(json.dumps(cmd) + "\n")
-        proc.stdin.flush()
-        return json.loads(answers.readline())
-
-    try:
-        assert json.loads(answers.readline()).get("ok")
+    with DrivenChild("vllm::rms_norm", sub, tmp_path) as ch:
+        ask = ch.ask
+        assert ch.ready.get("ok")
         params = dict(shape=[4, 64], dtype="fp32", eps=1e-6, weight="randn")
         cpu = torch.device("cpu")
         case_in = tmp_path / "0.in.pt"
@@ -86,12 +46,6 @@ def test_a_frameless_finalizer_that_computes_the_timed_result_is_recorded(tmp_pa
         timed = ask({**base, "check": [2, 7], "check_out": None, "fastest": 2})
         saved = ask({"cmd": "time", "inp": str(inp), "check_out": str(tmp_path / "full-0.timecheck.pt"),
                      "save": True})
-        proc.stdin.write(json.dumps({"cmd": "exit"}) + "\n")
-        proc.stdin.flush()
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        answers.close()
     assert timed.get("error") is None and saved.get("error") is None
     found = [v for v in timed["launch_violations"] if v.startswith("the garbage collector ran code of the submission")]
     assert found and "rsqrt" in found[0] and "copy_" in found[0], timed["launch_violations"]
@@ -136,22 +90,9 @@ def test_no_collection_runs_unguarded_in_the_child_while_the_compiled_baseline_i
     the baseline. A real child through a correctness case, prepare, a timed command and the save: no collection
     after the submission's import runs outside collector.collect."""
     sub = ROOT / "solutions" / "vllm__rms_norm.py"
-    r, w = os.pipe()
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _UNGUARDED + _DRIVER, "--op", "vllm::rms_norm", "--submission", str(sub),
-         "--platform", "interpreter", "--resp-fd", str(w)],
-        stdin=subprocess.PIPE, stdout=open(tmp_path / "child.out", "w"), stderr=open(tmp_path / "child.log", "w"),
-        pass_fds=(w,), env=child_env(PROFILES["interpreter"], None, tmp_path), cwd=tmp_path, text=True)
-    os.close(w)
-    answers = os.fdopen(r)
-
-    def ask(cmd: dict) -> dict:
-        proc.stdin.write(json.dumps(cmd) + "\n")
-        proc.stdin.flush()
-        return json.loads(answers.readline())
-
-    try:
-        assert json.loads(answers.readline()).get("ok")
+    with DrivenChild("vllm::rms_norm", sub, tmp_path, prelude=_UNGUARDED) as ch:
+        ask = ch.ask
+        assert ch.ready.get("ok")
         params = dict(shape=[4, 64], dtype="fp32", eps=1e-6, weight="randn")
         cpu = torch.device("cpu")
         case_in = tmp_path / "0.in.pt"
@@ -165,11 +106,5 @@ def test_no_collection_runs_unguarded_in_the_child_while_the_compiled_baseline_i
         assert ask({**base, "check": [2], "check_out": None}).get("error") is None
         assert ask({"cmd": "time", "inp": str(inp), "check_out": str(tmp_path / "c.pt"), "save": True}).get(
             "error") is None
-        proc.stdin.write(json.dumps({"cmd": "exit"}) + "\n")
-        proc.stdin.flush()
-    finally:
-        proc.stdin.close()
-        proc.wait(timeout=60)
-        answers.close()
     log = (tmp_path / "child.log").read_text()
     assert "UNGUARDED" not in log, [x for x in log.splitlines() if "UNGUARDED" in x]
