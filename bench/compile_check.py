@@ -74,7 +74,8 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
         def is_active(self) -> bool:
             return True
 
-    driver.set_active(CompileOnlyDriver())
+        def get_active_torch_device(self) -> Any:
+            return torch.device("cpu")   # the interpreter's tensors (the kernels run interpreted, below)
 
     # libdevice: the real functions for the compiler, tl.math stand-ins for the interpreter (the harness's patch)
     libmods = []
@@ -86,6 +87,9 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     real = [dict(vars(m)) for m in libmods]
     kgb_interp.install_interpreter_patches()        # autotune ranking, libdevice stand-ins, bounds checks
     mapped = [dict(vars(m)) for m in libmods]
+    # after the interpreter's patches, which make the active driver a CPU stand-in (red team 26): the compiler asks
+    # this one for the GPU target (set before them, as until session 34, every launch failed "0 active drivers")
+    driver.set_active(CompileOnlyDriver())
 
     @contextlib.contextmanager
     def libdevice(which: list[dict[str, Any]]):
