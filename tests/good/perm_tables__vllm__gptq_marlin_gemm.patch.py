@@ -4,7 +4,9 @@ of vLLM's ``scale_perm`` (64 entries, grouped scales) and ``scale_perm_single`` 
 built at import from Python lists with ``torch.tensor`` and loaded by the kernel, as ports of vLLM's Python layout
 code do. The import's 96 elements of host-built tensor data exceed L3's budget of 64 (``profile``: "a table of
 results computed on the host does not" fit), although these are constants of the layout, not results. Legal
-routes today: compute the permutation in the kernel (the oracle), or keep host tables at 64 elements in all."""
+routes today: compute the permutation in the kernel (the oracle), or keep host tables at 64 elements in all.
+(Patched into the main kernel of session 34's oracle; its split-K reduce kernel keeps the computed per-channel
+permutation.)"""
 
 SUBSTITUTIONS = [
     ("import triton.language as tl\n",
@@ -27,7 +29,7 @@ SUBSTITUTIONS = [
         scol = 64 * (rn // 64) + tl.load(tab_ptr + rn % 64)
     else:
         scol = 32 * (rn // 32) + tl.load(tab_ptr + rn % 32)"""),
-    ("    _marlin_gemm_kernel[grid](a, b_q_weight, s, p, out, m, n, k,",
+    ("    _marlin_gemm_kernel[grid](a, b_q_weight, s, p, out, ws, m, n, k,",
      "    tab = _TAB_GROUPED if grouped else _TAB_SINGLE\n"
-     "    _marlin_gemm_kernel[grid](a, b_q_weight, s, p, tab, out, m, n, k,"),
+     "    _marlin_gemm_kernel[grid](a, b_q_weight, s, p, tab, out, ws, m, n, k,"),
 ]
