@@ -363,8 +363,9 @@ def _print_eval_result(run: Any, tier: str, late: list[int], fork_server: bool |
 
     latest = latest_records(records)
     console.print(_ops_table(latest, plat.timing))
-    if plat.timing and sol_note(latest):
-        console.print(f"[yellow]{escape(sol_note(latest))}[/yellow]")
+    note = sol_note(latest) if plat.timing else None
+    if note:
+        console.print(f"[yellow]{escape(note)}[/yellow]")
     where = f"{plat.name} as {summary['profile']}" if summary.get("profile") else plat.name
     console.print(_summary_table(summary, f"summary · tier {tier_label(tier)} · {where} · {wall:.1f} s wall "
                                           f"({_plural(len(written), 'job')} run now, {len(latest) - len(written)} "
@@ -502,8 +503,9 @@ def _summary(run_dir: Path) -> None:
     tier = run_tier(config, latest)
     on = (f" · tier {tier_label(tier)}" if tier else "") + (f" · {plat}" if plat else "")
     console.print(_ops_table(latest, plat != "interpreter"))
-    if sol_note(latest):
-        console.print(f"[yellow]{escape(sol_note(latest))}[/yellow]")
+    note = sol_note(latest)
+    if note:
+        console.print(f"[yellow]{escape(note)}[/yellow]")
     if tier is None and latest:
         tiers = ", ".join(sorted({str(r.get("tier")) for r in latest}))
         console.print(f"[yellow]the records mix tiers ({escape(tiers)}): each job's verdict covers its own record's "

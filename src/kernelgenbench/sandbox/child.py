@@ -21,7 +21,8 @@ The messages are typed in :mod:`kernelgenbench.sandbox.protocol`:
                                 ``replay`` and reports what the replay did); or profile it (CUDA)
     TimeCommand -> TimeAnswer   time one case (``sandbox/timed_loop.py``; the timed repetitions' input
                                 sets are built here from the secret seed in the input file, the
-                                checked candidate repetitions saved to ``check_out``)
+                                checked candidate repetitions kept); or write the kept ones to
+                                ``check_out`` (``save``)
     ExitCommand -> Bye
 
 The first answer is ``Ready`` (with ``import_trace``: the ATen ops the submission's import ran, traced like
@@ -180,7 +181,7 @@ class Child:
         #: what a ``prepare`` time command made for the next time command of its ``inp``: (inp, warm-up sets,
         #: baseline fn, baseline label, phases in ms); None when nothing waits
         self.prepared: tuple[str, list[Any], Any, str, dict[str, float]] | None = None
-        #: the checked repetitions of the last timed command that had no check_out: (its inp, number -> (call, ret))
+        #: the checked repetitions of the last timed command, until its save command: (its inp, number -> (call, ret))
         self.kept_checked: tuple[str, dict[int, tuple[Any, Any]]] | None = None
         self.resp = os.fdopen(args.resp_fd, "w", buffering=1)
         self.cmd_in = os.fdopen(os.dup(0), "r")
@@ -449,27 +450,22 @@ class Child:
                              wall_s=wall, timers_tampered=tampered_timers(), replay=replay,
                              stale_outputs=list(state.stale_outputs)))
 
-    def save_checked(self, checked: dict[int, tuple[Any, Any]], path: str) -> None:
-        """Save the checked timed repetitions (number -> (call as the candidate left it, its return)) to ``path``
-        for the verifier to judge, as the harness's own I/O."""
-        torch = self.torch
-        with self.harness_io():
-            torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
-                                 "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
-                        for k, (c, r) in checked.items()},
-                       path)
-
     def run_save(self, msg: TimeCommand) -> None:
-        """:attr:`TimeCommand.save`: write the repetitions the last timed command of the same case kept (it had no
-        ``check_out``) to ``msg.check_out``. No code of the submission runs (no collection either); an error when
-        nothing is kept for that case (the verifier judges the missing file)."""
+        """:attr:`TimeCommand.save`: write the repetitions the last timed command of the same case kept to
+        ``msg.check_out`` for the verifier to judge, as the harness's own I/O. No code of the submission runs (no
+        collection either); an error when nothing is kept for that case (the verifier judges the missing file)."""
+        torch = self.torch
         t0 = time.perf_counter()
         kept, self.kept_checked = self.kept_checked, None
         try:
             if kept is None or kept[0] != msg.inp or not msg.check_out:
                 raise RuntimeError("no timed repetitions are kept for this case (the save command must follow its "
                                    "timed command)")
-            self.save_checked(kept[1], msg.check_out)
+            with self.harness_io():
+                torch.save({str(k): {"args": c.args, "kwargs": c.kwargs, "ret": _sanitize(r, torch),
+                                     "ret_type": type(r).__name__, "ret_devices": _devices(r, torch)}
+                            for k, (c, r) in kept[1].items()},
+                           msg.check_out)
         except BaseException as exc:  # noqa: BLE001
             self.send(TimeAnswer(error=error_report(exc, "timing")))
             return
@@ -533,12 +529,7 @@ class Child:
             checked = res.pop("checked")
             phases.update(warmup=res.pop("warmup_wall_ms", 0.0), build=res.get("build_ms") or 0.0,
                           blocks=sum(res.get("wall_ms", {}).values()))
-            t_save = time.perf_counter()
-            if msg.check_out:
-                self.save_checked(checked, msg.check_out)
-            else:  # kept for the save command that follows (TimeCommand.save), sent after the GPU's exclusive hold
-                self.kept_checked = (msg.inp, checked)
-            phases["save"] = (time.perf_counter() - t_save) * 1e3
+            self.kept_checked = (msg.inp, checked)  # for the save command, sent after the GPU's exclusive hold
             # the garbage collection before the command, and the whole handler until its answer (the verifier's
             # command wall clock less this is the pipe, the answer's checks and serialisation)
             phases["collect"] = (t0 - t_start) * 1e3

@@ -117,15 +117,15 @@ class TimeCommand:
     sets (``warmup_seeds``, built in the child; or the sets themselves, ``sets``), the case's ``params`` and
     the secret ``seed`` of the timed repetitions' input sets (built in the child, one per repetition:
     :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in ``check`` are
-    saved to ``check_out`` for the verifier to judge; ``baseline`` forces a baseline kind of the operators that
+    kept in the child for the verifier to judge; ``baseline`` forces a baseline kind of the operators that
     offer several (vLLM: ``kgb eval --baseline``), None its default. ``prepare``: only build the warm-up sets
     and make the baseline (a vLLM reference's ``torch.compile``), keep them for the next time command of the
     same ``inp`` and answer with the baseline's label and those phases, timing nothing (the verifier sends it
     before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``). ``fastest``:
-    how many of the fastest candidate repetitions are saved to ``check_out`` too (``Settings.timing_fastest``).
-    A timed command without ``check_out`` keeps the checked repetitions in the child; ``save`` then only writes
-    those of the same ``inp`` to ``check_out`` (the verifier sends it after the timed command, outside the GPU's
-    exclusive hold: the file write was up to half of a vLLM case's exclusive time on an H100)."""
+    how many of the fastest candidate repetitions are kept too (``Settings.timing_fastest``). ``save``: only
+    write the repetitions the timed command of the same ``inp`` kept to ``check_out`` (the verifier sends it after
+    the timed command, outside the GPU's exclusive hold: the file write was up to half of a vLLM case's exclusive
+    time on an H100)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -262,7 +262,7 @@ class CaseAnswer(Answer):
 @dataclass
 class TimeAnswer(Answer):
     """One case timed (:class:`TimeCommand`; ``sandbox/timed_loop.py`` ``time_case``); the judged
-    repetitions are in the command's ``check_out`` file.
+    repetitions are kept in the child, written by the ``save`` command that follows.
 
     Attributes:
         baseline_ms, candidate_ms: the median device time per side; *_samples: every repetition's.

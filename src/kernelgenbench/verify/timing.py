@@ -241,7 +241,7 @@ class TimingPhase:
         candidate that behaves differently when it is timed, skips work on some repetitions, or answers from a
         cache, fails.
 
-        Three commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
+        Four commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
         the warm-up sets and makes the baseline (``prepare``), then warms up and times (keeping the checked
         repetitions), then writes them out (``save``, outside the exclusive hold) and the verifier judges them.
         """
