@@ -254,7 +254,13 @@ def test_rows_judge_fp32_results_by_the_bound(op_id: str, tier: str, index: int)
 @pytest.mark.parametrize("what", ["fp16_operands", "tf32_dot"])
 def test_reduced_precision_mm_passed_the_spec_atol_and_fails_the_bound(tmp_path, monkeypatch, what: str) -> None:
     """The bad fixtures on the full tier's 15x160x1024 fp32 case (the red team's): under the spec's
-    atol = 1e-4 x K they pass; under the accumulation bound they fail as wrong_result."""
+    atol = 1e-4 x K they pass; under the accumulation bound they fail as wrong_result (secret inputs).
+
+    The spec-atol run uses fixed inputs (``l2_salt=1``; the public seed, salt 0, is one of the draws below):
+    the margin is thin for tf32_dot, whose truncated operands err by 0.89 x atol at the median draw and
+    beyond it on 14 of 200 draws (measured on the CPU over seeds 0-199; fp16_operands: 0.33 x median,
+    0.42 x worst), so with secret inputs the claim held only most of the time (CI failed on one such
+    draw). The claim is "the spec's atol lets the cheat through", which one passing draw shows."""
     import sys
     from pathlib import Path
 
@@ -271,14 +277,15 @@ def test_reduced_precision_mm_passed_the_spec_atol_and_fails_the_bound(tmp_path,
     monkeypatch.setitem(op._grids, "smoke", [case])
     sub = write_submission(find_fixture(Path(__file__).parent / "bad", what), tmp_path / op.filename)
 
-    def run(name: str) -> dict:
-        return Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / name, Settings()).run()
+    def run(name: str, **kw) -> dict:
+        return Verifier(JobSpec(op, sub, "smoke"), PROFILES["interpreter"], None, tmp_path / name,
+                        Settings(**kw)).run()
 
     rec = run("bound")
     assert rec["failure_class"] == "wrong_result", rec["first_failure"]
     assert "accumulation bound" in rec["first_failure"]["message"]
     monkeypatch.setattr(shape, "accumulation_rule", lambda dt, s, n, rd: (Tolerance(reduce_dim=rd), None))
-    rec = run("spec_atol")
+    rec = run("spec_atol", l2_salt=1)
     assert rec["status"] == "passed", rec["first_failure"]
 
 
