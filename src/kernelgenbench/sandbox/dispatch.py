@@ -344,7 +344,9 @@ def plain_result(name: str, ret: Any, args: tuple, kwargs: dict, given: list[Any
         t = type(x)
         if t is torch.Tensor or t is torch.nn.Parameter:
             attrs = x.__dict__
-            if attrs:
+            if attrs and launch_args.amp_tags_only(attrs):
+                attrs.clear()  # torch.amp.custom_fwd on a plain wrapper tagged the caller's tensor: nothing shadowed
+            elif attrs:
                 problems.append(f"{where} carries Python attributes ({', '.join(repr(k) for k in list(attrs)[:3])})"
                                 f"{launch_args.custom_fwd_hint(attrs)}")
                 attrs.clear()

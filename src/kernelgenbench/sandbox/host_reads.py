@@ -116,7 +116,8 @@ def install_host_read_hooks() -> None:
 
         def read(self, *a, _orig=orig, _name=name, **k):
             counter = _read_counter()
-            if counter is not None and type(self) is torch.Tensor and self.__dict__:
+            if counter is not None and type(self) is torch.Tensor and self.__dict__ \
+                    and not _amp_tags_only(self.__dict__):
                 # its methods, called below where nothing is traced, may be shadowed (red team 29c: written into
                 # the tensor's __dict__ past the Tensor.__setattr__ guard by functools.update_wrapper)
                 msg = (f"a host read ({_name}) of a tensor that carries Python attributes "
@@ -141,6 +142,13 @@ def install_host_read_hooks() -> None:
 
 
 _MISSING = object()
+
+
+def _amp_tags_only(attrs: Any) -> bool:
+    """``launch_args.amp_tags_only`` (imported when a tensor carries attributes, which is rare)."""
+    from . import launch_args
+
+    return launch_args.amp_tags_only(attrs)
 
 
 def _submission_on_stack() -> bool:

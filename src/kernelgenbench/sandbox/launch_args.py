@@ -314,6 +314,23 @@ def _intenum_ok(cls: type, T: _Types) -> bool:
 CUSTOM_FWD_ATTRS = frozenset({"_dtype", "_fwd_used_autocast"})
 
 
+def amp_tags_only(attrs: Any) -> bool:
+    """Whether a tensor's ``__dict__`` holds only what ``torch.amp.custom_fwd`` writes on its first argument, with
+    the types it writes (``_dtype``: a ``torch.dtype``; ``_fwd_used_autocast``: a ``bool``). The decorator put on a
+    plain wrapper (PyTorch documents it for an ``autograd.Function``'s forward) tags the caller's tensor with them
+    (false-rejection hunt 33). Neither name is a method or attribute of ``torch.Tensor`` that the harness, PyTorch
+    or Triton reads, so they shadow nothing; the child clears them when the call ends (``dispatch.plain_result``).
+    Judged with ``type()`` only: no code of the submission runs."""
+    if type(attrs) is not dict or not attrs:
+        return False
+    for k, v in attrs.items():
+        if type(k) is not str or k not in CUSTOM_FWD_ATTRS:  # a str subclass would hash and compare as it likes
+            return False
+        if type(v) is not (torch.dtype if k == "_dtype" else bool):
+            return False
+    return True
+
+
 def custom_fwd_hint(attrs: Any) -> str:
     """A hint for the attribute violations where a tensor carries only what ``torch.amp.custom_fwd`` writes: the
     decorator put on a plain wrapper (false-rejection hunt 33), whose first argument is the caller's tensor, not the
@@ -333,7 +350,7 @@ def _carries_attrs(v: Any) -> bool:
     method (red team 29c: ``functools.update_wrapper(buf, h, ())`` wrote ``storage_offset``/``untyped_storage`` into
     a tensor's ``__dict__`` past the child's Tensor.__setattr__ guard, and the shadow computed the result there)."""
     t = type(v)
-    return (t is torch.Tensor or t is torch.nn.Parameter) and bool(v.__dict__)
+    return (t is torch.Tensor or t is torch.nn.Parameter) and bool(v.__dict__) and not amp_tags_only(v.__dict__)
 
 
 def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, Any] | None:
