@@ -256,12 +256,34 @@ def _map_libdevice_to_tl_math() -> None:
         for fn in dir(mod):
             if fn.startswith("_") or not callable(getattr(mod, fn)):
                 continue
+            original = getattr(mod, fn)
+            if id(original) in LIBDEVICE_STAND_INS:  # already ours
+                continue
             if hasattr(tl.math, fn) and callable(getattr(tl.math, fn)):
                 # looked up at call time: the interpreter patches tl.math while a kernel runs
-                setattr(mod, fn, lambda *a, _fn=fn, **k: getattr(tl.math, _fn)(*a, **k))
+                stand_in = lambda *a, _fn=fn, **k: getattr(tl.math, _fn)(*a, **k)  # noqa: E731
             elif cuda is not None and callable(getattr(cuda, fn, None)) \
-                    and not getattr(getattr(mod, fn), "_kgb_libdevice", False):
-                setattr(mod, fn, _libdevice_stand_in(fn, getattr(cuda, fn)))
+                    and not getattr(original, "_kgb_libdevice", False):
+                stand_in = _libdevice_stand_in(fn, getattr(cuda, fn))
+            else:
+                continue
+            LIBDEVICE_STAND_INS[id(stand_in)] = (stand_in, original)
+            setattr(mod, fn, stand_in)
+
+
+#: id(stand-in) -> (the stand-in, Triton's own libdevice function it replaces), filled by
+#: :func:`_map_libdevice_to_tl_math`. A submission that binds a libdevice function by name at import (Liger-Kernel's
+#: ``from triton.language.extra.libdevice import rsqrt``, an alias ``_rsqrt = libdevice.rsqrt``) holds the stand-in in
+#: its own globals; the GPU compile check (sandbox/gpu_compile.py ``mirror``) compiles Triton's function in its place,
+#: as a GPU does (false-rejection hunt 35: "Cannot access global variable rsqrt from within @jit'ed function").
+#: Only the harness adds to it: a submission's own function is never taken for a libdevice one.
+LIBDEVICE_STAND_INS: dict[int, tuple[Any, Any]] = {}
+
+
+def libdevice_original(obj: Any) -> Any:
+    """Triton's libdevice function that the harness's stand-in ``obj`` replaces, else None (judged by identity)."""
+    hit = LIBDEVICE_STAND_INS.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
 
 
 #: libdevice functions whose result is exact (IEEE rounding to an integral value), computed with NumPy on the
