@@ -402,8 +402,19 @@ def _cpu_device_queries() -> None:
     if getattr(config._active, "_kgb_cpu", False):
         return
 
+    class CPUDeviceUtils:
+        """``driver.active.utils``: the device properties an sm_90 GPU reports (Triton's fused-softmax tutorial sizes
+        its persistent grid from them at import); every other utility goes to Triton's own driver lookup."""
+
+        def get_device_properties(self, device=None):
+            return dict(SM90_DRIVER_PROPERTIES)
+
+        def __getattr__(self, name):
+            return getattr(driver_mod._create_driver().utils, name)
+
     class CPUDeviceQueries:
         _kgb_cpu = True
+        utils = CPUDeviceUtils()
 
         def get_active_torch_device(self):
             return torch.device("cpu")
@@ -420,10 +431,58 @@ def _cpu_device_queries() -> None:
     config.set_active(CPUDeviceQueries())
 
 
+#: What the CPU interpreter answers for device property queries (false-rejection hunt 35): an H100 SXM's figures, the
+#: sm_90 target the interpreter also compiles every launched kernel for (sandbox/gpu_compile.py). Triton's driver
+#: (``driver.active.utils.get_device_properties(i)``) reports these keys; code modelled on Triton's tutorials reads them
+#: at import to size a persistent grid (``multiprocessor_count``) or an occupancy (registers, shared memory).
+SM90_DRIVER_PROPERTIES: dict[str, int] = {
+    "max_shared_mem": 232448, "max_num_regs": 65536, "multiprocessor_count": 132, "warpSize": 32,
+    "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120,
+}
+
+
+class CPUStandInDeviceProperties:
+    """What ``torch.cuda.get_device_properties`` answers on the CPU interpreter for a CPU device (or where PyTorch has
+    no CUDA): the attributes of PyTorch's ``_CudaDeviceProperties`` that wrappers read, with an sm_90 GPU's figures
+    (:data:`SM90_DRIVER_PROPERTIES`). Plain data: ints and strings."""
+
+    name = "kgb interpreter (sm_90 stand-in)"
+    major, minor = 9, 0
+    multi_processor_count = SM90_DRIVER_PROPERTIES["multiprocessor_count"]
+    total_memory = 80 * 1024 ** 3
+    L2_cache_size = 50 * 1024 ** 2
+    warp_size = 32
+    max_threads_per_multi_processor = 2048
+    regs_per_multiprocessor = 65536
+    shared_memory_per_block = 49152
+    shared_memory_per_block_optin = SM90_DRIVER_PROPERTIES["max_shared_mem"]
+    shared_memory_per_multiprocessor = 233472
+    is_integrated = 0
+    is_multi_gpu_board = 0
+    gcnArchName = "NVIDIA"
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def _cpu_query(dev: Any) -> bool:
+    """A device property query on the interpreter that PyTorch cannot answer: a CPU device, or any device (None, an
+    index) where this PyTorch has no CUDA."""
+    if isinstance(dev, torch.device) and dev.type == "cpu" or dev == "cpu":
+        return True
+    return not torch.cuda.is_available()
+
+
 def _cuda_device_accepts_cpu() -> None:
     """``with torch.cuda.device(x.device):`` is a common launch idiom; on the interpreter x is a CPU
-    tensor, so a CPU device (or index) makes the context a no-op instead of an error."""
+    tensor, so a CPU device (or index) makes the context a no-op instead of an error. The device property queries
+    (``torch.cuda.get_device_properties(x.device).multi_processor_count``, ``get_device_capability()``,
+    ``get_device_name()``) answer for a CPU device, or wherever PyTorch has no CUDA, with an sm_90 GPU's figures
+    (:class:`CPUStandInDeviceProperties`): on a GPU they are the wrapper's metadata reads, and on the interpreter they
+    raised at import ("Torch not compiled with CUDA enabled", false-rejection hunt 35)."""
     import contextlib
+    import functools
 
     orig = torch.cuda.device
 
@@ -434,3 +493,25 @@ def _cuda_device_accepts_cpu() -> None:
             return orig(dev)
 
     torch.cuda.device = device  # type: ignore[misc]
+    if getattr(torch.cuda.get_device_properties, "_kgb_cpu", False):
+        return
+    props, capability, dev_name = (torch.cuda.get_device_properties, torch.cuda.get_device_capability,
+                                   torch.cuda.get_device_name)
+
+    @functools.wraps(props)
+    def get_device_properties(device=None):
+        return CPUStandInDeviceProperties() if _cpu_query(device) else props(device)
+
+    @functools.wraps(capability)
+    def get_device_capability(device=None):
+        return (9, 0) if _cpu_query(device) else capability(device)
+
+    @functools.wraps(dev_name)
+    def get_device_name(device=None):
+        return CPUStandInDeviceProperties.name if _cpu_query(device) else dev_name(device)
+
+    for fn in (get_device_properties, get_device_capability, get_device_name):
+        fn._kgb_cpu = True  # type: ignore[attr-defined]
+    torch.cuda.get_device_properties = get_device_properties  # type: ignore[assignment]
+    torch.cuda.get_device_capability = get_device_capability  # type: ignore[assignment]
+    torch.cuda.get_device_name = get_device_name  # type: ignore[assignment]
