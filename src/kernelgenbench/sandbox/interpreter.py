@@ -329,6 +329,42 @@ def _libdevice_stand_in(fn: str, extern: Any) -> Any:
     return stand_in
 
 
+class LoopIndex(int):
+    """A loop index of a kernel body on the interpreter (``for i in range(...)``, ``tl.range(...)``): the Python int
+    Triton's interpreter iterates, with the methods of the ``tl.tensor`` a GPU's induction variable is. On a GPU the
+    index of a ``range``/``tl.range`` loop is an int32 (int64 where a bound is) tensor, and persistent kernels widen
+    it (``tile.to(tl.int64) * BLOCK``); on the interpreter it was an int, which has no ``.to`` ("'int' object has no
+    attribute 'to'", runtime_error, false-rejection hunt 35). Arithmetic on it gives plain ints, as before; ``.to``
+    and ``.dtype`` go through the tensor Triton's semantic makes of the int (int32, or int64 beyond int32's range).
+    ``tl.static_range`` keeps plain ints (its index is a constexpr on a GPU)."""
+
+    __slots__ = ()
+
+    def _tensor(self) -> Any:
+        from triton.runtime import interpreter as interp
+
+        return interp.interpreter_semantic.to_tensor(int(self))
+
+    def to(self, dtype: Any, fp_downcast_rounding: Any = None, bitcast: bool = False) -> Any:
+        return self._tensor().to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
+
+    @property
+    def dtype(self) -> Any:
+        return self._tensor().dtype
+
+
+def _indexed_range(inner: Any) -> Any:
+    def indexed(*args: Any, **kwargs: Any) -> Any:
+        return (LoopIndex(i) for i in inner(*args, **kwargs))
+
+    indexed._kgb_indexed = True  # type: ignore[attr-defined]
+    return indexed
+
+
+_INDEXED_BUILTIN_RANGE = _indexed_range(range)
+_MISSING_GLOBAL = object()
+
+
 def _builtin_aliases() -> None:
     """A kernel's globals that are Triton builtins under the submission's own names (Unsloth's ``triton_cast =
     tl.cast``, ``from triton.language import cast as _cast``, ``_exp = tl.math.exp``) run with the interpreter's
@@ -361,6 +397,14 @@ def _builtin_aliases() -> None:
         else:
             scope = orig(fn)
         changes: list[tuple[str, Any, Any]] = []
+        # loop indices of ``range``/``tl.range`` carry the tensor methods a GPU's induction variable has (LoopIndex)
+        for lang in (tl, tl.core):
+            cur = vars(lang).get("range")
+            if cur is not None and not isinstance(cur, type) and not getattr(cur, "_kgb_indexed", False):
+                scope.set_attr(lang, "range", _indexed_range(cur))
+        if "range" not in g:
+            g["range"] = _INDEXED_BUILTIN_RANGE
+            changes.append(("range", _MISSING_GLOBAL, _INDEXED_BUILTIN_RANGE))
         for name, val in list(g.items()):
             if type(val) is types.FunctionType and val.__dict__.get("__triton_builtin__") is True \
                     and str(val.__module__).startswith("triton.language"):
@@ -375,7 +419,10 @@ def _builtin_aliases() -> None:
             def restore_all() -> None:
                 for name, val, call in changes:
                     if g.get(name) is call:
-                        g[name] = val
+                        if val is _MISSING_GLOBAL:
+                            del g[name]
+                        else:
+                            g[name] = val
                 restore()
 
             scope.restore = restore_all
