@@ -2,8 +2,9 @@
 ``tl.range`` loop in a kernel body is a tensor (int32, int64 where a bound is), and persistent kernels widen it
 (``tile.to(tl.int64) * BLOCK``); Triton 3.6's interpreter iterates Python ints, so such a kernel failed with
 "'int' object has no attribute 'to'" as the submission's runtime_error (false-rejection hunt 35). The index now has
-``.to`` and ``.dtype``; ``tl.static_range`` keeps plain ints; the ``range`` the harness puts in the kernel's globals
-for the launch is gone afterwards."""
+``.to`` and ``.dtype``, also after a jit helper ran in the body (its language patch is undone when it returns);
+``tl.static_range`` keeps plain ints; the ``range`` the harness puts in the kernel's globals for the launch is gone
+afterwards."""
 from __future__ import annotations
 
 import os
@@ -18,13 +19,20 @@ import os
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
 from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+from kernelgenbench.sandbox.launch import install_launch_hooks
+install_launch_hooks()  # the sandbox child's order: launch hooks first, then the interpreter's patches
 install_interpreter_patches()
+
+
+@triton.jit
+def _twice(v):
+    return v * 2
 
 
 @triton.jit
 def k(x_ptr, o_ptr, n_blocks, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
-    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    acc = tl.zeros([BLOCK], dtype=tl.float32) * _twice(1.0)  # a jit helper before the loops (its patch nests)
     for blk in range(pid, n_blocks, tl.num_programs(0)):
         i = blk.to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
         acc += tl.load(x_ptr + i)
