@@ -77,6 +77,11 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
         def get_active_torch_device(self) -> Any:
             return torch.device("cpu")   # the interpreter's tensors (the kernels run interpreted, below)
 
+        class utils:  # noqa: N801 - driver.active.utils.get_device_properties(i): the interpreter's sm_90 figures
+            @staticmethod
+            def get_device_properties(device: Any = None) -> dict[str, int]:
+                return dict(kgb_interp.SM90_DRIVER_PROPERTIES)
+
     # libdevice: the real functions for the compiler, tl.math stand-ins for the interpreter (the harness's patch)
     libmods = []
     for name in ("triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice"):
@@ -92,14 +97,22 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     driver.set_active(CompileOnlyDriver())
 
     @contextlib.contextmanager
-    def libdevice(which: list[dict[str, Any]]):
+    def libdevice(which: list[dict[str, Any]], fn: Any = None):
         for m, attrs in zip(libmods, which):
             for k, v in attrs.items():
                 if not k.startswith("__"):
                     setattr(m, k, v)
+        # a libdevice function the submission bound by name at import (``from triton.language.extra.libdevice
+        # import rsqrt``) holds the interpreter's stand-in in its globals: the compiler gets Triton's own there
+        g = getattr(fn, "__globals__", None) if which is real else None
+        swapped = {k: v for k, v in (g or {}).items() if kgb_interp.libdevice_original(v) is not None}
+        for k, v in swapped.items():
+            g[k] = kgb_interp.libdevice_original(v)
         try:
             yield
         finally:
+            for k, v in swapped.items():
+                g[k] = v
             for m, attrs in zip(libmods, mapped):
                 for k, v in attrs.items():
                     if not k.startswith("__"):
@@ -126,7 +139,7 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
         name = getattr(self.fn, "__qualname__", self.fn.__name__)
         kwargs = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         try:
-            with libdevice(real):
+            with libdevice(real, self.fn):
                 k = orig_run(self, *args, grid=None, warmup=True, **kwargs)
             md = k.metadata if k is not None else None
             shared = getattr(md, "shared", None)
@@ -183,6 +196,7 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     out: dict[str, Any] = {"op": op_id, "cases": 0, "case_errors": []}
     spec = importlib.util.spec_from_file_location(f"kgb_compile_{op.source}_{op.name}", submission)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[spec.name] = module  # as the sandbox imports it: dataclasses of string annotations look it up there
     try:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
         impl = make_impl(op, module, platform)

@@ -90,6 +90,23 @@ def uses_libdevice(x_ptr, o_ptr, N: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, N), libdevice.rint(x) + libdevice.exp(x) + libdevice.pow(x, x))
 
 
+@triton.jit
+def uses_libdevice_by_name(x_ptr, o_ptr, N: tl.constexpr):
+    # Liger-Kernel's ``from triton.language.extra.libdevice import rsqrt``: names bound after the harness's patches
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), rsqrt_by_name(x) + cbrt_by_name(x))
+
+
+def own_rsqrt(x):
+    return x
+
+
+@triton.jit
+def uses_own_function(x_ptr, o_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(o_ptr + tl.arange(0, N), own_rsqrt(x))
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -107,6 +124,9 @@ out["honest"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
 from kernelgenbench.sandbox.interpreter import install_interpreter_patches
 install_interpreter_patches()
 out["libdevice"] = verdict(uses_libdevice, (x, o), {"N": 64})
+from triton.language.extra.libdevice import rsqrt as rsqrt_by_name, cbrt as cbrt_by_name  # the harness's stand-ins
+out["libdevice by name"] = verdict(uses_libdevice_by_name, (x, o), {"N": 64})
+out["own function"] = verdict(uses_own_function, (x, o), {"N": 64})
 out["int32_n small"] = verdict(int32_n, (o, 5), {})
 out["int32_n i64"] = verdict(int32_n, (o, 2 ** 33), {})
 for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_str", block_str, (x, o), {"N": 16}),
@@ -170,6 +190,15 @@ def test_an_honest_kernel_compiles(results: dict) -> None:
 
 def test_libdevice_compiles_as_tritons_own_after_the_harness_patched_it(results: dict) -> None:
     assert results["libdevice"] == "ok", results["libdevice"]
+
+
+def test_libdevice_functions_bound_by_name_compile_as_tritons_own(results: dict) -> None:
+    """false-rejection hunt 35: ``from triton.language.extra.libdevice import rsqrt`` (Liger-Kernel) binds the
+    harness's interpreter stand-in in the submission's globals; the check compiled that stand-in and refused the kernel
+    ("Cannot access global variable rsqrt"), which a GPU compiles. A submission's own function stays refused."""
+    assert results["libdevice by name"] == "ok", results["libdevice by name"]
+    assert results["own function"].startswith("compile_error"), results["own function"]
+    assert "own_rsqrt" in results["own function"], results["own function"]
 
 
 def test_the_signature_is_the_gpu_jits(results: dict) -> None:

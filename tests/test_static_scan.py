@@ -2691,3 +2691,47 @@ def test_environment_reads_by_subscript_and_membership() -> None:
             return os.environ.copy(), list(os.environ)
     '''
     assert [r for _, r in hits(bad)] == ["file-io", "monkey-patch", "file-io", "file-io"]
+
+
+def test_logging_through_a_logger_is_allowed_and_its_callbacks_are_not() -> None:
+    """false-rejection hunt 35: ``import logging`` / ``logger = logging.getLogger(__name__)`` (FlagGems' op files and
+    many kernel libraries) was refused as forbidden-import. Getting a logger, the level constants and the log calls
+    pass; handlers, formatters, filters, the configuration and a logger's callback lists stay refused (a filter on
+    PyTorch's or the harness's logger would run the submission's code outside the traced calls)."""
+    assert hits("""
+        import logging
+        from logging import getLogger
+        logger = logging.getLogger(__name__)
+        log2 = getLogger("mine")
+        def f(x: "torch.Tensor", lg: logging.Logger = logger):
+            logger.debug("shape %s", tuple(x.shape))
+            if logger.isEnabledFor(logging.DEBUG):
+                logging.info("info")
+            log2.warning("w")
+            return x
+        """) == []
+    assert hits("""
+        import logging
+        lg = logging.getLogger("torch")
+        lg.addFilter(lambda rec: True)
+        lg.handlers.append(None)
+        getattr(lg, "addHandler")(None)
+        d = lg.manager.loggerDict
+        """) == [(4, "monkey-patch"), (5, "monkey-patch"), (6, "monkey-patch"), (7, "monkey-patch")]
+    assert hits("""
+        import logging
+        import logging.config
+        from logging.handlers import RotatingFileHandler
+        from logging import FileHandler
+        logging.basicConfig(filename="x.log")
+        h = logging.StreamHandler()
+        class H(logging.Handler):
+            pass
+        """) == [(3, "dynamic-import"), (4, "file-io"), (5, "introspection"), (6, "introspection"),
+                 (7, "introspection"), (8, "introspection")]
+    # without an import of logging, such names are a submission's own attributes
+    assert hits("""
+        def f(o):
+            o.handlers.append(1)
+            return o.filters
+        """) == []

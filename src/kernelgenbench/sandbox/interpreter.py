@@ -256,12 +256,34 @@ def _map_libdevice_to_tl_math() -> None:
         for fn in dir(mod):
             if fn.startswith("_") or not callable(getattr(mod, fn)):
                 continue
+            original = getattr(mod, fn)
+            if id(original) in LIBDEVICE_STAND_INS:  # already ours
+                continue
             if hasattr(tl.math, fn) and callable(getattr(tl.math, fn)):
                 # looked up at call time: the interpreter patches tl.math while a kernel runs
-                setattr(mod, fn, lambda *a, _fn=fn, **k: getattr(tl.math, _fn)(*a, **k))
+                stand_in = lambda *a, _fn=fn, **k: getattr(tl.math, _fn)(*a, **k)  # noqa: E731
             elif cuda is not None and callable(getattr(cuda, fn, None)) \
-                    and not getattr(getattr(mod, fn), "_kgb_libdevice", False):
-                setattr(mod, fn, _libdevice_stand_in(fn, getattr(cuda, fn)))
+                    and not getattr(original, "_kgb_libdevice", False):
+                stand_in = _libdevice_stand_in(fn, getattr(cuda, fn))
+            else:
+                continue
+            LIBDEVICE_STAND_INS[id(stand_in)] = (stand_in, original)
+            setattr(mod, fn, stand_in)
+
+
+#: id(stand-in) -> (the stand-in, Triton's own libdevice function it replaces), filled by
+#: :func:`_map_libdevice_to_tl_math`. A submission that binds a libdevice function by name at import (Liger-Kernel's
+#: ``from triton.language.extra.libdevice import rsqrt``, an alias ``_rsqrt = libdevice.rsqrt``) holds the stand-in in
+#: its own globals; the GPU compile check (sandbox/gpu_compile.py ``mirror``) compiles Triton's function in its place,
+#: as a GPU does (false-rejection hunt 35: "Cannot access global variable rsqrt from within @jit'ed function").
+#: Only the harness adds to it: a submission's own function is never taken for a libdevice one.
+LIBDEVICE_STAND_INS: dict[int, tuple[Any, Any]] = {}
+
+
+def libdevice_original(obj: Any) -> Any:
+    """Triton's libdevice function that the harness's stand-in ``obj`` replaces, else None (judged by identity)."""
+    hit = LIBDEVICE_STAND_INS.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
 
 
 #: libdevice functions whose result is exact (IEEE rounding to an integral value), computed with NumPy on the
@@ -307,6 +329,42 @@ def _libdevice_stand_in(fn: str, extern: Any) -> Any:
     return stand_in
 
 
+class LoopIndex(int):
+    """A loop index of a kernel body on the interpreter (``for i in range(...)``, ``tl.range(...)``): the Python int
+    Triton's interpreter iterates, with the methods of the ``tl.tensor`` a GPU's induction variable is. On a GPU the
+    index of a ``range``/``tl.range`` loop is an int32 (int64 where a bound is) tensor, and persistent kernels widen
+    it (``tile.to(tl.int64) * BLOCK``); on the interpreter it was an int, which has no ``.to`` ("'int' object has no
+    attribute 'to'", runtime_error, false-rejection hunt 35). Arithmetic on it gives plain ints, as before; ``.to``
+    and ``.dtype`` go through the tensor Triton's semantic makes of the int (int32, or int64 beyond int32's range).
+    ``tl.static_range`` keeps plain ints (its index is a constexpr on a GPU)."""
+
+    __slots__ = ()
+
+    def _tensor(self) -> Any:
+        from triton.runtime import interpreter as interp
+
+        return interp.interpreter_semantic.to_tensor(int(self))
+
+    def to(self, dtype: Any, fp_downcast_rounding: Any = None, bitcast: bool = False) -> Any:
+        return self._tensor().to(dtype, fp_downcast_rounding=fp_downcast_rounding, bitcast=bitcast)
+
+    @property
+    def dtype(self) -> Any:
+        return self._tensor().dtype
+
+
+def _indexed_range(inner: Any) -> Any:
+    def indexed(*args: Any, **kwargs: Any) -> Any:
+        return (LoopIndex(i) for i in inner(*args, **kwargs))
+
+    indexed._kgb_indexed = True  # type: ignore[attr-defined]
+    return indexed
+
+
+_INDEXED_BUILTIN_RANGE = _indexed_range(range)
+_MISSING_GLOBAL = object()
+
+
 def _builtin_aliases() -> None:
     """A kernel's globals that are Triton builtins under the submission's own names (Unsloth's ``triton_cast =
     tl.cast``, ``from triton.language import cast as _cast``, ``_exp = tl.math.exp``) run with the interpreter's
@@ -339,6 +397,14 @@ def _builtin_aliases() -> None:
         else:
             scope = orig(fn)
         changes: list[tuple[str, Any, Any]] = []
+        # loop indices of ``range``/``tl.range`` carry the tensor methods a GPU's induction variable has (LoopIndex)
+        for lang in (tl, tl.core):
+            cur = vars(lang).get("range")
+            if cur is not None and not isinstance(cur, type) and not getattr(cur, "_kgb_indexed", False):
+                scope.set_attr(lang, "range", _indexed_range(cur))
+        if "range" not in g:
+            g["range"] = _INDEXED_BUILTIN_RANGE
+            changes.append(("range", _MISSING_GLOBAL, _INDEXED_BUILTIN_RANGE))
         for name, val in list(g.items()):
             if type(val) is types.FunctionType and val.__dict__.get("__triton_builtin__") is True \
                     and str(val.__module__).startswith("triton.language"):
@@ -353,7 +419,10 @@ def _builtin_aliases() -> None:
             def restore_all() -> None:
                 for name, val, call in changes:
                     if g.get(name) is call:
-                        g[name] = val
+                        if val is _MISSING_GLOBAL:
+                            del g[name]
+                        else:
+                            g[name] = val
                 restore()
 
             scope.restore = restore_all
@@ -380,8 +449,19 @@ def _cpu_device_queries() -> None:
     if getattr(config._active, "_kgb_cpu", False):
         return
 
+    class CPUDeviceUtils:
+        """``driver.active.utils``: the device properties an sm_90 GPU reports (Triton's fused-softmax tutorial sizes
+        its persistent grid from them at import); every other utility goes to Triton's own driver lookup."""
+
+        def get_device_properties(self, device=None):
+            return dict(SM90_DRIVER_PROPERTIES)
+
+        def __getattr__(self, name):
+            return getattr(driver_mod._create_driver().utils, name)
+
     class CPUDeviceQueries:
         _kgb_cpu = True
+        utils = CPUDeviceUtils()
 
         def get_active_torch_device(self):
             return torch.device("cpu")
@@ -398,10 +478,58 @@ def _cpu_device_queries() -> None:
     config.set_active(CPUDeviceQueries())
 
 
+#: What the CPU interpreter answers for device property queries (false-rejection hunt 35): an H100 SXM's figures, the
+#: sm_90 target the interpreter also compiles every launched kernel for (sandbox/gpu_compile.py). Triton's driver
+#: (``driver.active.utils.get_device_properties(i)``) reports these keys; code modelled on Triton's tutorials reads them
+#: at import to size a persistent grid (``multiprocessor_count``) or an occupancy (registers, shared memory).
+SM90_DRIVER_PROPERTIES: dict[str, int] = {
+    "max_shared_mem": 232448, "max_num_regs": 65536, "multiprocessor_count": 132, "warpSize": 32,
+    "sm_clock_rate": 1980000, "mem_clock_rate": 2619000, "mem_bus_width": 5120,
+}
+
+
+class CPUStandInDeviceProperties:
+    """What ``torch.cuda.get_device_properties`` answers on the CPU interpreter for a CPU device (or where PyTorch has
+    no CUDA): the attributes of PyTorch's ``_CudaDeviceProperties`` that wrappers read, with an sm_90 GPU's figures
+    (:data:`SM90_DRIVER_PROPERTIES`). Plain data: ints and strings."""
+
+    name = "kgb interpreter (sm_90 stand-in)"
+    major, minor = 9, 0
+    multi_processor_count = SM90_DRIVER_PROPERTIES["multiprocessor_count"]
+    total_memory = 80 * 1024 ** 3
+    L2_cache_size = 50 * 1024 ** 2
+    warp_size = 32
+    max_threads_per_multi_processor = 2048
+    regs_per_multiprocessor = 65536
+    shared_memory_per_block = 49152
+    shared_memory_per_block_optin = SM90_DRIVER_PROPERTIES["max_shared_mem"]
+    shared_memory_per_multiprocessor = 233472
+    is_integrated = 0
+    is_multi_gpu_board = 0
+    gcnArchName = "NVIDIA"
+
+    def __repr__(self) -> str:
+        return (f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def _cpu_query(dev: Any) -> bool:
+    """A device property query on the interpreter that PyTorch cannot answer: a CPU device, or any device (None, an
+    index) where this PyTorch has no CUDA."""
+    if isinstance(dev, torch.device) and dev.type == "cpu" or dev == "cpu":
+        return True
+    return not torch.cuda.is_available()
+
+
 def _cuda_device_accepts_cpu() -> None:
     """``with torch.cuda.device(x.device):`` is a common launch idiom; on the interpreter x is a CPU
-    tensor, so a CPU device (or index) makes the context a no-op instead of an error."""
+    tensor, so a CPU device (or index) makes the context a no-op instead of an error. The device property queries
+    (``torch.cuda.get_device_properties(x.device).multi_processor_count``, ``get_device_capability()``,
+    ``get_device_name()``) answer for a CPU device, or wherever PyTorch has no CUDA, with an sm_90 GPU's figures
+    (:class:`CPUStandInDeviceProperties`): on a GPU they are the wrapper's metadata reads, and on the interpreter they
+    raised at import ("Torch not compiled with CUDA enabled", false-rejection hunt 35)."""
     import contextlib
+    import functools
 
     orig = torch.cuda.device
 
@@ -412,3 +540,25 @@ def _cuda_device_accepts_cpu() -> None:
             return orig(dev)
 
     torch.cuda.device = device  # type: ignore[misc]
+    if getattr(torch.cuda.get_device_properties, "_kgb_cpu", False):
+        return
+    props, capability, dev_name = (torch.cuda.get_device_properties, torch.cuda.get_device_capability,
+                                   torch.cuda.get_device_name)
+
+    @functools.wraps(props)
+    def get_device_properties(device=None):
+        return CPUStandInDeviceProperties() if _cpu_query(device) else props(device)
+
+    @functools.wraps(capability)
+    def get_device_capability(device=None):
+        return (9, 0) if _cpu_query(device) else capability(device)
+
+    @functools.wraps(dev_name)
+    def get_device_name(device=None):
+        return CPUStandInDeviceProperties.name if _cpu_query(device) else dev_name(device)
+
+    for fn in (get_device_properties, get_device_capability, get_device_name):
+        fn._kgb_cpu = True  # type: ignore[attr-defined]
+    torch.cuda.get_device_properties = get_device_properties  # type: ignore[assignment]
+    torch.cuda.get_device_capability = get_device_capability  # type: ignore[assignment]
+    torch.cuda.get_device_name = get_device_name  # type: ignore[assignment]

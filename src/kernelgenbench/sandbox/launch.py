@@ -430,15 +430,23 @@ def _install_verified_rewriter() -> None:
     FunctionRewriter.rewrite_ast = rewrite_ast
 
     # a jit helper called from a kernel body runs its rewrite too: the same, not the object's own
-    from triton.runtime.interpreter import InterpretedFunction, InterpreterError, _patch_lang
+    from triton.runtime import interpreter as interp_mod
+    from triton.runtime.interpreter import InterpretedFunction, InterpreterError
 
     def device_call(self, *args, **kwargs):
-        _patch_lang(self.__dict__.get("fn"))
-        fn = _rewritten(self)
+        # the language patch as the kernel's launch applies it (looked up now: the harness's interpreter patches wrap
+        # it after these hooks are installed: builtin aliases, loop indices), undone when the helper returns (Triton
+        # 3.6 leaves a device call's patches in place, so a helper called before a tl.range loop of the kernel's
+        # reset that loop's indices to plain ints: false-rejection hunt 35); its changes nest inside the launch's
+        scope = interp_mod._patch_lang(self.__dict__.get("fn"))
         try:
-            return fn(*args, **kwargs)
-        except Exception as e:
-            raise InterpreterError(repr(e)) from e
+            fn = _rewritten(self)
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:
+                raise InterpreterError(repr(e)) from e
+        finally:
+            scope.restore()
 
     InterpretedFunction.__call__ = device_call
 

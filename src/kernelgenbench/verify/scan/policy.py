@@ -125,7 +125,7 @@ RULES: dict[str, str] = {
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
     "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
-    "abc)",
+    "abc, logging: getLogger and the log calls)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -320,6 +320,28 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
 #: "invalid value" warnings), which tells a real launch from an L2 ghost replay's no-op.
 WARNINGS_ALLOWED: frozenset[str] = frozenset({"warnings.warn"})
 
+#: ``logging.<name>`` a submission may use (false-rejection hunt 35: FlagGems' op files and many kernel libraries
+#: start with ``logger = logging.getLogger(__name__)`` and log the path they took): getting a logger, the level
+#: constants, the module's own log functions and ``Logger`` in an annotation. Handlers, formatters, filters, the
+#: configuration (``logging.config`` builds objects named by strings; ``basicConfig(filename=)`` opens files) and
+#: the record factories stay refused; so do, in a file that imports logging, the attributes through which a logger
+#: would keep a callable of the submission's to run when anyone logs (:data:`LOGGING_CALLBACK_ATTRS`).
+LOGGING_ALLOWED: frozenset[str] = frozenset({
+    "logging.getLogger", "logging.Logger", "logging.LoggerAdapter",
+    "logging.DEBUG", "logging.INFO", "logging.WARNING", "logging.WARN", "logging.ERROR", "logging.CRITICAL",
+    "logging.FATAL", "logging.NOTSET",
+    "logging.debug", "logging.info", "logging.warning", "logging.error", "logging.exception", "logging.critical",
+    "logging.log",
+})
+#: Attributes refused on any receiver in a file that imports ``logging``: a filter or handler added to a logger (its
+#: own or the harness's or PyTorch's, reached by name through ``getLogger``) runs the submission's code whenever that
+#: logger emits, outside the traced calls; ``handlers``/``filters`` are the lists those methods fill, ``manager``
+#: reaches every logger of the process.
+LOGGING_CALLBACK_ATTRS: frozenset[str] = frozenset({
+    "addFilter", "removeFilter", "addHandler", "removeHandler", "filters", "handlers", "manager",
+    "setLoggerClass", "setLogRecordFactory", "makeRecord", "callHandlers", "handle",
+})
+
 #: Methods that poll whether device work has finished or how long it took (streams, events): a
 #: timing channel that tells a real launch from an L2 ghost replay's no-op.
 COMPLETION_POLLS: frozenset[str] = frozenset({"query", "elapsed_time"})
@@ -341,7 +363,7 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 #: string-named tools stay ``dynamic-attr``: :data:`STRING_ATTR_TOOLS`).
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
-    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc",
+    "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc", "logging",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
@@ -372,6 +394,8 @@ IMPORT_RULES: dict[str, str] = {
     "torch.multiprocessing": "process", "torch.distributed": "network", "torch.hub": "network",
     "torch.utils.benchmark": "timer", "torch.profiler": "timer", "torch.autograd.profiler": "timer",
     "triton.testing": "timer",
+    # (fp35) logging's configuration builds objects named by strings and listens on a socket; its handlers write files
+    "logging.config": "dynamic-import", "logging.handlers": "file-io",
     # the interpreter's execution state (grid of the last launch): it tells a launch from an L2 no-op
     "triton.runtime.interpreter": "introspection",
     "triton.knobs": "monkey-patch",
@@ -447,6 +471,8 @@ TORCH_PATH_RULES: dict[str, str] = {
     "torch.serialization": "file-io", "torch.hub": "network", "torch.distributed": "network",
     "torch.multiprocessing": "process",
     "triton.testing": "timer",
+    # (fp35) logging's configuration builds objects named by strings and listens on a socket; its handlers write files
+    "logging.config": "dynamic-import", "logging.handlers": "file-io",
     "triton.runtime.interpreter": "introspection",
     # Triton's process-wide settings and launch hooks (knobs.runtime.launch_enter_hook.add(f) runs f on every launch,
     # inside Triton's benchmarking and the ghost replay's empty launches: red team 30) and its runtime classes (a

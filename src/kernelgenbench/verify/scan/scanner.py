@@ -59,6 +59,8 @@ from .policy import (
     TRITON_RUNTIME_CLASSES,
     TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
+    LOGGING_ALLOWED,
+    LOGGING_CALLBACK_ATTRS,
     _foreign_module,
     _recursion_why,
     _tensor_method_names,
@@ -188,6 +190,11 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         for n in ast.walk(tree):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.rebound.update(n.names)
+        # a file that imports logging may not reach a logger's callbacks (LOGGING_CALLBACK_ATTRS), on any receiver
+        self.imports_logging = any(
+            isinstance(n, ast.Import) and any(a.name.split(".")[0] == "logging" for a in n.names)
+            or isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "logging"
+            for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
         self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
@@ -431,6 +438,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT); ``a.data_ptr() == b.data_ptr()``
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
+        elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False):
+            self.report(node, "monkey-patch", f"reaches .{attr} in a file that imports logging: a filter or handler "
+                        "added to a logger runs the submission's code whenever that logger emits, outside the traced "
+                        "calls; log with logger.debug/info/warning/... only")
         elif attr in RAW_STORAGE_ATTRS and attr not in self.allow_methods \
                 and self.resolve(receiver) in (None, "torch.Tensor"):
             self.report(node, "raw-storage", f"touches .{attr}, a tensor's raw storage; data must be read "
@@ -643,6 +654,11 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
             self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
                         "are allowed")
+            return
+        if root == "logging" and path != "logging" and path not in LOGGING_ALLOWED:
+            self.report(node, "introspection", f"uses {path}: of logging only getLogger, the level constants, the log "
+                        "functions (debug, info, warning, error, exception, critical, log) and Logger are allowed "
+                        "(handlers, formatters, filters and the configuration run or build code outside the calls)")
             return
         if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
             self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
