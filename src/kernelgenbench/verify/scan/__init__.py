@@ -63,6 +63,8 @@ from .policy import (
                        KERNEL_BUILTINS,
                        KERNEL_CALLABLE_ARGS,
                        KERNEL_TRITON_HELPERS,
+                       LOGGING_ALLOWED,
+                       LOGGING_CALLBACK_ATTRS,
                        MUTATING_METHODS,
                        PY_METHODS_HARMLESS,
                        RAW_STORAGE_ATTRS,
@@ -83,8 +85,6 @@ from .policy import (
                        TRITON_ALLOWED_PREFIXES,
                        TYPING_EVALUATORS,
                        WARNINGS_ALLOWED,
-                       LOGGING_ALLOWED,
-                       LOGGING_CALLBACK_ATTRS,
 )
 from .scope import (
                        FROZEN_DATA,
