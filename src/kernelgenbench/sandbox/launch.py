@@ -100,6 +100,37 @@ def _launch_values(args: tuple, kwargs: dict) -> Any:
             yield a
 
 
+def _account_launch(name: str, args: tuple, kwargs: dict) -> bool:
+    """Count a launch of kernel ``name`` (``STATE.launches``; at import, its scalars against the import budget) and,
+    for a launch of the candidate's own (not inside Triton's autotune benchmarking or a kernel body: returned
+    True), note what it touched in the call's evidence (``CallEvidence.note_launch``)."""
+    STATE.launches.append(name)
+    if STATE._import_trace is not None:  # a launch while the submission is imported
+        STATE._import_trace[IMPORT_SCALARS_KEY] += count_host_scalars(args, kwargs)
+    top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
+    if top and STATE.call is not None:
+        # what this call's launches touched (CallEvidence); bytes kept only where host reads are judged
+        _count_uploads(args, kwargs)
+        with harness_window("snapshots a launch's arguments"):  # its copies are not the candidate's ops
+            STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None and _can_snapshot())
+    return top
+
+
+def _log_failed_launch(name: str, exc: BaseException, interp: bool) -> None:
+    """Log a failed launch of the candidate's (replayed by the ghost run); on the interpreter an error raised while
+    a kernel body ran is also judged when the call returns (dispatch.py ``kernel_errors``)."""
+    _log_launch(name, exc)
+    if interp and STATE.call is not None:
+        chain: list[str] = []
+        e: BaseException | None = exc
+        while e is not None and len(chain) < 4:
+            chain.append(type(e).__name__)
+            e = e.__cause__ or e.__context__
+        fault = "an illegal memory access, " if "OutOfBoundsAccess" in chain else ""
+        if "InterpreterError" in chain:  # raised while a kernel body ran (not the grid, the args)
+            STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
+
+
 def _kernel_name(fn: Any) -> str:
     inner = getattr(fn, "fn", None)
     return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
@@ -567,17 +598,12 @@ def install_launch_hooks() -> None:
         def run(self, *args, _orig=orig, _interp=interpreted, **kwargs):
             check_launch(self, args, kwargs)
             if kwargs.get("warmup"):
-                return _orig(self, *args, **kwargs)
+                ret = _orig(self, *args, **kwargs)
+                # the interpreter compiles nothing: a stand-in of the compiled kernel whose launches are this
+                # kernel's (Triton's fused-softmax tutorial launches what warmup returned)
+                return InterpretedCompiledKernel(self, args, kwargs) if _interp and ret is None else ret
             name = _kernel_name(self)
-            STATE.launches.append(name)
-            if STATE._import_trace is not None:  # a launch while the submission is imported
-                STATE._import_trace[IMPORT_SCALARS_KEY] += count_host_scalars(args, kwargs)
-            top = not STATE.inside_launch and not STATE.in_kernel  # not Triton's autotune benchmarking
-            if top and STATE.call is not None:
-                # what this call's launches touched (CallEvidence); bytes kept only where host reads are judged
-                _count_uploads(args, kwargs)
-                with harness_window("snapshots a launch's arguments"):  # its copies are not the candidate's ops
-                    STATE.call.note_launch(args, kwargs, snapshot=STATE.log is not None and _can_snapshot())
+            top = _account_launch(name, args, kwargs)
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
             try:
@@ -587,15 +613,7 @@ def install_launch_hooks() -> None:
                     ret = _orig(self, *args, **kwargs)
             except Exception as exc:
                 if top:
-                    _log_launch(name, exc)
-                    if _interp and STATE.call is not None:  # judged when the call returns (dispatch.py)
-                        chain, e = [], exc
-                        while e is not None and len(chain) < 4:
-                            chain.append(type(e).__name__)
-                            e = e.__cause__ or e.__context__
-                        fault = "an illegal memory access, " if "OutOfBoundsAccess" in chain else ""
-                        if "InterpreterError" in chain:  # raised while a kernel body ran (not the grid, the args)
-                            STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
+                    _log_failed_launch(name, exc, _interp)
                 raise
             if top:
                 _log_launch(name, None)
@@ -603,6 +621,8 @@ def install_launch_hooks() -> None:
 
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
+
+    _install_compiled_kernel_launches()
 
     # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
     # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):
@@ -663,6 +683,95 @@ def install_launch_hooks() -> None:
 
         _bench._kgb_suspended = True  # type: ignore[attr-defined]
         autotuner.Autotuner._bench = _bench
+
+
+def _install_compiled_kernel_launches() -> None:
+    """A launch of a compiled kernel (GPU): ``k = kernel.warmup(*args, grid=(1,))`` then ``k[grid](*args)``, as
+    Triton's fused-softmax tutorial launches after reading ``k.n_regs`` and ``k.metadata.shared`` (false-rejection
+    hunt 35). Triton's ``CompiledKernel.__getitem__`` returns a runner that calls the C launcher directly, past
+    ``JITFunction.run``; here that runner is a launch like any other: the launch rule on its arguments, counted and
+    noted in the call's evidence, its outcome logged, and in a ghost replay given an empty grid (the launcher still
+    parses every argument) with the logged outcome raised again. The compiled binary runs as the candidate launched
+    it, without ``JITFunction.run``'s binding and cache lookup (the launch overhead the tutorial avoids)."""
+    try:
+        from triton.compiler.compiler import CompiledKernel
+    except ImportError:  # pragma: no cover - older Triton
+        return
+    if getattr(CompiledKernel.__getitem__, "_kgb_hooked", False):
+        return
+    orig = CompiledKernel.__getitem__
+
+    def getitem(self, grid, _orig=orig):
+        inner = _orig(self, grid)
+        src_fn = getattr(getattr(self, "src", None), "fn", None)  # the JITFunction it was compiled from
+        kernel = src_fn if src_fn is not None else self
+
+        def runner(*args, stream=None):
+            check_launch(kernel, args, {})
+            name = _kernel_name(kernel) if src_fn is not None else str(getattr(self, "name", "kernel"))
+            top = _account_launch(name, args, {})
+            if STATE.ghost:
+                want = _replayed_launch(name) if top else None
+                if _can_empty_gpu_launch():  # everything of the launch but its programs
+                    STATE.empty_grid += 1
+                    try:
+                        inner(*args, stream=stream)
+                    finally:
+                        STATE.empty_grid -= 1
+                if want is not None and want.get("error"):
+                    assert STATE.report is not None
+                    STATE.report["errors_replayed"] += 1
+                    raise _rebuild_error(want["error"])
+                return None
+            try:
+                inner(*args, stream=stream)
+            except Exception as exc:
+                if top:
+                    _log_failed_launch(name, exc, False)
+                raise
+            if top:
+                _log_launch(name, None)
+            return None
+
+        return runner
+
+    getitem._kgb_hooked = True  # type: ignore[attr-defined]
+    CompiledKernel.__getitem__ = getitem
+
+
+class InterpretedCompiledKernel:
+    """What ``kernel.warmup(...)`` returns on the interpreter (Triton's interpreter returns None: nothing is
+    compiled), so that code written like Triton's fused-softmax tutorial runs as on a GPU: ``_init_handles()`` does
+    nothing, and ``self[grid](*args)`` launches ``kernel`` on ``grid`` with ``args`` (all its parameters, constexprs
+    included, as a compiled kernel takes them) and the launch options given to ``warmup`` (a launch like any other:
+    accounted, checked, replayed). ``n_regs``, ``n_spills``, ``n_max_threads`` and ``metadata.shared`` are stand-in
+    figures of a small sm_90 kernel (32 registers, 1 KiB of shared memory), not a compile's: wrappers size an
+    occupancy-based grid from them, which changes how many programs run, not what they compute."""
+
+    n_regs, n_spills, n_max_threads = 32, 0, 1024
+
+    def __init__(self, kernel: Any, args: tuple, kwargs: dict) -> None:
+        import collections
+
+        names = set(getattr(kernel, "arg_names", None) or ())
+        self._kernel = kernel
+        self._options = {k: v for k, v in kwargs.items()
+                         if k in _LAUNCH_OPTIONS and k not in ("grid", "warmup") and k not in names}
+        self.name = _kernel_name(kernel)
+        meta = collections.namedtuple("KernelMetadata", "name num_warps num_stages num_ctas shared")
+        self.metadata = meta(self.name, kwargs.get("num_warps", 4), kwargs.get("num_stages", 3),
+                             kwargs.get("num_ctas", 1), 1024)
+
+    def _init_handles(self) -> None:
+        return None
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        kernel, options = self._kernel, self._options
+
+        def runner(*args: Any, stream: Any = None) -> Any:
+            return kernel[grid](*args, **options)
+
+        return runner
 
 
 @contextlib.contextmanager
