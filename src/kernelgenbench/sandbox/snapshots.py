@@ -117,7 +117,7 @@ def _harness_objects() -> list[Any]:
                 getattr(torch.cuda, "Event", None), json.JSONEncoder, pickle.Pickler):
         if isinstance(cls, type):
             out.append(cls)
-    return out
+    return out + _logging_objects()
 
 
 def snapshot_harness() -> None:
@@ -125,6 +125,7 @@ def snapshot_harness() -> None:
     :func:`harness_changed` compares them later."""
     global _HARNESS_SNAPSHOT
     _HARNESS_SNAPSHOT = dict_snapshot(_harness_objects())
+    snapshot_logging()
 
 
 def _torch_own(k: str, v: Any, in_class: bool = False) -> bool:
@@ -186,4 +187,194 @@ def harness_changed() -> str | None:
                 if k not in old and not _torch_own(k, v, isinstance(obj, type)) and not _torch_builtin(v):
                     return (f"{name}.{k} was added after the harness started: a submission may not change PyTorch or "
                             f"the modules the harness uses (monkey-patching)")
+    return logging_changed()
+
+
+# -- the logging tree (red team 35) ----------------------------------------------------------------
+
+#: The classes an object of the logging tree may have (loggers, handlers, filters, formatters, streams, locks): those
+#: found there before the submission was imported and those the ``logging`` module defines (:func:`snapshot_logging`);
+#: None until then. PyTorch's own classes (a module of torch defines them) are admitted when met.
+_LOGGING_TYPES: frozenset[type] | None = None
+_LOG_LEAF = (int, float, bool, str, bytes, type(None))
+
+
+def _logging_module() -> Any:
+    return sys.modules.get("logging")
+
+
+def _logging_objects() -> list[Any]:
+    """The ``logging`` module, the classes it defines and its logger manager: their dictionaries are compared like
+    PyTorch's (:func:`harness_changed`): ``for c in (logging.Logger,): c.isEnabledFor = f`` runs ``f`` whenever
+    anyone logs."""
+    logging = _logging_module()
+    if logging is None:
+        return []
+    out: list[Any] = [logging]
+    for v in list(vars(logging).values()):
+        if type(v) is type and v.__module__ == "logging":
+            out.append(v)
+    manager = getattr(logging.Logger, "manager", None)
+    if manager is not None:
+        out.append(manager)
+    return out
+
+
+def _loggers() -> list[Any]:
+    """Every logger of the process (the manager's, placeholders left out) and the root."""
+    logging = _logging_module()
+    if logging is None:
+        return []
+    out = [logging.root]
+    for v in list(logging.Logger.manager.loggerDict.values()):
+        if type(v) is not logging.PlaceHolder:
+            out.append(v)
+    return out
+
+
+def _tree_types(objs: list[Any], depth: int = 6) -> set[type]:
+    """The classes of what :func:`_loggers` hold, ``depth`` levels down (before the submission is imported)."""
+    seen: set[int] = set()
+    found: set[type] = set()
+    todo = [(o, 0) for o in objs]
+    while todo:
+        v, d = todo.pop()
+        if id(v) in seen or d > depth:
+            continue
+        seen.add(id(v))
+        found.add(type(v))
+        if type(v) in (list, tuple, set, frozenset):
+            todo.extend((x, d + 1) for x in v)
+        elif type(v) is dict:
+            todo.extend((x, d + 1) for x in v.values())
+        else:
+            try:
+                todo.extend((x, d + 1) for x in vars(v).values())
+            except TypeError:
+                pass
+    return found
+
+
+def snapshot_logging() -> None:
+    """Remember the classes of the logging tree before the submission is imported (sandbox child);
+    :func:`logging_changed` judges the tree later."""
+    global _LOGGING_TYPES
+    logging = _logging_module()
+    if logging is None:
+        _LOGGING_TYPES = frozenset()
+        return
+    own = {v for v in vars(logging).values() if type(v) is type and v.__module__ == "logging"}
+    _LOGGING_TYPES = frozenset(_tree_types(_loggers()) | own) - {type}
+
+
+def _trusted_dirs() -> tuple[str, ...]:
+    import torch
+
+    logging = _logging_module()
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    out = [os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here]
+    if logging is not None:
+        out.append(os.path.dirname(os.path.abspath(logging.__file__)) + os.sep)
+    return tuple(out)
+
+
+def _torch_class(cls: type) -> bool:
+    """Whether ``cls`` is a class that a module of PyTorch defines (looked up by identity in that module, whose file
+    lies in PyTorch's folder): a handler or formatter PyTorch installs after the snapshot (``torch._logging``)."""
+    import torch
+
+    name = type.__dict__["__module__"].__get__(cls) if "__module__" in type.__dict__["__dict__"].__get__(cls) else None
+    if type(name) is not str or not (name == "torch" or name.startswith("torch.")):
+        return False
+    mod = sys.modules.get(name)
+    path = getattr(mod, "__file__", None) if isinstance(mod, types.ModuleType) else None
+    if type(path) is not str or not os.path.abspath(path).startswith(os.path.dirname(os.path.abspath(torch.__file__))):
+        return False
+    qual = type.__dict__["__qualname__"].__get__(cls)
+    return type(qual) is str and vars(mod).get(qual) is cls
+
+
+def _log_value_bad(v: Any, dirs: tuple[str, ...], seen: set[int], depth: int,
+                   loggers: frozenset[int] = frozenset()) -> str | None:
+    """Why ``v``, a value the logging tree holds, is not the harness's, PyTorch's or logging's own, or None. Judged
+    with ``type()``, identity, ``vars`` and code objects: no code of the submission runs."""
+    t = type(v)
+    if t in _LOG_LEAF:
+        return None
+    if id(v) in seen:
+        return None
+    seen.add(id(v))
+    if depth > 6:
+        return f"a {type.__repr__(t)} nested too deep"
+    if t in (list, tuple, set, frozenset):
+        for x in v:
+            bad = _log_value_bad(x, dirs, seen, depth + 1, loggers)
+            if bad:
+                return bad
+        return None
+    if t is dict:
+        for k, x in list(v.items()):
+            bad = _log_value_bad(k, dirs, seen, depth + 1, loggers) or _log_value_bad(x, dirs, seen, depth + 1, loggers)
+            if bad:
+                return bad
+        return None
+    if t in (types.FunctionType, types.MethodType):
+        f = getattr(v, "__func__", v)
+        code = f.__code__
+        if not os.path.abspath(code.co_filename).startswith(dirs):
+            return f"the function {f.__qualname__} of {code.co_filename}"
+        return None if t is types.FunctionType else _log_value_bad(v.__self__, dirs, seen, depth + 1)
+    if t is types.BuiltinFunctionType:
+        owner = v.__self__
+        return None if owner is None or isinstance(owner, types.ModuleType) else \
+            _log_value_bad(owner, dirs, seen, depth + 1)
+    if isinstance(v, types.ModuleType):
+        return None
+    if t not in (_LOGGING_TYPES or ()) and not _torch_class(t):
+        return f"an object of the class {type.__repr__(t)}"
+    try:
+        attrs = object.__getattribute__(v, "__dict__")
+    except AttributeError:
+        return None  # a stream, a lock: no instance dictionary
+    if type(attrs) is not dict:
+        return f"a {type.__repr__(t)} whose __dict__ is a {type(attrs).__name__}"
+    for k, x in list(attrs.items()):
+        if type(k) is not str:
+            return f"an attribute of a {type.__repr__(t)} named by a {type(k).__name__}"
+        if k == "manager":
+            if x is not _logging_module().Logger.manager:
+                return "a logger's manager replaced"
+            continue
+        if k == "parent" and id(x) in loggers:
+            continue  # a logger of the manager's: judged on its own (a chain of parents is deeper than the limit)
+        bad = _log_value_bad(x, dirs, seen, depth + 1, loggers)
+        if bad:
+            return f"{k}: {bad}"
+    return None
+
+
+def logging_changed() -> str | None:
+    """How the submission changed the process's logging tree since :func:`snapshot_logging`, or None (red team 35).
+    L1 admits ``logging.getLogger`` and the log calls (false-rejection hunt 35) and refuses the callback attributes it
+    sees (``addFilter``, ``handlers``, ...), but a logger is a mutable object reached by name: ``getLogger().parent =
+    P()`` (P's ``level`` a property), ``lg.isEnabledFor = f``, a ``_cache`` entry whose ``__bool__`` computes, or
+    ``functools.update_wrapper`` writing an attribute by its string name, all passed L1 and ran the submission's code
+    whenever PyTorch, Triton or the harness logged, outside the traced calls (dynamo and Inductor log while the
+    compiled baseline is made on a GPU). Every logger (its class, its attributes, its handlers and filters, down to
+    their attributes) may hold only plain values, the logging module's and PyTorch's own objects and functions of
+    PyTorch, logging or the harness."""
+    if _LOGGING_TYPES is None:
+        return None
+    dirs = _trusted_dirs()
+    seen: set[int] = set()
+    every = _loggers()
+    ids = frozenset(id(lg) for lg in every if type(lg) in (_LOGGING_TYPES or ()))
+    for lg in every:
+        bad = _log_value_bad(lg, dirs, seen, 0, ids)
+        if bad:
+            name = dict.get(object.__getattribute__(lg, "__dict__"), "name", "?") \
+                if type(lg) in (_LOGGING_TYPES or ()) else "?"
+            return (f"the logger {name!r} was changed after the harness started ({bad}): a logger may hold only "
+                    "logging's and PyTorch's own objects; a submission may log through it, not change it (its code "
+                    "would run whenever anyone logs, outside the traced calls)")
     return None
