@@ -233,12 +233,15 @@ def _loggers() -> list[Any]:
 
 
 def _tree_types(objs: list[Any], depth: int = 6) -> set[type]:
-    """The classes of what :func:`_loggers` hold, ``depth`` levels down (before the submission is imported)."""
+    """The classes of what :func:`_loggers` hold, ``depth`` levels down (before the submission is imported), breadth
+    first (an object is met first where it is shallowest)."""
+    import collections
+
     seen: set[int] = set()
     found: set[type] = set()
-    todo = [(o, 0) for o in objs]
+    todo = collections.deque((o, 0) for o in objs)
     while todo:
-        v, d = todo.pop()
+        v, d = todo.popleft()
         if id(v) in seen or d > depth:
             continue
         seen.add(id(v))
@@ -304,8 +307,10 @@ def _log_value_bad(v: Any, dirs: tuple[str, ...], seen: set[int], depth: int,
     if id(v) in seen:
         return None
     seen.add(id(v))
-    if depth > 6:
-        return f"a {type.__repr__(t)} nested too deep"
+    if depth > 6:  # not followed further (logging reads a logger's own attributes and its handlers' and filters')
+        ok = t in (list, tuple, set, frozenset, dict) or t in (_LOGGING_TYPES or ()) or _torch_class(t) \
+            or isinstance(v, types.ModuleType) or t in (types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+        return None if ok else f"an object of the class {type.__repr__(t)}"
     if t in (list, tuple, set, frozenset):
         for x in v:
             bad = _log_value_bad(x, dirs, seen, depth + 1, loggers)
