@@ -642,3 +642,45 @@ def test_logging_changed_sees_a_logger_made_to_run_the_submissions_code(monkeypa
     finally:
         mine.parent = keep
     assert snap.logging_changed() is None
+
+
+def test_code_changed_sees_triton_functions_rewritten_in_place(monkeypatch):
+    """Red team 35: functools.update_wrapper(tl.maximum, mine, ("__code__",), ()) kept the object (identity snapshots
+    passed) and gave Triton's builtin the submission's code; updated=("__dict__",) onto tl.sum replaced its fn."""
+    import functools
+
+    import triton.language as tl
+
+    monkeypatch.setattr(snap, "_TRITON_SNAPSHOT", None)
+    snap.snapshot_triton()
+    assert snap.triton_changed() is None
+    f = tl.maximum
+    saved = (f.__code__, f.__dict__.get("__wrapped__"))
+
+    def make():
+        cell = None
+
+        def mine(*a, _semantic=None, **k):
+            return cell(*a, _semantic=_semantic, **k)
+
+        return mine
+
+    try:
+        functools.update_wrapper(f, make(), ("__code__",), ())
+        assert "maximum was changed in place" in snap.triton_changed()
+    finally:
+        f.__code__, f.__wrapped__ = saved
+    assert snap.triton_changed() is None
+
+    class Holder:
+        pass
+
+    o, fn = Holder(), tl.sum.__dict__["fn"]
+    o.fn = lambda *a: None
+    try:
+        functools.update_wrapper(tl.sum, o, (), ("__dict__",))
+        assert "sum was changed in place" in snap.triton_changed()
+    finally:
+        tl.sum.fn = fn
+        tl.sum.__dict__.pop("__wrapped__", None)
+    assert snap.triton_changed() is None

@@ -16,11 +16,78 @@ from typing import Any
 
 from .launch_args import _ABSENT, ALLOWED_GLOBALS, _Types, dict_snapshot, types_
 
+# -- functions changed in place (red team 35) --------------------------------------------------------
+
+
+def _functions_of(v: Any) -> list[Any]:
+    """The plain functions an entry of a module's or class's dictionary holds: itself, a static/class method's
+    function, a property's accessors, a Triton jit function's ``fn``."""
+    out = []
+    for f in (v, getattr(v, "__func__", None) if type(v) in (staticmethod, classmethod) else None,
+              *((v.fget, v.fset, v.fdel) if type(v) is property else ())):
+        if type(f) is types.FunctionType:
+            out.append(f)
+    return out
+
+
+def _fn_state(f: Any) -> tuple:
+    """What makes a function run the code it runs: its code object, its defaults and the ``__wrapped__`` that
+    ``inspect.signature`` follows (Triton's code generator passes ``_semantic`` by the signature it finds)."""
+    return (f.__code__, f.__defaults__, f.__kwdefaults__, f.__dict__.get("__wrapped__"))
+
+
+#: The entries of a Triton jit function that decide what runs: the function the interpreter runs, the source and
+#: globals a GPU compiles with, the parameters and hooks; set when it is made (caches such as ``hash`` and
+#: ``device_caches`` change on their own and are left out).
+_JIT_KEYS = ("fn", "src", "_src", "raw_src", "__globals__", "params", "arg_names", "constexprs", "signature",
+             "pre_run_hooks", "launch_metadata", "noinline", "do_not_specialize", "used_global_vals")
+
+
+def _jit_state(v: Any) -> tuple:
+    d = v.__dict__
+    return ("jit", *(d.get(k, _ABSENT) for k in _JIT_KEYS))
+
+
+def code_snapshot(snapshot: list[tuple[Any, tuple]]) -> list[tuple[str, Any, tuple]]:
+    """``(name, function, its state)`` of every plain function held by the entries of a :func:`dict_snapshot`, and,
+    for a Triton jit function among them, of its ``fn`` and its ``src`` (what the interpreter runs, what a GPU
+    compiles)."""
+    out: list[tuple[str, Any, tuple]] = []
+    for obj, items in snapshot:
+        owner = getattr(obj, "__name__", "?")
+        for k, v in items:
+            for f in _functions_of(v):
+                out.append((f"{owner}.{k}", f, _fn_state(f)))
+            if "fn" in getattr(v, "__dict__", {}) and hasattr(type(v), "run"):  # a Triton jit function
+                out.append((f"{owner}.{k}", v, _jit_state(v)))
+    return out
+
+
+def code_changed(state: list[tuple[str, Any, tuple]] | None) -> str | None:
+    """The first function of :func:`code_snapshot` whose code, defaults, ``__wrapped__`` (or a jit function's
+    ``fn``/``src``) changed in place, or None. Red team 35: ``functools.update_wrapper(tl.maximum, mine,
+    ("__code__",), ())`` passed L1 and every identity snapshot (the object stays the same) and ran the submission's
+    Python in every kernel that called Triton's maximum on the interpreter. Compared by identity (strings by
+    value); runs no code of the submission."""
+    for name, f, old in state or ():
+        if old and old[0] == "jit":
+            now = _jit_state(f)
+            same = all(a is b or (type(a) is str and type(b) is str and a == b) for a, b in zip(now, old))
+        else:
+            now = _fn_state(f)
+            same = all(a is b for a, b in zip(now, old))
+        if not same:
+            return (f"{name} was changed in place after the harness started (its code, defaults or wrapped "
+                    "function): a submission may not change Triton's, PyTorch's or the harness's functions")
+    return None
+
+
 # -- Triton's own modules and classes ------------------------------------------------------------
 
 #: (object, its dictionary's items) of Triton's language modules and their classes, taken just before the
 #: submission is imported (:func:`snapshot_triton`); None until then.
 _TRITON_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+_TRITON_CODE: list[tuple[str, Any, tuple]] | None = None
 
 
 def _triton_objects() -> list[Any]:
@@ -41,8 +108,9 @@ def snapshot_triton() -> None:
     """Remember the dictionaries of ``triton``, the ``triton.language`` modules and the classes they define
     (``tl.tensor``, ``tl.constexpr``, ...), after the harness's own interpreter patches and before the submission
     is imported (sandbox child). :func:`triton_changed` compares them later."""
-    global _TRITON_SNAPSHOT
+    global _TRITON_SNAPSHOT, _TRITON_CODE
     _TRITON_SNAPSHOT = dict_snapshot(_triton_objects())
+    _TRITON_CODE = code_snapshot(_TRITON_SNAPSHOT)
 
 
 def _triton_own(v: Any, T: _Types) -> bool:
@@ -89,12 +157,13 @@ def triton_changed() -> str | None:
                 # object to the globals of Triton's own jit functions)
                 if k not in old and callable(v) and not _triton_own(v, T):
                     return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
-    return None
+    return code_changed(_TRITON_CODE)
 
 
 # -- the harness's own PyTorch (red team 28) -------------------------------------------------------
 
 _HARNESS_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+_HARNESS_CODE: list[tuple[str, Any, tuple]] | None = None
 
 
 def _harness_objects() -> list[Any]:
@@ -123,8 +192,9 @@ def _harness_objects() -> list[Any]:
 def snapshot_harness() -> None:
     """Remember the dictionaries of :func:`_harness_objects` before the submission is imported (sandbox child);
     :func:`harness_changed` compares them later."""
-    global _HARNESS_SNAPSHOT
+    global _HARNESS_SNAPSHOT, _HARNESS_CODE
     _HARNESS_SNAPSHOT = dict_snapshot(_harness_objects())
+    _HARNESS_CODE = code_snapshot(_HARNESS_SNAPSHOT)
     snapshot_logging()
 
 
@@ -187,7 +257,7 @@ def harness_changed() -> str | None:
                 if k not in old and not _torch_own(k, v, isinstance(obj, type)) and not _torch_builtin(v):
                     return (f"{name}.{k} was added after the harness started: a submission may not change PyTorch or "
                             f"the modules the harness uses (monkey-patching)")
-    return logging_changed()
+    return code_changed(_HARNESS_CODE) or logging_changed()
 
 
 # -- the logging tree (red team 35) ----------------------------------------------------------------
