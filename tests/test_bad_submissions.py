@@ -264,6 +264,12 @@ EXPECTED = {
     "fp16_weights": "wrong_result",   # topk_softmax: routing weights below 0.125 rounded to fp16
     "fp16_out": "wrong_result",       # paged_attention_v1: fp32 outputs below 0.2 rounded to fp16
     "fp16_partials": "wrong_result",  # paged_attention_v2: fp32 partition outputs rounded to fp16
+    # red team 35 (the allowances of false-rejection hunt 35)
+    "log_parent": "profile",          # an object of its own as the root logger's parent: its `level` property runs
+                                      # whenever a logger checks its level (dynamo, Inductor), outside the traces;
+                                      # the child's logging-tree check (snapshots.logging_changed)
+    "code_rewrite": "profile",        # Triton's tl.maximum given the submission's code in place (update_wrapper with
+                                      # "__code__"): NumPy on the interpreter's block; snapshots.code_changed
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -332,7 +338,7 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 IMPORT_CAUGHT = {"import_table", "import_scalars"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
-IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch"}
+IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).

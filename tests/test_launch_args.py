@@ -592,3 +592,95 @@ def test_autotune_configs_must_be_plain(monkeypatch) -> None:
     with pytest.raises(la.LaunchArgumentError, match="do_bench="):
         launch.check_autotuner(make([triton.Config({"B": 1})], do_bench=lambda fn, quantiles=None: [1.0] * 3))
     assert len(STATE.launch_violations) == 3
+
+
+def test_logging_changed_sees_a_logger_made_to_run_the_submissions_code(monkeypatch):
+    """Red team 35: L1 admits logging.getLogger (fp35); a logger's parent, method or level cache set to the
+    submission's objects ran its code whenever anyone logged, outside the traced calls. Loggers left as they were,
+    or set with setLevel/propagate, pass."""
+    import functools
+    import logging
+
+    monkeypatch.setattr(snap, "_HARNESS_SNAPSHOT", None)
+    snap.snapshot_harness()
+    assert snap.logging_changed() is None
+    mine = logging.getLogger("kgb.rt35.mine")
+    mine.setLevel(logging.DEBUG)
+    mine.propagate = False
+    assert snap.logging_changed() is None
+
+    class P:
+        level = 0
+
+    class B:
+        def __bool__(self):
+            return True
+
+    class C:
+        isEnabledFor = print
+
+    root, lg = logging.getLogger(), logging.getLogger("kgb.rt35")
+    old = root.parent
+    root.parent = P()
+    try:
+        assert "parent: an object of the class" in snap.logging_changed()
+    finally:
+        root.parent = old
+    lg.isEnabledFor = lambda level: True
+    assert "isEnabledFor: the function" in snap.logging_changed()
+    del lg.isEnabledFor
+    lg._cache[5] = B()
+    assert "_cache: an object of the class" in snap.logging_changed()
+    del lg._cache[5]
+    functools.update_wrapper(lg, C, assigned=("isEnabledFor",), updated=())
+    assert snap.logging_changed() is not None
+    del lg.isEnabledFor, lg.__wrapped__
+    sub = type("L", (logging.Logger,), {})
+    mine.parent, keep = sub("x"), mine.parent
+    try:
+        assert "parent: an object of the class" in snap.logging_changed()
+    finally:
+        mine.parent = keep
+    assert snap.logging_changed() is None
+
+
+def test_code_changed_sees_triton_functions_rewritten_in_place(monkeypatch):
+    """Red team 35: functools.update_wrapper(tl.maximum, mine, ("__code__",), ()) kept the object (identity snapshots
+    passed) and gave Triton's builtin the submission's code; updated=("__dict__",) onto tl.sum replaced its fn."""
+    import functools
+
+    import triton.language as tl
+
+    monkeypatch.setattr(snap, "_TRITON_SNAPSHOT", None)
+    snap.snapshot_triton()
+    assert snap.triton_changed() is None
+    f = tl.maximum
+    saved = (f.__code__, f.__dict__.get("__wrapped__"))
+
+    def make():
+        cell = None
+
+        def mine(*a, _semantic=None, **k):
+            return cell(*a, _semantic=_semantic, **k)
+
+        return mine
+
+    try:
+        functools.update_wrapper(f, make(), ("__code__",), ())
+        assert "maximum was changed in place" in snap.triton_changed()
+    finally:
+        f.__code__, f.__wrapped__ = saved
+    assert snap.triton_changed() is None
+
+    class Holder:
+        pass
+
+    o, fn = Holder(), tl.sum.__dict__["fn"]
+    o.fn = lambda *a: None
+    try:
+        functools.update_wrapper(tl.sum, o, (), ("__dict__",))
+        assert "sum was changed in place" in snap.triton_changed()
+    finally:
+        tl.sum.fn = fn
+        tl.sum.__dict__.pop("__wrapped__", None)
+    assert snap.triton_changed() is None

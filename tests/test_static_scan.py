@@ -2717,7 +2717,10 @@ def test_logging_through_a_logger_is_allowed_and_its_callbacks_are_not() -> None
         lg.handlers.append(None)
         getattr(lg, "addHandler")(None)
         d = lg.manager.loggerDict
-        """) == [(4, "monkey-patch"), (5, "monkey-patch"), (6, "monkey-patch"), (7, "monkey-patch")]
+        stack = lg.findCaller(True, 1)[3]
+        lg._cache[10] = True
+        """) == [(4, "monkey-patch"), (5, "monkey-patch"), (6, "monkey-patch"), (7, "monkey-patch"),
+                 (8, "introspection"), (9, "monkey-patch")]
     assert hits("""
         import logging
         import logging.config

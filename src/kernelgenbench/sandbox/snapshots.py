@@ -16,11 +16,78 @@ from typing import Any
 
 from .launch_args import _ABSENT, ALLOWED_GLOBALS, _Types, dict_snapshot, types_
 
+# -- functions changed in place (red team 35) --------------------------------------------------------
+
+
+def _functions_of(v: Any) -> list[Any]:
+    """The plain functions an entry of a module's or class's dictionary holds: itself, a static/class method's
+    function, a property's accessors, a Triton jit function's ``fn``."""
+    out = []
+    for f in (v, getattr(v, "__func__", None) if type(v) in (staticmethod, classmethod) else None,
+              *((v.fget, v.fset, v.fdel) if type(v) is property else ())):
+        if type(f) is types.FunctionType:
+            out.append(f)
+    return out
+
+
+def _fn_state(f: Any) -> tuple:
+    """What makes a function run the code it runs: its code object, its defaults and the ``__wrapped__`` that
+    ``inspect.signature`` follows (Triton's code generator passes ``_semantic`` by the signature it finds)."""
+    return (f.__code__, f.__defaults__, f.__kwdefaults__, f.__dict__.get("__wrapped__"))
+
+
+#: The entries of a Triton jit function that decide what runs: the function the interpreter runs, the source and
+#: globals a GPU compiles with, the parameters and hooks; set when it is made (caches such as ``hash`` and
+#: ``device_caches`` change on their own and are left out).
+_JIT_KEYS = ("fn", "src", "_src", "raw_src", "__globals__", "params", "arg_names", "constexprs", "signature",
+             "pre_run_hooks", "launch_metadata", "noinline", "do_not_specialize", "used_global_vals")
+
+
+def _jit_state(v: Any) -> tuple:
+    d = v.__dict__
+    return ("jit", *(d.get(k, _ABSENT) for k in _JIT_KEYS))
+
+
+def code_snapshot(snapshot: list[tuple[Any, tuple]]) -> list[tuple[str, Any, tuple]]:
+    """``(name, function, its state)`` of every plain function held by the entries of a :func:`dict_snapshot`, and,
+    for a Triton jit function among them, of its ``fn`` and its ``src`` (what the interpreter runs, what a GPU
+    compiles)."""
+    out: list[tuple[str, Any, tuple]] = []
+    for obj, items in snapshot:
+        owner = getattr(obj, "__name__", "?")
+        for k, v in items:
+            for f in _functions_of(v):
+                out.append((f"{owner}.{k}", f, _fn_state(f)))
+            if "fn" in getattr(v, "__dict__", {}) and hasattr(type(v), "run"):  # a Triton jit function
+                out.append((f"{owner}.{k}", v, _jit_state(v)))
+    return out
+
+
+def code_changed(state: list[tuple[str, Any, tuple]] | None) -> str | None:
+    """The first function of :func:`code_snapshot` whose code, defaults, ``__wrapped__`` (or a jit function's
+    ``fn``/``src``) changed in place, or None. Red team 35: ``functools.update_wrapper(tl.maximum, mine,
+    ("__code__",), ())`` passed L1 and every identity snapshot (the object stays the same) and ran the submission's
+    Python in every kernel that called Triton's maximum on the interpreter. Compared by identity (strings by
+    value); runs no code of the submission."""
+    for name, f, old in state or ():
+        if old and old[0] == "jit":
+            now = _jit_state(f)
+            same = all(a is b or (type(a) is str and type(b) is str and a == b) for a, b in zip(now, old))
+        else:
+            now = _fn_state(f)
+            same = all(a is b for a, b in zip(now, old))
+        if not same:
+            return (f"{name} was changed in place after the harness started (its code, defaults or wrapped "
+                    "function): a submission may not change Triton's, PyTorch's or the harness's functions")
+    return None
+
+
 # -- Triton's own modules and classes ------------------------------------------------------------
 
 #: (object, its dictionary's items) of Triton's language modules and their classes, taken just before the
 #: submission is imported (:func:`snapshot_triton`); None until then.
 _TRITON_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+_TRITON_CODE: list[tuple[str, Any, tuple]] | None = None
 
 
 def _triton_objects() -> list[Any]:
@@ -41,8 +108,9 @@ def snapshot_triton() -> None:
     """Remember the dictionaries of ``triton``, the ``triton.language`` modules and the classes they define
     (``tl.tensor``, ``tl.constexpr``, ...), after the harness's own interpreter patches and before the submission
     is imported (sandbox child). :func:`triton_changed` compares them later."""
-    global _TRITON_SNAPSHOT
+    global _TRITON_SNAPSHOT, _TRITON_CODE
     _TRITON_SNAPSHOT = dict_snapshot(_triton_objects())
+    _TRITON_CODE = code_snapshot(_TRITON_SNAPSHOT)
 
 
 def _triton_own(v: Any, T: _Types) -> bool:
@@ -89,12 +157,13 @@ def triton_changed() -> str | None:
                 # object to the globals of Triton's own jit functions)
                 if k not in old and callable(v) and not _triton_own(v, T):
                     return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
-    return None
+    return code_changed(_TRITON_CODE)
 
 
 # -- the harness's own PyTorch (red team 28) -------------------------------------------------------
 
 _HARNESS_SNAPSHOT: list[tuple[Any, tuple]] | None = None
+_HARNESS_CODE: list[tuple[str, Any, tuple]] | None = None
 
 
 def _harness_objects() -> list[Any]:
@@ -117,14 +186,16 @@ def _harness_objects() -> list[Any]:
                 getattr(torch.cuda, "Event", None), json.JSONEncoder, pickle.Pickler):
         if isinstance(cls, type):
             out.append(cls)
-    return out
+    return out + _logging_objects()
 
 
 def snapshot_harness() -> None:
     """Remember the dictionaries of :func:`_harness_objects` before the submission is imported (sandbox child);
     :func:`harness_changed` compares them later."""
-    global _HARNESS_SNAPSHOT
+    global _HARNESS_SNAPSHOT, _HARNESS_CODE
     _HARNESS_SNAPSHOT = dict_snapshot(_harness_objects())
+    _HARNESS_CODE = code_snapshot(_HARNESS_SNAPSHOT)
+    snapshot_logging()
 
 
 def _torch_own(k: str, v: Any, in_class: bool = False) -> bool:
@@ -186,4 +257,199 @@ def harness_changed() -> str | None:
                 if k not in old and not _torch_own(k, v, isinstance(obj, type)) and not _torch_builtin(v):
                     return (f"{name}.{k} was added after the harness started: a submission may not change PyTorch or "
                             f"the modules the harness uses (monkey-patching)")
+    return code_changed(_HARNESS_CODE) or logging_changed()
+
+
+# -- the logging tree (red team 35) ----------------------------------------------------------------
+
+#: The classes an object of the logging tree may have (loggers, handlers, filters, formatters, streams, locks): those
+#: found there before the submission was imported and those the ``logging`` module defines (:func:`snapshot_logging`);
+#: None until then. PyTorch's own classes (a module of torch defines them) are admitted when met.
+_LOGGING_TYPES: frozenset[type] | None = None
+_LOG_LEAF = (int, float, bool, str, bytes, type(None))
+
+
+def _logging_module() -> Any:
+    return sys.modules.get("logging")
+
+
+def _logging_objects() -> list[Any]:
+    """The ``logging`` module, the classes it defines and its logger manager: their dictionaries are compared like
+    PyTorch's (:func:`harness_changed`): ``for c in (logging.Logger,): c.isEnabledFor = f`` runs ``f`` whenever
+    anyone logs."""
+    logging = _logging_module()
+    if logging is None:
+        return []
+    out: list[Any] = [logging]
+    for v in list(vars(logging).values()):
+        if type(v) is type and v.__module__ == "logging":
+            out.append(v)
+    manager = getattr(logging.Logger, "manager", None)
+    if manager is not None:
+        out.append(manager)
+    return out
+
+
+def _loggers() -> list[Any]:
+    """Every logger of the process (the manager's, placeholders left out) and the root."""
+    logging = _logging_module()
+    if logging is None:
+        return []
+    out = [logging.root]
+    for v in list(logging.Logger.manager.loggerDict.values()):
+        if type(v) is not logging.PlaceHolder:
+            out.append(v)
+    return out
+
+
+def _tree_types(objs: list[Any], depth: int = 6) -> set[type]:
+    """The classes of what :func:`_loggers` hold, ``depth`` levels down (before the submission is imported), breadth
+    first (an object is met first where it is shallowest)."""
+    import collections
+
+    seen: set[int] = set()
+    found: set[type] = set()
+    todo = collections.deque((o, 0) for o in objs)
+    while todo:
+        v, d = todo.popleft()
+        if id(v) in seen or d > depth:
+            continue
+        seen.add(id(v))
+        found.add(type(v))
+        if type(v) in (list, tuple, set, frozenset):
+            todo.extend((x, d + 1) for x in v)
+        elif type(v) is dict:
+            todo.extend((x, d + 1) for x in v.values())
+        else:
+            try:
+                todo.extend((x, d + 1) for x in vars(v).values())
+            except TypeError:
+                pass
+    return found
+
+
+def snapshot_logging() -> None:
+    """Remember the classes of the logging tree before the submission is imported (sandbox child);
+    :func:`logging_changed` judges the tree later."""
+    global _LOGGING_TYPES
+    logging = _logging_module()
+    if logging is None:
+        _LOGGING_TYPES = frozenset()
+        return
+    own = {v for v in vars(logging).values() if type(v) is type and v.__module__ == "logging"}
+    _LOGGING_TYPES = frozenset(_tree_types(_loggers()) | own) - {type}
+
+
+def _trusted_dirs() -> tuple[str, ...]:
+    import torch
+
+    logging = _logging_module()
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    out = [os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here]
+    if logging is not None:
+        out.append(os.path.dirname(os.path.abspath(logging.__file__)) + os.sep)
+    return tuple(out)
+
+
+def _torch_class(cls: type) -> bool:
+    """Whether ``cls`` is a class that a module of PyTorch defines (looked up by identity in that module, whose file
+    lies in PyTorch's folder): a handler or formatter PyTorch installs after the snapshot (``torch._logging``)."""
+    import torch
+
+    name = type.__dict__["__module__"].__get__(cls) if "__module__" in type.__dict__["__dict__"].__get__(cls) else None
+    if type(name) is not str or not (name == "torch" or name.startswith("torch.")):
+        return False
+    mod = sys.modules.get(name)
+    path = getattr(mod, "__file__", None) if isinstance(mod, types.ModuleType) else None
+    if type(path) is not str or not os.path.abspath(path).startswith(os.path.dirname(os.path.abspath(torch.__file__))):
+        return False
+    qual = type.__dict__["__qualname__"].__get__(cls)
+    return type(qual) is str and vars(mod).get(qual) is cls
+
+
+def _log_value_bad(v: Any, dirs: tuple[str, ...], seen: set[int], depth: int,
+                   loggers: frozenset[int] = frozenset()) -> str | None:
+    """Why ``v``, a value the logging tree holds, is not the harness's, PyTorch's or logging's own, or None. Judged
+    with ``type()``, identity, ``vars`` and code objects: no code of the submission runs."""
+    t = type(v)
+    if t in _LOG_LEAF:
+        return None
+    if id(v) in seen:
+        return None
+    seen.add(id(v))
+    if depth > 6:  # not followed further (logging reads a logger's own attributes and its handlers' and filters')
+        ok = t in (list, tuple, set, frozenset, dict) or t in (_LOGGING_TYPES or ()) or _torch_class(t) \
+            or isinstance(v, types.ModuleType) or t in (types.FunctionType, types.MethodType, types.BuiltinFunctionType)
+        return None if ok else f"an object of the class {type.__repr__(t)}"
+    if t in (list, tuple, set, frozenset):
+        for x in v:
+            bad = _log_value_bad(x, dirs, seen, depth + 1, loggers)
+            if bad:
+                return bad
+        return None
+    if t is dict:
+        for k, x in list(v.items()):
+            bad = _log_value_bad(k, dirs, seen, depth + 1, loggers) or _log_value_bad(x, dirs, seen, depth + 1, loggers)
+            if bad:
+                return bad
+        return None
+    if t in (types.FunctionType, types.MethodType):
+        f = getattr(v, "__func__", v)
+        code = f.__code__
+        if not os.path.abspath(code.co_filename).startswith(dirs):
+            return f"the function {f.__qualname__} of {code.co_filename}"
+        return None if t is types.FunctionType else _log_value_bad(v.__self__, dirs, seen, depth + 1)
+    if t is types.BuiltinFunctionType:
+        owner = v.__self__
+        return None if owner is None or isinstance(owner, types.ModuleType) else \
+            _log_value_bad(owner, dirs, seen, depth + 1)
+    if isinstance(v, types.ModuleType):
+        return None
+    if t not in (_LOGGING_TYPES or ()) and not _torch_class(t):
+        return f"an object of the class {type.__repr__(t)}"
+    try:
+        attrs = object.__getattribute__(v, "__dict__")
+    except AttributeError:
+        return None  # a stream, a lock: no instance dictionary
+    if type(attrs) is not dict:
+        return f"a {type.__repr__(t)} whose __dict__ is a {type(attrs).__name__}"
+    for k, x in list(attrs.items()):
+        if type(k) is not str:
+            return f"an attribute of a {type.__repr__(t)} named by a {type(k).__name__}"
+        if k == "manager":
+            if x is not _logging_module().Logger.manager:
+                return "a logger's manager replaced"
+            continue
+        if k == "parent" and id(x) in loggers:
+            continue  # a logger of the manager's: judged on its own (a chain of parents is deeper than the limit)
+        bad = _log_value_bad(x, dirs, seen, depth + 1, loggers)
+        if bad:
+            return f"{k}: {bad}"
+    return None
+
+
+def logging_changed() -> str | None:
+    """How the submission changed the process's logging tree since :func:`snapshot_logging`, or None (red team 35).
+    L1 admits ``logging.getLogger`` and the log calls (false-rejection hunt 35) and refuses the callback attributes it
+    sees (``addFilter``, ``handlers``, ...), but a logger is a mutable object reached by name: ``getLogger().parent =
+    P()`` (P's ``level`` a property), ``lg.isEnabledFor = f``, a ``_cache`` entry whose ``__bool__`` computes, or
+    ``functools.update_wrapper`` writing an attribute by its string name, all passed L1 and ran the submission's code
+    whenever PyTorch, Triton or the harness logged, outside the traced calls (dynamo and Inductor log while the
+    compiled baseline is made on a GPU). Every logger (its class, its attributes, its handlers and filters, down to
+    their attributes) may hold only plain values, the logging module's and PyTorch's own objects and functions of
+    PyTorch, logging or the harness."""
+    if _LOGGING_TYPES is None:
+        return None
+    dirs = _trusted_dirs()
+    seen: set[int] = set()
+    every = _loggers()
+    ids = frozenset(id(lg) for lg in every if type(lg) in (_LOGGING_TYPES or ()))
+    for lg in every:
+        bad = _log_value_bad(lg, dirs, seen, 0, ids)
+        if bad:
+            name = dict.get(object.__getattribute__(lg, "__dict__"), "name", "?") \
+                if type(lg) in (_LOGGING_TYPES or ()) else "?"
+            return (f"the logger {name!r} was changed after the harness started ({bad}): a logger may hold only "
+                    "logging's and PyTorch's own objects; a submission may log through it, not change it (its code "
+                    "would run whenever anyone logs, outside the traced calls)")
     return None

@@ -336,10 +336,14 @@ LOGGING_ALLOWED: frozenset[str] = frozenset({
 #: Attributes refused on any receiver in a file that imports ``logging``: a filter or handler added to a logger (its
 #: own or the harness's or PyTorch's, reached by name through ``getLogger``) runs the submission's code whenever that
 #: logger emits, outside the traced calls; ``handlers``/``filters`` are the lists those methods fill, ``manager``
-#: reaches every logger of the process.
+#: reaches every logger of the process. Red team 35: ``findCaller(True, n)`` returns the caller's whole stack as text
+#: (the harness's files, functions and lines: a timed call's stack differs from a judged one's), the frame
+#: introspection that ``sys._getframe``/``inspect``/``traceback`` are refused for; ``_cache`` is the level cache a key
+#: of the submission's would sit in, ``_log`` the private emitter.
 LOGGING_CALLBACK_ATTRS: frozenset[str] = frozenset({
     "addFilter", "removeFilter", "addHandler", "removeHandler", "filters", "handlers", "manager",
     "setLoggerClass", "setLogRecordFactory", "makeRecord", "callHandlers", "handle",
+    "findCaller", "_cache", "_log",
 })
 
 #: Methods that poll whether device work has finished or how long it took (streams, events): a

@@ -438,6 +438,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT); ``a.data_ptr() == b.data_ptr()``
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
+        elif attr == "findCaller" and getattr(self, "imports_logging", False):
+            self.report(node, "introspection", "reaches .findCaller in a file that imports logging: it returns the "
+                        "caller's stack (the harness's files, functions and lines), which tells a timed call from a "
+                        "judged one; log with logger.debug/info/warning/... only")
         elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False):
             self.report(node, "monkey-patch", f"reaches .{attr} in a file that imports logging: a filter or handler "
                         "added to a logger runs the submission's code whenever that logger emits, outside the traced "
