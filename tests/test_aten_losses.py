@@ -107,11 +107,17 @@ def test_every_case_drives_its_overload(name: str) -> None:
         assert mode.seen and mode.seen[0] == ("default" if key == name else key.split(".", 1)[1]), case.params
 
 
+#: Smoke cases beyond the family's 3-4, by row (each a catch that must not depend on the input draw).
+EXTRA_SMOKE = {name: 2 for name in ("binary_cross_entropy_with_logits", "huber_loss", "margin_ranking_loss",
+                                     "soft_margin_loss")}
+
+
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_smoke_and_heldout_tiers(name: str) -> None:
     op = ROWS[name]
     smoke, held = op.cases("smoke"), op.cases("heldout")
-    assert 3 <= len(smoke) <= 4 and len(held) >= 3
+    # the losses: two tiny fp32 reductions more, so that tests/bad/fp16_terms's class fails on every secret draw
+    assert 3 <= len(smoke) <= 4 + EXTRA_SMOKE.get(name, 0) and len(held) >= 3
     assert not any(c.timed for c in smoke + held)
     wrappers = {w.overload for w in op.interface.wrappers}
     runnable = {op.overload_of(c.params) for c in smoke if c.params["dtype"] != "bf16"}

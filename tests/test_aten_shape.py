@@ -324,6 +324,24 @@ def test_sort_inputs_follow_the_section() -> None:
     assert bool(x.isnan().any()) and len(torch.unique(x[~x.isnan()])) <= 16
 
 
+def test_sort_smoke_integer_inputs_hold_the_poison_value_on_every_draw() -> None:
+    """tests/bad/poison_int (a sort that never stores the int16 poison) is caught only where the sorted values hold
+    it: the smoke tier's integer cases plant it, so that the catch does not depend on the secret draw (a full-range
+    int16 draw of the 8 x 4099 case held it on ~40% of draws; the int32 case's range (-3, 3) never)."""
+    from kernelgenbench.suite.tensors import INT_POISON
+
+    op = ROWS["sort"]
+    ints = [p for p in op.grid("smoke") if not dtype_of(p["dtype"]).is_floating_point]
+    assert {p["dtype"] for p in ints} == {"int16", "int32"} and all(p.get("poison_value") for p in ints)
+    for p in ints:
+        for seed in range(25):
+            x = _build(op, p, seed).args[0]
+            assert int((x == INT_POISON[x.dtype]).sum()) >= 1, (p, seed)  # planted (random ones may add)
+            lo, hi = p.get("range", (torch.iinfo(x.dtype).min, torch.iinfo(x.dtype).max))
+            rest = x[x != INT_POISON[x.dtype]]
+            assert int(rest.min()) >= lo and int(rest.max()) < hi  # the other elements keep the case's range
+
+
 # -- oracles: L1 --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", sorted(ROWS))
 def test_oracle_passes_the_static_scan(name: str) -> None:

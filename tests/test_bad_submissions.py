@@ -253,8 +253,8 @@ EXPECTED = {
                                       # empty-grid launch compiled the clean one: the check's cache key now holds
                                       # Triton's dependency hash, recomputed per launch
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
-                                      # loss-reduction bound fails the smoke tier's fp32 sum of 6 terms (long held-out
-                                      # sums cannot tell)
+                                      # loss-reduction bound fails the smoke tier's fp32 reductions of 6, 1 and 2 terms
+                                      # (long held-out sums cannot tell)
     "hints_eval": "static_scan",      # typing.get_type_hints runs a string annotation: any import, the trace off
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
     "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id in an expert run (red team 32: the
@@ -313,11 +313,6 @@ def _cases():
                 marks.append(pytest.mark.skip(reason=f"interpreter-only cheat: {GPU_HONEST[what]}"))
             yield pytest.param(path, fixture_op(path), EXPECTED[what], id=what, marks=marks)
 
-
-#: Fixtures whose cheat shows only on the public inputs of the smoke cases: L2 replays every smoke
-#: case on secret inputs (Settings.l2_salt), and poison_int needs the int16 case's one element equal
-#: to the int16 poison (-30001), which random secret inputs hold with a few per cent probability.
-PUBLIC_INPUTS = {"poison_int": 0}
 
 #: Fixtures that compute on the host through allowed ops, element by element: with the L3 budgets of
 #: host reads and copies in force they fail as ``profile``; with the budgets lifted, the later checks
@@ -389,8 +384,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
     sub = tmp_path / "sub" / op.filename
     sub.parent.mkdir()
     write_submission(path, sub)
-    settings = Settings(import_timeout_s=25.0 if expected == "timeout" else 120.0, case_timeout_s=120.0,
-                        l2_salt=PUBLIC_INPUTS.get(fixture_kind(path)))
+    # secret inputs, as in a real job: every verdict must hold on every draw (poison_int too: sort's integer smoke
+    # cases hold the poison value on every draw; it once ran on the public seeds, caught on ~40% of secret draws)
+    settings = Settings(import_timeout_s=25.0 if expected == "timeout" else 120.0, case_timeout_s=120.0)
     rec = Verifier(JobSpec(op, sub, "smoke"), PLATFORM, None if PLATFORM.interpreter else 0, tmp_path / "job",
                    settings).run()
     assert rec["status"] == "failed", _brief(rec)
@@ -402,8 +398,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
             rec["first_failure"]
     if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
-    if what == "fp16_terms":  # failed by the loss-reduction bound, in the fp32 sum
-        assert "(the loss-reduction bound, n=6" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "fp16_terms":  # failed by the loss-reduction bound, in an fp32 sum or mean (of 6, 1 or 2 terms: the
+        # 6-term sum alone missed the cheat on ~1 % of the secret draws)
+        assert "(the loss-reduction bound, n=" in rec["first_failure"]["message"], rec["first_failure"]
     if what in PRECISION:  # failed by the accumulation bound, in an fp32 case, and for nothing else
         assert "outside tolerance (rtol[fp32]=1e-05 + accumulation bound" in rec["first_failure"]["message"], \
             rec["first_failure"]

@@ -92,19 +92,25 @@ def test_honest_fp32_orders_pass_every_fp32_reduction_case(name: str) -> None:
 
 @pytest.mark.parametrize("name", LOSSES)
 def test_fp16_rounded_terms_fail_the_small_fp32_reductions(name: str) -> None:
-    """The smoke tier's fp32 reduction case of every loss (a few dozen terms at most): terms rounded to fp16 before
+    """The smoke tier's fp32 reduction cases of every loss (a few dozen terms at most): terms rounded to fp16 before
     an fp32 sum fail on nearly every input draw (about 2^-12 relative per term against a bound of a few units of
-    fp32 roundoff), and fail on the case's own inputs."""
+    fp32 roundoff), and fail on the case's own inputs. One such case misses on ~1 % of the draws (the roundings cancel,
+    or vanish where a term is near an fp16 value): the smoke tier holds three, drawn independently, so that the
+    smoke tier as a whole catches the cheat on every draw (none of 200 here; ~1e-6 or less by simulation)."""
     op = get_operator(name)
     cases = [p for p in op.grid("smoke") if p["dtype"] == "fp32" and p.get("reduction") in (1, 2)]
-    assert cases and all(np.prod(p["shape"]) <= 32 for p in cases)
-    for p in cases:
-        caught = 0
-        for seed in range(40):
-            _, t32, exp = _case(op, p, seed)
+    assert len(cases) >= 3 and all(np.prod(p["shape"]) <= 32 for p in cases)
+    caught = [0] * len(cases)
+    for seed in range(200):
+        hit = False
+        for i, p in enumerate(cases):
+            _, t32, exp = _case(op, p, seed * len(cases) + i)
             s = _lanes(t32.half().float(), 4)
-            caught += not _passes(exp, s / t32.numel() if p["reduction"] == 1 else s)
-        assert caught >= 36, (name, p, caught)
+            fails = not _passes(exp, s / t32.numel() if p["reduction"] == 1 else s)
+            caught[i] += fails
+            hit = hit or fails
+        assert hit, (name, seed)
+    assert all(c >= 180 for c in caught), (name, caught)
 
 
 def test_half_results_keep_the_spec_rule_and_reduction_none_is_elementwise() -> None:
