@@ -237,7 +237,7 @@ def test_cli_killed_at_budget(cli: str, tmp_path: Path, ws: Path, secret: str) -
 def _agent_processes() -> list[str]:
     """Processes of the kgb-agent-* users still running."""
     out = []
-    uids = {u.uid for u in (isolation.ensure_user(i) for i in range(2))} if isolation.is_root() else set()
+    uids = {u.uid for u in isolation.claim_users(2)} if isolation.is_root() else set()
     for d in Path("/proc").iterdir():
         if d.name.isdigit():
             try:
@@ -493,7 +493,7 @@ def test_user_level_runs_and_warns(tmp_path: Path, ws: Path) -> None:
     assert res.exit_code == 0, res.output
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
     assert rec["isolation"] == "user" and rec["status"] == "passed" and rec["self_checks"] == 1
-    assert (Path(rec["workspace"]) / "uid.txt").read_text().strip() == str(isolation.ensure_user(0).uid)
+    assert (Path(rec["workspace"]) / "uid.txt").read_text().strip() == str(isolation.claim_users(1)[0].uid)
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     readable = config["isolation_detail"]["readable"]
     if (ROOT / "solutions").stat().st_mode & 0o005 == 0o005:  # a world-readable checkout: said loudly

@@ -353,7 +353,7 @@ def test_user_level_probes_what_the_agent_could_read() -> None:
     import tempfile
 
     iso = isolation.choose("user", 1)
-    assert iso.level == "user" and iso.users[0].name == "kgb-agent-0" and iso.users[0].uid != 0
+    assert iso.level == "user" and iso.users[0].name.startswith("kgb-agent-") and iso.users[0].uid != 0
     base = Path(tempfile.mkdtemp(dir="/tmp"))  # pytest's own tmp folder is not traversable by other users
     try:
         os.chmod(base, 0o755)
@@ -449,3 +449,18 @@ def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Pat
     res = CliRunner().invoke(app, ["check", str(bad), "--platform", "interpreter"])
     assert res.exit_code == 1, res.output
     assert "removed with its temporary folder" in res.output and "kgb-job-" not in res.output
+
+
+@pytest.mark.skipif(not isolation.is_root(), reason="creating the agent users needs root")
+def test_concurrent_runs_get_different_agent_users() -> None:
+    """Each session ends by killing every process of its slot's user: two runs on one machine that shared
+    kgb-agent-0 killed each other's agent CLIs (exit status 137). A process holds its users (flock) while it lives and
+    reuses them; another process gets others, and gets them back once the first exits."""
+    mine = isolation.claim_users(2)
+    assert len({u.uid for u in mine}) == 2 and isolation.claim_users(2) == mine  # reused by later runs here
+    code = ("import json, sys; from kernelgenbench.agent import isolation as i; "
+            "print(json.dumps([u.uid for u in i.claim_users(2)]))")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    theirs = json.loads(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                       check=True).stdout)
+    assert len(set(theirs)) == 2 and not set(theirs) & {u.uid for u in mine}, (theirs, mine)

@@ -121,6 +121,52 @@ def ensure_user(slot: int) -> AgentUser:
     return AgentUser(name, pw.pw_uid, pw.pw_gid)
 
 
+#: user number -> the open lock file this process holds for it (:func:`claim_users`); released when the process exits
+_HELD_USERS: dict[int, IO[bytes]] = {}
+
+
+def _slot_lock_dir() -> Path:
+    """Where the agent users' lock files live: root's own folder (mode 0700), so no agent user can hold one."""
+    base = Path("/run") if os.access("/run", os.W_OK) else Path("/tmp")
+    d = base / "kgb-agent-users"
+    d.mkdir(mode=0o700, exist_ok=True)
+    return d
+
+
+def claim_users(slots: int, limit: int = 256) -> list[AgentUser]:
+    """``slots`` agent users (:func:`ensure_user`) that no other process on this machine is using: each is held by an
+    exclusive ``flock`` on its lock file for as long as this process lives (later runs of the same process reuse
+    them). Every session ends by killing whatever its user still runs (:func:`kill_user`), so two runs on one
+    machine (two terminals, two test runs) that shared ``kgb-agent-0`` killed each other's agent CLIs mid-session
+    (seen as an agent's ``exit status 137`` when a CI run and another ``kgb agent`` overlapped).
+
+    Raises:
+        RuntimeError: fewer than ``slots`` free users among the first ``limit``, or ``useradd`` failed.
+    """
+    import fcntl
+
+    got = [ensure_user(n) for n in sorted(_HELD_USERS)[:slots]]  # the users this process holds already come first
+    lock_dir = None
+    for n in range(limit):
+        if len(got) == slots:
+            break
+        if n in _HELD_USERS:
+            continue
+        lock_dir = lock_dir or _slot_lock_dir()
+        f = open(lock_dir / f"kgb-agent-{n}.lock", "ab")  # noqa: SIM115 - held open: the lock lives with it
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            continue  # another run on this machine uses this user
+        _HELD_USERS[n] = f
+        got.append(ensure_user(n))
+    if len(got) < slots:
+        raise RuntimeError(f"only {len(got)} of {slots} agent users are free on this machine (the others are held by "
+                           f"other kgb agent runs)")
+    return got
+
+
 def choose(requested: str, slots: int) -> Isolation:
     """The isolation of a run of ``slots`` parallel sessions (``requested``: auto or a level).
 
@@ -144,7 +190,7 @@ def choose(requested: str, slots: int) -> Isolation:
         level, reason = requested, f"--isolation {requested}"
     iso = Isolation(level, reason)
     if level != "none":
-        iso.users = [ensure_user(i) for i in range(slots)]
+        iso.users = claim_users(slots)
     if level == "namespace":
         iso.hidden = ["the harness checkout (oracle solutions/, the suite tables with the held-out parameters), the "
                       "harness's installation and every run directory: not in the agent's filesystem view",
