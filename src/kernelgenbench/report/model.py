@@ -498,10 +498,15 @@ def _difficulty_tables(runs: Sequence[Run], keys: list[str], all_ops: list[str],
             for c in range(n + 1)]
     always = [d["op"] for d in rows if d["judged_by"] == n and d["solved_by"] == n]
     never = [d["op"] for d in rows if d["judged_by"] and d["solved_by"] == 0]
-    some = [d["op"] for d in rows if d["solved_by"] and d["op"] not in always]
+    some = [d["op"] for d in rows if d["solved_by"] and d["solved_by"] < d["judged_by"]]
+    # solved wherever judged, but not judged by every system (an operator one run did not select): neither
+    # "always" nor "some, not all" (fresh user 35: 205 oracle-only operators were listed as solved by some, not all)
+    partial = [d["op"] for d in rows if d["solved_by"] and d["solved_by"] == d["judged_by"] < n]
     summary = [{"group": f"always solved (by all {n} systems)", "count": len(always), "operators": always},
                {"group": "never solved (by no system that judged it)", "count": len(never), "operators": never},
-               {"group": "solved by some, not all", "count": len(some), "operators": some}]
+               {"group": "solved by some, not all that judged it", "count": len(some), "operators": some},
+               {"group": f"solved by every system that judged it, judged by fewer than {n}", "count": len(partial),
+                "operators": partial}]
     return [
         Table("difficulty", "Difficulty: how many systems solve each operator", [
             Column("op", "operator"), Column("source", "source"), Column("solved_by", "solved by", "int"),
