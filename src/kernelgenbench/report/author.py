@@ -49,6 +49,8 @@ AXES: dict[str, str] = {
     "epsilon": "the epsilon added inside the square root",
     "weight": "how the weight is drawn: ones, randn, a scalar or per-channel weight (prelu); True/False: whether a "
               "weight tensor is passed",
+    "neg_inf": "-inf entries in the input: True replaces every negative element by -inf; rows: x[0] all -inf (a "
+               "slice with no finite entry, whose softmax is NaN) and the first half of x[1] -inf; False: none",
     "heads_pad": "a 3-D input is a slice of a buffer with heads_pad more heads in the middle dim (non-contiguous "
                  "outer strides)",
     "n": "a length (BLAS vector length; an operator's n)",
