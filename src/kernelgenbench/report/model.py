@@ -439,8 +439,9 @@ def _cost_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, 
     notes = [f"over {scope}; sums over every operator of the set (solved or not), per solved = sum / solved",
              "tokens: input (cache reads included) + output (reasoning included), as the provider reported them; "
              "— where a system reports none (kgb eval)",
-             "wall-clock: kgb eval: judging only; kgb generate: requests (retries included) + judging of every "
-             "sample; kgb agent: the session + judging"]
+             "wall-clock: each operator's own, summed (jobs that ran in parallel slots overlap: the sum exceeds the "
+             "run's elapsed time); kgb eval: judging only; kgb generate: requests (retries included) + judging of "
+             "every sample; kgb agent: the session + judging"]
     if prices:
         notes.append("cost priced by --price (USD per million input/output/cached-input tokens): " + "; ".join(
             f"{k}: {a:g}/{b:g}/{c:g}" for k, (a, b, c) in prices.items()))
