@@ -223,8 +223,8 @@ def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tupl
             big = None if why else interp.oversize_reason(op, c, INTERPRETER_MAX_MB)
             rows.append(CaseRow(c.id, t, c.timed, c.describe(),
                                 f"unsupported ({why.split(':')[0]})" if why else
-                                f"unsupported (moves {mib_text(case_bytes(op, c.params))} MiB > {INTERPRETER_MAX_MB:g} "
-                                f"MiB budget)" if big else ""))
+                                f"unsupported (moves {mib_text(case_bytes(op, c.params), INTERPRETER_MAX_MB)} MiB > "
+                                f"{INTERPRETER_MAX_MB:g} MiB budget)" if big else ""))
             for k, v in c.params.items():
                 if k not in values:
                     order.append(k)
