@@ -86,3 +86,14 @@ def test_evaluate_file_without_a_workdir_names_no_removed_log(tmp_path: Path) ->
     rec = kernelgenbench.evaluate_file(sub, "aten::neg", platform="interpreter")
     assert rec["status"] == "failed" and rec["log"] is None
     assert "kgb-job-" not in json.dumps(rec)
+
+
+def test_an_import_error_names_its_exception(tmp_path: Path) -> None:
+    """An exception at import is reported as ``Type: message``, as a case's is (fresh user 35: a KeyError at import
+    read ``'MY_BLOCK'`` alone in the table's first-failure column)."""
+    sub = tmp_path / "subs" / "aten__neg.py"
+    sub.parent.mkdir()
+    sub.write_text('import os\n\nBLOCK = int(os.environ["KGB_TEST_NO_SUCH_VARIABLE"])\n\n\ndef neg(x):\n    return x\n')
+    rec = kernelgenbench.evaluate_file(sub, "aten::neg", platform="interpreter")
+    assert rec["failure_class"] == "import_error"
+    assert rec["first_failure"]["message"].startswith("KeyError: 'KGB_TEST_NO_SUCH_VARIABLE'")

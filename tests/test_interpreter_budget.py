@@ -165,3 +165,12 @@ def test_summary_says_which_cases_the_verdict_leaves_out_and_why(tmp_path: Path)
             "verdict): too large for the CPU interpreter: cublas::cublasSaxpy_v2 case heldout/2 moves 0.047 "
             "MiB") in flat
     assert "4097" not in summ.output and "nan_x" not in summ.output  # held-out parameters stay withheld
+
+
+def test_a_size_just_over_the_budget_does_not_read_as_the_budget() -> None:
+    """16 MiB and 8 KiB read "16.01 MiB" over the 16 MiB budget, not "16.0" (fresh user 35: vllm::rms_norm's
+    full/36 read "moves 16.0 MiB ..., over the 16 MiB budget")."""
+    from kernelgenbench.platforms import MIB, mib_text
+
+    assert mib_text(16 * MIB + 8192, 16) == "16.01" and mib_text(16 * MIB + 8192) == "16.0"
+    assert mib_text(504 * MIB, 16) == "504.0" and mib_text(0.047 * MIB, 16) == "0.047"

@@ -261,6 +261,9 @@ def test_difficulty(abg: list[Path]) -> None:
         (0, 1), (1, 3), (2, 1), (3, 1)]
     s = {r["group"].split(" (")[0]: r["operators"] for r in rep.table("difficulty_summary").rows}
     assert s["always solved"] == ["aten::add"] and s["never solved"] == ["aten::neg"]
+    # an operator only some systems judged and all of those solved is no "solved by some, not all" (fresh user 35)
+    assert s["solved by some, not all that judged it"] == ["aten::mm", "cublas::cublasSgemm_v2", "vllm::rms_norm"]
+    assert s["solved by every system that judged it, judged by fewer than 3"] == ["aten::sum"]
 
 
 def test_failure_taxonomy_and_anti_hack(abg: list[Path]) -> None:

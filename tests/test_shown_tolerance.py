@@ -150,3 +150,13 @@ def test_attention_axes_say_heads_and_head_size_not_hidden_size() -> None:
         assert axis_meaning(get_operator(op_id), "h") == "the number of attention heads (H)", op_id
     assert axis_meaning(get_operator("vllm::moe_sum"), "h") == "the hidden size (row length)"
     assert axis_meaning(get_operator("vllm::rms_norm_per_block_quant"), "h") == "the hidden size (row length)"
+
+
+def test_softmax_neg_inf_axis_is_explained() -> None:
+    """``neg_inf=rows`` / ``True`` said only "a parameter of this operator's cases" (fresh user 35)."""
+    from kernelgenbench.report.author import axis_meaning
+    from kernelgenbench.suite.registry import get_operator
+
+    for op_id in ("aten::_softmax", "aten::softmax"):
+        text = axis_meaning(get_operator(op_id), "neg_inf")
+        assert "rows:" in text and "True" in text and not text.startswith("a parameter of")

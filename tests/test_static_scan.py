@@ -2738,3 +2738,14 @@ def test_logging_through_a_logger_is_allowed_and_its_callbacks_are_not() -> None
             o.handlers.append(1)
             return o.filters
         """) == []
+
+
+def test_a_misspelt_triton_name_is_called_a_typo():
+    """``triton.next_power_of_two`` does not exist: the finding says so and names the close public names, instead of
+    calling it one of Triton's internals (fresh user 35); a real internal keeps its own reason."""
+    import triton  # noqa: F401 - the scan looks names up in the loaded Triton
+
+    (f,) = scan_source("import triton\n\nB = triton.next_power_of_two(8)\n")
+    assert f.rule == "introspection" and "does not have (did you mean triton.next_power_of_2?)" in f.message
+    (g,) = scan_source("import triton\n\nB = triton.runtime.build\n")
+    assert "does not have" not in g.message

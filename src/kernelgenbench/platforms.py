@@ -85,11 +85,19 @@ def case_bytes(op: Any, params: dict[str, Any]) -> float:
     return float(op.cost(params).bytes or 0.0)
 
 
-def mib_text(nbytes: float) -> str:
+def mib_text(nbytes: float, above: float | None = None) -> str:
     """``nbytes`` in MiB as the size budget's messages write it: one decimal from 1 MiB up (``"504.0"``), two
-    significant digits below (``"0.047"``), so that a small case's size never reads as 0."""
+    significant digits below (``"0.047"``), so that a small case's size never reads as 0. With ``above`` (the
+    budget in MiB, which ``nbytes`` exceeds) more decimals are written until the text exceeds it: 16 MiB and 8 KiB
+    read ``"16.01"``, not ``"16.0"`` over a 16 MiB budget (fresh user 35)."""
     mib = nbytes / MIB
-    return f"{mib:.1f}" if mib >= 1 else f"{mib:.2g}"
+    text = f"{mib:.1f}" if mib >= 1 else f"{mib:.2g}"
+    if above is not None and mib > above and mib >= 1:
+        for digits in range(2, 7):
+            if float(text) > above:
+                break
+            text = f"{mib:.{digits}f}"
+    return text
 
 
 @dataclass(frozen=True)
@@ -163,8 +171,8 @@ class Platform:
         moved = case_bytes(op, case.params)
         if moved <= max_mb * MIB:
             return None
-        return (f"{TOO_LARGE}: {op.id} case {case.id} moves {mib_text(moved)} MiB (inputs read + outputs written, "
-                f"by its cost model), over the {max_mb:g} MiB budget per case (--interpreter-max-mb or "
+        return (f"{TOO_LARGE}: {op.id} case {case.id} moves {mib_text(moved, max_mb)} MiB (inputs read + outputs "
+                f"written, by its cost model), over the {max_mb:g} MiB budget per case (--interpreter-max-mb or "
                 f"{INTERPRETER_MAX_MB_ENV}; 0 lifts it): not run here, a GPU judges it")
 
     def case_unsupported_reason(self, op: Any, case: Any, max_mb: float | None) -> str | None:

@@ -49,6 +49,8 @@ AXES: dict[str, str] = {
     "epsilon": "the epsilon added inside the square root",
     "weight": "how the weight is drawn: ones, randn, a scalar or per-channel weight (prelu); True/False: whether a "
               "weight tensor is passed",
+    "neg_inf": "-inf entries in the input: True replaces every negative element by -inf; rows: x[0] all -inf (a "
+               "slice with no finite entry, whose softmax is NaN) and the first half of x[1] -inf; False: none",
     "heads_pad": "a 3-D input is a slice of a buffer with heads_pad more heads in the middle dim (non-contiguous "
                  "outer strides)",
     "n": "a length (BLAS vector length; an operator's n)",
@@ -221,8 +223,8 @@ def case_rows(op: Any, tiers: tuple[str, ...]) -> tuple[list[CaseRow], list[tupl
             big = None if why else interp.oversize_reason(op, c, INTERPRETER_MAX_MB)
             rows.append(CaseRow(c.id, t, c.timed, c.describe(),
                                 f"unsupported ({why.split(':')[0]})" if why else
-                                f"unsupported (moves {mib_text(case_bytes(op, c.params))} MiB > {INTERPRETER_MAX_MB:g} "
-                                f"MiB budget)" if big else ""))
+                                f"unsupported (moves {mib_text(case_bytes(op, c.params), INTERPRETER_MAX_MB)} MiB > "
+                                f"{INTERPRETER_MAX_MB:g} MiB budget)" if big else ""))
             for k, v in c.params.items():
                 if k not in values:
                     order.append(k)

@@ -439,8 +439,9 @@ def _cost_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, 
     notes = [f"over {scope}; sums over every operator of the set (solved or not), per solved = sum / solved",
              "tokens: input (cache reads included) + output (reasoning included), as the provider reported them; "
              "— where a system reports none (kgb eval)",
-             "wall-clock: kgb eval: judging only; kgb generate: requests (retries included) + judging of every "
-             "sample; kgb agent: the session + judging"]
+             "wall-clock: each operator's own, summed (jobs that ran in parallel slots overlap: the sum exceeds the "
+             "run's elapsed time); kgb eval: judging only; kgb generate: requests (retries included) + judging of "
+             "every sample; kgb agent: the session + judging"]
     if prices:
         notes.append("cost priced by --price (USD per million input/output/cached-input tokens): " + "; ".join(
             f"{k}: {a:g}/{b:g}/{c:g}" for k, (a, b, c) in prices.items()))
@@ -498,10 +499,15 @@ def _difficulty_tables(runs: Sequence[Run], keys: list[str], all_ops: list[str],
             for c in range(n + 1)]
     always = [d["op"] for d in rows if d["judged_by"] == n and d["solved_by"] == n]
     never = [d["op"] for d in rows if d["judged_by"] and d["solved_by"] == 0]
-    some = [d["op"] for d in rows if d["solved_by"] and d["op"] not in always]
+    some = [d["op"] for d in rows if d["solved_by"] and d["solved_by"] < d["judged_by"]]
+    # solved wherever judged, but not judged by every system (an operator one run did not select): neither
+    # "always" nor "some, not all" (fresh user 35: 205 oracle-only operators were listed as solved by some, not all)
+    partial = [d["op"] for d in rows if d["solved_by"] and d["solved_by"] == d["judged_by"] < n]
     summary = [{"group": f"always solved (by all {n} systems)", "count": len(always), "operators": always},
                {"group": "never solved (by no system that judged it)", "count": len(never), "operators": never},
-               {"group": "solved by some, not all", "count": len(some), "operators": some}]
+               {"group": "solved by some, not all that judged it", "count": len(some), "operators": some},
+               {"group": f"solved by every system that judged it, judged by fewer than {n}", "count": len(partial),
+                "operators": partial}]
     return [
         Table("difficulty", "Difficulty: how many systems solve each operator", [
             Column("op", "operator"), Column("source", "source"), Column("solved_by", "solved by", "int"),

@@ -120,6 +120,10 @@ class ChildSession:
         if not msg.ok:
             err = msg.error or {}
             text = err.get("message", "")
+            etype = err.get("type")
+            if msg.failure in (None, "import_error", "syntax") and etype and not text.startswith(str(etype)):
+                # name the exception, as a case's error does: a KeyError's message is only the key ('BLOCK')
+                text = f"{etype}: {text}" if text else str(etype)
             tb = err.get("traceback_full") or err.get("traceback")
             if tb:
                 self.log_traceback(f"importing the submission: {msg.failure or 'import_error'}", tb)

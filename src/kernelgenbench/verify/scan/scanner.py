@@ -708,6 +708,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             bound = self.module_binds.get(id(node))
             if not (triton_path_on_the_way(path) and (at_import or (not as_call and bound is not None
                                                                     and self.lookup(bound)[:2] == ("alias", path)))):
+                missing = _triton_name_missing(path)
+                if missing is not None:  # a typo, not an internal (fresh user 35: triton.next_power_of_two)
+                    self.report(node, "introspection", missing)
+                    return
                 self.report(node, "introspection", f"uses {path}, Triton's internals outside its language: a "
                             "submission may use triton.language (tl.*, libdevice), the decorators (jit, autotune, "
                             "heuristics), triton.Config, cdiv, next_power_of_2, the device queries and the tensor "
@@ -846,3 +850,26 @@ def _def_lines(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     decorator's."""
     return {node.lineno, min([node.lineno] + [d.lineno for d in node.decorator_list])}
 
+
+
+def _triton_name_missing(path: str) -> str | None:
+    """The finding for ``triton.<name>`` (two parts) where the loaded Triton has no such attribute or submodule: the
+    name is misspelt, not an internal, so say so and offer the closest public names. None where it exists."""
+    import difflib
+    import importlib.util
+    import sys as _sys
+
+    parts = path.split(".")
+    triton = _sys.modules.get("triton")
+    if len(parts) != 2 or triton is None or hasattr(triton, parts[1]):
+        return None
+    try:
+        if importlib.util.find_spec(path) is not None:
+            return None
+    except (ImportError, ValueError):
+        pass
+    public = [n for n in dir(triton) if not n.startswith("_")]
+    close = difflib.get_close_matches(parts[1], public, n=3, cutoff=0.6)
+    hint = f" (did you mean {', '.join('triton.' + c for c in close)}?)" if close else ""
+    return (f"uses {path}, which Triton {getattr(triton, '__version__', '')} does not have{hint}: it would raise "
+            "AttributeError")
