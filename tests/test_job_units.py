@@ -241,8 +241,8 @@ def test_condensed_traceback_keeps_the_submissions_frames_and_the_exceptions() -
     assert "ValueError: arange's range must be a power of 2" in lines
     assert lines[-1] == 'triton.runtime.errors.InterpreterError: ValueError("arange\'s range must be a power of 2")'
     assert "hooks.py" not in text and "semantic.py" not in text
-    assert lines.count("  [... 2 frames of the harness, Triton or PyTorch omitted ...]") == 3
-    assert "  [... 1 frame of the harness, Triton or PyTorch omitted ...]" in lines
+    assert lines.count("  [... 2 frames outside the submission omitted ...]") == 3
+    assert "  [... 1 frame outside the submission omitted ...]" in lines
 
 
 def test_condensed_traceback_without_submission_frames_keeps_the_last_ones() -> None:

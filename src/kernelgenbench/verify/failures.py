@@ -210,7 +210,8 @@ def condense_traceback(tb: str, submission: str | Path | None = None, limit: int
     """A traceback for a record and the console: the frames in the submission file, every line that is
     not a frame (headers, chained-exception separators, exception lines with their messages), and
     where the submission has no frame in a traceback, its last ``context_frames`` frames. Runs of
-    omitted frames become one ``[... N frames of the harness, Triton or PyTorch omitted ...]`` line.
+    omitted frames become one ``[... N frames outside the submission omitted ...]`` line (the harness's,
+    Triton's, PyTorch's, the standard library's).
     The result is cut at line boundaries to about ``limit`` characters (the start and the end kept,
     a line saying how much was cut between them). The whole text belongs in the job's log.
     """
@@ -254,8 +255,7 @@ def condense_traceback(tb: str, submission: str | Path | None = None, limit: int
     for (_kind, blines, _), kept in zip(blocks, keep):
         if kept:
             if skipped:
-                out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} of the harness, Triton or "
-                           f"PyTorch omitted ...]")
+                out.append(f"  [... {skipped} frame{'s' if skipped != 1 else ''} outside the submission omitted ...]")
                 skipped = 0
             out.extend(blines)
         else:
