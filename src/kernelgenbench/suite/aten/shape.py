@@ -789,11 +789,8 @@ def _sort_input(p: dict[str, Any], device, gen) -> torch.Tensor:
         return x
     lo, hi = p.get("range", (torch.iinfo(dt).min, torch.iinfo(dt).max))
     x = make_tensor(shape, dt, device, gen, layout=p.get("layout", "contig"), low=lo, high=hi)
-    if p.get("poison_value"):
-        # a few elements equal to the dtype's main poison (tensors.INT_POISON), at drawn positions: the sorted
-        # values then hold it on every draw, so a sort that never stores that value (its unwritten elements
-        # "hold" it: tests/bad/poison_int) is caught by the alternate-poison re-run whatever the secret inputs
-        # (a full-range int16 draw of 32792 elements holds -30001 on only ~40% of draws)
+    if p.get("poison_value"):  # 3 elements equal to the dtype's poison (tensors.INT_POISON) on every draw, so that
+        # tests/bad/poison_int (a sort that never stores it) is caught whatever the secret inputs (~40% of draws before)
         spots = torch.zeros(x.numel(), dtype=torch.bool, device=device)
         spots[torch.randint(0, x.numel(), (3,), generator=gen, device=device)] = True
         x.masked_fill_(spots.view(x.shape), INT_POISON[dt])
