@@ -131,6 +131,37 @@ def _log_failed_launch(name: str, exc: BaseException, interp: bool) -> None:
             STATE.call.kernel_errors.append(f"{name} ({fault}{' <- '.join(chain)})")
 
 
+def _logged_launch(name: str, top: bool, interp: bool, launch: Callable[[], Any]) -> Any:
+    """Run ``launch`` (a normal run's launch of kernel ``name``); for a launch of the candidate's own (``top``) log
+    its outcome for the ghost replay (:func:`_log_failed_launch`)."""
+    try:
+        ret = launch()
+    except Exception as exc:
+        if top:
+            _log_failed_launch(name, exc, interp)
+        raise
+    if top:
+        _log_launch(name, None)
+    return ret
+
+
+def _empty_grid(launch: Callable[[], Any]) -> Any:
+    """Run ``launch`` with the patched GPU launchers given an empty grid (:func:`_install_empty_grid_launchers`)."""
+    STATE.empty_grid += 1
+    try:
+        return launch()
+    finally:
+        STATE.empty_grid -= 1
+
+
+def _raise_replayed(want: dict[str, Any] | None) -> None:
+    """In a ghost replay, raise again what the replayed normal run's launch raised (``want``: its logged outcome)."""
+    if want is not None and want.get("error"):
+        assert STATE.report is not None
+        STATE.report["errors_replayed"] += 1
+        raise _rebuild_error(want["error"])
+
+
 def _kernel_name(fn: Any) -> str:
     inner = getattr(fn, "fn", None)
     return getattr(inner, "__name__", None) or getattr(fn, "__name__", type(fn).__name__)
@@ -552,19 +583,12 @@ def install_launch_hooks() -> None:
                 self.rewrite()
             ret = None
         elif _can_empty_gpu_launch():
-            STATE.empty_grid += 1
-            try:
-                ret = _orig(self, *args, **kwargs)  # the whole launch path, an empty grid at the end
-            finally:
-                STATE.empty_grid -= 1
+            ret = _empty_grid(lambda: _orig(self, *args, **kwargs))  # the whole launch path, an empty grid at the end
         else:
             ret = _orig(self, *args, **{**kwargs, "warmup": True})  # pre-run hooks, binding, compilation
             if callable(grid):
                 grid(_meta(self, args, kwargs))
-        if want is not None and want.get("error"):
-            assert STATE.report is not None
-            STATE.report["errors_replayed"] += 1
-            raise _rebuild_error(want["error"])
+        _raise_replayed(want)
         return ret
 
     def interpreted_launch(self, args, kwargs, ghost=False):
@@ -606,18 +630,9 @@ def install_launch_hooks() -> None:
             top = _account_launch(name, args, kwargs)
             if STATE.ghost:
                 return ghost_launch(self, args, kwargs, _orig, _interp, name, top)
-            try:
-                if _interp and _GridExecutor is not None and hasattr(self, "rewrite"):
-                    ret = interpreted_launch(self, args, kwargs)
-                else:
-                    ret = _orig(self, *args, **kwargs)
-            except Exception as exc:
-                if top:
-                    _log_failed_launch(name, exc, _interp)
-                raise
-            if top:
-                _log_launch(name, None)
-            return ret
+            if _interp and _GridExecutor is not None and hasattr(self, "rewrite"):
+                return _logged_launch(name, top, True, lambda: interpreted_launch(self, args, kwargs))
+            return _logged_launch(name, top, _interp, lambda: _orig(self, *args, **kwargs))
 
         run._kgb_hooked = True  # type: ignore[attr-defined]
         cls.run = run
@@ -713,25 +728,10 @@ def _install_compiled_kernel_launches() -> None:
             if STATE.ghost:
                 want = _replayed_launch(name) if top else None
                 if _can_empty_gpu_launch():  # everything of the launch but its programs
-                    STATE.empty_grid += 1
-                    try:
-                        inner(*args, stream=stream)
-                    finally:
-                        STATE.empty_grid -= 1
-                if want is not None and want.get("error"):
-                    assert STATE.report is not None
-                    STATE.report["errors_replayed"] += 1
-                    raise _rebuild_error(want["error"])
+                    _empty_grid(lambda: inner(*args, stream=stream))
+                _raise_replayed(want)
                 return None
-            try:
-                inner(*args, stream=stream)
-            except Exception as exc:
-                if top:
-                    _log_failed_launch(name, exc, False)
-                raise
-            if top:
-                _log_launch(name, None)
-            return None
+            return _logged_launch(name, top, False, lambda: inner(*args, stream=stream))
 
         return runner
 

@@ -340,12 +340,20 @@ def snapshot_logging() -> None:
     _LOGGING_TYPES = frozenset(_tree_types(_loggers()) | own) - {type}
 
 
-def _trusted_dirs() -> tuple[str, ...]:
+@functools.lru_cache(maxsize=None)
+def _torch_dir() -> str:
     import torch
+
+    return os.path.dirname(os.path.abspath(torch.__file__))
+
+
+@functools.lru_cache(maxsize=None)
+def _trusted_dirs() -> tuple[str, ...]:
+    """The folders whose functions the logging tree may hold: PyTorch's, the harness's and logging's (computed once)."""
 
     logging = _logging_module()
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-    out = [os.path.dirname(os.path.abspath(torch.__file__)) + os.sep, here]
+    out = [_torch_dir() + os.sep, here]
     if logging is not None:
         out.append(os.path.dirname(os.path.abspath(logging.__file__)) + os.sep)
     return tuple(out)
@@ -354,14 +362,12 @@ def _trusted_dirs() -> tuple[str, ...]:
 def _torch_class(cls: type) -> bool:
     """Whether ``cls`` is a class that a module of PyTorch defines (looked up by identity in that module, whose file
     lies in PyTorch's folder): a handler or formatter PyTorch installs after the snapshot (``torch._logging``)."""
-    import torch
-
     name = type.__dict__["__module__"].__get__(cls) if "__module__" in type.__dict__["__dict__"].__get__(cls) else None
     if type(name) is not str or not (name == "torch" or name.startswith("torch.")):
         return False
     mod = sys.modules.get(name)
     path = getattr(mod, "__file__", None) if isinstance(mod, types.ModuleType) else None
-    if type(path) is not str or not os.path.abspath(path).startswith(os.path.dirname(os.path.abspath(torch.__file__))):
+    if type(path) is not str or not os.path.abspath(path).startswith(_torch_dir()):
         return False
     qual = type.__dict__["__qualname__"].__get__(cls)
     return type(qual) is str and vars(mod).get(qual) is cls
