@@ -662,6 +662,8 @@ def compare(
     json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON"),
     allow_mixed_tiers: bool = typer.Option(False, help="compare runs whose verdicts cover different tiers (labelled)"),
     strict: bool = typer.Option(False, help="exit with 1 when an operator is newly failing or slower"),
+    one_sided: bool = typer.Option(False, "--one-sided", help="also list, row by row, the operators that only one "
+                                                              "run holds (by default they are counted)"),
 ) -> None:
     """Two runs operator by operator: status and speedup side by side, and what changed.
 
@@ -673,7 +675,7 @@ def compare(
 
     a, b = _load_runs([run_a, run_b], None)
     try:
-        rep = compare_runs(a, b, threshold, allow_mixed_tiers)
+        rep = compare_runs(a, b, threshold, allow_mixed_tiers, one_sided)
     except RunDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="'RUN_A RUN_B'") from None
     if md is not None and str(md) == "-":

@@ -57,9 +57,14 @@ def _status(o: OpResult | None) -> str | None:
     return o.status
 
 
-def compare_runs(a: Run, b: Run, threshold: float = DEFAULT_THRESHOLD, allow_mixed_tiers: bool = False) -> Report:
-    """The comparison as a :class:`~.model.Report` of two tables (``changes``: the counts; ``compare``: every
-    operator), rendered like ``kgb report``'s.
+def compare_runs(a: Run, b: Run, threshold: float = DEFAULT_THRESHOLD, allow_mixed_tiers: bool = False,
+                 one_sided: bool = False) -> Report:
+    """The comparison as a :class:`~.model.Report` of two tables (``changes``: the counts; ``compare``: the
+    operators), rendered like ``kgb report``'s.
+
+    ``one_sided``: list operators that only one run holds as rows of ``compare`` too. By default they are only
+    counted (in ``changes`` and a note of ``compare``), so that comparing a run of a few operators with a run of the
+    whole suite does not open with hundreds of "only in" rows (fresh user 35).
 
     Raises:
         RunDirError: the runs' verdicts cover different tiers and ``allow_mixed_tiers`` is False.
@@ -85,12 +90,21 @@ def compare_runs(a: Run, b: Run, threshold: float = DEFAULT_THRESHOLD, allow_mix
     counts = [{"change": c, "operators": sum(1 for r in rows if r["change"] == c),
                "which": [r["op"] for r in rows if r["change"] == c]} for c in CHANGES]
     counts = [c for c in counts if c["operators"]]
+    sided = {c: sum(1 for r in rows if r["change"] == c) for c in ("only in A", "only in B")}
+    if not one_sided and any(sided.values()):
+        rows = [r for r in rows if r["change"] not in sided]
+        for c in counts:
+            if c["change"] in sided:
+                c["which"] = c["which"][:8] + ([f"... {c['operators'] - 8} more"] if c["operators"] > 8 else [])
     la = f"A = {a.path} ({a.kind}, {a.platform}, tier {tier_label(a.tier) if a.tier else 'mixed'})"
     lb = f"B = {b.path} ({b.kind}, {b.platform}, tier {tier_label(b.tier) if b.tier else 'mixed'})"
     notes = [la, lb, f"faster/slower: speedup B/A beyond the noise = max(--threshold {threshold:.0%}, each run's "
                      "timing spread of the operator: median over its timed cases of "
                      "max(baseline, candidate) IQR/median)",
              "failed: the failure class and the case it first failed on (case ids only: parameters are not shown)"]
+    if not one_sided and any(sided.values()):
+        notes.append(f"operators in one run only are not listed here ({sided['only in A']} only in A, "
+                     f"{sided['only in B']} only in B; --one-sided lists them)")
     tables = [
         Table("compare", "Operators of A and B side by side", [
             Column("op", "operator"), Column("source", "source"), Column("status_a", "A"), Column("status_b", "B"),

@@ -152,8 +152,15 @@ def plot_difficulty_histogram(report: Report) -> str:
     if not rows:
         _empty(ax, "no operators")
         return _png(fig)
-    bars = ax.bar([r["solved_by"] for r in rows], [r["operators"] for r in rows], width=0.6)
+    xs = [r["solved_by"] for r in rows]
+    bars = ax.bar(xs, [r["operators"] for r in rows], width=0.6, label=f"judged by all {len(report.systems)}")
     ax.bar_label(bars, fontsize=8, padding=1)
+    if any(r.get("operators_partial") for r in rows):
+        part = ax.bar(xs, [r.get("operators_partial", 0) for r in rows], width=0.6,
+                      bottom=[r["operators"] for r in rows], color="0.75", label="judged by fewer")
+        ax.bar_label(part, labels=[str(r["operators_partial"]) if r["operators_partial"] else "" for r in rows],
+                     fontsize=8, padding=1)
+        ax.legend(fontsize=8)
     from matplotlib.ticker import MaxNLocator
 
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))

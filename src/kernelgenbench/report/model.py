@@ -495,7 +495,10 @@ def _difficulty_tables(runs: Sequence[Run], keys: list[str], all_ops: list[str],
         rows.append({"op": o, "source": source_of[o], "solved_by": len(solvers), "judged_by": len(judged),
                      "systems": solvers})
     rows.sort(key=lambda d: (d["solved_by"], -d["judged_by"], d["op"]))
-    hist = [{"solved_by": c, "operators": sum(1 for d in rows if d["judged_by"] and d["solved_by"] == c)}
+    # judged by every system (the comparable set) apart from those fewer systems judged, which can never reach the
+    # upper bars (fresh user 35: 205 operators of one run alone read "solved by 1 system")
+    hist = [{"solved_by": c, "operators": sum(1 for d in rows if d["judged_by"] == n and d["solved_by"] == c),
+             "operators_partial": sum(1 for d in rows if 0 < d["judged_by"] < n and d["solved_by"] == c)}
             for c in range(n + 1)]
     always = [d["op"] for d in rows if d["judged_by"] == n and d["solved_by"] == n]
     never = [d["op"] for d in rows if d["judged_by"] and d["solved_by"] == 0]
@@ -515,8 +518,11 @@ def _difficulty_tables(runs: Sequence[Run], keys: list[str], all_ops: list[str],
             [f"of the {n} systems; judged by: the systems that judged the operator (an operator a run did not select, "
              "or could not judge on its platform, is not counted against it)"]),
         Table("difficulty_histogram", "Difficulty histogram: operators by number of systems solving them",
-              [Column("solved_by", "solved by N systems", "int"), Column("operators", "operators", "int")], hist,
-              ["over operators judged by at least one system"]),
+              [Column("solved_by", "solved by N systems", "int"),
+               Column("operators", f"operators judged by all {n}", "int"),
+               Column("operators_partial", f"judged by fewer than {n}", "int")], hist,
+              [f"operators: judged by all {n} systems; judged by fewer: judged by at least one system but not all "
+               "(an operator a run did not select or could not judge), counted apart"]),
         Table("difficulty_summary", "Always and never solved", [
             Column("group", "group"), Column("count", "operators", "int"), Column("operators", "which", "list")],
             summary, []),
