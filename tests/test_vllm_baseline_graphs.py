@@ -63,8 +63,8 @@ def test_baseline_graphs(op_id: str, monkeypatch) -> None:
     monkeypatch.setattr(vc, "vllm_ops", lambda: None)
     real = vc.pick_baseline
 
-    def eager_backend(name, native, c, prefer=None, backend="inductor", eager_reason=None):
-        return real(name, native, c, prefer, backend="eager", eager_reason=eager_reason)
+    def eager_backend(name, native, c, prefer=None, backend="inductor", **kw):
+        return real(name, native, c, prefer, backend="eager", **kw)
     monkeypatch.setattr(vc, "pick_baseline", eager_backend)
 
     g0, b0 = _graphs(), _breaks()

@@ -34,10 +34,11 @@ def baseline_label() -> str:
     return "vllm (vllm._custom_ops)" if vllm_ops() is not None else f"{NATIVE_COMPILED}; vLLM not importable"
 
 
-def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callable[[Call], Any]:
+def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: bool = False) -> Callable[[Call], Any]:
     """``native`` under ``torch.compile`` over the call's arguments, compiled now on a clone of ``call``
     (so that compilation stays outside the timed region), then checked against ``native`` run eagerly on another
-    clone (:func:`disagreement`). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
+    clone (:func:`disagreement`). ``dynamic``: ``torch.compile``'s, static shapes unless set (:func:`pick_baseline`'s
+    ``dynamic_reason``). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
     import torch._dynamo
     from torch._dynamo.utils import counters
 
@@ -50,7 +51,7 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str) -> Callab
     # a grid (new shapes) silently eager.
     torch._dynamo.reset()
     graphs = counters["stats"]["unique_graphs"]
-    compiled = torch.compile(core, dynamic=False, backend=backend)
+    compiled = torch.compile(core, dynamic=dynamic, backend=backend)
     warm = call.clone()
     ret = compiled(*warm.args, **warm.kwargs)
     cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
@@ -156,7 +157,8 @@ def _leaves(value: Any) -> list[Any]:
 
 
 def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: str | None = None,
-                  backend: str = "inductor", eager_reason: str | None = None) -> tuple[Callable[[Call], Any], str]:
+                  backend: str = "inductor", eager_reason: str | None = None,
+                  dynamic_reason: str | None = None) -> tuple[Callable[[Call], Any], str]:
     """The baseline the vLLM op ``name`` is timed against on ``call``'s case: ``(fn, label)``, the label
     starting with its kind (:data:`BASELINE_KINDS`).
 
@@ -172,6 +174,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         backend: the ``torch.compile`` backend (tests use ``"eager"``).
         eager_reason: set where the native reference must not be compiled (a Python loop over tokens that
             ``torch.compile`` would unroll): ``native-compiled`` runs it eagerly instead, and the label says why.
+        dynamic_reason: set where the reference is compiled with dynamic shapes (``torch.compile(dynamic=True)``,
+            as vLLM compiles its own native reference of the op) instead of static ones; the label says so and why.
 
     Raises:
         ValueError: ``prefer`` is not a kind.
@@ -194,6 +198,9 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
     if eager_reason:
         return native, f"{NATIVE_EAGER}; not compiled: {eager_reason}"
     try:
+        if dynamic_reason:
+            return (_compiled(native, call, backend, dynamic=True),
+                    f"{NATIVE_COMPILED}; dynamic shapes: {dynamic_reason}")
         return _compiled(native, call, backend), NATIVE_COMPILED
     except CompiledDisagrees as exc:
         return native, f"{NATIVE_EAGER}; {exc}"
@@ -204,12 +211,13 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         return native, f"{NATIVE_EAGER}; torch.compile failed ({reason})"
 
 
-def baseline(name: str, native: Callable[[Call], Any],
-             eager_reason: str | None = None) -> Callable[..., tuple[Callable[[Call], Any], str]]:
+def baseline(name: str, native: Callable[[Call], Any], eager_reason: str | None = None,
+             dynamic_reason: str | None = None) -> Callable[..., tuple[Callable[[Call], Any], str]]:
     """The ``baseline(call, platform, prefer=None) -> (fn, label)`` hook of the vLLM op ``name`` whose
-    native reference runs a call as ``native(call)`` (:func:`pick_baseline`; ``eager_reason``: never compiled)."""
+    native reference runs a call as ``native(call)`` (:func:`pick_baseline`; ``eager_reason``: never compiled;
+    ``dynamic_reason``: compiled with dynamic shapes)."""
     def pick(call: Call, platform: Any, prefer: str | None = None) -> tuple[Callable[[Call], Any], str]:
-        return pick_baseline(name, native, call, prefer, eager_reason=eager_reason)
+        return pick_baseline(name, native, call, prefer, eager_reason=eager_reason, dynamic_reason=dynamic_reason)
     pick.kinds = BASELINE_KINDS  # type: ignore[attr-defined]
     return pick
 
