@@ -43,6 +43,7 @@ def install_interpreter_patches() -> None:
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
     _builtin_aliases()
+    _map_elementwise()
     _cuda_device_accepts_cpu()
     _cpu_device_queries()
     install_gpu_numerics()
@@ -327,6 +328,58 @@ def _libdevice_stand_in(fn: str, extern: Any) -> Any:
 
     stand_in._kgb_libdevice = True  # type: ignore[attr-defined]
     return stand_in
+
+
+#: ``"call"``: sandbox/launch.py's ``device_map`` once its launch hooks are installed (registered there, so that this
+#: module does not import launch's).
+DEVICE_MAP: dict[str, Any] = {}
+
+
+def _map_elementwise() -> None:
+    """``tl.map_elementwise(scalar_fn, *tensors)`` (Triton 3.5+: a scalar jit function with per-element control flow,
+    such as early returns) builds an MLIR region, which Triton 3.6's interpreter cannot (AttributeError:
+    'InterpreterBuilder' object has no attribute 'new_block', raised inside Triton and charged to the kernel as
+    ``runtime_error``; false-rejection hunt 36). On the interpreter the operands are broadcast by Triton's semantic and
+    ``scalar_fn`` runs once per element on 0-d values, as the GPU's region does; its results take the types its
+    first element's call returned. ``pack`` other than 1, a scalar function that is not a jit function and every
+    compiled (GPU) call go to Triton's own function (which raises on the interpreter, as before)."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    orig = tl.core.map_elementwise
+    if getattr(orig, "_kgb_map", False):
+        return
+
+    @tl.core.builtin
+    def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
+        if pack != 1 or not isinstance(getattr(_semantic, "builder", None), interp.InterpreterBuilder) \
+                or not isinstance(scalar_fn, interp.InterpretedFunction):  # only a jit function runs per element
+            return orig(scalar_fn, *args, pack=pack, _semantic=_semantic, _generator=_generator)
+        inputs = _semantic.broadcast_tensors(*args)
+        shape = np.shape(inputs[0].handle.data)
+        positions = list(np.ndindex(*shape))
+        arg_lists = [[tl.tensor(interp.TensorHandle(np.asarray(t.handle.data[pos]), t.dtype), t.dtype) for t in inputs]
+                     for pos in positions]
+        many = DEVICE_MAP.get("call")  # the launch hooks' (sandbox/launch.py), else one device call per element
+        all_res = many(scalar_fn, arg_lists) if many is not None else [scalar_fn(*a) for a in arg_lists]
+        outs, types, single = None, None, True
+        for pos, res in zip(positions, all_res):
+            single = not isinstance(res, tuple)
+            res = [_semantic.to_tensor(r) if not isinstance(r, tl.tensor) else r for r in ((res,) if single else res)]
+            if outs is None:
+                types = [r.dtype for r in res]
+                outs = [np.empty(shape, dtype=interp._get_np_dtype(t)) for t in types]
+            for out, r, t in zip(outs, res, types):
+                out[pos] = np.asarray(_semantic.cast(r, t).handle.data)
+        block = inputs[0].type
+        results = tuple(tl.tensor(interp.TensorHandle(o, t), block.with_element_ty(t) if block.is_block() else t)
+                        for o, t in zip(outs, types))
+        return results[0] if single else results
+
+    map_elementwise._kgb_map = True  # type: ignore[attr-defined]
+    tl.core.map_elementwise = map_elementwise
+    tl.map_elementwise = map_elementwise
 
 
 class LoopIndex(int):
