@@ -43,6 +43,7 @@ def install_interpreter_patches() -> None:
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
     _builtin_aliases()
+    _constexpr_reflected_operators()
     _map_elementwise()
     _cuda_device_accepts_cpu()
     _cpu_device_queries()
@@ -416,6 +417,29 @@ def _indexed_range(inner: Any) -> Any:
 
 _INDEXED_BUILTIN_RANGE = _indexed_range(range)
 _MISSING_GLOBAL = object()
+
+
+def _constexpr_reflected_operators() -> None:
+    """``1 << LOG2_BLOCK``, ``0xFF & MASK``, ``7 % C``: a Python number on the left of a ``tl.constexpr`` (a constexpr
+    parameter or global). Triton 3.6's ``constexpr`` has no ``__rlshift__``, ``__rrshift__``, ``__rand__``, ``__ror__``,
+    ``__rxor__`` or ``__rmod__``; a GPU never needs them (its code generator makes the literal a constexpr first), but
+    the interpreter runs the body as Python, so such a kernel raised TypeError ("unsupported operand type(s) for <<:
+    'int' and 'constexpr'") and failed as ``runtime_error`` (false-rejection hunt 36). Each is added as the forward
+    operator with its operands swapped, a constexpr result as on a GPU."""
+    import operator
+
+    import triton.language as tl
+
+    for name, op in (("mod", operator.mod), ("lshift", operator.lshift), ("rshift", operator.rshift),
+                     ("and", operator.and_), ("or", operator.or_), ("xor", operator.xor)):
+        if f"__r{name}__" in vars(tl.constexpr):
+            continue
+
+        def reflected(self, other, _op=op):
+            return tl.constexpr(_op(tl.core._unwrap_if_constexpr(other), self.value))
+
+        reflected.__name__ = f"__r{name}__"
+        setattr(tl.constexpr, reflected.__name__, reflected)
 
 
 def _builtin_aliases() -> None:
