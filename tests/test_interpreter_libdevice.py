@@ -139,3 +139,17 @@ def test_common_libdevice_math_is_computed_with_numpy_after_tritons_type_checks(
             for g, e in zip(got, w.tolist()):
                 assert (math.isnan(g) and math.isnan(e)) or g == e, (dt, mode, got, w)
     assert rows[("fp16", "raised")] == "KeyError", rows  # Triton's libdevice wrapper has no fp16 tanh (as on a GPU)
+
+
+def test_every_numpy_libdevice_entry_names_a_libdevice_symbol() -> None:
+    """Each name of ``_libdevice_table`` is some CUDA libdevice symbol less ``__nv_`` (and its f/d suffix): a
+    misspelt entry (``fast_dividef`` for ``__nv_fast_fdividef``) computed nothing and left the call unsupported."""
+    import re
+
+    import triton.language.extra.cuda.libdevice as cuda_libdevice
+
+    from kernelgenbench.sandbox.interpreter_numerics import _libdevice_table
+
+    symbols = set(re.findall(r'"__nv_([a-z0-9_]+)"', Path(cuda_libdevice.__file__).read_text()))
+    names = symbols | {s[:-1] for s in symbols if s[-1] in "fd"}
+    assert set(_libdevice_table()) <= names, sorted(set(_libdevice_table()) - names)

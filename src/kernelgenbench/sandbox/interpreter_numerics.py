@@ -61,7 +61,7 @@ def _libdevice_table() -> dict[str, Any]:
         "fast_exp10f": lambda x: np.power(10.0, x), "fast_sinf": np.sin, "fast_cosf": np.cos, "fast_tanf": np.tan,
         "isnan": np.isnan, "isinf": np.isinf, "finite": np.isfinite, "isfinite": np.isfinite, "signbit": np.signbit,
         "pow": np.power, "powi": np.power, "fast_powf": np.power, "atan2": np.arctan2, "hypot": np.hypot,
-        "fmod": np.fmod, "copysign": np.copysign, "nextafter": np.nextafter, "fast_dividef": np.divide,
+        "fmod": np.fmod, "copysign": np.copysign, "nextafter": np.nextafter, "fast_fdividef": np.divide,
     }
 
 
