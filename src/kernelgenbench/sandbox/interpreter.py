@@ -42,6 +42,7 @@ def install_interpreter_patches() -> None:
     _bench._kgb_hooked = True  # type: ignore[attr-defined]
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
+    _gdc_no_ops()
     _builtin_aliases()
     _constexpr_reflected_operators()
     _map_elementwise()
@@ -271,6 +272,49 @@ def _map_libdevice_to_tl_math() -> None:
                 continue
             LIBDEVICE_STAND_INS[id(stand_in)] = (stand_in, original)
             setattr(mod, fn, stand_in)
+
+
+def gdc_modules() -> list[Any]:
+    """The module objects that hold ``gdc_wait``: ``triton.language.extra.cuda.gdc`` and ``triton.language.extra.cuda``,
+    which Triton 3.6 loads twice (``triton.language.extra`` executes its backends with ``module_from_spec``, and the
+    package attribute ``cuda`` that ``from triton.language.extra import cuda`` reads is another object than
+    ``sys.modules``' entry)."""
+    import importlib
+
+    out: list[Any] = []
+    for name, attr in (("triton.language.extra.cuda.gdc", None), ("triton.language.extra.cuda", None),
+                       ("triton.language.extra", "cuda")):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - another Triton
+            continue
+        mod = getattr(mod, attr, None) if attr else mod
+        if mod is not None and all(mod is not m for m in out):
+            out.append(mod)
+    return out
+
+
+def _gdc_no_ops() -> None:
+    """``tl.extra.cuda.gdc_wait()`` / ``gdc_launch_dependents()`` (programmatic dependent launch, Hopper and later)
+    wait for the previous grid's writes and let the next grid start early; Triton documents both as safe where PDL
+    is off. The interpreter runs each launch to completion before the next, so both are no-ops there; they were
+    builtins of a module the interpreter does not patch and raised ValueError ("Did you forget to add @triton.jit?"),
+    ``runtime_error`` (false-rejection hunt 36). Registered like the libdevice stand-ins, so the GPU compile check
+    compiles Triton's own functions (gpu_compile.py restores the modules and maps a name bound at import)."""
+    stand_ins: dict[str, Any] = {}
+    for mod in gdc_modules():
+        for fn in ("gdc_wait", "gdc_launch_dependents"):
+            original = getattr(mod, fn, None)
+            if original is None or id(original) in LIBDEVICE_STAND_INS:
+                continue
+            if fn not in stand_ins:
+                def stand_in(*args: Any, **kwargs: Any) -> None:
+                    return None
+
+                stand_in.__name__ = fn
+                stand_ins[fn] = stand_in
+                LIBDEVICE_STAND_INS[id(stand_in)] = (stand_in, original)
+            setattr(mod, fn, stand_ins[fn])
 
 
 #: id(stand-in) -> (the stand-in, Triton's own libdevice function it replaces), filled by
