@@ -14,8 +14,11 @@ KERNEL = r'''
 import os
 os.environ["TRITON_INTERPRET"] = "1"
 import torch, triton, triton.language as tl
-from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+import struct, tempfile
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches, install_interpreter_progress
 install_interpreter_patches()
+progress = os.path.join(tempfile.mkdtemp(), "progress")
+install_interpreter_progress(progress)
 
 @triton.jit
 def clip_scalar(x):
@@ -50,6 +53,8 @@ k[(1,)](x, o, s, p, MODE=0, N=8)
 print("clip", o.tolist())
 print("sum", s.tolist())
 print("prod", p.tolist())
+with open(progress, "rb") as f:
+    print("steps", struct.unpack("<4q", f.read(32))[2])
 try:
     k[(1,)](x, o, s, p, MODE=1, N=8)
     print("host", "ran")
@@ -68,4 +73,5 @@ def test_map_elementwise_runs_its_scalar_jit_function_per_element() -> None:
     assert [round(v, 6) for v in eval(rows["clip"])] == [round(v, 6) for v in want]  # noqa: S307
     assert eval(rows["sum"]) == [v + 2 for v in xs]  # noqa: S307 (a tuple of results)
     assert eval(rows["prod"]) == [v * 2 for v in xs]  # noqa: S307
+    assert int(rows["steps"]) >= 16  # 2 maps of 8 elements: progress, so a large case times out as slow, not stuck
     assert rows["host"] == "raised"  # a host function is not run per element: Triton's own op raises, as before

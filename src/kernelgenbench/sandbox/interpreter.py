@@ -56,6 +56,10 @@ def install_interpreter_patches() -> None:
 PROGRESS_FIELDS = ("launches", "programs", "scan_steps", "grid")
 
 
+#: ``"add"``: counts n element steps into the progress file (set by :func:`install_interpreter_progress`)
+PROGRESS_STEPS: dict[str, Any] = {}
+
+
 def install_interpreter_progress(path: str) -> None:
     """Publish the interpreter's progress in a small file the trusted verifier reads while it waits for a
     case (``sandbox/runner.py``): interpreted launches started, programs started (grid points) and steps of
@@ -100,6 +104,11 @@ def install_interpreter_progress(path: str) -> None:
             publish()
         return _orig(self, ret, dtype)
 
+    def steps(n: int) -> None:  # tl.map_elementwise's calls of its scalar function (_map_elementwise)
+        counts[2] += n
+        publish()
+
+    PROGRESS_STEPS["add"] = steps
     set_grid_idx._kgb_progress = True  # type: ignore[attr-defined]
     InterpreterBuilder.set_grid_dim = set_grid_dim
     InterpreterBuilder.set_grid_idx = set_grid_idx
@@ -386,8 +395,10 @@ def _map_elementwise() -> None:
     'InterpreterBuilder' object has no attribute 'new_block', raised inside Triton and charged to the kernel as
     ``runtime_error``; false-rejection hunt 36). On the interpreter the operands are broadcast by Triton's semantic and
     ``scalar_fn`` runs once per element on 0-d values, as the GPU's region does; its results take the types its
-    first element's call returned. ``pack`` other than 1, a scalar function that is not a jit function and every
-    compiled (GPU) call go to Triton's own function (which raises on the interpreter, as before)."""
+    first element's call returned; each 64 calls count as progress (a large case is slow, not stuck:
+    ``unsupported`` at its timeout, as a long custom-combine scan is). ``pack`` other than 1, a scalar function that
+    is not a jit function and every compiled (GPU) call go to Triton's own function (which raises on the
+    interpreter, as before)."""
     import numpy as np
     import triton.language as tl
     from triton.runtime import interpreter as interp
@@ -407,7 +418,12 @@ def _map_elementwise() -> None:
         arg_lists = [[tl.tensor(interp.TensorHandle(np.asarray(t.handle.data[pos]), t.dtype), t.dtype) for t in inputs]
                      for pos in positions]
         many = DEVICE_MAP.get("call")  # the launch hooks' (sandbox/launch.py), else one device call per element
-        all_res = many(scalar_fn, arg_lists) if many is not None else [scalar_fn(*a) for a in arg_lists]
+        all_res: list[Any] = []
+        for i in range(0, len(arg_lists), 64):  # 64 elements a step of progress: a slow case, not a stuck one
+            chunk = arg_lists[i:i + 64]
+            all_res += many(scalar_fn, chunk) if many is not None else [scalar_fn(*a) for a in chunk]
+            if "add" in PROGRESS_STEPS:
+                PROGRESS_STEPS["add"](len(chunk))
         outs, types, single = None, None, True
         for pos, res in zip(positions, all_res):
             single = not isinstance(res, tuple)
