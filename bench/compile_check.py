@@ -89,6 +89,7 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
             libmods.append(importlib.import_module(name))
         except ImportError:
             pass
+    libmods += kgb_interp.gdc_modules()             # tl.extra.cuda.gdc_wait/gdc_launch_dependents: no-ops there
     real = [dict(vars(m)) for m in libmods]
     kgb_interp.install_interpreter_patches()        # autotune ranking, libdevice stand-ins, bounds checks
     mapped = [dict(vars(m)) for m in libmods]

@@ -97,6 +97,14 @@ def uses_libdevice_by_name(x_ptr, o_ptr, N: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, N), rsqrt_by_name(x) + cbrt_by_name(x))
 
 
+@triton.jit
+def uses_gdc(x_ptr, o_ptr, N: tl.constexpr):
+    # programmatic dependent launch: through the module and by a name bound after the harness's patches (fp36)
+    tlcuda.gdc_wait()
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+    gdc_launch_by_name()
+
+
 def own_rsqrt(x):
     return x
 
@@ -127,6 +135,15 @@ out["libdevice"] = verdict(uses_libdevice, (x, o), {"N": 64})
 from triton.language.extra.libdevice import rsqrt as rsqrt_by_name, cbrt as cbrt_by_name  # the harness's stand-ins
 out["libdevice by name"] = verdict(uses_libdevice_by_name, (x, o), {"N": 64})
 out["own function"] = verdict(uses_own_function, (x, o), {"N": 64})
+from triton.language.extra import cuda as tlcuda  # noqa: E402
+from triton.language.extra.cuda import gdc_launch_dependents as gdc_launch_by_name  # noqa: E402 (the stand-in)
+out["gdc"] = verdict(uses_gdc, (x, o), {"N": 64})
+o.zero_()
+try:
+    uses_gdc[(1,)](x, o, N=64)  # on the interpreter: the no-ops, then the copy
+    out["gdc ran"] = bool((o == x).all())
+except Exception as e:  # before fp36: ValueError ("Did you forget to add @triton.jit?")
+    out["gdc ran"] = type(e).__name__
 out["int32_n small"] = verdict(int32_n, (o, 5), {})
 out["int32_n i64"] = verdict(int32_n, (o, 2 ** 33), {})
 for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_str", block_str, (x, o), {"N": 16}),
@@ -199,6 +216,14 @@ def test_libdevice_functions_bound_by_name_compile_as_tritons_own(results: dict)
     assert results["libdevice by name"] == "ok", results["libdevice by name"]
     assert results["own function"].startswith("compile_error"), results["own function"]
     assert "own_rsqrt" in results["own function"], results["own function"]
+
+
+def test_gdc_calls_run_as_no_ops_and_compile_as_tritons_own(results: dict) -> None:
+    """false-rejection hunt 36: ``tl.extra.cuda.gdc_wait()``/``gdc_launch_dependents()`` (programmatic dependent
+    launch) raised ValueError on the interpreter; they are no-ops there, and the check compiles Triton's own functions,
+    also where the name was bound at import (the interpreter's stand-in in the kernel's globals)."""
+    assert results["gdc"] == "ok", results["gdc"]
+    assert results["gdc ran"] is True
 
 
 def test_the_signature_is_the_gpu_jits(results: dict) -> None:

@@ -42,3 +42,27 @@ def test_the_interpreter_answers_device_queries_for_the_cpu() -> None:
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split("\n")[:5] == ["cpu 0 cpu", "raised True True", "132 65536 232448 32",
                                           "132 9 (9, 0) str", "132 32"], out.stdout
+
+
+RUNTIME = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+x = torch.ones(3)
+s = torch.cuda.current_stream(x.device)
+print(torch.cuda.synchronize(), torch.cuda.synchronize(x.device), s.synchronize(), s.cuda_stream,
+      torch.cuda.current_stream().device, torch.cuda.current_device(), torch.cuda.set_device(x.device),
+      torch.cuda.is_current_stream_capturing())
+'''
+
+
+def test_the_cuda_runtime_calls_l1_admits_answer_on_the_cpu() -> None:
+    """False-rejection hunt 36: a wrapper written for a GPU that reads ``torch.cuda.current_stream()`` or calls
+    ``torch.cuda.synchronize()`` after its launch (both admitted by L1) raised "Torch not compiled with CUDA enabled"
+    on the interpreter and failed as ``runtime_error``. They answer as a GPU with nothing in flight would."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", RUNTIME], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["None", "None", "None", "0", "cpu", "0", "None", "False"], out.stdout

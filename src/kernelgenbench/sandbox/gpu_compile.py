@@ -201,7 +201,9 @@ def _patched_objects() -> list[Any]:
             out.append(importlib.import_module(name))
         except ImportError:  # pragma: no cover - another Triton
             pass
-    return out
+    from .interpreter import gdc_modules
+
+    return out + gdc_modules()  # the gdc no-ops of the interpreter (fp36)
 
 
 def install() -> None:

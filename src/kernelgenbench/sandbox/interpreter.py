@@ -42,7 +42,10 @@ def install_interpreter_patches() -> None:
     _bench._kgb_hooked = True  # type: ignore[attr-defined]
     autotuner.Autotuner._bench = _bench
     _map_libdevice_to_tl_math()
+    _gdc_no_ops()
     _builtin_aliases()
+    _constexpr_reflected_operators()
+    _map_elementwise()
     _cuda_device_accepts_cpu()
     _cpu_device_queries()
     install_gpu_numerics()
@@ -51,6 +54,10 @@ def install_interpreter_patches() -> None:
 
 #: What :func:`install_interpreter_progress` counts, in this order, as little-endian int64 in the file.
 PROGRESS_FIELDS = ("launches", "programs", "scan_steps", "grid")
+
+
+#: ``"add"``: counts n element steps into the progress file (set by :func:`install_interpreter_progress`)
+PROGRESS_STEPS: dict[str, Any] = {}
 
 
 def install_interpreter_progress(path: str) -> None:
@@ -97,6 +104,11 @@ def install_interpreter_progress(path: str) -> None:
             publish()
         return _orig(self, ret, dtype)
 
+    def steps(n: int) -> None:  # tl.map_elementwise's calls of its scalar function (_map_elementwise)
+        counts[2] += n
+        publish()
+
+    PROGRESS_STEPS["add"] = steps
     set_grid_idx._kgb_progress = True  # type: ignore[attr-defined]
     InterpreterBuilder.set_grid_dim = set_grid_dim
     InterpreterBuilder.set_grid_idx = set_grid_idx
@@ -271,6 +283,49 @@ def _map_libdevice_to_tl_math() -> None:
             setattr(mod, fn, stand_in)
 
 
+def gdc_modules() -> list[Any]:
+    """The module objects that hold ``gdc_wait``: ``triton.language.extra.cuda.gdc`` and ``triton.language.extra.cuda``,
+    which Triton 3.6 loads twice (``triton.language.extra`` executes its backends with ``module_from_spec``, and the
+    package attribute ``cuda`` that ``from triton.language.extra import cuda`` reads is another object than
+    ``sys.modules``' entry)."""
+    import importlib
+
+    out: list[Any] = []
+    for name, attr in (("triton.language.extra.cuda.gdc", None), ("triton.language.extra.cuda", None),
+                       ("triton.language.extra", "cuda")):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:  # pragma: no cover - another Triton
+            continue
+        mod = getattr(mod, attr, None) if attr else mod
+        if mod is not None and all(mod is not m for m in out):
+            out.append(mod)
+    return out
+
+
+def _gdc_no_ops() -> None:
+    """``tl.extra.cuda.gdc_wait()`` / ``gdc_launch_dependents()`` (programmatic dependent launch, Hopper and later)
+    wait for the previous grid's writes and let the next grid start early; Triton documents both as safe where PDL
+    is off. The interpreter runs each launch to completion before the next, so both are no-ops there; they were
+    builtins of a module the interpreter does not patch and raised ValueError ("Did you forget to add @triton.jit?"),
+    ``runtime_error`` (false-rejection hunt 36). Registered like the libdevice stand-ins, so the GPU compile check
+    compiles Triton's own functions (gpu_compile.py restores the modules and maps a name bound at import)."""
+    stand_ins: dict[str, Any] = {}
+    for mod in gdc_modules():
+        for fn in ("gdc_wait", "gdc_launch_dependents"):
+            original = getattr(mod, fn, None)
+            if original is None or id(original) in LIBDEVICE_STAND_INS:
+                continue
+            if fn not in stand_ins:
+                def stand_in(*args: Any, **kwargs: Any) -> None:
+                    return None
+
+                stand_in.__name__ = fn
+                stand_ins[fn] = stand_in
+                LIBDEVICE_STAND_INS[id(stand_in)] = (stand_in, original)
+            setattr(mod, fn, stand_ins[fn])
+
+
 #: id(stand-in) -> (the stand-in, Triton's own libdevice function it replaces), filled by
 #: :func:`_map_libdevice_to_tl_math`. A submission that binds a libdevice function by name at import (Liger-Kernel's
 #: ``from triton.language.extra.libdevice import rsqrt``, an alias ``_rsqrt = libdevice.rsqrt``) holds the stand-in in
@@ -329,6 +384,65 @@ def _libdevice_stand_in(fn: str, extern: Any) -> Any:
     return stand_in
 
 
+#: ``"call"``: sandbox/launch.py's ``device_map`` once its launch hooks are installed (registered there, so that this
+#: module does not import launch's).
+DEVICE_MAP: dict[str, Any] = {}
+
+
+def _map_elementwise() -> None:
+    """``tl.map_elementwise(scalar_fn, *tensors)`` (Triton 3.5+: a scalar jit function with per-element control flow,
+    such as early returns) builds an MLIR region, which Triton 3.6's interpreter cannot (AttributeError:
+    'InterpreterBuilder' object has no attribute 'new_block', raised inside Triton and charged to the kernel as
+    ``runtime_error``; false-rejection hunt 36). On the interpreter the operands are broadcast by Triton's semantic and
+    ``scalar_fn`` runs once per element on 0-d values, as the GPU's region does; its results take the types its
+    first element's call returned; each 64 calls count as progress (a large case is slow, not stuck:
+    ``unsupported`` at its timeout, as a long custom-combine scan is). ``pack`` other than 1, a scalar function that
+    is not a jit function and every compiled (GPU) call go to Triton's own function (which raises on the
+    interpreter, as before)."""
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    orig = tl.core.map_elementwise
+    if getattr(orig, "_kgb_map", False):
+        return
+
+    @tl.core.builtin
+    def map_elementwise(scalar_fn, *args, pack=1, _semantic=None, _generator=None):
+        if pack != 1 or not isinstance(getattr(_semantic, "builder", None), interp.InterpreterBuilder) \
+                or not isinstance(scalar_fn, interp.InterpretedFunction):  # only a jit function runs per element
+            return orig(scalar_fn, *args, pack=pack, _semantic=_semantic, _generator=_generator)
+        inputs = _semantic.broadcast_tensors(*args)
+        shape = np.shape(inputs[0].handle.data)
+        positions = list(np.ndindex(*shape))
+        arg_lists = [[tl.tensor(interp.TensorHandle(np.asarray(t.handle.data[pos]), t.dtype), t.dtype) for t in inputs]
+                     for pos in positions]
+        many = DEVICE_MAP.get("call")  # the launch hooks' (sandbox/launch.py), else one device call per element
+        all_res: list[Any] = []
+        for i in range(0, len(arg_lists), 64):  # 64 elements a step of progress: a slow case, not a stuck one
+            chunk = arg_lists[i:i + 64]
+            all_res += many(scalar_fn, chunk) if many is not None else [scalar_fn(*a) for a in chunk]
+            if "add" in PROGRESS_STEPS:
+                PROGRESS_STEPS["add"](len(chunk))
+        outs, types, single = None, None, True
+        for pos, res in zip(positions, all_res):
+            single = not isinstance(res, tuple)
+            res = [_semantic.to_tensor(r) if not isinstance(r, tl.tensor) else r for r in ((res,) if single else res)]
+            if outs is None:
+                types = [r.dtype for r in res]
+                outs = [np.empty(shape, dtype=interp._get_np_dtype(t)) for t in types]
+            for out, r, t in zip(outs, res, types):
+                out[pos] = np.asarray(_semantic.cast(r, t).handle.data)
+        block = inputs[0].type
+        results = tuple(tl.tensor(interp.TensorHandle(o, t), block.with_element_ty(t) if block.is_block() else t)
+                        for o, t in zip(outs, types))
+        return results[0] if single else results
+
+    map_elementwise._kgb_map = True  # type: ignore[attr-defined]
+    tl.core.map_elementwise = map_elementwise
+    tl.map_elementwise = map_elementwise
+
+
 class LoopIndex(int):
     """A loop index of a kernel body on the interpreter (``for i in range(...)``, ``tl.range(...)``): the Python int
     Triton's interpreter iterates, with the methods of the ``tl.tensor`` a GPU's induction variable is. On a GPU the
@@ -363,6 +477,29 @@ def _indexed_range(inner: Any) -> Any:
 
 _INDEXED_BUILTIN_RANGE = _indexed_range(range)
 _MISSING_GLOBAL = object()
+
+
+def _constexpr_reflected_operators() -> None:
+    """``1 << LOG2_BLOCK``, ``0xFF & MASK``, ``7 % C``: a Python number on the left of a ``tl.constexpr`` (a constexpr
+    parameter or global). Triton 3.6's ``constexpr`` has no ``__rlshift__``, ``__rrshift__``, ``__rand__``, ``__ror__``,
+    ``__rxor__`` or ``__rmod__``; a GPU never needs them (its code generator makes the literal a constexpr first), but
+    the interpreter runs the body as Python, so such a kernel raised TypeError ("unsupported operand type(s) for <<:
+    'int' and 'constexpr'") and failed as ``runtime_error`` (false-rejection hunt 36). Each is added as the forward
+    operator with its operands swapped, a constexpr result as on a GPU."""
+    import operator
+
+    import triton.language as tl
+
+    for name, op in (("mod", operator.mod), ("lshift", operator.lshift), ("rshift", operator.rshift),
+                     ("and", operator.and_), ("or", operator.or_), ("xor", operator.xor)):
+        if f"__r{name}__" in vars(tl.constexpr):
+            continue
+
+        def reflected(self, other, _op=op):
+            return tl.constexpr(_op(tl.core._unwrap_if_constexpr(other), self.value))
+
+        reflected.__name__ = f"__r{name}__"
+        setattr(tl.constexpr, reflected.__name__, reflected)
 
 
 def _builtin_aliases() -> None:
@@ -562,3 +699,56 @@ def _cuda_device_accepts_cpu() -> None:
     torch.cuda.get_device_properties = get_device_properties  # type: ignore[assignment]
     torch.cuda.get_device_capability = get_device_capability  # type: ignore[assignment]
     torch.cuda.get_device_name = get_device_name  # type: ignore[assignment]
+    _cuda_runtime_calls_accept_cpu()
+
+
+class CPUStandInStream:
+    """``torch.cuda.current_stream()`` on the interpreter: the CPU runs each launch to completion, so the stream has
+    nothing to wait for (``synchronize``, ``wait_stream`` return at once) and its handle is 0."""
+    cuda_stream = 0
+    device = torch.device("cpu")
+
+    def synchronize(self) -> None:
+        return None
+
+    def wait_stream(self, stream: Any) -> None:
+        return None
+
+
+def _cuda_runtime_calls_accept_cpu() -> None:
+    """The CUDA runtime calls L1 admits in a wrapper (``torch.cuda.synchronize()`` after a launch,
+    ``torch.cuda.current_stream()``, ``current_device()``, ``set_device(x.device)``, ``is_current_stream_capturing()``)
+    raised "Torch not compiled with CUDA enabled" on the interpreter, so an honest wrapper written for a GPU failed as
+    ``runtime_error`` (false-rejection hunt 36). For a CPU device, or wherever PyTorch has no CUDA, they answer as a
+    GPU with nothing in flight would: no wait, :class:`CPUStandInStream`, device 0, no switch, not capturing."""
+    import functools
+
+    if getattr(torch.cuda.synchronize, "_kgb_cpu", False):
+        return
+    sync, stream, cur, set_dev, capturing = (torch.cuda.synchronize, torch.cuda.current_stream,
+                                             torch.cuda.current_device, torch.cuda.set_device,
+                                             torch.cuda.is_current_stream_capturing)
+
+    @functools.wraps(sync)
+    def synchronize(device=None):
+        return None if _cpu_query(device) else sync(device)
+
+    @functools.wraps(stream)
+    def current_stream(device=None):
+        return CPUStandInStream() if _cpu_query(device) else stream(device)
+
+    @functools.wraps(cur)
+    def current_device():
+        return 0 if _cpu_query(None) else cur()
+
+    @functools.wraps(set_dev)
+    def set_device(device):
+        return None if _cpu_query(device) else set_dev(device)
+
+    @functools.wraps(capturing)
+    def is_current_stream_capturing():
+        return False if _cpu_query(None) else capturing()
+
+    for fn in (synchronize, current_stream, current_device, set_device, is_current_stream_capturing):
+        fn._kgb_cpu = True  # type: ignore[attr-defined]
+        setattr(torch.cuda, fn.__name__, fn)

@@ -19,6 +19,9 @@ child on the interpreter platform, with the other interpreter patches of ``sandb
   them (``mangle_type(float) == "fp32"``): the interpreter handed them to the kernel as Python floats, which
   Triton treats as weakly typed constants, so ``fp64_value * scale`` kept ``scale`` in full precision (an fp64
   mean scaled by ``1/N`` passed on the CPU and failed on the GPU) and ``fp16_value * scale`` stayed fp16.
+* libdevice functions that ``tl.math`` lacks (:func:`_libdevice_numpy`): the interpreter runs no extern call; the
+  common elementwise ones (``tanh``, ``pow``, ``log1p``, ``isnan``, ...) are computed with NumPy after Triton's own
+  libdevice wrapper has type-checked and broadcast the operands, as it does for a GPU.
 
 Everything here is plain NumPy on the interpreter's arrays: no torch op runs inside a traced candidate call.
 """
@@ -35,6 +38,63 @@ def install_gpu_numerics() -> None:
     _fp32_float_args()
     _int1_wrapping()
     _maxnum_minnum()
+    _libdevice_numpy()
+
+
+def _libdevice_table() -> dict[str, Any]:
+    """libdevice functions outside ``tl.math`` that NumPy computes on the interpreter (false-rejection hunt 36):
+    name (the CUDA symbol less ``__nv_`` and its ``f``/``d`` suffix) -> function of the operands' arrays. Triton's
+    libdevice wrapper has already checked the operand types (fp32/fp64; ``fast_*`` fp32 only), broadcast them and
+    chosen the result type, exactly as it does for a GPU; these compute in the operands' precision or better, within
+    a few ulp of libdevice's own (``fast_*`` are approximations on a GPU, computed exactly here)."""
+    import math
+
+    import numpy as np
+
+    erfc = np.vectorize(math.erfc, otypes=[np.float64])
+    return {
+        "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+        "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "expm1": np.expm1,
+        "log1p": np.log1p, "log10": np.log10, "exp10": lambda x: np.power(10.0, x), "cbrt": np.cbrt,
+        "rcbrt": lambda x: 1.0 / np.cbrt(x), "erfc": erfc,
+        "fast_expf": np.exp, "fast_logf": np.log, "fast_log2f": np.log2, "fast_log10f": np.log10,
+        "fast_exp10f": lambda x: np.power(10.0, x), "fast_sinf": np.sin, "fast_cosf": np.cos, "fast_tanf": np.tan,
+        "isnan": np.isnan, "isinf": np.isinf, "finite": np.isfinite, "isfinite": np.isfinite, "signbit": np.signbit,
+        "pow": np.power, "powi": np.power, "fast_powf": np.power, "atan2": np.arctan2, "hypot": np.hypot,
+        "fmod": np.fmod, "copysign": np.copysign, "nextafter": np.nextafter, "fast_fdividef": np.divide,
+    }
+
+
+def _libdevice_numpy() -> None:
+    """Triton 3.6's interpreter runs no libdevice call (``create_extern_elementwise`` raises NotImplementedError), so
+    a kernel calling ``libdevice.tanh`` (GELU), ``pow``, ``log1p``, ``isnan``, ... was ``unsupported`` on the CPU,
+    never judged there. The calls of :func:`_libdevice_table` are computed with NumPy; any other symbol raises
+    Triton's own NotImplementedError as before (an interpreter limit)."""
+    import numpy as np
+    from triton.runtime import interpreter as interp
+
+    B = interp.InterpreterBuilder
+    orig = B.create_extern_elementwise
+    if getattr(orig, "_kgb_numpy", False):
+        return
+    table = _libdevice_table()
+
+    def create_extern_elementwise(self, libName, libPath, symbol, argList, retType, isPure):
+        name = symbol[len("__nv_"):] if symbol.startswith("__nv_") else None
+        fn = None
+        for key in (name, name and name[:-1] if name and name[-1] in "fd" else None):
+            if key and key in table and all(type(a) is interp.TensorHandle for a in argList):
+                fn = table[key]
+                break
+        if fn is None:
+            return orig(self, libName, libPath, symbol, argList, retType, isPure)
+        scalar = getattr(retType, "scalar", retType)
+        with np.errstate(all="ignore"):
+            data = np.asarray(fn(*(a.data for a in argList))).astype(interp._get_np_dtype(scalar))
+        return interp.TensorHandle(data, scalar)
+
+    create_extern_elementwise._kgb_numpy = True  # type: ignore[attr-defined]
+    B.create_extern_elementwise = create_extern_elementwise
 
 
 def _maxnum_minnum() -> None:
