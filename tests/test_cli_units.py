@@ -288,6 +288,26 @@ def test_show_names_the_file_that_defines_the_operator() -> None:
     assert (pkg / defined_in("aten::mm")).is_file()
 
 
+def test_show_says_what_the_timed_cases_are_compared_against() -> None:
+    """Fresh user 36: `kgb show vllm::grouped_topk` named no baseline, so what a speedup against
+    `native-compiled; dynamic shapes: ...` meant was only in the README."""
+    runner = CliRunner()
+
+    def shown(op_id: str) -> str:
+        return " ".join(runner.invoke(app, ["show", op_id], env={"COLUMNS": "200"}).output.split())
+
+    gt = shown("vllm::grouped_topk")
+    assert "Baseline (full tier's timed cases, on GPUs; the interpreter times nothing): vllm (vllm._custom_ops." \
+           "grouped_topk" in gt
+    assert "under torch.compile with dynamic shapes (torch.compile(dynamic=True)" in gt
+    assert "README \"Baselines\"" in gt
+    assert "static shapes (one graph per case)" in shown("vllm::topk_softmax")
+    assert "native-eager: the native PyTorch reference run eagerly, never compiled" in shown("vllm::selective_scan_fwd")
+    assert "Baseline (full tier's timed cases, on GPUs; the interpreter times nothing): ATen (native op" in \
+        shown("aten::neg")
+    assert "cuBLAS routine (libcublas via ctypes)" in shown("cublas::cublasSaxpy_v2")
+
+
 def test_resume_counts_only_each_job_s_latest_record(tmp_path: Path) -> None:
     """A fresh user's edit-and-revert: file A passed, edited file B failed, A restored. The tables show
     each job's latest record (B's failure), so a resume must run A again rather than take its old pass
