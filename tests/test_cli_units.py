@@ -51,6 +51,18 @@ def test_out_with_another_configuration_is_refused(tmp_path: Path) -> None:
     assert "another configuration" in res.output
 
 
+def test_a_baseline_forced_where_nothing_is_timed_says_so(tmp_path: Path) -> None:
+    """Fresh user 36: `kgb eval --baseline vllm` on the interpreter (no vLLM) ran silently; it is refused only where
+    cases are timed, and a run that times nothing now says that the baseline only names its configuration."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    res = CliRunner().invoke(app, ["eval", str(subs), "--op", "vllm::rms_norm", "--out", str(tmp_path / "run"),
+                                   "--platform", "interpreter", "--baseline", "vllm"])
+    assert res.exit_code == 1, res.output  # the missing file, not the baseline
+    text = " ".join(res.output.split())
+    assert "--baseline vllm: the interpreter times nothing, so no case is compared against it here" in text
+
+
 def test_a_platform_without_a_device_is_a_usage_error_and_leaves_no_run_directory(tmp_path: Path,
                                                                                    monkeypatch) -> None:
     import torch
