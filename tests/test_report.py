@@ -347,6 +347,17 @@ def test_matched_flag_scores_the_common_set(abg: list[Path]) -> None:
     assert "common set" in rep.table("accuracy").notes[0]
 
 
+def test_systems_that_judged_different_operators_are_told_to_match(abg: list[Path]) -> None:
+    """Fresh user 36: a 4-operator run beside the 210 oracles gave accuracies over different sets, said only as
+    "over each system's own operators"; the note now says the sets differ and points to --matched."""
+    differ = build_report([load_run(p) for p in abg[:2]], bootstrap=0)  # A could not judge one operator B judged
+    note = differ.table("accuracy").notes[0]
+    assert note.startswith("over each system's own operators, which differ (5 operators judged by every system)")
+    assert "--matched scores every system on those only" in note
+    same = build_report([load_run(abg[0]), load_run(abg[0], label="A2")], bootstrap=0)
+    assert same.table("accuracy").notes[0] == "over each system's own operators"
+
+
 # -- renderers: one model --------------------------------------------------------------------------------------
 def _md_tables(text: str) -> dict[str, list[list[str]]]:
     out: dict[str, list[list[str]]] = {}
