@@ -572,6 +572,15 @@ def test_compare_counts_one_sided_operators_unless_asked(tmp_path: Path) -> None
     assert res.exit_code == 0 and "| aten::op03 |" not in res.output and "10 only in B" in flat(res.output)
     res = CliRunner().invoke(app, ["compare", str(few), str(many), "--md", "-", "--one-sided"])
     assert res.exit_code == 0 and "| aten::op03 | aten | — | passed |" in res.output
+    assert not any("neither run timed" in n for n in rep.table("compare").notes)  # these records carry speedups
+
+
+def test_compare_of_untimed_runs_says_why_the_speedups_are_empty(tmp_path: Path) -> None:
+    """Fresh user 36: two interpreter runs compared with empty speedup, B/A and noise columns and no word why."""
+    a = write_run(tmp_path / "a", [rec("aten::add", "passed", tier="smoke")], tier="smoke")
+    b = write_run(tmp_path / "b", [rec("aten::add", "failed", tier="smoke")], tier="smoke")
+    notes = compare_runs(load_run(a), load_run(b)).table("compare").notes
+    assert any("neither run timed an operator (only full-tier cases on a GPU are timed" in n for n in notes)
 
 
 # -- the kernel author's tools -----------------------------------------------------------------------------------
