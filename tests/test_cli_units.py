@@ -245,6 +245,7 @@ def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
 
     assert len(rows) == len(select(source="vllm")) > 3  # one line per operator
     assert "┃ operator " in res.output and "┃ category " in res.output and "┃ heldout ┃" in res.output
+    assert "timed: the full tier's cases that GPUs time" in " ".join(res.output.split())  # fresh user 36
     rec = {"op": "aten::embedding_dense_backward", "source": "aten", "status": "unsupported", "cases_passed": 3,
            "cases_total": 4, "cases_unsupported": 1, "first_failure": {"message": "x" * 300}}
     table = tables._ops_table([rec, {**rec, "op": "aten::add"}], timing=True)

@@ -94,7 +94,9 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
         raise typer.BadParameter(f"no operator{' of source ' + source if source else ''} has a category containing "
                                  f"{category!r} (a case-insensitive substring); categories begin with: "
                                  f"{', '.join(cats)}", param_hint="'--category'")
-    t = Table(title=plural(len(ops), "operator"))
+    t = Table(title=plural(len(ops), "operator"),
+              caption="smoke, full, heldout: cases per tier; timed: the full tier's cases that GPUs time (an "
+                      "operator's speedup is over those); `kgb show OP` for one operator, `--cases` to list them")
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
         # every column but the category keeps its header and values whole; the category folds last
         t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
