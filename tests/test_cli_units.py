@@ -51,6 +51,18 @@ def test_out_with_another_configuration_is_refused(tmp_path: Path) -> None:
     assert "another configuration" in res.output
 
 
+def test_a_baseline_forced_where_nothing_is_timed_says_so(tmp_path: Path) -> None:
+    """Fresh user 36: `kgb eval --baseline vllm` on the interpreter (no vLLM) ran silently; it is refused only where
+    cases are timed, and a run that times nothing now says that the baseline only names its configuration."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    res = CliRunner().invoke(app, ["eval", str(subs), "--op", "vllm::rms_norm", "--out", str(tmp_path / "run"),
+                                   "--platform", "interpreter", "--baseline", "vllm"])
+    assert res.exit_code == 1, res.output  # the missing file, not the baseline
+    text = " ".join(res.output.split())
+    assert "--baseline vllm: the interpreter times nothing, so no case is compared against it here" in text
+
+
 def test_a_platform_without_a_device_is_a_usage_error_and_leaves_no_run_directory(tmp_path: Path,
                                                                                    monkeypatch) -> None:
     import torch
@@ -233,6 +245,7 @@ def test_tables_keep_one_line_per_row_when_not_a_terminal() -> None:
 
     assert len(rows) == len(select(source="vllm")) > 3  # one line per operator
     assert "┃ operator " in res.output and "┃ category " in res.output and "┃ heldout ┃" in res.output
+    assert "timed: the full tier's cases that GPUs time" in " ".join(res.output.split())  # fresh user 36
     rec = {"op": "aten::embedding_dense_backward", "source": "aten", "status": "unsupported", "cases_passed": 3,
            "cases_total": 4, "cases_unsupported": 1, "first_failure": {"message": "x" * 300}}
     table = tables._ops_table([rec, {**rec, "op": "aten::add"}], timing=True)
@@ -286,6 +299,26 @@ def test_show_names_the_file_that_defines_the_operator() -> None:
 
     pkg = Path(kernelgenbench.__file__).parent
     assert (pkg / defined_in("aten::mm")).is_file()
+
+
+def test_show_says_what_the_timed_cases_are_compared_against() -> None:
+    """Fresh user 36: `kgb show vllm::grouped_topk` named no baseline, so what a speedup against
+    `native-compiled; dynamic shapes: ...` meant was only in the README."""
+    runner = CliRunner()
+
+    def shown(op_id: str) -> str:
+        return " ".join(runner.invoke(app, ["show", op_id], env={"COLUMNS": "200"}).output.split())
+
+    gt = shown("vllm::grouped_topk")
+    assert "Baseline (full tier's timed cases, on GPUs; the interpreter times nothing): vllm (vllm._custom_ops." \
+           "grouped_topk" in gt
+    assert "under torch.compile with dynamic shapes (torch.compile(dynamic=True)" in gt
+    assert "README \"Baselines\"" in gt
+    assert "static shapes (one graph per case)" in shown("vllm::topk_softmax")
+    assert "native-eager: the native PyTorch reference run eagerly, never compiled" in shown("vllm::selective_scan_fwd")
+    assert "Baseline (full tier's timed cases, on GPUs; the interpreter times nothing): ATen (native op" in \
+        shown("aten::neg")
+    assert "cuBLAS routine (libcublas via ctypes)" in shown("cublas::cublasSaxpy_v2")
 
 
 def test_resume_counts_only_each_job_s_latest_record(tmp_path: Path) -> None:

@@ -347,6 +347,17 @@ def test_matched_flag_scores_the_common_set(abg: list[Path]) -> None:
     assert "common set" in rep.table("accuracy").notes[0]
 
 
+def test_systems_that_judged_different_operators_are_told_to_match(abg: list[Path]) -> None:
+    """Fresh user 36: a 4-operator run beside the 210 oracles gave accuracies over different sets, said only as
+    "over each system's own operators"; the note now says the sets differ and points to --matched."""
+    differ = build_report([load_run(p) for p in abg[:2]], bootstrap=0)  # A could not judge one operator B judged
+    note = differ.table("accuracy").notes[0]
+    assert note.startswith("over each system's own operators, which differ (5 operators judged by every system)")
+    assert "--matched scores every system on those only" in note
+    same = build_report([load_run(abg[0]), load_run(abg[0], label="A2")], bootstrap=0)
+    assert same.table("accuracy").notes[0] == "over each system's own operators"
+
+
 # -- renderers: one model --------------------------------------------------------------------------------------
 def _md_tables(text: str) -> dict[str, list[list[str]]]:
     out: dict[str, list[list[str]]] = {}
@@ -561,6 +572,15 @@ def test_compare_counts_one_sided_operators_unless_asked(tmp_path: Path) -> None
     assert res.exit_code == 0 and "| aten::op03 |" not in res.output and "10 only in B" in flat(res.output)
     res = CliRunner().invoke(app, ["compare", str(few), str(many), "--md", "-", "--one-sided"])
     assert res.exit_code == 0 and "| aten::op03 | aten | — | passed |" in res.output
+    assert not any("neither run timed" in n for n in rep.table("compare").notes)  # these records carry speedups
+
+
+def test_compare_of_untimed_runs_says_why_the_speedups_are_empty(tmp_path: Path) -> None:
+    """Fresh user 36: two interpreter runs compared with empty speedup, B/A and noise columns and no word why."""
+    a = write_run(tmp_path / "a", [rec("aten::add", "passed", tier="smoke")], tier="smoke")
+    b = write_run(tmp_path / "b", [rec("aten::add", "failed", tier="smoke")], tier="smoke")
+    notes = compare_runs(load_run(a), load_run(b)).table("compare").notes
+    assert any("neither run timed an operator (only full-tier cases on a GPU are timed" in n for n in notes)
 
 
 # -- the kernel author's tools -----------------------------------------------------------------------------------

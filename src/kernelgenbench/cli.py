@@ -94,7 +94,9 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
         raise typer.BadParameter(f"no operator{' of source ' + source if source else ''} has a category containing "
                                  f"{category!r} (a case-insensitive substring); categories begin with: "
                                  f"{', '.join(cats)}", param_hint="'--category'")
-    t = Table(title=plural(len(ops), "operator"))
+    t = Table(title=plural(len(ops), "operator"),
+              caption="smoke, full, heldout: cases per tier; timed: the full tier's cases that GPUs time (an "
+                      "operator's speedup is over those); `kgb show OP` for one operator, `--cases` to list them")
     for c in ("operator", "source", "category", "smoke", "full", "timed", "heldout"):
         # every column but the category keeps its header and values whole; the category folds last
         t.add_column(c, justify="right" if c in ("smoke", "full", "timed", "heldout") else "left",
@@ -220,7 +222,7 @@ def eval_cmd(
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from .run.evaluate import EvaluationError, EvaluationInterrupted, RunStart, evaluate
     from .run.job import Settings
-    from .suite.tiers import tier_label
+    from .suite.tiers import tier_label, tier_parts
 
     if sources and len(set(sources)) > 1:
         raise typer.BadParameter(f"--source was given {len(sources)} times ({', '.join(sources)}): give one source, "
@@ -242,6 +244,12 @@ def eval_cmd(
             budget = f"{info.interpreter_max_mb:g} MiB" if info.interpreter_max_mb else "none"
             console.print(f"[dim]case size budget: {budget} (--interpreter-max-mb, {INTERPRETER_MAX_MB_ENV}): cases "
                           f"moving more are reported unsupported without running[/dim]", soft_wrap=True)
+        if baseline is not None and (info.platform.startswith("interpreter") or "full" not in tier_parts(info.tier)):
+            why = ("the interpreter times nothing" if info.platform.startswith("interpreter")
+                   else f"the {tier_label(info.tier)} tier times nothing (the full tier's cases are timed)")
+            console.print(f"[dim]--baseline {baseline}: {why}, so no case is compared against it here; it is part of "
+                          "the run's configuration all the same (a resume needs the same --baseline)[/dim]",
+                          soft_wrap=True)
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")

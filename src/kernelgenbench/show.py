@@ -91,6 +91,9 @@ def show(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
         console.print("[bold]Anti-hack[/bold]: L1 static scan, L2 ghost replay, L3 dispatch trace and kernel list. "
                       "Every case must launch a Triton kernel, except cases with nothing to compute: an empty "
                       "result, a result a no-op already gives, or a result PyTorch returns as the input itself.")
+    how = getattr(o, "baseline_description", None) or o.baseline_label()
+    console.print(f"[bold]Baseline[/bold] (full tier's timed cases, on GPUs; the interpreter times nothing): "
+                  f"{escape(how)}")
     if o.data_movement:
         console.print("[bold]Data movement[/bold]: this operator's work is moving elements, so an ATen copy may only "
                       "take an argument exactly as given (.contiguous() of an input, out.copy_(result) into an "

@@ -102,6 +102,10 @@ def compare_runs(a: Run, b: Run, threshold: float = DEFAULT_THRESHOLD, allow_mix
                      "timing spread of the operator: median over its timed cases of "
                      "max(baseline, candidate) IQR/median)",
              "failed: the failure class and the case it first failed on (case ids only: parameters are not shown)"]
+    if rows and all(r["speedup_a"] is None and r["speedup_b"] is None for r in rows):
+        notes.append(f"speedups, B/A and noise: no value, neither run timed an operator (only full-tier cases on a GPU "
+                     f"are timed; A: {a.platform}, tier {tier_label(a.tier) if a.tier else 'mixed'}; B: {b.platform}, "
+                     f"tier {tier_label(b.tier) if b.tier else 'mixed'}): the comparison is of verdicts only")
     if not one_sided and any(sided.values()):
         notes.append(f"operators in one run only are not listed here ({sided['only in A']} only in A, "
                      f"{sided['only in B']} only in B; --one-sided lists them)")

@@ -327,6 +327,12 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
         scope = f"the common set: the {plural(len(common), 'operator')} every system judged (--matched)"
         if not common:
             banners.append("--matched: no operator was judged by every system; the per-system tables are empty")
+    else:
+        judged = [{o for o, v in ops.items() if v.judged} for ops in sets.values()]
+        if any(j != judged[0] for j in judged[1:]):
+            common = set.intersection(*judged)
+            scope += (f", which differ ({plural(len(common), 'operator')} judged by every system): accuracies over "
+                      "different sets do not compare; --matched scores every system on those only")
     all_ops = sorted({o for r in runs for o in r.ops})
     source_of = {o: v.source for r in runs for o, v in r.ops.items()}
     sources = [s for s in SOURCES if any(source_of[o] == s for o in all_ops)] + sorted(

@@ -89,6 +89,13 @@ class FunctionOperator(Operator):
         """The baselines ``kgb eval --baseline`` can force for this operator (empty: only its own)."""
         return tuple(getattr(self._baseline, "kinds", ()))
 
+    @property
+    def baseline_description(self) -> str | None:
+        """What GPU timing compares this operator against, in words, where it has a choice of baselines
+        (``kgb show``); None otherwise."""
+        describe = getattr(self._baseline, "describe", None)
+        return describe() if describe is not None else None
+
     def baseline(self, call: Call, platform: Any, prefer: str | None = None) -> tuple[Callable[[Call], Any], str]:
         """``(fn, label)`` of the baseline; ``prefer`` forces one of :attr:`baseline_kinds`.
 

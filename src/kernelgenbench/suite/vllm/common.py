@@ -219,7 +219,23 @@ def baseline(name: str, native: Callable[[Call], Any], eager_reason: str | None 
     def pick(call: Call, platform: Any, prefer: str | None = None) -> tuple[Callable[[Call], Any], str]:
         return pick_baseline(name, native, call, prefer, eager_reason=eager_reason, dynamic_reason=dynamic_reason)
     pick.kinds = BASELINE_KINDS  # type: ignore[attr-defined]
+    pick.describe = lambda: describe_baseline(name, eager_reason, dynamic_reason)  # type: ignore[attr-defined]
     return pick
+
+
+def describe_baseline(name: str, eager_reason: str | None = None, dynamic_reason: str | None = None) -> str:
+    """What the vLLM op ``name``'s timed cases are compared against, in words (``kgb show``; README "Baselines")."""
+    if eager_reason:
+        native = f"native-eager: the native PyTorch reference run eagerly, never compiled ({eager_reason})"
+    elif dynamic_reason:
+        native = ("native-compiled: the native PyTorch reference under torch.compile with dynamic shapes "
+                  f"({dynamic_reason}: sizes are symbolic, so cases that differ only in sizes share one compiled "
+                  "graph; the label of a timed record says 'dynamic shapes')")
+    else:
+        native = ("native-compiled: the native PyTorch reference under torch.compile, static shapes (one graph "
+                  "per case); native-eager where compilation fails")
+    return (f"vllm (vllm._custom_ops.{name}, vLLM's own kernel) where vLLM imports, else {native}. "
+            "`kgb eval --baseline` forces one; README \"Baselines\" says what a speedup against each means.")
 
 
 def rows_view(shape: list[int], dtype: str, device: torch.device, gen: torch.Generator, pad: int = 0,
