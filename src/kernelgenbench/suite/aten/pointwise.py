@@ -427,8 +427,9 @@ LOG10 = UnaryOperator(
 
 NEG = UnaryOperator(
     "neg", category="pointwise unary",
-    semantics="-x by flipping the sign (0 gives -0.0); integers wrap at the minimum; bool is an error; "
-              "neg.out writes into out. The JIT-only neg.int/.float/.complex/.Scalar follow Python unary minus.",
+    semantics="-x by flipping the sign (0 gives -0.0; the sign of a zero is not compared, README Tolerance); "
+              "integers wrap at the minimum; bool is an error; neg.out writes into out. The JIT-only "
+              "neg.int/.float/.complex/.Scalar follow Python unary minus.",
     api="torch.neg", out_api="torch.ops.aten.neg.out", out_exercised=False, exact=True, flops=1,
     jit=_jit_names(*JIT_OVERLOADS),
     grids={
