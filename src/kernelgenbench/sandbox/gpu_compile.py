@@ -52,6 +52,8 @@ SETTINGS: dict[str, str] = {}
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
 #: id(InterpretedFunction) -> (it, its mirror JITFunction)
 _MIRRORS: dict[int, tuple[Any, Any]] = {}
+#: id(mirror) -> (the mirror, the globals and closure values its function read when its cached hash was computed)
+_READS: dict[int, tuple[Any, tuple]] = {}
 #: harness notes (plumbing failures) and timings, for tests and the log
 NOTES: list[str] = []
 TIMES: list[tuple[str, float]] = []
@@ -305,6 +307,45 @@ def compile_ttir(m: Any, packed: Any) -> Any:
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
+def _read_values(fn: Any) -> tuple:
+    """The values ``fn`` can read by name (its code's names, nested code included, in its globals; its closure
+    cells), compared by identity: what Triton's dependency hash of ``fn`` covers."""
+    import types
+
+    names: set[str] = set()
+    stack = [fn.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    g = fn.__globals__
+    cells = []
+    for c in fn.__closure__ or ():
+        try:
+            cells.append(c.cell_contents)
+        except ValueError:  # an empty cell
+            cells.append(_MISSING)
+    return tuple(g.get(n, _MISSING) for n in sorted(names)) + tuple(cells)
+
+
+def _drop_stale_hashes() -> None:
+    """Drop the cached ``hash`` of every mirror whose function's globals or closure values were rebound since it was
+    computed. Triton's dependency hash of a kernel takes each jit function it calls at that function's cached hash,
+    so a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound ``_ERFC``) left the
+    kernel's hash, and the check's cache key, unchanged (red team 36's swap_helper_deep ran a host body a GPU
+    refuses)."""
+    for _, m in list(_MIRRORS.values()):
+        try:
+            now = _read_values(m.fn)
+        except Exception:  # noqa: BLE001 - unreadable: the hash is computed anew
+            m.hash, now = None, None
+        seen = _READS.get(id(m))
+        if now is None or seen is None or seen[0] is not m or len(seen[1]) != len(now) \
+                or any(a is not b for a, b in zip(seen[1], now)):
+            m.hash = None
+            _READS[id(m)] = (m, now)
+
+
 def _dependencies_hash(m: Any) -> str:
     """Triton's hash of ``m``'s source and of the jit functions and globals its body reaches, computed anew (the
     mirror caches it as ``hash``; a global rebound since the last launch changes it). "unhashed" where Triton's
@@ -341,6 +382,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
                              f"the kernel and no Triton launch option; a GPU launch raises KeyError for them")
     try:
         m = mirror(kernel)
+        _drop_stale_hashes()  # before the binding: a jit-function argument's specialisation is its hash
         key, packed = _bind(m, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
     except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
         _note(f"kernel {name}: could not bind the launch for a GPU target ({type(exc).__name__}: {exc})")
