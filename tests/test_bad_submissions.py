@@ -254,6 +254,8 @@ EXPECTED = {
                                       # Triton's dependency hash, recomputed per launch
     "swap_helper_deep": "compile_error",  # red team 36: swap_helper's global read one helper down: the helper's
                                       # cached hash hid the rebinding; stale mirror hashes are now dropped
+    "constexpr_swap": "compile_error",  # red team 36: swap_helper through `G.value = jit_fn` on a constexpr
+                                      # global: the check's key now holds a generation of what mirrors read
     "fp16_terms": "wrong_result",     # soft_margin_loss: the reduction of fp16-rounded terms within rtol*|sum|; the
                                       # loss-reduction bound fails the smoke tier's fp32 reductions of 6, 1 and 2 terms
                                       # (long held-out sums cannot tell)
@@ -304,7 +306,8 @@ if not PLATFORM.interpreter:
 #: JITCallable takes for the source; the helper its kernel cache keeps), so on a GPU they pass, computing right.
 GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
               "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first",
-              "swap_helper_deep": "a GPU's kernel cache keeps the clean helper compiled first"}
+              "swap_helper_deep": "a GPU's kernel cache keeps the clean helper compiled first",
+              "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first"}
 
 
 def _cases():
@@ -340,7 +343,8 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep"}
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep",
+                 "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}

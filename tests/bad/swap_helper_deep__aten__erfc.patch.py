@@ -6,7 +6,7 @@ on Triton's dependency hash of the kernel, recomputed per launch, but sandbox/gp
 own mirror's ``hash``: the hash of `_mid`'s mirror, which covers `_ERFC`, stayed cached from the first launch, so the
 kernel's hash did not change, the check answered from its cache and the interpreter ran the host body (9/9 on the
 smoke tier at 54dc9d6). Expected: compile_error. Class fix: every mirror's cached hash is dropped when a global or
-closure value its function reads has been rebound since it was computed (gpu_compile.stale_mirrors)."""
+closure value its function reads has been rebound since it was computed (gpu_compile._sync_reads)."""
 
 SUBSTITUTIONS = [
     ('@triton.jit\ndef _contig_kernel(',

@@ -307,9 +307,22 @@ def compile_ttir(m: Any, packed: Any) -> Any:
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
+def _flat(v: Any, out: list, depth: int = 0) -> None:
+    """``v`` and what a kernel reaches inside it without a name of its own: a ``tl.constexpr``'s value (mutable in
+    place: ``G.value = other_jit_fn``) and a tuple's items."""
+    from triton.language import constexpr
+
+    out.append(v)
+    if depth < 8 and type(v) is constexpr:
+        _flat(v.value, out, depth + 1)
+    elif depth < 8 and isinstance(v, tuple):
+        for x in v:
+            _flat(x, out, depth + 1)
+
+
 def _read_values(fn: Any) -> tuple:
     """The values ``fn`` can read by name (its code's names, nested code included, in its globals; its closure
-    cells), compared by identity: what Triton's dependency hash of ``fn`` covers."""
+    cells), flattened by :func:`_flat`, for comparison by identity: what the compile of ``fn`` depends on."""
     import types
 
     names: set[str] = set()
@@ -319,31 +332,48 @@ def _read_values(fn: Any) -> tuple:
         names.update(code.co_names)
         stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     g = fn.__globals__
-    cells = []
+    out: list[Any] = []
+    for n in sorted(names):
+        _flat(g.get(n, _MISSING), out)
     for c in fn.__closure__ or ():
         try:
-            cells.append(c.cell_contents)
+            _flat(c.cell_contents, out)
         except ValueError:  # an empty cell
-            cells.append(_MISSING)
-    return tuple(g.get(n, _MISSING) for n in sorted(names)) + tuple(cells)
+            out.append(_MISSING)
+    return tuple(out)
 
 
-def _drop_stale_hashes() -> None:
-    """Drop the cached ``hash`` of every mirror whose function's globals or closure values were rebound since it was
-    computed. Triton's dependency hash of a kernel takes each jit function it calls at that function's cached hash,
-    so a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound ``_ERFC``) left the
-    kernel's hash, and the check's cache key, unchanged (red team 36's swap_helper_deep ran a host body a GPU
-    refuses)."""
+#: bumped whenever a value some mirror's function reads was rebound or changed in place (part of the check's key)
+_GENERATION = [0]
+
+
+def _sync_reads(before: bool) -> None:
+    """Compare what every mirror's function reads with what it read at the last check (:func:`_read_values`, by
+    identity, the values held here; a mirror is registered once its hash was computed, so after a check's hashing
+    too); where anything changed, drop the mirror's cached ``hash`` and bump
+    :data:`_GENERATION`, which is part of the check's cache key. Triton's dependency hash of a kernel takes each jit
+    function it calls at that function's cached hash, and hashes a ``tl.constexpr`` global holding a jit function
+    without its value: a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound
+    ``_ERFC``) or a constexpr's ``.value`` set to another jit function left the key unchanged (red team 36's
+    swap_helper_deep and constexpr_swap ran host bodies a GPU refuses)."""
     for _, m in list(_MIRRORS.values()):
         try:
-            now = _read_values(m.fn)
-        except Exception:  # noqa: BLE001 - unreadable: the hash is computed anew
-            m.hash, now = None, None
+            now: tuple | None = _read_values(m.fn)
+        except Exception:  # noqa: BLE001 - unreadable: treated as changed
+            now = None
         seen = _READS.get(id(m))
-        if now is None or seen is None or seen[0] is not m or len(seen[1]) != len(now) \
-                or any(a is not b for a, b in zip(seen[1], now)):
+        if seen is None or seen[0] is not m:
+            # registered once hashed (its hash is part of some key from then on); hashed outside a check: hashed anew
+            if m.hash is not None:
+                if before or now is None:
+                    m.hash = None
+                if now is not None:
+                    _READS[id(m)] = (m, now)
+        elif now is None or len(seen[1]) != len(now) or any(a is not b for a, b in zip(seen[1], now)):
             m.hash = None
-            _READS[id(m)] = (m, now)
+            _GENERATION[0] += 1
+            if now is not None:
+                _READS[id(m)] = (m, now)
 
 
 def _dependencies_hash(m: Any) -> str:
@@ -382,7 +412,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
                              f"the kernel and no Triton launch option; a GPU launch raises KeyError for them")
     try:
         m = mirror(kernel)
-        _drop_stale_hashes()  # before the binding: a jit-function argument's specialisation is its hash
+        _sync_reads(before=True)  # before the binding: a jit-function argument's specialisation is its hash
         key, packed = _bind(m, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
     except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
         _note(f"kernel {name}: could not bind the launch for a GPU target ({type(exc).__name__}: {exc})")
@@ -390,6 +420,8 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     # the globals the body reaches (jit helpers, constexpr globals) are part of what is compiled: a helper rebound
     # after a checked launch must be checked again (red team 32b's swap_helper); Triton's own dependency hash
     key = f"{key}|{_dependencies_hash(m)}"
+    _sync_reads(before=False)  # the mirrors the hashing made, registered with what they read now
+    key = f"{key}|{_GENERATION[0]}"
     hit = _OUTCOMES.get((id(fn), key))
     if hit is None or hit[0] is not fn:
         t0 = time.perf_counter()
