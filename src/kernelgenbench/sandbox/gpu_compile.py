@@ -34,6 +34,7 @@ arguments' ``data_ptr``/``dtype`` are read by the binder, as on a GPU). ``repr=`
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import time
@@ -307,37 +308,44 @@ def compile_ttir(m: Any, packed: Any) -> Any:
         return src.make_ir(target, options, codegen_fns, module_map, context)
 
 
-def _flat(v: Any, out: list, depth: int = 0) -> None:
+def _flat(v: Any, out: list, constexpr: type, depth: int = 0) -> None:
     """``v`` and what a kernel reaches inside it without a name of its own: a ``tl.constexpr``'s value (mutable in
     place: ``G.value = other_jit_fn``) and a tuple's items."""
-    from triton.language import constexpr
-
     out.append(v)
     if depth < 8 and type(v) is constexpr:
-        _flat(v.value, out, depth + 1)
+        _flat(v.value, out, constexpr, depth + 1)
     elif depth < 8 and isinstance(v, tuple):
         for x in v:
-            _flat(x, out, depth + 1)
+            _flat(x, out, constexpr, depth + 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _code_names(code: Any) -> tuple[str, ...]:
+    """The global names ``code`` and the code nested in it read (sorted; computed once per code object: checked twice
+    per launch for every mirror)."""
+    import types
+
+    names: set[str] = set()
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(x for x in c.co_consts if isinstance(x, types.CodeType))
+    return tuple(sorted(names))
 
 
 def _read_values(fn: Any) -> tuple:
     """The values ``fn`` can read by name (its code's names, nested code included, in its globals; its closure
     cells), flattened by :func:`_flat`, for comparison by identity: what the compile of ``fn`` depends on."""
-    import types
+    from triton.language import constexpr
 
-    names: set[str] = set()
-    stack = [fn.__code__]
-    while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
     g = fn.__globals__
     out: list[Any] = []
-    for n in sorted(names):
-        _flat(g.get(n, _MISSING), out)
+    for n in _code_names(fn.__code__):
+        _flat(g.get(n, _MISSING), out, constexpr)
     for c in fn.__closure__ or ():
         try:
-            _flat(c.cell_contents, out)
+            _flat(c.cell_contents, out, constexpr)
         except ValueError:  # an empty cell
             out.append(_MISSING)
     return tuple(out)

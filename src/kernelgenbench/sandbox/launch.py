@@ -424,11 +424,12 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
 _REWRITTEN: dict[int, tuple[Any, Any]] = {}
 
 
-def device_map(kernel: Any, arg_lists: Any) -> list[Any]:
-    """``kernel(*args)`` for each ``args`` of ``arg_lists`` (an ``InterpretedFunction`` called from a kernel body, as
-    ``device_call`` runs it: the verified rewrite under the language patch), the patch applied once for all of them:
-    ``tl.map_elementwise`` on the interpreter calls its scalar function once per element (sandbox/interpreter.py
-    ``_map_elementwise``), and patching the language per element was three quarters of its time."""
+def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
+    """``kernel(*args, **kwargs)`` for each ``args`` of ``arg_lists`` (an ``InterpretedFunction`` called from a kernel
+    body: the verified rewrite under the language patch as the kernel's launch applies it, looked up now, undone when
+    the calls return; the device call of every jit helper, and ``tl.map_elementwise``'s per-element calls of its scalar
+    function (sandbox/interpreter.py ``_map_elementwise``), the patch applied once for all of them: patching the
+    language per element was three quarters of its time)."""
     from triton.runtime import interpreter as interp_mod
     from triton.runtime.interpreter import InterpreterError
 
@@ -436,7 +437,7 @@ def device_map(kernel: Any, arg_lists: Any) -> list[Any]:
     try:
         fn = _rewritten(kernel)
         try:
-            return [fn(*args) for args in arg_lists]
+            return [fn(*args, **(kwargs or {})) for args in arg_lists]
         except Exception as e:
             raise InterpreterError(repr(e)) from e
     finally:
@@ -511,23 +512,14 @@ def _install_verified_rewriter() -> None:
     FunctionRewriter.rewrite_ast = rewrite_ast
 
     # a jit helper called from a kernel body runs its rewrite too: the same, not the object's own
-    from triton.runtime import interpreter as interp_mod
-    from triton.runtime.interpreter import InterpretedFunction, InterpreterError
+    from triton.runtime.interpreter import InterpretedFunction
 
     def device_call(self, *args, **kwargs):
         # the language patch as the kernel's launch applies it (looked up now: the harness's interpreter patches wrap
         # it after these hooks are installed: builtin aliases, loop indices), undone when the helper returns (Triton
         # 3.6 leaves a device call's patches in place, so a helper called before a tl.range loop of the kernel's
         # reset that loop's indices to plain ints: false-rejection hunt 35); its changes nest inside the launch's
-        scope = interp_mod._patch_lang(self.__dict__.get("fn"))
-        try:
-            fn = _rewritten(self)
-            try:
-                return fn(*args, **kwargs)
-            except Exception as e:
-                raise InterpreterError(repr(e)) from e
-        finally:
-            scope.restore()
+        return device_map(self, (args,), kwargs)[0]
 
     InterpretedFunction.__call__ = device_call
     from .interpreter import DEVICE_MAP
