@@ -2740,6 +2740,58 @@ def test_logging_through_a_logger_is_allowed_and_its_callbacks_are_not() -> None
         """) == []
 
 
+def test_a_plain_class_may_name_its_own_attributes_like_a_loggers_in_a_file_that_logs() -> None:
+    """false-rejection hunt 37: FlagGems-like launcher classes keep ``self._cache`` (or ``self.handle``,
+    ``self.filters``) in a file that also logs; the attribute is the class's own, not a logger's. Only the ``self``/
+    ``cls`` of a method of a plain class of the file is exempt: a logger reached otherwise, a class derived from
+    logging's, a rebound ``self`` or a static method's first parameter stay refused."""
+    assert hits("""
+        import logging
+        logger = logging.getLogger(__name__)
+        class Base:
+            pass
+        class Launcher(Base):
+            def __init__(self):
+                self._cache = {}
+                self.filters = []
+            def get(self, key):
+                if key not in self._cache:
+                    self._cache[key] = len(self.filters)
+                logger.debug("hit")
+                return self._cache[key]
+            def handle(self, x):
+                return x
+            def run(self, x):
+                return self.handle(getattr(self, "_cache"))
+            @classmethod
+            def make(cls):
+                return cls._cache
+        """) == []
+    assert hits("""
+        import logging
+        from logging import LoggerAdapter
+        class A(logging.Logger):
+            def f(self):
+                return self._cache
+        class B(LoggerAdapter):
+            def f(self):
+                return self.manager
+        class C:
+            def f(self):
+                self = logging.getLogger("torch")
+                self._cache[10] = True
+            @staticmethod
+            def g(lg):
+                lg.handlers.append(None)
+            def h(self, lg):
+                lg._cache[10] = True
+                return self.x.handlers
+        def k(self):
+            return self._cache
+        """) == [(6, "monkey-patch"), (9, "monkey-patch"), (13, "monkey-patch"), (16, "monkey-patch"),
+                 (18, "monkey-patch"), (19, "monkey-patch"), (21, "monkey-patch")]
+
+
 def test_a_misspelt_triton_name_is_called_a_typo():
     """``triton.next_power_of_two`` does not exist: the finding says so and names the close public names, instead of
     calling it one of Triton's internals (fresh user 35); a real internal keeps its own reason."""

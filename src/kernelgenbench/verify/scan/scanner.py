@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import types
 
-from .class_rules import _CLASS_FACTORY_WHY, _ClassRules
+from .class_rules import _CLASS_FACTORY_WHY, _ClassRules, own_instance_receivers
 from .findings import Finding
 from .kernel_rules import _KernelRules
 from .policy import (
@@ -196,6 +196,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             or isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "logging"
             for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
+        self.own_receivers = own_instance_receivers(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
         self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
                             if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
@@ -442,7 +443,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "introspection", "reaches .findCaller in a file that imports logging: it returns the "
                         "caller's stack (the harness's files, functions and lines), which tells a timed call from a "
                         "judged one; log with logger.debug/info/warning/... only")
-        elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False):
+        elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False) \
+                and id(receiver) not in getattr(self, "own_receivers", ()):
             self.report(node, "monkey-patch", f"reaches .{attr} in a file that imports logging: a filter or handler "
                         "added to a logger runs the submission's code whenever that logger emits, outside the traced "
                         "calls; log with logger.debug/info/warning/... only")
