@@ -2535,6 +2535,38 @@ def test_autocast_decorators_of_an_autograd_function_are_allowed() -> None:
     assert hits(bad) == [(5, "torch-compute")]
 
 
+def test_the_deprecated_cuda_amp_spellings_of_the_autocast_decorators_are_allowed() -> None:
+    """false-rejection hunt 37: older Liger-Kernel and Unsloth modules decorate with ``@torch.cuda.amp.custom_fwd`` /
+    ``custom_bwd`` (PyTorch's deprecated aliases of the allowed ``torch.amp`` decorators, with device_type="cuda"),
+    bare or called, or bind them once. ``torch.cuda.amp.autocast`` stays refused like ``torch.autocast``."""
+    ok = '''
+        import torch
+
+        fwd = torch.cuda.amp.custom_fwd
+        from torch.cuda.amp import custom_bwd
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @custom_bwd
+            def backward(ctx, g):
+                return g
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            with torch.cuda.amp.autocast():
+                return x
+    '''
+    assert hits(bad) == [(5, "torch-compute")]
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;

@@ -206,6 +206,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # Unsloth): they record whether autocast was on and, with cast_inputs under an enabled autocast, convert
         # floating inputs with .to() (a conversion the run-time trace judges); autocast itself stays refused
         "amp.custom_fwd", "amp.custom_bwd",
+        # (fp37) their pre-2.4 spellings, deprecated aliases that forward to the two above with device_type="cuda"
+        # (older Liger-Kernel and Unsloth modules decorate with them)
+        "cuda.amp.custom_fwd", "cuda.amp.custom_bwd",
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
