@@ -2567,6 +2567,34 @@ def test_the_deprecated_cuda_amp_spellings_of_the_autocast_decorators_are_allowe
     assert hits(bad) == [(5, "torch-compute")]
 
 
+def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
+    """false-rejection hunt 37: ``@torch.compiler.disable`` keeps torch.compile from tracing a launcher and compiles
+    nothing (eagerly it calls the function); it was refused as rule compile. What it wraps is judged as before (a
+    torch op handed to it is torch-compute), and ``torch._dynamo.disable``, ``torch.compile`` and the rest of
+    ``torch.compiler`` stay refused."""
+    assert hits('''
+        import torch
+        from torch.compiler import disable
+
+        @torch.compiler.disable
+        def f(x):
+            return x
+
+        @torch.compiler.disable(recursive=False)
+        def g(x):
+            return x
+
+        h = disable(f)
+    ''') == []
+    assert hits('''
+        import torch
+        neg = torch.compiler.disable(torch.neg)
+        k = torch._dynamo.disable(lambda x: x)
+        c = torch.compile(lambda x: x)
+        from torch.compiler import disable, reset
+    ''') == [(3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;

@@ -445,6 +445,9 @@ IMPORT_RULES: dict[str, str] = {
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
 TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
                                                 "torch.compiler.is_dynamo_compiling",
+                                                # (fp37) a decorator that keeps torch.compile from tracing a function:
+                                                # eagerly it only calls the function (it compiles nothing)
+                                                "torch.compiler.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing"})
