@@ -2595,6 +2595,33 @@ def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
     ''') == [(3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]
 
 
+def test_packaging_version_is_allowed_and_the_rest_of_packaging_is_not() -> None:
+    """false-rejection hunt 37: Liger-Kernel and Unsloth gate features with ``packaging.version.Version``; it parses and
+    compares version strings and is allowed in every import form. Tags and markers (which read the platform),
+    utils, metadata and requirements stay refused, imported or reached as attributes."""
+    assert hits('''
+        import packaging.version
+        import triton
+        from packaging import version
+        from packaging.version import InvalidVersion, Version, parse
+
+        NEW = Version(triton.__version__) >= Version("3.0")
+        OLD = version.parse(triton.__version__) < version.Version("3.6")
+        MAJOR = packaging.version.Version("3.6.0").major + parse("1.2").release[0]
+        try:
+            Version("x")
+        except InvalidVersion:
+            pass
+    ''') == []
+    assert hits('''
+        import packaging.tags
+        from packaging.markers import Marker
+        from packaging import utils
+        import packaging
+        t = packaging.tags.sys_tags()
+    ''') == [(2, "forbidden-import"), (3, "forbidden-import"), (4, "forbidden-import"), (6, "forbidden-import")]
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;

@@ -125,7 +125,7 @@ RULES: dict[str, str] = {
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
     "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
-    "abc, logging: getLogger and the log calls)",
+    "abc, logging: getLogger and the log calls, packaging: packaging.version)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -371,11 +371,18 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
     "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc", "logging",
+    "packaging",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
 #: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
 OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
+#: What of ``packaging`` a submission may use (false-rejection hunt 37): its version parser, with which Liger-Kernel,
+#: Unsloth and many kernel modules gate features on ``Version(triton.__version__) >= Version("3.0")``; it parses
+#: strings and compares them. The rest of the package (tags and markers read the platform; metadata, requirements)
+#: is refused.
+PACKAGING_ALLOWED: frozenset[str] = frozenset({"packaging", "packaging.version", "packaging.version.Version",
+                                               "packaging.version.parse", "packaging.version.InvalidVersion"})
 #: What of ``contextlib`` a submission may use: the context managers wrappers use around launches (``nullcontext``
 #: in place of a device guard, ``contextmanager`` for their own, ``suppress``). The rest reaches the process's state
 #: (``chdir``, ``redirect_stdout``/``redirect_stderr``) or keeps callbacks to run later (``ExitStack``,

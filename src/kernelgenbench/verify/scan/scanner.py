@@ -45,6 +45,7 @@ from .policy import (
     LOGGING_ALLOWED,
     LOGGING_CALLBACK_ATTRS,
     OS_ALLOWED,
+    PACKAGING_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
     STRING_ATTR_TOOLS,
@@ -318,6 +319,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                     else _IMPORT_WHY[rule]
                 self.report(node, rule, f"imports {module}: {why}", code)
                 return True
+        if parts[0] == "packaging" and module not in PACKAGING_ALLOWED:
+            self.report(node, "forbidden-import", f"imports {module}: of packaging only packaging.version (Version, "
+                        "parse, InvalidVersion) is allowed", code)
+            return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
                         f"({', '.join(IMPORT_ORDER)})", code)
@@ -656,6 +661,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         if root == "contextlib" and path != "contextlib" and path not in CONTEXTLIB_ALLOWED:
             self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
                         "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
+            return
+        if root == "packaging" and path not in PACKAGING_ALLOWED:
+            self.report(node, "forbidden-import", f"uses {path}: of packaging only packaging.version (Version, parse, "
+                        "InvalidVersion) is allowed")
             return
         if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
             self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
