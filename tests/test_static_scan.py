@@ -2622,6 +2622,40 @@ def test_packaging_version_is_allowed_and_the_rest_of_packaging_is_not() -> None
     ''') == [(2, "forbidden-import"), (3, "forbidden-import"), (4, "forbidden-import"), (6, "forbidden-import")]
 
 
+def test_registering_a_custom_op_is_refused_with_a_reason_that_says_what_to_do() -> None:
+    """false-rejection hunt 37 (a rule, kept): ``torch.library.custom_op``/``triton_op`` wrapping is refused, since the
+    op's kernel would run inside the dispatcher below the harness's trace; the finding now says so and what to write
+    instead. A call of the submission's own ``torch.ops.<its namespace>.<name>`` is torch-compute, not a dispatch
+    recursion into the replaced op of the same name; ``torch.ops._C.rms_norm`` still is one."""
+    src = '''
+        import torch
+        from torch.library import triton_op
+
+        @torch.library.custom_op("mine::rms_norm", mutates_args=("out",))
+        def _op(out: torch.Tensor, x: torch.Tensor) -> None:
+            pass
+
+        def rms_norm(out, input, weight, epsilon):
+            torch.ops.mine.rms_norm(out, input)
+            torch.ops._C.rms_norm(out, input, weight, epsilon)
+    '''
+    found = scan_source(textwrap.dedent(src), **recursion_of("vllm::rms_norm"))
+    assert sorted((f.line, f.rule) for f in found) == [
+        (3, "monkey-patch"), (5, "monkey-patch"), (10, "torch-compute"), (11, "dispatch-recursion")]
+    reg = next(f for f in found if f.line == 5)
+    assert "runs its kernel inside the dispatcher" in reg.message and "call the launching function directly" in \
+        reg.message
+
+
+def test_version_gates_through_the_interpreter_or_package_metadata_say_what_to_use() -> None:
+    """false-rejection hunt 37 (rules, kept): ``importlib.metadata.version("triton")`` reads metadata files and
+    ``sys.version_info`` reaches the interpreter's module; the findings name the allowed gate instead of calling the
+    first a dynamic import."""
+    found = scan_source("from importlib.metadata import version\nimport sys\n")
+    assert [f.rule for f in found] == ["file-io", "file-io"]
+    assert all("torch.__version__" in f.message and "packaging.version" in f.message for f in found)
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;

@@ -440,6 +440,7 @@ IMPORT_RULES: dict[str, str] = {
     **dict.fromkeys(["socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp",
                      "asyncio", "ftplib", "smtplib", "xmlrpc", "selectors", "select"], "network"),
     **dict.fromkeys(["threading", "_thread"], "threads"),
+    "importlib.metadata": "file-io",
     **dict.fromkeys(["importlib", "imp", "pkgutil", "runpy", "builtins", "__builtin__", "zipimport",
                      "__main__"], "dynamic-import"),
     **dict.fromkeys(["inspect", "gc", "traceback", "types", "weakref", "dis", "code", "codeop",
@@ -803,6 +804,15 @@ _PATH_WHY_BY_PREFIX = {
     "triton.knobs": "uses {path}, Triton's process-wide settings and launch hooks (a hook would run on every launch, "
                     "Triton's benchmarking and the L2 ghost replay's empty launches included); read TRITON_INTERPRET "
                     "with os.environ.get instead",
+    # (fp37) say what is refused and what to write instead: custom_op/triton_op wrapping, version gates
+    "torch.library": "uses {path}: an operator registered with the PyTorch dispatcher (torch.library.custom_op, "
+                     "triton_op, Library) runs its kernel inside the dispatcher, below the harness's own registration "
+                     "and dispatch trace, so a submission may not register one; call the launching function directly "
+                     "(torch.library.wrap_triton, which registers nothing, is allowed)",
+    "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
+                          "triton.__version__ or torch.__version__ (with packaging.version) instead",
+    "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
+           "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",
 }
 
 _PATH_WHY = {

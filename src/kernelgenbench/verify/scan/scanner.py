@@ -75,6 +75,7 @@ from .scope import (
     PARSE_LOCK,
     _is_main_guard,
     _name_bindings,
+    _own_op_namespaces,
     _ScopeAnalysis,
     _torch_object,
     _type_positions,
@@ -198,6 +199,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
         self.own_receivers = own_instance_receivers(tree)
+        self.own_namespaces = _own_op_namespaces(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
         self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
                             if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
@@ -738,7 +740,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         # the replaced op itself
         is_ops = len(parts) >= 4 and parts[1] == "ops"
         op_name = parts[3] if is_ops else last
-        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths):
+        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths) \
+                and not (is_ops and parts[2] in getattr(self, "own_namespaces", ())):
             # a call, or a reference to a function (``torch.float`` is a dtype, not a call of .float())
             if as_call or is_ops or _is_function_like(_torch_object(path)):
                 self.report(node, "dispatch-recursion", _recursion_why(op_name, self.own))
