@@ -66,3 +66,34 @@ def test_the_cuda_runtime_calls_l1_admits_answer_on_the_cpu() -> None:
     out = subprocess.run([sys.executable, "-c", RUNTIME], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["None", "None", "None", "0", "cpu", "0", "None", "False"], out.stdout
+
+
+IS_CUDA = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("def check(x):\n    assert x.is_cuda, 'input must be a CUDA tensor'\n    return x.is_cuda, x.device.type\n")
+x = torch.ones(3)
+print(x.is_cuda)                                   # the harness's own read, before a submission is known
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+print(*sub.check(x))                               # the submission's read
+print(x.is_cuda, torch.Tensor.is_cuda.__get__(x))  # the harness's read, the submission known
+'''
+
+
+def test_is_cuda_read_by_the_submission_answers_as_on_a_gpu() -> None:
+    """False-rejection hunt 37: ``assert x.is_cuda`` in a wrapper written for a GPU failed every case on the
+    interpreter (CPU tensors) as runtime_error. Read from the submission's own file a CPU tensor's ``is_cuda`` is
+    True; everywhere else (the harness, PyTorch) it stays False, and ``x.device.type`` stays "cpu"."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", IS_CUDA], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["False", "True", "cpu", "False", "False"], out.stdout

@@ -752,3 +752,30 @@ def _cuda_runtime_calls_accept_cpu() -> None:
     for fn in (synchronize, current_stream, current_device, set_device, is_current_stream_capturing):
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(torch.cuda, fn.__name__, fn)
+    _is_cuda_in_the_submission()
+
+
+def _is_cuda_in_the_submission() -> None:
+    """``assert x.is_cuda`` (or ``if not x.is_cuda: raise``) is the input check of GPU-minded wrappers; on the
+    interpreter every tensor is a CPU tensor, so an honest wrapper failed as ``runtime_error`` there (false-rejection
+    hunt 37). Read from a frame of the submission's own file (``launch_args.KERNEL_BODIES``' path), a CPU tensor's
+    ``is_cuda`` answers True, as the same tensor on a GPU would; PyTorch's and the harness's own reads get the real
+    answer. The value is constant for the whole job (calls, timed calls and L2 replays alike), so it tells nothing
+    apart. ``x.device.type == "cuda"`` still tells the truth."""
+    import sys
+
+    from . import launch_args
+
+    real = torch._C.TensorBase.is_cuda
+    if getattr(getattr(torch.Tensor.__dict__.get("is_cuda"), "fget", None), "_kgb_cpu", False):
+        return
+
+    def is_cuda(self: torch.Tensor) -> bool:
+        if real.__get__(self):
+            return True
+        path = (launch_args.KERNEL_BODIES or ("",))[0]
+        return bool(path) and sys._getframe(1).f_code.co_filename == path and self.device.type == "cpu"
+
+    is_cuda._kgb_cpu = True  # type: ignore[attr-defined]
+    prop = property(is_cuda, doc=real.__doc__)
+    torch.Tensor.is_cuda = prop  # type: ignore[assignment, method-assign]
