@@ -2656,6 +2656,27 @@ def test_version_gates_through_the_interpreter_or_package_metadata_say_what_to_u
     assert all("torch.__version__" in f.message and "packaging.version" in f.message for f in found)
 
 
+def test_nvtx_ranges_are_allowed() -> None:
+    """false-rejection hunt 37: NVTX ranges and marks around launches are host annotations for a profiler; they were
+    refused as torch-compute. The rest of ``torch.cuda``'s profiling stays refused."""
+    assert hits('''
+        import torch
+
+        def f(x):
+            torch.cuda.nvtx.range_push("f")
+            torch.cuda.nvtx.mark("launch")
+            with torch.cuda.nvtx.range("inner"):
+                pass
+            torch.cuda.nvtx.range_pop()
+            return x
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        torch.cuda.Event(enable_timing=True)
+        torch.cuda.profiler.start()
+    ''')] == ["timer", "torch-compute"]
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;

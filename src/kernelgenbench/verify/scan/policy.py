@@ -186,6 +186,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
         "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
         "cuda.synchronize", "cuda.current_stream", "cuda.set_device",
+        # (fp37) NVTX ranges and marks around launches (profiling-minded wrappers): host annotations for a profiler,
+        # they compute nothing and answer nothing about the launches (the interpreter makes them no-ops)
+        "cuda.nvtx.range_push", "cuda.nvtx.range_pop", "cuda.nvtx.range", "cuda.nvtx.mark",
         # host-side argument checks (raise on a false Python condition; the message callable runs only then):
         # wrappers validate shapes and dtypes with them. _check_tensor_all reduces a tensor with PyTorch: absent
         "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_with",
