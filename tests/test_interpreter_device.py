@@ -120,3 +120,46 @@ def test_nvtx_ranges_do_nothing_where_pytorch_has_no_nvtx() -> None:
     out = subprocess.run([sys.executable, "-c", NVTX], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["0", "1", "1", "0"], out.stdout
+
+
+CUDA_ALLOC = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("import torch\n"
+            "def alloc(x):\n"
+            "    a = torch.empty(4, device='cuda')\n"
+            "    b = torch.zeros_like(x, device=torch.device('cuda', 0))\n"
+            "    c = torch.full((2,), 1.5, device='cuda:0', dtype=torch.float16)\n"
+            "    d = x.cuda()\n"
+            "    e = x.to('cuda')\n"
+            "    f = x.to(device='cuda', dtype=torch.float64)\n"
+            "    return [t.device.type for t in (a, b, c, d, e, f)], d is x, f.dtype\n")
+x = torch.ones(3)
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+kinds, same, dt = sub.alloc(x)
+print(*kinds, same, dt)
+for make in (lambda: torch.empty(4, device="cuda"), lambda: x.to("cuda"), lambda: x.cuda()):
+    try:
+        make()
+        print("allocated")
+    except (AssertionError, RuntimeError):
+        print("refused")
+'''
+
+
+def test_cuda_allocations_of_the_submission_land_on_the_cpu() -> None:
+    """False-rejection hunt 37: ``torch.empty(n, device="cuda")``, ``x.cuda()`` and ``x.to("cuda")`` in a wrapper
+    written for one GPU raised "Torch not compiled with CUDA enabled" on the interpreter. Made from the submission's
+    file they allocate on (or keep the tensor on) the CPU; the same calls from anywhere else still fail as before."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", CUDA_ALLOC], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["cpu"] * 6 + ["True", "torch.float64", "refused", "refused", "refused"], out.stdout
