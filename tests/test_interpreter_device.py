@@ -163,3 +163,17 @@ def test_cuda_allocations_of_the_submission_land_on_the_cpu() -> None:
     out = subprocess.run([sys.executable, "-c", CUDA_ALLOC], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["cpu"] * 6 + ["True", "torch.float64", "refused", "refused", "refused"], out.stdout
+
+
+def test_the_current_stream_l1_admits_answers_on_the_cpu() -> None:
+    """False-rejection hunt 37: ``triton.runtime.driver.active.get_current_stream(dev)``, which L1 admits beside the
+    device queries, raised inside Triton on the interpreter (no driver), so every case of a launcher that reads it was
+    unsupported; it answers 0, the handle ``torch.cuda.current_stream().cuda_stream`` answers there."""
+    script = ("import os\nos.environ['TRITON_INTERPRET'] = '1'\nimport triton\n"
+              "from kernelgenbench.sandbox.interpreter import install_interpreter_patches\n"
+              "install_interpreter_patches()\nd = triton.runtime.driver.active\n"
+              "print(d.get_current_stream(), d.get_current_stream(d.get_current_device()))\n")
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0", "0"], out.stdout
