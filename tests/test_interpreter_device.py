@@ -139,13 +139,16 @@ with open(path, "w") as f:
             "    d = x.cuda()\n"
             "    e = x.to('cuda')\n"
             "    f = x.to(device='cuda', dtype=torch.float64)\n"
-            "    return [t.device.type for t in (a, b, c, d, e, f)], d is x, f.dtype\n")
+            "    return [t.device.type for t in (a, b, c, d, e, f)], d is x, f.dtype\n"
+            "def present():\n"
+            "    return torch.cuda.is_available(), torch.cuda.device_count()\n")
 x = torch.ones(3)
 launch_args.KERNEL_BODIES = (path, frozenset())
 sys.path.insert(0, os.path.dirname(path))
 import sub
 kinds, same, dt = sub.alloc(x)
 print(*kinds, same, dt)
+print(*sub.present(), torch.cuda.is_available(), torch.cuda.device_count())
 for make in (lambda: torch.empty(4, device="cuda"), lambda: x.to("cuda"), lambda: x.cuda()):
     try:
         make()
@@ -158,11 +161,13 @@ for make in (lambda: torch.empty(4, device="cuda"), lambda: x.to("cuda"), lambda
 def test_cuda_allocations_of_the_submission_land_on_the_cpu() -> None:
     """False-rejection hunt 37: ``torch.empty(n, device="cuda")``, ``x.cuda()`` and ``x.to("cuda")`` in a wrapper
     written for one GPU raised "Torch not compiled with CUDA enabled" on the interpreter. Made from the submission's
-    file they allocate on (or keep the tensor on) the CPU; the same calls from anywhere else still fail as before."""
+    file they allocate on (or keep the tensor on) the CPU, and ``torch.cuda.is_available()``/``device_count()`` answer
+    as a one-GPU machine; the same calls from anywhere else keep the truth (they fail, or say there is no GPU)."""
     env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
     out = subprocess.run([sys.executable, "-c", CUDA_ALLOC], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.split() == ["cpu"] * 6 + ["True", "torch.float64", "refused", "refused", "refused"], out.stdout
+    assert out.stdout.split() == ["cpu"] * 6 + ["True", "torch.float64", "True", "1", "False", "0",
+                                                "refused", "refused", "refused"], out.stdout
 
 
 def test_the_current_stream_l1_admits_answers_on_the_cpu() -> None:

@@ -1,13 +1,16 @@
 """LEGAL (false-rejection hunt 37): aten::neg written for one GPU, as tutorials and generated kernels are: the output and
 a scratch flag allocated with ``device="cuda"`` (and ``torch.device("cuda")``), the input moved with ``x.cuda()`` /
-``x.to("cuda")`` (no-ops for a CUDA tensor), and ``assert x.is_cuda``. On a GPU the harness's tensors are CUDA
+``x.to("cuda")`` (no-ops for a CUDA tensor), ``assert x.is_cuda``, and at import ``assert
+torch.cuda.is_available() and torch.cuda.device_count() > 0``. On a GPU the harness's tensors are CUDA
 tensors and "cuda" is the slot's device; on the interpreter every one raised "Torch not compiled with CUDA enabled"
 (runtime_error). Made from the submission's file they now allocate on, or keep the tensor on, the CPU where the
-interpreter's launches run (sandbox/interpreter_cuda.py)."""
+interpreter's launches run, and the submission's questions about CUDA's presence answer as on a one-GPU machine
+(sandbox/interpreter_cuda.py)."""
 import torch
 import triton
 import triton.language as tl
 
+assert torch.cuda.is_available() and torch.cuda.device_count() > 0, "this module needs a CUDA GPU"
 DEVICE = torch.device("cuda")
 
 

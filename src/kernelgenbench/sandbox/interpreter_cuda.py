@@ -1,8 +1,8 @@
 """CPU stand-ins on the interpreter for what GPU-minded wrapper code does with CUDA outside the CUDA runtime calls
-(:func:`.interpreter._cuda_runtime_calls_accept_cpu`): ``x.is_cuda`` checks, NVTX ranges, and allocations on
-``device="cuda"``. Each acts only where the interpreter's PyTorch cannot do what a GPU would, and the device
-answers only for reads and calls made from the submission's own file (``launch_args.KERNEL_BODIES``' path):
-PyTorch's and the harness's own calls keep the truth."""
+(:func:`.interpreter._cuda_runtime_calls_accept_cpu`): ``x.is_cuda`` checks, ``torch.cuda.is_available()`` and
+``device_count()``, NVTX ranges, and allocations on ``device="cuda"``. Each acts only where the interpreter's
+PyTorch cannot do what a GPU would, and the device answers only for reads and calls made from the submission's own
+file (``launch_args.KERNEL_BODIES``' path): PyTorch's and the harness's own calls keep the truth."""
 from __future__ import annotations
 
 import functools
@@ -17,6 +17,7 @@ def install_cuda_stand_ins() -> None:
     _is_cuda_in_the_submission()
     _nvtx_no_ops()
     _cuda_allocations_on_the_cpu()
+    _cuda_present_for_the_submission()
 
 
 def _from_submission(depth: int) -> bool:
@@ -136,3 +137,25 @@ def _cuda_allocations_on_the_cpu() -> None:
     for fn, name in ((to_, "to"), (cuda_, "cuda")):
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(torch.Tensor, name, fn)
+
+
+def _cuda_present_for_the_submission() -> None:
+    """``assert torch.cuda.is_available()`` (or ``torch.cuda.device_count() > 0``) at import or in a wrapper written for
+    a GPU failed on the interpreter (false-rejection hunt 37). Asked from the submission's file in a PyTorch without
+    CUDA, they answer as a one-GPU machine (True, 1); with the other stand-ins of this module, what the submission then
+    does on "cuda" runs on the CPU. PyTorch's and the harness's own questions keep the truth."""
+    if torch.cuda.is_available() or getattr(torch.cuda.is_available, "_kgb_cpu", False):
+        return
+    available, count = torch.cuda.is_available, torch.cuda.device_count
+
+    @functools.wraps(available)
+    def is_available() -> bool:
+        return True if _from_submission(1) else available()
+
+    @functools.wraps(count)
+    def device_count() -> int:
+        return max(1, count()) if _from_submission(1) else count()
+
+    for fn in (is_available, device_count):
+        fn._kgb_cpu = True  # type: ignore[attr-defined]
+        setattr(torch.cuda, fn.__name__, fn)
