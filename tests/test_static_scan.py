@@ -2932,6 +2932,26 @@ def test_a_plain_class_may_name_its_own_attributes_like_a_loggers_in_a_file_that
             return self._cache
         """) == [(6, "monkey-patch"), (9, "monkey-patch"), (13, "monkey-patch"), (16, "monkey-patch"),
                  (18, "monkey-patch"), (19, "monkey-patch"), (21, "monkey-patch")]
+    # a class made in a function body is judged alike; a module class whose name is rebound may be another class
+    assert hits("""
+        import logging
+        class A:
+            pass
+        A = logging.Logger
+        class B(A):
+            def f(self):
+                return self._cache
+        def make():
+            class L:
+                def __init__(self):
+                    self._cache = {}
+                def get(self, k):
+                    return self._cache.get(k)
+            class M(logging.Logger):
+                def g(self):
+                    return self._cache
+            return L
+        """) == [(8, "monkey-patch"), (17, "monkey-patch")]
 
 
 def test_a_misspelt_triton_name_is_called_a_typo():

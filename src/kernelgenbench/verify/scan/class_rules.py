@@ -180,14 +180,19 @@ def _logging_names(tree: ast.Module) -> set[str]:
 
 def own_instance_receivers(tree: ast.Module) -> set[int]:
     """The ``self`` (or ``cls``) names of methods of the submission's own plain classes, by node id: the first
-    parameter of a function written directly in the body of a module-level class statement without a metaclass
-    keyword, whose bases are ``object`` or such classes of the same file (nothing from ``logging``), when the
+    parameter of a function written directly in the body of a class statement without a metaclass keyword (at
+    module level or in a function), whose bases are ``object`` or such module-level classes of the same file
+    (nothing from ``logging``), when the
     function is no ``staticmethod`` and never rebinds that name (no assignment, ``for``/``with`` target, nested
     parameter, ``global``/``nonlocal`` of it). ``self._cache``, ``self.handle`` or ``self.filters`` on such a
     receiver is the submission's own attribute, not a logger's (false-rejection hunt 37: a launcher class's
     ``self._cache`` dict in a file that logs). A method called unbound with a logger as ``self`` is still caught at run
     time, where the child judges every logger of the process after the import and each call."""
-    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    bindings = _name_bindings(tree)
+    rebound = {name for n in ast.walk(tree) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    # module-level classes bound once (a name rebound later, ``A = logging.Logger``, may be another class by then)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)
+               and len(bindings.get(n.name, ())) == 1 and n.name not in rebound}
     logging_names = _logging_names(tree)
     plain: dict[str, bool] = {}
 
@@ -206,9 +211,16 @@ def own_instance_receivers(tree: ast.Module) -> set[int]:
         plain[name] = ok
         return ok
 
+    def plain_node(node: ast.ClassDef) -> bool:
+        if node.name in classes and classes[node.name] is node:
+            return node.name not in logging_names and is_plain(node.name)
+        return not node.keywords and all(  # a class made in a function body: bases object or plain module classes
+            isinstance(b, ast.Name) and (b.id == "object" or b.id in classes and b.id not in logging_names
+                                         and is_plain(b.id)) for b in node.bases)
+
     out: set[int] = set()
-    for name, node in classes.items():
-        if name in logging_names or not is_plain(name):
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or not plain_node(node):
             continue
         for fn in node.body:
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
