@@ -66,3 +66,119 @@ def test_the_cuda_runtime_calls_l1_admits_answer_on_the_cpu() -> None:
     out = subprocess.run([sys.executable, "-c", RUNTIME], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["None", "None", "None", "0", "cpu", "0", "None", "False"], out.stdout
+
+
+IS_CUDA = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("def check(x):\n    assert x.is_cuda, 'input must be a CUDA tensor'\n    return x.is_cuda, x.device.type\n")
+x = torch.ones(3)
+print(x.is_cuda)                                   # the harness's own read, before a submission is known
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+print(*sub.check(x))                               # the submission's read
+print(x.is_cuda, torch.Tensor.is_cuda.__get__(x))  # the harness's read, the submission known
+'''
+
+
+def test_is_cuda_read_by_the_submission_answers_as_on_a_gpu() -> None:
+    """False-rejection hunt 37: ``assert x.is_cuda`` in a wrapper written for a GPU failed every case on the
+    interpreter (CPU tensors) as runtime_error. Read from the submission's own file a CPU tensor's ``is_cuda`` is
+    True; everywhere else (the harness, PyTorch) it stays False, and ``x.device.type`` stays "cpu"."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", IS_CUDA], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["False", "True", "cpu", "False", "False"], out.stdout
+
+
+NVTX = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+a = torch.cuda.nvtx.range_push("outer")
+b = torch.cuda.nvtx.range_push("inner")
+with torch.cuda.nvtx.range("ctx"):
+    torch.cuda.nvtx.mark("here")
+print(a, b, torch.cuda.nvtx.range_pop(), torch.cuda.nvtx.range_pop())
+'''
+
+
+def test_nvtx_ranges_do_nothing_where_pytorch_has_no_nvtx() -> None:
+    """False-rejection hunt 37: NVTX ranges around a launch (admitted by L1) raised "NVTX functions not installed" in
+    a PyTorch built without CUDA; there they do nothing, and ``range_push``/``range_pop`` answer depths as NVTX does."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", NVTX], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0", "1", "1", "0"], out.stdout
+
+
+CUDA_ALLOC = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("import torch\n"
+            "def alloc(x):\n"
+            "    a = torch.empty(4, device='cuda')\n"
+            "    b = torch.zeros_like(x, device=torch.device('cuda', 0))\n"
+            "    c = torch.full((2,), 1.5, device='cuda:0', dtype=torch.float16)\n"
+            "    d = x.cuda()\n"
+            "    e = x.to('cuda')\n"
+            "    f = x.to(device='cuda', dtype=torch.float64)\n"
+            "    return [t.device.type for t in (a, b, c, d, e, f)], d is x, f.dtype\n"
+            "def present():\n"
+            "    return torch.cuda.is_available(), torch.cuda.device_count()\n")
+x = torch.ones(3)
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+kinds, same, dt = sub.alloc(x)
+print(*kinds, same, dt)
+print(*sub.present(), torch.cuda.is_available(), torch.cuda.device_count())
+for make in (lambda: torch.empty(4, device="cuda"), lambda: x.to("cuda"), lambda: x.cuda()):
+    try:
+        make()
+        print("allocated")
+    except (AssertionError, RuntimeError):
+        print("refused")
+'''
+
+
+def test_cuda_allocations_of_the_submission_land_on_the_cpu() -> None:
+    """False-rejection hunt 37: ``torch.empty(n, device="cuda")``, ``x.cuda()`` and ``x.to("cuda")`` in a wrapper
+    written for one GPU raised "Torch not compiled with CUDA enabled" on the interpreter. Made from the submission's
+    file they allocate on (or keep the tensor on) the CPU, and ``torch.cuda.is_available()``/``device_count()`` answer
+    as a one-GPU machine; the same calls from anywhere else keep the truth (they fail, or say there is no GPU)."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", CUDA_ALLOC], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["cpu"] * 6 + ["True", "torch.float64", "True", "1", "False", "0",
+                                                "refused", "refused", "refused"], out.stdout
+
+
+def test_the_current_stream_l1_admits_answers_on_the_cpu() -> None:
+    """False-rejection hunt 37: ``triton.runtime.driver.active.get_current_stream(dev)``, which L1 admits beside the
+    device queries, raised inside Triton on the interpreter (no driver), so every case of a launcher that reads it was
+    unsupported; it answers 0, the handle ``torch.cuda.current_stream().cuda_stream`` answers there."""
+    script = ("import os\nos.environ['TRITON_INTERPRET'] = '1'\nimport triton\n"
+              "from kernelgenbench.sandbox.interpreter import install_interpreter_patches\n"
+              "install_interpreter_patches()\nd = triton.runtime.driver.active\n"
+              "print(d.get_current_stream(), d.get_current_stream(d.get_current_device()))\n")
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["0", "0"], out.stdout

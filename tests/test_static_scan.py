@@ -2535,6 +2535,148 @@ def test_autocast_decorators_of_an_autograd_function_are_allowed() -> None:
     assert hits(bad) == [(5, "torch-compute")]
 
 
+def test_the_deprecated_cuda_amp_spellings_of_the_autocast_decorators_are_allowed() -> None:
+    """false-rejection hunt 37: older Liger-Kernel and Unsloth modules decorate with ``@torch.cuda.amp.custom_fwd`` /
+    ``custom_bwd`` (PyTorch's deprecated aliases of the allowed ``torch.amp`` decorators, with device_type="cuda"),
+    bare or called, or bind them once. ``torch.cuda.amp.autocast`` stays refused like ``torch.autocast``."""
+    ok = '''
+        import torch
+
+        fwd = torch.cuda.amp.custom_fwd
+        from torch.cuda.amp import custom_bwd
+
+        class F(torch.autograd.Function):
+            @staticmethod
+            @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            @custom_bwd
+            def backward(ctx, g):
+                return g
+    '''
+    assert hits(ok) == []
+    bad = '''
+        import torch
+
+        def f(x):
+            with torch.cuda.amp.autocast():
+                return x
+    '''
+    assert hits(bad) == [(5, "torch-compute")]
+
+
+def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
+    """false-rejection hunt 37: ``@torch.compiler.disable`` keeps torch.compile from tracing a launcher and compiles
+    nothing (eagerly it calls the function); it was refused as rule compile. What it wraps is judged as before (a
+    torch op handed to it is torch-compute), and ``torch._dynamo.disable``, ``torch.compile`` and the rest of
+    ``torch.compiler`` stay refused."""
+    assert hits('''
+        import torch
+        from torch.compiler import disable
+
+        @torch.compiler.disable
+        def f(x):
+            return x
+
+        @torch.compiler.disable(recursive=False)
+        def g(x):
+            return x
+
+        h = disable(f)
+    ''') == []
+    assert hits('''
+        import torch
+        neg = torch.compiler.disable(torch.neg)
+        k = torch._dynamo.disable(lambda x: x)
+        c = torch.compile(lambda x: x)
+        from torch.compiler import disable, reset
+    ''') == [(3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]
+
+
+def test_packaging_version_is_allowed_and_the_rest_of_packaging_is_not() -> None:
+    """false-rejection hunt 37: Liger-Kernel and Unsloth gate features with ``packaging.version.Version``; it parses and
+    compares version strings and is allowed in every import form. Tags and markers (which read the platform),
+    utils, metadata and requirements stay refused, imported or reached as attributes."""
+    assert hits('''
+        import packaging.version
+        import triton
+        from packaging import version
+        from packaging.version import InvalidVersion, Version, parse
+
+        NEW = Version(triton.__version__) >= Version("3.0")
+        OLD = version.parse(triton.__version__) < version.Version("3.6")
+        MAJOR = packaging.version.Version("3.6.0").major + parse("1.2").release[0]
+        try:
+            Version("x")
+        except InvalidVersion:
+            pass
+    ''') == []
+    assert hits('''
+        import packaging.tags
+        from packaging.markers import Marker
+        from packaging import utils
+        import packaging
+        t = packaging.tags.sys_tags()
+    ''') == [(2, "forbidden-import"), (3, "forbidden-import"), (4, "forbidden-import"), (6, "forbidden-import")]
+
+
+def test_registering_a_custom_op_is_refused_with_a_reason_that_says_what_to_do() -> None:
+    """false-rejection hunt 37 (a rule, kept): ``torch.library.custom_op``/``triton_op`` wrapping is refused, since the
+    op's kernel would run inside the dispatcher below the harness's trace; the finding now says so and what to write
+    instead. A call of the submission's own ``torch.ops.<its namespace>.<name>`` is torch-compute, not a dispatch
+    recursion into the replaced op of the same name; ``torch.ops._C.rms_norm`` still is one."""
+    src = '''
+        import torch
+        from torch.library import triton_op
+
+        @torch.library.custom_op("mine::rms_norm", mutates_args=("out",))
+        def _op(out: torch.Tensor, x: torch.Tensor) -> None:
+            pass
+
+        def rms_norm(out, input, weight, epsilon):
+            torch.ops.mine.rms_norm(out, input)
+            torch.ops._C.rms_norm(out, input, weight, epsilon)
+    '''
+    found = scan_source(textwrap.dedent(src), **recursion_of("vllm::rms_norm"))
+    assert sorted((f.line, f.rule) for f in found) == [
+        (3, "monkey-patch"), (5, "monkey-patch"), (10, "torch-compute"), (11, "dispatch-recursion")]
+    reg = next(f for f in found if f.line == 5)
+    assert "runs its kernel inside the dispatcher" in reg.message and "call the launching function directly" in \
+        reg.message
+
+
+def test_version_gates_through_the_interpreter_or_package_metadata_say_what_to_use() -> None:
+    """false-rejection hunt 37 (rules, kept): ``importlib.metadata.version("triton")`` reads metadata files and
+    ``sys.version_info`` reaches the interpreter's module; the findings name the allowed gate instead of calling the
+    first a dynamic import."""
+    found = scan_source("from importlib.metadata import version\nimport sys\n")
+    assert [f.rule for f in found] == ["file-io", "file-io"]
+    assert all("torch.__version__" in f.message and "packaging.version" in f.message for f in found)
+
+
+def test_nvtx_ranges_are_allowed() -> None:
+    """false-rejection hunt 37: NVTX ranges and marks around launches are host annotations for a profiler; they were
+    refused as torch-compute. The rest of ``torch.cuda``'s profiling stays refused."""
+    assert hits('''
+        import torch
+
+        def f(x):
+            torch.cuda.nvtx.range_push("f")
+            torch.cuda.nvtx.mark("launch")
+            with torch.cuda.nvtx.range("inner"):
+                pass
+            torch.cuda.nvtx.range_pop()
+            return x
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        torch.cuda.Event(enable_timing=True)
+        torch.cuda.profiler.start()
+    ''')] == ["timer", "torch-compute"]
+
+
 def test_backend_presence_and_scripting_flags_are_allowed() -> None:
     """fp32: Liger's ``infer_device()`` asks ``torch.xpu.is_available()``; wrappers for several callers read
     ``torch.jit.is_scripting()`` / ``is_tracing()`` and ``torch.get_autocast_dtype``. They only report state;
@@ -2738,6 +2880,78 @@ def test_logging_through_a_logger_is_allowed_and_its_callbacks_are_not() -> None
             o.handlers.append(1)
             return o.filters
         """) == []
+
+
+def test_a_plain_class_may_name_its_own_attributes_like_a_loggers_in_a_file_that_logs() -> None:
+    """false-rejection hunt 37: FlagGems-like launcher classes keep ``self._cache`` (or ``self.handle``,
+    ``self.filters``) in a file that also logs; the attribute is the class's own, not a logger's. Only the ``self``/
+    ``cls`` of a method of a plain class of the file is exempt: a logger reached otherwise, a class derived from
+    logging's, a rebound ``self`` or a static method's first parameter stay refused."""
+    assert hits("""
+        import logging
+        logger = logging.getLogger(__name__)
+        class Base:
+            pass
+        class Launcher(Base):
+            def __init__(self):
+                self._cache = {}
+                self.filters = []
+            def get(self, key):
+                if key not in self._cache:
+                    self._cache[key] = len(self.filters)
+                logger.debug("hit")
+                return self._cache[key]
+            def handle(self, x):
+                return x
+            def run(self, x):
+                return self.handle(getattr(self, "_cache"))
+            @classmethod
+            def make(cls):
+                return cls._cache
+        """) == []
+    assert hits("""
+        import logging
+        from logging import LoggerAdapter
+        class A(logging.Logger):
+            def f(self):
+                return self._cache
+        class B(LoggerAdapter):
+            def f(self):
+                return self.manager
+        class C:
+            def f(self):
+                self = logging.getLogger("torch")
+                self._cache[10] = True
+            @staticmethod
+            def g(lg):
+                lg.handlers.append(None)
+            def h(self, lg):
+                lg._cache[10] = True
+                return self.x.handlers
+        def k(self):
+            return self._cache
+        """) == [(6, "monkey-patch"), (9, "monkey-patch"), (13, "monkey-patch"), (16, "monkey-patch"),
+                 (18, "monkey-patch"), (19, "monkey-patch"), (21, "monkey-patch")]
+    # a class made in a function body is judged alike; a module class whose name is rebound may be another class
+    assert hits("""
+        import logging
+        class A:
+            pass
+        A = logging.Logger
+        class B(A):
+            def f(self):
+                return self._cache
+        def make():
+            class L:
+                def __init__(self):
+                    self._cache = {}
+                def get(self, k):
+                    return self._cache.get(k)
+            class M(logging.Logger):
+                def g(self):
+                    return self._cache
+            return L
+        """) == [(8, "monkey-patch"), (17, "monkey-patch")]
 
 
 def test_a_misspelt_triton_name_is_called_a_typo():

@@ -574,8 +574,9 @@ def _cpu_device_queries() -> None:
     ``DEVICE = triton.runtime.driver.active.get_active_torch_device()``, or ``get_current_target().backend`` to tell
     CUDA from HIP. The CPU interpreter has no driver, so that raised "0 active drivers" and the submission failed as
     ``import_error`` (red team 26, rms_tutorial_device). Here the active driver is a stand-in that answers those
-    device queries for the CPU (``cpu``, device 0, a target with backend ``"cpu"``); anything else it is asked goes
-    to Triton's own driver lookup, which raises as before (inside Triton: an interpreter limit, verify/failures.py)."""
+    device queries for the CPU (``cpu``, device 0, stream 0, a target with backend ``"cpu"``); anything else it is
+    asked goes to Triton's own driver lookup, which raises as before (inside Triton: an interpreter limit,
+    verify/failures.py)."""
     import sys
 
     import triton.runtime.driver  # noqa: F401  (loads the module into sys.modules)
@@ -605,6 +606,9 @@ def _cpu_device_queries() -> None:
 
         def get_current_device(self):
             return 0
+
+        def get_current_stream(self, device=None):
+            return 0  # the handle torch.cuda.current_stream().cuda_stream answers here (CPUStandInStream); fp37
 
         def get_current_target(self):
             return GPUTarget("cpu", 0, 32)
@@ -752,3 +756,6 @@ def _cuda_runtime_calls_accept_cpu() -> None:
     for fn in (synchronize, current_stream, current_device, set_device, is_current_stream_capturing):
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(torch.cuda, fn.__name__, fn)
+    from .interpreter_cuda import install_cuda_stand_ins
+
+    install_cuda_stand_ins()

@@ -164,3 +164,79 @@ class _ClassRules:
         return True
 
     # ---- imports -------------------------------------------------------------------------------
+
+
+def _logging_names(tree: ast.Module) -> set[str]:
+    """Module-level names bound by an import of ``logging`` or of a name from it (``import logging as lg``,
+    ``from logging import Logger``)."""
+    names: set[str] = set()
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            names.update((a.asname or a.name).split(".")[0] for a in n.names if a.name.split(".")[0] == "logging")
+        elif isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "logging":
+            names.update(a.asname or a.name for a in n.names)
+    return names
+
+
+def own_instance_receivers(tree: ast.Module) -> set[int]:
+    """The ``self`` (or ``cls``) names of methods of the submission's own plain classes, by node id: the first
+    parameter of a function written directly in the body of a class statement without a metaclass keyword (at
+    module level or in a function), whose bases are ``object`` or such module-level classes of the same file
+    (nothing from ``logging``), when the
+    function is no ``staticmethod`` and never rebinds that name (no assignment, ``for``/``with`` target, nested
+    parameter, ``global``/``nonlocal`` of it). ``self._cache``, ``self.handle`` or ``self.filters`` on such a
+    receiver is the submission's own attribute, not a logger's (false-rejection hunt 37: a launcher class's
+    ``self._cache`` dict in a file that logs). A method called unbound with a logger as ``self`` is still caught at run
+    time, where the child judges every logger of the process after the import and each call."""
+    bindings = _name_bindings(tree)
+    rebound = {name for n in ast.walk(tree) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
+    # module-level classes bound once (a name rebound later, ``A = logging.Logger``, may be another class by then)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)
+               and len(bindings.get(n.name, ())) == 1 and n.name not in rebound}
+    logging_names = _logging_names(tree)
+    plain: dict[str, bool] = {}
+
+    def is_plain(name: str, seen: frozenset[str] = frozenset()) -> bool:
+        if name in plain:
+            return plain[name]
+        node = classes[name]
+        ok = not node.keywords and name not in seen
+        for base in node.bases:
+            if not ok:
+                break
+            if isinstance(base, ast.Name) and base.id == "object":
+                continue
+            ok = isinstance(base, ast.Name) and base.id in classes and base.id not in logging_names \
+                and is_plain(base.id, seen | {name})
+        plain[name] = ok
+        return ok
+
+    def plain_node(node: ast.ClassDef) -> bool:
+        if node.name in classes and classes[node.name] is node:
+            return node.name not in logging_names and is_plain(node.name)
+        return not node.keywords and all(  # a class made in a function body: bases object or plain module classes
+            isinstance(b, ast.Name) and (b.id == "object" or b.id in classes and b.id not in logging_names
+                                         and is_plain(b.id)) for b in node.bases)
+
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ClassDef) or not plain_node(node):
+            continue
+        for fn in node.body:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list):
+                continue
+            params = [*fn.args.posonlyargs, *fn.args.args]
+            if not params:
+                continue
+            first = params[0].arg
+            rebound = any(
+                isinstance(n, ast.Name) and n.id == first and not isinstance(n.ctx, ast.Load)
+                or isinstance(n, ast.arg) and n.arg == first and n is not params[0]
+                or isinstance(n, (ast.Global, ast.Nonlocal)) and first in n.names
+                for n in ast.walk(fn))
+            if rebound:
+                continue
+            out.update(id(n) for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == first)
+    return out

@@ -125,7 +125,7 @@ RULES: dict[str, str] = {
     "foreign-compute": "uses non-Triton GPU or native code (ctypes, cupy, vllm, cuda-python, C++ extensions, ...)",
     "forbidden-import": "imports a module outside the allowlist (torch, triton, math, cmath, typing, "
     "functools, itertools, dataclasses, enum, numbers, collections, __future__, operator, warnings, os, contextlib, "
-    "abc, logging: getLogger and the log calls)",
+    "abc, logging: getLogger and the log calls, packaging: packaging.version)",
     "file-io": "touches files or the interpreter (open, os beyond reading environment variables, sys, io, "
     "pathlib, pickle, ...)",
     "process": "spawns processes or handles signals (subprocess, multiprocessing, concurrent, signal)",
@@ -186,6 +186,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         "cuda.current_device", "cuda.device", "cuda.device_of", "cuda.device_count", "cuda.get_device_properties",
         "cuda.get_device_capability", "cuda.get_device_name", "cuda.is_available",
         "cuda.synchronize", "cuda.current_stream", "cuda.set_device",
+        # (fp37) NVTX ranges and marks around launches (profiling-minded wrappers): host annotations for a profiler,
+        # they compute nothing and answer nothing about the launches (the interpreter makes them no-ops)
+        "cuda.nvtx.range_push", "cuda.nvtx.range_pop", "cuda.nvtx.range", "cuda.nvtx.mark",
         # host-side argument checks (raise on a false Python condition; the message callable runs only then):
         # wrappers validate shapes and dtypes with them. _check_tensor_all reduces a tensor with PyTorch: absent
         "_check", "_check_index", "_check_value", "_check_type", "_check_not_implemented", "_check_with",
@@ -206,6 +209,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # Unsloth): they record whether autocast was on and, with cast_inputs under an enabled autocast, convert
         # floating inputs with .to() (a conversion the run-time trace judges); autocast itself stays refused
         "amp.custom_fwd", "amp.custom_bwd",
+        # (fp37) their pre-2.4 spellings, deprecated aliases that forward to the two above with device_type="cuda"
+        # (older Liger-Kernel and Unsloth modules decorate with them)
+        "cuda.amp.custom_fwd", "cuda.amp.custom_bwd",
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
@@ -368,11 +374,18 @@ ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "has
 IMPORT_ORDER: tuple[str, ...] = (
     "torch", "triton", "math", "cmath", "typing", "functools", "itertools", "dataclasses", "enum",
     "numbers", "collections", "__future__", "operator", "warnings", "os", "contextlib", "abc", "logging",
+    "packaging",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
 #: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
 OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
+#: What of ``packaging`` a submission may use (false-rejection hunt 37): its version parser, with which Liger-Kernel,
+#: Unsloth and many kernel modules gate features on ``Version(triton.__version__) >= Version("3.0")``; it parses
+#: strings and compares them. The rest of the package (tags and markers read the platform; metadata, requirements)
+#: is refused.
+PACKAGING_ALLOWED: frozenset[str] = frozenset({"packaging", "packaging.version", "packaging.version.Version",
+                                               "packaging.version.parse", "packaging.version.InvalidVersion"})
 #: What of ``contextlib`` a submission may use: the context managers wrappers use around launches (``nullcontext``
 #: in place of a device guard, ``contextmanager`` for their own, ``suppress``). The rest reaches the process's state
 #: (``chdir``, ``redirect_stdout``/``redirect_stderr``) or keeps callbacks to run later (``ExitStack``,
@@ -430,6 +443,7 @@ IMPORT_RULES: dict[str, str] = {
     **dict.fromkeys(["socket", "ssl", "http", "urllib", "urllib3", "requests", "httpx", "aiohttp",
                      "asyncio", "ftplib", "smtplib", "xmlrpc", "selectors", "select"], "network"),
     **dict.fromkeys(["threading", "_thread"], "threads"),
+    "importlib.metadata": "file-io",
     **dict.fromkeys(["importlib", "imp", "pkgutil", "runpy", "builtins", "__builtin__", "zipimport",
                      "__main__"], "dynamic-import"),
     **dict.fromkeys(["inspect", "gc", "traceback", "types", "weakref", "dis", "code", "codeop",
@@ -442,6 +456,9 @@ IMPORT_RULES: dict[str, str] = {
 #: Allowed as ``torch.library.wrap_triton(...)`` and ``from torch.library import wrap_triton``.
 TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "torch.compiler.is_compiling",
                                                 "torch.compiler.is_dynamo_compiling",
+                                                # (fp37) a decorator that keeps torch.compile from tracing a function:
+                                                # eagerly it only calls the function (it compiles nothing)
+                                                "torch.compiler.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing"})
@@ -790,6 +807,15 @@ _PATH_WHY_BY_PREFIX = {
     "triton.knobs": "uses {path}, Triton's process-wide settings and launch hooks (a hook would run on every launch, "
                     "Triton's benchmarking and the L2 ghost replay's empty launches included); read TRITON_INTERPRET "
                     "with os.environ.get instead",
+    # (fp37) say what is refused and what to write instead: custom_op/triton_op wrapping, version gates
+    "torch.library": "uses {path}: an operator registered with the PyTorch dispatcher (torch.library.custom_op, "
+                     "triton_op, Library) runs its kernel inside the dispatcher, below the harness's own registration "
+                     "and dispatch trace, so a submission may not register one; call the launching function directly "
+                     "(torch.library.wrap_triton, which registers nothing, is allowed)",
+    "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
+                          "triton.__version__ or torch.__version__ (with packaging.version) instead",
+    "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
+           "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",
 }
 
 _PATH_WHY = {

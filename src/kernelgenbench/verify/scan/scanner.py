@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import types
 
-from .class_rules import _CLASS_FACTORY_WHY, _ClassRules
+from .class_rules import _CLASS_FACTORY_WHY, _ClassRules, own_instance_receivers
 from .findings import Finding
 from .kernel_rules import _KernelRules
 from .policy import (
@@ -45,6 +45,7 @@ from .policy import (
     LOGGING_ALLOWED,
     LOGGING_CALLBACK_ATTRS,
     OS_ALLOWED,
+    PACKAGING_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
     STRING_ATTR_TOOLS,
@@ -74,6 +75,7 @@ from .scope import (
     PARSE_LOCK,
     _is_main_guard,
     _name_bindings,
+    _own_op_namespaces,
     _ScopeAnalysis,
     _torch_object,
     _type_positions,
@@ -196,6 +198,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             or isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "logging"
             for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
+        self.own_receivers = own_instance_receivers(tree)
+        self.own_namespaces = _own_op_namespaces(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
         self.module_ints = {name: b[0][1].value for name, b in _name_bindings(tree).items()
                             if len(b) == 1 and b[0][0] == "value" and isinstance(b[0][1], ast.Constant)
@@ -317,6 +321,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                     else _IMPORT_WHY[rule]
                 self.report(node, rule, f"imports {module}: {why}", code)
                 return True
+        if parts[0] == "packaging" and module not in PACKAGING_ALLOWED:
+            self.report(node, "forbidden-import", f"imports {module}: of packaging only packaging.version (Version, "
+                        "parse, InvalidVersion) is allowed", code)
+            return True
         if parts[0] not in IMPORT_ALLOWED:
             self.report(node, "forbidden-import", f"imports {module}, which is outside the allowed imports "
                         f"({', '.join(IMPORT_ORDER)})", code)
@@ -442,7 +450,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "introspection", "reaches .findCaller in a file that imports logging: it returns the "
                         "caller's stack (the harness's files, functions and lines), which tells a timed call from a "
                         "judged one; log with logger.debug/info/warning/... only")
-        elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False):
+        elif attr in LOGGING_CALLBACK_ATTRS and getattr(self, "imports_logging", False) \
+                and id(receiver) not in getattr(self, "own_receivers", ()):
             self.report(node, "monkey-patch", f"reaches .{attr} in a file that imports logging: a filter or handler "
                         "added to a logger runs the submission's code whenever that logger emits, outside the traced "
                         "calls; log with logger.debug/info/warning/... only")
@@ -655,6 +664,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
                         "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
             return
+        if root == "packaging" and path not in PACKAGING_ALLOWED:
+            self.report(node, "forbidden-import", f"uses {path}: of packaging only packaging.version (Version, parse, "
+                        "InvalidVersion) is allowed")
+            return
         if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
             self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
                         "are allowed")
@@ -727,7 +740,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         # the replaced op itself
         is_ops = len(parts) >= 4 and parts[1] == "ops"
         op_name = parts[3] if is_ops else last
-        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths):
+        if self.own and len(parts) >= 2 and (op_name in self.own_names or path in self.own_paths) \
+                and not (is_ops and parts[2] in getattr(self, "own_namespaces", ())):
             # a call, or a reference to a function (``torch.float`` is a dtype, not a call of .float())
             if as_call or is_ops or _is_function_like(_torch_object(path)):
                 self.report(node, "dispatch-recursion", _recursion_why(op_name, self.own))

@@ -809,3 +809,16 @@ def _inert_operand(node: ast.AST) -> bool:
     """An operand of a comparison that runs none of the submission's code when compared with a class: a literal. Not
     ``type(x)``: a metaclass of the submission's would receive the other operand in its ``__eq__``."""
     return isinstance(node, ast.Constant)
+
+
+def _own_op_namespaces(tree: ast.AST) -> set[str]:
+    """Operator namespaces the file names in ``"ns::op"`` strings (``torch.library.custom_op("mine::f", ...)``), other
+    than ATen's: ``torch.ops.mine.f`` is the submission's own operator, not the one it replaces (it stays refused as
+    torch-compute, and its registration as monkey-patch)."""
+    out: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.count("::") == 1:
+            ns = n.value.split("::")[0]
+            if ns.isidentifier() and ns != "aten":
+                out.add(ns)
+    return out
