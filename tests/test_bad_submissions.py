@@ -247,6 +247,8 @@ EXPECTED = {
     "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
                                       # option: refused at the launch as a GPU launch refuses it (KeyError), before
                                       # the check's binding, whose failure was only a note
+    "gpu_options": "runtime_error",   # red team 37: int_builtin launched with num_warps=3: Triton's CUDA options assert
+                                      # a power of 2 (a GPU launch raises); the check's failed binding was only a note
     "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
                                       # JITCallable took the decoy; the check compiles the def the interpreter runs
     "swap_helper": "compile_error",   # red team 32b: int_builtin through a global jit helper rebound after an

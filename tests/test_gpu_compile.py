@@ -158,16 +158,20 @@ verdict(honest, (x, o, 64), {"BLOCK": 32, "num_warps": 8})
 out["respecialised"] = len(g.TIMES) == n0 + 1
 # a launch keyword that names no parameter and no option: a GPU launch refuses it (red team 32b's unknown_kwarg)
 out["unknown option"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "bogus_option": 1})
-# plumbing failures: a note, never a rejection
+# what Triton's own binding refuses on a GPU, the interpreter ignores (red team 37): the launch's error, not a note
 g.NOTES.clear()
-real_bind = g._bind
-g._bind = lambda m, args, kwargs: (_ for _ in ()).throw(KeyError("binding broke"))
+out["num_warps=3"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 3})
+out["stream"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "stream": 0})
+out["too many args"] = verdict(honest, (x, o, 64, 1), {"BLOCK": 64})
+out["refusal notes"] = list(g.NOTES)
+# plumbing failures (the harness's own code broke): a note, never a rejection
+real_binder = g._binder
+g._binder = lambda m: (_ for _ in ()).throw(KeyError("binding broke"))
 out["binding"] = verdict(honest, (x, o, 64), {"BLOCK": 64})
-g._bind = real_bind
-real = g.compile_ttir
-g.compile_ttir = lambda m, packed: (_ for _ in ()).throw(ValueError("plumbing broke"))
+g._binder = real_binder
+g._PRISTINE.append((None, {"x": 1}))  # the harness's restore of Triton's language breaks (vars(None)) in compile_ttir
 out["plumbing"] = verdict(honest, (x, o, 64), {"BLOCK": 16})
-g.compile_ttir = real
+g._PRISTINE.pop()
 out["notes"] = list(g.NOTES)
 # through the launch hooks: the refused body never runs, an honest one does
 install_launch_hooks()
@@ -253,7 +257,23 @@ def test_a_plumbing_error_is_a_note_not_a_rejection(results: dict) -> None:
                                                 "parameter"), results["unknown option"]
     assert results["binding"] == "ok" and results["plumbing"] == "ok"
     assert len(results["notes"]) == 2, results["notes"]
-    assert "could not bind" in results["notes"][0] and "plumbing broke" in results["notes"][1], results["notes"]
+    assert "could not bind" in results["notes"][0] and "binding broke" in results["notes"][0], results["notes"]
+    assert "outside its own error reporting" in results["notes"][1], results["notes"]
+    assert "vars()" in results["notes"][1], results["notes"]
+
+
+@pytest.mark.parametrize("what,needle", [
+    ("num_warps=3", "AssertionError: num_warps must be a power of 2"),
+    ("stream", "AssertionError: stream option is deprecated"),
+    ("too many args", "TypeError"),
+])
+def test_what_tritons_own_binding_refuses_fails_the_launch(results: dict, what: str, needle: str) -> None:
+    """Red team 37: a launch Triton's binding or argument packing refuses on a GPU (options it asserts on, a stream
+    keyword, arguments the signature does not take) fails at the launch, as on a GPU; it was a harness note, and the
+    interpreter ran the body (tests/bad/gpu_options)."""
+    assert results[what].startswith("launch_error: kernel honest: Triton's launch binding refuses"), results[what]
+    assert needle in results[what], results[what]
+    assert results["refusal notes"] == [], results["refusal notes"]
 
 
 def test_a_compile_after_an_interpreted_run_sees_tritons_own_language(results: dict) -> None:
