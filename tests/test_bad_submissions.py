@@ -247,6 +247,8 @@ EXPECTED = {
     "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
                                       # option: refused at the launch as a GPU launch refuses it (KeyError), before
                                       # the check's binding, whose failure was only a note
+    "fn_swap": "compile_error",       # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
+                                      # compiled its cached mirror while the interpreter ran the host body
     "gpu_options": "runtime_error",   # red team 37: int_builtin launched with num_warps=3: Triton's CUDA options assert
                                       # a power of 2 (a GPU launch raises); the check's failed binding was only a note
     "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
@@ -309,7 +311,8 @@ if not PLATFORM.interpreter:
 GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
               "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first",
               "swap_helper_deep": "a GPU's kernel cache keeps the clean helper compiled first",
-              "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first"}
+              "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first",
+              "fn_swap": "a GPU's JITFunction compiles its own source, the clean body"}
 
 
 def _cases():
@@ -345,7 +348,7 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep",
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep", "fn_swap",
                  "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.

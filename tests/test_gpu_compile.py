@@ -115,6 +115,31 @@ def uses_own_function(x_ptr, o_ptr, N: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, N), own_rsqrt(x))
 
 
+def host_body(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+
+
+@triton.jit
+def fn_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+
+
+def host_helper(v):
+    return math.erfc(float(int(v)))
+
+
+@triton.jit
+def _helper(v):
+    return v
+
+
+@triton.jit
+def helper_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, _helper(tl.load(x_ptr + i)))
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -150,6 +175,14 @@ for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_s
                        ("table", table, (idx, o), {"N": 4}), ("np_handle", np_handle, (x, o), {"N": 16}),
                        ("constexpr_combine", constexpr_combine, (x, o), {"N": 16, "COMBINE": _add})]:
     out[name] = verdict(k, a, kw)
+# red team 37: a kernel's (or a jit helper's) fn set to a host body after a launch mirrored the clean one; the
+# interpreter runs what fn holds at the launch, so that is what the check compiles
+out["fn before"] = verdict(fn_swapped, (x, o), {"N": 4})
+fn_swapped.fn = host_body
+out["fn after"] = verdict(fn_swapped, (x, o), {"N": 4})
+out["helper before"] = verdict(helper_swapped, (x, o), {"N": 4})
+_helper.fn = host_helper
+out["helper after"] = verdict(helper_swapped, (x, o), {"N": 4})
 # the cache: the same specialisation compiles once, another compiles again
 n0 = len(g.TIMES)
 verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
@@ -246,6 +279,16 @@ def test_the_signature_is_the_gpu_jits(results: dict) -> None:
 def test_what_a_gpu_refuses_is_a_compile_error(results: dict, what: str, needle: str) -> None:
     assert results[what].startswith("compile_error: "), results[what]  # CompilationError or a subclass of it
     assert needle in results[what], results[what]
+
+
+def test_the_check_compiles_the_fn_the_interpreter_runs(results: dict) -> None:
+    """Red team 37 (tests/bad/fn_swap): ``k.fn = host_body`` after a launch had mirrored the clean body; the mirror was
+    cached per kernel object and compiled the clean body while the interpreter ran the host one. Also a jit helper's
+    fn, one call down."""
+    assert results["fn before"] == "ok" and results["helper before"] == "ok", results
+    assert results["fn after"].startswith("compile_error: ") and "int() argument must be" in results["fn after"], \
+        results["fn after"]
+    assert results["helper after"].startswith("compile_error: "), results["helper after"]
 
 
 def test_outcomes_are_cached_per_specialisation(results: dict) -> None:

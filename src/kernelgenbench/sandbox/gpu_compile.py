@@ -51,8 +51,8 @@ SETTINGS: dict[str, str] = {}
 
 #: (id(kernel's Python function), specialisation key) -> (the function, None or Triton's CompilationError)
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
-#: id(InterpretedFunction) -> (it, its mirror JITFunction)
-_MIRRORS: dict[int, tuple[Any, Any]] = {}
+#: id(InterpretedFunction) -> (it, its mirror JITFunction of its fn now, the mirror's keyword options)
+_MIRRORS: dict[int, tuple[Any, Any, dict]] = {}
 #: id(mirror) -> (the mirror, the globals and closure values its function read when its cached hash was computed)
 _READS: dict[int, tuple[Any, tuple]] = {}
 #: harness notes (plumbing failures) and timings, for tests and the log
@@ -101,8 +101,13 @@ def mirror(obj: Any) -> Any:
         if type(obj) is constexpr and type(obj.value) is interp:  # a global or argument tl.constexpr(jit function)
             return constexpr(mirror(obj.value))
         return obj
+    fn = obj.__dict__.get("fn")
+    kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
+          if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
     hit = _MIRRORS.get(id(obj))
-    if hit is not None and hit[0] is obj:
+    # the mirror of the function the interpreter runs now (launch._rewritten reads obj.fn at each launch and device
+    # call): red team 37 set a kernel's fn to a host body after a launch had mirrored the clean one
+    if hit is not None and hit[0] is obj and hit[1].fn is fn and hit[2] == kw:
         return hit[1]
     from triton.runtime.jit import JITFunction
 
@@ -120,16 +125,14 @@ def mirror(obj: Any) -> Any:
         def get_capture_scope(self):  # the closure too (a kernel made in a factory)
             return {k: mirror(v) for k, v in super().get_capture_scope().items()}
 
-    kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
-          if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
-    m = _Mirror(obj.__dict__["fn"], **kw)
-    own = _def_source(obj.__dict__["fn"])
+    m = _Mirror(fn, **kw)
+    own = _def_source(fn)
     if own is not None and own != m._src:
         # Triton takes the source from the first line of the function's lines, decorators included, that looks like
         # a def (red team 32b: a decorator's string holding a clean decoy def was compiled while the interpreter ran
         # the real body): compile the def the interpreter runs
         m._unsafe_update_src(own)
-    _MIRRORS[id(obj)] = (obj, m)
+    _MIRRORS[id(obj)] = (obj, m, kw)
     return m
 
 
@@ -389,7 +392,7 @@ def _sync_reads(before: bool) -> None:
     without its value: a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound
     ``_ERFC``) or a constexpr's ``.value`` set to another jit function left the key unchanged (red team 36's
     swap_helper_deep and constexpr_swap ran host bodies a GPU refuses)."""
-    for _, m in list(_MIRRORS.values()):
+    for _, m, _kw in list(_MIRRORS.values()):
         try:
             now: tuple | None = _read_values(m.fn)
         except Exception:  # noqa: BLE001 - unreadable: treated as changed
