@@ -249,6 +249,8 @@ EXPECTED = {
                                       # the check's binding, whose failure was only a note
     "fn_swap": "compile_error",       # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
                                       # compiled its cached mirror while the interpreter ran the host body
+    "fn_code": "compile_error",       # red team 37: fn_swap by update_wrapper(k.fn, host, ("__code__",), ()) on the
+                                      # same function object, mirrored clean through another kernel's globals
     "gpu_options": "runtime_error",   # red team 37: int_builtin launched with num_warps=3: Triton's CUDA options assert
                                       # a power of 2 (a GPU launch raises); the check's failed binding was only a note
     "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
@@ -312,7 +314,8 @@ GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
               "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first",
               "swap_helper_deep": "a GPU's kernel cache keeps the clean helper compiled first",
               "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first",
-              "fn_swap": "a GPU's JITFunction compiles its own source, the clean body"}
+              "fn_swap": "a GPU's JITFunction compiles its own source, the clean body",
+              "fn_code": "a GPU's JITFunction compiles its own source, the clean body"}
 
 
 def _cases():
@@ -349,7 +352,7 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
 GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep", "fn_swap",
-                 "constexpr_swap"}
+                 "fn_code", "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
 PRECISION = {"fp16_operands", "tf32_dot", "tf32_default"}

@@ -140,6 +140,18 @@ def helper_swapped(x_ptr, o_ptr, N: tl.constexpr):
         tl.store(o_ptr + i, _helper(tl.load(x_ptr + i)))
 
 
+@triton.jit
+def code_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+
+
+def _host_factory():
+    def code_swapped(x_ptr, o_ptr, N: tl.constexpr):
+        for i in range(N):
+            tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+    return code_swapped
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -183,6 +195,12 @@ out["fn after"] = verdict(fn_swapped, (x, o), {"N": 4})
 out["helper before"] = verdict(helper_swapped, (x, o), {"N": 4})
 _helper.fn = host_helper
 out["helper after"] = verdict(helper_swapped, (x, o), {"N": 4})
+# the kernel's own function given a host body's code in place, after another kernel's check mirrored every jit global
+# of this module (red team 37's fn_code): the interpreter rewrites the new code, the check must compile it
+import functools
+out["code mirrored"] = id(code_swapped) in g._MIRRORS
+functools.update_wrapper(code_swapped.fn, _host_factory(), ("__code__",), ())
+out["code after"] = verdict(code_swapped, (x, o), {"N": 4})
 # the cache: the same specialisation compiles once, another compiles again
 n0 = len(g.TIMES)
 verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
@@ -289,6 +307,14 @@ def test_the_check_compiles_the_fn_the_interpreter_runs(results: dict) -> None:
     assert results["fn after"].startswith("compile_error: ") and "int() argument must be" in results["fn after"], \
         results["fn after"]
     assert results["helper after"].startswith("compile_error: "), results["helper after"]
+
+
+def test_the_check_compiles_the_code_the_interpreter_runs(results: dict) -> None:
+    """Red team 37 (tests/bad/fn_code): functools.update_wrapper(k.fn, host, ("__code__",), ()) on a kernel that an
+    earlier check had mirrored (every jit global of the module is): the mirror kept the clean source."""
+    assert results["code mirrored"] is True
+    assert results["code after"].startswith("compile_error: ") and "int() argument must be" in results["code after"], \
+        results["code after"]
 
 
 def test_outcomes_are_cached_per_specialisation(results: dict) -> None:

@@ -51,8 +51,8 @@ SETTINGS: dict[str, str] = {}
 
 #: (id(kernel's Python function), specialisation key) -> (the function, None or Triton's CompilationError)
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
-#: id(InterpretedFunction) -> (it, its mirror JITFunction of its fn now, the mirror's keyword options)
-_MIRRORS: dict[int, tuple[Any, Any, dict]] = {}
+#: id(InterpretedFunction) -> (it, its mirror JITFunction of its fn now, the mirror's keyword options, run_state(fn))
+_MIRRORS: dict[int, tuple[Any, Any, dict, tuple]] = {}
 #: id(mirror) -> (the mirror, the globals and closure values its function read when its cached hash was computed)
 _READS: dict[int, tuple[Any, tuple]] = {}
 #: harness notes (plumbing failures) and timings, for tests and the log
@@ -106,8 +106,12 @@ def mirror(obj: Any) -> Any:
           if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
     hit = _MIRRORS.get(id(obj))
     # the mirror of the function the interpreter runs now (launch._rewritten reads obj.fn at each launch and device
-    # call): red team 37 set a kernel's fn to a host body after a launch had mirrored the clean one
-    if hit is not None and hit[0] is obj and hit[1].fn is fn and hit[2] == kw:
+    # call), as it is now: red team 37 set a kernel's fn to a host body after a launch had mirrored the clean one, and
+    # gave the kernel's own function a host body's code (functools.update_wrapper(k.fn, host, ("__code__",), ())) after
+    # another kernel's check had mirrored every jit global of the module
+    state = run_state(fn)
+    if hit is not None and hit[0] is obj and hit[1].fn is fn and hit[2] == kw \
+            and len(hit[3]) == len(state) and all(a is b for a, b in zip(hit[3], state)):
         return hit[1]
     from triton.runtime.jit import JITFunction
 
@@ -132,8 +136,17 @@ def mirror(obj: Any) -> Any:
         # a def (red team 32b: a decorator's string holding a clean decoy def was compiled while the interpreter ran
         # the real body): compile the def the interpreter runs
         m._unsafe_update_src(own)
-    _MIRRORS[id(obj)] = (obj, m, kw)
+    _MIRRORS[id(obj)] = (obj, m, kw, state)
     return m
+
+
+def run_state(fn: Any) -> tuple:
+    """What decides the code a kernel's Python function runs, compared by identity: its code object, its defaults and
+    the ``__wrapped__`` that ``inspect`` follows to its source and signature. The check's mirror and the interpreter's
+    rewrite (``launch._rewritten``) are made again when any of it changed."""
+    d = getattr(fn, "__dict__", None)
+    return (getattr(fn, "__code__", None), getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None),
+            d.get("__wrapped__") if type(d) is dict else None)
 
 
 def _def_source(fn: Any) -> str | None:
@@ -392,7 +405,7 @@ def _sync_reads(before: bool) -> None:
     without its value: a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound
     ``_ERFC``) or a constexpr's ``.value`` set to another jit function left the key unchanged (red team 36's
     swap_helper_deep and constexpr_swap ran host bodies a GPU refuses)."""
-    for _, m, _kw in list(_MIRRORS.values()):
+    for _, m, *_rest in list(_MIRRORS.values()):
         try:
             now: tuple | None = _read_values(m.fn)
         except Exception:  # noqa: BLE001 - unreadable: treated as changed
