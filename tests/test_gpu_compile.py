@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = r'''
-import json, math, sys
+import collections, json, math, sys
 import torch, triton, triton.language as tl
 from triton.language.extra import libdevice
 from kernelgenbench.sandbox import gpu_compile as g
@@ -152,6 +152,16 @@ def _host_factory():
     return code_swapped
 
 
+Ops = collections.namedtuple("Ops", "f")
+
+
+@triton.jit
+def nt_arg(x_ptr, o_ptr, OPS, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(o_ptr + offs, OPS[0](x, x))
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -201,6 +211,9 @@ import functools
 out["code mirrored"] = id(code_swapped) in g._MIRRORS
 functools.update_wrapper(code_swapped.fn, _host_factory(), ("__code__",), ())
 out["code after"] = verdict(code_swapped, (x, o), {"N": 4})
+# an honest plain namedtuple of jit functions as an argument: its members are mirrored like a tuple's (Triton's binder
+# refused the interpreted ones, now a launch error, not a note)
+out["namedtuple arg"] = verdict(nt_arg, (x, o, Ops(_add)), {"N": 16})
 # the cache: the same specialisation compiles once, another compiles again
 n0 = len(g.TIMES)
 verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
@@ -315,6 +328,10 @@ def test_the_check_compiles_the_code_the_interpreter_runs(results: dict) -> None
     assert results["code mirrored"] is True
     assert results["code after"].startswith("compile_error: ") and "int() argument must be" in results["code after"], \
         results["code after"]
+
+
+def test_a_namedtuple_of_jit_functions_binds_as_on_a_gpu(results: dict) -> None:
+    assert results["namedtuple arg"] == "ok", results["namedtuple arg"]
 
 
 def test_outcomes_are_cached_per_specialisation(results: dict) -> None:

@@ -169,6 +169,10 @@ def _def_source(fn: Any) -> str | None:
 def _mirror_tree(v: Any) -> Any:
     if type(v) in (tuple, list):
         return type(v)(_mirror_tree(x) for x in v)
+    if issubclass(type(v), tuple) and type(type(v)) is type and "_fields" in type(v).__dict__:
+        # a plain namedtuple (the launch rule admits no other tuple subclass): its jit functions mirrored too, or
+        # Triton's binder refuses the interpreted ones, which a GPU launch would not
+        return type(v)(*(_mirror_tree(x) for x in v))
     return mirror(v)
 
 
