@@ -97,8 +97,9 @@ EXPECTED = {
                                       # after the traced call (red team 28); behind L1 the harness snapshot
     "ret_class": "profile",           # rms_norm returns (unjudged) an object whose __class__ property computes the
                                       # result with PyTorch when the harness's isinstance() reads it (red team 28)
-    "dict_shadow": "profile",         # a method written into a tensor's __dict__ by functools.update_wrapper, past
-                                      # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c)
+    "dict_shadow": "static_scan",     # a method written into a tensor's __dict__ by functools.update_wrapper, past
+                                      # the Tensor.__setattr__ guard; the launch rule refuses it (red team 29c; L1
+                                      # since red team 37 judges update_wrapper's names: BEHIND_L1)
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
     "autotune_config_subclass": "static_scan",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
                                       # (L1 since red team 31: a Triton class as a base; behind it the launch rule)
@@ -247,6 +248,13 @@ EXPECTED = {
     "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
                                       # option: refused at the launch as a GPU launch refuses it (KeyError), before
                                       # the check's binding, whose failure was only a note
+    "fn_swap": "compile_error",       # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
+                                      # compiled its cached mirror while the interpreter ran the host body
+    "fn_code": "static_scan",         # red team 37: fn_swap by update_wrapper(k.fn, host, ("__code__",), ()) on the
+                                      # same function object, mirrored clean through another kernel's globals (L1
+                                      # judges update_wrapper's names like setattr's; behind it the GPU compile check)
+    "gpu_options": "runtime_error",   # red team 37: int_builtin launched with num_warps=3: Triton's CUDA options assert
+                                      # a power of 2 (a GPU launch raises); the check's failed binding was only a note
     "decoy_def": "compile_error",     # red team 32b: int_builtin + a decoy def line in a decorator string: Triton's
                                       # JITCallable took the decoy; the check compiles the def the interpreter runs
     "swap_helper": "compile_error",   # red team 32b: int_builtin through a global jit helper rebound after an
@@ -272,8 +280,9 @@ EXPECTED = {
     "log_parent": "profile",          # an object of its own as the root logger's parent: its `level` property runs
                                       # whenever a logger checks its level (dynamo, Inductor), outside the traces;
                                       # the child's logging-tree check (snapshots.logging_changed)
-    "code_rewrite": "profile",        # Triton's tl.maximum given the submission's code in place (update_wrapper with
-                                      # "__code__"): NumPy on the interpreter's block; snapshots.code_changed
+    "code_rewrite": "static_scan",    # Triton's tl.maximum given the submission's code in place (update_wrapper with
+                                      # "__code__"): NumPy on the interpreter's block; snapshots.code_changed (L1
+                                      # since red team 37 judges update_wrapper's names: BEHIND_L1)
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -307,7 +316,9 @@ if not PLATFORM.interpreter:
 GPU_HONEST = {"decoy_def": "a GPU compiles the decoy, the oracle's clean body",
               "swap_helper": "a GPU's kernel cache keeps the clean helper compiled first",
               "swap_helper_deep": "a GPU's kernel cache keeps the clean helper compiled first",
-              "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first"}
+              "constexpr_swap": "a GPU's kernel cache keeps the clean helper compiled first",
+              "fn_swap": "a GPU's JITFunction compiles its own source, the clean body",
+              "fn_code": "a GPU's JITFunction compiles its own source, the clean body"}
 
 
 def _cases():
@@ -343,7 +354,7 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep",
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep", "fn_swap",
                  "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
@@ -446,7 +457,11 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "param_subclass": "profile",
              # red team 31: NumPy through .handle.data in a kernel body; Triton's GPU front end, run at every launch
              # on the interpreter (sandbox/gpu_compile.py), refuses it
-             "np_handle": "compile_error"}
+             "np_handle": "compile_error",
+             # red team 37: functools.update_wrapper with assigned/updated names L1 refuses as setattr's; behind it the
+             # launch rule (a tensor attribute shadowing a method), the snapshots of Triton's functions, and the GPU
+             # compile check of the code the interpreter runs (interpreter-only: GPU_HONEST)
+             "dict_shadow": "profile", "code_rewrite": "profile", "fn_code": "compile_error"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -459,6 +474,8 @@ BEHIND_L1_XFAIL = {
 def _behind_l1_cases():
     for what in sorted(BEHIND_L1):
         marks = [pytest.mark.xfail(reason=BEHIND_L1_XFAIL[what], strict=True)] if what in BEHIND_L1_XFAIL else []
+        if what in GPU_HONEST and not PLATFORM.interpreter:
+            marks.append(pytest.mark.skip(reason=f"interpreter-only cheat: {GPU_HONEST[what]}"))
         paths = [p for p in fixtures(BAD) if fixture_kind(p) == what]
         for path in paths:  # every fixture of the kind (mode_relay has three)
             yield pytest.param(what, path, marks=marks,
@@ -483,6 +500,8 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "fn_code":
+        assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "np_handle":
         # the interpreter's GPU compile check names it; on a GPU Triton's own front end refuses `x.handle.data`
         said = "does not compile for a GPU" if PLATFORM.interpreter else "has no attribute 'data'"

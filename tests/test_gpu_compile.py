@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = r'''
-import json, math, sys
+import collections, json, math, sys
 import torch, triton, triton.language as tl
 from triton.language.extra import libdevice
 from kernelgenbench.sandbox import gpu_compile as g
@@ -115,6 +115,53 @@ def uses_own_function(x_ptr, o_ptr, N: tl.constexpr):
     tl.store(o_ptr + tl.arange(0, N), own_rsqrt(x))
 
 
+def host_body(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+
+
+@triton.jit
+def fn_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+
+
+def host_helper(v):
+    return math.erfc(float(int(v)))
+
+
+@triton.jit
+def _helper(v):
+    return v
+
+
+@triton.jit
+def helper_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, _helper(tl.load(x_ptr + i)))
+
+
+@triton.jit
+def code_swapped(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+
+
+def _host_factory():
+    def code_swapped(x_ptr, o_ptr, N: tl.constexpr):
+        for i in range(N):
+            tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+    return code_swapped
+
+
+Ops = collections.namedtuple("Ops", "f")
+
+
+@triton.jit
+def nt_arg(x_ptr, o_ptr, OPS, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(o_ptr + offs, OPS[0](x, x))
+
+
 def verdict(k, args, kw):
     try:
         g.check_launch(k, args, kw)
@@ -150,6 +197,23 @@ for name, k, a, kw in [("int_builtin", int_builtin, (x, o), {"N": 4}), ("block_s
                        ("table", table, (idx, o), {"N": 4}), ("np_handle", np_handle, (x, o), {"N": 16}),
                        ("constexpr_combine", constexpr_combine, (x, o), {"N": 16, "COMBINE": _add})]:
     out[name] = verdict(k, a, kw)
+# red team 37: a kernel's (or a jit helper's) fn set to a host body after a launch mirrored the clean one; the
+# interpreter runs what fn holds at the launch, so that is what the check compiles
+out["fn before"] = verdict(fn_swapped, (x, o), {"N": 4})
+fn_swapped.fn = host_body
+out["fn after"] = verdict(fn_swapped, (x, o), {"N": 4})
+out["helper before"] = verdict(helper_swapped, (x, o), {"N": 4})
+_helper.fn = host_helper
+out["helper after"] = verdict(helper_swapped, (x, o), {"N": 4})
+# the kernel's own function given a host body's code in place, after another kernel's check mirrored every jit global
+# of this module (red team 37's fn_code): the interpreter rewrites the new code, the check must compile it
+import functools
+out["code mirrored"] = id(code_swapped) in g._MIRRORS
+functools.update_wrapper(code_swapped.fn, _host_factory(), ("__code__",), ())
+out["code after"] = verdict(code_swapped, (x, o), {"N": 4})
+# an honest plain namedtuple of jit functions as an argument: its members are mirrored like a tuple's (Triton's binder
+# refused the interpreted ones, now a launch error, not a note)
+out["namedtuple arg"] = verdict(nt_arg, (x, o, Ops(_add)), {"N": 16})
 # the cache: the same specialisation compiles once, another compiles again
 n0 = len(g.TIMES)
 verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
@@ -158,16 +222,20 @@ verdict(honest, (x, o, 64), {"BLOCK": 32, "num_warps": 8})
 out["respecialised"] = len(g.TIMES) == n0 + 1
 # a launch keyword that names no parameter and no option: a GPU launch refuses it (red team 32b's unknown_kwarg)
 out["unknown option"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "bogus_option": 1})
-# plumbing failures: a note, never a rejection
+# what Triton's own binding refuses on a GPU, the interpreter ignores (red team 37): the launch's error, not a note
 g.NOTES.clear()
-real_bind = g._bind
-g._bind = lambda m, args, kwargs: (_ for _ in ()).throw(KeyError("binding broke"))
+out["num_warps=3"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 3})
+out["stream"] = verdict(honest, (x, o, 64), {"BLOCK": 64, "stream": 0})
+out["too many args"] = verdict(honest, (x, o, 64, 1), {"BLOCK": 64})
+out["refusal notes"] = list(g.NOTES)
+# plumbing failures (the harness's own code broke): a note, never a rejection
+real_binder = g._binder
+g._binder = lambda m: (_ for _ in ()).throw(KeyError("binding broke"))
 out["binding"] = verdict(honest, (x, o, 64), {"BLOCK": 64})
-g._bind = real_bind
-real = g.compile_ttir
-g.compile_ttir = lambda m, packed: (_ for _ in ()).throw(ValueError("plumbing broke"))
+g._binder = real_binder
+g._PRISTINE.append((None, {"x": 1}))  # the harness's restore of Triton's language breaks (vars(None)) in compile_ttir
 out["plumbing"] = verdict(honest, (x, o, 64), {"BLOCK": 16})
-g.compile_ttir = real
+g._PRISTINE.pop()
 out["notes"] = list(g.NOTES)
 # through the launch hooks: the refused body never runs, an honest one does
 install_launch_hooks()
@@ -244,6 +312,28 @@ def test_what_a_gpu_refuses_is_a_compile_error(results: dict, what: str, needle:
     assert needle in results[what], results[what]
 
 
+def test_the_check_compiles_the_fn_the_interpreter_runs(results: dict) -> None:
+    """Red team 37 (tests/bad/fn_swap): ``k.fn = host_body`` after a launch had mirrored the clean body; the mirror was
+    cached per kernel object and compiled the clean body while the interpreter ran the host one. Also a jit helper's
+    fn, one call down."""
+    assert results["fn before"] == "ok" and results["helper before"] == "ok", results
+    assert results["fn after"].startswith("compile_error: ") and "int() argument must be" in results["fn after"], \
+        results["fn after"]
+    assert results["helper after"].startswith("compile_error: "), results["helper after"]
+
+
+def test_the_check_compiles_the_code_the_interpreter_runs(results: dict) -> None:
+    """Red team 37 (tests/bad/fn_code): functools.update_wrapper(k.fn, host, ("__code__",), ()) on a kernel that an
+    earlier check had mirrored (every jit global of the module is): the mirror kept the clean source."""
+    assert results["code mirrored"] is True
+    assert results["code after"].startswith("compile_error: ") and "int() argument must be" in results["code after"], \
+        results["code after"]
+
+
+def test_a_namedtuple_of_jit_functions_binds_as_on_a_gpu(results: dict) -> None:
+    assert results["namedtuple arg"] == "ok", results["namedtuple arg"]
+
+
 def test_outcomes_are_cached_per_specialisation(results: dict) -> None:
     assert results["cached"] and results["respecialised"]
 
@@ -253,7 +343,23 @@ def test_a_plumbing_error_is_a_note_not_a_rejection(results: dict) -> None:
                                                 "parameter"), results["unknown option"]
     assert results["binding"] == "ok" and results["plumbing"] == "ok"
     assert len(results["notes"]) == 2, results["notes"]
-    assert "could not bind" in results["notes"][0] and "plumbing broke" in results["notes"][1], results["notes"]
+    assert "could not bind" in results["notes"][0] and "binding broke" in results["notes"][0], results["notes"]
+    assert "outside its own error reporting" in results["notes"][1], results["notes"]
+    assert "vars()" in results["notes"][1], results["notes"]
+
+
+@pytest.mark.parametrize("what,needle", [
+    ("num_warps=3", "AssertionError: num_warps must be a power of 2"),
+    ("stream", "AssertionError: stream option is deprecated"),
+    ("too many args", "TypeError"),
+])
+def test_what_tritons_own_binding_refuses_fails_the_launch(results: dict, what: str, needle: str) -> None:
+    """Red team 37: a launch Triton's binding or argument packing refuses on a GPU (options it asserts on, a stream
+    keyword, arguments the signature does not take) fails at the launch, as on a GPU; it was a harness note, and the
+    interpreter ran the body (tests/bad/gpu_options)."""
+    assert results[what].startswith("launch_error: kernel honest: Triton's launch binding refuses"), results[what]
+    assert needle in results[what], results[what]
+    assert results["refusal notes"] == [], results["refusal notes"]
 
 
 def test_a_compile_after_an_interpreted_run_sees_tritons_own_language(results: dict) -> None:

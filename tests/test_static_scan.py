@@ -2963,3 +2963,33 @@ def test_a_misspelt_triton_name_is_called_a_typo():
     assert f.rule == "introspection" and "does not have (did you mean triton.next_power_of_2?)" in f.message
     (g,) = scan_source("import triton\n\nB = triton.runtime.build\n")
     assert "does not have" not in g.message
+
+
+def test_update_wrapper_names_are_judged_like_setattrs() -> None:
+    """Red team 37: ``functools.update_wrapper(k.fn, host, ("__code__",), ())`` gave a kernel's own function a host
+    body's code (tests/bad/fn_code); red team 35 did it to Triton's ``tl.maximum`` (code_rewrite), 29c wrote a method
+    into a tensor's ``__dict__`` with ``updated=("__dict__",)`` (dict_shadow). The names written in the call are judged
+    as setattr's literal names, names L1 cannot read are dynamic; ``@functools.wraps(fn)`` with its defaults, or with
+    plain names, stays clean."""
+    src = '''
+    import functools
+    from functools import update_wrapper, wraps
+
+    def f(k, host, names):
+        functools.update_wrapper(k.fn, host, ("__code__",), ())
+        update_wrapper(host, k, assigned=(), updated=("__dict__",))
+        functools.wraps(host, ("__defaults__",))(k)
+        functools.update_wrapper(k, host, names)
+        functools.update_wrapper(k, host, functools.WRAPPER_ASSIGNMENTS, functools.WRAPPER_UPDATES)
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def w(*a):
+            return fn(*a)
+
+        @wraps(fn, assigned=("__module__", "__name__", "__doc__"), updated=())
+        def v(*a):
+            return fn(*a)
+        return w, v
+    '''
+    assert hits(src) == [(6, "introspection"), (7, "introspection"), (8, "introspection"), (9, "dynamic-attr")]

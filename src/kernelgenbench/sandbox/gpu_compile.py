@@ -51,8 +51,8 @@ SETTINGS: dict[str, str] = {}
 
 #: (id(kernel's Python function), specialisation key) -> (the function, None or Triton's CompilationError)
 _OUTCOMES: dict[tuple[int, str], tuple[Any, BaseException | None]] = {}
-#: id(InterpretedFunction) -> (it, its mirror JITFunction)
-_MIRRORS: dict[int, tuple[Any, Any]] = {}
+#: id(InterpretedFunction) -> (it, its mirror JITFunction of its fn now, the mirror's keyword options, run_state(fn))
+_MIRRORS: dict[int, tuple[Any, Any, dict, tuple]] = {}
 #: id(mirror) -> (the mirror, the globals and closure values its function read when its cached hash was computed)
 _READS: dict[int, tuple[Any, tuple]] = {}
 #: harness notes (plumbing failures) and timings, for tests and the log
@@ -101,8 +101,17 @@ def mirror(obj: Any) -> Any:
         if type(obj) is constexpr and type(obj.value) is interp:  # a global or argument tl.constexpr(jit function)
             return constexpr(mirror(obj.value))
         return obj
+    fn = obj.__dict__.get("fn")
+    kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
+          if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
     hit = _MIRRORS.get(id(obj))
-    if hit is not None and hit[0] is obj:
+    # the mirror of the function the interpreter runs now (launch._rewritten reads obj.fn at each launch and device
+    # call), as it is now: red team 37 set a kernel's fn to a host body after a launch had mirrored the clean one, and
+    # gave the kernel's own function a host body's code (functools.update_wrapper(k.fn, host, ("__code__",), ())) after
+    # another kernel's check had mirrored every jit global of the module
+    state = run_state(fn)
+    if hit is not None and hit[0] is obj and hit[1].fn is fn and hit[2] == kw \
+            and len(hit[3]) == len(state) and all(a is b for a, b in zip(hit[3], state)):
         return hit[1]
     from triton.runtime.jit import JITFunction
 
@@ -120,17 +129,24 @@ def mirror(obj: Any) -> Any:
         def get_capture_scope(self):  # the closure too (a kernel made in a factory)
             return {k: mirror(v) for k, v in super().get_capture_scope().items()}
 
-    kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
-          if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
-    m = _Mirror(obj.__dict__["fn"], **kw)
-    own = _def_source(obj.__dict__["fn"])
+    m = _Mirror(fn, **kw)
+    own = _def_source(fn)
     if own is not None and own != m._src:
         # Triton takes the source from the first line of the function's lines, decorators included, that looks like
         # a def (red team 32b: a decorator's string holding a clean decoy def was compiled while the interpreter ran
         # the real body): compile the def the interpreter runs
         m._unsafe_update_src(own)
-    _MIRRORS[id(obj)] = (obj, m)
+    _MIRRORS[id(obj)] = (obj, m, kw, state)
     return m
+
+
+def run_state(fn: Any) -> tuple:
+    """What decides the code a kernel's Python function runs, compared by identity: its code object, its defaults and
+    the ``__wrapped__`` that ``inspect`` follows to its source and signature. The check's mirror and the interpreter's
+    rewrite (``launch._rewritten``) are made again when any of it changed."""
+    d = getattr(fn, "__dict__", None)
+    return (getattr(fn, "__code__", None), getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None),
+            d.get("__wrapped__") if type(d) is dict else None)
 
 
 def _def_source(fn: Any) -> str | None:
@@ -153,6 +169,10 @@ def _def_source(fn: Any) -> str | None:
 def _mirror_tree(v: Any) -> Any:
     if type(v) in (tuple, list):
         return type(v)(_mirror_tree(x) for x in v)
+    if issubclass(type(v), tuple) and type(type(v)) is type and "_fields" in type(v).__dict__:
+        # a plain namedtuple (the launch rule admits no other tuple subclass): its jit functions mirrored too, or
+        # Triton's binder refuses the interpreted ones, which a GPU launch would not
+        return type(v)(*(_mirror_tree(x) for x in v))
     return mirror(v)
 
 
@@ -264,23 +284,48 @@ def _tensor_member(attr: str) -> Any:
     return None
 
 
-def _bind(m: Any, args: tuple, kwargs: dict) -> tuple[str, Any]:
-    """What ``JITFunction.run`` computes on a GPU before it compiles: the cache key of the specialisation and the
-    ``(options, signature, constexprs, attrs)`` the compiler gets."""
-    from triton import knobs
+def _binder(m: Any) -> Any:
+    """Triton's binder of ``m``'s signature for the CUDA backend (made once per mirror): ``JITFunction.run``'s."""
     from triton.runtime.jit import create_function_from_signature
 
-    target, backend = _backend()
-    kwargs = dict(kwargs)
-    kwargs["debug"] = kwargs.get("debug", m.debug) or knobs.runtime.debug
-    kwargs["instrumentation_mode"] = knobs.compilation.instrumentation_mode
     binder = m.__dict__.get("_kgb_binder")
     if binder is None:
-        binder = m._kgb_binder = create_function_from_signature(m.signature, m.params, backend)
-    bound, specialization, options = binder(*_mirror_tree(list(args)), **{k: _mirror_tree(v) for k, v in
-                                                                         kwargs.items()})
+        binder = m._kgb_binder = create_function_from_signature(m.signature, m.params, _backend()[1])
+    return binder
+
+
+def _bind(m: Any, binder: Any, args: list, kwargs: dict) -> tuple[str, Any]:
+    """What ``JITFunction.run`` computes on a GPU before it compiles, from the launch's (mirrored) arguments: the cache
+    key of the specialisation and the ``(options, signature, constexprs, attrs)`` the compiler gets. What this raises
+    a GPU launch raises too (Triton's binder and argument packing: :func:`_launch_error`)."""
+    bound, specialization, options = binder(*args, **kwargs)
     key = f"{specialization}|{sorted(options.items(), key=lambda kv: kv[0])}"
-    return key, m._pack_args(backend, kwargs, bound, specialization, options)
+    return key, m._pack_args(_backend()[1], kwargs, bound, specialization, options)
+
+
+def _harness_file(path: str) -> bool:
+    return os.path.abspath(path).startswith(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
+
+
+def _launch_error(exc: BaseException) -> bool:
+    """Whether ``exc``, raised while the check bound, hashed or compiled a launch, is the launch's own failure (what a
+    GPU launch raises at the same step) rather than the check's plumbing: its innermost Python frame is Triton's code
+    (its binder, argument packing, options, dependency hash or front end, Triton's generated binder included), the
+    frame of :func:`_bind` that calls Triton's binder (an argument list the kernel's signature does not take), or any
+    code that is not the harness's. Red team 37: ``num_warps=3`` (Triton's CUDA options assert a power of 2) or
+    ``stream=`` (``_pack_args`` asserts it absent) made the binding fail inside Triton, which was only a note, and the
+    interpreter ran a body a GPU refuses; a dead-branch ``math.<missing>`` made the dependency hash raise
+    AttributeError, the same way past the compile."""
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        last = tb.tb_frame
+        tb = tb.tb_next
+    if last is None:
+        return False
+    if last.f_code is _bind.__code__:
+        return True
+    return not _harness_file(last.f_code.co_filename)
 
 
 def compile_ttir(m: Any, packed: Any) -> Any:
@@ -364,7 +409,7 @@ def _sync_reads(before: bool) -> None:
     without its value: a global rebound inside a helper (the kernel calls ``_mid``, ``_mid`` calls the rebound
     ``_ERFC``) or a constexpr's ``.value`` set to another jit function left the key unchanged (red team 36's
     swap_helper_deep and constexpr_swap ran host bodies a GPU refuses)."""
-    for _, m in list(_MIRRORS.values()):
+    for _, m, *_rest in list(_MIRRORS.values()):
         try:
             now: tuple | None = _read_values(m.fn)
         except Exception:  # noqa: BLE001 - unreadable: treated as changed
@@ -419,10 +464,24 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
         raise GPULaunchError(f"kernel {name}: launch keyword(s) {', '.join(sorted(unknown))} name no parameter of "
                              f"the kernel and no Triton launch option; a GPU launch raises KeyError for them")
     try:
+        from triton import knobs
+
         m = mirror(kernel)
         _sync_reads(before=True)  # before the binding: a jit-function argument's specialisation is its hash
-        key, packed = _bind(m, args, {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")})
+        binder = _binder(m)
+        kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        kw["debug"] = kw.get("debug", m.debug) or knobs.runtime.debug
+        kw["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+        margs, mkw = _mirror_tree(list(args)), {k: _mirror_tree(v) for k, v in kw.items()}
     except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
+        _note(f"kernel {name}: could not bind the launch for a GPU target ({type(exc).__name__}: {exc})")
+        return
+    try:
+        key, packed = _bind(m, binder, margs, mkw)
+    except Exception as exc:  # noqa: BLE001 - Triton's binding refused the launch, or the check's plumbing broke
+        if _launch_error(exc):
+            raise GPULaunchError(f"kernel {name}: Triton's launch binding refuses this launch for a GPU target "
+                                 f"({type(exc).__name__}: {exc}); a GPU launch raises it") from exc
         _note(f"kernel {name}: could not bind the launch for a GPU target ({type(exc).__name__}: {exc})")
         return
     # the globals the body reaches (jit helpers, constexpr globals) are part of what is compiled: a helper rebound
@@ -433,18 +492,25 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     hit = _OUTCOMES.get((id(fn), key))
     if hit is None or hit[0] is not fn:
         t0 = time.perf_counter()
-        err = None
+        err: BaseException | None = None
         try:
             compile_ttir(m, packed)
         except CompilationError as exc:
             err = exc
-        except Exception as exc:  # noqa: BLE001 - the check's own failure: the interpreter's verdict stands
-            _note(f"kernel {name}: the GPU front end failed outside its own error reporting "
-                  f"({type(exc).__name__}: {exc})")
+        except Exception as exc:  # noqa: BLE001 - Triton's own failure (a GPU raises it too), or the check's plumbing
+            if _launch_error(exc):
+                err = GPULaunchError(f"kernel {name}: Triton fails to compile it for a GPU target outside its "
+                                     f"compilation errors ({type(exc).__name__}: {exc}); a GPU launch raises it")
+                err.__cause__ = exc
+            else:
+                _note(f"kernel {name}: the GPU front end failed outside its own error reporting "
+                      f"({type(exc).__name__}: {exc})")
         TIMES.append((name, time.perf_counter() - t0))
         if SETTINGS.get("KGB_GPU_COMPILE_LOG"):
             _measure(name, m, packed, TIMES[-1][1], err)
         hit = _OUTCOMES[(id(fn), key)] = (fn, err)
+    if type(hit[1]) is GPULaunchError:
+        raise hit[1]
     if hit[1] is not None:
         raise GPUCompilationError(f"kernel {name} does not compile for a GPU (Triton {_triton_version()}, "
                                   f"sm_{TARGET[1]}), so the interpreter does not run it:\n"

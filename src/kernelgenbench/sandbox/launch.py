@@ -420,8 +420,9 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     return out
 
 
-#: id(kernel's Python function) -> (that function, the interpreter's rewrite of it), made by the harness
-_REWRITTEN: dict[int, tuple[Any, Any]] = {}
+#: id(kernel's Python function) -> (that function, the interpreter's rewrite of it, its gpu_compile.run_state), made
+#: by the harness
+_REWRITTEN: dict[int, tuple[Any, Any, tuple]] = {}
 
 
 def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None) -> list[Any]:
@@ -453,11 +454,12 @@ def _rewritten(kernel: Any) -> Any:
     from triton.runtime.interpreter import FunctionRewriter
 
     fn = kernel.__dict__.get("fn")
+    state = gpu_compile.run_state(fn)  # its code changed in place (red team 37): rewritten again, and checked again
     hit = _REWRITTEN.get(id(fn))
-    if hit is not None and hit[0] is fn:
+    if hit is not None and hit[0] is fn and all(a is b for a, b in zip(hit[2], state)):
         return hit[1]
     out = FunctionRewriter.rewrite_ast(FunctionRewriter(fn, **(kernel.__dict__.get("kwargs") or {})))
-    _REWRITTEN[id(fn)] = (fn, out)
+    _REWRITTEN[id(fn)] = (fn, out, state)
     return out
 
 

@@ -549,6 +549,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self._mark_chain(func)
             self._check_path(node, path, as_call=True)
             kws = {k.arg: k.value for k in node.keywords}
+            if path in ("functools.update_wrapper", "functools.wraps"):
+                self._check_wrapper_names(node, path)
             if None in kws and (path == "dataclasses.make_dataclass" or path.startswith("enum.")):
                 self._check_factory_bases(node, None, f"{path}(**...)")
             elif path == "dataclasses.make_dataclass" and "bases" in kws:

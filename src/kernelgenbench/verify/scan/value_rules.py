@@ -142,3 +142,23 @@ class _ValueRules:
             return
         if node.id in self.scopes[0].imported:
             self.report(node, "monkey-patch", f"rebinds the imported name {node.id} through `global`")
+
+    def _check_wrapper_names(self, node: ast.Call, path: str) -> None:
+        """``functools.update_wrapper(w, f, assigned, updated)`` and ``functools.wraps(f, assigned, updated)`` set and
+        update attributes of ``w`` by name: names given in the call are judged as ``setattr``'s literal names (red team
+        37: ``("__code__",)`` gave a kernel's own function a host body's code; red team 35: Triton's ``tl.maximum``;
+        29c: ``updated=("__dict__",)`` shadowed a tensor's methods); names L1 cannot read are dynamic attributes. The
+        defaults (not written in the call: ``@functools.wraps(fn)``) pass."""
+        first = 2 if path == "functools.update_wrapper" else 1
+        given = node.args[first:first + 2] + [k.value for k in node.keywords if k.arg in ("assigned", "updated", None)]
+        for v in given:
+            if isinstance(v, ast.Attribute) and self.resolve(v) in ("functools.WRAPPER_ASSIGNMENTS",
+                                                                   "functools.WRAPPER_UPDATES"):
+                continue
+            names = v.elts if isinstance(v, (ast.Tuple, ast.List)) else None
+            if names is None or not all(isinstance(e, ast.Constant) and type(e.value) is str for e in names):
+                self.report(node, "dynamic-attr", f"calls {path} with attribute names that are not a literal tuple of "
+                            "strings: it sets and updates attributes by those names, like setattr")
+                continue
+            for e in names:
+                self._check_attr_name(node, node, e.value)
