@@ -274,6 +274,13 @@ EXPECTED = {
                                       # the child's logging-tree check (snapshots.logging_changed)
     "code_rewrite": "profile",        # Triton's tl.maximum given the submission's code in place (update_wrapper with
                                       # "__code__"): NumPy on the interpreter's block; snapshots.code_changed
+    # red team 37 (the allowances of false-rejection hunt 37)
+    "disable_class": "static_scan",   # torch.compiler.disable(type(x)) rebinds torch.Tensor.__init__/__call__ (dynamo's
+                                      # wrappers, PyTorch's code); behind L1 the harness snapshot (BEHIND_L1)
+    "format_escape": "static_scan",   # "{0.__globals__[torch].sys.modules[...].STATE.ghost}".format(f): a format
+                                      # field walks attributes L1 refuses as code and tells an L2 ghost replay from
+                                      # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);
+                                      # host compute, the L3 budgets lifted (BUDGET_LIFTED), otherwise passed
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -324,6 +331,9 @@ def _cases():
 #: host reads and copies in force they fail as ``profile``; with the budgets lifted, the later checks
 #: (L2 ghost replay, proof of launch) must still catch them with their own class.
 BUDGET_CAUGHT = {"ghost", "no_launch"}
+#: Fixtures run with the L3 budgets lifted by the main test: BUDGET_CAUGHT's, and cheats whose payload is host compute
+#: within the budgets' reach but whose hole is elsewhere (format_escape: L1, which alone stands before L2 there).
+BUDGET_LIFTED = BUDGET_CAUGHT | {"format_escape"}
 
 
 #: Fixtures of data-movement operators (select_backward, index_select) that move the values with ATen
@@ -380,7 +390,7 @@ def _brief(rec: dict) -> str:
 @pytest.mark.parametrize("path,op_id,expected", list(_cases()))
 def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    if fixture_kind(path) in BUDGET_CAUGHT:
+    if fixture_kind(path) in BUDGET_LIFTED:
         from kernelgenbench.verify import profile
 
         monkeypatch.setattr(profile, "ITEM_BUDGET", 10 ** 6)

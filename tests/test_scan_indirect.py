@@ -1,0 +1,105 @@
+"""L1 rules on what allowed calls do with the values they are given (red team 37, verify/scan/indirect_rules.py):
+format templates whose fields read attributes, and torch.compiler.disable given anything but the file's own
+functions or classes."""
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kernelgenbench.verify.scan import scan_source
+
+HEAD = "import torch\nimport triton\nimport triton.language as tl\n"
+
+
+def _rules(body: str) -> list[tuple[str, str]]:
+    return [(f.rule, f.message) for f in scan_source(HEAD + textwrap.dedent(body))]
+
+
+@pytest.mark.parametrize("body,what", [
+    ("def f(x):\n    return '{0.__globals__[torch].sys.modules}'.format(f)\n", "{0.__globals__[torch].sys.modules}"),
+    ("_M = 'bad {0.shape}'\ndef f(x):\n    return _M.format(x)\n", "{0.shape}"),
+    ("def f(x):\n    return '{0:{1.__class__}}'.format(x, x)\n", "{1.__class__}"),
+    ("def f(x):\n    return str.format('{0.__class__}', x)\n", "{0.__class__}"),
+    ("def f(x):\n    return '{a.b}'.format_map({'a': x})\n", "{a.b}"),
+    ("def f(x):\n    with torch.cuda.nvtx.range('{0.__globals__}', f):\n        pass\n", "{0.__globals__}"),
+    ("from torch.cuda import nvtx\ndef f(x):\n    with nvtx.range('{0.__class__}', x):\n        pass\n",
+     "{0.__class__}"),
+])
+def test_a_format_field_that_reads_an_attribute_is_refused(body: str, what: str) -> None:
+    found = _rules(body)
+    assert [r for r, _ in found] == ["introspection"], found
+    assert f"its field {what} reads an attribute by name" in found[0][1], found
+
+
+@pytest.mark.parametrize("body", [
+    "def f(x, m):\n    return m.format(x)\n",
+    "def f(x):\n    return ('{0' + '.__class__}').format(x)\n",
+    "g = str.format\n",
+])
+def test_a_format_template_that_is_not_written_out_is_refused(body: str) -> None:
+    found = _rules(body)
+    assert [r for r, _ in found] == ["introspection"], found
+    assert "whose template is not a string literal" in found[0][1], found
+
+
+def test_an_nvtx_range_is_called_and_its_template_judged() -> None:
+    found = _rules("r = torch.cuda.nvtx.range\n")
+    assert [r for r, _ in found] == ["introspection"] and "other than by calling it" in found[0][1], found
+
+
+def test_plain_format_templates_and_nvtx_ranges_are_allowed() -> None:
+    assert _rules("""
+        _MSG = "expected {} elements, got {}"
+        def f(x, shape):
+            a = "{} {:>8} {0[1]} {k[a.b]} {{x.y}}".format(x, 1, k={})
+            with torch.cuda.nvtx.range("neg {}", 3):
+                torch.cuda.nvtx.range_push("neg")
+                torch.cuda.nvtx.range_pop()
+            with torch.cuda.nvtx.range("plain"):
+                pass
+            return _MSG.format(shape[0], a)
+        """) == []
+
+
+@pytest.mark.parametrize("body,what", [
+    ("def f(x):\n    torch.compiler.disable(torch.Tensor)\n", "applies torch.compiler.disable to torch.Tensor"),
+    ("def f(x):\n    torch.compiler.disable(type(x))\n", "applies torch.compiler.disable to type(x)"),
+    ("def f(c):\n    return torch.compiler.disable(c)\n", "applies torch.compiler.disable to c"),
+    ("from torch.compiler import disable\nk = disable(fn=torch.Tensor)\n",
+     "applies torch.compiler.disable to torch.Tensor"),
+    ("d = torch.compiler.disable\n", "other than as a decorator or a call"),
+    ("w = torch.compiler.disable()\n", "keeps torch.compiler.disable(...) as a value"),
+    ("def f(*a):\n    return torch.compiler.disable(*a)\n", "with unpacked arguments"),
+])
+def test_torch_compiler_disable_given_what_the_file_does_not_define_is_refused(body: str, what: str) -> None:
+    found = [(r, m) for r, m in _rules(body) if r == "monkey-patch"]
+    assert len(found) == 1 and what in found[0][1], _rules(body)
+    assert "rebinds a class's __init__ and __call__" in found[0][1]
+
+
+def test_torch_compiler_disable_of_the_files_own_functions_and_classes_is_allowed() -> None:
+    assert _rules("""
+        @torch.compiler.disable
+        def a(x):
+            return x
+
+        @torch.compiler.disable(recursive=False)
+        def b(x):
+            return x
+
+        def c(x):
+            return x
+
+        c = torch.compiler.disable(c)
+
+        class K:
+            pass
+
+        k = torch.compiler.disable(K)
+        lam = torch.compiler.disable(lambda: 1, reason="eager only")
+
+        def d(x):
+            with torch.compiler.disable():
+                return x
+        """) == []
