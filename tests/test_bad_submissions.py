@@ -456,7 +456,10 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "param_subclass": "profile",
              # red team 31: NumPy through .handle.data in a kernel body; Triton's GPU front end, run at every launch
              # on the interpreter (sandbox/gpu_compile.py), refuses it
-             "np_handle": "compile_error"}
+             "np_handle": "compile_error",
+             # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
+             # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
+             "disable_class": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -491,6 +494,9 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
     if what == "save_hook":
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
+    if what == "disable_class":
+        assert "Tensor.__init__ was added after the harness started" in rec["first_failure"]["message"], \
+            rec["first_failure"]
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "np_handle":
