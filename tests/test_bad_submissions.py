@@ -277,6 +277,8 @@ EXPECTED = {
     # red team 37 (the allowances of false-rejection hunt 37)
     "disable_class": "static_scan",   # torch.compiler.disable(type(x)) rebinds torch.Tensor.__init__/__call__ (dynamo's
                                       # wrappers, PyTorch's code); behind L1 the harness snapshot (BEHIND_L1)
+    "match_self": "static_scan",      # `case _ as self:` rebinds the self that L1's own-attribute exemption trusts:
+                                      # self.addFilter on PyTorch's logger (behind L1: the logging-tree check)
     "format_escape": "static_scan",   # "{0.__globals__[torch].sys.modules[...].STATE.ghost}".format(f): a format
                                       # field walks attributes L1 refuses as code and tells an L2 ghost replay from
                                       # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);

@@ -103,3 +103,25 @@ def test_torch_compiler_disable_of_the_files_own_functions_and_classes_is_allowe
             with torch.compiler.disable():
                 return x
         """) == []
+
+
+@pytest.mark.parametrize("rebind", [
+    ["match _LOG:", "    case _ as self:", "        pass"],
+    ["match [_LOG]:", "    case [*self]:", "        pass"],
+    ["match {}:", "    case {**self}:", "        pass"],
+    ["try:", "    pass", "except ValueError as self:", "    pass"],
+    ["from logging import getLogger as self"],
+])
+def test_a_receiver_rebound_by_a_capture_except_or_import_loses_the_own_attribute_exemption(rebind: list[str]) -> None:
+    """fp37's exemption (``self.addFilter`` on a plain class's own ``self`` in a file that logs) holds only where the
+    method never rebinds ``self``; a ``match`` capture, ``except ... as self`` or an import binds it without a Name
+    target (red team 37: ``case _ as self:`` bound PyTorch's logger)."""
+    def source(body: list[str]) -> str:
+        return "\n".join(["import logging", "_LOG = logging.getLogger('torch')", "class Tap:",
+                          "    def attach(self, sink):", *("        " + b for b in body),
+                          "        self.addFilter(sink)", ""])
+
+    found = [(f.rule, f.message) for f in scan_source(source(rebind))]
+    assert found and all("addFilter" in m for _, m in found), found  # (the import is also an alias of logging's)
+    plain = scan_source(source(["pass"]))
+    assert plain == [], plain
