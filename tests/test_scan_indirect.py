@@ -65,7 +65,9 @@ def test_plain_format_templates_and_nvtx_ranges_are_allowed() -> None:
 @pytest.mark.parametrize("body,what", [
     ("def f(x):\n    torch.compiler.disable(torch.Tensor)\n", "applies torch.compiler.disable to torch.Tensor"),
     ("def f(x):\n    torch.compiler.disable(type(x))\n", "applies torch.compiler.disable to type(x)"),
-    ("def f(c):\n    return torch.compiler.disable(c)\n", "applies torch.compiler.disable to c"),
+    ("def f(c):\n    return torch.compiler.disable(c)\nf(torch.Tensor)\n", "applies torch.compiler.disable to c"),
+    ("class K:\n    def f(self, c):\n        return torch.compiler.disable(c)\n",
+     "applies torch.compiler.disable to c"),
     ("from torch.compiler import disable\nk = disable(fn=torch.Tensor)\n",
      "applies torch.compiler.disable to torch.Tensor"),
     ("d = torch.compiler.disable\n", "other than as a decorator or a call"),
@@ -125,3 +127,46 @@ def test_a_receiver_rebound_by_a_capture_except_or_import_loses_the_own_attribut
     assert found and all("addFilter" in m for _, m in found), found  # (the import is also an alias of logging's)
     plain = scan_source(source(["pass"]))
     assert plain == [], plain
+
+
+HELPER = """
+def no_compile(fn):
+    return torch.compiler.disable(fn)
+"""
+
+
+def test_a_helper_decorator_may_hand_torch_compiler_disable_its_parameter_when_every_use_gives_it_own_code() -> None:
+    assert _rules(HELPER + """
+@no_compile
+def a(x):
+    return x
+
+def b(x):
+    return x
+
+b2 = no_compile(b)
+c = no_compile(lambda x: x)
+""") == []
+
+
+@pytest.mark.parametrize("tail", [
+    "k = no_compile(torch.Tensor)\n",
+    "h = no_compile\n",
+    "def f(x):\n    return no_compile(type(x))\n",
+])
+def test_a_helper_decorator_given_anything_else_is_refused(tail: str) -> None:
+    found = [r for r, _ in _rules(HELPER + tail)]
+    assert "monkey-patch" in found, found
+
+
+def test_a_helper_that_rebinds_its_parameter_is_refused() -> None:
+    found = _rules("""
+def no_compile(fn):
+    fn = torch.Tensor
+    return torch.compiler.disable(fn)
+
+@no_compile
+def a(x):
+    return x
+""")
+    assert [r for r, _ in found] == ["monkey-patch"], found

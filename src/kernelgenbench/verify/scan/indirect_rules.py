@@ -10,7 +10,8 @@ the scanner's pass (:func:`.api.scan_source`):
   rebinds that class's ``__init__`` and ``__call__`` (and an ``nn.Module``'s ``_call_impl``) to wrappers of its own,
   so ``torch.compiler.disable(torch.Tensor)`` or ``(type(x))`` changed PyTorch's classes with code from PyTorch's
   folder, which the child's monkey-patch snapshot admits; it may only decorate, or be given, a function or class the
-  file defines (or a lambda), and be used as a decorator or a ``with`` item when called without one.
+  file defines (or a lambda, or the parameter of a helper decorator every use of which gives it such), and be used
+  as a decorator or a ``with`` item when called without one.
 """
 from __future__ import annotations
 
@@ -164,9 +165,54 @@ def _own_callable(arg: ast.AST, tree: ast.AST, parents: dict[int, ast.AST], impo
     if arg.id in seen:
         return True  # its other bindings decide
     values = _bindings(tree, arg.id, parents)
+    if values is None:
+        return _decorator_param(arg, tree, parents, imports, seen)
     return bool(values) and all(
         isinstance(v, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
         or _own_callable(v, tree, parents, imports, seen | {arg.id}) for v in values)  # type: ignore[union-attr]
+
+
+def _decorator_param(arg: ast.Name, tree: ast.AST, parents: dict[int, ast.AST], imports: dict[str, str],
+                     seen: frozenset[str]) -> bool:
+    """A helper decorator's parameter (``def no_compile(fn): return torch.compiler.disable(fn)``): ``arg`` is a
+    positional parameter of the ``def`` that encloses it, never rebound there, that ``def`` is bound once, and every
+    use of its name in the file hands that position the file's own callable (a bare decorator of the file's
+    ``def``/``class`` for the first parameter, or a call with one at that position)."""
+    g = parents.get(id(arg))
+    while g is not None and not isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        g = parents.get(id(g))
+    if not isinstance(g, (ast.FunctionDef, ast.AsyncFunctionDef)) or g.name in seen \
+            or isinstance(parents.get(id(g)), ast.ClassDef):  # a method is reached through attributes too
+        return False
+    own = [*g.args.posonlyargs, *g.args.args]
+    names = [p.arg for p in own]
+    if arg.id not in names:
+        return False
+    i = names.index(arg.id)
+    for n in ast.walk(g):
+        if isinstance(n, ast.Name) and n.id == arg.id and not isinstance(n.ctx, ast.Load) \
+                or isinstance(n, ast.arg) and n.arg == arg.id and n is not own[i] \
+                or isinstance(n, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)) and n.name == arg.id \
+                or isinstance(n, ast.MatchMapping) and n.rest == arg.id \
+                or isinstance(n, (ast.Global, ast.Nonlocal, ast.Import, ast.ImportFrom)) and arg.id in (
+                    n.names if isinstance(n, (ast.Global, ast.Nonlocal))
+                    else [a.asname or a.name.split(".")[0] for a in n.names]):
+            return False
+    if _bindings(tree, g.name, parents) != [g]:
+        return False
+    for use in ast.walk(tree):
+        if not (isinstance(use, ast.Name) and use.id == g.name):
+            continue
+        p = parents.get(id(use))
+        if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and use in p.decorator_list:
+            if i == 0:
+                continue
+        elif isinstance(p, ast.Call) and p.func is use and len(p.args) > i \
+                and not any(isinstance(a, ast.Starred) for a in p.args[:i + 1]) \
+                and _own_callable(p.args[i], tree, parents, imports, seen | {g.name}):
+            continue
+        return False
+    return True
 
 
 def _judge_disable(node: ast.AST, parent: ast.AST | None, called: bool, tree: ast.AST,
