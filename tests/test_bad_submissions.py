@@ -283,6 +283,15 @@ EXPECTED = {
     "code_rewrite": "static_scan",    # Triton's tl.maximum given the submission's code in place (update_wrapper with
                                       # "__code__"): NumPy on the interpreter's block; snapshots.code_changed (L1
                                       # since red team 37 judges update_wrapper's names: BEHIND_L1)
+    # red team 37 (the allowances of false-rejection hunt 37)
+    "disable_class": "static_scan",   # torch.compiler.disable(type(x)) rebinds torch.Tensor.__init__/__call__ (dynamo's
+                                      # wrappers, PyTorch's code); behind L1 the harness snapshot (BEHIND_L1)
+    "match_self": "static_scan",      # `case _ as self:` rebinds the self that L1's own-attribute exemption trusts:
+                                      # self.addFilter on PyTorch's logger (behind L1: the logging-tree check)
+    "format_escape": "static_scan",   # "{0.__globals__[torch].sys.modules[...].STATE.ghost}".format(f): a format
+                                      # field walks attributes L1 refuses as code and tells an L2 ghost replay from
+                                      # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);
+                                      # host compute, the L3 budgets lifted (BUDGET_LIFTED), otherwise passed
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -335,6 +344,9 @@ def _cases():
 #: host reads and copies in force they fail as ``profile``; with the budgets lifted, the later checks
 #: (L2 ghost replay, proof of launch) must still catch them with their own class.
 BUDGET_CAUGHT = {"ghost", "no_launch"}
+#: Fixtures run with the L3 budgets lifted by the main test: BUDGET_CAUGHT's, and cheats whose payload is host compute
+#: within the budgets' reach but whose hole is elsewhere (format_escape: L1, which alone stands before L2 there).
+BUDGET_LIFTED = BUDGET_CAUGHT | {"format_escape"}
 
 
 #: Fixtures of data-movement operators (select_backward, index_select) that move the values with ATen
@@ -391,7 +403,7 @@ def _brief(rec: dict) -> str:
 @pytest.mark.parametrize("path,op_id,expected", list(_cases()))
 def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: str, expected: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    if fixture_kind(path) in BUDGET_CAUGHT:
+    if fixture_kind(path) in BUDGET_LIFTED:
         from kernelgenbench.verify import profile
 
         monkeypatch.setattr(profile, "ITEM_BUDGET", 10 ** 6)
@@ -461,7 +473,10 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              # red team 37: functools.update_wrapper with assigned/updated names L1 refuses as setattr's; behind it the
              # launch rule (a tensor attribute shadowing a method), the snapshots of Triton's functions, and the GPU
              # compile check of the code the interpreter runs (interpreter-only: GPU_HONEST)
-             "dict_shadow": "profile", "code_rewrite": "profile", "fn_code": "compile_error"}
+             "dict_shadow": "profile", "code_rewrite": "profile", "fn_code": "compile_error",
+             # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
+             # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
+             "disable_class": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
@@ -498,6 +513,9 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
         assert rec["first_failure"]["message"].startswith("L3 launch check (importing the submission)"), rec
     if what == "save_hook":
         assert "torch.save was changed after the harness started" in rec["first_failure"]["message"], rec
+    if what == "disable_class":
+        assert "Tensor.__init__ was added after the harness started" in rec["first_failure"]["message"], \
+            rec["first_failure"]
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "fn_code":

@@ -110,6 +110,16 @@ b = torch.cuda.nvtx.range_push("inner")
 with torch.cuda.nvtx.range("ctx"):
     torch.cuda.nvtx.mark("here")
 print(a, b, torch.cuda.nvtx.range_pop(), torch.cuda.nvtx.range_pop())
+# red team 37: the message is formatted with the extra arguments, as PyTorch's range does on a GPU (a tensor argument
+# is printed, ATen ops the trace sees there), so the interpreter judges what the GPU runs
+seen = []
+class Probe:
+    def __format__(self, spec):
+        seen.append(spec)
+        return "probe"
+with torch.cuda.nvtx.range("n={:>3} {p}", Probe(), p=Probe()):
+    pass
+print(len(seen))
 '''
 
 
@@ -119,7 +129,7 @@ def test_nvtx_ranges_do_nothing_where_pytorch_has_no_nvtx() -> None:
     env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
     out = subprocess.run([sys.executable, "-c", NVTX], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.split() == ["0", "1", "1", "0"], out.stdout
+    assert out.stdout.split() == ["0", "1", "1", "0", "2"], out.stdout
 
 
 CUDA_ALLOC = r'''

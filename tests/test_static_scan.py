@@ -2592,7 +2592,9 @@ def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
         k = torch._dynamo.disable(lambda x: x)
         c = torch.compile(lambda x: x)
         from torch.compiler import disable, reset
-    ''') == [(3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]
+    ''') == [(3, "monkey-patch"), (3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]
+    # (red team 37) given anything but the file's own function or class it is also monkey-patch: it rebinds a
+    # class's __init__/__call__ (tests/test_scan_indirect.py)
 
 
 def test_packaging_version_is_allowed_and_the_rest_of_packaging_is_not() -> None:

@@ -57,7 +57,9 @@ def _nvtx_no_ops() -> None:
 
     @contextlib.contextmanager
     def range(msg: str, *args: Any, **kwargs: Any):  # noqa: A001 - PyTorch's name
-        range_push(msg)
+        # formatted as PyTorch's own range does on a GPU (red team 37): a tensor among the arguments is printed there,
+        # ATen work the trace judges, so the interpreter must not be the lenient platform
+        range_push(msg.format(*args, **kwargs))
         try:
             yield
         finally:

@@ -217,6 +217,10 @@ def _torch_own(k: str, v: Any, in_class: bool = False) -> bool:
         return True
     torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
     harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+    if type(v) is types.FunctionType and "_torchdynamo_orig_callable" in v.__dict__:
+        # dynamo's wrapper of something else (red team 37): torch.compiler.disable(torch.Tensor) rebinds the class's
+        # __init__ and adds a __call__, functions of PyTorch's folder that call what they were given
+        return False
     for f in (v, getattr(v, "__func__", None), getattr(v, "fget", None)):
         code = getattr(f, "__code__", None) if f is not None else None
         if type(code) is types.CodeType:

@@ -178,16 +178,30 @@ def _logging_names(tree: ast.Module) -> set[str]:
     return names
 
 
+def _names_bound_by(n: ast.AST) -> set[str]:
+    """Names a node binds other than through an ``ast.Name`` target or a parameter (red team 37: ``case _ as self:``
+    bound a logger to the receiver the own-attribute exemption trusted): ``match`` captures, ``except ... as``,
+    imports."""
+    if isinstance(n, (ast.MatchAs, ast.MatchStar, ast.ExceptHandler)):
+        return {n.name} if n.name else set()
+    if isinstance(n, ast.MatchMapping):
+        return {n.rest} if n.rest else set()
+    if isinstance(n, (ast.Import, ast.ImportFrom)):
+        return {a.asname or a.name.split(".")[0] for a in n.names}
+    return set()
+
+
 def own_instance_receivers(tree: ast.Module) -> set[int]:
     """The ``self`` (or ``cls``) names of methods of the submission's own plain classes, by node id: the first
     parameter of a function written directly in the body of a class statement without a metaclass keyword (at
     module level or in a function), whose bases are ``object`` or such module-level classes of the same file
     (nothing from ``logging``), when the
     function is no ``staticmethod`` and never rebinds that name (no assignment, ``for``/``with`` target, nested
-    parameter, ``global``/``nonlocal`` of it). ``self._cache``, ``self.handle`` or ``self.filters`` on such a
-    receiver is the submission's own attribute, not a logger's (false-rejection hunt 37: a launcher class's
-    ``self._cache`` dict in a file that logs). A method called unbound with a logger as ``self`` is still caught at run
-    time, where the child judges every logger of the process after the import and each call."""
+    parameter, ``global``/``nonlocal`` of it, ``match`` capture, ``except ... as`` or import of it). ``self._cache``,
+    ``self.handle`` or ``self.filters`` on such a receiver is the submission's own attribute, not a logger's
+    (false-rejection hunt 37: a launcher class's ``self._cache`` dict in a file that logs). A method called unbound
+    with a logger as ``self`` is still caught at run time, where the child judges every logger of the process after
+    the import and each call."""
     bindings = _name_bindings(tree)
     rebound = {name for n in ast.walk(tree) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names}
     # module-level classes bound once (a name rebound later, ``A = logging.Logger``, may be another class by then)
@@ -235,6 +249,7 @@ def own_instance_receivers(tree: ast.Module) -> set[int]:
                 isinstance(n, ast.Name) and n.id == first and not isinstance(n.ctx, ast.Load)
                 or isinstance(n, ast.arg) and n.arg == first and n is not params[0]
                 or isinstance(n, (ast.Global, ast.Nonlocal)) and first in n.names
+                or first in _names_bound_by(n)
                 for n in ast.walk(fn))
             if rebound:
                 continue
