@@ -45,7 +45,8 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
                snapshots: bool = False) -> dict[str, Any]:
     """Runs in a fresh process: compile every launch of ``submission`` on ``op_id``'s ``tier`` cases for sm_<arch>.
     ``snapshots``: also run the sandbox child's snapshot checks after every GPU compile and every case
-    (:func:`_snapshot_audit`)."""
+    (:func:`_snapshot_audit`), and after making the operator's ``native-compiled`` baseline where it has one
+    (``torch.compile`` with Inductor, on the CPU here), as a GPU run's timing commands make it in the same child."""
     os.environ["TRITON_INTERPRET"] = "0"       # real JITFunctions (kernels are interpreted by hand, below)
     import torch
     import triton.runtime.autotuner as autotuner
@@ -168,8 +169,9 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     audit = _snapshot_audit() if snapshots else None
 
     def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        before = len(compiled) + len(errors) + len(pruned)
         compile_launch(self, args, kwargs)
-        if audit is not None:
+        if audit is not None and len(compiled) + len(errors) + len(pruned) > before:  # a compile, not a cache hit
             audit.check(f"after the GPU compile of {getattr(self.fn, '__qualname__', '?')}")
         if warmup:  # what the harness's interpreter returns: a stand-in whose [grid] launches this kernel
             from kernelgenbench.sandbox.launch import InterpretedCompiledKernel
@@ -229,6 +231,17 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
                 out["case_errors"].append(f"{case.id}: {type(exc).__name__}: {str(exc)[:300]}")
             if audit is not None:
                 audit.check("after the case", between_calls=True)
+    if audit is not None and "native-compiled" in getattr(op, "baseline_kinds", ()):
+        audit.case = "baseline"
+        try:
+            cpu = torch.device("cpu")
+            case = op.cases(tier)[0]
+            call = op.build(case.params, cpu, generator(cpu, case.seed))
+            base_fn, out["baseline"] = op.baseline(call, platform, prefer="native-compiled")
+            base_fn(call.clone())
+        except Exception as exc:  # noqa: BLE001 - reported, not judged
+            out["baseline"] = f"failed: {type(exc).__name__}: {str(exc)[:300]}"
+        audit.check("after making the native-compiled baseline", between_calls=True)
     out["compiled"] = len(compiled)
     out["kernels"] = sorted({v["kernel"] for v in compiled.values()})
     out["compile_s"] = round(sum(v["s"] for v in compiled.values()), 1)
