@@ -31,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
@@ -40,8 +41,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 # --------------------------------------------------------------------------------------------- one operator
-def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: int) -> dict[str, Any]:
-    """Runs in a fresh process: compile every launch of ``submission`` on ``op_id``'s ``tier`` cases for sm_<arch>."""
+def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: int,
+               snapshots: bool = False) -> dict[str, Any]:
+    """Runs in a fresh process: compile every launch of ``submission`` on ``op_id``'s ``tier`` cases for sm_<arch>.
+    ``snapshots``: also run the sandbox child's snapshot checks after every GPU compile and every case
+    (:func:`_snapshot_audit`), and after making the operator's ``native-compiled`` baseline where it has one
+    (``torch.compile`` with Inductor, on the CPU here), as a GPU run's timing commands make it in the same child."""
     os.environ["TRITON_INTERPRET"] = "0"       # real JITFunctions (kernels are interpreted by hand, below)
     import torch
     import triton.runtime.autotuner as autotuner
@@ -161,8 +166,13 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
                 errors.append({"kernel": name, "error": msg[:2000], "args": sig,
                                "kwargs": {k: repr(v)[:40] for k, v in kwargs.items()}})
 
+    audit = _snapshot_audit() if snapshots else None
+
     def run(self: Any, *args: Any, grid: Any, warmup: bool, **kwargs: Any) -> Any:
+        before = len(compiled) + len(errors) + len(pruned)
         compile_launch(self, args, kwargs)
+        if audit is not None and len(compiled) + len(errors) + len(pruned) > before:  # a compile, not a cache hit
+            audit.check(f"after the GPU compile of {getattr(self.fn, '__qualname__', '?')}")
         if warmup:  # what the harness's interpreter returns: a stand-in whose [grid] launches this kernel
             from kernelgenbench.sandbox.launch import InterpretedCompiledKernel
 
@@ -196,6 +206,8 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
 
     op = get_operator(op_id)
     platform = PROFILES["interpreter"]
+    if audit is not None:
+        audit.arm()   # as the sandbox child: after every patch, before the submission is imported
     out: dict[str, Any] = {"op": op_id, "cases": 0, "case_errors": []}
     spec = importlib.util.spec_from_file_location(f"kgb_compile_{op.source}_{op.name}", submission)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
@@ -212,15 +224,109 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
             out["cases"] += 1
             try:
                 call = op.build(case.params, cpu, generator(cpu, case.seed))
+                if audit is not None:
+                    audit.case = case.id
                 invoke(op, impl, call, platform)
             except Exception as exc:  # noqa: BLE001 - host code that fails on the CPU: reported, not judged
                 out["case_errors"].append(f"{case.id}: {type(exc).__name__}: {str(exc)[:300]}")
+            if audit is not None:
+                audit.check("after the case", between_calls=True)
+    if audit is not None and "native-compiled" in getattr(op, "baseline_kinds", ()):
+        audit.case = "baseline"
+        try:
+            cpu = torch.device("cpu")
+            case = op.cases(tier)[0]
+            call = op.build(case.params, cpu, generator(cpu, case.seed))
+            base_fn, out["baseline"] = op.baseline(call, platform, prefer="native-compiled")
+            base_fn(call.clone())
+        except Exception as exc:  # noqa: BLE001 - reported, not judged
+            out["baseline"] = f"failed: {type(exc).__name__}: {str(exc)[:300]}"
+        audit.check("after making the native-compiled baseline", between_calls=True)
     out["compiled"] = len(compiled)
     out["kernels"] = sorted({v["kernel"] for v in compiled.values()})
     out["compile_s"] = round(sum(v["s"] for v in compiled.values()), 1)
     out["errors"] = errors
     out["pruned_configs"] = pruned
+    if audit is not None:
+        out["snapshot_checks"] = audit.checks
+        out["snapshot_firings"] = audit.firings
     return out
+
+
+@contextlib.contextmanager
+def _without_rewriter_globals(snapshot: list[tuple[Any, tuple]]):
+    """While the checks run, the entries that Triton's own interpreter rewriter (``FunctionRewriter._compile_and_exec``,
+    which this tool runs kernel bodies with; the sandbox child runs its own rewriter) copies from its module into a
+    jit function's globals (``typing.Tuple`` into ``triton.language.standard``) are taken out of Triton's modules:
+    an artifact of interpreting here, not something a GPU run does."""
+    from triton.runtime import interpreter
+
+    own = vars(interpreter)
+    taken: list[tuple[dict, str, Any]] = []
+    for obj, items in snapshot:
+        if not isinstance(obj, type(interpreter)):
+            continue
+        old = {k for k, _ in items}
+        d = vars(obj)
+        for k, v in list(d.items()):
+            if k not in old and k in own and own[k] is v:
+                taken.append((d, k, v))
+                del d[k]
+    try:
+        yield
+    finally:
+        for d, k, v in taken:
+            d[k] = v
+
+
+class _snapshot_audit:  # noqa: N801 - used like a function
+    """The sandbox child's checks of what a submission may not change (``sandbox/snapshots.py``: Triton's language
+    modules and classes and their functions' code, the PyTorch and logging objects the child uses; ``drive``:
+    PyTorch's global state and mode stacks; the timers), taken as the child takes them (:meth:`arm`, before the
+    submission is imported) and run after every GPU compile and every case (:meth:`check`). On the oracles a firing
+    is a false positive the GPU path would trigger: what Triton's full compile (every stage, the JIT's caches, every
+    autotune config) or PyTorch rebinds on its own. A firing is recorded, then the snapshots are taken again, so that
+    each distinct change is reported once."""
+
+    def __init__(self) -> None:
+        self.checks = 0
+        self.case = "import"
+        self.firings: list[dict[str, str]] = []
+
+    def arm(self) -> None:
+        """Take every snapshot the sandbox child takes before the submission's import."""
+        from kernelgenbench.sandbox import child, launch_args, snapshots
+        from kernelgenbench.sandbox.drive import record_global_state
+
+        launch_args.install()
+        child._TIMERS = child._snapshot_timers()
+        snapshots.snapshot_triton()
+        snapshots.snapshot_harness()
+        record_global_state()
+
+    def check(self, where: str, between_calls: bool = False) -> None:
+        """Run every check; record each that fires (with the case and ``where``) and snapshot again. The mode stacks
+        and global state are checked ``between_calls`` only, as the child does (inside a traced call the harness's
+        own dispatch mode is pushed)."""
+        from kernelgenbench.sandbox import child, snapshots
+        from kernelgenbench.sandbox.drive import foreign_modes, global_state_change
+
+        self.checks += 1
+        checks: list[tuple[str, Any]] = [("triton_changed", snapshots.triton_changed),
+                                         ("harness_changed", snapshots.harness_changed),
+                                         ("tampered_timers", lambda: ", ".join(child.tampered_timers()) or None)]
+        if between_calls:
+            checks += [("global_state_change", lambda: global_state_change(where)),
+                       ("foreign_modes", lambda: foreign_modes(where))]
+        found = []
+        with _without_rewriter_globals(snapshots._TRITON_SNAPSHOT or []):
+            for name, fn in checks:
+                msg = fn()
+                if msg is not None:
+                    found.append({"check": name, "case": self.case, "where": where, "message": msg[:600]})
+        if found:
+            self.firings += found
+            self.arm()
 
 
 # ------------------------------------------------------------------------------------------------- driver
@@ -246,11 +352,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-cases", type=int, default=1000, help="cases per operator at most")
     ap.add_argument("--timeout", type=float, default=900.0, help="seconds per operator")
     ap.add_argument("--out", help="write every operator's outcome as JSON lines here")
+    ap.add_argument("--snapshots", action="store_true",
+                    help="also run the sandbox child's snapshot checks (Triton, PyTorch, logging, global state) "
+                         "after every GPU compile and case, each operator with a fresh Triton cache: any firing "
+                         "on an oracle is a false positive a GPU run would hit (exit status 1)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--submission", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.one:
-        res = _check_one(args.one, Path(args.submission), args.tier, args.arch, args.max_cases)
+        res = _check_one(args.one, Path(args.submission), args.tier, args.arch, args.max_cases, args.snapshots)
         print("KGB-COMPILE " + json.dumps(res))
         return 0
     try:
@@ -268,9 +378,12 @@ def main(argv: list[str] | None = None) -> int:
     def one(t: tuple[str, Path]) -> dict[str, Any]:
         op_id, path = t
         cmd = [sys.executable, __file__, "--one", op_id, "--submission", str(path), "--tier", args.tier,
-               "--arch", str(args.arch), "--max-cases", str(args.max_cases)]
+               "--arch", str(args.arch), "--max-cases", str(args.max_cases)] + (["--snapshots"] * args.snapshots)
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=args.timeout)
+            with tempfile.TemporaryDirectory(prefix="kgb-cc-") as cache:
+                # --snapshots: a fresh Triton cache, as each sandbox job has (every stage runs, not a cache hit)
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
+                                   env=dict(env, TRITON_CACHE_DIR=cache) if args.snapshots else env)
         except subprocess.TimeoutExpired:
             return {"op": op_id, "crash": f"no answer within {args.timeout:.0f} s"}
         for line in p.stdout.splitlines():
@@ -284,20 +397,23 @@ def main(argv: list[str] | None = None) -> int:
         for i, fut in enumerate(as_completed(futures), 1):   # printed as they finish (a slow one holds no other)
             r = fut.result()
             results.append(r)
-            bad = r.get("errors") or r.get("crash") or r.get("import_error")
+            bad = r.get("errors") or r.get("crash") or r.get("import_error") or r.get("snapshot_firings")
             print(f"[{i}/{len(targets)}] {r['op']:44s} {'FAIL' if bad else 'ok':4s} "
                   f"{r.get('compiled', 0):3d} compiled ({r.get('compile_s', 0)} s), {r.get('cases', 0)} cases"
                   + (f", {len(r.get('case_errors', []))} case errors on the CPU" if r.get("case_errors") else ""),
                   flush=True)
             for e in r.get("errors", []):
                 print(f"    {e['kernel']}: {e['error'][:600]}\n      args {e['args']} {e['kwargs']}")
+            for f in r.get("snapshot_firings", []):
+                print(f"    {f['check']} ({f['case']}, {f['where']}): {f['message'][:400]}")
             for k in ("crash", "import_error"):
                 if r.get(k):
                     print(f"    {k}: {r[k][:600]}")
     results.sort(key=lambda r: r["op"])
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in results))
-    failed = [r["op"] for r in results if r.get("errors") or r.get("crash") or r.get("import_error")]
+    failed = [r["op"] for r in results
+              if r.get("errors") or r.get("crash") or r.get("import_error") or r.get("snapshot_firings")]
     total = sum(r.get("compiled", 0) for r in results)
     print(f"\ncompile check for sm_{args.arch}: {len(results) - len(failed)}/{len(results)} operators compile every "
           f"launch ({total} kernel specialisations) in {time.time() - t0:.0f} s"
