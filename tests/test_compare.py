@@ -145,6 +145,24 @@ def test_an_expected_nan_does_not_mask_an_unwritten_element_in_any_comparison() 
             assert compare_values(computed, e, tol).ok, (dt, tol)
 
 
+def test_unwritten_element_where_the_reference_is_nan_gets_the_mask_hint() -> None:
+    # fresh user 37: an off-by-one mask left only the last element unwritten, where the reference was NaN; the
+    # message ("1 elements ... never written (they still hold the poison pattern)") lacked the hint that every
+    # other unwritten element's message gives
+    e = torch.tensor([[-3.0, 3.0, -4.0], [4.0, 0.0, float("nan")]])
+    got = poison_(torch.empty(2, 3))
+    got[~torch.isnan(e)] = e[~torch.isnan(e)]
+    for tol in (Tolerance(), Tolerance(exact=True)):
+        res = compare_values(got, e, tol, what="return")
+        assert not res.ok
+        assert res.message == (
+            "return: 1 element where the reference is NaN was never written: still the poison NaN the harness fills "
+            "outputs with (was the result written to another tensor, or a mask too narrow?); first at (1, 2)"), tol
+    both = poison_(torch.empty(2))
+    res = compare_values(both, torch.tensor([float("nan"), float("nan")]), Tolerance(), what="out")
+    assert res.message.startswith("out: 2 elements (every element) where the reference is NaN were never written: ")
+
+
 def test_complex_poison_is_per_element() -> None:
     z = poison_(torch.empty(3, 2, dtype=torch.complex64))
     z[0, 0] = complex(1.0, 2.0)

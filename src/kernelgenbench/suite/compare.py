@@ -97,6 +97,20 @@ def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
             f"outputs with (was the result written to another tensor, or a mask too narrow?)")
 
 
+def _unwritten_nan_message(what: str, left: torch.Tensor, shape: torch.Size,
+                           locate: Callable[[int], str] | None) -> str:
+    """The failure message for elements where the reference is NaN that still hold the poison NaN (``left``): the
+    call never wrote them. Worded like :func:`_unwritten_note`, with its hint (fresh user 37: an off-by-one mask
+    whose only unwritten element sat where the reference is NaN got a message without the hint the other cases had)."""
+    n = int(left.sum())
+    every = " (every element)" if n == left.numel() else ""
+    noun = "element" if n == 1 else "elements"
+    verb = "was" if n == 1 else "were"
+    return (f"{what}: {n} {noun}{every} where the reference is NaN {verb} never written: still the poison NaN the "
+            f"harness fills outputs with (was the result written to another tensor, or a mask too narrow?); first at "
+            f"{_first_bad(left, shape, locate)}")
+
+
 def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
                    scale: float = 1.0, what: str = "output", atol_extra: torch.Tensor | None = None,
                    locate: Callable[[int], str] | None = None) -> SlotResult:
@@ -137,9 +151,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
             # where the reference is NaN the output must be a computed NaN, not the untouched poison
             left = en & is_poison(a)
             if bool(left.any()) and not bool(bad.any()):
-                return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were "
-                                         f"never written (they still hold the poison pattern); first at "
-                                         f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
+                return SlotResult(False, _unwritten_nan_message(what, left, e.shape, locate), max_abs, max_rel,
+                                  rule)
         else:
             bad = a != e
         if bool(bad.any()):
@@ -164,9 +177,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     if bool(en.any()):
         left = is_poison(a) & en
         if bool(left.any()):
-            return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were never "
-                                     f"written (they still hold the poison pattern); first at "
-                                     f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
+            return SlotResult(False, _unwritten_nan_message(what, left, e.shape, locate), max_abs, max_rel, rule)
     fin = ~en
     ainf, einf = torch.isinf(a64) & fin, torch.isinf(e64) & fin
     badinf = (ainf != einf) | (einf & (a64 != e64))
