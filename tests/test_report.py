@@ -1089,3 +1089,27 @@ def test_repro_runs_an_is_cuda_check_as_kgb_eval_does(tmp_path: Path) -> None:
     assert "same as recorded [wrong_result]" in out.stdout and "AssertionError" not in out.stdout, out.stdout
     out = subprocess.run(cmd + ["--submission", str(fixed)], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0 and "PASSED: case smoke/1 passes here" in out.stdout, out.stdout + out.stderr
+
+
+def test_repro_says_a_recorded_profile_failure_is_beyond_what_it_checks(tmp_path: Path) -> None:
+    """fresh37: a wrapper that adds with PyTorch (`self + 0`, which L1 cannot tell from Python arithmetic and L3's
+    trace fails as profile) printed only `PASSED: case smoke/0 passes here` in kgb repro; it now says that repro
+    does not run the check that failed it."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "aten__hardsigmoid.py").write_text(
+        IS_CUDA_HARDSIGMOID.replace("MASK", "offs < n").replace("x = self.contiguous()", "x = (self + 0).contiguous()"))
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "profile", rec
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    out = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"),
+                          "aten::hardsigmoid", "smoke/0", "--platform", "interpreter"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and "PASSED: case smoke/0 passes here" in out.stdout, out.stdout + out.stderr
+    assert ("note: [profile] is a verdict of the sandbox's checks (L3, the dispatch trace), which kgb repro does "
+            "not run: it judges the values only, so the case passing here does not clear the recorded failure"
+            ) in out.stdout, out.stdout
