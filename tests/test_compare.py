@@ -158,6 +158,14 @@ def test_unwritten_element_where_the_reference_is_nan_gets_the_mask_hint() -> No
         assert res.message == (
             "return: 1 element where the reference is NaN was never written: still the poison NaN the harness fills "
             "outputs with (was the result written to another tensor, or a mask too narrow?); first at (1, 2)"), tol
+    # the off-by-one mask's other cases: one unwritten element where the reference is finite
+    last = poison_(torch.empty(2, 2))
+    last.view(-1)[:3] = torch.tensor([0.5, 0.25, 0.75])
+    res = compare_values(last, torch.tensor([[0.5, 0.25], [0.75, 1.0]]), Tolerance(), what="arg.out")
+    assert res.message == (
+        "arg.out: NaN positions differ (1 element); first at (1, 1): got nan, expected 1.0; 1 of them was never "
+        "written: still the poison NaN the harness fills outputs with (was the result written to another tensor, "
+        "or a mask too narrow?)"), res.message
     both = poison_(torch.empty(2))
     res = compare_values(both, torch.tensor([float("nan"), float("nan")]), Tolerance(), what="out")
     assert res.message.startswith("out: 2 elements (every element) where the reference is NaN were never written: ")

@@ -75,6 +75,11 @@ def unravel(idx: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(coords))
 
 
+def _elements(n: int) -> str:
+    """``n`` with the noun: "1 element", "3 elements"."""
+    return f"{n} element" if n == 1 else f"{n} elements"
+
+
 def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
     """The tail of a failure message for the failing elements (``bad``, shaped like ``actual``) that still hold
     the poison pattern the harness fills outputs with: elements the call never wrote (an in-place or out=
@@ -89,11 +94,13 @@ def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
         # an integer output: the poison is a value a kernel could compute, so "probably" (fresh user 31: the int32
         # message said only "got -1234567891")
         every = " (every element)" if held == actual.numel() else ""
-        return (f"; {held} of them{every} hold the integer poison value the harness fills outputs with "
+        verb = "holds" if held == 1 else "hold"
+        return (f"; {held} of them{every} {verb} the integer poison value the harness fills outputs with "
                 f"({' or '.join(str(v) for v in values)}): probably never written (was the result written to another "
                 f"tensor, or a mask too narrow?)")
     every = " (every element)" if left == actual.numel() else ""
-    return (f"; {left} of them were never written{every}: they still hold the poison NaN the harness fills "
+    verb = "was" if left == 1 else "were"
+    return (f"; {left} of them {verb} never written{every}: still the poison NaN the harness fills "
             f"outputs with (was the result written to another tensor, or a mask too narrow?)")
 
 
@@ -170,7 +177,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     if bool((an != en).any()):
         bad = an != en
         at = _first_bad(bad, e.shape, locate)
-        return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
+        return SlotResult(False, f"{what}: NaN positions differ ({_elements(int(bad.sum()))}); first at {at}: "
                                  f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
                                  f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}{_unwritten_note(a, bad)}",
                           max_abs, max_rel, rule)
