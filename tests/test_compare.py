@@ -298,3 +298,19 @@ def test_an_unwritten_integer_output_is_named_as_the_poison() -> None:
            in msg and "probably never written" in msg, msg
     wrong = e + 1
     assert "poison" not in compare_values(wrong, e, Tolerance()).message
+
+
+def test_the_worst_element_is_located_when_it_is_not_the_first() -> None:
+    """fresh37: an off-by-one mask in a row norm left each row's last element as the input was, and threw every
+    other element off by a little (the sum of squares missed one term): the message named only the first failure,
+    at (0, 0), barely outside the bound; it now also names where the worst one is."""
+    e = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
+    got = torch.tensor([[1.001, 2.002, 3.003, -7.0]])
+    res = compare_values(got, e, Tolerance(), what="arg.0 (input)")
+    assert not res.ok
+    assert res.message.startswith("arg.0 (input): 4 of 4 elements outside tolerance ("), res.message
+    assert "first at (0, 0): got 1.001, expected 1; " in res.message, res.message
+    assert res.message.endswith("x its bound, at (0, 3): got -7, expected 4"), res.message
+    # the first failure is the worst: not repeated
+    res = compare_values(torch.tensor([[9.0, 2.0, 3.0, 4.0]]), e, Tolerance())
+    assert res.message.endswith("x its bound"), res.message

@@ -211,11 +211,18 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     if bool(bad.any()):
         at = _first_bad(bad, e.shape, locate)
         flat = bad.reshape(-1)
+        # where the worst element is, when it is not the first (fresh user 37: an off-by-one mask in a row norm left
+        # each row's last element unnormalised, while the first failure was (0, 0), off by a rounding's width)
+        scaled = torch.where(ok & (diff != 0), diff / bound, torch.zeros_like(diff)).reshape(-1)
+        worst = int(torch.argmax(scaled))
+        worst_at = locate(worst) if locate is not None else str(unravel(worst, tuple(e.shape)))
+        worst_note = (f", at {worst_at}: got {a64.reshape(-1)[worst].item():.8g}, expected "
+                      f"{e64.reshape(-1)[worst].item():.8g}" if worst_at != at else "")
         return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
                                  f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
                                  f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
-                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound",
-                          max_abs, max_rel, rule, ratio)
+                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound"
+                                 f"{worst_note}", max_abs, max_rel, rule, ratio)
     # Degenerate outputs: constant (all zeros included) where the reference varies by clearly more
     # than rounding (10 x rtol relative to the constant), even if every element is within atol.
     ev = e64[ok]
