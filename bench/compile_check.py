@@ -206,10 +206,23 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
 
     op = get_operator(op_id)
     platform = PROFILES["interpreter"]
+    # as the sandbox child (sandbox/child.py): the submission's file and the functions L1 scans as kernel bodies,
+    # which the interpreter's CUDA stand-ins read (fresh user 37: without it `assert x.is_cuda` in a wrapper failed
+    # every case on the CPU here, so nothing was compiled, while `kgb eval` passed it)
+    from kernelgenbench.sandbox import launch_args
+    from kernelgenbench.verify.scan import kernel_body_defs
+
+    path = os.path.abspath(submission)
+    try:
+        with open(path, "rb") as f:
+            source = importlib.util.decode_source(f.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        source = ""
+    launch_args.KERNEL_BODIES = (path, kernel_body_defs(source))
     if audit is not None:
         audit.arm()   # as the sandbox child: after every patch, before the submission is imported
     out: dict[str, Any] = {"op": op_id, "cases": 0, "case_errors": []}
-    spec = importlib.util.spec_from_file_location(f"kgb_compile_{op.source}_{op.name}", submission)
+    spec = importlib.util.spec_from_file_location(f"kgb_compile_{op.source}_{op.name}", path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[spec.name] = module  # as the sandbox imports it: dataclasses of string annotations look it up there
     try:
@@ -341,6 +354,20 @@ def _targets(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return [(o.id, folder / o.filename) for o in ops if (folder / o.filename).is_file()]
 
 
+def _checked_nothing(r: dict[str, Any]) -> bool:
+    """Whether every case of an operator's outcome ``r`` failed on the CPU with no kernel compiled: the check then
+    says nothing about the operator (an operator that launches nothing, a view, has no case errors)."""
+    return bool(r.get("cases")) and len(r.get("case_errors", [])) == r["cases"] and not r.get("compiled")
+
+
+def _failed(r: dict[str, Any]) -> bool:
+    """Whether an operator's outcome ``r`` fails the check: a compile error, a crash, an import error, a snapshot
+    firing, or nothing checked at all (:func:`_checked_nothing`; fresh user 37: an operator whose every case raised
+    on the CPU was reported `ok`, 0 compiled)."""
+    return bool(r.get("errors") or r.get("crash") or r.get("import_error") or r.get("snapshot_firings")
+                or _checked_nothing(r))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--folder", default=str(ROOT / "solutions"), help="submission folder (default: the oracles)")
@@ -397,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, fut in enumerate(as_completed(futures), 1):   # printed as they finish (a slow one holds no other)
             r = fut.result()
             results.append(r)
-            bad = r.get("errors") or r.get("crash") or r.get("import_error") or r.get("snapshot_firings")
+            bad = _failed(r)
             print(f"[{i}/{len(targets)}] {r['op']:44s} {'FAIL' if bad else 'ok':4s} "
                   f"{r.get('compiled', 0):3d} compiled ({r.get('compile_s', 0)} s), {r.get('cases', 0)} cases"
                   + (f", {len(r.get('case_errors', []))} case errors on the CPU" if r.get("case_errors") else ""),
@@ -409,11 +436,16 @@ def main(argv: list[str] | None = None) -> int:
             for k in ("crash", "import_error"):
                 if r.get(k):
                     print(f"    {k}: {r[k][:600]}")
+            if _checked_nothing(r):
+                print("    every case failed on the CPU before launching a kernel: nothing was compiled or checked")
+            for e in r.get("case_errors", [])[:3]:
+                print(f"    case error: {e}")
+            if len(r.get("case_errors", [])) > 3:
+                print(f"    ... {len(r['case_errors']) - 3} more case errors (--out FILE keeps them all)")
     results.sort(key=lambda r: r["op"])
     if args.out:
         Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in results))
-    failed = [r["op"] for r in results
-              if r.get("errors") or r.get("crash") or r.get("import_error") or r.get("snapshot_firings")]
+    failed = [r["op"] for r in results if _failed(r)]
     total = sum(r.get("compiled", 0) for r in results)
     print(f"\ncompile check for sm_{args.arch}: {len(results) - len(failed)}/{len(results)} operators compile every "
           f"launch ({total} kernel specialisations) in {time.time() - t0:.0f} s"

@@ -145,6 +145,32 @@ def test_an_expected_nan_does_not_mask_an_unwritten_element_in_any_comparison() 
             assert compare_values(computed, e, tol).ok, (dt, tol)
 
 
+def test_unwritten_element_where_the_reference_is_nan_gets_the_mask_hint() -> None:
+    # fresh user 37: an off-by-one mask left only the last element unwritten, where the reference was NaN; the
+    # message ("1 elements ... never written (they still hold the poison pattern)") lacked the hint that every
+    # other unwritten element's message gives
+    e = torch.tensor([[-3.0, 3.0, -4.0], [4.0, 0.0, float("nan")]])
+    got = poison_(torch.empty(2, 3))
+    got[~torch.isnan(e)] = e[~torch.isnan(e)]
+    for tol in (Tolerance(), Tolerance(exact=True)):
+        res = compare_values(got, e, tol, what="return")
+        assert not res.ok
+        assert res.message == (
+            "return: 1 element where the reference is NaN was never written: still the poison NaN the harness fills "
+            "outputs with (was the result written to another tensor, or a mask too narrow?); first at (1, 2)"), tol
+    # the off-by-one mask's other cases: one unwritten element where the reference is finite
+    last = poison_(torch.empty(2, 2))
+    last.view(-1)[:3] = torch.tensor([0.5, 0.25, 0.75])
+    res = compare_values(last, torch.tensor([[0.5, 0.25], [0.75, 1.0]]), Tolerance(), what="arg.out")
+    assert res.message == (
+        "arg.out: NaN positions differ (1 element); first at (1, 1): got nan, expected 1.0; 1 of them was never "
+        "written: still the poison NaN the harness fills outputs with (was the result written to another tensor, "
+        "or a mask too narrow?)"), res.message
+    both = poison_(torch.empty(2))
+    res = compare_values(both, torch.tensor([float("nan"), float("nan")]), Tolerance(), what="out")
+    assert res.message.startswith("out: 2 elements (every element) where the reference is NaN were never written: ")
+
+
 def test_complex_poison_is_per_element() -> None:
     z = poison_(torch.empty(3, 2, dtype=torch.complex64))
     z[0, 0] = complex(1.0, 2.0)
@@ -272,3 +298,19 @@ def test_an_unwritten_integer_output_is_named_as_the_poison() -> None:
            in msg and "probably never written" in msg, msg
     wrong = e + 1
     assert "poison" not in compare_values(wrong, e, Tolerance()).message
+
+
+def test_the_worst_element_is_located_when_it_is_not_the_first() -> None:
+    """fresh37: an off-by-one mask in a row norm left each row's last element as the input was, and threw every
+    other element off by a little (the sum of squares missed one term): the message named only the first failure,
+    at (0, 0), barely outside the bound; it now also names where the worst one is."""
+    e = torch.tensor([[1.0, 2.0, 3.0, 4.0]])
+    got = torch.tensor([[1.001, 2.002, 3.003, -7.0]])
+    res = compare_values(got, e, Tolerance(), what="arg.0 (input)")
+    assert not res.ok
+    assert res.message.startswith("arg.0 (input): 4 of 4 elements outside tolerance ("), res.message
+    assert "first at (0, 0): got 1.001, expected 1; " in res.message, res.message
+    assert res.message.endswith("x its bound, at (0, 3): got -7, expected 4"), res.message
+    # the first failure is the worst: not repeated
+    res = compare_values(torch.tensor([[9.0, 2.0, 3.0, 4.0]]), e, Tolerance())
+    assert res.message.endswith("x its bound"), res.message

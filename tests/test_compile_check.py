@@ -13,15 +13,83 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _audit(folder: Path, tmp: Path, op: str) -> tuple[int, dict]:
+def _run(folder: Path, tmp: Path, op: str, *extra: str) -> tuple[subprocess.CompletedProcess, dict]:
     out = tmp / "audit.jsonl"
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     env["PYTHONPATH"] = str(ROOT / "src")
-    p = subprocess.run([sys.executable, str(ROOT / "bench" / "compile_check.py"), "--snapshots", "--op", op,
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "compile_check.py"), *extra, "--op", op,
                         "--folder", str(folder), "--max-cases", "1", "--jobs", "1",
                         "--out", str(out)], capture_output=True, text=True, env=env, timeout=600)
     assert out.is_file(), p.stdout[-3000:] + p.stderr[-3000:]
-    return p.returncode, json.loads(out.read_text().splitlines()[0])
+    return p, json.loads(out.read_text().splitlines()[0])
+
+
+def _audit(folder: Path, tmp: Path, op: str) -> tuple[int, dict]:
+    p, res = _run(folder, tmp, op, "--snapshots")
+    return p.returncode, res
+
+
+#: A wrapper in the style of real projects: an ``assert x.is_cuda`` input check and an NVTX range (README, "What a
+#: submission may do"), both of which `kgb eval` admits on the interpreter. CHECK is replaced per test.
+_HARDSIGMOID = """
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    y = tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0) / 6.0
+    tl.store(out_ptr + offs, tl.where(x != x, x, y).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+def hardsigmoid_out(self, *, out):
+    CHECK
+    x = self.contiguous()
+    if out.shape != x.shape:
+        out.resize_(x.shape)
+    with torch.cuda.nvtx.range("hardsigmoid"):
+        _kernel[(triton.cdiv(max(x.numel(), 1), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+
+
+def hardsigmoid(self):
+    return hardsigmoid_out(self, out=torch.empty_like(self))
+"""
+
+
+def _hardsigmoid(tmp: Path, check: str) -> Path:
+    folder = tmp / "subs"
+    folder.mkdir()
+    (folder / "aten__hardsigmoid.py").write_text(_HARDSIGMOID.replace("CHECK", check))
+    return folder
+
+
+def test_an_is_cuda_check_in_a_wrapper_compiles_as_in_kgb_eval(tmp_path: Path):
+    """Fresh user 37: the tool did not tell the interpreter's stand-ins which file is the submission's, so a wrapper's
+    ``assert x.is_cuda`` raised on every case, nothing was compiled, and the operator was reported ``ok``."""
+    folder = _hardsigmoid(tmp_path, 'assert self.is_cuda, "expected a CUDA tensor"')
+    for extra in ((), ("--snapshots",)):
+        p, res = _run(folder, tmp_path, "aten::hardsigmoid", *extra)
+        assert res["case_errors"] == [] and res["compiled"] == 1 and res["errors"] == [], (extra, res)
+        assert res.get("snapshot_firings", []) == [], (extra, res)
+        assert p.returncode == 0, (extra, p.stdout)
+
+
+def test_an_operator_whose_every_case_fails_on_the_cpu_checked_nothing_and_fails(tmp_path: Path):
+    """A wrapper that raises before any launch compiles nothing: the tool says so, prints the case's error and exits 1
+    (it printed ``ok     0 compiled``, the error only counted)."""
+    folder = _hardsigmoid(tmp_path, 'raise RuntimeError("needs a GPU build")')
+    p, res = _run(folder, tmp_path, "aten::hardsigmoid")
+    assert res["compiled"] == 0 and res["case_errors"] == ["smoke/0: RuntimeError: needs a GPU build"], res
+    assert p.returncode == 1
+    assert "aten::hardsigmoid" in p.stdout and " FAIL " in p.stdout, p.stdout
+    assert "every case failed on the CPU before launching a kernel: nothing was compiled or checked" in p.stdout
+    assert "case error: smoke/0: RuntimeError: needs a GPU build" in p.stdout
+    assert p.stdout.rstrip().endswith("FAILED: aten::hardsigmoid"), p.stdout
 
 
 def test_snapshot_audit_passes_an_oracle_under_a_full_gpu_compile(tmp_path: Path):

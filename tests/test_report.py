@@ -1033,3 +1033,83 @@ def test_repro_gives_an_out_of_bounds_access_the_class_eval_gave_it(tmp_path: Pa
     # the traceback is printed once (as the candidate raised it), not again as the record's condensed copy
     assert out.stdout.count("The above exception was the direct cause") == 1, out.stdout
     assert "(+ the record's condensed traceback," in out.stdout
+
+
+#: An aten::hardsigmoid wrapper with the input check of GPU-minded code (`assert x.is_cuda`) and an NVTX range, which
+#: kgb eval admits on the interpreter; MASK is the store's bound.
+IS_CUDA_HARDSIGMOID = '''
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n).to(tl.float32)
+    y = tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0) / 6.0
+    tl.store(out_ptr + offs, tl.where(x != x, x, y).to(out_ptr.dtype.element_ty), mask=MASK)
+
+
+def hardsigmoid_out(self, *, out):
+    assert self.is_cuda, "expected a CUDA tensor"
+    x = self.contiguous()
+    if out.shape != x.shape:
+        out.resize_(x.shape)
+    with torch.cuda.nvtx.range("hardsigmoid"):
+        _kernel[(triton.cdiv(max(x.numel(), 1), 1024),)](x, out, x.numel(), BLOCK=1024)
+    return out
+
+
+def hardsigmoid(self):
+    return hardsigmoid_out(self, out=torch.empty_like(self))
+'''
+
+
+def test_repro_runs_an_is_cuda_check_as_kgb_eval_does(tmp_path: Path) -> None:
+    """fresh37: kgb eval judged a wrapper with `assert x.is_cuda` (the interpreter's stand-in answers True to the
+    submission's own reads), but kgb repro did not tell the stand-in which file is the submission's: every repro of
+    the recorded wrong_result printed `FAILED [runtime_error] AssertionError: expected a CUDA tensor`."""
+    subs, fixed = tmp_path / "subs", tmp_path / "fixed.py"
+    subs.mkdir()
+    (subs / "aten__hardsigmoid.py").write_text(IS_CUDA_HARDSIGMOID.replace("MASK", "offs < n - 1"))
+    fixed.write_text(IS_CUDA_HARDSIGMOID.replace("MASK", "offs < n"))
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "wrong_result" and rec["first_failure"]["case_id"] == "smoke/0", rec
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    cmd = [sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"), "aten::hardsigmoid", "smoke/1",
+           "--platform", "interpreter"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "FAILED [wrong_result] arg.out: NaN positions differ" in out.stdout, out.stdout
+    assert "same as recorded [wrong_result]" in out.stdout and "AssertionError" not in out.stdout, out.stdout
+    out = subprocess.run(cmd + ["--submission", str(fixed)], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and "PASSED: case smoke/1 passes here" in out.stdout, out.stdout + out.stderr
+
+
+def test_repro_says_a_recorded_profile_failure_is_beyond_what_it_checks(tmp_path: Path) -> None:
+    """fresh37: a wrapper that adds with PyTorch (`self + 0`, which L1 cannot tell from Python arithmetic and L3's
+    trace fails as profile) printed only `PASSED: case smoke/0 passes here` in kgb repro; it now says that repro
+    does not run the check that failed it."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "aten__hardsigmoid.py").write_text(
+        IS_CUDA_HARDSIGMOID.replace("MASK", "offs < n").replace("x = self.contiguous()", "x = (self + 0).contiguous()"))
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "profile", rec
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    out = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"),
+                          "aten::hardsigmoid", "smoke/0", "--platform", "interpreter"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and "PASSED: case smoke/0 passes here" in out.stdout, out.stdout + out.stderr
+    assert ("note: [profile] is a verdict of the sandbox's checks (L3, the dispatch trace), which kgb repro does "
+            "not run: it judges the values only, so the case passing here does not clear the recorded failure"
+            ) in out.stdout, out.stdout

@@ -794,6 +794,11 @@ def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. ate
     console.print(f"next: {kgb} show {o.id} --cases   ·   {kgb} eval {directory} --op {o.id}", soft_wrap=True)
 
 
+#: The failure classes that only the sandbox's checks give, which kgb repro does not repeat: the check behind each.
+_SANDBOX_ONLY_CLASSES = {"ghost": "L2, every launch replayed as a no-op", "profile": "L3, the dispatch trace",
+                         "timer_tampering": "the timing checks", "not_exercised": "the launch count"}
+
+
 @app.command()
 def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run directory that recorded the failure"),
           op: str = typer.Argument(..., metavar="OP", help="the operator, e.g. vllm::rms_norm"),
@@ -823,6 +828,12 @@ def repro(run_dir: Path = typer.Argument(..., metavar="RUN", help="the run direc
         recorded = f"; the run recorded \\[{res.recorded_class}] {escape(res.recorded or '')}" if res.recorded_class \
             else ""
         console.print(f"[green]PASSED[/green]: case {case} passes here (seed {res.seed})" + recorded, soft_wrap=True)
+        if res.recorded_class in _SANDBOX_ONLY_CLASSES:
+            # fresh user 37: a torch-computing cheat recorded as profile read "PASSED" here with no word on why
+            console.print(f"note: \\[{res.recorded_class}] is a verdict of the sandbox's checks "
+                          f"({_SANDBOX_ONLY_CLASSES[res.recorded_class]}), which kgb repro does not run: it judges "
+                          f"the values only, so the case passing here does not clear the recorded failure",
+                          soft_wrap=True)
         return
     console.print(f"[red]FAILED[/red] \\[{res.failure_class}] {escape(res.message or '')}", soft_wrap=True)
     if res.recorded is not None:

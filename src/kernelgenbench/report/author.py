@@ -457,7 +457,10 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
     import importlib.util
     import traceback
 
+    from ..sandbox import launch_args
+
     old_env = os.environ.get("TRITON_INTERPRET")
+    old_bodies = launch_args.KERNEL_BODIES
     if plat.interpreter:
         os.environ["TRITON_INTERPRET"] = "1"  # before the submission's @triton.jit run
     try:
@@ -491,7 +494,16 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         before = call.clone()
         expected = op.reference(case.params, call.clone())
         name = f"kgb_repro_{op.source}_{op.name}"
-        spec = importlib.util.spec_from_file_location(name, sub)
+        path = os.path.abspath(sub)
+        if plat.interpreter:
+            # as the sandbox child (sandbox/child.py): the interpreter's CUDA stand-ins answer reads made from the
+            # submission's own file as a GPU would (fresh user 37: `assert x.is_cuda` in a wrapper that kgb eval
+            # passed failed every repro as runtime_error)
+            from ..verify.scan import kernel_body_defs
+
+            with open(path, "rb") as f:
+                launch_args.KERNEL_BODIES = (path, kernel_body_defs(importlib.util.decode_source(f.read())))
+        spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ReproError(f"cannot import {sub}")
         module = importlib.util.module_from_spec(spec)
@@ -540,6 +552,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
         return ReproResult(False, "wrong_result", bad, recorded, recorded_class,
                            recorded is not None and (bad == recorded or recorded.endswith(": " + bad)), seed)
     finally:
+        launch_args.KERNEL_BODIES = old_bodies
         if old_env is None:
             os.environ.pop("TRITON_INTERPRET", None)
         else:

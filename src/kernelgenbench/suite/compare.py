@@ -75,6 +75,11 @@ def unravel(idx: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(coords))
 
 
+def _elements(n: int) -> str:
+    """``n`` with the noun: "1 element", "3 elements"."""
+    return f"{n} element" if n == 1 else f"{n} elements"
+
+
 def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
     """The tail of a failure message for the failing elements (``bad``, shaped like ``actual``) that still hold
     the poison pattern the harness fills outputs with: elements the call never wrote (an in-place or out=
@@ -89,12 +94,28 @@ def _unwritten_note(actual: torch.Tensor, bad: torch.Tensor) -> str:
         # an integer output: the poison is a value a kernel could compute, so "probably" (fresh user 31: the int32
         # message said only "got -1234567891")
         every = " (every element)" if held == actual.numel() else ""
-        return (f"; {held} of them{every} hold the integer poison value the harness fills outputs with "
+        verb = "holds" if held == 1 else "hold"
+        return (f"; {held} of them{every} {verb} the integer poison value the harness fills outputs with "
                 f"({' or '.join(str(v) for v in values)}): probably never written (was the result written to another "
                 f"tensor, or a mask too narrow?)")
     every = " (every element)" if left == actual.numel() else ""
-    return (f"; {left} of them were never written{every}: they still hold the poison NaN the harness fills "
+    verb = "was" if left == 1 else "were"
+    return (f"; {left} of them {verb} never written{every}: still the poison NaN the harness fills "
             f"outputs with (was the result written to another tensor, or a mask too narrow?)")
+
+
+def _unwritten_nan_message(what: str, left: torch.Tensor, shape: torch.Size,
+                           locate: Callable[[int], str] | None) -> str:
+    """The failure message for elements where the reference is NaN that still hold the poison NaN (``left``): the
+    call never wrote them. Worded like :func:`_unwritten_note`, with its hint (fresh user 37: an off-by-one mask
+    whose only unwritten element sat where the reference is NaN got a message without the hint the other cases had)."""
+    n = int(left.sum())
+    every = " (every element)" if n == left.numel() else ""
+    noun = "element" if n == 1 else "elements"
+    verb = "was" if n == 1 else "were"
+    return (f"{what}: {n} {noun}{every} where the reference is NaN {verb} never written: still the poison NaN the "
+            f"harness fills outputs with (was the result written to another tensor, or a mask too narrow?); first at "
+            f"{_first_bad(left, shape, locate)}")
 
 
 def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
@@ -137,9 +158,8 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
             # where the reference is NaN the output must be a computed NaN, not the untouched poison
             left = en & is_poison(a)
             if bool(left.any()) and not bool(bad.any()):
-                return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were "
-                                         f"never written (they still hold the poison pattern); first at "
-                                         f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
+                return SlotResult(False, _unwritten_nan_message(what, left, e.shape, locate), max_abs, max_rel,
+                                  rule)
         else:
             bad = a != e
         if bool(bad.any()):
@@ -157,16 +177,14 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     if bool((an != en).any()):
         bad = an != en
         at = _first_bad(bad, e.shape, locate)
-        return SlotResult(False, f"{what}: NaN positions differ ({int(bad.sum())} elements); first at {at}: "
+        return SlotResult(False, f"{what}: NaN positions differ ({_elements(int(bad.sum()))}); first at {at}: "
                                  f"got {a64.reshape(-1)[bad.reshape(-1)][0].item()!r}, expected "
                                  f"{e64.reshape(-1)[bad.reshape(-1)][0].item()!r}{_unwritten_note(a, bad)}",
                           max_abs, max_rel, rule)
     if bool(en.any()):
         left = is_poison(a) & en
         if bool(left.any()):
-            return SlotResult(False, f"{what}: {int(left.sum())} elements where the reference is NaN were never "
-                                     f"written (they still hold the poison pattern); first at "
-                                     f"{_first_bad(left, e.shape, locate)}", max_abs, max_rel, rule)
+            return SlotResult(False, _unwritten_nan_message(what, left, e.shape, locate), max_abs, max_rel, rule)
     fin = ~en
     ainf, einf = torch.isinf(a64) & fin, torch.isinf(e64) & fin
     badinf = (ainf != einf) | (einf & (a64 != e64))
@@ -193,11 +211,18 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
     if bool(bad.any()):
         at = _first_bad(bad, e.shape, locate)
         flat = bad.reshape(-1)
+        # where the worst element is, when it is not the first (fresh user 37: an off-by-one mask in a row norm left
+        # each row's last element unnormalised, while the first failure was (0, 0), off by a rounding's width)
+        scaled = torch.where(ok & (diff != 0), diff / bound, torch.zeros_like(diff)).reshape(-1)
+        worst = int(torch.argmax(scaled))
+        worst_at = locate(worst) if locate is not None else str(unravel(worst, tuple(e.shape)))
+        worst_note = (f", at {worst_at}: got {a64.reshape(-1)[worst].item():.8g}, expected "
+                      f"{e64.reshape(-1)[worst].item():.8g}" if worst_at != at else "")
         return SlotResult(False, f"{what}: {int(bad.sum())} of {e.numel()} elements outside tolerance ({rule}); "
                                  f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
                                  f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
-                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound",
-                          max_abs, max_rel, rule, ratio)
+                                 f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound"
+                                 f"{worst_note}", max_abs, max_rel, rule, ratio)
     # Degenerate outputs: constant (all zeros included) where the reference varies by clearly more
     # than rounding (10 x rtol relative to the constant), even if every element is within atol.
     ev = e64[ok]
