@@ -210,15 +210,9 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     # which the interpreter's CUDA stand-ins read (fresh user 37: without it `assert x.is_cuda` in a wrapper failed
     # every case on the CPU here, so nothing was compiled, while `kgb eval` passed it)
     from kernelgenbench.sandbox import launch_args
-    from kernelgenbench.verify.scan import kernel_body_defs
 
-    path = os.path.abspath(submission)
-    try:
-        with open(path, "rb") as f:
-            source = importlib.util.decode_source(f.read())
-    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
-        source = ""
-    launch_args.KERNEL_BODIES = (path, kernel_body_defs(source))
+    launch_args.name_submission(submission)
+    path = launch_args.KERNEL_BODIES[0]  # type: ignore[index]
     if audit is not None:
         audit.arm()   # as the sandbox child: after every patch, before the submission is imported
     out: dict[str, Any] = {"op": op_id, "cases": 0, "case_errors": []}

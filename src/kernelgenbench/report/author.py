@@ -499,10 +499,7 @@ def _run_case(op: Any, case: Any, seed: int, sub: Path, plat: Any, alt: bool, re
             # as the sandbox child (sandbox/child.py): the interpreter's CUDA stand-ins answer reads made from the
             # submission's own file as a GPU would (fresh user 37: `assert x.is_cuda` in a wrapper that kgb eval
             # passed failed every repro as runtime_error)
-            from ..verify.scan import kernel_body_defs
-
-            with open(path, "rb") as f:
-                launch_args.KERNEL_BODIES = (path, kernel_body_defs(importlib.util.decode_source(f.read())))
+            launch_args.name_submission(path)
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise ReproError(f"cannot import {sub}")

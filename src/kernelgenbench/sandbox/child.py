@@ -229,15 +229,9 @@ class Child:
         _eager_wrap_triton()
         # which of the submission's functions may run as kernel bodies: those L1 scans as such, read
         # from the file before any of its code runs (sandbox/launch_args.py KERNEL_BODIES)
-        from ..verify.scan import kernel_body_defs
         from . import launch_args, snapshots
 
-        try:  # decoded as Python decodes it (coding cookie, BOM), as L1 does
-            with open(self.args.submission, "rb") as f:
-                source = importlib.util.decode_source(f.read())
-        except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
-            source = ""
-        launch_args.KERNEL_BODIES = (os.path.abspath(self.args.submission), kernel_body_defs(source))
+        launch_args.name_submission(self.args.submission)
         self.submission_path = collector.submission_path(self.args.submission)
         if self.platform.interpreter:
             install_interpreter_patches()

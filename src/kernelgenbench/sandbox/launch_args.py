@@ -750,6 +750,26 @@ UNSCANNED: list[tuple[str, int]] = []
 KERNEL_BODIES: tuple[str, frozenset[tuple[str, int]]] | None = None
 
 
+def name_submission(submission: str) -> None:
+    """Set :data:`KERNEL_BODIES` for the submission file ``submission``: its absolute path and the kernel bodies L1
+    scanned in it, the file decoded as Python decodes it (coding cookie, BOM); a file that cannot be read or decoded
+    names its path with no kernel bodies (its import fails on its own). The sandbox child calls this before the
+    submission is imported; ``kgb repro`` and ``bench/compile_check.py`` do the same, so that what answers only the
+    submission's own frames (the interpreter's CUDA stand-ins, the host-read budget) answers there as in a job."""
+    import importlib.util
+
+    from ..verify.scan import kernel_body_defs
+
+    global KERNEL_BODIES
+    path = os.path.abspath(submission)
+    try:
+        with open(path, "rb") as f:
+            source = importlib.util.decode_source(f.read())
+    except (OSError, SyntaxError, UnicodeDecodeError, LookupError):
+        source = ""
+    KERNEL_BODIES = (path, kernel_body_defs(source))
+
+
 def _unscanned_body(code: types.CodeType, T: _Types) -> str | None:
     """Where the function of ``code``, about to run as a kernel or jit function, was not scanned as a
     kernel body: None for the submission's scanned definitions and for Triton's and the harness's own
