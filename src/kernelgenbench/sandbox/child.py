@@ -289,7 +289,7 @@ class Child:
             STATE.registered = frozenset(getattr(self.impl, "fns", {}))
         self.module = module
         self.send(Ready(ok=True, timers_tampered=tampered_timers(), missing_optional=self.missing_optional,
-                        import_trace=dict(import_trace)))
+                        import_trace=dict(import_trace), import_sites=dict(STATE.import_sites)))
         return True
 
     def check_interface(self, module: Any) -> dict[str, Any] | None:
@@ -439,8 +439,9 @@ class Child:
             except BaseException as exc:  # noqa: BLE001
                 err = err or error_report(exc, "save")
                 torch.save({"args": [], "kwargs": {}, "ret": None, "ret_type": "unsaveable"}, msg.out)
-        self.send(CaseAnswer(error=err, trace=dict(state.trace), launches=state.launches,
-                             wrapper_calls=dict(state.wrapper_calls), ret_alias=ret_alias, kernels=kernels,
+        self.send(CaseAnswer(error=err, trace=dict(state.trace), op_sites=dict(state.op_sites),
+                             launches=state.launches, wrapper_calls=dict(state.wrapper_calls), ret_alias=ret_alias,
+                             kernels=kernels,
                              wall_s=wall, timers_tampered=tampered_timers(), replay=replay,
                              stale_outputs=list(state.stale_outputs)))
 

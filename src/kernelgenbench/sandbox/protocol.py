@@ -221,6 +221,7 @@ class Ready(Answer):
         timers_tampered: timer entry points replaced since before the import.
         missing_optional: optional wrappers the submission does not define.
         import_trace: the ATen ops the import ran (traced like a call, ``dispatch.trace_import``).
+        import_sites: op key -> where the submission's file first ran it (``"line N in fn"``), for messages.
     """
 
     event: ClassVar[str] = "ready"
@@ -229,6 +230,7 @@ class Ready(Answer):
     timers_tampered: list[str] = field(default_factory=list)
     missing_optional: list[str] = field(default_factory=list)
     import_trace: dict[str, int] = field(default_factory=dict)
+    import_sites: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -237,6 +239,7 @@ class CaseAnswer(Answer):
 
     Attributes:
         trace: the ATen ops the candidate ran outside Triton launches (op key -> count).
+        op_sites: op key -> where the submission's file first ran it (``"line N in fn"``), for messages only.
         launches: the Triton kernels it launched, in order.
         wrapper_calls: calls of the submission's wrappers (name -> count); none means the native op answered.
         ret_alias: the argument index the returned tensor is, or None.
@@ -249,6 +252,7 @@ class CaseAnswer(Answer):
 
     event: ClassVar[str] = "case"
     trace: dict[str, int] = field(default_factory=dict)
+    op_sites: dict[str, str] = field(default_factory=dict)
     launches: list[str] = field(default_factory=list)
     wrapper_calls: dict[str, int] = field(default_factory=dict)
     ret_alias: int | None = None

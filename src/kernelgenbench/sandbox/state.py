@@ -44,6 +44,10 @@ class State:
         self._pos = {"reads": 0, "launches": 0}
         self.launches: list[str] = []
         self.trace: Counter[str] = Counter()
+        #: per op key of ``trace`` (and of the import's trace), the first line of the submission's own file that
+        #: ran it, ``"line N in fn"`` (:func:`.dispatch.note_site`): named in L3's verdict, never judged
+        self.op_sites: dict[str, str] = {}
+        self.import_sites: dict[str, str] = {}
         self.wrapper_calls: Counter[str] = Counter()
         self.active_wrappers: list[str] = []
         self.poison_allocations = True
@@ -85,6 +89,7 @@ class State:
     def reset(self) -> None:
         self.launches = []
         self.trace = Counter()
+        self.op_sites = {}
         self.wrapper_calls = Counter()
         self.stale_outputs = []
 

@@ -513,7 +513,7 @@ class CaseJudge:
         tv = l3.judge_trace(msg.trace, frozenset(getattr(self.op, "own_ops", frozenset())),
                             getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
         if tv.failure:
-            return tv.failure, "L3 dispatch trace: " + tv.message
+            return tv.failure, "L3 dispatch trace: " + tv.message + l3.where_in_submission(tv, msg.op_sites)
         stale = msg.stale_outputs
         if stale:
             return "profile", f"L3 memory provenance: {stale[0]}"

@@ -109,6 +109,14 @@ class TraceVerdict:
     forbidden: dict[str, int] | None = None
 
 
+def where_in_submission(tv: TraceVerdict, sites: dict[str, str]) -> str:
+    """The suffix of an L3 trace verdict's message naming where the submission's file first ran each offending op
+    (``sites``: op key -> ``"line N in fn"``, recorded by the child, ``sandbox/dispatch.py`` ``note_site``), e.g.
+    ``"; in the submission: aten::mul.Tensor at line 21 in neg"``; empty when none is known."""
+    named = [f"{k} at {sites[k]}" for k in sorted(tv.forbidden or {}) if k in sites]
+    return f"; in the submission: {', '.join(named)}" if named else ""
+
+
 def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True,
                 allow_extra: frozenset[str] = frozenset(), data_movement: bool = False) -> TraceVerdict:
     """Judge the ATen ops the candidate ran (one case's calls, a timed call, or the import).

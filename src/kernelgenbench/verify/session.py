@@ -132,9 +132,9 @@ class ChildSession:
         self.record.missing_optional = msg.missing_optional
         if msg.timers_tampered:
             raise JobFailed("timer_tampering", f"timer functions replaced at import: {msg.timers_tampered}")
-        self._judge_import(msg.import_trace)
+        self._judge_import(msg.import_trace, msg.import_sites)
 
-    def _judge_import(self, trace: dict[str, int]) -> None:
+    def _judge_import(self, trace: dict[str, int], sites: dict[str, str] | None = None) -> None:
         """L3 for the submission's import: its module-level code ran under the dispatch trace of a call
         (``dispatch.trace_import``) and is judged by the same allowlist, marks and budgets (host reads,
         fills/copies, tensor data built from host Python). Any finding fails the job as ``profile``:
@@ -147,8 +147,8 @@ class ChildSession:
         if tv.failure:
             l3rec.ok = False
             raise JobFailed("profile", f"L3 dispatch trace of the submission's import (module-level code, "
-                                       f"{self.op.id}): {tv.message}; work done at import is judged like work "
-                                       f"done in a call")
+                                       f"{self.op.id}): {tv.message}{l3.where_in_submission(tv, sites or {})}; "
+                                       f"work done at import is judged like work done in a call")
 
     def request(self, command: CaseCommand | TimeCommand, timeout: float) -> Answer:
         """Send one command and return the answer, typed (``sandbox/protocol.py``).
