@@ -2995,3 +2995,25 @@ def test_update_wrapper_names_are_judged_like_setattrs() -> None:
         return w, v
     '''
     assert hits(src) == [(6, "introspection"), (7, "introspection"), (8, "introspection"), (9, "dynamic-attr")]
+
+
+def test_xpu_device_properties_is_a_device_query() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's rms_norm, fused_add_rms_norm and layer_norm launchers pick a
+    persistent grid per backend, ``torch.cuda.get_device_properties(dev).multi_processor_count`` on NVIDIA and
+    ``torch.xpu.get_device_properties(dev).gpu_eu_count`` on Intel; the xpu form was refused as torch-compute while
+    the cuda form passed. The rest of ``torch.xpu`` (streams, memory, synchronisation) stays refused."""
+    assert hits('''
+        import torch
+
+        def programs(x):
+            if x.device.type == "cuda":
+                return torch.cuda.get_device_properties(x.device).multi_processor_count
+            if x.device.type == "xpu":
+                return torch.xpu.get_device_properties(x.device).gpu_eu_count
+            return 1
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        torch.xpu.synchronize()
+        torch.xpu.empty_cache()
+    ''')] == ["torch-compute", "torch-compute"]

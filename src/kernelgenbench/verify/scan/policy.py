@@ -215,6 +215,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
+        # (tp38) Liger-Kernel's backward and persistent launchers size their grid on Intel GPUs from
+        # torch.xpu.get_device_properties(x.device).gpu_eu_count, beside torch.cuda.get_device_properties above: a
+        # device query that returns a properties record (it raises where PyTorch has no XPU, like the cuda one)
+        "xpu.get_device_properties",
     }
 )
 
