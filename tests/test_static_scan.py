@@ -3017,3 +3017,23 @@ def test_xpu_device_properties_is_a_device_query() -> None:
         torch.xpu.synchronize()
         torch.xpu.empty_cache()
     ''')] == ["torch-compute", "torch-compute"]
+
+
+def test_importlib_version_helpers_say_which_gate_passes() -> None:
+    """tp38: Liger-Kernel's ``compare_version(package, op, target)`` reads ``importlib.import_module(package)
+    .__version__``; the refusal (kept: a computed module name reaches any module) named only the rule. It now says
+    what to write instead, for the import and for a use of importlib (importlib.metadata keeps its own text)."""
+    found = scan_source(textwrap.dedent('''
+        import importlib
+        import operator
+        from packaging.version import Version
+
+        def compare_version(package, op, target):
+            pkg = importlib.import_module(package)
+            return op(Version(pkg.__version__), Version(target))
+    '''))
+    assert [f.rule for f in found] == ["dynamic-import"] * len(found) and found
+    assert all("triton.__version__" in f.message and "packaging.version" in f.message for f in found)
+    assert any("imports importlib:" in f.message for f in found)
+    meta = scan_source("from importlib.metadata import version\n")
+    assert [f.rule for f in meta] == ["file-io"] and "metadata files" in meta[0].message

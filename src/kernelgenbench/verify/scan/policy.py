@@ -818,6 +818,11 @@ _PATH_WHY_BY_PREFIX = {
                      "(torch.library.wrap_triton, which registers nothing, is allowed)",
     "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
                           "triton.__version__ or torch.__version__ (with packaging.version) instead",
+    # (tp38) Liger-Kernel's compare_version("triton", operator.ge, "3.0.0") imports the package by name with
+    # importlib.import_module to read its __version__: say what the rule refuses and the gate that passes
+    "importlib": "uses {path}, which imports modules by a name computed at run time (any module, past the import "
+                 "rules); a submission imports torch and triton by name, and a version gate compares "
+                 "triton.__version__ or torch.__version__ with packaging.version",
     "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
            "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",
 }
