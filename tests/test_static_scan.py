@@ -3037,3 +3037,27 @@ def test_importlib_version_helpers_say_which_gate_passes() -> None:
     assert any("imports importlib:" in f.message for f in found)
     meta = scan_source("from importlib.metadata import version\n")
     assert [f.rule for f in meta] == ["file-io"] and "metadata files" in meta[0].message
+
+
+def test_xpu_device_context_is_allowed_like_the_cuda_one() -> None:
+    """tp38: Unsloth binds ``torch_gpu_device = torch.xpu.device`` on Intel GPUs beside ``torch.cuda.device`` and
+    launches under ``with torch_gpu_device(x.device):``; the xpu alias was refused as torch-compute ("references the
+    PyTorch class torch.xpu.device as a value"). Another ``torch.xpu`` class as a value stays refused."""
+    assert hits('''
+        import torch
+
+        if torch.xpu.is_available():
+            torch_gpu_device = torch.xpu.device
+        else:
+            torch_gpu_device = torch.cuda.device
+
+        def f(x):
+            with torch_gpu_device(x.device):
+                return x
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        make = torch.xpu.Stream
+        make()
+        torch.xpu.synchronize()
+    ''')] == ["torch-compute", "torch-compute"]

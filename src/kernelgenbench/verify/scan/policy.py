@@ -219,6 +219,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # torch.xpu.get_device_properties(x.device).gpu_eu_count, beside torch.cuda.get_device_properties above: a
         # device query that returns a properties record (it raises where PyTorch has no XPU, like the cuda one)
         "xpu.get_device_properties",
+        # (tp38) Unsloth's kernels/utils.py binds torch_gpu_device = torch.cuda.device, or torch.xpu.device on Intel
+        # GPUs, and launches under `with torch_gpu_device(x.device):`: the device-selecting context manager, as
+        # cuda.device above
+        "xpu.device",
     }
 )
 
