@@ -3061,3 +3061,70 @@ def test_xpu_device_context_is_allowed_like_the_cuda_one() -> None:
         make()
         torch.xpu.synchronize()
     ''')] == ["torch-compute", "torch-compute"]
+
+
+_DEAD_BACKWARD = '''
+    import torch
+
+    def _weight_grad(partial, w):
+        return partial.sum(dim=0).to(w.dtype)
+
+    class Norm(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(w)
+            return x
+
+        @staticmethod
+        def backward(ctx, dy):
+            (w,) = ctx.saved_tensors
+            return dy, _weight_grad(dy, w)
+
+    def rms_norm(out, input, weight, epsilon):
+        out.copy_(Norm.apply(input, weight))
+'''
+
+
+def _dead_backward_rules(extra: str = "", entry_points=frozenset({"rms_norm"}), source: str = _DEAD_BACKWARD) -> list:
+    src = textwrap.dedent(source) + textwrap.dedent(extra)
+    return sorted(f.rule for f in scan_source(src, entry_points=entry_points))
+
+
+def test_an_autograd_backward_nothing_can_run_is_not_scanned() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's norm modules keep an autograd Function's backward beside its
+    forward, and the backward (through a module-level helper) sums per-program weight gradients with PyTorch. The
+    forward pass never runs it, yet L1 refused the file. The backward's body, and helpers only it calls, are now left
+    unscanned when nothing in the file can run them."""
+    assert _dead_backward_rules() == []
+    # the operator's entry points come from its interface (scan_policy), so a real job scans with them
+    op = get_operator("vllm::rms_norm")
+    assert op.scan_policy()["entry_points"] == frozenset({"rms_norm"})
+    assert get_operator("aten::_softmax").scan_policy()["entry_points"] == frozenset({"_softmax", "_softmax_out"})
+
+
+@pytest.mark.parametrize("extra", [
+    "def g(y):\n    return Norm.backward(None, y)\n",            # called by name
+    "def g(y):\n    y.sum().backward()\n",                       # a backward pass started by the file
+    "def g(y):\n    return y.grad_fn.apply(y)\n",                # the output's node runs the backward
+    "def g(ctx, y):\n    return ctx.apply(y)\n",                 # so does the forward's ctx (the same node)
+    "def g(ctx, y):\n    return ctx.apply_boxed([y])\n",
+    "def g(y):\n    return getattr(Norm, 'backward')(None, y)\n",
+    "def g(y):\n    Norm = y\n    return Norm.apply(y)\n",        # a class name rebound: its apply is not the forward's
+    "Alias = Norm\ndef g(y):\n    return Alias.apply(y)\n",     # apply through another name (judged conservatively)
+    "def g(y):\n    return y.grad_fn.next_functions\n",
+])
+def test_a_backward_the_file_can_reach_is_scanned(extra: str) -> None:
+    """tp38: every route by which a file could run a backward outside autograd's backward pass ends the exemption,
+    so the backward's torch calls are judged again."""
+    assert "tensor-method" in _dead_backward_rules(extra)
+
+
+def test_dead_backward_exemption_keeps_entry_points_decorators_and_unknown_interfaces() -> None:
+    """tp38: a helper named like one of the operator's entry points is scanned (the harness calls it by name), no
+    helper is exempt when the entry points are not known, and a backward's decorators (run when the class is made)
+    are scanned."""
+    assert _dead_backward_rules(entry_points=frozenset({"rms_norm", "_weight_grad"})) == ["tensor-method"]
+    assert _dead_backward_rules(entry_points=None) == ["tensor-method"]
+    decorated = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
+                                       "        @staticmethod\n        @torch.compile\n        def backward")
+    assert _dead_backward_rules(source=decorated) == ["compile"]

@@ -219,6 +219,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
+        self.prepare_class_rules(tree)
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
         stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]  # node, parameters around it
@@ -294,7 +295,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         try:
             if isinstance(node, ast.Lambda):
                 self.visit(node.body)
-            else:
+            elif id(node) not in self.dead_bodies:  # an autograd backward nothing can run (class_rules.py)
                 for stmt in node.body:
                     self.visit(stmt)
         finally:
