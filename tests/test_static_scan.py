@@ -3128,3 +3128,54 @@ def test_dead_backward_exemption_keeps_entry_points_decorators_and_unknown_inter
     decorated = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
                                        "        @staticmethod\n        @torch.compile\n        def backward")
     assert _dead_backward_rules(source=decorated) == ["compile"]
+
+
+_DEVICE_CONTEXT = '''
+    from contextlib import contextmanager
+    import torch
+
+    @contextmanager
+    def device_context(device):
+        device = torch.device(device)
+        backend = getattr(torch, device.type, None)
+        if backend is not None and hasattr(backend, "device"):
+            with backend.device(device):
+                yield
+        else:
+            yield
+'''
+
+
+def test_a_device_backend_picked_by_device_type_is_judged_as_torch_cuda() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's ``device_context`` reads ``getattr(torch, device.type, None)``
+    after ``device = torch.device(device)`` and enters ``backend.device(device)``. A torch.device's type names one of
+    PyTorch's backends (cpu, cuda, xpu, mps, mtia as modules of torch), so the scan reads the result as torch.cuda:
+    the idiom passes, and what else it reaches is judged as torch.cuda's (streams, memory queries refused)."""
+    assert hits(_DEVICE_CONTEXT) == []
+    assert [r for _, r in hits('''
+        import torch
+
+        def f(device):
+            device = torch.device(device)
+            getattr(torch, device.type).Stream()
+            getattr(torch, torch.device("cuda").type).memory_allocated()
+    ''')] == ["streams", "torch-compute"]
+
+
+@pytest.mark.parametrize("source", [
+    # a tensor's .device may be any object's attribute: its .type is not proven a device type
+    "import torch\ndef f(x):\n    return getattr(torch, x.device.type, None)\n",
+    # rebound after the torch.device call, or in a branch, or by a loop
+    "import torch\ndef f(d, g):\n    d = torch.device(d)\n    d = g(d)\n    return getattr(torch, d.type)\n",
+    "import torch\ndef f(d, g):\n    d = torch.device(d)\n    if g:\n        d = g\n"
+    "    return getattr(torch, d.type)\n",
+    "import torch\ndef f(d):\n    d = torch.device(d)\n    for d in g():\n        return getattr(torch, d.type)\n",
+    # a name never bound by torch.device
+    "import torch\ndef f(d):\n    return getattr(torch, d.type)\n",
+    # another module than torch
+    "import torch, triton\ndef f(d):\n    d = torch.device(d)\n    return getattr(triton, d.type)\n",
+])
+def test_getattr_on_torch_with_an_unproven_device_type_stays_dynamic(source: str) -> None:
+    """tp38: only ``torch.device(...)``, or a name that a statement of the same body binds to it last before the
+    getattr, proves the name a device type; anything else stays dynamic-attr."""
+    assert "dynamic-attr" in [r for _, r in hits(source)]

@@ -81,7 +81,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .value_rules import _ValueRules
+from .value_rules import _ValueRules, none_compared
 
 _SNIPPET_MAX = 80
 
@@ -215,6 +215,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
+        self.none_checks = none_compared(tree)
         self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
@@ -568,6 +569,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
         args = node.args
+        if name == "getattr" and self.torch_backend_getattr(node):
+            return  # getattr(torch, device.type): a device backend's module, judged as torch.cuda (scope.py)
         if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
             self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "
                         "literal; the scan (and a reader) cannot tell what it reaches")
