@@ -3179,3 +3179,32 @@ def test_getattr_on_torch_with_an_unproven_device_type_stays_dynamic(source: str
     """tp38: only ``torch.device(...)``, or a name that a statement of the same body binds to it last before the
     getattr, proves the name a device type; anything else stays dynamic-attr."""
     assert "dynamic-attr" in [r for _, r in hits(source)]
+
+
+def test_dtensor_is_a_type_only_class() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's rms_norm imports ``DTensor`` in a try/except and tests
+    ``isinstance(X, DTensor)`` before gathering a tensor-parallel input; L1 refused the import and the reads as rule
+    network. Like Triton's runtime classes, DTensor may now be imported by name and read as a type; making one or
+    reaching its attributes stays refused, and so does the rest of torch.distributed."""
+    assert hits('''
+        import torch
+        try:
+            from torch.distributed.tensor import DTensor as _DTensor
+        except Exception:
+            _DTensor = ()
+
+        def f(x):
+            if isinstance(x, _DTensor) or isinstance(x, torch.distributed.tensor.DTensor):
+                x = x.full_tensor()
+            return x
+    ''') == []
+    refused = [
+        "from torch.distributed.tensor import DTensor\ndef f(t):\n    return DTensor.from_local(t)\n",
+        "from torch.distributed.tensor import DTensor\ndef f(t):\n    return DTensor(t)\n",
+        "from torch.distributed.tensor import DTensor\nmake = DTensor\n",
+        "from torch.distributed.tensor import DTensor, distribute_tensor\n",
+        "import torch\ndef f(t):\n    return torch.distributed.tensor.DTensor.from_local(t)\n",
+        "import torch\ndef f(t):\n    return torch.distributed.all_reduce(t)\n",
+    ]
+    for source in refused:
+        assert "network" in [r for _, r in hits(source)], source

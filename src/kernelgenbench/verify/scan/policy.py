@@ -485,6 +485,12 @@ TRITON_RUNTIME_CLASSES: frozenset[str] = frozenset({
     "triton.runtime.autotuner.Heuristics", "triton.runtime.Heuristics",
     "triton.runtime.jit.JITFunction", "triton.runtime.JITFunction", "triton.JITFunction"})
 
+#: Library classes read as types only, like :data:`TRITON_RUNTIME_CLASSES`, also when imported by name (tp38):
+#: Liger-Kernel's norms import ``DTensor`` (in ``try``/``except``) to test ``isinstance(X, DTensor)`` before gathering
+#: a tensor-parallel input; no tensor the harness passes is one, and making one (``DTensor.from_local``,
+#: ``distribute_tensor``) stays refused with the rest of torch.distributed (rule network).
+TYPE_ONLY_CLASSES: frozenset[str] = TRITON_RUNTIME_CLASSES | {"torch.distributed.tensor.DTensor"}
+
 TORCH_PATH_RULES: dict[str, str] = {
     "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
     "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",

@@ -59,7 +59,7 @@ from .policy import (
     TORCH_FROM_HOST_DATA,
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
-    TRITON_RUNTIME_CLASSES,
+    TYPE_ONLY_CLASSES,
     TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
     _foreign_module,
@@ -339,8 +339,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = "." * node.level + (node.module or "")
-        if node.level == 0 and node.names and all(f"{module}.{a.name}" in TORCH_PATH_ALLOWED for a in node.names):
-            return  # ``from torch.library import wrap_triton``: names allowed one by one
+        if node.level == 0 and node.names and all(f"{module}.{a.name}" in TORCH_PATH_ALLOWED
+                                                  or f"{module}.{a.name}" in TYPE_ONLY_CLASSES for a in node.names):
+            return  # ``from torch.library import wrap_triton``: names allowed one by one; type-only names at each read
         if self._check_module(node, module):
             return
         for alias in node.names:
@@ -702,7 +703,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # other modules are judged at their import
         if _string_method(path):
             return  # torch.__version__.split("."), triton.__version__.startswith("3."): a method of a str (fp32)
-        if at_import and path in TRITON_RUNTIME_CLASSES:
+        if at_import and path in TYPE_ONLY_CLASSES:
             # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
             # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
             # attribute, subclass or any other read is refused (fp31)
@@ -717,8 +718,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             if prefix in TORCH_PATH_ALLOWED:
                 break
             rule = TORCH_PATH_RULES.get(prefix)
-            if rule is not None and prefix == path and path in TRITON_RUNTIME_CLASSES and not at_import \
-                    and id(node) in self.check_positions:
+            if rule is not None and path in TYPE_ONLY_CLASSES and not at_import and id(node) in self.check_positions:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))
