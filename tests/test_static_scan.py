@@ -3208,3 +3208,28 @@ def test_dtensor_is_a_type_only_class() -> None:
     ]
     for source in refused:
         assert "network" in [r for _, r in hits(source)], source
+
+
+def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
+    """tp38 (real third-party kernels): vLLM's Triton reshape_and_cache_flash picks num_warps with
+    ``current_platform.is_rocm() or current_platform.is_xpu()``; the second was judged "the tensor method .is_xpu()".
+    torch.Tensor's ``is_cuda``/``is_xpu``/... are properties (calling one on a tensor raises), so such a call is some
+    other object's method. The real ``is_*`` methods keep their judgement (``is_pinned`` is allowed or not as
+    before; ``is_nonzero`` still reads a tensor)."""
+    assert hits('''
+        class Platform:
+            def is_xpu(self):
+                return False
+
+            def is_cuda(self):
+                return True
+
+        current_platform = Platform()
+
+        def f(x):
+            return current_platform.is_xpu() or current_platform.is_cuda() or x.is_cuda
+    ''') == []
+    assert [r for _, r in hits('''
+        def f(x):
+            return x.is_nonzero()
+    ''')] == ["tensor-method"]

@@ -603,10 +603,17 @@ _BUILTIN_TYPES = frozenset(
 
 @functools.cache
 def _tensor_method_names() -> frozenset[str]:
-    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once)."""
+    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once), less the ``is_*`` flags that
+    are properties (``is_cuda``, ``is_xpu``, ...): called on a tensor they raise (a bool is not callable), so a call
+    of one is some other object's method (tp38: a platform object's ``current_platform.is_xpu()`` in vLLM)."""
+    import inspect
+    import types
+
     import torch
 
-    return frozenset(dir(torch.Tensor))
+    flags = {n for n in dir(torch.Tensor) if n.startswith("is_") and isinstance(
+        inspect.getattr_static(torch.Tensor, n), (property, types.GetSetDescriptorType, types.MemberDescriptorType))}
+    return frozenset(dir(torch.Tensor)) - flags
 
 
 @functools.cache
