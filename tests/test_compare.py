@@ -314,3 +314,23 @@ def test_the_worst_element_is_located_when_it_is_not_the_first() -> None:
     # the first failure is the worst: not repeated
     res = compare_values(torch.tensor([[9.0, 2.0, 3.0, 4.0]]), e, Tolerance())
     assert res.message.endswith("x its bound"), res.message
+
+
+def test_an_fp32_accumulation_failure_names_the_tf32_default_of_tl_dot() -> None:
+    """tp38 (real third-party kernels): Triton's matmul tutorial and vLLM's batch-invariant mm/bmm call
+    ``tl.dot(a, b, acc)`` on fp32 operands, at Triton's default input precision (TF32 on NVIDIA GPUs, emulated by the
+    interpreter). Their fp32 cases failed with only the accumulation bound named; the failure now says what the
+    README's precision policy asks (IEEE fp32, ``input_precision="ieee"``). fp16 results and other rules do not."""
+    torch.manual_seed(0)
+    a, b = torch.randn(4, 32, dtype=torch.float64), torch.randn(32, 3, dtype=torch.float64)
+    ref = (a @ b).float()
+    allowance = (a.abs() @ b.abs()) * 4 * math.sqrt(32) * 2.0 ** -24
+    tf32 = a.float().to(torch.bfloat16).float() @ b.float()  # operands rounded far below fp32
+    bad = compare_values(tf32, ref, Tolerance(reduce_dim=32, accumulate="fp32"), atol_extra=allowance)
+    assert not bad.ok and 'input_precision="ieee"' in bad.message and "TF32" in bad.message
+    assert compare_values(ref, ref, Tolerance(reduce_dim=32, accumulate="fp32"), atol_extra=allowance).ok
+    half = compare_values(tf32.half() + 1, ref.half(), Tolerance(reduce_dim=32, accumulate="fp32"),
+                          atol_extra=allowance)
+    assert not half.ok and "input_precision" not in half.message
+    plain = compare_values(tf32, ref, Tolerance(reduce_dim=32))
+    assert not plain.ok and "input_precision" not in plain.message

@@ -35,12 +35,13 @@ def test_the_interpreter_answers_device_queries_for_the_cpu() -> None:
     and so do the device property queries a persistent grid is sized from (false-rejection hunt 35: Triton's
     fused-softmax tutorial reads ``driver.active.utils.get_device_properties(DEVICE.index)`` at import, other code
     ``torch.cuda.get_device_properties(x.device).multi_processor_count``; both raised at import, ``import_error``):
-    they answer an sm_90 GPU's figures. Any other driver query raises inside Triton as before (an interpreter limit,
-    not the submission's fault)."""
+    they answer an sm_90 GPU's figures, and the target is that GPU's (``get_current_target().backend == "cuda"``:
+    tp38, Triton's matmul tutorial chose its HIP autotune configs on ``"cpu"``). Any other driver query raises inside
+    Triton as before (an interpreter limit, not the submission's fault)."""
     env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
     out = subprocess.run([sys.executable, "-c", DRIVER], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.split("\n")[:5] == ["cpu 0 cpu", "raised True True", "132 65536 232448 32",
+    assert out.stdout.split("\n")[:5] == ["cpu 0 cuda", "raised True True", "132 65536 232448 32",
                                           "132 9 (9, 0) str", "132 32"], out.stdout
 
 

@@ -2995,3 +2995,241 @@ def test_update_wrapper_names_are_judged_like_setattrs() -> None:
         return w, v
     '''
     assert hits(src) == [(6, "introspection"), (7, "introspection"), (8, "introspection"), (9, "dynamic-attr")]
+
+
+def test_xpu_device_properties_is_a_device_query() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's rms_norm, fused_add_rms_norm and layer_norm launchers pick a
+    persistent grid per backend, ``torch.cuda.get_device_properties(dev).multi_processor_count`` on NVIDIA and
+    ``torch.xpu.get_device_properties(dev).gpu_eu_count`` on Intel; the xpu form was refused as torch-compute while
+    the cuda form passed. The rest of ``torch.xpu`` (streams, memory, synchronisation) stays refused."""
+    assert hits('''
+        import torch
+
+        def programs(x):
+            if x.device.type == "cuda":
+                return torch.cuda.get_device_properties(x.device).multi_processor_count
+            if x.device.type == "xpu":
+                return torch.xpu.get_device_properties(x.device).gpu_eu_count
+            return 1
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        torch.xpu.synchronize()
+        torch.xpu.empty_cache()
+    ''')] == ["torch-compute", "torch-compute"]
+
+
+def test_importlib_version_helpers_say_which_gate_passes() -> None:
+    """tp38: Liger-Kernel's ``compare_version(package, op, target)`` reads ``importlib.import_module(package)
+    .__version__``; the refusal (kept: a computed module name reaches any module) named only the rule. It now says
+    what to write instead, for the import and for a use of importlib (importlib.metadata keeps its own text)."""
+    found = scan_source(textwrap.dedent('''
+        import importlib
+        import operator
+        from packaging.version import Version
+
+        def compare_version(package, op, target):
+            pkg = importlib.import_module(package)
+            return op(Version(pkg.__version__), Version(target))
+    '''))
+    assert [f.rule for f in found] == ["dynamic-import"] * len(found) and found
+    assert all("triton.__version__" in f.message and "packaging.version" in f.message for f in found)
+    assert any("imports importlib:" in f.message for f in found)
+    meta = scan_source("from importlib.metadata import version\n")
+    assert [f.rule for f in meta] == ["file-io"] and "metadata files" in meta[0].message
+
+
+def test_xpu_device_context_is_allowed_like_the_cuda_one() -> None:
+    """tp38: Unsloth binds ``torch_gpu_device = torch.xpu.device`` on Intel GPUs beside ``torch.cuda.device`` and
+    launches under ``with torch_gpu_device(x.device):``; the xpu alias was refused as torch-compute ("references the
+    PyTorch class torch.xpu.device as a value"). Another ``torch.xpu`` class as a value stays refused."""
+    assert hits('''
+        import torch
+
+        if torch.xpu.is_available():
+            torch_gpu_device = torch.xpu.device
+        else:
+            torch_gpu_device = torch.cuda.device
+
+        def f(x):
+            with torch_gpu_device(x.device):
+                return x
+    ''') == []
+    assert [r for _, r in hits('''
+        import torch
+        make = torch.xpu.Stream
+        make()
+        torch.xpu.synchronize()
+    ''')] == ["torch-compute", "torch-compute"]
+
+
+_DEAD_BACKWARD = '''
+    import torch
+
+    def _weight_grad(partial, w):
+        return partial.sum(dim=0).to(w.dtype)
+
+    class Norm(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(w)
+            return x
+
+        @staticmethod
+        def backward(ctx, dy):
+            (w,) = ctx.saved_tensors
+            return dy, _weight_grad(dy, w)
+
+    def rms_norm(out, input, weight, epsilon):
+        out.copy_(Norm.apply(input, weight))
+'''
+
+
+def _dead_backward_rules(extra: str = "", entry_points=frozenset({"rms_norm"}), source: str = _DEAD_BACKWARD) -> list:
+    src = textwrap.dedent(source) + textwrap.dedent(extra)
+    return sorted(f.rule for f in scan_source(src, entry_points=entry_points))
+
+
+def test_an_autograd_backward_nothing_can_run_is_not_scanned() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's norm modules keep an autograd Function's backward beside its
+    forward, and the backward (through a module-level helper) sums per-program weight gradients with PyTorch. The
+    forward pass never runs it, yet L1 refused the file. The backward's body, and helpers only it calls, are now left
+    unscanned when nothing in the file can run them."""
+    assert _dead_backward_rules() == []
+    # the operator's entry points come from its interface (scan_policy), so a real job scans with them
+    op = get_operator("vllm::rms_norm")
+    assert op.scan_policy()["entry_points"] == frozenset({"rms_norm"})
+    assert get_operator("aten::_softmax").scan_policy()["entry_points"] == frozenset({"_softmax", "_softmax_out"})
+
+
+@pytest.mark.parametrize("extra", [
+    "def g(y):\n    return Norm.backward(None, y)\n",            # called by name
+    "def g(y):\n    y.sum().backward()\n",                       # a backward pass started by the file
+    "def g(y):\n    return y.grad_fn.apply(y)\n",                # the output's node runs the backward
+    "def g(ctx, y):\n    return ctx.apply(y)\n",                 # so does the forward's ctx (the same node)
+    "def g(ctx, y):\n    return ctx.apply_boxed([y])\n",
+    "def g(y):\n    return getattr(Norm, 'backward')(None, y)\n",
+    "def g(y):\n    Norm = y\n    return Norm.apply(y)\n",        # a class name rebound: its apply is not the forward's
+    "Alias = Norm\ndef g(y):\n    return Alias.apply(y)\n",     # apply through another name (judged conservatively)
+    "def g(y):\n    return y.grad_fn.next_functions\n",
+])
+def test_a_backward_the_file_can_reach_is_scanned(extra: str) -> None:
+    """tp38: every route by which a file could run a backward outside autograd's backward pass ends the exemption,
+    so the backward's torch calls are judged again."""
+    assert "tensor-method" in _dead_backward_rules(extra)
+
+
+def test_dead_backward_exemption_keeps_entry_points_decorators_and_unknown_interfaces() -> None:
+    """tp38: a helper named like one of the operator's entry points is scanned (the harness calls it by name), no
+    helper is exempt when the entry points are not known, and a backward's decorators (run when the class is made)
+    are scanned."""
+    assert _dead_backward_rules(entry_points=frozenset({"rms_norm", "_weight_grad"})) == ["tensor-method"]
+    assert _dead_backward_rules(entry_points=None) == ["tensor-method"]
+    decorated = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
+                                       "        @staticmethod\n        @torch.compile\n        def backward")
+    assert _dead_backward_rules(source=decorated) == ["compile"]
+
+
+_DEVICE_CONTEXT = '''
+    from contextlib import contextmanager
+    import torch
+
+    @contextmanager
+    def device_context(device):
+        device = torch.device(device)
+        backend = getattr(torch, device.type, None)
+        if backend is not None and hasattr(backend, "device"):
+            with backend.device(device):
+                yield
+        else:
+            yield
+'''
+
+
+def test_a_device_backend_picked_by_device_type_is_judged_as_torch_cuda() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's ``device_context`` reads ``getattr(torch, device.type, None)``
+    after ``device = torch.device(device)`` and enters ``backend.device(device)``. A torch.device's type names one of
+    PyTorch's backends (cpu, cuda, xpu, mps, mtia as modules of torch), so the scan reads the result as torch.cuda:
+    the idiom passes, and what else it reaches is judged as torch.cuda's (streams, memory queries refused)."""
+    assert hits(_DEVICE_CONTEXT) == []
+    assert [r for _, r in hits('''
+        import torch
+
+        def f(device):
+            device = torch.device(device)
+            getattr(torch, device.type).Stream()
+            getattr(torch, torch.device("cuda").type).memory_allocated()
+    ''')] == ["streams", "torch-compute"]
+
+
+@pytest.mark.parametrize("source", [
+    # a tensor's .device may be any object's attribute: its .type is not proven a device type
+    "import torch\ndef f(x):\n    return getattr(torch, x.device.type, None)\n",
+    # rebound after the torch.device call, or in a branch, or by a loop
+    "import torch\ndef f(d, g):\n    d = torch.device(d)\n    d = g(d)\n    return getattr(torch, d.type)\n",
+    "import torch\ndef f(d, g):\n    d = torch.device(d)\n    if g:\n        d = g\n"
+    "    return getattr(torch, d.type)\n",
+    "import torch\ndef f(d):\n    d = torch.device(d)\n    for d in g():\n        return getattr(torch, d.type)\n",
+    # a name never bound by torch.device
+    "import torch\ndef f(d):\n    return getattr(torch, d.type)\n",
+    # another module than torch
+    "import torch, triton\ndef f(d):\n    d = torch.device(d)\n    return getattr(triton, d.type)\n",
+])
+def test_getattr_on_torch_with_an_unproven_device_type_stays_dynamic(source: str) -> None:
+    """tp38: only ``torch.device(...)``, or a name that a statement of the same body binds to it last before the
+    getattr, proves the name a device type; anything else stays dynamic-attr."""
+    assert "dynamic-attr" in [r for _, r in hits(source)]
+
+
+def test_dtensor_is_a_type_only_class() -> None:
+    """tp38 (real third-party kernels): Liger-Kernel's rms_norm imports ``DTensor`` in a try/except and tests
+    ``isinstance(X, DTensor)`` before gathering a tensor-parallel input; L1 refused the import and the reads as rule
+    network. Like Triton's runtime classes, DTensor may now be imported by name and read as a type; making one or
+    reaching its attributes stays refused, and so does the rest of torch.distributed."""
+    assert hits('''
+        import torch
+        try:
+            from torch.distributed.tensor import DTensor as _DTensor
+        except Exception:
+            _DTensor = ()
+
+        def f(x):
+            if isinstance(x, _DTensor) or isinstance(x, torch.distributed.tensor.DTensor):
+                x = x.full_tensor()
+            return x
+    ''') == []
+    refused = [
+        "from torch.distributed.tensor import DTensor\ndef f(t):\n    return DTensor.from_local(t)\n",
+        "from torch.distributed.tensor import DTensor\ndef f(t):\n    return DTensor(t)\n",
+        "from torch.distributed.tensor import DTensor\nmake = DTensor\n",
+        "from torch.distributed.tensor import DTensor, distribute_tensor\n",
+        "import torch\ndef f(t):\n    return torch.distributed.tensor.DTensor.from_local(t)\n",
+        "import torch\ndef f(t):\n    return torch.distributed.all_reduce(t)\n",
+    ]
+    for source in refused:
+        assert "network" in [r for _, r in hits(source)], source
+
+
+def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
+    """tp38 (real third-party kernels): vLLM's Triton reshape_and_cache_flash picks num_warps with
+    ``current_platform.is_rocm() or current_platform.is_xpu()``; the second was judged "the tensor method .is_xpu()".
+    torch.Tensor's ``is_cuda``/``is_xpu``/... are properties (calling one on a tensor raises), so such a call is some
+    other object's method. The real ``is_*`` methods keep their judgement (``is_pinned`` is allowed or not as
+    before; ``is_nonzero`` still reads a tensor)."""
+    assert hits('''
+        class Platform:
+            def is_xpu(self):
+                return False
+
+            def is_cuda(self):
+                return True
+
+        current_platform = Platform()
+
+        def f(x):
+            return current_platform.is_xpu() or current_platform.is_cuda() or x.is_cuda
+    ''') == []
+    assert [r for _, r in hits('''
+        def f(x):
+            return x.is_nonzero()
+    ''')] == ["tensor-method"]

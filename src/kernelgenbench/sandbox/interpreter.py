@@ -574,9 +574,9 @@ def _cpu_device_queries() -> None:
     ``DEVICE = triton.runtime.driver.active.get_active_torch_device()``, or ``get_current_target().backend`` to tell
     CUDA from HIP. The CPU interpreter has no driver, so that raised "0 active drivers" and the submission failed as
     ``import_error`` (red team 26, rms_tutorial_device). Here the active driver is a stand-in that answers those
-    device queries for the CPU (``cpu``, device 0, stream 0, a target with backend ``"cpu"``); anything else it is
-    asked goes to Triton's own driver lookup, which raises as before (inside Triton: an interpreter limit,
-    verify/failures.py)."""
+    device queries for the CPU (``cpu``, device 0, stream 0) and the target an sm_90 GPU reports (backend ``"cuda"``,
+    arch 90, the GPU the device properties below describe); anything else it is asked goes to Triton's own driver
+    lookup, which raises as before (inside Triton: an interpreter limit, verify/failures.py)."""
     import sys
 
     import triton.runtime.driver  # noqa: F401  (loads the module into sys.modules)
@@ -611,7 +611,11 @@ def _cpu_device_queries() -> None:
             return 0  # the handle torch.cuda.current_stream().cuda_stream answers here (CPUStandInStream); fp37
 
         def get_current_target(self):
-            return GPUTarget("cpu", 0, 32)
+            # the sm_90 GPU the device properties describe and the compile check compiles for (tp38: Triton's matmul
+            # tutorial picks its autotune configs with get_current_target().backend == "cuda"; "cpu" here sent it to
+            # the HIP configs, whose waves_per_eu no NVIDIA launch accepts, and Triton's own target_info.is_cuda()
+            # folded differently here than in the sm_90 compile)
+            return GPUTarget("cuda", 90, 32)
 
         def __getattr__(self, name):
             return getattr(driver_mod._create_driver(), name)

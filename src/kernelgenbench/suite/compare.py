@@ -222,7 +222,7 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
                                  f"first at {at}: got {a64.reshape(-1)[flat][0].item():.8g}, expected "
                                  f"{e64.reshape(-1)[flat][0].item():.8g}; max abs err {max_abs:.3g}, "
                                  f"max rel err {max_rel:.3g}; the worst element's error is {ratio:.3g}x its bound"
-                                 f"{worst_note}", max_abs, max_rel, rule, ratio)
+                                 f"{worst_note}{_fp32_precision_note(tol, e)}", max_abs, max_rel, rule, ratio)
     # Degenerate outputs: constant (all zeros included) where the reference varies by clearly more
     # than rounding (10 x rtol relative to the constant), even if every element is within atol.
     ev = e64[ok]
@@ -234,6 +234,18 @@ def compare_values(actual: torch.Tensor, expected: torch.Tensor, tol: Tolerance,
             return SlotResult(False, f"{what}: degenerate output: every element equals {c.item()!r} while the "
                                      f"reference varies", max_abs, max_rel, rule, ratio)
     return SlotResult(True, "", max_abs, max_rel, rule, ratio)
+
+
+def _fp32_precision_note(tol: Tolerance, e: torch.Tensor) -> str:
+    """What an fp32 result judged by the accumulation bound most often fails it with (tp38: the matrix products of
+    Triton's matmul tutorial and of vLLM's batch-invariant kernels call ``tl.dot(a, b, acc)`` on fp32 operands, whose
+    default input precision on NVIDIA GPUs is TF32, and their failure named only the bound)."""
+    if tol.accumulate != "fp32" or e.dtype not in (torch.float32, torch.complex64):
+        return ""
+    return ("; fp32 operands must be multiplied and summed in IEEE fp32 (README \"Tolerance and precision policy\"): "
+            "a tl.dot of fp32 operands at Triton's default input precision, TF32 on NVIDIA GPUs (and on the "
+            "interpreter here), fails this bound, so pass input_precision=\"ieee\"; operands or partial sums rounded "
+            "to fp16/bf16 fail it too")
 
 
 def compare_slot(exp: Expected, actual: Any, scale: float = 1.0) -> SlotResult:

@@ -749,9 +749,12 @@ class Operator(abc.ABC):
     def scan_policy(self) -> dict[str, Any]:
         """The L1 static scan's settings for this operator, as keyword arguments of
         ``verify.scan.scan_file``/``scan_source``/``scan_kernel_body``: its own ops, their aliases, whether
-        copies are allowed, and the methods its rule allows."""
+        copies are allowed, the methods its rule allows, and the names the harness calls (its wrappers or function)."""
+        iface = self.interface
+        names = [iface.function] if iface.function is not None else [w.name for w in iface.wrappers]
         return {"own_ops": frozenset(getattr(self, "own_ops", frozenset())), "aliases": self.aliases,
-                "allow_copies": getattr(self, "allow_copies", True), "allow_methods": frozenset(self.allow_methods)}
+                "allow_copies": getattr(self, "allow_copies", True), "allow_methods": frozenset(self.allow_methods),
+                "entry_points": frozenset(names)}
 
     # -- identity ---------------------------------------------------------------------------
     @property

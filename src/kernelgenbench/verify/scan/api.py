@@ -29,6 +29,7 @@ def scan_source(
     allow_copies: bool = True,
     allow_methods: frozenset[str] = frozenset(),
     aliases: frozenset[str] = frozenset(),
+    entry_points: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Scan the Python ``source`` of one submission and return its findings.
 
@@ -41,7 +42,9 @@ def scan_source(
     tensor methods the op's rule allows beyond :data:`TENSOR_METHODS_ALLOWED` (``NothingToCompute.methods``:
     ``set_`` for views, ``tolist`` for scalar reads), and ``torch`` functions named there as ``"torch.<name>"``
     (``torch.randint`` for random operators, to draw a seed); calling the op itself stays
-    ``dispatch-recursion``. ``filename`` only labels
+    ``dispatch-recursion``. ``entry_points`` are the names the harness calls (the operator's wrappers or
+    function): a helper so named is never taken for code only an autograd backward reaches (class_rules.py
+    ``prepare_class_rules``); None (not known) exempts no helper. ``filename`` only labels
     syntax errors.
 
     Returns a list of :class:`Finding` sorted by (line, col, rule); empty means clean. A source that
@@ -60,6 +63,7 @@ def scan_source(
     except (ValueError, RecursionError, MemoryError) as exc:
         return [Finding(1, 0, "syntax", f"line 1: {filename} does not parse: {exc} (rule syntax)")]
     scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods), frozenset(aliases))
+    scanner.entry_points = entry_points
     try:
         scanner.run(tree)
     except RecursionError:
@@ -70,7 +74,8 @@ def scan_source(
 
 def scan_kernel_body(source: str, name: str, line: int, *, own_ops: frozenset[str] = frozenset(),
                      allow_copies: bool = True, allow_methods: frozenset[str] = frozenset(),
-                     aliases: frozenset[str] = frozenset()) -> list[Finding] | None:
+                     aliases: frozenset[str] = frozenset(),
+                     entry_points: frozenset[str] | None = None) -> list[Finding] | None:
     """Findings of the function ``name`` whose code starts at ``line`` of ``source``, scanned as a
     Triton kernel body (kernel-body rule on), for a function the submission turned into a kernel in a
     way the file-level scan does not follow (a decorator of its own that calls ``triton.jit``, a jit
@@ -86,6 +91,7 @@ def scan_kernel_body(source: str, name: str, line: int, *, own_ops: frozenset[st
         return None
     scanner = _Scanner(source, frozenset(own_ops), allow_copies, frozenset(allow_methods), frozenset(aliases))
     scanner.force_jit = {name: {line}}
+    scanner.entry_points = entry_points
     try:
         scanner.run(tree)
     except RecursionError:
@@ -195,6 +201,7 @@ def scan_file(
     allow_copies: bool = True,
     allow_methods: frozenset[str] = frozenset(),
     aliases: frozenset[str] = frozenset(),
+    entry_points: frozenset[str] | None = None,
 ) -> list[Finding]:
     """Scan the submission file at ``path`` (see :func:`scan_source`).
 
@@ -209,4 +216,4 @@ def scan_file(
         return [Finding(1, 0, "syntax", f"line 1: {os.fspath(path)} cannot be decoded as Python source: {exc} "
                         "(rule syntax)")]
     return scan_source(source, filename=os.fspath(path), own_ops=own_ops, allow_copies=allow_copies,
-                       allow_methods=allow_methods, aliases=aliases)
+                       allow_methods=allow_methods, aliases=aliases, entry_points=entry_points)

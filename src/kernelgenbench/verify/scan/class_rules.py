@@ -25,8 +25,95 @@ _CLASS_FACTORY_WHY = ("makes a class at run time through {what}, from bases L1 c
                       "could be made this way); write a class statement")
 
 
+#: The classes whose ``backward`` only autograd's backward pass calls (tp38).
+AUTOGRAD_FUNCTIONS: frozenset[str] = frozenset({"torch.autograd.Function", "torch.autograd.function.Function"})
+#: Attributes (and names, strings) through which a ``torch.autograd.Function``'s backward can run other than in
+#: autograd's backward pass: ``backward``/``vjp`` themselves, the node a forward's ``ctx`` is and an output's
+#: ``grad_fn`` holds (its ``apply``/``apply_boxed``/``boxed_grads_call`` run the backward), the graph's other nodes
+#: (``next_functions``) and the node's links to the class.
+_BACKWARD_REACH = frozenset({"backward", "vjp", "grad_fn", "next_functions", "apply_boxed", "boxed_grads_call",
+                             "_forward_cls", "_backward_cls", "_get_user_fn"})
+
+
+def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
+    """Names bound exactly once in the whole file, by a module-level statement of ``kind`` (a class or def)."""
+    counts: dict[str, int] = {}
+    for n in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            names = [n.id]
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [n.name]
+        elif isinstance(n, ast.arg):
+            names = [n.arg]
+        elif isinstance(n, ast.alias):
+            names = [(n.asname or n.name).split(".")[0]]
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names = list(n.names) * 2
+        elif isinstance(n, ast.ExceptHandler) and n.name or isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            names = [n.name]
+        elif isinstance(n, ast.MatchMapping) and n.rest:
+            names = [n.rest]
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    defined = {c.name for c in getattr(tree, "body", []) if isinstance(c, kind)}
+    return {name for name in defined if counts.get(name) == 1}
+
+
+def names_backward(tree: ast.AST) -> bool:
+    """Whether the file could run an autograd Function's backward other than through a backward pass (which neither
+    the harness nor a submission may start): any attribute, name or string of :data:`_BACKWARD_REACH`
+    (``F.backward(ctx, g)``, ``y.backward()``, ``y.grad_fn.apply(g)``, ``getattr(F, "backward")``), or ``apply`` read
+    on anything but a class of the file bound nowhere else (``ctx.apply(g)`` runs the backward; ``F.apply(x)``, the
+    forward's entry, does not), or a string ``"apply"``."""
+    classes = _bound_once(tree)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and (n.attr in _BACKWARD_REACH or n.attr == "apply" and not (
+                isinstance(n.value, ast.Name) and n.value.id in classes)) \
+                or isinstance(n, ast.Name) and n.id in _BACKWARD_REACH and not isinstance(n.ctx, ast.Store) \
+                or isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                and n.value.strip() in _BACKWARD_REACH | {"apply"}:
+            return True
+    return False
+
+
 class _ClassRules:
     """ClassRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
+
+    def prepare_class_rules(self, tree: ast.Module) -> None:
+        """Per-file state of these rules, set before the walk (in the module's scope)."""
+        #: ids of function nodes whose body is not scanned (tp38: Liger-Kernel's norm modules keep the backward pass
+        #: beside the forward, and it sums the per-program weight gradients with ``_dW.sum(dim=0)``): the
+        #: ``backward`` of a module-level ``torch.autograd.Function`` subclass in a file that cannot reach it, and the
+        #: plain module-level helpers only such bodies call. Only autograd's backward pass runs a backward, and
+        #: neither the harness nor a call may start one (``.backward()``, ``torch.autograd.grad`` are findings);
+        #: every other route ends the exemption (:func:`names_backward`). Decorators, defaults and annotations run
+        #: when the class or function is made and are scanned; a helper named like an entry point of the operator
+        #: (``entry_points``, its wrappers, which the harness calls by name) is never exempt, nor any helper when
+        #: they are not known.
+        self.dead_bodies: set[int] = set()
+        if names_backward(tree):
+            return
+        for cls in tree.body:
+            if isinstance(cls, ast.ClassDef) and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+                self.dead_bodies.update(id(f) for f in cls.body
+                                        if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                        and f.name == "backward")
+        entry_points = getattr(self, "entry_points", None)
+        if not self.dead_bodies or entry_points is None:
+            return
+        once = _bound_once(tree, ast.FunctionDef)
+        helpers = [f for f in tree.body if isinstance(f, ast.FunctionDef) and not f.decorator_list
+                   and f.name in once and f.name not in entry_points]
+        changed = True
+        while changed:
+            inside = {id(n) for f in ast.walk(tree) if id(f) in self.dead_bodies for s in f.body for n in ast.walk(s)}
+            changed = False
+            for f in helpers:
+                uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == f.name]
+                if id(f) not in self.dead_bodies and uses and all(id(n) in inside for n in uses):
+                    self.dead_bodies.add(id(f))
+                    changed = True
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for dec in node.decorator_list:

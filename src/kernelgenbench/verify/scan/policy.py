@@ -215,6 +215,14 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
+        # (tp38) Liger-Kernel's backward and persistent launchers size their grid on Intel GPUs from
+        # torch.xpu.get_device_properties(x.device).gpu_eu_count, beside torch.cuda.get_device_properties above: a
+        # device query that returns a properties record (it raises where PyTorch has no XPU, like the cuda one)
+        "xpu.get_device_properties",
+        # (tp38) Unsloth's kernels/utils.py binds torch_gpu_device = torch.cuda.device, or torch.xpu.device on Intel
+        # GPUs, and launches under `with torch_gpu_device(x.device):`: the device-selecting context manager, as
+        # cuda.device above
+        "xpu.device",
     }
 )
 
@@ -477,6 +485,12 @@ TRITON_RUNTIME_CLASSES: frozenset[str] = frozenset({
     "triton.runtime.autotuner.Heuristics", "triton.runtime.Heuristics",
     "triton.runtime.jit.JITFunction", "triton.runtime.JITFunction", "triton.JITFunction"})
 
+#: Library classes read as types only, like :data:`TRITON_RUNTIME_CLASSES`, also when imported by name (tp38):
+#: Liger-Kernel's norms import ``DTensor`` (in ``try``/``except``) to test ``isinstance(X, DTensor)`` before gathering
+#: a tensor-parallel input; no tensor the harness passes is one, and making one (``DTensor.from_local``,
+#: ``distribute_tensor``) stays refused with the rest of torch.distributed (rule network).
+TYPE_ONLY_CLASSES: frozenset[str] = TRITON_RUNTIME_CLASSES | {"torch.distributed.tensor.DTensor"}
+
 TORCH_PATH_RULES: dict[str, str] = {
     "torch.compile": "compile", "torch._dynamo": "compile", "torch._inductor": "compile",
     "torch.compiler": "compile", "torch.jit": "compile", "torch.export": "compile",
@@ -589,10 +603,17 @@ _BUILTIN_TYPES = frozenset(
 
 @functools.cache
 def _tensor_method_names() -> frozenset[str]:
-    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once)."""
+    """``dir(torch.Tensor)``: the names judged as tensor methods (imported lazily, once), less the ``is_*`` flags that
+    are properties (``is_cuda``, ``is_xpu``, ...): called on a tensor they raise (a bool is not callable), so a call
+    of one is some other object's method (tp38: a platform object's ``current_platform.is_xpu()`` in vLLM)."""
+    import inspect
+    import types
+
     import torch
 
-    return frozenset(dir(torch.Tensor))
+    flags = {n for n in dir(torch.Tensor) if n.startswith("is_") and isinstance(
+        inspect.getattr_static(torch.Tensor, n), (property, types.GetSetDescriptorType, types.MemberDescriptorType))}
+    return frozenset(dir(torch.Tensor)) - flags
 
 
 @functools.cache
@@ -814,6 +835,11 @@ _PATH_WHY_BY_PREFIX = {
                      "(torch.library.wrap_triton, which registers nothing, is allowed)",
     "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
                           "triton.__version__ or torch.__version__ (with packaging.version) instead",
+    # (tp38) Liger-Kernel's compare_version("triton", operator.ge, "3.0.0") imports the package by name with
+    # importlib.import_module to read its __version__: say what the rule refuses and the gate that passes
+    "importlib": "uses {path}, which imports modules by a name computed at run time (any module, past the import "
+                 "rules); a submission imports torch and triton by name, and a version gate compares "
+                 "triton.__version__ or torch.__version__ with packaging.version",
     "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
            "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",
 }

@@ -59,7 +59,7 @@ from .policy import (
     TORCH_FROM_HOST_DATA,
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
-    TRITON_RUNTIME_CLASSES,
+    TYPE_ONLY_CLASSES,
     TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
     _foreign_module,
@@ -81,7 +81,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .value_rules import _ValueRules
+from .value_rules import _ValueRules, none_compared
 
 _SNIPPET_MAX = 80
 
@@ -215,10 +215,12 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
+        self.none_checks = none_compared(tree)
         self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
         self.scopes.append(self.build_scope(tree))
+        self.prepare_class_rules(tree)
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
         # decorator: their bodies are kernel bodies too (red-team: f was scanned as host code)
         stack: list[tuple[ast.AST, frozenset[str]]] = [(tree, frozenset())]  # node, parameters around it
@@ -294,7 +296,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         try:
             if isinstance(node, ast.Lambda):
                 self.visit(node.body)
-            else:
+            elif id(node) not in self.dead_bodies:  # an autograd backward nothing can run (class_rules.py)
                 for stmt in node.body:
                     self.visit(stmt)
         finally:
@@ -337,8 +339,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = "." * node.level + (node.module or "")
-        if node.level == 0 and node.names and all(f"{module}.{a.name}" in TORCH_PATH_ALLOWED for a in node.names):
-            return  # ``from torch.library import wrap_triton``: names allowed one by one
+        if node.level == 0 and node.names and all(f"{module}.{a.name}" in TORCH_PATH_ALLOWED
+                                                  or f"{module}.{a.name}" in TYPE_ONLY_CLASSES for a in node.names):
+            return  # ``from torch.library import wrap_triton``: names allowed one by one; type-only names at each read
         if self._check_module(node, module):
             return
         for alias in node.names:
@@ -567,6 +570,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
         args = node.args
+        if name == "getattr" and self.torch_backend_getattr(node):
+            return  # getattr(torch, device.type): a device backend's module, judged as torch.cuda (scope.py)
         if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
             self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "
                         "literal; the scan (and a reader) cannot tell what it reaches")
@@ -698,7 +703,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # other modules are judged at their import
         if _string_method(path):
             return  # torch.__version__.split("."), triton.__version__.startswith("3."): a method of a str (fp32)
-        if at_import and path in TRITON_RUNTIME_CLASSES:
+        if at_import and path in TYPE_ONLY_CLASSES:
             # ``from triton.runtime.jit import JITFunction`` (typed code, often under ``if TYPE_CHECKING:``) binds a
             # name whose every use is judged where it is read, like the dotted path: a type position passes, a call,
             # attribute, subclass or any other read is refused (fp31)
@@ -713,8 +718,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             if prefix in TORCH_PATH_ALLOWED:
                 break
             rule = TORCH_PATH_RULES.get(prefix)
-            if rule is not None and prefix == path and path in TRITON_RUNTIME_CLASSES and not at_import \
-                    and id(node) in self.check_positions:
+            if rule is not None and path in TYPE_ONLY_CLASSES and not at_import and id(node) in self.check_positions:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))

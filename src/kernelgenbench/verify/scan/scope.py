@@ -390,6 +390,8 @@ class _ScopeAnalysis:
         if literal is not None:
             base = self.resolve(literal[0])
             return None if base is None else f"{base}.{literal[1]}"
+        if self.torch_backend_getattr(node):
+            return "torch.cuda"  # one of torch's device-backend modules, judged as torch.cuda (tp38)
         return None
 
     def triton_language_fallback(self, name: str) -> bool:
@@ -631,6 +633,45 @@ class _ScopeAnalysis:
         if base >= HOST and name in _CONTAINER_VIEW_METHODS:
             return HOST
         return UNKNOWN
+
+    def torch_backend_getattr(self, node: ast.AST) -> bool:
+        """``getattr(torch, d.type[, None])`` with ``d`` a ``torch.device`` (tp38: Liger-Kernel's ``device_context``
+        picks ``torch.cuda``/``torch.xpu`` this way and enters ``backend.device(d)``). A device's type is one of
+        PyTorch's backend names, and the modules of those that ``torch`` has (cpu, cuda, xpu, mps, mtia) hold the same
+        device functions, so :meth:`resolve` reads the result as ``torch.cuda`` and its attributes are judged as
+        ``torch.cuda``'s. ``d`` is proven a device only as ``torch.device(...)`` itself, or a name whose last binding
+        before the statement, in a statement of the same body, is ``d = torch.device(...)``."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                and self.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
+                and self.resolve(node.args[0]) == "torch"
+                and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
+            return False
+        dev = node.args[1].value
+        if isinstance(dev, ast.Call):
+            return self.resolve(dev.func) == "torch.device"
+        if not isinstance(dev, ast.Name) or dev.id in self.rebound or not self.scopes:
+            return False
+        body = getattr(self.current.node, "body", None)
+        if not isinstance(body, list):
+            return False
+        at = next((i for i, st in enumerate(body) if any(n is node for n in ast.walk(st))), None)
+        if at is None:
+            return False
+
+        def binds(st: ast.AST) -> bool:
+            return any(isinstance(n, ast.Name) and n.id == dev.id and not isinstance(n.ctx, ast.Load)
+                       or isinstance(n, (ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar))
+                       and dev.id in (getattr(n, "arg", None), getattr(n, "name", None))
+                       for n in ast.walk(st))
+
+        for st in reversed(body[:at]):
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and st.targets[0].id == dev.id:
+                return not binds(body[at]) and isinstance(st.value, ast.Call) \
+                    and self.resolve(st.value.func) == "torch.device"
+            if binds(st):
+                return False
+        return False
 
     def getattr_literal(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """``getattr(obj, "name")`` (builtin getattr, literal name) -> (obj, "name")."""

@@ -13,6 +13,18 @@ from .policy import (
 )
 
 
+def none_compared(tree: ast.AST) -> set[int]:
+    """ids of the operands of ``x is None`` / ``x is not None`` (tp38: Liger-Kernel's ``backend is not None`` after
+    ``backend = getattr(torch, device.type, None)``): an identity test with None reaches nothing of the object."""
+    out: set[int] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)):
+            left, right = n.left, n.comparators[0]
+            for a, b in ((left, right), (right, left)):
+                if isinstance(b, ast.Constant) and b.value is None:
+                    out.add(id(a))
+    return out
+
 class _ValueRules:
     """ValueRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
 
@@ -59,6 +71,8 @@ class _ValueRules:
             return
         probe = self.module_probes.get(nid)
         if probe is not None and isinstance(probe.func, ast.Name) and self.is_builtin(probe.func.id):
+            return
+        if nid in self.none_checks:
             return
         bound = self.module_binds.get(nid)
         if bound is not None and self.lookup(bound)[:2] == ("alias", path) and self.current.kind != "class":
