@@ -152,6 +152,8 @@ EXPECTED = {
                                       # arguments of launches at import
     "import_table": "profile",        # class 2: every fp16 answer computed with PyTorch at import, looked up
                                       # by a kernel (the import runs under the dispatch trace)
+    "import_lut": "profile",          # session 38: convert_fp8's 256 fp16 answers computed in Python at import,
+                                      # packed four to an int64 (64 elements): host data counted in 4-byte units
     "pooled_output": "profile",       # class 3: every result a view of one module-level buffer
     "zero_shortcut": "wrong_result",  # session 25: Sscal writing zeros at alpha == 0 (smoke had no NaN in x)
     "copy_strided": "profile",        # session 25: cuBLAS Dcopy's strided copy done by ATen copy_ between views
@@ -189,6 +191,10 @@ EXPECTED = {
     "host_store": "ghost",
     # NumPy arrays of the memory the addresses point to (__array_interface__), computed and written with NumPy
     "host_deref": "static_scan",
+    # session 38: host reads through a wider dtype view carry several elements each (a complex128 .item() four
+    # fp32 values, an int64 .item() four fp16 values): host_store's cheat past the element budget (L3 read units)
+    "widen_complex": "profile",
+    "widen_item": "profile",
     # red team of the newest operators (quantised GEMMs, grouped_topk): semantics no smoke case exercises
     "no_rsf": "wrong_result",         # grouped_topk ignoring routed_scaling_factor (every smoke case has 1.0)
     "no_v2": "wrong_result",          # gptq_gemm ignoring use_v2_format (no smoke case has True)
@@ -359,7 +365,7 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).
-IMPORT_CAUGHT = {"import_table", "import_scalars"}
+IMPORT_CAUGHT = {"import_table", "import_scalars", "import_lut"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
 IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}

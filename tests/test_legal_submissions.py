@@ -21,9 +21,6 @@ PLATFORM = PROFILES[os.environ.get("KGB_TEST_PLATFORM", "interpreter")]
 #: Honest submissions rejected today (false rejections): each stays a fixture that should pass, marked xfail
 #: (strict: when a fix admits it, the mark must go). The fixture's docstring says what it does.
 XFAIL = {
-    "perm_tables": "L3 budget of host-built tensor data at import (64 elements): Marlin's two inverse scale "
-                   "permutations (64 + 32 entries) built with torch.tensor at import fail as profile; computing them "
-                   "in the kernel (the oracle) or tables of 64 elements in all pass (false-rejection hunt 31)",
     "ptr_stack": "L1 rule raw-storage: stacking the caches' data_ptr() values into an address tensor (vLLM's own "
                  "copy_blocks) is refused; the legal one-launch route is a tuple of tensors (list_tuple_launch)",
 }

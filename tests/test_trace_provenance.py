@@ -133,7 +133,7 @@ def test_the_trace_budget_counts_tensor_data_built_from_host_python() -> None:
     trace, _ = _trace(lambda x: torch.tensor(list(range(200)), dtype=torch.int16), torch.zeros(1))
     assert trace["aten::host_data"] == 200
     v = judge_trace(trace, frozenset({"neg"}))
-    assert v.failure == "profile" and "200 tensor elements from host Python" in v.message
+    assert v.failure == "profile" and "200 units of tensor data from host Python" in v.message
     small, _ = _trace(lambda x: torch.tensor([1, 2, 4, 8]), torch.zeros(1))
     assert judge_trace(small, frozenset({"neg"})).failure is None
 

@@ -1,10 +1,10 @@
-"""LEGAL, REJECTED TODAY (false-rejection hunt 31; strict xfail in tests/test_legal_submissions.py): the
-vllm::gptq_marlin_gemm oracle reading Marlin's scale layout from lookup tables instead of computing it: the inverse
-of vLLM's ``scale_perm`` (64 entries, grouped scales) and ``scale_perm_single`` (32 entries, per-channel scales),
-built at import from Python lists with ``torch.tensor`` and loaded by the kernel, as ports of vLLM's Python layout
-code do. The import's 96 elements of host-built tensor data exceed L3's budget of 64 (``profile``: "a table of
-results computed on the host does not" fit), although these are constants of the layout, not results. Legal
-routes today: compute the permutation in the kernel (the oracle), or keep host tables at 64 elements in all.
+"""LEGAL (false-rejection hunt 31; rejected until session 38): the vllm::gptq_marlin_gemm oracle reading Marlin's
+scale layout from lookup tables instead of computing it: the inverse of vLLM's ``scale_perm`` (64 entries, grouped
+scales) and ``scale_perm_single`` (32 entries, per-channel scales), built at import from Python lists with
+``torch.tensor`` and loaded by the kernel, as ports of vLLM's Python layout code do. The import's 96 int32 elements
+of host-built tensor data exceeded L3's old import budget of 64 elements (``profile``); since session 38 host data
+counts in units of an element or 4 bytes of a wider one, and the import may build 96 units
+(verify/profile.py IMPORT_HOST_DATA_BUDGET): the largest import table shrank from 1024 bytes (64 complex128) to 384.
 (Patched into the main kernel of session 34's oracle; its split-K reduce kernel keeps the computed per-channel
 permutation.)"""
 

@@ -30,8 +30,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..suite.tensors import poison_, poison_variant
-from .host_reads import host_read
-from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, _storage, _tensors, op_marks
+from .host_reads import count_widened, host_read
+from .provenance import _UNCOUNTED, HOST_DATA_OPS, CallEvidence, _name, _storage, _tensors, host_data_units, op_marks
 from .state import STATE
 from .window import HARNESS_MODES, foreign_code
 
@@ -137,6 +137,7 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
         # .item(), bool(t), int(t), float(t), t.__index__: a value reaches Python here (L2 replay)
         extra = repr([(list(a.shape), str(a.dtype)) if isinstance(a, torch.Tensor) else a for a in args[1:]])
         value = host_read(read, args[0], extra, lambda: func(*args, **kwargs))
+        count_widened(trace, args[0])
         if ev is not None:
             ev.last_read = (value, args[0].dtype)
         return value
@@ -160,7 +161,7 @@ def _traced_op(mode: TorchDispatchMode, trace: Counter[str], func: Any, args: tu
             note_site(trace, late_key)
     _count_draws(trace, func, out)
     if name in HOST_DATA_OPS and isinstance(out, torch.Tensor):
-        trace["aten::host_data"] += out.numel()
+        trace["aten::host_data"] += host_data_units(out)
     if poison and STATE.poison_allocations and f"{func.__name__}" in ALLOCATING and isinstance(out, torch.Tensor):
         if out.numel() and not out.is_meta:
             target: torch.Tensor | None = out

@@ -88,6 +88,23 @@ def host_read(kind: str, t: torch.Tensor, extra: str, live: Callable[[], Any],
     return value
 
 
+#: The trace key of the host-read units a read carries beyond its elements (``CallEvidence.read_units``: a read
+#: through a wider dtype view than its data's), counted against L3's host-read budget (``verify/profile.py``).
+WIDENED_KEY = "aten::host_read_widened"
+
+
+def count_widened(counter: Counter[str], t: torch.Tensor) -> None:
+    """Count, under :data:`WIDENED_KEY`, the host-read units a read of ``t`` carries beyond its elements
+    (``CallEvidence.read_units``; nothing outside a candidate call)."""
+    ev = STATE.call
+    if ev is None:
+        return
+    with harness_window("weighs a host read by the data it carries"):  # may compare bytes: not the candidate's ops
+        extra = ev.read_units(t) - max(1, t.numel())
+    if extra > 0:
+        counter[WIDENED_KEY] += extra
+
+
 def _read_counter() -> Counter[str] | None:
     """The op counter a host read outside the dispatcher counts in: the import's while the submission is
     imported, the timed call's while timing, the case's while a wrapper runs; None for the harness's own
@@ -127,6 +144,7 @@ def install_host_read_hooks() -> None:
                 raise RuntimeError(msg)
             if counter is not None:
                 counter["aten::host_read"] += max(1, self.numel())
+                count_widened(counter, self)
                 # The read is counted above; the device-to-host copy PyTorch runs inside it
                 # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
                 with harness_window(f"reads a tensor on the host ({_name})"):

@@ -66,7 +66,7 @@ def _count_uploads(args: tuple, kwargs: dict) -> None:
                 pass
     seen = ev.__dict__.setdefault("_upload_values", set())
     seen.update(values)
-    counter[UPLOAD_SCALARS_KEY] = len(seen)
+    counter[UPLOAD_SCALARS_KEY] = sum(scalar_units(v) for _, v in seen)
 
 
 #: ATen ops the byte snapshots of ``CallEvidence.note_launch`` (and their comparison) run. On a GPU the operator
@@ -83,10 +83,17 @@ def _can_snapshot() -> bool:
                    for op in _SNAPSHOT_OPS)
 
 
+def scalar_units(a: Any) -> int:
+    """A launch scalar's units of the host-data budget (``provenance.host_data_units``): an int Triton passes as
+    int64 (outside the int32 range) carries 8 bytes, two units; any other bool, int or float one (a float is
+    passed as fp32)."""
+    return 2 if type(a) is int and not -(1 << 31) <= a < (1 << 31) else 1
+
+
 def count_host_scalars(args: tuple, kwargs: dict) -> int:
-    """How many Python scalars (bool, int, float; inside tuples and lists too) a launch hands its kernel,
-    constexprs included; tensors, dtypes and launch options do not count."""
-    return sum(1 for a in _launch_values(args, kwargs) if isinstance(a, (bool, int, float)))
+    """The units (:func:`scalar_units`) of the Python scalars (bool, int, float; inside tuples and lists too) a
+    launch hands its kernel, constexprs included; tensors, dtypes and launch options do not count."""
+    return sum(scalar_units(a) for a in _launch_values(args, kwargs) if isinstance(a, (bool, int, float)))
 
 
 def _launch_values(args: tuple, kwargs: dict) -> Any:

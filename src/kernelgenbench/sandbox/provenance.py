@@ -45,6 +45,16 @@ from ..verify.profile import (
 COPY_OPS = frozenset({"copy_", "clone", "contiguous", "_to_copy", "_copy_from", "_copy_from_and_resize"})
 FILL_OPS = frozenset({"fill_", "zero_"})
 HOST_DATA_OPS = frozenset({"lift_fresh", "lift_fresh_copy", "lift"})
+#: Bytes of host-built tensor data that count as one unit of L3's host-data budget (``aten::host_data``).
+HOST_DATA_UNIT = 4
+
+
+def host_data_units(t: torch.Tensor) -> int:
+    """What tensor data built from host Python (``torch.tensor``, an assigned number) counts against L3's host-data
+    budget: its elements, or its bytes in :data:`HOST_DATA_UNIT`-byte units where those are more (session 38: 64
+    int64 elements carried 256 packed fp16 answers, 64 complex128 ones 256 fp32 answers, as 64 elements)."""
+    n = t.numel()
+    return max(n, -(-n * t.element_size() // HOST_DATA_UNIT))
 #: ops that write a Python fill value into a new or given tensor, and the position of the value
 _FILL_VALUE_AT = {"full": 1, "full_like": 1, "new_full": 2, "fill_": 1, "scalar_tensor": 0}
 #: memory formats under which a functional copy keeps the element mapping (the result is dense in the
@@ -235,6 +245,14 @@ class CallEvidence:
         #: storages of the call's tensor arguments, and storages written by an ATen copy of memory no Triton
         #: launch of the call wrote (an input's clone): what a launch may receive without writing
         self.args = {st.data_ptr() for st in (_storage(t) for t in tensors) if st is not None and st.nbytes()}
+        #: the smallest element size the call's tensor arguments give each of their storages (a storage two
+        #: arguments share: the smaller), and over all of them: what :meth:`read_units` charges a host read by
+        self.arg_sizes: dict[int, int] = {}
+        for t in tensors:
+            st = _storage(t)
+            if st is not None and st.nbytes():
+                self.arg_sizes[st.data_ptr()] = min(self.arg_sizes.get(st.data_ptr(), 1 << 10), t.element_size())
+        self.call_size = min(self.arg_sizes.values(), default=None)
         self.copied_in: dict[int, Any] = {}
         #: bytes of such storages as the first launch that received them found them (correctness runs only)
         self.snapshots: dict[int, torch.Tensor] = {}
@@ -409,6 +427,31 @@ class CallEvidence:
             if same:
                 return False  # no launch changed it: still the input (or the copy of one) it was
         return True
+
+    def read_units(self, t: torch.Tensor) -> int:
+        """What a host read of all of ``t`` counts against L3's host-read budget (``aten::host_read_widened``
+        holds the excess over ``t.numel()``): its elements, or, where more, its bytes in elements of the data
+        those bytes may hold. A storage of the call's arguments that nothing of the call wrote (no launch
+        changed it, no ATen copy wrote it) holds its arguments' dtype, and a buffer allocated in the call that no
+        launch received and no ATen copy wrote holds what its factory made (zeros, a random seed) in its own;
+        any other memory (a Triton copy, a buffer kept across calls, an argument a launch or a copy wrote) may
+        hold any argument's bytes, packed by a kernel or a dtype view, so it counts in the call's smallest
+        argument element. An ``.item()`` of a
+        complex128 view of fp32 data carries four elements and counts four; an int64 length read from an int64
+        argument counts one (session 38: reads through wider views carried up to 16 bytes per counted read)."""
+        n = max(1, t.numel())
+        esz = t.element_size()
+        st = _storage(t)
+        size = self.call_size
+        if st is not None and st.nbytes():
+            ptr = st.data_ptr()
+            copied = _alive(self.copied_in, ptr) or _alive(self.derived, ptr)
+            if ptr in self.arg_sizes and not copied and not self.triton_derived(t):
+                size = self.arg_sizes[ptr]
+            elif _alive(self.fresh, ptr) and not copied and not _alive(self.launched, ptr):
+                size = esz
+        size = esz if size is None else min(size, esz)
+        return max(n, -(-n * esz // size))
 
     # -- around each ATen op --------------------------------------------------------------------
     def take_read(self) -> tuple[Any, torch.dtype] | None:

@@ -55,21 +55,28 @@ MOVE_MARKS = frozenset({MARK_MAPPING, MARK_PARTIAL_FILL})
 
 #: Per candidate call, at most this many tensor values read on the host (``.item()``, ``bool(t)``,
 #: and the elements behind ``tolist``/``str``/``repr``/``format``/``numpy``, recorded by the child
-#: as ``host_read``) and this many
+#: as ``host_read``; a read through a dtype view wider than the data's counts the elements its bytes carry,
+#: ``host_read_widened``) and this many
 #: fills/copies. Allowed ops used element by element are host computation in disguise (read with
 #: ``.item()``, compute in Python, write with ``fill_``); real wrappers read a few scalar arguments
 #: and initialise a few buffers.
 ITEM_BUDGET = 16
 FILL_COPY_BUDGET = 64
-#: Per candidate call, and for the submission's import, at most this many tensor elements built from
-#: host Python data (``torch.tensor``, ``torch.as_tensor``: ``aten::host_data``). Fill values and small
-#: tables of launch settings fit; a table of answers (every result of a low-precision dtype) does not.
+#: Per candidate call at most this many units of tensor data built from host Python data (``torch.tensor``,
+#: ``torch.as_tensor``: ``aten::host_data``; a unit is an element, or 4 bytes where an element is wider:
+#: ``sandbox/provenance.py`` host_data_units), and for the submission's import at most
+#: IMPORT_HOST_DATA_BUDGET. Fill values and small tables of launch settings fit (Marlin's two scale permutations,
+#: 96 int32 entries, at import); a table of answers does not: every result of a 16-bit dtype (65536), nor any
+#: 8-bit input domain's 256 results wider than a byte (fp16 answers for E4M3 codes: 128 units).
 HOST_DATA_BUDGET = 64
+IMPORT_HOST_DATA_BUDGET = 96
 #: Per case, at most this many random values drawn with PyTorch (``aten::random_draw``,
 #: counted by the child), where an operator's ``allow_trace`` admits a draw at all (random
 #: operators may draw a seed with ``torch.randint``; their samples must come from a Triton kernel).
 RANDOM_DRAW_BUDGET = 16
-_ITEM_OPS = {"_local_scalar_dense", "item", "is_nonzero", "host_read"}
+#: ``host_read_widened``: the units a read carries beyond its elements (``CallEvidence.read_units``: the bytes of
+#: an ``.item()`` of a complex128 view of fp32 data are four fp32 values, and count four).
+_ITEM_OPS = {"_local_scalar_dense", "item", "is_nonzero", "host_read", "host_read_widened"}
 _FILL_COPY_OPS = {"fill_", "zero_", "copy_", "clone", "_to_copy", "contiguous", "_copy_from",
                   "_copy_from_and_resize"}
 
@@ -118,7 +125,8 @@ def where_in_submission(tv: TraceVerdict, sites: dict[str, str]) -> str:
 
 
 def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bool = True,
-                allow_extra: frozenset[str] = frozenset(), data_movement: bool = False) -> TraceVerdict:
+                allow_extra: frozenset[str] = frozenset(), data_movement: bool = False,
+                host_data_budget: int = HOST_DATA_BUDGET) -> TraceVerdict:
     """Judge the ATen ops the candidate ran (one case's calls, a timed call, or the import).
 
     Args:
@@ -132,13 +140,15 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
         data_movement: the operator's work is data movement (``Operator.data_movement``): copies and
             fills marked with :data:`MOVE_MARKS` (a mapping of the candidate's making) are its work done
             by ATen and fail.
+        host_data_budget: the host-data budget (:data:`HOST_DATA_BUDGET` for a call,
+            :data:`IMPORT_HOST_DATA_BUDGET` for the import).
 
     Returns:
         The verdict; its message names the offending keys and the rule they break. Order: dispatch
         recursion, ops outside the allowlist, allowed ops that computed or converted
         (:data:`COMPUTE_MARKS`), moves of a data-movement operator (:data:`MOVE_MARKS`), budgets.
     """
-    allowed = (allowlist(allow_copies) | set(allow_extra) | {"host_data"}) - set(own_ops)
+    allowed = (allowlist(allow_copies) | set(allow_extra) | {"host_data", "host_read_widened"}) - set(own_ops)
     forbidden: dict[str, int] = {}
     converted: dict[str, int] = {}
     moved: dict[str, int] = {}
@@ -186,19 +196,22 @@ def judge_trace(trace: dict[str, int], own_ops: frozenset[str], allow_copies: bo
     fills = sum(n for k, n in trace.items() if _base(k) in _FILL_COPY_OPS)
     draws = sum(n for k, n in trace.items() if _base(k) == "random_draw")
     host_data = sum(n for k, n in trace.items() if _base(k) == "host_data")
-    if host_data > HOST_DATA_BUDGET:
-        return TraceVerdict("profile", f"the candidate built {host_data} tensor elements from host Python data "
+    if host_data > host_data_budget:
+        return TraceVerdict("profile", f"the candidate built {host_data} units of tensor data from host Python data "
+                                       f"(an element, or 4 bytes of a wider one) "
                                        f"(torch.tensor, torch.as_tensor, assignments of Python numbers; also the "
                                        f"scalars handed to Triton launches that receive none of the call's tensors, "
                                        f"and at import those of every launch) in one call "
-                                       f"(budget {HOST_DATA_BUDGET}): fill values and small tables of launch "
+                                       f"(budget {host_data_budget}): fill values and small tables of launch "
                                        f"settings fit; a table of results computed on the host does not")
     if draws > RANDOM_DRAW_BUDGET:
         return TraceVerdict("profile", f"the candidate drew {draws} random values with PyTorch in one case (budget "
                                        f"{RANDOM_DRAW_BUDGET}: a seed may be drawn with PyTorch, the samples must "
                                        f"come from a Triton kernel)")
     if items > ITEM_BUDGET or fills > FILL_COPY_BUDGET:
-        return TraceVerdict("profile", f"the candidate read {items} tensor values on the host and ran {fills} "
+        return TraceVerdict("profile", f"the candidate read {items} tensor values on the host (a read through a "
+                                       f"wider dtype view counted by the elements of the data its bytes carry) "
+                                       f"and ran {fills} "
                                        f"fills/copies in one call (budgets {ITEM_BUDGET} and {FILL_COPY_BUDGET}): "
                                        f"element-wise host computation through allowed ops is not a Triton kernel")
     return TraceVerdict(None)

@@ -143,7 +143,8 @@ class ChildSession:
         l3rec = self.record.anti_hack.L3 = self.record.anti_hack.L3 or L3Record()
         l3rec.import_trace = dict(trace)
         tv = l3.judge_trace(trace, frozenset(getattr(self.op, "own_ops", frozenset())),
-                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement)
+                            getattr(self.op, "allow_copies", True), self.op.allow_trace, self.op.data_movement,
+                            host_data_budget=l3.IMPORT_HOST_DATA_BUDGET)
         if tv.failure:
             l3rec.ok = False
             raise JobFailed("profile", f"L3 dispatch trace of the submission's import (module-level code, "

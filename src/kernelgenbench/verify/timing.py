@@ -98,7 +98,9 @@ def timed_ops_beyond(timed: dict[str, int], correctness: dict[str, int] | None) 
     count of true elements), which differ between the correctness run and the timed repetitions."""
     if correctness is None:
         return ""
-    judged = l3._FILL_COPY_OPS | l3._ITEM_OPS | {"random_draw"}
+    # host_read_widened weighs reads the correctness run made too (the budget judges it): an honest read of memory a
+    # launch received weighs more in a timed call, where no snapshot tells that the launch left it unchanged
+    judged = (l3._FILL_COPY_OPS | l3._ITEM_OPS | {"random_draw"}) - {"host_read_widened"}
     new = [f"{k} x{n}" for k, n in sorted(timed.items())
            if n and l3._base(k) in judged and not correctness.get(k)]
     return ", ".join(new[:5])
