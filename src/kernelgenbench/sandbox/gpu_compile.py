@@ -40,6 +40,8 @@ import sys
 import time
 from typing import Any
 
+from . import folded
+
 #: The GPU target: (backend, arch, warp size) of the H100/H200 the GPU runs use.
 TARGET = ("cuda", 90, 32)
 #: Harness settings, read by :func:`install` before the submission is imported (kept in the child's environment:
@@ -341,7 +343,7 @@ def compile_ttir(m: Any, packed: Any) -> Any:
     backend.load_dialects(context)
     codegen_fns = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map()
-    with _pristine_language(), _mirrored_codegen():
+    with _pristine_language(), _mirrored_codegen(), folded.recording():
         try:
             m.cache_key  # noqa: B018 - compile() hashes the source first on a GPU
         except RuntimeError as exc:

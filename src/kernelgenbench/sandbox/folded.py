@@ -1,0 +1,212 @@
+"""The branches Triton's GPU front end decides at compile time must be the branches the interpreter takes.
+
+Triton's code generator evaluates a condition that is no tensor (a ``tl.constexpr``, the result of ``isinstance``,
+``hasattr``, an ``is`` comparison) while it compiles, and compiles only the side it picks: an ``if``'s branch, a
+ternary's side, the operands of ``and``/``or`` up to the one that decides, the iterations of ``tl.static_range``. The
+interpreter evaluates the same expressions at run time on its own values, which are not always the values the compiler
+saw: it iterates ``range`` with Python ints where the compiler has an induction-variable tensor, and passes an integer
+argument equal to 1 as a tensor where the compiler specialises it to the constant 1. A probe such as ``isinstance(j,
+int)`` then folds to False on the GPU and answers True on the interpreter (red team 38's ``loop_probe``): the branch
+the interpreter ran was never compiled, and it computed the result in Python on the host.
+
+So (:mod:`.gpu_compile` compiles every launched kernel for sm_90 before its body runs on the interpreter):
+
+* while the check compiles (:func:`recording`), each folded decision is recorded per function and source position
+  (line from the ``def``, column): the truth of an ``if``/ternary condition or ``and``/``or`` operand, the iterations of
+  a ``tl.static_range`` loop; a condition that is a tensor there is decided at run time on the GPU too
+  (:data:`RUNTIME`: both sides compiled);
+* the interpreter's rewrite of the kernel and of every jit helper (:func:`instrument`) passes the same expressions
+  through :func:`decision`, which compares the interpreter's value with the outcomes the compiler folded at that
+  position; a value the compiler never chose there is a launch violation (``profile``), raised before the branch runs.
+
+Positions the check did not compile (a check that failed in its own plumbing, ``KGB_GPU_COMPILE_CHECK=0``) are not
+judged. Honest kernels are unaffected: a constexpr condition has the same value on both, and a specialised ``n == 1``
+is a true scalar tensor on the interpreter and a folded True on the GPU.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+from typing import Any
+
+#: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
+RUNTIME = "runtime"
+#: (id(Python function), line counted from its def line, column, kind) -> (the function, the outcomes folded there).
+#: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable).
+DECISIONS: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
+#: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
+#: name it).
+GLOBAL = "folded_decision (kgb)"
+
+
+def _record(gen: Any, at: ast.AST, kind: str, outcome: Any) -> None:
+    fn = getattr(getattr(gen, "jit_fn", None), "fn", None)
+    if fn is None or not hasattr(at, "lineno"):
+        return
+    key = (id(fn), at.lineno, at.col_offset, kind)
+    hit = DECISIONS.get(key)
+    if hit is None or hit[0] is not fn:
+        hit = DECISIONS[key] = (fn, set())
+    hit[1].add(outcome)
+
+
+def _truth(cg: Any, value: Any) -> Any:
+    if cg._is_triton_tensor(value):
+        return RUNTIME
+    try:
+        return bool(cg._unwrap_if_constexpr(value))
+    except Exception:  # noqa: BLE001 - the compiler refuses such a condition itself
+        return None
+
+
+@contextlib.contextmanager
+def recording():
+    """While the GPU check compiles: record the decisions the code generator folds (:data:`DECISIONS`)."""
+    from triton import language
+    from triton.compiler import code_generator as cg
+
+    gen = cg.CodeGenerator
+    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For")
+    orig = {n: gen.__dict__[n] for n in names}
+    marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
+    loops: dict[int, dict[str, Any]] = {}
+
+    def visit(self, node):
+        ret = orig["visit"](self, node)
+        m = marks.get(id(node))
+        if m is not None and m[0] is node:
+            if m[1] in ("if", "bool"):
+                t = _truth(cg, ret)
+                if t is not None:
+                    _record(self, m[2], m[1], t)
+            else:  # a loop iterator's function, positional or keyword argument
+                seen = loops.setdefault(id(m[2]), {"args": [], "kw": {}})
+                if m[1] == "func":
+                    seen["func"] = ret
+                elif m[1] == "arg":
+                    seen["args"].append(ret)
+                elif isinstance(ret, tuple) and len(ret) == 2:
+                    seen["kw"][ret[0]] = ret[1]
+        return ret
+
+    def visit_If(self, node):
+        marks[id(node.test)] = (node.test, "if", node.test)
+        return orig["visit_If"](self, node)
+
+    def visit_IfExp(self, node):
+        marks[id(node.test)] = (node.test, "if", node.test)
+        return orig["visit_IfExp"](self, node)
+
+    def visit_BoolOp(self, node):
+        for v in node.values:
+            marks[id(v)] = (v, "bool", v)
+        return orig["visit_BoolOp"](self, node)
+
+    def visit_For(self, node):
+        it = node.iter
+        loops.pop(id(node), None)
+        if isinstance(it, ast.Call):
+            marks[id(it.func)] = (it.func, "func", node)
+            for a in it.args:
+                marks[id(a)] = (a, "arg", node)
+            for k in it.keywords:
+                marks[id(k)] = (k, "kw", node)
+        try:
+            return orig["visit_For"](self, node)
+        finally:
+            seen = loops.pop(id(node), {})
+            outcome: Any = RUNTIME
+            if seen.get("func") is language.static_range:
+                try:
+                    r = language.static_range(*seen["args"], **seen["kw"])
+                    outcome = tuple(range(r.start.value, r.end.value, r.step.value))
+                except Exception:  # noqa: BLE001 - the compiler refused the loop: nothing ran
+                    outcome = None
+            if outcome is not None:
+                _record(self, node, "for", outcome)
+
+    patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
+               "visit_For": visit_For}
+    for n, f in patched.items():
+        setattr(gen, n, f)
+    try:
+        yield
+    finally:
+        for n, f in orig.items():
+            setattr(gen, n, f)
+
+
+def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
+    """The interpreter's value of a condition (or a loop's iterable) at a position the GPU check compiled: returned as
+    it is when the compiler chose the same there (or decided it at run time); else a launch violation."""
+    hit = DECISIONS.get((fid, line, col, kind))
+    if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
+        return value
+    if kind == "for":
+        items = list(value)
+        try:
+            got: Any = tuple(int(i) for i in items)
+        except Exception:  # noqa: BLE001 - not integers: not what the compiler unrolled
+            got = None
+        if got in hit[1]:
+            return items
+        _violation(hit[0], line, f"iterates {got if got is not None else 'other values'} where the GPU front end "
+                   f"unrolled {sorted(hit[1], key=len)[0]}")
+    truth = bool(value)
+    if truth not in hit[1]:
+        _violation(hit[0], line, f"finds a condition {truth} where the GPU front end folded it to {not truth} at "
+                   "compile time (so that branch was never compiled for a GPU)")
+    return value
+
+
+def _violation(fn: Any, line: int, what: str) -> None:
+    from . import launch_args
+    from .state import STATE
+
+    msg = (f"kernel {getattr(fn, '__name__', '?')}, line {line} of its def: the interpreter {what}; a value the "
+           "interpreter sees differently from Triton's compiler (a Python int loop index, a specialised argument) "
+           "may not steer the kernel into code the GPU check did not compile")
+    STATE.note_violation(msg)
+    raise launch_args.LaunchArgumentError(msg)
+
+
+class _Instrument(ast.NodeTransformer):
+    def __init__(self, fid: int, base: int) -> None:
+        self.fid, self.base = fid, base
+
+    def _wrap(self, expr: ast.expr, at: ast.AST, kind: str) -> ast.expr:
+        call = ast.Call(func=ast.Name(id=GLOBAL, ctx=ast.Load()),
+                        args=[ast.Constant(self.fid), ast.Constant(at.lineno - self.base), ast.Constant(at.col_offset),
+                              ast.Constant(kind), expr], keywords=[])
+        return ast.copy_location(call, expr)
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        node.test = self._wrap(node.test, node.test, "if")
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        node.test = self._wrap(node.test, node.test, "if")
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        node.values = [self._wrap(v, v, "bool") for v in node.values]
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.iter = self._wrap(node.iter, node, "for")
+        return node
+
+
+def instrument(module: ast.Module, fn: Any) -> ast.Module:
+    """The interpreter's transformed kernel ``module`` (one ``def``, its lines shifted to the file's) with every
+    condition, and/or operand and loop iterable passed through :func:`decision`; the function's globals get it. Lines
+    are counted from the ``def`` line, as the compiler counts them in the source it parses (read from the tree, not
+    from Triton's search of the file for a line that starts with ``def``)."""
+    fn.__globals__.setdefault(GLOBAL, decision)
+    out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
+    ast.fix_missing_locations(out)
+    return out
