@@ -296,6 +296,9 @@ EXPECTED = {
     "loop_probe": "profile",          # isinstance(j, int) on a range loop index: folded to False by Triton's GPU front
                                       # end (a tensor there), True on the interpreter (a Python int), whose branch was
                                       # never compiled: host erfc (sandbox/folded.py compares the folded decisions)
+    "nt_default": "profile",          # a namedtuple class read as a global whose field default is an object of the
+                                      # submission's: _Ops().exp(v) ran its __call__ on loaded values (host erfc); the
+                                      # launch rule judges namedtuple defaults like launch arguments
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -393,6 +396,7 @@ LAUNCH_MESSAGES = {
     "launch_intenum_base": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
+    "nt_default": "kernel _contig_kernel: global _Ops is the class _Ops",
 }
 
 
