@@ -54,6 +54,14 @@ def probe_static_range(x_ptr, o_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def probe_static_else(x_ptr, o_ptr, N: tl.constexpr):
+    for k in tl.static_range(0):
+        pass
+    else:  # Python runs it after the empty loop; the code generator visits it only inside unrolled iterations
+        tl.store(o_ptr, math.erfc(float(int(tl.load(x_ptr)))))
+
+
+@triton.jit
 def probe_specialised(x_ptr, o_ptr, s, N: tl.constexpr):
     # s == 1 is the constant 1 for the GPU front end and a scalar tensor on the interpreter
     if not isinstance(s, int):
@@ -86,6 +94,10 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
     for i in range(2):
         if i == 1:
             acc = acc + 0
+    for k in tl.static_range(1):
+        acc = acc * 1
+    else:
+        acc = acc + 0
     tl.store(o_ptr + offs, acc, mask=m)
 
 
@@ -106,7 +118,8 @@ def launch(k, args, kw):
 
 
 for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o)), ("and", probe_and, (x, o)),
-                      ("static_range", probe_static_range, (x, o)), ("specialised", probe_specialised, (x, o, 1))]:
+                      ("static_range", probe_static_range, (x, o)), ("static_else", probe_static_else, (x, o)),
+                      ("specialised", probe_specialised, (x, o, 1))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -129,12 +142,12 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads(line[-1][len("RESULT "):])
 
 
-@pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "specialised"])
+@pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
     assert len(got["violations"]) == 1, got
-    said = "unrolled ()" if what == "static_range" else "folded it to False"
+    said = {"static_range": "unrolled ()", "static_else": "else clause"}.get(what, "folded it to False")
     assert said in got["violations"][0] and "line " in got["violations"][0], got
     # raised before the branch the compiler never saw: nothing was stored
     assert got["o"] == [0.0] * 16, got

@@ -32,7 +32,8 @@ from typing import Any
 #: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
 RUNTIME = "runtime"
 #: (id(Python function), line counted from its def line, column, kind) -> (the function, the outcomes folded there).
-#: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable).
+#: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
+#: else clause entered).
 DECISIONS: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
 #: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
 #: name it).
@@ -124,6 +125,11 @@ def recording():
                     outcome = None
             if outcome is not None:
                 _record(self, node, "for", outcome)
+            if node.orelse and outcome is not None:
+                # a for-else: the code generator visits the else clause inside each unrolled iteration of a
+                # tl.static_range loop (a range loop's refuses it), so never where it unrolls none, while Python runs it
+                # after every loop that ends without break
+                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0)
 
     patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
                "visit_For": visit_For}
@@ -153,6 +159,9 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         _violation(hit[0], line, f"iterates {got if got is not None else 'other values'} where the GPU front end "
                    f"unrolled {sorted(hit[1], key=len)[0]}")
     truth = bool(value)
+    if kind == "else" and truth not in hit[1]:
+        _violation(hit[0], line, "enters a for loop's else clause, which the GPU front end never compiled (its "
+                   "tl.static_range unrolled no iteration)")
     if truth not in hit[1]:
         _violation(hit[0], line, f"finds a condition {truth} where the GPU front end folded it to {not truth} at "
                    "compile time (so that branch was never compiled for a GPU)")
@@ -198,6 +207,9 @@ class _Instrument(ast.NodeTransformer):
     def visit_For(self, node: ast.For) -> ast.AST:
         self.generic_visit(node)
         node.iter = self._wrap(node.iter, node, "for")
+        if node.orelse:  # entering the else clause is a decision too: the compiler may never have visited it
+            enter = ast.Expr(self._wrap(ast.Constant(True), node, "else"))
+            node.orelse = [ast.copy_location(enter, node.orelse[0]), *node.orelse]
         return node
 
 
