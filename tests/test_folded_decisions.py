@@ -71,6 +71,27 @@ def probe_specialised(x_ptr, o_ptr, s, N: tl.constexpr):
 
 
 @triton.jit
+def _h(v):
+    if isinstance(v, int):
+        return math.erfc(v * 0.001)
+    else:
+        return v.to(tl.float32)
+
+
+@triton.jit
+def probe_helper_union(x_ptr, o_ptr, N: tl.constexpr):
+    # _h's host branch compiles where it is called with a constant (a dead call); where it is called with a loop index
+    # whose bound was loaded (a tensor for the compiler, a Python int carrying the loaded value on the interpreter) the
+    # compiler folds it away: per call path, the interpreter's True there is not among the outcomes
+    q = tl.load(x_ptr).to(tl.int32)
+    for j in range(q + 1):
+        if j == q:
+            tl.store(o_ptr, _h(j))
+    if tl.program_id(0) < 0:
+        tl.store(o_ptr, _h(3))
+
+
+@triton.jit
 def _scale(v, MODE: tl.constexpr):
     if MODE == 0:
         return v
@@ -87,6 +108,7 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
     acc = tl.zeros([N], dtype=tl.float32)
     for k in tl.static_range(K):
         acc += _scale(x, MODE) if k % 2 == 0 else x
+    acc += _scale(x, 0) * 0 + _scale(x, 0) * 0 + _scale(x, 2) * 0  # one instantiation twice (cached), another
     if n == 1:
         acc = acc + 0
     if MODE == 0 or K > 2:
@@ -119,7 +141,8 @@ def launch(k, args, kw):
 
 for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o)), ("and", probe_and, (x, o)),
                       ("static_range", probe_static_range, (x, o)), ("static_else", probe_static_else, (x, o)),
-                      ("specialised", probe_specialised, (x, o, 1))]:
+                      ("specialised", probe_specialised, (x, o, 1)),
+                      ("helper_union", probe_helper_union, (torch.tensor([7.0] * 32), o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -142,7 +165,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return json.loads(line[-1][len("RESULT "):])
 
 
-@pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised"])
+@pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
+                                  "helper_union"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got

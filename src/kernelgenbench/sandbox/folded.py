@@ -19,6 +19,14 @@ So (:mod:`.gpu_compile` compiles every launched kernel for sm_90 before its body
   through :func:`decision`, which compares the interpreter's value with the outcomes the compiler folded at that
   position; a value the compiler never chose there is a launch violation (``profile``), raised before the branch runs.
 
+A jit helper is compiled once per instantiation (its argument types and constexprs), and folds differently in each:
+the outcomes are kept per call path (the call sites from the kernel down, :data:`ALIASES` joining a call site whose
+instantiation was already compiled to the one that compiled it), and the interpreter, which knows each helper call's
+site from its caller's frame (:func:`helper_call`), compares with the outcomes of its own path. A union over
+instantiations let a helper ``_h(v)`` fold ``isinstance(v, int)`` to True where it was called with a constant (a host
+branch on a constant compiles) and the interpreter take that branch where the compiler had a loop index tensor, the
+interpreter a Python int derived from loaded data (``for j in range(q)`` with ``q`` loaded).
+
 Positions the check did not compile (a check that failed in its own plumbing, ``KGB_GPU_COMPILE_CHECK=0``) are not
 judged. Honest kernels are unaffected: a constexpr condition has the same value on both, and a specialised ``n == 1``
 is a true scalar tensor on the interpreter and a folded True on the GPU.
@@ -31,24 +39,39 @@ from typing import Any
 
 #: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
 RUNTIME = "runtime"
-#: (id(Python function), line counted from its def line, column, kind) -> (the function, the outcomes folded there).
+#: (id(Python function), line counted from its def line, column, kind, call path) -> (the function, the outcomes folded
+#: there). A call path is a tuple of call sites ``(id(caller's function), line, column)`` from the kernel down.
 #: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
 #: else clause entered).
-DECISIONS: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
+DECISIONS: dict[tuple[int, int, int, str, tuple], tuple[Any, set]] = {}
+#: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
+#: generator compiles nothing again, so it records nothing under the later path)
+ALIASES: dict[tuple, tuple] = {}
+#: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call the interpreter cannot
+#: place (a combine function Triton's interpreter calls, tl.map_elementwise's scalar function)
+UNION: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
+#: the interpreter's call path now (pushed by :func:`helper_call`; None: a call it cannot place)
+RUN_PATH: list[tuple | None] = [()]
+#: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite)
+_CODES: dict[Any, tuple[Any, int]] = {}
+_POSITIONS: dict[Any, list] = {}
+#: id(function) -> (it, the line offset of its latest rewrite), set by :func:`instrument` for :func:`register`
+_BASES: dict[int, tuple[Any, int]] = {}
 #: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
 #: name it).
 GLOBAL = "folded_decision (kgb)"
 
 
-def _record(gen: Any, at: ast.AST, kind: str, outcome: Any) -> None:
+def _record(gen: Any, at: ast.AST, kind: str, outcome: Any, path: tuple) -> None:
     fn = getattr(getattr(gen, "jit_fn", None), "fn", None)
     if fn is None or not hasattr(at, "lineno"):
         return
-    key = (id(fn), at.lineno, at.col_offset, kind)
-    hit = DECISIONS.get(key)
-    if hit is None or hit[0] is not fn:
-        hit = DECISIONS[key] = (fn, set())
-    hit[1].add(outcome)
+    for table, key in ((DECISIONS, (id(fn), at.lineno, at.col_offset, kind, path)),
+                       (UNION, (id(fn), at.lineno, at.col_offset, kind))):
+        hit = table.get(key)
+        if hit is None or hit[0] is not fn:
+            hit = table[key] = (fn, set())
+        hit[1].add(outcome)
 
 
 def _truth(cg: Any, value: Any) -> Any:
@@ -67,10 +90,34 @@ def recording():
     from triton.compiler import code_generator as cg
 
     gen = cg.CodeGenerator
-    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For")
+    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction")
     orig = {n: gen.__dict__[n] for n in names}
+    orig_mangle = cg.mangle_fn
     marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
     loops: dict[int, dict[str, Any]] = {}
+    path: list[tuple] = [()]
+    mangled: dict[tuple, str] = {}  # call path -> the instantiation it called (its mangled name)
+    compiled: dict[str, tuple] = {}  # mangled name -> the call path that compiled it (in this compile's module)
+
+    def mangle_fn(*a, **k):
+        name = orig_mangle(*a, **k)
+        mangled.setdefault(path[-1], name)
+        return name
+
+    def call_JitFunction(self, fn, *a, **k):
+        cur = self.cur_node
+        site = (id(getattr(self.jit_fn, "fn", None)), getattr(cur, "lineno", -1), getattr(cur, "col_offset", -1))
+        here = path[-1] + (site,)
+        path.append(here)
+        try:
+            return orig["call_JitFunction"](self, fn, *a, **k)
+        finally:
+            path.pop()
+            name = mangled.get(here)
+            if name is not None:
+                first = compiled.setdefault(name, here)
+                if first != here:
+                    ALIASES[here] = first
 
     def visit(self, node):
         ret = orig["visit"](self, node)
@@ -79,7 +126,7 @@ def recording():
             if m[1] in ("if", "bool"):
                 t = _truth(cg, ret)
                 if t is not None:
-                    _record(self, m[2], m[1], t)
+                    _record(self, m[2], m[1], t, path[-1])
             else:  # a loop iterator's function, positional or keyword argument
                 seen = loops.setdefault(id(m[2]), {"args": [], "kw": {}})
                 if m[1] == "func":
@@ -124,28 +171,70 @@ def recording():
                 except Exception:  # noqa: BLE001 - the compiler refused the loop: nothing ran
                     outcome = None
             if outcome is not None:
-                _record(self, node, "for", outcome)
+                _record(self, node, "for", outcome, path[-1])
             if node.orelse and outcome is not None:
                 # a for-else: the code generator visits the else clause inside each unrolled iteration of a
                 # tl.static_range loop (a range loop's refuses it), so never where it unrolls none, while Python runs it
                 # after every loop that ends without break
-                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0)
+                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0, path[-1])
 
     patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
-               "visit_For": visit_For}
+               "visit_For": visit_For, "call_JitFunction": call_JitFunction}
     for n, f in patched.items():
         setattr(gen, n, f)
+    cg.mangle_fn = mangle_fn
     try:
         yield
     finally:
         for n, f in orig.items():
             setattr(gen, n, f)
+        cg.mangle_fn = orig_mangle
+
+
+def _lookup(fid: int, line: int, col: int, kind: str) -> tuple[Any, set] | None:
+    here = RUN_PATH[-1]
+    if here is None:
+        return UNION.get((fid, line, col, kind))
+    seen = 0
+    while here in ALIASES and seen < 64:
+        here, seen = ALIASES[here], seen + 1
+    return DECISIONS.get((fid, line, col, kind, here))
+
+
+@contextlib.contextmanager
+def helper_call(caller: Any):
+    """While a jit helper called from the frame ``caller`` runs on the interpreter: the call path extended by its call
+    site (the caller's rewritten body and the position of the call it is executing), or None where the caller is no
+    rewritten body (Triton's interpreter calling a combine function, the harness's tl.map_elementwise)."""
+    here = None
+    own = _CODES.get(getattr(caller, "f_code", None))
+    if own is not None and RUN_PATH[-1] is not None:
+        code = caller.f_code
+        positions = _POSITIONS.get(code)
+        if positions is None:
+            positions = _POSITIONS[code] = list(code.co_positions())
+        i = caller.f_lasti // 2
+        if 0 <= i < len(positions) and positions[i][0] is not None:
+            here = RUN_PATH[-1] + ((id(own[0]), positions[i][0] - own[1], positions[i][2]),)
+    RUN_PATH.append(here)
+    try:
+        yield
+    finally:
+        RUN_PATH.pop()
+
+
+def register(out: Any, fn: Any) -> None:
+    """The interpreter's rewrite ``out`` of ``fn`` (made from the module :func:`instrument` instrumented): its frames
+    are call sites :func:`helper_call` can place."""
+    hit = _BASES.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        _CODES[out.__code__] = (fn, hit[1])
 
 
 def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
     """The interpreter's value of a condition (or a loop's iterable) at a position the GPU check compiled: returned as
     it is when the compiler chose the same there (or decided it at run time); else a launch violation."""
-    hit = DECISIONS.get((fid, line, col, kind))
+    hit = _lookup(fid, line, col, kind)
     if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
         return value
     if kind == "for":
@@ -219,6 +308,7 @@ def instrument(module: ast.Module, fn: Any) -> ast.Module:
     are counted from the ``def`` line, as the compiler counts them in the source it parses (read from the tree, not
     from Triton's search of the file for a line that starts with ``def``)."""
     fn.__globals__.setdefault(GLOBAL, decision)
+    _BASES[id(fn)] = (fn, module.body[0].lineno - 1)
     out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
     ast.fix_missing_locations(out)
     return out

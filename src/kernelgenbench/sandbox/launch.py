@@ -419,6 +419,7 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     out.__defaults__ = fn.__defaults__
     out.__kwdefaults__ = fn.__kwdefaults__
     out.__annotations__ = dict(fn.__annotations__)
+    folded.register(out, fn)
     return out
 
 
@@ -523,7 +524,8 @@ def _install_verified_rewriter() -> None:
         # it after these hooks are installed: builtin aliases, loop indices), undone when the helper returns (Triton
         # 3.6 leaves a device call's patches in place, so a helper called before a tl.range loop of the kernel's
         # reset that loop's indices to plain ints: false-rejection hunt 35); its changes nest inside the launch's
-        return device_map(self, (args,), kwargs)[0]
+        with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
+            return device_map(self, (args,), kwargs)[0]
 
     InterpretedFunction.__call__ = device_call
     from .interpreter import DEVICE_MAP
