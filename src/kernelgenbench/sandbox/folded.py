@@ -40,7 +40,8 @@ from typing import Any
 #: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
 RUNTIME = "runtime"
 #: (id(Python function), line counted from its def line, column, kind, call path) -> (the function, the outcomes folded
-#: there). A call path is a tuple of call sites ``(id(caller's function), line, column)`` from the kernel down.
+#: there). A call path is the kernel's specialisation followed by the call sites ``(id(caller's function), line,
+#: column)`` from the kernel down.
 #: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
 #: else clause entered).
 DECISIONS: dict[tuple[int, int, int, str, tuple], tuple[Any, set]] = {}
@@ -50,7 +51,8 @@ ALIASES: dict[tuple, tuple] = {}
 #: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call the interpreter cannot
 #: place (a combine function Triton's interpreter calls, tl.map_elementwise's scalar function)
 UNION: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
-#: the interpreter's call path now (pushed by :func:`helper_call`; None: a call it cannot place)
+#: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`;
+#: None: a call it cannot place)
 RUN_PATH: list[tuple | None] = [()]
 #: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite)
 _CODES: dict[Any, tuple[Any, int]] = {}
@@ -84,8 +86,9 @@ def _truth(cg: Any, value: Any) -> Any:
 
 
 @contextlib.contextmanager
-def recording():
-    """While the GPU check compiles: record the decisions the code generator folds (:data:`DECISIONS`)."""
+def recording(root: tuple = ()):
+    """While the GPU check compiles: record the decisions the code generator folds (:data:`DECISIONS`), under call
+    paths that start at ``root`` (the kernel and its specialisation: :func:`launching`)."""
     from triton import language
     from triton.compiler import code_generator as cg
 
@@ -95,7 +98,7 @@ def recording():
     orig_mangle = cg.mangle_fn
     marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
     loops: dict[int, dict[str, Any]] = {}
-    path: list[tuple] = [()]
+    path: list[tuple] = [root]
     mangled: dict[tuple, str] = {}  # call path -> the instantiation it called (its mangled name)
     compiled: dict[str, tuple] = {}  # mangled name -> the call path that compiled it (in this compile's module)
 
@@ -189,6 +192,12 @@ def recording():
         for n, f in orig.items():
             setattr(gen, n, f)
         cg.mangle_fn = orig_mangle
+
+
+def launching(root: tuple) -> None:
+    """A launch of the interpreter runs its body next: its call paths start at ``root`` (the GPU check's key of the
+    kernel and its specialisation, under which the compile recorded them)."""
+    RUN_PATH[:] = [root]
 
 
 def _lookup(fid: int, line: int, col: int, kind: str) -> tuple[Any, set] | None:
