@@ -92,6 +92,32 @@ def probe_helper_union(x_ptr, o_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def _comb(a, b):
+    r = a + b
+    for j in range(1):
+        if isinstance(j, int):  # Triton's interpreter called a combine function's own code, past the rewrite
+            r = math.erfc(float(int(a.to(tl.int32, bitcast=True)) & 0xFF))
+    return r
+
+
+@triton.jit
+def probe_combine(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr, tl.reduce(tl.load(x_ptr + tl.arange(0, 2)), 0, _comb))
+
+
+@triton.jit
+def _add_if(a, b, MODE: tl.constexpr):
+    if MODE == 0:
+        return a + b
+    return a * b
+
+
+@triton.jit
+def _add(a, b):
+    return _add_if(a, b, 0)
+
+
+@triton.jit
 def _scale(v, MODE: tl.constexpr):
     if MODE == 0:
         return v
@@ -120,6 +146,7 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
         acc = acc * 1
     else:
         acc = acc + 0
+    acc += tl.reduce(x, 0, _add) * 0 + tl.associative_scan(x, 0, _add) * 0  # honest combines through a helper
     tl.store(o_ptr + offs, acc, mask=m)
 
 
@@ -142,7 +169,8 @@ def launch(k, args, kw):
 for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o)), ("and", probe_and, (x, o)),
                       ("static_range", probe_static_range, (x, o)), ("static_else", probe_static_else, (x, o)),
                       ("specialised", probe_specialised, (x, o, 1)),
-                      ("helper_union", probe_helper_union, (torch.tensor([7.0] * 32), o))]:
+                      ("helper_union", probe_helper_union, (torch.tensor([7.0] * 32), o)),
+                      ("combine", probe_combine, (x, o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -166,7 +194,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
-                                  "helper_union"])
+                                  "helper_union", "combine"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got

@@ -441,7 +441,8 @@ def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None
     try:
         fn = _rewritten(kernel)
         try:
-            return [fn(*args, **(kwargs or {})) for args in arg_lists]
+            with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
+                return [fn(*args, **(kwargs or {})) for args in arg_lists]
         except Exception as e:
             raise InterpreterError(repr(e)) from e
     finally:
@@ -524,10 +525,10 @@ def _install_verified_rewriter() -> None:
         # it after these hooks are installed: builtin aliases, loop indices), undone when the helper returns (Triton
         # 3.6 leaves a device call's patches in place, so a helper called before a tl.range loop of the kernel's
         # reset that loop's indices to plain ints: false-rejection hunt 35); its changes nest inside the launch's
-        with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
-            return device_map(self, (args,), kwargs)[0]
+        return device_map(self, (args,), kwargs)[0]
 
     InterpretedFunction.__call__ = device_call
+    folded.rewritten_combine_functions()  # tl.reduce/associative_scan's combine functions: the same rewrite
     from .interpreter import DEVICE_MAP
 
     DEVICE_MAP["call"] = device_map  # tl.map_elementwise's calls of its scalar function (interpreter.py)
