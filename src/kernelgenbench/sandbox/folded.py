@@ -13,11 +13,12 @@ So (:mod:`.gpu_compile` compiles every launched kernel for sm_90 before its body
 
 * while the check compiles (:func:`recording`), each folded decision is recorded per function and source position
   (line from the ``def``, column): the truth of an ``if``/ternary condition or ``and``/``or`` operand, the iterations of
-  a ``tl.static_range`` loop; a condition that is a tensor there is decided at run time on the GPU too
-  (:data:`RUNTIME`: both sides compiled);
-* the interpreter's rewrite of the kernel and of every jit helper (:func:`instrument`) passes the same expressions
-  through :func:`decision`, which compares the interpreter's value with the outcomes the compiler folded at that
-  position; a value the compiler never chose there is a launch violation (``profile``), raised before the branch runs.
+  a ``tl.static_range`` loop and whether its ``else`` clause was visited; a condition that is a tensor there is decided
+  at run time on the GPU too (:data:`RUNTIME`: both sides compiled);
+* the interpreter's rewrite of the kernel, of every jit helper and of every ``tl.reduce``/``associative_scan`` combine
+  function (:func:`instrument`, :class:`_RewrittenCombine`) passes the same expressions through :func:`decision`,
+  which compares the interpreter's value with the outcomes the compiler folded at that position; a value the compiler
+  never chose there is a launch violation (``profile``), raised before the branch runs.
 
 A jit helper is compiled once per instantiation (its argument types and constexprs), and folds differently in each:
 the outcomes are kept per call path (the call sites from the kernel down, :data:`ALIASES` joining a call site whose
@@ -49,8 +50,8 @@ DECISIONS: dict[tuple[int, int, int, str, tuple], tuple[Any, set]] = {}
 #: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
 #: generator compiles nothing again, so it records nothing under the later path)
 ALIASES: dict[tuple, tuple] = {}
-#: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call the interpreter cannot
-#: place (a combine function Triton's interpreter calls, tl.map_elementwise's scalar function)
+#: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call that no rewritten frame
+#: up the stack places (:func:`helper_call`)
 UNION: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
 #: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`;
 #: None: a call it cannot place)
