@@ -298,6 +298,13 @@ EXPECTED = {
                                       # field walks attributes L1 refuses as code and tells an L2 ghost replay from
                                       # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);
                                       # host compute, the L3 budgets lifted (BUDGET_LIFTED), otherwise passed
+    # red team 38 (the surfaces added since session 36)
+    "loop_probe": "profile",          # isinstance(j, int) on a range loop index: folded to False by Triton's GPU front
+                                      # end (a tensor there), True on the interpreter (a Python int), whose branch was
+                                      # never compiled: host erfc (sandbox/folded.py compares the folded decisions)
+    "nt_default": "profile",          # a namedtuple class read as a global whose field default is an object of the
+                                      # submission's: _Ops().exp(v) ran its __call__ on loaded values (host erfc); the
+                                      # launch rule judges namedtuple defaults like launch arguments
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -320,6 +327,8 @@ if not PLATFORM.interpreter:
     EXPECTED["launch_default_reeval"] = "runtime_error"
     # the hook's ATen copies, traced while Triton benchmarks (sandbox/launch.py traced_autotune_hooks)
     EXPECTED["autotune_hook"] = "profile"
+    # a GPU compiles and runs the branch its front end folded in: a plain copy of the input
+    EXPECTED["loop_probe"] = "wrong_result"
 # ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
 # compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
 # replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
@@ -393,6 +402,7 @@ LAUNCH_MESSAGES = {
     "launch_intenum_base": "argument MODE is a Mode (a subclass of int)",
     "launch_fake_tensor": "kernel _copy: argument src is a _Lazy",
     "launch_toctou": "kernel _touch: global _GATE is a _Count",
+    "nt_default": "kernel _contig_kernel: global _Ops is the class _Ops",
 }
 
 
@@ -434,6 +444,8 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
             rec["first_failure"]
     if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "loop_probe" and PLATFORM.interpreter:  # the folded decision, not another check
+        assert "where the GPU front end folded it to False" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "fp16_terms":  # failed by the loss-reduction bound, in an fp32 sum or mean (of 6, 1 or 2 terms: the
         # 6-term sum alone missed the cheat on ~1 % of the secret draws)
         assert "(the loss-reduction bound, n=" in rec["first_failure"]["message"], rec["first_failure"]

@@ -151,6 +151,7 @@ ALLOWED = [
     ("constexpr", lambda: tl.constexpr(4)), ("constexpr str", lambda: tl.constexpr("max")),
     ("tuple", lambda: (1, (2.0, torch.zeros(1)), None)), ("torch.Size", lambda: torch.Size([2, 3])),
     ("namedtuple", lambda: _Pair(1, torch.zeros(2))), ("typing.NamedTuple", lambda: _Typed(1)),
+    ("namedtuple with Triton values as defaults", lambda: _JitDefault(2)),
     ("jit function", lambda: _combine),
     ("autotuned", lambda: triton.autotune(configs=[triton.Config({"BLOCK": 16})], key=["n"])(_plain)),
     ("heuristics", lambda: triton.heuristics({"BLOCK": lambda a: 16})(_plain)),
@@ -187,6 +188,18 @@ def _namedtuple_with_method():
     return _WithMethod(1)
 
 
+#: red team 38: a field default is what a kernel body's ``Cls()`` fills in (the class read as a global)
+_HostDefault = collections.namedtuple("_HostDefault", "a f", defaults=(_Tally(),))
+_JitDefault = collections.namedtuple("_JitDefault", "a f", defaults=(1, _combine))
+
+
+def _host_default_rebound():
+    cls = collections.namedtuple("_Rebound", "a", defaults=(1,))
+    assert la.check_launch(_plain, (torch.zeros(3), torch.zeros(3), 3), {"BLOCK": cls(2)}) is None  # approved once
+    cls.__new__.__defaults__ = (_Tally(),)  # then the default the body's cls() takes, rebound in place
+    return cls(2)
+
+
 def _desc_with_fake_base():
     d = _desc()
     d.base = _FakeTensor()
@@ -214,6 +227,9 @@ REJECTED = [
     ("namedtuple element", lambda: _Pair(1, {}), "argument BLOCK[1] is a dict"),
     ("namedtuple patched", _patched_namedtuple, "argument BLOCK is a _Patched (a subclass of tuple)"),
     ("namedtuple with a method", _namedtuple_with_method, "argument BLOCK is a _WithMethod (a subclass of tuple)"),
+    ("namedtuple with an object as default", lambda: _HostDefault(1, 2),
+     "argument BLOCK is a _HostDefault (a subclass of tuple)"),
+    ("namedtuple default rebound", _host_default_rebound, "argument BLOCK is a _Rebound (a subclass of tuple)"),
     ("descriptor with a fake base", _desc_with_fake_base, "argument BLOCK.base is a _FakeTensor"),
     ("jit subclass", lambda: type("_J", (type(_plain),), {}).__new__(type("_J", (type(_plain),), {})),
      "argument BLOCK is a _J"),

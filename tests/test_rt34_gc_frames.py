@@ -46,7 +46,13 @@ def test_a_frameless_finalizer_that_computes_the_timed_result_is_recorded(tmp_pa
         timed = ask({**base, "check": [2, 7], "check_out": None, "fastest": 2})
         saved = ask({"cmd": "time", "inp": str(inp), "check_out": str(tmp_path / "full-0.timecheck.pt"),
                      "save": True})
-    assert timed.get("error") is None and saved.get("error") is None
+    # since red team 38 the timed loop also fails the repetitions whose outputs the finalizers completed after their
+    # calls returned (sandbox/timed_loop.py digest); the guard's record of the collection's ops is still there
+    err = timed.get("error")
+    if err is None:
+        assert saved.get("error") is None
+    else:  # nothing is kept to save after a failed timed command
+        assert "changed after its call returned" in str(err.get("message")), err
     found = [v for v in timed["launch_violations"] if v.startswith("the garbage collector ran code of the submission")]
     assert found and "rsqrt" in found[0] and "copy_" in found[0], timed["launch_violations"]
 

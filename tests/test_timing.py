@@ -300,14 +300,17 @@ def test_timed_calls_that_return_a_pooled_buffer_are_reported() -> None:
     from kernelgenbench.sandbox.dispatch import traced
     from kernelgenbench.sandbox.state import STATE
 
-    pool = torch.empty(64)
+    # a fresh slice of the pool per call (a slice written again by a later call also changes an earlier repetition's
+    # result after its call returned: test_work_left_for_a_later_call_is_rejected)
+    pool, at = torch.empty(8 * 4096), [0]
 
     class PooledOp(DoubleOp):
         def __init__(self, state, pooled: bool) -> None:
             super().__init__(state)
 
             def wrapper(out, x):
-                res = pool[: x.numel()] if pooled else torch.empty_like(x)
+                at[0] += x.numel()
+                res = pool[at[0] - x.numel(): at[0]] if pooled else torch.empty_like(x)
                 return _double_as_launch(x, res)
 
             self.fn = traced(wrapper, "aten::double")
@@ -378,3 +381,38 @@ def test_fastest_repetitions_breaks_ties_by_the_earlier() -> None:
     assert fastest_repetitions([3.0, 1.0, 2.0, 1.0, 5.0], 2) == [1, 3]
     assert fastest_repetitions([2.0, 1.0, 1.0, 1.0], 2) == [1, 2]
     assert fastest_repetitions([1.0], 2) == [0] and fastest_repetitions([1.0, 2.0], 0) == []
+
+
+class LaterCallOp(DoubleOp):
+    """Red team 38: work left for a later call. Timed repetition ``k`` (told by its fresh values; on a GPU, by counting
+    the fresh sets after the warm-up's repeated ones) returns at once, its ``out`` kept by the candidate, unless
+    ``k % 4 == 3`` or it is the last (20 at reps=20: timed_repetitions is public), which computes its own result and
+    the pending ones (2 ms each): the median is a skipped repetition's, and every judged repetition (random or
+    fastest, judged after the loop) was completed by then."""
+
+    def drive_timed(self, call: Call, candidate) -> torch.Tensor:
+        out, x = call.args
+        self.state.launches.append("double_kernel")
+        self.pending = getattr(self, "pending", [])
+        k = int(x[0].item()) // 1000 - 1  # -1: a warm-up set
+        if k >= 0 and k % 4 != 3 and k != 19:
+            self.pending.append((out, x))
+            return out
+        for o, y in [*self.pending, (out, x)]:
+            time.sleep(0.002)
+            o.copy_(y * 2)
+        self.pending.clear()
+        return out
+
+
+def test_work_left_for_a_later_call_is_rejected() -> None:
+    """Each repetition's tensors are fingerprinted when its call returns and again at the block's end (and, for the
+    judged ones, after the loop): a repetition whose output a later call completed fails the timing check (before:
+    the median was a skipped repetition's, under 1 ms of 2, and the judged fastest were right when judged)."""
+    state = State()
+    with pytest.raises(RuntimeError, match="timing check failed: timed repetition .* changed after its call returned"):
+        _run(LaterCallOp(state), state, check=[3], fastest=2)
+    # an honest candidate passes the same check, with its fastest kept and right
+    state = State()
+    res = _run(DoubleOp(state), state, check=[3], fastest=2)
+    assert all(torch.equal(c.args[0], 2 * c.args[1]) for c, _ in res["checked"].values())

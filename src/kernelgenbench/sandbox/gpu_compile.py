@@ -40,6 +40,8 @@ import sys
 import time
 from typing import Any
 
+from . import folded
+
 #: The GPU target: (backend, arch, warp size) of the H100/H200 the GPU runs use.
 TARGET = ("cuda", 90, 32)
 #: Harness settings, read by :func:`install` before the submission is imported (kept in the child's environment:
@@ -328,7 +330,7 @@ def _launch_error(exc: BaseException) -> bool:
     return not _harness_file(last.f_code.co_filename)
 
 
-def compile_ttir(m: Any, packed: Any) -> Any:
+def compile_ttir(m: Any, packed: Any, root: tuple = ()) -> Any:
     """Triton's front end for the GPU target: the kernel's TTIR module (raises ``CompilationError``)."""
     from triton._C.libtriton import ir
     from triton.compiler import ASTSource
@@ -341,7 +343,7 @@ def compile_ttir(m: Any, packed: Any) -> Any:
     backend.load_dialects(context)
     codegen_fns = backend.get_codegen_implementation(options)
     module_map = backend.get_module_map()
-    with _pristine_language(), _mirrored_codegen():
+    with _pristine_language(), _mirrored_codegen(), folded.recording(root):
         try:
             m.cache_key  # noqa: B018 - compile() hashes the source first on a GPU
         except RuntimeError as exc:
@@ -489,12 +491,14 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     key = f"{key}|{_dependencies_hash(m)}"
     _sync_reads(before=False)  # the mirrors the hashing made, registered with what they read now
     key = f"{key}|{_GENERATION[0]}"
+    root = (id(fn), key)  # the folded decisions' call paths start here, at compile and when the body runs
+    folded.launching(root)
     hit = _OUTCOMES.get((id(fn), key))
     if hit is None or hit[0] is not fn:
         t0 = time.perf_counter()
         err: BaseException | None = None
         try:
-            compile_ttir(m, packed)
+            compile_ttir(m, packed, root)
         except CompilationError as exc:
             err = exc
         except Exception as exc:  # noqa: BLE001 - Triton's own failure (a GPU raises it too), or the check's plumbing

@@ -23,7 +23,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from . import gpu_compile, launch_args
+from . import folded, gpu_compile, launch_args
 from .state import STATE
 from .window import harness_window, mode_stacks_foreign
 
@@ -407,6 +407,8 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
         if isinstance(node, ast.Name) and node.id == "interpreter_semantic":
             node.id = _SEMANTIC_GLOBAL
     fn.__globals__.setdefault(_SEMANTIC_GLOBAL, interpreter.interpreter_semantic)
+    # the conditions Triton's GPU front end folds at compile time must fold alike here (red team 38: sandbox/folded.py)
+    module = folded.instrument(module, fn)
     if fn.__code__.co_freevars:
         # a kernel made in a factory: the transformed def is compiled inside an enclosing function that
         # binds its free variables, and the function is built on the imported function's own cells
@@ -424,6 +426,7 @@ def _exec_rewritten(fn: Any, module: Any, filename: str) -> Any:
     out.__defaults__ = fn.__defaults__
     out.__kwdefaults__ = fn.__kwdefaults__
     out.__annotations__ = dict(fn.__annotations__)
+    folded.register(out, fn)
     return out
 
 
@@ -445,7 +448,8 @@ def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None
     try:
         fn = _rewritten(kernel)
         try:
-            return [fn(*args, **(kwargs or {})) for args in arg_lists]
+            with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
+                return [fn(*args, **(kwargs or {})) for args in arg_lists]
         except Exception as e:
             raise InterpreterError(repr(e)) from e
     finally:
@@ -531,6 +535,7 @@ def _install_verified_rewriter() -> None:
         return device_map(self, (args,), kwargs)[0]
 
     InterpretedFunction.__call__ = device_call
+    folded.rewritten_combine_functions()  # tl.reduce/associative_scan's combine functions: the same rewrite
     from .interpreter import DEVICE_MAP
 
     DEVICE_MAP["call"] = device_map  # tl.map_elementwise's calls of its scalar function (interpreter.py)

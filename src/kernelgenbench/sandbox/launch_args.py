@@ -196,14 +196,30 @@ def _still_approved(approved: dict[type, tuple], cls: type) -> bool:
         k == k2 and v is v2 for (k, v), (k2, v2) in zip(snap, d.items()))
 
 
-def _namedtuple_ok(cls: type, T: _Types) -> bool:
+def _namedtuple_defaults_ok(cls: type, jits: list | None, depth: int) -> bool:
+    """The field defaults of a namedtuple class (``__new__.__defaults__``, which a kernel body's ``Cls()`` fills in,
+    and ``_field_defaults``) are Triton values (red team 38: a default holding an object of the submission's class
+    reached the kernel body as ``Cls().exp(v)``, its ``__call__`` run by the interpreter on loaded values; the GPU's
+    compiler ran it too, at compile time, where it returned its argument). Jit functions among them go to ``jits``."""
+    d = cls.__dict__
+    new = d.get("__new__")
+    if type(new) is staticmethod:
+        new = new.__func__
+    fd = d.get("_field_defaults")
+    values = list(new.__defaults__ or ()) if type(new) is types.FunctionType else []
+    values += list(fd.values()) if type(fd) is dict else []
+    return all(bad_value(v, jits, depth + 1) is None for v in values)
+
+
+def _namedtuple_ok(cls: type, T: _Types, jits: list | None = None, depth: int = 0) -> bool:
     """``cls`` is a class made by ``collections.namedtuple`` (or ``typing.NamedTuple``) with nothing
-    added: no method of its own, every generated method the generator's."""
+    added: no method of its own, every generated method the generator's, Triton values as field defaults."""
     if type(cls) is not type:  # a metaclass of its own could run code on attribute reads
         return False
     d = cls.__dict__
     if _still_approved(T.nt_ok, cls):
-        return True
+        # the defaults each time: __new__.__defaults__ can be rebound without changing the class's dictionary
+        return _namedtuple_defaults_ok(cls, jits, depth)
     if cls.__bases__ != (tuple,):
         return False
     fields = d.get("_fields")
@@ -234,6 +250,8 @@ def _namedtuple_ok(cls: type, T: _Types) -> bool:
         if name in d and type(d[name]) is not dict:
             return False
     if "__doc__" in d and type(d["__doc__"]) not in (str, type(None)) or type(d.get("__module__")) is not str:
+        return False
+    if not _namedtuple_defaults_ok(cls, jits, depth):
         return False
     T.nt_ok[cls] = tuple(d.items())
     return True
@@ -371,7 +389,7 @@ def bad_value(v: Any, jits: list | None = None, depth: int = 0) -> tuple[str, An
     if t is T.constexpr:
         bad = bad_value(v.value, jits, depth + 1)
         return None if bad is None else (".value" + bad[0], bad[1])
-    if t is tuple or (issubclass(t, tuple) and _namedtuple_ok(t, T)):
+    if t is tuple or (issubclass(t, tuple) and _namedtuple_ok(t, T, jits, depth)):
         for i, e in enumerate(tuple.__iter__(v)):
             if type(e) in T.leaf and not _carries_attrs(e):
                 continue
@@ -470,7 +488,7 @@ def bad_global(v: Any, jits: list) -> tuple[str, Any] | None:
         return None
     if _triton_defined(v, T):
         return None
-    if issubclass(t, type) and issubclass(v, tuple) and v is not tuple and _namedtuple_ok(v, T):
+    if issubclass(t, type) and issubclass(v, tuple) and v is not tuple and _namedtuple_ok(v, T, jits):
         return None
     return bad_value(v, jits)
 

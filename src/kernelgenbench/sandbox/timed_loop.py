@@ -173,6 +173,73 @@ def attached_objects(objs: Any, limit: int = 3) -> str:
     return ", ".join(found[:limit])
 
 
+def _tensors(objs: Any) -> list[torch.Tensor]:
+    """The tensors of a repetition's call and return value (nested lists, tuples, dicts, Call objects), each layout of
+    memory once (the first tensor met with it), in a stable order."""
+    found: list[torch.Tensor] = []
+    seen: set[int] = set()
+    storages: set[tuple] = set()
+
+    def visit(x: Any) -> None:
+        if id(x) in seen:
+            return
+        seen.add(id(x))
+        if isinstance(x, torch.Tensor):
+            if x.device.type == "meta":
+                return
+            key = (str(x.device), x.untyped_storage().data_ptr(), x.storage_offset(), x.element_size(),
+                   tuple(x.shape), tuple(x.stride()))
+            if x.numel() and key not in storages:
+                storages.add(key)
+                found.append(x)
+        elif isinstance(x, (list, tuple)):
+            for v in x:
+                visit(v)
+        elif isinstance(x, dict):
+            for v in x.values():
+                visit(v)
+        elif hasattr(x, "args") and hasattr(x, "kwargs"):  # a Call
+            visit(list(x.args))
+            visit(dict(x.kwargs))
+
+    visit(objs)
+    return found
+
+
+def digest(objs: Any) -> torch.Tensor:
+    """A checksum of the bytes a timed repetition's call and return value hold: per tensor, over its extent in its
+    storage (gaps included), the sum of its bytes, of its bytes at odd offsets and of those at offsets divisible by 3
+    (strided reductions, no copy). Taken when the repetition's call returned and again later (:func:`_time_case`): a
+    result a later call completes or changes (work left for later, red team 38) changes it. Run with the candidate's
+    ATen registration lifted (the reductions are the harness's, not a registered candidate's ``sum``)."""
+    sums: list[torch.Tensor] = []
+    for t in _tensors(objs):
+        if t.numel() == 0:
+            continue
+        # the bytes from the tensor's first element to its last (its extent in its storage, gaps included)
+        span = (1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))) * t.element_size()
+        b = torch.empty(0, dtype=torch.uint8, device=t.device).set_(
+            t.untyped_storage(), t.storage_offset() * t.element_size(), (span,))
+        sums += [b.sum(dtype=torch.int64), b[1::2].sum(dtype=torch.int64), b[::3].sum(dtype=torch.int64)]
+    return torch.stack(sums) if sums else torch.zeros(0, dtype=torch.int64)  # on the device: no synchronisation
+
+
+def _changed(impl: Any, before: dict[int, torch.Tensor], objs: dict[int, Any]) -> list[int]:
+    """The repetitions among ``objs`` whose :func:`digest` differs from the one taken when their call returned."""
+    impl.deactivate()
+    try:
+        return [k for k, o in sorted(objs.items())
+                if k in before and not torch.equal(before[k].cpu(), digest(o).cpu())]
+    finally:
+        impl.activate()
+
+
+def _changed_error(ks: list[int]) -> RuntimeError:
+    return RuntimeError(f"timing check failed: timed repetition {ks[0]}'s tensors changed after its call returned "
+                        f"({len(ks)} repetition(s)): a later call of the candidate wrote into them, so a repetition's "
+                        "time did not hold its work (work left for a later call)")
+
+
 class BaselineFailed(RuntimeError):
     """The baseline (the production API or its stand-in), not the candidate, raised or faulted while being timed.
     The child reports it with stage ``baseline``; the verifier records failure class ``baseline``, which is not
@@ -311,6 +378,8 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     checked: dict[int, tuple[Any, Any]] = {}
     # the fastest candidate repetitions so far: (device ms, number, call, return), at most ``fastest`` of them
     quick: list[tuple[float, int, Any, Any]] = []
+    # repetition number -> digest() of its tensors when its call returned (kept for the judged ones after their block)
+    digests: dict[int, torch.Tensor] = {}
     build_ms = 0.0
     nblocks = timed_repetitions(reps, block) // block
     compiled_before = getattr(base_fn, "compiles", None)  # a compiled baseline's count after its warm-up
@@ -349,6 +418,12 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     end.record()
                     if side == "candidate":
                         launches.append(len(state.launches) - mark)
+                        # what the call left, as it returned (outside the events: after end.record)
+                        impl.deactivate()
+                        try:
+                            digests[k] = digest((c, ret))
+                        finally:
+                            impl.activate()
                         if k in check:
                             checked[k] = (c, ret)
                         # every repetition's inputs and outputs live until the block's events are read:
@@ -366,6 +441,13 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     quick.sort(key=lambda q: (q[0], q[1]))
                     del quick[fastest:]
                 if side == "candidate":
+                    changed = _changed(impl, digests, {b * block + j: o for j, o in enumerate(kept)})
+                    if changed:
+                        raise _changed_error(changed)
+                    judged = check | {q[1] for q in quick}
+                    for j in range(block):
+                        if b * block + j not in judged:
+                            digests.pop(b * block + j, None)
                     found = attached_objects(kept)
                     if found:
                         raise RuntimeError(
@@ -397,6 +479,10 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
     for _, k, c, ret in quick:
         checked.setdefault(k, (c, ret))
     quick.clear()
+    # the judged repetitions are judged after the loop: none may have been completed by a call of a later block
+    changed = _changed(impl, digests, checked)
+    if changed:
+        raise _changed_error(changed)
     needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
     if needs_launch and launches and min(launches) == 0:
         raise RuntimeError("a timed candidate repetition launched no Triton kernel (a result that was not "

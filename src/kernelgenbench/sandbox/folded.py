@@ -1,0 +1,376 @@
+"""The branches Triton's GPU front end decides at compile time must be the branches the interpreter takes.
+
+Triton's code generator evaluates a condition that is no tensor (a ``tl.constexpr``, the result of ``isinstance``,
+``hasattr``, an ``is`` comparison) while it compiles, and compiles only the side it picks: an ``if``'s branch, a
+ternary's side, the operands of ``and``/``or`` up to the one that decides, the iterations of ``tl.static_range``. The
+interpreter evaluates the same expressions at run time on its own values, which are not always the values the compiler
+saw: it iterates ``range`` with Python ints where the compiler has an induction-variable tensor, and passes an integer
+argument equal to 1 as a tensor where the compiler specialises it to the constant 1. A probe such as ``isinstance(j,
+int)`` then folds to False on the GPU and answers True on the interpreter (red team 38's ``loop_probe``): the branch
+the interpreter ran was never compiled, and it computed the result in Python on the host.
+
+So (:mod:`.gpu_compile` compiles every launched kernel for sm_90 before its body runs on the interpreter):
+
+* while the check compiles (:func:`recording`), each folded decision is recorded per function and source position
+  (line from the ``def``, column): the truth of an ``if``/ternary condition or ``and``/``or`` operand, the iterations of
+  a ``tl.static_range`` loop and whether its ``else`` clause was visited; a condition that is a tensor there is decided
+  at run time on the GPU too (:data:`RUNTIME`: both sides compiled);
+* the interpreter's rewrite of the kernel, of every jit helper and of every ``tl.reduce``/``associative_scan`` combine
+  function (:func:`instrument`, :class:`_RewrittenCombine`) passes the same expressions through :func:`decision`,
+  which compares the interpreter's value with the outcomes the compiler folded at that position; a value the compiler
+  never chose there is a launch violation (``profile``), raised before the branch runs.
+
+A jit helper is compiled once per instantiation (its argument types and constexprs), and folds differently in each:
+the outcomes are kept per call path (the call sites from the kernel down, :data:`ALIASES` joining a call site whose
+instantiation was already compiled to the one that compiled it), and the interpreter, which knows each helper call's
+site from its caller's frame (:func:`helper_call`), compares with the outcomes of its own path. A union over
+instantiations let a helper ``_h(v)`` fold ``isinstance(v, int)`` to True where it was called with a constant (a host
+branch on a constant compiles) and the interpreter take that branch where the compiler had a loop index tensor, the
+interpreter a Python int derived from loaded data (``for j in range(q)`` with ``q`` loaded).
+
+Positions the check did not compile (a check that failed in its own plumbing, ``KGB_GPU_COMPILE_CHECK=0``) are not
+judged. Honest kernels are unaffected: a constexpr condition has the same value on both, and a specialised ``n == 1``
+is a true scalar tensor on the interpreter and a folded True on the GPU.
+"""
+from __future__ import annotations
+
+import ast
+import contextlib
+import sys
+from typing import Any
+
+#: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
+RUNTIME = "runtime"
+#: (id(Python function), line counted from its def line, column, kind, call path) -> (the function, the outcomes folded
+#: there). A call path is the kernel's specialisation followed by the call sites ``(id(caller's function), line,
+#: column)`` from the kernel down.
+#: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
+#: else clause entered).
+DECISIONS: dict[tuple[int, int, int, str, tuple], tuple[Any, set]] = {}
+#: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
+#: generator compiles nothing again, so it records nothing under the later path)
+ALIASES: dict[tuple, tuple] = {}
+#: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call that no rewritten frame
+#: up the stack places (:func:`helper_call`)
+UNION: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
+#: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`;
+#: None: a call it cannot place)
+RUN_PATH: list[tuple | None] = [()]
+#: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite)
+_CODES: dict[Any, tuple[Any, int]] = {}
+_POSITIONS: dict[Any, list] = {}
+#: id(function) -> (it, the line offset of its latest rewrite), set by :func:`instrument` for :func:`register`
+_BASES: dict[int, tuple[Any, int]] = {}
+#: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
+#: name it).
+GLOBAL = "folded_decision (kgb)"
+
+
+def _record(gen: Any, at: ast.AST, kind: str, outcome: Any, path: tuple) -> None:
+    fn = getattr(getattr(gen, "jit_fn", None), "fn", None)
+    if fn is None or not hasattr(at, "lineno"):
+        return
+    for table, key in ((DECISIONS, (id(fn), at.lineno, at.col_offset, kind, path)),
+                       (UNION, (id(fn), at.lineno, at.col_offset, kind))):
+        hit = table.get(key)
+        if hit is None or hit[0] is not fn:
+            hit = table[key] = (fn, set())
+        hit[1].add(outcome)
+
+
+def _truth(cg: Any, value: Any) -> Any:
+    if cg._is_triton_tensor(value):
+        return RUNTIME
+    try:
+        return bool(cg._unwrap_if_constexpr(value))
+    except Exception:  # noqa: BLE001 - the compiler refuses such a condition itself
+        return None
+
+
+@contextlib.contextmanager
+def recording(root: tuple = ()):
+    """While the GPU check compiles: record the decisions the code generator folds (:data:`DECISIONS`), under call
+    paths that start at ``root`` (the kernel and its specialisation: :func:`launching`)."""
+    from triton import language
+    from triton.compiler import code_generator as cg
+
+    gen = cg.CodeGenerator
+    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction")
+    orig = {n: gen.__dict__[n] for n in names}
+    orig_mangle = cg.mangle_fn
+    marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
+    loops: dict[int, dict[str, Any]] = {}
+    path: list[tuple] = [root]
+    mangled: dict[tuple, str] = {}  # call path -> the instantiation it called (its mangled name)
+    compiled: dict[str, tuple] = {}  # mangled name -> the call path that compiled it (in this compile's module)
+
+    def mangle_fn(*a, **k):
+        name = orig_mangle(*a, **k)
+        mangled.setdefault(path[-1], name)
+        return name
+
+    def call_JitFunction(self, fn, *a, **k):
+        cur = self.cur_node
+        site = (id(getattr(self.jit_fn, "fn", None)), getattr(cur, "lineno", -1), getattr(cur, "col_offset", -1))
+        here = path[-1] + (site,)
+        path.append(here)
+        try:
+            return orig["call_JitFunction"](self, fn, *a, **k)
+        finally:
+            path.pop()
+            name = mangled.get(here)
+            if name is not None:
+                first = compiled.setdefault(name, here)
+                if first != here:
+                    ALIASES[here] = first
+
+    def visit(self, node):
+        ret = orig["visit"](self, node)
+        m = marks.get(id(node))
+        if m is not None and m[0] is node:
+            if m[1] in ("if", "bool"):
+                t = _truth(cg, ret)
+                if t is not None:
+                    _record(self, m[2], m[1], t, path[-1])
+            else:  # a loop iterator's function, positional or keyword argument
+                seen = loops.setdefault(id(m[2]), {"args": [], "kw": {}})
+                if m[1] == "func":
+                    seen["func"] = ret
+                elif m[1] == "arg":
+                    seen["args"].append(ret)
+                elif isinstance(ret, tuple) and len(ret) == 2:
+                    seen["kw"][ret[0]] = ret[1]
+        return ret
+
+    def visit_If(self, node):
+        marks[id(node.test)] = (node.test, "if", node.test)
+        return orig["visit_If"](self, node)
+
+    def visit_IfExp(self, node):
+        marks[id(node.test)] = (node.test, "if", node.test)
+        return orig["visit_IfExp"](self, node)
+
+    def visit_BoolOp(self, node):
+        for v in node.values:
+            marks[id(v)] = (v, "bool", v)
+        return orig["visit_BoolOp"](self, node)
+
+    def visit_For(self, node):
+        it = node.iter
+        loops.pop(id(node), None)
+        if isinstance(it, ast.Call):
+            marks[id(it.func)] = (it.func, "func", node)
+            for a in it.args:
+                marks[id(a)] = (a, "arg", node)
+            for k in it.keywords:
+                marks[id(k)] = (k, "kw", node)
+        try:
+            return orig["visit_For"](self, node)
+        finally:
+            seen = loops.pop(id(node), {})
+            outcome: Any = RUNTIME
+            if seen.get("func") is language.static_range:
+                try:
+                    r = language.static_range(*seen["args"], **seen["kw"])
+                    outcome = tuple(range(r.start.value, r.end.value, r.step.value))
+                except Exception:  # noqa: BLE001 - the compiler refused the loop: nothing ran
+                    outcome = None
+            if outcome is not None:
+                _record(self, node, "for", outcome, path[-1])
+            if node.orelse and outcome is not None:
+                # a for-else: the code generator visits the else clause inside each unrolled iteration of a
+                # tl.static_range loop (a range loop's refuses it), so never where it unrolls none, while Python runs it
+                # after every loop that ends without break
+                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0, path[-1])
+
+    patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
+               "visit_For": visit_For, "call_JitFunction": call_JitFunction}
+    for n, f in patched.items():
+        setattr(gen, n, f)
+    cg.mangle_fn = mangle_fn
+    try:
+        yield
+    finally:
+        for n, f in orig.items():
+            setattr(gen, n, f)
+        cg.mangle_fn = orig_mangle
+
+
+def launching(root: tuple) -> None:
+    """A launch of the interpreter runs its body next: its call paths start at ``root`` (the GPU check's key of the
+    kernel and its specialisation, under which the compile recorded them)."""
+    RUN_PATH[:] = [root]
+
+
+def _lookup(fid: int, line: int, col: int, kind: str) -> tuple[Any, set] | None:
+    here = RUN_PATH[-1]
+    if here is None:
+        return UNION.get((fid, line, col, kind))
+    seen = 0
+    while here in ALIASES and seen < 64:
+        here, seen = ALIASES[here], seen + 1
+    return DECISIONS.get((fid, line, col, kind, here))
+
+
+@contextlib.contextmanager
+def helper_call(caller: Any):
+    """While a jit helper called from the frame ``caller`` runs on the interpreter: the call path extended by its call
+    site, the position of the call that the nearest rewritten body up the stack is executing (the helper's own call,
+    or the ``tl.reduce``/``tl.associative_scan``/``tl.map_elementwise`` call whose combine or scalar function Triton or
+    the harness calls: the compiler's call site of those is that call too); None where no rewritten body is found."""
+    here = None
+    own = None
+    for _ in range(64):
+        if caller is None:
+            break
+        own = _CODES.get(caller.f_code)
+        if own is not None:
+            break
+        caller = caller.f_back
+    if own is not None and RUN_PATH[-1] is not None:
+        code = caller.f_code
+        positions = _POSITIONS.get(code)
+        if positions is None:
+            positions = _POSITIONS[code] = list(code.co_positions())
+        i = caller.f_lasti // 2
+        if 0 <= i < len(positions) and positions[i][0] is not None:
+            here = RUN_PATH[-1] + ((id(own[0]), positions[i][0] - own[1], positions[i][2]),)
+    RUN_PATH.append(here)
+    try:
+        yield
+    finally:
+        RUN_PATH.pop()
+
+
+def register(out: Any, fn: Any) -> None:
+    """The interpreter's rewrite ``out`` of ``fn`` (made from the module :func:`instrument` instrumented): its frames
+    are call sites :func:`helper_call` can place."""
+    hit = _BASES.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        _CODES[out.__code__] = (fn, hit[1])
+
+
+def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
+    """The interpreter's value of a condition (or a loop's iterable) at a position the GPU check compiled: returned as
+    it is when the compiler chose the same there (or decided it at run time); else a launch violation."""
+    hit = _lookup(fid, line, col, kind)
+    if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
+        return value
+    if kind == "for":
+        items = list(value)
+        try:
+            got: Any = tuple(int(i) for i in items)
+        except Exception:  # noqa: BLE001 - not integers: not what the compiler unrolled
+            got = None
+        if got in hit[1]:
+            return items
+        _violation(hit[0], line, f"iterates {got if got is not None else 'other values'} where the GPU front end "
+                   f"unrolled {sorted(hit[1], key=len)[0]}")
+    truth = bool(value)
+    if kind == "else" and truth not in hit[1]:
+        _violation(hit[0], line, "enters a for loop's else clause, which the GPU front end never compiled (its "
+                   "tl.static_range unrolled no iteration)")
+    if truth not in hit[1]:
+        _violation(hit[0], line, f"finds a condition {truth} where the GPU front end folded it to {not truth} at "
+                   "compile time (so that branch was never compiled for a GPU)")
+    return value
+
+
+def _violation(fn: Any, line: int, what: str) -> None:
+    from . import launch_args
+    from .state import STATE
+
+    msg = (f"kernel {getattr(fn, '__name__', '?')}, line {line} of its def: the interpreter {what}; a value the "
+           "interpreter sees differently from Triton's compiler (a Python int loop index, a specialised argument) "
+           "may not steer the kernel into code the GPU check did not compile")
+    STATE.note_violation(msg)
+    raise launch_args.LaunchArgumentError(msg)
+
+
+class _Instrument(ast.NodeTransformer):
+    def __init__(self, fid: int, base: int) -> None:
+        self.fid, self.base = fid, base
+
+    def _wrap(self, expr: ast.expr, at: ast.AST, kind: str) -> ast.expr:
+        call = ast.Call(func=ast.Name(id=GLOBAL, ctx=ast.Load()),
+                        args=[ast.Constant(self.fid), ast.Constant(at.lineno - self.base), ast.Constant(at.col_offset),
+                              ast.Constant(kind), expr], keywords=[])
+        return ast.copy_location(call, expr)
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self.generic_visit(node)
+        node.test = self._wrap(node.test, node.test, "if")
+        return node
+
+    def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
+        self.generic_visit(node)
+        node.test = self._wrap(node.test, node.test, "if")
+        return node
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
+        self.generic_visit(node)
+        node.values = [self._wrap(v, v, "bool") for v in node.values]
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.iter = self._wrap(node.iter, node, "for")
+        if node.orelse:  # entering the else clause is a decision too: the compiler may never have visited it
+            enter = ast.Expr(self._wrap(ast.Constant(True), node, "else"))
+            node.orelse = [ast.copy_location(enter, node.orelse[0]), *node.orelse]
+        return node
+
+
+def instrument(module: ast.Module, fn: Any) -> ast.Module:
+    """The interpreter's transformed kernel ``module`` (one ``def``, its lines shifted to the file's) with every
+    condition, and/or operand and loop iterable passed through :func:`decision`; the function's globals get it. Lines
+    are counted from the ``def`` line, as the compiler counts them in the source it parses (read from the tree, not
+    from Triton's search of the file for a line that starts with ``def``)."""
+    fn.__globals__.setdefault(GLOBAL, decision)
+    _BASES[id(fn)] = (fn, module.body[0].lineno - 1)
+    out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
+    ast.fix_missing_locations(out)
+    return out
+
+
+class _RewrittenCombine:
+    """A combine function as Triton's interpreter holds it for ``tl.reduce``/``tl.associative_scan``: its ``fn(...)``
+    runs the verified, instrumented rewrite (Triton called the function's own code, past the folded decisions: red
+    team 38 ran a host branch the compiler had folded away); compared equal to the jit function it stands for, so
+    Triton's NumPy fast paths for its own combines still apply."""
+
+    __slots__ = ("kernel",)
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+
+    def fn(self, *args: Any) -> Any:
+        from .launch import _rewritten
+
+        with helper_call(sys._getframe(1)):
+            return _rewritten(self.kernel)(*args)
+
+    def __eq__(self, other: Any) -> bool:
+        return self.kernel is other or (type(other) is _RewrittenCombine and other.kernel is self.kernel)
+
+    def __hash__(self) -> int:
+        return hash(id(self.kernel))
+
+
+def rewritten_combine_functions() -> None:
+    """Make Triton's interpreter run each combine function of ``tl.reduce``/``tl.associative_scan`` as the verified,
+    instrumented rewrite (:class:`_RewrittenCombine`), its calls placed on the call path of the reduce's call."""
+    from triton.runtime import interpreter as interp_mod
+
+    base = getattr(interp_mod, "ReduceScanOpInterface", None)
+    if base is None or getattr(base.__init__, "_kgb_hooked", False):  # pragma: no cover - another Triton
+        return
+    orig = base.__init__
+
+    def init(self, axis, combine_fn, *a, _orig=orig, **k):
+        _orig(self, axis, combine_fn, *a, **k)
+        if type(combine_fn) is interp_mod.InterpretedFunction:
+            self.combine_fn = _RewrittenCombine(combine_fn)
+
+    init._kgb_hooked = True  # type: ignore[attr-defined]
+    base.__init__ = init
