@@ -416,3 +416,18 @@ def test_work_left_for_a_later_call_is_rejected() -> None:
     state = State()
     res = _run(DoubleOp(state), state, check=[3], fastest=2)
     assert all(torch.equal(c.args[0], 2 * c.args[1]) for c, _ in res["checked"].values())
+
+
+def test_digest_sums_only_the_timing_devices_tensors() -> None:
+    # a call may hold host tensors beside device ones (vllm::swap_blocks' CPU block mapping, aten::fill_'s CPU value):
+    # the sums must stack on one device and stay stream-ordered, so only the timing device's tensors are summed
+    a = torch.arange(12, dtype=torch.float32)
+    pairs = torch.tensor([[0, 1], [1, 0]], dtype=torch.int64)
+    call = Call([a, a[::2], pairs])
+    everything = timed_loop.digest((call, a))
+    assert everything.shape == (9,)  # a, its strided view and pairs (a once: the same layout), three sums each
+    assert timed_loop.digest((call, a), torch.device("cpu")).tolist() == everything.tolist()
+    assert timed_loop.digest((call, a), "cuda").numel() == 0  # no tensor on a CUDA device here: nothing summed
+    b = a.clone()
+    b[5] += 1
+    assert timed_loop.digest(b).tolist() != timed_loop.digest(a).tolist()

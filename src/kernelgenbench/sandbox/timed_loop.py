@@ -206,15 +206,21 @@ def _tensors(objs: Any) -> list[torch.Tensor]:
     return found
 
 
-def digest(objs: Any) -> torch.Tensor:
+def digest(objs: Any, device: torch.device | str | None = None) -> torch.Tensor:
     """A checksum of the bytes a timed repetition's call and return value hold: per tensor, over its extent in its
     storage (gaps included), the sum of its bytes, of its bytes at odd offsets and of those at offsets divisible by 3
     (strided reductions, no copy). Taken when the repetition's call returned and again later (:func:`_time_case`): a
     result a later call completes or changes (work left for later, red team 38) changes it. Run with the candidate's
-    ATen registration lifted (the reductions are the harness's, not a registered candidate's ``sum``)."""
+    ATen registration lifted (the reductions are the harness's, not a registered candidate's ``sum``).
+
+    ``device``: only tensors on that device type are summed (default: every tensor), so that the sums stack on one
+    device and stay ordered after the call's work on its stream: a call may hold host tensors beside device ones
+    (vllm::swap_blocks' block mapping, a CPU fill value of aten::fill_), and a host tensor the device writes
+    asynchronously could be read here before the write landed."""
     sums: list[torch.Tensor] = []
+    kind = None if device is None else torch.device(device).type
     for t in _tensors(objs):
-        if t.numel() == 0:
+        if t.numel() == 0 or (kind is not None and t.device.type != kind):
             continue
         # the bytes from the tensor's first element to its last (its extent in its storage, gaps included)
         span = (1 + sum((n - 1) * abs(st) for n, st in zip(t.shape, t.stride()))) * t.element_size()
@@ -224,12 +230,13 @@ def digest(objs: Any) -> torch.Tensor:
     return torch.stack(sums) if sums else torch.zeros(0, dtype=torch.int64)  # on the device: no synchronisation
 
 
-def _changed(impl: Any, before: dict[int, torch.Tensor], objs: dict[int, Any]) -> list[int]:
-    """The repetitions among ``objs`` whose :func:`digest` differs from the one taken when their call returned."""
+def _changed(impl: Any, before: dict[int, torch.Tensor], objs: dict[int, Any], device: Any = None) -> list[int]:
+    """The repetitions among ``objs`` whose :func:`digest` (on ``device``) differs from the one taken when their call
+    returned."""
     impl.deactivate()
     try:
         return [k for k, o in sorted(objs.items())
-                if k in before and not torch.equal(before[k].cpu(), digest(o).cpu())]
+                if k in before and not torch.equal(before[k].cpu(), digest(o, device).cpu())]
     finally:
         impl.activate()
 
@@ -421,7 +428,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                         # what the call left, as it returned (outside the events: after end.record)
                         impl.deactivate()
                         try:
-                            digests[k] = digest((c, ret))
+                            digests[k] = digest((c, ret), device)
                         finally:
                             impl.activate()
                         if k in check:
@@ -441,7 +448,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
                     quick.sort(key=lambda q: (q[0], q[1]))
                     del quick[fastest:]
                 if side == "candidate":
-                    changed = _changed(impl, digests, {b * block + j: o for j, o in enumerate(kept)})
+                    changed = _changed(impl, digests, {b * block + j: o for j, o in enumerate(kept)}, device)
                     if changed:
                         raise _changed_error(changed)
                     judged = check | {q[1] for q in quick}
@@ -480,7 +487,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         checked.setdefault(k, (c, ret))
     quick.clear()
     # the judged repetitions are judged after the loop: none may have been completed by a call of a later block
-    changed = _changed(impl, digests, checked)
+    changed = _changed(impl, digests, checked, device)
     if changed:
         raise _changed_error(changed)
     needs_launch = all(c.needs_launch for c in calls)  # False for nothing-to-compute cases (NothingToCompute)
