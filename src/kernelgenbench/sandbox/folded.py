@@ -339,16 +339,15 @@ class _RewrittenCombine:
     team 38 ran a host branch the compiler had folded away); compared equal to the jit function it stands for, so
     Triton's NumPy fast paths for its own combines still apply."""
 
-    __slots__ = ("kernel",)
+    __slots__ = ("kernel", "rewrite")
 
-    def __init__(self, kernel: Any) -> None:
+    def __init__(self, kernel: Any, rewrite: Any) -> None:
         self.kernel = kernel
+        self.rewrite = rewrite  # launch._rewritten, handed in (launch imports this module, not the other way)
 
     def fn(self, *args: Any) -> Any:
-        from .launch import _rewritten
-
         with helper_call(sys._getframe(1)):
-            return _rewritten(self.kernel)(*args)
+            return self.rewrite(self.kernel)(*args)
 
     def __eq__(self, other: Any) -> bool:
         return self.kernel is other or (type(other) is _RewrittenCombine and other.kernel is self.kernel)
@@ -357,9 +356,10 @@ class _RewrittenCombine:
         return hash(id(self.kernel))
 
 
-def rewritten_combine_functions() -> None:
+def rewritten_combine_functions(rewrite: Any) -> None:
     """Make Triton's interpreter run each combine function of ``tl.reduce``/``tl.associative_scan`` as the verified,
-    instrumented rewrite (:class:`_RewrittenCombine`), its calls placed on the call path of the reduce's call."""
+    instrumented rewrite (:class:`_RewrittenCombine`), its calls placed on the call path of the reduce's call.
+    ``rewrite``: kernel -> its rewritten function (``launch._rewritten``)."""
     from triton.runtime import interpreter as interp_mod
 
     base = getattr(interp_mod, "ReduceScanOpInterface", None)
@@ -370,7 +370,7 @@ def rewritten_combine_functions() -> None:
     def init(self, axis, combine_fn, *a, _orig=orig, **k):
         _orig(self, axis, combine_fn, *a, **k)
         if type(combine_fn) is interp_mod.InterpretedFunction:
-            self.combine_fn = _RewrittenCombine(combine_fn)
+            self.combine_fn = _RewrittenCombine(combine_fn, rewrite)
 
     init._kgb_hooked = True  # type: ignore[attr-defined]
     base.__init__ = init

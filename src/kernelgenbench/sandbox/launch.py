@@ -535,7 +535,7 @@ def _install_verified_rewriter() -> None:
         return device_map(self, (args,), kwargs)[0]
 
     InterpretedFunction.__call__ = device_call
-    folded.rewritten_combine_functions()  # tl.reduce/associative_scan's combine functions: the same rewrite
+    folded.rewritten_combine_functions(_rewritten)  # tl.reduce/associative_scan's combine functions: the same rewrite
     from .interpreter import DEVICE_MAP
 
     DEVICE_MAP["call"] = device_map  # tl.map_elementwise's calls of its scalar function (interpreter.py)
