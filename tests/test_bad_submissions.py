@@ -292,6 +292,10 @@ EXPECTED = {
                                       # field walks attributes L1 refuses as code and tells an L2 ghost replay from
                                       # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);
                                       # host compute, the L3 budgets lifted (BUDGET_LIFTED), otherwise passed
+    # red team 38 (the allowances of third-party-kernel hunt tp38)
+    "kept_backward": "static_scan",   # a decorator of the file keeps an autograd backward that L1 took for code only
+                                      # a backward pass runs; the wrapper calls it: unscanned, it reaches the sandbox
+                                      # state through sys.modules and hides its PyTorch compute (passed at tp38)
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}

@@ -3127,7 +3127,66 @@ def test_dead_backward_exemption_keeps_entry_points_decorators_and_unknown_inter
     assert _dead_backward_rules(entry_points=None) == ["tensor-method"]
     decorated = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
                                        "        @staticmethod\n        @torch.compile\n        def backward")
-    assert _dead_backward_rules(source=decorated) == ["compile"]
+    # (rb38: and a decorator that could keep the backward, as torch.compile does, ends its exemption)
+    assert _dead_backward_rules(source=decorated) == ["compile", "tensor-method"]
+
+
+def _decorated_backward(pre: str, dec: str) -> list:
+    src = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
+                                 f"        @staticmethod\n        {dec}\n        def backward")
+    assert src != _DEAD_BACKWARD
+    return _dead_backward_rules(source=textwrap.dedent(pre) + textwrap.dedent(src))
+
+
+@pytest.mark.parametrize("pre,dec", [
+    ("_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n", "@keep"),   # the decorator keeps it
+    ("_KEPT = []\n", "@_KEPT.append"),                                                # (and so does a method)
+    ("def d(fn):\n    fn(None, 1)\n    def w(*a):\n        return fn(*a)\n    return w\n", "@d"),  # runs it
+    ("K = []\ndef d(fn):\n    def w(*a):\n        K.append(fn)\n        return fn(*a)\n    return w\n", "@d"),
+    ("def d(fn):\n    def w(*a, _f=fn):\n        return _f(*a)\n    return w\n", "@d"),  # a default keeps it
+    ("def d(fn):\n    global G\n    def w(*a):\n        return fn(*a)\n    G = w\n    return w\n", "@d"),
+    ("import functools\ndef d(fn):\n    @functools.wraps(fn, assigned=())\n    def w(*a):\n        return fn(*a)\n"
+     "    return w\n", "@d"),
+    ("def d(fn):\n    def w(*a):\n        return fn(*a)\n    return w\nd = print\n", "@d"),  # the name rebound
+])
+def test_a_backward_whose_decorator_could_keep_it_is_scanned(pre: str, dec: str) -> None:
+    """rb38: a decorator of the backward is handed the function when the class is made; a decorator of the file that
+    kept it (``_KEPT.append(fn)``) let the wrapper call the unscanned backward, which reached the sandbox's state
+    through ``sys.modules`` and passed vllm::rms_norm computed with PyTorch (tests/bad kept_backward). Only decorators
+    that cannot keep or run it leave the backward unscanned."""
+    assert "tensor-method" in _decorated_backward(pre, dec)
+
+
+_ENSURE_CONTIGUOUS = '''
+    import functools
+
+    def ensure_contiguous(fn):
+        @functools.wraps(fn)
+        def wrapper(ctx, *args, **kwargs):
+            def maybe_to_contiguous(x):
+                return x.contiguous() if isinstance(x, torch.Tensor) else x
+
+            args = [maybe_to_contiguous(arg) for arg in args]
+            kwargs = {k: maybe_to_contiguous(v) for k, v in kwargs.items()}
+            return fn(ctx, *args, **kwargs)
+        return wrapper
+'''
+
+
+@pytest.mark.parametrize("pre,dec", [
+    (_ENSURE_CONTIGUOUS, "@ensure_contiguous"),          # Liger-Kernel's: a closure that calls the function
+    ("", "@torch.amp.custom_bwd(device_type='cuda')"),   # PyTorch's own backward decorator
+])
+def test_a_backward_whose_decorator_only_wraps_it_stays_unscanned(pre: str, dec: str) -> None:
+    """rb38 kept tp38's allowance for the decorators that cannot keep the backward: Liger-Kernel decorates its
+    backwards with ``ensure_contiguous``, which returns a closure calling the function."""
+    assert _decorated_backward(pre, dec) == []
+
+
+def test_a_decorated_autograd_class_keeps_its_backward_scanned() -> None:
+    """rb38: a class decorator is handed the class (and so its backward) when it is made."""
+    src = _DEAD_BACKWARD.replace("    class Norm(", "    @cd\n    class Norm(")
+    assert _dead_backward_rules(source="\ndef cd(c):\n    return c\n" + textwrap.dedent(src)) == ["tensor-method"]
 
 
 _DEVICE_CONTEXT = '''

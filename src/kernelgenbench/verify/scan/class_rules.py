@@ -34,6 +34,10 @@ AUTOGRAD_FUNCTIONS: frozenset[str] = frozenset({"torch.autograd.Function", "torc
 _BACKWARD_REACH = frozenset({"backward", "vjp", "grad_fn", "next_functions", "apply_boxed", "boxed_grads_call",
                              "_forward_cls", "_backward_cls", "_get_user_fn"})
 
+#: PyTorch's decorators of an autograd backward, which wrap it and keep it to themselves (rb38).
+BACKWARD_DECORATORS: frozenset[str] = frozenset({
+    "torch.autograd.function.once_differentiable", "torch.amp.custom_bwd", "torch.cuda.amp.custom_bwd"})
+
 
 def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
     """Names bound exactly once in the whole file, by a module-level statement of ``kind`` (a class or def)."""
@@ -94,11 +98,16 @@ class _ClassRules:
         self.dead_bodies: set[int] = set()
         if names_backward(tree):
             return
+        wrappers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and self._wrapping_decorator(f)}
+        wrappers &= _bound_once(tree, ast.FunctionDef)
         for cls in tree.body:
-            if isinstance(cls, ast.ClassDef) and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+            # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
+            if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
+                    and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                        and f.name == "backward")
+                                        and f.name == "backward"
+                                        and all(self._keeps_backward_dead(d, wrappers) for d in f.decorator_list))
         entry_points = getattr(self, "entry_points", None)
         if not self.dead_bodies or entry_points is None:
             return
@@ -114,6 +123,50 @@ class _ClassRules:
                 if id(f) not in self.dead_bodies and uses and all(id(n) in inside for n in uses):
                     self.dead_bodies.add(id(f))
                     changed = True
+
+    def _keeps_backward_dead(self, dec: ast.expr, wrappers: set[str]) -> bool:
+        """Whether the decorator ``dec`` of a backward cannot hand the function to anything but the class (rb38: a
+        decorator of the file that kept the function, ``_KEPT.append(fn)``, let the wrapper call the unscanned body):
+        ``staticmethod``, PyTorch's backward decorators (:data:`BACKWARD_DECORATORS`, also called with literal
+        arguments) and a decorator of the file that only wraps it (``wrappers``, :meth:`_wrapping_decorator`)."""
+        if isinstance(dec, ast.Name) and (dec.id == "staticmethod" and self.is_builtin("staticmethod")
+                                          or dec.id in wrappers and self.lookup(dec.id)[0] != "alias"):
+            return True
+        if isinstance(dec, ast.Call):
+            return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
+                isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)])
+        return self.resolve(dec) in BACKWARD_DECORATORS
+
+    def _wrapping_decorator(self, fn: ast.FunctionDef) -> bool:
+        """A module-level ``def d(f)`` that only returns a closure calling ``f`` (Liger-Kernel's ``ensure_contiguous``):
+        its body is a docstring, one ``def w(...)`` (undecorated or ``@functools.wraps(f)``) and ``return w``, and
+        ``f`` is read only as the function of a call inside ``w`` or as the argument of ``wraps``. Anything else (a
+        call of ``f`` when the class is made, ``f`` stored or passed on) could run or keep the backward."""
+        a = fn.args
+        if fn.decorator_list or len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs \
+                or a.defaults:
+            return False
+        param = a.args[0].arg
+        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) \
+            and isinstance(fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str) else fn.body
+        if len(body) != 2 or not isinstance(body[0], ast.FunctionDef) or not isinstance(body[1], ast.Return) \
+                or not (isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name):
+            return False
+        inner = body[0]
+        allowed: set[int] = set()
+        for d in inner.decorator_list:
+            if not (isinstance(d, ast.Call) and self.resolve(d.func) == "functools.wraps" and not d.keywords
+                    and len(d.args) == 1 and isinstance(d.args[0], ast.Name) and d.args[0].id == param):
+                return False
+            allowed.add(id(d.args[0]))
+        for stmt in inner.body:
+            allowed.update(id(n.func) for n in ast.walk(stmt)
+                           if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == param)
+        inner_uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == inner.name]
+        return len(inner_uses) == 1 and all(
+            id(n) in allowed for n in ast.walk(fn)
+            if isinstance(n, ast.Name) and n.id == param or isinstance(n, (ast.Nonlocal, ast.Global))
+            or isinstance(n, ast.arg) and n.arg == param and n is not a.args[0])
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for dec in node.decorator_list:
