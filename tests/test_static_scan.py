@@ -3269,6 +3269,27 @@ def test_dtensor_is_a_type_only_class() -> None:
         assert "network" in [r for _, r in hits(source)], source
 
 
+@pytest.mark.parametrize("source", [
+    # dataclasses.fields hands back a class body's annotations as values
+    "import dataclasses\nfrom torch.distributed.tensor import DTensor\n@dataclasses.dataclass\nclass C:\n"
+    "    t: DTensor = None\ndef f(x):\n    return dataclasses.fields(C)[0].type.from_local(x)\n",
+    # functools.singledispatch's register keeps a parameter's annotated class in f.registry
+    "import functools\nfrom torch.distributed.tensor import DTensor\n@functools.singledispatch\ndef g(x):\n"
+    "    return x\n@g.register\ndef _(x: DTensor):\n    return x\n"
+    "def f(x):\n    return list(g.registry)[-1].from_local(x)\n",
+])
+def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(source: str) -> None:
+    """rb38: tp38 made DTensor type-only (an annotation passes), but the annotations of a class body and of a decorated
+    function come back as values through dataclasses.fields and singledispatch's registry, so the file could call the
+    class after all. There it is judged as any other read (and so are Triton's runtime classes)."""
+    assert "network" in [r for _, r in hits(source)]
+    triton_class = ("import dataclasses\nimport triton\n@dataclasses.dataclass\nclass C:\n"
+                    "    k: triton.runtime.JITFunction = None\n")
+    assert hits(triton_class) != []
+    # a parameter annotation of a plain function stays a type position (tests/good typing_only_import)
+    assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
+
+
 def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
     """tp38 (real third-party kernels): vLLM's Triton reshape_and_cache_flash picks num_warps with
     ``current_platform.is_rocm() or current_platform.is_xpu()``; the second was judged "the tensor method .is_xpu()".

@@ -81,6 +81,25 @@ def names_backward(tree: ast.AST) -> bool:
     return False
 
 
+def kept_annotations(tree: ast.AST) -> set[int]:
+    """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
+    of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
+    those of a decorated function (its decorator is handed the function: ``functools.singledispatch``'s ``register``
+    keeps a parameter's annotated class in ``f.registry``). A type-only class there (``DTensor``, Triton's runtime
+    classes: policy.py ``TYPE_ONLY_CLASSES``) is a value the file can call, so it is judged as any other read."""
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef):
+            roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list:
+            a = n.args
+            roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                         if x is not None and x.annotation is not None)
+            if n.returns is not None:
+                roots.append(n.returns)
+    return {id(x) for r in roots for x in ast.walk(r)}
+
+
 class _ClassRules:
     """ClassRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
 
