@@ -3290,6 +3290,21 @@ def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(sour
     assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
 
 
+def test_a_device_backend_getattr_with_another_default_is_not_a_backend() -> None:
+    """rb38: ``getattr(torch, d.type, x)`` is ``x`` for a device type torch has no module of (``meta``), so with any
+    default but None the result is not a backend module and is not judged as torch.cuda (tp38 allowed any default)."""
+    source = """
+        import torch
+
+        def f(x):
+            d = torch.device("meta")
+            b = getattr(torch, d.type, x)
+            b.synchronize()
+    """
+    assert [r for _, r in hits(source)] == ["dynamic-attr"]
+    assert hits(source.replace("d.type, x)", "d.type, None)")) == []
+
+
 def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
     """tp38 (real third-party kernels): vLLM's Triton reshape_and_cache_flash picks num_warps with
     ``current_platform.is_rocm() or current_platform.is_xpu()``; the second was judged "the tensor method .is_xpu()".
