@@ -3157,6 +3157,24 @@ def test_a_backward_whose_decorator_could_keep_it_is_scanned(pre: str, dec: str)
     assert "tensor-method" in _decorated_backward(pre, dec)
 
 
+def test_a_class_pattern_reads_its_attributes() -> None:
+    """rb38: ``case C(name=p)`` reads ``subject.name`` with no attribute node or string in the file: ``case
+    object(backward=run)`` ran an autograd backward L1 left unscanned (tests/bad match_backward), and ``case
+    object(__globals__=g)`` read a function's globals. A class pattern's keyword names are judged as attribute reads."""
+    assert "tensor-method" in _dead_backward_rules(
+        "def g(y):\n    match Norm:\n        case object(backward=run):\n            return run(None, y)\n")
+    assert [r for _, r in hits('''
+        def h():
+            pass
+
+        def f(x):
+            match h:
+                case object(__globals__=g):
+                    return g
+    ''')] == ["introspection"]
+    assert hits("def f(p):\n    match p:\n        case complex(real=r, imag=0):\n            return r\n") == []
+
+
 _ENSURE_CONTIGUOUS = '''
     import functools
 

@@ -66,7 +66,8 @@ def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
 
 def names_backward(tree: ast.AST) -> bool:
     """Whether the file could run an autograd Function's backward other than through a backward pass (which neither
-    the harness nor a submission may start): any attribute, name or string of :data:`_BACKWARD_REACH`
+    the harness nor a submission may start): any attribute, name, string or class-pattern keyword of
+    :data:`_BACKWARD_REACH`
     (``F.backward(ctx, g)``, ``y.backward()``, ``y.grad_fn.apply(g)``, ``getattr(F, "backward")``), or ``apply`` read
     on anything but a class of the file bound nowhere else (``ctx.apply(g)`` runs the backward; ``F.apply(x)``, the
     forward's entry, does not), or a string ``"apply"``."""
@@ -76,8 +77,9 @@ def names_backward(tree: ast.AST) -> bool:
                 isinstance(n.value, ast.Name) and n.value.id in classes)) \
                 or isinstance(n, ast.Name) and n.id in _BACKWARD_REACH and not isinstance(n.ctx, ast.Store) \
                 or isinstance(n, ast.Constant) and isinstance(n.value, str) \
-                and n.value.strip() in _BACKWARD_REACH | {"apply"}:
-            return True
+                and n.value.strip() in _BACKWARD_REACH | {"apply"} \
+                or isinstance(n, ast.MatchClass) and set(n.kwd_attrs) & (_BACKWARD_REACH | {"apply"}):
+            return True  # (rb38: ``case object(backward=run):`` reads the attribute in a class pattern)
     return False
 
 
@@ -186,6 +188,13 @@ class _ClassRules:
             id(n) in allowed for n in ast.walk(fn)
             if isinstance(n, ast.Name) and n.id == param or isinstance(n, (ast.Nonlocal, ast.Global))
             or isinstance(n, ast.arg) and n.arg == param and n is not a.args[0])
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        """``case C(name=p)`` reads ``subject.name`` (rb38: ``case object(__globals__=g)`` and ``case
+        object(backward=run)`` passed as no attribute node): each keyword's name is judged as an attribute read."""
+        for attr in node.kwd_attrs:
+            self._check_attr_name(node, node.cls, attr)
+        self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for dec in node.decorator_list:
