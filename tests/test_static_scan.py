@@ -3175,6 +3175,32 @@ def test_a_class_pattern_reads_its_attributes() -> None:
     assert hits("def f(p):\n    match p:\n        case complex(real=r, imag=0):\n            return r\n") == []
 
 
+@pytest.mark.parametrize("name", ['"back" + "ward"', '"__globals__"', '"real"'])
+def test_a_positional_class_pattern_is_refused(name: str) -> None:
+    """rb38: ``case C(p)`` reads the attribute ``C.__match_args__`` names, from any subject ``C.__subclasshook__``
+    accepts; computed (``"back" + "ward"``, tests/bad match_args) or inherited, the scan cannot tell which, so an
+    unscanned autograd backward ran and a function's ``__globals__`` was read. Positional sub-patterns are refused but
+    for the builtins that match the subject itself (``case int(n)``); keyword patterns are judged by name."""
+    source = f'''
+        import abc
+
+        class C(abc.ABC):
+            __match_args__ = ({name},)
+
+            @classmethod
+            def __subclasshook__(cls, sub):
+                return True
+
+        def f(x):
+            match x:
+                case C(run):
+                    return run
+    '''
+    assert "dynamic-attr" in [r for _, r in hits(source)]
+    assert hits("def f(p):\n    match p:\n        case int(n) | str(n):\n            return n\n"
+                "        case (a, b):\n            return a\n") == []
+
+
 _ENSURE_CONTIGUOUS = '''
     import functools
 

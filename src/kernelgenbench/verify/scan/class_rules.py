@@ -83,6 +83,11 @@ def names_backward(tree: ast.AST) -> bool:
     return False
 
 
+#: Builtin classes whose class pattern matches the subject itself with one positional sub-pattern (``case int(n)``).
+_SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
+                            "tuple"})
+
+
 def kept_annotations(tree: ast.AST) -> set[int]:
     """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
     of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
@@ -194,6 +199,14 @@ class _ClassRules:
         object(backward=run)`` passed as no attribute node): each keyword's name is judged as an attribute read."""
         for attr in node.kwd_attrs:
             self._check_attr_name(node, node.cls, attr)
+        cls = node.cls
+        if node.patterns and not (isinstance(cls, ast.Name) and cls.id in _SELF_MATCHING and self.is_builtin(cls.id)
+                                  and len(node.patterns) == 1):
+            # ``case C(run)`` reads the attributes C.__match_args__ names, for any subject C's __subclasshook__ accepts
+            # (rb38: ``__match_args__ = ("back" + "ward",)`` ran an unscanned backward, ``"__globals__"`` read globals)
+            self.report(node, "dynamic-attr", "matches a class pattern with positional "
+                        "sub-patterns, which read the attributes the class's __match_args__ names (computed or "
+                        "inherited, the scan cannot tell which); write keyword patterns, case C(name=p)")
         self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
