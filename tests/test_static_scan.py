@@ -3330,6 +3330,9 @@ def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(sour
     triton_class = ("import dataclasses\nimport triton\n@dataclasses.dataclass\nclass C:\n"
                     "    k: triton.runtime.JITFunction = None\n")
     assert hits(triton_class) != []
+    # a class body's annotations under `from __future__ import annotations` are strings dataclasses keep unevaluated
+    assert hits("from __future__ import annotations\nimport dataclasses\nfrom torch.distributed.tensor import DTensor\n"
+                "@dataclasses.dataclass\nclass C:\n    t: DTensor = None\n") == []
     # a parameter annotation of a plain function stays a type position (tests/good typing_only_import)
     assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
 

@@ -94,9 +94,13 @@ def kept_annotations(tree: ast.AST) -> set[int]:
     those of a decorated function (its decorator is handed the function: ``functools.singledispatch``'s ``register``
     keeps a parameter's annotated class in ``f.registry``). A type-only class there (``DTensor``, Triton's runtime
     classes: policy.py ``TYPE_ONLY_CLASSES``) is a value the file can call, so it is judged as any other read."""
+    # under ``from __future__ import annotations`` a class body keeps strings, which dataclasses never evaluate
+    # (singledispatch's register does: typing.get_type_hints)
+    lazy = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations"
+               for a in s.names) for s in getattr(tree, "body", []))
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
-        if isinstance(n, ast.ClassDef):
+        if isinstance(n, ast.ClassDef) and not lazy:
             roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
         elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list:
             a = n.args
