@@ -41,6 +41,14 @@ EXPECTED = {
     "static_scan": "static_scan",
     # red-team regressions
     "escape_sys": "static_scan",      # torch.sys.modules -> the hooks' state (module reached through a re-export)
+    # rb38 (the allowances of third-party-kernel hunt tp38)
+    "kept_backward": "static_scan",   # a decorator of the file keeps an autograd backward that L1 took for code only
+                                      # a backward pass runs; the wrapper calls it: unscanned, it reaches the sandbox
+                                      # state through sys.modules and hides its PyTorch compute (passed at tp38)
+    "match_backward": "static_scan",  # the same backward reached by a class pattern, case object(backward=run): no
+                                      # attribute node or string for L1 to see (passed at tp38)
+    "match_args": "static_scan",      # the same through a positional class pattern, case _Any(run), whose computed
+                                      # __match_args__ names "backward" (__subclasshook__ accepts any subject)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)
@@ -292,14 +300,6 @@ EXPECTED = {
                                       # field walks attributes L1 refuses as code and tells an L2 ghost replay from
                                       # a normal run (GPU: torch.cuda.nvtx.range(template, *args) formats alike);
                                       # host compute, the L3 budgets lifted (BUDGET_LIFTED), otherwise passed
-    # red team 38 (the allowances of third-party-kernel hunt tp38)
-    "kept_backward": "static_scan",   # a decorator of the file keeps an autograd backward that L1 took for code only
-                                      # a backward pass runs; the wrapper calls it: unscanned, it reaches the sandbox
-                                      # state through sys.modules and hides its PyTorch compute (passed at tp38)
-    "match_backward": "static_scan",  # the same backward reached by a class pattern, case object(backward=run): no
-                                      # attribute node or string for L1 to see (passed at tp38)
-    "match_args": "static_scan",      # the same through a positional class pattern, case _Any(run), whose computed
-                                      # __match_args__ names "backward" (__subclasshook__ accepts any subject)
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
