@@ -3228,9 +3228,16 @@ def test_a_backward_whose_decorator_only_wraps_it_stays_unscanned(pre: str, dec:
 
 
 def test_a_decorated_autograd_class_keeps_its_backward_scanned() -> None:
-    """rb38: a class decorator is handed the class (and so its backward) when it is made."""
+    """rb38: a class decorator is handed the class (and so its backward) when it is made, and a name the class body
+    binds is not the module's in its decorators."""
     src = _DEAD_BACKWARD.replace("    class Norm(", "    @cd\n    class Norm(")
     assert _dead_backward_rules(source="\ndef cd(c):\n    return c\n" + textwrap.dedent(src)) == ["tensor-method"]
+    # a class-body binding shadows the decorator's module name: `staticmethod = keep` made `@staticmethod` keep it
+    keep = "\n_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n"
+    for binding in ("staticmethod = keep", "from functools import cache as staticmethod"):
+        src = _DEAD_BACKWARD.replace("        @staticmethod\n        def forward",
+                                     f"        {binding}\n\n        @staticmethod\n        def forward")
+        assert _dead_backward_rules(source=keep + textwrap.dedent(src)) == ["tensor-method"], binding
 
 
 _DEVICE_CONTEXT = '''

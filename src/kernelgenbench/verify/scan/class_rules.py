@@ -88,6 +88,13 @@ _SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "froz
                             "tuple"})
 
 
+def _root_name(node: ast.AST) -> str | None:
+    """The name an expression such as ``a.b.c(...)`` starts from (``a``), or None."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def kept_annotations(tree: ast.AST) -> set[int]:
     """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
     of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
@@ -134,10 +141,17 @@ class _ClassRules:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
             if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
                     and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+                # a name the class statement binds shadows the module's in its body (``staticmethod = keep``)
+                shadowed = {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+                shadowed |= {n.name for n in ast.walk(cls) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                             ast.ClassDef)) and n is not cls}
+                shadowed |= {(a.asname or a.name).split(".")[0] for n in ast.walk(cls)
+                             if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                                         and f.name == "backward"
-                                        and all(self._keeps_backward_dead(d, wrappers) for d in f.decorator_list))
+                                        and all(self._keeps_backward_dead(d, wrappers)
+                                                and _root_name(d) not in shadowed for d in f.decorator_list))
         entry_points = getattr(self, "entry_points", None)
         if not self.dead_bodies or entry_points is None:
             return
