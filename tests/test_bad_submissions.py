@@ -41,6 +41,16 @@ EXPECTED = {
     "static_scan": "static_scan",
     # red-team regressions
     "escape_sys": "static_scan",      # torch.sys.modules -> the hooks' state (module reached through a re-export)
+    # rb38 (the allowances of third-party-kernel hunt tp38)
+    "kept_backward": "static_scan",   # a decorator of the file keeps an autograd backward that L1 took for code only
+                                      # a backward pass runs; the wrapper calls it: unscanned, it reaches the sandbox
+                                      # state through sys.modules and hides its PyTorch compute (passed at tp38)
+    "match_backward": "static_scan",  # the same backward reached by a class pattern, case object(backward=run): no
+                                      # attribute node or string for L1 to see (passed at tp38)
+    "match_args": "static_scan",      # the same through a positional class pattern, case _Any(run), whose computed
+                                      # __match_args__ names "backward" (__subclasshook__ accepts any subject)
+    "shadow_staticmethod": "static_scan",  # kept_backward with the class body's own `staticmethod = keep` (L1 judged
+                                           # @staticmethod by the module's builtin)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)

@@ -3127,7 +3127,117 @@ def test_dead_backward_exemption_keeps_entry_points_decorators_and_unknown_inter
     assert _dead_backward_rules(entry_points=None) == ["tensor-method"]
     decorated = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
                                        "        @staticmethod\n        @torch.compile\n        def backward")
-    assert _dead_backward_rules(source=decorated) == ["compile"]
+    # (rb38: and a decorator that could keep the backward, as torch.compile does, ends its exemption)
+    assert _dead_backward_rules(source=decorated) == ["compile", "tensor-method"]
+
+
+def _decorated_backward(pre: str, dec: str) -> list:
+    src = _DEAD_BACKWARD.replace("        @staticmethod\n        def backward",
+                                 f"        @staticmethod\n        {dec}\n        def backward")
+    assert src != _DEAD_BACKWARD
+    return _dead_backward_rules(source=textwrap.dedent(pre) + textwrap.dedent(src))
+
+
+@pytest.mark.parametrize("pre,dec", [
+    ("_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n", "@keep"),   # the decorator keeps it
+    ("_KEPT = []\n", "@_KEPT.append"),                                                # (and so does a method)
+    ("def d(fn):\n    fn(None, 1)\n    def w(*a):\n        return fn(*a)\n    return w\n", "@d"),  # runs it
+    ("K = []\ndef d(fn):\n    def w(*a):\n        K.append(fn)\n        return fn(*a)\n    return w\n", "@d"),
+    ("def d(fn):\n    def w(*a, _f=fn):\n        return _f(*a)\n    return w\n", "@d"),  # a default keeps it
+    ("def d(fn):\n    global G\n    def w(*a):\n        return fn(*a)\n    G = w\n    return w\n", "@d"),
+    ("import functools\ndef d(fn):\n    @functools.wraps(fn, assigned=())\n    def w(*a):\n        return fn(*a)\n"
+     "    return w\n", "@d"),
+    ("def d(fn):\n    def w(*a):\n        return fn(*a)\n    return w\nd = print\n", "@d"),  # the name rebound
+])
+def test_a_backward_whose_decorator_could_keep_it_is_scanned(pre: str, dec: str) -> None:
+    """rb38: a decorator of the backward is handed the function when the class is made; a decorator of the file that
+    kept it (``_KEPT.append(fn)``) let the wrapper call the unscanned backward, which reached the sandbox's state
+    through ``sys.modules`` and passed vllm::rms_norm computed with PyTorch (tests/bad kept_backward). Only decorators
+    that cannot keep or run it leave the backward unscanned."""
+    assert "tensor-method" in _decorated_backward(pre, dec)
+
+
+def test_a_class_pattern_reads_its_attributes() -> None:
+    """rb38: ``case C(name=p)`` reads ``subject.name`` with no attribute node or string in the file: ``case
+    object(backward=run)`` ran an autograd backward L1 left unscanned (tests/bad match_backward), and ``case
+    object(__globals__=g)`` read a function's globals. A class pattern's keyword names are judged as attribute reads."""
+    assert "tensor-method" in _dead_backward_rules(
+        "def g(y):\n    match Norm:\n        case object(backward=run):\n            return run(None, y)\n")
+    assert [r for _, r in hits('''
+        def h():
+            pass
+
+        def f(x):
+            match h:
+                case object(__globals__=g):
+                    return g
+    ''')] == ["introspection"]
+    assert hits("def f(p):\n    match p:\n        case complex(real=r, imag=0):\n            return r\n") == []
+
+
+@pytest.mark.parametrize("name", ['"back" + "ward"', '"__globals__"', '"real"'])
+def test_a_positional_class_pattern_is_refused(name: str) -> None:
+    """rb38: ``case C(p)`` reads the attribute ``C.__match_args__`` names, from any subject ``C.__subclasshook__``
+    accepts; computed (``"back" + "ward"``, tests/bad match_args) or inherited, the scan cannot tell which, so an
+    unscanned autograd backward ran and a function's ``__globals__`` was read. Positional sub-patterns are refused but
+    for the builtins that match the subject itself (``case int(n)``); keyword patterns are judged by name."""
+    source = f'''
+        import abc
+
+        class C(abc.ABC):
+            __match_args__ = ({name},)
+
+            @classmethod
+            def __subclasshook__(cls, sub):
+                return True
+
+        def f(x):
+            match x:
+                case C(run):
+                    return run
+    '''
+    assert "dynamic-attr" in [r for _, r in hits(source)]
+    assert hits("def f(p):\n    match p:\n        case int(n) | str(n):\n            return n\n"
+                "        case (a, b):\n            return a\n") == []
+
+
+_ENSURE_CONTIGUOUS = '''
+    import functools
+
+    def ensure_contiguous(fn):
+        @functools.wraps(fn)
+        def wrapper(ctx, *args, **kwargs):
+            def maybe_to_contiguous(x):
+                return x.contiguous() if isinstance(x, torch.Tensor) else x
+
+            args = [maybe_to_contiguous(arg) for arg in args]
+            kwargs = {k: maybe_to_contiguous(v) for k, v in kwargs.items()}
+            return fn(ctx, *args, **kwargs)
+        return wrapper
+'''
+
+
+@pytest.mark.parametrize("pre,dec", [
+    (_ENSURE_CONTIGUOUS, "@ensure_contiguous"),          # Liger-Kernel's: a closure that calls the function
+    ("", "@torch.amp.custom_bwd(device_type='cuda')"),   # PyTorch's own backward decorator
+])
+def test_a_backward_whose_decorator_only_wraps_it_stays_unscanned(pre: str, dec: str) -> None:
+    """rb38 kept tp38's allowance for the decorators that cannot keep the backward: Liger-Kernel decorates its
+    backwards with ``ensure_contiguous``, which returns a closure calling the function."""
+    assert _decorated_backward(pre, dec) == []
+
+
+def test_a_decorated_autograd_class_keeps_its_backward_scanned() -> None:
+    """rb38: a class decorator is handed the class (and so its backward) when it is made, and a name the class body
+    binds is not the module's in its decorators."""
+    src = _DEAD_BACKWARD.replace("    class Norm(", "    @cd\n    class Norm(")
+    assert _dead_backward_rules(source="\ndef cd(c):\n    return c\n" + textwrap.dedent(src)) == ["tensor-method"]
+    # a class-body binding shadows the decorator's module name: `staticmethod = keep` made `@staticmethod` keep it
+    keep = "\n_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n"
+    for binding in ("staticmethod = keep", "from functools import cache as staticmethod"):
+        src = _DEAD_BACKWARD.replace("        @staticmethod\n        def forward",
+                                     f"        {binding}\n\n        @staticmethod\n        def forward")
+        assert _dead_backward_rules(source=keep + textwrap.dedent(src)) == ["tensor-method"], binding
 
 
 _DEVICE_CONTEXT = '''
@@ -3208,6 +3318,45 @@ def test_dtensor_is_a_type_only_class() -> None:
     ]
     for source in refused:
         assert "network" in [r for _, r in hits(source)], source
+
+
+@pytest.mark.parametrize("source", [
+    # dataclasses.fields hands back a class body's annotations as values
+    "import dataclasses\nfrom torch.distributed.tensor import DTensor\n@dataclasses.dataclass\nclass C:\n"
+    "    t: DTensor = None\ndef f(x):\n    return dataclasses.fields(C)[0].type.from_local(x)\n",
+    # functools.singledispatch's register keeps a parameter's annotated class in f.registry
+    "import functools\nfrom torch.distributed.tensor import DTensor\n@functools.singledispatch\ndef g(x):\n"
+    "    return x\n@g.register\ndef _(x: DTensor):\n    return x\n"
+    "def f(x):\n    return list(g.registry)[-1].from_local(x)\n",
+])
+def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(source: str) -> None:
+    """rb38: tp38 made DTensor type-only (an annotation passes), but the annotations of a class body and of a decorated
+    function come back as values through dataclasses.fields and singledispatch's registry, so the file could call the
+    class after all. There it is judged as any other read (and so are Triton's runtime classes)."""
+    assert "network" in [r for _, r in hits(source)]
+    triton_class = ("import dataclasses\nimport triton\n@dataclasses.dataclass\nclass C:\n"
+                    "    k: triton.runtime.JITFunction = None\n")
+    assert hits(triton_class) != []
+    # a class body's annotations under `from __future__ import annotations` are strings dataclasses keep unevaluated
+    assert hits("from __future__ import annotations\nimport dataclasses\nfrom torch.distributed.tensor import DTensor\n"
+                "@dataclasses.dataclass\nclass C:\n    t: DTensor = None\n") == []
+    # a parameter annotation of a plain function stays a type position (tests/good typing_only_import)
+    assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
+
+
+def test_a_device_backend_getattr_with_another_default_is_not_a_backend() -> None:
+    """rb38: ``getattr(torch, d.type, x)`` is ``x`` for a device type torch has no module of (``meta``), so with any
+    default but None the result is not a backend module and is not judged as torch.cuda (tp38 allowed any default)."""
+    source = """
+        import torch
+
+        def f(x):
+            d = torch.device("meta")
+            b = getattr(torch, d.type, x)
+            b.synchronize()
+    """
+    assert [r for _, r in hits(source)] == ["dynamic-attr"]
+    assert hits(source.replace("d.type, x)", "d.type, None)")) == []
 
 
 def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:

@@ -34,6 +34,10 @@ AUTOGRAD_FUNCTIONS: frozenset[str] = frozenset({"torch.autograd.Function", "torc
 _BACKWARD_REACH = frozenset({"backward", "vjp", "grad_fn", "next_functions", "apply_boxed", "boxed_grads_call",
                              "_forward_cls", "_backward_cls", "_get_user_fn"})
 
+#: PyTorch's decorators of an autograd backward, which wrap it and keep it to themselves (rb38).
+BACKWARD_DECORATORS: frozenset[str] = frozenset({
+    "torch.autograd.function.once_differentiable", "torch.amp.custom_bwd", "torch.cuda.amp.custom_bwd"})
+
 
 def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
     """Names bound exactly once in the whole file, by a module-level statement of ``kind`` (a class or def)."""
@@ -62,7 +66,8 @@ def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
 
 def names_backward(tree: ast.AST) -> bool:
     """Whether the file could run an autograd Function's backward other than through a backward pass (which neither
-    the harness nor a submission may start): any attribute, name or string of :data:`_BACKWARD_REACH`
+    the harness nor a submission may start): any attribute, name, string or class-pattern keyword of
+    :data:`_BACKWARD_REACH`
     (``F.backward(ctx, g)``, ``y.backward()``, ``y.grad_fn.apply(g)``, ``getattr(F, "backward")``), or ``apply`` read
     on anything but a class of the file bound nowhere else (``ctx.apply(g)`` runs the backward; ``F.apply(x)``, the
     forward's entry, does not), or a string ``"apply"``."""
@@ -72,9 +77,45 @@ def names_backward(tree: ast.AST) -> bool:
                 isinstance(n.value, ast.Name) and n.value.id in classes)) \
                 or isinstance(n, ast.Name) and n.id in _BACKWARD_REACH and not isinstance(n.ctx, ast.Store) \
                 or isinstance(n, ast.Constant) and isinstance(n.value, str) \
-                and n.value.strip() in _BACKWARD_REACH | {"apply"}:
-            return True
+                and n.value.strip() in _BACKWARD_REACH | {"apply"} \
+                or isinstance(n, ast.MatchClass) and set(n.kwd_attrs) & (_BACKWARD_REACH | {"apply"}):
+            return True  # (rb38: ``case object(backward=run):`` reads the attribute in a class pattern)
     return False
+
+
+#: Builtin classes whose class pattern matches the subject itself with one positional sub-pattern (``case int(n)``).
+_SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str",
+                            "tuple"})
+
+
+def _root_name(node: ast.AST) -> str | None:
+    """The name an expression such as ``a.b.c(...)`` starts from (``a``), or None."""
+    while isinstance(node, (ast.Attribute, ast.Call)):
+        node = node.value if isinstance(node, ast.Attribute) else node.func
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def kept_annotations(tree: ast.AST) -> set[int]:
+    """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
+    of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
+    those of a decorated function (its decorator is handed the function: ``functools.singledispatch``'s ``register``
+    keeps a parameter's annotated class in ``f.registry``). A type-only class there (``DTensor``, Triton's runtime
+    classes: policy.py ``TYPE_ONLY_CLASSES``) is a value the file can call, so it is judged as any other read."""
+    # under ``from __future__ import annotations`` a class body keeps strings, which dataclasses never evaluate
+    # (singledispatch's register does: typing.get_type_hints)
+    lazy = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations"
+               for a in s.names) for s in getattr(tree, "body", []))
+    roots: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.ClassDef) and not lazy:
+            roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list:
+            a = n.args
+            roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                         if x is not None and x.annotation is not None)
+            if n.returns is not None:
+                roots.append(n.returns)
+    return {id(x) for r in roots for x in ast.walk(r)}
 
 
 class _ClassRules:
@@ -94,11 +135,23 @@ class _ClassRules:
         self.dead_bodies: set[int] = set()
         if names_backward(tree):
             return
+        wrappers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and self._wrapping_decorator(f)}
+        wrappers &= _bound_once(tree, ast.FunctionDef)
         for cls in tree.body:
-            if isinstance(cls, ast.ClassDef) and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+            # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
+            if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
+                    and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+                # a name the class statement binds shadows the module's in its body (``staticmethod = keep``)
+                shadowed = {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+                shadowed |= {n.name for n in ast.walk(cls) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                             ast.ClassDef)) and n is not cls}
+                shadowed |= {(a.asname or a.name).split(".")[0] for n in ast.walk(cls)
+                             if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                        and f.name == "backward")
+                                        and f.name == "backward"
+                                        and all(self._keeps_backward_dead(d, wrappers)
+                                                and _root_name(d) not in shadowed for d in f.decorator_list))
         entry_points = getattr(self, "entry_points", None)
         if not self.dead_bodies or entry_points is None:
             return
@@ -114,6 +167,65 @@ class _ClassRules:
                 if id(f) not in self.dead_bodies and uses and all(id(n) in inside for n in uses):
                     self.dead_bodies.add(id(f))
                     changed = True
+
+    def _keeps_backward_dead(self, dec: ast.expr, wrappers: set[str]) -> bool:
+        """Whether the decorator ``dec`` of a backward cannot hand the function to anything but the class (rb38: a
+        decorator of the file that kept the function, ``_KEPT.append(fn)``, let the wrapper call the unscanned body):
+        ``staticmethod``, PyTorch's backward decorators (:data:`BACKWARD_DECORATORS`, also called with literal
+        arguments) and a decorator of the file that only wraps it (``wrappers``, :meth:`_wrapping_decorator`)."""
+        if isinstance(dec, ast.Name) and (dec.id == "staticmethod" and self.is_builtin("staticmethod")
+                                          or dec.id in wrappers and self.lookup(dec.id)[0] != "alias"):
+            return True
+        if isinstance(dec, ast.Call):
+            return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
+                isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)])
+        return self.resolve(dec) in BACKWARD_DECORATORS
+
+    def _wrapping_decorator(self, fn: ast.FunctionDef) -> bool:
+        """A module-level ``def d(f)`` that only returns a closure calling ``f`` (Liger-Kernel's ``ensure_contiguous``):
+        its body is a docstring, one ``def w(...)`` (undecorated or ``@functools.wraps(f)``) and ``return w``, and
+        ``f`` is read only as the function of a call inside ``w`` or as the argument of ``wraps``. Anything else (a
+        call of ``f`` when the class is made, ``f`` stored or passed on) could run or keep the backward."""
+        a = fn.args
+        if fn.decorator_list or len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs \
+                or a.defaults:
+            return False
+        param = a.args[0].arg
+        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) \
+            and isinstance(fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str) else fn.body
+        if len(body) != 2 or not isinstance(body[0], ast.FunctionDef) or not isinstance(body[1], ast.Return) \
+                or not (isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name):
+            return False
+        inner = body[0]
+        allowed: set[int] = set()
+        for d in inner.decorator_list:
+            if not (isinstance(d, ast.Call) and self.resolve(d.func) == "functools.wraps" and not d.keywords
+                    and len(d.args) == 1 and isinstance(d.args[0], ast.Name) and d.args[0].id == param):
+                return False
+            allowed.add(id(d.args[0]))
+        for stmt in inner.body:
+            allowed.update(id(n.func) for n in ast.walk(stmt)
+                           if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == param)
+        inner_uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == inner.name]
+        return len(inner_uses) == 1 and all(
+            id(n) in allowed for n in ast.walk(fn)
+            if isinstance(n, ast.Name) and n.id == param or isinstance(n, (ast.Nonlocal, ast.Global))
+            or isinstance(n, ast.arg) and n.arg == param and n is not a.args[0])
+
+    def visit_MatchClass(self, node: ast.MatchClass) -> None:
+        """``case C(name=p)`` reads ``subject.name`` (rb38: ``case object(__globals__=g)`` and ``case
+        object(backward=run)`` passed as no attribute node): each keyword's name is judged as an attribute read."""
+        for attr in node.kwd_attrs:
+            self._check_attr_name(node, node.cls, attr)
+        cls = node.cls
+        if node.patterns and not (isinstance(cls, ast.Name) and cls.id in _SELF_MATCHING and self.is_builtin(cls.id)
+                                  and len(node.patterns) == 1):
+            # ``case C(run)`` reads the attributes C.__match_args__ names, for any subject C's __subclasshook__ accepts
+            # (rb38: ``__match_args__ = ("back" + "ward",)`` ran an unscanned backward, ``"__globals__"`` read globals)
+            self.report(node, "dynamic-attr", "matches a class pattern with positional "
+                        "sub-patterns, which read the attributes the class's __match_args__ names (computed or "
+                        "inherited, the scan cannot tell which); write keyword patterns, case C(name=p)")
+        self.generic_visit(node)
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for dec in node.decorator_list:

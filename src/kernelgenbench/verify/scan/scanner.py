@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import types
 
-from .class_rules import _CLASS_FACTORY_WHY, _ClassRules, own_instance_receivers
+from .class_rules import _CLASS_FACTORY_WHY, _ClassRules, kept_annotations, own_instance_receivers
 from .findings import Finding
 from .kernel_rules import _KernelRules
 from .policy import (
@@ -219,6 +219,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
+        self.kept_annotations = kept_annotations(tree)  # read back by dataclasses, singledispatch (rb38)
         self.scopes.append(self.build_scope(tree))
         self.prepare_class_rules(tree)
         # functions made kernels by a call, ``triton.jit(f)`` or ``triton.autotune(...)(f)``, not as a
@@ -710,15 +711,16 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return
         if root == "triton":
             obj = library_object(path)
-            if is_exception_class(obj) or (isinstance(obj, type) and not at_import
-                                           and id(node) in self.check_positions):
+            if is_exception_class(obj) or (isinstance(obj, type) and not at_import and id(node) in self.check_positions
+                                           and not (path in TYPE_ONLY_CLASSES and id(node) in self.kept_annotations)):
                 return  # a Triton exception (caught or raised), or a class in a type check or an annotation
         for i in range(path.count(".") + 1, 0, -1):
             prefix = ".".join(path.split(".")[:i])
             if prefix in TORCH_PATH_ALLOWED:
                 break
             rule = TORCH_PATH_RULES.get(prefix)
-            if rule is not None and path in TYPE_ONLY_CLASSES and not at_import and id(node) in self.check_positions:
+            if rule is not None and path in TYPE_ONLY_CLASSES and not at_import and id(node) in self.check_positions \
+                    and id(node) not in self.kept_annotations:
                 break  # an annotation or isinstance check (kernel: triton.JITFunction): nothing is reached (fp30)
             if rule is not None:
                 self.report(node, rule, _PATH_WHY_BY_PREFIX.get(prefix, _PATH_WHY[rule]).format(path=path))

@@ -643,6 +643,7 @@ class _ScopeAnalysis:
         before the statement, in a statement of the same body, is ``d = torch.device(...)``."""
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
                 and self.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
+                and all(isinstance(d, ast.Constant) and d.value is None for d in node.args[2:])  # rb38: None only
                 and self.resolve(node.args[0]) == "torch"
                 and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
             return False
