@@ -354,6 +354,12 @@ def _checked_nothing(r: dict[str, Any]) -> bool:
     return bool(r.get("cases")) and len(r.get("case_errors", [])) == r["cases"] and not r.get("compiled")
 
 
+def _snapshot_note(r: dict[str, Any]) -> str:
+    """The per-operator words of ``--snapshots``: how many checks ran and how many fired."""
+    fired = len(r.get("snapshot_firings", []))
+    return f"{r['snapshot_checks']} snapshot checks, " + (f"{fired} fired" if fired else "none fired")
+
+
 def _failed(r: dict[str, Any]) -> bool:
     """Whether an operator's outcome ``r`` fails the check: a compile error, a crash, an import error, a snapshot
     firing, or nothing checked at all (:func:`_checked_nothing`; fresh user 37: an operator whose every case raised
@@ -421,7 +427,8 @@ def main(argv: list[str] | None = None) -> int:
             bad = _failed(r)
             print(f"[{i}/{len(targets)}] {r['op']:44s} {'FAIL' if bad else 'ok':4s} "
                   f"{r.get('compiled', 0):3d} compiled ({r.get('compile_s', 0)} s), {r.get('cases', 0)} cases"
-                  + (f", {len(r.get('case_errors', []))} case errors on the CPU" if r.get("case_errors") else ""),
+                  + (f", {len(r.get('case_errors', []))} case errors on the CPU" if r.get("case_errors") else "")
+                  + (f", {_snapshot_note(r)}" if "snapshot_checks" in r else ""),
                   flush=True)
             for e in r.get("errors", []):
                 print(f"    {e['kernel']}: {e['error'][:600]}\n      args {e['args']} {e['kwargs']}")
@@ -441,8 +448,15 @@ def main(argv: list[str] | None = None) -> int:
         Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in results))
     failed = [r["op"] for r in results if _failed(r)]
     total = sum(r.get("compiled", 0) for r in results)
+    audited = [r for r in results if "snapshot_checks" in r]
+    snap = ""
+    if args.snapshots:  # say that the checks ran, and how many, not only that everything compiled
+        fired = sum(len(r.get("snapshot_firings", [])) for r in audited)
+        ops = f"{len(audited)} operator" + "s" * (len(audited) != 1)
+        snap = (f"; snapshot checks: {sum(r['snapshot_checks'] for r in audited)} run on {ops}, "
+                + (f"{fired} fired" if fired else "none fired"))
     print(f"\ncompile check for sm_{args.arch}: {len(results) - len(failed)}/{len(results)} operators compile every "
-          f"launch ({total} kernel specialisations) in {time.time() - t0:.0f} s"
+          f"launch ({total} kernel specialisations) in {time.time() - t0:.0f} s" + snap
           + (f"; FAILED: {' '.join(failed)}" if failed else ""))
     return 1 if failed else 0
 

@@ -77,6 +77,12 @@ def test_an_is_cuda_check_in_a_wrapper_compiles_as_in_kgb_eval(tmp_path: Path):
         assert res["case_errors"] == [] and res["compiled"] == 1 and res["errors"] == [], (extra, res)
         assert res.get("snapshot_firings", []) == [], (extra, res)
         assert p.returncode == 0, (extra, p.stdout)
+        if extra:  # fresh user 38: --snapshots printed nothing saying that the checks ran
+            n = res["snapshot_checks"]
+            assert n >= 2 and f"{n} snapshot checks, none fired" in p.stdout, p.stdout
+            assert p.stdout.rstrip().endswith(f"snapshot checks: {n} run on 1 operator, none fired"), p.stdout
+        else:
+            assert "snapshot" not in p.stdout, p.stdout
 
 
 def test_an_operator_whose_every_case_fails_on_the_cpu_checked_nothing_and_fails(tmp_path: Path):
@@ -115,8 +121,9 @@ def test_snapshot_audit_reports_a_change_of_triton(tmp_path: Path):
     sub = folder / "aten__neg.py"
     shutil.copy(ROOT / "solutions" / "aten__neg.py", sub)
     sub.write_text(sub.read_text() + "\nimport triton.language.core as _core\n_core.my_probe = lambda: 0\n")
-    rc, res = _audit(folder, tmp_path, "aten::neg")
-    assert rc == 1
+    p, res = _run(folder, tmp_path, "aten::neg", "--snapshots")
+    assert p.returncode == 1
+    assert "1 fired" in p.stdout and p.stdout.rstrip().endswith("1 fired; FAILED: aten::neg"), p.stdout
     assert [f["check"] for f in res["snapshot_firings"]] == ["triton_changed"], res
     f = res["snapshot_firings"][0]
     assert f["case"] == "smoke/0" and f["where"].startswith("after the GPU compile of "), f

@@ -1091,6 +1091,33 @@ def test_repro_runs_an_is_cuda_check_as_kgb_eval_does(tmp_path: Path) -> None:
     assert out.returncode == 0 and "PASSED: case smoke/1 passes here" in out.stdout, out.stdout + out.stderr
 
 
+def test_repro_names_the_verdict_of_a_job_l1_rejected_before_any_case(tmp_path: Path) -> None:
+    """fresh38: a job the L1 scan rejected has no case entries; kgb repro of one of its cases said only that "the job
+    stopped before it ran, or it ran in another label" and ended in a bare `PASSED`, naming the recorded verdict
+    nowhere. It now says the whole job failed as static_scan before any case ran and prints the recorded verdict."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    (subs / "aten__hardsigmoid.py").write_text(
+        IS_CUDA_HARDSIGMOID.replace("MASK", "offs < n").replace("x = self.contiguous()",
+                                                                "x = torch.neg(torch.neg(self)).contiguous()"))
+    res = CliRunner().invoke(app, ["eval", str(subs), "--tier", "smoke", "--platform", "interpreter",
+                                   "--out", str(tmp_path / "run")])
+    assert res.exit_code == 1, res.output
+    rec = read_records(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["failure_class"] == "static_scan" and rec["cases"] == [], rec
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "COLUMNS": "400"}
+    env.pop("TRITON_INTERPRET", None)
+    out = subprocess.run([sys.executable, "-m", "kernelgenbench.cli", "repro", str(tmp_path / "run"),
+                          "aten::hardsigmoid", "smoke/1", "--platform", "interpreter"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert ("note: the run failed the whole job as [static_scan] before any case ran, so the record has no entry for "
+            "smoke/1") in out.stdout, out.stdout + out.stderr
+    assert "another label" not in out.stdout, out.stdout
+    # -(-x) is x: the values pass here, and the line that says so names the recorded verdict
+    assert out.returncode == 0 and "PASSED: case smoke/1 passes here" in out.stdout, out.stdout
+    assert "; the run recorded [static_scan] L1 static scan" in out.stdout, out.stdout
+
+
 def test_repro_says_a_recorded_profile_failure_is_beyond_what_it_checks(tmp_path: Path) -> None:
     """fresh37: a wrapper that adds with PyTorch (`self + 0`, which L1 cannot tell from Python arithmetic and L3's
     trace fails as profile) printed only `PASSED: case smoke/0 passes here` in kgb repro; it now says that repro

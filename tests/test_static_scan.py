@@ -707,6 +707,19 @@ def test_dtype_named_like_own_op_is_not_recursion():
     assert hits(src, **recursion_of("aten::_to_copy")) == []
 
 
+def test_recursion_message_of_a_vllm_op_names_the_library_not_only_the_dispatcher():
+    """fresh38: torch.nn.functional.rms_norm in a vllm::rms_norm wrapper said only that "under the harness's
+    registration it dispatches back into the submission", which the harness never does for a vLLM operator (it
+    registers ATen wrappers only): the message now says PyTorch would do the work, the dispatcher as the ATen case."""
+    src = "import torch\ndef rms_norm(out, input, weight, epsilon):\n" \
+          "    out.copy_(torch.nn.functional.rms_norm(input, (input.shape[-1],), weight, epsilon))\n"
+    found = scan_source(src, **recursion_of("vllm::rms_norm"))
+    assert [(f.line, f.rule) for f in found] == [(3, "dispatch-recursion")], found
+    assert ("reaches the op this submission replaces (rms_norm): PyTorch or a library would do the work instead of "
+            "the submission's Triton kernels (for an ATen operator, under the harness's registration the call "
+            "dispatches back into the submission)") in found[0].message, found[0].message
+
+
 def test_jit_bodies_allow_tensor_methods_but_not_torch_calls():
     src = """
     import torch

@@ -445,7 +445,14 @@ def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, 
     log(f"{op.id} · case {case.id} ({case.describe()}) · input seed {seed}"
         + (" (the record's input_seed: an L2-replayed case)" if entry and entry.get("input_seed") is not None
            else " (the case's own)") + f" · {sub}")
-    if entry is None:
+    first = rec.get("first_failure") or {}
+    if entry is None and rec.get("failure_class") and not rec.get("cases") and not first.get("case_id"):
+        # fresh user 38: a job L1 rejected (no case ran) repro'd as a bare "PASSED", the verdict named nowhere
+        recorded_class, recorded = rec["failure_class"], first.get("message")
+        log(f"note: the run failed the whole job as [{recorded_class}] before any case ran, so the record has no "
+            f"entry for {case_id}: its inputs are built from the case's own seed, and the values judged here do "
+            f"not clear that verdict")
+    elif entry is None:
         log(f"note: the record has no entry for {case_id} (the job stopped before it ran, or it ran in another "
             f"label); its inputs are built from the case's own seed")
     alt = bool(entry and entry.get("alt_poison_rerun") and "alternate poison" in str(entry.get("message") or ""))

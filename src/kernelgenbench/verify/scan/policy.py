@@ -804,8 +804,9 @@ def is_module_path(path: str) -> bool:
 
 def _recursion_why(name: str, own: frozenset[str]) -> str:
     ops = ", ".join(sorted(own))
-    return (f"calls {name}, which reaches the op this submission replaces ({ops}); under the harness's "
-            "registration it dispatches back into the submission (or hands the work to the library)")
+    return (f"calls {name}, which reaches the op this submission replaces ({ops}): PyTorch or a library would do the "
+            "work instead of the submission's Triton kernels (for an ATen operator, under the harness's registration "
+            "the call dispatches back into the submission)")
 
 
 _IMPORT_WHY = {
