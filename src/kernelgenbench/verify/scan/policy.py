@@ -223,6 +223,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # GPUs, and launches under `with torch_gpu_device(x.device):`: the device-selecting context manager, as
         # cuda.device above
         "xpu.device",
+        # (lead 39) the decorator of an autograd backward (flash-attention's and apex's Triton modules): it runs the
+        # function under no_grad and marks the outputs as not differentiable twice; it computes nothing itself
+        "autograd.function.once_differentiable",
     }
 )
 
