@@ -453,6 +453,30 @@ def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
 
 
+def test_command_reading_a_path_it_does_not_name(tmp_path: Path, ws: Path) -> None:
+    """fresh user 39: a script (named by its absolute path) that copies its kernel from a folder the command line
+    does not name finds nothing in the jail; the error names that folder's file and --expose (it used to say "give
+    absolute paths", which the script did), and with --expose the same command solves the operator."""
+    if isolation.namespace_available()[0] is False:
+        pytest.skip("needs the namespace level")
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    shutil.copy(ROOT / "solutions" / "aten__neg.py", kernels / "aten__neg.py")
+    script = tmp_path / "agent.sh"
+    script.write_text(f'#!/bin/sh\ncp "{kernels}/$(basename "$1")" "$1" || exit 1\n')
+    args = ["--agent", "command", "--command", f"sh {script} {{submission}}", "--op", "aten::neg", "--final-tier",
+            "smoke", "--platform", "interpreter", "--workspaces", str(ws)]
+    res = kgb_agent([*args, "--out", str(tmp_path / "run")], {})
+    assert res.exit_code == 1, res.output
+    rec = lines(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["isolation"] == "namespace" and rec["exit_reason"] == "error", rec
+    assert f"{kernels}/aten__neg.py exists on this machine but not there" in rec["error"], rec["error"]
+    assert "pass --expose PATH" in rec["error"] and "give absolute paths" not in rec["error"]
+    res = kgb_agent([*args, "--out", str(tmp_path / "run2"), "--expose", str(kernels)], {})
+    assert res.exit_code == 0, res.output
+    assert lines(tmp_path / "run2" / "results.jsonl")[-1]["status"] == "passed"
+
+
 def test_command_under_a_vendor_profile(tmp_path: Path, ws: Path) -> None:
     """kgb agent --platform interpreter --as-profile musa (issue 20): the session's prompt has the MUSA platform
     section, its self-check and verdict apply the profile (fp64 cases unsupported), the run's identity, records

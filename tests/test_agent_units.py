@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from kernelgenbench.agent import isolation
 from kernelgenbench.agent.clis import AGENTS, AgentError, Command, LaunchContext, get_agent
-from kernelgenbench.agent.run import AgentConfig, oracle_overlap
+from kernelgenbench.agent.run import AgentConfig, not_found_hint, oracle_overlap
 from kernelgenbench.agent.selfcheck import CheckServer, check_tiers, client_script, format_check
 from kernelgenbench.agent.summary import summarize_agent_run
 from kernelgenbench.agent.usage import PARSERS, parse_claude, parse_codex, parse_gemini, parse_opencode
@@ -429,6 +429,26 @@ def test_command_with_a_path_relative_to_here_is_refused_with_a_hint(monkeypatch
     usage = next(ln for ln in script.splitlines() if '--command "' in ln)
     line = usage.split("--command ", 1)[1].split('"')[1].replace("$PWD", str(root))
     assert workspace_relative_paths(line, root) == [] and line.startswith(f"sh {root}/tests/agent_scripts/")
+
+
+def test_not_found_hint_names_a_path_the_jail_hid(tmp_path: Path) -> None:
+    """fresh user 39: an agent script named by an absolute path copied its kernel from a folder the command line
+    did not name; in the namespace jail that folder does not exist, and the session's error told the user to
+    give absolute paths, which they had. The hint now names the hidden path and --expose."""
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "aten__neg.py").write_text("# the agent's kernel\n")
+    work = tmp_path / "ws" / "aten__neg" / "work"
+    tail = (f"agent: starting\ncp: cannot stat '{kernels}/aten__neg.py': No such file or directory\n"
+            f"sh: 1: cannot open {work}/notes.txt: No such file\n")
+    hint = not_found_hint(tail, "namespace", work)
+    assert (f": {kernels}/aten__neg.py exists on this machine but not there; name it in --command or pass "
+            "--expose PATH") in hint
+    assert str(work) not in hint and "give absolute paths" not in hint
+    # a path that exists nowhere (a mistyped program), and any path outside the jail: the relative-path hint
+    for t, level in ((f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found", "namespace"), (tail, "user"),
+                     (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
+        assert "a program or file named by a relative path is looked up there" in not_found_hint(t, level, work)
 
 
 def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Path) -> None:
