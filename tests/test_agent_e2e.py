@@ -475,6 +475,11 @@ def test_command_reading_a_path_it_does_not_name(tmp_path: Path, ws: Path) -> No
     res = kgb_agent([*args, "--out", str(tmp_path / "run2"), "--expose", str(kernels)], {})
     assert res.exit_code == 0, res.output
     assert lines(tmp_path / "run2" / "results.jsonl")[-1]["status"] == "passed"
+    # the kernel it brought is the oracle's: the run says so (the record's oracle_overlap canary)
+    out = " ".join(res.output.split())
+    assert ("WARNING: the session files of 1 operator hold the oracle solution's text (oracle_overlap in "
+            "results.jsonl: five or more of its distinctive lines): aten::neg; the agent had the oracle "
+            "(isolation namespace, --expose") in out, out
 
 
 def test_command_under_a_vendor_profile(tmp_path: Path, ws: Path) -> None:

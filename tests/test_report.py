@@ -326,6 +326,28 @@ def test_an_agent_run_plugs_in_through_the_cost_fields(tmp_path: Path) -> None:
     assert _row(rep.table("systems"), system="agent")["kind"] == "kgb agent"
 
 
+def test_an_agent_run_that_had_the_oracle_is_flagged(tmp_path: Path) -> None:
+    """fresh user 39: a command agent given the oracle kernels (--expose) solved both operators with copies of
+    them; its records' oracle_overlap canary said so, but neither the run's output nor kgb report did: the
+    report's systems notes now give each agent system's isolation and name the operators whose files held it."""
+    canary = {"oracle": "/x/solutions/aten__add.py", "distinctive_lines": 40, "found_in": {"/ws/aten__add.py": 40},
+              "oracle_text_found": True}
+    clean = {**canary, "found_in": {}, "oracle_text_found": False}
+    had = write_run(tmp_path / "had", [rec("aten::add", "passed", label="agent", oracle_overlap=canary),
+                                       rec("aten::mm", "failed", cls="profile", label="agent", oracle_overlap=clean)],
+                    command="kgb agent", isolation="namespace", expose=["/data/kernels"])
+    loose = write_run(tmp_path / "loose", [rec("aten::add", "passed", label="agent", oracle_overlap=clean)],
+                      command="kgb agent", isolation="none")
+    runs = [load_run(had, "had"), load_run(loose, "loose"), load_run(run_a(tmp_path))]
+    assert runs[0].ops["aten::add"].oracle_text_found and not runs[0].ops["aten::mm"].oracle_text_found
+    notes = build_report(runs, bootstrap=0).table("systems").notes
+    assert ("had (kgb agent): isolation namespace; --expose /data/kernels; WARNING: the session files of 1 "
+            "operator(s) (1 solved) hold the oracle solution's text (oracle_overlap): aten::add: not the agent's "
+            "own work") in notes
+    assert any(n.startswith("loose (kgb agent): isolation none (not the jail: the agent could read") for n in notes)
+    assert not any(n.startswith("A ") or "(kgb eval)" in n for n in notes)  # an eval run gets no such note
+
+
 def test_mixed_tiers_are_refused_unless_allowed(tmp_path: Path) -> None:
     a = load_run(run_a(tmp_path))
     smoke = load_run(write_run(tmp_path / "S", [rec("aten::add", "passed", tier="smoke")], tier="smoke"))

@@ -302,6 +302,13 @@ def register(app: typer.Typer) -> None:
 
         latest = latest_records(rundir.records(), tier=cfg.tier, platform=plat.name)
         _print_failures([latest[o.id] for o in ops if o.id in latest])  # each failed verdict's first failure in full
+        canary = [o.id for o in ops if summary["operators"].get(o.id, {}).get("oracle_text_found")]
+        if canary:
+            console.print(f"[bold yellow]WARNING: the session files of {plural(len(canary), 'operator')} hold the "
+                          f"oracle solution's text (oracle_overlap in results.jsonl: five or more of its distinctive "
+                          f"lines): {', '.join(canary)}; the agent had the oracle (isolation {iso.level}"
+                          f"{', --expose ' + ', '.join(map(str, cfg.expose)) if cfg.expose else ''}): a verdict "
+                          f"of these is not the agent's own work[/bold yellow]")
         console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}\n"
                       f"workspaces: {runner.workspaces}")
         from ..llm.commands import unsolved_operators

@@ -373,6 +373,28 @@ def _price(run: Run, usd_in: float, usd_out: float, usd_cached: float) -> None:
                       + (r.tokens_out or 0) * usd_out) / 1e6
 
 
+def _agent_notes(systems: list[dict[str, Any]], runs: Sequence[Run]) -> list[str]:
+    """What a reader must know of each ``kgb agent`` system: its isolation, and the operators whose session files
+    held the oracle solution's text (the records' ``oracle_overlap`` canary)."""
+    notes = []
+    for d, r in zip(systems, runs):
+        if r.kind != "agent":
+            continue
+        level = r.config.get("isolation") or "not recorded"
+        note = f"{d['key']} (kgb agent): isolation {level}"
+        if level != "namespace":
+            note += " (not the jail: the agent could read files of this machine, the oracle solutions among them)"
+        if r.config.get("expose"):
+            note += f"; --expose {', '.join(map(str, r.config['expose']))}"
+        canary = sorted(o.op for o in r.ops.values() if o.oracle_text_found)
+        if canary:
+            solved = sum(1 for o in canary if r.ops[o].solved)
+            note += (f"; WARNING: the session files of {len(canary)} operator(s) ({solved} solved) hold the oracle "
+                     f"solution's text (oracle_overlap): {', '.join(canary)}: not the agent's own work")
+        notes.append(note)
+    return notes
+
+
 def _systems_table(systems: list[dict[str, Any]], runs: Sequence[Run], keys: list[str]) -> Table:
     rows = []
     for d, r in zip(systems, runs):
@@ -389,7 +411,8 @@ def _systems_table(systems: list[dict[str, Any]], runs: Sequence[Run], keys: lis
         rows, ["judged: operators passed or failed; unsupported: operators none of whose cases the platform can judge "
                "(on the CPU interpreter: cases over its size budget), or whose kernels made some cases unjudgeable "
                "there while the rest passed, left out of accuracy as in kgb eval",
-               "held-out cases are judged in runs of the heldout or all tiers, but their parameters are never shown"])
+               "held-out cases are judged in runs of the heldout or all tiers, but their parameters are never shown",
+               *_agent_notes(systems, runs)])
 
 
 def _accuracy_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, OpResult]],
