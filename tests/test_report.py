@@ -576,6 +576,24 @@ def test_compare(abg: list[Path], tmp_path: Path) -> None:
     assert res.exit_code == 2 and "different tiers" in flat(res.output)
 
 
+def test_json_dash_writes_stdout(abg: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh user 39: `kgb report A B --json -` (as --md - works) wrote a file named "-" into the current
+    directory and printed the terminal tables; `kgb compare --json -` did the same. '-' is stdout now, holding
+    the JSON alone (the "written:" line of other outputs goes to stderr), and two outputs on stdout are refused."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["report", str(abg[0]), str(abg[1]), "--json", "-", "--md", "r.md"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout)
+    assert rep["schema"] == "kgb-report/1" and [s["label"] for s in rep["systems"]] == ["A", "B"]
+    assert not (tmp_path / "-").exists() and (tmp_path / "r.md").is_file() and "written: r.md" in res.stderr
+    res = CliRunner().invoke(app, ["compare", str(abg[0]), str(abg[1]), "--json", "-"])
+    assert res.exit_code == 0, res.output
+    assert {r["op"] for r in json.loads(res.stdout)["tables"][0]["rows"]} >= {"aten::add", "aten::mm"}
+    assert not (tmp_path / "-").exists()
+    res = CliRunner().invoke(app, ["report", str(abg[0]), "--json", "-", "--md", "-"], env={"COLUMNS": "200"})
+    assert res.exit_code == 2 and "--md - and --json - would both write to stdout" in res.output, res.output
+
+
 def test_compare_counts_one_sided_operators_unless_asked(tmp_path: Path) -> None:
     """A run of two operators against one of twelve: the ten only in B are counted (changes table, a note, at most 8
     names and "... N more"), not listed as rows, unless --one-sided (fresh user 35: 205 "only in A" rows first)."""

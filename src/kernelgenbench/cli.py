@@ -578,6 +578,15 @@ def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
     return out
 
 
+def _stdout_options(**outputs: Optional[Path]) -> str | None:
+    """Which of the output options (``--md``, ``--json``) is ``-`` (stdout, instead of the terminal tables)."""
+    dash = [name for name, path in outputs.items() if path is not None and str(path) == "-"]
+    if len(dash) > 1:
+        raise typer.BadParameter(f"{' and '.join('--' + d + ' -' for d in dash)} would both write to stdout: "
+                                 "give all but one a file")
+    return dash[0] if dash else None
+
+
 @app.command()
 def report(
     runs: list[Path] = typer.Argument(..., metavar="RUN...", help="run directories of kgb eval, kgb generate or kgb "
@@ -592,7 +601,8 @@ def report(
                                                                "into this directory"),
     latex_dir: Optional[Path] = typer.Option(None, "--latex", help="write one .tex table per table and report.tex "
                                                                    "into this directory"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="write every number of the report as JSON"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write every number of the report as JSON to this "
+                                                                 "file ('-': stdout, instead of the terminal tables)"),
     matched: bool = typer.Option(False, "--matched", help="score every system on the common set only: the operators "
                                                           "every system judged"),
     bootstrap: int = typer.Option(1000, min=0, help="bootstrap resamples of the matched-set intervals (0: none)"),
@@ -621,8 +631,9 @@ def report(
     except RunDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
     written: list[str] = []
-    if md is not None and str(md) == "-":
-        typer.echo(markdown(rep))
+    to_stdout = _stdout_options(md=md, json=json_out)
+    if to_stdout:
+        typer.echo(markdown(rep) if to_stdout == "md" else json.dumps(rep.to_json(), indent=1, default=str))
     else:
         for b in rep.banners:
             console.print(f"[bold yellow]{escape(b)}[/bold yellow]", soft_wrap=True)
@@ -638,10 +649,10 @@ def report(
         if skip:
             console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
                           f"(--html, --md, --csv)[/dim]")
-        if md is not None:
-            md.parent.mkdir(parents=True, exist_ok=True)
-            md.write_text(markdown(rep))
-            written.append(str(md))
+    if md is not None and to_stdout != "md":
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(markdown(rep))
+        written.append(str(md))
     if html_out is not None:
         from .report.html import write_html
 
@@ -650,14 +661,14 @@ def report(
         written += [str(p) for p in write_csv(rep, csv_dir)]
     if latex_dir is not None:
         written += [str(p) for p in write_latex(rep, latex_dir)]
-    if json_out is not None:
+    if json_out is not None and to_stdout != "json":
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
         written.append(str(json_out))
     if written:
-        (console.print if md is None or str(md) != "-" else typer.echo)(
-            "written: " + ", ".join(written) if len(written) < 6 else
-            f"written: {plural(len(written), 'file')} ({', '.join(written[:3])}, ...)")
+        line = ("written: " + ", ".join(written) if len(written) < 6 else
+                f"written: {plural(len(written), 'file')} ({', '.join(written[:3])}, ...)")
+        console.print(line) if not to_stdout else typer.echo(line, err=to_stdout == "json")  # JSON stays parseable
 
 
 @app.command()
@@ -667,7 +678,7 @@ def compare(
     threshold: float = typer.Option(0.05, min=0.0, help="a speedup change smaller than this share is noise (each "
                                                         "operator's own run-to-run timing spread widens it)"),
     md: Optional[Path] = typer.Option(None, "--md", help="write Markdown to this file ('-': stdout)"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON ('-': stdout)"),
     allow_mixed_tiers: bool = typer.Option(False, help="compare runs whose verdicts cover different tiers (labelled)"),
     strict: bool = typer.Option(False, help="exit with 1 when an operator is newly failing or slower"),
     one_sided: bool = typer.Option(False, "--one-sided", help="also list, row by row, the operators that only one "
@@ -686,16 +697,17 @@ def compare(
         rep = compare_runs(a, b, threshold, allow_mixed_tiers, one_sided)
     except RunDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="'RUN_A RUN_B'") from None
-    if md is not None and str(md) == "-":
-        typer.echo(markdown(rep))
+    to_stdout = _stdout_options(md=md, json=json_out)
+    if to_stdout:
+        typer.echo(markdown(rep) if to_stdout == "md" else json.dumps(rep.to_json(), indent=1, default=str))
     else:
         for ban in rep.banners:
             console.print(f"[bold yellow]{escape(ban)}[/bold yellow]", soft_wrap=True)
         for t in rich_tables(rep, ("compare", "changes"), width=console.width):
             console.print(t)
-        if md is not None:
-            md.write_text(markdown(rep))
-    if json_out is not None:
+    if md is not None and to_stdout != "md":
+        md.write_text(markdown(rep))
+    if json_out is not None and to_stdout != "json":
         json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
     bad = [r for r in rep.table("compare").rows if r["change"] in ("newly failing", "slower")]
     if strict and bad:

@@ -467,7 +467,7 @@ def _cost_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, 
         rows.append({"system": k, "kind": r.kind, **c})
     notes = [f"over {scope}; sums over every operator of the set (solved or not), per solved = sum / solved",
              "tokens: input (cache reads included) + output (reasoning included), as the provider reported them; "
-             "— where a system reports none (kgb eval)",
+             "— where a system reports none (kgb eval; kgb agent --agent command without --stream-format)",
              "wall-clock: each operator's own, summed (jobs that ran in parallel slots overlap: the sum exceeds the "
              "run's elapsed time); kgb eval: judging only; kgb generate: requests (retries included) + judging of "
              "every sample; kgb agent: the session + judging"]
