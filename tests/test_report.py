@@ -427,6 +427,12 @@ def test_markdown_csv_latex_hold_the_same_numbers(abg: list[Path], tmp_path: Pat
                 if c.kind in ("x", "pct") and v is not None:
                     assert fmt(v, c.kind).replace("%", "\\%") in latex
     assert any(p.name == "accuracy.tex" for p in tex)
+    # fresh user 39: a table input into a paper alone said neither the tier nor the platform of its numbers
+    line = ("systems: A = kgb eval on cuda, tier full; B = kgb eval on cuda, tier full; G = kgb generate on cuda, "
+            "tier full.")
+    for t in rep.tables:
+        latex = (tmp_path / "tex" / f"{t.name}.tex").read_text()
+        assert (line in latex) == (t.name != "systems"), t.name
 
 
 # -- HTML in headless Chromium ---------------------------------------------------------------------------------
