@@ -309,6 +309,38 @@ def test_summary_scores() -> None:
 
 
 
+def test_kgb_summary_of_an_agent_run_shows_its_sessions_and_the_canary(tmp_path: Path) -> None:
+    """fresh user 39: `kgb summary` of a kgb agent run printed kgb eval's tables (no exit reason, self-checks,
+    tokens or cost; its footer named --tier instead of --final-tier) and nothing of the oracle canary."""
+    canary = {"oracle": "/x/solutions/aten__neg.py", "distinctive_lines": 61, "found_in": {"/ws/aten__neg.py": 61},
+              "oracle_text_found": True}
+    recs = [_rec("aten::neg", "passed", tier="smoke", platform="interpreter", tokens_in=100, cache_read=2000,
+                 cache_write=300, tokens_out=400, cost_usd=0.0123, wall_s=5.5, self_checks=1, exit_reason="done",
+                 oracle_overlap=canary),
+            _rec("vllm::rms_norm", "failed", tier="smoke", platform="interpreter", wall_s=1.0, self_checks=0,
+                 exit_reason="error", error="exit status 3: agent crashing")]
+    run = tmp_path / "20261207-064454-ag"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    s = summarize_agent_run([("aten::neg", "aten"), ("vllm::rms_norm", "vllm")], recs, tier="smoke",
+                            platform="interpreter")
+    for o in s["operators"].values():  # as a run of before session 39 wrote it: the flag comes from the records
+        o.pop("oracle_text_found")
+    (run / "summary.json").write_text(json.dumps({**s, "tier": "smoke"}))
+    (run / "config.json").write_text(json.dumps({"command": "kgb agent", "platform": "interpreter", "tier": "smoke",
+                                                 "isolation": "namespace", "expose": ["/data/kernels"]}))
+    res = CliRunner().invoke(app, ["summary", str(run)], env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "aten::neg │ solved │ 1/2 │ done │ 1 │ — │ 2,800 │ $0.0123 │ 5.5s" in out, out
+    assert "error │ 0 │ — │ — │ — │ 1.0s │ wrong_result: · session error: exit status 3:" in out, out
+    assert "--final-tier all judges every case" in out
+    assert ("WARNING: the session files of 1 operator hold the oracle solution's text (oracle_overlap in "
+            "results.jsonl: five or more of its distinctive lines): aten::neg; the agent had the oracle (isolation "
+            "namespace, --expose /data/kernels)") in out
+    assert "speedups: not applicable on the interpreter platform" in out
+
+
 def test_failed_operator_row_shows_what_went_wrong() -> None:
     """The operators table's narrow failure cell leaves the case's parameters out (they are printed with the
     whole failure after the tables), so it shows the failing comparison, not a cut-off parameter list."""

@@ -491,6 +491,13 @@ def _summary(run_dir: Path) -> None:
     from .platforms import PROFILES
 
     untimed = plat in PROFILES and not PROFILES[plat].timing  # why no speedup is shown, as kgb eval says it
+    if config.get("command") == "kgb agent" and (run_dir / "summary.json").exists():
+        from .agent.commands import print_run_summary
+
+        print_run_summary(run_dir, config, console)
+        if untimed:
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
+        return
     if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():
         # An LLM run: records are per sample; its summary scores operators (pass@k, tokens).
         from .llm.commands import operators_table, summary_table, tokens_table
