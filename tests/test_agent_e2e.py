@@ -543,6 +543,49 @@ def test_default_final_tier_is_verdict_tier(tmp_path: Path, ws: Path) -> None:
 
 
 # -- Ctrl-C keeps what finished ----------------------------------------------------------------------------------
+def _processes_with(marker: str) -> dict[int, str]:
+    """Process id -> command line of the running processes that hold ``marker`` as an argument of their own
+    (``python3 -c CODE MARKER``; not kgb, whose --command holds it)."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmd and cmd.startswith("python3 -c"):
+                out[int(d.name)] = cmd
+    return out
+
+
+def test_sigterm_stops_the_sessions_as_ctrl_c_does(tmp_path: Path, ws: Path) -> None:
+    """fresh user 39: `timeout 8 kgb agent ...` (SIGTERM) ended kgb agent at once and left its session running,
+    orphaned, in its jail and past any budget. SIGTERM now stops the run as Ctrl-C does: the session killed, the
+    message, exit 143 (128 + SIGTERM), and the same command resumes."""
+    marker = f"kgb-sigterm-{uuid.uuid4().hex[:12]}"
+    cmd = f"exec python3 -c 'import time; time.sleep(1000)' {marker}"
+    args = [sys.executable, "-m", "kernelgenbench.cli", "agent", "--agent", "command", "--command", cmd, "--op",
+            "aten::neg", "--final-tier", "smoke", "--platform", "interpreter", "--out", str(tmp_path / "run"),
+            "--workspaces", str(ws), "--budget-minutes", "5"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not _processes_with(marker):
+            time.sleep(0.3)
+        assert _processes_with(marker), "the session never started"
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 143, out
+        assert "terminated (SIGTERM): 0 of 1 operator recorded" in out, out
+        time.sleep(0.5)
+        assert not _processes_with(marker), "the session outlived kgb agent"
+    finally:
+        proc.kill()
+        for pid in _processes_with(marker):  # a failed run of this test leaves nothing behind
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     fast = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
     cmd = f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)';; esac"

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .console import console, exit_interrupted
+from .console import TermAsInterrupt, console, exit_interrupted
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
@@ -295,11 +295,13 @@ def eval_cmd(
 
     if out is not None and fresh and (out / "results.jsonl").exists():
         console.print(f"[yellow]--fresh: the earlier records in {out} are set aside as *.replaced-<time>[/yellow]")
+    term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
     try:
-        run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
-                       out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
-                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile,
-                       backend=backend, address=address, on_progress=job_progress)
+        with term:
+            run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier,
+                           platform=platform_name, out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root,
+                           settings=settings, on_start=started, on_record=done, on_status=console.status,
+                           as_profile=as_profile, backend=backend, address=address, on_progress=job_progress)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):
@@ -309,12 +311,13 @@ def eval_cmd(
     except EvaluationInterrupted as exc:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
         progress.stop()
+        what = "terminated (SIGTERM)" if term.fired else "interrupted"
         if exc.recorded == exc.selected:
-            console.print(f"[yellow]interrupted after all {_plural(exc.selected, 'job')} were recorded in {exc.path}; "
+            console.print(f"[yellow]{what} after all {_plural(exc.selected, 'job')} were recorded in {exc.path}; "
                           f"`kgb summary {exc.path}` prints the tables (running the same command again writes "
                           f"summary.json)[/yellow]")
         else:
-            console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
+            console.print(f"[yellow]{what}: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
                           f"{exc.path}; run the same command again to resume[/yellow]")
             with bars_lock:
                 ops = [op for op, _ in job_state]
@@ -323,7 +326,7 @@ def eval_cmd(
                                     for (op, lab), v in job_state.items()})
             if cut:
                 console.print(f"[yellow]{escape(cut)}[/yellow]", soft_wrap=True)
-        exit_interrupted()
+        exit_interrupted(143 if term.fired else 130)
     finally:
         progress.stop()
     # Every job is recorded and summary.json written: a Ctrl-C now cuts nothing short, so the tables are printed

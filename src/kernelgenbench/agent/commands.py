@@ -311,15 +311,18 @@ def register(app: typer.Typer) -> None:
 
         runner = AgentRun(cfg, rundir, plat, cli, cli_path, version, iso, settings=settings, jobs=jobs,
                           on_event=on_event, device_name=_device_name(plat))
+        from ..console import TermAsInterrupt, exit_interrupted
+
+        term = TermAsInterrupt()
         try:
-            summary = runner.run(ops)
+            with term:  # SIGTERM stops the sessions as Ctrl-C does
+                summary = runner.run(ops)
         except Interrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            console.print(f"[yellow]interrupted: {exc.recorded} of {plural(exc.selected, 'operator')} recorded in "
-                          f"{exc.path}; run the same command again to resume[/yellow]")
-            from ..console import exit_interrupted
-
-            exit_interrupted()
+            console.print(f"[yellow]{'terminated (SIGTERM)' if term.fired else 'interrupted'}: {exc.recorded} of "
+                          f"{plural(exc.selected, 'operator')} recorded in {exc.path}; run the same command again to "
+                          f"resume[/yellow]")
+            exit_interrupted(143 if term.fired else 130)
         console.print(operators_table(summary, plat.timing and not plat.interpreter))
         console.print(cost_table(summary))
         who = "command" if agent == "command" else f"{cli.name} {version}"
