@@ -588,7 +588,9 @@ def test_sigterm_stops_the_sessions_as_ctrl_c_does(tmp_path: Path, ws: Path) -> 
 
 def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     fast = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
-    cmd = f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)';; esac"
+    marker = f"kgb-sigint-{uuid.uuid4().hex[:12]}"
+    cmd = (f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)' "
+           f"{marker};; esac")
     args = [sys.executable, "-m", "kernelgenbench.cli", "agent", "--agent", "command", "--command", cmd, "--op",
             "aten::neg", "--op", "aten::add", "--jobs", "2", "--final-tier", "smoke", "--platform", "interpreter",
             "--out", str(tmp_path / "run"), "--workspaces", str(ws), "--budget-minutes", "5"]
@@ -606,3 +608,6 @@ def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     recs = lines(results)
     assert [r["op"] for r in recs] == ["aten::neg"] and recs[0]["status"] == "passed"
     assert not _agent_processes(), "the interrupted session's processes survived"
+    # the subprocess may have had other agent users than this process (claim_users: a process keeps its users,
+    # another gets others): its session is found by the marker in its command line
+    assert not _processes_with(marker), "the interrupted session's processes survived"
