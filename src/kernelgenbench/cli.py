@@ -239,7 +239,8 @@ def eval_cmd(
     def started(info: RunStart) -> None:
         nonlocal task
         console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(info.jobs, 'job')} · tier {tier_label(info.tier)} "
-                      f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')} · run {info.path}")
+                      f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')}"
+                      f"{f' ({info.backend})' if info.backend else ''} · run {info.path}")
         if info.platform.startswith("interpreter"):
             budget = f"{info.interpreter_max_mb:g} MiB" if info.interpreter_max_mb else "none"
             console.print(f"[dim]case size budget: {budget} (--interpreter-max-mb, {INTERPRETER_MAX_MB_ENV}): cases "
