@@ -609,7 +609,9 @@ def main() -> None:  # pragma: no cover - manual use
     port = srv.start()
     print(f"scripted server on http://127.0.0.1:{port}/v1 (script {args.script}); Ctrl-C to stop", flush=True)
     print(f"ready; in another shell (a local endpoint needs no API key):\n  "
-          f"{generate_command(SCRIPTS[args.script], port)}", flush=True)
+          f"{generate_command(SCRIPTS[args.script], port)}\n"
+          f"the script is served once: a resumed run gets the rest of it, but a new run (--fresh, another --name) "
+          f"gets '{srv.default}' replies past its end; restart this server for one", flush=True)
     try:
         assert srv.thread is not None
         srv.thread.join()

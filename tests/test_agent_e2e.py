@@ -453,6 +453,35 @@ def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
 
 
+def test_command_reading_a_path_it_does_not_name(tmp_path: Path, ws: Path) -> None:
+    """fresh user 39: a script (named by its absolute path) that copies its kernel from a folder the command line
+    does not name finds nothing in the jail; the error names that folder's file and --expose (it used to say "give
+    absolute paths", which the script did), and with --expose the same command solves the operator."""
+    if isolation.namespace_available()[0] is False:
+        pytest.skip("needs the namespace level")
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    shutil.copy(ROOT / "solutions" / "aten__neg.py", kernels / "aten__neg.py")
+    script = tmp_path / "agent.sh"
+    script.write_text(f'#!/bin/sh\ncp "{kernels}/$(basename "$1")" "$1" || exit 1\n')
+    args = ["--agent", "command", "--command", f"sh {script} {{submission}}", "--op", "aten::neg", "--final-tier",
+            "smoke", "--platform", "interpreter", "--workspaces", str(ws)]
+    res = kgb_agent([*args, "--out", str(tmp_path / "run")], {})
+    assert res.exit_code == 1, res.output
+    rec = lines(tmp_path / "run" / "results.jsonl")[-1]
+    assert rec["isolation"] == "namespace" and rec["exit_reason"] == "error", rec
+    assert f"{kernels}/aten__neg.py exists on this machine but not there" in rec["error"], rec["error"]
+    assert "pass --expose PATH" in rec["error"] and "give absolute paths" not in rec["error"]
+    res = kgb_agent([*args, "--out", str(tmp_path / "run2"), "--expose", str(kernels)], {})
+    assert res.exit_code == 0, res.output
+    assert lines(tmp_path / "run2" / "results.jsonl")[-1]["status"] == "passed"
+    # the kernel it brought is the oracle's: the run says so (the record's oracle_overlap canary)
+    out = " ".join(res.output.split())
+    assert ("WARNING: the session files of 1 operator hold the oracle solution's text (oracle_overlap in "
+            "results.jsonl: five or more of its distinctive lines): aten::neg; the agent had the oracle "
+            "(isolation namespace, --expose") in out, out
+
+
 def test_command_under_a_vendor_profile(tmp_path: Path, ws: Path) -> None:
     """kgb agent --platform interpreter --as-profile musa (issue 20): the session's prompt has the MUSA platform
     section, its self-check and verdict apply the profile (fp64 cases unsupported), the run's identity, records
@@ -514,9 +543,54 @@ def test_default_final_tier_is_verdict_tier(tmp_path: Path, ws: Path) -> None:
 
 
 # -- Ctrl-C keeps what finished ----------------------------------------------------------------------------------
+def _processes_with(marker: str) -> dict[int, str]:
+    """Process id -> command line of the running processes that hold ``marker`` as an argument of their own
+    (``python3 -c CODE MARKER``; not kgb, whose --command holds it)."""
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmd and cmd.startswith("python3 -c"):
+                out[int(d.name)] = cmd
+    return out
+
+
+def test_sigterm_stops_the_sessions_as_ctrl_c_does(tmp_path: Path, ws: Path) -> None:
+    """fresh user 39: `timeout 8 kgb agent ...` (SIGTERM) ended kgb agent at once and left its session running,
+    orphaned, in its jail and past any budget. SIGTERM now stops the run as Ctrl-C does: the session killed, the
+    message, exit 143 (128 + SIGTERM), and the same command resumes."""
+    marker = f"kgb-sigterm-{uuid.uuid4().hex[:12]}"
+    cmd = f"exec python3 -c 'import time; time.sleep(1000)' {marker}"
+    args = [sys.executable, "-m", "kernelgenbench.cli", "agent", "--agent", "command", "--command", cmd, "--op",
+            "aten::neg", "--final-tier", "smoke", "--platform", "interpreter", "--out", str(tmp_path / "run"),
+            "--workspaces", str(ws), "--budget-minutes", "5"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline and not _processes_with(marker):
+            time.sleep(0.3)
+        assert _processes_with(marker), "the session never started"
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=120)
+        assert proc.returncode == 143, out
+        assert "terminated (SIGTERM): 0 of 1 operator recorded" in out, out
+        time.sleep(0.5)
+        assert not _processes_with(marker), "the session outlived kgb agent"
+    finally:
+        proc.kill()
+        for pid in _processes_with(marker):  # a failed run of this test leaves nothing behind
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     fast = f"sh {SCRIPTS / 'trivial.sh'} {ROOT / 'solutions'} {{submission}}"
-    cmd = f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)';; esac"
+    marker = f"kgb-sigint-{uuid.uuid4().hex[:12]}"
+    cmd = (f"case {{submission}} in *aten__neg.py) {fast};; *) exec python3 -c 'import time; time.sleep(1000)' "
+           f"{marker};; esac")
     args = [sys.executable, "-m", "kernelgenbench.cli", "agent", "--agent", "command", "--command", cmd, "--op",
             "aten::neg", "--op", "aten::add", "--jobs", "2", "--final-tier", "smoke", "--platform", "interpreter",
             "--out", str(tmp_path / "run"), "--workspaces", str(ws), "--budget-minutes", "5"]
@@ -534,3 +608,6 @@ def test_interrupt_keeps_finished_sessions(tmp_path: Path, ws: Path) -> None:
     recs = lines(results)
     assert [r["op"] for r in recs] == ["aten::neg"] and recs[0]["status"] == "passed"
     assert not _agent_processes(), "the interrupted session's processes survived"
+    # the subprocess may have had other agent users than this process (claim_users: a process keeps its users,
+    # another gets others): its session is found by the marker in its command line
+    assert not _processes_with(marker), "the interrupted session's processes survived"

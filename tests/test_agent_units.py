@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from kernelgenbench.agent import isolation
 from kernelgenbench.agent.clis import AGENTS, AgentError, Command, LaunchContext, get_agent
-from kernelgenbench.agent.run import AgentConfig, oracle_overlap
+from kernelgenbench.agent.run import AgentConfig, not_found_hint, oracle_overlap
 from kernelgenbench.agent.selfcheck import CheckServer, check_tiers, client_script, format_check
 from kernelgenbench.agent.summary import summarize_agent_run
 from kernelgenbench.agent.usage import PARSERS, parse_claude, parse_codex, parse_gemini, parse_opencode
@@ -309,6 +309,38 @@ def test_summary_scores() -> None:
 
 
 
+def test_kgb_summary_of_an_agent_run_shows_its_sessions_and_the_canary(tmp_path: Path) -> None:
+    """fresh user 39: `kgb summary` of a kgb agent run printed kgb eval's tables (no exit reason, self-checks,
+    tokens or cost; its footer named --tier instead of --final-tier) and nothing of the oracle canary."""
+    canary = {"oracle": "/x/solutions/aten__neg.py", "distinctive_lines": 61, "found_in": {"/ws/aten__neg.py": 61},
+              "oracle_text_found": True}
+    recs = [_rec("aten::neg", "passed", tier="smoke", platform="interpreter", tokens_in=100, cache_read=2000,
+                 cache_write=300, tokens_out=400, cost_usd=0.0123, wall_s=5.5, self_checks=1, exit_reason="done",
+                 oracle_overlap=canary),
+            _rec("vllm::rms_norm", "failed", tier="smoke", platform="interpreter", wall_s=1.0, self_checks=0,
+                 exit_reason="error", error="exit status 3: agent crashing")]
+    run = tmp_path / "20261207-064454-ag"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    s = summarize_agent_run([("aten::neg", "aten"), ("vllm::rms_norm", "vllm")], recs, tier="smoke",
+                            platform="interpreter")
+    for o in s["operators"].values():  # as a run of before session 39 wrote it: the flag comes from the records
+        o.pop("oracle_text_found")
+    (run / "summary.json").write_text(json.dumps({**s, "tier": "smoke"}))
+    (run / "config.json").write_text(json.dumps({"command": "kgb agent", "platform": "interpreter", "tier": "smoke",
+                                                 "isolation": "namespace", "expose": ["/data/kernels"]}))
+    res = CliRunner().invoke(app, ["summary", str(run)], env={"COLUMNS": "250"})
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.output.split())
+    assert "aten::neg │ solved │ 1/2 │ done │ 1 │ — │ 2,800 │ $0.0123 │ 5.5s" in out, out
+    assert "error │ 0 │ — │ — │ — │ 1.0s │ wrong_result: · session error: exit status 3:" in out, out
+    assert "--final-tier all judges every case" in out
+    assert ("WARNING: the session files of 1 operator hold the oracle solution's text (oracle_overlap in "
+            "results.jsonl: five or more of its distinctive lines): aten::neg; the agent had the oracle (isolation "
+            "namespace, --expose /data/kernels)") in out
+    assert "speedups: not applicable on the interpreter platform" in out
+
+
 def test_failed_operator_row_shows_what_went_wrong() -> None:
     """The operators table's narrow failure cell leaves the case's parameters out (they are printed with the
     whole failure after the tables), so it shows the failing comparison, not a cut-off parameter list."""
@@ -429,6 +461,26 @@ def test_command_with_a_path_relative_to_here_is_refused_with_a_hint(monkeypatch
     usage = next(ln for ln in script.splitlines() if '--command "' in ln)
     line = usage.split("--command ", 1)[1].split('"')[1].replace("$PWD", str(root))
     assert workspace_relative_paths(line, root) == [] and line.startswith(f"sh {root}/tests/agent_scripts/")
+
+
+def test_not_found_hint_names_a_path_the_jail_hid(tmp_path: Path) -> None:
+    """fresh user 39: an agent script named by an absolute path copied its kernel from a folder the command line
+    did not name; in the namespace jail that folder does not exist, and the session's error told the user to
+    give absolute paths, which they had. The hint now names the hidden path and --expose."""
+    kernels = tmp_path / "kernels"
+    kernels.mkdir()
+    (kernels / "aten__neg.py").write_text("# the agent's kernel\n")
+    work = tmp_path / "ws" / "aten__neg" / "work"
+    tail = (f"agent: starting\ncp: cannot stat '{kernels}/aten__neg.py': No such file or directory\n"
+            f"sh: 1: cannot open {work}/notes.txt: No such file\n")
+    hint = not_found_hint(tail, "namespace", work)
+    assert (f": {kernels}/aten__neg.py exists on this machine but not there; name it in --command or pass "
+            "--expose PATH") in hint
+    assert str(work) not in hint and "give absolute paths" not in hint
+    # a path that exists nowhere (a mistyped program), and any path outside the jail: the relative-path hint
+    for t, level in ((f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found", "namespace"), (tail, "user"),
+                     (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
+        assert "a program or file named by a relative path is looked up there" in not_found_hint(t, level, work)
 
 
 def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from kernelgenbench.cli import app
@@ -154,6 +155,42 @@ def test_an_interrupted_run_names_the_jobs_cut_off_and_says_they_start_over(tmp_
     assert ("cut off mid-way, so judged again from their first case on resume (a job's record is written when "
             "all its cases are judged): aten::mul at 3/7 cases") in flat, flat
     assert "aten::add at" not in flat  # recorded before the Ctrl-C: nothing of it is lost
+
+
+class _FakeVerifierTerm(_FakeVerifier):
+    """Like :class:`_FakeVerifier`, with SIGTERM (kill, timeout, a batch scheduler) instead of Ctrl-C."""
+
+    def run(self) -> dict:
+        import os
+        import signal
+        import time as _time
+
+        if self.spec.op.id == self.interrupt_at:
+            os.kill(os.getpid(), signal.SIGTERM)
+            _time.sleep(5.0)
+        return super().run()
+
+
+def test_sigterm_stops_a_run_as_ctrl_c_does(tmp_path: Path, monkeypatch) -> None:
+    """fresh user 39: SIGTERM ended kgb eval (and kgb generate, kgb agent) at once: no line of what was recorded,
+    sandboxes and agent sessions left to end on their own. It now stops the run as Ctrl-C does, exit 143."""
+    import signal
+
+    from kernelgenbench.run import scheduler
+
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        pytest.skip("SIGTERM has a handler in this process: the test would not see kgb's")
+    monkeypatch.setattr(scheduler, "Verifier", _FakeVerifierTerm)
+    subs, out = tmp_path / "subs", tmp_path / "run"
+    subs.mkdir()
+    args = ["eval", str(subs), "--op", "aten::add", "--op", "aten::mul", "--jobs", "1", "--out", str(out),
+            "--platform", "interpreter"]
+    res = _invoke_keeping_sigint(args)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back
+    assert res.exit_code == 143, res.output
+    flat = " ".join(res.output.split())
+    assert f"terminated (SIGTERM): 1 of 2 jobs recorded in {out.resolve()}; run the same command again" in flat, flat
+    assert [r["op"] for r in _records(out)] == ["aten::add"]
 
 
 def test_cut_off_line_lists_each_running_job_once_in_order() -> None:

@@ -378,8 +378,8 @@ class _FakeJudge:
     """Stands in for evaluate_file: a verdict per operator (``fail``: failed, else passed); at the operator
     ``interrupt_at`` it sends Ctrl-C to the process and returns a second later (as a killed sandbox does)."""
 
-    def __init__(self, fail: tuple[str, ...] = (), interrupt_at: str | None = None) -> None:
-        self.fail, self.interrupt_at, self.calls = fail, interrupt_at, []
+    def __init__(self, fail: tuple[str, ...] = (), interrupt_at: str | None = None, sig: str = "SIGINT") -> None:
+        self.fail, self.interrupt_at, self.calls, self.sig = fail, interrupt_at, [], sig
 
     def __call__(self, path, op, tier, **kw) -> dict[str, Any]:
         import hashlib
@@ -389,7 +389,7 @@ class _FakeJudge:
 
         self.calls.append((op, tier))
         if op == self.interrupt_at:
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), getattr(signal, self.sig))
             time.sleep(1.0)
         ok = op not in self.fail
         sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -514,6 +514,32 @@ def test_ctrl_c_stops_generate_keeps_records_and_resumes(tmp_path: Path, monkeyp
     assert again.exit_code == 0, again.output
     assert sorted(c[0] for c in judge2.calls) == ["aten::mul", "aten::sub"]  # aten::add's record is reused
     assert sorted(r["op"] for r in _lines(out / "results.jsonl")) == ops
+
+
+def test_sigterm_stops_generate_as_ctrl_c_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh user 39: SIGTERM (kill, timeout, a batch scheduler) ended kgb generate at once, with no line of what
+    was recorded; it now stops the run as Ctrl-C does, and exits 143."""
+    import signal
+
+    from kernelgenbench.run import evaluate as ev
+    from kernelgenbench.sandbox import runner
+
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        pytest.skip("SIGTERM has a handler in this process: the test would not see kgb's")
+    samples = _replayed_run(tmp_path / "old", ["aten::add", "aten::mul", "aten::sub"], "smoke")
+    monkeypatch.setattr(runner, "kill_all", lambda: 0)
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge(interrupt_at="aten::mul", sig="SIGTERM"))
+    out = tmp_path / "run"
+    handler = signal.getsignal(signal.SIGINT)
+    try:
+        res = _generate(["--replay", str(samples), "--out", str(out), "--concurrency", "1"])
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # put back
+    assert res.exit_code == 143, res.output
+    flat = " ".join(res.output.split())
+    assert f"terminated (SIGTERM): 1 of 3 operators finished, 1 evaluations recorded in {out}" in flat, flat
+    assert [r["op"] for r in _lines(out / "results.jsonl")] == ["aten::add"]
 
 
 def test_a_run_of_other_rounds_reflection_or_samples_is_another_run(tmp_path: Path) -> None:

@@ -235,6 +235,68 @@ def test_usage_errors_of_the_backend_option(tmp_path: Path) -> None:
         kgb.evaluate(subs, platform="interpreter", address="127.0.0.1:1", out=tmp_path / "r")
 
 
+def test_joining_a_token_cluster_without_the_auth_mode_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh user 39: `ray start --head` (token authentication on by default) then `kgb eval --backend ray --address
+    HEAD` spent 20 s and failed with a bare "ConnectionError: Failed to connect to Ray cluster": the driver sends
+    the token only under RAY_AUTH_MODE=token (~/.ray/auth_token alone is not enough). The error now says so."""
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.run import ray_backend as rb
+
+    class Unreachable:  # what ray.init does against a token cluster without RAY_AUTH_MODE=token, minus its 20 s
+        def is_initialized(self) -> bool:
+            return False
+
+        def init(self, address: str | None = None, **kw: object) -> None:
+            raise ConnectionError(f"Failed to connect to Ray cluster at {address}")
+
+    monkeypatch.setattr(rb, "import_ray", lambda: Unreachable())
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)
+    with pytest.raises(RuntimeError) as info:
+        rb.RayBackend(PROFILES["interpreter"], rb.RayOptions(address="127.0.0.1:1")).start()
+    msg = str(info.value)
+    assert msg.startswith("cannot start or join the Ray cluster at 127.0.0.1:1: ConnectionError: Failed to connect")
+    assert "run with RAY_AUTH_MODE=token and the cluster's token: ~/.ray/auth_token" in msg
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")  # set already: the failure is something else, no hint
+    with pytest.raises(RuntimeError) as info:
+        rb.RayBackend(PROFILES["interpreter"], rb.RayOptions(address="127.0.0.1:1")).start()
+    assert "RAY_AUTH_MODE" not in str(info.value)
+
+
+def test_eval_on_ray_says_so_in_its_first_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh user 39: `kgb eval --backend ray` printed "2 slots" as the local scheduler does, and nothing said the
+    jobs ran on Ray (kgb generate prints a "Ray: ... node(s)" line); the first line now says where they run."""
+    from typer.testing import CliRunner
+
+    from kernelgenbench.cli import app
+    from kernelgenbench.run import ray_backend as rb
+
+    class OneNode:  # a cluster of one node and two slots that judges nothing (only the first line is asked for)
+        ceilings: dict = {}
+
+        def __init__(self, platform: object, options: rb.RayOptions) -> None:
+            self.options = options
+
+        def start(self) -> dict:
+            return {"backend": "ray", "address": self.options.address, "ray": "x", "nodes": 1, "resources": {},
+                    "slots": 2}
+
+        def run_jobs(self, specs: list, rundir: object, settings: object, **kw: object) -> list:
+            return []
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(rb, "RayBackend", OneNode)
+    subs = tmp_path / "s"
+    subs.mkdir()
+    shutil.copy(ROOT / "solutions" / "aten__neg.py", subs / "aten__neg.py")
+    for extra, where in (([], "Ray: 1 node, a local instance for this run"), (["--address", "10.0.0.1:6379"],
+                                                                              "Ray: 1 node, at 10.0.0.1:6379")):
+        res = CliRunner().invoke(app, ["eval", str(subs), "--platform", "interpreter", "--backend", "ray",
+                                       "--out", str(tmp_path / f"r{len(extra)}"), *extra], env={"COLUMNS": "300"})
+        assert f"· 2 slots ({where}) · run" in " ".join(res.output.split()), res.output
+
+
 def test_the_judging_path_does_not_import_ray() -> None:
     code = ("import sys, kernelgenbench.cli, kernelgenbench.run.job, kernelgenbench.run.scheduler, "
             "kernelgenbench.run.evaluate, kernelgenbench.sandbox.child, kernelgenbench.sandbox.runner, "

@@ -326,6 +326,28 @@ def test_an_agent_run_plugs_in_through_the_cost_fields(tmp_path: Path) -> None:
     assert _row(rep.table("systems"), system="agent")["kind"] == "kgb agent"
 
 
+def test_an_agent_run_that_had_the_oracle_is_flagged(tmp_path: Path) -> None:
+    """fresh user 39: a command agent given the oracle kernels (--expose) solved both operators with copies of
+    them; its records' oracle_overlap canary said so, but neither the run's output nor kgb report did: the
+    report's systems notes now give each agent system's isolation and name the operators whose files held it."""
+    canary = {"oracle": "/x/solutions/aten__add.py", "distinctive_lines": 40, "found_in": {"/ws/aten__add.py": 40},
+              "oracle_text_found": True}
+    clean = {**canary, "found_in": {}, "oracle_text_found": False}
+    had = write_run(tmp_path / "had", [rec("aten::add", "passed", label="agent", oracle_overlap=canary),
+                                       rec("aten::mm", "failed", cls="profile", label="agent", oracle_overlap=clean)],
+                    command="kgb agent", isolation="namespace", expose=["/data/kernels"])
+    loose = write_run(tmp_path / "loose", [rec("aten::add", "passed", label="agent", oracle_overlap=clean)],
+                      command="kgb agent", isolation="none")
+    runs = [load_run(had, "had"), load_run(loose, "loose"), load_run(run_a(tmp_path))]
+    assert runs[0].ops["aten::add"].oracle_text_found and not runs[0].ops["aten::mm"].oracle_text_found
+    notes = build_report(runs, bootstrap=0).table("systems").notes
+    assert ("had (kgb agent): isolation namespace; --expose /data/kernels; WARNING: the session files of 1 "
+            "operator(s) (1 solved) hold the oracle solution's text (oracle_overlap): aten::add: not the agent's "
+            "own work") in notes
+    assert any(n.startswith("loose (kgb agent): isolation none (not the jail: the agent could read") for n in notes)
+    assert not any(n.startswith("A ") or "(kgb eval)" in n for n in notes)  # an eval run gets no such note
+
+
 def test_mixed_tiers_are_refused_unless_allowed(tmp_path: Path) -> None:
     a = load_run(run_a(tmp_path))
     smoke = load_run(write_run(tmp_path / "S", [rec("aten::add", "passed", tier="smoke")], tier="smoke"))
@@ -405,6 +427,12 @@ def test_markdown_csv_latex_hold_the_same_numbers(abg: list[Path], tmp_path: Pat
                 if c.kind in ("x", "pct") and v is not None:
                     assert fmt(v, c.kind).replace("%", "\\%") in latex
     assert any(p.name == "accuracy.tex" for p in tex)
+    # fresh user 39: a table input into a paper alone said neither the tier nor the platform of its numbers
+    line = ("systems: A = kgb eval on cuda, tier full; B = kgb eval on cuda, tier full; G = kgb generate on cuda, "
+            "tier full.")
+    for t in rep.tables:
+        latex = (tmp_path / "tex" / f"{t.name}.tex").read_text()
+        assert (line in latex) == (t.name != "systems"), t.name
 
 
 # -- HTML in headless Chromium ---------------------------------------------------------------------------------
@@ -552,6 +580,24 @@ def test_compare(abg: list[Path], tmp_path: Path) -> None:
     smoke = write_run(tmp_path / "S", [rec("aten::add", "passed", tier="smoke")], tier="smoke")
     res = CliRunner().invoke(app, ["compare", str(abg[0]), str(smoke)])
     assert res.exit_code == 2 and "different tiers" in flat(res.output)
+
+
+def test_json_dash_writes_stdout(abg: list[Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """fresh user 39: `kgb report A B --json -` (as --md - works) wrote a file named "-" into the current
+    directory and printed the terminal tables; `kgb compare --json -` did the same. '-' is stdout now, holding
+    the JSON alone (the "written:" line of other outputs goes to stderr), and two outputs on stdout are refused."""
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(app, ["report", str(abg[0]), str(abg[1]), "--json", "-", "--md", "r.md"])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout)
+    assert rep["schema"] == "kgb-report/1" and [s["label"] for s in rep["systems"]] == ["A", "B"]
+    assert not (tmp_path / "-").exists() and (tmp_path / "r.md").is_file() and "written: r.md" in res.stderr
+    res = CliRunner().invoke(app, ["compare", str(abg[0]), str(abg[1]), "--json", "-"])
+    assert res.exit_code == 0, res.output
+    assert {r["op"] for r in json.loads(res.stdout)["tables"][0]["rows"]} >= {"aten::add", "aten::mm"}
+    assert not (tmp_path / "-").exists()
+    res = CliRunner().invoke(app, ["report", str(abg[0]), "--json", "-", "--md", "-"], env={"COLUMNS": "200"})
+    assert res.exit_code == 2 and "--md - and --json - would both write to stdout" in res.output, res.output
 
 
 def test_compare_counts_one_sided_operators_unless_asked(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .console import console, exit_interrupted
+from .console import TermAsInterrupt, console, exit_interrupted
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
@@ -239,7 +239,8 @@ def eval_cmd(
     def started(info: RunStart) -> None:
         nonlocal task
         console.print(f"[bold]kgb eval[/bold] {directory} · {_plural(info.jobs, 'job')} · tier {tier_label(info.tier)} "
-                      f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')} · run {info.path}")
+                      f"· platform {info.platform} ({info.device}) · {_plural(info.slots, 'slot')}"
+                      f"{f' ({info.backend})' if info.backend else ''} · run {info.path}")
         if info.platform.startswith("interpreter"):
             budget = f"{info.interpreter_max_mb:g} MiB" if info.interpreter_max_mb else "none"
             console.print(f"[dim]case size budget: {budget} (--interpreter-max-mb, {INTERPRETER_MAX_MB_ENV}): cases "
@@ -295,11 +296,13 @@ def eval_cmd(
 
     if out is not None and fresh and (out / "results.jsonl").exists():
         console.print(f"[yellow]--fresh: the earlier records in {out} are set aside as *.replaced-<time>[/yellow]")
+    term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
     try:
-        run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier, platform=platform_name,
-                       out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root, settings=settings,
-                       on_start=started, on_record=done, on_status=console.status, as_profile=as_profile,
-                       backend=backend, address=address, on_progress=job_progress)
+        with term:
+            run = evaluate(directory, ops=op, source=sources[0] if sources else None, tier=tier,
+                           platform=platform_name, out=out, jobs=jobs, name=name, fresh=fresh, runs_root=runs_root,
+                           settings=settings, on_start=started, on_record=done, on_status=console.status,
+                           as_profile=as_profile, backend=backend, address=address, on_progress=job_progress)
     except EvaluationError as exc:
         msg = str(exc)
         if msg.startswith("no submission files"):
@@ -309,12 +312,13 @@ def eval_cmd(
     except EvaluationInterrupted as exc:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
         progress.stop()
+        what = "terminated (SIGTERM)" if term.fired else "interrupted"
         if exc.recorded == exc.selected:
-            console.print(f"[yellow]interrupted after all {_plural(exc.selected, 'job')} were recorded in {exc.path}; "
+            console.print(f"[yellow]{what} after all {_plural(exc.selected, 'job')} were recorded in {exc.path}; "
                           f"`kgb summary {exc.path}` prints the tables (running the same command again writes "
                           f"summary.json)[/yellow]")
         else:
-            console.print(f"[yellow]interrupted: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
+            console.print(f"[yellow]{what}: {exc.recorded} of {_plural(exc.selected, 'job')} recorded in "
                           f"{exc.path}; run the same command again to resume[/yellow]")
             with bars_lock:
                 ops = [op for op, _ in job_state]
@@ -323,7 +327,7 @@ def eval_cmd(
                                     for (op, lab), v in job_state.items()})
             if cut:
                 console.print(f"[yellow]{escape(cut)}[/yellow]", soft_wrap=True)
-        exit_interrupted()
+        exit_interrupted(143 if term.fired else 130)
     finally:
         progress.stop()
     # Every job is recorded and summary.json written: a Ctrl-C now cuts nothing short, so the tables are printed
@@ -491,6 +495,13 @@ def _summary(run_dir: Path) -> None:
     from .platforms import PROFILES
 
     untimed = plat in PROFILES and not PROFILES[plat].timing  # why no speedup is shown, as kgb eval says it
+    if config.get("command") == "kgb agent" and (run_dir / "summary.json").exists():
+        from .agent.commands import print_run_summary
+
+        print_run_summary(run_dir, config, console)
+        if untimed:
+            console.print(f"[dim]{untimed_line(plat)}[/dim]")
+        return
     if config.get("command") == "kgb generate" and (run_dir / "summary.json").exists():
         # An LLM run: records are per sample; its summary scores operators (pass@k, tokens).
         from .llm.commands import operators_table, summary_table, tokens_table
@@ -578,6 +589,15 @@ def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
     return out
 
 
+def _stdout_options(**outputs: Optional[Path]) -> str | None:
+    """Which of the output options (``--md``, ``--json``) is ``-`` (stdout, instead of the terminal tables)."""
+    dash = [name for name, path in outputs.items() if path is not None and str(path) == "-"]
+    if len(dash) > 1:
+        raise typer.BadParameter(f"{' and '.join('--' + d + ' -' for d in dash)} would both write to stdout: "
+                                 "give all but one a file")
+    return dash[0] if dash else None
+
+
 @app.command()
 def report(
     runs: list[Path] = typer.Argument(..., metavar="RUN...", help="run directories of kgb eval, kgb generate or kgb "
@@ -592,7 +612,8 @@ def report(
                                                                "into this directory"),
     latex_dir: Optional[Path] = typer.Option(None, "--latex", help="write one .tex table per table and report.tex "
                                                                    "into this directory"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="write every number of the report as JSON"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write every number of the report as JSON to this "
+                                                                 "file ('-': stdout, instead of the terminal tables)"),
     matched: bool = typer.Option(False, "--matched", help="score every system on the common set only: the operators "
                                                           "every system judged"),
     bootstrap: int = typer.Option(1000, min=0, help="bootstrap resamples of the matched-set intervals (0: none)"),
@@ -621,8 +642,9 @@ def report(
     except RunDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
     written: list[str] = []
-    if md is not None and str(md) == "-":
-        typer.echo(markdown(rep))
+    to_stdout = _stdout_options(md=md, json=json_out)
+    if to_stdout:
+        typer.echo(markdown(rep) if to_stdout == "md" else json.dumps(rep.to_json(), indent=1, default=str))
     else:
         for b in rep.banners:
             console.print(f"[bold yellow]{escape(b)}[/bold yellow]", soft_wrap=True)
@@ -638,10 +660,10 @@ def report(
         if skip:
             console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
                           f"(--html, --md, --csv)[/dim]")
-        if md is not None:
-            md.parent.mkdir(parents=True, exist_ok=True)
-            md.write_text(markdown(rep))
-            written.append(str(md))
+    if md is not None and to_stdout != "md":
+        md.parent.mkdir(parents=True, exist_ok=True)
+        md.write_text(markdown(rep))
+        written.append(str(md))
     if html_out is not None:
         from .report.html import write_html
 
@@ -650,14 +672,14 @@ def report(
         written += [str(p) for p in write_csv(rep, csv_dir)]
     if latex_dir is not None:
         written += [str(p) for p in write_latex(rep, latex_dir)]
-    if json_out is not None:
+    if json_out is not None and to_stdout != "json":
         json_out.parent.mkdir(parents=True, exist_ok=True)
         json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
         written.append(str(json_out))
     if written:
-        (console.print if md is None or str(md) != "-" else typer.echo)(
-            "written: " + ", ".join(written) if len(written) < 6 else
-            f"written: {plural(len(written), 'file')} ({', '.join(written[:3])}, ...)")
+        line = ("written: " + ", ".join(written) if len(written) < 6 else
+                f"written: {plural(len(written), 'file')} ({', '.join(written[:3])}, ...)")
+        console.print(line) if not to_stdout else typer.echo(line, err=to_stdout == "json")  # JSON stays parseable
 
 
 @app.command()
@@ -667,7 +689,7 @@ def compare(
     threshold: float = typer.Option(0.05, min=0.0, help="a speedup change smaller than this share is noise (each "
                                                         "operator's own run-to-run timing spread widens it)"),
     md: Optional[Path] = typer.Option(None, "--md", help="write Markdown to this file ('-': stdout)"),
-    json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON"),
+    json_out: Optional[Path] = typer.Option(None, "--json", help="write the comparison as JSON ('-': stdout)"),
     allow_mixed_tiers: bool = typer.Option(False, help="compare runs whose verdicts cover different tiers (labelled)"),
     strict: bool = typer.Option(False, help="exit with 1 when an operator is newly failing or slower"),
     one_sided: bool = typer.Option(False, "--one-sided", help="also list, row by row, the operators that only one "
@@ -686,16 +708,17 @@ def compare(
         rep = compare_runs(a, b, threshold, allow_mixed_tiers, one_sided)
     except RunDirError as exc:
         raise typer.BadParameter(str(exc), param_hint="'RUN_A RUN_B'") from None
-    if md is not None and str(md) == "-":
-        typer.echo(markdown(rep))
+    to_stdout = _stdout_options(md=md, json=json_out)
+    if to_stdout:
+        typer.echo(markdown(rep) if to_stdout == "md" else json.dumps(rep.to_json(), indent=1, default=str))
     else:
         for ban in rep.banners:
             console.print(f"[bold yellow]{escape(ban)}[/bold yellow]", soft_wrap=True)
         for t in rich_tables(rep, ("compare", "changes"), width=console.width):
             console.print(t)
-        if md is not None:
-            md.write_text(markdown(rep))
-    if json_out is not None:
+    if md is not None and to_stdout != "md":
+        md.write_text(markdown(rep))
+    if json_out is not None and to_stdout != "json":
         json_out.write_text(json.dumps(rep.to_json(), indent=1, default=str))
     bad = [r for r in rep.table("compare").rows if r["change"] in ("newly failing", "slower")]
     if strict and bad:

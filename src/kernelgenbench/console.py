@@ -98,6 +98,33 @@ def failure_lines(r: dict[str, Any]) -> list[str]:
 WORKER_THREADS = ("slot-", "kgb-op-", "agent-slot-")
 
 
+class TermAsInterrupt:
+    """While it is entered (in the main thread, where SIGTERM has its default action): SIGTERM raises
+    KeyboardInterrupt, so that ``kill``, ``timeout`` or a batch scheduler stops a run as Ctrl-C does (the
+    sessions and sandboxes in flight killed, the records kept). Without it a SIGTERM ended ``kgb agent`` at once
+    and left its sessions running (each in its own process group and jail, no longer under the budget).
+    ``fired`` says whether it did; the handler in place before is put back on exit."""
+
+    def __init__(self) -> None:
+        self.fired = False
+        self._previous: Any = None
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.fired = True
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the stop that follows must not be cut short
+        raise KeyboardInterrupt
+
+    def __enter__(self) -> "TermAsInterrupt":
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self._previous = signal.signal(signal.SIGTERM, self._handler)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGTERM, self._previous)
+
+
 def exit_interrupted(code: int = 130, wait_s: float = 3.0) -> NoReturn:
     """End a command after Ctrl-C, once its message is printed: a second Ctrl-C is ignored from now on. When a
     worker thread of the harness (:data:`WORKER_THREADS`) is still running after ``wait_s`` seconds (its own

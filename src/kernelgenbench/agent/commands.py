@@ -119,6 +119,41 @@ def summary_table(summary: dict[str, Any], title: str) -> Table:
     return t
 
 
+def canary_warning(summary: dict[str, Any], level: str, expose: list[str]) -> str | None:
+    """The warning of a run whose operators' session files hold the oracle solution's text (their records'
+    ``oracle_overlap`` canary), None when none does."""
+    canary = sorted(op for op, o in summary["operators"].items() if o.get("oracle_text_found"))
+    if not canary:
+        return None
+    return (f"WARNING: the session files of {plural(len(canary), 'operator')} hold the oracle solution's text "
+            f"(oracle_overlap in results.jsonl: five or more of its distinctive lines): {', '.join(canary)}; the agent "
+            f"had the oracle (isolation {level}{', --expose ' + ', '.join(expose) if expose else ''}): a verdict of "
+            f"these is not the agent's own work")
+
+
+def print_run_summary(run_dir: Path, config: dict[str, Any], console: Any) -> None:
+    """``kgb summary`` of a ``kgb agent`` run: the tables the run printed at its end (operators with how each
+    session ended, tokens and cost, the summary), and the oracle canary's warning."""
+    from ..platforms import PROFILES
+    from ..report.load import read_records
+    from ..suite.tiers import tier_label
+    from .summary import latest_records, oracle_text_found
+
+    s = load_summary(run_dir)
+    plat, tier = str(config.get("platform") or ""), s.get("tier") or config.get("tier")
+    latest = latest_records(read_records(run_dir / "results.jsonl"), tier=str(tier), platform=plat)
+    for op, o in s["operators"].items():  # from the records: a summary.json of before session 39 lacks the flag
+        o["oracle_text_found"] = op in latest and oracle_text_found(latest[op])
+    timing = plat in PROFILES and PROFILES[plat].timing and not PROFILES[plat].interpreter
+    console.print(operators_table(s, timing))
+    console.print(cost_table(s))
+    console.print(summary_table(s, f"summary · {run_dir.name}" + (f" · tier {tier_label(tier)}" if tier else "")
+                                + (f" · {plat}" if plat else "")))
+    warning = canary_warning(s, str(config.get("isolation") or "not recorded"), list(config.get("expose") or []))
+    if warning:
+        console.print(f"[bold yellow]{escape(warning)}[/bold yellow]")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``agent`` and ``check`` to the ``kgb`` app."""
 
@@ -276,15 +311,18 @@ def register(app: typer.Typer) -> None:
 
         runner = AgentRun(cfg, rundir, plat, cli, cli_path, version, iso, settings=settings, jobs=jobs,
                           on_event=on_event, device_name=_device_name(plat))
+        from ..console import TermAsInterrupt, exit_interrupted
+
+        term = TermAsInterrupt()
         try:
-            summary = runner.run(ops)
+            with term:  # SIGTERM stops the sessions as Ctrl-C does
+                summary = runner.run(ops)
         except Interrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            console.print(f"[yellow]interrupted: {exc.recorded} of {plural(exc.selected, 'operator')} recorded in "
-                          f"{exc.path}; run the same command again to resume[/yellow]")
-            from ..console import exit_interrupted
-
-            exit_interrupted()
+            console.print(f"[yellow]{'terminated (SIGTERM)' if term.fired else 'interrupted'}: {exc.recorded} of "
+                          f"{plural(exc.selected, 'operator')} recorded in {exc.path}; run the same command again to "
+                          f"resume[/yellow]")
+            exit_interrupted(143 if term.fired else 130)
         console.print(operators_table(summary, plat.timing and not plat.interpreter))
         console.print(cost_table(summary))
         who = "command" if agent == "command" else f"{cli.name} {version}"
@@ -302,6 +340,9 @@ def register(app: typer.Typer) -> None:
 
         latest = latest_records(rundir.records(), tier=cfg.tier, platform=plat.name)
         _print_failures([latest[o.id] for o in ops if o.id in latest])  # each failed verdict's first failure in full
+        warning = canary_warning(summary, iso.level, [str(p) for p in cfg.expose])
+        if warning:
+            console.print(f"[bold yellow]{escape(warning)}[/bold yellow]")
         console.print(f"results: {rundir.results}\nsummary: {rundir.path / 'summary.json'}\n"
                       f"workspaces: {runner.workspaces}")
         from ..llm.commands import unsolved_operators

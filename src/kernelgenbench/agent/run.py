@@ -48,6 +48,7 @@ from ..suite.spec import Operator
 from ..suite.tiers import SHOWN_TIERS, VERDICT_TIER, tier_name, tier_parts
 from . import isolation as iso_mod
 from .clis import AgentCLI, AgentError, Command, LaunchContext
+from .jail import SYSTEM_DIRS
 from .selfcheck import CheckServer, check_tiers, client_script
 from .usage import AgentUsage, StreamInfo
 
@@ -178,6 +179,44 @@ class Event:
 
 #: What a shell or an interpreter prints when the program or script it was given does not exist.
 _NOT_FOUND = re.compile(r"No such file or directory|not found|[Cc]an(no|')t open")
+#: An absolute path in such a message (``cp: cannot stat '/data/k.py': ...``, ``sh: 1: /opt/agent: not found``).
+_ABS_PATH = re.compile(r"(?<![\w.~-])(/[\w.+@%/-]+)")
+
+_RELATIVE_HINT = (" (hint: the command runs in the operator's workspace, not where kgb agent was started: a program "
+                  "or file named by a relative path is looked up there; give absolute paths)")
+
+
+def not_found_hint(tail: str, level: str, workspace: Path) -> str:
+    """The hint a ``--agent command`` session's error gets when its output says something was not found.
+
+    In the ``namespace`` jail only the system directories, the session's workspace and home, the absolute paths
+    the command line names and those of ``--expose`` exist: a path that exists on this machine but was not found
+    in the session (a folder of kernels the agent's script reads) was hidden by the jail, and the hint names it.
+    Otherwise the usual cause is a path relative to where ``kgb agent`` was started.
+
+    Args:
+        tail: the end of the session's stderr.
+        level: the isolation level of the run (``namespace``, ``user``, ``none``).
+        workspace: the session's workspace directory (its paths are never the jail's doing).
+    """
+    hidden: list[str] = []
+    if level == "namespace":
+        for line in tail.splitlines():
+            if not _NOT_FOUND.search(line):
+                continue
+            for found in _ABS_PATH.findall(line):
+                path = Path(found.rstrip("/") or "/")
+                if (path == workspace or workspace in path.parents or str(path) in hidden
+                        or (len(path.parts) > 1 and path.parts[1] in SYSTEM_DIRS)):
+                    continue  # the session's own files; the system directories, which the jail holds (/bin/sh)
+                if path != Path("/") and path.exists():
+                    hidden.append(str(path))
+    if not hidden:
+        return _RELATIVE_HINT
+    return (f" (hint: the session runs in a private filesystem (isolation namespace) that holds the system "
+            f"directories, its workspace and home, the absolute paths the command line names and the --expose "
+            f"paths, nothing else: {', '.join(hidden)} exist{'s' if len(hidden) == 1 else ''} on this machine but "
+            f"not there; name {'it' if len(hidden) == 1 else 'them'} in --command or pass --expose PATH)")
 
 
 class Interrupted(Exception):
@@ -516,7 +555,7 @@ class AgentRun:
         info = self.cli.parse(transcript, home)
         self._keep_session_logs(home, store)
         iso_mod.take_back(box)
-        exit_reason, error = self._exit_reason(info, code, killed, launch_error, errlog)
+        exit_reason, error = self._exit_reason(info, code, killed, launch_error, errlog, work)
         rec = self._judge(final, op, self.cfg.tier, self.rundir.job_dir(op.id, LABEL), LABEL, slot.device)
         if self.stop.is_set():
             return None  # interrupted while judging: the sandbox was killed, so the record is no verdict
@@ -572,7 +611,7 @@ class AgentRun:
                     shutil.copyfile(f, dst)
 
     def _exit_reason(self, info: StreamInfo, code: int | None, killed: bool, launch_error: str | None,
-                     errlog: Path) -> tuple[str, str | None]:
+                     errlog: Path, work: Path) -> tuple[str, str | None]:
         if launch_error:
             return "error", launch_error
         if killed:
@@ -588,8 +627,7 @@ class AgentRun:
             pass
         msg = info.error or (f"exit status {code}" + (f": {tail}" if tail else ""))
         if self.cli.name == "command" and (code in (126, 127) or _NOT_FOUND.search(tail)):
-            msg += (" (hint: the command runs in the operator's workspace, not where kgb agent was started: a "
-                    "program or file named by a relative path is looked up there; give absolute paths)")
+            msg += not_found_hint(tail, self.iso.level, work)
         return "error", msg
 
     def _record(self, rec: dict[str, Any], op: Operator, info: StreamInfo, exit_reason: str, error: str | None,

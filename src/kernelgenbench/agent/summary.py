@@ -41,7 +41,7 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
         return {"op": op_id, "source": source, "status": "not_run", "exit_reason": None, "self_checks": 0,
                 "tokens": dict.fromkeys([*RECORD_TOKENS.values(), "total"]), "requests": None, "turns": None,
                 "cost_usd": None, "wall_s": 0.0, "session_wall_s": 0.0, "speedup": None, "failure_class": None,
-                "message": None, "cases": None, "error": None}
+                "message": None, "cases": None, "error": None, "oracle_text_found": False}
     st = rec.get("status")
     status = {"passed": "solved", "failed": "failed", "unsupported": "unsupported"}.get(str(st), "failed")
     tokens = {name: rec.get(key) for key, name in RECORD_TOKENS.items()}
@@ -58,7 +58,13 @@ def operator_scores(op_id: str, source: str, rec: dict[str, Any] | None) -> dict
                         if status == "failed" and ff.get("message") else None),
             "failure_case": ff.get("case_id") if status == "failed" else None,
             "cases": cases_cell(rec), "error": rec.get("error"),
-            "usage_source": rec.get("usage_source"), "model_served": rec.get("model_served")}
+            "usage_source": rec.get("usage_source"), "model_served": rec.get("model_served"),
+            "oracle_text_found": oracle_text_found(rec)}
+
+
+def oracle_text_found(rec: dict[str, Any]) -> bool:
+    """Whether a session's files held the oracle solution's text (its record's ``oracle_overlap`` canary)."""
+    return bool((rec.get("oracle_overlap") or {}).get("oracle_text_found"))
 
 
 def group_scores(ops: list[dict[str, Any]]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import exit_interrupted
+from ..console import TermAsInterrupt, exit_interrupted
 from ..suite.tiers import VERDICT_TIER
 from ..tables import plural
 
@@ -374,16 +374,19 @@ def register(app: typer.Typer) -> None:
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
                          device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge)
         code = 0
+        term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
         try:
-            summary = gen.run(ops)
+            with term:
+                summary = gen.run(ops)
         except GenerationInterrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit
-            console.print(f"[yellow]interrupted: {exc.finished} of {exc.selected} operators finished, "
+            console.print(f"[yellow]{'terminated (SIGTERM)' if term.fired else 'interrupted'}: {exc.finished} of "
+                          f"{exc.selected} operators finished, "
                           f"{exc.recorded} evaluations recorded in {exc.path}; run the same command again to "
                           f"resume[/yellow]")
             if ray_backend is not None:
                 ray_backend.close()
-            exit_interrupted()
+            exit_interrupted(143 if term.fired else 130)
         except LLMAuthError as exc:
             console.print(f"[red]stopped: {exc}[/red]")
             summary = json.loads((rundir.path / "summary.json").read_text())

@@ -115,6 +115,8 @@ class OpResult:
         cost_usd: dollars spent on it, None when not reported nor priced.
         wall_s: its wall-clock seconds (see the module docstring for what each kind counts).
         solved_by: the label of the attempt that solved it (``s0r1`` for a generate sample), or None.
+        oracle_text_found: ``kgb agent`` only: the session's files held the oracle solution's text (the
+            record's ``oracle_overlap`` canary).
     """
 
     op: str
@@ -137,6 +139,7 @@ class OpResult:
     cost_usd: float | None = None
     wall_s: float | None = None
     solved_by: str | None = None
+    oracle_text_found: bool = False
 
     @property
     def judged(self) -> bool:
@@ -254,7 +257,8 @@ def _from_record(rec: dict[str, Any]) -> OpResult:
         cases_total=int(rec.get("cases_total") or 0), cases_passed=int(rec.get("cases_passed") or 0),
         cases_unsupported=int(rec.get("cases_unsupported") or 0),
         wall_s=float(rec["wall_s"]) if rec.get("wall_s") is not None else None,
-        solved_by=rec.get("label") if status == "passed" else None)
+        solved_by=rec.get("label") if status == "passed" else None,
+        oracle_text_found=bool((rec.get("oracle_overlap") or {}).get("oracle_text_found")))
     _usage(rec, res)
     return res
 

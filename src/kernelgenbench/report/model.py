@@ -373,6 +373,28 @@ def _price(run: Run, usd_in: float, usd_out: float, usd_cached: float) -> None:
                       + (r.tokens_out or 0) * usd_out) / 1e6
 
 
+def _agent_notes(systems: list[dict[str, Any]], runs: Sequence[Run]) -> list[str]:
+    """What a reader must know of each ``kgb agent`` system: its isolation, and the operators whose session files
+    held the oracle solution's text (the records' ``oracle_overlap`` canary)."""
+    notes = []
+    for d, r in zip(systems, runs):
+        if r.kind != "agent":
+            continue
+        level = r.config.get("isolation") or "not recorded"
+        note = f"{d['key']} (kgb agent): isolation {level}"
+        if level != "namespace":
+            note += " (not the jail: the agent could read files of this machine, the oracle solutions among them)"
+        if r.config.get("expose"):
+            note += f"; --expose {', '.join(map(str, r.config['expose']))}"
+        canary = sorted(o.op for o in r.ops.values() if o.oracle_text_found)
+        if canary:
+            solved = sum(1 for o in canary if r.ops[o].solved)
+            note += (f"; WARNING: the session files of {len(canary)} operator(s) ({solved} solved) hold the oracle "
+                     f"solution's text (oracle_overlap): {', '.join(canary)}: not the agent's own work")
+        notes.append(note)
+    return notes
+
+
 def _systems_table(systems: list[dict[str, Any]], runs: Sequence[Run], keys: list[str]) -> Table:
     rows = []
     for d, r in zip(systems, runs):
@@ -389,7 +411,8 @@ def _systems_table(systems: list[dict[str, Any]], runs: Sequence[Run], keys: lis
         rows, ["judged: operators passed or failed; unsupported: operators none of whose cases the platform can judge "
                "(on the CPU interpreter: cases over its size budget), or whose kernels made some cases unjudgeable "
                "there while the rest passed, left out of accuracy as in kgb eval",
-               "held-out cases are judged in runs of the heldout or all tiers, but their parameters are never shown"])
+               "held-out cases are judged in runs of the heldout or all tiers, but their parameters are never shown",
+               *_agent_notes(systems, runs)])
 
 
 def _accuracy_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, OpResult]],
@@ -444,7 +467,7 @@ def _cost_table(runs: Sequence[Run], keys: list[str], sets: dict[str, dict[str, 
         rows.append({"system": k, "kind": r.kind, **c})
     notes = [f"over {scope}; sums over every operator of the set (solved or not), per solved = sum / solved",
              "tokens: input (cache reads included) + output (reasoning included), as the provider reported them; "
-             "— where a system reports none (kgb eval)",
+             "— where a system reports none (kgb eval; kgb agent --agent command without --stream-format)",
              "wall-clock: each operator's own, summed (jobs that ran in parallel slots overlap: the sum exceeds the "
              "run's elapsed time); kgb eval: judging only; kgb generate: requests (retries included) + judging of "
              "every sample; kgb agent: the session + judging"]

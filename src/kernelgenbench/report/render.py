@@ -89,9 +89,17 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
 
 
-def table_latex(t: Table) -> str:
-    """One table as a LaTeX ``table`` float (booktabs, scaled to the text width), its notes as a footnote
-    paragraph."""
+def systems_line(report: Report) -> str:
+    """Each system's kind, platform and tier in one sentence: a table input into a paper alone still says what
+    its numbers are of (the interpreter times nothing; a smoke-tier accuracy is not the full grid's)."""
+    kinds = {"eval": "kgb eval", "generate": "kgb generate", "agent": "kgb agent"}
+    return "systems: " + "; ".join(f"{d['key']} = {kinds.get(d['kind'], d['kind'])} on {d['platform']}, tier "
+                                   f"{d['tier_label']}" for d in report.systems)
+
+
+def table_latex(t: Table, context: str | None = None) -> str:
+    """One table as a LaTeX ``table`` float (booktabs, scaled to the text width), its notes (after ``context``,
+    when given) as a footnote paragraph."""
     align = "".join("l" if c.kind in ("text", "list") else "r" for c in t.columns)
     lines = [f"% {t.name}: written by kgb report", r"\begin{table}[htbp]", r"\centering", r"\small",
              rf"\caption{{{latex_escape(t.title)}}}", rf"\label{{tab:kgb-{t.name.replace('_', '-')}}}",
@@ -102,8 +110,9 @@ def table_latex(t: Table) -> str:
     if not t.rows:
         lines.append(rf"\multicolumn{{{len(t.columns)}}}{{l}}{{(no rows)}} \\")
     lines += [r"\bottomrule", r"\end{tabular}}"]
-    if t.notes:
-        lines.append(r"\par\smallskip\footnotesize " + " ".join(latex_escape(n) + "." for n in t.notes))
+    notes = [context, *t.notes] if context else t.notes
+    if notes:
+        lines.append(r"\par\smallskip\footnotesize " + " ".join(latex_escape(n) + "." for n in notes))
     lines.append(r"\end{table}")
     return "\n".join(lines) + "\n"
 
@@ -115,7 +124,7 @@ def write_latex(report: Report, directory: Path) -> list[Path]:
     written = []
     for t in report.tables:
         p = directory / f"{t.name}.tex"
-        p.write_text(table_latex(t))
+        p.write_text(table_latex(t, None if t.name == "systems" else systems_line(report)))
         written.append(p)
     body = [r"\documentclass{article}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\usepackage{booktabs}",
             r"\usepackage{graphicx}", r"\begin{document}", rf"\section*{{{latex_escape(report.title)}}}"]

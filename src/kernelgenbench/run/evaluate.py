@@ -52,6 +52,8 @@ class RunStart:
             cases over it are reported unsupported without running); None: no budget, or a GPU platform.
         judged_again: the jobs to run that the run directory already has a record of, with the reason
             (``"aten::neg (its file changed since its record)"``; :func:`~kernelgenbench.run.scheduler.judged_again`).
+        backend: where the jobs run when not in this process's slots (``"Ray: 1 node, a local instance for this
+            run"``), else empty.
     """
 
     path: Path
@@ -64,6 +66,7 @@ class RunStart:
     ignored: list[str] = field(default_factory=list)
     interpreter_max_mb: float | None = None
     judged_again: list[str] = field(default_factory=list)
+    backend: str = ""
 
 
 @dataclass
@@ -305,8 +308,12 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             device = env.get("devices", ["cpu"])[0] if not plat.interpreter else "Triton CPU interpreter"
             from .scheduler import judged_again
 
+            ray_info = env.get("backend") if isinstance(env.get("backend"), dict) else None
+            where = "" if ray_info is None else (
+                f"Ray: {ray_info['nodes']} node{'s' if ray_info['nodes'] != 1 else ''}, "
+                + (f"at {address}" if address else "a local instance for this run"))
             on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored,
-                              config.get("interpreter_max_mb"), judged_again(todo, rundir)))
+                              config.get("interpreter_max_mb"), judged_again(todo, rundir), where))
         if backend == "ray":
             written = [] if ray_backend is None else ray_backend.run_jobs(
                 specs, rundir, settings, measure_ceilings=timed, on_done=on_record)

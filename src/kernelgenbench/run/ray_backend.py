@@ -59,6 +59,20 @@ def import_ray() -> Any:
     return ray
 
 
+def join_hint(address: str | None, exc: BaseException) -> str:
+    """What to try when joining the cluster at ``address`` failed with ``exc``.
+
+    ``ray start`` turns on Ray's token authentication by default; a driver without ``RAY_AUTH_MODE=token`` then
+    never sends the token (even with ``~/.ray/auth_token`` beside it): Ray retries for about 20 s, logs
+    ``InvalidAuthToken`` and raises a bare ``ConnectionError``.
+    """
+    if address is None or not isinstance(exc, ConnectionError) or os.environ.get("RAY_AUTH_MODE") == "token":
+        return ""
+    return (" (if the head was started by `ray start`, which turns on token authentication by default, run with "
+            "RAY_AUTH_MODE=token and the cluster's token: ~/.ray/auth_token as ray start wrote it on the head, or "
+            "RAY_AUTH_TOKEN; else check the address and that the head is up)")
+
+
 @dataclass
 class RayOptions:
     """How the Ray backend runs a run's jobs.
@@ -223,7 +237,8 @@ class RayBackend:
                 ray.init(address=o.address, **kw)
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - ConnectionError, Ray's errors, its sys.exit
                 raise RuntimeError(f"cannot start or join the Ray cluster"
-                                   f"{f' at {o.address}' if o.address else ''}: {type(exc).__name__}: {exc}") from exc
+                                   f"{f' at {o.address}' if o.address else ''}: {type(exc).__name__}: {exc}"
+                                   f"{join_hint(o.address, exc)}") from exc
             self._started_here = True
         res = ray.cluster_resources()
         if self.platform.interpreter:
