@@ -1,6 +1,8 @@
 """LEGAL (false-rejection hunt 35): aten::neg whose contiguous path compiles its kernel with ``warmup`` and launches
 the compiled kernel it returns, as Triton's fused-softmax tutorial does (``k = kernel.warmup(*args, grid=(1,))``,
-``k._init_handles()``, ``k[grid](*args)`` with every parameter, constexprs included, positional). On a GPU Triton's
+``k._init_handles()``, ``k[(programs, 1, 1)](*args)`` with every parameter, constexprs included, positional; the
+runner of Triton 3.6 reads grid[0], grid[1] and grid[2], so the grid has three entries: a 1-tuple failed the gate at
+9530296 on an H100 with IndexError, which the interpreter's stand-in now raises too). On a GPU Triton's
 ``CompiledKernel.__getitem__`` runner calls the C launcher directly, past ``JITFunction.run``: the harness counted
 no launch there, and the ghost replay could not empty it (the job would fail as ``ghost`` or ``not_exercised``); on
 the interpreter ``warmup`` returned None (runtime_error). The harness now hooks that runner (sandbox/launch.py
@@ -19,7 +21,7 @@ SUBSTITUTIONS = [
                                          num_warps=warps, grid=(1,))
         compiled._init_handles()
         assert compiled.n_regs > 0 and compiled.metadata.num_warps == warps
-        compiled[grid](src, dst, n, p0, compute, mode, block, wide)
+        compiled[(grid[0], 1, 1)](src, dst, n, p0, compute, mode, block, wide)
         return out
 """),
 ]

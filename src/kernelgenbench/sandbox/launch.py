@@ -772,9 +772,11 @@ class InterpretedCompiledKernel:
     compiled), so that code written like Triton's fused-softmax tutorial runs as on a GPU: ``_init_handles()`` does
     nothing, and ``self[grid](*args)`` launches ``kernel`` on ``grid`` with ``args`` (all its parameters, constexprs
     included, as a compiled kernel takes them) and the launch options given to ``warmup`` (a launch like any other:
-    accounted, checked, replayed). ``n_regs``, ``n_spills``, ``n_max_threads`` and ``metadata.shared`` are stand-in
-    figures of a small sm_90 kernel (32 registers, 1 KiB of shared memory), not a compile's: wrappers size an
-    occupancy-based grid from them, which changes how many programs run, not what they compute."""
+    accounted, checked, replayed); ``grid`` is indexed as Triton's runner indexes it (three entries: a shorter tuple
+    raises IndexError, a callable TypeError, as on a GPU). ``n_regs``, ``n_spills``, ``n_max_threads`` and
+    ``metadata.shared`` are stand-in figures of a small sm_90 kernel (32 registers, 1 KiB of shared memory), not a
+    compile's: wrappers size an occupancy-based grid from them, which changes how many programs run, not what they
+    compute."""
 
     n_regs, n_spills, n_max_threads = 32, 0, 1024
 
@@ -797,7 +799,11 @@ class InterpretedCompiledKernel:
         kernel, options = self._kernel, self._options
 
         def runner(*args: Any, stream: Any = None) -> Any:
-            return kernel[grid](*args, **options)
+            # Triton 3.6's runner hands grid[0], grid[1] and grid[2] to the C launcher: a grid of fewer than three
+            # entries raises IndexError there, a callable TypeError (gate at 9530296 on an H100: the legal fixture
+            # warmup_launch launched with a 1-tuple, which this stand-in had accepted); the same errors here
+            dims = (grid[0], grid[1], grid[2])
+            return kernel[dims](*args, **options)
 
         return runner
 
