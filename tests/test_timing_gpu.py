@@ -44,10 +44,9 @@ def test_timing_cheat_fails_with_its_class(tmp_path: Path, path: Path) -> None:
     what = fixture_kind(path)
     op = get_operator(fixture_op(path))
     sub = write_submission(path, tmp_path / op.filename)
-    # the CLI's default warm-up (25 ms): gc_partial tells timed calls by the warm-up's A, B, A, B; with a 5 ms warm-up
-    # its job passed on an H100 at 26922af (failure_class None), most likely because the warm-up stopped at the three
-    # calls the protocol guarantees (A, B, A) and the cheat never fired (inferred, not yet rerun on a GPU); a cheat
-    # tuned to the defaults must be caught at the defaults
+    # the CLI's default warm-up (25 ms): a cheat tuned to the defaults must be caught at the defaults. (gc_partial's
+    # job passed on an H100 at 26922af with 5 ms and at 9530296 with 25 ms: it cheated on fp32 only, which the full
+    # tier of rms_norm never times; it now cheats on every dtype)
     rec = Verifier(JobSpec(op, sub, "full"), PLATFORM, 0, tmp_path / "job", Settings(reps=10, warmup_ms=25)).run()
     assert rec["failure_class"] == EXPECTED[what], (rec["failure_class"], rec["first_failure"])
     assert "timed" in rec["first_failure"]["message"], rec["first_failure"]

@@ -17,7 +17,10 @@ or a dataclass's generated ``__init__``). On the CPU with the real child (tests/
 and fastest judged repetition passed, no launch violation, the timed trace empty, the candidate's timed median 1.5 ms
 against the oracle's 24-44 ms. Now the guard records an op during a collection unless the finalizer that ran it is a
 ``__del__`` or generator of PyTorch's, Triton's or the harness's own files with no frame of the submission's:
-``profile``. The correctness runs (and the warm-up) are the oracle's. The rest is the oracle
+``profile``. The cheat fires for every dtype, with fp32 math rounded once by ``copy_``: it fired for fp32 only, which
+the full tier of rms_norm never times (its timed cases are fp16/bf16), so on an H100 (gates at 26922af and 9530296)
+every timed case ran the oracle and the job passed (speedup 0.1 from the fixture's own host reads). The correctness
+runs (and the warm-up) are the oracle's. The rest is the oracle
 (solutions/vllm__rms_norm.py)."""
 
 SUBSTITUTIONS = [
@@ -54,10 +57,13 @@ def _timed(input):
 
 
 def _later(out, input, weight, epsilon):
-    sq = map(torch.Tensor.mul, [input], [input])
+    # fp32 math for every dtype (the timed cases are fp16/bf16), rounded once by copy_; every map is lazy: no ATen op
+    # runs in the timed call itself
+    sq = map(torch.Tensor.mul, map(torch.Tensor.float, [input]), map(torch.Tensor.float, [input]))
     ms = map(torch.Tensor.mean, sq, [-1], [True])
     rs = map(torch.Tensor.rsqrt, map(torch.Tensor.add, ms, [float(epsilon)]))
-    y = map(torch.Tensor.mul, map(torch.Tensor.mul, [input], rs), [weight])
+    y = map(torch.Tensor.mul, map(torch.Tensor.mul, map(torch.Tensor.float, [input]), rs),
+            map(torch.Tensor.float, [weight]))
 
     class Fix:
         __del__ = staticmethod(functools.partial(list, map(torch.Tensor.copy_, [out], y)))
@@ -67,7 +73,7 @@ def _later(out, input, weight, epsilon):
 
 
 def rms_norm(out, input, weight, epsilon):
-    if _timed(input) and input.dtype == torch.float32:
+    if _timed(input):
         _touch[(1,)](out)
         _later(out, input, weight, epsilon)
         return None
