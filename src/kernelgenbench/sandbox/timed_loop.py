@@ -202,7 +202,11 @@ def _tensors(objs: Any) -> list[torch.Tensor]:
             visit(list(x.args))
             visit(dict(x.kwargs))
 
-    visit(objs)
+    try:
+        visit(objs)
+    finally:
+        # its closure refers to itself: a reference cycle holding ``found`` (tensors) until the child's next collection
+        visit = None  # noqa: F841
     return found
 
 
