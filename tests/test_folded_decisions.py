@@ -8,6 +8,7 @@ Triton must be imported with TRITON_INTERPRET=1: the kernels run in one child in
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -92,6 +93,17 @@ def probe_helper_union(x_ptr, o_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def probe_unrolled(x_ptr, o_ptr, N: tl.constexpr):
+    # one call site, unrolled twice: _h(3) (its host branch compiles on a constant) and _h(j), a loop index the
+    # compiler folds False for and the interpreter's Python int makes True; a union over the iterations let it run
+    q = tl.load(x_ptr).to(tl.int32)
+    for j in range(q + 1):
+        if j == q:
+            for k in tl.static_range(2):
+                tl.store(o_ptr + k, _h((3, j)[k]))
+
+
+@triton.jit
 def _comb(a, b):
     r = a + b
     for j in range(1):
@@ -103,6 +115,69 @@ def _comb(a, b):
 @triton.jit
 def probe_combine(x_ptr, o_ptr, N: tl.constexpr):
     tl.store(o_ptr, tl.reduce(tl.load(x_ptr + tl.arange(0, 2)), 0, _comb))
+
+
+@triton.jit
+def _copy4(x_ptr, o_ptr, N: tl.constexpr):
+    tl.store(o_ptr + tl.arange(0, N), tl.load(x_ptr + tl.arange(0, N)))
+
+
+@triton.jit
+def _host4(x_ptr, o_ptr, N: tl.constexpr):
+    for i in range(N):
+        tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i)))))
+
+
+@triton.jit
+def _call(F: tl.constexpr, x_ptr, o_ptr, N: tl.constexpr):
+    F(x_ptr, o_ptr, N)
+
+
+@triton.jit
+def probe_callee(x_ptr, o_ptr, N: tl.constexpr):
+    # red team 39: no branch; the callee is picked by a subscript the GPU front end evaluates to _copy4 and the
+    # interpreter to _host4, which the GPU check never compiled
+    for j in range(1):
+        _call((_copy4, _host4)[isinstance(j, int)], x_ptr, o_ptr, N)
+
+
+@triton.jit
+def _host_comb(a, b):
+    return math.erfc(float(int(a.to(tl.int32, bitcast=True)) & 0xFF)) + b
+
+
+@triton.jit
+def probe_callee_combine(x_ptr, o_ptr, N: tl.constexpr):
+    # a combine function picked the same way: the compiler's tl.reduce calls _add, the interpreter's _host_comb
+    for j in range(1):
+        tl.store(o_ptr, tl.reduce(tl.load(x_ptr + tl.arange(0, 2)), 0, (_add, _host_comb)[isinstance(j, int)]))
+
+
+@triton.jit
+def _apply1(F: tl.constexpr, v):
+    return F(v)
+
+
+@triton.jit
+def _inner(v):
+    for j in range(1):
+        if isinstance(j, int):  # folded to False in _inner's one compiled instantiation
+            v = math.erfc(float(int(v)))
+    return v
+
+
+@triton.jit
+def _outer(x_ptr, o_ptr):
+    tl.store(o_ptr, _inner(tl.load(x_ptr)))
+
+
+@triton.jit
+def probe_alias_nested(x_ptr, o_ptr, N: tl.constexpr):
+    # _outer's second call is a cache hit of the code generator (its path aliased to the first, which never runs
+    # here): _inner's decisions under the second path must be read from the first's
+    if tl.program_id(0) < 0:
+        _outer(x_ptr, o_ptr)
+    _outer(x_ptr, o_ptr)
 
 
 @triton.jit
@@ -127,6 +202,16 @@ def _scale(v, MODE: tl.constexpr):
 
 
 @triton.jit
+def _neg1(v):
+    return -v
+
+
+@triton.jit
+def _neg2(v):
+    return 0 - v
+
+
+@triton.jit
 def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.constexpr):
     offs = tl.arange(0, N)
     m = offs < n
@@ -147,6 +232,11 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
     else:
         acc = acc + 0
     acc += tl.reduce(x, 0, _add) * 0 + tl.associative_scan(x, 0, _add) * 0  # honest combines through a helper
+    acc += _apply1(_neg1 if MODE == 0 else _neg2, x) * 0  # a constexpr callee
+    acc += tl.sum(x, 0) * 0 + x.sum(0) * 0 + tl.max(x, 0) * 0 + tl.cdiv(n, 2) * 0
+    for k in tl.static_range(2):
+        acc += _apply1((_neg1, _neg2)[k], x) * 0  # a callee picked per unrolled iteration
+    acc += [_neg1(v) for v in (x, x)][1] * 0  # a tuple comprehension (its own frame on the interpreter)
     tl.store(o_ptr + offs, acc, mask=m)
 
 
@@ -157,7 +247,8 @@ out = {}
 
 def launch(k, args, kw):
     o.zero_()
-    n0 = len(STATE.launch_violations)
+    STATE.launch_violations.clear()  # kept once each and at most 8 per process
+    n0 = 0
     try:
         k[(1,)](*args, **kw)
         res = "ran"
@@ -170,7 +261,9 @@ for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o
                       ("static_range", probe_static_range, (x, o)), ("static_else", probe_static_else, (x, o)),
                       ("specialised", probe_specialised, (x, o, 1)),
                       ("helper_union", probe_helper_union, (torch.tensor([7.0] * 32), o)),
-                      ("combine", probe_combine, (x, o))]:
+                      ("combine", probe_combine, (x, o)), ("callee", probe_callee, (x, o)),
+                      ("callee_combine", probe_callee_combine, (x, o)), ("alias_nested", probe_alias_nested, (x, o)),
+                      ("unrolled", probe_unrolled, (torch.tensor([7.0] * 32), o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -194,15 +287,20 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
-                                  "helper_union", "combine"])
+                                  "helper_union", "combine", "callee", "callee_combine", "alias_nested", "unrolled"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
     assert len(got["violations"]) == 1, got
-    said = {"static_range": "unrolled ()", "static_else": "else clause"}.get(what, "folded it to False")
+    said = {"static_range": "unrolled ()", "static_else": "else clause",
+            "callee": "calls the jit function _host4 where the GPU front end compiled a call of _copy4",
+            "callee_combine": "calls the jit function _host_comb where the GPU front end compiled a call of _add",
+            }.get(what, "folded it to False")
     assert said in got["violations"][0] and "line " in got["violations"][0], got
-    # raised before the branch the compiler never saw: nothing was stored
-    assert got["o"] == [0.0] * 16, got
+    # raised before the branch the compiler never saw: nothing was stored (unrolled: only its first iteration's _h(3),
+    # a host erfc of a constant the compiler computes too)
+    first = [pytest.approx(math.erfc(0.003))] if what == "unrolled" else [0.0]
+    assert got["o"] == first + [0.0] * 15, got
 
 
 def test_honest_constexpr_branches_and_specialisations_run(results: dict) -> None:

@@ -28,6 +28,21 @@ instantiations let a helper ``_h(v)`` fold ``isinstance(v, int)`` to True where 
 branch on a constant compiles) and the interpreter take that branch where the compiler had a loop index tensor, the
 interpreter a Python int derived from loaded data (``for j in range(q)`` with ``q`` loaded).
 
+Two more ways to run a body the check never compiled (red team 39), with no folded condition involved:
+
+* a callee picked by a value the two see differently: ``_apply((_dev, _host)[isinstance(j, int)], ...)`` indexes its
+  tuple at compile time (``_dev``) and at run time (``_host``), and ``_apply`` calls its constexpr ``F``. The compile
+  records which jit functions it called at each call path (:data:`CALLEES`); the interpreter's helper call at a
+  site of a body the check compiled (:data:`BODIES`) must be one of them (:func:`helper_call`; combine and
+  ``tl.map_elementwise`` functions too);
+* a ``tl.static_range`` body is compiled once per iteration, with other constants, at the same positions: the
+  outcomes of one iteration (``_h(3)``'s host branch on a constant) were accepted in another (``_h(j)``, a loop index
+  the interpreter holds as a Python int). Decisions and call sites are keyed by the unrolled iterations running
+  there (the code generator's body visits; the interpreter's iterations of the loop :func:`decision` hands back).
+
+A cached instantiation's call path is replaced by the one that compiled it at every level of the interpreter's path
+(only the last level was: a helper's decisions two calls below a cache hit were never read).
+
 Positions the check did not compile (a check that failed in its own plumbing, ``KGB_GPU_COMPILE_CHECK=0``) are not
 judged. Honest kernels are unaffected: a constexpr condition has the same value on both, and a specialised ``n == 1``
 is a true scalar tensor on the interpreter and a folded True on the GPU.
@@ -41,23 +56,35 @@ from typing import Any
 
 #: The outcome recorded where the compiler's condition was a tensor: decided at run time on the GPU as well.
 RUNTIME = "runtime"
-#: (id(Python function), line counted from its def line, column, kind, call path) -> (the function, the outcomes folded
-#: there). A call path is the kernel's specialisation followed by the call sites ``(id(caller's function), line,
-#: column)`` from the kernel down.
+#: (id(Python function), line counted from its def line, column, kind, call path, unrolled iterations) -> (the
+#: function, the outcomes folded there). A call path is the kernel's specialisation followed by the call sites
+#: ``(id(caller's function), line, column, unrolled iterations)`` from the kernel down; the unrolled iterations are
+#: ``(line, column, index)`` of each ``tl.static_range`` loop of that function running there (its body is compiled
+#: once per iteration, with other constants: red team 39), outermost first.
 #: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
 #: else clause entered).
-DECISIONS: dict[tuple[int, int, int, str, tuple], tuple[Any, set]] = {}
+DECISIONS: dict[tuple[int, int, int, str, tuple, tuple], tuple[Any, set]] = {}
 #: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
 #: generator compiles nothing again, so it records nothing under the later path)
 ALIASES: dict[tuple, tuple] = {}
 #: (id(function), line, column, kind) -> outcomes over every call path: the fallback for a call that no rewritten frame
 #: up the stack places (:func:`helper_call`)
 UNION: dict[tuple[int, int, int, str], tuple[Any, set]] = {}
-#: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`;
-#: None: a call it cannot place)
+#: call path of a jit call (its caller's path and the call site) -> {id(the callee's Python function): it}: the jit
+#: functions the GPU front end called there (red team 39: a callee picked by a compile-time subscript differed)
+CALLEES: dict[tuple, dict[int, Any]] = {}
+#: the call paths whose bodies a GPU check compiled to the end: a kernel's root, each helper instantiation it compiled
+BODIES: set[tuple] = set()
+#: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`, with
+#: a prefix the compiler aliased replaced by the path that compiled it; None: a call it cannot place)
 RUN_PATH: list[tuple | None] = [()]
-#: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite)
+#: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite); a
+#: comprehension's code inside one maps to the same
 _CODES: dict[Any, tuple[Any, int]] = {}
+#: the code objects of comprehensions inside rewritten bodies (their frames run in the body's frame's loops)
+_NESTED: set[Any] = set()
+#: the interpreter's ``tl.static_range`` loops running now: [the rewritten frame, line, column, iteration index]
+UNROLL: list[list] = []
 _POSITIONS: dict[Any, list] = {}
 #: id(function) -> (it, the line offset of its latest rewrite), set by :func:`instrument` for :func:`register`
 _BASES: dict[int, tuple[Any, int]] = {}
@@ -66,11 +93,11 @@ _BASES: dict[int, tuple[Any, int]] = {}
 GLOBAL = "folded_decision (kgb)"
 
 
-def _record(gen: Any, at: ast.AST, kind: str, outcome: Any, path: tuple) -> None:
+def _record(gen: Any, at: ast.AST, kind: str, outcome: Any, path: tuple, iters: tuple) -> None:
     fn = getattr(getattr(gen, "jit_fn", None), "fn", None)
     if fn is None or not hasattr(at, "lineno"):
         return
-    for table, key in ((DECISIONS, (id(fn), at.lineno, at.col_offset, kind, path)),
+    for table, key in ((DECISIONS, (id(fn), at.lineno, at.col_offset, kind, path, iters)),
                        (UNION, (id(fn), at.lineno, at.col_offset, kind))):
         hit = table.get(key)
         if hit is None or hit[0] is not fn:
@@ -95,7 +122,8 @@ def recording(root: tuple = ()):
     from triton.compiler import code_generator as cg
 
     gen = cg.CodeGenerator
-    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction")
+    names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction",
+             "visit_compound_statement")
     orig = {n: gen.__dict__[n] for n in names}
     orig_mangle = cg.mangle_fn
     marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
@@ -103,6 +131,21 @@ def recording(root: tuple = ()):
     path: list[tuple] = [root]
     mangled: dict[tuple, str] = {}  # call path -> the instantiation it called (its mangled name)
     compiled: dict[str, tuple] = {}  # mangled name -> the call path that compiled it (in this compile's module)
+    calls: dict[tuple, dict[int, Any]] = {}  # call path -> the jit functions called there (kept once the compile ends)
+    bodies: set[tuple] = {root}
+    active: dict[int, list[list]] = {}  # id(code generator) -> its for loops visited now: [node, body visits, in else]
+
+    def unrolled(gen: Any) -> tuple:
+        # (line, column, iteration) of each tl.static_range loop this generator is unrolling now, outside its else
+        # clause (visited inside each iteration, run by Python after the loop)
+        return tuple((e[0].lineno, e[0].col_offset, e[1]) for e in active.get(id(gen), ())
+                     if not e[2] and loops.get(id(e[0]), {}).get("func") is language.static_range)
+
+    def visit_compound_statement(self, stmts):
+        for e in active.get(id(self), ()):
+            if stmts is e[0].body:
+                e[1] += 1
+        return orig["visit_compound_statement"](self, stmts)
 
     def mangle_fn(*a, **k):
         name = orig_mangle(*a, **k)
@@ -111,8 +154,11 @@ def recording(root: tuple = ()):
 
     def call_JitFunction(self, fn, *a, **k):
         cur = self.cur_node
-        site = (id(getattr(self.jit_fn, "fn", None)), getattr(cur, "lineno", -1), getattr(cur, "col_offset", -1))
+        site = (id(getattr(self.jit_fn, "fn", None)), getattr(cur, "lineno", -1), getattr(cur, "col_offset", -1),
+                unrolled(self))
         here = path[-1] + (site,)
+        callee = getattr(fn, "fn", None)
+        calls.setdefault(here, {})[id(callee)] = callee
         path.append(here)
         try:
             return orig["call_JitFunction"](self, fn, *a, **k)
@@ -123,15 +169,25 @@ def recording(root: tuple = ()):
                 first = compiled.setdefault(name, here)
                 if first != here:
                     ALIASES[here] = first
+                else:
+                    bodies.add(here)
 
     def visit(self, node):
-        ret = orig["visit"](self, node)
+        stack = active.get(id(self))
+        if stack and any(node is s for s in stack[-1][0].orelse):
+            stack[-1][2] += 1
+            try:
+                ret = orig["visit"](self, node)
+            finally:
+                stack[-1][2] -= 1
+        else:
+            ret = orig["visit"](self, node)
         m = marks.get(id(node))
         if m is not None and m[0] is node:
             if m[1] in ("if", "bool"):
                 t = _truth(cg, ret)
                 if t is not None:
-                    _record(self, m[2], m[1], t, path[-1])
+                    _record(self, m[2], m[1], t, path[-1], unrolled(self))
             else:  # a loop iterator's function, positional or keyword argument
                 seen = loops.setdefault(id(m[2]), {"args": [], "kw": {}})
                 if m[1] == "func":
@@ -164,9 +220,13 @@ def recording(root: tuple = ()):
                 marks[id(a)] = (a, "arg", node)
             for k in it.keywords:
                 marks[id(k)] = (k, "kw", node)
+        stack = active.setdefault(id(self), [])
+        stack.append([node, -1, 0])
         try:
             return orig["visit_For"](self, node)
         finally:
+            stack.pop()
+            iters = unrolled(self)
             seen = loops.pop(id(node), {})
             outcome: Any = RUNTIME
             if seen.get("func") is language.static_range:
@@ -176,20 +236,25 @@ def recording(root: tuple = ()):
                 except Exception:  # noqa: BLE001 - the compiler refused the loop: nothing ran
                     outcome = None
             if outcome is not None:
-                _record(self, node, "for", outcome, path[-1])
+                _record(self, node, "for", outcome, path[-1], iters)
             if node.orelse and outcome is not None:
                 # a for-else: the code generator visits the else clause inside each unrolled iteration of a
                 # tl.static_range loop (a range loop's refuses it), so never where it unrolls none, while Python runs it
                 # after every loop that ends without break
-                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0, path[-1])
+                _record(self, node, "else", outcome != RUNTIME and len(outcome) > 0, path[-1], iters)
 
     patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
-               "visit_For": visit_For, "call_JitFunction": call_JitFunction}
+               "visit_For": visit_For, "call_JitFunction": call_JitFunction,
+               "visit_compound_statement": visit_compound_statement}
     for n, f in patched.items():
         setattr(gen, n, f)
     cg.mangle_fn = mangle_fn
     try:
         yield
+        # a compile that ended: the call sites of its bodies are judged (:func:`helper_call`)
+        for here, fns in calls.items():
+            CALLEES.setdefault(here, {}).update(fns)
+        BODIES.update(bodies)
     finally:
         for n, f in orig.items():
             setattr(gen, n, f)
@@ -202,22 +267,56 @@ def launching(root: tuple) -> None:
     RUN_PATH[:] = [root]
 
 
-def _lookup(fid: int, line: int, col: int, kind: str) -> tuple[Any, set] | None:
-    here = RUN_PATH[-1]
-    if here is None:
-        return UNION.get((fid, line, col, kind))
+def _resolved(here: tuple) -> tuple:
+    """The call path under which the compiler compiled the helper instantiation that ``here`` called."""
     seen = 0
     while here in ALIASES and seen < 64:
         here, seen = ALIASES[here], seen + 1
-    return DECISIONS.get((fid, line, col, kind, here))
+    return here
+
+
+def _iters(frame: Any) -> tuple:
+    """(line, column, iteration index) of each ``tl.static_range`` loop the rewritten ``frame`` runs now (a
+    comprehension's frame: its body's)."""
+    if not UNROLL:
+        return ()
+    while frame is not None and frame.f_code in _NESTED:
+        frame = frame.f_back
+    return tuple((e[1], e[2], e[3]) for e in UNROLL if e[0] is frame)
+
+
+def _unrolling(frame: Any, line: int, col: int, items: list):
+    # the interpreter's iterations of a loop the compiler unrolled, each known to _iters while its body runs (a break
+    # or an exception closes the generator, which removes the entry)
+    entry = [frame, line, col, -1]
+    UNROLL.append(entry)
+    try:
+        for i in items:
+            entry[3] += 1
+            yield i
+    finally:
+        UNROLL.remove(entry)
+
+
+def _lookup(fid: int, line: int, col: int, kind: str, iters: tuple) -> tuple[Any, set] | None:
+    here = RUN_PATH[-1]
+    if here is None:
+        return UNION.get((fid, line, col, kind))
+    return DECISIONS.get((fid, line, col, kind, _resolved(here), iters))
 
 
 @contextlib.contextmanager
-def helper_call(caller: Any):
+def helper_call(caller: Any, callee: Any = None):
     """While a jit helper called from the frame ``caller`` runs on the interpreter: the call path extended by its call
     site, the position of the call that the nearest rewritten body up the stack is executing (the helper's own call,
     or the ``tl.reduce``/``tl.associative_scan``/``tl.map_elementwise`` call whose combine or scalar function Triton or
-    the harness calls: the compiler's call site of those is that call too); None where no rewritten body is found."""
+    the harness calls: the compiler's call site of those is that call too); None where no rewritten body is found.
+
+    ``callee`` (the helper's Python function) must be a jit function the GPU front end called at that site, where the
+    check compiled the calling body: a callee picked by a value the two see differently (``(_dev, _host)[isinstance(j,
+    int)]`` handed to a helper that calls it: red team 39) would run a body the check never compiled. A prefix of the
+    path that the compiler aliased (a cached instantiation) is replaced by the path that compiled it, so that the
+    decisions and callees of helpers further down are read where they were recorded."""
     here = None
     own = None
     for _ in range(64):
@@ -234,7 +333,15 @@ def helper_call(caller: Any):
             positions = _POSITIONS[code] = list(code.co_positions())
         i = caller.f_lasti // 2
         if 0 <= i < len(positions) and positions[i][0] is not None:
-            here = RUN_PATH[-1] + ((id(own[0]), positions[i][0] - own[1], positions[i][2]),)
+            parent = _resolved(RUN_PATH[-1])
+            line = positions[i][0] - own[1]
+            here = parent + ((id(own[0]), line, positions[i][2], _iters(caller)),)
+            if callee is not None and parent in BODIES:
+                called = CALLEES.get(here) or {}
+                if called.get(id(callee)) is not callee:
+                    names = ", ".join(sorted(getattr(f, "__name__", "?") for f in called.values())) or "none"
+                    _violation(own[0], line, f"calls the jit function {getattr(callee, '__name__', '?')} where the "
+                               f"GPU front end compiled a call of {names} (so that body was never compiled there)")
     RUN_PATH.append(here)
     try:
         yield
@@ -248,12 +355,20 @@ def register(out: Any, fn: Any) -> None:
     hit = _BASES.get(id(fn))
     if hit is not None and hit[0] is fn:
         _CODES[out.__code__] = (fn, hit[1])
+        todo = list(out.__code__.co_consts)
+        while todo:  # comprehensions: their frames run the body's calls (Python 3.11 gives each its own)
+            c = todo.pop()
+            if type(c) is type(out.__code__):
+                _CODES[c] = (fn, hit[1])
+                _NESTED.add(c)
+                todo.extend(c.co_consts)
 
 
 def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
     """The interpreter's value of a condition (or a loop's iterable) at a position the GPU check compiled: returned as
     it is when the compiler chose the same there (or decided it at run time); else a launch violation."""
-    hit = _lookup(fid, line, col, kind)
+    frame = sys._getframe(1)
+    hit = _lookup(fid, line, col, kind, _iters(frame))
     if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
         return value
     if kind == "for":
@@ -263,7 +378,9 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         except Exception:  # noqa: BLE001 - not integers: not what the compiler unrolled
             got = None
         if got in hit[1]:
-            return items
+            while frame is not None and frame.f_code in _NESTED:
+                frame = frame.f_back
+            return _unrolling(frame, line, col, items)
         _violation(hit[0], line, f"iterates {got if got is not None else 'other values'} where the GPU front end "
                    f"unrolled {sorted(hit[1], key=len)[0]}")
     truth = bool(value)
@@ -346,7 +463,7 @@ class _RewrittenCombine:
         self.rewrite = rewrite  # launch._rewritten, handed in (launch imports this module, not the other way)
 
     def fn(self, *args: Any) -> Any:
-        with helper_call(sys._getframe(1)):
+        with helper_call(sys._getframe(1), self.kernel.__dict__.get("fn")):
             return self.rewrite(self.kernel)(*args)
 
     def __eq__(self, other: Any) -> bool:

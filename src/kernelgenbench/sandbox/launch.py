@@ -448,7 +448,8 @@ def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None
     try:
         fn = _rewritten(kernel)
         try:
-            with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
+            # the call site, for the folded decisions' call paths; the callee must be the one compiled there
+            with folded.helper_call(sys._getframe(1), kernel.__dict__.get("fn")):
                 return [fn(*args, **(kwargs or {})) for args in arg_lists]
         except Exception as e:
             raise InterpreterError(repr(e)) from e
