@@ -319,6 +319,8 @@ EXPECTED = {
     "tuple_probe": "profile",         # loop_probe's probe picks the callee instead of a branch: _apply((_dev_path,
                                       # _host_path)[isinstance(j, int)], ...) compiles _dev_path and runs _host_path's
                                       # host erfc (folded.py: a helper call must be one the GPU front end compiled)
+    "comp_probe": "profile",          # the probe as a comprehension's length: [[host erfc inline] for _ in (0,) *
+                                      # isinstance(j, int)], unrolled zero times by the compiler, once here
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -344,6 +346,7 @@ if not PLATFORM.interpreter:
     # a GPU compiles and runs the branch its front end folded in: a plain copy of the input
     EXPECTED["loop_probe"] = "wrong_result"
     EXPECTED["tuple_probe"] = "wrong_result"
+    EXPECTED["comp_probe"] = "wrong_result"  # nothing stored: the unwritten output
 # ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
 # compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
 # replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
@@ -461,6 +464,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "loop_probe" and PLATFORM.interpreter:  # the folded decision, not another check
         assert "where the GPU front end folded it to False" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "comp_probe" and PLATFORM.interpreter:
+        assert "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)" in \
+            rec["first_failure"]["message"], rec["first_failure"]
     if what == "tuple_probe" and PLATFORM.interpreter:  # the callee compiled at that site, not another check
         assert "calls the jit function _host_path where the GPU front end compiled a call of _dev_path" in \
             rec["first_failure"]["message"], rec["first_failure"]

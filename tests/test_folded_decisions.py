@@ -104,6 +104,20 @@ def probe_unrolled(x_ptr, o_ptr, N: tl.constexpr):
 
 
 @triton.jit
+def probe_comp(x_ptr, o_ptr, N: tl.constexpr):
+    # a comprehension unrolled over (0,) * False by the compiler (its element never compiled), once by the interpreter
+    for j in range(1):
+        [[tl.store(o_ptr + i, math.erfc(float(int(tl.load(x_ptr + i))))) for i in range(N)]
+         for _ in (0,) * isinstance(j, int)]
+
+
+@triton.jit
+def probe_comp_if(x_ptr, o_ptr, N: tl.constexpr):
+    # Triton's code generator ignores a comprehension's if clause: the interpreter ran it
+    [v for v in (tl.load(x_ptr),) if tl.store(o_ptr, math.erfc(float(int(tl.load(x_ptr))))) is None]
+
+
+@triton.jit
 def _comb(a, b):
     r = a + b
     for j in range(1):
@@ -237,6 +251,7 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
     for k in tl.static_range(2):
         acc += _apply1((_neg1, _neg2)[k], x) * 0  # a callee picked per unrolled iteration
     acc += [_neg1(v) for v in (x, x)][1] * 0  # a tuple comprehension (its own frame on the interpreter)
+    acc += [_apply1(F, x) for F in (_neg1, _neg2)][1] * 0  # a callee per unrolled item
     tl.store(o_ptr + offs, acc, mask=m)
 
 
@@ -263,7 +278,8 @@ for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o
                       ("helper_union", probe_helper_union, (torch.tensor([7.0] * 32), o)),
                       ("combine", probe_combine, (x, o)), ("callee", probe_callee, (x, o)),
                       ("callee_combine", probe_callee_combine, (x, o)), ("alias_nested", probe_alias_nested, (x, o)),
-                      ("unrolled", probe_unrolled, (torch.tensor([7.0] * 32), o))]:
+                      ("unrolled", probe_unrolled, (torch.tensor([7.0] * 32), o)), ("comp", probe_comp, (x, o)),
+                      ("comp_if", probe_comp_if, (x, o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -287,7 +303,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
-                                  "helper_union", "combine", "callee", "callee_combine", "alias_nested", "unrolled"])
+                                  "helper_union", "combine", "callee", "callee_combine", "alias_nested",
+                                  "unrolled", "comp", "comp_if"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
@@ -295,6 +312,8 @@ def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: d
     said = {"static_range": "unrolled ()", "static_else": "else clause",
             "callee": "calls the jit function _host4 where the GPU front end compiled a call of _copy4",
             "callee_combine": "calls the jit function _host_comb where the GPU front end compiled a call of _add",
+            "comp": "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)",
+            "comp_if": "evaluates a comprehension's if clause, which Triton's GPU front end ignores",
             }.get(what, "folded it to False")
     assert said in got["violations"][0] and "line " in got["violations"][0], got
     # raised before the branch the compiler never saw: nothing was stored (unrolled: only its first iteration's _h(3),

@@ -40,6 +40,12 @@ Two more ways to run a body the check never compiled (red team 39), with no fold
   the interpreter holds as a Python int). Decisions and call sites are keyed by the unrolled iterations running
   there (the code generator's body visits; the interpreter's iterations of the loop :func:`decision` hands back).
 
+* a comprehension over a tuple is unrolled by the code generator too: ``[[host code] for _ in (0,) * isinstance(j,
+  int)]`` was unrolled zero times there (its element never compiled) and iterated once on the interpreter. The compile
+  records each comprehension's item count (kind ``"comp"``), keys its element's decisions and calls by the item, and
+  the interpreter's iterable must have as many items; a comprehension's ``if`` clauses, which the code generator
+  ignores (it compiles the element for every item), are refused before they run (``"comp_if"``).
+
 A cached instantiation's call path is replaced by the one that compiled it at every level of the interpreter's path
 (only the last level was: a helper's decisions two calls below a cache hit were never read).
 
@@ -62,7 +68,7 @@ RUNTIME = "runtime"
 #: ``(line, column, index)`` of each ``tl.static_range`` loop of that function running there (its body is compiled
 #: once per iteration, with other constants: red team 39), outermost first.
 #: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
-#: else clause entered).
+#: else clause entered), "comp" (a comprehension's item count).
 DECISIONS: dict[tuple[int, int, int, str, tuple, tuple], tuple[Any, set]] = {}
 #: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
 #: generator compiles nothing again, so it records nothing under the later path)
@@ -123,7 +129,7 @@ def recording(root: tuple = ()):
 
     gen = cg.CodeGenerator
     names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction",
-             "visit_compound_statement")
+             "visit_compound_statement", "visit_ListComp")
     orig = {n: gen.__dict__[n] for n in names}
     orig_mangle = cg.mangle_fn
     marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
@@ -136,10 +142,22 @@ def recording(root: tuple = ()):
     active: dict[int, list[list]] = {}  # id(code generator) -> its for loops visited now: [node, body visits, in else]
 
     def unrolled(gen: Any) -> tuple:
-        # (line, column, iteration) of each tl.static_range loop this generator is unrolling now, outside its else
-        # clause (visited inside each iteration, run by Python after the loop)
+        # (line, column, iteration) of each tl.static_range loop and comprehension this generator is unrolling now,
+        # in an iteration (not while their iterable is evaluated), outside a loop's else clause (visited inside each
+        # iteration, run by Python after the loop)
         return tuple((e[0].lineno, e[0].col_offset, e[1]) for e in active.get(id(gen), ())
-                     if not e[2] and loops.get(id(e[0]), {}).get("func") is language.static_range)
+                     if not e[2] and e[1] >= 0 and (isinstance(e[0], ast.ListComp)
+                                                    or loops.get(id(e[0]), {}).get("func") is language.static_range))
+
+    def visit_ListComp(self, node):
+        # the code generator unrolls a comprehension over a tuple, visiting its element once per item
+        stack = active.setdefault(id(self), [])
+        stack.append([node, -1, 0])
+        try:
+            return orig["visit_ListComp"](self, node)
+        finally:
+            count = stack.pop()[1] + 1
+            _record(self, node, "comp", count, path[-1], unrolled(self))
 
     def visit_compound_statement(self, stmts):
         for e in active.get(id(self), ()):
@@ -174,7 +192,11 @@ def recording(root: tuple = ()):
 
     def visit(self, node):
         stack = active.get(id(self))
-        if stack and any(node is s for s in stack[-1][0].orelse):
+        if stack and isinstance(stack[-1][0], ast.ListComp):
+            if node is stack[-1][0].elt:
+                stack[-1][1] += 1
+            ret = orig["visit"](self, node)
+        elif stack and any(node is s for s in stack[-1][0].orelse):
             stack[-1][2] += 1
             try:
                 ret = orig["visit"](self, node)
@@ -245,7 +267,7 @@ def recording(root: tuple = ()):
 
     patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
                "visit_For": visit_For, "call_JitFunction": call_JitFunction,
-               "visit_compound_statement": visit_compound_statement}
+               "visit_compound_statement": visit_compound_statement, "visit_ListComp": visit_ListComp}
     for n, f in patched.items():
         setattr(gen, n, f)
     cg.mangle_fn = mangle_fn
@@ -367,10 +389,24 @@ def register(out: Any, fn: Any) -> None:
 def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
     """The interpreter's value of a condition (or a loop's iterable) at a position the GPU check compiled: returned as
     it is when the compiler chose the same there (or decided it at run time); else a launch violation."""
+    if kind == "comp_if":
+        hit = UNION.get((fid, line, col, "comp"))
+        if hit is not None and id(hit[0]) == fid:
+            _violation(hit[0], line, "evaluates a comprehension's if clause, which Triton's GPU front end ignores (it "
+                       "compiles the element for every item: a GPU neither runs nor filters by it)")
+        return value
     frame = sys._getframe(1)
     hit = _lookup(fid, line, col, kind, _iters(frame))
     if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
         return value
+    if kind == "comp":
+        items = list(value)
+        if len(items) not in hit[1]:
+            _violation(hit[0], line, f"iterates a comprehension {len(items)} time(s) where the GPU front end unrolled "
+                       f"it {min(hit[1])} time(s)")
+        while frame is not None and frame.f_code in _NESTED:
+            frame = frame.f_back
+        return _unrolling(frame, line, col, items)
     if kind == "for":
         items = list(value)
         try:
@@ -427,6 +463,18 @@ class _Instrument(ast.NodeTransformer):
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
         node.values = [self._wrap(v, v, "bool") for v in node.values]
+        return node
+
+    def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
+        self.generic_visit(node)
+        first = node.generators[0]
+        first.iter = self._wrap(first.iter, node, "comp")  # evaluated in the enclosing frame, once
+        for gen in node.generators:
+            # Triton's code generator ignores a comprehension's if clauses (it compiles the element for every item):
+            # the interpreter may not run code the GPU check never compiled, nor filter what a GPU does not (judged
+            # before the clause runs)
+            gen.ifs = [ast.copy_location(ast.BoolOp(op=ast.And(), values=[
+                self._wrap(ast.Constant(True), node, "comp_if"), c]), c) for c in gen.ifs]
         return node
 
     def visit_For(self, node: ast.For) -> ast.AST:
