@@ -283,9 +283,10 @@ def recording(root: tuple = ()):
         cg.mangle_fn = orig_mangle
 
 
-def launching(root: tuple) -> None:
+def launching(root: tuple | None) -> None:
     """A launch of the interpreter runs its body next: its call paths start at ``root`` (the GPU check's key of the
-    kernel and its specialisation, under which the compile recorded them)."""
+    kernel and its specialisation, under which the compile recorded them; None: not known, the check did not key this
+    launch, so no call of it is placed and none is judged by call path)."""
     RUN_PATH[:] = [root]
 
 
