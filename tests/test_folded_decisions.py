@@ -255,6 +255,18 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
     tl.store(o_ptr + offs, acc, mask=m)
 
 
+def _make(op):
+    @triton.jit
+    def twin(x_ptr, o_ptr, N: tl.constexpr):
+        tl.store(o_ptr + tl.arange(0, N), op(tl.load(x_ptr + tl.arange(0, N))))
+
+    return twin
+
+
+# one factory's kernels: equal code objects, whose calls are each kernel's own call sites
+twin_a, twin_b = _make(_neg1), _make(_neg2)
+
+
 install_launch_hooks()
 x, o = torch.rand(32) + 0.5, torch.zeros(16)
 out = {}
@@ -285,6 +297,8 @@ for mode in (0, 1, 2):
     for n in (1, 16):
         for s in (1, 2):
             out[f"honest {mode} {n} {s}"] = launch(honest, (x, o, n, s), {"N": 16, "MODE": mode, "K": 3})
+for i, k in enumerate((twin_a, twin_b, twin_a)):
+    out[f"honest twin {i}"] = launch(k, (x, o), {"N": 16})
 print("RESULT " + json.dumps(out))
 '''
 
@@ -324,8 +338,8 @@ def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: d
 
 def test_honest_constexpr_branches_and_specialisations_run(results: dict) -> None:
     honest = {k: v for k, v in results.items() if k.startswith("honest")}
-    assert len(honest) == 12
+    assert len(honest) == 15
     for key, got in honest.items():
         assert got["result"] == "ran" and got["violations"] == [], (key, got)
-        n = int(key.split()[2])
+        n = 16 if key.startswith("honest twin") else int(key.split()[2])
         assert all(v != 0.0 for v in got["o"][:n]), (key, got)  # every element in the mask written

@@ -84,11 +84,22 @@ BODIES: set[tuple] = set()
 #: the interpreter's call path now (its root set by :func:`launching`, a helper call pushed by :func:`helper_call`, with
 #: a prefix the compiler aliased replaced by the path that compiled it; None: a call it cannot place)
 RUN_PATH: list[tuple | None] = [()]
-#: code object of a rewritten kernel or helper -> (its Python function, the line offset of its rewrite); a
-#: comprehension's code inside one maps to the same
-_CODES: dict[Any, tuple[Any, int]] = {}
-#: the code objects of comprehensions inside rewritten bodies (their frames run in the body's frame's loops)
-_NESTED: set[Any] = set()
+#: id(code object of a rewritten kernel or helper) -> (the code, its Python function, the line offset of its rewrite);
+#: a comprehension's code inside one maps to the same. Keyed by identity: code objects compare equal by content, and
+#: two kernels a factory made from one source (closures) have equal code whose calls are other functions' sites
+_CODES: dict[int, tuple[Any, Any, int]] = {}
+#: id(code object) -> it, for the comprehensions inside rewritten bodies (their frames run in the body's frame's loops)
+_NESTED: dict[int, Any] = {}
+
+
+def _own(code: Any) -> tuple[Any, int] | None:
+    """(the Python function, the line offset) of a rewritten body's (or its comprehension's) code object, or None."""
+    hit = _CODES.get(id(code))
+    return hit[1:] if hit is not None and hit[0] is code else None
+
+
+def _nested(code: Any) -> bool:
+    return _NESTED.get(id(code)) is code
 #: the interpreter's ``tl.static_range`` loops running now: [the rewritten frame, line, column, iteration index]
 UNROLL: list[list] = []
 _POSITIONS: dict[Any, list] = {}
@@ -288,6 +299,7 @@ def launching(root: tuple | None) -> None:
     kernel and its specialisation, under which the compile recorded them; None: not known, the check did not key this
     launch, so no call of it is placed and none is judged by call path)."""
     RUN_PATH[:] = [root]
+    UNROLL.clear()  # loops a failed launch left (their frames are gone)
 
 
 def _resolved(here: tuple) -> tuple:
@@ -303,7 +315,7 @@ def _iters(frame: Any) -> tuple:
     comprehension's frame: its body's)."""
     if not UNROLL:
         return ()
-    while frame is not None and frame.f_code in _NESTED:
+    while frame is not None and _nested(frame.f_code):
         frame = frame.f_back
     return tuple((e[1], e[2], e[3]) for e in UNROLL if e[0] is frame)
 
@@ -345,7 +357,7 @@ def helper_call(caller: Any, callee: Any = None):
     for _ in range(64):
         if caller is None:
             break
-        own = _CODES.get(caller.f_code)
+        own = _own(caller.f_code)
         if own is not None:
             break
         caller = caller.f_back
@@ -377,13 +389,13 @@ def register(out: Any, fn: Any) -> None:
     are call sites :func:`helper_call` can place."""
     hit = _BASES.get(id(fn))
     if hit is not None and hit[0] is fn:
-        _CODES[out.__code__] = (fn, hit[1])
+        _CODES[id(out.__code__)] = (out.__code__, fn, hit[1])
         todo = list(out.__code__.co_consts)
         while todo:  # comprehensions: their frames run the body's calls (Python 3.11 gives each its own)
             c = todo.pop()
             if type(c) is type(out.__code__):
-                _CODES[c] = (fn, hit[1])
-                _NESTED.add(c)
+                _CODES[id(c)] = (c, fn, hit[1])
+                _NESTED[id(c)] = c
                 todo.extend(c.co_consts)
 
 
@@ -405,7 +417,7 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         if len(items) not in hit[1]:
             _violation(hit[0], line, f"iterates a comprehension {len(items)} time(s) where the GPU front end unrolled "
                        f"it {min(hit[1])} time(s)")
-        while frame is not None and frame.f_code in _NESTED:
+        while frame is not None and _nested(frame.f_code):
             frame = frame.f_back
         return _unrolling(frame, line, col, items)
     if kind == "for":
@@ -415,7 +427,7 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         except Exception:  # noqa: BLE001 - not integers: not what the compiler unrolled
             got = None
         if got in hit[1]:
-            while frame is not None and frame.f_code in _NESTED:
+            while frame is not None and _nested(frame.f_code):
                 frame = frame.f_back
             return _unrolling(frame, line, col, items)
         _violation(hit[0], line, f"iterates {got if got is not None else 'other values'} where the GPU front end "
