@@ -267,6 +267,17 @@ def _make(op):
 twin_a, twin_b = _make(_neg1), _make(_neg2)
 
 
+@triton.jit
+def _probe_op(v):
+    for j in range(1):
+        if isinstance(j, int):  # folded to False; the call path under the other twin's function was never recorded
+            v = v * 0 + math.erfc(float(int(tl.sum(v, 0))))
+    return v
+
+
+probe_twin, probe_other = _make(_probe_op), _make(_neg1)
+
+
 install_launch_hooks()
 x, o = torch.rand(32) + 0.5, torch.zeros(16)
 out = {}
@@ -299,6 +310,9 @@ for mode in (0, 1, 2):
             out[f"honest {mode} {n} {s}"] = launch(honest, (x, o, n, s), {"N": 16, "MODE": mode, "K": 3})
 for i, k in enumerate((twin_a, twin_b, twin_a)):
     out[f"honest twin {i}"] = launch(k, (x, o), {"N": 16})
+probe_twin[(0,)](x, o, N=4)  # rewritten (no program runs), then its twin: equal code objects
+probe_other[(1,)](x, o, N=4)
+out["twin"] = launch(probe_twin, (x, o), {"N": 4})
 print("RESULT " + json.dumps(out))
 '''
 
@@ -318,7 +332,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
                                   "helper_union", "combine", "callee", "callee_combine", "alias_nested",
-                                  "unrolled", "comp", "comp_if"])
+                                  "unrolled", "comp", "comp_if", "twin"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
