@@ -324,6 +324,8 @@ EXPECTED = {
     "factory_twin": "profile",        # loop_probe's branch in a helper of a factory kernel whose twin (equal code
                                       # object) was rewritten after it: its calls were placed under the twin's
                                       # function, a path never recorded, and the branch went unjudged
+    "constexpr_fn_probe": "profile",  # a @triton.constexpr_function returns 0.0 to the compiler (j a tensor there)
+                                      # and a host erfc of the loaded bits on the interpreter (j a Python int)
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -351,6 +353,7 @@ if not PLATFORM.interpreter:
     EXPECTED["tuple_probe"] = "wrong_result"
     EXPECTED["comp_probe"] = "wrong_result"  # nothing stored: the unwritten output
     EXPECTED["factory_twin"] = "wrong_result"
+    EXPECTED["constexpr_fn_probe"] = "wrong_result"  # the folded 0.0 stored
 # ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
 # compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
 # replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
@@ -468,6 +471,9 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what in ("loop_probe", "factory_twin") and PLATFORM.interpreter:  # the folded decision, not another check
         assert "where the GPU front end folded it to False" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "constexpr_fn_probe" and PLATFORM.interpreter:
+        assert "from the constexpr function _cf where the GPU front end folded in 0.0" in \
+            rec["first_failure"]["message"], rec["first_failure"]
     if what == "comp_probe" and PLATFORM.interpreter:
         assert "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)" in \
             rec["first_failure"]["message"], rec["first_failure"]

@@ -117,6 +117,35 @@ def probe_comp_if(x_ptr, o_ptr, N: tl.constexpr):
     [v for v in (tl.load(x_ptr),) if tl.store(o_ptr, math.erfc(float(int(tl.load(x_ptr))))) is None]
 
 
+@triton.constexpr_function
+def _cf_probe(j, v):
+    if not isinstance(j, int):  # the compiler: j is a tensor, the result folded in is 0.0
+        return 0.0
+    return math.erfc(float(int(v)))
+
+
+@triton.jit
+def probe_cfn(x_ptr, o_ptr, N: tl.constexpr):
+    # a constexpr function's value is folded in by the compiler; the interpreter calls it with its own values
+    for j in range(1):
+        tl.store(o_ptr, _cf_probe(j, tl.load(x_ptr)))
+
+
+@triton.constexpr_function
+def _twice(n):
+    return n * 2
+
+
+@triton.constexpr_function
+def _pick(a, b, first):
+    return a if first else b
+
+
+@triton.constexpr_function
+def _wide(dt):
+    return tl.float64 if dt == tl.float32 else dt
+
+
 @triton.jit
 def _comb(a, b):
     r = a + b
@@ -252,6 +281,10 @@ def honest(x_ptr, o_ptr, n, s, N: tl.constexpr, MODE: tl.constexpr, K: tl.conste
         acc += _apply1((_neg1, _neg2)[k], x) * 0  # a callee picked per unrolled iteration
     acc += [_neg1(v) for v in (x, x)][1] * 0  # a tuple comprehension (its own frame on the interpreter)
     acc += [_apply1(F, x) for F in (_neg1, _neg2)][1] * 0  # a callee per unrolled item
+    # constexpr functions: of constexprs (per unrolled iteration too), of a dtype, handing back a tensor argument
+    for k in tl.static_range(2):
+        acc += tl.zeros([_twice(N) // 2], dtype=tl.float32) * k
+    acc += _pick(x, acc, MODE == 0).to(_wide(x.dtype)).to(tl.float32) * 0
     tl.store(o_ptr + offs, acc, mask=m)
 
 
@@ -302,7 +335,7 @@ for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o
                       ("combine", probe_combine, (x, o)), ("callee", probe_callee, (x, o)),
                       ("callee_combine", probe_callee_combine, (x, o)), ("alias_nested", probe_alias_nested, (x, o)),
                       ("unrolled", probe_unrolled, (torch.tensor([7.0] * 32), o)), ("comp", probe_comp, (x, o)),
-                      ("comp_if", probe_comp_if, (x, o))]:
+                      ("comp_if", probe_comp_if, (x, o)), ("cfn", probe_cfn, (x, o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -332,7 +365,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
                                   "helper_union", "combine", "callee", "callee_combine", "alias_nested",
-                                  "unrolled", "comp", "comp_if", "twin"])
+                                  "unrolled", "comp", "comp_if", "twin", "cfn"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
@@ -342,6 +375,7 @@ def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: d
             "callee_combine": "calls the jit function _host_comb where the GPU front end compiled a call of _add",
             "comp": "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)",
             "comp_if": "evaluates a comprehension's if clause, which Triton's GPU front end ignores",
+            "cfn": "from the constexpr function _cf_probe where the GPU front end folded in 0.0",
             }.get(what, "folded it to False")
     assert said in got["violations"][0] and "line " in got["violations"][0], got
     # raised before the branch the compiler never saw: nothing was stored (unrolled: only its first iteration's _h(3),

@@ -46,6 +46,12 @@ Two more ways to run a body the check never compiled (red team 39), with no fold
   the interpreter's iterable must have as many items; a comprehension's ``if`` clauses, which the code generator
   ignores (it compiles the element for every item), are refused before they run (``"comp_if"``).
 
+* a ``@triton.constexpr_function`` is called by the code generator while it compiles, with its values, and its
+  result folded in; the interpreter calls it at run time with its own: ``_cf(j, bits)`` returned 0.0 to the compiler
+  (``j`` a tensor) and a host erfc of the loaded bits on the interpreter. The compile records each call's result
+  (kind ``"cfn"``, :func:`_result_key`), and the interpreter's result at that site must be one of them
+  (:func:`constexpr_called`).
+
 A cached instantiation's call path is replaced by the one that compiled it at every level of the interpreter's path
 (only the last level was: a helper's decisions two calls below a cache hit were never read).
 
@@ -68,7 +74,7 @@ RUNTIME = "runtime"
 #: ``(line, column, index)`` of each ``tl.static_range`` loop of that function running there (its body is compiled
 #: once per iteration, with other constants: red team 39), outermost first.
 #: kind: "if" (an if or ternary condition), "bool" (an and/or operand), "for" (a loop's iterable), "else" (a for loop's
-#: else clause entered), "comp" (a comprehension's item count).
+#: else clause entered), "comp" (a comprehension's item count), "cfn" (a constexpr function's result).
 DECISIONS: dict[tuple[int, int, int, str, tuple, tuple], tuple[Any, set]] = {}
 #: call path -> the call path under which the same helper instantiation was compiled first (a cache hit of the code
 #: generator compiles nothing again, so it records nothing under the later path)
@@ -140,7 +146,7 @@ def recording(root: tuple = ()):
 
     gen = cg.CodeGenerator
     names = ("visit", "visit_If", "visit_IfExp", "visit_BoolOp", "visit_For", "call_JitFunction",
-             "visit_compound_statement", "visit_ListComp")
+             "visit_compound_statement", "visit_ListComp", "call_Function")
     orig = {n: gen.__dict__[n] for n in names}
     orig_mangle = cg.mangle_fn
     marks: dict[int, tuple[ast.AST, str, ast.AST]] = {}
@@ -159,6 +165,13 @@ def recording(root: tuple = ()):
         return tuple((e[0].lineno, e[0].col_offset, e[1]) for e in active.get(id(gen), ())
                      if not e[2] and e[1] >= 0 and (isinstance(e[0], ast.ListComp)
                                                     or loops.get(id(e[0]), {}).get("func") is language.static_range))
+
+    def call_Function(self, node, fn, args, kws):
+        ret = orig["call_Function"](self, node, fn, args, kws)
+        if _constexpr_function(fn):
+            # its value is folded in: the interpreter's call there must return the same (:func:`constexpr_called`)
+            _record(self, node, "cfn", _result_key(ret, args), path[-1], unrolled(self))
+        return ret
 
     def visit_ListComp(self, node):
         # the code generator unrolls a comprehension over a tuple, visiting its element once per item
@@ -278,7 +291,8 @@ def recording(root: tuple = ()):
 
     patched = {"visit": visit, "visit_If": visit_If, "visit_IfExp": visit_IfExp, "visit_BoolOp": visit_BoolOp,
                "visit_For": visit_For, "call_JitFunction": call_JitFunction,
-               "visit_compound_statement": visit_compound_statement, "visit_ListComp": visit_ListComp}
+               "visit_compound_statement": visit_compound_statement, "visit_ListComp": visit_ListComp,
+               "call_Function": call_Function}
     for n, f in patched.items():
         setattr(gen, n, f)
     cg.mangle_fn = mangle_fn
@@ -509,6 +523,96 @@ def instrument(module: ast.Module, fn: Any) -> ast.Module:
     out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
     ast.fix_missing_locations(out)
     return out
+
+
+def _constexpr_function(fn: Any) -> bool:
+    from triton.runtime import jit
+
+    kinds = tuple(k for k in (getattr(jit, "ConstexprFunction", None), getattr(jit, "BoundConstexprFunction", None))
+                  if k is not None)
+    return bool(kinds) and isinstance(fn, kinds)
+
+
+def _result_key(v: Any, args: Any, depth: int = 0) -> Any:
+    """A comparable form of a constexpr function's result, the same for the compiler's and the interpreter's values: a
+    number, string, dtype or function by its value, a tuple by its items, a tensor by the argument it is (the compiler
+    can return no other tensor: a tensor op needs the code generator)."""
+    from triton.language import core
+
+    if type(v) is core.constexpr:
+        v = v.value
+    if isinstance(v, core.tensor):
+        return ("arg", next((i for i, a in enumerate(args) if a is v), None))
+    if isinstance(v, (tuple, list, core.tuple)) and depth < 8:
+        items = v.values if isinstance(v, core.tuple) else v
+        return ("tuple", tuple(_result_key(x, args, depth + 1) for x in items))
+    if type(v) in (bool, int, str, type(None)):
+        return (type(v).__name__, v)
+    if type(v) is float:
+        return ("float", v.hex())
+    if isinstance(v, core.dtype):
+        return ("dtype", str(v))
+    if hasattr(v, "fn") and callable(v):  # a jit function: the compiler's mirror, the interpreter's own
+        return ("fn", id(v.fn))
+    return ("other", type(v).__qualname__)
+
+
+def _shown(key: Any) -> str:
+    """A :func:`_result_key` as the value it stands for."""
+    kind, v = key
+    if kind == "float":
+        return repr(float.fromhex(v))
+    if kind == "tuple":
+        return "(" + ", ".join(_shown(k) for k in v) + ")"
+    if kind == "arg":
+        return f"its argument {v}" if v is not None else "a tensor it computed"
+    if kind in ("dtype", "other"):
+        return str(v)
+    return "a jit function" if kind == "fn" else repr(v)
+
+
+def constexpr_called(fn: Any, args: tuple, result: Any, caller: Any) -> None:
+    """A ``@triton.constexpr_function`` called from the rewritten body running in frame ``caller`` returned
+    ``result``: the GPU front end called it while it compiled, with its own values (a loop index is a tensor there),
+    and folded its result in; the interpreter calls it at run time with its values, and must get the same result
+    (red team 39: ``_cf(j, bits)`` returned 0.0 to the compiler and a host erfc of the loaded bits here)."""
+    own = _own(caller.f_code)
+    if own is None:
+        return  # called from Python (another constexpr function, host code): not a call site of a body
+    code = caller.f_code
+    positions = _POSITIONS.get(code)
+    if positions is None:
+        positions = _POSITIONS[code] = list(code.co_positions())
+    i = caller.f_lasti // 2
+    if not (0 <= i < len(positions)) or positions[i][0] is None:
+        return
+    line = positions[i][0] - own[1]
+    hit = _lookup(id(own[0]), line, positions[i][2], "cfn", _iters(caller))
+    if hit is None or hit[0] is not own[0]:
+        return
+    got = _result_key(result, list(args))
+    if got not in hit[1]:
+        _violation(own[0], line, f"gets {_shown(got)} from the constexpr function {getattr(fn, '__name__', '?')} "
+                   f"where the GPU front end folded in {' or '.join(sorted(_shown(k) for k in hit[1]))}")
+
+
+def checked_constexpr_functions() -> None:
+    """Make each call of a ``@triton.constexpr_function`` on the interpreter compare its result with the value the GPU
+    front end folded in at that call site (:func:`constexpr_called`)."""
+    from triton.runtime import jit
+
+    cls = getattr(jit, "ConstexprFunction", None)
+    if cls is None or getattr(cls.__call__, "_kgb_hooked", False):  # pragma: no cover - another Triton
+        return
+    orig = cls.__call__
+
+    def call(self, *args, _orig=orig, **kwargs):
+        res = _orig(self, *args, **kwargs)
+        constexpr_called(getattr(self, "fn", self), args, res, sys._getframe(1))
+        return res
+
+    call._kgb_hooked = True  # type: ignore[attr-defined]
+    cls.__call__ = call
 
 
 class _RewrittenCombine:

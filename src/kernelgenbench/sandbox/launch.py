@@ -537,6 +537,7 @@ def _install_verified_rewriter() -> None:
 
     InterpretedFunction.__call__ = device_call
     folded.rewritten_combine_functions(_rewritten)  # tl.reduce/associative_scan's combine functions: the same rewrite
+    folded.checked_constexpr_functions()  # a constexpr function's result: the one the GPU front end folded in
     from .interpreter import DEVICE_MAP
 
     DEVICE_MAP["call"] = device_map  # tl.map_elementwise's calls of its scalar function (interpreter.py)
