@@ -132,6 +132,18 @@ def probe_cfn(x_ptr, o_ptr, N: tl.constexpr):
 
 
 @triton.constexpr_function
+def _cf_complex(j, v):
+    # a value of a type _result_key does not list: compared by its repr, not its type alone
+    return complex(0.0 if not isinstance(j, int) else math.erfc(float(int(v))), 0.0)
+
+
+@triton.jit
+def probe_cfn_complex(x_ptr, o_ptr, N: tl.constexpr):
+    for j in range(1):
+        tl.store(o_ptr, _cf_complex(j, tl.load(x_ptr)).real)
+
+
+@triton.constexpr_function
 def _twice(n):
     return n * 2
 
@@ -335,7 +347,8 @@ for name, k, args in [("if", probe_if, (x, o)), ("ternary", probe_ternary, (x, o
                       ("combine", probe_combine, (x, o)), ("callee", probe_callee, (x, o)),
                       ("callee_combine", probe_callee_combine, (x, o)), ("alias_nested", probe_alias_nested, (x, o)),
                       ("unrolled", probe_unrolled, (torch.tensor([7.0] * 32), o)), ("comp", probe_comp, (x, o)),
-                      ("comp_if", probe_comp_if, (x, o)), ("cfn", probe_cfn, (x, o))]:
+                      ("comp_if", probe_comp_if, (x, o)), ("cfn", probe_cfn, (x, o)),
+                      ("cfn_complex", probe_cfn_complex, (x, o))]:
     out[name] = launch(k, args, {"N": 4})
 for mode in (0, 1, 2):
     for n in (1, 16):
@@ -365,7 +378,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 @pytest.mark.parametrize("what", ["if", "ternary", "and", "static_range", "static_else", "specialised",
                                   "helper_union", "combine", "callee", "callee_combine", "alias_nested",
-                                  "unrolled", "comp", "comp_if", "twin", "cfn"])
+                                  "unrolled", "comp", "comp_if", "twin", "cfn", "cfn_complex"])
 def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: dict, what: str) -> None:
     got = results[what]
     assert got["result"] != "ran", got
@@ -376,6 +389,7 @@ def test_a_probe_folded_otherwise_by_the_gpu_front_end_is_a_violation(results: d
             "comp": "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)",
             "comp_if": "evaluates a comprehension's if clause, which Triton's GPU front end ignores",
             "cfn": "from the constexpr function _cf_probe where the GPU front end folded in 0.0",
+            "cfn_complex": "from the constexpr function _cf_complex where the GPU front end folded in 0j",
             }.get(what, "folded it to False")
     assert said in got["violations"][0] and "line " in got["violations"][0], got
     # raised before the branch the compiler never saw: nothing was stored (unrolled: only its first iteration's _h(3),

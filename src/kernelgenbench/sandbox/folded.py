@@ -552,9 +552,14 @@ def _result_key(v: Any, args: Any, depth: int = 0) -> Any:
         return ("float", v.hex())
     if isinstance(v, core.dtype):
         return ("dtype", str(v))
+    if type(v) is complex:
+        return ("complex", (v.real.hex(), v.imag.hex()))
     if hasattr(v, "fn") and callable(v):  # a jit function: the compiler's mirror, the interpreter's own
         return ("fn", id(v.fn))
-    return ("other", type(v).__qualname__)
+    try:  # any other value by its type and repr (a complex's real part would carry a host result past its type)
+        return ("other", f"{type(v).__qualname__} {repr(v)[:200]}")
+    except Exception:  # noqa: BLE001 - a repr that raises: the type alone
+        return ("other", type(v).__qualname__)
 
 
 def _shown(key: Any) -> str:
@@ -566,6 +571,8 @@ def _shown(key: Any) -> str:
         return "(" + ", ".join(_shown(k) for k in v) + ")"
     if kind == "arg":
         return f"its argument {v}" if v is not None else "a tensor it computed"
+    if kind == "complex":
+        return repr(complex(float.fromhex(v[0]), float.fromhex(v[1])))
     if kind in ("dtype", "other"):
         return str(v)
     return "a jit function" if kind == "fn" else repr(v)
