@@ -185,7 +185,7 @@ def recording(root: tuple = ()):
 
     def visit_compound_statement(self, stmts):
         for e in active.get(id(self), ()):
-            if stmts is e[0].body:
+            if stmts is getattr(e[0], "body", None):
                 e[1] += 1
         return orig["visit_compound_statement"](self, stmts)
 
@@ -536,7 +536,15 @@ def _constexpr_function(fn: Any) -> bool:
 def _result_key(v: Any, args: Any, depth: int = 0) -> Any:
     """A comparable form of a constexpr function's result, the same for the compiler's and the interpreter's values: a
     number, string, dtype or function by its value, a tuple by its items, a tensor by the argument it is (the compiler
-    can return no other tensor: a tensor op needs the code generator)."""
+    can return no other tensor: a tensor op needs the code generator). Never raises: an exception here, inside the
+    code generator's call, would be a failure of the check's plumbing, a note past which the body runs unchecked."""
+    try:
+        return _key_of(v, args, depth)
+    except Exception:  # noqa: BLE001 - a value whose attributes raise: known by its type, on both sides
+        return ("error", type(v).__qualname__)
+
+
+def _key_of(v: Any, args: Any, depth: int) -> Any:
     from triton.language import core
 
     if type(v) is core.constexpr:
@@ -545,7 +553,7 @@ def _result_key(v: Any, args: Any, depth: int = 0) -> Any:
         return ("arg", next((i for i, a in enumerate(args) if a is v), None))
     if isinstance(v, (tuple, list, core.tuple)) and depth < 8:
         items = v.values if isinstance(v, core.tuple) else v
-        return ("tuple", tuple(_result_key(x, args, depth + 1) for x in items))
+        return ("tuple", tuple(_key_of(x, args, depth + 1) for x in items))
     if type(v) in (bool, int, str, type(None)):
         return (type(v).__name__, v)
     if type(v) is float:
@@ -573,7 +581,7 @@ def _shown(key: Any) -> str:
         return f"its argument {v}" if v is not None else "a tensor it computed"
     if kind == "complex":
         return repr(complex(float.fromhex(v[0]), float.fromhex(v[1])))
-    if kind in ("dtype", "other"):
+    if kind in ("dtype", "other", "error"):
         return str(v)
     return "a jit function" if kind == "fn" else repr(v)
 
