@@ -38,14 +38,12 @@ Two more ways to run a body the check never compiled (red team 39), with no fold
 * a ``tl.static_range`` body is compiled once per iteration, with other constants, at the same positions: the
   outcomes of one iteration (``_h(3)``'s host branch on a constant) were accepted in another (``_h(j)``, a loop index
   the interpreter holds as a Python int). Decisions and call sites are keyed by the unrolled iterations running
-  there (the code generator's body visits; the interpreter's iterations of the loop :func:`decision` hands back).
-
+  there (the code generator's body visits; the interpreter's iterations of the loop :func:`decision` hands back);
 * a comprehension over a tuple is unrolled by the code generator too: ``[[host code] for _ in (0,) * isinstance(j,
   int)]`` was unrolled zero times there (its element never compiled) and iterated once on the interpreter. The compile
   records each comprehension's item count (kind ``"comp"``), keys its element's decisions and calls by the item, and
   the interpreter's iterable must have as many items; a comprehension's ``if`` clauses, which the code generator
-  ignores (it compiles the element for every item), are refused before they run (``"comp_if"``).
-
+  ignores (it compiles the element for every item), are refused before they run (``"comp_if"``);
 * a ``@triton.constexpr_function`` is called by the code generator while it compiles, with its values, and its
   result folded in; the interpreter calls it at run time with its own: ``_cf(j, bits)`` returned 0.0 to the compiler
   (``j`` a tensor) and a host erfc of the loaded bits on the interpreter. The compile records each call's result
@@ -96,6 +94,14 @@ RUN_PATH: list[tuple | None] = [()]
 _CODES: dict[int, tuple[Any, Any, int]] = {}
 #: id(code object) -> it, for the comprehensions inside rewritten bodies (their frames run in the body's frame's loops)
 _NESTED: dict[int, Any] = {}
+#: the interpreter's ``tl.static_range`` loops running now: [the rewritten frame, line, column, iteration index]
+UNROLL: list[list] = []
+_POSITIONS: dict[Any, list] = {}
+#: id(function) -> (it, the line offset of its latest rewrite), set by :func:`instrument` for :func:`register`
+_BASES: dict[int, tuple[Any, int]] = {}
+#: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
+#: name it).
+GLOBAL = "folded_decision (kgb)"
 
 
 def _own(code: Any) -> tuple[Any, int] | None:
@@ -106,14 +112,6 @@ def _own(code: Any) -> tuple[Any, int] | None:
 
 def _nested(code: Any) -> bool:
     return _NESTED.get(id(code)) is code
-#: the interpreter's ``tl.static_range`` loops running now: [the rewritten frame, line, column, iteration index]
-UNROLL: list[list] = []
-_POSITIONS: dict[Any, list] = {}
-#: id(function) -> (it, the line offset of its latest rewrite), set by :func:`instrument` for :func:`register`
-_BASES: dict[int, tuple[Any, int]] = {}
-#: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
-#: name it).
-GLOBAL = "folded_decision (kgb)"
 
 
 def _record(gen: Any, at: ast.AST, kind: str, outcome: Any, path: tuple, iters: tuple) -> None:
