@@ -315,6 +315,17 @@ EXPECTED = {
     "nt_default": "profile",          # a namedtuple class read as a global whose field default is an object of the
                                       # submission's: _Ops().exp(v) ran its __call__ on loaded values (host erfc); the
                                       # launch rule judges namedtuple defaults like launch arguments
+    # red team 39 (the surfaces added by session 38)
+    "tuple_probe": "profile",         # loop_probe's probe picks the callee instead of a branch: _apply((_dev_path,
+                                      # _host_path)[isinstance(j, int)], ...) compiles _dev_path and runs _host_path's
+                                      # host erfc (folded.py: a helper call must be one the GPU front end compiled)
+    "comp_probe": "profile",          # the probe as a comprehension's length: [[host erfc inline] for _ in (0,) *
+                                      # isinstance(j, int)], unrolled zero times by the compiler, once here
+    "factory_twin": "profile",        # loop_probe's branch in a helper of a factory kernel whose twin (equal code
+                                      # object) was rewritten after it: its calls were placed under the twin's
+                                      # function, a path never recorded, and the branch went unjudged
+    "constexpr_fn_probe": "profile",  # a @triton.constexpr_function returns 0.0 to the compiler (j a tensor there)
+                                      # and a host erfc of the loaded bits on the interpreter (j a Python int)
 }
 #: red team 32 R2's fixtures: failed by the rounding bound (tolerance.rounding_rule), named in the message
 ROUNDING_BOUND = {"bf16_scale", "fp16_weights", "fp16_out", "fp16_partials"}
@@ -339,6 +350,10 @@ if not PLATFORM.interpreter:
     EXPECTED["autotune_hook"] = "profile"
     # a GPU compiles and runs the branch its front end folded in: a plain copy of the input
     EXPECTED["loop_probe"] = "wrong_result"
+    EXPECTED["tuple_probe"] = "wrong_result"
+    EXPECTED["comp_probe"] = "wrong_result"  # nothing stored: the unwritten output
+    EXPECTED["factory_twin"] = "wrong_result"
+    EXPECTED["constexpr_fn_probe"] = "wrong_result"  # the folded 0.0 stored
 # ghost_raise's static_assert(False) is refused at compile time on every platform (on the interpreter by the GPU
 # compile check, sandbox/gpu_compile.py, before the body runs): the launch raises in a normal run and the ghost
 # replay raises it again, as on a GPU (the interpreter's KernelErrorCaught, an error caught from a running body,
@@ -454,8 +469,17 @@ def test_bad_submission_fails_with_its_class(tmp_path: Path, path: Path, op_id: 
             rec["first_failure"]
     if what in GPU_FRONT_END and PLATFORM.interpreter:  # refused by the GPU compile check, with Triton's message
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
-    if what == "loop_probe" and PLATFORM.interpreter:  # the folded decision, not another check
+    if what in ("loop_probe", "factory_twin") and PLATFORM.interpreter:  # the folded decision, not another check
         assert "where the GPU front end folded it to False" in rec["first_failure"]["message"], rec["first_failure"]
+    if what == "constexpr_fn_probe" and PLATFORM.interpreter:
+        assert "from the constexpr function _cf where the GPU front end folded in 0.0" in \
+            rec["first_failure"]["message"], rec["first_failure"]
+    if what == "comp_probe" and PLATFORM.interpreter:
+        assert "iterates a comprehension 1 time(s) where the GPU front end unrolled it 0 time(s)" in \
+            rec["first_failure"]["message"], rec["first_failure"]
+    if what == "tuple_probe" and PLATFORM.interpreter:  # the callee compiled at that site, not another check
+        assert "calls the jit function _host_path where the GPU front end compiled a call of _dev_path" in \
+            rec["first_failure"]["message"], rec["first_failure"]
     if what == "fp16_terms":  # failed by the loss-reduction bound, in an fp32 sum or mean (of 6, 1 or 2 terms: the
         # 6-term sum alone missed the cheat on ~1 % of the secret draws)
         assert "(the loss-reduction bound, n=" in rec["first_failure"]["message"], rec["first_failure"]

@@ -453,6 +453,8 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> None:
     specialisation; raise :class:`GPUCompilationError` with Triton's message when its front end refuses it. A failure
     of the check itself is a harness note, never a rejection."""
     install()
+    # until this launch's compile is keyed: its body's calls are not placed under another launch's call paths
+    folded.launching(None)
     if SETTINGS.get("KGB_GPU_COMPILE_CHECK", "1") == "0":
         return
     from triton.compiler.errors import CompilationError

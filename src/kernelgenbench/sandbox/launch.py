@@ -448,7 +448,8 @@ def device_map(kernel: Any, arg_lists: Any, kwargs: dict[str, Any] | None = None
     try:
         fn = _rewritten(kernel)
         try:
-            with folded.helper_call(sys._getframe(1)):  # the call site, for the folded decisions' call paths
+            # the call site, for the folded decisions' call paths; the callee must be the one compiled there
+            with folded.helper_call(sys._getframe(1), kernel.__dict__.get("fn")):
                 return [fn(*args, **(kwargs or {})) for args in arg_lists]
         except Exception as e:
             raise InterpreterError(repr(e)) from e
@@ -536,6 +537,7 @@ def _install_verified_rewriter() -> None:
 
     InterpretedFunction.__call__ = device_call
     folded.rewritten_combine_functions(_rewritten)  # tl.reduce/associative_scan's combine functions: the same rewrite
+    folded.checked_constexpr_functions()  # a constexpr function's result: the one the GPU front end folded in
     from .interpreter import DEVICE_MAP
 
     DEVICE_MAP["call"] = device_map  # tl.map_elementwise's calls of its scalar function (interpreter.py)
