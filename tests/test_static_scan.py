@@ -3253,6 +3253,100 @@ def test_a_decorated_autograd_class_keeps_its_backward_scanned() -> None:
         assert _dead_backward_rules(source=keep + textwrap.dedent(src)) == ["tensor-method"], binding
 
 
+_UNREACHABLE = '''
+    import warnings
+
+    import torch
+    from torch import nn
+
+    def rms_norm_ref(x, w, eps):
+        return x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps) * w
+
+    class Norm(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x
+
+    class FusedRMSNorm(nn.RMSNorm):
+        def forward(self, x):
+            return Norm.apply(x, self.weight)
+
+    def rms_norm(out, input, weight, epsilon):
+        out.copy_(Norm.apply(input, weight))
+'''
+
+
+def _unreachable_rules(extra: str = "", source: str = _UNREACHABLE, entry_points=frozenset({"rms_norm"})) -> list:
+    src = textwrap.dedent(source) + textwrap.dedent(extra)
+    return sorted(f.rule for f in scan_source(src, entry_points=entry_points))
+
+
+def test_code_nothing_in_the_file_can_reach_is_not_scanned() -> None:
+    """tp39 (real third-party kernels): mamba's, flash-attention's and FLA's kernel modules keep PyTorch references
+    (``rms_norm_ref``) beside the kernels, and attorch's keep ``torch.nn`` layers subclassing PyTorch's own (``class
+    Softmax(nn.Softmax)``); the wrapper calls neither, yet L1 refused the files (torch-compute, monkey-patch). A
+    module-level function or class that no code of the file names is not scanned, nor is a torch.nn module base of
+    such a class a finding; without the operator's entry points nothing is exempt."""
+    assert _unreachable_rules() == []
+    assert _unreachable_rules(entry_points=None) == ["monkey-patch", "tensor-method", "tensor-method",
+                                                     "torch-compute"]
+    # prose that names them (a docstring, a warning's, an assert's or an exception's message) reaches nothing
+    assert _unreachable_rules(
+        'def g(x):\n'
+        '    """Like rms_norm_ref, or FusedRMSNorm."""\n'
+        '    assert x is not None, "FusedRMSNorm needs an input"\n'
+        '    warnings.warn("see rms_norm_ref")\n'
+        '    raise ValueError(f"no FusedRMSNorm for {x!r}")\n', entry_points=frozenset({"rms_norm", "g"})) == []
+
+
+@pytest.mark.parametrize("extra", [
+    "def g(x, w):\n    return rms_norm_ref(x, w, 1e-6)\n",               # called by code that can run
+    "def g(x, w):\n    return FusedRMSNorm(4)(x)\n",                       # a layer made
+    "def g(m, x):\n    return getattr(m, 'rms_norm_ref')(x)\n",            # named in a string
+    "def g(m, x):\n    return m.FusedRMSNorm(4)(x)\n",                     # or as an attribute
+    "ALIAS = rms_norm_ref\n",                                             # bound to another name
+    "def g(x):\n    match x:\n        case FusedRMSNorm():\n            return x\n",
+    "class B(FusedRMSNorm):\n    pass\n",                                  # a base of a class of the file
+    "import functools\nN = 'Fused' + 'RMSNorm'\n@functools.singledispatch\ndef h(x):\n    return x\n"
+    "@h.register\ndef _(x: N):\n    return x\n",                           # an annotation singledispatch evaluates
+])
+def test_code_the_file_can_reach_is_scanned(extra: str) -> None:
+    """tp39: any read of the name (outside a body that is itself unreachable), any string or attribute holding it,
+    and functools.singledispatch (which evaluates annotations, a computed string among them, in the module's
+    namespace) keep the function or class scanned. (``g`` is an entry point here: the harness calls it.)"""
+    assert _unreachable_rules(extra, entry_points=frozenset({"rms_norm", "g"})) != []
+
+
+def test_unreachable_exemption_keeps_entry_points_decorators_and_class_statements() -> None:
+    """tp39: a function named like an entry point, a decorated function or class (the decorator is handed it), a
+    class with a keyword (a metaclass), a method whose decorator could keep it (or a class-body name shadowing
+    ``staticmethod``) and the statements of a class body (they run when the class is made) are scanned."""
+    assert "torch-compute" in _unreachable_rules(entry_points=frozenset({"rms_norm", "rms_norm_ref"}))
+    cached = _UNREACHABLE.replace("    def rms_norm_ref", "    @functools.cache\n    def rms_norm_ref")
+    assert "torch-compute" in _unreachable_rules(source="import functools\n" + textwrap.dedent(cached))
+    keep = "\n_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n"
+    for src in (_UNREACHABLE.replace("    class FusedRMSNorm", "    @keep\n    class FusedRMSNorm"),
+                _UNREACHABLE.replace("nn.RMSNorm):", "nn.RMSNorm, metaclass=type):"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        @keep\n        def forward(self, x):")
+                .replace("Norm.apply(x, self.weight)", "x.sum()"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        staticmethod = keep\n\n"
+                                     "        @staticmethod\n        def forward(self, x):")
+                .replace("Norm.apply(x, self.weight)", "x.sum()"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        W = torch.ones(4).sum()\n\n"
+                                     "        def forward(self, x):")):
+        assert src != _UNREACHABLE
+        assert _unreachable_rules(source=textwrap.dedent(src) + keep) != [], src
+
+
+def test_a_kernels_capture_scope_is_introspection() -> None:
+    """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
+    name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""
+    assert "introspection" in _unreachable_rules(
+        "import triton\n@triton.jit\ndef k(p):\n    pass\n"
+        "def g(x, w):\n    return k.get_capture_scope()['rms_norm' + '_ref'](x, w, 1e-6)\n",
+        entry_points=frozenset({"rms_norm", "g"}))
+
+
 _DEVICE_CONTEXT = '''
     from contextlib import contextmanager
     import torch

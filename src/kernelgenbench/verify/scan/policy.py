@@ -311,6 +311,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
         "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
         "co_code",
+        # a Triton kernel's ``get_capture_scope()`` hands out its module's globals (tp39: by a computed name it
+        # reached a function no code of the file names, which L1 leaves unscanned)
+        "get_capture_scope",
         # an exception's chain and traceback: what a launch raised is replayed in an L2 ghost replay by
         # class and arguments only, so its innards would tell a replay from a launch
         "__traceback__", "__cause__", "__context__",
