@@ -3347,6 +3347,54 @@ def test_a_kernels_capture_scope_is_introspection() -> None:
         entry_points=frozenset({"rms_norm", "g"}))
 
 
+def test_a_jit_helper_defined_in_each_branch_is_a_jit_function() -> None:
+    """tp39 (real third-party kernels): FLA defines its ``exp``/``log`` helpers under ``if os.environ.get(...)`` one
+    way and ``else`` another, both @triton.jit; every call of them in a kernel was refused as kernel-body ("not
+    defined once"). A name every binding of which is a @triton.jit def is a jit function; one also bound otherwise
+    (a plain def, an assignment, ``global``) is not."""
+    src = '''
+        import os
+        import triton
+        import triton.language as tl
+
+        if os.environ.get("FAST", "0") == "1":
+            @triton.jit
+            def ex(x):
+                return tl.exp2(x * 1.4426950408889634)
+        else:
+            @triton.jit
+            def ex(x):
+                return tl.exp(x)
+
+        @triton.jit
+        def k(p):
+            tl.store(p, ex(tl.load(p)))
+    '''
+    assert hits(src) == []
+    for extra in ("def ex(x):\n    return x\n", "ex = print\n", "def g():\n    global ex\n    ex = print\n"):
+        assert "kernel-body" in [r for _, r in hits(textwrap.dedent(src) + extra)], extra
+
+
+@pytest.mark.parametrize("extra,ok", [
+    ('', True),
+    ('def f(x):\n    return inspect.getsource(f)\n', False),                         # any other use of inspect
+    ('def f(x):\n    return "x" in inspect.signature(f).parameters\n', False),       # of the file's own function
+    ('S = inspect.signature(triton.autotune)\n', False),                            # the signature kept
+    ('P = inspect.signature(triton.autotune).parameters\n', False),
+    ('import inspect as insp\n', False),                                             # imported twice, renamed
+    ('from inspect import signature\n', False),
+    ('def g():\n    global inspect\n    inspect = print\n', False),                   # rebound
+    ('ins = inspect\n', False),                                                      # as a value
+])
+def test_inspect_serves_feature_checks_of_library_callables_only(extra: str, ok: bool) -> None:
+    """tp39: FLA picks the autotuner's keywords with ``"cache_results" in inspect.signature(triton.autotune)
+    .parameters``; ``import inspect`` was refused (introspection). It passes when every read of the module is such a
+    test of a torch or triton callable; any other use refuses the import as before."""
+    src = ('import inspect\nimport triton\n'
+           'HAS = "cache_results" in inspect.signature(triton.autotune).parameters\n' + extra)
+    assert ("introspection" not in [r for _, r in hits(src)]) is ok
+
+
 _DEVICE_CONTEXT = '''
     from contextlib import contextmanager
     import torch

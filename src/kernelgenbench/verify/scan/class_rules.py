@@ -179,10 +179,39 @@ class _ClassRules:
                                         and f.name == "backward"
                                         and all(self._keeps_backward_dead(d, wrappers)
                                                 and _root_name(d) not in shadowed for d in f.decorator_list))
+        #: whether ``import inspect`` serves only feature checks of a library callable (:meth:`_inspect_checks_only`)
+        self.inspect_checks_only = self._inspect_checks_only(tree)
         entry_points = getattr(self, "entry_points", None)
         if entry_points is None:
             return
         self._mark_unreachable(tree, entry_points, wrappers)
+
+    def _inspect_checks_only(self, tree: ast.Module) -> bool:
+        """Whether the file's ``import inspect`` (rule introspection) serves only to test a parameter of a PyTorch or
+        Triton callable (tp39: FLA's ``"cache_results" in inspect.signature(triton.autotune).parameters`` picks
+        autotune's keyword arguments by Triton version): the module imported once as ``import inspect``, and every
+        read of it ``"name" in inspect.signature(P).parameters`` (or ``not in``) with ``P`` a path of torch or triton
+        the scan judges as any reference. The test's result is a bool; nothing of the signature is kept."""
+        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name).split(".")[0] == "inspect" or a.name.split(".")[0] == "inspect" for a in n.names)
+            or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "inspect"]
+        if len(imports) != 1 or not isinstance(imports[0], ast.Import) or len(imports[0].names) != 1 \
+                or imports[0].names[0].name != "inspect" or imports[0].names[0].asname \
+                or imports[0] not in tree.body or self.binding_counts.get("inspect") != 1:
+            return False
+        allowed: set[int] = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str):
+                params = n.comparators[0]
+                call = params.value if isinstance(params, ast.Attribute) and params.attr == "parameters" else None
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                        and call.func.attr == "signature" and isinstance(call.func.value, ast.Name) \
+                        and len(call.args) == 1 and not call.keywords \
+                        and str(self.resolve(call.args[0])).split(".")[0] in ("torch", "triton"):
+                    allowed.add(id(call.func.value))
+        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "inspect"]
+        return bool(uses) and all(id(n) in allowed for n in uses)
 
     def _mark_unreachable(self, tree: ast.Module, entry_points: frozenset[str], wrappers: set[str]) -> None:
         """Add to ``dead_bodies`` (and ``dead_classes``) the module-level code nothing in the file can run (tp39:

@@ -124,8 +124,9 @@ class _KernelRules:
             elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
                       or self._is_closure_variable(func.id) or self._is_module_variable(func.id)):
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, a tl.constexpr parameter, a variable of an "
-                            "enclosing function or a module-level variable, " + _KERNEL_CALL_WHY)
+                            "of the submission (every binding of the name such a def), a tl.constexpr "
+                            "parameter, a variable of an enclosing function or a module-level variable, "
+                            + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:
