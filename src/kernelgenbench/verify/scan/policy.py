@@ -472,7 +472,12 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 "torch.compiler.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
-                                                "torch.jit.is_scripting", "torch.jit.is_tracing"})
+                                                "torch.jit.is_scripting", "torch.jit.is_tracing",
+                                                # (tp39) seeds of a kernel's dropout: mamba's and flash-attention's
+                                                # layer norms draw torch.randint(2**32, (M,)) when dropout_p > 0.
+                                                # Executed, L3 counts the draws (aten::random_draw), which only random
+                                                # operators may make (their allow_trace, RANDOM_DRAW_BUDGET)
+                                                "torch.randint"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
