@@ -3050,6 +3050,10 @@ def test_importlib_version_helpers_say_which_gate_passes() -> None:
     assert any("imports importlib:" in f.message for f in found)
     meta = scan_source("from importlib.metadata import version\n")
     assert [f.rule for f in meta] == ["file-io"] and "metadata files" in meta[0].message
+    # tp39: xformers' libdevice_find("rsqrt") looks for Triton's libdevice module with importlib.util.find_spec; the
+    # refusal names the import that passes
+    finder = scan_source("import importlib.util\nSPEC = importlib.util.find_spec('triton.language.extra.libdevice')\n")
+    assert finder and all("from triton.language.extra.libdevice import rsqrt" in f.message for f in finder)
 
 
 def test_xpu_device_context_is_allowed_like_the_cuda_one() -> None:

@@ -846,8 +846,10 @@ _PATH_WHY_BY_PREFIX = {
                           "triton.__version__ or torch.__version__ (with packaging.version) instead",
     # (tp38) Liger-Kernel's compare_version("triton", operator.ge, "3.0.0") imports the package by name with
     # importlib.import_module to read its __version__: say what the rule refuses and the gate that passes
+    # (tp39) xformers' libdevice_find("rsqrt") tries Triton's libdevice modules with importlib.util.find_spec
     "importlib": "uses {path}, which imports modules by a name computed at run time (any module, past the import "
-                 "rules); a submission imports torch and triton by name, and a version gate compares "
+                 "rules); a submission imports torch and triton by name (a libdevice function from its module: "
+                 "from triton.language.extra.libdevice import rsqrt), and a version gate compares "
                  "triton.__version__ or torch.__version__ with packaging.version",
     "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
            "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",
