@@ -3503,6 +3503,36 @@ def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(sour
     assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
 
 
+_KERNL_FORWARD = """
+    import functools
+    import torch
+    from torch.cuda.amp import custom_fwd
+    from triton import JITFunction
+
+    class LayerNorm(torch.autograd.Function):
+        @staticmethod
+        @custom_fwd(cast_inputs=torch.float16)
+        def forward(ctx, x, implementation: JITFunction):
+            return x
+"""
+
+
+def test_an_annotation_under_wrapping_decorators_is_a_type_position() -> None:
+    """tp39 (real third-party kernels): kernl's layer norm annotates its autograd forward's kernel parameter
+    ``implementation: JITFunction`` under ``@staticmethod @custom_fwd(cast_inputs=torch.float16)``; since rb38 every
+    decorated function's annotations counted as kept values, and L1 refused the annotation (introspection). Decorators
+    that only wrap the function (staticmethod, classmethod, property, PyTorch's autograd ones) keep no annotation;
+    any other decorator, or such a name rebound in a class body, still makes them kept."""
+    assert hits(_KERNL_FORWARD) == []
+    for old, new in (("        @staticmethod\n", "        @functools.singledispatch\n"),
+                     ("        @custom_fwd(cast_inputs=torch.float16)\n", "        @functools.cache\n"),
+                     ("    class LayerNorm(torch.autograd.Function):\n",
+                      "    class LayerNorm(torch.autograd.Function):\n        staticmethod = functools.cache\n")):
+        src = _KERNL_FORWARD.replace(old, new)
+        assert src != _KERNL_FORWARD
+        assert "introspection" in [r for _, r in hits(src)], new
+
+
 def test_a_device_backend_getattr_with_another_default_is_not_a_backend() -> None:
     """rb38: ``getattr(torch, d.type, x)`` is ``x`` for a device type torch has no module of (``meta``), so with any
     default but None the result is not a backend module and is not judged as torch.cuda (tp38 allowed any default)."""

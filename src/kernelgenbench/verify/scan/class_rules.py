@@ -126,7 +126,7 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def kept_annotations(tree: ast.AST) -> set[int]:
+def kept_annotations(tree: ast.AST, wraps_only=lambda dec: False) -> set[int]:
     """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
     of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
     those of a decorated function (its decorator is handed the function: ``functools.singledispatch``'s ``register``
@@ -140,7 +140,8 @@ def kept_annotations(tree: ast.AST) -> set[int]:
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef) and not lazy:
             roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list:
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list \
+                and not all(wraps_only(d) for d in n.decorator_list):
             a = n.args
             roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
                          if x is not None and x.annotation is not None)
@@ -179,6 +180,10 @@ class _ClassRules:
                                         and f.name == "backward"
                                         and all(self._keeps_backward_dead(d, wrappers)
                                                 and _root_name(d) not in shadowed for d in f.decorator_list))
+        # (tp39) annotations of a function whose decorators only wrap it are not kept: kernl annotates an autograd
+        # forward's parameter ``implementation: JITFunction`` under ``@staticmethod @custom_fwd(...)``
+        in_classes = {name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for name in _shadowed_in(c)}
+        self.kept_annotations = kept_annotations(tree, lambda d: self._annotation_blind(d, in_classes))
         #: whether ``import inspect`` serves only feature checks of a library callable (:meth:`_inspect_checks_only`)
         self.inspect_checks_only = self._inspect_checks_only(tree)
         entry_points = getattr(self, "entry_points", None)
@@ -272,6 +277,17 @@ class _ClassRules:
                         id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
                                 for d in m.decorator_list))
+
+    def _annotation_blind(self, dec: ast.expr, shadowed: set[str]) -> bool:
+        """Whether the decorator ``dec`` cannot hand the function's annotations back as values (kept_annotations,
+        rb38: ``functools.singledispatch``'s ``register`` keeps an annotated class in ``f.registry``): the builtin
+        ``staticmethod``/``classmethod``/``property`` and PyTorch's autograd decorators (``custom_fwd``,
+        ``custom_bwd``, ``once_differentiable``, with any arguments), under names no class body rebinds."""
+        if _root_name(dec) in shadowed:
+            return False
+        if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod", "property"):
+            return self.is_builtin(dec.id)
+        return self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in BACKWARD_DECORATORS | FORWARD_DECORATORS
 
     def _only_wraps(self, dec: ast.expr, wrappers: set[str]) -> bool:
         """Whether a method's decorator ``dec`` only wraps the method for its class (:meth:`_mark_unreachable`):
