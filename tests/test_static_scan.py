@@ -3379,6 +3379,31 @@ def test_a_jit_helper_defined_in_each_branch_is_a_jit_function() -> None:
         assert "kernel-body" in [r for _, r in hits(textwrap.dedent(src) + extra)], extra
 
 
+def test_a_jit_helper_named_like_a_wrapper_says_so() -> None:
+    """tp39: attorch's activation kernels call @triton.jit helpers named ``mish``, ``silu``, ``hardsigmoid``, the names
+    of aten::mish's (...) wrappers; in one file the wrapper's def rebinds the name, so the kernel would call the
+    wrapper (rule kept). The finding now says why and what to do."""
+    src = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def mish(x):
+            return x * tl.sigmoid(x)
+
+        @triton.jit
+        def k(p):
+            tl.store(p, mish(tl.load(p)))
+
+        def mish(self):
+            return self
+    ''')
+    found = scan_source(src, entry_points=frozenset({"mish", "mish_out"}))
+    assert [f.rule for f in found] == ["kernel-body"]
+    assert "also the name of one of the operator's wrappers" in found[0].message
+    assert "also the name of one of the operator's wrappers" not in scan_source(src)[0].message  # interface unknown
+
+
 @pytest.mark.parametrize("extra,ok", [
     ('', True),
     ('def f(x):\n    return inspect.getsource(f)\n', False),                         # any other use of inspect
