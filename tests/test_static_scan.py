@@ -3342,6 +3342,24 @@ def test_unreachable_exemption_keeps_entry_points_decorators_and_class_statement
         assert _unreachable_rules(source=textwrap.dedent(src) + keep) != [], src
 
 
+@pytest.mark.parametrize("pre,base,body", [
+    # a base of the file's own hands every subclass to its __init_subclass__ when the class is made
+    ("class Base:\n    def __init_subclass__(cls):\n        _REG.append(cls)\n", "Base", ""),
+    # a class attribute's __set_name__ is handed the class
+    ("class Keeper:\n    def __set_name__(self, owner, name):\n        _REG.append(owner)\n", "torch.nn.Module",
+     "    k = Keeper()\n"),
+])
+def test_a_class_whose_making_hands_it_out_is_scanned(pre: str, base: str, body: str) -> None:
+    """tp39: a class no code names is still reachable when making it runs code of the file that keeps it (a base's
+    __init_subclass__, a class attribute's __set_name__): its methods stay scanned."""
+    src = ("import torch\n_REG = []\n" + pre + f"class Dead({base}):\n" + body
+           + "    def forward(self, x):\n        return x.sum()\n"
+           + "def rms_norm(out, input, weight, epsilon):\n    out.copy_(_REG[0]().forward(input))\n")
+    assert "tensor-method" in [f.rule for f in scan_source(src, entry_points=frozenset({"rms_norm"}))]
+    inert = src.replace(f"class Dead({base}):\n" + body, "class Dead(torch.nn.Module):\n")
+    assert "tensor-method" not in [f.rule for f in scan_source(inert, entry_points=frozenset({"rms_norm"}))]
+
+
 def test_a_kernels_capture_scope_is_introspection() -> None:
     """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
     name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""

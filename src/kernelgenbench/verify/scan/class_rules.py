@@ -256,8 +256,7 @@ class _ClassRules:
         words |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and self.resolve(n) is None}
         words |= {a for n in ast.walk(tree) if isinstance(n, ast.MatchClass) for a in n.kwd_attrs}
         candidates = [f for f in tree.body if (isinstance(f, ast.FunctionDef) and not f.decorator_list
-                                               or isinstance(f, ast.ClassDef) and not f.decorator_list
-                                               and not f.keywords)
+                                               or isinstance(f, ast.ClassDef) and self._made_inertly(f))
                       and f.name in once and f.name not in entry_points and f.name not in words]
         changed = True
         while changed:
@@ -277,6 +276,31 @@ class _ClassRules:
                         id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
                         and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
                                 for d in m.decorator_list))
+
+    def _made_inertly(self, cls: ast.ClassDef) -> bool:
+        """Whether making the class (at import) hands it to no code (:meth:`_mark_unreachable`): no decorators or
+        keywords; bases that are PyTorch, Triton or builtin classes made by ``type``, ``abc.ABCMeta`` or autograd's
+        ``FunctionMeta`` with no ``__init_subclass__`` but object's (a base of the file's own could register every
+        subclass); a body of methods, docstrings and constants only (a class attribute's ``__set_name__`` is handed
+        the class: ``x = Keeper()``)."""
+        import abc
+
+        import torch
+
+        if cls.decorator_list or cls.keywords:
+            return False
+        for base in cls.bases:
+            path = self.resolve(base)
+            obj = library_object(path) if path and path.split(".")[0] in ("torch", "triton") else \
+                {"object": object, "Exception": Exception}.get(path or "") if isinstance(base, ast.Name) \
+                and self.is_builtin(base.id) else None
+            if not isinstance(obj, type) or type(obj) not in (type, abc.ABCMeta, torch.autograd.function.FunctionMeta) \
+                    or any("__init_subclass__" in vars(k) for k in obj.__mro__[:-1]):
+                return False
+        return all(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Pass))
+                   or isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                   or isinstance(st, (ast.Assign, ast.AnnAssign))
+                   and (st.value is None or isinstance(st.value, ast.Constant)) for st in cls.body)
 
     def _annotation_blind(self, dec: ast.expr, shadowed: set[str]) -> bool:
         """Whether the decorator ``dec`` cannot hand the function's annotations back as values (kept_annotations,
