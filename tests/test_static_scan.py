@@ -3326,6 +3326,8 @@ def test_unreachable_exemption_keeps_entry_points_decorators_and_class_statement
     class with a keyword (a metaclass), a method whose decorator could keep it (or a class-body name shadowing
     ``staticmethod``) and the statements of a class body (they run when the class is made) are scanned."""
     assert "torch-compute" in _unreachable_rules(entry_points=frozenset({"rms_norm", "rms_norm_ref"}))
+    # a module-level __getattr__ (PEP 562) runs for any missing attribute read, though no code names it
+    assert "tensor-method" in _unreachable_rules("def __getattr__(name):\n    return torch.ones(1).sum()\n")
     cached = _UNREACHABLE.replace("    def rms_norm_ref", "    @functools.cache\n    def rms_norm_ref")
     assert "torch-compute" in _unreachable_rules(source="import functools\n" + textwrap.dedent(cached))
     keep = "\n_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n"

@@ -257,7 +257,9 @@ class _ClassRules:
         words |= {a for n in ast.walk(tree) if isinstance(n, ast.MatchClass) for a in n.kwd_attrs}
         candidates = [f for f in tree.body if (isinstance(f, ast.FunctionDef) and not f.decorator_list
                                                or isinstance(f, ast.ClassDef) and self._made_inertly(f))
-                      and f.name in once and f.name not in entry_points and f.name not in words]
+                      and f.name in once and f.name not in entry_points and f.name not in words
+                      # a module's __getattr__/__dir__ (PEP 562) runs when a missing attribute is read, by any code
+                      and not (f.name.startswith("__") and f.name.endswith("__"))]
         changed = True
         while changed:
             inside = {id(n) for f in ast.walk(tree) if id(f) in self.dead_bodies for s in f.body for n in ast.walk(s)}
