@@ -842,6 +842,11 @@ _PATH_WHY_BY_PREFIX = {
                      "triton_op, Library) runs its kernel inside the dispatcher, below the harness's own registration "
                      "and dispatch trace, so a submission may not register one; call the launching function directly "
                      "(torch.library.wrap_triton, which registers nothing, is allowed)",
+    # (tp39) FLA's input_guard maps arguments to names with inspect.signature(fn); its autotune keywords test
+    # "cache_results" in inspect.signature(triton.autotune).parameters, which passes
+    "inspect": "uses {path}: inspect reads frames, sources and any object's internals; only a feature test of a "
+               "torch or triton callable passes (\"cache_results\" in inspect.signature(triton.autotune).parameters, "
+               "every use of inspect in that form); map a wrapper's arguments by writing its parameters out",
     "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
                           "triton.__version__ or torch.__version__ (with packaging.version) instead",
     # (tp38) Liger-Kernel's compare_version("triton", operator.ge, "3.0.0") imports the package by name with
