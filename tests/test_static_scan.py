@@ -3362,6 +3362,34 @@ def test_a_class_whose_making_hands_it_out_is_scanned(pre: str, base: str, body:
     assert "tensor-method" not in [f.rule for f in scan_source(inert, entry_points=frozenset({"rms_norm"}))]
 
 
+def test_the_hooks_of_a_class_nothing_names_are_scanned() -> None:
+    """tp39: an ABC base's isinstance check walks its subclasses and calls their ``__subclasshook__``, with no name
+    or instance of the subclass (``torch.random.Generator`` is collections.abc's): a dunder method of a class nothing
+    names stays scanned; ``__init__`` (which needs an instance) and plain methods do not."""
+    src = textwrap.dedent('''
+        import torch
+
+        _BOX = []
+
+        class Hook(torch.random.Generator):
+            def __init__(self):
+                self.w = torch.nn.Parameter(torch.ones(1))
+
+            @classmethod
+            def __subclasshook__(cls, sub):
+                _BOX.append(_BOX[0].softmax(-1))
+                return NotImplemented
+
+        def rms_norm(out, input, weight, epsilon):
+            _BOX.append(input)
+            isinstance(input, torch.random.Generator)
+            out.copy_(_BOX[-1])
+    ''')
+    found = [(f.rule, f.line) for f in scan_source(src, entry_points=frozenset({"rms_norm"}))]
+    # (the base itself is refused too: not a torch.nn module class; defence in depth for the bases that pass)
+    assert ("tensor-method", 12) in found and not [line for _, line in found if line == 8], found
+
+
 def test_a_kernels_capture_scope_is_introspection() -> None:
     """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
     name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""

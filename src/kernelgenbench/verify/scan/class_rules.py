@@ -276,6 +276,9 @@ class _ClassRules:
                     shadowed = _shadowed_in(f)
                     self.dead_bodies.update(
                         id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        # a class's own hooks run without an instance: ABCMeta's subclass check of a base walks
+                        # its subclasses and calls their __subclasshook__ (only __init__ needs an instance)
+                        and (m.name == "__init__" or not (m.name.startswith("__") and m.name.endswith("__")))
                         and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
                                 for d in m.decorator_list))
 
