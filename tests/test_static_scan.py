@@ -3462,6 +3462,9 @@ def test_a_jit_helper_named_like_a_wrapper_says_so() -> None:
     ('from inspect import signature\n', False),
     ('def g():\n    global inspect\n    inspect = print\n', False),                   # rebound
     ('ins = inspect\n', False),                                                      # as a value
+    # a string annotation singledispatch evaluates is code the import check does not see
+    ('import functools\n@functools.singledispatch\ndef g(x):\n    return x\n'
+     '@g.register\ndef _(x: "inspect.stack()"):\n    return x\n', False),
 ])
 def test_inspect_serves_feature_checks_of_library_callables_only(extra: str, ok: bool) -> None:
     """tp39: FLA picks the autotuner's keywords with ``"cache_results" in inspect.signature(triton.autotune)
