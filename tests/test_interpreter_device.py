@@ -59,6 +59,30 @@ print(torch.cuda.synchronize(), torch.cuda.synchronize(x.device), s.synchronize(
 '''
 
 
+CONTEXT = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+x = torch.ones(3)
+for dev in (x.device.index, -1, x.device, "cpu"):
+    with torch.cuda.device(dev):
+        print(dev, end=" ")
+'''
+
+
+def test_a_device_context_of_no_index_does_nothing_on_the_cpu() -> None:
+    """tp39 (real third-party kernels): mamba's and flash-attention's launchers enter ``torch.cuda.device(
+    x.device.index)``; on a GPU that selects x's device, and PyTorch documents None (a CPU tensor's index) and a
+    negative index as a no-op, yet without CUDA PyTorch raised ``TypeError: '<' not supported between NoneType and
+    int`` there, failing every case as runtime_error."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", CONTEXT], env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["None", "-1", "cpu", "cpu"], out.stdout
+
+
 def test_the_cuda_runtime_calls_l1_admits_answer_on_the_cpu() -> None:
     """False-rejection hunt 36: a wrapper written for a GPU that reads ``torch.cuda.current_stream()`` or calls
     ``torch.cuda.synchronize()`` after its launch (both admitted by L1) raised "Torch not compiled with CUDA enabled"

@@ -3050,6 +3050,10 @@ def test_importlib_version_helpers_say_which_gate_passes() -> None:
     assert any("imports importlib:" in f.message for f in found)
     meta = scan_source("from importlib.metadata import version\n")
     assert [f.rule for f in meta] == ["file-io"] and "metadata files" in meta[0].message
+    # tp39: xformers' libdevice_find("rsqrt") looks for Triton's libdevice module with importlib.util.find_spec; the
+    # refusal names the import that passes
+    finder = scan_source("import importlib.util\nSPEC = importlib.util.find_spec('triton.language.extra.libdevice')\n")
+    assert finder and all("from triton.language.extra.libdevice import rsqrt" in f.message for f in finder)
 
 
 def test_xpu_device_context_is_allowed_like_the_cuda_one() -> None:
@@ -3253,6 +3257,226 @@ def test_a_decorated_autograd_class_keeps_its_backward_scanned() -> None:
         assert _dead_backward_rules(source=keep + textwrap.dedent(src)) == ["tensor-method"], binding
 
 
+_UNREACHABLE = '''
+    import warnings
+
+    import torch
+    from torch import nn
+
+    def rms_norm_ref(x, w, eps):
+        return x * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + eps) * w
+
+    class Norm(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            return x
+
+    class FusedRMSNorm(nn.RMSNorm):
+        def forward(self, x):
+            return Norm.apply(x, self.weight)
+
+    def rms_norm(out, input, weight, epsilon):
+        out.copy_(Norm.apply(input, weight))
+'''
+
+
+def _unreachable_rules(extra: str = "", source: str = _UNREACHABLE, entry_points=frozenset({"rms_norm"})) -> list:
+    src = textwrap.dedent(source) + textwrap.dedent(extra)
+    return sorted(f.rule for f in scan_source(src, entry_points=entry_points))
+
+
+def test_code_nothing_in_the_file_can_reach_is_not_scanned() -> None:
+    """tp39 (real third-party kernels): mamba's, flash-attention's and FLA's kernel modules keep PyTorch references
+    (``rms_norm_ref``) beside the kernels, and attorch's keep ``torch.nn`` layers subclassing PyTorch's own (``class
+    Softmax(nn.Softmax)``); the wrapper calls neither, yet L1 refused the files (torch-compute, monkey-patch). A
+    module-level function or class that no code of the file names is not scanned, nor is a torch.nn module base of
+    such a class a finding; without the operator's entry points nothing is exempt."""
+    assert _unreachable_rules() == []
+    assert _unreachable_rules(entry_points=None) == ["monkey-patch", "tensor-method", "tensor-method",
+                                                     "torch-compute"]
+    # prose that names them (a docstring, a warning's, an assert's or an exception's message) reaches nothing
+    assert _unreachable_rules(
+        'def g(x):\n'
+        '    """Like rms_norm_ref, or FusedRMSNorm."""\n'
+        '    assert x is not None, "FusedRMSNorm needs an input"\n'
+        '    warnings.warn("see rms_norm_ref")\n'
+        '    raise ValueError(f"no FusedRMSNorm for {x!r}")\n', entry_points=frozenset({"rms_norm", "g"})) == []
+
+
+@pytest.mark.parametrize("extra", [
+    "def g(x, w):\n    return rms_norm_ref(x, w, 1e-6)\n",               # called by code that can run
+    "def g(x, w):\n    return FusedRMSNorm(4)(x)\n",                       # a layer made
+    "def g(m, x):\n    return getattr(m, 'rms_norm_ref')(x)\n",            # named in a string
+    "def g(m, x):\n    return m.FusedRMSNorm(4)(x)\n",                     # or as an attribute
+    "ALIAS = rms_norm_ref\n",                                             # bound to another name
+    "def g(x):\n    match x:\n        case FusedRMSNorm():\n            return x\n",
+    "class B(FusedRMSNorm):\n    pass\n",                                  # a base of a class of the file
+    "import functools\nN = 'Fused' + 'RMSNorm'\n@functools.singledispatch\ndef h(x):\n    return x\n"
+    "@h.register\ndef _(x: N):\n    return x\n",                           # an annotation singledispatch evaluates
+])
+def test_code_the_file_can_reach_is_scanned(extra: str) -> None:
+    """tp39: any read of the name (outside a body that is itself unreachable), any string or attribute holding it,
+    and functools.singledispatch (which evaluates annotations, a computed string among them, in the module's
+    namespace) keep the function or class scanned. (``g`` is an entry point here: the harness calls it.)"""
+    assert _unreachable_rules(extra, entry_points=frozenset({"rms_norm", "g"})) != []
+
+
+def test_unreachable_exemption_keeps_entry_points_decorators_and_class_statements() -> None:
+    """tp39: a function named like an entry point, a decorated function or class (the decorator is handed it), a
+    class with a keyword (a metaclass), a method whose decorator could keep it (or a class-body name shadowing
+    ``staticmethod``) and the statements of a class body (they run when the class is made) are scanned."""
+    assert "torch-compute" in _unreachable_rules(entry_points=frozenset({"rms_norm", "rms_norm_ref"}))
+    # a module-level __getattr__ (PEP 562) runs for any missing attribute read, though no code names it
+    assert "tensor-method" in _unreachable_rules("def __getattr__(name):\n    return torch.ones(1).sum()\n")
+    cached = _UNREACHABLE.replace("    def rms_norm_ref", "    @functools.cache\n    def rms_norm_ref")
+    assert "torch-compute" in _unreachable_rules(source="import functools\n" + textwrap.dedent(cached))
+    keep = "\n_KEPT = []\ndef keep(fn):\n    _KEPT.append(fn)\n    return fn\n"
+    for src in (_UNREACHABLE.replace("    class FusedRMSNorm", "    @keep\n    class FusedRMSNorm"),
+                _UNREACHABLE.replace("nn.RMSNorm):", "nn.RMSNorm, metaclass=type):"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        @keep\n        def forward(self, x):")
+                .replace("Norm.apply(x, self.weight)", "x.sum()"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        staticmethod = keep\n\n"
+                                     "        @staticmethod\n        def forward(self, x):")
+                .replace("Norm.apply(x, self.weight)", "x.sum()"),
+                _UNREACHABLE.replace("        def forward(self, x):", "        W = torch.ones(4).sum()\n\n"
+                                     "        def forward(self, x):")):
+        assert src != _UNREACHABLE
+        assert _unreachable_rules(source=textwrap.dedent(src) + keep) != [], src
+
+
+@pytest.mark.parametrize("pre,base,body", [
+    # a base of the file's own hands every subclass to its __init_subclass__ when the class is made
+    ("class Base:\n    def __init_subclass__(cls):\n        _REG.append(cls)\n", "Base", ""),
+    # a class attribute's __set_name__ is handed the class
+    ("class Keeper:\n    def __set_name__(self, owner, name):\n        _REG.append(owner)\n", "torch.nn.Module",
+     "    k = Keeper()\n"),
+])
+def test_a_class_whose_making_hands_it_out_is_scanned(pre: str, base: str, body: str) -> None:
+    """tp39: a class no code names is still reachable when making it runs code of the file that keeps it (a base's
+    __init_subclass__, a class attribute's __set_name__): its methods stay scanned."""
+    src = ("import torch\n_REG = []\n" + pre + f"class Dead({base}):\n" + body
+           + "    def forward(self, x):\n        return x.sum()\n"
+           + "def rms_norm(out, input, weight, epsilon):\n    out.copy_(_REG[0]().forward(input))\n")
+    assert "tensor-method" in [f.rule for f in scan_source(src, entry_points=frozenset({"rms_norm"}))]
+    inert = src.replace(f"class Dead({base}):\n" + body, "class Dead(torch.nn.Module):\n")
+    assert "tensor-method" not in [f.rule for f in scan_source(inert, entry_points=frozenset({"rms_norm"}))]
+
+
+def test_the_hooks_of_a_class_nothing_names_are_scanned() -> None:
+    """tp39: an ABC base's isinstance check walks its subclasses and calls their ``__subclasshook__``, with no name
+    or instance of the subclass (``torch.random.Generator`` is collections.abc's): a dunder method of a class nothing
+    names stays scanned; ``__init__`` (which needs an instance) and plain methods do not."""
+    src = textwrap.dedent('''
+        import torch
+
+        _BOX = []
+
+        class Hook(torch.random.Generator):
+            def __init__(self):
+                self.w = torch.nn.Parameter(torch.ones(1))
+
+            @classmethod
+            def __subclasshook__(cls, sub):
+                _BOX.append(_BOX[0].softmax(-1))
+                return NotImplemented
+
+        def rms_norm(out, input, weight, epsilon):
+            _BOX.append(input)
+            isinstance(input, torch.random.Generator)
+            out.copy_(_BOX[-1])
+    ''')
+    found = [(f.rule, f.line) for f in scan_source(src, entry_points=frozenset({"rms_norm"}))]
+    # (the base itself is refused too: not a torch.nn module class; defence in depth for the bases that pass)
+    assert ("tensor-method", 12) in found and not [line for _, line in found if line == 8], found
+
+
+def test_a_kernels_capture_scope_is_introspection() -> None:
+    """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
+    name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""
+    assert "introspection" in _unreachable_rules(
+        "import triton\n@triton.jit\ndef k(p):\n    pass\n"
+        "def g(x, w):\n    return k.get_capture_scope()['rms_norm' + '_ref'](x, w, 1e-6)\n",
+        entry_points=frozenset({"rms_norm", "g"}))
+
+
+def test_a_jit_helper_defined_in_each_branch_is_a_jit_function() -> None:
+    """tp39 (real third-party kernels): FLA defines its ``exp``/``log`` helpers under ``if os.environ.get(...)`` one
+    way and ``else`` another, both @triton.jit; every call of them in a kernel was refused as kernel-body ("not
+    defined once"). A name every binding of which is a @triton.jit def is a jit function; one also bound otherwise
+    (a plain def, an assignment, ``global``) is not."""
+    src = '''
+        import os
+        import triton
+        import triton.language as tl
+
+        if os.environ.get("FAST", "0") == "1":
+            @triton.jit
+            def ex(x):
+                return tl.exp2(x * 1.4426950408889634)
+        else:
+            @triton.jit
+            def ex(x):
+                return tl.exp(x)
+
+        @triton.jit
+        def k(p):
+            tl.store(p, ex(tl.load(p)))
+    '''
+    assert hits(src) == []
+    for extra in ("def ex(x):\n    return x\n", "ex = print\n", "def g():\n    global ex\n    ex = print\n"):
+        assert "kernel-body" in [r for _, r in hits(textwrap.dedent(src) + extra)], extra
+
+
+def test_a_jit_helper_named_like_a_wrapper_says_so() -> None:
+    """tp39: attorch's activation kernels call @triton.jit helpers named ``mish``, ``silu``, ``hardsigmoid``, the names
+    of aten::mish's (...) wrappers; in one file the wrapper's def rebinds the name, so the kernel would call the
+    wrapper (rule kept). The finding now says why and what to do."""
+    src = textwrap.dedent('''
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def mish(x):
+            return x * tl.sigmoid(x)
+
+        @triton.jit
+        def k(p):
+            tl.store(p, mish(tl.load(p)))
+
+        def mish(self):
+            return self
+    ''')
+    found = scan_source(src, entry_points=frozenset({"mish", "mish_out"}))
+    assert [f.rule for f in found] == ["kernel-body"]
+    assert "also the name of one of the operator's wrappers" in found[0].message
+    assert "also the name of one of the operator's wrappers" not in scan_source(src)[0].message  # interface unknown
+
+
+@pytest.mark.parametrize("extra,ok", [
+    ('', True),
+    ('def f(x):\n    return inspect.getsource(f)\n', False),                         # any other use of inspect
+    ('def f(x):\n    return "x" in inspect.signature(f).parameters\n', False),       # of the file's own function
+    ('S = inspect.signature(triton.autotune)\n', False),                            # the signature kept
+    ('P = inspect.signature(triton.autotune).parameters\n', False),
+    ('import inspect as insp\n', False),                                             # imported twice, renamed
+    ('from inspect import signature\n', False),
+    ('def g():\n    global inspect\n    inspect = print\n', False),                   # rebound
+    ('ins = inspect\n', False),                                                      # as a value
+    # a string annotation singledispatch evaluates is code the import check does not see
+    ('import functools\n@functools.singledispatch\ndef g(x):\n    return x\n'
+     '@g.register\ndef _(x: "inspect.stack()"):\n    return x\n', False),
+])
+def test_inspect_serves_feature_checks_of_library_callables_only(extra: str, ok: bool) -> None:
+    """tp39: FLA picks the autotuner's keywords with ``"cache_results" in inspect.signature(triton.autotune)
+    .parameters``; ``import inspect`` was refused (introspection). It passes when every read of the module is such a
+    test of a torch or triton callable; any other use refuses the import as before."""
+    src = ('import inspect\nimport triton\n'
+           'HAS = "cache_results" in inspect.signature(triton.autotune).parameters\n' + extra)
+    assert ("introspection" not in [r for _, r in hits(src)]) is ok
+    # a refused import names the form that passes
+    assert ok or any("inspect.signature(triton.autotune).parameters" in f.message for f in scan_source(src))
+
+
 _DEVICE_CONTEXT = '''
     from contextlib import contextmanager
     import torch
@@ -3355,6 +3579,36 @@ def test_a_type_only_class_in_an_annotation_a_library_reads_back_is_refused(sour
                 "@dataclasses.dataclass\nclass C:\n    t: DTensor = None\n") == []
     # a parameter annotation of a plain function stays a type position (tests/good typing_only_import)
     assert hits("from torch.distributed.tensor import DTensor\ndef f(x: DTensor) -> DTensor:\n    return x\n") == []
+
+
+_KERNL_FORWARD = """
+    import functools
+    import torch
+    from torch.cuda.amp import custom_fwd
+    from triton import JITFunction
+
+    class LayerNorm(torch.autograd.Function):
+        @staticmethod
+        @custom_fwd(cast_inputs=torch.float16)
+        def forward(ctx, x, implementation: JITFunction):
+            return x
+"""
+
+
+def test_an_annotation_under_wrapping_decorators_is_a_type_position() -> None:
+    """tp39 (real third-party kernels): kernl's layer norm annotates its autograd forward's kernel parameter
+    ``implementation: JITFunction`` under ``@staticmethod @custom_fwd(cast_inputs=torch.float16)``; since rb38 every
+    decorated function's annotations counted as kept values, and L1 refused the annotation (introspection). Decorators
+    that only wrap the function (staticmethod, classmethod, property, PyTorch's autograd ones) keep no annotation;
+    any other decorator, or such a name rebound in a class body, still makes them kept."""
+    assert hits(_KERNL_FORWARD) == []
+    for old, new in (("        @staticmethod\n", "        @functools.singledispatch\n"),
+                     ("        @custom_fwd(cast_inputs=torch.float16)\n", "        @functools.cache\n"),
+                     ("    class LayerNorm(torch.autograd.Function):\n",
+                      "    class LayerNorm(torch.autograd.Function):\n        staticmethod = functools.cache\n")):
+        src = _KERNL_FORWARD.replace(old, new)
+        assert src != _KERNL_FORWARD
+        assert "introspection" in [r for _, r in hits(src)], new
 
 
 def test_a_device_backend_getattr_with_another_default_is_not_a_backend() -> None:

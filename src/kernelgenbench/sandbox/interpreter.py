@@ -680,7 +680,11 @@ def _cuda_device_accepts_cpu() -> None:
 
     class device(orig):  # type: ignore[misc, valid-type]
         def __new__(cls, dev):  # noqa: D401 - a context manager factory
-            if isinstance(dev, torch.device) and dev.type == "cpu" or dev == "cpu":
+            # ``torch.cuda.device(x.device.index)`` (mamba's and flash-attention's launchers, tp39): a CPU tensor's
+            # index is None, and PyTorch documents None and a negative index as a no-op, which PyTorch without CUDA
+            # broke (``None < 0`` in _exchange_device)
+            if isinstance(dev, torch.device) and dev.type == "cpu" or dev == "cpu" or dev is None \
+                    or type(dev) is int and dev < 0:
                 return contextlib.nullcontext()
             return orig(dev)
 

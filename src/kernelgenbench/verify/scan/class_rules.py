@@ -4,6 +4,7 @@ factories."""
 from __future__ import annotations
 
 import ast
+import re
 
 from .policy import (
     SUBCLASSABLE_CLASSES,
@@ -39,6 +40,14 @@ BACKWARD_DECORATORS: frozenset[str] = frozenset({
     "torch.autograd.function.once_differentiable", "torch.amp.custom_bwd", "torch.cuda.amp.custom_bwd"})
 
 
+#: PyTorch's decorators of an autograd forward, which wrap it and keep it to themselves, as ``custom_bwd`` does.
+FORWARD_DECORATORS: frozenset[str] = frozenset({"torch.amp.custom_fwd", "torch.cuda.amp.custom_fwd"})
+#: What evaluates a function's annotations as names of its module (typing's evaluators are findings of their own).
+ANNOTATION_EVALUATORS: frozenset[str] = frozenset({"functools.singledispatch", "functools.singledispatchmethod"})
+#: A Python identifier inside a string (a name a string could hand to ``getattr`` or an evaluator).
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
     """Names bound exactly once in the whole file, by a module-level statement of ``kind`` (a class or def)."""
     counts: dict[str, int] = {}
@@ -62,6 +71,28 @@ def _bound_once(tree: ast.AST, kind: type = ast.ClassDef) -> set[str]:
             counts[name] = counts.get(name, 0) + 1
     defined = {c.name for c in getattr(tree, "body", []) if isinstance(c, kind)}
     return {name for name in defined if counts.get(name) == 1}
+
+
+def _shadowed_in(cls: ast.ClassDef) -> set[str]:
+    """The names a class statement binds anywhere in it, which shadow the module's in its body (``staticmethod =
+    keep`` makes ``@staticmethod`` the file's ``keep``)."""
+    shadowed = {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    shadowed |= {n.name for n in ast.walk(cls) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                 ast.ClassDef)) and n is not cls}
+    shadowed |= {(a.asname or a.name).split(".")[0] for n in ast.walk(cls)
+                 if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+    return shadowed
+
+
+def _inert_module_class(path: str, obj: object) -> bool:
+    """Whether ``obj`` (at ``path``) is a ``torch.nn`` module class whose subclassing runs none of its code: a
+    ``torch.nn.Module`` subclass made by ``type`` itself, no class of its MRO defining ``__init_subclass__``. A class
+    statement of the file that nothing can reach (:meth:`_ClassRules._mark_unreachable`: attorch's ``class
+    Softmax(nn.Softmax)`` layers) may have it as a base: no instance is ever made, so none of its methods run."""
+    import torch
+
+    return path.startswith("torch.nn.") and isinstance(obj, type) and issubclass(obj, torch.nn.Module) \
+        and type(obj) is type and all("__init_subclass__" not in vars(k) for k in obj.__mro__[:-1])
 
 
 def names_backward(tree: ast.AST) -> bool:
@@ -95,7 +126,7 @@ def _root_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def kept_annotations(tree: ast.AST) -> set[int]:
+def kept_annotations(tree: ast.AST, wraps_only=lambda dec: False) -> set[int]:
     """ids of the nodes of annotations that the program keeps where a library hands them back as values (rb38): those
     of a class body (the class's ``__annotations__``: ``dataclasses.fields(C)[0].type``, a NamedTuple's fields) and
     those of a decorated function (its decorator is handed the function: ``functools.singledispatch``'s ``register``
@@ -109,7 +140,8 @@ def kept_annotations(tree: ast.AST) -> set[int]:
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef) and not lazy:
             roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list:
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list \
+                and not all(wraps_only(d) for d in n.decorator_list):
             a = n.args
             roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
                          if x is not None and x.annotation is not None)
@@ -133,40 +165,176 @@ class _ClassRules:
         #: (``entry_points``, its wrappers, which the harness calls by name) is never exempt, nor any helper when
         #: they are not known.
         self.dead_bodies: set[int] = set()
-        if names_backward(tree):
-            return
+        #: ids of class statements nothing in the file can reach (:meth:`_mark_unreachable`): a ``torch.nn`` module
+        #: class as their base is not a finding (no instance is ever made, and making the class runs no code of it)
+        self.dead_classes: set[int] = set()
         wrappers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and self._wrapping_decorator(f)}
         wrappers &= _bound_once(tree, ast.FunctionDef)
-        for cls in tree.body:
+        for cls in [] if names_backward(tree) else tree.body:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
             if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
                     and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
-                # a name the class statement binds shadows the module's in its body (``staticmethod = keep``)
-                shadowed = {n.id for n in ast.walk(cls) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-                shadowed |= {n.name for n in ast.walk(cls) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                             ast.ClassDef)) and n is not cls}
-                shadowed |= {(a.asname or a.name).split(".")[0] for n in ast.walk(cls)
-                             if isinstance(n, (ast.Import, ast.ImportFrom)) for a in n.names}
+                shadowed = _shadowed_in(cls)
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                                         and f.name == "backward"
                                         and all(self._keeps_backward_dead(d, wrappers)
                                                 and _root_name(d) not in shadowed for d in f.decorator_list))
+        # (tp39) annotations of a function whose decorators only wrap it are not kept: kernl annotates an autograd
+        # forward's parameter ``implementation: JITFunction`` under ``@staticmethod @custom_fwd(...)``
+        in_classes = {name for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for name in _shadowed_in(c)}
+        self.kept_annotations = kept_annotations(tree, lambda d: self._annotation_blind(d, in_classes))
+        #: whether ``import inspect`` serves only feature checks of a library callable (:meth:`_inspect_checks_only`)
+        self.inspect_checks_only = self._inspect_checks_only(tree)
         entry_points = getattr(self, "entry_points", None)
-        if not self.dead_bodies or entry_points is None:
+        if entry_points is None:
             return
-        once = _bound_once(tree, ast.FunctionDef)
-        helpers = [f for f in tree.body if isinstance(f, ast.FunctionDef) and not f.decorator_list
-                   and f.name in once and f.name not in entry_points]
+        self._mark_unreachable(tree, entry_points, wrappers)
+
+    def _inspect_checks_only(self, tree: ast.Module) -> bool:
+        """Whether the file's ``import inspect`` (rule introspection) serves only to test a parameter of a PyTorch or
+        Triton callable (tp39: FLA's ``"cache_results" in inspect.signature(triton.autotune).parameters`` picks
+        autotune's keyword arguments by Triton version): the module imported once as ``import inspect``, and every
+        read of it ``"name" in inspect.signature(P).parameters`` (or ``not in``) with ``P`` a path of torch or triton
+        the scan judges as any reference. The test's result is a bool; nothing of the signature is kept."""
+        imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+            (a.asname or a.name).split(".")[0] == "inspect" or a.name.split(".")[0] == "inspect" for a in n.names)
+            or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "inspect"]
+        if len(imports) != 1 or not isinstance(imports[0], ast.Import) or len(imports[0].names) != 1 \
+                or imports[0].names[0].name != "inspect" or imports[0].names[0].asname \
+                or imports[0] not in tree.body or self.binding_counts.get("inspect") != 1:
+            return False
+        allowed: set[int] = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.In, ast.NotIn)) \
+                    and isinstance(n.left, ast.Constant) and isinstance(n.left.value, str):
+                params = n.comparators[0]
+                call = params.value if isinstance(params, ast.Attribute) and params.attr == "parameters" else None
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                        and call.func.attr == "signature" and isinstance(call.func.value, ast.Name) \
+                        and len(call.args) == 1 and not call.keywords \
+                        and str(self.resolve(call.args[0])).split(".")[0] in ("torch", "triton"):
+                    allowed.add(id(call.func.value))
+        uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "inspect"]
+        # a string holding the name may be code too: singledispatch's register evaluates string annotations
+        # ("inspect.stack()" handed out frames), which the scan reads as code but L1 judges inspect at its import only
+        # (a string statement, a docstring, is never evaluated)
+        docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        strings = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                      and "inspect" in _WORD.findall(n.value) for n in ast.walk(tree))
+        return bool(uses) and not strings and all(id(n) in allowed for n in uses)
+
+    def _mark_unreachable(self, tree: ast.Module, entry_points: frozenset[str], wrappers: set[str]) -> None:
+        """Add to ``dead_bodies`` (and ``dead_classes``) the module-level code nothing in the file can run (tp39:
+        mamba's, flash-attention's and FLA's kernel modules keep ``layer_norm_ref``/``rms_norm_ref``, their PyTorch
+        references, beside the kernels; attorch's keep ``class Softmax(nn.Softmax)`` layers beside the autograd
+        Functions a wrapper calls). A module-level ``def`` without decorators, or a class statement without
+        decorators or keywords, bound once in the file and not named like an entry point (the harness calls those
+        by name), is unreachable when every read of its name lies in a body already unreachable (to a fixed point):
+        a module's namespace is reached by name only (``globals()``, ``vars()``, ``__dict__``, ``sys.modules``,
+        ``__subclasses__``, ``typing.get_type_hints`` are findings of their own), and the name in any string or as
+        any attribute (``x.layer_norm_ref``) keeps it reachable. A function's body is then not scanned; a class's
+        methods' bodies are not, when their decorators only wrap (``staticmethod``, ``classmethod``, ``property``,
+        PyTorch's autograd decorators, one of the file's closure-returning wrappers): any other decorator is handed
+        the method and could keep it. Decorators, defaults, annotations, bases and class-level statements run when
+        the file is imported and are scanned."""
+        # functools.singledispatch's register evaluates annotations in the module's namespace: a name bound to a
+        # computed string ("Soft" + "max") handed out a class no code of the file names
+        if any(isinstance(n, (ast.Name, ast.Attribute)) and self.resolve(n) in ANNOTATION_EVALUATORS
+               for n in ast.walk(tree)):
+            return
+        once = _bound_once(tree, ast.FunctionDef) | _bound_once(tree, ast.ClassDef)
+        # a string statement (a docstring) is never evaluated nor looked up: its value is dropped, or kept as
+        # ``__doc__``, a dunder read that is a finding of its own; nor is a message (of ``warnings.warn``, an assert,
+        # a raised exception), whose names (attorch's "In-place ReLU currently not supported") are prose
+        prose = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Assert) and n.msg is not None or isinstance(n, ast.Raise) and n.exc is not None:
+                sinks = [n.msg if isinstance(n, ast.Assert) else n.exc]
+            elif isinstance(n, ast.Call) and self.resolve(n.func) == "warnings.warn":
+                sinks = n.args
+            else:
+                continue
+            prose.update(id(c) for sink in sinks for c in ast.walk(sink) if isinstance(c, ast.Constant))
+        words = {w for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and id(n) not in prose for w in _WORD.findall(n.value)}
+        # an attribute of a library object (attorch's ``class Softmax(nn.Softmax)``) is not the file's name
+        words |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and self.resolve(n) is None}
+        words |= {a for n in ast.walk(tree) if isinstance(n, ast.MatchClass) for a in n.kwd_attrs}
+        candidates = [f for f in tree.body if (isinstance(f, ast.FunctionDef) and not f.decorator_list
+                                               or isinstance(f, ast.ClassDef) and self._made_inertly(f))
+                      and f.name in once and f.name not in entry_points and f.name not in words
+                      # a module's __getattr__/__dir__ (PEP 562) runs when a missing attribute is read, by any code
+                      and not (f.name.startswith("__") and f.name.endswith("__"))]
         changed = True
         while changed:
             inside = {id(n) for f in ast.walk(tree) if id(f) in self.dead_bodies for s in f.body for n in ast.walk(s)}
             changed = False
-            for f in helpers:
-                uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == f.name]
-                if id(f) not in self.dead_bodies and uses and all(id(n) in inside for n in uses):
-                    self.dead_bodies.add(id(f))
+            for f in candidates:
+                if id(f) in self.dead_bodies or id(f) in self.dead_classes:
+                    continue
+                if all(id(n) in inside for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == f.name):
                     changed = True
+                    if isinstance(f, ast.FunctionDef):
+                        self.dead_bodies.add(id(f))
+                        continue
+                    self.dead_classes.add(id(f))
+                    shadowed = _shadowed_in(f)
+                    self.dead_bodies.update(
+                        id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                        # a class's own hooks run without an instance: ABCMeta's subclass check of a base walks
+                        # its subclasses and calls their __subclasshook__ (only __init__ needs an instance)
+                        and (m.name == "__init__" or not (m.name.startswith("__") and m.name.endswith("__")))
+                        and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
+                                for d in m.decorator_list))
+
+    def _made_inertly(self, cls: ast.ClassDef) -> bool:
+        """Whether making the class (at import) hands it to no code (:meth:`_mark_unreachable`): no decorators or
+        keywords; bases that are PyTorch, Triton or builtin classes made by ``type``, ``abc.ABCMeta`` or autograd's
+        ``FunctionMeta`` with no ``__init_subclass__`` but object's (a base of the file's own could register every
+        subclass); a body of methods, docstrings and constants only (a class attribute's ``__set_name__`` is handed
+        the class: ``x = Keeper()``)."""
+        import abc
+
+        import torch
+
+        if cls.decorator_list or cls.keywords:
+            return False
+        for base in cls.bases:
+            path = self.resolve(base)
+            obj = library_object(path) if path and path.split(".")[0] in ("torch", "triton") else \
+                {"object": object, "Exception": Exception}.get(path or "") if isinstance(base, ast.Name) \
+                and self.is_builtin(base.id) else None
+            if not isinstance(obj, type) or type(obj) not in (type, abc.ABCMeta, torch.autograd.function.FunctionMeta) \
+                    or any("__init_subclass__" in vars(k) for k in obj.__mro__[:-1]):
+                return False
+        return all(isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Pass))
+                   or isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                   or isinstance(st, (ast.Assign, ast.AnnAssign))
+                   and (st.value is None or isinstance(st.value, ast.Constant)) for st in cls.body)
+
+    def _annotation_blind(self, dec: ast.expr, shadowed: set[str]) -> bool:
+        """Whether the decorator ``dec`` cannot hand the function's annotations back as values (kept_annotations,
+        rb38: ``functools.singledispatch``'s ``register`` keeps an annotated class in ``f.registry``): the builtin
+        ``staticmethod``/``classmethod``/``property`` and PyTorch's autograd decorators (``custom_fwd``,
+        ``custom_bwd``, ``once_differentiable``, with any arguments), under names no class body rebinds."""
+        if _root_name(dec) in shadowed:
+            return False
+        if isinstance(dec, ast.Name) and dec.id in ("staticmethod", "classmethod", "property"):
+            return self.is_builtin(dec.id)
+        return self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in BACKWARD_DECORATORS | FORWARD_DECORATORS
+
+    def _only_wraps(self, dec: ast.expr, wrappers: set[str]) -> bool:
+        """Whether a method's decorator ``dec`` only wraps the method for its class (:meth:`_mark_unreachable`):
+        the builtin ``staticmethod``/``classmethod``/``property``, PyTorch's autograd decorators
+        (:data:`BACKWARD_DECORATORS`, ``custom_fwd``) or one of the file's closure-returning wrappers."""
+        if isinstance(dec, ast.Name) and dec.id in ("classmethod", "property") and self.is_builtin(dec.id):
+            return True
+        if self._keeps_backward_dead(dec, wrappers):
+            return True
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        return self.resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
+            isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]))
 
     def _keeps_backward_dead(self, dec: ast.expr, wrappers: set[str]) -> bool:
         """Whether the decorator ``dec`` of a backward cannot hand the function to anything but the class (rb38: a
@@ -232,7 +400,7 @@ class _ClassRules:
             self.visit(dec)
         for base in node.bases:
             self.visit(base)
-            self._check_base(base)
+            self._check_base(base, unreachable=id(node) in self.dead_classes)
             if self._is_metaclass(base):
                 self.report(base, "introspection", _METACLASS_WHY)
         for kw in node.keywords:
@@ -253,12 +421,14 @@ class _ClassRules:
                  "module, a dispatch mode ran inside the harness's launches: red team 31); of PyTorch and Triton only "
                  "torch.nn.Module, torch.autograd.Function and exception classes may be subclassed")
 
-    def _check_base(self, base: ast.AST) -> None:
+    def _check_base(self, base: ast.AST, unreachable: bool = False) -> None:
         """A base class (or metaclass) of a class statement, judged like a use of that class (red team 31): a
         ``torch.Tensor`` subclass by what the class is (``torch.nn.Parameter`` included), any other PyTorch or Triton
-        class unless :data:`SUBCLASSABLE_CLASSES` or an exception; a base the scan cannot name (a call's result other
-        than an imported factory such as ``collections.namedtuple``, ``*bases``, a name bound to such a value or a
-        parameter) is refused, since it may be any of them (``type(torch.nn.Parameter(...))``)."""
+        class unless :data:`SUBCLASSABLE_CLASSES` or an exception (or, for a class nothing in the file can
+        reach, ``unreachable``, a ``torch.nn`` module class: :func:`_inert_module_class`); a base the scan cannot
+        name (a call's result other than an imported factory such as ``collections.namedtuple``, ``*bases``, a name
+        bound to such a value or a parameter) is refused, since it may be any of them
+        (``type(torch.nn.Parameter(...))``)."""
         expr = base.value if isinstance(base, ast.Subscript) else base  # Generic[T]
         if isinstance(expr, ast.Starred) or (isinstance(expr, ast.Call) and not self._factory_call(expr)):
             self.report(base, "introspection", "derives a class from a base computed at run time (a call's result or "
@@ -296,6 +466,8 @@ class _ClassRules:
             self._report_tensor_subclass(base, path)
             return
         if is_exception_class(obj) or any(obj is not None and obj is library_object(c) for c in SUBCLASSABLE_CLASSES):
+            return
+        if unreachable and _inert_module_class(path, obj):
             return
         self.report(base, "monkey-patch", self._BASE_WHY.format(path=path))
 

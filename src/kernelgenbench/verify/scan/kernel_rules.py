@@ -123,9 +123,14 @@ class _KernelRules:
                                 "runs or drains a Python object " + _KERNEL_CALL_WHY)
             elif not (self._is_jit_def(func.id) or self._is_constexpr_param(func.id)
                       or self._is_closure_variable(func.id) or self._is_module_variable(func.id)):
+                # (tp39) attorch's @triton.jit ``mish``/``silu`` helpers are named like aten::mish's wrapper: the
+                # wrapper's def rebinds the name, so the kernel would call the wrapper
+                clash = f" ({func.id} is also the name of one of the operator's wrappers, which rebinds it: rename " \
+                    "the @triton.jit helper)" if func.id in (getattr(self, "entry_points", None) or ()) else ""
                 self.report(node, "kernel-body", f"calls {func.id}, which is not a @triton.jit function "
-                            "defined once in the submission, a tl.constexpr parameter, a variable of an "
-                            "enclosing function or a module-level variable, " + _KERNEL_CALL_WHY)
+                            f"of the submission (every binding of the name such a def){clash}, a tl.constexpr "
+                            "parameter, a variable of an enclosing function or a module-level variable, "
+                            + _KERNEL_CALL_WHY)
             return
         method = self._method_of(func)
         if method is not None:

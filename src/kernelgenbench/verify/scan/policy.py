@@ -314,6 +314,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
         "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
         "co_code",
+        # a Triton kernel's ``get_capture_scope()`` hands out its module's globals (tp39: by a computed name it
+        # reached a function no code of the file names, which L1 leaves unscanned)
+        "get_capture_scope",
         # an exception's chain and traceback: what a launch raised is replayed in an L2 ghost replay by
         # class and arguments only, so its innards would tell a replay from a launch
         "__traceback__", "__cause__", "__context__",
@@ -472,7 +475,12 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 "torch.compiler.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
-                                                "torch.jit.is_scripting", "torch.jit.is_tracing"})
+                                                "torch.jit.is_scripting", "torch.jit.is_tracing",
+                                                # (tp39) seeds of a kernel's dropout: mamba's and flash-attention's
+                                                # layer norms draw torch.randint(2**32, (M,)) when dropout_p > 0.
+                                                # Executed, L3 counts the draws (aten::random_draw), which only random
+                                                # operators may make (their allow_trace, RANDOM_DRAW_BUDGET)
+                                                "torch.randint"})
 
 #: ``torch.<prefix>`` paths with a specific rule when called or referenced (brief), longest first.
 #: Standard-library tools that read attributes or call methods named by strings
@@ -837,12 +845,19 @@ _PATH_WHY_BY_PREFIX = {
                      "triton_op, Library) runs its kernel inside the dispatcher, below the harness's own registration "
                      "and dispatch trace, so a submission may not register one; call the launching function directly "
                      "(torch.library.wrap_triton, which registers nothing, is allowed)",
+    # (tp39) FLA's input_guard maps arguments to names with inspect.signature(fn); its autotune keywords test
+    # "cache_results" in inspect.signature(triton.autotune).parameters, which passes
+    "inspect": "uses {path}: inspect reads frames, sources and any object's internals; only a feature test of a "
+               "torch or triton callable passes (\"cache_results\" in inspect.signature(triton.autotune).parameters, "
+               "every use of inspect in that form); map a wrapper's arguments by writing its parameters out",
     "importlib.metadata": "uses {path}, which reads the installed packages' metadata files; gate on "
                           "triton.__version__ or torch.__version__ (with packaging.version) instead",
     # (tp38) Liger-Kernel's compare_version("triton", operator.ge, "3.0.0") imports the package by name with
     # importlib.import_module to read its __version__: say what the rule refuses and the gate that passes
+    # (tp39) xformers' libdevice_find("rsqrt") tries Triton's libdevice modules with importlib.util.find_spec
     "importlib": "uses {path}, which imports modules by a name computed at run time (any module, past the import "
-                 "rules); a submission imports torch and triton by name, and a version gate compares "
+                 "rules); a submission imports torch and triton by name (a libdevice function from its module: "
+                 "from triton.language.extra.libdevice import rsqrt), and a version gate compares "
                  "triton.__version__ or torch.__version__ with packaging.version",
     "sys": "uses {path}, the interpreter's own state (sys.modules, frames, hooks) that submissions must not reach; "
            "gate on torch.__version__/triton.__version__ (with packaging.version) instead of sys.version_info",

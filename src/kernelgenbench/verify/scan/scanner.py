@@ -315,6 +315,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "forbidden-import", "is a relative import; a submission is a single file "
                         "and may import only torch, triton and a few standard modules", code)
             return True
+        if module == "inspect" and self.inspect_checks_only:  # (tp39) feature checks only: class_rules.py
+            return False
         parts = module.split(".")
         for i in range(len(parts), 0, -1):
             prefix = ".".join(parts[:i])

@@ -133,7 +133,7 @@ class _Scope:
         self.globals: set[str] = set()
         self.nonlocals: set[str] = set()
         self.host: dict[str, int] = {}
-        self.jit_defs: set[str] = set()  # names bound once, by a def whose decorators are all Triton's
+        self.jit_defs: set[str] = set()  # names bound only by defs whose decorators are all Triton's
         self.def_names: set[str] = set()  # names bound (also) by a def or class statement
 
 
@@ -348,10 +348,13 @@ class _ScopeAnalysis:
                 if name in scope.aliases and self.resolve(value) is None:
                     del scope.aliases[name]  # also bound to a non-alias value
             self._settle_host_levels(node, scope, params)
-            for d in defs:
-                if binds.get(d.name) == 1 and d.name not in self.rebound and d.decorator_list and all(
-                        self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in JIT_DECORATORS
-                        for dec in d.decorator_list):
+            # a name every binding of which is such a def (tp39: FLA's ``if os.environ.get('FLA_USE_FAST_OPS') ==
+            # '1':`` defines its ``exp``/``log`` helpers one way, ``else:`` another) is a jit function wherever read
+            jit = [d for d in defs if d.decorator_list and all(
+                self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in JIT_DECORATORS
+                for dec in d.decorator_list)]
+            for d in jit:
+                if binds.get(d.name) == sum(j.name == d.name for j in jit) and d.name not in self.rebound:
                     scope.jit_defs.add(d.name)
         finally:
             self.scopes.pop()
