@@ -3390,6 +3390,30 @@ def test_the_hooks_of_a_class_nothing_names_are_scanned() -> None:
     assert ("tensor-method", 12) in found and not [line for _, line in found if line == 8], found
 
 
+@pytest.mark.parametrize("line", [
+    "    def other(self, kept=_REG.append(forward)):\n        return kept\n",      # a default
+    "    def other(self, *, kept=_REG.append(forward)):\n        return kept\n",   # a keyword-only default
+    "    def other(self, x: _REG.append(forward)):\n        return x\n",          # a parameter's annotation
+    "    def other(self) -> _REG.append(forward):\n        return self\n",        # a return annotation
+    "    kept: _REG.append(forward)\n",                                            # a class-body annotation
+    "    _SLOTS[forward] = 0\n",                                                   # an assignment's target
+])
+def test_a_method_the_class_code_reads_is_scanned(line: str) -> None:
+    """rb39: in a class body a method's name is the method; code that runs as the class is made (a default, an
+    annotation evaluated at the def, a subscript target) and reads it hands the method out, though no code names the
+    class (tests/bad method_default_handout, subscript_key_handout: sys.modules reached, PyTorch rms_norm hidden from
+    the trace). Such a method stays scanned; the class's other methods (``unread``) stay unreachable."""
+    src = ("import torch\n_REG = []\n_SLOTS = {}\nclass Dead(torch.nn.Module):\n"
+           "    def forward(self, x):\n        return x.sum()\n"
+           "    def unread(self, x):\n        return x.mean()\n" + line
+           + "def rms_norm(out, input, weight, epsilon):\n    out.copy_(_REG[0](None, input))\n")
+    found = scan_source(src, entry_points=frozenset({"rms_norm"}))
+    assert [f.message.split(" calls ")[0] for f in found if f.rule == "tensor-method"] == ["line 6: x.sum()"], \
+        [f.message for f in found]
+    assert "tensor-method" not in [f.rule for f in scan_source(src.replace(line, ""),
+                                                               entry_points=frozenset({"rms_norm"}))]
+
+
 def test_a_kernels_capture_scope_is_introspection() -> None:
     """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
     name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""

@@ -95,6 +95,29 @@ def _inert_module_class(path: str, obj: object) -> bool:
         and type(obj) is type and all("__init_subclass__" not in vars(k) for k in obj.__mro__[:-1])
 
 
+def _class_level_reads(cls: ast.ClassDef) -> set[str]:
+    """The names the code of a class statement reads where they run as the class is made (rb39): its bases, keywords
+    and decorators, every statement of its body, and its methods' decorators, defaults and annotations, but not the
+    methods' bodies. There a method's name is the method itself: a default ``kept=_IMPLS.append(compute)``, an
+    annotation ``x: _IMPLS.append(compute)`` or a target ``_IMPLS[compute] = 0`` hands out ``compute``."""
+    out: set[str] = set()
+    todo: list[ast.AST] = [*cls.bases, *cls.keywords, *cls.decorator_list, *cls.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = n.args
+            todo.extend([*n.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)])
+            todo.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                        if x is not None and x.annotation is not None)
+            if n.returns is not None:
+                todo.append(n.returns)
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
 def names_backward(tree: ast.AST) -> bool:
     """Whether the file could run an autograd Function's backward other than through a backward pass (which neither
     the harness nor a submission may start): any attribute, name, string or class-pattern keyword of
@@ -280,13 +303,15 @@ class _ClassRules:
                         continue
                     self.dead_classes.add(id(f))
                     shadowed = _shadowed_in(f)
+                    # (rb39) a method whose name the class's own code reads is handed to that code as it is made
+                    handed = _class_level_reads(f)
                     self.dead_bodies.update(
                         id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
                         # a class's own hooks run without an instance: ABCMeta's subclass check of a base walks
                         # its subclasses and calls their __subclasshook__ (only __init__ needs an instance)
                         and (m.name == "__init__" or not (m.name.startswith("__") and m.name.endswith("__")))
-                        and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
-                                for d in m.decorator_list))
+                        and m.name not in handed and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
+                                                         for d in m.decorator_list))
 
     def _made_inertly(self, cls: ast.ClassDef) -> bool:
         """Whether making the class (at import) hands it to no code (:meth:`_mark_unreachable`): no decorators or
