@@ -61,6 +61,9 @@ EXPECTED = {
                                              # (these four refused since tp39 b6d0c31, made inertly)
     "method_default_handout": "static_scan",  # in an inert class, another method's default appends the method
     "subscript_key_handout": "static_scan",   # in an inert class, `_IMPLS[compute] = 0` keeps it as a dict key
+    "annotation_registry": "static_scan",     # singledispatch's register reads a @staticmethod's annotations (tp39: a
+                                              # type position again) and hands triton.runtime.JITFunction back; the
+                                              # file replaces JITFunction.run (a plain def's did so before tp39)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)

@@ -3414,6 +3414,30 @@ def test_a_method_the_class_code_reads_is_scanned(line: str) -> None:
                                                                entry_points=frozenset({"rms_norm"}))]
 
 
+@pytest.mark.parametrize("deco,use", [
+    ("", "_reg.register(grab)"),                                        # a plain def handed to singledispatch
+    ("@staticmethod\n", "_reg.register(T.grab)"),                        # a wrapped one, as an attribute (tp39)
+    ("@classmethod\n", "_KEEP = T.grab"),
+    ("@staticmethod\n", "triton.jit(T.grab).params[0]._param.annotation"),  # Triton's kernel parameters keep it
+    ("@staticmethod\n", "_KEEP = [T.grab]"),                             # any value handed out
+    ("@staticmethod\n", "_KEEP = getattr(T, 'grab')"),                   # named by a string
+])
+def test_annotations_of_a_function_handed_out_are_values(deco: str, use: str) -> None:
+    """rb39: ``functools.singledispatch``'s register reads the annotations of the function it is handed and keeps the
+    annotated class in its registry; Triton keeps a kernel's parameters' annotations. A type-only class there
+    (``triton.runtime.JITFunction``) came back as a value the file then changed (``JITFunction.run = ...``: tests/bad
+    annotation_registry): through a plain def since rb38, through a ``@staticmethod`` since tp39. Annotations of a
+    function read as anything but a call's callee are judged as values; one only called keeps them as types."""
+    src = ("import functools\nimport triton\nimport triton.runtime\n"
+           "class T:\n    " + deco.replace("\n", "\n    ") + "def grab(x: triton.runtime.JITFunction):\n"
+           "        return x\n"
+           "def grab(x: triton.runtime.JITFunction):\n    return x\n"
+           "@functools.singledispatch\ndef _reg(x):\n    return x\n")
+    assert "introspection" in [f.rule for f in scan_source(src + use + "\n")], use
+    called = src + "def g(k):\n    return grab(k), T.grab(k)\n"
+    assert "introspection" not in [f.rule for f in scan_source(called)]
+
+
 def test_a_kernels_capture_scope_is_introspection() -> None:
     """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
     name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""

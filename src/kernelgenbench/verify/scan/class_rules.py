@@ -159,12 +159,24 @@ def kept_annotations(tree: ast.AST, wraps_only=lambda dec: False) -> set[int]:
     # (singledispatch's register does: typing.get_type_hints)
     lazy = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations"
                for a in s.names) for s in getattr(tree, "body", []))
+    # (rb39) a function handed to any code as a value, by its name or as an attribute (``register(grab)``,
+    # ``triton.jit(Types.grab).params[0]._param.annotation``), or named by a string, has its annotations read back:
+    # ``functools.singledispatch``'s register put ``triton.runtime.JITFunction`` in ``f.registry``, a plain def's
+    # or a ``@staticmethod``'s alike. Only a call (``grab(x)``, ``Types.grab(x)``) keeps the function to itself.
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    handed = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+              and id(n) not in callees}
+    handed |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+               and id(n) not in callees}
+    handed |= {w for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and id(n) not in docs for w in _WORD.findall(n.value)}
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef) and not lazy:
             roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list \
-                and not all(wraps_only(d) for d in n.decorator_list):
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                n.decorator_list and not all(wraps_only(d) for d in n.decorator_list) or n.name in handed):
             a = n.args
             roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
                          if x is not None and x.annotation is not None)
