@@ -3421,6 +3421,7 @@ def test_a_method_the_class_code_reads_is_scanned(line: str) -> None:
     ("@staticmethod\n", "triton.jit(T.grab).params[0]._param.annotation"),  # Triton's kernel parameters keep it
     ("@staticmethod\n", "_KEEP = [T.grab]"),                             # any value handed out
     ("@staticmethod\n", "_KEEP = getattr(T, 'grab')"),                   # named by a string
+    ("@staticmethod\n", "match T:\n    case object(grab=g):\n        _reg.register(g)"),  # a class pattern
 ])
 def test_annotations_of_a_function_handed_out_are_values(deco: str, use: str) -> None:
     """rb39: ``functools.singledispatch``'s register reads the annotations of the function it is handed and keeps the

@@ -169,6 +169,7 @@ def kept_annotations(tree: ast.AST, wraps_only=lambda dec: False) -> set[int]:
               and id(n) not in callees}
     handed |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
                and id(n) not in callees}
+    handed |= {a for n in ast.walk(tree) if isinstance(n, ast.MatchClass) for a in n.kwd_attrs}  # case C(grab=g)
     handed |= {w for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
                and id(n) not in docs for w in _WORD.findall(n.value)}
     roots: list[ast.AST] = []
