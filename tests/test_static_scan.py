@@ -3390,6 +3390,56 @@ def test_the_hooks_of_a_class_nothing_names_are_scanned() -> None:
     assert ("tensor-method", 12) in found and not [line for _, line in found if line == 8], found
 
 
+@pytest.mark.parametrize("line", [
+    "    def other(self, kept=_REG.append(forward)):\n        return kept\n",      # a default
+    "    def other(self, *, kept=_REG.append(forward)):\n        return kept\n",   # a keyword-only default
+    "    def other(self, x: _REG.append(forward)):\n        return x\n",          # a parameter's annotation
+    "    def other(self) -> _REG.append(forward):\n        return self\n",        # a return annotation
+    "    kept: _REG.append(forward)\n",                                            # a class-body annotation
+    "    _SLOTS[forward] = 0\n",                                                   # an assignment's target
+])
+def test_a_method_the_class_code_reads_is_scanned(line: str) -> None:
+    """rb39: in a class body a method's name is the method; code that runs as the class is made (a default, an
+    annotation evaluated at the def, a subscript target) and reads it hands the method out, though no code names the
+    class (tests/bad method_default_handout, subscript_key_handout: sys.modules reached, PyTorch rms_norm hidden from
+    the trace). Such a method stays scanned; the class's other methods (``unread``) stay unreachable."""
+    src = ("import torch\n_REG = []\n_SLOTS = {}\nclass Dead(torch.nn.Module):\n"
+           "    def forward(self, x):\n        return x.sum()\n"
+           "    def unread(self, x):\n        return x.mean()\n" + line
+           + "def rms_norm(out, input, weight, epsilon):\n    out.copy_(_REG[0](None, input))\n")
+    found = scan_source(src, entry_points=frozenset({"rms_norm"}))
+    assert [f.message.split(" calls ")[0] for f in found if f.rule == "tensor-method"] == ["line 6: x.sum()"], \
+        [f.message for f in found]
+    assert "tensor-method" not in [f.rule for f in scan_source(src.replace(line, ""),
+                                                               entry_points=frozenset({"rms_norm"}))]
+
+
+@pytest.mark.parametrize("deco,use", [
+    ("", "_reg.register(grab)"),                                        # a plain def handed to singledispatch
+    ("@staticmethod\n", "_reg.register(T.grab)"),                        # a wrapped one, as an attribute (tp39)
+    ("@classmethod\n", "_KEEP = T.grab"),
+    ("@staticmethod\n", "triton.jit(T.grab).params[0]._param.annotation"),  # Triton's kernel parameters keep it
+    ("@staticmethod\n", "_KEEP = [T.grab]"),                             # any value handed out
+    ("@staticmethod\n", "_KEEP = getattr(T, 'grab')"),                   # named by a string
+    ("@staticmethod\n", "match T:\n    case object(grab=g):\n        _reg.register(g)"),  # a class pattern
+])
+def test_annotations_of_a_function_handed_out_are_values(deco: str, use: str) -> None:
+    """rb39: ``functools.singledispatch``'s register reads the annotations of the function it is handed and keeps the
+    annotated class in its registry; Triton keeps a kernel's parameters' annotations. A type-only class there
+    (``triton.runtime.JITFunction``) came back as a value the file then changed (``JITFunction.run = ...``: tests/bad
+    annotation_registry): through a plain def since rb38, through a ``@staticmethod`` since tp39. Annotations of a
+    function read as anything but a call's callee are judged as values; one only called keeps them as types."""
+    src = ("import functools\nimport triton\nimport triton.runtime\n"
+           "class T:\n    " + deco.replace("\n", "\n    ") + "def grab(x: triton.runtime.JITFunction):\n"
+           "        return x\n"
+           "def grab(x: triton.runtime.JITFunction):\n    return x\n"
+           "@functools.singledispatch\ndef _reg(x):\n    return x\n")
+    found = [f for f in scan_source(src + use + "\n") if f.rule == "introspection"]
+    assert found and "annotating a function the file only calls" in found[0].message, use
+    called = src + "def g(k):\n    return grab(k), T.grab(k)\n"
+    assert "introspection" not in [f.rule for f in scan_source(called)]
+
+
 def test_a_kernels_capture_scope_is_introspection() -> None:
     """tp39: ``kernel.get_capture_scope()`` (Triton's JITFunction) hands out the module's globals, where a computed
     name reached a function L1 leaves unscanned (an autograd backward's helper, code nothing names)."""

@@ -95,6 +95,29 @@ def _inert_module_class(path: str, obj: object) -> bool:
         and type(obj) is type and all("__init_subclass__" not in vars(k) for k in obj.__mro__[:-1])
 
 
+def _class_level_reads(cls: ast.ClassDef) -> set[str]:
+    """The names the code of a class statement reads where they run as the class is made (rb39): its bases, keywords
+    and decorators, every statement of its body, and its methods' decorators, defaults and annotations, but not the
+    methods' bodies. There a method's name is the method itself: a default ``kept=_IMPLS.append(compute)``, an
+    annotation ``x: _IMPLS.append(compute)`` or a target ``_IMPLS[compute] = 0`` hands out ``compute``."""
+    out: set[str] = set()
+    todo: list[ast.AST] = [*cls.bases, *cls.keywords, *cls.decorator_list, *cls.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = n.args
+            todo.extend([*n.decorator_list, *a.defaults, *(d for d in a.kw_defaults if d is not None)])
+            todo.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
+                        if x is not None and x.annotation is not None)
+            if n.returns is not None:
+                todo.append(n.returns)
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
 def names_backward(tree: ast.AST) -> bool:
     """Whether the file could run an autograd Function's backward other than through a backward pass (which neither
     the harness nor a submission may start): any attribute, name, string or class-pattern keyword of
@@ -136,12 +159,25 @@ def kept_annotations(tree: ast.AST, wraps_only=lambda dec: False) -> set[int]:
     # (singledispatch's register does: typing.get_type_hints)
     lazy = any(isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations"
                for a in s.names) for s in getattr(tree, "body", []))
+    # (rb39) a function handed to any code as a value, by its name or as an attribute (``register(grab)``,
+    # ``triton.jit(Types.grab).params[0]._param.annotation``), or named by a string, has its annotations read back:
+    # ``functools.singledispatch``'s register put ``triton.runtime.JITFunction`` in ``f.registry``, a plain def's
+    # or a ``@staticmethod``'s alike. Only a call (``grab(x)``, ``Types.grab(x)``) keeps the function to itself.
+    callees = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    handed = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+              and id(n) not in callees}
+    handed |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+               and id(n) not in callees}
+    handed |= {a for n in ast.walk(tree) if isinstance(n, ast.MatchClass) for a in n.kwd_attrs}  # case C(grab=g)
+    handed |= {w for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and id(n) not in docs for w in _WORD.findall(n.value)}
     roots: list[ast.AST] = []
     for n in ast.walk(tree):
         if isinstance(n, ast.ClassDef) and not lazy:
             roots.extend(s.annotation for s in n.body if isinstance(s, ast.AnnAssign))
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.decorator_list \
-                and not all(wraps_only(d) for d in n.decorator_list):
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                n.decorator_list and not all(wraps_only(d) for d in n.decorator_list) or n.name in handed):
             a = n.args
             roots.extend(x.annotation for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]
                          if x is not None and x.annotation is not None)
@@ -280,13 +316,15 @@ class _ClassRules:
                         continue
                     self.dead_classes.add(id(f))
                     shadowed = _shadowed_in(f)
+                    # (rb39) a method whose name the class's own code reads is handed to that code as it is made
+                    handed = _class_level_reads(f)
                     self.dead_bodies.update(
                         id(m) for m in f.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
                         # a class's own hooks run without an instance: ABCMeta's subclass check of a base walks
                         # its subclasses and calls their __subclasshook__ (only __init__ needs an instance)
                         and (m.name == "__init__" or not (m.name.startswith("__") and m.name.endswith("__")))
-                        and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
-                                for d in m.decorator_list))
+                        and m.name not in handed and all(self._only_wraps(d, wrappers) and _root_name(d) not in shadowed
+                                                         for d in m.decorator_list))
 
     def _made_inertly(self, cls: ast.ClassDef) -> bool:
         """Whether making the class (at import) hands it to no code (:meth:`_mark_unreachable`): no decorators or

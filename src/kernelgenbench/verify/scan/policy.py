@@ -873,7 +873,8 @@ _PATH_WHY = {
     "network": "uses {path}, which reaches the network",
     "process": "uses {path}, which spawns processes",
     "introspection": "uses {path}, Triton's runtime internals; a submission launches kernels and does not "
-                     "inspect how they ran",
+                     "inspect how they ran (its classes pass as types only: in an isinstance check, or annotating a "
+                     "function the file only calls, which singledispatch or Triton never read back)",
 }
 
 _BUILTIN_WHY = {
