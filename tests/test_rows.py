@@ -47,6 +47,8 @@ def test_every_alias_is_dispatch_recursion_and_only_through_the_row(op_id: str) 
     op = ROWS[op_id]
     policy = op.scan_policy()
     assert policy["aliases"] == op.aliases
+    # ``f`` stands for a wrapper the harness calls (a module-level function nothing names is not scanned: tp39)
+    policy = {**policy, "entry_points": policy["entry_points"] | {"f"}}
     for alias in sorted(op.aliases):
         source = f"import torch\n\n\ndef f(x):\n    return x.{alias}()\n"
         assert "dispatch-recursion" in {f.rule for f in scan_source(source, **policy)}, (op_id, alias)
