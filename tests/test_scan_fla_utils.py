@@ -160,3 +160,35 @@ def test_only_a_device_type_attribute_is_a_device_backend() -> None:
             device = torch.device(device)
             return getattr(torch, device.index)
     ''')
+
+
+def test_a_backend_function_is_judged_where_it_is_defined() -> None:
+    """Red-teaming the rule (tp39b): a function that binds ``triton`` itself returns what its own object says, and a
+    decorator is looked up in the module, not through an alias of the function holding the ``getattr``; both
+    would let the name hold any string (``getattr(torch, "nn")``)."""
+    assert "dynamic-attr" in rules('''
+        import functools
+        import torch
+        import triton
+
+        @functools.cache
+        def backend():
+            triton = Fake()
+            return triton.runtime.driver.active.get_current_target().backend
+
+        lib = getattr(torch, backend())
+    ''')
+    assert "dynamic-attr" in rules('''
+        import torch
+
+        def mycache(fn):
+            return lambda: "nn"
+
+        @mycache
+        def backend():
+            return "cuda"
+
+        def pick():
+            from functools import cache as mycache
+            return getattr(torch, backend()).device(0), mycache
+    ''')

@@ -93,8 +93,23 @@ def backend_name(node: ast.AST, module: ast.Module, resolve: Callable[[ast.AST],
     body = list(own(fn))
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)) for n in body):
         return False
+    # a name the function binds is its own, not the module's (``triton = Fake()`` then
+    # ``return triton.runtime...backend`` would return any string), so such a return proves nothing
+    local = {n.id for n in body if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    local |= {getattr(n, "name", None) for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                        ast.ClassDef, ast.ExceptHandler,
+                                                                        ast.MatchAs, ast.MatchStar))}
+    local |= {a.asname or a.name.split(".")[0] for n in body if isinstance(n, (ast.Import, ast.ImportFrom))
+              for a in n.names}
+
+    def root(expr: ast.AST) -> str | None:
+        while isinstance(expr, (ast.Attribute, ast.Call)):
+            expr = expr.value if isinstance(expr, ast.Attribute) else expr.func
+        return expr.id if isinstance(expr, ast.Name) else None
+
     returns = [n for n in body if isinstance(n, ast.Return)]
     return bool(returns) and all(n.value is not None and (
         isinstance(n.value, ast.Attribute) and n.value.attr == "backend" and isinstance(n.value.value, ast.Call)
-        and not n.value.value.args and not n.value.value.keywords and resolve(n.value.value.func) == TRITON_BACKEND_CALL
+        and not n.value.value.args and not n.value.value.keywords and root(n.value) not in local
+        and resolve(n.value.value.func) == TRITON_BACKEND_CALL
         or backend_name(n.value, module, resolve, module_name, own, seen | {name})) for n in returns)

@@ -656,7 +656,7 @@ class _ScopeAnalysis:
             # tp39b: FLA's ``device_torch_lib = getattr(torch, device)``, ``device`` a backend's name
             # (backend_names.py); a literal is an attribute path of its own (getattr_literal)
             return bool(self.scopes) and not isinstance(node.args[1], ast.Constant) and backend_name(
-                node.args[1], self.scopes[0].node, self.resolve, self._module_name, _own_nodes)
+                node.args[1], self.scopes[0].node, self._resolve_in_module, self._module_name, _own_nodes)
         dev = node.args[1].value
         if isinstance(dev, ast.Call):
             return self.resolve(dev.func) == "torch.device"
@@ -683,6 +683,14 @@ class _ScopeAnalysis:
             if binds(st):
                 return False
         return False
+
+    def _resolve_in_module(self, node: ast.AST) -> str | None:
+        """:meth:`resolve` as the module's own scope reads ``node`` (a function's local alias does not count)."""
+        saved, self.scopes = self.scopes, self.scopes[:1]
+        try:
+            return self.resolve(node)
+        finally:
+            self.scopes = saved
 
     def _module_name(self, name: str) -> bool:
         """Whether ``name``, read here, denotes a binding of the module's own scope (no global/nonlocal anywhere)."""
