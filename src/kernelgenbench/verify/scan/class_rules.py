@@ -14,7 +14,9 @@ from .policy import (
 )
 from .scope import (
     _name_bindings,
+    _own_nodes,
 )
+from .signature_names import signature_name_reads
 
 #: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
 #: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
@@ -251,6 +253,8 @@ class _ClassRules:
                         and len(call.args) == 1 and not call.keywords \
                         and str(self.resolve(call.args[0])).split(".")[0] in ("torch", "triton"):
                     allowed.add(id(call.func.value))
+        # (tp39b) FLA's input_guard: ``sig = inspect.signature(fn)`` of the decorated function, its names only
+        allowed |= signature_name_reads(tree, lambda b: not self.binding_counts.get(b), _own_nodes)
         uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "inspect"]
         # a string holding the name may be code too: singledispatch's register evaluates string annotations
         # ("inspect.stack()" handed out frames), which the scan reads as code but L1 judges inspect at its import only

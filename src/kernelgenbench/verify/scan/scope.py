@@ -36,6 +36,7 @@ import inspect
 import threading
 from typing import Iterator
 
+from .backend_names import backend_name
 from .policy import JIT_DECORATORS, is_module_path
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
@@ -643,13 +644,19 @@ class _ScopeAnalysis:
         PyTorch's backend names, and the modules of those that ``torch`` has (cpu, cuda, xpu, mps, mtia) hold the same
         device functions, so :meth:`resolve` reads the result as ``torch.cuda`` and its attributes are judged as
         ``torch.cuda``'s. ``d`` is proven a device only as ``torch.device(...)`` itself, or a name whose last binding
-        before the statement, in a statement of the same body, is ``d = torch.device(...)``."""
+        before the statement, in a statement of the same body, is ``d = torch.device(...)``. Also ``getattr(torch,
+        name)`` with ``name`` a module-level name that can only hold a backend's name (tp39b, FLA's
+        ``device_torch_lib``: :func:`.backend_names.backend_name`)."""
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
                 and self.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
                 and all(isinstance(d, ast.Constant) and d.value is None for d in node.args[2:])  # rb38: None only
-                and self.resolve(node.args[0]) == "torch"
-                and isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
+                and self.resolve(node.args[0]) == "torch"):
             return False
+        if not (isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
+            # tp39b: FLA's ``device_torch_lib = getattr(torch, device)``, ``device`` a backend's name
+            # (backend_names.py); a literal is an attribute path of its own (getattr_literal)
+            return bool(self.scopes) and not isinstance(node.args[1], ast.Constant) and backend_name(
+                node.args[1], self.scopes[0].node, self._resolve_in_module, self._module_name, _own_nodes)
         dev = node.args[1].value
         if isinstance(dev, ast.Call):
             return self.resolve(dev.func) == "torch.device"
@@ -676,6 +683,18 @@ class _ScopeAnalysis:
             if binds(st):
                 return False
         return False
+
+    def _resolve_in_module(self, node: ast.AST) -> str | None:
+        """:meth:`resolve` as the module's own scope reads ``node`` (a function's local alias does not count)."""
+        saved, self.scopes = self.scopes, self.scopes[:1]
+        try:
+            return self.resolve(node)
+        finally:
+            self.scopes = saved
+
+    def _module_name(self, name: str) -> bool:
+        """Whether ``name``, read here, denotes a binding of the module's own scope (no global/nonlocal anywhere)."""
+        return name not in self.rebound and self.lookup(name)[2] is self.scopes[0]
 
     def getattr_literal(self, node: ast.AST) -> tuple[ast.AST, str] | None:
         """``getattr(obj, "name")`` (builtin getattr, literal name) -> (obj, "name")."""

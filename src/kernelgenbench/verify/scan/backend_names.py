@@ -1,0 +1,115 @@
+"""Module-level names that can only hold a device-backend name (tp39b).
+
+flash-linear-attention picks PyTorch's device module once, at import: ``device = get_available_device()`` (a
+``@cache`` function returning ``triton.runtime.driver.active.get_current_target().backend``, or ``'cpu'`` when no
+driver answers), ``device = 'cuda'`` on some branches, then ``device_torch_lib = getattr(torch, device)`` and
+``device_torch_lib.device(index)`` as its device context. :func:`backend_name` proves that such a name can hold
+nothing but a backend's name, so that ``getattr(torch, name)`` is one of PyTorch's device modules (judged as
+``torch.cuda``, as ``getattr(torch, d.type)`` already is), never ``torch.add`` or ``torch._C``.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterator
+
+#: the string literals a backend name may be written as: PyTorch's device modules that hold the same device
+#: functions as ``torch.cuda`` (``getattr(torch, "hip")`` raises, a crash and no cheat, so Triton's "hip" is harmless)
+BACKEND_LITERALS = frozenset({"cuda", "cpu", "xpu"})
+#: Triton's name of the active driver's backend ("cuda", "hip", ...): a string Triton computes
+TRITON_BACKEND_CALL = "triton.runtime.driver.active.get_current_target"
+#: decorators that only memoize a function of no arguments (its result is one of its returns)
+_MEMO_DECORATORS = frozenset({"functools.cache", "functools.lru_cache"})
+
+
+def _module_bindings(module: ast.Module, name: str, own: Callable[[ast.AST], Iterator[ast.AST]],
+                     defs: int = 0) -> list[ast.AST] | None:
+    """The values of every module-level binding of ``name`` (``name = value``), or None when some binding is of
+    another form (a ``for``/``with`` target, an augmented assignment, an import, a walrus, ``del``, a tuple target,
+    an except or match name, a def or class statement beyond ``defs`` of them): those could bind anything."""
+    values: list[ast.AST] = []
+    approved: set[int] = set()
+    for n in own(module):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id == name:
+            values.append(n.value)
+            approved.add(id(n.targets[0]))
+    for n in ast.walk(module):  # a walrus anywhere (a comprehension's binds the enclosing scope) is refused
+        if isinstance(n, ast.NamedExpr) and n.target.id == name:
+            return None
+    for n in own(module):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) and id(n) not in approved:
+            return None
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name:
+            defs -= 1
+            if defs < 0:
+                return None
+        if isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+                (a.asname or a.name.split(".")[0]) == name for a in n.names):
+            return None
+        if isinstance(n, ast.ExceptHandler) and n.name == name \
+                or isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name == name \
+                or isinstance(n, ast.MatchMapping) and n.rest == name:
+            return None
+    return values
+
+
+def backend_name(node: ast.AST, module: ast.Module, resolve: Callable[[ast.AST], str | None],
+                 module_name: Callable[[str], bool], own: Callable[[ast.AST], Iterator[ast.AST]],
+                 seen: frozenset[str] = frozenset()) -> bool:
+    """Whether ``node`` can only evaluate to a device backend's name: a literal of :data:`BACKEND_LITERALS`; ``a if
+    c else b`` of two such; a call, without arguments, of a module-level function bound once by a ``def`` whose
+    decorators only memoize and every ``return`` of which returns such a value or Triton's
+    ``get_current_target().backend``; or a module-level name (``module_name(n)``: it denotes the module's own
+    binding, never declared global or nonlocal) every binding of which is ``n = <such a value>``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value in BACKEND_LITERALS
+    if isinstance(node, ast.IfExp):
+        return all(backend_name(b, module, resolve, module_name, own, seen) for b in (node.body, node.orelse))
+    if isinstance(node, ast.Name):
+        if node.id in seen or not module_name(node.id):
+            return False
+        values = _module_bindings(module, node.id, own)
+        return bool(values) and all(backend_name(v, module, resolve, module_name, own, seen | {node.id})
+                                    for v in values)
+    if not (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Name)):
+        return False
+    name = node.func.id
+    if name in seen or not module_name(name):
+        return False
+    defs = [d for d in own(module) if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and d.name == name]
+    if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef) or _module_bindings(module, name, own, 1) != []:
+        return False
+    fn = defs[0]
+    args = fn.args
+    if args.posonlyargs or args.args or args.vararg or args.kwonlyargs or args.kwarg:
+        return False
+    for dec in fn.decorator_list:
+        call = isinstance(dec, ast.Call)
+        if resolve(dec.func if call else dec) not in _MEMO_DECORATORS \
+                or call and any(not isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]):
+            return False
+    body = list(own(fn))
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)) for n in body):
+        return False
+    # a name the function binds is its own, not the module's (``triton = Fake()`` then
+    # ``return triton.runtime...backend`` would return any string), so such a return proves nothing
+    local = {n.id for n in body if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    local |= {getattr(n, "name", None) for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                        ast.ClassDef, ast.ExceptHandler,
+                                                                        ast.MatchAs, ast.MatchStar))}
+    local |= {a.asname or a.name.split(".")[0] for n in body if isinstance(n, (ast.Import, ast.ImportFrom))
+              for a in n.names}
+
+    def root(expr: ast.AST) -> str | None:
+        while isinstance(expr, (ast.Attribute, ast.Call)):
+            expr = expr.value if isinstance(expr, ast.Attribute) else expr.func
+        return expr.id if isinstance(expr, ast.Name) else None
+
+    returns = [n for n in body if isinstance(n, ast.Return)]
+    return bool(returns) and all(n.value is not None and (
+        isinstance(n.value, ast.Attribute) and n.value.attr == "backend" and isinstance(n.value.value, ast.Call)
+        and not n.value.value.args and not n.value.value.keywords and root(n.value) not in local
+        and resolve(n.value.value.func) == TRITON_BACKEND_CALL
+        or backend_name(n.value, module, resolve, module_name, own, seen | {name})) for n in returns)
