@@ -64,6 +64,15 @@ EXPECTED = {
     "annotation_registry": "static_scan",     # singledispatch's register reads a @staticmethod's annotations (tp39: a
                                               # type position again) and hands triton.runtime.JITFunction back; the
                                               # file replaces JITFunction.run (a plain def's did so before tp39)
+    # rt39b: the harness's hooks of Triton's and PyTorch's classes, reached by the submission's own calls and stores
+    "hook_kwarg": "profile",          # k.run(..., _interp=False, _orig=probe): the launch hook took its wrapped run
+                                      # as a keyword default, so a launch ran only probe, counted; the ghost replay
+                                      # called probe with warmup=True (a ghost detector; passed before rt39b)
+    "type_alias_run": "static_scan",  # _KT = type(kernel); _KT.run = f: Triton's kernel class, where the harness
+                                      # hooks launches, changed through a name (rb39 found; passed before rt39b);
+                                      # behind L1 Triton's runtime classes are snapshotted (BEHIND_L1)
+    "kernel_attr_run": "static_scan",  # kernel.run = f on the file's own kernel: an instance attribute shadows the
+                                       # hooked class run (a pass-through here; passed before rt39b)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)
@@ -522,6 +531,7 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "rewriter_swap": "wrong_result",  # the harness's own rewrite of kernel.fn: the copy body runs
              "host_deref": "ghost",           # NOT caught behind L1 (BEHIND_L1_XFAIL)
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
+             "type_alias_run": "profile",     # Triton's runtime classes compared likewise (rt39b)
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
              "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",

@@ -81,7 +81,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .value_rules import _ValueRules, none_compared
+from .value_rules import _ValueRules, none_compared, store_aliases
 
 _SNIPPET_MAX = 80
 
@@ -215,7 +215,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
-        self.none_checks = none_compared(tree)
+        self.none_checks, (self.class_aliases, self.kernel_aliases) = none_compared(tree), store_aliases(tree)
         self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
