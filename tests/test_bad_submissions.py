@@ -286,8 +286,9 @@ EXPECTED = {
     "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
                                       # option: refused at the launch as a GPU launch refuses it (KeyError), before
                                       # the check's binding, whose failure was only a note
-    "fn_swap": "compile_error",       # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
-                                      # compiled its cached mirror while the interpreter ran the host body
+    "fn_swap": "static_scan",         # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
+                                      # compiled its cached mirror while the interpreter ran the host body (L1 since
+                                      # rt39b: a Triton attribute set on a kernel; behind it the check, BEHIND_L1)
     "fn_code": "static_scan",         # red team 37: fn_swap by update_wrapper(k.fn, host, ("__code__",), ()) on the
                                       # same function object, mirrored clean through another kernel's globals (L1
                                       # judges update_wrapper's names like setattr's; behind it the GPU compile check)
@@ -428,7 +429,7 @@ IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep", "fn_swap",
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep",
                  "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
@@ -549,6 +550,7 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              # launch rule (a tensor attribute shadowing a method), the snapshots of Triton's functions, and the GPU
              # compile check of the code the interpreter runs (interpreter-only: GPU_HONEST)
              "dict_shadow": "profile", "code_rewrite": "profile", "fn_code": "compile_error",
+             "fn_swap": "compile_error",  # rt39b: L1 refuses k.fn = ...; the GPU compile check mirrors what fn holds
              # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
              # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
              "disable_class": "profile"}
@@ -593,7 +595,7 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
             rec["first_failure"]
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
-    if what == "fn_code":
+    if what in ("fn_code", "fn_swap"):
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "np_handle":
         # the interpreter's GPU compile check names it; on a GPU Triton's own front end refuses `x.handle.data`

@@ -66,6 +66,9 @@ def test_store_through_a_name_bound_to_type_of_an_object(body: str) -> None:
     "_k.arg_names = []", "_k.__getitem__ = _f", "_a.configs = []", "_a.base_fn = _f", "_a.do_bench = _f",
     "_a.pre_hook = _f", "_j.run = _f", "_r = _k\n_r.run = _f", "for _x in (_k, _a):\n    _x.warmup = _f",
     "_k.params[0] = None",
+    # in place, through a mutating method of the attribute's container
+    "_k.pre_run_hooks.append(_f)", "_a.configs.append(triton.Config({}))", "_k.params.clear()",
+    "_k.arg_names.append('x')", "for _x in (_k,):\n    _x.cache.clear()",
 ])
 def test_store_of_a_triton_attribute_on_a_kernel(body: str) -> None:
     assert "monkey-patch" in rules(body)
@@ -74,6 +77,8 @@ def test_store_of_a_triton_attribute_on_a_kernel(body: str) -> None:
 @pytest.mark.parametrize("body", [
     "_k.my_cache = {}",                              # the file's own attribute names on its kernels stay legal
     "_a.best = None\n_k.launches = 0",
+    "_k.my_hooks = []\n_k.my_hooks.append(_f)",    # the file's own container on its kernel
+    "_k.add_pre_run_hook(_f)",                       # Triton's API (the hook runs traced, in ghost replays too)
     "class _Own:\n    pass\n\n\n_o = _Own()\n_o.run = _f\nfunctools.update_wrapper(_o, _f)",
     "class _Own:\n    n = 0\n\n\n_Own.n = 1\n_t = _Own\n_t.m = 2",  # the file's own class through a name
     "def g(x, out):\n    y = out.view(-1)\n    y[0] = 1\n    return y",

@@ -533,7 +533,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def visit_Call(self, node: ast.Call) -> None:
         before = len(self.findings)
-        self._judge_call(node)
+        for judge in (self._judge_call, self._check_kernel_mutation):  # the latter: value_rules.py (rt39b)
+            judge(node)
         if self.jit_depth and len(self.findings) == before:
             self._check_kernel_call(node)  # only where no other rule has judged this call already
         self.generic_visit(node)

@@ -57,6 +57,8 @@ KERNEL_ATTRS = frozenset({
     "signature", "src", "starting_line_number", "type", "use_cuda_graph", "used_global_vals", "user_defined_post_hook",
     "user_defined_pre_hook", "values", "version", "warmup"})
 _KERNEL_MAKERS = frozenset({"jit", "autotune", "heuristics"})
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+                       "sort", "reverse", "__setitem__", "__delitem__", "add", "discard", "__iadd__"})
 #: Expressions whose value may be one of the names they contain (not a call's result, an attribute or arithmetic).
 _PASSING = (ast.Name, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.IfExp, ast.BoolOp, ast.NamedExpr,
             ast.Starred)
@@ -263,6 +265,20 @@ class _ValueRules:
                         "and classes defined elsewhere must not be modified")
         # a store into the submission's own module-level objects is state across calls, which L1 does
         # not judge (see "State across calls" in the docstring of :mod:`.policy`)
+
+    def _check_kernel_mutation(self, node: ast.Call) -> None:
+        """A mutating method called on a Triton attribute of a kernel of the file (``kernel.params.clear()``,
+        ``tuner.configs.append(c)``, ``kernel.pre_run_hooks.append(f)``): the container Triton and the harness's
+        launch hooks read, changed in place, as a store to it would be (rt39b). Triton's own
+        ``kernel.add_pre_run_hook(f)`` is a call of the kernel's method, judged elsewhere."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in _MUTATORS and isinstance(func.value, ast.Attribute)):
+            return
+        owner = func.value
+        if isinstance(owner.value, ast.Name) and owner.value.id in self.kernel_aliases and owner.attr in KERNEL_ATTRS:
+            self.report(node, "monkey-patch", f"changes .{owner.attr} of the Triton kernel {owner.value.id} in place "
+                        f"(.{func.attr}()): Triton and the harness's launch hooks read it; a kernel's own attributes "
+                        "must have names Triton does not use")
 
     def _reaches_foreign_object(self, base: ast.AST) -> bool:
         """Whether a store's base expression (not a plain name) may be an object defined elsewhere: a container
