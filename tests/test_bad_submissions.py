@@ -533,6 +533,7 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "host_deref": "ghost",           # NOT caught behind L1 (BEHIND_L1_XFAIL)
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
              "type_alias_run": "profile",     # Triton's runtime classes compared likewise (rt39b)
+             "kernel_attr_run": "profile",    # the launch rule: an instance attribute over the kernel class's (rt39b)
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
              "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
