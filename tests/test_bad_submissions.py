@@ -73,6 +73,9 @@ EXPECTED = {
                                       # behind L1 Triton's runtime classes are snapshotted (BEHIND_L1)
     "kernel_attr_run": "static_scan",  # kernel.run = f on the file's own kernel: an instance attribute shadows the
                                        # hooked class run (a pass-through here; passed before rt39b)
+    "kernel_attr_param": "profile",   # kernel_attr_run through a function parameter (L1 passes): the launch rule
+    "type_param_run": "profile",      # type_alias_run through a function parameter (L1 passes): the runtime-class
+                                      # snapshot (both passed before rt39b)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)
@@ -425,7 +428,7 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 IMPORT_CAUGHT = {"import_table", "import_scalars", "import_lut"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
-IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
+IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite", "type_param_run"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).

@@ -155,6 +155,14 @@ def _triton_own(v: Any, T: _Types) -> bool:
     return type(v) in T.leaf
 
 
+def _why(obj: Any) -> str:
+    """Why a change of ``obj`` (a snapshotted Triton module or class) is refused."""
+    if obj in _runtime_classes():
+        return ("Triton's kernel and launch classes, where the harness counts, checks and ghost-replays launches; a "
+                "submission may not change them (monkey-patching)")
+    return ALLOWED_GLOBALS
+
+
 def triton_changed() -> str | None:
     """Which of Triton's language modules or classes the submission changed since :func:`snapshot_triton`
     (an entry rebound, added or removed, to something not Triton's or the harness's own), or None. Red team 27:
@@ -170,14 +178,14 @@ def triton_changed() -> str | None:
         for k, v in items:
             cur = now.get(k, _ABSENT)
             if cur is not v and (cur is _ABSENT or not _triton_own(cur, T)):
-                return f"{name}.{k} was changed after the harness started ({ALLOWED_GLOBALS})"
+                return f"{name}.{k} was changed after the harness started ({_why(obj)})"
         if len(now) != len(items):
             old = {k for k, _ in items}
             for k, v in now.items():
                 # an added entry that a kernel body could call (the interpreter's rewriter adds its semantic
                 # object to the globals of Triton's own jit functions)
                 if k not in old and callable(v) and not _triton_own(v, T):
-                    return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
+                    return f"{name}.{k} was added after the harness started ({_why(obj)})"
     return code_changed(_TRITON_CODE)
 
 
