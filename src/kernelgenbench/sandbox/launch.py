@@ -23,7 +23,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from . import folded, gpu_compile, launch_args
+from . import folded, gpu_compile, kernel_guard, launch_args
 from .state import STATE
 from .window import harness_window, mode_stacks_foreign
 
@@ -691,6 +691,7 @@ def install_launch_hooks() -> None:
         cls.run = hooked_run(cls.run, interpreted)
 
     _install_compiled_kernel_launches()
+    kernel_guard.install()  # the launch rule's shadowed entries at kernel[grid] too
 
     # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
     # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):
