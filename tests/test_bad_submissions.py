@@ -64,6 +64,18 @@ EXPECTED = {
     "annotation_registry": "static_scan",     # singledispatch's register reads a @staticmethod's annotations (tp39: a
                                               # type position again) and hands triton.runtime.JITFunction back; the
                                               # file replaces JITFunction.run (a plain def's did so before tp39)
+    # rt39b: the harness's hooks of Triton's and PyTorch's classes, reached by the submission's own calls and stores
+    "hook_kwarg": "profile",          # k.run(..., _interp=False, _orig=probe): the launch hook took its wrapped run
+                                      # as a keyword default, so a launch ran only probe, counted; the ghost replay
+                                      # called probe with warmup=True (a ghost detector; passed before rt39b)
+    "type_alias_run": "static_scan",  # _KT = type(kernel); _KT.run = f: Triton's kernel class, where the harness
+                                      # hooks launches, changed through a name (rb39 found; passed before rt39b);
+                                      # behind L1 Triton's runtime classes are snapshotted (BEHIND_L1)
+    "kernel_attr_run": "static_scan",  # kernel.run = f on the file's own kernel: an instance attribute shadows the
+                                       # hooked class run (a pass-through here; passed before rt39b)
+    "kernel_attr_param": "profile",   # kernel_attr_run through a function parameter (L1 passes): the launch rule
+    "type_param_run": "profile",      # type_alias_run through a function parameter (L1 passes): the runtime-class
+                                      # snapshot (both passed before rt39b)
     "grid_compute": "profile",        # PyTorch compute inside the launch-grid callable
     "default_cache": "profile",       # PyTorch in the grid callable, cached across calls in a mutable default
                                       # (L1 no longer judges state across calls: L3 sees the filling call)
@@ -277,8 +289,9 @@ EXPECTED = {
     "unknown_kwarg": "runtime_error",  # red team 32b: int_builtin + a launch keyword that names no parameter and no
                                       # option: refused at the launch as a GPU launch refuses it (KeyError), before
                                       # the check's binding, whose failure was only a note
-    "fn_swap": "compile_error",       # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
-                                      # compiled its cached mirror while the interpreter ran the host body
+    "fn_swap": "static_scan",         # red team 37: k.fn = a host def after a launch mirrored the clean body: the check
+                                      # compiled its cached mirror while the interpreter ran the host body (L1 since
+                                      # rt39b: a Triton attribute set on a kernel; behind it the check, BEHIND_L1)
     "fn_code": "static_scan",         # red team 37: fn_swap by update_wrapper(k.fn, host, ("__code__",), ()) on the
                                       # same function object, mirrored clean through another kernel's globals (L1
                                       # judges update_wrapper's names like setattr's; behind it the GPU compile check)
@@ -415,11 +428,11 @@ COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghos
 IMPORT_CAUGHT = {"import_table", "import_scalars", "import_lut"}
 #: Fixtures whose launch-rule violation is recorded while the submission is imported (no case ran yet; behind L1
 #: where L1 rejects them first).
-IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite"}
+IMPORT_LAUNCH_CAUGHT = {"tl_monkeypatch", "log_parent", "code_rewrite", "type_param_run"}
 
 #: Interpreter cheats through Python on a block's values (red team 32 R1): Triton's GPU front end refuses them, run at
 #: every launch on the interpreter too (sandbox/gpu_compile.py).
-GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep", "fn_swap",
+GPU_FRONT_END = {"int_builtin", "block_str", "py_table", "decoy_def", "swap_helper", "swap_helper_deep",
                  "constexpr_swap"}
 
 #: Fixtures of reduced precision (issue 12, class 4): their failure must be the accumulation bound's.
@@ -522,6 +535,8 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "rewriter_swap": "wrong_result",  # the harness's own rewrite of kernel.fn: the copy body runs
              "host_deref": "ghost",           # NOT caught behind L1 (BEHIND_L1_XFAIL)
              "tl_monkeypatch": "profile",     # Triton's modules compared with their state before the import
+             "type_alias_run": "profile",     # Triton's runtime classes compared likewise (rt39b)
+             "kernel_attr_run": "profile",    # the launch rule: an instance attribute over the kernel class's (rt39b)
              "save_hook": "profile",          # PyTorch's modules compared right after each traced call
              # red team 30b: PyTorch modes left pushed (sandbox/drive.py foreign_modes), behind L1's torch.overrides
              "fn_mode": "profile", "fn_mode_storage": "profile", "fn_mode_lazy": "profile", "fn_mode_meta": "profile",
@@ -539,6 +554,7 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              # launch rule (a tensor attribute shadowing a method), the snapshots of Triton's functions, and the GPU
              # compile check of the code the interpreter runs (interpreter-only: GPU_HONEST)
              "dict_shadow": "profile", "code_rewrite": "profile", "fn_code": "compile_error",
+             "fn_swap": "compile_error",  # rt39b: L1 refuses k.fn = ...; the GPU compile check mirrors what fn holds
              # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
              # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
              "disable_class": "profile"}
@@ -583,7 +599,7 @@ def test_later_tiers_catch_what_l1_rejects_behind_l1(tmp_path: Path, what: str, 
             rec["first_failure"]
     if what == "mode_relay":
         assert "torch dispatch mode pushed" in rec["first_failure"]["message"], rec["first_failure"]
-    if what == "fn_code":
+    if what in ("fn_code", "fn_swap"):
         assert "does not compile for a GPU" in rec["first_failure"]["message"], rec["first_failure"]
     if what == "np_handle":
         # the interpreter's GPU compile check names it; on a GPU Triton's own front end refuses `x.handle.data`

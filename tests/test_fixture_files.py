@@ -41,8 +41,10 @@ L1_CAUGHT = {
     "np_handle": {"kernel-body"},                       # x.handle in a kernel body (interpreter: NumPy)
     "hints_eval": {"exec-eval"},                        # typing.get_type_hints evaluates a string annotation
     "c_ext": {"foreign-compute"},                       # triton.runtime.build compiles C
-    "code_rewrite": {"introspection"},                  # update_wrapper(..., ("__code__",), ()): names judged (rt37)
-    "fn_code": {"introspection"},                       # the same on a kernel's own function (red team 37)
+    "code_rewrite": {"introspection", "monkey-patch"},  # update_wrapper(..., ("__code__",), ()): names judged (rt37);
+                                                        # a store into its target, Triton's tl.maximum (rt39b)
+    "fn_code": {"introspection", "monkey-patch"},       # the same on a kernel's own function (red team 37): k.fn
+    "fn_swap": {"monkey-patch"},                        # k.fn = a host def through an alias of the kernel (rt39b)
 }
 
 

@@ -631,11 +631,12 @@ class Child:
 def note_harness_changes() -> None:
     """Record a change of the PyTorch modules and classes the child uses (``snapshots.harness_changed``) as a
     launch-rule violation (the verifier fails the job as ``profile``). Called right after each traced call, before
-    the child touches its results, and with every answer."""
+    the child touches its results, and with every answer; Triton's modules and runtime classes too (rt39b: the
+    kernel class whose run the harness hooks)."""
     from . import snapshots
     from .state import STATE
 
-    changed = snapshots.harness_changed()
+    changed = snapshots.harness_changed() or snapshots.triton_changed()
     if changed is not None:
         STATE.note_violation(changed)
 

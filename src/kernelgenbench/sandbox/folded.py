@@ -619,8 +619,8 @@ def checked_constexpr_functions() -> None:
         return
     orig = cls.__call__
 
-    def call(self, *args, _orig=orig, **kwargs):
-        res = _orig(self, *args, **kwargs)
+    def call(self, *args, **kwargs):  # orig closed over, not a keyword default a caller could replace (rt39b)
+        res = orig(self, *args, **kwargs)
         constexpr_called(getattr(self, "fn", self), args, res, sys._getframe(1))
         return res
 
@@ -662,8 +662,8 @@ def rewritten_combine_functions(rewrite: Any) -> None:
         return
     orig = base.__init__
 
-    def init(self, axis, combine_fn, *a, _orig=orig, **k):
-        _orig(self, axis, combine_fn, *a, **k)
+    def init(self, axis, combine_fn, *a, **k):
+        orig(self, axis, combine_fn, *a, **k)
         if type(combine_fn) is interp_mod.InterpretedFunction:
             self.combine_fn = _RewrittenCombine(combine_fn, rewrite)
 

@@ -128,35 +128,40 @@ def install_host_read_hooks() -> None:
     guard_method_shadowing()
     for name in ("tolist", "__repr__", "__str__", "__format__", "numpy", "__array__"):
         orig = getattr(torch.Tensor, name)
-        if getattr(orig, "_kgb_hooked", False):
-            continue
+        if not getattr(orig, "_kgb_hooked", False):
+            setattr(torch.Tensor, name, _counted_read(orig, name))
 
-        def read(self, *a, _orig=orig, _name=name, **k):
-            counter = _read_counter()
-            if counter is not None and type(self) is torch.Tensor and self.__dict__ \
-                    and not _amp_tags_only(self.__dict__):
-                # its methods, called below where nothing is traced, may be shadowed (red team 29c: written into
-                # the tensor's __dict__ past the Tensor.__setattr__ guard by functools.update_wrapper)
-                msg = (f"a host read ({_name}) of a tensor that carries Python attributes "
-                       f"({', '.join(repr(x) for x in list(self.__dict__)[:3])}): the harness reads it outside the "
-                       "traced call, where an instance attribute would replace the tensor's methods")
-                STATE.note_violation(msg)
-                raise RuntimeError(msg)
-            if counter is not None:
-                counter["aten::host_read"] += max(1, self.numel())
-                count_widened(counter, self)
-                # The read is counted above; the device-to-host copy PyTorch runs inside it
-                # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
-                with harness_window(f"reads a tensor on the host ({_name})"):
-                    extra = repr((a, sorted(k.items())))
-                    if _name in ("__repr__", "__str__", "__format__"):  # a string: logged as returned
-                        return host_read(_name, self, extra, lambda: _orig(self, *a, **k))
-                    return host_read(_name, self, extra, lambda: _orig(self, *a, **k),
-                                     lambda copy: _orig(copy, *a, **k))
-            return _orig(self, *a, **k)
 
-        read._kgb_hooked = True  # type: ignore[attr-defined]
-        setattr(torch.Tensor, name, read)
+def _counted_read(_orig: Any, _name: str) -> Any:
+    """The hooked host read ``_name`` of :func:`install_host_read_hooks`; the wrapped method is closed over, not a
+    keyword default (red team rt39b: ``t.__str__(_orig=f)`` ran ``f`` inside the read's untraced window)."""
+
+    def read(self, *a, **k):
+        counter = _read_counter()
+        if counter is not None and type(self) is torch.Tensor and self.__dict__ \
+                and not _amp_tags_only(self.__dict__):
+            # its methods, called below where nothing is traced, may be shadowed (red team 29c: written into
+            # the tensor's __dict__ past the Tensor.__setattr__ guard by functools.update_wrapper)
+            msg = (f"a host read ({_name}) of a tensor that carries Python attributes "
+                   f"({', '.join(repr(x) for x in list(self.__dict__)[:3])}): the harness reads it outside the "
+                   "traced call, where an instance attribute would replace the tensor's methods")
+            STATE.note_violation(msg)
+            raise RuntimeError(msg)
+        if counter is not None:
+            counter["aten::host_read"] += max(1, self.numel())
+            count_widened(counter, self)
+            # The read is counted above; the device-to-host copy PyTorch runs inside it
+            # (aten::to on CUDA tensors) is part of the read, not the candidate's compute.
+            with harness_window(f"reads a tensor on the host ({_name})"):
+                extra = repr((a, sorted(k.items())))
+                if _name in ("__repr__", "__str__", "__format__"):  # a string: logged as returned
+                    return host_read(_name, self, extra, lambda: _orig(self, *a, **k))
+                return host_read(_name, self, extra, lambda: _orig(self, *a, **k),
+                                 lambda copy: _orig(copy, *a, **k))
+        return _orig(self, *a, **k)
+
+    read._kgb_hooked = True  # type: ignore[attr-defined]
+    return read
 
 
 _MISSING = object()

@@ -87,18 +87,21 @@ def install_interpreter_progress(path: str) -> None:
     orig_dim, orig_idx, orig_tt = (InterpreterBuilder.set_grid_dim, InterpreterBuilder.set_grid_idx,
                                    ReduceScanOpInterface.to_tensor)
 
-    def set_grid_dim(self, nx, ny, nz, _orig=orig_dim):
+    def set_grid_dim(self, nx, ny, nz):
+        _orig = orig_dim
         counts[0] += 1
         counts[3] = int(nx) * int(ny) * int(nz)
         publish()
         return _orig(self, nx, ny, nz)
 
-    def set_grid_idx(self, x, y, z, _orig=orig_idx):
+    def set_grid_idx(self, x, y, z):
+        _orig = orig_idx
         counts[1] += 1
         publish()
         return _orig(self, x, y, z)
 
-    def to_tensor(self, ret, dtype, _orig=orig_tt):
+    def to_tensor(self, ret, dtype):
+        _orig = orig_tt
         counts[2] += 1
         if counts[2] % 64 == 0:
             publish()
@@ -223,7 +226,8 @@ def install_interpreter_bounds_checks() -> None:
         return
     orig_init = GridExecutor._init_args_hst
 
-    def init_args(self, args_dev, kwargs, _orig=orig_init):
+    def init_args(self, args_dev, kwargs):
+        _orig = orig_init
         args_hst, kwargs_hst = _orig(self, args_dev, kwargs)
         _REGIONS[:] = _storage_regions([*args_hst, *kwargs_hst.values()]) + _POINTER_TARGETS
         _REGION_KERNEL[0] = getattr(self.fn, "__name__", "")
@@ -234,7 +238,8 @@ def install_interpreter_bounds_checks() -> None:
     def checked(name: str, what: str, ptr_at: int, mask_at: int | None) -> None:
         orig = getattr(InterpreterBuilder, name)
 
-        def method(self, *a, _orig=orig, **k):
+        def method(self, *a, **k):
+            _orig = orig
             _check_access(a[ptr_at], a[mask_at] if mask_at is not None and mask_at < len(a) else None, what)
             return _orig(self, *a, **k)
 
@@ -273,7 +278,7 @@ def _map_libdevice_to_tl_math() -> None:
                 continue
             if hasattr(tl.math, fn) and callable(getattr(tl.math, fn)):
                 # looked up at call time: the interpreter patches tl.math while a kernel runs
-                stand_in = lambda *a, _fn=fn, **k: getattr(tl.math, _fn)(*a, **k)  # noqa: E731
+                stand_in = _math_stand_in(fn)
             elif cuda is not None and callable(getattr(cuda, fn, None)) \
                     and not getattr(original, "_kgb_libdevice", False):
                 stand_in = _libdevice_stand_in(fn, getattr(cuda, fn))
@@ -495,11 +500,27 @@ def _constexpr_reflected_operators() -> None:
         if f"__r{name}__" in vars(tl.constexpr):
             continue
 
-        def reflected(self, other, _op=op):
-            return tl.constexpr(_op(tl.core._unwrap_if_constexpr(other), self.value))
-
+        reflected = _reflected(op, tl)  # op closed over, not a keyword default a caller could replace (rt39b)
         reflected.__name__ = f"__r{name}__"
         setattr(tl.constexpr, reflected.__name__, reflected)
+
+
+def _reflected(op: Any, tl: Any) -> Any:
+    def reflected(self, other):
+        return tl.constexpr(op(tl.core._unwrap_if_constexpr(other), self.value))
+
+    return reflected
+
+
+def _math_stand_in(fn: str) -> Any:
+    """libdevice's ``fn`` as ``tl.math.fn``, looked up at call time (the interpreter patches tl.math while a kernel
+    runs); the name is closed over, not a keyword default a kernel could replace (rt39b)."""
+    import triton.language as tl
+
+    def stand_in(*a: Any, **k: Any) -> Any:
+        return getattr(tl.math, fn)(*a, **k)
+
+    return stand_in
 
 
 def _builtin_aliases() -> None:

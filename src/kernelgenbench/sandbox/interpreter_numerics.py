@@ -171,7 +171,8 @@ def _int1_wrapping() -> None:
         return
 
     def wrap(orig):
-        def method(self, lhs, rhs, _orig=orig):
+        def method(self, lhs, rhs):
+            _orig = orig
             if lhs.data.dtype == np.bool_ and rhs.data.dtype == np.bool_:
                 return interp.TensorHandle(np.logical_xor(lhs.data, rhs.data), lhs.dtype.scalar)
             return _orig(self, lhs, rhs)
@@ -197,7 +198,8 @@ def _gpu_constexpr_params(grid_executor: type) -> None:
     if getattr(orig_init, "_kgb_constexprs", False):
         return
 
-    def __init__(self, fn, arg_names, *a, _orig=orig_init, **k):
+    def __init__(self, fn, arg_names, *a, **k):
+        _orig = orig_init
         _orig(self, fn, arg_names, *a, **k)
         ann = getattr(fn, "__annotations__", {}) or {}
         self.constexprs = [name for name in arg_names

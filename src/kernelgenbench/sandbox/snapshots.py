@@ -104,6 +104,24 @@ def _triton_objects() -> list[Any]:
         for v in list(vars(mod).values()):
             if type(v) is type and getattr(v, "__module__", "") == name:
                 out.append(v)
+    return out + _runtime_classes()
+
+
+#: Triton's runtime classes whose entries the harness hooks or a launch goes through (rt39b: L1 did not follow
+#: ``_KT = type(kernel); _KT.run = f``, which replaced the hooked run of every kernel): (module, class name).
+_RUNTIME_CLASSES = (("triton.runtime.jit", "KernelInterface"), ("triton.runtime.jit", "JITCallable"),
+                    ("triton.runtime.jit", "JITFunction"), ("triton.runtime.interpreter", "InterpretedFunction"),
+                    ("triton.runtime.interpreter", "GridExecutor"), ("triton.runtime.autotuner", "Autotuner"),
+                    ("triton.runtime.autotuner", "Heuristics"), ("triton.runtime.autotuner", "Config"),
+                    ("triton.compiler.compiler", "CompiledKernel"))
+
+
+def _runtime_classes() -> list[Any]:
+    out: list[Any] = []
+    for mod_name, cls_name in _RUNTIME_CLASSES:
+        cls = getattr(sys.modules.get(mod_name), cls_name, None)
+        if isinstance(cls, type) and cls not in out:
+            out.append(cls)
     return out
 
 
@@ -137,6 +155,14 @@ def _triton_own(v: Any, T: _Types) -> bool:
     return type(v) in T.leaf
 
 
+def _why(obj: Any) -> str:
+    """Why a change of ``obj`` (a snapshotted Triton module or class) is refused."""
+    if obj in _runtime_classes():
+        return ("Triton's kernel and launch classes, where the harness counts, checks and ghost-replays launches; a "
+                "submission may not change them (monkey-patching)")
+    return ALLOWED_GLOBALS
+
+
 def triton_changed() -> str | None:
     """Which of Triton's language modules or classes the submission changed since :func:`snapshot_triton`
     (an entry rebound, added or removed, to something not Triton's or the harness's own), or None. Red team 27:
@@ -152,14 +178,14 @@ def triton_changed() -> str | None:
         for k, v in items:
             cur = now.get(k, _ABSENT)
             if cur is not v and (cur is _ABSENT or not _triton_own(cur, T)):
-                return f"{name}.{k} was changed after the harness started ({ALLOWED_GLOBALS})"
+                return f"{name}.{k} was changed after the harness started ({_why(obj)})"
         if len(now) != len(items):
             old = {k for k, _ in items}
             for k, v in now.items():
                 # an added entry that a kernel body could call (the interpreter's rewriter adds its semantic
                 # object to the globals of Triton's own jit functions)
                 if k not in old and callable(v) and not _triton_own(v, T):
-                    return f"{name}.{k} was added after the harness started ({ALLOWED_GLOBALS})"
+                    return f"{name}.{k} was added after the harness started ({_why(obj)})"
     return code_changed(_TRITON_CODE)
 
 

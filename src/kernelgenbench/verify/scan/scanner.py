@@ -81,7 +81,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .value_rules import _ValueRules, none_compared
+from .value_rules import _ValueRules, none_compared, store_aliases
 
 _SNIPPET_MAX = 80
 
@@ -215,7 +215,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             elif isinstance(n, ast.AnnAssign) and n.value is not None and isinstance(n.target, ast.Name):
                 self.module_binds[id(n.value)] = n.target.id
         self.annotation_strings = {id(c) for c in _annotation_roots(tree)}
-        self.none_checks = none_compared(tree)
+        self.none_checks, (self.class_aliases, self.kernel_aliases) = none_compared(tree), store_aliases(tree)
         self.binding_counts = _binding_counts(tree)
         self.type_positions = _type_positions(tree)
         self.check_positions = _type_positions(tree, bases=False)
@@ -533,7 +533,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
 
     def visit_Call(self, node: ast.Call) -> None:
         before = len(self.findings)
-        self._judge_call(node)
+        for judge in (self._judge_call, self._check_kernel_mutation):  # the latter: value_rules.py (rt39b)
+            judge(node)
         if self.jit_depth and len(self.findings) == before:
             self._check_kernel_call(node)  # only where no other rule has judged this call already
         self.generic_visit(node)

@@ -25,6 +25,132 @@ def none_compared(tree: ast.AST) -> set[int]:
                     out.add(id(a))
     return out
 
+def _class_reach(n: ast.AST, names: set[str]) -> bool:
+    """Whether expression ``n`` may hold a class reached through an object: a one-argument ``type(x)`` call,
+    ``inspect.getmro(...)``, or a name of ``names`` (already such a value)."""
+    for m in ast.walk(n):
+        if isinstance(m, ast.Call) and isinstance(m.func, ast.Name) and m.func.id == "type" and len(m.args) == 1:
+            return True
+        if isinstance(m, ast.Call) and isinstance(m.func, ast.Attribute) and m.func.attr == "getmro":
+            return True
+        if isinstance(m, ast.Name) and isinstance(m.ctx, ast.Load) and m.id in names:
+            return True
+    return False
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    return [m.id for m in ast.walk(target) if isinstance(m, ast.Name)]
+
+
+#: Attribute names of Triton's kernel objects (JITFunction, InterpretedFunction, Autotuner, Heuristics: their classes'
+#: entries and what their ``__init__`` sets), read by Triton and by the harness's launch hooks; an instance attribute
+#: of that name on a kernel of the file shadows the class's (rt39b: ``kernel.run = f`` took every launch of the kernel
+#: past the harness's hooked run, uncounted and unchecked). Other names stay the file's own (``kernel.my_cache = {}``).
+KERNEL_ATTRS = frozenset({
+    "_bench", "_call_hook", "_do_bench", "_do_compile", "_fn_name", "_get_src", "_hash_lock", "_pack_args", "_repr",
+    "_set_src", "_src", "_unsafe_update_src", "add_pre_run_hook", "arg_names", "base_fn", "cache", "cache_key",
+    "cache_results", "check_disk_cache", "configs", "configs_top_k", "constexprs", "create_binder", "debug",
+    "device_caches", "do_bench", "do_not_specialize", "do_not_specialize_on_alignment", "early_config_prune", "fn",
+    "get_capture_scope", "hash", "is_gluon", "kernel", "keys", "kwargs", "launch_metadata", "module", "noinline",
+    "num_reps", "num_warmups", "params", "parse", "perf_model", "post_hook", "pre_hook", "pre_run_hooks", "preload",
+    "prune_configs", "raw_src", "repr", "reset_to_zero", "restore_value", "rewrite", "rewriter", "rewritten_fn", "run",
+    "signature", "src", "starting_line_number", "type", "use_cuda_graph", "used_global_vals", "user_defined_post_hook",
+    "user_defined_pre_hook", "values", "version", "warmup"})
+_KERNEL_MAKERS = frozenset({"jit", "autotune", "heuristics"})
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
+                       "sort", "reverse", "__setitem__", "__delitem__", "add", "discard", "__iadd__"})
+#: Expressions whose value may be one of the names they contain (not a call's result, an attribute or arithmetic).
+_PASSING = (ast.Name, ast.Subscript, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.IfExp, ast.BoolOp, ast.NamedExpr,
+            ast.Starred)
+
+
+def _maker(n: ast.AST) -> bool:
+    """Whether ``n`` (a decorator, or the callee of an assigned call) names triton.jit/autotune/heuristics."""
+    while isinstance(n, ast.Call):
+        n = n.func
+    return (isinstance(n, ast.Attribute) and n.attr in _KERNEL_MAKERS) or (isinstance(n, ast.Name)
+                                                                            and n.id in _KERNEL_MAKERS)
+
+
+def _holds(n: ast.AST, names: set[str]) -> bool:
+    """Whether ``n`` may evaluate to an object a name of ``names`` holds (through containers, not calls)."""
+    if isinstance(n, ast.Name):
+        return n.id in names
+    if isinstance(n, _PASSING):
+        return any(_holds(c, names) for c in ast.iter_child_nodes(n) if not isinstance(c, ast.expr_context))
+    return False
+
+
+def store_aliases(tree: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+    """:func:`class_aliases` and the names that may hold a Triton kernel of the file: a def decorated with
+    triton.jit/autotune/heuristics, a name assigned such a call's result, and names bound from those
+    (``_r = _k``, ``for k in (_k,)``)."""
+    kernels: set[str] = set()
+    pairs: list[tuple[list[str], ast.AST]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(_maker(d) for d in n.decorator_list):
+            kernels.add(n.name)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and _maker(n.value.func):
+            kernels.update(x for t in n.targets for x in _bound_names(t))
+        elif isinstance(n, ast.Assign):
+            pairs.append(([x for t in n.targets for x in _bound_names(t)], n.value))
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs.append((_bound_names(n.target), n.iter))
+        elif isinstance(n, (ast.AnnAssign, ast.NamedExpr)) and n.value is not None:
+            pairs.append((_bound_names(n.target), n.value))
+    grew = True
+    while grew:
+        grew = False
+        for targets, value in pairs:
+            if not set(targets) <= kernels and _holds(value, kernels):
+                kernels |= set(targets)
+                grew = True
+    return class_aliases(tree), frozenset(kernels)
+
+
+def class_aliases(tree: ast.AST) -> frozenset[str]:
+    """Names the file binds (anywhere, by assignment, a loop, ``with ... as``, a walrus or a comprehension) to a value
+    that may hold a class reached through an object (:func:`_class_reach`), directly or through another such name,
+    a container or a subscript (``_KT = type(kernel)``, ``for c in (type(k),)``, ``_x = [type(k)][0]``). A store
+    through such a name changes that class as ``type(kernel).run = f`` does (red team rt39b: ``_KT = type(_k);
+    _KT.run = f`` replaced the run of Triton's kernel class, where the harness counts and checks launches).
+    Matched by name across the file (a file that reuses the name for its own object has that store refused too)."""
+    pairs: list[tuple[list[str], ast.AST]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign):
+            pairs.append(([x for t in n.targets for x in _bound_names(t)], n.value))
+        elif isinstance(n, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and n.value is not None:
+            pairs.append((_bound_names(n.target), n.value))
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            pairs.append((_bound_names(n.target), n.iter))
+        elif isinstance(n, ast.withitem) and n.optional_vars is not None:
+            pairs.append((_bound_names(n.optional_vars), n.context_expr))
+    names: set[str] = set()
+    grew = True
+    while grew:
+        grew = False
+        for targets, value in pairs:
+            if not set(targets) <= names and _class_reach(value, names):
+                names |= set(targets)
+                grew = True
+    return frozenset(names)
+
+
+def _first_attr(node: ast.AST, base: ast.Name) -> str | None:
+    """The attribute a store (target ``node``, or a setattr/delattr/update_wrapper call) reaches first from ``base``."""
+    if isinstance(node, ast.Call):
+        obj = node.args[0] if node.args else None
+        if obj is base and len(node.args) > 1 and isinstance(node.args[1], ast.Constant):
+            return node.args[1].value if type(node.args[1].value) is str else None
+        node = obj
+    attr = None
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Attribute):
+            attr = node.attr
+        node = node.value
+    return attr if node is base else None
+
+
 class _ValueRules:
     """ValueRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
 
@@ -112,6 +238,17 @@ class _ValueRules:
             self.report(node, "monkey-patch", "changes a class through type(...); classes defined elsewhere "
                         "must not be modified")
             return
+        if isinstance(base, ast.Name) and base.id in self.kernel_aliases:
+            attr = _first_attr(node, base)
+            if attr is not None and (attr in KERNEL_ATTRS or attr.startswith("__")):
+                self.report(node, "monkey-patch", f"sets .{attr} of the Triton kernel {base.id}: an instance attribute "
+                            "of that name replaces what Triton's kernel class (and the harness's launch hooks) reads; "
+                            "a kernel's own attributes must have names Triton does not use")
+                return
+        if isinstance(base, ast.Name) and base.id in self.class_aliases:
+            self.report(node, "monkey-patch", f"changes {base.id}, which holds a class reached through type(...) (or "
+                        "inspect.getmro); classes defined elsewhere must not be modified")
+            return
         if not isinstance(base, ast.Name):
             if self._reaches_foreign_object(base):
                 self.report(node, "monkey-patch", "changes an object reached through an expression (a container "
@@ -128,6 +265,20 @@ class _ValueRules:
                         "and classes defined elsewhere must not be modified")
         # a store into the submission's own module-level objects is state across calls, which L1 does
         # not judge (see "State across calls" in the docstring of :mod:`.policy`)
+
+    def _check_kernel_mutation(self, node: ast.Call) -> None:
+        """A mutating method called on a Triton attribute of a kernel of the file (``kernel.params.clear()``,
+        ``tuner.configs.append(c)``, ``kernel.pre_run_hooks.append(f)``): the container Triton and the harness's
+        launch hooks read, changed in place, as a store to it would be (rt39b). Triton's own
+        ``kernel.add_pre_run_hook(f)`` is a call of the kernel's method, judged elsewhere."""
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr in _MUTATORS and isinstance(func.value, ast.Attribute)):
+            return
+        owner = func.value
+        if isinstance(owner.value, ast.Name) and owner.value.id in self.kernel_aliases and owner.attr in KERNEL_ATTRS:
+            self.report(node, "monkey-patch", f"changes .{owner.attr} of the Triton kernel {owner.value.id} in place "
+                        f"(.{func.attr}()): Triton and the harness's launch hooks read it; a kernel's own attributes "
+                        "must have names Triton does not use")
 
     def _reaches_foreign_object(self, base: ast.AST) -> bool:
         """Whether a store's base expression (not a plain name) may be an object defined elsewhere: a container
@@ -164,6 +315,8 @@ class _ValueRules:
         29c: ``updated=("__dict__",)`` shadowed a tensor's methods); names L1 cannot read are dynamic attributes. The
         defaults (not written in the call: ``@functools.wraps(fn)``) pass."""
         first = 2 if path == "functools.update_wrapper" else 1
+        if first == 2 and node.args:  # update_wrapper(w, f) writes w's attributes: a store into w (rt39b)
+            self._check_store_base(node, node.args[0])
         given = node.args[first:first + 2] + [k.value for k in node.keywords if k.arg in ("assigned", "updated", None)]
         for v in given:
             if isinstance(v, ast.Attribute) and self.resolve(v) in ("functools.WRAPPER_ASSIGNMENTS",
