@@ -189,13 +189,11 @@ class Child:
         os.dup2(devnull, 0)
 
     def send(self, msg: Answer) -> None:
-        from . import launch_args, snapshots
+        from . import launch_args
         from .state import STATE
 
-        # the launch rule's records, kept whatever the submission caught, go out with every answer
-        changed = snapshots.triton_changed()  # Triton's own modules and classes, changed by the submission
-        if changed is not None:
-            STATE.note_violation(changed)
+        # the launch rule's records, kept whatever the submission caught, go out with every answer; Triton's and
+        # PyTorch's modules and classes changed by the submission among them
         note_harness_changes()
         msg.launch_violations = list(STATE.launch_violations)
         msg.unscanned_bodies = [list(k) for k in launch_args.UNSCANNED]
