@@ -750,3 +750,29 @@ def test_code_changed_sees_triton_functions_rewritten_in_place(monkeypatch):
         tl.sum.fn = fn
         tl.sum.__dict__.pop("__wrapped__", None)
     assert snap.triton_changed() is None
+
+
+def test_a_cached_property_triton_fills_is_not_a_shadowing_entry() -> None:
+    """Gate at aadd375 (H100): ``Autotuner.do_bench`` is a ``functools.cached_property``; the first benchmark on a
+    GPU stores its value on the autotuner, over the class's entry, and rt39b's rule refused every autotuned kernel
+    there as monkey-patching. The value Triton's own property returns is allowed; any other value, and any other
+    entry, is still refused."""
+    import warnings
+
+    from kernelgenbench.sandbox import kernel_guard
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # warmup= keeps a do_bench lambda of Triton's own file
+        tuner = triton.autotune(configs=[triton.Config({"BLOCK": 16})], key=["n"], warmup=5)(_plain)
+    assert kernel_guard.shadowed_entry(tuner) is None
+    bench = tuner.do_bench  # what a GPU's first benchmark does
+    assert vars(tuner)["do_bench"] is bench and kernel_guard.shadowed_entry(tuner) is None
+    x = torch.zeros(16)
+    assert la.check_launch(tuner, (x, x, 16), {}) is None
+    tuner.__dict__["do_bench"] = lambda fn, quantiles: (0.0, 0.0, 0.0)
+    msg = kernel_guard.shadowed_entry(tuner)
+    assert msg is not None and ".do_bench set on the kernel object" in msg
+    assert la.check_launch(tuner, (x, x, 16), {}) == msg
+    tuner.__dict__["do_bench"] = bench
+    tuner.run = tuner.run
+    assert ".run set on the kernel object" in kernel_guard.shadowed_entry(tuner)

@@ -1,13 +1,53 @@
 """The launch rule at ``kernel[grid]`` (red team rt39b): an instance attribute set on a Triton kernel object over an
 entry of its class (``kernel.run = f``) takes the kernel's launches past the harness's hooked run, so the hook never
 sees them; ``KernelInterface.__getitem__``, which every ``kernel[grid](...)`` goes through before it calls
-``self.run``, refuses such a kernel (:func:`.launch_args.shadowed_entry`)."""
+``self.run``, refuses such a kernel (:func:`shadowed_entry`), and so does every traced launch
+(:func:`.launch_args.check_launch`).
+
+The one instance entry Triton itself writes over its class is a ``functools.cached_property``'s value
+(``Autotuner.do_bench`` in Triton 3.6, stored on the autotuner the first time it benchmarks its configs, which only a
+GPU does): such an entry is allowed when it is the very object the property's own function returns now."""
 from __future__ import annotations
 
+import functools
+import types
 from typing import Any
 
-from .launch_args import LaunchArgumentError, shadowed_entry
+from . import launch_args as _launch_args
 from .state import STATE
+
+
+def _cached_value(obj: Any, klass: type, name: str, value: Any) -> bool:
+    """True when ``klass.__dict__[name]`` is a ``functools.cached_property`` whose function, called on ``obj`` now,
+    returns ``value`` itself (identity). Triton's class entries are audited against a snapshot, so the function is
+    Triton's; an exception in it (no GPU driver on the interpreter) counts as no match."""
+    prop = vars(klass).get(name)
+    if type(prop) is not functools.cached_property:
+        return False
+    try:
+        return prop.func(obj) is value
+    except Exception:  # noqa: BLE001 - Triton's own property failing means the value is not its
+        return False
+
+
+def shadowed_entry(kernel: Any) -> str | None:
+    """An instance attribute of ``kernel`` (a jit, autotune or heuristics object) or of the kernels it wraps
+    (``.fn``) that shadows an entry of its class (rt39b: ``k.run = f`` on a kernel an autotuner wraps sends Triton's
+    benchmarking, and every launch, past the hooked run): None when there is none, else the violation's message.
+    Triton sets none but ``__doc__``/``__module__`` and the cached values of its ``cached_property`` entries (see the
+    module's note); read with ``vars`` and identity only."""
+    obj, seen = kernel, 0
+    while obj is not None and seen < 8:
+        own = vars(obj) if hasattr(obj, "__dict__") else {}
+        for name in own:
+            if name in ("__doc__", "__module__"):
+                continue
+            klass = next((c for c in type(obj).__mro__[:-1] if name in vars(c)), None)
+            if klass is not None and not _cached_value(obj, klass, name, own[name]):
+                return (f"kernel {_launch_args.kernel_name(kernel)}: .{name} set on the kernel object shadows its "
+                        "Triton class's (a submission may not change Triton's kernel objects: monkey-patching)")
+        obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
+    return None
 
 
 def install() -> None:
@@ -24,7 +64,7 @@ def install() -> None:
         msg = shadowed_entry(self)
         if msg is not None:
             STATE.note_violation(msg)
-            raise LaunchArgumentError(msg)
+            raise _launch_args.LaunchArgumentError(msg)
         return orig(self, grid)
 
     getitem._kgb_hooked = True  # type: ignore[attr-defined]

@@ -73,6 +73,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import kernel_guard as _kernel_guard
+
 #: What a launch may pass, for messages.
 ALLOWED_ARGS = ("launch arguments must be tensors, numbers, strings, dtypes, constexprs, jit functions or tensor "
                 "descriptors")
@@ -842,21 +844,6 @@ def kernel_name(kernel: Any) -> str:
 _RESERVED = frozenset({"grid", "warmup"})
 
 
-def shadowed_entry(kernel: Any) -> str | None:
-    """An instance attribute of ``kernel`` or of the kernels it wraps (``.fn``) that shadows an entry of its class
-    (rt39b: ``k.run = f`` on a kernel an autotuner wraps sends Triton's benchmarking, and every launch, past the hooked
-    run). Triton sets none but ``__doc__``/``__module__``; read with ``vars`` and identity only."""
-    obj, seen = kernel, 0
-    while obj is not None and seen < 8:
-        own = vars(obj) if hasattr(obj, "__dict__") else {}
-        for name in own:
-            if name not in ("__doc__", "__module__") and any(name in vars(c) for c in type(obj).__mro__[:-1]):
-                return (f"kernel {kernel_name(kernel)}: .{name} set on the kernel object shadows its Triton class's "
-                        "(a submission may not change Triton's kernel objects: monkey-patching)")
-        obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
-    return None
-
-
 def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     """Check one launch of ``kernel`` (a jit, autotune or heuristics object) with ``args`` and
     ``kwargs`` (``grid``/``warmup`` excluded), and the globals its body reads. Returns None when the
@@ -890,7 +877,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     if bad is not None:
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
                 f"({ALLOWED_ARGS})")
-    msg = shadowed_entry(kernel) or check_globals(kernel)
+    msg = _kernel_guard.shadowed_entry(kernel) or check_globals(kernel)
     if msg is not None:
         return msg
     for j in jits:
