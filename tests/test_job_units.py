@@ -359,3 +359,38 @@ def test_a_failing_argument_slot_is_named_by_its_parameter() -> None:
         assert name_arg_slot(msg, params) == msg
     assert name_arg_slot("arg.0: 4 of 4 elements differ", ()) == "arg.0: 4 of 4 elements differ"  # ATen
     assert get_operator("aten::neg").interface.params == ()
+
+
+def test_the_lazy_linalg_library_is_loaded_once_before_any_thread_needs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """run/job.py load_lazy_linalg: slot threads starting together make one linalg call in all, and each returns
+    only after it finished (PyTorch's lazy CUDA linalg stubs fail when two threads enter them first: gate at
+    aadd375). The call is counted on the CPU; the race itself needs a GPU."""
+    import threading
+
+    from kernelgenbench.run import job
+
+    calls: list[str] = []
+    done = threading.Event()
+
+    def slow_solve(a: torch.Tensor, b: torch.Tensor, *, upper: bool) -> torch.Tensor:
+        calls.append(threading.current_thread().name)
+        time.sleep(0.05)
+        done.set()
+        return b
+
+    monkeypatch.setattr(torch.linalg, "solve_triangular", slow_solve)
+    monkeypatch.setattr(job, "_LINALG_LOADED", [])
+    after: list[bool] = []
+
+    def slot() -> None:
+        job.load_lazy_linalg(torch.device("cpu"))
+        after.append(done.is_set())
+
+    threads = [threading.Thread(target=slot, name=f"slot{i}") for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1 and after == [True] * 8
+    job.load_lazy_linalg(torch.device("cpu"))
+    assert len(calls) == 1

@@ -21,6 +21,7 @@ import os
 import random
 import shutil
 import tempfile
+import threading
 import time
 import traceback
 from contextlib import contextmanager
@@ -42,6 +43,29 @@ from ..verify.scan import describe_findings, findings_record, scan_file
 from ..verify.session import ChildSession
 from ..verify.timing import TimingPhase, not_applicable
 from .gate import DeviceGate
+
+_LINALG_LOCK = threading.Lock()
+_LINALG_LOADED: list[bool] = []
+
+
+def load_lazy_linalg(device: torch.device) -> None:
+    """Load PyTorch's CUDA linear-algebra library into this process once, under a lock, before a job's thread
+    computes a reference. PyTorch loads it lazily (``BUILD_LAZY_CUDA_LINALG``,
+    ``aten/src/ATen/native/cuda/LinearAlgebraStubs.cpp``): the first linalg call of a process opens it, and
+    threads that enter the stubs meanwhile fail with "lazy wrapper should be called at most once". The verifier
+    runs a thread per slot: at aadd375 on an H100, ``cublasStrsm_v2``'s reference (``torch.linalg.
+    solve_triangular``) failed so beside ``cublasZtrsmBatched``'s (the oracle's job failed as ``platform``:
+    a harness error); 8 threads on a fresh CUDA process: 7 of 8 failed, none after one call first.
+    ``device`` is a CUDA device; a failure here is left to the reference that needs the library."""
+    with _LINALG_LOCK:
+        if _LINALG_LOADED:
+            return
+        _LINALG_LOADED.append(True)
+        try:
+            eye = torch.ones(1, 1, device=device)
+            torch.linalg.solve_triangular(eye, eye, upper=True)
+        except Exception:  # noqa: BLE001 - no linalg library: the references that need it say so themselves
+            pass
 
 
 @dataclass
@@ -139,6 +163,7 @@ class Verifier:
         try:
             if self.platform.device == "cuda" and not self.platform.interpreter:
                 torch.cuda.set_device(self.device)
+                load_lazy_linalg(self.device)
             self._run()
         except JobFailed as jf:
             self.record.fail(jf.cls, str(jf), jf.case)
