@@ -89,10 +89,16 @@ def tests_outcome(log: Path) -> tuple[str, str]:
 
 def heldout_summary(heldout: Path, commit: str, wall: str) -> dict:
     """The held-out run of part 1 (``PART=1h`` runs it alone): each job's status, failure class and first failure
-    message (trimmed), the operators the run selected, and its wall (s)."""
+    message (trimmed), the operators the run selected, and its wall (s). Every record must name ``commit`` as its
+    ``harness_commit`` (SystemExit otherwise: a run resumed from another commit's records)."""
+    recs = latest_records(heldout)
+    other = sorted({str(r["harness_commit"]) for r in recs.values() if r.get("harness_commit") not in (None, commit)})
+    if other:  # a resumed run (RESUME= of PART=1h) must hold this commit's records only
+        raise SystemExit(f"{heldout}: records of {', '.join(other)} among the held-out run's, not only of {commit}: "
+                         "resume only a held-out run of this commit")
     held = {op: {"status": r.get("status"), "failure_class": r.get("failure_class"),
                  "first_failure": {"message": ((r.get("first_failure") or {}).get("message") or "")[:600]}}
-            for op, r in latest_records(heldout).items()}
+            for op, r in recs.items()}
     return {"commit": commit, "wall": wall, "heldout": held, "selected": selected_ops(heldout)}
 
 
