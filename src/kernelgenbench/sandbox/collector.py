@@ -135,13 +135,14 @@ class _Guard:
         self.mode = Mode()
 
 
-def collect_young() -> None:
+def collect_young(where: str = "the collection between timed blocks") -> None:
     """A guarded collection of the two young generations (what the last moments made; cheap), where the child had
-    a collection run automatically before: between the timing protocol's blocks (sandbox/timed_loop.py), so that
-    garbage cycles of many timed repetitions (a launch's argument records hold its tensors in one) do not hold
-    device memory until the next command. Nothing before :func:`take_over`."""
+    a collection run automatically before: between the timing protocol's blocks and during its warm-up once the
+    calls piled up device memory (sandbox/timed_loop.py), so that garbage cycles of many timed repetitions (a
+    launch's argument records hold its tensors in one) do not hold device memory until the next command.
+    ``where`` names the collection in a violation's message. Nothing before :func:`take_over`."""
     if _SUBMISSION is not None:
-        collect(_SUBMISSION, generation=1, where="the collection between timed blocks")
+        collect(_SUBMISSION, generation=1, where=where)
 
 
 #: every how many commands' collections (:func:`collect_command`) one is full, the oldest generation too; the others

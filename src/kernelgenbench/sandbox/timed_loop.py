@@ -105,6 +105,18 @@ def _synchronize() -> None:
     torch.cuda.synchronize()
 
 
+#: device memory (bytes) the warm-up calls may pile up before a guarded collection of the young generations: the
+#: sandbox child runs with automatic collection off (sandbox/collector.py), so garbage cycles of each warm-up call
+#: (a clone or output held in a submission's, a compiler's or an exception's reference cycle) were freed only at the
+#: next command; 200 ms of warm-up on a 5333x8192 fp16 case ran out of memory at 69 GiB that way on an H100 (9530296)
+WARMUP_PILE_BYTES = 2 << 30
+
+
+def _allocated(device: Any) -> int:
+    """Bytes PyTorch's caching allocator has handed out on ``device`` (0 where there is no CUDA)."""
+    return torch.cuda.memory_allocated(device) if torch.cuda.is_available() else 0
+
+
 _CYCLES_PER_MS: float | None = None
 
 
@@ -353,6 +365,7 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
         t0 = time.perf_counter()
         n = 0
         issue: list[float] = []
+        floor = _allocated(device)
         while n < 3 or (time.perf_counter() - t0) * 1e3 < warmup_ms:
             c = calls[n % len(calls)].clone()
             h = time.perf_counter()
@@ -360,6 +373,10 @@ def _time_case(op, impl, base_fn, calls, platform, state, device, reps, warmup_m
             issue.append((time.perf_counter() - h) * 1e3)
             _synchronize()
             n += 1
+            del c
+            if not gc.isenabled() and _allocated(device) - floor > WARMUP_PILE_BYTES:
+                collector.collect_young("a collection during the timing warm-up")  # guarded (WARMUP_PILE_BYTES)
+                floor = _allocated(device)
             if n > 1000:
                 break
         return max(issue[2:] or issue)
