@@ -661,10 +661,10 @@ def test_eval_progress_bars_show_an_estimate_of_the_time_left() -> None:
 
     from rich.console import Console
 
-    from kernelgenbench import cli
+    from kernelgenbench.console import run_progress
 
     con = Console(file=io.StringIO(), width=160, force_terminal=False)
-    bars = cli._progress(con)
+    bars = run_progress(con)
     task = bars.add_task("  aten::neg · cases", total=10)
     bars.update(task, completed=0)
     _time.sleep(0.05)

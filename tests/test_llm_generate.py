@@ -11,6 +11,7 @@ default is what is tested (an operator whose tiers are small).
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import uuid
 from pathlib import Path
@@ -472,6 +473,8 @@ def test_generate_exits_1_when_an_operator_is_unsolved(tmp_path: Path, monkeypat
     res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
     assert res.exit_code == 1, res.output
     assert "1 of 2 operators not solved (exit code 1)" in " ".join(res.output.split())
+    # the bar of operators done (a long run's progress and estimate of the time left), unsolved ones counted
+    assert re.search(r"^operators\b.*\b2/2\b.*eta", res.output, re.MULTILINE), res.output
     monkeypatch.setattr(ev, "evaluate_file", _FakeJudge())
     res = _generate(["--replay", str(samples), "--out", str(tmp_path / "b")])
     assert res.exit_code == 0 and "not solved" not in res.output, res.output

@@ -18,10 +18,9 @@ from typing import Any, Optional
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from .console import TermAsInterrupt, console, exit_interrupted
+from .console import TermAsInterrupt, console, exit_interrupted, run_progress
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
@@ -150,14 +149,6 @@ def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="[PROFILE]"
         console.print(line, soft_wrap=True)
 
 
-def _progress(con: Any) -> Progress:
-    """The bars of a ``kgb eval`` run on console ``con``: the run's jobs, and one per running job (its cases,
-    then its timed cases), each with the elapsed time and rich's estimate of the time left from the rate so far
-    (``eta``; a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("eta"), TimeRemainingColumn(compact=True), console=con, transient=False)
-
-
 @app.command("eval")
 def eval_cmd(
     directory: Path = typer.Argument(..., metavar="DIRECTORY",
@@ -233,7 +224,7 @@ def eval_cmd(
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
                         baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None,
                         timing_hold=timing_hold)
-    progress = _progress(console)
+    progress = run_progress(console)
     task = None
 
     def started(info: RunStart) -> None:

@@ -11,6 +11,7 @@ import threading
 from typing import Any, NoReturn
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 #: Failure classes of an L1 rejection (their message lists the scan's findings).
 _L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
@@ -36,6 +37,15 @@ def _on_broken_pipe() -> None:
     finally:
         os.close(devnull)
     console.quiet = True
+
+
+def run_progress(con: Console) -> Progress:
+    """The bars of a long run on console ``con`` (``kgb eval``: the run's jobs and one per running job, its cases
+    then its timed cases; ``kgb generate``: the operators whose sampling ended), each with the elapsed time and
+    rich's estimate of the time left from the rate so far (``eta``; a job's cases grow in size within a tier, so its
+    estimate early on is a lower bound)."""
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("eta"), TimeRemainingColumn(compact=True), console=con, transient=False)
 
 
 console = _console()

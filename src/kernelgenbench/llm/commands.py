@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import TermAsInterrupt, exit_interrupted
+from ..console import TermAsInterrupt, exit_interrupted, run_progress
 from ..suite.tiers import VERDICT_TIER
 from ..tables import plural
 
@@ -371,12 +371,15 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(str(exc), param_hint="'--backend'") from None
             console.print(f"Ray: {info['nodes']} node(s), {info['slots']} job(s) at once"
                           + (f" at {address}" if address else " (a local instance for this run)"))
+        progress = run_progress(console)  # operators done, elapsed, eta; the lines above print over it
+        bar = progress.add_task("operators", total=len(ops))
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
-                         device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge)
+                         device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge,
+                         on_operator=lambda op_id: progress.advance(bar))
         code = 0
         term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
         try:
-            with term:
+            with term, progress:
                 summary = gen.run(ops)
         except GenerationInterrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit

@@ -337,12 +337,15 @@ class Generation:
         on_judge: called with ``(operator id, label)`` when a reply's evaluation starts (one on the interpreter
             may take minutes: the command line says what it is judging meanwhile).
         device_name: the device's name for the prompt's platform section.
+        on_operator: called with the operator's id when its sampling (or replay) ended, solved or not, an error
+            included (not after Ctrl-C): the command line's bar of operators done.
     """
 
     def __init__(self, cfg: GenerateConfig, rundir: RunDir, platform: Platform, client: Any = None, *,
                  settings: Settings | None = None, jobs: int | None = None,
                  on_event: Callable[[Event], None] | None = None, device_name: str | None = None,
-                 ray: Any = None, on_judge: Callable[[str, str], None] | None = None) -> None:
+                 ray: Any = None, on_judge: Callable[[str, str], None] | None = None,
+                 on_operator: Callable[[str], None] | None = None) -> None:
         from ..run.scheduler import make_slots
 
         self.cfg = cfg
@@ -352,6 +355,7 @@ class Generation:
         self.settings = settings or Settings()
         self.on_event = on_event
         self.on_judge = on_judge
+        self.on_operator = on_operator
         self.device_name = device_name
         self.samples = SampleLog(rundir.path / "samples.jsonl")
         self.slots: "queue.Queue[Any]" = queue.Queue()
@@ -411,6 +415,8 @@ class Generation:
                 except queue.Empty:
                     return
                 self._operator_guarded(op)
+                if self.on_operator is not None and not self.interrupted.is_set():
+                    self.on_operator(op.id)
 
         # Daemon threads (not a ThreadPoolExecutor, whose workers the interpreter joins at exit): after Ctrl-C a
         # request still in flight must not keep the process alive.
