@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -449,8 +450,11 @@ def test_command_trivial_script_two_operators(tmp_path: Path, ws: Path) -> None:
     assert recs["aten::add"]["tokens_in"] is None and "reports no tokens" in " ".join(recs["aten::add"]["usage_notes"])
     assert "operators" in res.output and "cost" in res.output and "summary" in res.output
     assert "verdict: PASSED" in Path(recs["aten::add"]["transcript"]).read_text()
+    # the bar of operators recorded (a run of agent sessions takes up to 30 minutes an operator)
+    assert re.search(r"^operators\b.*\b2/2\b.*eta", res.output, re.MULTILINE), res.output
     res2 = kgb_agent(args, {})
     assert res2.exit_code == 0 and "session started" not in res2.output and "no session run now" in res2.output
+    assert re.search(r"^operators\b.*\b2/2\b", res2.output, re.MULTILINE), res2.output   # resumed ones count
 
 
 def test_command_reading_a_path_it_does_not_name(tmp_path: Path, ws: Path) -> None:

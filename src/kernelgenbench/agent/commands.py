@@ -292,10 +292,16 @@ def register(app: typer.Typer) -> None:
             console.print(f"[bold yellow]WARNING: {escape(w)}[/bold yellow]")
         settings = Settings(reps=reps, case_timeout_s=case_timeout)
 
+        from ..console import run_progress
+
+        progress = run_progress(console)  # operators recorded (earlier ones included), elapsed, eta
+        bar = progress.add_task("operators", total=len(ops))
+
         def on_event(e: Event) -> None:
             if e.kind == "start":
                 console.print(f"[dim]→ {e.op}: session started[/dim]")
                 return
+            progress.advance(bar)
             r = e.record or {}
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"),
                                                                                         "[red]✗[/red]")
@@ -315,7 +321,7 @@ def register(app: typer.Typer) -> None:
 
         term = TermAsInterrupt()
         try:
-            with term:  # SIGTERM stops the sessions as Ctrl-C does
+            with term, progress:  # SIGTERM stops the sessions as Ctrl-C does
                 summary = runner.run(ops)
         except Interrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
