@@ -10,6 +10,7 @@ GPU does): such an entry is allowed when it is the very object the property's ow
 from __future__ import annotations
 
 import functools
+import os
 import types
 from typing import Any
 
@@ -47,6 +48,55 @@ def shadowed_entry(kernel: Any) -> str | None:
                 return (f"kernel {_launch_args.kernel_name(kernel)}: .{name} set on the kernel object shadows its "
                         "Triton class's (a submission may not change Triton's kernel objects: monkey-patching)")
         obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
+    return None
+
+
+#: What Triton's own benchmark functions may hold in their closures and defaults (Autotuner.__init__'s lambdas close
+#: over ``warmup=``/``rep=``, ``triton.testing`` and ``do_bench_cudagraph``; ``do_bench``'s defaults are numbers and
+#: strings): anything else is an object of the submission whose methods Triton's arithmetic would call.
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _triton_function(fn: Any, triton_dir: str, depth: int = 0) -> bool:
+    """Whether ``fn`` is a plain function of Triton's files (not a bound method, partial or callable object, whose
+    ``__code__`` may be Triton's while what it calls is not: red team rt40) whose closure and defaults hold only
+    plain values, modules and such functions."""
+    if type(fn) is not types.FunctionType or depth > 2:
+        return False
+    if not os.path.abspath(fn.__code__.co_filename).startswith(triton_dir):
+        return False
+    held = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    for cell in fn.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    return all(type(v) in _PLAIN or type(v) is types.ModuleType
+               or (v is not fn and _triton_function(v, triton_dir, depth + 1)) for v in held)
+
+
+def foreign_bench(tuner: Any) -> str | None:
+    """The benchmark function Triton's autotuning of ``tuner`` (a ``triton.runtime.autotuner.Autotuner``) would call
+    that is not Triton's own, in words, or None: the ``do_bench=`` it was given (``_do_bench``), the value cached over
+    the class's ``do_bench`` property (a store there through a function parameter after the launch rule ran, red team
+    rt40) and, when neither is set, the active driver's benchmarker. Each must be :func:`_triton_function`."""
+    import triton
+
+    triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    own = vars(tuner)
+    if own.get("_do_bench") is not None and not _triton_function(own["_do_bench"], triton_dir):
+        return "a do_bench= of the submission"
+    if "do_bench" in own and not _triton_function(own["do_bench"], triton_dir):
+        return "a do_bench set over the autotuner's own"
+    if own.get("_do_bench") is None and "do_bench" not in own:
+        try:
+            from triton.runtime.driver import driver
+
+            bench = driver.active.get_benchmarker()
+        except Exception:  # noqa: BLE001 - no GPU driver (the interpreter never benchmarks)
+            return None
+        if not _triton_function(bench, triton_dir):
+            return "a benchmarker of the active driver that is not Triton's"
     return None
 
 
