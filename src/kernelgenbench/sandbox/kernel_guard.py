@@ -12,9 +12,8 @@ from __future__ import annotations
 import functools
 import os
 import types
-from typing import Any
+from typing import Any, Callable
 
-from . import launch_args as _launch_args
 from .state import STATE
 
 
@@ -31,22 +30,37 @@ def _cached_value(obj: Any, klass: type, name: str, value: Any) -> bool:
         return False
 
 
-def shadowed_entry(kernel: Any) -> str | None:
+def _fn_name(kernel: Any) -> str:
+    """The name of the function under ``kernel``'s ``.fn`` chain (read with ``vars``), else its type's name."""
+    obj = kernel
+    for _ in range(8):
+        fn = vars(obj).get("fn") if hasattr(obj, "__dict__") else None
+        if type(fn) is types.FunctionType:
+            return fn.__name__
+        if fn is None:
+            break
+        obj = fn
+    return type(kernel).__name__
+
+
+def shadowed_entry(kernel: Any, name: Callable[[Any], str] = _fn_name) -> str | None:
     """An instance attribute of ``kernel`` (a jit, autotune or heuristics object) or of the kernels it wraps
     (``.fn``) that shadows an entry of its class (rt39b: ``k.run = f`` on a kernel an autotuner wraps sends Triton's
-    benchmarking, and every launch, past the hooked run): None when there is none, else the violation's message.
-    Triton sets none but ``__doc__``/``__module__`` and the cached values of its ``cached_property`` entries (see the
-    module's note); read with ``vars`` and identity only."""
+    benchmarking, and every launch, past the hooked run): None when there is none, else the violation's message,
+    naming the kernel by ``name`` (:func:`.launch_args.kernel_name`; this module does not import that one, which
+    imports it). Triton sets none but ``__doc__``/``__module__`` and the cached values of its ``cached_property``
+    entries (see the module's note); read with ``vars`` and identity only."""
     obj, seen = kernel, 0
     while obj is not None and seen < 8:
         own = vars(obj) if hasattr(obj, "__dict__") else {}
-        for name in own:
-            if name in ("__doc__", "__module__"):
+        for attr in own:
+            if attr in ("__doc__", "__module__"):
                 continue
-            klass = next((c for c in type(obj).__mro__[:-1] if name in vars(c)), None)
-            if klass is not None and not _cached_value(obj, klass, name, own[name]):
-                return (f"kernel {_launch_args.kernel_name(kernel)}: .{name} set on the kernel object shadows its "
-                        "Triton class's (a submission may not change Triton's kernel objects: monkey-patching)")
+            klass = next((c for c in type(obj).__mro__[:-1] if attr in vars(c)), None)
+            if klass is not None and not _cached_value(obj, klass, attr, own[attr]):
+                return (f"kernel {name(kernel)}: .{attr} set on the kernel "
+                        "object shadows its Triton class's (a submission may not change Triton's kernel objects: "
+                        "monkey-patching)")
         obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
     return None
 
@@ -100,8 +114,9 @@ def foreign_bench(tuner: Any) -> str | None:
     return None
 
 
-def install() -> None:
-    """Wrap ``triton.runtime.jit.KernelInterface.__getitem__`` (idempotent)."""
+def install(error: type[Exception], name: Callable[[Any], str]) -> None:
+    """Wrap ``triton.runtime.jit.KernelInterface.__getitem__`` (idempotent): a kernel :func:`shadowed_entry` finds is
+    recorded as a violation and raised as ``error`` (:class:`.launch_args.LaunchArgumentError`), named by ``name``."""
     try:
         from triton.runtime.jit import KernelInterface
     except ImportError:  # pragma: no cover - another Triton
@@ -111,10 +126,10 @@ def install() -> None:
         return
 
     def getitem(self: Any, grid: Any) -> Any:
-        msg = shadowed_entry(self)
+        msg = shadowed_entry(self, name)
         if msg is not None:
             STATE.note_violation(msg)
-            raise _launch_args.LaunchArgumentError(msg)
+            raise error(msg)
         return orig(self, grid)
 
     getitem._kgb_hooked = True  # type: ignore[attr-defined]

@@ -686,7 +686,7 @@ def install_launch_hooks() -> None:
         cls.run = hooked_run(cls.run, interpreted)
 
     _install_compiled_kernel_launches()
-    kernel_guard.install()  # the launch rule's shadowed entries at kernel[grid] too
+    kernel_guard.install(launch_args.LaunchArgumentError, launch_args.kernel_name)  # shadowed entries at kernel[grid]
 
     # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
     # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):
