@@ -783,7 +783,8 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     another autotuner, whose ``warmup`` calls that tuner's early_config_prune), a Triton lambda closing over the
     submission's ``warmup=`` object (Triton's do_bench divides it), and never looked at the value cached over
     ``Autotuner.do_bench`` (stored through a parameter after the launch rule ran) or at the driver's benchmarker.
-    Triton's own functions, its deprecated warmup=/rep= lambdas with numbers, and a default tuner still pass."""
+    Triton's own functions, its deprecated warmup=/rep= lambdas with numbers, and a default tuner still pass; so do
+    reset_to_zero=/restore_value= names that are plain strings (a str subclass's __hash__ would run there)."""
     import warnings
 
     import triton.testing
@@ -803,14 +804,19 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
         def __truediv__(self, other):
             return 1.0
 
+    class Name(str):
+        def __hash__(self):
+            return str.__hash__(self)
+
     for ok in (make(), make(warmup=5, rep=20), make(rep=20, use_cuda_graph=True),
-               make(do_bench=triton.testing.do_bench)):
+               make(do_bench=triton.testing.do_bench), make(reset_to_zero=["p"], restore_value=["p"])):
         assert kernel_guard.foreign_bench(ok) is None
         launch.check_autotuner(ok)
     other = make()
     for bad, what in ((make(do_bench=other.warmup), "do_bench= of the submission"),
                       (make(warmup=Ms(), rep=20), "do_bench= of the submission"),
-                      (make(rep=Ms(), use_cuda_graph=True), "do_bench= of the submission")):
+                      (make(rep=Ms(), use_cuda_graph=True), "do_bench= of the submission"),
+                      (make(restore_value=[Name("p")]), "restore_value= name of type Name")):
         with pytest.raises(la.LaunchArgumentError, match=what):
             launch.check_autotuner(bad)
     cached = make()
@@ -827,4 +833,4 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     monkeypatch.setattr(driver, "_active", Driver())
     with pytest.raises(la.LaunchArgumentError, match="benchmarker of the active driver"):
         launch.check_autotuner(make())
-    assert len(STATE.launch_violations) == 3  # recorded once per message
+    assert len(STATE.launch_violations) == 4  # recorded once per message

@@ -93,11 +93,18 @@ def foreign_bench(tuner: Any) -> str | None:
     """The benchmark function Triton's autotuning of ``tuner`` (a ``triton.runtime.autotuner.Autotuner``) would call
     that is not Triton's own, in words, or None: the ``do_bench=`` it was given (``_do_bench``), the value cached over
     the class's ``do_bench`` property (a store there through a function parameter after the launch rule ran, red team
-    rt40) and, when neither is set, the active driver's benchmarker. Each must be :func:`_triton_function`."""
+    rt40) and, when neither is set, the active driver's benchmarker. Each must be :func:`_triton_function`. The
+    ``reset_to_zero=``/``restore_value=`` names, which Triton's own hooks hash and compare while it benchmarks, must
+    be plain strings (rt40: a ``str`` subclass's ``__hash__`` ran there)."""
     import triton
 
     triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
     own = vars(tuner)
+    for attr in ("reset_to_zero", "restore_value"):  # Triton's own pre/post hooks look them up in a dict there
+        names = own.get(attr) or []
+        odd = [type(n).__name__ for n in (names if type(names) is list else [names]) if type(n) is not str]
+        if type(names) is not list or odd:
+            return f"a {attr}= name of type {(odd or [type(names).__name__])[0]} (its methods)"
     if own.get("_do_bench") is not None and not _triton_function(own["_do_bench"], triton_dir):
         return "a do_bench= of the submission"
     if "do_bench" in own and not _triton_function(own["do_bench"], triton_dir):
