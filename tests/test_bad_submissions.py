@@ -144,6 +144,7 @@ EXPECTED = {
     "autotune_warmup_obj": "profile",  # warmup= an object of the submission: Triton's own do_bench lambda divides it
                                        # inside the benchmarking (its __truediv__ runs there)
     "autotune_reset_name": "profile",  # reset_to_zero= a str subclass: Triton's own pre-hook hashes it there
+    "launch_kwarg_name": "profile",  # a launch keyword named by a str subclass, hashed inside that benchmarking
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that

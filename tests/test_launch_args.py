@@ -834,3 +834,16 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     with pytest.raises(la.LaunchArgumentError, match="benchmarker of the active driver"):
         launch.check_autotuner(make())
     assert len(STATE.launch_violations) == 4  # recorded once per message
+
+
+def test_a_keyword_name_must_be_a_plain_string() -> None:
+    """Red team rt40: ``k[grid](x, **{Name("n"): n})`` keeps the ``str`` subclass as the keyword's name, and Triton's
+    autotune benchmarking hashes the launch's names inside its untraced benchmarking (its ``__hash__`` ran there)."""
+    class Name(str):
+        def __hash__(self):
+            return str.__hash__(self)
+
+    x = torch.zeros(3)
+    assert la.check_launch(_plain, (x, x), {"n": 3, "BLOCK": 4}) is None
+    assert la.check_launch(_plain, (x, x), {Name("n"): 3, "BLOCK": 4}) == (
+        "kernel _plain: a keyword's name is a Name, not a plain string")

@@ -853,6 +853,9 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     jits: list = []
     bad = None
     where = ""
+    odd = next((k for k in kwargs if type(k) is not str), None)  # read with type() only: no method of it runs
+    if odd is not None:  # rt40: Triton hashes the names inside its untraced autotune benchmarking (its __hash__)
+        return f"kernel {kernel_name(kernel)}: a keyword's name is a {type(odd).__name__}, not a plain string"
     for i, v in enumerate(args):
         if type(v) in leaf and not _carries_attrs(v):
             continue
