@@ -819,6 +819,16 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
                       (make(restore_value=[Name("p")]), "restore_value= name of type Name")):
         with pytest.raises(la.LaunchArgumentError, match=what):
             launch.check_autotuner(bad)
+    class Flag:
+        def __bool__(self):
+            return False
+
+    def tuned(cfg):
+        return triton.autotune(configs=[cfg], key=["n"])(triton.jit(_touch.fn))
+
+    launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=lambda nargs: None)))  # a callable: traced
+    with pytest.raises(la.LaunchArgumentError, match="with attributes pre_hook of type Flag"):
+        launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=Flag())))  # `if config.pre_hook:` untraced
     cached = make()
     cached.__dict__["do_bench"] = triton.testing.do_bench  # what Triton's first GPU benchmark stores: passes
     launch.check_autotuner(cached)
@@ -833,7 +843,7 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     monkeypatch.setattr(driver, "_active", Driver())
     with pytest.raises(la.LaunchArgumentError, match="benchmarker of the active driver"):
         launch.check_autotuner(make())
-    assert len(STATE.launch_violations) == 4  # recorded once per message
+    assert len(STATE.launch_violations) == 5  # recorded once per message
 
 
 def test_a_keyword_name_must_be_a_plain_string() -> None:

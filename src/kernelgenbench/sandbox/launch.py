@@ -214,9 +214,11 @@ def check_autotuner(tuner: Any, config: Any = None) -> None:
         if type(c) is triton.Config and not extra:
             # all_kwargs() iterates kwargs inside the benchmarking (red team 29c: a dict subclass's keys() would
             # run there): plain dict of str keys, plain scalar fields; pre_hook is traced (traced_autotune_hooks)
-            odd = [k for k, v in vars(c).items() if k != "pre_hook" and not (
-                (k == "kwargs" and type(v) is dict and all(type(x) is str for x in dict.keys(v)))
-                or (k != "kwargs" and type(v) in (int, bool, str, type(None))))]
+            # when callable, and Triton tests `if config.pre_hook:` there (rt40: a non-callable's __bool__ ran)
+            odd = [k for k, v in vars(c).items() if not (
+                (k == "pre_hook" and (v is None or callable(v)))
+                or (k == "kwargs" and type(v) is dict and all(type(x) is str for x in dict.keys(v)))
+                or (k not in ("kwargs", "pre_hook") and type(v) in (int, bool, str, type(None))))]
             extra = [f"{k} of type {type(vars(c)[k]).__name__}" for k in odd]
         if type(c) is not triton.Config or extra:
             what = f"{type(c).__name__}" + (f" with attributes {', '.join(extra)}" if extra else "")
