@@ -146,6 +146,7 @@ EXPECTED = {
     "autotune_reset_name": "profile",  # reset_to_zero= a str subclass: Triton's own pre-hook hashes it there
     "launch_kwarg_name": "profile",  # a launch keyword named by a str subclass, hashed inside that benchmarking
     "autotune_prehook_flag": "profile",  # a Config pre_hook that is not callable: its __bool__ runs there
+    "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that

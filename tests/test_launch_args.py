@@ -829,6 +829,16 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=lambda nargs: None)))  # a callable: traced
     with pytest.raises(la.LaunchArgumentError, match="with attributes pre_hook of type Flag"):
         launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=Flag())))  # `if config.pre_hook:` untraced
+    class Values(dict):
+        def items(self):
+            return dict.items(self)
+
+    def over(values):
+        return triton.autotune(configs=[triton.Config({})], key=[])(triton.heuristics(values)(triton.jit(_touch.fn)))
+
+    launch.check_autotuner(over({"T": lambda args: 1}))  # a plain dict: its functions are traced there
+    with pytest.raises(la.LaunchArgumentError, match="heuristics values of type Values"):
+        launch.check_autotuner(over(Values({"T": lambda args: 1})))
     cached = make()
     cached.__dict__["do_bench"] = triton.testing.do_bench  # what Triton's first GPU benchmark stores: passes
     launch.check_autotuner(cached)
@@ -843,7 +853,7 @@ def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatc
     monkeypatch.setattr(driver, "_active", Driver())
     with pytest.raises(la.LaunchArgumentError, match="benchmarker of the active driver"):
         launch.check_autotuner(make())
-    assert len(STATE.launch_violations) == 5  # recorded once per message
+    assert len(STATE.launch_violations) == 6  # recorded once per message
 
 
 def test_a_keyword_name_must_be_a_plain_string() -> None:

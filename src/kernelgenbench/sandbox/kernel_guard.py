@@ -95,11 +95,22 @@ def foreign_bench(tuner: Any) -> str | None:
     the class's ``do_bench`` property (a store there through a function parameter after the launch rule ran, red team
     rt40) and, when neither is set, the active driver's benchmarker. Each must be :func:`_triton_function`. The
     ``reset_to_zero=``/``restore_value=`` names, which Triton's own hooks hash and compare while it benchmarks, must
-    be plain strings (rt40: a ``str`` subclass's ``__hash__`` ran there)."""
+    be plain strings (rt40: a ``str`` subclass's ``__hash__`` ran there), and the values of heuristics under the
+    tuner a plain dict of str keys (:func:`.launch.traced_autotune_hooks` traces the functions of a plain dict only:
+    a subclass's ``items()`` and its functions ran there untraced)."""
     import triton
+    from triton.runtime import autotuner
 
     triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
     own = vars(tuner)
+    inner = own.get("fn")
+    for _ in range(8):  # heuristics under the tuner: launch.traced_autotune_hooks traces a plain dict's functions
+        if type(inner) is not autotuner.Heuristics:
+            break
+        values = vars(inner).get("values")
+        if type(values) is not dict or any(type(k) is not str for k in dict.keys(values)):
+            return f"heuristics values of type {type(values).__name__} (not a plain dict of str keys)"
+        inner = vars(inner).get("fn")
     for attr in ("reset_to_zero", "restore_value"):  # Triton's own pre/post hooks look them up in a dict there
         names = own.get(attr) or []
         odd = [type(n).__name__ for n in (names if type(names) is list else [names]) if type(n) is not str]
