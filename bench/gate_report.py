@@ -87,17 +87,47 @@ def tests_outcome(log: Path) -> tuple[str, str]:
     return (rc[-1] if rc else "missing"), (summary[-1].strip("= ") if summary else "no pytest summary")
 
 
+def gate_records(run: Path) -> dict[str, dict]:
+    """The record that stands for each operator in a held-out run's folder: its last failed record when any record
+    of it failed (with ``then``: the status of its last record), else its last record. A run that was not resumed
+    holds one record per operator; a resumed one (``RESUME=`` of ``PART=1h``) may hold a failure that ``kgb eval``
+    judged again (its harness-error classes: ``platform``, ``infrastructure``, ``baseline``), and the gate reports it
+    as the failure it was (red team rt40: a later pass hid it, e.g. a reference that races beside another job)."""
+    out: dict[str, dict] = {}
+    path = Path(run) / "results.jsonl"
+    for line in (path.read_text().splitlines() if path.is_file() else []):
+        if not line.strip():
+            continue
+        r = json.loads(line)
+        prev = out.get(r["op"])
+        if prev is not None and prev.get("status") == "failed" and r.get("status") != "failed":
+            r = {**prev, "then": r.get("status")}
+        out[r["op"]] = r
+    return out
+
+
 def heldout_summary(heldout: Path, commit: str, wall: str) -> dict:
     """The held-out run of part 1 (``PART=1h`` runs it alone): each job's status, failure class and first failure
-    message (trimmed), the operators the run selected, and its wall (s). Every record must name ``commit`` as its
-    ``harness_commit`` (SystemExit otherwise: a run resumed from another commit's records)."""
-    recs = latest_records(heldout)
-    other = sorted({str(r["harness_commit"]) for r in recs.values() if r.get("harness_commit") not in (None, commit)})
+    message (trimmed; :func:`gate_records`), the operators the run selected, and its wall (s). Every record must name
+    ``commit`` as its ``harness_commit`` and be of the run's tier and platform (its ``config.json``): SystemExit
+    otherwise (a run resumed from another commit's or another run's records, or records of no commit)."""
+    recs = gate_records(heldout)
+    other = sorted({str(r.get("harness_commit")) for r in recs.values() if r.get("harness_commit") != commit})
     if other:  # a resumed run (RESUME= of PART=1h) must hold this commit's records only
         raise SystemExit(f"{heldout}: records of {', '.join(other)} among the held-out run's, not only of {commit}: "
                          "resume only a held-out run of this commit")
+    try:
+        config = json.loads((Path(heldout) / "config.json").read_text())
+    except (OSError, ValueError):
+        config = {}
+    want = {k: config.get(k) for k in ("tier", "platform") if isinstance(config, dict) and config.get(k)}
+    odd = sorted(op for op, r in recs.items() if any(r.get(k) != v for k, v in want.items()))
+    if odd:
+        raise SystemExit(f"{heldout}: records of another tier or platform than the run's ({want}): "
+                         f"{', '.join(odd[:12])}: resume only a held-out run of this commit")
     held = {op: {"status": r.get("status"), "failure_class": r.get("failure_class"),
-                 "first_failure": {"message": ((r.get("first_failure") or {}).get("message") or "")[:600]}}
+                 "first_failure": {"message": ((r.get("first_failure") or {}).get("message") or "")[:600]},
+                 **({"then": r["then"]} if "then" in r else {})}
             for op, r in recs.items()}
     return {"commit": commit, "wall": wall, "heldout": held, "selected": selected_ops(heldout)}
 

@@ -138,6 +138,17 @@ EXPECTED = {
     "autotune_do_bench": "profile",   # a do_bench= of the submission, run inside Triton's untraced benchmarking
     "autotune_config_subclass": "static_scan",  # a triton.Config subclass: all_kwargs runs inside that benchmarking
                                       # (L1 since red team 31: a Triton class as a base; behind it the launch rule)
+    # rt40: do_bench= checks passed anything whose __code__ is Triton's, and never saw Triton's cached do_bench
+    "autotune_bench_method": "profile",  # do_bench= another tuner's bound warmup (Triton's code): it calls that
+                                         # tuner's early_config_prune, the submission's, inside the benchmarking
+    "autotune_warmup_obj": "profile",  # warmup= an object of the submission: Triton's own do_bench lambda divides it
+                                       # inside the benchmarking (its __truediv__ runs there)
+    "autotune_reset_name": "profile",  # reset_to_zero= a str subclass: Triton's own pre-hook hashes it there
+    "launch_kwarg_name": "profile",  # a launch keyword named by a str subclass, hashed inside that benchmarking
+    "autotune_prehook_flag": "profile",  # a Config pre_hook that is not callable: its __bool__ runs there
+    "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
+    "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
+                                       # parameter) after the launch rule ran; the launch grid deletes it again
     "method_shadow": "profile",       # a scratch tensor's storage_offset replaced by an instance attribute that
                                       # computes the result while the interpreter copies launch args (red team 29b)
     "gc_finalizer": "profile",        # a cycle whose __del__ computes the result with PyTorch, for the collector to

@@ -29,8 +29,10 @@ def _args(tmp: Path, held: list[dict], full: list[dict], tests_rc: str, previous
         ops="aten::mm vllm::rms_norm")
 
 
-def _rec(op, status="passed", speedup=None):
-    return {"op": op, "status": status, "speedup": speedup, "cases_passed": 3, "cases_total": 3, "sol_pct": 1.0}
+def _rec(op, status="passed", speedup=None, commit="c0ffee1234"):
+    # every record kgb eval writes names the harness's commit (run/rundir.py; the gate exports KGB_COMMIT)
+    return {"op": op, "status": status, "speedup": speedup, "cases_passed": 3, "cases_total": 3, "sol_pct": 1.0,
+            "harness_commit": commit}
 
 
 def test_pass_needs_every_job_and_the_tests(tmp_path: Path) -> None:
@@ -226,6 +228,34 @@ def test_part1_as_two_calls_merges_the_held_out_run_and_the_tests(tmp_path: Path
     assert ok and data["verdict"] == "PASS"
 
 
+def test_a_resumed_held_out_run_counts_only_this_commit_s_run(tmp_path: Path) -> None:
+    """Red team rt40, the records a resumed PART=1h summarises (RESUME= copies another call's results.jsonl): one
+    without a harness_commit, or of another tier or platform than the run's config.json, is refused as another
+    commit's is; an operator whose failure was judged again and passed (kgb eval re-runs harness-error classes on
+    resume) stays failed. Before rt40 all three summarised as 'not failed'."""
+    full = [_rec("aten::mm", speedup=0.9)]
+    a = _args(tmp_path, [_rec("aten::add"), _rec("aten::neg", commit=None)], full, "0")
+    with pytest.raises(SystemExit, match="records of None among the held-out run's"):
+        gate_report.heldout_summary(a.heldout, "c0ffee1234", "300")
+    keep = {"tier": "heldout", "platform": "cuda"}
+    (a.heldout / "results.jsonl").write_text("".join(json.dumps({**r, **keep}) + "\n" for r in
+                                                     [_rec("aten::add"), _rec("aten::neg")]) +
+                                             json.dumps({**_rec("aten::cos"), "tier": "smoke", "platform": "cuda"}))
+    (a.heldout / "config.json").write_text(json.dumps({**keep, "selected": ["aten::add", "aten::cos", "aten::neg"]}))
+    with pytest.raises(SystemExit, match="records of another tier or platform than the run's .*: aten::cos"):
+        gate_report.heldout_summary(a.heldout, "c0ffee1234", "300")
+    failed = {**_rec("aten::cos", "failed"), **keep, "failure_class": "platform",
+              "first_failure": {"message": "harness error: lazy wrapper should be called at most once"}}
+    recs = [{**_rec("aten::add"), **keep}, failed, {**_rec("aten::neg"), **keep}, {**_rec("aten::cos"), **keep}]
+    (a.heldout / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    h = gate_report.heldout_summary(a.heldout, "c0ffee1234", "300")
+    assert h["heldout"]["aten::cos"] == {"status": "failed", "failure_class": "platform", "then": "passed",
+                                         "first_failure": {"message": failed["first_failure"]["message"]}}
+    assert h["heldout"]["aten::add"]["status"] == "passed" and "then" not in h["heldout"]["aten::add"]
+    assert gate_report.main(["--commit", "c0ffee1234", "--heldout", str(a.heldout), "--wall", "300",
+                             "--heldout-out", str(tmp_path / "h.json")]) == 1
+
+
 @pytest.mark.slow
 def test_the_gate_script_runs_part1_as_two_calls(tmp_path: Path) -> None:
     """bench/gpu_gate.sh's dry run on the interpreter: PART=1h, PART=1t (HELDOUT=), then PART=2 reads the part 1
@@ -297,6 +327,13 @@ def test_a_held_out_call_cut_by_its_deadline_resumes_in_the_next(tmp_path: Path)
     again = [json.loads(ln) for ln in (tmp_path / "logs2" / "heldout" / "results.jsonl").read_text().splitlines()]
     assert [x["op"] for x in again] == ["aten::neg", "aten::sum"]
     assert again[0]["started_at"] == json.loads(kept[0])["started_at"]  # not judged again
+    # rt40: a call of another selection than the run it resumes: kgb eval refuses to mix them (exit 2), and the
+    # copied records were summarised as this call's held-out run ("1/1 not failed" of one operator it selected)
+    (tmp_path / "gate-heldout-c0ffee1234.json").unlink()
+    (held / "results.jsonl").write_text(kept[0] + "\n")
+    r = gate(PART="1h", RESUME=str(held), OPS="aten::sum")
+    assert r.returncode == 2 and "the held-out run did not start (kgb eval exit 2)" in r.stdout, r.stdout
+    assert not (tmp_path / "gate-heldout-c0ffee1234.json").exists()
     # a record of another commit in the folder to resume: refused
     other = {**json.loads(kept[0]), "harness_commit": "0ldc0mm1t"}
     (held / "results.jsonl").write_text(json.dumps(other) + "\n")

@@ -776,3 +776,94 @@ def test_a_cached_property_triton_fills_is_not_a_shadowing_entry() -> None:
     tuner.__dict__["do_bench"] = bench
     tuner.run = tuner.run
     assert ".run set on the kernel object" in kernel_guard.shadowed_entry(tuner)
+
+
+def test_only_triton_s_own_benchmark_functions_pass_the_autotune_rule(monkeypatch) -> None:
+    """Red team rt40: the autotune rule passed any do_bench= whose ``__code__`` was Triton's (a bound method of
+    another autotuner, whose ``warmup`` calls that tuner's early_config_prune), a Triton lambda closing over the
+    submission's ``warmup=`` object (Triton's do_bench divides it), and never looked at the value cached over
+    ``Autotuner.do_bench`` (stored through a parameter after the launch rule ran) or at the driver's benchmarker.
+    Triton's own functions, its deprecated warmup=/rep= lambdas with numbers, and a default tuner still pass; so do
+    reset_to_zero=/restore_value= names that are plain strings (a str subclass's __hash__ would run there)."""
+    import warnings
+
+    import triton.testing
+    from triton.runtime.driver import driver
+
+    from kernelgenbench.sandbox import kernel_guard, launch
+    from kernelgenbench.sandbox.state import STATE
+
+    monkeypatch.setattr(STATE, "launch_violations", [])
+
+    def make(**kw):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return triton.autotune(configs=[triton.Config({"B": 1})], key=["n"], **kw)(triton.jit(_touch.fn))
+
+    class Ms:
+        def __truediv__(self, other):
+            return 1.0
+
+    class Name(str):
+        def __hash__(self):
+            return str.__hash__(self)
+
+    for ok in (make(), make(warmup=5, rep=20), make(rep=20, use_cuda_graph=True),
+               make(do_bench=triton.testing.do_bench), make(reset_to_zero=["p"], restore_value=["p"])):
+        assert kernel_guard.foreign_bench(ok) is None
+        launch.check_autotuner(ok)
+    other = make()
+    for bad, what in ((make(do_bench=other.warmup), "do_bench= of the submission"),
+                      (make(warmup=Ms(), rep=20), "do_bench= of the submission"),
+                      (make(rep=Ms(), use_cuda_graph=True), "do_bench= of the submission"),
+                      (make(restore_value=[Name("p")]), "restore_value= name of type Name")):
+        with pytest.raises(la.LaunchArgumentError, match=what):
+            launch.check_autotuner(bad)
+    class Flag:
+        def __bool__(self):
+            return False
+
+    def tuned(cfg):
+        return triton.autotune(configs=[cfg], key=["n"])(triton.jit(_touch.fn))
+
+    launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=lambda nargs: None)))  # a callable: traced
+    with pytest.raises(la.LaunchArgumentError, match="with attributes pre_hook of type Flag"):
+        launch.check_autotuner(tuned(triton.Config({"B": 1}, pre_hook=Flag())))  # `if config.pre_hook:` untraced
+    class Values(dict):
+        def items(self):
+            return dict.items(self)
+
+    def over(values):
+        return triton.autotune(configs=[triton.Config({})], key=[])(triton.heuristics(values)(triton.jit(_touch.fn)))
+
+    launch.check_autotuner(over({"T": lambda args: 1}))  # a plain dict: its functions are traced there
+    with pytest.raises(la.LaunchArgumentError, match="heuristics values of type Values"):
+        launch.check_autotuner(over(Values({"T": lambda args: 1})))
+    cached = make()
+    cached.__dict__["do_bench"] = triton.testing.do_bench  # what Triton's first GPU benchmark stores: passes
+    launch.check_autotuner(cached)
+    cached.__dict__["do_bench"] = lambda fn, quantiles: [1.0] * 3
+    with pytest.raises(la.LaunchArgumentError, match="do_bench set over the autotuner's own"):
+        launch.check_autotuner(cached)
+
+    class Driver:
+        def get_benchmarker(self):
+            return lambda fn, quantiles: [1.0] * 3
+
+    monkeypatch.setattr(driver, "_active", Driver())
+    with pytest.raises(la.LaunchArgumentError, match="benchmarker of the active driver"):
+        launch.check_autotuner(make())
+    assert len(STATE.launch_violations) == 6  # recorded once per message
+
+
+def test_a_keyword_name_must_be_a_plain_string() -> None:
+    """Red team rt40: ``k[grid](x, **{Name("n"): n})`` keeps the ``str`` subclass as the keyword's name, and Triton's
+    autotune benchmarking hashes the launch's names inside its untraced benchmarking (its ``__hash__`` ran there)."""
+    class Name(str):
+        def __hash__(self):
+            return str.__hash__(self)
+
+    x = torch.zeros(3)
+    assert la.check_launch(_plain, (x, x), {"n": 3, "BLOCK": 4}) is None
+    assert la.check_launch(_plain, (x, x), {Name("n"): 3, "BLOCK": 4}) == (
+        "kernel _plain: a keyword's name is a Name, not a plain string")

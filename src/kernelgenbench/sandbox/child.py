@@ -210,7 +210,7 @@ class Child:
         from .dispatch import trace_import
         from .drive import make_impl
         from .host_reads import install_host_read_hooks
-        from .interpreter import install_interpreter_patches, install_interpreter_progress
+        from .interpreter import install_autotune_ranking, install_interpreter_patches, install_interpreter_progress
         from .launch import install_launch_hooks
         from .protocol import fast_tensor_files
         from .state import STATE
@@ -222,6 +222,8 @@ class Child:
         self.op = (operator_from_module(self.args.op, self.args.op_module) if self.args.op_module
                    else get_operator(self.args.op))
         self.state = STATE
+        if self.platform.interpreter:
+            install_autotune_ranking()  # under the launch hooks' Autotuner._bench hook, as Triton's is on a GPU
         install_launch_hooks()
         install_host_read_hooks()
         _eager_wrap_triton()

@@ -23,24 +23,39 @@ import torch
 
 from .interpreter_numerics import install_gpu_numerics
 
+#: Whether :func:`install_interpreter_patches` and :func:`install_autotune_ranking` ran in this process.
+_INSTALLED: dict[str, bool] = {}
 
-def install_interpreter_patches() -> None:
-    """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1``.
+
+def install_autotune_ranking() -> None:
+    """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1`` (idempotent).
 
     Triton 3.6's autotuner benchmarks every config through the active driver, and the interpreter
-    has none ("0 active drivers"). Here the benchmark is replaced by a ranking that prefers the
-    first config surviving pruning; the chosen config then runs normally.
-    """
+    has none ("0 active drivers"). Here the benchmark (``Autotuner._bench``) is replaced by a ranking that prefers
+    the first config surviving pruning; the chosen config then runs normally. The child installs it before the
+    launch hooks, whose ``_bench`` hook (the autotune rule, the traced hooks) then wraps the ranking as it wraps
+    Triton's benchmark on a GPU (red team rt40: installed after them, the ranking replaced that hook, so its checks
+    never ran on the interpreter)."""
     import triton.runtime.autotuner as autotuner
 
-    if getattr(autotuner.Autotuner._bench, "_kgb_hooked", False):
+    if _INSTALLED.get("ranking"):
         return
+    _INSTALLED["ranking"] = True
 
     def _bench(self, *args, config, **meta):
         return [float(self.configs.index(config)) if config in self.configs else 0.0] * 3
 
     _bench._kgb_hooked = True  # type: ignore[attr-defined]
     autotuner.Autotuner._bench = _bench
+
+
+def install_interpreter_patches() -> None:
+    """The interpreter's patches (idempotent): the autotune ranking (:func:`install_autotune_ranking`, unless
+    installed already), libdevice, builtins, constexpr operators, device queries and GPU numerics."""
+    if _INSTALLED.get("patches"):
+        return
+    _INSTALLED["patches"] = True
+    install_autotune_ranking()
     _map_libdevice_to_tl_math()
     _gdc_no_ops()
     _builtin_aliases()

@@ -10,10 +10,10 @@ GPU does): such an entry is allowed when it is the very object the property's ow
 from __future__ import annotations
 
 import functools
+import os
 import types
-from typing import Any
+from typing import Any, Callable
 
-from . import launch_args as _launch_args
 from .state import STATE
 
 
@@ -30,28 +30,111 @@ def _cached_value(obj: Any, klass: type, name: str, value: Any) -> bool:
         return False
 
 
-def shadowed_entry(kernel: Any) -> str | None:
+def _fn_name(kernel: Any) -> str:
+    """The name of the function under ``kernel``'s ``.fn`` chain (read with ``vars``), else its type's name."""
+    obj = kernel
+    for _ in range(8):
+        fn = vars(obj).get("fn") if hasattr(obj, "__dict__") else None
+        if type(fn) is types.FunctionType:
+            return fn.__name__
+        if fn is None:
+            break
+        obj = fn
+    return type(kernel).__name__
+
+
+def shadowed_entry(kernel: Any, name: Callable[[Any], str] = _fn_name) -> str | None:
     """An instance attribute of ``kernel`` (a jit, autotune or heuristics object) or of the kernels it wraps
     (``.fn``) that shadows an entry of its class (rt39b: ``k.run = f`` on a kernel an autotuner wraps sends Triton's
-    benchmarking, and every launch, past the hooked run): None when there is none, else the violation's message.
-    Triton sets none but ``__doc__``/``__module__`` and the cached values of its ``cached_property`` entries (see the
-    module's note); read with ``vars`` and identity only."""
+    benchmarking, and every launch, past the hooked run): None when there is none, else the violation's message,
+    naming the kernel by ``name`` (:func:`.launch_args.kernel_name`; this module does not import that one, which
+    imports it). Triton sets none but ``__doc__``/``__module__`` and the cached values of its ``cached_property``
+    entries (see the module's note); read with ``vars`` and identity only."""
     obj, seen = kernel, 0
     while obj is not None and seen < 8:
         own = vars(obj) if hasattr(obj, "__dict__") else {}
-        for name in own:
-            if name in ("__doc__", "__module__"):
+        for attr in own:
+            if attr in ("__doc__", "__module__"):
                 continue
-            klass = next((c for c in type(obj).__mro__[:-1] if name in vars(c)), None)
-            if klass is not None and not _cached_value(obj, klass, name, own[name]):
-                return (f"kernel {_launch_args.kernel_name(kernel)}: .{name} set on the kernel object shadows its "
-                        "Triton class's (a submission may not change Triton's kernel objects: monkey-patching)")
+            klass = next((c for c in type(obj).__mro__[:-1] if attr in vars(c)), None)
+            if klass is not None and not _cached_value(obj, klass, attr, own[attr]):
+                return (f"kernel {name(kernel)}: .{attr} set on the kernel "
+                        "object shadows its Triton class's (a submission may not change Triton's kernel objects: "
+                        "monkey-patching)")
         obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
     return None
 
 
-def install() -> None:
-    """Wrap ``triton.runtime.jit.KernelInterface.__getitem__`` (idempotent)."""
+#: What Triton's own benchmark functions may hold in their closures and defaults (Autotuner.__init__'s lambdas close
+#: over ``warmup=``/``rep=``, ``triton.testing`` and ``do_bench_cudagraph``; ``do_bench``'s defaults are numbers and
+#: strings): anything else is an object of the submission whose methods Triton's arithmetic would call.
+_PLAIN = (int, float, bool, str, type(None))
+
+
+def _triton_function(fn: Any, triton_dir: str, depth: int = 0) -> bool:
+    """Whether ``fn`` is a plain function of Triton's files (not a bound method, partial or callable object, whose
+    ``__code__`` may be Triton's while what it calls is not: red team rt40) whose closure and defaults hold only
+    plain values, modules and such functions."""
+    if type(fn) is not types.FunctionType or depth > 2:
+        return False
+    if not os.path.abspath(fn.__code__.co_filename).startswith(triton_dir):
+        return False
+    held = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    for cell in fn.__closure__ or ():
+        try:
+            held.append(cell.cell_contents)
+        except ValueError:  # an empty cell
+            continue
+    return all(type(v) in _PLAIN or type(v) is types.ModuleType
+               or (v is not fn and _triton_function(v, triton_dir, depth + 1)) for v in held)
+
+
+def foreign_bench(tuner: Any) -> str | None:
+    """The benchmark function Triton's autotuning of ``tuner`` (a ``triton.runtime.autotuner.Autotuner``) would call
+    that is not Triton's own, in words, or None: the ``do_bench=`` it was given (``_do_bench``), the value cached over
+    the class's ``do_bench`` property (a store there through a function parameter after the launch rule ran, red team
+    rt40) and, when neither is set, the active driver's benchmarker. Each must be :func:`_triton_function`. The
+    ``reset_to_zero=``/``restore_value=`` names, which Triton's own hooks hash and compare while it benchmarks, must
+    be plain strings (rt40: a ``str`` subclass's ``__hash__`` ran there), and the values of heuristics under the
+    tuner a plain dict of str keys (:func:`.launch.traced_autotune_hooks` traces the functions of a plain dict only:
+    a subclass's ``items()`` and its functions ran there untraced)."""
+    import triton
+    from triton.runtime import autotuner
+
+    triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
+    own = vars(tuner)
+    inner = own.get("fn")
+    for _ in range(8):  # heuristics under the tuner: launch.traced_autotune_hooks traces a plain dict's functions
+        if type(inner) is not autotuner.Heuristics:
+            break
+        values = vars(inner).get("values")
+        if type(values) is not dict or any(type(k) is not str for k in dict.keys(values)):
+            return f"heuristics values of type {type(values).__name__} (not a plain dict of str keys)"
+        inner = vars(inner).get("fn")
+    for attr in ("reset_to_zero", "restore_value"):  # Triton's own pre/post hooks look them up in a dict there
+        names = own.get(attr) or []
+        odd = [type(n).__name__ for n in (names if type(names) is list else [names]) if type(n) is not str]
+        if type(names) is not list or odd:
+            return f"a {attr}= name of type {(odd or [type(names).__name__])[0]} (its methods)"
+    if own.get("_do_bench") is not None and not _triton_function(own["_do_bench"], triton_dir):
+        return "a do_bench= of the submission"
+    if "do_bench" in own and not _triton_function(own["do_bench"], triton_dir):
+        return "a do_bench set over the autotuner's own"
+    if own.get("_do_bench") is None and "do_bench" not in own:
+        try:
+            from triton.runtime.driver import driver
+
+            bench = driver.active.get_benchmarker()
+        except Exception:  # noqa: BLE001 - no GPU driver (the interpreter never benchmarks)
+            return None
+        if not _triton_function(bench, triton_dir):
+            return "a benchmarker of the active driver that is not Triton's"
+    return None
+
+
+def install(error: type[Exception], name: Callable[[Any], str]) -> None:
+    """Wrap ``triton.runtime.jit.KernelInterface.__getitem__`` (idempotent): a kernel :func:`shadowed_entry` finds is
+    recorded as a violation and raised as ``error`` (:class:`.launch_args.LaunchArgumentError`), named by ``name``."""
     try:
         from triton.runtime.jit import KernelInterface
     except ImportError:  # pragma: no cover - another Triton
@@ -61,10 +144,10 @@ def install() -> None:
         return
 
     def getitem(self: Any, grid: Any) -> Any:
-        msg = shadowed_entry(self)
+        msg = shadowed_entry(self, name)
         if msg is not None:
             STATE.note_violation(msg)
-            raise _launch_args.LaunchArgumentError(msg)
+            raise error(msg)
         return orig(self, grid)
 
     getitem._kgb_hooked = True  # type: ignore[attr-defined]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import os
 import sys
 import types
 from typing import Any, Callable
@@ -198,30 +197,28 @@ def _launch_violation(msg: str) -> None:
 def check_autotuner(tuner: Any, config: Any = None) -> None:
     """What Triton's autotune benchmarking (``Autotuner._bench``, not traced: its timing loop is Triton's) would run
     of the submission's own code besides the hooks :func:`traced_autotune_hooks` traces: a ``do_bench=`` callable
-    (called with the benchmark closure) and methods of a :class:`triton.Config` subclass or attributes put on a
-    config (``all_kwargs``, called per benchmarked config). On a GPU either ran where ATen ops are not traced
-    (found reading Triton 3.6's autotuner after red team 29's interpreter attempt with a Config subclass). A
-    violation is recorded and raised as by :func:`check_launch`; configs must be plain ``triton.Config`` objects
-    and benchmarking Triton's."""
+    (called with the benchmark closure; :func:`.kernel_guard.foreign_bench`) and methods of a
+    :class:`triton.Config` subclass or attributes put on a config (``all_kwargs``, called per benchmarked config).
+    On a GPU either ran where ATen ops are not traced (found reading Triton 3.6's autotuner after red team 29's
+    interpreter attempt with a Config subclass). A violation is recorded and raised as by :func:`check_launch`;
+    configs must be plain ``triton.Config`` objects and benchmarking Triton's."""
     import triton
 
-    triton_dir = os.path.dirname(os.path.abspath(triton.__file__)) + os.sep
-    bench = getattr(tuner, "_do_bench", None)
+    bench = kernel_guard.foreign_bench(tuner)  # do_bench=, its cached value, the driver's (red team rt40)
     if bench is not None:
-        code = getattr(bench, "__code__", None)
-        path = os.path.abspath(code.co_filename) if type(code) is types.CodeType else ""
-        if not path.startswith(triton_dir):
-            _launch_violation(f"autotuned kernel {_kernel_name(tuner)}: a do_bench= of the submission would run "
-                              "inside Triton's benchmarking, where nothing is traced; leave benchmarking to Triton")
+        _launch_violation(f"autotuned kernel {_kernel_name(tuner)}: {bench} would run inside Triton's "
+                          "benchmarking, where nothing is traced; leave benchmarking to Triton")
     fields = frozenset(vars(triton.Config({})))
     for c in (tuner.configs if config is None else [config]):
         extra = sorted(set(vars(c)) - fields) if type(c) is triton.Config else []
         if type(c) is triton.Config and not extra:
             # all_kwargs() iterates kwargs inside the benchmarking (red team 29c: a dict subclass's keys() would
             # run there): plain dict of str keys, plain scalar fields; pre_hook is traced (traced_autotune_hooks)
-            odd = [k for k, v in vars(c).items() if k != "pre_hook" and not (
-                (k == "kwargs" and type(v) is dict and all(type(x) is str for x in dict.keys(v)))
-                or (k != "kwargs" and type(v) in (int, bool, str, type(None))))]
+            # when callable, and Triton tests `if config.pre_hook:` there (rt40: a non-callable's __bool__ ran)
+            odd = [k for k, v in vars(c).items() if not (
+                (k == "pre_hook" and (v is None or callable(v)))
+                or (k == "kwargs" and type(v) is dict and all(type(x) is str for x in dict.keys(v)))
+                or (k not in ("kwargs", "pre_hook") and type(v) in (int, bool, str, type(None))))]
             extra = [f"{k} of type {type(vars(c)[k]).__name__}" for k in odd]
         if type(c) is not triton.Config or extra:
             what = f"{type(c).__name__}" + (f" with attributes {', '.join(extra)}" if extra else "")
@@ -691,7 +688,7 @@ def install_launch_hooks() -> None:
         cls.run = hooked_run(cls.run, interpreted)
 
     _install_compiled_kernel_launches()
-    kernel_guard.install()  # the launch rule's shadowed entries at kernel[grid] too
+    kernel_guard.install(launch_args.LaunchArgumentError, launch_args.kernel_name)  # shadowed entries at kernel[grid]
 
     # The autotune and heuristics wrappers probe and hand on the arguments before JITFunction.run
     # (the autotuner's key reads hasattr(arg, "dtype"), heuristics and prune functions get them all):

@@ -853,6 +853,9 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     jits: list = []
     bad = None
     where = ""
+    odd = next((k for k in kwargs if type(k) is not str), None)  # read with type() only: no method of it runs
+    if odd is not None:  # rt40: Triton hashes the names inside its untraced autotune benchmarking (its __hash__)
+        return f"kernel {kernel_name(kernel)}: a keyword's name is a {type(odd).__name__}, not a plain string"
     for i, v in enumerate(args):
         if type(v) in leaf and not _carries_attrs(v):
             continue
@@ -877,7 +880,7 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     if bad is not None:
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
                 f"({ALLOWED_ARGS})")
-    msg = _kernel_guard.shadowed_entry(kernel) or check_globals(kernel)
+    msg = _kernel_guard.shadowed_entry(kernel, kernel_name) or check_globals(kernel)
     if msg is not None:
         return msg
     for j in jits:
