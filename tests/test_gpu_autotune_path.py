@@ -217,3 +217,58 @@ def test_the_gpu_benchmark_loop_sees_the_do_bench_divergence(tmp_path: Path) -> 
     lines = _run(tmp_path, GPU, "--gpu-bench", "--pre-df55ad0")
     assert lines[0].startswith("plain False True"), lines
     assert "do_bench set on the kernel object shadows" in lines[1], lines
+
+
+REGISTERED = PRELUDE + r'''
+from types import SimpleNamespace
+from kernelgenbench.sandbox.drive import make_impl
+from kernelgenbench.suite.registry import get_operator
+
+@triton.jit
+def _zero(x, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + o, tl.zeros([BLOCK], dtype=tl.float32), mask=o < n)
+
+def own_zero(nargs):
+    nargs["x"].zero_()  # the candidate's own hook calling the op under test
+
+# the hook on the config not chosen (equal times: the first wins), so that it runs only while Triton benchmarks
+HOOKED_CFG = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32}, pre_hook=own_zero)]
+for name, cfg in (("honest", [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]),
+                  ("hook_calls_zero_", HOOKED_CFG)):
+    kernel = triton.autotune(cfg, key=["n"])(_zero)
+    def zero_(self):
+        n = self.numel()
+        kernel[lambda m: (triton.cdiv(n, m["BLOCK"]),)](self, n)
+        return self
+    # the candidate registered as on a GPU (drive.AtenImpl at the platform's key), at the CPU key here
+    impl = make_impl(get_operator("aten::zero_"), SimpleNamespace(zero_=zero_), SimpleNamespace(dispatch_key="CPU"))
+    STATE.registered = frozenset(impl.fns)
+    STATE.registration = impl if "--no-lift" not in sys.argv else None  # as the child sets it
+    x = torch.ones(40)
+    STATE.begin_case(False)
+    try:
+        x.zero_()
+        out = f"ok {x.abs().sum().item()}"
+    except Exception as exc:
+        out = type(exc).__name__
+    finally:
+        STATE.end_case()
+        impl.deactivate()
+    print(name, out, sorted(k for k in STATE.trace if k.startswith(("aten::zero_", "aten::empty", "aten::fill_"))),
+          impl.lib is None)
+'''
+
+
+def test_triton_s_benchmarking_does_not_reach_a_registered_candidate(tmp_path: Path) -> None:
+    """On a GPU the candidate's ATen wrappers are registered at the dispatcher. An honest ``aten::zero_`` whose kernel
+    is autotuned: while Triton benchmarks it inside the candidate's call, ``triton.testing.do_bench`` allocates and
+    zeroes its L2-flush buffer (``torch.empty``, ``zero_``), which reached the running candidate and failed it as a
+    dispatch recursion, on GPUs only (the interpreter registers nothing). Here the registration is at the CPU key
+    and Triton's CUDA benchmark loop is emulated: the registration is lifted while Triton benchmarks
+    (``window.registration_lifted``), the call passes with nothing of Triton's traced; a config pre_hook of the
+    candidate's that calls ``zero_`` still puts ``aten::zero_`` in the trace (judged as a dispatch recursion, as on the
+    interpreter). Without the lift (``--no-lift``: the child before session 40) the honest kernel is refused."""
+    assert _run(tmp_path, REGISTERED, "--gpu-bench") == [
+        "honest ok 0.0 [] True", "hook_calls_zero_ ok 0.0 ['aten::zero_'] True"]
+    assert _run(tmp_path, REGISTERED, "--gpu-bench", "--no-lift")[0] == "honest DispatchRecursion [] True"

@@ -285,6 +285,7 @@ class Child:
         STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
             STATE.registered = frozenset(getattr(self.impl, "fns", {}))
+            STATE.registration = self.impl  # lifted while Triton benchmarks an autotuned kernel (window.py)
         self.module = module
         self.send(Ready(ok=True, timers_tampered=tampered_timers(), missing_optional=self.missing_optional,
                         import_trace=dict(import_trace), import_sites=dict(STATE.import_sites)))
