@@ -82,6 +82,9 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
         def get_active_torch_device(self) -> Any:
             return torch.device("cpu")   # the interpreter's tensors (the kernels run interpreted, below)
 
+        def get_benchmarker(self) -> Any:
+            return kgb_interp.rank_configs   # Autotuner.do_bench: the interpreter's ranking, cached as on a GPU
+
         class utils:  # noqa: N801 - driver.active.utils.get_device_properties(i): the interpreter's sm_90 figures
             @staticmethod
             def get_device_properties(device: Any = None) -> dict[str, int]:
@@ -191,10 +194,10 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
 
     JITFunction.run = run                                     # type: ignore[method-assign]
     JITFunction.__call__ = device_call                        # type: ignore[method-assign]
-    ranked = autotuner.Autotuner._bench
+    ranked = autotuner.Autotuner._bench  # Triton's own: caches do_bench, the interpreter's ranking, as a GPU caches
 
     def bench(self: Any, *args: Any, config: Any, **meta: Any) -> Any:
-        # every config of an autotuned kernel compiles (compile only; the harness's ranking then picks one)
+        # every config of an autotuned kernel compiles (compile only; the interpreter's ranking then picks one)
         in_autotune[0] = True
         try:
             self.fn.run(*args, **dict(meta, warmup=True, **config.all_kwargs()))
@@ -221,6 +224,8 @@ def _check_one(op_id: str, submission: Path, tier: str, arch: int, max_cases: in
     sys.modules[spec.name] = module  # as the sandbox imports it: dataclasses of string annotations look it up there
     try:
         spec.loader.exec_module(module)  # type: ignore[union-attr]
+        if audit is not None:
+            audit.module = module
         impl = make_impl(op, module, platform)
     except Exception as exc:  # noqa: BLE001
         out["import_error"] = f"{type(exc).__name__}: {exc}"[:1000]
@@ -299,6 +304,25 @@ class _snapshot_audit:  # noqa: N801 - used like a function
         self.checks = 0
         self.case = "import"
         self.firings: list[dict[str, str]] = []
+        self.module: Any = None  # the submission's module, once imported (its kernel objects: kernel_objects)
+
+    def kernel_objects(self) -> str | None:
+        """The launch rule's checks of the kernel objects (``@triton.jit``, ``autotune``, ``heuristics``) the
+        submission's module holds, after the GPU path ran on them here (real JITFunctions compiled for sm_90, Triton's
+        own ``Autotuner._bench``): an instance entry over a class entry (``kernel_guard.shadowed_entry``; the H100
+        gate at aadd375 found ``Autotuner.do_bench`` cached there) and the globals their bodies read
+        (``launch_args.check_globals``). The first message, or None."""
+        from triton.runtime.autotuner import Autotuner, Heuristics
+        from triton.runtime.jit import JITFunction
+
+        from kernelgenbench.sandbox import kernel_guard, launch_args
+
+        for v in list(vars(self.module).values()) if self.module is not None else []:
+            if type(v) in (JITFunction, Autotuner, Heuristics):
+                msg = kernel_guard.shadowed_entry(v) or launch_args.check_globals(v)
+                if msg is not None:
+                    return msg
+        return None
 
     def arm(self) -> None:
         """Take every snapshot the sandbox child takes before the submission's import."""
@@ -321,7 +345,8 @@ class _snapshot_audit:  # noqa: N801 - used like a function
         self.checks += 1
         checks: list[tuple[str, Any]] = [("triton_changed", snapshots.triton_changed),
                                          ("harness_changed", snapshots.harness_changed),
-                                         ("tampered_timers", lambda: ", ".join(child.tampered_timers()) or None)]
+                                         ("tampered_timers", lambda: ", ".join(child.tampered_timers()) or None),
+                                         ("kernel_objects", self.kernel_objects)]
         if between_calls:
             checks += [("global_state_change", lambda: global_state_change(where)),
                        ("foreign_modes", lambda: foreign_modes(where))]

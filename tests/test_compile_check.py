@@ -128,3 +128,32 @@ def test_snapshot_audit_reports_a_change_of_triton(tmp_path: Path):
     f = res["snapshot_firings"][0]
     assert f["case"] == "smoke/0" and f["where"].startswith("after the GPU compile of "), f
     assert f["message"].startswith("triton.language.core.my_probe was added after the harness started"), f
+
+
+def test_snapshot_audit_checks_autotuned_kernel_objects_after_triton_s_own_benchmarking(tmp_path: Path):
+    """Session 40: the legal autotuned saxpy (autotune over heuristics over jit, restore_value) runs Triton's own
+    ``Autotuner._bench`` here (until then the interpreter replaced it with a ranking), which caches ``do_bench`` on the
+    tuner as a GPU does; the audit then runs the launch rule's kernel-object checks (``shadowed_entry``,
+    ``check_globals``) on the compiled JITFunction and its wrappers, and none fires. A copy whose module writes its
+    own function over that entry is reported by the same check (the H100 gate at aadd375
+    refused every autotuned kernel there, before df55ad0, with this message)."""
+    from fixture_files import write_submission
+
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    sub = write_submission(ROOT / "tests" / "good" / "autotune__cublas__cublasSaxpy_v2.py",
+                           folder / "cublas__cublasSaxpy_v2.py")
+    (tmp_path / "honest").mkdir()
+    rc, res = _audit(folder, tmp_path / "honest", "cublas::cublasSaxpy_v2")
+    assert res["compiled"] >= 2 and res["errors"] == [] and res["snapshot_firings"] == [], res
+    assert rc == 0
+    src = sub.read_text()
+    sub.write_text(src.replace("def cublasSaxpy_v2(n, alpha, x, incx, y, incy):\n",
+                               "def cublasSaxpy_v2(n, alpha, x, incx, y, incy):\n"
+                               "    vars(_axpy)['do_bench'] = lambda fn, quantiles: [0.0] * 3\n", 1))
+    (tmp_path / "cheat").mkdir()
+    p, res = _run(folder, tmp_path / "cheat", "cublas::cublasSaxpy_v2", "--snapshots")
+    assert p.returncode == 1
+    checks = {(f["check"], f["message"]) for f in res["snapshot_firings"]}
+    assert ("kernel_objects", "kernel _axpy: .do_bench set on the kernel object shadows its Triton class's (a "
+            "submission may not change Triton's kernel objects: monkey-patching)") in checks, res

@@ -210,7 +210,7 @@ class Child:
         from .dispatch import trace_import
         from .drive import make_impl
         from .host_reads import install_host_read_hooks
-        from .interpreter import install_autotune_ranking, install_interpreter_patches, install_interpreter_progress
+        from .interpreter import install_interpreter_patches, install_interpreter_progress
         from .launch import install_launch_hooks
         from .protocol import fast_tensor_files
         from .state import STATE
@@ -222,8 +222,6 @@ class Child:
         self.op = (operator_from_module(self.args.op, self.args.op_module) if self.args.op_module
                    else get_operator(self.args.op))
         self.state = STATE
-        if self.platform.interpreter:
-            install_autotune_ranking()  # under the launch hooks' Autotuner._bench hook, as Triton's is on a GPU
         install_launch_hooks()
         install_host_read_hooks()
         _eager_wrap_triton()
@@ -287,6 +285,7 @@ class Child:
         STATE.replaced = frozenset(getattr(self.impl, "fns", {}))  # the overloads the wrappers replace
         if getattr(self.impl, "lib", None) is not None:  # ATen wrappers registered at the device's key
             STATE.registered = frozenset(getattr(self.impl, "fns", {}))
+            STATE.registration = self.impl  # lifted while Triton benchmarks an autotuned kernel (window.py)
         self.module = module
         self.send(Ready(ok=True, timers_tampered=tampered_timers(), missing_optional=self.missing_optional,
                         import_trace=dict(import_trace), import_sites=dict(STATE.import_sites)))

@@ -1,10 +1,12 @@
 """Patches of the Triton CPU interpreter (``TRITON_INTERPRET=1``), installed by the child on the
 interpreter platform only.
 
-* ``@triton.autotune`` picks the first config that survives pruning (the interpreter has no driver to
-  benchmark with; times are not reported there anyway); ``libdevice`` functions that ``tl.math`` also
-  has run as ``tl.math``'s; builtins a kernel reads under its own global names run as ``tl``'s
-  (:func:`_builtin_aliases`); ``torch.cuda.device(cpu)`` is a no-op context (:func:`install_interpreter_patches`).
+* ``@triton.autotune`` picks the first config that survives pruning (the interpreter has no device to
+  time with; times are not reported there anyway): Triton's own ``Autotuner._bench`` runs, under the harness's
+  hook, as on a GPU, and the driver's benchmarker (:func:`rank_configs`) ranks without running; ``libdevice``
+  functions that ``tl.math`` also has run as ``tl.math``'s; builtins a kernel reads under its own global names run
+  as ``tl``'s (:func:`_builtin_aliases`); ``torch.cuda.device(cpu)`` is a no-op context
+  (:func:`install_interpreter_patches`).
 * Bounds checks: every load, store and atomic of an interpreted kernel is checked against the memory of
   its launch's tensor arguments before it happens (:func:`install_interpreter_bounds_checks`); during a
   call given pointer arrays (cuBLAS ``*Batched``) a launch may also reach the storages their addresses
@@ -16,6 +18,7 @@ interpreter platform only.
 from __future__ import annotations
 
 import os
+import types
 from contextlib import contextmanager
 from typing import Any
 
@@ -23,39 +26,47 @@ import torch
 
 from .interpreter_numerics import install_gpu_numerics
 
-#: Whether :func:`install_interpreter_patches` and :func:`install_autotune_ranking` ran in this process.
-_INSTALLED: dict[str, bool] = {}
+#: Whether :func:`install_interpreter_patches` ran in this process.
+_PATCHED = False
 
 
-def install_autotune_ranking() -> None:
-    """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1`` (idempotent).
-
-    Triton 3.6's autotuner benchmarks every config through the active driver, and the interpreter
-    has none ("0 active drivers"). Here the benchmark (``Autotuner._bench``) is replaced by a ranking that prefers
-    the first config surviving pruning; the chosen config then runs normally. The child installs it before the
-    launch hooks, whose ``_bench`` hook (the autotune rule, the traced hooks) then wraps the ranking as it wraps
-    Triton's benchmark on a GPU (red team rt40: installed after them, the ranking replaced that hook, so its checks
-    never ran on the interpreter)."""
+def rank_configs(kernel_call: Any, quantiles: Any = None, **kwargs: Any) -> Any:
+    """The interpreter's benchmarker (``driver.active.get_benchmarker()``, which Triton 3.6's ``Autotuner.do_bench``
+    returns and caches on the tuner): the "time" of a config is its position in the tuner's configs (0.0 for one an
+    early prune made), so the first config that survives pruning wins; ``kernel_call`` is not called (nothing is
+    timed here). Until session 40 the interpreter replaced ``Autotuner._bench`` itself with this ranking, so the CPU
+    never ran the harness's hook of ``_bench`` nor Triton's own, which caches ``do_bench`` on the tuner: the launch
+    rule that refused that cached value as monkey-patching passed every CPU test and refused every autotuned kernel
+    on an H100 (gate at aadd375). The tuner and config are read from the closure of Triton's own ``kernel_call``
+    (a closure of another file, or other types there, ranks 0.0: none of its objects' code runs)."""
     import triton.runtime.autotuner as autotuner
 
-    if _INSTALLED.get("ranking"):
-        return
-    _INSTALLED["ranking"] = True
-
-    def _bench(self, *args, config, **meta):
-        return [float(self.configs.index(config)) if config in self.configs else 0.0] * 3
-
-    _bench._kgb_hooked = True  # type: ignore[attr-defined]
-    autotuner.Autotuner._bench = _bench
+    rank = 0.0
+    code = getattr(kernel_call, "__code__", None)
+    if type(kernel_call) is types.FunctionType and code.co_filename == autotuner.__file__:
+        cells = dict(zip(code.co_freevars, kernel_call.__closure__ or ()))
+        tuner = cells["self"].cell_contents if "self" in cells else None
+        config = cells["config"].cell_contents if "config" in cells else None
+        if type(tuner) is autotuner.Autotuner and type(config) is autotuner.Config and type(tuner.configs) is list:
+            same = [i for i, c in enumerate(tuner.configs) if type(c) is autotuner.Config and c == config]
+            rank = float(same[0]) if same else 0.0
+    return [rank] * len(quantiles) if quantiles is not None else rank
 
 
 def install_interpreter_patches() -> None:
-    """The interpreter's patches (idempotent): the autotune ranking (:func:`install_autotune_ranking`, unless
-    installed already), libdevice, builtins, constexpr operators, device queries and GPU numerics."""
-    if _INSTALLED.get("patches"):
+    """Make ``@triton.autotune`` usable under ``TRITON_INTERPRET=1`` (idempotent).
+
+    Triton 3.6's autotuner benchmarks every config through the active driver's benchmarker, and the
+    interpreter has no device to time with. The interpreter's driver stand-in (:func:`_cpu_device_queries`)
+    answers ``get_benchmarker()`` with :func:`rank_configs`, a ranking that prefers the first config surviving
+    pruning; everything else of autotuning (Triton's ``_bench`` under the harness's hook, the ``do_bench`` it
+    caches on the tuner) runs as on a GPU, and the chosen config then runs normally.
+    """
+    global _PATCHED
+    if _PATCHED:
         return
-    _INSTALLED["patches"] = True
-    install_autotune_ranking()
+    _PATCHED = True
+    _ranked_benchmarks()
     _map_libdevice_to_tl_math()
     _gdc_no_ops()
     _builtin_aliases()
@@ -65,6 +76,16 @@ def install_interpreter_patches() -> None:
     _cpu_device_queries()
     install_gpu_numerics()
     install_interpreter_bounds_checks()
+
+
+def _ranked_benchmarks() -> None:
+    """``triton.testing.do_bench`` and ``do_bench_cudagraph`` rank as :func:`rank_configs` does: a tuner made with the
+    deprecated ``warmup=``/``rep=``/``use_cuda_graph=`` caches a lambda of Triton's that calls them, and on the
+    interpreter they asked the driver for CUDA events and raised; everything before them runs as on a GPU."""
+    import triton.testing
+
+    for name in ("do_bench", "do_bench_cudagraph"):
+        setattr(triton.testing, name, rank_configs)
 
 
 #: What :func:`install_interpreter_progress` counts, in this order, as little-endian int64 in the file.
@@ -645,6 +666,9 @@ def _cpu_device_queries() -> None:
 
         def get_current_stream(self, device=None):
             return 0  # the handle torch.cuda.current_stream().cuda_stream answers here (CPUStandInStream); fp37
+
+        def get_benchmarker(self):
+            return rank_configs  # one function: the value Autotuner.do_bench caches is the property's own
 
         def get_current_target(self):
             # the sm_90 GPU the device properties describe and the compile check compiles for (tp38: Triton's matmul

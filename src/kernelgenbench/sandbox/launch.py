@@ -24,7 +24,7 @@ from typing import Any, Callable
 
 from . import folded, gpu_compile, kernel_guard, launch_args
 from .state import STATE
-from .window import harness_window, mode_stacks_foreign
+from .window import harness_window, mode_stacks_foreign, registration_lifted
 
 #: The import trace's key for the scalar values handed to Triton launches at import: host Python data that
 #: enters device memory as surely as ``torch.tensor(list)`` does, so it counts against the same budget
@@ -741,7 +741,7 @@ def install_launch_hooks() -> None:
                 grid = kwargs.get("grid")
                 if callable(grid):  # the launch grid of every benchmarked call: the submission's code
                     kwargs = {**kwargs, "grid": traced(grid)}
-                with harness_window("benchmarks an autotuned kernel"):
+                with harness_window("benchmarks an autotuned kernel"), registration_lifted():
                     return _orig(self, *args, **kwargs)
 
         _bench._kgb_suspended = True  # type: ignore[attr-defined]

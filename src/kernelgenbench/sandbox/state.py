@@ -59,6 +59,9 @@ class State:
         #: ATen overloads the candidate's registration replaces in this process (set by the child on
         #: GPUs): the poisoning of allocations must not dispatch into them (see poison_allocation)
         self.registered: frozenset[str] = frozenset()
+        #: the candidate's registration itself (``drive.AtenImpl``, set by the child with ``registered``): lifted
+        #: around Triton's autotune benchmarking (:class:`.window.registration_lifted`)
+        self.registration: Any = None
         #: violations of the launch rule (:mod:`.launch_args`), recorded before the launch raises and
         #: never cleared: the child reports them with every answer, the verifier fails the job on them
         #: (a submission that catches the error does not undo the record)

@@ -127,6 +127,34 @@ class harness_window:
                 _violation(self.where, found)
 
 
+class registration_lifted:  # noqa: N801 - used like a function
+    """Lift the candidate's ATen registration (``STATE.registration``, GPUs) for the duration, as the child's
+    ``harness_io`` does around its own tensor work: inside Triton's autotune benchmarking (``Autotuner._bench``),
+    ``triton.testing.do_bench`` allocates its L2-flush buffer with ``torch.empty`` and zeroes it with ``zero_`` before
+    every timed call, and Triton's ``reset_to_zero``/``restore_value`` hooks run ``zero_``, ``clone`` and ``copy_``:
+    on a GPU these reached a registered candidate of that op, which was running (its kernel being tuned), and failed
+    the honest candidate as a dispatch recursion (session 40, reproduced on the CPU with a registration at the CPU
+    key; the interpreter, which registers nothing, never saw it). Lifted, they run PyTorch's own kernels, untraced
+    as all of Triton's work in the window is; the candidate's own hooks that Triton calls there still run traced
+    (``launch.traced_autotune_hooks``), so a call of the op under test from them is in the trace and judged as a
+    dispatch recursion, as on the interpreter."""
+
+    __slots__ = ("impl",)
+
+    def __init__(self) -> None:
+        self.impl: Any = None
+
+    def __enter__(self) -> None:
+        impl = STATE.registration
+        if impl is not None and getattr(impl, "lib", None) is not None:
+            self.impl = impl
+            impl.deactivate()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.impl is not None:
+            self.impl.activate()
+
+
 def _submission_path() -> str:
     from . import launch_args
 

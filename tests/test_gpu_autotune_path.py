@@ -1,0 +1,274 @@
+"""Triton's autotuning as a GPU runs it, on the CPU (session 40). Two launch rules passed every CPU test and refused
+honest kernels on a GPU, because Triton does things there that the interpreter never did: a GPU compile rebinds
+``used_global_vals`` (session 36), and ``Autotuner.do_bench``, a ``functools.cached_property``, is stored on the tuner
+at its first benchmark (gate at aadd375: every autotuned kernel refused as monkey-patching, fixed at df55ad0).
+
+Until this session the interpreter replaced ``Autotuner._bench`` with a ranking, so on the CPU neither the harness's
+hook of ``_bench`` (``check_autotuner`` per pruned config, the traced hooks, the launch window) nor Triton's own
+``_bench`` (which caches ``do_bench``) ever ran. Now the interpreter's driver answers ``get_benchmarker()`` with that
+ranking (``sandbox/interpreter.py`` ``rank_configs``) and everything else runs as on a GPU
+(:func:`test_the_interpreter_benchmarks_through_triton_s_own_autotuner`). :func:`test_the_gpu_benchmark_loop` goes
+further: Triton's own ``triton.testing.do_bench`` (the CUDA driver's benchmarker) runs every pruned config's
+``kernel_call`` (hooks, heuristics, the launch of each config through the harness's hooked run) with stand-in CUDA
+events, and the harness's checks run on the kernel objects after every call."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+PRELUDE = r'''
+import os, sys, types, warnings
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+import triton.runtime.autotuner as autotuner
+from triton.runtime.driver import driver
+from kernelgenbench.sandbox import kernel_guard, snapshots
+from kernelgenbench.sandbox.dispatch import traced
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches, rank_configs
+from kernelgenbench.sandbox.launch import install_launch_hooks
+from kernelgenbench.sandbox.state import STATE
+import triton.testing
+TRITON_DO_BENCH = (triton.testing.do_bench, triton.testing.do_bench_cudagraph)
+install_launch_hooks()         # the sandbox child's order: launch hooks, then the interpreter's patches
+install_interpreter_patches()
+if "--pre-df55ad0" in sys.argv:  # the launch rule as it was before df55ad0: a cached value shadows its property
+    kernel_guard._cached_value = lambda *a: False
+if "--gpu-bench" in sys.argv:
+    # CudaDriver's benchmarking on the CPU: Triton's own do_bench, its L2-flush buffer zeroed with ATen as on a GPU,
+    # CUDA events that report 50 ms (do_bench then calls each config 1 + 5 + 2 + 10 times). Exec'd in the
+    # globals of Triton's CUDA driver module, whose functions these stand for (the launch window judges an exec'd
+    # frame by the module whose globals it runs in)
+    import triton.backends.nvidia.driver as nvd
+    triton.testing.do_bench, triton.testing.do_bench_cudagraph = TRITON_DO_BENCH  # Triton's own, as on a GPU
+    exec("""
+class _EmuEvent:
+    def __init__(self, enable_timing=False): pass
+    def record(self): pass
+    def elapsed_time(self, other): return 50.0
+class _EmuDevice:
+    Event = _EmuEvent
+    @staticmethod
+    def synchronize(): pass
+def _emu_get_benchmarker(self):
+    from triton.testing import do_bench
+    return do_bench
+def _emu_get_device_interface(self): return _EmuDevice
+def _emu_get_empty_cache_for_benchmark(self):
+    import torch
+    return torch.empty(1024, dtype=torch.int)
+def _emu_clear_cache(self, cache): cache.zero_()
+""", vars(nvd))
+    for n in ("get_benchmarker", "get_device_interface", "get_empty_cache_for_benchmark", "clear_cache"):
+        setattr(driver.active, n, types.MethodType(vars(nvd)["_emu_" + n], driver.active))
+snapshots.snapshot_triton()    # as the child: after the harness's patches, before the submission's code
+snapshots.snapshot_harness()
+
+@triton.jit
+def add1(x, n, BLOCK: tl.constexpr, EVEN: tl.constexpr = False):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + o, tl.load(x + o, mask=o < n) + 1, mask=o < n)
+
+CF = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32}, num_warps=2)]
+def prune(configs, nargs, **kw):
+    return [triton.Config(dict(c.kwargs), num_warps=c.num_warps) for c in configs if c.kwargs["BLOCK"] <= 32][::-1]
+HOOKED = []
+def hook(nargs):
+    HOOKED.append(1)
+even = lambda a: a["n"] % 16 == 0
+KERNELS = {
+    "plain": triton.autotune(CF, key=["n"])(add1),
+    "reset_to_zero": triton.autotune(CF, key=["n"], reset_to_zero=["x"])(add1),
+    "restore_value": triton.autotune(CF, key=["n"], restore_value=["x"])(add1),
+    "pruned": triton.autotune(CF + [triton.Config({"BLOCK": 64})], key=["n"], prune_configs_by={
+        "early_config_prune": prune, "perf_model": lambda **k: k["BLOCK"], "top_k": 2})(add1),
+    "config_pre_hook": triton.autotune([triton.Config({"BLOCK": 16}, pre_hook=hook), CF[1]], key=["n"])(add1),
+    "user_hooks": triton.autotune(CF, key=["n"], pre_hook=lambda a, reset_only=False: HOOKED.append(2),
+                                  post_hook=lambda a, exception: HOOKED.append(3))(add1),
+    "heuristics_inside": triton.autotune(CF, key=["n"])(triton.heuristics({"EVEN": even})(add1)),
+    "heuristics_outside": triton.heuristics({"EVEN": even})(triton.autotune(CF, key=["n"])(add1)),
+}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # warmup=/rep=: a do_bench lambda of Triton's own file
+    KERNELS["warmup_rep"] = triton.autotune(CF, key=["n"], warmup=5, rep=20)(add1)
+
+
+def drive(name):
+    """Three calls (two keys) of kernel ``name`` inside a traced call, as the child runs a case; then the checks
+    the child runs after every traced call, on the kernel objects and Triton's modules and classes."""
+    k = KERNELS[name]
+    x = torch.zeros(40)
+    def body(x):
+        for n in (40, 40, 24):
+            k[lambda m: (triton.cdiv(m["n"], m["BLOCK"]),)](x, n)
+        return x
+    STATE.launch_violations.clear()
+    STATE.begin_case(False)
+    err = None
+    try:
+        traced(body, "w")(x)
+    except Exception as exc:  # the launch rule's refusal: reported
+        err = type(exc).__name__
+    finally:
+        STATE.end_case()
+    tuner = k if type(k) is autotuner.Autotuner else k.fn
+    checks = (err, STATE.launch_violations[:1], kernel_guard.shadowed_entry(k), snapshots.triton_changed(),
+              snapshots.harness_changed())
+    return tuner, x, checks
+'''
+
+CPU = PRELUDE + r'''
+for name in KERNELS:
+    tuner, x, checks = drive(name)
+    cached = vars(tuner).get("do_bench", "nothing cached")
+    print(name, checks == (None, [], None, None, None), cached is rank_configs, str(tuner.best_config).split(",")[0],
+          x[0].item(), x[30].item())
+print("warmup_rep's", vars(KERNELS["warmup_rep"]).get("do_bench") is KERNELS["warmup_rep"]._do_bench)
+k = KERNELS["plain"]
+k.__dict__["do_bench"] = lambda fn, quantiles: [0.0] * 3  # a cheat that writes the entry Triton caches, with its own
+print("cheat", drive("plain")[2][0])
+'''
+
+
+def _run(tmp: Path, script: str, *flags: str) -> list[str]:
+    """Run ``script`` from a file (Triton compiles a jit function from its source file) with ``flags``."""
+    path = tmp / "emulation.py"
+    path.write_text(script)
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, str(path), *flags], env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.strip().splitlines()
+
+
+def test_the_interpreter_benchmarks_through_triton_s_own_autotuner(tmp_path: Path) -> None:
+    """In the sandbox child's order of patches, an autotuned kernel's configs are benchmarked by Triton's own
+    ``Autotuner._bench`` under the harness's hook: ``do_bench`` is cached on the tuner as a GPU caches it (the
+    interpreter's ranking, :func:`rank_configs`), the first config that survives pruning wins (by its place in the
+    tuner's configs: ``pruned`` reverses them and makes new ones), nothing of the harness fires, and the kernel
+    computes its result (x[0] is 3: three calls, each adding 1; no config is run while benchmarking here). A cheat
+    writing its own function over the cached entry is still refused. Before this session the interpreter replaced
+    ``_bench``: nothing was cached (the ``True`` after each kernel's first column failed)."""
+    lines = _run(tmp_path, CPU)
+    assert lines[:10] == [
+        "plain True True BLOCK: 16 3.0 2.0",
+        "reset_to_zero True True BLOCK: 16 1.0 0.0",  # zeroed by Triton's hook before the last call (a new key)
+        "restore_value True True BLOCK: 16 3.0 2.0",
+        "pruned True True BLOCK: 16 3.0 2.0",
+        "config_pre_hook True True BLOCK: 16 3.0 2.0",
+        "user_hooks True True BLOCK: 16 3.0 2.0",
+        "heuristics_inside True True BLOCK: 16 3.0 2.0",
+        "heuristics_outside True True BLOCK: 16 3.0 2.0",
+        "warmup_rep True False BLOCK: 16 3.0 2.0",  # warmup=/rep= cache Triton's own do_bench lambda instead
+        "warmup_rep's True",
+    ], lines
+    assert lines[10] == "cheat LaunchArgumentError", lines
+
+
+def test_the_launch_rule_before_df55ad0_fails_on_the_cpu_now(tmp_path: Path) -> None:
+    """The same run with the launch rule as it was before df55ad0 refuses the honest autotuned kernel on the CPU,
+    as the GPU gate at aadd375 did on an H100: the CPU now sees that divergence."""
+    lines = _run(tmp_path, CPU, "--pre-df55ad0")
+    assert lines[0].startswith("plain False True"), lines
+
+
+GPU = PRELUDE + r'''
+for name in KERNELS:
+    HOOKED.clear()
+    tuner, x, checks = drive(name)
+    timings = sorted(str(c).split(",")[0] for c in getattr(tuner, "configs_timings", {}))
+    print(name, checks == (None, [], None, None, None), vars(tuner).get("do_bench") is triton.testing.do_bench,
+          "|".join(timings), x[0].item(), x[30].item(), sorted(set(HOOKED)))
+    if "--pre-df55ad0" in sys.argv:
+        print(checks)
+        break
+'''
+
+
+def test_the_gpu_benchmark_loop(tmp_path: Path) -> None:
+    """Triton's own CUDA benchmark loop (``triton.testing.do_bench``, every pruned config's ``kernel_call`` run 18
+    times: 1 + 5 to estimate, 2 warm-ups and 10 timed at 10 ms each; its pre/post hooks, heuristics, and its launch
+    through the harness's hooked run, the launch rule checking each), then the checks the child runs after every
+    traced call: none fires on any of these honest kernels. The outputs show Triton's own behaviour on a GPU (each
+    benchmarked call of an un-reset kernel adds to x: x[0] gets 2 configs x 18 calls for each of the two keys and the
+    three launches; ``reset_to_zero`` zeroes x before each config, ``restore_value`` restores it after each), which
+    the CPU's ranking never showed."""
+    import triton  # noqa: F401 - the subprocess imports it; here only to fail early without Triton
+
+    lines = _run(tmp_path, GPU, "--gpu-bench")
+    assert lines == [
+        "plain True True BLOCK: 16|BLOCK: 32 75.0 38.0 []",
+        "reset_to_zero True True BLOCK: 16|BLOCK: 32 1.0 0.0 []",
+        "restore_value True True BLOCK: 16|BLOCK: 32 3.0 2.0 []",
+        "pruned True True BLOCK: 16|BLOCK: 32 75.0 38.0 []",
+        "config_pre_hook True True BLOCK: 16|BLOCK: 32 75.0 38.0 [1]",
+        "user_hooks True True BLOCK: 16|BLOCK: 32 75.0 38.0 [2, 3]",
+        "heuristics_inside True True BLOCK: 16|BLOCK: 32 75.0 38.0 []",
+        "heuristics_outside True True BLOCK: 16|BLOCK: 32 75.0 38.0 []",
+        "warmup_rep True False BLOCK: 16|BLOCK: 32 39.0 20.0 []",  # warmup=5, rep=20: 1 + 5 + 1 + 2 calls
+    ], lines
+
+
+def test_the_gpu_benchmark_loop_sees_the_do_bench_divergence(tmp_path: Path) -> None:
+    """The emulated GPU loop with the launch rule before df55ad0 refuses the plain autotuned kernel as the H100 did
+    (the emulation is sensitive to the class of divergence it is for)."""
+    lines = _run(tmp_path, GPU, "--gpu-bench", "--pre-df55ad0")
+    assert lines[0].startswith("plain False True"), lines
+    assert "do_bench set on the kernel object shadows" in lines[1], lines
+
+
+REGISTERED = PRELUDE + r'''
+from types import SimpleNamespace
+from kernelgenbench.sandbox.drive import make_impl
+from kernelgenbench.suite.registry import get_operator
+
+@triton.jit
+def _zero(x, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + o, tl.zeros([BLOCK], dtype=tl.float32), mask=o < n)
+
+def own_zero(nargs):
+    nargs["x"].zero_()  # the candidate's own hook calling the op under test
+
+# the hook on the config not chosen (equal times: the first wins), so that it runs only while Triton benchmarks
+HOOKED_CFG = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32}, pre_hook=own_zero)]
+for name, cfg in (("honest", [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]),
+                  ("hook_calls_zero_", HOOKED_CFG)):
+    kernel = triton.autotune(cfg, key=["n"])(_zero)
+    def zero_(self):
+        n = self.numel()
+        kernel[lambda m: (triton.cdiv(n, m["BLOCK"]),)](self, n)
+        return self
+    # the candidate registered as on a GPU (drive.AtenImpl at the platform's key), at the CPU key here
+    impl = make_impl(get_operator("aten::zero_"), SimpleNamespace(zero_=zero_), SimpleNamespace(dispatch_key="CPU"))
+    STATE.registered = frozenset(impl.fns)
+    STATE.registration = impl if "--no-lift" not in sys.argv else None  # as the child sets it
+    x = torch.ones(40)
+    STATE.begin_case(False)
+    try:
+        x.zero_()
+        out = f"ok {x.abs().sum().item()}"
+    except Exception as exc:
+        out = type(exc).__name__
+    finally:
+        STATE.end_case()
+        impl.deactivate()
+    print(name, out, sorted(k for k in STATE.trace if k.startswith(("aten::zero_", "aten::empty", "aten::fill_"))),
+          impl.lib is None)
+'''
+
+
+def test_triton_s_benchmarking_does_not_reach_a_registered_candidate(tmp_path: Path) -> None:
+    """On a GPU the candidate's ATen wrappers are registered at the dispatcher. An honest ``aten::zero_`` whose kernel
+    is autotuned: while Triton benchmarks it inside the candidate's call, ``triton.testing.do_bench`` allocates and
+    zeroes its L2-flush buffer (``torch.empty``, ``zero_``), which reached the running candidate and failed it as a
+    dispatch recursion, on GPUs only (the interpreter registers nothing). Here the registration is at the CPU key
+    and Triton's CUDA benchmark loop is emulated: the registration is lifted while Triton benchmarks
+    (``window.registration_lifted``), the call passes with nothing of Triton's traced; a config pre_hook of the
+    candidate's that calls ``zero_`` still puts ``aten::zero_`` in the trace (judged as a dispatch recursion, as on the
+    interpreter). Without the lift (``--no-lift``: the child before session 40) the honest kernel is refused."""
+    assert _run(tmp_path, REGISTERED, "--gpu-bench") == [
+        "honest ok 0.0 [] True", "hook_calls_zero_ ok 0.0 ['aten::zero_'] True"]
+    assert _run(tmp_path, REGISTERED, "--gpu-bench", "--no-lift")[0] == "honest DispatchRecursion [] True"
