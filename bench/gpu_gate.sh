@@ -107,7 +107,7 @@ if [ "$PART" = 1t ]; then
   if [ "$PLATFORM" = cuda ]; then
     KGB_TEST_PLATFORM=cuda KGB_FAILURE_LOG="$W/gpu-test-failures.log" timeout $(( $(left) - 15 )) $PY -m pytest -q \
         -vv --tb=short -p no:cacheprovider --durations=25 -n $TSLOTS tests/test_timing_gpu.py \
-        tests/test_bad_submissions.py tests/test_interpreter_source.py tests/test_cublas_binding.py \
+        tests/test_bad_submissions.py tests/test_interpreter_source.py tests/test_cublas_binding.py tests/test_autotune_kinds.py \
         > "$W/gpu-tests.log" 2>&1
     echo "rc $?" >> "$W/gpu-tests.log"
   else
@@ -130,7 +130,7 @@ if [ "$PART" = 1 ] || [ "$PART" = all ]; then
   if [ "$PLATFORM" = cuda ]; then
     ( KGB_TEST_PLATFORM=cuda KGB_FAILURE_LOG="$W/gpu-test-failures.log" timeout $(( $(left) - RESERVE )) $PY -m pytest -q -vv --tb=short -p no:cacheprovider --durations=25 \
           -n $TSLOTS tests/test_timing_gpu.py tests/test_bad_submissions.py \
-          tests/test_interpreter_source.py tests/test_cublas_binding.py > "$W/gpu-tests.log" 2>&1
+          tests/test_interpreter_source.py tests/test_cublas_binding.py tests/test_autotune_kinds.py > "$W/gpu-tests.log" 2>&1
       echo "rc $?" >> "$W/gpu-tests.log" ) &
   else
     echo "rc skipped (no GPU)" > "$W/gpu-tests.log"

@@ -79,8 +79,8 @@ def _triton_function(fn: Any, triton_dir: str, depth: int = 0) -> bool:
     (:func:`.interpreter.rank_configs`, by identity)."""
     if type(fn) is not types.FunctionType or depth > 2:
         return False
-    if depth == 0 and fn is getattr(sys.modules.get("kernelgenbench.sandbox.interpreter"), "rank_configs", None):
-        return True  # the interpreter driver's benchmarker (gd40: Triton's own _bench runs on the CPU with it)
+    if fn is getattr(sys.modules.get("kernelgenbench.sandbox.interpreter"), "rank_configs", None):
+        return True  # the interpreter's benchmarker and triton.testing's there (gd40: Triton's own _bench runs with it)
     if not os.path.abspath(fn.__code__.co_filename).startswith(triton_dir):
         return False
     held = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
