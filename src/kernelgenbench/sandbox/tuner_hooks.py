@@ -1,0 +1,76 @@
+"""Triton's own ``reset_to_zero=``/``restore_value=`` hooks while it benchmarks an autotuned kernel (red team rb40).
+
+Inside ``Autotuner._bench`` the harness's launch window is open and the candidate's ATen registration is lifted
+(:class:`.window.registration_lifted`, b075737): Triton's own hooks run ``zero_``, ``clone`` and ``copy_`` there with
+PyTorch's kernels, untraced. Triton's hooks look their tensors up in ``full_nargs``, a dict ``_bench`` makes once per
+config and hands to the candidate's own ``triton.Config(pre_hook=)`` (traced, but a dict write is no ATen op), and keep
+the restore copies on the tuner (``tuner.restore_copies``), which the candidate's launch grid can reach. A config
+pre_hook that put ``src`` under the restored name and a launch grid that put ``dst`` back made Triton's restore compute
+``dst.copy_(src)`` untraced (a whole ``aten::copy_`` task, a dtype conversion, any broadcast copy), with a kernel that
+did nothing. :func:`pinned` runs Triton's hooks as Triton defines them, on the tensors the benchmarked launch itself
+receives (read when ``_bench`` starts) and with the copies kept here.
+
+Triton's reset (``zero_``) inside the window was the candidate's result for ``aten::zero_`` (and a factory such as
+``zeros_like``, whose output the candidate allocates): its traced counterpart after the benchmark
+(``Autotuner.run``'s ``pre_hook(reset_only=True)``, a dispatch recursion there) is skipped by a launch that raises
+while Triton benchmarks, the candidate catching the error. The reset now runs traced like the candidate's own hooks
+(``traced`` of :func:`.launch.traced_autotune_hooks`): it is charged as the ``zero_`` Triton's run charges anyway.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, Iterator
+
+import torch
+
+
+def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) -> torch.Tensor:
+    t = names[name]
+    if type(t) is not torch.Tensor:  # Triton would call its zero_/clone/copy_, untraced
+        violation(f"a reset_to_zero=/restore_value= name ({name}) names a {type(t).__name__}, not a tensor")
+    return t
+
+
+@contextlib.contextmanager
+def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], None],
+           traced: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Iterator[None]:
+    """While Triton benchmarks one config of ``tuner`` (``Autotuner._bench(*args, config=, **meta)``, its arguments
+    ``args``/``kwargs``), its own pre/post hooks (those not given by the submission) are the harness's: the same reset
+    and restore, on the tensors the launch receives by these names, the copies held here; the reset runs ``traced``
+    (the candidate's ``zero_``), the restore's ``clone``/``copy_`` untraced as Triton's. A name that is not a tensor's
+    is refused with ``violation``."""
+    reset = list(tuner.reset_to_zero)
+    restore = list(tuner.restore_value)
+    config = kwargs.get("config")
+    names = dict(zip(tuner.arg_names, args))
+    names.update({k: v for k, v in kwargs.items() if k != "config"})
+    if config is not None:
+        names.update(config.all_kwargs())
+    copies: dict[str, torch.Tensor] = {}
+
+    def zero() -> None:
+        for name in reset:
+            _tensor(names, name, violation).zero_()
+
+    def pre_hook(nargs: Any, reset_only: bool = False) -> None:
+        if reset:
+            traced(zero)()
+        if not reset_only:
+            copies.clear()
+            copies.update({name: _tensor(names, name, violation).clone() for name in restore})
+
+    def post_hook(nargs: Any, exception: Any) -> None:
+        for name in restore:
+            _tensor(names, name, violation).copy_(copies[name])
+        copies.clear()
+
+    swaps = [(attr, hook) for attr, hook, own in (("pre_hook", pre_hook, not tuner.user_defined_pre_hook),
+                                                  ("post_hook", post_hook, not tuner.user_defined_post_hook)) if own]
+    saved = [(attr, vars(tuner).get(attr)) for attr, _ in swaps]
+    for attr, hook in swaps:
+        setattr(tuner, attr, hook)
+    try:
+        yield
+    finally:
+        for attr, hook in saved:
+            setattr(tuner, attr, hook)
