@@ -26,7 +26,7 @@ import torch
 
 def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) -> torch.Tensor:
     t = names[name]
-    if type(t) is not torch.Tensor:  # Triton would call its zero_/clone/copy_, untraced
+    if type(t) not in (torch.Tensor, torch.nn.Parameter):  # the launch rule's tensors; else Triton calls its methods
         violation(f"a reset_to_zero=/restore_value= name ({name}) names a {type(t).__name__}, not a tensor")
     return t
 
