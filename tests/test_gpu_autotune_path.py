@@ -370,3 +370,48 @@ def test_triton_s_own_hooks_compute_nothing_for_the_candidate_while_the_registra
     assert lines == ["aten::copy_ ok 0.0 [] [] None",
                      "aten::zero_ ok 0.0 ['aten::zero_'] [] dispatch_recursion",
                      "aten::zeros_like ok 0.0 ['aten::empty_like', 'aten::zero_'] [] dispatch_recursion"], lines
+
+
+HOST = PRELUDE + r'''
+@triton.jit
+def _nothing(x, out, n, calls, BLOCK: tl.constexpr):
+    pass
+
+DONE = [0]
+def chunk(nargs):  # the candidate's Config pre_hook (traced): 4 host reads and 4 host-data elements per call
+    x, out = nargs["x"], nargs["out"]
+    k = DONE[0] % (x.numel() // 4)
+    DONE[0] += 1
+    vals = [-v for v in x[4 * k:4 * k + 4].tolist()]
+    out[4 * k:4 * k + 4] = torch.tensor(vals)
+CALLS = [0]
+host = triton.autotune([triton.Config({"BLOCK": b}, pre_hook=chunk) for b in (16, 32)], key=["n", "calls"])(_nothing)
+def neg(x):
+    out = torch.empty_like(x)
+    CALLS[0] += 1
+    host[(1,)](x, out, x.numel(), CALLS[0])
+    return out
+
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.verify.profile import judge_trace
+x = torch.randn(72)
+STATE.begin_case(False)
+try:
+    out = traced(neg, "neg")(x)
+finally:
+    STATE.end_case()
+row = get_operator("aten::neg")
+v = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())), getattr(row, "allow_copies", True),
+                row.allow_trace, row.data_movement)
+print(torch.equal(out, -x), dict(STATE.trace)["aten::host_data"], v.failure)
+'''
+
+
+def test_budgeted_elements_of_a_hook_are_summed_over_triton_s_benchmark_calls(tmp_path: Path) -> None:
+    """Red team rb40: Triton calls a Config pre_hook at every benchmarked call (18 per config here, hundreds on a
+    GPU), and the traced hook's ops counted as one call's (the most over the calls). A pre_hook reading four elements
+    of x and writing their negation into the output with host data per call computed a whole 72-element aten::neg on
+    the host (37 calls: two configs and the chosen one's run), charged 12 host-data elements (4 per config and run):
+    no verdict. The budgeted element counts (host reads, host data, random draws) are now summed over the calls:
+    148 elements, over the per-call budget of 64 (profile)."""
+    assert _run(tmp_path, HOST, "--gpu-bench") == ["True 148 profile"]

@@ -840,8 +840,8 @@ def traced_autotune_hooks(tuner: Any, config: Any):
     kernel under the tuner and, through the ``traced`` wrapper this yields, the launch grid ``_bench`` hands on
     (red team 30, read from Triton 3.6: both run once per benchmarked call). Triton's own hooks are the harness's
     (:mod:`.tuner_hooks`: the reset traced, the restore not). Benchmarking calls a hook often per config: each op key
-    counts as often as one call of the hook ran it (the most over the calls), so a hook that zeroes an output
-    costs one ``zero_`` per config, not one per timing repetition."""
+    but the budgeted elements (:func:`.tuner_hooks.summed`, summed over the calls) counts as often as one call of the
+    hook ran it (the most over the calls), so a hook that zeroes an output costs one ``zero_`` per config."""
     outer = STATE.inside_launch
     contributed: dict[str, int] = {}
 
@@ -867,7 +867,7 @@ def traced_autotune_hooks(tuner: Any, config: Any):
                         d = counter[key] - before.get(key, 0)
                         if d <= 0:
                             continue
-                        keep = max(0, d - contributed.get(key, 0))
+                        keep = d if tuner_hooks.summed(key) else max(0, d - contributed.get(key, 0))
                         contributed[key] = max(contributed.get(key, 0), d)
                         counter[key] = before.get(key, 0) + keep
                         if not counter[key]:

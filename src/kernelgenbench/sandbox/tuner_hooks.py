@@ -23,6 +23,18 @@ from typing import Any, Callable, Iterator
 
 import torch
 
+#: Trace keys (base names) that count elements against a per-call budget (verify/profile.py: host reads, host data,
+#: random draws): summed over every call of a hook while Triton benchmarks, never folded into one call's count.
+_SUMMED = frozenset({"_local_scalar_dense", "item", "is_nonzero", "host_read", "host_read_widened", "host_data",
+                     "random_draw"})
+
+
+def summed(key: str) -> bool:
+    """Whether trace key ``key`` (``"aten::host_data (...)"``) is one :func:`.launch.traced_autotune_hooks` sums over
+    a hook's calls rather than counting the most one call ran (red team rb40: a Config pre_hook reading and writing four
+    elements per benchmarked call computed a 72-element aten::neg on the host, charged four host-data elements)."""
+    return key.split("::", 1)[-1].split(" ", 1)[0].split(".", 1)[0] in _SUMMED
+
 
 def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) -> torch.Tensor:
     t = names[name]
