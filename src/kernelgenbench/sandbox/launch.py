@@ -738,7 +738,7 @@ def install_launch_hooks() -> None:
                                   "submission launches autotuned kernels and leaves their benchmarking to Triton")
             check_autotuner(self, kwargs.get("config"))  # a config an early prune made
             with traced_autotune_hooks(self, kwargs.get("config")) as traced, \
-                    tuner_hooks.pinned(self, args, kwargs, _launch_violation, traced):  # Triton's reset/restore (rb40)
+                    tuner_hooks.pinned(self, args, kwargs, _launch_violation):  # Triton's reset/restore (rb40)
                 grid = kwargs.get("grid")
                 if callable(grid):  # the launch grid of every benchmarked call: the submission's code
                     kwargs = {**kwargs, "grid": traced(grid)}

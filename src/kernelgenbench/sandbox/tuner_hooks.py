@@ -13,8 +13,9 @@ receives (read when ``_bench`` starts) and with the copies kept here.
 Triton's reset (``zero_``) inside the window was the candidate's result for ``aten::zero_`` (and a factory such as
 ``zeros_like``, whose output the candidate allocates): its traced counterpart after the benchmark
 (``Autotuner.run``'s ``pre_hook(reset_only=True)``, a dispatch recursion there) is skipped by a launch that raises
-while Triton benchmarks, the candidate catching the error. The reset now runs traced like the candidate's own hooks
-(``traced`` of :func:`.launch.traced_autotune_hooks`): it is charged as the ``zero_`` Triton's run charges anyway.
+while Triton benchmarks, the candidate catching the error. The reset now runs traced, as the candidate's own hooks do
+(:func:`.launch.traced_autotune_hooks`), and is charged once per candidate call whatever the number of configs (one
+``zero_`` per tensor, as the reset Triton's run charges anyway after the benchmark).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ import contextlib
 from typing import Any, Callable, Iterator
 
 import torch
+
+from .state import STATE
 
 #: Trace keys (base names) that count elements against a per-call budget (verify/profile.py: host reads, host data,
 #: random draws): summed over every call of a hook while Triton benchmarks, never folded into one call's count.
@@ -36,6 +39,34 @@ def summed(key: str) -> bool:
     return key.split("::", 1)[-1].split(" ", 1)[0].split(".", 1)[0] in _SUMMED
 
 
+#: The trace counter of the candidate call in progress and the op counts Triton's reset was charged in it.
+_RESET_CHARGED: list[Any] = [None, {}]
+
+
+def _charged(run: Callable[[], None], outer: int) -> None:
+    """Run ``run`` (Triton's reset) traced, at the launch depth ``outer`` of the candidate's code; its ops counted once
+    per candidate call: each key as often as the most one run of it ran it in this call (the counter's identity, held
+    here, tells the calls apart)."""
+    counter = STATE._call_trace if STATE._call_trace is not None else STATE.trace
+    if _RESET_CHARGED[0] is not counter:
+        _RESET_CHARGED[:] = [counter, {}]
+    charged: dict[str, int] = _RESET_CHARGED[1]
+    before = dict(counter) if counter is not None else {}
+    saved = STATE.inside_launch
+    STATE.inside_launch = outer
+    try:
+        run()
+    finally:
+        STATE.inside_launch = saved
+        for key in list(counter) if counter is not None else []:
+            d = counter[key] - before.get(key, 0)
+            if d > 0:
+                counter[key] = before.get(key, 0) + max(0, d - charged.get(key, 0))
+                charged[key] = max(charged.get(key, 0), d)
+                if not counter[key]:
+                    del counter[key]
+
+
 def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) -> torch.Tensor:
     t = names[name]
     if type(t) not in (torch.Tensor, torch.nn.Parameter):  # the launch rule's tensors; else Triton calls its methods
@@ -44,13 +75,13 @@ def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) 
 
 
 @contextlib.contextmanager
-def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], None],
-           traced: Callable[[Callable[..., Any]], Callable[..., Any]]) -> Iterator[None]:
+def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], None]) -> Iterator[None]:
     """While Triton benchmarks one config of ``tuner`` (``Autotuner._bench(*args, config=, **meta)``, its arguments
-    ``args``/``kwargs``), its own pre/post hooks (those not given by the submission) are the harness's: the same reset
-    and restore, on the tensors the launch receives by these names, the copies held here; the reset runs ``traced``
-    (the candidate's ``zero_``), the restore's ``clone``/``copy_`` untraced as Triton's. A name that is not a tensor's
-    is refused with ``violation``."""
+    ``args``/``kwargs``; entered before the launch window opens), its own pre/post hooks (those not given by the
+    submission) are the harness's: the same reset and restore, on the tensors the launch receives by these names, the
+    copies held here; the reset runs traced (:func:`_charged`), the restore's ``clone``/``copy_`` untraced as
+    Triton's. A name that is not a tensor's is refused with ``violation``."""
+    outer = STATE.inside_launch
     reset = list(tuner.reset_to_zero)
     restore = list(tuner.restore_value)
     config = kwargs.get("config")
@@ -66,7 +97,7 @@ def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], Non
 
     def pre_hook(nargs: Any, reset_only: bool = False) -> None:
         if reset:
-            traced(zero)()
+            _charged(zero, outer)
         if not reset_only:
             copies.clear()
             copies.update({name: _tensor(names, name, violation).clone() for name in restore})
