@@ -146,6 +146,8 @@ EXPECTED = {
     "autotune_reset_name": "profile",  # reset_to_zero= a str subclass: Triton's own pre-hook hashes it there
     "launch_kwarg_name": "profile",  # a launch keyword named by a str subclass, hashed inside that benchmarking
     "autotune_prehook_flag": "profile",  # a Config pre_hook that is not callable: its __bool__ runs there
+    "autotune_reset_raise": "dispatch_recursion",  # rb40: Triton's reset_to_zero zeroed x while it benchmarks
+                                                   # (registration lifted), the grid raising past run's traced reset
     "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again

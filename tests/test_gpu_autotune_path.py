@@ -272,3 +272,148 @@ def test_triton_s_benchmarking_does_not_reach_a_registered_candidate(tmp_path: P
     assert _run(tmp_path, REGISTERED, "--gpu-bench") == [
         "honest ok 0.0 [] True", "hook_calls_zero_ ok 0.0 ['aten::zero_'] True"]
     assert _run(tmp_path, REGISTERED, "--gpu-bench", "--no-lift")[0] == "honest DispatchRecursion [] True"
+
+
+LIFTED = PRELUDE + r'''
+from types import SimpleNamespace
+from kernelgenbench.sandbox.drive import make_impl
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.sandbox.window import registration_lifted
+from triton.runtime.interpreter import GridExecutor
+
+def _no_host_copies(m):  # a GPU launch copies nothing to the host: the interpreter's copies reach no registration
+    def w(*a, **k):
+        with registration_lifted():
+            return m(*a, **k)
+    return w
+for _m in ("_init_args_hst", "_restore_args_dev"):
+    setattr(GridExecutor, _m, _no_host_copies(getattr(GridExecutor, _m)))
+
+@triton.jit
+def _noop(x, n, calls, BLOCK: tl.constexpr):
+    pass  # computes nothing: the result comes from Triton's own hooks while it benchmarks
+
+CF = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]
+HELD, SRC, CALLS = [], [], [0]
+def swap_in(nargs):  # the candidate's Config pre_hook (traced): a dict write, no ATen op
+    HELD[:] = [nargs, nargs["x"]]
+    nargs["x"] = SRC[0]  # what Triton's restore pre_hook then clones, untraced
+def swap_back(meta):  # the candidate's launch grid (traced): Triton's restore post_hook copies the clone into x
+    if HELD:
+        HELD[0]["x"] = HELD[1]
+    return (1,)
+swap = triton.autotune([triton.Config(c.kwargs, pre_hook=swap_in) for c in CF], key=["n", "calls"],
+                       restore_value=["x"])(_noop)
+def copy_(self, src, non_blocking=False):
+    SRC[:] = [src]
+    CALLS[0] += 1
+    swap[swap_back](self, self.numel(), CALLS[0])
+    return self
+
+class _Stop(Exception):
+    pass
+def stop(meta):  # raised inside Triton's benchmarking after its reset zeroed x: run's traced reset never comes
+    raise _Stop()
+reset = triton.autotune(CF, key=["n", "calls"], reset_to_zero=["x"])(_noop)
+def zero_(self):
+    CALLS[0] += 1
+    try:
+        reset[stop](self, self.numel(), CALLS[0])
+    except _Stop:
+        pass
+    return self
+
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    out = torch.empty_like(self, dtype=dtype)  # allowed; zeroed only by Triton's reset
+    zero_(out)
+    return out
+
+from kernelgenbench.verify.profile import judge_trace
+for op, call in (("aten::copy_", lambda: torch.zeros(40).copy_(torch.arange(40.0))),
+                 ("aten::zero_", lambda: torch.ones(40).zero_()),
+                 ("aten::zeros_like", lambda: torch.zeros_like(torch.ones(40)))):
+    impl = make_impl(get_operator(op), SimpleNamespace(copy_=copy_, zero_=zero_, zeros_like=zeros_like),
+                     SimpleNamespace(dispatch_key="CPU"))
+    STATE.registered = STATE.replaced = frozenset(impl.fns)  # as the child sets them on a GPU
+    STATE.registration = impl
+    STATE.launch_violations.clear()
+    STATE.begin_case(False)
+    try:
+        out = call()
+        out = f"ok {out.sum().item()}"
+    except Exception as exc:
+        out = type(exc).__name__
+    finally:
+        STATE.end_case()
+        impl.deactivate()
+    row = get_operator(op)  # the L3 verdict of the call's trace, as verify/judge.py gives it
+    verdict = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())),
+                          getattr(row, "allow_copies", True), row.allow_trace, row.data_movement)
+    print(op, out, sorted(dict(STATE.trace).items()), STATE.launch_violations, verdict.failure)
+'''
+
+
+def test_triton_s_own_hooks_compute_nothing_for_the_candidate_while_the_registration_is_lifted(tmp_path: Path) -> None:
+    """Red team rb40: while Triton benchmarks an autotuned kernel the candidate's registration is lifted (b075737)
+    and Triton's own restore_value/reset_to_zero hooks ran ATen's clone/copy_/zero_ untraced. Emulated GPU loop,
+    registration at the CPU key, a kernel that computes nothing, the L3 verdict of the call's trace last:
+
+    * aten::copy_: the candidate's Config pre_hook puts ``src`` under the restored name in the dict Triton's hooks
+      share, its launch grid puts ``dst`` back, and Triton's restore copied ``src`` into ``dst``: before the fix the
+      call returned ``dst == src`` (sum 780) with an empty trace. Now the hooks use the launch's own tensors: nothing
+      is copied (sum 0: the wrong result of a kernel that computes nothing).
+    * aten::zero_ and aten::zeros_like: ``reset_to_zero=["x"]``, the launch grid raises inside the benchmarking, the
+      candidate catches it: Triton's reset zeroed x and ``Autotuner.run``'s traced reset never ran (before: sum 0,
+      no ``aten::zero_`` in the trace, no verdict). Now the reset runs traced: its ``zero_`` is the operator's own
+      op, a dispatch recursion (what the traced reset after the benchmark gives an honest kernel with it)."""
+    lines = _run(tmp_path, LIFTED, "--gpu-bench")
+    # the reset, run at both configs' 18 calls, is charged once in the call
+    assert lines == ["aten::copy_ ok 0.0 [] [] None",
+                     "aten::zero_ ok 0.0 [('aten::zero_', 1)] [] dispatch_recursion",
+                     "aten::zeros_like ok 0.0 [('aten::empty_like', 1), ('aten::zero_', 1)] [] dispatch_recursion"
+                     ], lines
+
+
+HOST = PRELUDE + r'''
+@triton.jit
+def _nothing(x, out, n, calls, BLOCK: tl.constexpr):
+    pass
+
+DONE = [0]
+def chunk(nargs):  # the candidate's Config pre_hook (traced): 4 host reads and 4 host-data elements per call
+    x, out = nargs["x"], nargs["out"]
+    k = DONE[0] % (x.numel() // 4)
+    DONE[0] += 1
+    vals = [-v for v in x[4 * k:4 * k + 4].tolist()]
+    out[4 * k:4 * k + 4] = torch.tensor(vals)
+CALLS = [0]
+host = triton.autotune([triton.Config({"BLOCK": b}, pre_hook=chunk) for b in (16, 32)], key=["n", "calls"])(_nothing)
+def neg(x):
+    out = torch.empty_like(x)
+    CALLS[0] += 1
+    host[(1,)](x, out, x.numel(), CALLS[0])
+    return out
+
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.verify.profile import judge_trace
+x = torch.randn(72)
+STATE.begin_case(False)
+try:
+    out = traced(neg, "neg")(x)
+finally:
+    STATE.end_case()
+row = get_operator("aten::neg")
+v = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())), getattr(row, "allow_copies", True),
+                row.allow_trace, row.data_movement)
+print(torch.equal(out, -x), dict(STATE.trace)["aten::host_data"], v.failure)
+'''
+
+
+def test_budgeted_elements_of_a_hook_are_summed_over_triton_s_benchmark_calls(tmp_path: Path) -> None:
+    """Red team rb40: Triton calls a Config pre_hook at every benchmarked call (18 per config here, hundreds on a
+    GPU), and the traced hook's ops counted as one call's (the most over the calls). A pre_hook reading four elements
+    of x and writing their negation into the output with host data per call computed a whole 72-element aten::neg on
+    the host (37 calls: two configs and the chosen one's run), charged 12 host-data elements (4 per config and run):
+    no verdict. The budgeted element counts (host reads, host data, random draws) are now summed over the calls:
+    148 elements, over the per-call budget of 64 (profile)."""
+    assert _run(tmp_path, HOST, "--gpu-bench") == ["True 148 profile"]

@@ -22,7 +22,7 @@ import sys
 import types
 from typing import Any, Callable
 
-from . import folded, gpu_compile, kernel_guard, launch_args
+from . import folded, gpu_compile, kernel_guard, launch_args, tuner_hooks
 from .state import STATE
 from .window import harness_window, mode_stacks_foreign, registration_lifted
 
@@ -737,7 +737,8 @@ def install_launch_hooks() -> None:
                 _launch_violation("Autotuner._bench was called outside Triton's own autotuning of that kernel: a "
                                   "submission launches autotuned kernels and leaves their benchmarking to Triton")
             check_autotuner(self, kwargs.get("config"))  # a config an early prune made
-            with traced_autotune_hooks(self, kwargs.get("config")) as traced:
+            with traced_autotune_hooks(self, kwargs.get("config")) as traced, \
+                    tuner_hooks.pinned(self, args, kwargs, _launch_violation):  # Triton's reset/restore (rb40)
                 grid = kwargs.get("grid")
                 if callable(grid):  # the launch grid of every benchmarked call: the submission's code
                     kwargs = {**kwargs, "grid": traced(grid)}
@@ -837,10 +838,10 @@ def traced_autotune_hooks(tuner: Any, config: Any):
     the whole result with ATen during benchmarking, untraced, and a memcpy kernel then passed every check (on
     GPUs; the interpreter ranks configs without running them). So do the ``@triton.heuristics`` functions of the
     kernel under the tuner and, through the ``traced`` wrapper this yields, the launch grid ``_bench`` hands on
-    (red team 30, read from Triton 3.6: both run once per benchmarked call). Triton's own hooks (``reset_to_zero``,
-    ``restore_value``) stay untraced. Benchmarking calls a hook about a hundred times per config: each op key
-    counts as often as one call of the hook ran it (the most over the calls), so a hook that zeroes an output
-    costs one ``zero_`` per config, not one per timing repetition."""
+    (red team 30, read from Triton 3.6: both run once per benchmarked call). Triton's own hooks are the harness's
+    (:mod:`.tuner_hooks`: the reset traced, the restore not). Benchmarking calls a hook often per config: each op key
+    but the budgeted elements (:func:`.tuner_hooks.summed`, summed over the calls) counts as often as one call of the
+    hook ran it (the most over the calls), so a hook that zeroes an output costs one ``zero_`` per config."""
     outer = STATE.inside_launch
     contributed: dict[str, int] = {}
 
@@ -866,7 +867,7 @@ def traced_autotune_hooks(tuner: Any, config: Any):
                         d = counter[key] - before.get(key, 0)
                         if d <= 0:
                             continue
-                        keep = max(0, d - contributed.get(key, 0))
+                        keep = d if tuner_hooks.summed(key) else max(0, d - contributed.get(key, 0))
                         contributed[key] = max(contributed.get(key, 0), d)
                         counter[key] = before.get(key, 0) + keep
                         if not counter[key]:
