@@ -713,3 +713,46 @@ def test_a_sol_above_the_measured_ceilings_is_marked_and_explained() -> None:
     note = sol_note(recs)
     assert note is not None and "vllm::cutlass_scaled_mm" in note and "rms_norm" not in note
     assert sol_note(recs[1:]) is None
+
+
+def test_operator_bar_estimates_from_the_operators_done_by_this_call() -> None:
+    """kgb generate and kgb agent's bar of operators: the time left is the mean time of the operators this call
+    finished times those left. Rich's own estimate (the rate over the last 30 s) showed nothing where operators
+    take minutes each, and about 0:00 after a resume counted the recorded operators at once (fresh user 40). In a
+    log (not a terminal) each operator done by this call is one line, and the count ends the run."""
+    import io
+
+    from rich.console import Console
+
+    from kernelgenbench.console import OperatorBar
+
+    now = [1000.0]
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    bar = OperatorBar(con, 10, get_time=lambda: now[0])
+    with bar:
+        for _ in range(4):   # recorded by an earlier call: counted, left out of the estimate, no line
+            now[0] += 0.001
+            bar.advance(earlier=True)
+        now[0] += 120
+        assert bar.line() == "operators 4/10 · 0:02:00 elapsed · eta -:--:--"
+        now[0] += 60
+        bar.advance()        # 3 min for the first operator of this call: 5 left x 3 min
+        assert bar.progress.tasks[0].time_remaining is None   # rich's estimate had nothing to show here
+        now[0] += 180
+        bar.advance()        # 2 operators in 6 min: 4 left x 3 min
+        for _ in range(4):
+            now[0] += 180
+            bar.advance()
+    assert con.file.getvalue().splitlines() == [
+        "operators 5/10 · 0:03:00 elapsed · eta 0:15:00",
+        "operators 6/10 · 0:06:00 elapsed · eta 0:12:00",
+        "operators 7/10 · 0:09:00 elapsed · eta 0:09:00",
+        "operators 8/10 · 0:12:00 elapsed · eta 0:06:00",
+        "operators 9/10 · 0:15:00 elapsed · eta 0:03:00",
+        "operators 10/10 · 0:18:00 elapsed · eta 0:00:00"]
+    # a resumed run whose operators were all recorded: no line each, the count once at the end
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    with OperatorBar(con, 2, get_time=lambda: now[0]) as bar:
+        bar.advance(earlier=True)
+        bar.advance(earlier=True)
+    assert con.file.getvalue().splitlines() == ["operators 2/2 · 0:00:00 elapsed · eta 0:00:00"]

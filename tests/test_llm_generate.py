@@ -581,3 +581,20 @@ def test_a_refused_endpoint_is_retried_aloud_and_its_attempts_counted(tmp_path: 
     assert seen == [("aten::add s0r0", 1, 3), ("aten::add s0r0", 2, 3)]
     assert gen.requests_made == 0 and gen.http_attempts == 3
     assert gen.errors["aten::add"].startswith("aten::add s0r0: giving up after 3 attempts")
+
+
+def test_generate_logs_a_line_per_operator_done_with_the_time_left(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped into a log, kgb generate's bar of operators printed one frame, at the end ("eta 00:00"): a log of a
+    long run said nothing of how far it was (fresh user 40). Now each operator done is a line with the count,
+    the elapsed time and the estimate."""
+    from kernelgenbench.run import evaluate as ev
+
+    samples = _replayed_run(tmp_path / "old", ["aten::add", "aten::mul"], "smoke")
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge())
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    counts = re.findall(r"^operators (\d/2) · \d:\d\d:\d\d elapsed · eta (\S+)$", res.output, re.MULTILINE)
+    assert [c for c, _ in counts] == ["1/2", "2/2"] and counts[-1][1] == "0:00:00", res.output
+    assert re.match(r"\d:\d\d:\d\d$", counts[0][1]), res.output   # an estimate once one operator is done
+    assert not re.search(r"^operators ━", res.output, re.MULTILINE), res.output   # no bar frame in a log
