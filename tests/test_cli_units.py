@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -678,6 +679,8 @@ def test_eval_progress_bars_show_an_estimate_of_the_time_left() -> None:
     assert "aten::neg" in text and "6/10" in text and "eta" in text
     left = text.split("eta", 1)[1].split()[0]
     assert left[0].isdigit() and ":" in left and "-" not in left, text
+    # h:mm:ss as the elapsed column and kgb generate's bar write it (fresh user 40: "0:00:23 eta 00:29")
+    assert re.fullmatch(r"\d+:\d\d:\d\d", left), text
 
 
 def test_eval_says_how_its_sandboxes_started(monkeypatch) -> None:

@@ -55,7 +55,7 @@ def run_progress(con: Console) -> Progress:
     rich's estimate of the time left from the rate so far (``eta``; a job's cases grow in size within a tier, so its
     estimate early on is a lower bound)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("eta"), TimeRemainingColumn(compact=True), console=con, transient=False)
+                    TextColumn("eta"), TimeRemainingColumn(), console=con, transient=False)
 
 
 def clock(seconds: float | None) -> str:
