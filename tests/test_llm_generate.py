@@ -431,6 +431,12 @@ def test_replay_defaults_to_the_replayed_runs_operators_and_tier(tmp_path: Path,
     flat = " ".join(res.output.split())
     assert "(run old: 1 selected operator (it has replies for 2) · it ran smoke) · 1 operator · tier full" in flat
     assert judge.calls == [("aten::mul", "full")]
+    # a tier list reads as the header writes it (fresh user 40: "judging on tier smoke,heldout" under "tier smoke +
+    # heldout")
+    res = _generate(["--replay", str(samples), "--op", "aten::mul", "--tier", "smoke,heldout", "--out",
+                     str(tmp_path / "d")])
+    flat = " ".join(res.output.split())
+    assert res.exit_code == 0 and "→ aten::mul s0r0: judging on tier smoke + heldout" in flat, flat
     # a file with no reply is a usage error naming it
     (tmp_path / "empty.jsonl").write_text("")
     res = _generate(["--replay", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "c")])

@@ -358,7 +358,7 @@ def register(app: typer.Typer) -> None:
 
         def on_judge(op_id: str, label: str) -> None:
             fresh_ops.add(op_id)  # judged by this call, even where its reply was recorded earlier
-            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
+            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier_label(tier)}[/dim]")
 
         ray_backend = None
         if backend not in ("local", "ray"):
