@@ -522,6 +522,12 @@ def test_ctrl_c_stops_generate_keeps_records_and_resumes(tmp_path: Path, monkeyp
     again = _generate(args)
     assert again.exit_code == 0, again.output
     assert sorted(c[0] for c in judge2.calls) == ["aten::mul", "aten::sub"]  # aten::add's record is reused
+    # only the reused verdict reads as resumed (fresh user 40: a replay said none was, a sampled run also those
+    # judged now); the bar's estimate leaves it out, so in a log only the operators judged now have a line
+    assert [ln.split()[1] for ln in again.output.splitlines() if ln.endswith("(resumed)")] == ["aten::add"], \
+        again.output
+    assert re.findall(r"^operators \d/3\b", again.output, re.MULTILINE) == ["operators 2/3", "operators 3/3"], \
+        again.output
     assert sorted(r["op"] for r in _lines(out / "results.jsonl")) == ops
 
 
@@ -604,3 +610,7 @@ def test_generate_logs_a_line_per_operator_done_with_the_time_left(tmp_path: Pat
     assert [c for c, _ in counts] == ["1/2", "2/2"] and counts[-1][1] == "0:00:00", res.output
     assert re.match(r"\d:\d\d:\d\d$", counts[0][1]), res.output   # an estimate once one operator is done
     assert not re.search(r"^operators ━", res.output, re.MULTILINE), res.output   # no bar frame in a log
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])   # every verdict recorded
+    assert res.exit_code == 0, res.output
+    assert re.findall(r"^operators \d/2 .*$", res.output, re.MULTILINE) == [
+        "operators 2/2 · 0:00:00 elapsed · eta 0:00:00"], res.output
