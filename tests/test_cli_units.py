@@ -308,6 +308,9 @@ def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
     assert "hung" not in gpu and "timing 2.0 s" in gpu
     assert "waiting to time until the GPU's other slots finished their untimed work 3.0" in gpu
     assert _time_line({}, gpu=False, what="x") is None
+    # an L1 rejection's job took no measurable time: no line of zeros (fresh user 40: 'job time 0.0 s ...
+    # candidate calls 0.0 s, harness overhead 0.0 s (sandbox start-up/import/compile 0.0 s, ...')
+    assert _time_line({"jobs_wall_s": 0.012, "candidate_s": 0.0}, gpu=False, what="x") is None
 
 
 def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exercised() -> None:
