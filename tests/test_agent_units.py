@@ -477,10 +477,17 @@ def test_not_found_hint_names_a_path_the_jail_hid(tmp_path: Path) -> None:
     assert (f": {kernels}/aten__neg.py exists on this machine but not there; name it in --command or pass "
             "--expose PATH") in hint
     assert str(work) not in hint and "give absolute paths" not in hint
-    # a path that exists nowhere (a mistyped program), and any path outside the jail: the relative-path hint
-    for t, level in ((f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found", "namespace"), (tail, "user"),
-                     (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
+    # any path outside the jail, and a relative one: the relative-path hint
+    for t, level in ((tail, "user"), (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
         assert "a program or file named by a relative path is looked up there" in not_found_hint(t, level, work)
+    # an absolute path that exists nowhere (a mistyped program, a kernel the script never had) is named as such,
+    # at every level (fresh user 40: 'cp: cannot stat /abs/aten__cos.py' got 'give absolute paths')
+    for level in ("namespace", "user", "none"):
+        for t in (f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found",
+                  f"cp: cannot stat '{kernels}/aten__cos.py': No such file or directory"):
+            hint = not_found_hint(t, level, work)
+            assert "does not exist on this machine either" in hint and "give absolute paths" not in hint, hint
+            assert ("nonexistent/agent" in hint) != ("aten__cos.py" in hint), hint
 
 
 def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Path) -> None:
