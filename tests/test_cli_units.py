@@ -762,3 +762,27 @@ def test_operator_bar_estimates_from_the_operators_done_by_this_call() -> None:
         bar.advance(earlier=True)
         bar.advance(earlier=True)
     assert con.file.getvalue().splitlines() == ["operators 2/2 · 0:00:00 elapsed · eta 0:00:00"]
+
+
+def test_eval_bar_of_jobs_full_on_resume_and_estimated_from_the_jobs_run_now() -> None:
+    """kgb eval's bar of jobs: a resume with nothing to run showed a full bar with an unknown time left
+    ('210/210 0:00:00 eta -:--:--', fresh user 40); a job of minutes had no estimate (rich's rate of the last 30 s).
+    The bar of jobs now estimates from the mean time of the jobs this call ran, the recorded ones left out."""
+    import io
+
+    from rich.console import Console
+
+    from kernelgenbench.console import run_progress
+
+    now = [50.0]
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    bars = run_progress(con)
+    bars.get_time = lambda: now[0]
+    full = bars.add_task("jobs", total=210, completed=210, earlier=210)
+    part = bars.add_task("later", total=10, completed=4, earlier=4)
+    now[0] += 120
+    bars.advance(part)   # the first job run now took 2 minutes: 5 left
+    con.print(bars.make_tasks_table([bars.tasks[full], bars.tasks[part]]))
+    rows = [" ".join(ln.split()) for ln in con.file.getvalue().splitlines()]
+    assert rows[0].endswith("210/210 0:02:00 eta 0:00:00"), rows
+    assert rows[1].endswith("5/10 0:02:00 eta 0:10:00"), rows

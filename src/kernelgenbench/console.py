@@ -19,7 +19,6 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -52,10 +51,11 @@ def _on_broken_pipe() -> None:
 def run_progress(con: Console) -> Progress:
     """The bars of a long run on console ``con`` (``kgb eval``: the run's jobs and one per running job, its cases
     then its timed cases; ``kgb generate`` and ``kgb agent`` have :class:`OperatorBar`), each with the elapsed time and
-    rich's estimate of the time left from the rate so far (``eta``; a job's cases grow in size within a tier, so its
-    estimate early on is a lower bound)."""
+    an estimate of the time left (``eta``, :class:`TimeLeft`: for the bar of jobs, whose field ``earlier`` counts the
+    jobs recorded before, the mean time per job of this call; for a job's bar, rich's estimate from the rate so far:
+    a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("eta"), TimeRemainingColumn(), console=con, transient=False)
+                    TextColumn("eta"), TimeLeft(), console=con, transient=False)
 
 
 def clock(seconds: float | None) -> str:
@@ -78,21 +78,28 @@ def operators_left_s(total: float, completed: float, earlier: float, elapsed: fl
     return (total - completed) * elapsed / now
 
 
-class OperatorsLeft(ProgressColumn):
-    """The estimate of the time left of a bar of operators (:func:`operators_left_s`, the task's field
-    ``earlier``). Rich's own estimate is the rate of the last 30 s: operators that take minutes each (a sampled
-    operator judged on every tier, an agent session) never showed one, and the operators a resumed run found
-    recorded, counted at once, made it about 0:00 until the next one ended."""
+class TimeLeft(ProgressColumn):
+    """The estimate of the time left of a bar, ``h:mm:ss``: 0 once the bar is full (a resumed run's full bar of
+    jobs showed an unknown time left); for a bar with the field ``earlier`` (a bar of jobs or operators: those
+    recorded by an earlier call), :func:`operators_left_s`; else rich's estimate. Rich's estimate is the rate of the
+    last 30 s: operators that take minutes each (a sampled operator judged on every tier, an agent session) never
+    showed one, and the operators a resumed run found recorded, counted at once, made it about 0:00 until the next
+    one ended."""
 
     def render(self, task: Task) -> Text:
         """The time left, ``h:mm:ss``."""
-        left = operators_left_s(task.total or 0, task.completed, task.fields.get("earlier", 0), task.elapsed)
+        if task.total is not None and task.completed >= task.total:
+            left: float | None = 0.0
+        elif "earlier" in task.fields:
+            left = operators_left_s(task.total or 0, task.completed, task.fields["earlier"], task.elapsed)
+        else:
+            left = task.time_remaining
         return Text(clock(left), style="progress.remaining")
 
 
 class OperatorBar:
     """The bar of operators done of ``kgb generate`` and ``kgb agent``: done/total, elapsed, ``eta`` (the mean
-    time per operator done by this call, :class:`OperatorsLeft`). On a terminal a live bar; in a log (a pipe,
+    time per operator done by this call, :class:`TimeLeft`). On a terminal a live bar; in a log (a pipe,
     ``tee``, a CI file) no bar, whose one frame came at the end, but a line per operator done by this call
     (``operators 3/10 · 0:04:12 elapsed · eta 0:09:48``). Use it as a context manager around the run."""
 
@@ -100,7 +107,7 @@ class OperatorBar:
         self.con = con
         self.live = con.is_terminal
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("eta"), OperatorsLeft(), console=con,
+                                 TimeElapsedColumn(), TextColumn("eta"), TimeLeft(), console=con,
                                  disable=not self.live, get_time=get_time)
         self.task = self.progress.add_task("operators", total=total, earlier=0)
         self._lock = threading.Lock()
