@@ -501,6 +501,14 @@ def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Pat
     odd.write_text("pass\n")
     res = CliRunner().invoke(app, ["check", str(odd)])
     assert res.exit_code == 2 and "is not named after an operator" in res.output
+    assert "did you mean" not in res.output, res.output
+    # a name close to an operator's file: the --op it likely means (fresh user 40: neg.py)
+    (tmp_path / "neg.py").write_text("pass\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path / "neg.py")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "(did you mean --op aten::neg?)" in res.output, res.output
+    (tmp_path / "aten__ad.py").write_text("pass\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path / "aten__ad.py")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "(did you mean --op aten::add?)" in res.output, res.output
     # a wrapper that raises: its message's pointer to the removed log says so (run/evaluate.py evaluate_file)
     bad = tmp_path / "aten__neg.py"
     bad.write_text("def neg(x):\n    raise RuntimeError('boom')\n\n\ndef neg_out(x, *, out):\n"

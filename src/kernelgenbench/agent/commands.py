@@ -379,8 +379,16 @@ def register(app: typer.Typer) -> None:
 
             named = by_filename(file.name)
             if named is None:
+                from ..run.evaluate import closest_filename
+                from ..suite.registry import all_operators
+
+                # the operator of that bare name (neg.py), else a close file name (aten__ad.py)
+                same = [o for o in all_operators() if o.id.split("::", 1)[1] == file.stem]
+                close = same[0] if len(same) == 1 else by_filename(closest_filename(file.name, 0.75) or "")
                 raise typer.BadParameter(f"{file.name} is not named after an operator (<source>__<op>.py, e.g. "
-                                         f"vllm__rms_norm.py): name the operator with --op", param_hint="'--op'")
+                                         f"vllm__rms_norm.py): name the operator with --op"
+                                         + (f" (did you mean --op {close.id}?)" if close else ""),
+                                         param_hint="'--op'")
             op = named.id
         try:
             tiers = check_tiers(tier)
