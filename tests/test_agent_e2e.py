@@ -427,8 +427,11 @@ def test_command_that_crashes_is_error(command: str, tmp_path: Path, ws: Path) -
     rec = lines(tmp_path / "run" / "results.jsonl")[-1]
     assert rec["exit_reason"] == "error" and rec["failure_class"] == "missing" and rec["self_checks"] == 0
     assert rec["exit_code"] in (3, 127) and "exit status" in rec["error"]
-    # a program that is not found: the error says where the command runs
-    assert ("runs in the operator's workspace" in rec["error"]) == command.startswith("/nonexistent"), rec["error"]
+    # a program that is not found: the error says so of its absolute path (fresh user 40: it said to give
+    # absolute paths)
+    assert ("/nonexistent/agent does not exist on this machine either" in rec["error"]) == \
+        command.startswith("/nonexistent"), rec["error"]
+    assert "give absolute paths" not in rec["error"], rec["error"]
     # --retry-errors runs it again; a plain re-run does not
     res2 = kgb_agent(["--agent", "command", "--command", command, "--op", "aten::neg", "--final-tier", "smoke",
                       "--platform", "interpreter", "--out", str(tmp_path / "run"), "--workspaces", str(ws)],

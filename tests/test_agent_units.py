@@ -477,10 +477,17 @@ def test_not_found_hint_names_a_path_the_jail_hid(tmp_path: Path) -> None:
     assert (f": {kernels}/aten__neg.py exists on this machine but not there; name it in --command or pass "
             "--expose PATH") in hint
     assert str(work) not in hint and "give absolute paths" not in hint
-    # a path that exists nowhere (a mistyped program), and any path outside the jail: the relative-path hint
-    for t, level in ((f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found", "namespace"), (tail, "user"),
-                     (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
+    # any path outside the jail, and a relative one: the relative-path hint
+    for t, level in ((tail, "user"), (tail, "none"), ("sh: 1: scripts/agent.sh: not found", "namespace")):
         assert "a program or file named by a relative path is looked up there" in not_found_hint(t, level, work)
+    # an absolute path that exists nowhere (a mistyped program, a kernel the script never had) is named as such,
+    # at every level (fresh user 40: 'cp: cannot stat /abs/aten__cos.py' got 'give absolute paths')
+    for level in ("namespace", "user", "none"):
+        for t in (f"/bin/sh: 1: {tmp_path}/nonexistent/agent: not found",
+                  f"cp: cannot stat '{kernels}/aten__cos.py': No such file or directory"):
+            hint = not_found_hint(t, level, work)
+            assert "does not exist on this machine either" in hint and "give absolute paths" not in hint, hint
+            assert ("nonexistent/agent" in hint) != ("aten__cos.py" in hint), hint
 
 
 def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Path) -> None:
@@ -494,6 +501,14 @@ def test_check_names_the_operator_from_the_file_and_no_removed_log(tmp_path: Pat
     odd.write_text("pass\n")
     res = CliRunner().invoke(app, ["check", str(odd)])
     assert res.exit_code == 2 and "is not named after an operator" in res.output
+    assert "did you mean" not in res.output, res.output
+    # a name close to an operator's file: the --op it likely means (fresh user 40: neg.py)
+    (tmp_path / "neg.py").write_text("pass\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path / "neg.py")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "(did you mean --op aten::neg?)" in res.output, res.output
+    (tmp_path / "aten__ad.py").write_text("pass\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path / "aten__ad.py")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "(did you mean --op aten::add?)" in res.output, res.output
     # a wrapper that raises: its message's pointer to the removed log says so (run/evaluate.py evaluate_file)
     bad = tmp_path / "aten__neg.py"
     bad.write_text("def neg(x):\n    raise RuntimeError('boom')\n\n\ndef neg_out(x, *, out):\n"

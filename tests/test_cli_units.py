@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -307,6 +308,9 @@ def test_time_line_names_hangs_and_omits_gpu_items_off_the_gpu() -> None:
     assert "hung" not in gpu and "timing 2.0 s" in gpu
     assert "waiting to time until the GPU's other slots finished their untimed work 3.0" in gpu
     assert _time_line({}, gpu=False, what="x") is None
+    # an L1 rejection's job took no measurable time: no line of zeros (fresh user 40: 'job time 0.0 s ...
+    # candidate calls 0.0 s, harness overhead 0.0 s (sandbox start-up/import/compile 0.0 s, ...')
+    assert _time_line({"jobs_wall_s": 0.012, "candidate_s": 0.0}, gpu=False, what="x") is None
 
 
 def test_show_gives_the_tolerance_of_the_operators_own_dtypes_and_explains_exercised() -> None:
@@ -678,6 +682,8 @@ def test_eval_progress_bars_show_an_estimate_of_the_time_left() -> None:
     assert "aten::neg" in text and "6/10" in text and "eta" in text
     left = text.split("eta", 1)[1].split()[0]
     assert left[0].isdigit() and ":" in left and "-" not in left, text
+    # h:mm:ss as the elapsed column and kgb generate's bar write it (fresh user 40: "0:00:23 eta 00:29")
+    assert re.fullmatch(r"\d+:\d\d:\d\d", left), text
 
 
 def test_eval_says_how_its_sandboxes_started(monkeypatch) -> None:
@@ -713,3 +719,70 @@ def test_a_sol_above_the_measured_ceilings_is_marked_and_explained() -> None:
     note = sol_note(recs)
     assert note is not None and "vllm::cutlass_scaled_mm" in note and "rms_norm" not in note
     assert sol_note(recs[1:]) is None
+
+
+def test_operator_bar_estimates_from_the_operators_done_by_this_call() -> None:
+    """kgb generate and kgb agent's bar of operators: the time left is the mean time of the operators this call
+    finished times those left. Rich's own estimate (the rate over the last 30 s) showed nothing where operators
+    take minutes each, and about 0:00 after a resume counted the recorded operators at once (fresh user 40). In a
+    log (not a terminal) each operator done by this call is one line, and the count ends the run."""
+    import io
+
+    from rich.console import Console
+
+    from kernelgenbench.console import OperatorBar
+
+    now = [1000.0]
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    bar = OperatorBar(con, 10, get_time=lambda: now[0])
+    with bar:
+        for _ in range(4):   # recorded by an earlier call: counted, left out of the estimate, no line
+            now[0] += 0.001
+            bar.advance(earlier=True)
+        now[0] += 120
+        assert bar.line() == "operators 4/10 · 0:02:00 elapsed · eta -:--:--"
+        now[0] += 60
+        bar.advance()        # 3 min for the first operator of this call: 5 left x 3 min
+        assert bar.progress.tasks[0].time_remaining is None   # rich's estimate had nothing to show here
+        now[0] += 180
+        bar.advance()        # 2 operators in 6 min: 4 left x 3 min
+        for _ in range(4):
+            now[0] += 180
+            bar.advance()
+    assert con.file.getvalue().splitlines() == [
+        "operators 5/10 · 0:03:00 elapsed · eta 0:15:00",
+        "operators 6/10 · 0:06:00 elapsed · eta 0:12:00",
+        "operators 7/10 · 0:09:00 elapsed · eta 0:09:00",
+        "operators 8/10 · 0:12:00 elapsed · eta 0:06:00",
+        "operators 9/10 · 0:15:00 elapsed · eta 0:03:00",
+        "operators 10/10 · 0:18:00 elapsed · eta 0:00:00"]
+    # a resumed run whose operators were all recorded: no line each, the count once at the end
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    with OperatorBar(con, 2, get_time=lambda: now[0]) as bar:
+        bar.advance(earlier=True)
+        bar.advance(earlier=True)
+    assert con.file.getvalue().splitlines() == ["operators 2/2 · 0:00:00 elapsed · eta 0:00:00"]
+
+
+def test_eval_bar_of_jobs_full_on_resume_and_estimated_from_the_jobs_run_now() -> None:
+    """kgb eval's bar of jobs: a resume with nothing to run showed a full bar with an unknown time left
+    ('210/210 0:00:00 eta -:--:--', fresh user 40); a job of minutes had no estimate (rich's rate of the last 30 s).
+    The bar of jobs now estimates from the mean time of the jobs this call ran, the recorded ones left out."""
+    import io
+
+    from rich.console import Console
+
+    from kernelgenbench.console import run_progress
+
+    now = [50.0]
+    con = Console(file=io.StringIO(), width=160, force_terminal=False)
+    bars = run_progress(con)
+    bars.get_time = lambda: now[0]
+    full = bars.add_task("jobs", total=210, completed=210, earlier=210)
+    part = bars.add_task("later", total=10, completed=4, earlier=4)
+    now[0] += 120
+    bars.advance(part)   # the first job run now took 2 minutes: 5 left
+    con.print(bars.make_tasks_table([bars.tasks[full], bars.tasks[part]]))
+    rows = [" ".join(ln.split()) for ln in con.file.getvalue().splitlines()]
+    assert rows[0].endswith("210/210 0:02:00 eta 0:00:00"), rows
+    assert rows[1].endswith("5/10 0:02:00 eta 0:10:00"), rows

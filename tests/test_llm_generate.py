@@ -431,6 +431,12 @@ def test_replay_defaults_to_the_replayed_runs_operators_and_tier(tmp_path: Path,
     flat = " ".join(res.output.split())
     assert "(run old: 1 selected operator (it has replies for 2) · it ran smoke) · 1 operator · tier full" in flat
     assert judge.calls == [("aten::mul", "full")]
+    # a tier list reads as the header writes it (fresh user 40: "judging on tier smoke,heldout" under "tier smoke +
+    # heldout")
+    res = _generate(["--replay", str(samples), "--op", "aten::mul", "--tier", "smoke,heldout", "--out",
+                     str(tmp_path / "d")])
+    flat = " ".join(res.output.split())
+    assert res.exit_code == 0 and "→ aten::mul s0r0: judging on tier smoke + heldout" in flat, flat
     # a file with no reply is a usage error naming it
     (tmp_path / "empty.jsonl").write_text("")
     res = _generate(["--replay", str(tmp_path / "empty.jsonl"), "--out", str(tmp_path / "c")])
@@ -516,6 +522,12 @@ def test_ctrl_c_stops_generate_keeps_records_and_resumes(tmp_path: Path, monkeyp
     again = _generate(args)
     assert again.exit_code == 0, again.output
     assert sorted(c[0] for c in judge2.calls) == ["aten::mul", "aten::sub"]  # aten::add's record is reused
+    # only the reused verdict reads as resumed (fresh user 40: a replay said none was, a sampled run also those
+    # judged now); the bar's estimate leaves it out, so in a log only the operators judged now have a line
+    assert [ln.split()[1] for ln in again.output.splitlines() if ln.endswith("(resumed)")] == ["aten::add"], \
+        again.output
+    assert re.findall(r"^operators \d/3\b", again.output, re.MULTILINE) == ["operators 2/3", "operators 3/3"], \
+        again.output
     assert sorted(r["op"] for r in _lines(out / "results.jsonl")) == ops
 
 
@@ -581,3 +593,24 @@ def test_a_refused_endpoint_is_retried_aloud_and_its_attempts_counted(tmp_path: 
     assert seen == [("aten::add s0r0", 1, 3), ("aten::add s0r0", 2, 3)]
     assert gen.requests_made == 0 and gen.http_attempts == 3
     assert gen.errors["aten::add"].startswith("aten::add s0r0: giving up after 3 attempts")
+
+
+def test_generate_logs_a_line_per_operator_done_with_the_time_left(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped into a log, kgb generate's bar of operators printed one frame, at the end ("eta 00:00"): a log of a
+    long run said nothing of how far it was (fresh user 40). Now each operator done is a line with the count,
+    the elapsed time and the estimate."""
+    from kernelgenbench.run import evaluate as ev
+
+    samples = _replayed_run(tmp_path / "old", ["aten::add", "aten::mul"], "smoke")
+    monkeypatch.setattr(ev, "evaluate_file", _FakeJudge())
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])
+    assert res.exit_code == 0, res.output
+    counts = re.findall(r"^operators (\d/2) · \d:\d\d:\d\d elapsed · eta (\S+)$", res.output, re.MULTILINE)
+    assert [c for c, _ in counts] == ["1/2", "2/2"] and counts[-1][1] == "0:00:00", res.output
+    assert re.match(r"\d:\d\d:\d\d$", counts[0][1]), res.output   # an estimate once one operator is done
+    assert not re.search(r"^operators ━", res.output, re.MULTILINE), res.output   # no bar frame in a log
+    res = _generate(["--replay", str(samples), "--out", str(tmp_path / "a")])   # every verdict recorded
+    assert res.exit_code == 0, res.output
+    assert re.findall(r"^operators \d/2 .*$", res.output, re.MULTILINE) == [
+        "operators 2/2 · 0:00:00 elapsed · eta 0:00:00"], res.output

@@ -253,7 +253,8 @@ def eval_cmd(
         if info.ignored:
             console.print(f"[yellow]ignored files that name no operator: {escape(', '.join(info.ignored))}[/yellow]")
         progress.start()
-        task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run)
+        task = progress.add_task("jobs", total=info.jobs, completed=info.jobs - info.to_run,
+                                 earlier=info.jobs - info.to_run)  # eta: the mean time per job run now
 
     job_bars: dict[tuple[str, str], Any] = {}   # (op, label) -> its bar while the job runs
     job_state: dict[tuple[str, str], tuple[str, int, int]] = {}   # (op, label) -> (what, done, total) likewise

@@ -8,10 +8,19 @@ import re
 import signal
 import sys
 import threading
-from typing import Any, NoReturn
+from typing import Any, Callable, NoReturn
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.text import Text
 
 #: Failure classes of an L1 rejection (their message lists the scan's findings).
 _L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
@@ -41,11 +50,94 @@ def _on_broken_pipe() -> None:
 
 def run_progress(con: Console) -> Progress:
     """The bars of a long run on console ``con`` (``kgb eval``: the run's jobs and one per running job, its cases
-    then its timed cases; ``kgb generate``: the operators whose sampling ended), each with the elapsed time and
-    rich's estimate of the time left from the rate so far (``eta``; a job's cases grow in size within a tier, so its
-    estimate early on is a lower bound)."""
+    then its timed cases; ``kgb generate`` and ``kgb agent`` have :class:`OperatorBar`), each with the elapsed time and
+    an estimate of the time left (``eta``, :class:`TimeLeft`: for the bar of jobs, whose field ``earlier`` counts the
+    jobs recorded before, the mean time per job of this call; for a job's bar, rich's estimate from the rate so far:
+    a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("eta"), TimeRemainingColumn(compact=True), console=con, transient=False)
+                    TextColumn("eta"), TimeLeft(), console=con, transient=False)
+
+
+def clock(seconds: float | None) -> str:
+    """``h:mm:ss`` as rich's elapsed column writes it; ``-:--:--`` for an unknown time."""
+    if seconds is None:
+        return "-:--:--"
+    s = max(0, int(round(seconds)))
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
+
+
+def operators_left_s(total: float, completed: float, earlier: float, elapsed: float | None) -> float | None:
+    """Seconds left of a bar of operators: those still to do times the mean wall time of the operators done since
+    the bar started (``completed - earlier``; ``earlier``: recorded by an earlier call, counted done at once).
+    None until one is done."""
+    now = completed - earlier
+    if total - completed <= 0:
+        return 0.0
+    if now <= 0 or not elapsed or elapsed <= 0:
+        return None
+    return (total - completed) * elapsed / now
+
+
+class TimeLeft(ProgressColumn):
+    """The estimate of the time left of a bar, ``h:mm:ss``: 0 once the bar is full (a resumed run's full bar of
+    jobs showed an unknown time left); for a bar with the field ``earlier`` (a bar of jobs or operators: those
+    recorded by an earlier call), :func:`operators_left_s`; else rich's estimate. Rich's estimate is the rate of the
+    last 30 s: operators that take minutes each (a sampled operator judged on every tier, an agent session) never
+    showed one, and the operators a resumed run found recorded, counted at once, made it about 0:00 until the next
+    one ended."""
+
+    def render(self, task: Task) -> Text:
+        """The time left, ``h:mm:ss``."""
+        if task.total is not None and task.completed >= task.total:
+            left: float | None = 0.0
+        elif "earlier" in task.fields:
+            left = operators_left_s(task.total or 0, task.completed, task.fields["earlier"], task.elapsed)
+        else:
+            left = task.time_remaining
+        return Text(clock(left), style="progress.remaining")
+
+
+class OperatorBar:
+    """The bar of operators done of ``kgb generate`` and ``kgb agent``: done/total, elapsed, ``eta`` (the mean
+    time per operator done by this call, :class:`TimeLeft`). On a terminal a live bar; in a log (a pipe,
+    ``tee``, a CI file) no bar, whose one frame came at the end, but a line per operator done by this call
+    (``operators 3/10 · 0:04:12 elapsed · eta 0:09:48``). Use it as a context manager around the run."""
+
+    def __init__(self, con: Console, total: int, get_time: Callable[[], float] | None = None) -> None:
+        self.con = con
+        self.live = con.is_terminal
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), TextColumn("eta"), TimeLeft(), console=con,
+                                 disable=not self.live, get_time=get_time)
+        self.task = self.progress.add_task("operators", total=total, earlier=0)
+        self._lock = threading.Lock()
+        self._unlogged = False  # the last advance printed no line (a log's)
+
+    def __enter__(self) -> "OperatorBar":
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+        if not self.live and self._unlogged:  # in a log, the count as the run ends (resumed operators included)
+            self.con.print(self.line(), highlight=False)
+
+    def advance(self, earlier: bool = False) -> None:
+        """One more operator done; ``earlier``: recorded by an earlier call (a resumed run), which the estimate
+        leaves out (in a log it gets no line of its own)."""
+        with self._lock:
+            t = self.progress.tasks[0]
+            self.progress.update(self.task, advance=1, earlier=t.fields.get("earlier", 0) + (1 if earlier else 0))
+            line = None if self.live or earlier else self.line()
+            self._unlogged = earlier
+        if line is not None:
+            self.con.print(line, highlight=False)
+
+    def line(self) -> str:
+        """The bar as one line of text."""
+        t = self.progress.tasks[0]
+        left = operators_left_s(t.total or 0, t.completed, t.fields.get("earlier", 0), t.elapsed)
+        return f"operators {int(t.completed)}/{int(t.total or 0)} · {clock(t.elapsed)} elapsed · eta {clock(left)}"
 
 
 console = _console()

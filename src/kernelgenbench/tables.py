@@ -238,8 +238,9 @@ def cut_off_line(in_flight: dict[str, tuple[str, int, int]]) -> str | None:
 
 def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:
     """Where the jobs' time went (``tb``: :func:`~kernelgenbench.metrics.time_breakdown`); GPU-only items
-    (timing, the device gate) only on GPUs."""
-    if not tb.get("jobs_wall_s"):
+    (timing, the device gate) only on GPUs. None where the jobs took no measurable time (every job rejected
+    before its sandbox started, by the static scan): a line of zeros said nothing."""
+    if tb.get("jobs_wall_s", 0.0) < 0.05:
         return None
     busy = tb.get("candidate_s", 0.0) + tb.get("hung_s", 0.0) + (tb.get("timing_s", 0.0) if gpu else 0.0)
     overhead = tb["jobs_wall_s"] - busy

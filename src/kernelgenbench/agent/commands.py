@@ -292,16 +292,14 @@ def register(app: typer.Typer) -> None:
             console.print(f"[bold yellow]WARNING: {escape(w)}[/bold yellow]")
         settings = Settings(reps=reps, case_timeout_s=case_timeout)
 
-        from ..console import run_progress
+        from ..console import OperatorBar
 
-        progress = run_progress(console)  # operators recorded (earlier ones included), elapsed, eta
-        bar = progress.add_task("operators", total=len(ops))
+        bar = OperatorBar(console, len(ops))  # operators recorded (earlier ones included), elapsed, eta
 
         def on_event(e: Event) -> None:
             if e.kind == "start":
                 console.print(f"[dim]→ {e.op}: session started[/dim]")
                 return
-            progress.advance(bar)
             r = e.record or {}
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"),
                                                                                         "[red]✗[/red]")
@@ -314,6 +312,7 @@ def register(app: typer.Typer) -> None:
                           f"session "
                           f"{r.get('session_wall_s', 0):.1f}s + verdict {r.get('judge_wall_s', 0):.1f}s"
                           + (" (recorded earlier)" if e.kind == "resumed" else ""))
+            bar.advance(earlier=e.kind == "resumed")  # after the operator's line: in a log, the count follows it
 
         runner = AgentRun(cfg, rundir, plat, cli, cli_path, version, iso, settings=settings, jobs=jobs,
                           on_event=on_event, device_name=_device_name(plat))
@@ -321,7 +320,7 @@ def register(app: typer.Typer) -> None:
 
         term = TermAsInterrupt()
         try:
-            with term, progress:  # SIGTERM stops the sessions as Ctrl-C does
+            with term, bar:  # SIGTERM stops the sessions as Ctrl-C does
                 summary = runner.run(ops)
         except Interrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -380,8 +379,16 @@ def register(app: typer.Typer) -> None:
 
             named = by_filename(file.name)
             if named is None:
+                from ..run.evaluate import closest_filename
+                from ..suite.registry import all_operators
+
+                # the operator of that bare name (neg.py), else a close file name (aten__ad.py)
+                same = [o for o in all_operators() if o.id.split("::", 1)[1] == file.stem]
+                close = same[0] if len(same) == 1 else by_filename(closest_filename(file.name, 0.75) or "")
                 raise typer.BadParameter(f"{file.name} is not named after an operator (<source>__<op>.py, e.g. "
-                                         f"vllm__rms_norm.py): name the operator with --op", param_hint="'--op'")
+                                         f"vllm__rms_norm.py): name the operator with --op"
+                                         + (f" (did you mean --op {close.id}?)" if close else ""),
+                                         param_hint="'--op'")
             op = named.id
         try:
             tiers = check_tiers(tier)

@@ -192,6 +192,8 @@ def not_found_hint(tail: str, level: str, workspace: Path) -> str:
     In the ``namespace`` jail only the system directories, the session's workspace and home, the absolute paths
     the command line names and those of ``--expose`` exist: a path that exists on this machine but was not found
     in the session (a folder of kernels the agent's script reads) was hidden by the jail, and the hint names it.
+    An absolute path (outside the workspace and the system directories) that exists nowhere on this machine is
+    named as such: the relative-path hint told a user who had given an absolute path to give absolute paths.
     Otherwise the usual cause is a path relative to where ``kgb agent`` was started.
 
     Args:
@@ -200,18 +202,23 @@ def not_found_hint(tail: str, level: str, workspace: Path) -> str:
         workspace: the session's workspace directory (its paths are never the jail's doing).
     """
     hidden: list[str] = []
-    if level == "namespace":
-        for line in tail.splitlines():
-            if not _NOT_FOUND.search(line):
-                continue
-            for found in _ABS_PATH.findall(line):
-                path = Path(found.rstrip("/") or "/")
-                if (path == workspace or workspace in path.parents or str(path) in hidden
-                        or (len(path.parts) > 1 and path.parts[1] in SYSTEM_DIRS)):
-                    continue  # the session's own files; the system directories, which the jail holds (/bin/sh)
-                if path != Path("/") and path.exists():
-                    hidden.append(str(path))
+    missing: list[str] = []
+    for line in tail.splitlines():
+        if not _NOT_FOUND.search(line):
+            continue
+        for found in _ABS_PATH.findall(line):
+            path = Path(found.rstrip("/") or "/")
+            if (path == workspace or workspace in path.parents or str(path) in hidden + missing
+                    or path == Path("/") or (len(path.parts) > 1 and path.parts[1] in SYSTEM_DIRS)):
+                continue  # the session's own files; the system directories, which the jail holds (/bin/sh)
+            if not path.exists():
+                missing.append(str(path))
+            elif level == "namespace":
+                hidden.append(str(path))
     if not hidden:
+        if missing:
+            return (f" (hint: {', '.join(missing)} does not exist on this machine either: check the paths that "
+                    f"--command names and the files its program reads)")
         return _RELATIVE_HINT
     return (f" (hint: the session runs in a private filesystem (isolation namespace) that holds the system "
             f"directories, its workspace and home, the absolute paths the command line names and the --expose "

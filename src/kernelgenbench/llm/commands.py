@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import TermAsInterrupt, exit_interrupted, run_progress
+from ..console import OperatorBar, TermAsInterrupt, exit_interrupted
 from ..suite.tiers import VERDICT_TIER
 from ..tables import plural
 
@@ -343,7 +343,11 @@ def register(app: typer.Typer) -> None:
                       f"k={cfg.k} n={cfg.samples_per_op} rounds={cfg.rounds}{' (reflection)' if cfg.reflection else ''}"
                       f" · early stop {'on' if cfg.early else 'off'} · T={temperature} · run {rundir.path}")
 
+        resumed_ops: set[str] = set()   # operators with a reply recorded by an earlier call
+        fresh_ops: set[str] = set()     # operators with a reply requested or judged by this one
+
         def on_event(e: Event) -> None:
+            (resumed_ops if e.resumed else fresh_ops).add(e.op)
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
             cls = f" {e.failure_class}" if e.failure_class else ""
             src = " (resumed)" if e.resumed else ""
@@ -353,7 +357,8 @@ def register(app: typer.Typer) -> None:
                           f"{req} {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
 
         def on_judge(op_id: str, label: str) -> None:
-            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier}[/dim]")
+            fresh_ops.add(op_id)  # judged by this call, even where its reply was recorded earlier
+            console.print(f"[dim]→ {op_id} {label}: judging on tier {tier_label(tier)}[/dim]")
 
         ray_backend = None
         if backend not in ("local", "ray"):
@@ -371,15 +376,19 @@ def register(app: typer.Typer) -> None:
                 raise typer.BadParameter(str(exc), param_hint="'--backend'") from None
             console.print(f"Ray: {info['nodes']} node(s), {info['slots']} job(s) at once"
                           + (f" at {address}" if address else " (a local instance for this run)"))
-        progress = run_progress(console)  # operators done, elapsed, eta; the lines above print over it
-        bar = progress.add_task("operators", total=len(ops))
+        bar = OperatorBar(console, len(ops))  # operators done, elapsed, eta; the lines above print over it
+
+        def on_operator(op_id: str) -> None:
+            # an operator every reply of which was recorded by an earlier call is left out of the estimate
+            bar.advance(earlier=op_id in resumed_ops and op_id not in fresh_ops)
+
         gen = Generation(cfg, rundir, plat, client, settings=Settings(reps=reps), jobs=jobs, on_event=on_event,
                          device_name=_device_name(plat), ray=ray_backend, on_judge=on_judge,
-                         on_operator=lambda op_id: progress.advance(bar))
+                         on_operator=on_operator)
         code = 0
         term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
         try:
-            with term, progress:
+            with term, bar:
                 summary = gen.run(ops)
         except GenerationInterrupted as exc:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not break the exit

@@ -320,7 +320,7 @@ class Event:
     tokens_out: int
     request_s: float
     eval_s: float
-    resumed: bool
+    resumed: bool  # the reply and its verdict were both recorded by an earlier call
 
 
 class Generation:
@@ -372,6 +372,7 @@ class Generation:
         self.interrupted = threading.Event()
         #: operators whose sampling (or replay) ended in this invocation
         self.finished_ops: set[str] = set()
+        self._made_now: set[tuple[str, str]] = set()  # (op, label) of the records this call made
         self.fatal: BaseException | None = None
         self.requests_made = 0  # replies received in this invocation
         self.http_attempts = 0  # HTTP attempts behind them (retries included)
@@ -537,7 +538,9 @@ class Generation:
                 line = self._request(op, prompt, i, r, messages, feedback)
             rec, code = self._judge(op, line)
             status = rec.get("status", "failed")
-            self._emit(op, line, rec, resumed)
+            # resumed: the reply and its verdict were recorded by an earlier call (a reply recorded earlier and
+            # judged now is not: its eval time is this call's)
+            self._emit(op, line, rec, resumed and (op.id, label) not in self._made_now)
             if status in ("passed", "unsupported"):
                 return status, label
             if not self.cfg.reflection:
@@ -645,6 +648,7 @@ class Generation:
             if self.interrupted.is_set():
                 raise _Stopped
             self.rundir.append(rec)
+            self._made_now.add((op.id, label))
             return rec
         slot = self.slots.get()
         try:
@@ -659,6 +663,7 @@ class Generation:
             raise _Stopped  # its sandbox was killed: the record is no verdict, a resume judges it again
         rec["attempt"] = 1
         self.rundir.append(rec)
+        self._made_now.add((op.id, label))
         return rec
 
     def _synthetic(self, op: Operator, label: str, cls: str, message: str, line: dict[str, Any]) -> dict[str, Any]:
@@ -667,6 +672,7 @@ class Generation:
                                   tier_case_count(op, self.cfg.tier), wall_s=0.0, sample_id=line["sample_id"],
                                   finished_at=time.time()).to_json()
         self.rundir.append(rec)
+        self._made_now.add((op.id, label))
         return rec
 
     def _keep_solved(self, op: Operator, label: str) -> None:
@@ -713,6 +719,6 @@ class Generation:
         for line in sorted(latest.values(), key=lambda r: (int(r["sample"]), int(r["round"]))):
             own = self.samples.get(line["sample_id"]) or line
             rec, _ = self._judge(op, own)
-            self._emit(op, own, rec, resumed=False)
+            self._emit(op, own, rec, resumed=(op.id, own["label"]) not in self._made_now)
             if rec.get("status") == "passed":
                 self._keep_solved(op, own["label"])

@@ -103,20 +103,28 @@ class Run:
         return [r for r in self.latest if r.get("status") == "failed"]
 
 
+def closest_filename(name: str, cutoff: float = 0.6) -> str | None:
+    """The operator file name closest to ``name`` (``aten__ad.py`` → ``aten__add.py``; difflib's ratio at least
+    ``cutoff``), or None where none is close."""
+    import difflib
+
+    from ..suite.registry import all_operators
+
+    close = difflib.get_close_matches(name, sorted(o.filename for o in all_operators()), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
 def ignored_files(directory: Path) -> list[str]:
     """``.py`` files in a submissions directory that name no operator (likely typos), each with the closest
     operator file name: ``["aten__ad.py (did you mean aten__add.py?)"]``."""
-    import difflib
+    from ..suite.registry import by_filename
 
-    from ..suite.registry import all_operators, by_filename
-
-    names = sorted(o.filename for o in all_operators())
     out = []
     for p in sorted(Path(directory).glob("*.py")):
         if p.name.startswith("_") or by_filename(p.name) is not None:
             continue
-        close = difflib.get_close_matches(p.name, names, n=1, cutoff=0.6)
-        out.append(f"{p.name} (did you mean {close[0]}?)" if close else p.name)
+        close = closest_filename(p.name)
+        out.append(f"{p.name} (did you mean {close}?)" if close else p.name)
     return out
 
 
