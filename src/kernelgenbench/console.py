@@ -54,8 +54,14 @@ def run_progress(con: Console) -> Progress:
     an estimate of the time left (``eta``, :class:`TimeLeft`: for the bar of jobs, whose field ``earlier`` counts the
     jobs recorded before, the mean time per job of this call; for a job's bar, rich's estimate from the rate so far:
     a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
+    return _bars(con, transient=False)
+
+
+def _bars(con: Console, **options: Any) -> Progress:
+    """A rich Progress on ``con`` with the columns every bar of a run has: description, bar, done/total, elapsed,
+    ``eta`` (:class:`TimeLeft`); ``options`` go to Progress."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("eta"), TimeLeft(), console=con, transient=False)
+                    TextColumn("eta"), TimeLeft(), console=con, **options)
 
 
 def clock(seconds: float | None) -> str:
@@ -106,9 +112,7 @@ class OperatorBar:
     def __init__(self, con: Console, total: int, get_time: Callable[[], float] | None = None) -> None:
         self.con = con
         self.live = con.is_terminal
-        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), TextColumn("eta"), TimeLeft(), console=con,
-                                 disable=not self.live, get_time=get_time)
+        self.progress = _bars(con, disable=not self.live, get_time=get_time)
         self.task = self.progress.add_task("operators", total=total, earlier=0)
         self._lock = threading.Lock()
         self._unlogged = False  # the last advance printed no line (a log's)
