@@ -786,3 +786,52 @@ def test_eval_bar_of_jobs_full_on_resume_and_estimated_from_the_jobs_run_now() -
     rows = [" ".join(ln.split()) for ln in con.file.getvalue().splitlines()]
     assert rows[0].endswith("210/210 0:02:00 eta 0:00:00"), rows
     assert rows[1].endswith("5/10 0:02:00 eta 0:10:00"), rows
+
+
+def test_every_help_fits_80_columns_with_whole_option_names() -> None:
+    """fresh user 41: `kgb eval --help` at 80 columns (rich's panels) gave the option names a 40-cell column and the
+    help text 12 cells a line, and cut --interpreter-max-mb and its env var with an ellipsis. Every command's help
+    now keeps each line within 80 cells and shows each option's names and env var whole."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("kgb", ["--help"], resilient_parsing=True)
+    names = sorted(group.list_commands(ctx))
+    assert {"eval", "generate", "agent", "summary", "report", "compare", "check"} <= set(names)
+    for name in ["", *names]:
+        res = CliRunner().invoke(app, [*([name] if name else []), "--help"], env={"COLUMNS": "80"})
+        assert res.exit_code == 0, (name, res.output)
+        lines = res.output.splitlines()
+        assert max(len(ln) for ln in lines) <= 80, (name, [ln for ln in lines if len(ln) > 80])
+        assert "…" not in res.output and "<list[" not in res.output.split("Options:")[-1], name
+        if not name:
+            continue
+        cmd = group.get_command(ctx, name)
+        for p in cmd.params:
+            for opt in [*p.opts, *getattr(p, "secondary_opts", [])]:
+                if opt.startswith("-"):
+                    assert re.search(rf"(^|[ /;,]){re.escape(opt)}([ ,;]|$)", res.output, re.M), (name, opt)
+            if getattr(p, "envvar", None) and getattr(p, "show_envvar", False):
+                assert str(p.envvar) in res.output, (name, p.envvar)
+    # a help text is beside its option, several words a line, not a 12-cell column
+    out = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "80"}).output
+    assert re.search(r"^  --op OP +evaluate only these operators \(repeatable\)$", out, re.M), out
+    assert "KGB_INTERPRETER_MAX_MB" in out
+
+
+def test_eval_in_a_log_has_labelled_job_lines_and_no_bar_frame(tmp_path: Path) -> None:
+    """fresh user 41: `kgb eval ... | cat` ended with one frame of the bar of jobs ('jobs ━━━ 1/1 0:00:04 eta
+    0:00:00'), and the job line read '✓ aten::neg 5/5 (3.4s)' (5/5 of what?). In a log every job line says what its
+    numbers count, and no bar is drawn; the helper that labels a job's cases keeps the unsupported/not-run notes."""
+    from kernelgenbench.console import cases_passed
+
+    assert cases_passed("5/5") == "5/5 cases passed"
+    assert cases_passed("2/3 (1 unsupported)") == "2/3 cases passed (1 unsupported)"
+    assert cases_passed("1/4 (2 not run)") == "1/4 cases passed (2 not run)"
+    root = Path(__file__).resolve().parents[1]
+    res = CliRunner().invoke(app, ["eval", str(root / "solutions"), "--op", "aten::neg", "--platform", "interpreter",
+                                   "--jobs", "1", "--runs-root", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.output.splitlines() if "aten::neg ·" in ln)
+    assert re.fullmatch(r"✓ aten::neg · 5/5 cases passed · \d+\.\d s", line), line
+    assert not re.search(r"^\s*(jobs|aten::neg · cases)\b.*\beta\b", res.output, re.M), res.output  # no bar
