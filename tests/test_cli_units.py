@@ -255,7 +255,7 @@ def test_a_job_that_never_ran_its_cases_counts_the_tiers_cases(tmp_path: Path) -
     assert n == 5
     assert rec["failure_class"] == "missing" and rec["cases_total"] == n and rec["cases_passed"] == 0
     assert rec["cases"] == []
-    assert f"aten::neg 0/{n} missing" in res.output
+    assert f"aten::neg · 0/{n} cases passed · missing · " in res.output
 
 
 def test_misnamed_files_are_listed_with_the_closest_operator_file(tmp_path: Path) -> None:
@@ -835,3 +835,75 @@ def test_eval_in_a_log_has_labelled_job_lines_and_no_bar_frame(tmp_path: Path) -
     line = next(ln for ln in res.output.splitlines() if "aten::neg ·" in ln)
     assert re.fullmatch(r"✓ aten::neg · 5/5 cases passed · \d+\.\d s", line), line
     assert not re.search(r"^\s*(jobs|aten::neg · cases)\b.*\beta\b", res.output, re.M), res.output  # no bar
+
+
+def test_tables_at_80_columns_cut_no_number_and_notes_span_a_log(tmp_path: Path) -> None:
+    """fresh user 41: at 80 columns `kgb summary` of a GPU run cut cases ('648/…'), operator ids, speedups and the
+    last columns at the edge, and in a 140-cell log the summary's title and notes wrapped to the table's 80 cells,
+    centred. A table that does not fit is printed as several, each repeating the operator column; one four cells
+    too wide loses its outer border; title and notes are lines as wide as the output; a log is at least 140 wide
+    even where COLUMNS=80 is exported; kgb compare's operator ids are never folded."""
+    import gzip
+    import io
+    import os
+    from typing import Any
+
+    from kernelgenbench import console as kcon
+    from kernelgenbench.cli import _load_runs
+    from kernelgenbench.metrics import latest_records, summarize
+    from kernelgenbench.report.compare import compare_runs
+    from kernelgenbench.report.render import rich_tables
+    from kernelgenbench.tables import _ops_table, _summary_table
+
+    root = Path(__file__).resolve().parents[1]
+    with gzip.open(root / "bench/results/2026-12-06-h200-slice-full/results.jsonl.gz", "rt") as f:
+        records = [json.loads(line) for line in f]
+    latest = latest_records(records)
+    assert len(latest) == 12 and all(r.get("speedup") for r in latest)
+
+    def shown(width: int, *tables: Any) -> list[str]:
+        con = kcon._Console(file=io.StringIO(), width=width, force_terminal=False)
+        for t in tables:
+            con.print(t)
+        return con.file.getvalue().splitlines()
+
+    summary = _summary_table(summarize(records), "summary · tier full · cuda", tier="full")
+    for width in (80, 100):
+        lines = shown(width, _ops_table(latest, timing=True), summary)
+        text = "\n".join(lines)
+        assert max(len(ln) for ln in lines) <= width, (width, text)
+        for r in latest:   # every operator id, case count and speedup whole
+            assert re.search(rf"{re.escape(r['op'])} +[│┃].*{r['cases_passed']}/{r['cases_total']} .* "
+                             rf"{r['speedup']:.3f}x", text), (width, r["op"], text)
+        (overall,) = [ln.replace("│", " ").split() for ln in lines if "overall" in ln]
+        assert overall == ["overall", "12", "12", "100.0%", "1.398x", "1.088x", "1.116x", "12", "0"], (width, text)
+    assert "(continued, 2/2)" in "\n".join(shown(80, _ops_table(latest, timing=True)))
+    # the summary at 80: four cells too wide, no outer border; its title and notes start at the first column
+    lines = shown(80, summary)
+    assert lines[0] == "summary · tier full · cuda" and lines[1].startswith("source  ┃ ops ┃"), lines
+    assert "verdicts cover the full tier only, not smoke or heldout: --tier all judges every" in lines
+    # in a log the notes are 140 cells wide: one line each
+    lines = shown(140, summary)
+    assert "verdicts cover the full tier only, not smoke or heldout: --tier all judges every case" in lines
+    assert any(ln.startswith("unsupp.: operators left out of ops and accuracy: none of their cases could be judged "
+                             "on this platform, or their kernels") for ln in lines), lines
+    # the console of the command line: a log is at least 140 wide, COLUMNS=80 exported or not
+    old = os.environ.get("COLUMNS")
+    try:
+        os.environ["COLUMNS"] = "80"
+        assert kcon._console().width == 140
+        os.environ["COLUMNS"] = "200"
+        assert kcon._console().width == 200
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old
+    # kgb compare's operator column keeps each id whole at 80 columns
+    for name, recs in (("a", latest), ("b", [dict(r, speedup=r["speedup"] * 0.5) for r in latest])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    rep = compare_runs(*_load_runs([tmp_path / "a", tmp_path / "b"], None))
+    lines = shown(80, *rich_tables(rep, ("compare",), width=80))
+    body = [ln.split("│")[1].strip() for ln in lines if ln.startswith("│")]
+    assert body and set(body) == {r["op"] for r in latest}, "\n".join(lines)
