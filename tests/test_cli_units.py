@@ -255,7 +255,7 @@ def test_a_job_that_never_ran_its_cases_counts_the_tiers_cases(tmp_path: Path) -
     assert n == 5
     assert rec["failure_class"] == "missing" and rec["cases_total"] == n and rec["cases_passed"] == 0
     assert rec["cases"] == []
-    assert f"aten::neg 0/{n} missing" in res.output
+    assert f"aten::neg · 0/{n} cases passed · missing · " in res.output
 
 
 def test_misnamed_files_are_listed_with_the_closest_operator_file(tmp_path: Path) -> None:
@@ -786,3 +786,124 @@ def test_eval_bar_of_jobs_full_on_resume_and_estimated_from_the_jobs_run_now() -
     rows = [" ".join(ln.split()) for ln in con.file.getvalue().splitlines()]
     assert rows[0].endswith("210/210 0:02:00 eta 0:00:00"), rows
     assert rows[1].endswith("5/10 0:02:00 eta 0:10:00"), rows
+
+
+def test_every_help_fits_80_columns_with_whole_option_names() -> None:
+    """fresh user 41: `kgb eval --help` at 80 columns (rich's panels) gave the option names a 40-cell column and the
+    help text 12 cells a line, and cut --interpreter-max-mb and its env var with an ellipsis. Every command's help
+    now keeps each line within 80 cells and shows each option's names and env var whole."""
+    import typer.main
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("kgb", ["--help"], resilient_parsing=True)
+    names = sorted(group.list_commands(ctx))
+    assert {"eval", "generate", "agent", "summary", "report", "compare", "check"} <= set(names)
+    for name in ["", *names]:
+        res = CliRunner().invoke(app, [*([name] if name else []), "--help"], env={"COLUMNS": "80"})
+        assert res.exit_code == 0, (name, res.output)
+        lines = res.output.splitlines()
+        assert max(len(ln) for ln in lines) <= 80, (name, [ln for ln in lines if len(ln) > 80])
+        assert "…" not in res.output and "<list[" not in res.output.split("Options:")[-1], name
+        if not name:
+            continue
+        cmd = group.get_command(ctx, name)
+        for p in cmd.params:
+            for opt in [*p.opts, *getattr(p, "secondary_opts", [])]:
+                if opt.startswith("-"):
+                    assert re.search(rf"(^|[ /;,]){re.escape(opt)}([ ,;]|$)", res.output, re.M), (name, opt)
+            if getattr(p, "envvar", None) and getattr(p, "show_envvar", False):
+                assert str(p.envvar) in res.output, (name, p.envvar)
+    # a help text is beside its option, several words a line, not a 12-cell column
+    out = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "80"}).output
+    assert re.search(r"^  --op OP +evaluate only these operators \(repeatable\)$", out, re.M), out
+    assert "KGB_INTERPRETER_MAX_MB" in out
+
+
+def test_eval_in_a_log_has_labelled_job_lines_and_no_bar_frame(tmp_path: Path) -> None:
+    """fresh user 41: `kgb eval ... | cat` ended with one frame of the bar of jobs ('jobs ━━━ 1/1 0:00:04 eta
+    0:00:00'), and the job line read '✓ aten::neg 5/5 (3.4s)' (5/5 of what?). In a log every job line says what its
+    numbers count, and no bar is drawn; the helper that labels a job's cases keeps the unsupported/not-run notes."""
+    from kernelgenbench.console import cases_passed
+
+    assert cases_passed("5/5") == "5/5 cases passed"
+    assert cases_passed("2/3 (1 unsupported)") == "2/3 cases passed (1 unsupported)"
+    assert cases_passed("1/4 (2 not run)") == "1/4 cases passed (2 not run)"
+    root = Path(__file__).resolve().parents[1]
+    res = CliRunner().invoke(app, ["eval", str(root / "solutions"), "--op", "aten::neg", "--platform", "interpreter",
+                                   "--jobs", "1", "--runs-root", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    line = next(ln for ln in res.output.splitlines() if "aten::neg ·" in ln)
+    assert re.fullmatch(r"✓ aten::neg · 5/5 cases passed · \d+\.\d s", line), line
+    assert not re.search(r"^\s*(jobs|aten::neg · cases)\b.*\beta\b", res.output, re.M), res.output  # no bar
+
+
+def test_tables_at_80_columns_cut_no_number_and_notes_span_a_log(tmp_path: Path) -> None:
+    """fresh user 41: at 80 columns `kgb summary` of a GPU run cut cases ('648/…'), operator ids, speedups and the
+    last columns at the edge, and in a 140-cell log the summary's title and notes wrapped to the table's 80 cells,
+    centred. A table that does not fit is printed as several, each repeating the operator column; one four cells
+    too wide loses its outer border; title and notes are lines as wide as the output; a log is at least 140 wide
+    even where COLUMNS=80 is exported; kgb compare's operator ids are never folded."""
+    import gzip
+    import io
+    import os
+    from typing import Any
+
+    from kernelgenbench import console as kcon
+    from kernelgenbench.cli import _load_runs
+    from kernelgenbench.metrics import latest_records, summarize
+    from kernelgenbench.report.compare import compare_runs
+    from kernelgenbench.report.render import rich_tables
+    from kernelgenbench.tables import _ops_table, _summary_table
+
+    root = Path(__file__).resolve().parents[1]
+    with gzip.open(root / "bench/results/2026-12-06-h200-slice-full/results.jsonl.gz", "rt") as f:
+        records = [json.loads(line) for line in f]
+    latest = latest_records(records)
+    assert len(latest) == 12 and all(r.get("speedup") for r in latest)
+
+    def shown(width: int, *tables: Any) -> list[str]:
+        con = kcon._Console(file=io.StringIO(), width=width, force_terminal=False)
+        for t in tables:
+            con.print(t)
+        return con.file.getvalue().splitlines()
+
+    summary = _summary_table(summarize(records), "summary · tier full · cuda", tier="full")
+    for width in (80, 100):
+        lines = shown(width, _ops_table(latest, timing=True), summary)
+        text = "\n".join(lines)
+        assert max(len(ln) for ln in lines) <= width, (width, text)
+        for r in latest:   # every operator id, case count and speedup whole
+            assert re.search(rf"{re.escape(r['op'])} +[│┃].*{r['cases_passed']}/{r['cases_total']} .* "
+                             rf"{r['speedup']:.3f}x", text), (width, r["op"], text)
+        (overall,) = [ln.replace("│", " ").split() for ln in lines if "overall" in ln]
+        assert overall == ["overall", "12", "12", "100.0%", "1.398x", "1.088x", "1.116x", "12", "0"], (width, text)
+    assert "(continued, 2/2)" in "\n".join(shown(80, _ops_table(latest, timing=True)))
+    # the summary at 80: four cells too wide, no outer border; its title and notes start at the first column
+    lines = shown(80, summary)
+    assert lines[0] == "summary · tier full · cuda" and lines[1].startswith("source  ┃ ops ┃"), lines
+    assert "verdicts cover the full tier only, not smoke or heldout: --tier all judges every" in lines
+    # in a log the notes are 140 cells wide: one line each
+    lines = shown(140, summary)
+    assert "verdicts cover the full tier only, not smoke or heldout: --tier all judges every case" in lines
+    assert any(ln.startswith("unsupp.: operators left out of ops and accuracy: none of their cases could be judged "
+                             "on this platform, or their kernels") for ln in lines), lines
+    # the console of the command line: a log is at least 140 wide, COLUMNS=80 exported or not
+    old = os.environ.get("COLUMNS")
+    try:
+        os.environ["COLUMNS"] = "80"
+        assert kcon._console().width == 140
+        os.environ["COLUMNS"] = "200"
+        assert kcon._console().width == 200
+    finally:
+        if old is None:
+            os.environ.pop("COLUMNS", None)
+        else:
+            os.environ["COLUMNS"] = old
+    # kgb compare's operator column keeps each id whole at 80 columns
+    for name, recs in (("a", latest), ("b", [dict(r, speedup=r["speedup"] * 0.5) for r in latest])):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    rep = compare_runs(*_load_runs([tmp_path / "a", tmp_path / "b"], None))
+    lines = shown(80, *rich_tables(rep, ("compare",), width=80))
+    body = [ln.split("│")[1].strip() for ln in lines if ln.startswith("│")]
+    assert body and set(body) == {r["op"] for r in latest}, "\n".join(lines)

@@ -166,7 +166,7 @@ def test_eval_tier_all_runs_every_case_of_the_three_tiers(tmp_path: Path) -> Non
     by_id = {c.id: c for t in TIERS for c in op.cases(t)}
     assert all(c["params"] == by_id[c["id"]].params for c in rec["cases"])
     assert rec["timing"]["applicable"] is False and rec["speedup"] is None
-    line = next(ln for ln in res.output.splitlines() if f"{op.id} 27/27" in ln)  # the job's line
+    line = next(ln for ln in res.output.splitlines() if f"{op.id} · 27/27 cases passed" in ln)  # the job's line
     assert "unsupported" not in line, line
 
 

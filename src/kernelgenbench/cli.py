@@ -20,7 +20,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .console import TermAsInterrupt, console, exit_interrupted, run_progress
+from .console import TermAsInterrupt, cases_passed, console, exit_interrupted, run_progress
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
@@ -42,7 +42,11 @@ from .tables import (
     untimed_line,
 )
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+#: Help in click's plain layout (``rich_markup_mode=None``): option names in a column of at most 30 cells, the help
+#: beside them wrapped to the terminal (78 cells at most), a longer name on a line of its own. Rich's panels gave the
+#: name column the width of the longest name and its type, so at 80 columns every help text wrapped to 12 cells a
+#: line and long names and env vars were cut with an ellipsis (fresh user 41).
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
 
 
@@ -108,7 +112,7 @@ def list_ops(source: Optional[str] = typer.Option(None, help="aten, vllm or cubl
 
 
 @app.command("platforms")
-def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="[PROFILE]",
+def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="PROFILE",
                                                     help="one profile (cuda, rocm, ascend, ...): its facts"),
                   as_json: bool = typer.Option(False, "--json", help="the profile(s) as JSON")) -> None:
     """List the platform profiles, or print one profile: detection, device, dispatch key, pinning, timing,
@@ -153,9 +157,10 @@ def platforms_cmd(name: Optional[str] = typer.Argument(None, metavar="[PROFILE]"
 def eval_cmd(
     directory: Path = typer.Argument(..., metavar="DIRECTORY",
                                      help="a directory of submission files (aten__add.py, vllm__rms_norm.py, ...)"),
-    op: Optional[list[str]] = typer.Option(None, "--op", help="evaluate only these operators (repeatable)"),
-    sources: Optional[list[str]] = typer.Option(None, "--source", help="evaluate only this source: aten, vllm or "
-                                                                       "cublas (once)"),
+    op: Optional[list[str]] = typer.Option(None, "--op", metavar="OP",
+                                           help="evaluate only these operators (repeatable)"),
+    sources: Optional[list[str]] = typer.Option(None, "--source", metavar="SOURCE",
+                                                help="evaluate only this source: aten, vllm or cublas (once)"),
     tier: str = typer.Option("smoke", help="smoke, full, heldout, all (every case of the three: a whole verdict), "
                                           "or a comma list such as smoke,heldout"),
     out: Optional[Path] = typer.Option(None, help="run directory (default runs/<timestamp>-<name>)"),
@@ -273,14 +278,15 @@ def eval_cmd(
     def done(rec: dict[str, Any]) -> None:
         mark = "[green]✓[/green]" if rec.get("status") == "passed" else (
             "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
-        extra = f" {rec['speedup']:.3f}x" if rec.get("speedup") else ""
-        cls = f" {rec.get('failure_class')}" if rec.get("failure_class") else ""
+        extra = f" · speedup {rec['speedup']:.3f}x" if rec.get("speedup") else ""
+        cls = f" · {rec.get('failure_class')}" if rec.get("failure_class") else ""
         with bars_lock:
             bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
             job_state.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
             if bar is not None:
                 progress.remove_task(bar)
-        progress.console.print(f"{mark} {rec['op']} {_cases_cell(rec)}{cls}{extra} ({rec.get('wall_s') or 0:.1f}s)")
+        progress.console.print(f"{mark} {rec['op']} · {cases_passed(_cases_cell(rec))}{cls}{extra} · "
+                               f"{rec.get('wall_s') or 0:.1f} s")
         for line in unsupported_lines(rec):
             progress.console.print(f"    [yellow]~[/yellow] {escape(line)}", soft_wrap=True)
         if task is not None:
@@ -592,11 +598,11 @@ def _stdout_options(**outputs: Optional[Path]) -> str | None:
 
 @app.command()
 def report(
-    runs: list[Path] = typer.Argument(..., metavar="RUN...", help="run directories of kgb eval, kgb generate or kgb "
+    runs: list[Path] = typer.Argument(..., metavar="RUN", help="run directories of kgb eval, kgb generate or kgb "
                                                                  "agent: each one is a system"),
-    label: Optional[list[str]] = typer.Option(None, "--label", help="a name per run, in order (repeat it once per "
-                                                                    "run; the same label on two platforms is one "
-                                                                    "system on two platforms)"),
+    label: Optional[list[str]] = typer.Option(None, "--label", metavar="NAME",
+                                              help="a name per run, in order (repeat it once per run; the same label "
+                                                   "on two platforms is one system on two platforms)"),
     html_out: Optional[Path] = typer.Option(None, "--html", help="write one self-contained HTML page (plots embedded)"),
     md: Optional[Path] = typer.Option(None, "--md", help="write the tables as Markdown to this file ('-': stdout, "
                                                          "instead of the terminal tables)"),
@@ -613,9 +619,9 @@ def report(
     ci: float = typer.Option(0.95, min=0.5, max=0.999, help="the intervals' confidence level"),
     allow_mixed_tiers: bool = typer.Option(False, help="report runs whose verdicts cover different tiers (labelled) "
                                                        "instead of refusing"),
-    price: Optional[list[str]] = typer.Option(None, "--price", help="LABEL=IN,OUT[,CACHED]: USD per million input, "
-                                                                    "output and cached input tokens, for systems "
-                                                                    "whose records carry no cost"),
+    price: Optional[list[str]] = typer.Option(None, "--price", metavar="PRICE",
+                                              help="LABEL=IN,OUT[,CACHED]: USD per million input, output and cached "
+                                                   "input tokens, for systems whose records carry no cost"),
 ) -> None:
     """Report on runs as systems: accuracy, speedups, matched sets, difficulty, failures, cost, portability.
 
@@ -775,7 +781,7 @@ def kgb_invocation() -> str:
 
 @app.command()
 def init(op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. aten::add or vllm::rms_norm"),
-         directory: Path = typer.Argument(Path("."), metavar="[DIR]", help="where to write the file (default: here)"),
+         directory: Path = typer.Argument(Path("."), metavar="DIR", help="where to write the file (default: here)"),
          force: bool = typer.Option(False, help="overwrite an existing file")) -> None:
     """Write a submission skeleton for OP, with every required wrapper or function and its signature.
 

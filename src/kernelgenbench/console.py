@@ -3,6 +3,8 @@
 on it (llm/commands.py, agent/commands.py), which import this module, never cli.py (no import cycle)."""
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 import re
 import signal
@@ -10,7 +12,8 @@ import sys
 import threading
 from typing import Any, Callable, NoReturn
 
-from rich.console import Console
+from rich.cells import cell_len
+from rich.console import Console, Group
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -20,18 +23,111 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.table import Column, Table
 from rich.text import Text
 
 #: Failure classes of an L1 rejection (their message lists the scan's findings).
 _L1_CLASSES = frozenset({"syntax", "static_scan", "dispatch_recursion"})
 
 
+#: The width of the output when it is not a terminal (a pipe, ``tee``, a CI log): no screen limits a log's lines.
+LOG_WIDTH = 140
+
+
+def _cell_width(con: Console, cell: Any) -> int:
+    """The cells of a table cell's widest line (markup rendered)."""
+    if isinstance(cell, str):
+        cell = con.render_str(cell)
+    if isinstance(cell, Text):
+        return max((cell_len(line) for line in cell.plain.splitlines()), default=0)
+    return con.measure(cell).maximum
+
+
+def _column_need(con: Console, column: Column) -> int:
+    """The fewest cells ``column`` can take with nothing cut: a column that never wraps, its widest cell or header;
+    one that wraps, its longest word, header included (rich wraps the rest), leaving out cells made to be cut (a
+    Text that never wraps and ellipsizes: the first failure, printed in full below the tables); a fixed width as
+    it is."""
+    if column.width is not None:  # a width fixed by the caller (kgb report's groups)
+        return column.width
+    header = _cell_width(con, column.header)
+    if column.no_wrap:
+        return max([header, column.min_width or 0] + [_cell_width(con, c) for c in column._cells])
+    words = [con.measure(con.render_str(c) if isinstance(c, str) else c).minimum
+             for c in [column.header, *column._cells]
+             if not (isinstance(c, Text) and c.no_wrap and c.overflow in ("ellipsis", "crop"))]  # made to be cut
+    return max(words + [column.min_width or 0])
+
+
+def fit_table(con: Console, table: Table) -> list[Any]:
+    """A rich table as the renderables to print on ``con``: its title, the table, its caption, title and caption
+    as lines of their own as wide as the output (a table's title and caption wrap to the table's width: a summary's
+    three notes came out as six centred lines of 80 cells in a 140-cell log, fresh user 41). A table whose columns do
+    not fit the width whole is printed as several tables of consecutive columns, each repeating the first column
+    (what names a row), so that no number is cut: at 80 columns rich shrank every column alike and cut cases
+    (``648/…``), speedups and whole columns at the edge. A table at most four cells too wide loses its outer border
+    and padding instead."""
+    width = con.width
+    cols = table.columns
+    pad = table.padding[1] + table.padding[3] if len(table.padding) == 4 else 2
+    frame = pad + (1 if table.box else 0)
+    need = [_column_need(con, c) for c in cols]
+    groups: list[list[int]] = [list(range(len(cols)))]
+    whole = 1 + sum(n + frame for n in need)
+    edgeless = whole > width and table.box is not None and table.show_edge and whole - 4 <= width
+    if len(cols) > 2 and whole > width and not edgeless:
+        groups, cur = [], [0]
+        for i in range(1, len(cols)):
+            if len(cur) > 1 and 1 + sum(need[j] + frame for j in cur + [i]) > width:
+                groups.append(cur)
+                cur = [0]
+            cur.append(i)
+        groups.append(cur)
+    out: list[Any] = []
+    if table.title:
+        out.append(con.render_str(table.title, style="table.title") if isinstance(table.title, str)
+                   else table.title)
+    for n, group in enumerate(groups):
+        part = copy.copy(table)
+        part.title = part.caption = None
+        if edgeless:  # four cells short: no outer border and padding (the summary table at 80 columns)
+            part.show_edge = part.pad_edge = False
+        if len(groups) > 1:
+            part.columns = [dataclasses.replace(cols[j], _index=k) for k, j in enumerate(group)]
+            if n:
+                out.append(Text(f"(continued, {n + 1}/{len(groups)})", style="table.title"))
+        out.append(part)
+    if table.caption:
+        out.append(con.render_str(table.caption, style="table.caption") if isinstance(table.caption, str)
+                   else table.caption)
+    return out
+
+
+class _Console(Console):
+    """The command line's console: every rich table it prints goes through :func:`fit_table` (title and caption as
+    lines as wide as the output, the columns in several tables where they do not fit)."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """Rich's ``Console.print``, each Table laid out by :func:`fit_table` first."""
+        laid: list[Any] = []
+        for o in objects:
+            laid.extend(fit_table(self, o) if isinstance(o, Table) else [o])
+        if len(laid) > len(objects):  # a table became several renderables: each on its own lines
+            laid = [Group(*laid)]
+        super().print(*laid, **kwargs)
+
+
 def _console() -> Console:
-    """Rich's console; when the output is not a terminal (a pipe, ``tee``, a CI log) and COLUMNS is not
-    set, 140 columns instead of rich's 80, so that the tables keep one line per row."""
-    c = Console()
-    if not c.is_terminal and not os.environ.get("COLUMNS"):
-        c = Console(width=140)
+    """Rich's console; when the output is not a terminal (a pipe, ``tee``, a CI log), :data:`LOG_WIDTH` columns or
+    COLUMNS where that is wider: a log keeps one line per table row even where the shell exported COLUMNS=80
+    (fresh user 41's piped ``kgb summary`` wrapped at 80)."""
+    c = _Console()
+    if not c.is_terminal:
+        try:
+            cols = int(os.environ.get("COLUMNS") or 0)
+        except ValueError:
+            cols = 0
+        c = _Console(width=max(LOG_WIDTH, cols))
     return c
 
 
@@ -53,8 +149,10 @@ def run_progress(con: Console) -> Progress:
     then its timed cases; ``kgb generate`` and ``kgb agent`` have :class:`OperatorBar`), each with the elapsed time and
     an estimate of the time left (``eta``, :class:`TimeLeft`: for the bar of jobs, whose field ``earlier`` counts the
     jobs recorded before, the mean time per job of this call; for a job's bar, rich's estimate from the rate so far:
-    a job's cases grow in size within a tier, so its estimate early on is a lower bound)."""
-    return _bars(con, transient=False)
+    a job's cases grow in size within a tier, so its estimate early on is a lower bound). Shown on a terminal only:
+    in a log (a pipe, ``tee``, a CI file) rich drew no frame while the run went on but one at its end
+    (``jobs ━━━ 13/13 0:00:11 eta 0:00:00``, fresh user 41); there each job's line says what the bar would."""
+    return _bars(con, transient=False, disable=not con.is_terminal)
 
 
 def _bars(con: Console, **options: Any) -> Progress:
@@ -62,6 +160,14 @@ def _bars(con: Console, **options: Any) -> Progress:
     ``eta`` (:class:`TimeLeft`); ``options`` go to Progress."""
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     TextColumn("eta"), TimeLeft(), console=con, **options)
+
+
+def cases_passed(cell: str) -> str:
+    """A job's cases (``record.cases_cell``: ``"5/6 (1 unsupported)"``) for a line of its own, where no column
+    header says what the fraction counts: ``"5/6 cases passed (1 unsupported)"`` (fresh user 41 read ``✓ aten::cos
+    6/6 (3.1s)`` on kgb eval, generate and agent lines without knowing what 6/6 counted)."""
+    fraction, _, notes = cell.partition(" ")
+    return f"{fraction} cases passed" + (f" {notes}" if notes else "")
 
 
 def clock(seconds: float | None) -> str:

@@ -173,7 +173,7 @@ def register(app: typer.Typer) -> None:
                                                           "GOOGLE_GEMINI_BASE_URL); default: the CLI's own"),
         api_key_env: Optional[str] = typer.Option(None, help="variable holding the key for --base-url (Codex, "
                                                              "OpenCode; default OPENAI_API_KEY)"),
-        op: Optional[list[str]] = typer.Option(None, "--op", help="only these operators (repeatable)"),
+        op: Optional[list[str]] = typer.Option(None, "--op", metavar="OP", help="only these operators (repeatable)"),
         source: Optional[str] = typer.Option(None, help="every operator of this source: aten, vllm or cublas"),
         budget_minutes: float = typer.Option(30.0, help="wall-clock budget of each session, minutes (self-checks "
                                                         "included); the session is killed at its end"),
@@ -189,11 +189,11 @@ def register(app: typer.Typer) -> None:
         isolation: str = typer.Option("auto", help="auto, namespace (own user + private filesystem view), user "
                                                    "(own user), none (not root: the agent can read what the "
                                                    "harness can)"),
-        env: Optional[list[str]] = typer.Option(None, "--env", help="pass this environment variable to every "
-                                                                    "session (repeatable; credentials of "
-                                                                    "--agent command)"),
-        expose: Optional[list[Path]] = typer.Option(None, "--expose", help="a path the session may read "
-                                                                           "(read-only; repeatable)"),
+        env: Optional[list[str]] = typer.Option(None, "--env", metavar="NAME",
+                                                help="pass this environment variable to every session (repeatable; "
+                                                     "credentials of --agent command)"),
+        expose: Optional[list[Path]] = typer.Option(None, "--expose", metavar="PATH",
+                                                    help="a path the session may read (read-only; repeatable)"),
         agent_python: bool = typer.Option(True, "--agent-python/--no-agent-python",
                                           help="give sessions the harness's Python (torch, triton) without the "
                                                "harness package"),
@@ -292,7 +292,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"[bold yellow]WARNING: {escape(w)}[/bold yellow]")
         settings = Settings(reps=reps, case_timeout_s=case_timeout)
 
-        from ..console import OperatorBar
+        from ..console import OperatorBar, cases_passed
 
         bar = OperatorBar(console, len(ops))  # operators recorded (earlier ones included), elapsed, eta
 
@@ -303,11 +303,11 @@ def register(app: typer.Typer) -> None:
             r = e.record or {}
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"),
                                                                                         "[red]✗[/red]")
-            cls = f" {r.get('failure_class')}" if r.get("failure_class") else ""
+            cls = f" · {r.get('failure_class')}" if r.get("failure_class") else ""
             n_checks = r.get("self_checks", 0)
             tok = [r.get(k) for k in ("tokens_in", "cache_read", "cache_write", "tokens_out")]
             tok_txt = f"{sum(t or 0 for t in tok):,} tok" if any(t is not None for t in tok) else "tokens not reported"
-            console.print(f"{mark} {e.op} {cases_cell(r)}{cls} · exit "
+            console.print(f"{mark} {e.op} · {cases_passed(cases_cell(r))}{cls} · exit "
                           f"{r.get('exit_reason')} · {n_checks} self-check{'' if n_checks == 1 else 's'} · {tok_txt} · "
                           f"session "
                           f"{r.get('session_wall_s', 0):.1f}s + verdict {r.get('judge_wall_s', 0):.1f}s"
@@ -359,7 +359,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("check")
     def check_cmd(
-        file: Path = typer.Argument(..., help="the submission file"),
+        file: Path = typer.Argument(..., metavar="FILE", help="the submission file"),
         op: Optional[str] = typer.Option(None, "--op", help="the operator it implements, e.g. vllm::rms_norm "
                                                             "(default: the one the file is named after, "
                                                             "vllm__rms_norm.py)"),

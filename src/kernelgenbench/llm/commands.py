@@ -18,7 +18,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from ..console import OperatorBar, TermAsInterrupt, exit_interrupted
+from ..console import OperatorBar, TermAsInterrupt, cases_passed, exit_interrupted
 from ..suite.tiers import VERDICT_TIER
 from ..tables import plural
 
@@ -177,7 +177,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("prompt")
     def prompt_cmd(
-        op: str = typer.Argument(..., help="operator id, e.g. vllm::rms_norm"),
+        op: str = typer.Argument(..., metavar="OP", help="operator id, e.g. vllm::rms_norm"),
         platform_name: Optional[str] = typer.Option(None, "--platform",
                                                     help="cuda, interpreter, ... (default: detected)"),
         mode: str = typer.Option("sampling", help="sampling (answer with a code block) or agent (write the file)"),
@@ -206,7 +206,7 @@ def register(app: typer.Typer) -> None:
                                                        "endpoint) or anthropic/<model>"),
         base_url: Optional[str] = typer.Option(None, help="endpoint, e.g. http://127.0.0.1:8000/v1 (default: the "
                                                           "provider's)"),
-        op: Optional[list[str]] = typer.Option(None, "--op", help="only these operators (repeatable)"),
+        op: Optional[list[str]] = typer.Option(None, "--op", metavar="OP", help="only these operators (repeatable)"),
         source: Optional[str] = typer.Option(None, help="only this source: aten, vllm or cublas"),
         tier: Optional[str] = typer.Option(None, help="tier every sample is judged on: all (default: smoke + full "
                                                       "+ heldout, a whole verdict; with --replay: the replayed "
@@ -349,11 +349,12 @@ def register(app: typer.Typer) -> None:
         def on_event(e: Event) -> None:
             (resumed_ops if e.resumed else fresh_ops).add(e.op)
             mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(e.status, "[red]✗[/red]")
-            cls = f" {e.failure_class}" if e.failure_class else ""
+            cls = f" · {e.failure_class}" if e.failure_class else ""
             src = " (resumed)" if e.resumed else ""
             # a replay requests nothing: the request time is the recorded one
             req = "recorded request" if replayed is not None else "request"
-            console.print(f"{mark} {e.op} {e.label} {e.cases}{cls} · tokens {e.tokens_in} in + {e.tokens_out} out · "
+            console.print(f"{mark} {e.op} {e.label} · {cases_passed(e.cases)}{cls} · tokens {e.tokens_in} in + "
+                          f"{e.tokens_out} out · "
                           f"{req} {e.request_s:.1f} s + eval {e.eval_s:.1f} s{src}")
 
         def on_judge(op_id: str, label: str) -> None:

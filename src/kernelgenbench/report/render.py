@@ -140,11 +140,13 @@ def write_latex(report: Report, directory: Path) -> list[Path]:
 def _min_width(t: Table, c: Any) -> int:
     """The narrowest a terminal column may get: its title's longest word (headers wrap between words, never
     inside one: "accurac / y"), and for numbers their longest cell; text cells wrap between words, so their
-    longest word counts too ("good-h / eldout", "overal / l" were folded), capped at 16 (a longer word folds)."""
+    longest word counts too ("good-h / eldout", "overal / l" were folded), capped at 16 (a longer word folds) but
+    in an operator column (``op``): an operator id is never folded (``vllm::fused_add_rm / s_norm`` at 80 columns,
+    fresh user 41)."""
     word = max((len(w) for w in c.title.split()), default=1)
     if c.kind in ("text", "list"):
         cell = max((len(w) for r in t.rows for w in _cell(t, r, c.key).split()), default=1)
-        return min(max(word, cell), 16)
+        return max(word, cell) if c.key == "op" else min(max(word, cell), 16)
     return max([word] + [len(_cell(t, r, c.key)) for r in t.rows])
 
 
