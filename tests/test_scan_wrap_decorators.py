@@ -62,6 +62,26 @@ _GUARD = '''
 '''
 
 
+#: a factory of options only, called ``@guard(("x",))``
+_OPTIONS = (_GUARD.replace("def guard(fn=None, *, keep=False):", "def guard(keep=(), *, strict=False):")
+            .replace("        if fn is not None:\n            return decorate(fn)\n", ""))
+#: Liger-Kernel's plain shape with FLA's signature read before the closure
+_PLAIN = '''
+    import functools
+    import inspect
+
+    import torch
+
+    def guard(fn):
+        names = list(inspect.signature(fn).parameters)
+
+        @functools.wraps(fn)
+        def run(*args):
+            return fn(*[a.contiguous() if n != "ctx" else a for n, a in zip(names, args)])
+        return run
+'''
+
+
 def _rules(pre: str, dec: str, body: str = _FUNCTION) -> list[str]:
     src = textwrap.dedent(pre) + textwrap.dedent(body).replace("DEC", dec)
     return sorted(f.rule for f in scan_source(src, entry_points=frozenset({"rms_norm"})))
@@ -79,6 +99,11 @@ def _rules(pre: str, dec: str, body: str = _FUNCTION) -> list[str]:
     # keyword-only factory, as Liger-Kernel/unsloth-style option decorators are written, and an inner name apart
     (_GUARD.replace("def guard(fn=None, *, keep=False):", "def guard(*, keep=False):")
      .replace("        if fn is not None:\n            return decorate(fn)\n", ""), "guard(keep=False)"),
+    # options taken positionally by a factory that has no ``fn=None``
+    (_OPTIONS, "guard(('dy',))"),
+    (_OPTIONS, "guard(keep=('dy',), strict=True)"),
+    # the plain shape reading the parameter names before its closure
+    (_PLAIN, "guard"),
 ])
 def test_a_backward_under_a_factory_that_only_wraps_stays_unscanned(pre: str, dec: str) -> None:
     """FLA's ``@input_guard`` / ``@input_guard(no_guard_contiguous=True)`` on a Function's backward: the factory's
@@ -120,6 +145,10 @@ _KEEPER = "\n    def keeper(f):\n        _KEPT.append(f)\n        return f\n"
     (_GUARD.replace("        return decorate\n", "        return _KEPT.append\n"), "guard(keep=True)"),
     (_GUARD.replace("            return run\n", "            _KEPT.append(run)\n            return run\n"), "guard"),
     (_GUARD.replace("def guard(fn=None, *, keep=False):", "def guard(fn=print, *, keep=False):"), "guard"),
+    # bare, an options-only factory binds the function to its first option (here kept as the class is made)
+    (_OPTIONS.replace("            skip = set(keep)", "            skip = _KEPT.append(keep) or ()"), "guard"),
+    (_GUARD + _KEEPER, "guard(*[keeper])"),
+    (_PLAIN.replace("list(inspect.signature(fn).parameters)", "_KEPT.append(fn)") + "    _KEPT = []\n", "guard"),
 ])
 def test_a_factory_that_could_hand_the_backward_out_keeps_it_scanned(pre: str, dec: str) -> None:
     """Every neighbouring shape through which the decorated function could reach other code as the class is made

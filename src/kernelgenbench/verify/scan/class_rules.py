@@ -20,8 +20,8 @@ from .signature_names import signature_name_reads
 from .wrap_decorators import closure_decorator, decorator_factory
 
 #: The file's wrapping decorators (:meth:`_ClassRules._file_wrappers`): name -> (may be written bare, the keyword
-#: names its call form may pass, or None when it has no call form).
-_Wrappers = dict[str, tuple[bool, "frozenset[str] | None"]]
+#: names its call form may pass, or None when it has no call form, how many positional arguments that form may pass).
+_Wrappers = dict[str, tuple[bool, "frozenset[str] | None", int]]
 
 #: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
 #: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
@@ -387,8 +387,9 @@ class _ClassRules:
         decorator of the file that kept the function, ``_KEPT.append(fn)``, let the wrapper call the unscanned body):
         ``staticmethod``, PyTorch's backward decorators (:data:`BACKWARD_DECORATORS`, also called with literal
         arguments) and a decorator of the file that only wraps it (``wrappers``, :meth:`_file_wrappers`): written
-        bare, or a factory of such decorators called with its keyword-only arguments (rt41: FLA's
-        ``@input_guard(no_guard_contiguous=True)``; a positional argument would be wrapped and handed the function)."""
+        bare, or a factory of such decorators called with its options (rt41: FLA's
+        ``@input_guard(no_guard_contiguous=True)``; a positional argument of a factory taking ``fn=None`` would be
+        wrapped and handed the function, and so would an unpacked ``**kwargs`` naming ``fn``)."""
         if isinstance(dec, ast.Name) and (dec.id == "staticmethod" and self.is_builtin("staticmethod")
                                           or dec.id in wrappers and wrappers[dec.id][0]
                                           and self.lookup(dec.id)[0] != "alias"):
@@ -396,7 +397,8 @@ class _ClassRules:
         if isinstance(dec, ast.Call):
             func = dec.func
             if isinstance(func, ast.Name) and func.id in wrappers and wrappers[func.id][1] is not None \
-                    and self.lookup(func.id)[0] != "alias" and not dec.args \
+                    and self.lookup(func.id)[0] != "alias" and len(dec.args) <= wrappers[func.id][2] \
+                    and not any(isinstance(x, ast.Starred) for x in dec.args) \
                     and all(k.arg in wrappers[func.id][1] for k in dec.keywords):
                 return True
             return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
@@ -413,7 +415,7 @@ class _ClassRules:
             if not isinstance(f, ast.FunctionDef) or f.name not in once:
                 continue
             if closure_decorator(f, self.resolve):
-                out[f.name] = (True, None)
+                out[f.name] = (True, None, 0)
             else:
                 factory = decorator_factory(f, self.resolve)
                 if factory is not None:

@@ -96,24 +96,28 @@ def closure_decorator(fn: ast.FunctionDef, resolve: Resolve) -> bool:
         or isinstance(n, ast.arg) and n.arg == param and n is not a.args[0])
 
 
-def decorator_factory(fn: ast.FunctionDef, resolve: Resolve) -> tuple[bool, frozenset[str]] | None:
-    """A module-level ``def fn([f=None,] *, k=...)`` whose body is a docstring, one nested
-    :func:`closure_decorator` ``def d(g)`` and returns of ``d`` or ``d(f)`` (bare or under ``if f is [not] None``,
-    also as ``d if f is None else d(f)``), ``f`` read nowhere else. Returns (whether ``@fn`` may be written bare:
-    it has ``f``; the keyword-only names its call form may pass), or None."""
+def decorator_factory(fn: ast.FunctionDef, resolve: Resolve) -> tuple[bool, frozenset[str], int] | None:
+    """A module-level factory of one :func:`closure_decorator`: ``def fn([f=None,] [options], *, [options])`` whose body
+    is a docstring, one nested ``def d(g)`` that is one, and returns of ``d`` or ``d(f)`` (bare or under ``if f is
+    [not] None``, also as ``d if f is None else d(f)``), ``f`` read nowhere else (``f`` is the first parameter, default
+    None, when the returns apply ``d`` to it). Returns (whether ``@fn`` may be written bare: only with ``f``, else the
+    function would be bound to an option; the option names its call form may pass by keyword; how many positional
+    arguments it may pass: none with ``f``, which a positional argument would be), or None."""
     a = fn.args
-    if fn.decorator_list or a.posonlyargs or a.vararg or a.kwarg or len(a.args) > 1:
+    if fn.decorator_list or a.posonlyargs or a.vararg or a.kwarg:
         return None
-    if a.args and not (len(a.defaults) == 1 and isinstance(a.defaults[0], ast.Constant)
-                       and a.defaults[0].value is None):
-        return None
-    param = a.args[0].arg if a.args else None
     body = _docless(fn.body)
     if not body or not isinstance(body[0], ast.FunctionDef) or not closure_decorator(body[0], resolve):
         return None
     inner = body[0].name
-    kwonly = {k.arg for k in a.kwonlyargs}
-    if inner in kwonly or param in kwonly or inner == param:
+    applies = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == inner
+                  for s in body[1:] for n in ast.walk(s))
+    param = a.args[0].arg if applies and a.args else None
+    if applies and not (param is not None and len(a.defaults) == len(a.args)
+                        and isinstance(a.defaults[0], ast.Constant) and a.defaults[0].value is None):
+        return None
+    options = {k.arg for k in [*a.args, *a.kwonlyargs]} - {param}
+    if inner in options or inner == param:
         return None
 
     def none_test(t: ast.expr) -> bool:
@@ -139,4 +143,4 @@ def decorator_factory(fn: ast.FunctionDef, resolve: Resolve) -> tuple[bool, froz
     if param is not None and param != body[0].args.args[0].arg and any(
             isinstance(n, ast.Name) and n.id == param for n in ast.walk(body[0])):
         return None  # the outer ``f`` (the backward, written bare) read where the inner decorator runs or keeps it
-    return param is not None, frozenset(kwonly)
+    return param is not None, frozenset(options), 0 if param is not None else len(a.args)
