@@ -148,6 +148,8 @@ EXPECTED = {
     "autotune_prehook_flag": "profile",  # a Config pre_hook that is not callable: its __bool__ runs there
     "autotune_reset_raise": "dispatch_recursion",  # rb40: Triton's reset_to_zero zeroed x while it benchmarks
                                                    # (registration lifted), the grid raising past run's traced reset
+    "autotune_restore_view": "wrong_result",  # rt41: Triton's restore_value copy_ while it benchmarks made a block move
+                                              # by as_strided_ in the Config pre_hook and the grid (emulated GPU loop)
     "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again

@@ -417,3 +417,68 @@ def test_budgeted_elements_of_a_hook_are_summed_over_triton_s_benchmark_calls(tm
     no verdict. The budgeted element counts (host reads, host data, random draws) are now summed over the calls:
     148 elements, over the per-call budget of 64 (profile)."""
     assert _run(tmp_path, HOST, "--gpu-bench") == ["True 148 profile"]
+
+
+VIEWS = PRELUDE + r'''
+@triton.jit
+def _noop(kc, n, calls, BLOCK: tl.constexpr):
+    pass  # moves nothing: Triton's restore hook moves the blocks while it benchmarks
+
+CF = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]
+JOBS, NOW, CALLS = [], [], [0]
+def to_src(nargs):  # the candidate's Config pre_hook (traced): a view change, no copy
+    NOW.clear()
+    if JOBS:
+        t, s, d, npb = JOBS.pop()
+        NOW.append((t, d, npb))
+        t.as_strided_((npb,), (1,), s * npb)   # Triton's restore clones block s
+def to_dst(meta):  # the candidate's launch grid (traced): Triton's restore then copies the clone into block d
+    if NOW:
+        t, d, npb = NOW.pop()
+        t.as_strided_((npb,), (1,), d * npb)
+    return (1,)
+mover = triton.autotune([triton.Config(c.kwargs, pre_hook=to_src) for c in CF], key=["n", "calls"],
+                        restore_value=["kc"])(_noop)
+
+def copy_blocks(key_caches, value_caches, block_mapping):
+    pairs = block_mapping.tolist()
+    npb = key_caches[0][0].numel()
+    for t in [*key_caches, *value_caches]:
+        shape, stride = t.shape, t.stride()
+        JOBS[:] = [(t, s, d, npb) for s, d in pairs]
+        CALLS[0] += 1
+        mover[to_dst](t, t.numel(), CALLS[0])
+        t.as_strided_(shape, stride, 0)
+
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.verify.profile import judge_trace
+torch.manual_seed(0)
+kc = [torch.randn(6, 2, 4, 8) for _ in range(2)]
+vc = [torch.randn(6, 2, 4, 8) for _ in range(2)]
+mapping = torch.tensor([[0, 3], [1, 5]])
+want = [t.clone() for t in kc + vc]
+for w in want:
+    w[3] = w[0]; w[5] = w[1]
+STATE.begin_case(False)
+try:
+    traced(copy_blocks, "copy_blocks")(kc, vc, mapping)
+finally:
+    STATE.end_case()
+row = get_operator("vllm::copy_blocks")
+v = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())), getattr(row, "allow_copies", True),
+                row.allow_trace, row.data_movement)
+print(all(torch.equal(a, b) for a, b in zip(kc + vc, want)), sorted(dict(STATE.trace).items()),
+      STATE.launch_violations, v.failure)
+'''
+
+
+def test_triton_s_restore_puts_the_clone_back_where_it_was_taken(tmp_path: Path) -> None:
+    """Red team rt41: Triton's restore_value hook clones a launch tensor before each benchmarked call and copies the
+    clone back after it, untraced (registration lifted, launch window open); between the two the candidate's launch
+    grid runs traced. A Config pre_hook viewing the cache as block ``s`` (``as_strided_``, a view op L3 allows) and a
+    grid viewing it as block ``d`` made the restore copy block ``s`` over block ``d``: vllm::copy_blocks with a kernel
+    that moves nothing returned every block moved (``True`` before the fix) with a trace of as_strided_ alone and no
+    verdict (tests/bad autotune_restore_view; the interpreter's ranking runs no config, so there it was a wrong result
+    already). The restore now writes through a view fixed when it clones: nothing moves, a wrong result."""
+    assert _run(tmp_path, VIEWS, "--gpu-bench") == [
+        "False [('aten::as_strided_', 8), ('aten::select.int', 1)] [] None"]
