@@ -173,3 +173,48 @@ def test_methods_of_a_class_nothing_reaches_under_the_factory_are_not_scanned() 
     decorated by the factory's call form is one whose decorator only wraps it."""
     assert _rules(_GUARD, "guard(keep=True)", _DEAD_CLASS) == []
     assert _rules(_GUARD + _KEEPER, "guard(keeper)", _DEAD_CLASS) == ["torch-compute"]
+
+
+#: unsloth's habit, written afresh: PyTorch's autograd decorators bound to module names by PyTorch's version
+_AMP_ALIASES = '''
+    import torch
+    from packaging.version import Version
+
+    if Version(torch.__version__) < Version("2.4.0"):
+        amp_fwd = torch.cuda.amp.custom_fwd
+        amp_bwd = torch.cuda.amp.custom_bwd
+    else:
+        amp_fwd = torch.amp.custom_fwd(device_type="cuda")
+        amp_bwd = torch.amp.custom_bwd(device_type="cuda")
+'''
+_AMP_FUNCTION = _FUNCTION.replace("        @DEC\n        def forward", "        @amp_fwd\n        def forward") \
+    .replace("        @DEC\n        def backward", "        @amp_bwd\n        def backward")
+
+
+def test_a_backward_under_a_module_alias_of_custom_bwd_stays_unscanned() -> None:
+    """unsloth decorates its Functions with ``@torch_amp_custom_fwd``/``@torch_amp_custom_bwd``, module names bound
+    to ``torch.cuda.amp.custom_bwd`` or ``torch.amp.custom_bwd(device_type="cuda")`` by PyTorch's version: L1 judged
+    the name as no known decorator and scanned the backward (its ``dy.sum(dim=0)`` a tensor-method finding before
+    rt41). A name every module-level binding of which is such a decorator is that decorator."""
+    assert _rules(_AMP_ALIASES, "", _AMP_FUNCTION) == []
+
+
+@pytest.mark.parametrize("change", [
+    ('        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n',
+     '        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n    amp_bwd = keeper\n'),  # another binding
+    ('        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n',
+     '        amp_bwd = torch.amp.custom_bwd(device_type=_KIND)\n'),  # an argument the scan cannot read
+    ('        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n',
+     '        for amp_bwd in (keeper,):\n            pass\n'),  # a loop binding
+    ('        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n',
+     '        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n    def rebind():\n'
+     '        global amp_bwd\n        amp_bwd = keeper\n'),  # rebound through global
+    ('        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n',
+     '        amp_bwd = torch.amp.custom_bwd(device_type="cuda")\n    _ = [(amp_bwd := keeper)]\n'),  # a walrus
+    ('        amp_bwd = torch.cuda.amp.custom_bwd\n', '        amp_bwd = torch.amp.custom_fwd\n'),  # not a bwd one
+])
+def test_a_module_alias_that_could_be_another_decorator_keeps_the_backward_scanned(change: tuple[str, str]) -> None:
+    """Any binding of the name that is not one of PyTorch's backward decorators keeps the backward scanned."""
+    pre = _AMP_ALIASES.replace(*change)
+    assert pre != _AMP_ALIASES
+    assert "tensor-method" in _rules(pre + "    _KIND = 'cuda'\n    _KEPT = []\n" + _KEEPER, "", _AMP_FUNCTION)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .backend_names import _module_bindings
 from .policy import (
     SUBCLASSABLE_CLASSES,
     TORCH_PATH_RULES,
@@ -211,6 +212,7 @@ class _ClassRules:
         #: ids of class statements nothing in the file can reach (:meth:`_mark_unreachable`): a ``torch.nn`` module
         #: class as their base is not a finding (no instance is ever made, and making the class runs no code of it)
         self.dead_classes: set[int] = set()
+        self._module_tree = tree
         wrappers = self._file_wrappers(tree)
         for cls in [] if names_backward(tree) else tree.body:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
@@ -378,9 +380,27 @@ class _ClassRules:
             return True
         if self._keeps_backward_dead(dec, wrappers):
             return True
+        if isinstance(dec, ast.Name) and self._decorator_alias(dec.id, FORWARD_DECORATORS):
+            return True
         target = dec.func if isinstance(dec, ast.Call) else dec
         return self.resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
             isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]))
+
+    def _decorator_alias(self, name: str, allowed: frozenset[str]) -> bool:
+        """Whether the module-level ``name`` can only hold one of PyTorch's autograd decorators ``allowed`` (rt41:
+        unsloth binds ``torch_amp_custom_bwd = torch.cuda.amp.custom_bwd`` or ``torch.amp.custom_bwd(device_type=
+        "cuda")`` by PyTorch's version, then decorates its Functions' methods with ``@torch_amp_custom_bwd``): the
+        module's own binding (never global or nonlocal), every binding of it ``name = P`` or ``name = P(<literals>)``
+        with ``P`` one of ``allowed`` as the module reads it (no loop, walrus, import, def or other binding)."""
+        tree = getattr(self, "_module_tree", None)
+        if tree is None or not self._module_name(name):
+            return False
+        values = _module_bindings(tree, name, _own_nodes)
+        return bool(values) and all(
+            self._resolve_in_module(v.func if isinstance(v, ast.Call) else v) in allowed
+            and (not isinstance(v, ast.Call) or all(isinstance(a, ast.Constant)
+                                                    for a in [*v.args, *(k.value for k in v.keywords)]))
+            for v in values)
 
     def _keeps_backward_dead(self, dec: ast.expr, wrappers: _Wrappers) -> bool:
         """Whether the decorator ``dec`` of a backward cannot hand the function to anything but the class (rb38: a
@@ -392,7 +412,8 @@ class _ClassRules:
         wrapped and handed the function, and so would an unpacked ``**kwargs`` naming ``fn``)."""
         if isinstance(dec, ast.Name) and (dec.id == "staticmethod" and self.is_builtin("staticmethod")
                                           or dec.id in wrappers and wrappers[dec.id][0]
-                                          and self.lookup(dec.id)[0] != "alias"):
+                                          and self.lookup(dec.id)[0] != "alias"
+                                          or self._decorator_alias(dec.id, BACKWARD_DECORATORS)):
             return True
         if isinstance(dec, ast.Call):
             func = dec.func
