@@ -49,6 +49,9 @@ EXPECTED = {
                                       # attribute node or string for L1 to see (passed at tp38)
     "match_args": "static_scan",      # the same through a positional class pattern, case _Any(run), whose computed
                                       # __match_args__ names "backward" (__subclasshook__ accepts any subject)
+    "factory_kept_backward": "static_scan",  # rt41: kept_backward through a decorator factory of FLA's input_guard
+                                             # shape called with a positional argument, which it wraps and hands
+                                             # the backward to (only its options may be passed; bare is fine)
     "shadow_staticmethod": "static_scan",  # kept_backward with the class body's own `staticmethod = keep` (L1 judged
                                            # @staticmethod by the module's builtin)
     # rb39 (the allowances of third-party-kernel hunt tp39): a class no code of the file names is left unscanned as
