@@ -52,6 +52,8 @@ EXPECTED = {
     "factory_kept_backward": "static_scan",  # rt41: kept_backward through a decorator factory of FLA's input_guard
                                              # shape called with a positional argument, which it wraps and hands
                                              # the backward to (only its options may be passed; bare is fine)
+    "alias_kept_backward": "static_scan",  # rt41: kept_backward through a module name bound to custom_bwd and,
+                                           # on a branch always taken, to a decorator that keeps it
     "shadow_staticmethod": "static_scan",  # kept_backward with the class body's own `staticmethod = keep` (L1 judged
                                            # @staticmethod by the module's builtin)
     # rb39 (the allowances of third-party-kernel hunt tp39): a class no code of the file names is left unscanned as
