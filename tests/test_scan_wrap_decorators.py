@@ -141,6 +141,13 @@ _KEEPER = "\n    def keeper(f):\n        _KEPT.append(f)\n        return f\n"
        "            return lambda w: w\n", "guard"),
     (_GUARD.replace("            skip = set(keep)", "            inspect = K()\n            skip = set(keep)")
      + "    class K:\n        def signature(self, f):\n            _KEPT.append(f)\n            return f\n", "guard"),
+    # a factory option shadowing the module the inner decorator's ``functools.wraps`` is read from (red team of rt41)
+    (_GUARD.replace("def guard(fn=None, *, keep=False):", "def guard(fn=None, *, keep=False, functools=K()):")
+     .replace("    _KEPT = []\n", "    _KEPT = []\n\n    class K:\n        def wraps(self, f):\n"
+              "            _KEPT.append(f)\n            return lambda w: w\n"), "guard"),
+    (_GUARD.replace("def guard(fn=None, *, keep=False):", "def guard(fn=None, *, keep=False, inspect=K()):")
+     .replace("    _KEPT = []\n", "    _KEPT = []\n\n    class K:\n        def signature(self, f):\n"
+              "            _KEPT.append(f)\n            return f\n"), "guard"),
     # the tail returns something else, or the inner closure escapes
     (_GUARD.replace("        return decorate\n", "        return _KEPT.append\n"), "guard(keep=True)"),
     (_GUARD.replace("            return run\n", "            _KEPT.append(run)\n            return run\n"), "guard"),

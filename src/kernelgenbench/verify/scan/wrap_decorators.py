@@ -55,10 +55,11 @@ def _root(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def closure_decorator(fn: ast.FunctionDef, resolve: Resolve) -> bool:
+def closure_decorator(fn: ast.FunctionDef, resolve: Resolve, enclosing: frozenset[str] = frozenset()) -> bool:
     """Whether ``def fn(f)`` only returns a closure calling ``f``: a docstring, assignments to plain names (reading
     ``f`` only as ``inspect.signature(f)``: FLA's ``sig = inspect.signature(fn)``), one undecorated or
-    ``@functools.wraps(f)`` ``def w(...)`` and ``return w``."""
+    ``@functools.wraps(f)`` ``def w(...)`` and ``return w``. ``enclosing``: the names a factory around ``fn`` binds
+    (none of them may be the root of ``wraps``/``signature`` there: an option ``functools=Keeper()``)."""
     a = fn.args
     if fn.decorator_list or len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs or a.defaults:
         return False
@@ -87,7 +88,7 @@ def closure_decorator(fn: ast.FunctionDef, resolve: Resolve) -> bool:
     for stmt in inner.body:
         allowed.update(id(n.func) for n in ast.walk(stmt)
                        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == param)
-    if roots & _bound_in(fn):
+    if roots & (_bound_in(fn) | enclosing):
         return False  # a local ``functools = Keeper()`` would make ``@functools.wraps(f)`` hand ``f`` out
     inner_uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == inner.name]
     return len(inner_uses) == 1 and all(
@@ -107,7 +108,9 @@ def decorator_factory(fn: ast.FunctionDef, resolve: Resolve) -> tuple[bool, froz
     if fn.decorator_list or a.posonlyargs or a.vararg or a.kwarg:
         return None
     body = _docless(fn.body)
-    if not body or not isinstance(body[0], ast.FunctionDef) or not closure_decorator(body[0], resolve):
+    # rt41: an option named ``functools`` (or ``inspect``) is what the inner decorator's ``functools.wraps(f)`` reads
+    if not body or not isinstance(body[0], ast.FunctionDef) \
+            or not closure_decorator(body[0], resolve, frozenset(_bound_in(fn))):
         return None
     inner = body[0].name
     applies = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == inner
