@@ -155,6 +155,8 @@ EXPECTED = {
                                                    # (registration lifted), the grid raising past run's traced reset
     "autotune_restore_view": "wrong_result",  # rt41: Triton's restore_value copy_ while it benchmarks made a block move
                                               # by as_strided_ in the Config pre_hook and the grid (emulated GPU loop)
+    "autotune_nested_reset": "profile",  # rt41: an autotuner over an autotuner: the inner one's reset ran inside the
+                                         # outer one's benchmarking, untraced (GPUs; a dispatch recursion on the CPU)
     "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again

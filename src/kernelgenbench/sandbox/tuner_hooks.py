@@ -80,6 +80,31 @@ def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) 
     return t
 
 
+#: The tuners Triton is benchmarking now (``Autotuner._bench`` of each, innermost last: entered by :func:`pinned`).
+_BENCHING: list[Any] = []
+
+
+def check_not_nested(tuner: Any, violation: Callable[[str], None]) -> None:
+    """Refuse an autotuned kernel launched while Triton benchmarks another (red team rt41): that benchmarking runs in
+    the harness's launch window with the candidate's registration lifted, so the inner tuner's own work (its reset
+    ``zero_`` before and after it benchmarks, its restore) ran there untraced and computed ``aten::zero_`` for a kernel
+    that did nothing (an autotuner over an autotuner, emulated GPU loop). Refused also when the nesting is in the
+    tuner's own chain (``autotune(...)(autotune(...)(jit))``, heuristics between them), so that the CPU interpreter,
+    which benchmarks nothing, gives the verdict a GPU gives."""
+    from triton.runtime import autotuner
+
+    inner, chain = getattr(tuner, "fn", None), 0
+    while type(inner) in (autotuner.Autotuner, autotuner.Heuristics) and chain < 16:
+        if type(inner) is autotuner.Autotuner:
+            violation("an autotuned kernel over another autotuned kernel: the inner one's reset/restore would run "
+                      "inside the outer one's benchmarking, where nothing is traced; autotune the kernel once")
+        inner, chain = getattr(inner, "fn", None), chain + 1
+    if _BENCHING:
+        violation("an autotuned kernel launched while Triton benchmarks another autotuned kernel (from its launch "
+                  "grid, hooks or launcher): its reset/restore would run inside that benchmarking, where nothing is "
+                  "traced; launch it outside")
+
+
 @contextlib.contextmanager
 def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], None]) -> Iterator[None]:
     """While Triton benchmarks one config of ``tuner`` (``Autotuner._bench(*args, config=, **meta)``, its arguments
@@ -125,8 +150,10 @@ def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], Non
     saved = [(attr, vars(tuner).get(attr)) for attr, _ in swaps]
     for attr, hook in swaps:
         setattr(tuner, attr, hook)
+    _BENCHING.append(tuner)
     try:
         yield
     finally:
+        _BENCHING.pop()
         for attr, hook in saved:
             setattr(tuner, attr, hook)
