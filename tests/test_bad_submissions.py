@@ -49,6 +49,11 @@ EXPECTED = {
                                       # attribute node or string for L1 to see (passed at tp38)
     "match_args": "static_scan",      # the same through a positional class pattern, case _Any(run), whose computed
                                       # __match_args__ names "backward" (__subclasshook__ accepts any subject)
+    "factory_kept_backward": "static_scan",  # rt41: kept_backward through a decorator factory of FLA's input_guard
+                                             # shape called with a positional argument, which it wraps and hands
+                                             # the backward to (only its options may be passed; bare is fine)
+    "alias_kept_backward": "static_scan",  # rt41: kept_backward through a module name bound to custom_bwd and,
+                                           # on a branch always taken, to a decorator that keeps it
     "shadow_staticmethod": "static_scan",  # kept_backward with the class body's own `staticmethod = keep` (L1 judged
                                            # @staticmethod by the module's builtin)
     # rb39 (the allowances of third-party-kernel hunt tp39): a class no code of the file names is left unscanned as
@@ -148,6 +153,10 @@ EXPECTED = {
     "autotune_prehook_flag": "profile",  # a Config pre_hook that is not callable: its __bool__ runs there
     "autotune_reset_raise": "dispatch_recursion",  # rb40: Triton's reset_to_zero zeroed x while it benchmarks
                                                    # (registration lifted), the grid raising past run's traced reset
+    "autotune_restore_view": "wrong_result",  # rt41: Triton's restore_value copy_ while it benchmarks made a block move
+                                              # by as_strided_ in the Config pre_hook and the grid (emulated GPU loop)
+    "autotune_nested_reset": "profile",  # rt41: an autotuner over an autotuner: the inner one's reset ran inside the
+                                         # outer one's benchmarking, untraced (GPUs; a dispatch recursion on the CPU)
     "autotune_heuristics_dict": "profile",  # heuristics values a dict subclass: left untraced there
     "autotune_bench_swap": "profile",  # early_config_prune stores do_bench over Triton's cached_property (through a
                                        # parameter) after the launch rule ran; the launch grid deletes it again

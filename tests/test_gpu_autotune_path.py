@@ -417,3 +417,151 @@ def test_budgeted_elements_of_a_hook_are_summed_over_triton_s_benchmark_calls(tm
     no verdict. The budgeted element counts (host reads, host data, random draws) are now summed over the calls:
     148 elements, over the per-call budget of 64 (profile)."""
     assert _run(tmp_path, HOST, "--gpu-bench") == ["True 148 profile"]
+
+
+VIEWS = PRELUDE + r'''
+@triton.jit
+def _noop(kc, n, calls, BLOCK: tl.constexpr):
+    pass  # moves nothing: Triton's restore hook moves the blocks while it benchmarks
+
+CF = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]
+JOBS, NOW, CALLS = [], [], [0]
+def to_src(nargs):  # the candidate's Config pre_hook (traced): a view change, no copy
+    NOW.clear()
+    if JOBS:
+        t, s, d, npb = JOBS.pop()
+        NOW.append((t, d, npb))
+        t.as_strided_((npb,), (1,), s * npb)   # Triton's restore clones block s
+def to_dst(meta):  # the candidate's launch grid (traced): Triton's restore then copies the clone into block d
+    if NOW:
+        t, d, npb = NOW.pop()
+        t.as_strided_((npb,), (1,), d * npb)
+    return (1,)
+mover = triton.autotune([triton.Config(c.kwargs, pre_hook=to_src) for c in CF], key=["n", "calls"],
+                        restore_value=["kc"])(_noop)
+
+def copy_blocks(key_caches, value_caches, block_mapping):
+    pairs = block_mapping.tolist()
+    npb = key_caches[0][0].numel()
+    for t in [*key_caches, *value_caches]:
+        shape, stride = t.shape, t.stride()
+        JOBS[:] = [(t, s, d, npb) for s, d in pairs]
+        CALLS[0] += 1
+        mover[to_dst](t, t.numel(), CALLS[0])
+        t.as_strided_(shape, stride, 0)
+
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.verify.profile import judge_trace
+torch.manual_seed(0)
+kc = [torch.randn(6, 2, 4, 8) for _ in range(2)]
+vc = [torch.randn(6, 2, 4, 8) for _ in range(2)]
+mapping = torch.tensor([[0, 3], [1, 5]])
+want = [t.clone() for t in kc + vc]
+for w in want:
+    w[3] = w[0]; w[5] = w[1]
+STATE.begin_case(False)
+try:
+    traced(copy_blocks, "copy_blocks")(kc, vc, mapping)
+finally:
+    STATE.end_case()
+row = get_operator("vllm::copy_blocks")
+v = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())), getattr(row, "allow_copies", True),
+                row.allow_trace, row.data_movement)
+print(all(torch.equal(a, b) for a, b in zip(kc + vc, want)), sorted(dict(STATE.trace).items()),
+      STATE.launch_violations, v.failure)
+'''
+
+
+def test_triton_s_restore_puts_the_clone_back_where_it_was_taken(tmp_path: Path) -> None:
+    """Red team rt41: Triton's restore_value hook clones a launch tensor before each benchmarked call and copies the
+    clone back after it, untraced (registration lifted, launch window open); between the two the candidate's launch
+    grid runs traced. A Config pre_hook viewing the cache as block ``s`` (``as_strided_``, a view op L3 allows) and a
+    grid viewing it as block ``d`` made the restore copy block ``s`` over block ``d``: vllm::copy_blocks with a kernel
+    that moves nothing returned every block moved (``True`` before the fix) with a trace of as_strided_ alone and no
+    verdict (tests/bad autotune_restore_view; the interpreter's ranking runs no config, so there it was a wrong result
+    already). The restore now writes through a view fixed when it clones: nothing moves, a wrong result."""
+    assert _run(tmp_path, VIEWS, "--gpu-bench") == [
+        "False [('aten::as_strided_', 8), ('aten::select.int', 1)] [] None"]
+
+
+NESTED = PRELUDE + r'''
+from types import SimpleNamespace
+from kernelgenbench.sandbox.drive import make_impl
+from kernelgenbench.suite.registry import get_operator
+from kernelgenbench.sandbox.window import registration_lifted
+from kernelgenbench.verify.profile import judge_trace
+from triton.runtime.interpreter import GridExecutor
+
+def _no_host_copies(m):  # a GPU launch copies nothing to the host: the interpreter's copies reach no registration
+    def w(*a, **k):
+        with registration_lifted():
+            return m(*a, **k)
+    return w
+for _m in ("_init_args_hst", "_restore_args_dev"):
+    setattr(GridExecutor, _m, _no_host_copies(getattr(GridExecutor, _m)))
+
+@triton.jit
+def _noop(x, n, calls, BLOCK: tl.constexpr):
+    pass  # computes nothing: the inner tuner's reset zeroes x while Triton benchmarks the outer one
+
+CF = [triton.Config({"BLOCK": 16}), triton.Config({"BLOCK": 32})]
+NONE = dict(num_warps=None, num_stages=None, num_ctas=None)  # outer configs adding no launch option of their own
+inner = triton.autotune(CF, key=["n", "calls"], reset_to_zero=["x"])(_noop)
+chain = triton.autotune([triton.Config({}, **NONE), triton.Config({}, **NONE)], key=["n", "calls"])(inner)
+
+SEEN = set()
+class _Stop(Exception):
+    pass
+def stop(meta):  # raised inside the inner tuner's benchmarking, after its reset: its run's reset never comes
+    raise _Stop()
+class Entry(triton.KernelInterface):  # a launcher of the file in front of the inner tuner (FlagGems' LibEntry shape)
+    def __init__(self, fn):
+        self.fn = fn
+        self.arg_names = fn.arg_names
+    def run(self, *args, grid, warmup=False, **kwargs):
+        if kwargs["calls"] in SEEN:  # only the first call, inside the outer tuner's benchmarking
+            return None
+        SEEN.add(kwargs["calls"])
+        try:
+            return self.fn.run(*args, grid=stop, warmup=warmup, calls=kwargs["calls"])
+        except _Stop:
+            return None
+launcher = triton.autotune([triton.Config({}, **NONE), triton.Config({}, **NONE)], key=["n"])(Entry(inner))
+
+CALLS = [0]
+for name, kernel, kw in (("chain", chain, False), ("launcher", launcher, True)):
+    def zero_(self):
+        CALLS[0] += 1
+        if kw:
+            kernel[(1,)](self, self.numel(), calls=CALLS[0])
+        else:
+            kernel[(1,)](self, self.numel(), CALLS[0])
+        return self
+    impl = make_impl(get_operator("aten::zero_"), SimpleNamespace(zero_=zero_), SimpleNamespace(dispatch_key="CPU"))
+    STATE.registered = STATE.replaced = frozenset(impl.fns)  # as the child sets them on a GPU
+    STATE.registration = impl
+    STATE.launch_violations.clear()
+    STATE.begin_case(False)
+    try:
+        out = f"ok {torch.ones(40).zero_().sum().item()}"
+    except Exception as exc:
+        out = type(exc).__name__
+    finally:
+        STATE.end_case()
+        impl.deactivate()
+    row = get_operator("aten::zero_")
+    verdict = judge_trace(dict(STATE.trace), frozenset(getattr(row, "own_ops", frozenset())),
+                          getattr(row, "allow_copies", True), row.allow_trace, row.data_movement)
+    print(name, out, sorted(dict(STATE.trace).items()), len(STATE.launch_violations), verdict.failure)
+'''
+
+
+def test_an_autotuned_kernel_inside_another_s_benchmarking_is_refused(tmp_path: Path) -> None:
+    """Red team rt41: Triton benchmarks an autotuned kernel inside the launch window with the candidate's registration
+    lifted; an inner autotuned kernel run there (the outer tuner's own kernel, ``autotune(autotune(jit))``, or one a
+    launcher of the file calls) benchmarks too, and its reset_to_zero (and its run's reset after it) zeroed x with
+    PyTorch's zero_, untraced: aten::zero_ with a kernel that computes nothing returned zeros with an empty trace and no
+    verdict on the emulated GPU loop (``ok 0.0 [] 0 None`` for both before the fix). Now refused as a launch violation
+    (profile): the nesting in the tuner's chain at the launch, and any autotuned launch while Triton benchmarks."""
+    assert _run(tmp_path, NESTED, "--gpu-bench") == ["chain LaunchArgumentError [] 1 None",
+                                                     "launcher LaunchArgumentError [] 1 None"]

@@ -699,6 +699,7 @@ def install_launch_hooks() -> None:
             if type(self) is not autotuner.Autotuner:
                 return _orig(self, *args, **kwargs)
             check_autotuner(self)
+            tuner_hooks.check_not_nested(self, _launch_violation)  # rt41: inside another's benchmarking, untraced
             _TUNING.append(self)  # the tuner whose configs Triton may benchmark now (_bench below)
             try:
                 return _orig(self, *args, **kwargs)

@@ -10,6 +10,12 @@ pre_hook that put ``src`` under the restored name and a launch grid that put ``d
 did nothing. :func:`pinned` runs Triton's hooks as Triton defines them, on the tensors the benchmarked launch itself
 receives (read when ``_bench`` starts) and with the copies kept here.
 
+The restore writes through a view of the tensor made when it is cloned (rt41): the candidate's config pre_hook and
+launch grid (traced) run between Triton's clone and its restore and may change a launch tensor's metadata in place
+(``as_strided_``, a view op L3 allows); a grid that moved the tensor's view from the cloned block to another made the
+restore copy one block over another, untraced (vllm::copy_blocks with a kernel that did nothing, on the emulated GPU
+loop). Through the fixed view the restore puts the clone back where it was taken, as Triton means it to.
+
 Triton's reset (``zero_``) inside the window was the candidate's result for ``aten::zero_`` (and a factory such as
 ``zeros_like``, whose output the candidate allocates): its traced counterpart after the benchmark
 (``Autotuner.run``'s ``pre_hook(reset_only=True)``, a dispatch recursion there) is skipped by a launch that raises
@@ -74,6 +80,31 @@ def _tensor(names: dict[str, Any], name: str, violation: Callable[[str], None]) 
     return t
 
 
+#: The tuners Triton is benchmarking now (``Autotuner._bench`` of each, innermost last: entered by :func:`pinned`).
+_BENCHING: list[Any] = []
+
+
+def check_not_nested(tuner: Any, violation: Callable[[str], None]) -> None:
+    """Refuse an autotuned kernel launched while Triton benchmarks another (red team rt41): that benchmarking runs in
+    the harness's launch window with the candidate's registration lifted, so the inner tuner's own work (its reset
+    ``zero_`` before and after it benchmarks, its restore) ran there untraced and computed ``aten::zero_`` for a kernel
+    that did nothing (an autotuner over an autotuner, emulated GPU loop). Refused also when the nesting is in the
+    tuner's own chain (``autotune(...)(autotune(...)(jit))``, heuristics between them), so that the CPU interpreter,
+    which benchmarks nothing, gives the verdict a GPU gives."""
+    from triton.runtime import autotuner
+
+    inner, chain = getattr(tuner, "fn", None), 0
+    while type(inner) in (autotuner.Autotuner, autotuner.Heuristics) and chain < 16:
+        if type(inner) is autotuner.Autotuner:
+            violation("an autotuned kernel over another autotuned kernel: the inner one's reset/restore would run "
+                      "inside the outer one's benchmarking, where nothing is traced; autotune the kernel once")
+        inner, chain = getattr(inner, "fn", None), chain + 1
+    if _BENCHING:
+        violation("an autotuned kernel launched while Triton benchmarks another autotuned kernel (from its launch "
+                  "grid, hooks or launcher): its reset/restore would run inside that benchmarking, where nothing is "
+                  "traced; launch it outside")
+
+
 @contextlib.contextmanager
 def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], None]) -> Iterator[None]:
     """While Triton benchmarks one config of ``tuner`` (``Autotuner._bench(*args, config=, **meta)``, its arguments
@@ -89,7 +120,10 @@ def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], Non
     names.update({k: v for k, v in kwargs.items() if k != "config"})
     if config is not None:
         names.update(config.all_kwargs())
-    copies: dict[str, torch.Tensor] = {}
+    #: name -> (the view of the tensor as cloned, the clone): the restore writes through that view, whatever the
+    #: candidate's traced code does to the tensor's own metadata meanwhile (rt41: a launch grid's ``as_strided_``
+    #: between the clone and the restore turned Triton's restore into a block move of the candidate's choosing)
+    copies: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
 
     def zero() -> None:
         for name in reset:
@@ -100,11 +134,15 @@ def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], Non
             _charged(zero, outer)
         if not reset_only:
             copies.clear()
-            copies.update({name: _tensor(names, name, violation).clone() for name in restore})
+            for name in restore:
+                t = _tensor(names, name, violation)
+                view = t.as_strided(t.size(), t.stride(), t.storage_offset())
+                copies[name] = (view, view.clone())
 
     def post_hook(nargs: Any, exception: Any) -> None:
         for name in restore:
-            _tensor(names, name, violation).copy_(copies[name])
+            view, saved = copies[name]
+            view.copy_(saved)
         copies.clear()
 
     swaps = [(attr, hook) for attr, hook, own in (("pre_hook", pre_hook, not tuner.user_defined_pre_hook),
@@ -112,8 +150,10 @@ def pinned(tuner: Any, args: tuple, kwargs: dict, violation: Callable[[str], Non
     saved = [(attr, vars(tuner).get(attr)) for attr, _ in swaps]
     for attr, hook in swaps:
         setattr(tuner, attr, hook)
+    _BENCHING.append(tuner)
     try:
         yield
     finally:
+        _BENCHING.pop()
         for attr, hook in saved:
             setattr(tuner, attr, hook)

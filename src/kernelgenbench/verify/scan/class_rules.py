@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
+from .backend_names import _module_bindings
 from .policy import (
     SUBCLASSABLE_CLASSES,
     TORCH_PATH_RULES,
@@ -17,6 +18,11 @@ from .scope import (
     _own_nodes,
 )
 from .signature_names import signature_name_reads
+from .wrap_decorators import closure_decorator, decorator_factory
+
+#: The file's wrapping decorators (:meth:`_ClassRules._file_wrappers`): name -> (may be written bare, the keyword
+#: names its call form may pass, or None when it has no call form, how many positional arguments that form may pass).
+_Wrappers = dict[str, tuple[bool, "frozenset[str] | None", int]]
 
 #: Why a class made at run time is refused (rule introspection): its bases and namespace are values L1 cannot judge
 #: like a class statement's (``type("X", (torch.Tensor,), {k: handler})`` made a tensor subclass with a handler under a
@@ -206,8 +212,8 @@ class _ClassRules:
         #: ids of class statements nothing in the file can reach (:meth:`_mark_unreachable`): a ``torch.nn`` module
         #: class as their base is not a finding (no instance is ever made, and making the class runs no code of it)
         self.dead_classes: set[int] = set()
-        wrappers = {f.name for f in tree.body if isinstance(f, ast.FunctionDef) and self._wrapping_decorator(f)}
-        wrappers &= _bound_once(tree, ast.FunctionDef)
+        self._module_tree = tree
+        wrappers = self._file_wrappers(tree)
         for cls in [] if names_backward(tree) else tree.body:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
             if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
@@ -264,7 +270,7 @@ class _ClassRules:
                       and "inspect" in _WORD.findall(n.value) for n in ast.walk(tree))
         return bool(uses) and not strings and all(id(n) in allowed for n in uses)
 
-    def _mark_unreachable(self, tree: ast.Module, entry_points: frozenset[str], wrappers: set[str]) -> None:
+    def _mark_unreachable(self, tree: ast.Module, entry_points: frozenset[str], wrappers: _Wrappers) -> None:
         """Add to ``dead_bodies`` (and ``dead_classes``) the module-level code nothing in the file can run (tp39:
         mamba's, flash-attention's and FLA's kernel modules keep ``layer_norm_ref``/``rms_norm_ref``, their PyTorch
         references, beside the kernels; attorch's keep ``class Softmax(nn.Softmax)`` layers beside the autograd
@@ -366,7 +372,7 @@ class _ClassRules:
             return self.is_builtin(dec.id)
         return self.resolve(dec.func if isinstance(dec, ast.Call) else dec) in BACKWARD_DECORATORS | FORWARD_DECORATORS
 
-    def _only_wraps(self, dec: ast.expr, wrappers: set[str]) -> bool:
+    def _only_wraps(self, dec: ast.expr, wrappers: _Wrappers) -> bool:
         """Whether a method's decorator ``dec`` only wraps the method for its class (:meth:`_mark_unreachable`):
         the builtin ``staticmethod``/``classmethod``/``property``, PyTorch's autograd decorators
         (:data:`BACKWARD_DECORATORS`, ``custom_fwd``) or one of the file's closure-returning wrappers."""
@@ -374,53 +380,68 @@ class _ClassRules:
             return True
         if self._keeps_backward_dead(dec, wrappers):
             return True
+        if isinstance(dec, ast.Name) and self._decorator_alias(dec.id, FORWARD_DECORATORS):
+            return True
         target = dec.func if isinstance(dec, ast.Call) else dec
         return self.resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
             isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]))
 
-    def _keeps_backward_dead(self, dec: ast.expr, wrappers: set[str]) -> bool:
+    def _decorator_alias(self, name: str, allowed: frozenset[str]) -> bool:
+        """Whether the module-level ``name`` can only hold one of PyTorch's autograd decorators ``allowed`` (rt41:
+        unsloth binds ``torch_amp_custom_bwd = torch.cuda.amp.custom_bwd`` or ``torch.amp.custom_bwd(device_type=
+        "cuda")`` by PyTorch's version, then decorates its Functions' methods with ``@torch_amp_custom_bwd``): the
+        module's own binding (never global or nonlocal), every binding of it ``name = P`` or ``name = P(<literals>)``
+        with ``P`` one of ``allowed`` as the module reads it (no loop, walrus, import, def or other binding)."""
+        tree = getattr(self, "_module_tree", None)
+        if tree is None or not self._module_name(name):
+            return False
+        values = _module_bindings(tree, name, _own_nodes)
+        return bool(values) and all(
+            self._resolve_in_module(v.func if isinstance(v, ast.Call) else v) in allowed
+            and (not isinstance(v, ast.Call) or all(isinstance(a, ast.Constant)
+                                                    for a in [*v.args, *(k.value for k in v.keywords)]))
+            for v in values)
+
+    def _keeps_backward_dead(self, dec: ast.expr, wrappers: _Wrappers) -> bool:
         """Whether the decorator ``dec`` of a backward cannot hand the function to anything but the class (rb38: a
         decorator of the file that kept the function, ``_KEPT.append(fn)``, let the wrapper call the unscanned body):
         ``staticmethod``, PyTorch's backward decorators (:data:`BACKWARD_DECORATORS`, also called with literal
-        arguments) and a decorator of the file that only wraps it (``wrappers``, :meth:`_wrapping_decorator`)."""
+        arguments) and a decorator of the file that only wraps it (``wrappers``, :meth:`_file_wrappers`): written
+        bare, or a factory of such decorators called with its options (rt41: FLA's
+        ``@input_guard(no_guard_contiguous=True)``; a positional argument of a factory taking ``fn=None`` would be
+        wrapped and handed the function, and so would an unpacked ``**kwargs`` naming ``fn``)."""
         if isinstance(dec, ast.Name) and (dec.id == "staticmethod" and self.is_builtin("staticmethod")
-                                          or dec.id in wrappers and self.lookup(dec.id)[0] != "alias"):
+                                          or dec.id in wrappers and wrappers[dec.id][0]
+                                          and self.lookup(dec.id)[0] != "alias"
+                                          or self._decorator_alias(dec.id, BACKWARD_DECORATORS)):
             return True
         if isinstance(dec, ast.Call):
+            func = dec.func
+            if isinstance(func, ast.Name) and func.id in wrappers and wrappers[func.id][1] is not None \
+                    and self.lookup(func.id)[0] != "alias" and len(dec.args) <= wrappers[func.id][2] \
+                    and not any(isinstance(x, ast.Starred) for x in dec.args) \
+                    and all(k.arg in wrappers[func.id][1] for k in dec.keywords):
+                return True
             return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
                 isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)])
         return self.resolve(dec) in BACKWARD_DECORATORS
 
-    def _wrapping_decorator(self, fn: ast.FunctionDef) -> bool:
-        """A module-level ``def d(f)`` that only returns a closure calling ``f`` (Liger-Kernel's ``ensure_contiguous``):
-        its body is a docstring, one ``def w(...)`` (undecorated or ``@functools.wraps(f)``) and ``return w``, and
-        ``f`` is read only as the function of a call inside ``w`` or as the argument of ``wraps``. Anything else (a
-        call of ``f`` when the class is made, ``f`` stored or passed on) could run or keep the backward."""
-        a = fn.args
-        if fn.decorator_list or len(a.args) != 1 or a.posonlyargs or a.vararg or a.kwarg or a.kwonlyargs \
-                or a.defaults:
-            return False
-        param = a.args[0].arg
-        body = fn.body[1:] if fn.body and isinstance(fn.body[0], ast.Expr) \
-            and isinstance(fn.body[0].value, ast.Constant) and isinstance(fn.body[0].value.value, str) else fn.body
-        if len(body) != 2 or not isinstance(body[0], ast.FunctionDef) or not isinstance(body[1], ast.Return) \
-                or not (isinstance(body[1].value, ast.Name) and body[1].value.id == body[0].name):
-            return False
-        inner = body[0]
-        allowed: set[int] = set()
-        for d in inner.decorator_list:
-            if not (isinstance(d, ast.Call) and self.resolve(d.func) == "functools.wraps" and not d.keywords
-                    and len(d.args) == 1 and isinstance(d.args[0], ast.Name) and d.args[0].id == param):
-                return False
-            allowed.add(id(d.args[0]))
-        for stmt in inner.body:
-            allowed.update(id(n.func) for n in ast.walk(stmt)
-                           if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == param)
-        inner_uses = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == inner.name]
-        return len(inner_uses) == 1 and all(
-            id(n) in allowed for n in ast.walk(fn)
-            if isinstance(n, ast.Name) and n.id == param or isinstance(n, (ast.Nonlocal, ast.Global))
-            or isinstance(n, ast.arg) and n.arg == param and n is not a.args[0])
+    def _file_wrappers(self, tree: ast.Module) -> _Wrappers:
+        """The module-level decorators of the file, bound once, that only wrap the function they are given
+        (verify/scan/wrap_decorators.py): Liger-Kernel's ``ensure_contiguous`` shape (bare only) and FLA's
+        ``input_guard`` factory shape (bare when it takes ``fn=None``, called with its keyword-only names)."""
+        once = _bound_once(tree, ast.FunctionDef)
+        out: _Wrappers = {}
+        for f in tree.body:
+            if not isinstance(f, ast.FunctionDef) or f.name not in once:
+                continue
+            if closure_decorator(f, self.resolve):
+                out[f.name] = (True, None, 0)
+            else:
+                factory = decorator_factory(f, self.resolve)
+                if factory is not None:
+                    out[f.name] = factory
+        return out
 
     def visit_MatchClass(self, node: ast.MatchClass) -> None:
         """``case C(name=p)`` reads ``subject.name`` (rb38: ``case object(__globals__=g)`` and ``case
