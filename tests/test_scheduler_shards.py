@@ -250,3 +250,33 @@ def test_sharded_run_on_the_interpreter_gives_the_unsharded_verdict(tmp_path: Pa
     assert cases_cell(b) == "6/6 (3 shards)" and cases_cell(a) == "6/6"
     assert split.summary["per_operator"][0]["shards"] == 3 and "shards" not in whole.summary["per_operator"][0]
     assert JobRecord.from_json(b).shards == 3
+
+
+def test_ctrl_c_keeps_the_finished_shards(tmp_path: Path) -> None:
+    """Ctrl-C in shard 1: shard 0's record is kept (shards.jsonl), nothing is merged, and a resume runs shards 1
+    and 2 only. A job without a submission file is not split (it fails as missing before any case)."""
+    import os
+    import signal
+    import time
+
+    rd = RunDir.open(tmp_path / "run")
+    calls: list = []
+
+    def run_job(spec, slot, gate, workdir, ceil):
+        calls.append(spec.shard)
+        if spec.shard[0] == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(3.0)  # the main thread handles the interrupt meanwhile
+        return _shard_rec(spec)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=run_job)
+    assert calls == [(0, 3), (1, 3)] and [s["shard"] for s in _lines(rd.shards)] == [[0, 3]]
+    assert not rd.results.exists()
+    calls.clear()
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=_runner(calls))
+    assert calls == [(1, 3), (2, 3)] and _lines(rd.results)[0]["cases_passed"] == 6
+    from kernelgenbench.run.shards import split
+
+    assert split(JobSpec(OP, None, "smoke", "s"), 2) == [JobSpec(OP, None, "smoke", "s")]
+    assert len(split(_spec(), 2)) == 3 and split(_spec(), 6) == [_spec()]

@@ -51,7 +51,10 @@ def shard_of(cases: Sequence[T], shard: tuple[int, int] | None) -> list[T]:
 
 
 def split(spec: JobSpec, shard_cases: int) -> list[JobSpec]:
-    """``spec`` as its shards (:func:`shard_count` of its tier's cases), or ``[spec]`` when it is not split."""
+    """``spec`` as its shards (:func:`shard_count` of its tier's cases), or ``[spec]`` when it is not split (a job
+    without a submission file is not: it fails as ``missing`` before any case)."""
+    if spec.submission is None or not spec.submission.is_file():
+        return [spec]
     n = shard_count(tier_case_count(spec.op, spec.tier), shard_cases)
     if n == 1:
         return [spec]
