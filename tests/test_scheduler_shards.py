@@ -279,4 +279,7 @@ def test_ctrl_c_keeps_the_finished_shards(tmp_path: Path) -> None:
     from kernelgenbench.run.shards import split
 
     assert split(JobSpec(OP, None, "smoke", "s"), 2) == [JobSpec(OP, None, "smoke", "s")]
-    assert len(split(_spec(), 2)) == 3 and split(_spec(), 6) == [_spec()]
+    assert len(split(_spec(), 2)) == 3 and split(_spec(), 6) == [_spec()] and split(_spec(), 0) == [_spec()]
+    from kernelgenbench.run.shards import split_counts
+
+    assert split_counts([_spec(), _spec()], 2) == (2, 6) and split_counts([_spec()], 0) == (0, 0)

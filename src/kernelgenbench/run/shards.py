@@ -53,8 +53,8 @@ def shard_of(cases: Sequence[T], shard: tuple[int, int] | None) -> list[T]:
 def split(spec: JobSpec, shard_cases: int) -> list[JobSpec]:
     """``spec`` as its shards (:func:`shard_count` of its tier's cases), or ``[spec]`` when it is not split (a job
     without a submission file is not: it fails as ``missing`` before any case)."""
-    if spec.submission is None or not spec.submission.is_file():
-        return [spec]
+    if shard_cases <= 0 or spec.submission is None or not spec.submission.is_file():
+        return [spec]  # off: no case grid is built
     n = shard_count(tier_case_count(spec.op, spec.tier), shard_cases)
     if n == 1:
         return [spec]
@@ -309,5 +309,7 @@ class ShardBook:
 
 def split_counts(specs: list[JobSpec], shard_cases: int) -> tuple[int, int]:
     """(jobs split, shards in all) of ``specs`` under ``shard_cases`` (the eval header's line)."""
-    ns = [shard_count(tier_case_count(s.op, s.tier), shard_cases) for s in specs]
+    if shard_cases <= 0:
+        return 0, 0
+    ns = [len(split(s, shard_cases)) for s in specs]
     return sum(1 for n in ns if n > 1), sum(n for n in ns if n > 1)
