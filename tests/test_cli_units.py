@@ -689,16 +689,16 @@ def test_eval_progress_bars_show_an_estimate_of_the_time_left() -> None:
 def test_eval_says_how_its_sandboxes_started(monkeypatch) -> None:
     """Neither config.json nor a record says whether the fork server ran the jobs' children (fresh user 33): the
     end of kgb eval does, fallbacks to fresh processes included."""
-    from kernelgenbench import cli
+    from kernelgenbench.console import sandbox_line
     from kernelgenbench.sandbox import forkserver
 
     monkeypatch.setattr(forkserver, "STATS", {"forks": 0, "fallbacks": 0})
-    assert cli._sandbox_line(None) == ""   # none started here (a Ray backend's workers start them)
-    assert cli._sandbox_line(False) == "sandboxes: fresh processes (--no-fork-server)"
+    assert sandbox_line(None) == ""   # none started here (a Ray backend's workers start them)
+    assert sandbox_line(False) == "sandboxes: fresh processes (--no-fork-server)"
     forkserver.STATS.update(forks=3)
-    assert cli._sandbox_line(None).startswith("sandboxes: 3 forked from the fork server (")
+    assert sandbox_line(None).startswith("sandboxes: 3 forked from the fork server (")
     forkserver.STATS.update(fallbacks=2)
-    assert "2 started as fresh processes" in cli._sandbox_line(True)
+    assert "2 started as fresh processes" in sandbox_line(True)
 
 
 def test_a_sol_above_the_measured_ceilings_is_marked_and_explained() -> None:

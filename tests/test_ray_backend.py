@@ -370,3 +370,25 @@ def test_a_job_off_the_drivers_node_ships_its_log_and_names_the_drivers_paths(tm
     assert b"boom at import" in out["log"]
     assert not (tmp_path / "run" / "jobs").exists()  # the worker never wrote into the driver's run directory
     assert sub.read_bytes() == sub_text and out["gpu"] is None and out["ceilings"] is None
+
+
+def test_ray_judges_case_shards_and_merges_them(tmp_path: Path, head: Head) -> None:
+    """--shard-cases on Ray (run/shards.py): each shard a task carrying its shard, its record in shards.jsonl and its
+    log in its own folder; one merged record with the unsharded verdict."""
+    from kernelgenbench.run.job import Settings
+
+    subs = _subs(tmp_path)
+    whole = kgb.evaluate(subs, ops=["aten::cos"], tier="smoke", platform="interpreter", out=tmp_path / "whole")
+    run = kgb.evaluate(subs, ops=["aten::cos"], tier="smoke", platform="interpreter", out=tmp_path / "ray",
+                       backend="ray", address=head.address, settings=Settings(shard_cases=2))
+    (a,), (b,) = whole.records, run.records
+    assert (b["status"], b["cases_total"], b["cases_passed"]) == (a["status"], a["cases_total"], a["cases_passed"])
+    assert [c["id"] for c in b["cases"]] == [c["id"] for c in a["cases"]]
+    n = -(-a["cases_total"] // 2)
+    assert b["shards"] == n and run.written == [b]
+    shards = [json.loads(x) for x in (tmp_path / "ray" / "shards.jsonl").read_text().splitlines()]
+    assert sorted(s["shard"] for s in shards) == [[i, n] for i in range(n)]
+    for s in shards:  # each shard judged its own cases, cases[i::n], and logged in its own folder
+        i = s["shard"][0]
+        assert [c["id"] for c in s["cases"]] == [c["id"] for c in a["cases"]][i::n]
+        assert Path(s["log"]).parent.name == f"shard-{i + 1}-of-{n}" and Path(s["log"]).is_file()

@@ -20,7 +20,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .console import TermAsInterrupt, cases_passed, console, exit_interrupted, run_progress
+from .console import TermAsInterrupt, cases_passed, console, exit_interrupted, run_progress, sandbox_line, shard_tag
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
 from .settings import INTERPRETER_MAX_MB, TIMING_HOLDS
@@ -214,6 +214,9 @@ def eval_cmd(
                                               "'kernelgenbench[ray]')"),
     address: Optional[str] = typer.Option(None, help="with --backend ray: the cluster to join (host:port, or auto); "
                                                      "default: a Ray instance on this machine for the run"),
+    shard_cases: int = typer.Option(0, "--shard-cases", min=0, help="judge a job of more than N cases as "
+                                    "ceil(cases/N) shards (shard i: cases[i::n]), each a whole job of its own "
+                                    "(sandbox, L1, L2, L3, timing), merged into one record (shards: n); 0: off"),
 ) -> None:
     """Evaluate a directory of submissions: verify every case, run the anti-hack tiers, time on GPUs."""
     from .run.evaluate import EvaluationError, EvaluationInterrupted, RunStart, evaluate
@@ -228,7 +231,7 @@ def eval_cmd(
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
                         baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None,
-                        timing_hold=timing_hold)
+                        timing_hold=timing_hold, shard_cases=shard_cases)
     progress = run_progress(console)
     task = None
 
@@ -247,6 +250,9 @@ def eval_cmd(
             console.print(f"[dim]--baseline {baseline}: {why}, so no case is compared against it here; it is part of "
                           "the run's configuration all the same (a resume needs the same --baseline)[/dim]",
                           soft_wrap=True)
+        if info.shards[0]:
+            console.print(f"case shards: {_plural(info.shards[0], 'job')} of more than {shard_cases} cases split into "
+                          f"{info.shards[1]} shards (--shard-cases), each judged as a job, merged into one record")
         if info.to_run < info.jobs:
             console.print(f"resuming: {info.jobs - info.to_run} of {_plural(info.jobs, 'job')} already recorded in "
                           f"this run directory, {info.to_run} to run (--fresh starts over)")
@@ -267,12 +273,12 @@ def eval_cmd(
 
     def job_progress(spec: Any, stage: str, n: int, total: int) -> None:
         # one bar per running job: its correctness runs, then its timed cases (from the slots' threads)
-        key = (spec.op.id, spec.label)
+        key = (spec.op.id + shard_tag(spec.shard), spec.label)
         what = "timed cases" if stage == "timing" else "cases"
         with bars_lock:
             if key not in job_bars:
                 job_bars[key] = progress.add_task("", total=total)
-            progress.update(job_bars[key], description=f"  {spec.op.id} · {what}", completed=n, total=total)
+            progress.update(job_bars[key], description=f"  {escape(key[0])} · {what}", completed=n, total=total)
             job_state[key] = (what, n, total)
 
     def done(rec: dict[str, Any]) -> None:
@@ -280,13 +286,16 @@ def eval_cmd(
             "[yellow]~[/yellow]" if rec.get("status") == "unsupported" else "[red]✗[/red]")
         extra = f" · speedup {rec['speedup']:.3f}x" if rec.get("speedup") else ""
         cls = f" · {rec.get('failure_class')}" if rec.get("failure_class") else ""
+        name = str(rec.get("op")) + shard_tag(rec.get("shard"))
         with bars_lock:
-            bar = job_bars.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
-            job_state.pop((str(rec.get("op")), str(rec.get("label") or "")), None)
+            bar = job_bars.pop((name, str(rec.get("label") or "")), None)
+            job_state.pop((name, str(rec.get("label") or "")), None)
             if bar is not None:
                 progress.remove_task(bar)
-        progress.console.print(f"{mark} {rec['op']} · {cases_passed(_cases_cell(rec))}{cls}{extra} · "
+        progress.console.print(f"{mark} {escape(name)} · {cases_passed(_cases_cell(rec))}{cls}{extra} · "
                                f"{rec.get('wall_s') or 0:.1f} s")
+        if rec.get("shard"):
+            return  # a shard: its job's merged record says the rest, and counts as the job
         for line in unsupported_lines(rec):
             progress.console.print(f"    [yellow]~[/yellow] {escape(line)}", soft_wrap=True)
         if task is not None:
@@ -339,24 +348,6 @@ def eval_cmd(
         signal.signal(signal.SIGINT, previous)
 
 
-def _sandbox_line(fork_server: bool | None) -> str:
-    """How this command started its jobs' sandbox children: forked from the fork server, or fresh processes
-    (``sandbox/forkserver.py``; neither the run's config nor its records say so, and a server that cannot fork
-    falls back to fresh processes). Empty where this process started none (a Ray backend's workers do)."""
-    from .sandbox import forkserver
-
-    forks, fresh = forkserver.STATS["forks"], forkserver.STATS["fallbacks"]
-    if fork_server is False:
-        return "sandboxes: fresh processes (--no-fork-server)"
-    if not forks and not fresh:
-        return ""
-    line = f"sandboxes: {forks} forked from the fork server"
-    if fresh:
-        line += (f", {fresh} started as fresh processes because the server refused, died or did not start (a "
-                 f"warning above says why)")
-    return line + " (--no-fork-server starts every one fresh)"
-
-
 def _print_eval_result(run: Any, tier: str, late: list[int], fork_server: bool | None = None) -> None:
     """The end of ``kgb eval``: the operator and summary tables, the first failure of each failed job, where
     the records are; raises typer.Exit(1) when a job failed. ``late`` is non-empty when Ctrl-C came meanwhile;
@@ -388,7 +379,7 @@ def _print_eval_result(run: Any, tier: str, late: list[int], fork_server: bool |
         line = _time_line(time_breakdown(written), gpu, f"the {_plural(len(written), 'job')} run now")
         if line:
             console.print(f"[dim]{escape(line)}[/dim]")
-        sandboxes = _sandbox_line(fork_server)
+        sandboxes = sandbox_line(fork_server)
         if sandboxes:
             console.print(f"[dim]{escape(sandboxes)}[/dim]", soft_wrap=True)
     else:

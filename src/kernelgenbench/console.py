@@ -368,3 +368,27 @@ def exc_text(exc: BaseException) -> str:
     """An exception's message as written (``str(KeyError("x"))`` is ``"'x'"``, with quotes): what a command
     line error shows of a lookup that failed."""
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+def sandbox_line(fork_server: bool | None) -> str:
+    """How this command started its jobs' sandbox children: forked from the fork server, or fresh processes
+    (``sandbox/forkserver.py``; neither the run's config nor its records say so, and a server that cannot fork
+    falls back to fresh processes). Empty where this process started none (a Ray backend's workers do)."""
+    from .sandbox import forkserver
+
+    forks, fresh = forkserver.STATS["forks"], forkserver.STATS["fallbacks"]
+    if fork_server is False:
+        return "sandboxes: fresh processes (--no-fork-server)"
+    if not forks and not fresh:
+        return ""
+    line = f"sandboxes: {forks} forked from the fork server"
+    if fresh:
+        line += (f", {fresh} started as fresh processes because the server refused, died or did not start (a "
+                 f"warning above says why)")
+    return line + " (--no-fork-server starts every one fresh)"
+
+
+def shard_tag(shard: Any) -> str:
+    """`` [shard 2/4]`` for a case shard ``[1, 4]`` (a record's or a JobSpec's ``shard``; 1-based as shown), else
+    empty. Escape it in rich markup."""
+    return f" [shard {shard[0] + 1}/{shard[1]}]" if shard else ""

@@ -123,7 +123,8 @@ def operator_row(rec: dict[str, Any]) -> dict[str, Any]:
     (passed, failed, unsupported), failure_class, the case it first failed on (``failure_case``), cases
     (total, passed, unsupported), speedup (geomean over its timed cases; None untimed), sol_pct (median % of
     speed-of-light), tier (the selection judged), wall_s (the job's seconds), baseline (what the timing compared
-    against, as recorded) and baseline_kind (vLLM: ``vllm``, ``native-compiled`` or ``native-eager``; else None)."""
+    against, as recorded), baseline_kind (vLLM: ``vllm``, ``native-compiled`` or ``native-eager``; else None) and,
+    for a record merged of case shards (``kgb eval --shard-cases``), shards (how many)."""
     from .suite.baselines import baseline_kind
 
     ff = rec.get("first_failure") or {}
@@ -133,7 +134,8 @@ def operator_row(rec: dict[str, Any]) -> dict[str, Any]:
                       "unsupported": rec.get("cases_unsupported", 0)},
             "speedup": rec.get("speedup"), "sol_pct": rec.get("sol_pct"), "tier": rec.get("tier"),
             "wall_s": rec.get("wall_s"), "baseline": rec.get("baseline"),
-            "baseline_kind": baseline_kind(rec.get("baseline"))}
+            "baseline_kind": baseline_kind(rec.get("baseline")),
+            **({"shards": rec["shards"]} if rec.get("shards") else {})}
 
 
 def operator_rows(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -313,11 +313,14 @@ class JobRecord(_Record):
             with its GPU to itself (an out-of-memory failure while other jobs shared the GPU: run/scheduler.py).
         harness_commit: the harness's commit that judged the job (``run/rundir.py`` ``harness_commit``; stamped
             when the record is written): a run resumed on another commit mixes harness versions, and says so.
+        shard: ``[i, n]`` on a shard's record (``shards.jsonl``: the cases ``cases[i::n]`` judged as a job of their
+            own, ``kgb eval --shard-cases``); shards: on a job's record merged of its n shards' (run/shards.py).
         extra: keys a newer writer added (kept when read back).
     """
 
     _OPTIONAL: ClassVar[frozenset[str]] = frozenset({"log_truncated", "attempt", "sample_id", "profile",
-                                                     "platform_profile", "rejudged_alone", "harness_commit"})
+                                                     "platform_profile", "rejudged_alone", "harness_commit",
+                                                     "shard", "shards"})
 
     op: str
     source: str | None = None
@@ -354,6 +357,8 @@ class JobRecord(_Record):
     sample_id: str | None = None
     rejudged_alone: str | None = None
     harness_commit: str | None = None
+    shard: list[int] | None = None
+    shards: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -424,7 +429,8 @@ class JobRecord(_Record):
 def cases_cell(r: dict[str, Any]) -> str:
     """A job record's cases as every console line shows them: ``passed/total``, then the unsupported ones (cases
     the platform cannot judge) and, for a failed job, those never judged (it stopped at its first failure):
-    ``"5/6 (1 unsupported)"``, so that a ✓ beside ``5/6`` is not read as a failed case."""
+    ``"5/6 (1 unsupported)"``, so that a ✓ beside ``5/6`` is not read as a failed case; a record merged of case
+    shards says how many (``"6/6 (3 shards)"``)."""
     cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}"
     notes = []
     if r.get("cases_unsupported"):
@@ -432,6 +438,8 @@ def cases_cell(r: dict[str, Any]) -> str:
     not_run = sum(1 for c in (r.get("cases") or []) if isinstance(c, dict) and c.get("status") in ("pending", None))
     if r.get("status") == "failed" and not_run:
         notes.append(f"{not_run} not run")
+    if r.get("shards"):  # judged in case shards (kgb eval --shard-cases), merged into this record
+        notes.append(f"{r['shards']} shards")
     return cases + (f" ({', '.join(notes)})" if notes else "")
 
 

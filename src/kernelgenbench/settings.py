@@ -97,6 +97,9 @@ class Settings:
             ``unsupported`` before it runs, never judged (``Platform.oversize_reason``). None or 0: no budget.
             GPU platforms never apply it. Default: ``KGB_INTERPRETER_MAX_MB`` where set, else
             :data:`INTERPRETER_MAX_MB` (:func:`interpreter_max_mb_default`).
+        shard_cases: ``kgb eval --shard-cases N``: a job whose tier has more than N cases is judged as
+            ``ceil(cases / N)`` shards, shard i judging the cases ``cases[i::n]`` as a job of its own, merged into one
+            record (``run/shards.py``); 0 (the default): every job is judged whole.
 
     ``import_timeout_s`` bounds the import of the submission (module-level code, compilation it
     triggers) until the sandbox reports ready; ``case_timeout_s`` one case; ``time_timeout_s`` the
@@ -120,7 +123,10 @@ class Settings:
     fork_server: bool | None = None
     interpreter_max_mb: float | None = field(default_factory=interpreter_max_mb_default)
     timing_hold: str = "job"
+    shard_cases: int = 0
 
     def __post_init__(self) -> None:
+        if self.shard_cases < 0:
+            raise ValueError(f"shard_cases={self.shard_cases}: expected 0 (off) or a positive number of cases")
         if self.timing_hold not in TIMING_HOLDS:
             raise ValueError(f"timing_hold={self.timing_hold!r}: expected one of {', '.join(TIMING_HOLDS)}")

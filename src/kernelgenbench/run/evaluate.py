@@ -54,6 +54,8 @@ class RunStart:
             (``"aten::neg (its file changed since its record)"``; :func:`~kernelgenbench.run.scheduler.judged_again`).
         backend: where the jobs run when not in this process's slots (``"Ray: 1 node, a local instance for this
             run"``), else empty.
+        shards: ``(jobs, shards)``: how many of the jobs to run are split into case shards (``Settings.shard_cases``,
+            run/shards.py), and into how many shards in all; ``(0, 0)``: none.
     """
 
     path: Path
@@ -67,6 +69,7 @@ class RunStart:
     interpreter_max_mb: float | None = None
     judged_again: list[str] = field(default_factory=list)
     backend: str = ""
+    shards: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -177,7 +180,9 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
         name: the run's name; fresh: start over (with ``out``: the old records are set aside, not deleted).
         settings: limits and timing knobs (:class:`~kernelgenbench.run.job.Settings`; default values).
         on_start: called once with a :class:`RunStart` before the first job.
-        on_record: called with each record as its job finishes (from worker threads, one at a time).
+        on_record: called with each record as its job finishes (from worker threads, one at a time); with
+            ``settings.shard_cases``, also with each shard's record as it finishes (it has ``shard: [i, n]``; only
+            the job's merged record, with ``shards``, is in ``results.jsonl``).
         on_status: ``on_status(text)`` returns a context manager shown around slow set-up steps (the
             measurement of device ceilings); None shows nothing.
         on_progress: ``on_progress(spec, stage, done, total)`` while a job runs (``"cases"``, ``"timing"``; the
@@ -320,8 +325,11 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
             where = "" if ray_info is None else (
                 f"Ray: {ray_info['nodes']} node{'s' if ray_info['nodes'] != 1 else ''}, "
                 + (f"at {address}" if address else "a local instance for this run"))
+            from .shards import split_counts
+
             on_start(RunStart(rundir.path, len(specs), len(todo), n_slots, str(device), tier, plat.key, ignored,
-                              config.get("interpreter_max_mb"), judged_again(todo, rundir), where))
+                              config.get("interpreter_max_mb"), judged_again(todo, rundir), where,
+                              split_counts(todo, settings.shard_cases)))
         if backend == "ray":
             written = [] if ray_backend is None else ray_backend.run_jobs(
                 specs, rundir, settings, measure_ceilings=timed, on_done=on_record)

@@ -70,13 +70,38 @@ def load_lazy_linalg(device: torch.device) -> None:
 
 @dataclass
 class JobSpec:
-    """What to evaluate: an operator, a submission file (None when missing), a tier."""
+    """What to evaluate: an operator, a submission file (None when missing), a tier; ``shard`` ``(i, n)``: judge
+    only the tier's cases ``cases[i::n]`` as a job of its own (``kgb eval --shard-cases``: run/shards.py)."""
 
     op: Operator
     submission: Path | None
     tier: str
     label: str = ""
+    shard: tuple[int, int] | None = None
 
+    def cases(self) -> list[Case]:
+        """The cases this job judges: the tier's, or its shard's ``cases[i::n]``."""
+        cases = self.op.cases(self.tier)
+        return cases if self.shard is None else cases[self.shard[0]::self.shard[1]]
+
+    def case_count(self) -> int:
+        """How many cases this job judges (0 when the tier cannot be built)."""
+        if self.shard is None:
+            return tier_case_count(self.op, self.tier)
+        try:
+            return len(self.cases())
+        except Exception:  # noqa: BLE001 - a record must be written even if the grid cannot be built
+            return 0
+
+
+def device_name(platform: Platform, device: torch.device | int | None) -> str:
+    """The name a record gives the device a job ran on (``record.device``)."""
+    if platform.interpreter:
+        return "cpu (Triton interpreter)"
+    try:
+        return torch.cuda.get_device_name(device if device is not None else 0)
+    except Exception:  # noqa: BLE001
+        return platform.device
 
 
 def _shm_io_dir(shm: Path) -> Path:
@@ -139,15 +164,8 @@ class Verifier:
                          submission_sha256=sha256(sub) if sub and sub.is_file() else None,
                          label=self.spec.label, tier=self.spec.tier, platform=self.platform.name,
                          profile=self.platform.profile, platform_profile=self.platform.record_info(),
-                         device=self._device_name())
-
-    def _device_name(self) -> str:
-        if self.platform.interpreter:
-            return "cpu (Triton interpreter)"
-        try:
-            return torch.cuda.get_device_name(self.device)
-        except Exception:  # noqa: BLE001
-            return self.platform.device
+                         device=device_name(self.platform, self.device),
+                         shard=list(self.spec.shard) if self.spec.shard else None)
 
     # -- the pipeline -------------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -251,7 +269,7 @@ class Verifier:
         self.record.log = str(self.session.log_path())
         with self.times.phase("import_s"):  # a failed or timed-out import took its time too
             self.session.start()
-        cases = self._cases = self.op.cases(self.spec.tier)
+        cases = self._cases = self.spec.cases()
         if not cases:
             raise JobFailed("platform", f"{self.op.id} has no cases in tier {self.spec.tier}")
         entries: dict[int, CaseRecord] = {}
@@ -290,7 +308,7 @@ class Verifier:
         rec = self.record
         # the tier's case count, also when the job failed before its cases ran (missing, syntax,
         # missing_wrapper, import_error: 0 of them passed); ``cases`` holds the cases that ran
-        rec.cases_total = len(rec.cases) or tier_case_count(self.op, self.spec.tier)
+        rec.cases_total = len(rec.cases) or self.spec.case_count()
         rec.cases_passed = sum(1 for c in rec.cases if c.status == "passed")
         rec.cases_unsupported = sum(1 for c in rec.cases if c.status == "unsupported")
         judged = rec.cases_total - rec.cases_unsupported

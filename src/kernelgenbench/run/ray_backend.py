@@ -41,6 +41,7 @@ from ..settings import Settings
 from .job import JobSpec
 from .rundir import RunDir
 from .scheduler import unfinished
+from .shards import ShardBook
 
 #: what to install where ray is missing
 RAY_HINT = "the Ray backend needs the optional extra: pip install 'kernelgenbench[ray]' (or pip install ray)"
@@ -144,8 +145,9 @@ def execute(payload: dict[str, Any]) -> dict[str, Any]:
     ceilings = _worker_ceilings(plat) if payload["measure_ceilings"] else None
     settings = Settings(**payload["settings"])
     try:
-        rec = Verifier(JobSpec(op, sub, payload["tier"], payload["label"]), plat, device, workdir, settings,
-                       ceilings).run()
+        shard = tuple(payload["shard"]) if payload.get("shard") else None  # a case shard (run/shards.py)
+        rec = Verifier(JobSpec(op, sub, payload["tier"], payload["label"], shard=shard),  # type: ignore[arg-type]
+                       plat, device, workdir, settings, ceilings).run()
         log = None
         if not local:
             p = workdir / "child.log"
@@ -199,8 +201,8 @@ def make_payload(spec: JobSpec, platform: Platform, rundir: RunDir, settings: Se
             "profile": getattr(platform, "profile", None), "settings": asdict(settings),
             "submission": str(sub) if sub is not None else None,
             "content": sub.read_bytes() if has else None, "sha256": sha256(sub) if has else None,
-            "workdir": str(rundir.job_dir(spec.op.id, spec.label)), "driver_node": driver_node,
-            "measure_ceilings": measure_ceilings}
+            "workdir": str(rundir.job_dir(spec.op.id, spec.label, spec.shard)), "driver_node": driver_node,
+            "measure_ceilings": measure_ceilings, "shard": list(spec.shard) if spec.shard else None}
 
 
 class RayBackend:
@@ -268,6 +270,12 @@ class RayBackend:
 
         Records are appended as tasks finish (in completion order). On KeyboardInterrupt every task in flight is
         cancelled (its worker killed; those jobs are not recorded, a resume runs them) and it propagates.
+
+        Case shards (``settings.shard_cases``) as in the local scheduler (run/shards.py): each shard a task, its record
+        in ``shards.jsonl``, the job's merged record in ``results.jsonl`` once all its shards are recorded or one
+        failed. Every task is submitted at once, so a failed shard's siblings still run (they are recorded and change
+        nothing). The driver does not know the cluster's GPUs: a resume keeps a job's recorded shards when they all
+        name one device.
         """
         ray = self.ray
         plat = self.platform
@@ -280,7 +288,14 @@ class RayBackend:
             pending[task.remote(make_payload(spec, plat, rundir, settings, driver_node, measure_ceilings))] = (spec,
                                                                                                               tries)
 
-        for spec in unfinished(specs, plat, rundir):
+        book = ShardBook(rundir, plat, settings.shard_cases, None)
+        planned, ready = book.plan(unfinished(specs, plat, rundir))
+        for rec in ready:  # every shard recorded by an earlier call, cut off before the merge
+            rundir.append(rec)
+            written.append(rec)
+            if on_done is not None:
+                on_done(rec)
+        for spec in planned:
             submit(spec, 0)
         try:
             while pending:
@@ -291,10 +306,17 @@ class RayBackend:
                     submit(spec, tries + 1)
                     continue
                 rec["attempt"] = tries + 1
-                rundir.append(rec)
-                written.append(rec)
+                merged = rec
+                if spec.shard is not None:
+                    merged = book.finish(spec, rec)
+                    if on_done is not None:
+                        on_done(rec)
+                if merged is None:
+                    continue
+                rundir.append(merged)
+                written.append(merged)
                 if on_done is not None:
-                    on_done(rec)
+                    on_done(merged)
         except KeyboardInterrupt:
             for ref in pending:
                 try:
@@ -354,7 +376,7 @@ class RayBackend:
                                        submission=str(spec.submission)).to_json()
         rec = out["record"]
         if out.get("log") is not None:
-            d = rundir.job_dir(spec.op.id, spec.label)
+            d = rundir.job_dir(spec.op.id, spec.label, spec.shard)
             d.mkdir(parents=True, exist_ok=True)
             (d / "child.log").write_bytes(out["log"])
         if out.get("ceilings") is not None:

@@ -50,6 +50,9 @@ class RunDir:
         self.path = path.resolve()
         self.path.mkdir(parents=True, exist_ok=True)
         self.results = self.path / "results.jsonl"
+        #: the records of case shards (``kgb eval --shard-cases``: run/shards.py); their jobs' merged records go to
+        #: ``results.jsonl``
+        self.shards = self.path / "shards.jsonl"
         self._lock = threading.Lock()
 
     @staticmethod
@@ -105,14 +108,11 @@ class RunDir:
         """Every record written so far, as JSON dicts of their own version (malformed lines, e.g. from a
         killed run, are skipped; :meth:`JobRecord.from_json <kernelgenbench.record.JobRecord.from_json>`
         types one)."""
-        out = []
-        if self.results.exists():
-            for line in self.results.read_text().splitlines():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue
-        return out
+        return _read_jsonl(self.results)
+
+    def shard_records(self) -> list[dict[str, Any]]:
+        """Every shard record of ``shards.jsonl`` (run/shards.py), in the order written."""
+        return _read_jsonl(self.shards)
 
     def finished_keys(self) -> set[str]:
         """Job keys (operator, submission sha256, tier, platform, label) a resume need not run again: those
@@ -131,12 +131,21 @@ class RunDir:
 
     def append(self, record: JobRecord | dict[str, Any]) -> None:
         """Append one job's record (a :class:`~kernelgenbench.record.JobRecord`, or its JSON) as a line."""
+        self._append(self.results, record)
+
+    def append_shard(self, record: dict[str, Any]) -> None:
+        """Append one shard's record to ``shards.jsonl`` (its ``harness_commit`` stamped into ``record`` too)."""
+        if record.get("harness_commit") is None:
+            record["harness_commit"] = harness_commit()
+        self._append(self.shards, record)
+
+    def _append(self, path: Path, record: JobRecord | dict[str, Any]) -> None:
         data = record.to_json() if isinstance(record, JobRecord) else dict(record)
         if data.get("harness_commit") is None and "op" in data:
             data["harness_commit"] = harness_commit()
         line = json.dumps(data, default=str)
         with self._lock:
-            with open(self.results, "a") as f:
+            with open(path, "a") as f:
                 f.write(line + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -147,9 +156,24 @@ class RunDir:
         data = summary.to_json() if isinstance(summary, RunSummary) else stamp(summary)
         (self.path / "summary.json").write_text(json.dumps(data, indent=2, default=str))
 
-    def job_dir(self, op_id: str, label: str) -> Path:
+    def job_dir(self, op_id: str, label: str, shard: tuple[int, int] | None = None) -> Path:
+        """A job's work directory (its ``child.log``); a shard's is a folder of its job's, ``shard-<i+1>-of-<n>``
+        (shards of one job may run at once)."""
         safe = op_id.replace("::", "__")
-        return self.path / "jobs" / (f"{label}-{safe}" if label else safe)
+        d = self.path / "jobs" / (f"{label}-{safe}" if label else safe)
+        return d / f"shard-{shard[0] + 1}-of-{shard[1]}" if shard else d
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of ``path`` (none when it does not exist; malformed lines, e.g. from a killed run, skipped)."""
+    out = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+    return out
 
 
 def _same_config(a: dict[str, Any], b: dict[str, Any]) -> bool:

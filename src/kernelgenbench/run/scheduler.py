@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..platforms import Platform, device_count
-from ..record import JobRecord, sha256, tier_case_count
+from ..record import JobRecord, tier_case_count
 from ..sandbox.runner import health_probe, kill_all
 from .gate import DeviceGate
-from .job import JobSpec, Settings, Verifier
-from .rundir import RunDir, job_key
+from .job import JobSpec, Settings, Verifier, device_name
+from .rundir import RunDir
+from .shards import ShardBook, spec_key
 
 
 @dataclass
@@ -143,15 +144,6 @@ def measure_ceilings(platform: Platform, slots: list[Slot],
     return {d: measure(torch.device(platform.device, d or 0)) for d in devices(slots)}
 
 
-def spec_key(spec: JobSpec, platform: Platform) -> str:
-    """The run directory's key of a job (:func:`~kernelgenbench.run.rundir.job_key`): the submission's
-    hash is part of it, so an edited file is a new job."""
-    sha = None
-    if spec.submission is not None and spec.submission.is_file():
-        sha = sha256(spec.submission)
-    return job_key(spec.op.id, sha, spec.tier, platform.key, spec.label)
-
-
 def unfinished(specs: list[JobSpec], platform: Platform, rundir: RunDir) -> list[JobSpec]:
     """The jobs of ``specs`` that ``rundir`` holds no final record of (what a resume runs)."""
     done = rundir.finished_keys()
@@ -216,8 +208,15 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         on_progress: ``on_progress(spec, stage, done, total)`` while a job runs (``"cases"``: correctness runs
             done; ``"timing"``: timed cases done), from the slot's thread: the console's per-job bars.
 
+    Case shards (``settings.shard_cases`` > 0, run/shards.py): a job of more cases is queued as its shards, each a
+    job of its own (requeued alone after an infrastructure failure, judged alone after running out of memory, as
+    any job). Each shard's record goes to ``shards.jsonl`` (``on_done`` sees it too: it has ``shard``); when a job's
+    last shard is recorded, or one of its shards failed, its merged record goes to ``results.jsonl`` and its queued
+    shards are dropped. A resume runs only the shards not yet recorded on a device of these slots by this harness.
+
     On KeyboardInterrupt (Ctrl-C) the slots stop taking jobs, every sandbox child is killed, the jobs
-    cut short are not recorded (a resume runs them again) and the KeyboardInterrupt propagates.
+    cut short are not recorded (a resume runs them again; finished shards are kept) and the KeyboardInterrupt
+    propagates.
     """
     if run_job is None:
         def run_job(spec: JobSpec, slot: Slot, gate: DeviceGate, workdir: Path,
@@ -225,10 +224,28 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
             progress = None if on_progress is None else functools.partial(on_progress, spec)
             return Verifier(spec, platform, slot.device, workdir, settings, ceil, gate=gate, progress=progress).run()
 
+    book = ShardBook(rundir, platform, settings.shard_cases, {device_name(platform, s.device) for s in slots})
+    planned, ready = book.plan(unfinished(specs, platform, rundir))
     # (job, tries, why it is judged alone on its GPU or None)
-    todo: "collections.deque[tuple[JobSpec, int, str | None]]" = collections.deque(
-        (spec, 0, None) for spec in unfinished(specs, platform, rundir))
+    todo: "collections.deque[tuple[JobSpec, int, str | None]]" = collections.deque((spec, 0, None) for spec in planned)
     written: list[dict[str, Any]] = []
+    callback_errors: list[BaseException] = []
+
+    def record(rec: dict[str, Any], results: bool = True) -> None:
+        """Append ``rec`` to results.jsonl (``results``; a shard's record is already in shards.jsonl), then show it."""
+        if results:
+            rundir.append(rec)
+            with cond:
+                written.append(rec)
+        if on_done is not None:
+            try:
+                on_done(rec)
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - the caller's display, not the run
+                # (rich raised SystemExit on a closed pipe: it ended a slot's thread silently, and the jobs
+                # left were recorded as 'no healthy device left'); raised after every job is recorded
+                with cond:
+                    callback_errors.append(exc)
+
     cond = threading.Condition()
     in_flight = 0
     stop = threading.Event()
@@ -236,7 +253,8 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
     # one per GPU, held for a whole job: shared by jobs that share the GPU, alone by a job judged alone
     alone_gates = {d: DeviceGate() for d in devices(slots)}
     sharers = collections.Counter(s.device for s in slots)
-    callback_errors: list[BaseException] = []
+    for rec in ready:  # jobs whose every shard an earlier call recorded, cut off before their merge
+        record(rec)
 
     def worker(slot: Slot) -> None:
         nonlocal in_flight
@@ -247,10 +265,12 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                 if slot.quarantined or stop.is_set() or not todo:
                     return
                 spec, tries, alone = todo.popleft()
+                if book.closed(spec):
+                    continue  # a shard of a job that another shard's failure ended
                 in_flight += 1
             requeued = False
             try:
-                workdir = rundir.job_dir(spec.op.id, spec.label)
+                workdir = rundir.job_dir(spec.op.id, spec.label, spec.shard)
                 held = alone_gates[slot.device]
                 with held.exclusive() if alone else held.shared():
                     if alone:
@@ -276,17 +296,18 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                 rec["attempt"] = tries + 1
                 if alone:
                     rec["rejudged_alone"] = alone
-                rundir.append(rec)
-                with cond:
-                    written.append(rec)
-                if on_done is not None:
-                    try:
-                        on_done(rec)
-                    except (Exception, SystemExit) as exc:  # noqa: BLE001 - the caller's display, not the run
-                        # (rich raised SystemExit on a closed pipe: it ended this thread silently, and the jobs
-                        # left were recorded as 'no healthy device left'); raised after every job is recorded
-                        with cond:
-                            callback_errors.append(exc)
+                if spec.shard is None:
+                    record(rec)
+                    continue
+                merged = book.finish(spec, rec)
+                record(rec, results=False)
+                if merged is not None:
+                    if merged.get("status") == "failed":
+                        with cond:  # the job is ended: its queued shards are dropped
+                            kept = [e for e in todo if not book.closed(e[0])]
+                            todo.clear()
+                            todo.extend(kept)
+                    record(merged)
             finally:
                 with cond:
                     in_flight -= 1
@@ -306,20 +327,19 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
         # submissions' (nothing is recorded for them: a resume runs them)
         raise RuntimeError(f"the slots stopped with {len(todo)} job(s) left and healthy devices (a harness error); "
                            f"run the same command again to resume")
-    # Jobs left because every slot was quarantined.
+    # Jobs left because every slot was quarantined (a job cut into shards: one record, its shards dropped).
     while todo:
         spec, tries, _ = todo.popleft()
+        if book.closed(spec):
+            continue
         rec = JobRecord.synthetic(spec.op, spec.label, spec.tier, platform.name, "infrastructure",
                                   "no healthy device left", tier_case_count(spec.op, spec.tier),
                                   submission=str(spec.submission), profile=platform.profile).to_json()
         rec["attempt"] = tries + 1
-        rundir.append(rec)
-        written.append(rec)
-        if on_done is not None:
-            try:
-                on_done(rec)
-            except (Exception, SystemExit) as exc:  # noqa: BLE001
-                callback_errors.append(exc)
+        if spec.shard is not None:
+            rec["shards"] = spec.shard[1]
+            book.close(spec)
+        record(rec)
     if callback_errors:
         raise callback_errors[0]  # every record is written; the caller's display failed
     return written
