@@ -150,6 +150,25 @@ _SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "froz
                             "tuple"})
 
 
+def _import_paths(tree: ast.AST, name: str) -> tuple[set[str], int]:
+    """The paths the file's imports bind ``name`` to, and how many such import bindings there are."""
+    paths: set[str] = set()
+    count = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if (a.asname or a.name.split(".")[0]) == name:
+                    paths.add(a.name if a.asname else a.name.split(".")[0])
+                    count += 1
+        elif isinstance(n, ast.ImportFrom):
+            module = "." * n.level + (n.module or "")
+            for a in n.names:
+                if (a.asname or a.name) == name:
+                    paths.add(f"{module}.{a.name}" if module else a.name)
+                    count += 1
+    return paths, count
+
+
 def _root_name(node: ast.AST) -> str | None:
     """The name an expression such as ``a.b.c(...)`` starts from (``a``), or None."""
     while isinstance(node, (ast.Attribute, ast.Call)):
@@ -217,7 +236,7 @@ class _ClassRules:
         for cls in [] if names_backward(tree) else tree.body:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
             if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
-                    and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+                    and any(self._sole_resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
                 shadowed = _shadowed_in(cls)
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -349,7 +368,7 @@ class _ClassRules:
         if cls.decorator_list or cls.keywords:
             return False
         for base in cls.bases:
-            path = self.resolve(base)
+            path = self._sole_resolve(base)
             obj = library_object(path) if path and path.split(".")[0] in ("torch", "triton") else \
                 {"object": object, "Exception": Exception}.get(path or "") if isinstance(base, ast.Name) \
                 and self.is_builtin(base.id) else None
@@ -383,8 +402,24 @@ class _ClassRules:
         if isinstance(dec, ast.Name) and self._decorator_alias(dec.id, FORWARD_DECORATORS):
             return True
         target = dec.func if isinstance(dec, ast.Call) else dec
-        return self.resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
+        return self._sole_resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
             isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]))
+
+    def _sole_resolve(self, node: ast.AST) -> str | None:
+        """:meth:`resolve` for an allowance, when the name ``node`` starts from is bound by imports only, all of one
+        path, never global or nonlocal (rb41: ``from torch.amp import custom_bwd`` then, on a branch always taken,
+        ``def custom_bwd(f): _KEPT.append(f)``, or ``class torch:`` over ``import torch``, still resolved to PyTorch's
+        decorator, and ``wraps`` over ``from functools import wraps`` to functools': each kept the backward it left
+        unscanned)."""
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in self.rebound:
+            return None
+        paths, count = _import_paths(self._module_tree, root.id)
+        if len(paths) != 1 or count != self.binding_counts.get(root.id, 0):
+            return None
+        return self.resolve(node)
 
     def _decorator_alias(self, name: str, allowed: frozenset[str]) -> bool:
         """Whether the module-level ``name`` can only hold one of PyTorch's autograd decorators ``allowed`` (rt41:
@@ -398,6 +433,7 @@ class _ClassRules:
         values = _module_bindings(tree, name, _own_nodes)
         return bool(values) and all(
             self._resolve_in_module(v.func if isinstance(v, ast.Call) else v) in allowed
+            and self._sole_resolve(v.func if isinstance(v, ast.Call) else v) is not None
             and (not isinstance(v, ast.Call) or all(isinstance(a, ast.Constant)
                                                     for a in [*v.args, *(k.value for k in v.keywords)]))
             for v in values)
@@ -422,9 +458,9 @@ class _ClassRules:
                     and not any(isinstance(x, ast.Starred) for x in dec.args) \
                     and all(k.arg in wrappers[func.id][1] for k in dec.keywords):
                 return True
-            return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
+            return self._sole_resolve(dec.func) in BACKWARD_DECORATORS and all(
                 isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)])
-        return self.resolve(dec) in BACKWARD_DECORATORS
+        return self._sole_resolve(dec) in BACKWARD_DECORATORS
 
     def _file_wrappers(self, tree: ast.Module) -> _Wrappers:
         """The module-level decorators of the file, bound once, that only wrap the function they are given
@@ -435,10 +471,10 @@ class _ClassRules:
         for f in tree.body:
             if not isinstance(f, ast.FunctionDef) or f.name not in once:
                 continue
-            if closure_decorator(f, self.resolve):
+            if closure_decorator(f, self._sole_resolve):
                 out[f.name] = (True, None, 0)
             else:
-                factory = decorator_factory(f, self.resolve)
+                factory = decorator_factory(f, self._sole_resolve)
                 if factory is not None:
                     out[f.name] = factory
         return out
