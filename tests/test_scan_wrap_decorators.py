@@ -317,3 +317,23 @@ def test_the_unreachable_class_exemption_reads_its_names_as_bound_by_imports_onl
     # the control: imported once, both stay exempt
     assert _rules("    import torch\n    from torch.amp import custom_fwd\n", "custom_fwd", _DEAD_CLASS) == []
     assert _rules("    import torch\n    import torch.nn\n", "staticmethod", _DEAD_CLASS) == []
+
+
+def test_a_version_fallback_importing_the_decorators_from_two_modules_keeps_the_exemptions() -> None:
+    """The common fallback ``try: from torch.amp import custom_fwd, custom_bwd`` / ``except ImportError: from
+    torch.cuda.amp import ...`` binds each name by imports only, to one of PyTorch's decorators whichever runs: the
+    backward, and an unreachable class's forward, stay unscanned (rb41's first form of the rule above, one import
+    path only, scanned them)."""
+    pre = '''
+    import torch
+
+    try:
+        from torch.amp import custom_bwd, custom_fwd
+    except ImportError:
+        from torch.cuda.amp import custom_bwd, custom_fwd
+'''
+    assert _rules(pre, "custom_bwd") == []
+    assert _rules(pre, "custom_fwd", _DEAD_CLASS) == []
+    # one of the fallback's modules not PyTorch's: scanned
+    other = pre.replace("from torch.cuda.amp import", "from torch.nn import")
+    assert _rules(other, "custom_bwd") == ["tensor-method"]
