@@ -54,6 +54,10 @@ EXPECTED = {
                                              # the backward to (only its options may be passed; bare is fine)
     "alias_kept_backward": "static_scan",  # rt41: kept_backward through a module name bound to custom_bwd and,
                                            # on a branch always taken, to a decorator that keeps it
+    "rebound_bwd_decorator": "static_scan",  # rb41: kept_backward under @custom_bwd imported from torch.amp and
+                                             # bound again by a def on a branch always taken (L1 took the import)
+    "rebound_wraps": "static_scan",  # rb41: kept_backward through Liger's wrapping shape whose `wraps`, imported from
+                                     # functools, a def on a branch always taken binds again to one that keeps it
     "shadow_staticmethod": "static_scan",  # kept_backward with the class body's own `staticmethod = keep` (L1 judged
                                            # @staticmethod by the module's builtin)
     # rb39 (the allowances of third-party-kernel hunt tp39): a class no code of the file names is left unscanned as

@@ -565,3 +565,97 @@ def test_an_autotuned_kernel_inside_another_s_benchmarking_is_refused(tmp_path: 
     (profile): the nesting in the tuner's chain at the launch, and any autotuned launch while Triton benchmarks."""
     assert _run(tmp_path, NESTED, "--gpu-bench") == ["chain LaunchArgumentError [] 1 None",
                                                      "launcher LaunchArgumentError [] 1 None"]
+
+
+HONEST = PRELUDE + r'''
+@triton.jit
+def acc(x, out, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(out + o, tl.load(x + o, mask=o < n) * 2, mask=o < n)
+
+@triton.jit
+def neg(x, out, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + o, -tl.load(x + o, mask=o < n), mask=o < n)
+
+def zero_out(nargs):  # an atomic-add kernel's output zeroed by its configs' pre_hook
+    nargs["out"].zero_()
+
+G = lambda m: (triton.cdiv(m["n"], m["BLOCK"]),)
+def tuned(fn, **kw):
+    return triton.autotune(CF, key=["n"], **kw)(fn)
+T = {
+    "view": tuned(add1, restore_value=["x"]),
+    "slice": tuned(add1, restore_value=["x"]),
+    "pre_hook": triton.autotune([triton.Config({"BLOCK": 16}, pre_hook=zero_out),
+                                 triton.Config({"BLOCK": 32}, pre_hook=zero_out)], key=["n"])(acc),
+    "heuristics_inside": tuned(triton.heuristics({"EVEN": even})(add1), restore_value=["x"]),
+    "heuristics_outside": triton.heuristics({"EVEN": even})(tuned(add1, restore_value=["x"])),
+    "forward": tuned(neg),
+    "first": tuned(acc, reset_to_zero=["out"]),
+    "second": tuned(add1, restore_value=["x"]),
+}
+
+class Neg(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        out = torch.empty_like(x)
+        T["forward"][G](x, out, x.numel())
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return -g
+
+def three(k, t, *more):
+    for _ in range(3):
+        k[G](t, *more, t.numel())
+BODIES = {
+    "view": lambda x: three(T["view"], x.view(4, 10)) or x,  # the kernel's argument a view of the caller's tensor
+    "slice": lambda x: three(T["slice"], x.view(-1)[4:36]) or x,
+    "heuristics_inside": lambda x: three(T["heuristics_inside"], x) or x,
+    "heuristics_outside": lambda x: three(T["heuristics_outside"], x) or x,
+    "forward": lambda x: Neg.apply(x),
+}
+def first_second(x):  # two autotuned kernels, each benchmarking in turn in one call
+    out = torch.empty_like(x)
+    T["first"][G](x, out, x.numel())
+    T["second"][G](out, out.numel())
+    return out
+BODIES["first_second"] = first_second
+def pre_hook(x):
+    out = torch.full_like(x, 7.0)
+    three(T["pre_hook"], x, out)
+    return out
+BODIES["pre_hook"] = pre_hook
+for name, body in BODIES.items():
+    x = torch.arange(40, dtype=torch.float32)
+    STATE.launch_violations.clear()
+    STATE.begin_case(False)
+    try:
+        r = traced(body, "w")(x)
+        out = f"{r[:3].tolist()} {r[-2:].tolist()}"
+    except Exception as exc:
+        out = type(exc).__name__
+    finally:
+        STATE.end_case()
+    print(name, out, len(STATE.launch_violations))
+'''
+
+
+def test_honest_autotuned_kernels_beside_rt41_s_refusals_pass_the_gpu_loop(tmp_path: Path) -> None:
+    """Red team rb41 of rt41's refusals (the restore through a view fixed at the clone; an autotuned launch while
+    Triton benchmarks another is a launch violation), on the emulated GPU benchmark loop: what authors write near
+    them computes its result and is not refused. restore_value on a ``.view()`` (and a slice) of the caller's tensor
+    (x + 3 there, the rest untouched), configs' pre_hook zeroing an atomic-add output (2x, not 7 + ...), restore
+    through autotune(heuristics(jit)) and heuristics(autotune(jit)), an autotuned kernel launched from an autograd
+    Function's forward, and two autotuned kernels benchmarking one after the other in one call (2x + 1)."""
+    assert _run(tmp_path, HONEST, "--gpu-bench") == [
+        "view [3.0, 4.0, 5.0] [41.0, 42.0] 0",
+        "slice [0.0, 1.0, 2.0] [38.0, 39.0] 0",
+        "heuristics_inside [3.0, 4.0, 5.0] [41.0, 42.0] 0",
+        "heuristics_outside [3.0, 4.0, 5.0] [41.0, 42.0] 0",
+        "forward [0.0, -1.0, -2.0] [-38.0, -39.0] 0",
+        "first_second [1.0, 3.0, 5.0] [77.0, 79.0] 0",
+        "pre_hook [0.0, 2.0, 4.0] [76.0, 78.0] 0",
+    ]

@@ -225,3 +225,115 @@ def test_a_module_alias_that_could_be_another_decorator_keeps_the_backward_scann
     pre = _AMP_ALIASES.replace(*change)
     assert pre != _AMP_ALIASES
     assert "tensor-method" in _rules(pre + "    _KIND = 'cuda'\n    _KEPT = []\n" + _KEEPER, "", _AMP_FUNCTION)
+
+
+#: rb41: a def of the file that keeps the function it is given, bound (on a branch always taken) over an import
+_REBOUND = '''
+    _KEPT = []
+
+    if torch.__version__:
+        def NAME(f):
+            _KEPT.append(f)
+            return KEEP
+'''
+#: rb41: a class of the file named ``torch``, bound over ``import torch``, whose ``cuda.amp.custom_bwd`` keeps it
+_TORCH_CLASS = '''
+    _KEPT = []
+
+    def _keep(f):
+        _KEPT.append(f)
+        return f
+
+    class _Amp:
+        custom_bwd = staticmethod(_keep)
+        custom_fwd = staticmethod(_keep)
+
+    class _Cuda:
+        amp = _Amp
+
+    if torch.__version__:
+        class torch:
+            cuda = _Cuda
+'''
+
+
+@pytest.mark.parametrize("pre,dec,body", [
+    # Liger's wrapping shape whose ``wraps``, imported from functools, a def binds again (a version fallback's form)
+    ("    from functools import wraps\n    import torch\n" + _REBOUND.replace("NAME", "wraps")
+     .replace("KEEP", "lambda w: w") + _PLAIN.replace("import functools\n", "").replace("functools.wraps", "wraps"),
+     "guard", _FUNCTION),
+    # the same with try/except ImportError around the import
+    ("    import torch\n    _KEPT = []\n    try:\n        from functools import wraps\n    except ImportError:\n"
+     "        def wraps(f):\n            _KEPT.append(f)\n            return lambda w: w\n"
+     + _PLAIN.replace("import functools\n", "").replace("functools.wraps", "wraps"), "guard", _FUNCTION),
+    # FLA's factory whose ``inspect``, imported, a def binds again
+    (_GUARD + _REBOUND.replace("if torch.__version__:\n        def NAME(f):", "if torch.__version__:\n"
+                               "        class inspect:\n            @staticmethod\n            def signature(f):")
+     .replace("            _KEPT.append(f)\n            return KEEP", "                _KEPT.append(f)\n"
+              "                return _KEPT"), "guard", _FUNCTION),
+    # PyTorch's backward decorators imported, then bound again by a def
+    ("    import torch\n    from torch.amp import custom_bwd\n" + _REBOUND.replace("NAME", "custom_bwd")
+     .replace("KEEP", "f"), "custom_bwd", _FUNCTION),
+    ("    import torch\n    from torch.autograd.function import once_differentiable\n"
+     + _REBOUND.replace("NAME", "once_differentiable").replace("KEEP", "f"), "once_differentiable", _FUNCTION),
+    # ``torch`` itself bound again: directly, and through unsloth's module alias
+    ("    import torch\n" + _TORCH_CLASS, "torch.cuda.amp.custom_bwd", _FUNCTION),
+    ("    import torch\n" + _TORCH_CLASS + "    amp_fwd = torch.cuda.amp.custom_fwd\n"
+     "    amp_bwd = torch.cuda.amp.custom_bwd\n", "", _AMP_FUNCTION),
+])
+def test_an_allowance_s_name_bound_again_by_the_file_keeps_the_backward_scanned(pre: str, dec: str, body: str) -> None:
+    """rb41: L1 resolved a name to its import although the file binds it again (``from torch.amp import custom_bwd``
+    then ``def custom_bwd(f): _KEPT.append(f)``; ``class torch:``; ``wraps``/``inspect`` of the wrapping shapes): the
+    backward it took for one only autograd runs was kept for the wrapper to call (tests/bad rebound_bwd_decorator and
+    rebound_wraps passed vllm::rms_norm 4/4). An allowance's names must be bound by imports of one path only."""
+    assert "tensor-method" in _rules(pre, dec, body)
+
+
+def test_the_unreachable_class_exemption_reads_its_names_as_bound_by_imports_only() -> None:
+    """rb41: a class nothing names is not scanned when its decorators only wrap and its bases run no code of the file
+    as it is made; ``custom_fwd`` or ``torch`` bound again by the file made a decorator that keeps the forward, and a
+    base whose ``__init_subclass__`` registers the class, look like PyTorch's."""
+    fwd = "    import torch\n    from torch.amp import custom_fwd\n" + _REBOUND.replace("NAME", "custom_fwd") \
+        .replace("KEEP", "f")
+    assert _rules(fwd, "custom_fwd", _DEAD_CLASS) == ["torch-compute"]
+    base = '''
+    import torch
+
+    _KEPT = []
+
+    class _Base:
+        def __init_subclass__(cls, **kw):
+            _KEPT.append(cls)
+
+    class _Autograd:
+        Function = _Base
+
+    if torch.__version__:
+        class torch:
+            autograd = _Autograd
+    import torch
+'''
+    assert _rules(base, "staticmethod", _DEAD_CLASS) == ["torch-compute"]
+    # the control: imported once, both stay exempt
+    assert _rules("    import torch\n    from torch.amp import custom_fwd\n", "custom_fwd", _DEAD_CLASS) == []
+    assert _rules("    import torch\n    import torch.nn\n", "staticmethod", _DEAD_CLASS) == []
+
+
+def test_a_version_fallback_importing_the_decorators_from_two_modules_keeps_the_exemptions() -> None:
+    """The common fallback ``try: from torch.amp import custom_fwd, custom_bwd`` / ``except ImportError: from
+    torch.cuda.amp import ...`` binds each name by imports only, to one of PyTorch's decorators whichever runs: the
+    backward, and an unreachable class's forward, stay unscanned (rb41's first form of the rule above, one import
+    path only, scanned them)."""
+    pre = '''
+    import torch
+
+    try:
+        from torch.amp import custom_bwd, custom_fwd
+    except ImportError:
+        from torch.cuda.amp import custom_bwd, custom_fwd
+'''
+    assert _rules(pre, "custom_bwd") == []
+    assert _rules(pre, "custom_fwd", _DEAD_CLASS) == []
+    # one of the fallback's modules not PyTorch's: scanned
+    other = pre.replace("from torch.cuda.amp import", "from torch.nn import")
+    assert _rules(other, "custom_bwd") == ["tensor-method"]

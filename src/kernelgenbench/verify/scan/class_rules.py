@@ -150,6 +150,25 @@ _SELF_MATCHING = frozenset({"bool", "bytearray", "bytes", "dict", "float", "froz
                             "tuple"})
 
 
+def _import_paths(tree: ast.AST, name: str) -> tuple[set[str], int]:
+    """The paths the file's imports bind ``name`` to, and how many such import bindings there are."""
+    paths: set[str] = set()
+    count = 0
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            for a in n.names:
+                if (a.asname or a.name.split(".")[0]) == name:
+                    paths.add(a.name if a.asname else a.name.split(".")[0])
+                    count += 1
+        elif isinstance(n, ast.ImportFrom):
+            module = "." * n.level + (n.module or "")
+            for a in n.names:
+                if (a.asname or a.name) == name:
+                    paths.add(f"{module}.{a.name}" if module else a.name)
+                    count += 1
+    return paths, count
+
+
 def _root_name(node: ast.AST) -> str | None:
     """The name an expression such as ``a.b.c(...)`` starts from (``a``), or None."""
     while isinstance(node, (ast.Attribute, ast.Call)):
@@ -217,7 +236,7 @@ class _ClassRules:
         for cls in [] if names_backward(tree) else tree.body:
             # rb38: a class decorator or keyword (a metaclass) is handed the class or its namespace when it is made
             if isinstance(cls, ast.ClassDef) and not cls.decorator_list and not cls.keywords \
-                    and any(self.resolve(b) in AUTOGRAD_FUNCTIONS for b in cls.bases):
+                    and any(self._resolves_in(b, AUTOGRAD_FUNCTIONS) for b in cls.bases):
                 shadowed = _shadowed_in(cls)
                 self.dead_bodies.update(id(f) for f in cls.body
                                         if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -349,7 +368,7 @@ class _ClassRules:
         if cls.decorator_list or cls.keywords:
             return False
         for base in cls.bases:
-            path = self.resolve(base)
+            path = self._sole_resolve(base)
             obj = library_object(path) if path and path.split(".")[0] in ("torch", "triton") else \
                 {"object": object, "Exception": Exception}.get(path or "") if isinstance(base, ast.Name) \
                 and self.is_builtin(base.id) else None
@@ -383,8 +402,38 @@ class _ClassRules:
         if isinstance(dec, ast.Name) and self._decorator_alias(dec.id, FORWARD_DECORATORS):
             return True
         target = dec.func if isinstance(dec, ast.Call) else dec
-        return self.resolve(target) in FORWARD_DECORATORS and (not isinstance(dec, ast.Call) or all(
+        return self._resolves_in(target, FORWARD_DECORATORS) and (not isinstance(dec, ast.Call) or all(
             isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)]))
+
+    def _import_resolutions(self, node: ast.AST) -> set[str]:
+        """The paths ``node`` (a name or its attributes) may denote when the name it starts from is bound by imports
+        only, never global or nonlocal; empty otherwise (rb41: :meth:`resolve` read ``from torch.amp import
+        custom_bwd`` as PyTorch's decorator although a ``def custom_bwd(f): _KEPT.append(f)`` of the file, on a
+        branch always taken, bound it again; so ``class torch:`` over ``import torch``, and ``wraps`` over ``from
+        functools import wraps``: each kept the backward an allowance left unscanned). A version fallback importing
+        the name from two modules (``try: from torch.amp import custom_bwd`` / ``except ImportError: from
+        torch.cuda.amp import custom_bwd``) gives both paths."""
+        suffix: list[str] = []
+        root = node
+        while isinstance(root, ast.Attribute):
+            suffix.insert(0, root.attr)
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id in self.rebound:
+            return set()
+        paths, count = _import_paths(self._module_tree, root.id)
+        if count != self.binding_counts.get(root.id, 0):
+            return set()
+        return {".".join([p, *suffix]) for p in paths}
+
+    def _sole_resolve(self, node: ast.AST) -> str | None:
+        """The one path :meth:`_import_resolutions` gives ``node``, or None (an allowance's ``resolve``)."""
+        paths = self._import_resolutions(node)
+        return next(iter(paths)) if len(paths) == 1 else None
+
+    def _resolves_in(self, node: ast.AST, allowed: frozenset[str]) -> bool:
+        """Whether every path ``node`` may denote (:meth:`_import_resolutions`, at least one) is in ``allowed``."""
+        paths = self._import_resolutions(node)
+        return bool(paths) and paths <= allowed
 
     def _decorator_alias(self, name: str, allowed: frozenset[str]) -> bool:
         """Whether the module-level ``name`` can only hold one of PyTorch's autograd decorators ``allowed`` (rt41:
@@ -398,6 +447,7 @@ class _ClassRules:
         values = _module_bindings(tree, name, _own_nodes)
         return bool(values) and all(
             self._resolve_in_module(v.func if isinstance(v, ast.Call) else v) in allowed
+            and self._resolves_in(v.func if isinstance(v, ast.Call) else v, allowed)
             and (not isinstance(v, ast.Call) or all(isinstance(a, ast.Constant)
                                                     for a in [*v.args, *(k.value for k in v.keywords)]))
             for v in values)
@@ -422,9 +472,9 @@ class _ClassRules:
                     and not any(isinstance(x, ast.Starred) for x in dec.args) \
                     and all(k.arg in wrappers[func.id][1] for k in dec.keywords):
                 return True
-            return self.resolve(dec.func) in BACKWARD_DECORATORS and all(
+            return self._resolves_in(dec.func, BACKWARD_DECORATORS) and all(
                 isinstance(a, ast.Constant) for a in [*dec.args, *(k.value for k in dec.keywords)])
-        return self.resolve(dec) in BACKWARD_DECORATORS
+        return self._resolves_in(dec, BACKWARD_DECORATORS)
 
     def _file_wrappers(self, tree: ast.Module) -> _Wrappers:
         """The module-level decorators of the file, bound once, that only wrap the function they are given
@@ -435,10 +485,10 @@ class _ClassRules:
         for f in tree.body:
             if not isinstance(f, ast.FunctionDef) or f.name not in once:
                 continue
-            if closure_decorator(f, self.resolve):
+            if closure_decorator(f, self._sole_resolve):
                 out[f.name] = (True, None, 0)
             else:
-                factory = decorator_factory(f, self.resolve)
+                factory = decorator_factory(f, self._sole_resolve)
                 if factory is not None:
                     out[f.name] = factory
         return out
