@@ -81,7 +81,7 @@ def _plan(m, n, k, gs, split):
     bm = 16 if m <= 16 else (32 if m <= 32 else (64 if m <= 64 else 128))
     # wide tiles where they still give half a wave of programs
     bn = 128 if triton.cdiv(m, bm) * triton.cdiv(n, 128) >= _SMS // 2 else 64
-    warps = 8 if bm * bn >= 128 * 128 else 4
+    warps = 8 if bm == 128 else 4               # two warpgroups share the dequantisation of a 128-row tile
     stages = 4 if bm <= 32 else 3               # small M streams the weights: more loads in flight
     if split > 1:
         return bm, bn, _CHUNK, warps, stages, split, triton.cdiv(k // _CHUNK, split)
