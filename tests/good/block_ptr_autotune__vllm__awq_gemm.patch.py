@@ -9,15 +9,14 @@ def _awq_kernel(""", """@triton.autotune(configs=[triton.Config({}, num_warps=4)
                  key=["M", "N", "K"])
 @triton.jit
 def _awq_kernel("""),
-    ("""    for c in range(z, K // BK, SPLIT):
-        rk = c * BK + rk0
-        a = tl.load(a_ptr + rm.to(tl.int64)[:, None] * K + rk[None, :], mask=mm[:, None], other=0.0)
-""", """    a_blk = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM, z * BK),
+    ("""    for i in range(0, count):
+""", """    a_blk = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(K, 1), offsets=(pid_m * BM, first * BK),
                               block_shape=(BM, BK), order=(1, 0))
-    for c in range(z, K // BK, SPLIT):
-        rk = c * BK + rk0
-        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
-        a_blk = tl.advance(a_blk, (0, SPLIT * BK))
+    for i in range(0, count):
 """),
-    ("BM=bm, BN=bn, BK=_CHUNK, num_warps=4)", "BM=bm, BN=bn, BK=_CHUNK)"),
+    ("""        a = tl.load(a_rows + rk[None, :], mask=mm[:, None], other=0.0)
+""", """        a = tl.load(a_blk, boundary_check=(0, 1), padding_option="zero")
+        a_blk = tl.advance(a_blk, (0, STRIDE * BK))
+"""),
+    ("BM=bm, BN=bn, BK=bk, num_warps=warps, num_stages=stages)", "BM=bm, BN=bn, BK=bk)"),
 ]

@@ -4,7 +4,7 @@ block sizes. The rest is the oracle."""
 
 SUBSTITUTIONS = [
     ("""@triton.jit
-def _awq_kernel(""", """@triton.jit(do_not_specialize=["M", "SPLIT"])
+def _awq_kernel(""", """@triton.jit(do_not_specialize=["M", "PER"])
 def _awq_kernel("""),
     ("    pid_m = tl.program_id(0)\n    pid_n = tl.program_id(1)\n    z = tl.program_id(2)\n",
      "    tl.static_assert(BN % 8 == 0, \"BN must cover whole packed words\")\n"
