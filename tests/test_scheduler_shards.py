@@ -283,3 +283,37 @@ def test_ctrl_c_keeps_the_finished_shards(tmp_path: Path) -> None:
     from kernelgenbench.run.shards import split_counts
 
     assert split_counts([_spec(), _spec()], 2) == (2, 6) and split_counts([_spec()], 0) == (0, 0)
+
+
+def test_a_file_edited_between_shards_is_not_merged_across_versions(tmp_path: Path) -> None:
+    """bs41: the file edited after shard 1 of 3 was judged: the slot's thread died on a KeyError (the book looked the
+    shard up by the new file's hash) and the run ended as a harness error. Each shard is recorded under the version
+    it judged, the job is not merged across versions, and a resume judges the new file keeping its shard."""
+    import shutil
+
+    sub = tmp_path / "aten__add.py"
+    shutil.copy(ROOT / "solutions" / "aten__add.py", sub)
+    old = sha256(sub)
+    spec = JobSpec(OP, sub, "smoke", "s")
+    rd = RunDir.open(tmp_path / "run")
+    calls: list = []
+
+    def run_job(spec, slot, gate, workdir, ceil):
+        calls.append(spec.shard)
+        rec = _shard_rec(spec)  # judged the file as it is now
+        if spec.shard[0] == 0:
+            sub.write_text(sub.read_text() + "\n# edited\n")
+        return rec
+
+    written = run_jobs([spec], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=run_job)
+    new = sha256(sub)
+    assert written == [] and _lines(rd.results) == [] and calls == [(0, 3), (1, 3)]  # shard 2 dropped
+    assert [(s["shard"][0], s["submission_sha256"]) for s in _lines(rd.shards)] == [(0, old), (1, new)]
+    assert [s["job_key"].split("|")[2] for s in _lines(rd.shards)] == [old, new]
+    calls.clear()
+    written = run_jobs([spec], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {},
+                       run_job=_runner(calls))
+    assert sorted(calls) == [(0, 3), (2, 3)]  # the new file's shard 1 kept, the old file's shard 0 not
+    (rec,) = written
+    assert rec["submission_sha256"] == new and rec["status"] == "passed" and rec["cases_total"] == 6
+    assert [c["id"] for c in rec["cases"]] == IDS

@@ -224,6 +224,14 @@ class ShardBook:
         self.devices = devices
         self._lock = threading.Lock()
         self._groups: dict[str, dict[str, Any]] = {}  # job key -> {"n", "done": {i: rec}, "closed", "op", "tier"}
+        # (op, label, tier, file) -> the job key planned (the file's hash then): a file edited during the run must
+        # not move its shards to another job's book
+        self._planned: dict[tuple[str, str, str, str], str] = {}
+
+    def _key(self, spec: JobSpec) -> str:
+        """The key ``spec``'s job was planned under (its file's hash at :meth:`plan`), else its key now."""
+        planned = self._planned.get((spec.op.id, spec.label, spec.tier, str(spec.submission)))
+        return planned if planned is not None else spec_key(spec, self.platform)
 
     def plan(self, specs: list[JobSpec]) -> tuple[list[JobSpec], list[dict[str, Any]]]:
         """The jobs and shards to run for ``specs`` (the unfinished jobs), and the merged records of jobs whose
@@ -237,6 +245,7 @@ class ShardBook:
                 todo.append(spec)
                 continue
             key, n = spec_key(spec, self.platform), len(parts)
+            self._planned[(spec.op.id, spec.label, spec.tier, str(spec.submission))] = key
             kept = self._keep(stored.get((key, n), {}))
             self._groups[key] = {"n": n, "done": dict(kept), "closed": False, "op": spec.op, "tier": spec.tier}
             if len(kept) == n:
@@ -274,27 +283,37 @@ class ShardBook:
         if spec.shard is None:
             return False
         with self._lock:
-            g = self._groups.get(spec_key(spec, self.platform))
+            g = self._groups.get(self._key(spec))
             return bool(g and g["closed"])
 
     def close(self, spec: JobSpec) -> None:
         """End shard ``spec``'s job without a merge (the caller wrote its record: no healthy device left)."""
         with self._lock:
-            g = self._groups.get(spec_key(spec, self.platform))
+            g = self._groups.get(self._key(spec))
             if g is not None:
                 g["closed"] = True
 
     def finish(self, spec: JobSpec, rec: dict[str, Any]) -> dict[str, Any] | None:
         """Record shard ``spec``'s final record ``rec`` in ``shards.jsonl`` (with ``shard``, ``job_key``, the
         harness commit). Returns the job's merged record when this shard completes it or failed first (the caller
-        appends it to ``results.jsonl``), else None; a shard of a job already ended changes nothing."""
+        appends it to ``results.jsonl``), else None; a shard of a job already ended changes nothing.
+
+        A shard that judged another version of the file than the one its job was planned with (the file was edited
+        during the run: the record's ``submission_sha256`` says which) is recorded under that version's key and
+        ends its job without a merge (one record must not mix two files' verdicts): a later call judges the job of
+        the file as it is then, keeping the shards recorded for that version."""
         assert spec.shard is not None
-        key = spec_key(spec, self.platform)
+        planned = self._key(spec)
+        key = planned
+        if rec.get("submission_sha256"):
+            key = job_key(spec.op.id, rec["submission_sha256"], spec.tier, self.platform.key, spec.label)
         rec["shard"] = list(spec.shard)
         rec["job_key"] = key
         self.rundir.append_shard(rec)
         with self._lock:
-            g = self._groups[key]
+            g = self._groups[planned]
+            if key != planned:
+                g["closed"] = True
             if g["closed"]:
                 return None
             g["done"][spec.shard[0]] = rec
