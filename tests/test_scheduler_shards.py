@@ -317,3 +317,20 @@ def test_a_file_edited_between_shards_is_not_merged_across_versions(tmp_path: Pa
     (rec,) = written
     assert rec["submission_sha256"] == new and rec["status"] == "passed" and rec["cases_total"] == 6
     assert [c["id"] for c in rec["cases"]] == IDS
+
+
+def test_a_killed_runs_half_line_does_not_swallow_the_next_record(tmp_path: Path) -> None:
+    """bs41: a run killed while writing left a line without its newline; the next record (a resume's shard, or its
+    merged record) was appended to it, so both were one malformed line that every reader skipped: a result lost."""
+    rd = RunDir.open(tmp_path / "run")
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, max_requeue=0,
+             run_job=_runner([], fail={2: "infrastructure"}))
+    for path in (rd.shards, rd.results):
+        with open(path, "a") as f:
+            f.write('{"op": "aten::add", "shard": [2, 3], "sta')  # killed mid-write
+    calls: list = []
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=_runner(calls))
+    assert calls == [(2, 3)]
+    assert [(s["shard"][0], s["status"]) for s in rd.shard_records()] == [(0, "passed"), (1, "passed"),
+                                                                           (2, "failed"), (2, "passed")]
+    assert [(r["status"], r["cases_passed"]) for r in rd.records()] == [("failed", 5), ("passed", 6)]
