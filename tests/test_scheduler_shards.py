@@ -334,3 +334,24 @@ def test_a_killed_runs_half_line_does_not_swallow_the_next_record(tmp_path: Path
     assert [(s["shard"][0], s["status"]) for s in rd.shard_records()] == [(0, "passed"), (1, "passed"),
                                                                            (2, "failed"), (2, "passed")]
     assert [(r["status"], r["cases_passed"]) for r in rd.records()] == [("failed", 5), ("passed", 6)]
+
+
+def test_fresh_sets_the_shards_aside_too(tmp_path: Path, monkeypatch) -> None:
+    """bs41: ``--fresh --out X`` set results.jsonl aside but kept shards.jsonl, so the "fresh" run merged the earlier
+    run's shards without judging anything (and with shards.jsonl alone, a run killed before its first merge, set
+    nothing aside at all). Every shard is judged again; the earlier shards are kept aside."""
+    from kernelgenbench.run import job
+    from kernelgenbench.run.evaluate import evaluate
+
+    monkeypatch.setattr(scheduler, "device_name", job.device_name)  # the slots' real device: shards are kept
+    kw = dict(ops=["aten::add"], tier="smoke", platform="interpreter", runs_root=tmp_path, out=tmp_path / "run",
+              settings=Settings(shard_cases=2))
+    evaluate(ROOT / "solutions", **kw)
+    rd = RunDir(tmp_path / "run")
+    before = {s["shard"][0]: s["started_at"] for s in rd.shard_records()}
+    rd.results.unlink()  # killed after its last shard, before the merge
+    (rec,) = evaluate(ROOT / "solutions", fresh=True, **kw).records
+    after = {s["shard"][0]: s["started_at"] for s in rd.shard_records()}
+    assert sorted(after) == [0, 1, 2] and all(after[i] > before[i] for i in before)  # judged again
+    assert rec["status"] == "passed" and rec["shards"] == 3 and rec["started_at"] == min(after.values())
+    assert len(list((tmp_path / "run").glob("shards.jsonl.replaced-*"))) == 1
