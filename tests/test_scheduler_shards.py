@@ -355,3 +355,26 @@ def test_fresh_sets_the_shards_aside_too(tmp_path: Path, monkeypatch) -> None:
     assert sorted(after) == [0, 1, 2] and all(after[i] > before[i] for i in before)  # judged again
     assert rec["status"] == "passed" and rec["shards"] == 3 and rec["started_at"] == min(after.values())
     assert len(list((tmp_path / "run").glob("shards.jsonl.replaced-*"))) == 1
+
+
+def test_shards_of_an_earlier_call_on_another_device_are_judged_again_on_ray(tmp_path: Path) -> None:
+    """bs41: Ray's driver cannot tell the cluster's GPUs at plan time (``devices=None``), so an earlier call's shards
+    recorded on H200s were kept and merged with a shard judged now on an H100: one speedup of two devices
+    ("H200 + H100"). The earlier shards are judged again instead, and the merge is of one device."""
+    from kernelgenbench.run.shards import ShardBook
+
+    rd = RunDir.open(tmp_path / "run")
+    spec = _spec()
+    book = ShardBook(rd, CUDA, 2, None)
+    todo, _ = book.plan([spec])
+    for s in todo[:2]:  # the first call, cut off after two shards
+        book.finish(s, _shard_rec(s))
+    book = ShardBook(rd, CUDA, 2, None)  # the next call, on a cluster of H100s
+    todo, ready = book.plan([spec])
+    assert [s.shard for s in todo] == [(2, 3)] and ready == []
+    DEVICE[0] = "H100"
+    assert book.finish(todo[0], _shard_rec(todo[0])) is None  # not merged with the H200's shards
+    again = book.take_rerun()
+    assert [s.shard for s in again] == [(0, 3), (1, 3)] and book.take_rerun() == []
+    merged = [book.finish(s, _shard_rec(s)) for s in again][-1]
+    assert merged["device"] == "H100" and merged["cases_total"] == 6 and [c["id"] for c in merged["cases"]] == IDS

@@ -214,7 +214,8 @@ class ShardBook:
         shard_cases: ``--shard-cases`` (0: off; every job is run whole).
         devices: the device names of this run's slots (``job.device_name``); a shard already recorded is kept only
             when its device is one of them. None (a Ray cluster, whose GPUs the driver does not know): kept when the
-            job's recorded shards all name one device.
+            job's recorded shards all name one device, and judged again once a shard of this call is judged on another
+            (:meth:`take_rerun`).
     """
 
     def __init__(self, rundir: RunDir, platform: Any, shard_cases: int, devices: set[str] | None) -> None:
@@ -227,6 +228,7 @@ class ShardBook:
         # (op, label, tier, file) -> the job key planned (the file's hash then): a file edited during the run must
         # not move its shards to another job's book
         self._planned: dict[tuple[str, str, str, str], str] = {}
+        self._rerun: list[JobSpec] = []  # shards of an earlier call to judge again (:meth:`take_rerun`)
 
     def _key(self, spec: JobSpec) -> str:
         """The key ``spec``'s job was planned under (its file's hash at :meth:`plan`), else its key now."""
@@ -247,7 +249,8 @@ class ShardBook:
             key, n = spec_key(spec, self.platform), len(parts)
             self._planned[(spec.op.id, spec.label, spec.tier, str(spec.submission))] = key
             kept = self._keep(stored.get((key, n), {}))
-            self._groups[key] = {"n": n, "done": dict(kept), "closed": False, "op": spec.op, "tier": spec.tier}
+            self._groups[key] = {"n": n, "done": dict(kept), "closed": False, "op": spec.op, "tier": spec.tier,
+                                 "earlier": set(kept)}
             if len(kept) == n:
                 self._groups[key]["closed"] = True
                 ready.append(merge_records(spec.op, spec.tier, list(kept.values()), n))
@@ -277,6 +280,13 @@ class ShardBook:
             return {i: r for i, r in recs.items() if r.get("device") in self.devices}
         names = {r.get("device") for r in recs.values()}
         return recs if len(names) <= 1 else {}
+
+    def take_rerun(self) -> list[JobSpec]:
+        """The shards :meth:`finish` set to be judged again (recorded by an earlier call on another device than a
+        shard of this call), to queue now; each is returned once."""
+        with self._lock:
+            out, self._rerun = self._rerun, []
+        return out
 
     def closed(self, spec: JobSpec) -> bool:
         """Whether ``spec`` is a shard of a job already ended (merged after a failed shard): not to be run."""
@@ -316,6 +326,14 @@ class ShardBook:
                 g["closed"] = True
             if g["closed"]:
                 return None
+            if rec.get("device"):
+                # shards an earlier call recorded on another device (a Ray cluster of other GPUs: its driver cannot
+                # tell at plan time) are judged again rather than merged with this one (bs41)
+                for i in sorted(g["earlier"]):
+                    if g["done"][i].get("device") != rec["device"]:
+                        del g["done"][i]
+                        g["earlier"].discard(i)
+                        self._rerun.append(JobSpec(spec.op, spec.submission, spec.tier, spec.label, shard=(i, g["n"])))
             g["done"][spec.shard[0]] = rec
             if rec.get("status") != "failed" and len(g["done"]) < g["n"]:
                 return None
