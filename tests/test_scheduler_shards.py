@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernelgenbench.platforms import PROFILES
-from kernelgenbench.record import sha256
+from kernelgenbench.record import cases_cell, sha256
 from kernelgenbench.run import rundir as rundir_mod
 from kernelgenbench.run import scheduler
 from kernelgenbench.run.job import JobSpec, Settings
@@ -132,8 +132,12 @@ def test_a_failed_shard_writes_the_failed_record_and_drops_the_rest(tmp_path: Pa
     (rec,) = _lines(rd.results)
     assert rec["status"] == "failed" and rec["failure_class"] == "correctness" and rec["shards"] == 3
     assert rec["first_failure"]["message"] == "shard 1 failed" and rec["first_failure"]["case_id"] == IDS[1]
-    assert [c["id"] for c in rec["cases"]] == [IDS[0], IDS[1], IDS[3], IDS[4]]  # the cases judged so far
+    # the cases judged so far, and the dropped shard's as never run (as an unsharded failed job lists them; bs41:
+    # they were left out, so every table said "3/6 (3 shards)" with no word of the 2 cases never run)
+    assert [c["id"] for c in rec["cases"]] == IDS
+    assert [c["status"] for c in rec["cases"]] == ["passed", "failed", "pending", "passed", "passed", "pending"]
     assert rec["cases_total"] == 6 and rec["cases_passed"] == 3
+    assert cases_cell(rec) == "3/6 (2 not run, 3 shards)"
     assert len(_lines(rd.shards)) == 2
 
 
@@ -157,7 +161,8 @@ def test_a_shard_running_when_its_job_failed_is_recorded_and_changes_nothing(tmp
              run_job=run_job, on_done=on_done)
     assert sorted(calls) == [(0, 3), (1, 3)]
     (rec,) = _lines(rd.results)
-    assert rec["failure_class"] == "correctness" and [c["id"] for c in rec["cases"]] == [IDS[1], IDS[4]]
+    assert rec["failure_class"] == "correctness" and [c["id"] for c in rec["cases"]] == IDS
+    assert [c["id"] for c in rec["cases"] if c["status"] != "pending"] == [IDS[1], IDS[4]]  # only shard 1's judged
     assert sorted(s["shard"][0] for s in _lines(rd.shards)) == [0, 1]  # shard 0 recorded all the same
 
 
@@ -245,7 +250,7 @@ def test_sharded_run_on_the_interpreter_gives_the_unsharded_verdict(tmp_path: Pa
     assert sorted(s["shard"] for s in RunDir(split.path).shard_records()) == [[0, 3], [1, 3], [2, 3]]
     assert [c["id"] for c in b["cases"]] == [c["id"] for c in a["cases"]]
     # every table says the record was judged in shards
-    from kernelgenbench.record import JobRecord, cases_cell
+    from kernelgenbench.record import JobRecord
 
     assert cases_cell(b) == "6/6 (3 shards)" and cases_cell(a) == "6/6"
     assert split.summary["per_operator"][0]["shards"] == 3 and "shards" not in whole.summary["per_operator"][0]

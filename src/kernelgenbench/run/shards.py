@@ -18,7 +18,7 @@ import threading
 from typing import Any, Iterable, Sequence, TypeVar
 
 from ..metrics import geomean
-from ..record import PHASES, sha256, tier_case_count
+from ..record import PHASES, CaseRecord, sha256, tier_case_count
 from .job import JobSpec
 from .rundir import RunDir, harness_commit, job_key
 
@@ -133,16 +133,22 @@ def merge_anti_hack(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def merge_records(op: Any, tier: str, records: list[dict[str, Any]], n: int) -> dict[str, Any]:
     """One job record of the shard records ``records`` (any order; all ``n`` of them, or those recorded when a
-    failed shard ended the job). Cases are concatenated in case order; case counts, anti-hack counts and phase times
-    summed; status by the rule of :meth:`~kernelgenbench.run.job.Verifier._conclude`; speedup the geomean of every
-    timed case's speedup and sol_pct their median (as ``verify/timing.py`` computes them for one job); started_at the
-    earliest, finished_at the latest, wall_s their difference; ``shards: n``. A failed shard's failure is the job's
-    (the first recorded, where several failed)."""
+    failed shard ended the job: the dropped shards' cases are listed as never run, ``pending``, as a whole failed
+    job lists its cases after the first failure). Cases are concatenated in case order; case counts, anti-hack
+    counts and phase times summed; status by the rule of :meth:`~kernelgenbench.run.job.Verifier._conclude`;
+    speedup the geomean of every timed case's speedup and sol_pct their median (as ``verify/timing.py`` computes
+    them for one job); started_at the earliest, finished_at the latest, wall_s their difference; ``shards: n``. A
+    failed shard's failure is the job's (the first recorded, where several failed)."""
     from ..verify.timing import job_baseline_label
 
     recs = sorted(records, key=lambda r: r["shard"][0])
-    order = {c.id: k for k, c in enumerate(op.cases(tier))}
-    cases = sorted((c for r in recs for c in r.get("cases") or []), key=lambda c: order.get(c.get("id"), len(order)))
+    grid = op.cases(tier)
+    order = {c.id: k for k, c in enumerate(grid)}
+    cases = [c for r in recs for c in r.get("cases") or []]
+    if len(recs) < n:  # a failed shard ended the job: the dropped shards' cases were never run, as a whole job's
+        seen = {c.get("id") for c in cases}
+        cases += [CaseRecord(c.id, c.params).to_json() for c in grid if c.id not in seen]
+    cases.sort(key=lambda c: order.get(c.get("id"), len(order)))
     failed = [r for r in records if r.get("status") == "failed"]  # in the order recorded
     first = failed[0] if failed else recs[0]
     out = {k: v for k, v in recs[0].items() if k not in ("shard", "job_key")}
