@@ -255,7 +255,8 @@ def build(args: argparse.Namespace) -> tuple[str, dict, bool]:
         cases = f"{r.get('cases_passed', 0)}/{r.get('cases_total', 0)}" if r else "-"
         lines.append(f"{op:28s} {r.get('status', 'missing'):8s} {cases:>9s} "
                      f"{(f'{sp:.3f}x' if sp else '-'):>8s} {(f'{last:.3f}x' if last else '-'):>8s} {change:>8s} "
-                     f"{(str(r.get('sol_pct')) if r.get('sol_pct') is not None else '-'):>6s}")
+                     f"{(str(r.get('sol_pct')) if r.get('sol_pct') is not None else '-'):>6s}"
+                     + (f"  ({r['shards']} shards)" if r.get("shards") else ""))  # judged in case shards, merged
         if op in full_bad and r:
             ff = r.get("first_failure") or {}
             lines.append(f"  [{r.get('failure_class')}] {(ff.get('message') or '')[:300]}")

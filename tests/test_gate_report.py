@@ -340,3 +340,13 @@ def test_a_held_out_call_cut_by_its_deadline_resumes_in_the_next(tmp_path: Path)
     r = gate(PART="1h", RESUME=str(held))
     assert r.returncode != 0 and "records of 0ldc0mm1t among the held-out run's" in r.stdout + r.stderr
     assert gate(PART="1h", RESUME=str(tmp_path / "none")).returncode == 2
+
+
+def test_a_record_merged_of_case_shards_says_so(tmp_path: Path) -> None:
+    """bs41: the gate's full-tier table showed a record merged of case shards (kgb eval --shard-cases, FSHARD) as
+    "60/60" and its speedup with no word of the shards, where every kgb table says "(3 shards)"."""
+    full = [dict(_rec("aten::mm", speedup=0.9), shards=3), _rec("vllm::rms_norm", speedup=12.0)]
+    text, data, ok = gate_report.build(_args(tmp_path, [_rec("aten::add")], full, "0"))
+    (mm,) = [line for line in text.splitlines() if line.startswith("aten::mm ")]
+    (rms,) = [line for line in text.splitlines() if line.startswith("vllm::rms_norm ")]
+    assert ok and mm.endswith("(3 shards)") and "0.900x" in mm and "shards" not in rms

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernelgenbench.platforms import PROFILES
-from kernelgenbench.record import sha256
+from kernelgenbench.record import cases_cell, sha256
 from kernelgenbench.run import rundir as rundir_mod
 from kernelgenbench.run import scheduler
 from kernelgenbench.run.job import JobSpec, Settings
@@ -132,8 +132,12 @@ def test_a_failed_shard_writes_the_failed_record_and_drops_the_rest(tmp_path: Pa
     (rec,) = _lines(rd.results)
     assert rec["status"] == "failed" and rec["failure_class"] == "correctness" and rec["shards"] == 3
     assert rec["first_failure"]["message"] == "shard 1 failed" and rec["first_failure"]["case_id"] == IDS[1]
-    assert [c["id"] for c in rec["cases"]] == [IDS[0], IDS[1], IDS[3], IDS[4]]  # the cases judged so far
+    # the cases judged so far, and the dropped shard's as never run (as an unsharded failed job lists them; bs41:
+    # they were left out, so every table said "3/6 (3 shards)" with no word of the 2 cases never run)
+    assert [c["id"] for c in rec["cases"]] == IDS
+    assert [c["status"] for c in rec["cases"]] == ["passed", "failed", "pending", "passed", "passed", "pending"]
     assert rec["cases_total"] == 6 and rec["cases_passed"] == 3
+    assert cases_cell(rec) == "3/6 (2 not run, 3 shards)"
     assert len(_lines(rd.shards)) == 2
 
 
@@ -157,7 +161,8 @@ def test_a_shard_running_when_its_job_failed_is_recorded_and_changes_nothing(tmp
              run_job=run_job, on_done=on_done)
     assert sorted(calls) == [(0, 3), (1, 3)]
     (rec,) = _lines(rd.results)
-    assert rec["failure_class"] == "correctness" and [c["id"] for c in rec["cases"]] == [IDS[1], IDS[4]]
+    assert rec["failure_class"] == "correctness" and [c["id"] for c in rec["cases"]] == IDS
+    assert [c["id"] for c in rec["cases"] if c["status"] != "pending"] == [IDS[1], IDS[4]]  # only shard 1's judged
     assert sorted(s["shard"][0] for s in _lines(rd.shards)) == [0, 1]  # shard 0 recorded all the same
 
 
@@ -245,7 +250,7 @@ def test_sharded_run_on_the_interpreter_gives_the_unsharded_verdict(tmp_path: Pa
     assert sorted(s["shard"] for s in RunDir(split.path).shard_records()) == [[0, 3], [1, 3], [2, 3]]
     assert [c["id"] for c in b["cases"]] == [c["id"] for c in a["cases"]]
     # every table says the record was judged in shards
-    from kernelgenbench.record import JobRecord, cases_cell
+    from kernelgenbench.record import JobRecord
 
     assert cases_cell(b) == "6/6 (3 shards)" and cases_cell(a) == "6/6"
     assert split.summary["per_operator"][0]["shards"] == 3 and "shards" not in whole.summary["per_operator"][0]
@@ -283,3 +288,98 @@ def test_ctrl_c_keeps_the_finished_shards(tmp_path: Path) -> None:
     from kernelgenbench.run.shards import split_counts
 
     assert split_counts([_spec(), _spec()], 2) == (2, 6) and split_counts([_spec()], 0) == (0, 0)
+
+
+def test_a_file_edited_between_shards_is_not_merged_across_versions(tmp_path: Path) -> None:
+    """bs41: the file edited after shard 1 of 3 was judged: the slot's thread died on a KeyError (the book looked the
+    shard up by the new file's hash) and the run ended as a harness error. Each shard is recorded under the version
+    it judged, the job is not merged across versions, and a resume judges the new file keeping its shard."""
+    import shutil
+
+    sub = tmp_path / "aten__add.py"
+    shutil.copy(ROOT / "solutions" / "aten__add.py", sub)
+    old = sha256(sub)
+    spec = JobSpec(OP, sub, "smoke", "s")
+    rd = RunDir.open(tmp_path / "run")
+    calls: list = []
+
+    def run_job(spec, slot, gate, workdir, ceil):
+        calls.append(spec.shard)
+        rec = _shard_rec(spec)  # judged the file as it is now
+        if spec.shard[0] == 0:
+            sub.write_text(sub.read_text() + "\n# edited\n")
+        return rec
+
+    written = run_jobs([spec], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=run_job)
+    new = sha256(sub)
+    assert written == [] and _lines(rd.results) == [] and calls == [(0, 3), (1, 3)]  # shard 2 dropped
+    assert [(s["shard"][0], s["submission_sha256"]) for s in _lines(rd.shards)] == [(0, old), (1, new)]
+    assert [s["job_key"].split("|")[2] for s in _lines(rd.shards)] == [old, new]
+    calls.clear()
+    written = run_jobs([spec], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {},
+                       run_job=_runner(calls))
+    assert sorted(calls) == [(0, 3), (2, 3)]  # the new file's shard 1 kept, the old file's shard 0 not
+    (rec,) = written
+    assert rec["submission_sha256"] == new and rec["status"] == "passed" and rec["cases_total"] == 6
+    assert [c["id"] for c in rec["cases"]] == IDS
+
+
+def test_a_killed_runs_half_line_does_not_swallow_the_next_record(tmp_path: Path) -> None:
+    """bs41: a run killed while writing left a line without its newline; the next record (a resume's shard, or its
+    merged record) was appended to it, so both were one malformed line that every reader skipped: a result lost."""
+    rd = RunDir.open(tmp_path / "run")
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, max_requeue=0,
+             run_job=_runner([], fail={2: "infrastructure"}))
+    for path in (rd.shards, rd.results):
+        with open(path, "a") as f:
+            f.write('{"op": "aten::add", "shard": [2, 3], "sta')  # killed mid-write
+    calls: list = []
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=_runner(calls))
+    assert calls == [(2, 3)]
+    assert [(s["shard"][0], s["status"]) for s in rd.shard_records()] == [(0, "passed"), (1, "passed"),
+                                                                           (2, "failed"), (2, "passed")]
+    assert [(r["status"], r["cases_passed"]) for r in rd.records()] == [("failed", 5), ("passed", 6)]
+
+
+def test_fresh_sets_the_shards_aside_too(tmp_path: Path, monkeypatch) -> None:
+    """bs41: ``--fresh --out X`` set results.jsonl aside but kept shards.jsonl, so the "fresh" run merged the earlier
+    run's shards without judging anything (and with shards.jsonl alone, a run killed before its first merge, set
+    nothing aside at all). Every shard is judged again; the earlier shards are kept aside."""
+    from kernelgenbench.run import job
+    from kernelgenbench.run.evaluate import evaluate
+
+    monkeypatch.setattr(scheduler, "device_name", job.device_name)  # the slots' real device: shards are kept
+    kw = dict(ops=["aten::add"], tier="smoke", platform="interpreter", runs_root=tmp_path, out=tmp_path / "run",
+              settings=Settings(shard_cases=2))
+    evaluate(ROOT / "solutions", **kw)
+    rd = RunDir(tmp_path / "run")
+    before = {s["shard"][0]: s["started_at"] for s in rd.shard_records()}
+    rd.results.unlink()  # killed after its last shard, before the merge
+    (rec,) = evaluate(ROOT / "solutions", fresh=True, **kw).records
+    after = {s["shard"][0]: s["started_at"] for s in rd.shard_records()}
+    assert sorted(after) == [0, 1, 2] and all(after[i] > before[i] for i in before)  # judged again
+    assert rec["status"] == "passed" and rec["shards"] == 3 and rec["started_at"] == min(after.values())
+    assert len(list((tmp_path / "run").glob("shards.jsonl.replaced-*"))) == 1
+
+
+def test_shards_of_an_earlier_call_on_another_device_are_judged_again_on_ray(tmp_path: Path) -> None:
+    """bs41: Ray's driver cannot tell the cluster's GPUs at plan time (``devices=None``), so an earlier call's shards
+    recorded on H200s were kept and merged with a shard judged now on an H100: one speedup of two devices
+    ("H200 + H100"). The earlier shards are judged again instead, and the merge is of one device."""
+    from kernelgenbench.run.shards import ShardBook
+
+    rd = RunDir.open(tmp_path / "run")
+    spec = _spec()
+    book = ShardBook(rd, CUDA, 2, None)
+    todo, _ = book.plan([spec])
+    for s in todo[:2]:  # the first call, cut off after two shards
+        book.finish(s, _shard_rec(s))
+    book = ShardBook(rd, CUDA, 2, None)  # the next call, on a cluster of H100s
+    todo, ready = book.plan([spec])
+    assert [s.shard for s in todo] == [(2, 3)] and ready == []
+    DEVICE[0] = "H100"
+    assert book.finish(todo[0], _shard_rec(todo[0])) is None  # not merged with the H200's shards
+    again = book.take_rerun()
+    assert [s.shard for s in again] == [(0, 3), (1, 3)] and book.take_rerun() == []
+    merged = [book.finish(s, _shard_rec(s)) for s in again][-1]
+    assert merged["device"] == "H100" and merged["cases_total"] == 6 and [c["id"] for c in merged["cases"]] == IDS

@@ -301,7 +301,7 @@ def eval_cmd(
         if task is not None:
             progress.advance(task)
 
-    if out is not None and fresh and (out / "results.jsonl").exists():
+    if out is not None and fresh and any((out / f).exists() for f in ("results.jsonl", "shards.jsonl")):
         console.print(f"[yellow]--fresh: the earlier records in {out} are set aside as *.replaced-<time>[/yellow]")
     term = TermAsInterrupt()  # SIGTERM (kill, timeout, a batch scheduler) stops the run as Ctrl-C does
     try:

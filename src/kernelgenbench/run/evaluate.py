@@ -263,9 +263,10 @@ def evaluate(submissions: str | Path, ops: Iterable[str] | None = None, source: 
     if plat.interpreter:  # the size budget of a case (MiB; None: none); GPU platforms have none
         config["interpreter_max_mb"] = settings.interpreter_max_mb or None
     out_path = Path(out) if out is not None else None
-    if out_path is not None and fresh and (out_path / "results.jsonl").exists():
+    # the case shards' records too: kept, a --fresh run merged them without judging anything (bs41)
+    if out_path is not None and fresh and any((out_path / f).exists() for f in ("results.jsonl", "shards.jsonl")):
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        for f in ("results.jsonl", "summary.json", "config.json"):
+        for f in ("results.jsonl", "shards.jsonl", "summary.json", "config.json"):
             if (out_path / f).exists():
                 (out_path / f).rename(out_path / f"{f}.replaced-{stamp}")
     if out_path is not None and (out_path / "config.json").exists():

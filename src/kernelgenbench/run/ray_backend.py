@@ -309,6 +309,8 @@ class RayBackend:
                 merged = rec
                 if spec.shard is not None:
                     merged = book.finish(spec, rec)
+                    for again in book.take_rerun():  # an earlier call's shards of another device
+                        submit(again, 0)
                     if on_done is not None:
                         on_done(rec)
                 if merged is None:

@@ -145,8 +145,13 @@ class RunDir:
             data["harness_commit"] = harness_commit()
         line = json.dumps(data, default=str)
         with self._lock:
-            with open(path, "a") as f:
-                f.write(line + "\n")
+            with open(path, "ab+") as f:
+                # a killed run's half line (no newline at the end) must not swallow this record: it starts a line
+                if f.seek(0, os.SEEK_END) > 0:
+                    f.seek(-1, os.SEEK_END)
+                    if f.read(1) != b"\n":
+                        line = "\n" + line
+                f.write((line + "\n").encode())
                 f.flush()
                 os.fsync(f.fileno())
 

@@ -300,6 +300,10 @@ def run_jobs(specs: list[JobSpec], platform: Platform, rundir: RunDir, settings:
                     record(rec)
                     continue
                 merged = book.finish(spec, rec)
+                again = book.take_rerun()  # an earlier call's shards of another device (slots of two GPU models)
+                if again:
+                    with cond:
+                        todo.extend((s, 0, None) for s in again)
                 record(rec, results=False)
                 if merged is not None:
                     if merged.get("status") == "failed":

@@ -18,7 +18,7 @@ import threading
 from typing import Any, Iterable, Sequence, TypeVar
 
 from ..metrics import geomean
-from ..record import PHASES, sha256, tier_case_count
+from ..record import PHASES, CaseRecord, sha256, tier_case_count
 from .job import JobSpec
 from .rundir import RunDir, harness_commit, job_key
 
@@ -133,16 +133,22 @@ def merge_anti_hack(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
 def merge_records(op: Any, tier: str, records: list[dict[str, Any]], n: int) -> dict[str, Any]:
     """One job record of the shard records ``records`` (any order; all ``n`` of them, or those recorded when a
-    failed shard ended the job). Cases are concatenated in case order; case counts, anti-hack counts and phase times
-    summed; status by the rule of :meth:`~kernelgenbench.run.job.Verifier._conclude`; speedup the geomean of every
-    timed case's speedup and sol_pct their median (as ``verify/timing.py`` computes them for one job); started_at the
-    earliest, finished_at the latest, wall_s their difference; ``shards: n``. A failed shard's failure is the job's
-    (the first recorded, where several failed)."""
+    failed shard ended the job: the dropped shards' cases are listed as never run, ``pending``, as a whole failed
+    job lists its cases after the first failure). Cases are concatenated in case order; case counts, anti-hack
+    counts and phase times summed; status by the rule of :meth:`~kernelgenbench.run.job.Verifier._conclude`;
+    speedup the geomean of every timed case's speedup and sol_pct their median (as ``verify/timing.py`` computes
+    them for one job); started_at the earliest, finished_at the latest, wall_s their difference; ``shards: n``. A
+    failed shard's failure is the job's (the first recorded, where several failed)."""
     from ..verify.timing import job_baseline_label
 
     recs = sorted(records, key=lambda r: r["shard"][0])
-    order = {c.id: k for k, c in enumerate(op.cases(tier))}
-    cases = sorted((c for r in recs for c in r.get("cases") or []), key=lambda c: order.get(c.get("id"), len(order)))
+    grid = op.cases(tier)
+    order = {c.id: k for k, c in enumerate(grid)}
+    cases = [c for r in recs for c in r.get("cases") or []]
+    if len(recs) < n:  # a failed shard ended the job: the dropped shards' cases were never run, as a whole job's
+        seen = {c.get("id") for c in cases}
+        cases += [CaseRecord(c.id, c.params).to_json() for c in grid if c.id not in seen]
+    cases.sort(key=lambda c: order.get(c.get("id"), len(order)))
     failed = [r for r in records if r.get("status") == "failed"]  # in the order recorded
     first = failed[0] if failed else recs[0]
     out = {k: v for k, v in recs[0].items() if k not in ("shard", "job_key")}
@@ -214,7 +220,8 @@ class ShardBook:
         shard_cases: ``--shard-cases`` (0: off; every job is run whole).
         devices: the device names of this run's slots (``job.device_name``); a shard already recorded is kept only
             when its device is one of them. None (a Ray cluster, whose GPUs the driver does not know): kept when the
-            job's recorded shards all name one device.
+            job's recorded shards all name one device, and judged again once a shard of this call is judged on another
+            (:meth:`take_rerun`).
     """
 
     def __init__(self, rundir: RunDir, platform: Any, shard_cases: int, devices: set[str] | None) -> None:
@@ -224,6 +231,15 @@ class ShardBook:
         self.devices = devices
         self._lock = threading.Lock()
         self._groups: dict[str, dict[str, Any]] = {}  # job key -> {"n", "done": {i: rec}, "closed", "op", "tier"}
+        # (op, label, tier, file) -> the job key planned (the file's hash then): a file edited during the run must
+        # not move its shards to another job's book
+        self._planned: dict[tuple[str, str, str, str], str] = {}
+        self._rerun: list[JobSpec] = []  # shards of an earlier call to judge again (:meth:`take_rerun`)
+
+    def _key(self, spec: JobSpec) -> str:
+        """The key ``spec``'s job was planned under (its file's hash at :meth:`plan`), else its key now."""
+        planned = self._planned.get((spec.op.id, spec.label, spec.tier, str(spec.submission)))
+        return planned if planned is not None else spec_key(spec, self.platform)
 
     def plan(self, specs: list[JobSpec]) -> tuple[list[JobSpec], list[dict[str, Any]]]:
         """The jobs and shards to run for ``specs`` (the unfinished jobs), and the merged records of jobs whose
@@ -237,8 +253,10 @@ class ShardBook:
                 todo.append(spec)
                 continue
             key, n = spec_key(spec, self.platform), len(parts)
+            self._planned[(spec.op.id, spec.label, spec.tier, str(spec.submission))] = key
             kept = self._keep(stored.get((key, n), {}))
-            self._groups[key] = {"n": n, "done": dict(kept), "closed": False, "op": spec.op, "tier": spec.tier}
+            self._groups[key] = {"n": n, "done": dict(kept), "closed": False, "op": spec.op, "tier": spec.tier,
+                                 "earlier": set(kept)}
             if len(kept) == n:
                 self._groups[key]["closed"] = True
                 ready.append(merge_records(spec.op, spec.tier, list(kept.values()), n))
@@ -269,34 +287,59 @@ class ShardBook:
         names = {r.get("device") for r in recs.values()}
         return recs if len(names) <= 1 else {}
 
+    def take_rerun(self) -> list[JobSpec]:
+        """The shards :meth:`finish` set to be judged again (recorded by an earlier call on another device than a
+        shard of this call), to queue now; each is returned once."""
+        with self._lock:
+            out, self._rerun = self._rerun, []
+        return out
+
     def closed(self, spec: JobSpec) -> bool:
         """Whether ``spec`` is a shard of a job already ended (merged after a failed shard): not to be run."""
         if spec.shard is None:
             return False
         with self._lock:
-            g = self._groups.get(spec_key(spec, self.platform))
+            g = self._groups.get(self._key(spec))
             return bool(g and g["closed"])
 
     def close(self, spec: JobSpec) -> None:
         """End shard ``spec``'s job without a merge (the caller wrote its record: no healthy device left)."""
         with self._lock:
-            g = self._groups.get(spec_key(spec, self.platform))
+            g = self._groups.get(self._key(spec))
             if g is not None:
                 g["closed"] = True
 
     def finish(self, spec: JobSpec, rec: dict[str, Any]) -> dict[str, Any] | None:
         """Record shard ``spec``'s final record ``rec`` in ``shards.jsonl`` (with ``shard``, ``job_key``, the
         harness commit). Returns the job's merged record when this shard completes it or failed first (the caller
-        appends it to ``results.jsonl``), else None; a shard of a job already ended changes nothing."""
+        appends it to ``results.jsonl``), else None; a shard of a job already ended changes nothing.
+
+        A shard that judged another version of the file than the one its job was planned with (the file was edited
+        during the run: the record's ``submission_sha256`` says which) is recorded under that version's key and
+        ends its job without a merge (one record must not mix two files' verdicts): a later call judges the job of
+        the file as it is then, keeping the shards recorded for that version."""
         assert spec.shard is not None
-        key = spec_key(spec, self.platform)
+        planned = self._key(spec)
+        key = planned
+        if rec.get("submission_sha256"):
+            key = job_key(spec.op.id, rec["submission_sha256"], spec.tier, self.platform.key, spec.label)
         rec["shard"] = list(spec.shard)
         rec["job_key"] = key
         self.rundir.append_shard(rec)
         with self._lock:
-            g = self._groups[key]
+            g = self._groups[planned]
+            if key != planned:
+                g["closed"] = True
             if g["closed"]:
                 return None
+            if rec.get("device"):
+                # shards an earlier call recorded on another device (a Ray cluster of other GPUs: its driver cannot
+                # tell at plan time) are judged again rather than merged with this one (bs41)
+                for i in sorted(g["earlier"]):
+                    if g["done"][i].get("device") != rec["device"]:
+                        del g["done"][i]
+                        g["earlier"].discard(i)
+                        self._rerun.append(JobSpec(spec.op, spec.submission, spec.tier, spec.label, shard=(i, g["n"])))
             g["done"][spec.shard[0]] = rec
             if rec.get("status") != "failed" and len(g["done"]) < g["n"]:
                 return None
