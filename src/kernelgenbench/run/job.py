@@ -32,7 +32,7 @@ from typing import Any, Callable, ContextManager, Iterator
 import torch
 
 from ..platforms import Platform
-from ..record import CaseRecord, JobRecord, L1Record, L3Record, PhaseTimes, sha256, tier_case_count
+from ..record import CaseRecord, JobRecord, L1Record, L3Record, PhaseTimes, sha256
 from ..sandbox.protocol import fast_tensor_files
 from ..settings import Settings
 from ..suite.spec import Case, Operator
@@ -86,8 +86,6 @@ class JobSpec:
 
     def case_count(self) -> int:
         """How many cases this job judges (0 when the tier cannot be built)."""
-        if self.shard is None:
-            return tier_case_count(self.op, self.tier)
         try:
             return len(self.cases())
         except Exception:  # noqa: BLE001 - a record must be written even if the grid cannot be built

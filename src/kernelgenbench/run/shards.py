@@ -61,14 +61,6 @@ def split(spec: JobSpec, shard_cases: int) -> list[JobSpec]:
     return [JobSpec(spec.op, spec.submission, spec.tier, spec.label, shard=(i, n)) for i in range(n)]
 
 
-def shard_name(spec: JobSpec) -> str:
-    """``"vllm::grouped_topk [shard 2/4]"`` for a shard (1-based, as the console shows it), the operator's id for a
-    whole job."""
-    if spec.shard is None:
-        return spec.op.id
-    return f"{spec.op.id} [shard {spec.shard[0] + 1}/{spec.shard[1]}]"
-
-
 def _or_ok(values: Iterable[Any]) -> Any:
     """A merged ``ok``: False where any shard's is False, else the first one set, else None."""
     vals = [v for v in values if v is not None]
