@@ -3699,3 +3699,30 @@ def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
         def f(x):
             return x.is_nonzero()
     ''')] == ["tensor-method"]
+
+
+def test_a_module_s_import_machinery_is_introspection():
+    """Red team 42 (tests/bad/loader_exec): a module's ``__loader__`` compiled a bytes literal (``source_to_code``)
+    and ran it as the module's code (``load_module``), source L1 never scanned; ``math.__loader__`` is the builtin
+    importer (``load_module("posix")``) and ``__spec__.loader`` the same loader. Every way to name one is refused,
+    not the module's name or file."""
+    src = """
+        import math
+        import torch
+        LD = __loader__
+        S = __spec__.loader
+        B = math.__loader__.load_module("posix")
+        T = torch.__spec__
+        G = getattr(math, "__loader__")
+        def erfc(x, ld=__loader__):
+            return ld.get_data(__file__)
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [
+        (4, "introspection"), (5, "introspection"), (6, "introspection"), (7, "introspection"),
+        (8, "introspection"), (9, "introspection")]
+    own = """
+        import math
+        __spec__ = None
+        N = (__name__, __file__, math.__name__, __spec__)
+        """
+    assert hits(own) == []

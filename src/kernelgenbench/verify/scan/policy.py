@@ -332,6 +332,9 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # team 31); written at run time they would hold source L1 never scanned; read back they would hand out the
         # classes L1 admits in annotations only (torch._C._DisableTorchDispatch, triton.runtime.Autotuner; fp31)
         "__annotations__",
+        # a module's import machinery (red team 42): its loader compiles and runs source L1 never scanned
+        # (`source_to_code`, `load_module`), reads and writes files; `math.__loader__` loads any builtin module
+        "__loader__", "__spec__",
     }
 )
 
