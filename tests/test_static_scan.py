@@ -3726,3 +3726,19 @@ def test_a_module_s_import_machinery_is_introspection():
         N = (__name__, __file__, math.__name__, __spec__)
         """
     assert hits(own) == []
+
+
+def test_the_class_statement_s_builtin_is_refused():
+    """Red team 42: ``__build_class__(body, "C", torch.Tensor)`` made a tensor subclass with no finding (its bases are
+    call arguments, judged as values: ``torch.Tensor`` passes there), past the class rules that refuse
+    ``class C(torch.Tensor)`` and ``type("C", (torch.Tensor,), {})``. No payload was shown; the builtin has no honest
+    use, and a class statement stays judged by its own rules."""
+    src = """
+        import torch
+        def body():
+            pass
+        C = __build_class__(body, "C", torch.Tensor)
+        bc = __build_class__
+        """
+    assert hits(src) == [(5, "introspection"), (6, "introspection")]
+    assert hits("import torch\nclass C(torch.nn.Module):\n    pass\n") == []

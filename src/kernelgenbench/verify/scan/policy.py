@@ -335,6 +335,8 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # a module's import machinery (red team 42): its loader compiles and runs source L1 never scanned
         # (`source_to_code`, `load_module`), reads and writes files; `math.__loader__` loads any builtin module
         "__loader__", "__spec__",
+        # builtins.__build_class__, what a class statement calls: bases and metaclass as values, past the class rules
+        "__build_class__",
     }
 )
 
