@@ -3742,3 +3742,19 @@ def test_the_class_statement_s_builtin_is_refused():
         """
     assert hits(src) == [(5, "introspection"), (6, "introspection")]
     assert hits("import torch\nclass C(torch.nn.Module):\n    pass\n") == []
+
+
+def test_site_helpers_that_import_or_read_files_are_refused():
+    """Red team 42: ``help("ctypes")`` imports any module named by a string (pydoc's locate: ``help("antigravity")``
+    starts a browser) and ``license()`` reads files; both read standard input, and both passed L1. No payload was
+    shown. Bound by the file, the names are its own."""
+    src = """
+        def erfc(x):
+            help("ctypes")
+            license()
+            h = help
+            return x
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [
+        (3, "dynamic-import"), (4, "file-io"), (5, "dynamic-import")]
+    assert hits("def help(x):\n    return x\nY = help(1)\n") == []

@@ -380,7 +380,7 @@ COMPLETION_POLLS: frozenset[str] = frozenset({"query", "elapsed_time"})
 EXEC_BUILTINS: dict[str, str] = {
     "exec": "exec-eval", "eval": "exec-eval", "compile": "exec-eval", "__import__": "exec-eval",
     "breakpoint": "exec-eval", "input": "exec-eval", "globals": "exec-eval", "locals": "exec-eval",
-    "vars": "exec-eval", "open": "file-io",
+    "vars": "exec-eval", "open": "file-io", "help": "dynamic-import", "license": "file-io",
 }
 ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 
@@ -893,5 +893,7 @@ _BUILTIN_WHY = {
     "locals": "reaches a namespace dynamically",
     "vars": "reaches a namespace dynamically",
     "open": "opens a file; submissions must not touch files",
+    "help": "imports any module named by a string (pydoc; red team 42) and reads standard input",
+    "license": "reads files and standard input",
 }
 
