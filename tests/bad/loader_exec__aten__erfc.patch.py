@@ -1,11 +1,12 @@
 """CHEAT (red team 42): code L1 never scanned, run through the module's import machinery. A module's
-`__loader__` (and `__spec__.loader`, and every imported module's, `math.__loader__` is the builtin importer) passed
-L1 as a plain name: `source_to_code` of the submission's own loader compiles a bytes literal the scanner takes
-for data, an instance attribute makes that code the loader's `get_code`, and `load_module()` runs it in the
-submission's module (which then holds `run`, a name no code of the file defines). The hidden module reaches the sandbox's STATE through sys.modules and
-computes erfc with ATen (fp64 erf and erfcx) "inside a launch", where the dispatch trace counts nothing; in a ghost
-replay it does nothing, so L2 credits Triton. The kernel is a copy (`_f` returns its input). The same loader also
-reads and writes files (`get_data`, `set_data`). The rest is the oracle (solutions/aten__erfc.py)."""
+`__loader__` (also `__spec__.loader`, and any imported module's: `math.__loader__` is the builtin importer) passed
+L1 as a plain name. `source_to_code` of the submission's own loader compiles a bytes literal the scanner takes for
+data, an instance attribute makes that code the loader's `get_code`, and `load_module()` runs it in the submission's
+module (which then holds `run`, a name no code of the file defines). The hidden code reaches the sandbox's STATE
+through sys.modules and computes erfc with ATen (fp64 erf and erfcx) "inside a launch", where the dispatch trace
+counts nothing; in a ghost replay it does nothing, so L2 credits Triton. The kernel is a copy (`_f` returns its
+input). The same loader also reads and writes files (`get_data`, `set_data`). Passed aten::erfc smoke 9/9 at a6ad926.
+The rest is the oracle (solutions/aten__erfc.py)."""
 
 SUBSTITUTIONS = [
     ("_MAXD = 5\n",
