@@ -45,6 +45,7 @@ L1_CAUGHT = {
                                                         # a store into its target, Triton's tl.maximum (rt39b)
     "fn_code": {"introspection", "monkey-patch"},       # the same on a kernel's own function (red team 37): k.fn
     "fn_swap": {"monkey-patch"},                        # k.fn = a host def through an alias of the kernel (rt39b)
+    "loader_exec": {"introspection"},                   # __loader__ ran a bytes literal as the module (rt42)
 }
 
 

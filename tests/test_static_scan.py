@@ -3699,3 +3699,62 @@ def test_tensor_flag_properties_called_are_not_tensor_methods() -> None:
         def f(x):
             return x.is_nonzero()
     ''')] == ["tensor-method"]
+
+
+def test_a_module_s_import_machinery_is_introspection():
+    """Red team 42 (tests/bad/loader_exec): a module's ``__loader__`` compiled a bytes literal (``source_to_code``)
+    and ran it as the module's code (``load_module``), source L1 never scanned; ``math.__loader__`` is the builtin
+    importer (``load_module("posix")``) and ``__spec__.loader`` the same loader. Every way to name one is refused,
+    not the module's name or file."""
+    src = """
+        import math
+        import torch
+        LD = __loader__
+        S = __spec__.loader
+        B = math.__loader__.load_module("posix")
+        T = torch.__spec__
+        G = getattr(math, "__loader__")
+        def erfc(x, ld=__loader__):
+            return ld.get_data(__file__)
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [
+        (4, "introspection"), (5, "introspection"), (6, "introspection"), (7, "introspection"),
+        (8, "introspection"), (9, "introspection")]
+    own = """
+        import math
+        __spec__ = None
+        N = (__name__, __file__, math.__name__, __spec__)
+        """
+    assert hits(own) == []
+
+
+def test_the_class_statement_s_builtin_is_refused():
+    """Red team 42: ``__build_class__(body, "C", torch.Tensor)`` made a tensor subclass with no finding (its bases are
+    call arguments, judged as values: ``torch.Tensor`` passes there), past the class rules that refuse
+    ``class C(torch.Tensor)`` and ``type("C", (torch.Tensor,), {})``. No payload was shown; the builtin has no honest
+    use, and a class statement stays judged by its own rules."""
+    src = """
+        import torch
+        def body():
+            pass
+        C = __build_class__(body, "C", torch.Tensor)
+        bc = __build_class__
+        """
+    assert hits(src) == [(5, "introspection"), (6, "introspection")]
+    assert hits("import torch\nclass C(torch.nn.Module):\n    pass\n") == []
+
+
+def test_site_helpers_that_import_or_read_files_are_refused():
+    """Red team 42: ``help("ctypes")`` imports any module named by a string (pydoc's locate: ``help("antigravity")``
+    starts a browser) and ``license()`` reads files; both read standard input, and both passed L1. No payload was
+    shown. Bound by the file, the names are its own."""
+    src = """
+        def erfc(x):
+            help("ctypes")
+            license()
+            h = help
+            return x
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [
+        (3, "dynamic-import"), (4, "file-io"), (5, "dynamic-import")]
+    assert hits("def help(x):\n    return x\nY = help(1)\n") == []

@@ -332,6 +332,11 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         # team 31); written at run time they would hold source L1 never scanned; read back they would hand out the
         # classes L1 admits in annotations only (torch._C._DisableTorchDispatch, triton.runtime.Autotuner; fp31)
         "__annotations__",
+        # a module's import machinery (red team 42): its loader compiles and runs source L1 never scanned
+        # (`source_to_code`, `load_module`), reads and writes files; `math.__loader__` loads any builtin module
+        "__loader__", "__spec__",
+        # builtins.__build_class__, what a class statement calls: bases and metaclass as values, past the class rules
+        "__build_class__",
     }
 )
 
@@ -375,7 +380,7 @@ COMPLETION_POLLS: frozenset[str] = frozenset({"query", "elapsed_time"})
 EXEC_BUILTINS: dict[str, str] = {
     "exec": "exec-eval", "eval": "exec-eval", "compile": "exec-eval", "__import__": "exec-eval",
     "breakpoint": "exec-eval", "input": "exec-eval", "globals": "exec-eval", "locals": "exec-eval",
-    "vars": "exec-eval", "open": "file-io",
+    "vars": "exec-eval", "open": "file-io", "help": "dynamic-import", "license": "file-io",
 }
 ATTR_BUILTINS: frozenset[str] = frozenset({"getattr", "setattr", "delattr", "hasattr"})
 
@@ -888,5 +893,7 @@ _BUILTIN_WHY = {
     "locals": "reaches a namespace dynamically",
     "vars": "reaches a namespace dynamically",
     "open": "opens a file; submissions must not touch files",
+    "help": "imports any module named by a string (pydoc; red team 42) and reads standard input",
+    "license": "reads files and standard input",
 }
 

@@ -373,8 +373,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                 elif node.id in ATTR_BUILTINS:
                     self.report(node, "dynamic-attr", f"uses {node.id} indirectly; attribute access must be "
                                 "written out (obj.name) or use a string literal")
-                elif node.id == "__builtins__":
-                    self.report(node, "introspection", "reaches the interpreter's builtins namespace")
+                elif node.id in ("__builtins__", "__loader__", "__spec__", "__build_class__"):  # rt42
+                    self.report(node, "introspection", f"reaches {node.id}: builtins, import machinery, class factory")
             if id(node) not in self.chain_inner and id(node) not in self.handled:
                 path = self.resolve(node)
                 if path is not None:
