@@ -7,7 +7,9 @@
 #     device:  COMMIT=<sha> SOURCE=vllm KEEP=bench/results/<dir> DEADLINE=560 OUT=$OUT bash bench/full_tier.sh
 #     here:    cp <files_at>/{results.jsonl,shards.jsonl,config.json,env*.json} bench/results/<dir>/ && git add ...
 # KEEP is the folder of the records so far (results.jsonl, shards.jsonl, config.json, env.json; absent: a new run).
-# The run directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators; HOLD=case
+# The run directory is runs/<basename of KEEP> on the device. OPS="a b c" instead of SOURCE names operators (one KEEP
+# holds one operator list: kgb eval refuses another list there, so each OPS list needs its own KEEP, and a SOURCE run
+# cannot go on with OPS; bench/full_tier_plan.py packs what is left into such lists and prints the calls); HOLD=case
 # times with kgb eval --timing-hold case (each record's timing.method says which hold timed it).
 # A resume on a later commit mixes harness versions in one run: keep each call's env-<commit10>.json from $OUT
 # beside the records (a record's started_at tells which call wrote it) and say so beside the numbers.
