@@ -143,3 +143,16 @@ def test_measured_rates_read_the_gates_table_and_a_cut_jobs_progress_bar(tmp_pat
     assert math.isclose(rates["vllm::grouped_topk"][0], 316 / 19)
     p = plan.project("vllm::grouped_topk", 288, 96, "moe", "vllm", {}, {}, "job", rates)
     assert math.isclose(p.excl, 96 * 316 / 19) and "eval-call6.log" in p.basis
+
+
+def test_small_groups_that_want_different_shards_share_one_call() -> None:
+    # three operators that each fit a call many times over but want different SHARD values (each is split so that
+    # a shard adds at most budget/slots): first fit alone put each in its own call (aten's last four calls: 35-68 s)
+    par = plan.Params(slots=4, hold="job", shard=300, drain=4.0, budget=500.0)
+    projs = [_proj("a::x", 468, 468, 40.0, 30.0), _proj("a::y", 378, 378, 20.0, 20.0),
+             _proj("a::z", 60, 60, 5.0, 5.0)]
+    groups = plan.pack(projs, par)
+    assert len(groups) == 1 and groups[0].calls == 1
+    assert sorted(p.op for p in groups[0].ops) == ["a::x", "a::y", "a::z"]
+    # the merged group's SHARD splits each operator at least as finely as it needs alone
+    assert all(groups[0].shard <= par.shard_for(p) or p.cases <= groups[0].shard for p in projs)
