@@ -473,6 +473,10 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 # (fp37) a decorator that keeps torch.compile from tracing a function:
                                                 # eagerly it only calls the function (it compiles nothing)
                                                 "torch.compiler.disable",
+                                                # (tp42) what torch.compiler.disable calls, written so by
+                                                # flash-attention's and vLLM's helpers: judged as it is
+                                                # (indirect_rules: the file's own function or class only)
+                                                "torch._dynamo.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing",
