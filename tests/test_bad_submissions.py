@@ -356,6 +356,8 @@ EXPECTED = {
                                       # wrappers, PyTorch's code); behind L1 the harness snapshot (BEHIND_L1)
     "dynamo_disable_class": "static_scan",  # tp42: the same through torch._dynamo.disable (allowed on the file's own
                                             # launchers as torch.compiler.disable is); behind L1 the same snapshot
+    "lock_then_local": "static_scan",  # tp42: threading imported for a Lock (allowed, FlagGems' LibEntry) and used for
+                                       # threading.local() state across calls: of threading only Lock/RLock pass L1
     "match_self": "static_scan",      # `case _ as self:` rebinds the self that L1's own-attribute exemption trusts:
                                       # self.addFilter on PyTorch's logger (behind L1: the logging-tree check)
     "format_escape": "static_scan",   # "{0.__globals__[torch].sys.modules[...].STATE.ghost}".format(f): a format

@@ -473,7 +473,7 @@ CASES = [
         from urllib.request import urlopen
         """, {}, [(2, "network"), (3, "network")]),
     # threads
-    ("threads", "import threading\n", {}, [(1, "threads")]),
+    ("threads", "import threading\nthreading.Thread(target=print).start()\n", {}, [(2, "threads")]),
     # dynamic-import
     ("dynamic-import", """
         import importlib

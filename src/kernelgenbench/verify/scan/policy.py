@@ -391,6 +391,9 @@ IMPORT_ORDER: tuple[str, ...] = (
     "packaging",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
+#: Modules outside IMPORT_ALLOWED whose import passes, each name judged where it is used (tp42: threading for its
+#: locks, stdlib_rules.py); used as a value such a module is refused as the allowed ones are (is_module_path).
+MODULES_JUDGED_AT_USE: frozenset[str] = frozenset({"threading"})
 #: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
 #: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
 OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
@@ -789,7 +792,7 @@ def is_module_path(path: str) -> bool:
     import sys as _sys
 
     parts = path.split(".")
-    if parts[0] not in IMPORT_ALLOWED or parts[0] == "__future__":
+    if parts[0] not in IMPORT_ALLOWED | MODULES_JUDGED_AT_USE or parts[0] == "__future__":
         return False
     if isinstance(_sys.modules.get(path), types.ModuleType):
         return True

@@ -75,7 +75,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .stdlib_rules import stdlib_path_finding
+from .stdlib_rules import import_judged_at_use, stdlib_path_finding
 from .value_rules import _ValueRules, none_compared, store_aliases
 
 _SNIPPET_MAX = 80
@@ -311,6 +311,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                         "and may import only torch, triton and a few standard modules", code)
             return True
         if module == "inspect" and self.inspect_checks_only:  # (tp39) feature checks only: class_rules.py
+            return False
+        if import_judged_at_use(module):  # (tp42) threading for its locks: each name judged where it is used
             return False
         parts = module.split(".")
         for i in range(len(parts), 0, -1):

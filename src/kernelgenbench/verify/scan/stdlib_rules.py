@@ -1,18 +1,32 @@
 """L1's rules on the few names of the allowed standard modules a submission may use (moved out of scanner.py):
 of ``os`` reading the environment, of ``contextlib`` three helpers, of ``packaging`` its version parser, of ``abc``
 the ABC machinery, of ``logging`` loggers and their log calls, of ``warnings`` ``warn``; and no ``typing`` helper that
-evaluates string annotations. :func:`stdlib_path_finding` judges one dotted path as the scanner meets it."""
+evaluates string annotations; of ``threading`` its locks only (tp42). :func:`stdlib_path_finding` judges one dotted path
+as the scanner meets it, :func:`import_judged_at_use` the imports of a module whose names are judged one by one."""
 from __future__ import annotations
 
 from .policy import (
     ABC_ALLOWED,
     CONTEXTLIB_ALLOWED,
     LOGGING_ALLOWED,
+    MODULES_JUDGED_AT_USE,
     OS_ALLOWED,
     PACKAGING_ALLOWED,
     TYPING_EVALUATORS,
     WARNINGS_ALLOWED,
 )
+
+#: What of ``threading`` a submission may use (tp42): a lock around a launcher's cache fill, as FlagGems' ``LibEntry``
+#: serializes a kernel's first compilation (``self.lock = threading.Lock()``, ``with self.lock:``). A lock starts
+#: nothing; a lock never released only hangs the submission's own later call (a timeout, never a pass). Threads,
+#: timers, events, thread-local storage, hooks (``settrace``, ``excepthook``) and the rest of the module stay refused.
+THREADING_ALLOWED: frozenset[str] = frozenset({"threading.Lock", "threading.RLock"})
+
+
+def import_judged_at_use(module: str) -> bool:
+    """Whether importing the dotted ``module`` (``import threading``, or a name in ``from threading import Lock``)
+    passes the import rules, its names being judged where they are used (:func:`stdlib_path_finding`)."""
+    return module in MODULES_JUDGED_AT_USE or module in THREADING_ALLOWED
 
 
 def stdlib_path_finding(path: str, *, env_read: bool) -> tuple[str, str] | None:
@@ -40,6 +54,9 @@ def stdlib_path_finding(path: str, *, env_read: bool) -> tuple[str, str] | None:
     if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
         return "introspection", (f"uses {path}: only warnings.warn is allowed (catching or filtering warnings reads "
                                  "back what a kernel launch emitted)")
+    if root == "threading" and path != "threading" and path not in THREADING_ALLOWED:
+        return "threads", (f"uses {path}: of threading only Lock and RLock are allowed (a lock around a cache fill); "
+                           "submissions must not start threads or keep per-thread state")
     if any(path == e or path.startswith(e + ".") for e in TYPING_EVALUATORS):
         return "exec-eval", (f"uses {path}, which evaluates string annotations: eval of source L1 never scanned "
                              "(red team 31: a string annotation imported the harness's state); annotations are for "
