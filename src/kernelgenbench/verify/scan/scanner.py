@@ -41,7 +41,6 @@ from .policy import (
     JIT_DECORATORS,
     KERNEL_ATTRS_REFUSED,
     LOGGING_CALLBACK_ATTRS,
-    PACKAGING_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
     STRING_ATTR_TOOLS,
@@ -75,7 +74,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .stdlib_rules import import_judged_at_use, stdlib_path_finding
+from .stdlib_rules import PACKAGING_ALLOWED, import_judged_at_use, stdlib_path_finding
 from .value_rules import _ValueRules, none_compared, store_aliases
 
 _SNIPPET_MAX = 80
