@@ -217,6 +217,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
+        # (tp42) the pre-2.4 per-device spellings of the autocast dtype and switch (mamba's, torchao's and
+        # transformers' `if torch.is_autocast_enabled(): dtype = torch.get_autocast_gpu_dtype()`): each returns a dtype
+        # or bool
+        "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cpu_enabled",
         # (tp38) Liger-Kernel's backward and persistent launchers size their grid on Intel GPUs from
         # torch.xpu.get_device_properties(x.device).gpu_eu_count, beside torch.cuda.get_device_properties above: a
         # device query that returns a properties record (it raises where PyTorch has no XPU, like the cuda one)
