@@ -1,7 +1,10 @@
 """LEGAL (false-rejection hunt 42): aten::neg launched in the less common forms real launchers use: every argument by
-keyword (``_neg_kernel[grid](x_ptr=..., y_ptr=..., n=..., FLIP=..., BLOCK=...)``), a plain (non-constexpr) int
-flag tested in the kernel, a grid given as a list, and the subscripted kernel bound with
-``functools.partial`` before the call."""
+keyword (``_neg_kernel[grid](x_ptr=..., y_ptr=..., n=..., FLIP=..., BLOCK=...)``), a plain (non-constexpr) flag
+tested in the kernel (a Python bool in one launch, which Triton's own interpreter cannot convert, an int in the
+other), a grid given as a list (``grid = [triton.cdiv(n, BLOCK)]``, as lmdeploy and FlagGems write it), and the
+subscripted kernel bound with ``functools.partial`` before the call. The list grid failed every case as runtime_error
+on the interpreter (Triton's interpreter concatenates ``(1,)`` to it; Triton's GPU launch only indexes it): the
+harness's interpreted launch now makes it a tuple (sandbox/launch.py ``interpreted_launch``)."""
 import functools
 
 import torch
@@ -27,7 +30,7 @@ def _launch(x, out):
     dst = out if out.is_contiguous() else torch.empty(out.shape, dtype=out.dtype, device=out.device)
     half = n // 2
     if half:
-        _neg_kernel[[triton.cdiv(half, 512)]](x_ptr=src, y_ptr=dst, n=half, FLIP=1, BLOCK=512)
+        _neg_kernel[[triton.cdiv(half, 512)]](x_ptr=src, y_ptr=dst, n=half, FLIP=True, BLOCK=512)
     rest = functools.partial(_neg_kernel[(triton.cdiv(n - half, 512),)], BLOCK=512)
     rest(src.view(-1)[half:], dst.view(-1)[half:], n - half, 1)
     if dst is not out:
