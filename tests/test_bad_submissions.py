@@ -357,6 +357,10 @@ EXPECTED = {
     # red team 37 (the allowances of false-rejection hunt 37)
     "disable_class": "static_scan",   # torch.compiler.disable(type(x)) rebinds torch.Tensor.__init__/__call__ (dynamo's
                                       # wrappers, PyTorch's code); behind L1 the harness snapshot (BEHIND_L1)
+    "dynamo_disable_class": "static_scan",  # tp42: the same through torch._dynamo.disable (allowed on the file's own
+                                            # launchers as torch.compiler.disable is); behind L1 the same snapshot
+    "lock_then_local": "static_scan",  # tp42: threading imported for a Lock (allowed, FlagGems' LibEntry) and used for
+                                       # threading.local() state across calls: of threading only Lock/RLock pass L1
     "match_self": "static_scan",      # `case _ as self:` rebinds the self that L1's own-attribute exemption trusts:
                                       # self.addFilter on PyTorch's logger (behind L1: the logging-tree check)
     "format_escape": "static_scan",   # "{0.__globals__[torch].sys.modules[...].STATE.ghost}".format(f): a format
@@ -586,7 +590,7 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "fn_swap": "compile_error",  # rt39b: L1 refuses k.fn = ...; the GPU compile check mirrors what fn holds
              # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
              # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
-             "disable_class": "profile"}
+             "disable_class": "profile", "dynamo_disable_class": "profile"}
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {

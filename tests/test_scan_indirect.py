@@ -107,6 +107,41 @@ def test_torch_compiler_disable_of_the_files_own_functions_and_classes_is_allowe
         """) == []
 
 
+@pytest.mark.parametrize("body,what", [
+    ("def f(x):\n    torch._dynamo.disable(type(x))\n", "applies torch._dynamo.disable to type(x)"),
+    ("from torch._dynamo import disable\nk = disable(fn=torch.Tensor)\n",
+     "applies torch._dynamo.disable to torch.Tensor"),
+    ("d = torch._dynamo.disable\n", "uses torch._dynamo.disable other than as a decorator or a call"),
+    ("w = torch._dynamo.disable(recursive=False)\n", "keeps torch._dynamo.disable(...) as a value"),
+])
+def test_torch_dynamo_disable_is_judged_as_torch_compiler_disable(body: str, what: str) -> None:
+    """tp42: ``torch._dynamo.disable`` (what torch.compiler.disable calls) given a class rebinds it as the public
+    spelling does: refused by the same rule, and by nothing else (the compile rule no longer names it)."""
+    found = _rules(body)
+    assert [r for r, _ in found] == ["monkey-patch"] and what in found[0][1], found
+
+
+def test_torch_dynamo_disable_on_the_files_own_launchers_is_allowed() -> None:
+    """tp42: flash-attention's and vLLM's helpers decorate their launchers with ``@torch._dynamo.disable`` (also
+    called, with ``recursive=False``); the rest of torch._dynamo stays the compile rule's."""
+    assert _rules("""
+        @torch._dynamo.disable
+        def a(x):
+            return x
+
+        @torch._dynamo.disable()
+        def b(x):
+            return x
+
+        @torch._dynamo.disable(recursive=False)
+        def c(x):
+            return x
+
+        c2 = torch._dynamo.disable(c, reason="eager only")
+        """) == []
+    assert [r for r, _ in _rules("def f(x):\n    torch._dynamo.reset()\n")] == ["compile"]
+
+
 @pytest.mark.parametrize("rebind", [
     ["match _LOG:", "    case _ as self:", "        pass"],
     ["match [_LOG]:", "    case [*self]:", "        pass"],

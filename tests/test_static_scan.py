@@ -473,7 +473,7 @@ CASES = [
         from urllib.request import urlopen
         """, {}, [(2, "network"), (3, "network")]),
     # threads
-    ("threads", "import threading\n", {}, [(1, "threads")]),
+    ("threads", "import threading\nthreading.Thread(target=print).start()\n", {}, [(2, "threads")]),
     # dynamic-import
     ("dynamic-import", """
         import importlib
@@ -2583,8 +2583,9 @@ def test_the_deprecated_cuda_amp_spellings_of_the_autocast_decorators_are_allowe
 def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
     """false-rejection hunt 37: ``@torch.compiler.disable`` keeps torch.compile from tracing a launcher and compiles
     nothing (eagerly it calls the function); it was refused as rule compile. What it wraps is judged as before (a
-    torch op handed to it is torch-compute), and ``torch._dynamo.disable``, ``torch.compile`` and the rest of
-    ``torch.compiler`` stay refused."""
+    torch op handed to it is torch-compute), and ``torch.compile``, the rest of ``torch.compiler`` and of
+    ``torch._dynamo`` stay refused (``torch._dynamo.disable``, what torch.compiler.disable calls, is judged as it is
+    since tp42: tests/test_scan_indirect.py)."""
     assert hits('''
         import torch
         from torch.compiler import disable
@@ -2602,7 +2603,7 @@ def test_torch_compiler_disable_is_allowed_and_compiling_is_not() -> None:
     assert hits('''
         import torch
         neg = torch.compiler.disable(torch.neg)
-        k = torch._dynamo.disable(lambda x: x)
+        k = torch._dynamo.reset()
         c = torch.compile(lambda x: x)
         from torch.compiler import disable, reset
     ''') == [(3, "monkey-patch"), (3, "torch-compute"), (4, "compile"), (5, "compile"), (6, "compile")]

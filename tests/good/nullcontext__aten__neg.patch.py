@@ -1,7 +1,7 @@
 """Legal (false-rejection hunt 28): the aten::neg oracle launching its contiguous kernel inside a context manager
 from ``contextlib``, as wrappers do in place of a device guard (``nullcontext``), or their own
 (``contextmanager``), with ``suppress`` around nothing that matters. L1 refused ``import contextlib`` as a whole;
-only its process-changing and deferred-callback parts stay refused (verify/scan/policy.CONTEXTLIB_ALLOWED).
+only its process-changing and deferred-callback parts stay refused (verify/scan/stdlib_rules.CONTEXTLIB_ALLOWED).
 Must pass. The rest is the oracle (solutions/aten__neg.py)."""
 
 SUBSTITUTIONS = [

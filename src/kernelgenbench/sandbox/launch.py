@@ -638,9 +638,8 @@ def install_launch_hooks() -> None:
         return ret
 
     def interpreted_launch(self, args, kwargs, ghost=False):
-        grid = kwargs.get("grid")
-        if callable(grid):  # evaluated here, traced, as the candidate's own code
-            grid = tuple(grid(_meta(self, args, kwargs)))
+        grid = kwargs.get("grid")  # a callable is evaluated here, traced, as the candidate's own code; a list (tp42:
+        grid = tuple(grid(_meta(self, args, kwargs)) if callable(grid) else grid)  # Triton's GPU launch indexes it)
         call_kw = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         _run_pre_run_hooks(self, args, call_kw)
         fn = _rewritten(self)

@@ -52,7 +52,6 @@ from .policy import (
                        CONSTEXPR_FN_BUILTINS,
                        CONSTEXPR_FN_DECORATORS,
                        CONSTEXPR_FN_METHODS,
-                       CONTEXTLIB_ALLOWED,
                        EXEC_BUILTINS,
                        IMPORT_ALLOWED,
                        IMPORT_ORDER,
@@ -63,7 +62,6 @@ from .policy import (
                        KERNEL_BUILTINS,
                        KERNEL_CALLABLE_ARGS,
                        KERNEL_TRITON_HELPERS,
-                       LOGGING_ALLOWED,
                        LOGGING_CALLBACK_ATTRS,
                        MUTATING_METHODS,
                        PY_METHODS_HARMLESS,
@@ -83,8 +81,6 @@ from .policy import (
                        TORCH_PATH_RULES,
                        TRITON_ALLOWED,
                        TRITON_ALLOWED_PREFIXES,
-                       TYPING_EVALUATORS,
-                       WARNINGS_ALLOWED,
 )
 from .scope import (
                        FROZEN_DATA,
@@ -101,6 +97,7 @@ from .scope import (
                        TORCH_HOST_DATA_CALLS,
                        UNKNOWN,
 )
+from .stdlib_rules import CONTEXTLIB_ALLOWED, LOGGING_ALLOWED, TYPING_EVALUATORS, WARNINGS_ALLOWED
 
 __all__ = [
     "scan_source", "scan_file", "scan_kernel_body", "kernel_body_defs", "Finding", "MESSAGE_FINDINGS_MAX",

@@ -11,7 +11,8 @@ the scanner's pass (:func:`.api.scan_source`):
   so ``torch.compiler.disable(torch.Tensor)`` or ``(type(x))`` changed PyTorch's classes with code from PyTorch's
   folder, which the child's monkey-patch snapshot admits; it may only decorate, or be given, a function or class the
   file defines (or a lambda, or the parameter of a helper decorator every use of which gives it such), and be used
-  as a decorator or a ``with`` item when called without one.
+  as a decorator or a ``with`` item when called without one. ``torch._dynamo.disable``, which it calls with the same
+  arguments (flash-attention's and vLLM's helpers write ``@torch._dynamo.disable``), is judged the same way (tp42).
 """
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ from .findings import Finding
 _FORMAT_METHODS = frozenset({"format", "format_map"})
 _NVTX_RANGE = "torch.cuda.nvtx.range"
 _DISABLE = "torch.compiler.disable"
+#: Both spellings of dynamo's disable: ``torch.compiler.disable(fn, recursive, reason=)`` only calls the other.
+_DISABLE_PATHS = frozenset({_DISABLE, "torch._dynamo.disable"})
 
 
 def _import_paths(tree: ast.AST) -> dict[str, str]:
@@ -146,8 +149,8 @@ def indirect_findings(tree: ast.AST, source: str) -> list[Finding]:
             elif len(parent.args) > 1 or parent.keywords:  # type: ignore[union-attr]
                 judge_template(node, parent.args[0] if parent.args else None,  # type: ignore[union-attr]
                                f"{_NVTX_RANGE}'s message")
-        elif path == _DISABLE:
-            _judge_disable(node, parent, called, tree, parents, imports, report)
+        elif path in _DISABLE_PATHS:
+            _judge_disable(node, parent, called, tree, parents, imports, report, path)
     return out
 
 
@@ -157,7 +160,7 @@ def _own_callable(arg: ast.AST, tree: ast.AST, parents: dict[int, ast.AST], impo
     ``torch.compiler.disable`` of such (``neg = torch.compiler.disable(neg)``)."""
     if isinstance(arg, ast.Lambda):
         return True
-    if isinstance(arg, ast.Call) and _path(arg.func, imports) == _DISABLE:
+    if isinstance(arg, ast.Call) and _path(arg.func, imports) in _DISABLE_PATHS:
         fns = [*arg.args[:1], *(k.value for k in arg.keywords if k.arg == "fn")]
         return len(fns) == 1 and _own_callable(fns[0], tree, parents, imports, seen)
     if not isinstance(arg, ast.Name):
@@ -216,7 +219,8 @@ def _decorator_param(arg: ast.Name, tree: ast.AST, parents: dict[int, ast.AST], 
 
 
 def _judge_disable(node: ast.AST, parent: ast.AST | None, called: bool, tree: ast.AST,
-                   parents: dict[int, ast.AST], imports: dict[str, str], report) -> None:  # noqa: ANN001 - the caller's closure
+                   parents: dict[int, ast.AST], imports: dict[str, str], report,  # noqa: ANN001 - the caller's closure
+                   path: str = _DISABLE) -> None:
     why = ("given anything but a function or class of the file, torch.compiler.disable rebinds a class's __init__ "
            "and __call__ (torch.compiler.disable(torch.Tensor) changes PyTorch's tensors); decorate the file's own "
            "launcher with it")
@@ -225,18 +229,18 @@ def _judge_disable(node: ast.AST, parent: ast.AST | None, called: bool, tree: as
     if decorates:
         return
     if not called:
-        report(node, "monkey-patch", f"uses {_DISABLE} other than as a decorator or a call: {why}")
+        report(node, "monkey-patch", f"uses {path} other than as a decorator or a call: {why}")
         return
     call: ast.Call = parent  # type: ignore[assignment]
     fns = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "fn")]
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        report(node, "monkey-patch", f"calls {_DISABLE} with unpacked arguments: {why}")
+        report(node, "monkey-patch", f"calls {path} with unpacked arguments: {why}")
     elif fns:
         if not all(_own_callable(a, tree, parents, imports) for a in fns):
-            report(node, "monkey-patch", f"applies {_DISABLE} to {ast.unparse(fns[0])}: {why}")
+            report(node, "monkey-patch", f"applies {path} to {ast.unparse(fns[0])}: {why}")
     else:  # torch.compiler.disable(recursive=...): a decorator factory, or dynamo's context manager
         outer = parents.get(id(call))
         if not (isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
                 and call in outer.decorator_list or isinstance(outer, ast.withitem)):
-            report(node, "monkey-patch", f"keeps {_DISABLE}(...) as a value: what it is later given is not seen; "
+            report(node, "monkey-patch", f"keeps {path}(...) as a value: what it is later given is not seen; "
                    f"{why}")

@@ -106,6 +106,8 @@ import functools
 import inspect
 import types
 
+from .stdlib_rules import MODULES_JUDGED_AT_USE
+
 #: Rule id -> one-line description (shown in prompts and reports).
 RULES: dict[str, str] = {
     "syntax": "the source does not parse as Python",
@@ -215,6 +217,10 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # (fp32) Liger's infer_device() and its kind ask each backend whether it is there; the autocast dtype goes
         # with is_autocast_enabled above
         "xpu.is_available", "xpu.device_count", "mps.is_available", "backends.mps.is_available", "get_autocast_dtype",
+        # (tp42) the pre-2.4 per-device spellings of the autocast dtype and switch (mamba's, torchao's and
+        # transformers' `if torch.is_autocast_enabled(): dtype = torch.get_autocast_gpu_dtype()`): each returns a dtype
+        # or bool
+        "get_autocast_gpu_dtype", "get_autocast_cpu_dtype", "is_autocast_cpu_enabled",
         # (tp38) Liger-Kernel's backward and persistent launchers size their grid on Intel GPUs from
         # torch.xpu.get_device_properties(x.device).gpu_eu_count, beside torch.cuda.get_device_properties above: a
         # device query that returns a properties record (it raises where PyTorch has no XPU, like the cuda one)
@@ -340,24 +346,6 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
     }
 )
 
-#: ``warnings.<name>`` a submission may use: issuing warnings. Catching or filtering them
-#: (``catch_warnings(record=True)``) would read back what a launch emitted on the interpreter (NumPy's
-#: "invalid value" warnings), which tells a real launch from an L2 ghost replay's no-op.
-WARNINGS_ALLOWED: frozenset[str] = frozenset({"warnings.warn"})
-
-#: ``logging.<name>`` a submission may use (false-rejection hunt 35: FlagGems' op files and many kernel libraries
-#: start with ``logger = logging.getLogger(__name__)`` and log the path they took): getting a logger, the level
-#: constants, the module's own log functions and ``Logger`` in an annotation. Handlers, formatters, filters, the
-#: configuration (``logging.config`` builds objects named by strings; ``basicConfig(filename=)`` opens files) and
-#: the record factories stay refused; so do, in a file that imports logging, the attributes through which a logger
-#: would keep a callable of the submission's to run when anyone logs (:data:`LOGGING_CALLBACK_ATTRS`).
-LOGGING_ALLOWED: frozenset[str] = frozenset({
-    "logging.getLogger", "logging.Logger", "logging.LoggerAdapter",
-    "logging.DEBUG", "logging.INFO", "logging.WARNING", "logging.WARN", "logging.ERROR", "logging.CRITICAL",
-    "logging.FATAL", "logging.NOTSET",
-    "logging.debug", "logging.info", "logging.warning", "logging.error", "logging.exception", "logging.critical",
-    "logging.log",
-})
 #: Attributes refused on any receiver in a file that imports ``logging``: a filter or handler added to a logger (its
 #: own or the harness's or PyTorch's, reached by name through ``getLogger``) runs the submission's code whenever that
 #: logger emits, outside the traced calls; ``handlers``/``filters`` are the lists those methods fill, ``manager``
@@ -396,28 +384,6 @@ IMPORT_ORDER: tuple[str, ...] = (
     "packaging",
 )
 IMPORT_ALLOWED: frozenset[str] = frozenset(IMPORT_ORDER)
-#: What of ``os`` a submission may use: reading environment variables (wrappers pick block sizes by
-#: ``TRITON_INTERPRET``, say). Anything else of ``os`` touches files, processes or the environment's values.
-OS_ALLOWED: frozenset[str] = frozenset({"os.environ.get", "os.getenv"})
-#: What of ``packaging`` a submission may use (false-rejection hunt 37): its version parser, with which Liger-Kernel,
-#: Unsloth and many kernel modules gate features on ``Version(triton.__version__) >= Version("3.0")``; it parses
-#: strings and compares them. The rest of the package (tags and markers read the platform; metadata, requirements)
-#: is refused.
-PACKAGING_ALLOWED: frozenset[str] = frozenset({"packaging", "packaging.version", "packaging.version.Version",
-                                               "packaging.version.parse", "packaging.version.InvalidVersion"})
-#: What of ``contextlib`` a submission may use: the context managers wrappers use around launches (``nullcontext``
-#: in place of a device guard, ``contextmanager`` for their own, ``suppress``). The rest reaches the process's state
-#: (``chdir``, ``redirect_stdout``/``redirect_stderr``) or keeps callbacks to run later (``ExitStack``,
-#: ``AsyncExitStack``, ``closing``), which L1 cannot follow (false-rejection hunt 28: ``contextlib`` was refused as
-#: a whole although honest wrappers import it for ``nullcontext``).
-CONTEXTLIB_ALLOWED: frozenset[str] = frozenset({"contextlib.nullcontext", "contextlib.contextmanager",
-                                                "contextlib.suppress"})
-#: What of ``abc`` a submission may use: abstract base classes for its own op objects (``class UnaryOp(abc.ABC)`` with
-#: ``@abc.abstractmethod``; false-rejection hunt 31). ``abc.ABCMeta`` is a metaclass like the ones a submission may
-#: already write with ``type``, and registering virtual subclasses is what ``numbers.Number.register`` already does;
-#: the harness tells types apart with ``type()``. The private helpers (``abc._reset_registry``, ...) are refused.
-ABC_ALLOWED: frozenset[str] = frozenset({"abc.ABC", "abc.ABCMeta", "abc.abstractmethod", "abc.abstractclassmethod",
-                                         "abc.abstractstaticmethod", "abc.abstractproperty"})
 
 #: Dotted module prefixes with a specific rule (brief), checked before IMPORT_ALLOWED, longest first.
 IMPORT_RULES: dict[str, str] = {
@@ -478,6 +444,10 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 # (fp37) a decorator that keeps torch.compile from tracing a function:
                                                 # eagerly it only calls the function (it compiles nothing)
                                                 "torch.compiler.disable",
+                                                # (tp42) what torch.compiler.disable calls, written so by
+                                                # flash-attention's and vLLM's helpers: judged as it is
+                                                # (indirect_rules: the file's own function or class only)
+                                                "torch._dynamo.disable",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing",
@@ -722,14 +692,6 @@ TRITON_ALLOWED: frozenset[str] = frozenset({
 #: ``triton.<prefix>``: everything under these is allowed (the language, libdevice, the host tensor descriptor).
 TRITON_ALLOWED_PREFIXES: tuple[str, ...] = ("triton.language", "triton.tools.tensor_descriptor.TensorDescriptor")
 
-#: ``typing`` members that evaluate string annotations (F, red team 31: ``typing.get_type_hints(f)`` is ``eval`` of
-#: ``f``'s string annotations, source L1 never parsed, with ``__import__`` in reach). Rule exec-eval. Private members of
-#: the allowed standard modules (``typing._eval_type``, ``dataclasses._create_fn``: exec of built source) are rule
-#: introspection; string annotations are scanned as the code they are (:meth:`.scanner._Scanner.visit_Constant`), so
-#: evaluators the scan allows (``functools.singledispatch``'s ``register``) see only scanned code.
-TYPING_EVALUATORS: frozenset[str] = frozenset({"typing.get_type_hints", "typing.ForwardRef",
-                                               "typing.evaluate_forward_ref"})
-
 #: ``typing`` forms whose subscripts hold values, not type expressions (fp32): the strings of ``Literal["a", "b"]`` and
 #: the metadata after ``Annotated``'s first argument are never evaluated, so they are not scanned as code the way
 #: string annotations are (``Literal["input"]`` is not a read of ``input``).
@@ -790,7 +752,7 @@ def is_module_path(path: str) -> bool:
     import sys as _sys
 
     parts = path.split(".")
-    if parts[0] not in IMPORT_ALLOWED or parts[0] == "__future__":
+    if parts[0] not in IMPORT_ALLOWED | MODULES_JUDGED_AT_USE or parts[0] == "__future__":
         return False
     if isinstance(_sys.modules.get(path), types.ModuleType):
         return True

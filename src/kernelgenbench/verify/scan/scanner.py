@@ -29,12 +29,10 @@ from .policy import (
     _IMPORT_WHY,
     _PATH_WHY,
     _PATH_WHY_BY_PREFIX,
-    ABC_ALLOWED,
     ANNOTATION_VALUE_FORMS,
     ATTR_BUILTINS,
     COMPLETION_POLLS,
     CONSTEXPR_FN_DECORATORS,
-    CONTEXTLIB_ALLOWED,
     EXEC_BUILTINS,
     IMPORT_ALLOWED,
     IMPORT_ORDER,
@@ -42,10 +40,7 @@ from .policy import (
     INTROSPECTION_ATTRS,
     JIT_DECORATORS,
     KERNEL_ATTRS_REFUSED,
-    LOGGING_ALLOWED,
     LOGGING_CALLBACK_ATTRS,
-    OS_ALLOWED,
-    PACKAGING_ALLOWED,
     PY_METHODS_HARMLESS,
     RAW_STORAGE_ATTRS,
     STRING_ATTR_TOOLS,
@@ -60,8 +55,6 @@ from .policy import (
     TORCH_PATH_ALLOWED,
     TORCH_PATH_RULES,
     TYPE_ONLY_CLASSES,
-    TYPING_EVALUATORS,
-    WARNINGS_ALLOWED,
     _foreign_module,
     _recursion_why,
     _tensor_method_names,
@@ -81,6 +74,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
+from .stdlib_rules import PACKAGING_ALLOWED, import_judged_at_use, stdlib_path_finding
 from .value_rules import _ValueRules, none_compared, store_aliases
 
 _SNIPPET_MAX = 80
@@ -316,6 +310,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                         "and may import only torch, triton and a few standard modules", code)
             return True
         if module == "inspect" and self.inspect_checks_only:  # (tp39) feature checks only: class_rules.py
+            return False
+        if import_judged_at_use(module):  # (tp42) threading for its locks: each name judged where it is used
             return False
         parts = module.split(".")
         for i in range(len(parts), 0, -1):
@@ -666,36 +662,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "dynamic-attr", f"{path} reaches attributes named by strings, which hides what "
                         "is read or called (use the attribute or method directly)")
             return
-        if root == "os" and path != "os" and path not in OS_ALLOWED and not (path == "os.environ"
-                                                                          and id(node) in self.env_reads):
-            self.report(node, "file-io", f"uses {path}: of os only os.environ.get and os.getenv (reading an "
-                        "environment variable) are allowed")
-            return
-        if root == "contextlib" and path != "contextlib" and path not in CONTEXTLIB_ALLOWED:
-            self.report(node, "introspection", f"uses {path}: of contextlib only nullcontext, contextmanager and "
-                        "suppress are allowed (the rest changes the process's state or keeps callbacks for later)")
-            return
-        if root == "packaging" and path not in PACKAGING_ALLOWED:
-            self.report(node, "forbidden-import", f"uses {path}: of packaging only packaging.version (Version, parse, "
-                        "InvalidVersion) is allowed")
-            return
-        if root == "abc" and path != "abc" and path not in ABC_ALLOWED:
-            self.report(node, "introspection", f"uses {path}: of abc only ABC, ABCMeta and the abstract* decorators "
-                        "are allowed")
-            return
-        if root == "logging" and path != "logging" and path not in LOGGING_ALLOWED:
-            self.report(node, "introspection", f"uses {path}: of logging only getLogger, the level constants, the log "
-                        "functions (debug, info, warning, error, exception, critical, log) and Logger are allowed "
-                        "(handlers, formatters, filters and the configuration run or build code outside the calls)")
-            return
-        if root == "warnings" and path != "warnings" and path not in WARNINGS_ALLOWED:
-            self.report(node, "introspection", f"uses {path}: only warnings.warn is allowed (catching or "
-                        "filtering warnings reads back what a kernel launch emitted)")
-            return
-        if any(path == e or path.startswith(e + ".") for e in TYPING_EVALUATORS):
-            self.report(node, "exec-eval", f"uses {path}, which evaluates string annotations: eval of source L1 never "
-                        "scanned (red team 31: a string annotation imported the harness's state); annotations are "
-                        "for readers, not for evaluation")
+        stdlib = stdlib_path_finding(path, env_read=id(node) in self.env_reads)
+        if stdlib is not None:  # a standard module's name beyond the few it may use (stdlib_rules.py)
+            self.report(node, *stdlib)
             return
         if root in IMPORT_ALLOWED and root not in ("torch", "triton", "__future__") \
                 and id(node) not in self.type_positions and any(
