@@ -3759,3 +3759,34 @@ def test_site_helpers_that_import_or_read_files_are_refused():
     assert hits(src, entry_points=frozenset({"erfc"})) == [
         (3, "dynamic-import"), (4, "file-io"), (5, "dynamic-import")]
     assert hits("def help(x):\n    return x\nY = help(1)\n") == []
+
+
+def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
+    """rb42 (tests/bad/loader_rebound): a module-level read finds the file's own binding of a name only once that
+    binding has run; before it, when it never runs or after ``del``, Python reads the built-in (a module's
+    ``__loader__`` and ``__spec__`` are globals set before the file's first line). L1 took any binding in the scope
+    for the file's own name: ``__loader__ = __loader__`` brought back loader_exec, ``if False: exec = None`` passed
+    ``exec``. A binding that runs first stays the file's own."""
+    cases = {
+        "__loader__ = __loader__\nL = __loader__.load_module()\n": [(1, "introspection"), (2, "introspection")],
+        "if False:\n    exec = None\nexec('import os')\n": [(3, "exec-eval")],
+        "open('/etc/hostname')\nopen = print\n": [(1, "file-io")],
+        "def help(x):\n    return x\ndel help\nhelp('ctypes')\n": [(4, "dynamic-import")],
+        "for vars in ():\n    pass\nV = vars()\n": [(3, "exec-eval")],
+        "def f():\n    return getattr\ndef getattr(o, n):\n    return o\n": [(2, "dynamic-attr")],
+        "class C:\n    if False:\n        __spec__ = None\n    S = __spec__\n": [(4, "introspection")],
+    }
+    for src, want in cases.items():
+        assert hits(src) == want, src
+    own = """
+        import math
+        license = "MIT"
+        __spec__ = None
+        def help(x):
+            return help
+        def erfc(x):
+            return (license, __spec__, help(x), max(x, 0))
+        if math.pi > 3:
+            max = min
+        """
+    assert hits(own, entry_points=frozenset({"erfc"})) == []

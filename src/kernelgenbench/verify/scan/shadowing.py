@@ -1,0 +1,92 @@
+"""Which refused built-ins a module (or class body) that binds the same name may still reach (rb42).
+
+A read of a name at module level (or in a class body) finds the scope's own binding only once that binding has run;
+before it, or when it never runs (``if False: exec = None``), or after ``del``, Python reads the built-in. A
+module's ``__loader__``, ``__spec__`` and ``__builtins__`` are globals the import system sets before the file's
+first line, so ``__loader__ = __loader__`` reads the real one. L1 took any binding in the scope for the file's own
+name and passed every read of it (rb42: loader_exec with ``__loader__ = __loader__`` first, tests/bad/loader_rebound;
+``if False: exec = None`` then ``exec(...)``). :func:`builtin_in_reach` says when such a read is judged as the
+built-in: unless the scope's first statement that names it is an unconditional binding of it that reads no such
+name itself (``def help(x): ...`` before ``help(1)`` stays the file's own), and no ``del`` or ``except ... as``
+unbinds it."""
+from __future__ import annotations
+
+import ast
+
+from .policy import ATTR_BUILTINS, EXEC_BUILTINS
+
+#: Built-in names whose built-in meaning L1 refuses or judges by its own rules (calls, class factories): only these
+#: are checked for a binding that may not have run, so shadowing a harmless built-in (``max``, ``len``) is unchanged.
+SHADOW_SENSITIVE: frozenset[str] = frozenset(EXEC_BUILTINS) | ATTR_BUILTINS | frozenset({
+    "__builtins__", "__loader__", "__spec__", "__build_class__", "type"})
+
+
+def _names(node: ast.AST) -> set[str]:
+    """Every name ``node`` reads, binds or unbinds (names, defs, classes, imports, handlers, global declarations)."""
+    out: set[str] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name):
+            out.add(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(sub.name)
+        elif isinstance(sub, ast.alias):
+            out.add(sub.asname or sub.name.split(".")[0])
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            out.add(sub.name)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            out.update(sub.names)
+        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+            out.add(sub.name)
+    return out
+
+
+def _binds_first(stmt: ast.stmt, name: str) -> bool:
+    """Whether the statement binds ``name`` unconditionally and reads no ``name`` before binding it."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if stmt.name != name:
+            return False
+        heads: list[ast.AST] = [*stmt.decorator_list]
+        if isinstance(stmt, ast.ClassDef):
+            heads += [*stmt.bases, *stmt.keywords]
+        else:
+            heads += [stmt.args, *([stmt.returns] if stmt.returns else [])]
+        return not any(name in _names(h) for h in heads)
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names)
+    if isinstance(stmt, ast.Assign):
+        return any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets) \
+            and all(isinstance(t, ast.Name) for t in stmt.targets) and name not in _names(stmt.value)
+    if isinstance(stmt, ast.AnnAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == name and stmt.value is not None \
+            and name not in _names(stmt.value) and name not in _names(stmt.annotation)
+    return False
+
+
+def _unbound(owner: ast.AST) -> set[str]:
+    """Names some ``del`` or ``except ... as`` in ``owner`` unbinds (anywhere: a function may declare them global)."""
+    out: set[str] = set()
+    for sub in ast.walk(owner):
+        if isinstance(sub, ast.Delete):
+            out.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            out.add(sub.name)
+    return out
+
+
+def builtin_in_reach(scope: object, name: str) -> bool:
+    """Whether a read of the sensitive ``name`` in the module or class scope ``scope`` (a ``scope._Scope``, whose
+    ``node`` is an ``ast.Module`` or ``ast.ClassDef``) may find the built-in although the scope binds it."""
+    if name not in SHADOW_SENSITIVE:
+        return False
+    reach = getattr(scope, "builtin_reach", None)
+    if reach is None:
+        owner = scope.node  # type: ignore[attr-defined]
+        body = getattr(owner, "body", [])
+        unbound = _unbound(owner)
+        reach = set()
+        for n in SHADOW_SENSITIVE:
+            first = next((s for s in body if n in _names(s)), None)
+            if first is not None and (n in unbound or not _binds_first(first, n)):
+                reach.add(n)
+        scope.builtin_reach = frozenset(reach)  # type: ignore[attr-defined]
+    return name in reach
