@@ -3761,6 +3761,28 @@ def test_site_helpers_that_import_or_read_files_are_refused():
     assert hits("def help(x):\n    return x\nY = help(1)\n") == []
 
 
+def test_a_module_s_spec_read_for_its_name_or_against_none_passes():
+    """rb42 false rejection of rt42's refusal: ``logging.getLogger(__spec__.name if __spec__ else __name__)`` (a
+    logger named by the module's spec, as Backend.AI's modules write it) and ``if __name__ == "__main__" and __spec__
+    is None`` (run as a script) read a string or a bool. Any other read of ``__spec__`` reaches its loader."""
+    honest = """
+        import logging
+        logger = logging.getLogger(__spec__.name if __spec__ else __name__)
+        PKG = __spec__.parent if __spec__ is not None else ""
+        if __name__ == "__main__" and __spec__ is None and not __spec__:
+            logger.info("self-test")
+        """
+    assert hits(honest) == []
+    refused = """
+        S = __spec__ or None
+        L = __spec__.loader
+        O = __spec__.origin
+        E = __spec__ == None
+        """
+    assert hits(refused) == [(2, "introspection"), (3, "introspection"), (4, "introspection"),
+                             (5, "introspection")]
+
+
 def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
     """rb42 (tests/bad/loader_rebound): a module-level read finds the file's own binding of a name only once that
     binding has run; before it, when it never runs or after ``del``, Python reads the built-in (a module's

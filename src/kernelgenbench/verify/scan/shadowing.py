@@ -90,3 +90,31 @@ def builtin_in_reach(scope: object, name: str) -> bool:
                 reach.add(n)
         scope.builtin_reach = frozenset(reach)  # type: ignore[attr-defined]
     return name in reach
+
+
+#: What of a module's ``__spec__`` a submission may read (rb42 false rejection): its module's name, as
+#: ``logging.getLogger(__spec__.name)`` does in place of ``__name__``, and its package (both strings).
+SPEC_STRING_ATTRS: frozenset[str] = frozenset({"name", "parent"})
+
+
+def harmless_spec_reads(tree: ast.AST) -> set[int]:
+    """Ids of the bare ``__spec__`` names in ``tree`` read only for a string or a bool: ``__spec__.name``,
+    ``__spec__.parent``, ``__spec__ is None`` / ``is not None`` (``if __name__ == "__main__" and __spec__ is None``:
+    run as a script), and as the test of an ``if``, a conditional expression or ``not`` (``__spec__.name if __spec__
+    else __name__``), whose value is never passed on. Every other read stays refused (rt42: ``__spec__.loader`` is
+    the module's loader)."""
+    out: set[int] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Attribute) and n.attr in SPEC_STRING_ATTRS and isinstance(n.ctx, ast.Load) \
+                and isinstance(n.value, ast.Name) and n.value.id == "__spec__":
+            out.add(id(n.value))
+        elif isinstance(n, (ast.If, ast.IfExp, ast.While)) and isinstance(n.test, ast.Name) \
+                and n.test.id == "__spec__" or isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not) \
+                and isinstance(n.operand, ast.Name) and n.operand.id == "__spec__":
+            out.add(id(n.test if not isinstance(n, ast.UnaryOp) else n.operand))
+        elif isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot)):
+            pair = (n.left, n.comparators[0])
+            for a, b in (pair, pair[::-1]):
+                if isinstance(a, ast.Name) and a.id == "__spec__" and isinstance(b, ast.Constant) and b.value is None:
+                    out.add(id(a))
+    return out
