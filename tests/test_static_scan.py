@@ -3797,6 +3797,8 @@ def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
         "for vars in ():\n    pass\nV = vars()\n": [(3, "exec-eval")],
         "def f():\n    return getattr\ndef getattr(o, n):\n    return o\n": [(2, "dynamic-attr")],
         "class C:\n    if False:\n        __spec__ = None\n    S = __spec__\n": [(4, "introspection")],
+        "try:\n    from math import sqrt as compile\nexcept ImportError:\n    pass\nC = compile\n": [(5, "exec-eval")],
+        "import os\nif os.environ.get('X'):\n    open = print\nF = open\n": [(4, "file-io")],
     }
     for src, want in cases.items():
         assert hits(src) == want, src
@@ -3810,5 +3812,14 @@ def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
             return (license, __spec__, help(x), max(x, 0))
         if math.pi > 3:
             max = min
+        try:
+            from math import sqrt as compile
+        except ImportError:
+            compile = None
+        if math.e > 2:
+            open = print
+        else:
+            open = len
+        C = (compile, open)
         """
     assert hits(own, entry_points=frozenset({"erfc"})) == []

@@ -7,8 +7,8 @@ first line, so ``__loader__ = __loader__`` reads the real one. L1 took any bindi
 name and passed every read of it (rb42: loader_exec with ``__loader__ = __loader__`` first, tests/bad/loader_rebound;
 ``if False: exec = None`` then ``exec(...)``). :func:`builtin_in_reach` says when such a read is judged as the
 built-in: unless the scope's first statement that names it is an unconditional binding of it that reads no such
-name itself (``def help(x): ...`` before ``help(1)`` stays the file's own), and no ``del`` or ``except ... as``
-unbinds it."""
+name itself, or an ``if``/``try`` every path of which is one (``def help(x): ...`` before ``help(1)`` stays the
+file's own), and no ``del`` or ``except ... as`` unbinds it."""
 from __future__ import annotations
 
 import ast
@@ -40,8 +40,23 @@ def _names(node: ast.AST) -> set[str]:
     return out
 
 
+def _block_binds_first(body: list[ast.stmt], name: str) -> bool:
+    """Whether the first statement of ``body`` that names ``name`` binds it first (:func:`_binds_first`)."""
+    first = next((s for s in body if name in _names(s)), None)
+    return first is not None and _binds_first(first, name)
+
+
 def _binds_first(stmt: ast.stmt, name: str) -> bool:
-    """Whether the statement binds ``name`` unconditionally and reads no ``name`` before binding it."""
+    """Whether the statement binds ``name`` unconditionally and reads no ``name`` before binding it: a def, class,
+    import or assignment of the name, an ``if`` both branches of which do so, or a ``try`` whose body and every
+    handler do (``try: from x import compile`` / ``except ImportError: compile = None``)."""
+    if isinstance(stmt, ast.If):
+        return name not in _names(stmt.test) and _block_binds_first(stmt.body, name) \
+            and _block_binds_first(stmt.orelse, name)
+    if isinstance(stmt, ast.Try):
+        return _block_binds_first(stmt.body, name) and all(
+            h.name != name and (h.type is None or name not in _names(h.type)) and _block_binds_first(h.body, name)
+            for h in stmt.handlers) and not any(name in _names(s) for s in stmt.finalbody)
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         if stmt.name != name:
             return False
