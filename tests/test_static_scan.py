@@ -3783,6 +3783,23 @@ def test_a_module_s_spec_read_for_its_name_or_against_none_passes():
                              (5, "introspection")]
 
 
+def test_binding_the_module_s_builtins_is_refused():
+    """rb42: a module's ``__builtins__`` is where the functions it defines afterwards look up built-in names:
+    ``__builtins__ = dict(max=type)`` made ``max("C", (torch.Tensor,), {})`` in a function build a tensor subclass
+    (checked on CPython 3.11) while L1 judged the built-in ``max``. Every binding of the name is refused."""
+    src = """
+        import torch
+        __builtins__ = dict(max=type)
+        def erfc(x):
+            C = max("C", (torch.Tensor,), {})
+            return x
+        for __builtins__ in ():
+            pass
+        import math as __builtins__
+        """
+    assert hits(src) == [(3, "introspection"), (7, "introspection"), (9, "introspection")]
+
+
 def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
     """rb42 (tests/bad/loader_rebound): a module-level read finds the file's own binding of a name only once that
     binding has run; before it, when it never runs or after ``del``, Python reads the built-in (a module's

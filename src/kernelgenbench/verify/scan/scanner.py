@@ -74,7 +74,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
-from .shadowing import harmless_spec_reads
+from .shadowing import builtins_bindings, harmless_spec_reads
 from .stdlib_rules import PACKAGING_ALLOWED, import_judged_at_use, stdlib_path_finding
 from .value_rules import _ValueRules, none_compared, store_aliases
 
@@ -195,6 +195,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
         self.spec_reads = harmless_spec_reads(tree)
+        for n in builtins_bindings(tree):  # (rb42) the built-ins of the functions defined after it
+            self.report(n, "introspection", "binds __builtins__, where the file's functions look up built-in names")
         self.own_receivers = own_instance_receivers(tree)
         self.own_namespaces = _own_op_namespaces(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)

@@ -133,3 +133,17 @@ def harmless_spec_reads(tree: ast.AST) -> set[int]:
                 if isinstance(a, ast.Name) and a.id == "__spec__" and isinstance(b, ast.Constant) and b.value is None:
                     out.add(id(a))
     return out
+
+
+def builtins_bindings(tree: ast.AST) -> list[ast.AST]:
+    """Nodes that bind or unbind the name ``__builtins__`` (rb42): a module's ``__builtins__`` is where the functions
+    it defines afterwards look up every built-in name, so ``__builtins__ = dict(max=type)`` makes ``max(...)`` in them
+    call ``type`` while L1 judges the built-in ``max``. No kernel has a reason to bind it."""
+    out: list[ast.AST] = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == "__builtins__" and not isinstance(n.ctx, ast.Load) \
+                or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == "__builtins__" \
+                or isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == "__builtins__" \
+                or isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name == "__builtins__":
+            out.append(n)
+    return out
