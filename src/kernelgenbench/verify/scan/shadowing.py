@@ -98,9 +98,10 @@ def builtin_in_reach(scope: object, name: str) -> bool:
         owner = scope.node  # type: ignore[attr-defined]
         body = getattr(owner, "body", [])
         unbound = _unbound(owner)
+        named = [(s, _names(s)) for s in body]
         reach = set()
         for n in SHADOW_SENSITIVE:
-            first = next((s for s in body if n in _names(s)), None)
+            first = next((s for s, names in named if n in names), None)
             if first is not None and (n in unbound or not _binds_first(first, n)):
                 reach.add(n)
         scope.builtin_reach = frozenset(reach)  # type: ignore[attr-defined]
