@@ -44,6 +44,8 @@ EXPECTED = {
     "loader_exec": "static_scan",     # rt42: __loader__.source_to_code + load_module ran a bytes literal as the
                                       # module's code, unscanned; it reached STATE and computed with ATen "inside a
                                       # launch" (passed aten::erfc 9/9 at a6ad926)
+    "loader_rebound": "static_scan",  # rb42: loader_exec after `__loader__ = __loader__`: a module-level binding
+                                      # made L1 take the import system's global for the file's own name
     # rb38 (the allowances of third-party-kernel hunt tp38)
     "kept_backward": "static_scan",   # a decorator of the file keeps an autograd backward that L1 took for code only
                                       # a backward pass runs; the wrapper calls it: unscanned, it reaches the sandbox

@@ -46,6 +46,7 @@ L1_CAUGHT = {
     "fn_code": {"introspection", "monkey-patch"},       # the same on a kernel's own function (red team 37): k.fn
     "fn_swap": {"monkey-patch"},                        # k.fn = a host def through an alias of the kernel (rt39b)
     "loader_exec": {"introspection"},                   # __loader__ ran a bytes literal as the module (rt42)
+    "loader_rebound": {"introspection"},                # the same after `__loader__ = __loader__` (rb42)
 }
 
 

@@ -3759,3 +3759,84 @@ def test_site_helpers_that_import_or_read_files_are_refused():
     assert hits(src, entry_points=frozenset({"erfc"})) == [
         (3, "dynamic-import"), (4, "file-io"), (5, "dynamic-import")]
     assert hits("def help(x):\n    return x\nY = help(1)\n") == []
+
+
+def test_a_module_s_spec_read_for_its_name_or_against_none_passes():
+    """rb42 false rejection of rt42's refusal: ``logging.getLogger(__spec__.name if __spec__ else __name__)`` (a
+    logger named by the module's spec, as Backend.AI's modules write it) and ``if __name__ == "__main__" and __spec__
+    is None`` (run as a script) read a string or a bool. Any other read of ``__spec__`` reaches its loader."""
+    honest = """
+        import logging
+        logger = logging.getLogger(__spec__.name if __spec__ else __name__)
+        PKG = __spec__.parent if __spec__ is not None else ""
+        if __name__ == "__main__" and __spec__ is None and not __spec__:
+            logger.info("self-test")
+        """
+    assert hits(honest) == []
+    refused = """
+        S = __spec__ or None
+        L = __spec__.loader
+        O = __spec__.origin
+        E = __spec__ == None
+        """
+    assert hits(refused) == [(2, "introspection"), (3, "introspection"), (4, "introspection"),
+                             (5, "introspection")]
+
+
+def test_binding_the_module_s_builtins_is_refused():
+    """rb42: a module's ``__builtins__`` is where the functions it defines afterwards look up built-in names:
+    ``__builtins__ = dict(max=type)`` made ``max("C", (torch.Tensor,), {})`` in a function build a tensor subclass
+    (checked on CPython 3.11) while L1 judged the built-in ``max``. Every binding of the name is refused."""
+    src = """
+        import torch
+        __builtins__ = dict(max=type)
+        def erfc(x):
+            C = max("C", (torch.Tensor,), {})
+            return x
+        for __builtins__ in ():
+            pass
+        import math as __builtins__
+        """
+    assert hits(src) == [(3, "introspection"), (7, "introspection"), (9, "introspection")]
+
+
+def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
+    """rb42 (tests/bad/loader_rebound): a module-level read finds the file's own binding of a name only once that
+    binding has run; before it, when it never runs or after ``del``, Python reads the built-in (a module's
+    ``__loader__`` and ``__spec__`` are globals set before the file's first line). L1 took any binding in the scope
+    for the file's own name: ``__loader__ = __loader__`` brought back loader_exec, ``if False: exec = None`` passed
+    ``exec``. A binding that runs first stays the file's own."""
+    cases = {
+        "__loader__ = __loader__\nL = __loader__.load_module()\n": [(1, "introspection"), (2, "introspection")],
+        "if False:\n    exec = None\nexec('import os')\n": [(3, "exec-eval")],
+        "open('/etc/hostname')\nopen = print\n": [(1, "file-io")],
+        "def help(x):\n    return x\ndel help\nhelp('ctypes')\n": [(4, "dynamic-import")],
+        "for vars in ():\n    pass\nV = vars()\n": [(3, "exec-eval")],
+        "def f():\n    return getattr\ndef getattr(o, n):\n    return o\n": [(2, "dynamic-attr")],
+        "class C:\n    if False:\n        __spec__ = None\n    S = __spec__\n": [(4, "introspection")],
+        "try:\n    from math import sqrt as compile\nexcept ImportError:\n    pass\nC = compile\n": [(5, "exec-eval")],
+        "import os\nif os.environ.get('X'):\n    open = print\nF = open\n": [(4, "file-io")],
+    }
+    for src, want in cases.items():
+        assert hits(src) == want, src
+    own = """
+        import math
+        license = "MIT"
+        __spec__ = None
+        def help(x):
+            return help
+        def erfc(x):
+            return (license, __spec__, help(x), max(x, 0))
+        if math.pi > 3:
+            max = min
+        try:
+            from math import sqrt as compile
+        except ImportError:
+            compile = None
+        if math.e > 2:
+            open = print
+        else:
+            open = len
+        C = (compile, open)
+        """
+    assert hits(own, entry_points=frozenset({"erfc"})) == []

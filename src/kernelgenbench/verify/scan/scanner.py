@@ -74,6 +74,7 @@ from .scope import (
     _type_positions,
     _user_attr_names,
 )
+from .shadowing import builtins_bindings, harmless_spec_reads
 from .stdlib_rules import PACKAGING_ALLOWED, import_judged_at_use, stdlib_path_finding
 from .value_rules import _ValueRules, none_compared, store_aliases
 
@@ -131,6 +132,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.force_jit: dict[str, set[int]] = {}  # name -> lines: defs to scan as kernel bodies regardless
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
+        self.spec_reads: set[int] = set()  # bare __spec__ read for its name or against None (run)
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
         # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
         self.alignment_reads: set[int] = set()
@@ -192,6 +194,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             or isinstance(n, ast.ImportFrom) and n.level == 0 and (n.module or "").split(".")[0] == "logging"
             for n in ast.walk(tree))
         self.user_attrs = _user_attr_names(tree)
+        self.spec_reads = harmless_spec_reads(tree)
+        for n in builtins_bindings(tree):  # (rb42) the built-ins of the functions defined after it
+            self.report(n, "introspection", "binds __builtins__, where the file's functions look up built-in names")
         self.own_receivers = own_instance_receivers(tree)
         self.own_namespaces = _own_op_namespaces(tree)
         # module-level names bound once, to an int literal, never rebound through ``global`` (``_ALIGN = 16``)
@@ -369,7 +374,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
                 elif node.id in ATTR_BUILTINS:
                     self.report(node, "dynamic-attr", f"uses {node.id} indirectly; attribute access must be "
                                 "written out (obj.name) or use a string literal")
-                elif node.id in ("__builtins__", "__loader__", "__spec__", "__build_class__"):  # rt42
+                elif node.id in ("__builtins__", "__loader__", "__spec__", "__build_class__") \
+                        and id(node) not in self.spec_reads:  # rt42; rb42: __spec__.name, __spec__ is None
                     self.report(node, "introspection", f"reaches {node.id}: builtins, import machinery, class factory")
             if id(node) not in self.chain_inner and id(node) not in self.handled:
                 path = self.resolve(node)

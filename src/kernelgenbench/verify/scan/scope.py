@@ -38,6 +38,7 @@ from typing import Iterator
 
 from .backend_names import backend_name
 from .policy import JIT_DECORATORS, is_module_path
+from .shadowing import builtin_in_reach
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
 #: annotations too).
@@ -375,6 +376,8 @@ class _ScopeAnalysis:
                 chain = [self.scopes[0]]
                 i = 0
                 continue
+            if scope.kind != "function" and builtin_in_reach(scope, name):
+                return "builtin", None, None  # (rb42) its binding may not have run when it is read
             if name in scope.aliases:
                 return "alias", scope.aliases[name], scope
             if name in scope.locals:
