@@ -125,7 +125,10 @@ class TimeCommand:
     how many of the fastest candidate repetitions are kept too (``Settings.timing_fastest``). ``save``: only
     write the repetitions the timed command of the same ``inp`` kept to ``check_out`` (the verifier sends it after
     the timed command, outside the GPU's exclusive hold: the file write was up to half of a vLLM case's exclusive
-    time on an H100)."""
+    time on an H100). ``ahead``: only make the case's baseline as ``prepare`` does and keep it (not the warm-up sets)
+    for the case's later ``prepare`` command, answering with its label and phases (the verifier sends one per timed
+    case before the job's first timed case, each under the GPU's shared gate: a vLLM reference's torch.compile was
+    ~95% of the timing work, and inside the job's exclusive hold it kept every other slot of the GPU waiting)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -137,6 +140,7 @@ class TimeCommand:
     prepare: bool = False
     fastest: int = 0
     save: bool = False
+    ahead: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -145,7 +149,8 @@ class TimeCommand:
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
                    [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"),
-                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)), bool(obj.get("save", False)))
+                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)), bool(obj.get("save", False)),
+                   bool(obj.get("ahead", False)))
 
 
 @dataclass
