@@ -389,3 +389,46 @@ def test_the_job_makes_its_baselines_outside_its_exclusive_hold(tmp_path) -> Non
         assert seen[:3] == [("ahead", 1, False)] * 3, (hold, seen)
         assert seen[3] == ("run", 0, hold == "job"), (hold, seen)
         assert v.times["ahead_s"] >= 0.0 and gate._readers == 0 and not gate._writer
+
+
+# ------------------------------------------------------------------------------------------- a real sandbox child
+@pytest.mark.slow
+def test_a_real_child_times_each_case_against_the_baseline_it_made_ahead(tmp_path: Path) -> None:
+    """vllm::rms_norm's oracle in a real sandbox child (Inductor on the CPU): three cases of different shapes made
+    ahead, in the verifier's order (correctness runs, then every case's ahead command, then each case's prepare, timed
+    and save commands); every case is timed against the native-compiled baseline made ahead, nothing is made again."""
+    from child_driver import DrivenChild
+
+    from kernelgenbench.suite.common import generator
+    from kernelgenbench.suite.registry import get_operator
+
+    root = Path(__file__).resolve().parents[1]
+    op = get_operator("vllm::rms_norm")
+    cpu = torch.device("cpu")
+    shapes = [[8, 64], [12, 64], [8, 128]]
+    with DrivenChild("vllm::rms_norm", root / "solutions" / "vllm__rms_norm.py", tmp_path) as ch:
+        assert ch.ready.get("ok"), ch.ready
+        inps = []
+        for i, shape in enumerate(shapes):
+            params = dict(shape=shape, dtype="fp32", eps=1e-6, weight="randn")
+            case_in, case_out = tmp_path / f"{i:05d}.in.pt", tmp_path / f"{i:05d}.out.pt"
+            torch.save(op.build(params, cpu, generator(cpu, 500 + i)).saved(), case_in)
+            assert ch.ask({"cmd": "case", "inp": str(case_in), "out": str(case_out)}).get("error") is None
+            inp = tmp_path / f"full-{i}.time.pt"
+            torch.save({"warmup_seeds": [11 + i, 22 + i], "params": params}, inp)
+            inps.append((inp, params))
+        for inp, _ in inps:
+            made = ch.ask({"cmd": "time", "inp": str(inp), "reps": 10, "warmup_ms": 1.0, "ahead": True})
+            assert made.get("error") is None and made["baseline"] == vc.NATIVE_COMPILED, made
+            assert made["phases_ms"]["ahead_kept"] == 1.0 and made["phases_ms"]["baseline"] > 0.0
+        for i, (inp, params) in enumerate(inps):
+            torch.save({"warmup_seeds": [11 + i, 22 + i], "params": params, "seed": 1000 + i}, inp)
+            ready = ch.ask({"cmd": "time", "inp": str(inp), "reps": 10, "warmup_ms": 1.0, "prepare": True})
+            assert ready.get("error") is None, ready.get("error")
+            assert ready["phases_ms"]["baseline"] == 0.0 and ready["phases_ms"]["ahead_baseline"] > 0.0
+            timed = ch.ask({"cmd": "time", "inp": str(inp), "reps": 10, "warmup_ms": 1.0, "check": [3]})
+            assert timed.get("error") is None, timed.get("error")
+            assert timed["baseline"] == vc.NATIVE_COMPILED and not timed.get("launch_violations")
+            assert timed["baseline_ms"] > 0 and timed["candidate_ms"] > 0
+            saved = ch.ask({"cmd": "time", "inp": str(inp), "check_out": str(tmp_path / f"c{i}.pt"), "save": True})
+            assert saved.get("error") is None
