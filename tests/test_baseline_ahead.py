@@ -432,3 +432,20 @@ def test_a_real_child_times_each_case_against_the_baseline_it_made_ahead(tmp_pat
             assert timed["baseline_ms"] > 0 and timed["candidate_ms"] > 0
             saved = ch.ask({"cmd": "time", "inp": str(inp), "check_out": str(tmp_path / f"c{i}.pt"), "save": True})
             assert saved.get("error") is None
+
+
+@pytest.mark.parametrize("flag, want", [([], True), (["--no-baseline-ahead"], False), (["--baseline-ahead"], True)])
+def test_kgb_eval_passes_baseline_ahead_to_the_run(tmp_path, monkeypatch, flag, want) -> None:
+    from typer.testing import CliRunner
+
+    from kernelgenbench import cli
+    from kernelgenbench.run import evaluate as ev
+
+    seen: list[Any] = []
+
+    def fake_evaluate(directory, settings, **kw):
+        seen.append(settings)
+        raise ev.EvaluationError("no submission files here")
+    monkeypatch.setattr(ev, "evaluate", fake_evaluate)
+    res = CliRunner().invoke(cli.app, ["eval", str(tmp_path), *flag])
+    assert res.exit_code == 2 and [s.baseline_ahead for s in seen] == [want], res.output
