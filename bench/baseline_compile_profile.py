@@ -142,6 +142,31 @@ def profile_case(op: Any, case: Any) -> dict[str, Any]:
     return out
 
 
+def signature(value: Any) -> Any:
+    """What a static-shape compile of a call specialises on: each tensor's shape, strides, offset and dtype, every
+    other argument's value."""
+    if isinstance(value, torch.Tensor):
+        return ("T", tuple(value.shape), tuple(value.stride()), value.storage_offset(), str(value.dtype))
+    if isinstance(value, (list, tuple)):
+        return tuple(signature(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, signature(v)) for k, v in sorted(value.items()))
+    return ("V", repr(value))
+
+
+def signatures(op: Any) -> tuple[int, int, int]:
+    """``(timed cases, distinct compile signatures, most cases sharing one)`` of ``op``'s full tier (inputs built on
+    ``--device``): how much one compile per signature (instead of per case) could save."""
+    dev = DEV[0]
+    seen: dict[Any, int] = {}
+    timed = [c for c in op.cases("full") if c.timed]
+    for case in timed:
+        call = op.build(case.params, dev, generator(dev, case.seed))
+        key = (signature(call.args), signature(call.kwargs))
+        seen[key] = seen.get(key, 0) + 1
+    return len(timed), len(seen), max(seen.values(), default=0)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Profile the first ``--cases`` timed full-tier cases of each operator (``--every``: every n-th)."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -150,8 +175,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--every", type=int, default=1)
     ap.add_argument("--json")
     ap.add_argument("--device", default="cpu", help="cpu (Inductor's C++ backend) or cuda (Triton)")
+    ap.add_argument("--signatures", action="store_true", help="only count the timed cases' distinct compile "
+                                                                "signatures per operator (nothing compiled)")
     a = ap.parse_args(argv)
     DEV[0] = torch.device(a.device)
+    if a.signatures:
+        for op_id in a.ops:
+            timed, distinct, most = signatures(get_operator(op_id))
+            print(json.dumps({"op": op_id, "timed": timed, "signatures": distinct, "most_sharing_one": most}))
+        return
     from torch._inductor import config as ic
 
     print(json.dumps({"device": a.device, "compile_threads": ic.compile_threads, "torch": torch.__version__}),
