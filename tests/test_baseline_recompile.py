@@ -124,7 +124,7 @@ def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, op: Any, recompile: 
     monkeypatch.setattr(timed_loop, "time_case", time_case)
     monkeypatch.setattr(child_mod.collector, "collect_command", lambda path: 2)
     ch = child_mod.Child.__new__(child_mod.Child)
-    ch.prepared, ch.torch, ch.op = None, torch, op
+    ch.prepared, ch.ahead, ch.torch, ch.op = None, {}, torch, op
     ch.platform = SimpleNamespace(interpreter=True, device="cpu")
     ch.impl = ch.state = None
     ch.submission_path = tmp_path / "sub.py"

@@ -256,7 +256,7 @@ def test_a_compile_inside_the_timed_loop_is_never_timed_again(tmp_path: Path, mo
     op = _MemoFlipOp(state)
     sent: list[Any] = []
     ch = child_mod.Child.__new__(child_mod.Child)
-    ch.prepared, ch.torch, ch.op, ch.state = None, torch, op, state
+    ch.prepared, ch.ahead, ch.torch, ch.op, ch.state = None, {}, torch, op, state
     ch.platform = SimpleNamespace(interpreter=True, device="cpu")
     ch.impl = SimpleNamespace(activate=lambda: None, deactivate=lambda: None)
     ch.submission_path = str(tmp_path / "sub.py")

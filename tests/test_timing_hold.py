@@ -53,7 +53,7 @@ def _child(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, list[A
     monkeypatch.setattr("kernelgenbench.sandbox.timed_loop.time_case", fake_time_case)
     monkeypatch.setattr(child_mod.collector, "collect_command", lambda path: 2)
     ch = child_mod.Child.__new__(child_mod.Child)
-    ch.prepared = None
+    ch.prepared, ch.ahead = None, {}
     ch.torch = torch
     ch.op = CountingOp()
     ch.platform = SimpleNamespace(interpreter=True, device="cpu")
@@ -136,7 +136,7 @@ def _phase(tmp_path: Path, answers: list[TimeAnswer], events: list[str]) -> Any:
     phase.settings = SimpleNamespace(reps=10, warmup_ms=10.0, timing_checks=2, timing_fastest=2, time_timeout_s=60.0,
                                      baseline=None)
     phase.session = SimpleNamespace(request=request, check_launch=lambda *a: None)
-    phase.rng, phase.io, phase.harness_ms = random.Random(0), tmp_path, {}
+    phase.rng, phase.io, phase.harness_ms, phase.ahead_ms = random.Random(0), tmp_path, {}, {}
     phase.record = SimpleNamespace(baseline=None)
 
     @contextlib.contextmanager

@@ -214,6 +214,10 @@ def eval_cmd(
                                               "'kernelgenbench[ray]')"),
     address: Optional[str] = typer.Option(None, help="with --backend ray: the cluster to join (host:port, or auto); "
                                                      "default: a Ray instance on this machine for the run"),
+    baseline_ahead: bool = typer.Option(True, "--baseline-ahead/--no-baseline-ahead",
+                                        help="GPU platforms: make every timed case's compiled baseline (a vLLM "
+                                             "reference's torch.compile) before the job's first timed case, sharing "
+                                             "the GPU, instead of in each case (the same baseline either way)"),
     shard_cases: int = typer.Option(0, "--shard-cases", min=0, help="judge a job of more than N cases as "
                                     "ceil(cases/N) shards (shard i: cases[i::n]), each a whole job of its own "
                                     "(sandbox, L1, L2, L3, timing), merged into one record (shards: n); 0: off"),
@@ -231,7 +235,7 @@ def eval_cmd(
     settings = Settings(reps=reps, warmup_ms=warmup_ms, case_timeout_s=case_timeout,
                         import_timeout_s=import_timeout, log_limit_bytes=int(log_limit_mb * (1 << 20)),
                         baseline=baseline, fork_server=fork_server, interpreter_max_mb=interpreter_max_mb or None,
-                        timing_hold=timing_hold, shard_cases=shard_cases)
+                        timing_hold=timing_hold, shard_cases=shard_cases, baseline_ahead=baseline_ahead)
     progress = run_progress(console)
     task = None
 

@@ -113,9 +113,13 @@ class CaseRecord(_Record):
             slots (:func:`~kernelgenbench.verify.judge.unproven_writes`).
         remeasured: an implausible speedup measured again in a fresh sandbox (``first_ms``, ``fresh_ms``).
         harness_ms: where the wall time of timing this case went (GPU), in ms: ``prep`` (the verifier writes the
-            command), ``made`` (the verifier's wall clock of the ``prepare`` command, which builds the warm-up sets
-            and makes the baseline before the timed command; held apart from it where Settings.timing_hold is
-            ``case``), ``load``, ``baseline`` (making the baseline: a vLLM operator's torch.compile), ``warmup``,
+            command), ``ahead`` (the verifier's wall clock of the case's ``ahead`` command, which made its compiled
+            baseline before the job's first timed case under the GPU's shared gate: Settings.baseline_ahead),
+            ``ahead_baseline`` (making it there: a vLLM operator's torch.compile, the eager cross-check, the probe
+            sets), ``made`` (the verifier's wall clock of the ``prepare`` command, which builds the warm-up sets
+            and makes the baseline before the timed command, or takes the one made ahead; held apart from it where
+            Settings.timing_hold is ``case``), ``load``, ``baseline`` (making the baseline in the prepare command: 0
+            where it was made ahead), ``warmup``,
             ``build`` (the timed input sets), ``blocks`` (the timed blocks, device
             lead and flushes included), ``save`` (the child writes the checked repetitions, in a save command after the
             timed one), ``collect`` (the child's garbage collection before the command: the young generations, every
@@ -458,7 +462,7 @@ def tier_case_count(op: Any, tier: str) -> int:
 
 #: The phases of a job's ``time_s``, in the order they are written.
 PHASES = ("l1_s", "import_s", "reference_s", "save_s", "child_case_s", "candidate_s", "load_s", "judge_s",
-          "ghost_s", "profile_s", "timing_s", "gate_wait_s", "gate_wait_timing_s", "hung_s")
+          "ghost_s", "profile_s", "ahead_s", "timing_s", "gate_wait_s", "gate_wait_timing_s", "hung_s")
 
 
 class PhaseTimes(dict):  # type: ignore[type-arg]
@@ -467,7 +471,9 @@ class PhaseTimes(dict):  # type: ignore[type-arg]
     gate_wait_s: this job's untimed GPU work waited while another slot of the GPU timed (or queued to time);
     gate_wait_timing_s: its timing waited for the other slots' untimed GPU work (sandbox start-up, cases,
     ghost replay, profiling, teardown) to stop; hung_s: cases that did not answer before the case timeout
-    (the candidate's time, until the process group was killed). candidate_s is the time the sandbox spent
+    (the candidate's time, until the process group was killed); ahead_s: making the timed cases' compiled baselines
+    before the job's first timed case (verify/timing.py ``TimingPhase.make_ahead``; shared GPU work, gate waits not
+    counted); timing_s: timing, the baselines made ahead not counted. candidate_s is the time the sandbox spent
     inside candidate calls; everything else is harness overhead.
     """
 

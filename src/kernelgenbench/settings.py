@@ -97,6 +97,10 @@ class Settings:
             ``unsupported`` before it runs, never judged (``Platform.oversize_reason``). None or 0: no budget.
             GPU platforms never apply it. Default: ``KGB_INTERPRETER_MAX_MB`` where set, else
             :data:`INTERPRETER_MAX_MB` (:func:`interpreter_max_mb_default`).
+        baseline_ahead: make every timed case's compiled baseline (a vLLM reference under torch.compile) before the
+            job's first timed case, each case's under the GPU's shared gate, outside the job's exclusive hold
+            (verify/timing.py ``TimingPhase.make_ahead``; ``kgb eval --no-baseline-ahead`` makes each in its case, as
+            before, for a measurement of the difference). The timed baseline is the same either way.
         shard_cases: ``kgb eval --shard-cases N``: a job whose tier has more than N cases is judged as
             ``ceil(cases / N)`` shards, shard i judging the cases ``cases[i::n]`` as a job of its own, merged into one
             record (``run/shards.py``); 0 (the default): every job is judged whole.
@@ -124,6 +128,7 @@ class Settings:
     interpreter_max_mb: float | None = field(default_factory=interpreter_max_mb_default)
     timing_hold: str = "job"
     shard_cases: int = 0
+    baseline_ahead: bool = True
 
     def __post_init__(self) -> None:
         if self.shard_cases < 0:

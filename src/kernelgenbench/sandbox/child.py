@@ -181,6 +181,9 @@ class Child:
         #: what a ``prepare`` time command made for the next time command of its ``inp``: (inp, warm-up sets,
         #: baseline fn, baseline label, phases in ms); None when nothing waits
         self.prepared: tuple[str, list[Any], Any, str, dict[str, float]] | None = None
+        #: the baselines ``ahead`` time commands made (:meth:`run_ahead`), by their case's ``inp``, until that case's
+        #: prepare or time command takes its own: (baseline fn, label, phases in ms); no warm-up sets are kept
+        self.ahead: dict[str, tuple[Any, str, dict[str, float]]] = {}
         #: the checked repetitions of the last timed command, until its save command: (its inp, number -> (call, ret))
         self.kept_checked: tuple[str, dict[int, tuple[Any, Any]]] | None = None
         self.resp = os.fdopen(args.resp_fd, "w", buffering=1)
@@ -494,13 +497,19 @@ class Child:
             return build(timed_set_seed(base_seed, k))
 
         phases: dict[str, float] = {}
+        if msg.ahead:
+            self.run_ahead(msg, data, build, phases, t0)
+            return
         prepared, self.prepared = self.prepared, None
+        made_ahead = self.ahead.pop(msg.inp, None)
         try:
             if prepared is not None and prepared[0] == msg.inp and not msg.prepare:
                 # made by this case's prepare command (the verifier sent it just before this one)
                 _, calls, base_fn, label, made = prepared
                 phases.update(made)
                 phases["load"] += (time.perf_counter() - t0) * 1e3
+            elif made_ahead is not None:
+                calls, base_fn, label = self.take_ahead(made_ahead, data, build, phases, t0)
             else:
                 calls, base_fn, label = self.make_baseline(msg, data, build, phases, t0)
             if msg.prepare:
@@ -533,24 +542,82 @@ class Child:
         except BaseException as exc:  # noqa: BLE001
             self.send(TimeAnswer(error=error_report(exc, "baseline" if isinstance(exc, BaselineFailed) else "timing")))
 
+    def run_ahead(self, msg: TimeCommand, data: dict[str, Any], build: Any, phases: dict[str, float],
+                  t0: float) -> None:
+        """:attr:`TimeCommand.ahead`: make the baseline of ``msg``'s case as its prepare command would
+        (:meth:`make_baseline`: warm-up sets, torch.compile, the eager cross-check, the probe sets) and keep it, by
+        ``msg.inp``, for that case's prepare command; the warm-up sets are dropped (the prepare command builds them
+        again from their seeds: a job's cases made ahead keep only their baselines alive). The verifier sends one per
+        timed case before the job's first timed case, each under the GPU's shared gate, so that the compiles are not
+        made while the job holds the GPU alone. Answers with the label and the phases (``ahead_kept`` 1), or the
+        BaselineFailed. A compiled baseline that cannot be kept beside the other cases' (``NotIsolated``: its
+        reference graph-breaks) drops every baseline made ahead and answers ``ahead_kept`` 0: the verifier sends no
+        more, and each case makes its own in its prepare command, from a fresh dynamo cache as before."""
+        from ..suite.baselines import NotIsolated, making_ahead
+        from .timed_loop import BaselineFailed
+
+        try:
+            with making_ahead():
+                calls, base_fn, label = self.make_baseline(msg, data, build, phases, t0)
+        except NotIsolated as exc:
+            self.ahead.clear()
+            phases["ahead_kept"] = 0.0
+            self.send(TimeAnswer(baseline=f"not made ahead: {exc}", phases_ms={k: round(v, 3) for k, v in
+                                                                                 phases.items()},
+                                 timers_tampered=tampered_timers()))
+            return
+        except BaselineFailed as exc:
+            self.send(TimeAnswer(error=error_report(exc, "baseline")))
+            return
+        except BaseException as exc:  # noqa: BLE001
+            self.send(TimeAnswer(error=error_report(exc, "timing")))
+            return
+        del calls
+        self.ahead[msg.inp] = (base_fn, label, dict(phases))
+        phases["ahead_kept"] = 1.0
+        self.send(TimeAnswer(baseline=label, phases_ms={k: round(v, 3) for k, v in phases.items()},
+                             timers_tampered=tampered_timers()))
+
+    def take_ahead(self, made: tuple[Any, str, dict[str, float]], data: dict[str, Any], build: Any,
+                   phases: dict[str, float], t0: float) -> tuple[list[Any], Any, str]:
+        """The warm-up sets of a case whose baseline an ``ahead`` command made (``made``: :attr:`ahead`'s entry),
+        built again from their seeds, and that baseline ``(calls, fn, label)``. Phases: ``load`` (this command's),
+        ``baseline`` 0 (nothing is made here) and ``ahead_baseline``, what making it took in the ahead command.
+
+        Raises :class:`~.timed_loop.BaselineFailed` where a compiled baseline no longer holds its graph (a call would
+        compile again, or past the recompile limit run eagerly without a compile the timed loop could count)."""
+        from .timed_loop import BaselineFailed
+
+        base_fn, label, made_phases = made
+        calls = self.warmup_sets(data, build)
+        kept = base_fn.graphs_kept() if hasattr(base_fn, "graphs_kept") else None
+        if kept == 0:
+            raise BaselineFailed("the baseline made ahead of the case no longer holds its compiled graph")
+        phases.update(load=(time.perf_counter() - t0) * 1e3, baseline=0.0,
+                      ahead_baseline=float(made_phases.get("baseline", 0.0)))
+        return calls, base_fn, label
+
+    def warmup_sets(self, data: dict[str, Any], build: Any) -> list[Any]:
+        """The case's warm-up sets: built from their seeds (their values are never judged and never timed), or given
+        (tests of the protocol)."""
+        from ..suite.spec import Call
+
+        if data.get("warmup_seeds") is not None:
+            return [build(int(s)) for s in data["warmup_seeds"]]
+        return [Call.loaded(d) for d in data["sets"]]
+
     def make_baseline(self, msg: TimeCommand, data: dict[str, Any], build: Any, phases: dict[str, float],
                       t0: float) -> tuple[list[Any], Any, str]:
         """The warm-up sets of ``msg``'s case (``data``: its input file; ``build(seed)`` makes a set) and its
         baseline ``(calls, fn, label)``; adds the ``load`` and ``baseline`` phases (ms since ``t0``) to ``phases``.
         Raises :class:`~.timed_loop.BaselineFailed` where making the baseline fails (the baseline's fault, not the
         submission's)."""
-        from ..suite.baselines import baseline_kind
-        from ..suite.spec import Call
+        from ..suite.baselines import NotIsolated, baseline_kind
         from .timed_loop import BaselineFailed
 
         torch = self.torch
         device = self.device()
-        # the warm-up sets: built here from their seeds (their values are never judged and never timed), or
-        # given (tests of the protocol)
-        if data.get("warmup_seeds") is not None:
-            calls = [build(int(s)) for s in data["warmup_seeds"]]
-        else:
-            calls = [Call.loaded(d) for d in data["sets"]]
+        calls = self.warmup_sets(data, build)
         phases["load"] = (time.perf_counter() - t0) * 1e3
         kinds = getattr(self.op, "baseline_kinds", ())
         t_base = time.perf_counter()
@@ -564,6 +631,8 @@ class Child:
                 base_fn, label = self.op.baseline(calls[0], self.platform)
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
+        except NotIsolated:
+            raise  # made ahead only: the caller makes it in its case instead (run_ahead)
         except Exception as exc:  # noqa: BLE001 - making the baseline failed: the baseline's fault
             raise BaselineFailed(f"making the baseline failed: {type(exc).__name__}: {exc}") from exc
         if _allocator_ooms() > ooms and baseline_kind(label) == "native-eager" and msg.baseline != "native-eager":

@@ -262,8 +262,8 @@ def global_state_change(where: str) -> str | None:
 
 def compiled_graphs() -> int:
     """How many graphs ``torch.compile`` (dynamo) compiled in this process so far (dynamo's ``unique_graphs``; 0 while
-    dynamo was never imported). The harness compiles only a vLLM baseline, in a ``prepare`` command, never while the
-    submission's code runs."""
+    dynamo was never imported). The harness compiles only a vLLM baseline, in an ``ahead`` or ``prepare`` command,
+    never while the submission's code runs."""
     utils = sys.modules.get("torch._dynamo.utils")
     counters = getattr(utils, "counters", None)
     return int(counters["stats"]["unique_graphs"]) if counters is not None else 0

@@ -113,19 +113,23 @@ class CaseCommand:
 
 @dataclass
 class TimeCommand:
-    """Time one case (``sandbox/timed_loop.py``). The input file ``inp`` holds the seeds of the two warm-up
-    sets (``warmup_seeds``, built in the child; or the sets themselves, ``sets``), the case's ``params`` and
-    the secret ``seed`` of the timed repetitions' input sets (built in the child, one per repetition:
-    :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in ``check`` are
-    kept in the child for the verifier to judge; ``baseline`` forces a baseline kind of the operators that
-    offer several (vLLM: ``kgb eval --baseline``), None its default. ``prepare``: only build the warm-up sets
-    and make the baseline (a vLLM reference's ``torch.compile``), keep them for the next time command of the
-    same ``inp`` and answer with the baseline's label and those phases, timing nothing (the verifier sends it
-    before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is ``case``). ``fastest``:
-    how many of the fastest candidate repetitions are kept too (``Settings.timing_fastest``). ``save``: only
-    write the repetitions the timed command of the same ``inp`` kept to ``check_out`` (the verifier sends it after
-    the timed command, outside the GPU's exclusive hold: the file write was up to half of a vLLM case's exclusive
-    time on an H100)."""
+    """Time one case (``sandbox/timed_loop.py``). The input file ``inp`` holds the seeds of the two warm-up sets
+    (``warmup_seeds``, built in the child; or the sets themselves, ``sets``), the case's ``params`` and the secret
+    ``seed`` of the timed repetitions' input sets (built in the child, one per repetition:
+    :func:`~kernelgenbench.verify.timing.timed_set_seed`); the candidate repetitions numbered in ``check`` are kept
+    in the child for the verifier to judge; ``baseline`` forces a baseline kind of the operators that offer several
+    (vLLM: ``kgb eval --baseline``), None its default. ``prepare``: only build the warm-up sets and make the
+    baseline (a vLLM reference's ``torch.compile``; or take the one an ``ahead`` command made), keep them for the
+    next time command of the same ``inp`` and answer with the baseline's label and those phases, timing nothing (the
+    verifier sends it before the case's timing, under the GPU's shared gate where ``Settings.timing_hold`` is
+    ``case``). ``fastest``: how many of the fastest candidate repetitions are kept too
+    (``Settings.timing_fastest``). ``save``: only write the repetitions the timed command of the same ``inp`` kept
+    to ``check_out`` (the verifier sends it after the timed command, outside the GPU's exclusive hold: the file
+    write was up to half of a vLLM case's exclusive time on an H100). ``ahead``: only make the case's baseline as
+    ``prepare`` does and keep it (not the warm-up sets) for the case's later ``prepare`` command, answering with its
+    label and phases (the verifier sends one per timed case before the job's first timed case, each under the GPU's
+    shared gate: a vLLM reference's torch.compile was ~95% of the timing work, and inside the job's exclusive hold
+    it kept every other slot of the GPU waiting)."""
 
     cmd: ClassVar[str] = "time"
     inp: str
@@ -137,6 +141,7 @@ class TimeCommand:
     prepare: bool = False
     fastest: int = 0
     save: bool = False
+    ahead: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"cmd": self.cmd, **_fields(self)}
@@ -145,7 +150,8 @@ class TimeCommand:
     def from_json(cls, obj: dict[str, Any]) -> "TimeCommand":
         return cls(obj["inp"], int(obj.get("reps", 50)), float(obj.get("warmup_ms", 25.0)),
                    [int(k) for k in (obj.get("check") or [])], obj.get("check_out"), obj.get("baseline"),
-                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)), bool(obj.get("save", False)))
+                   bool(obj.get("prepare", False)), int(obj.get("fastest", 0)), bool(obj.get("save", False)),
+                   bool(obj.get("ahead", False)))
 
 
 @dataclass

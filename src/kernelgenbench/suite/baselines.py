@@ -8,6 +8,9 @@ here imports torch: the command line and the summaries read it.
 """
 from __future__ import annotations
 
+import contextlib
+from typing import Iterator
+
 #: Best first; ``kgb eval --baseline KIND`` forces one.
 BASELINE_KINDS = ("vllm", "native-compiled", "native-eager")
 
@@ -17,3 +20,31 @@ def baseline_kind(label: str | None) -> str | None:
     source's baseline, or no label)."""
     head = (label or "").split(" ", 1)[0].rstrip(";")
     return head if head in BASELINE_KINDS else None
+
+
+#: set while the sandbox child makes a case's baseline ahead of the job's timing (:func:`making_ahead`)
+_AHEAD = [False]
+
+
+@contextlib.contextmanager
+def making_ahead() -> Iterator[None]:
+    """While the sandbox child makes a case's baseline before the job's first timed case (sandbox/child.py
+    ``run_ahead``): a compiled baseline that cannot keep its graphs apart from the other cases' raises
+    :class:`NotIsolated` instead of dropping theirs (suite/vllm/common.py ``_compiled``)."""
+    _AHEAD[0] = True
+    try:
+        yield
+    finally:
+        _AHEAD[0] = False
+
+
+def ahead() -> bool:
+    """Whether a baseline is being made ahead (:func:`making_ahead`)."""
+    return _AHEAD[0]
+
+
+class NotIsolated(RuntimeError):
+    """A compiled baseline made ahead whose reference compiles into frames other than its case's own (a graph break:
+    dynamo compiles the rest of the reference as frames whose code, and so whose cache and recompile limit, every
+    case shares), so that it cannot live beside the other cases' baselines: the job's baselines are made in their
+    cases instead, each after a ``torch._dynamo.reset()`` as before."""

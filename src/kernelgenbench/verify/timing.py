@@ -54,6 +54,10 @@ HOLD_TEXT = {
             "with other slots' untimed work",
 }
 
+#: What ``timing.method`` adds where the job's compiled baselines were made ahead (TimingPhase.make_ahead).
+AHEAD_TEXT = ("each case's compiled baseline made before the job's first timed case, under the GPU's shared gate "
+              "(the same graph, cross-check and probe sets as made in its case); ")
+
 #: Repetitions per block before the sides switch (time_case's default).
 BLOCK = 10
 
@@ -132,6 +136,11 @@ class TimingPhase:
     #: (``case``: the GPU's shared and exclusive gate); no-ops where the job holds the GPU for all of timing
     hold_untimed: Callable[[], ContextManager[Any]] = contextlib.nullcontext
     hold_timed: Callable[[], ContextManager[Any]] = contextlib.nullcontext
+    #: the context-manager factory around each ``ahead`` command of :meth:`make_ahead` (the job: the GPU's shared gate,
+    #: per case, outside the job's exclusive hold under either Settings.timing_hold)
+    hold_ahead: Callable[[], ContextManager[Any]] = contextlib.nullcontext
+    #: why the child kept no baseline made ahead (:meth:`make_ahead`), or None
+    ahead_refused: str | None = None
     #: ms the verifier spent judging the last case's checked repetitions
     _check_ms: float = 0.0
 
@@ -153,11 +162,61 @@ class TimingPhase:
         self.harness_ms: dict[str, dict[str, float]] = {}
         #: called as ``progress("timing", done, total)`` after each timed case (the console's per-job bar)
         self.progress: Callable[[str, int, int], None] | None = None
+        #: case id -> the verifier's wall clock of the case's ``ahead`` command, ms (:meth:`make_ahead`)
+        self.ahead_ms: dict[str, float] = {}
+
+    def timed_cases(self, cases: list[Case]) -> list[Case]:
+        """The cases of ``cases`` that :meth:`run` times: timed, and not left untimed by the correctness phase."""
+        by_id = {e.id: e for e in self.record.cases}
+        return [c for c in cases if c.timed and not by_id[c.id].untimed]
+
+    def ahead_wanted(self) -> bool:
+        """Whether the job's baselines are made ahead (:meth:`make_ahead`): ``Settings.baseline_ahead`` and a
+        baseline that is compiled (``native-compiled``: forced, or the operator's default where vLLM does not
+        import); other baselines cost nothing to make."""
+        from ..suite.baselines import baseline_kind
+
+        if not getattr(self.settings, "baseline_ahead", True):
+            return False
+        forced = self.settings.baseline
+        if forced is not None and forced in getattr(self.op, "baseline_kinds", ()):
+            return forced == "native-compiled"
+        return baseline_kind(self.op.baseline_label()) == "native-compiled"
+
+    def make_ahead(self, cases: list[Case]) -> None:
+        """Make the baseline of every case :meth:`run` will time before the first is timed: one ``ahead`` command
+        per case (:class:`~kernelgenbench.sandbox.protocol.TimeCommand`), each under :attr:`hold_ahead`; the child
+        keeps each case's baseline (not its warm-up sets) for the case's ``prepare`` command. A vLLM reference's
+        torch.compile was ~95% of a vLLM job's timing work (4 s a timed case; 252 s of 264 s over call 6's 63 timed
+        cases): made here, it is shared work beside the other slots, not time the job holds the GPU alone. The
+        timed artefact is the same: the same compiled graph of the same warm-up set, checked against the eager
+        reference and probed on the same sets before any candidate call is timed. Nothing where
+        :meth:`ahead_wanted` is false. Raises JobFailed (``baseline``: making one failed) as :meth:`time_one`."""
+        if not self.ahead_wanted():
+            return
+        for case in self.timed_cases(cases):
+            inp = self._inp(case)
+            torch.save({"warmup_seeds": [case.seed ^ salt for salt in WARMUP_SALTS], "params": case.params}, inp)
+            with self.hold_ahead():
+                t0 = time.perf_counter()
+                msg = self._request(case, TimeCommand(str(inp), self.settings.reps, self.settings.warmup_ms,
+                                                      baseline=self.settings.baseline, ahead=True))
+                self.ahead_ms[case.id] = (time.perf_counter() - t0) * 1e3
+            if not (msg.phases_ms or {}).get("ahead_kept", 0.0):
+                # the child kept none (a reference that graph-breaks: its frames' caches are every case's): each
+                # case makes its baseline in its prepare command, as without this pass
+                self.ahead_refused = str(msg.baseline or "the child kept no baseline made ahead")
+                self.ahead_ms.clear()
+                return
+
+    def _inp(self, case: Case) -> Path:
+        """The file of ``case``'s time commands (its name keys what the child keeps for the case)."""
+        return self.io / f"{case.tier}-{case.index}.time.pt"
 
     def run(self, cases: list[Case]) -> None:
         """Time every timed case of ``cases`` that ran and was not left untimed; record the results."""
         by_id = {e.id: e for e in self.record.cases}
-        timed = [c for c in cases if c.timed and not by_id[c.id].untimed]
+        timed = self.timed_cases(cases)
         self.record.timing = TimingInfo(
             applicable=True, reps=self.settings.reps, warmup_ms=self.settings.warmup_ms,
             method="device time: alternating blocks, fresh input values every repetition (both sides "
@@ -165,6 +224,8 @@ class TimingPhase:
                    "device spin so the host is ahead, CUDA events, median; host issue "
                    "time per call reported beside it (*_host_ms); "
                    f"{HOLD_TEXT[self.settings.timing_hold]}; "
+                   f"{AHEAD_TEXT if self.ahead_ms else ''}"
+                   f"{f'baselines made in each case ({self.ahead_refused}); ' if self.ahead_refused else ''}"
                    f"{self.settings.timing_checks} random and the {self.settings.timing_fastest} fastest timed "
                    "candidate repetitions judged",
             timed_cases=len(timed))
@@ -243,13 +304,14 @@ class TimingPhase:
         candidate that behaves differently when it is timed, skips work on some repetitions, or answers from a
         cache, fails.
 
-        Four commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
-        the warm-up sets and makes the baseline (``prepare``), then warms up and times (keeping the checked
-        repetitions), then writes them out (``save``, outside the exclusive hold) and the verifier judges them.
+        Three commands, each under its hold (:attr:`hold_untimed`, :attr:`hold_timed`): the child first builds
+        the warm-up sets and makes the baseline, or takes the one :meth:`make_ahead` made (``prepare``), then warms up
+        and times (keeping the checked repetitions), then writes them out (``save``, outside the exclusive hold) and
+        the verifier judges them.
         """
         t_prep = time.perf_counter()
         base_seed = self.rng.getrandbits(62)
-        inp = self.io / f"{case.tier}-{case.index}.time.pt"
+        inp = self._inp(case)
         # the child builds the two warm-up sets from these seeds, as it builds the timed sets from base_seed (a
         # set it builds wrong fails the judged repetitions, rebuilt here; warm-up values are never judged)
         torch.save({"warmup_seeds": [case.seed ^ salt for salt in WARMUP_SALTS], "params": case.params,
@@ -278,6 +340,8 @@ class TimingPhase:
         self.harness_ms[case.id] = {
             "prep": round(prep_ms, 3), "made": round(made_ms, 3), **{k: round(v, 3) for k, v in child.items()},
             "check": round(self._check_ms, 3), "command": round(wall_ms, 3), "device": round(reported, 3)}
+        if case.id in self.ahead_ms:
+            self.harness_ms[case.id]["ahead"] = round(self.ahead_ms[case.id], 3)
         return msg
 
     def _request(self, case: Case, cmd: TimeCommand) -> TimeAnswer:

@@ -3,11 +3,14 @@ views of padded inputs, element sizes for cost models."""
 from __future__ import annotations
 
 import importlib
+import itertools
+import types
+import weakref
 from typing import Any, Callable
 
 import torch
 
-from ..baselines import BASELINE_KINDS
+from ..baselines import BASELINE_KINDS, NotIsolated, ahead
 from ..common import flat_tensors, make_tensor
 from ..spec import Call, dtype_of
 
@@ -39,7 +42,6 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     (so that compilation stays outside the timed region), then checked against ``native`` run eagerly on another
     clone (:func:`disagreement`). ``dynamic``: ``torch.compile``'s, static shapes unless set (:func:`pick_baseline`'s
     ``dynamic_reason``). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
-    import torch._dynamo
     from torch._dynamo.utils import counters
 
     written, unchanged = call.written, call.unchanged
@@ -47,17 +49,31 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     def core(*args: Any, **kwargs: Any) -> Any:
         return native(Call(list(args), dict(kwargs), written, unchanged))
 
-    # A fresh cache per case: the recompile limit of one code object would otherwise turn the later cases of
-    # a grid (new shapes) silently eager.
-    torch._dynamo.reset()
-    graphs = counters["stats"]["unique_graphs"]
+    # A fresh cache per case: the recompile limit of one code object would otherwise turn the later cases of a grid
+    # (new shapes) silently eager. Made in its case, ``torch._dynamo.reset()`` first, as always. Made ahead of the
+    # job's timing (sandbox/child.py ``run_ahead``), the job's other baselines made ahead must keep their graphs, so
+    # no reset (but before the first): each case's ``core`` has a code object of its own (:func:`own_code`), whose
+    # cache, guards and recompile count are its own. That keeps the case apart only where the reference compiles to
+    # one graph of that frame: a graph break compiles the rest as frames of the reference's own functions and of
+    # dynamo's resume functions, whose code every case shares (:class:`NotIsolated`: made in its case instead).
+    made_ahead = ahead()
+    if not made_ahead or not _MADE_AHEAD:
+        torch._dynamo.reset()
+    core = own_code(core)
+    graphs, breaks = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
     compiled = torch.compile(core, dynamic=dynamic, backend=backend)
     warm = call.clone()
     ret = compiled(*warm.args, **warm.kwargs)
     cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
     if cuda:
         torch.cuda.synchronize()
-    if counters["stats"]["unique_graphs"] <= graphs:  # dynamo skipped the frame: the reference would run eagerly
+    made = counters["stats"]["unique_graphs"] - graphs
+    isolated = made <= 1 and sum(counters["graph_break"].values()) == breaks and cache_entries(core.__code__) == made
+    if made_ahead and not isolated:
+        raise NotIsolated(f"the reference compiles to {made} graph(s) and "
+                          f"{sum(counters['graph_break'].values()) - breaks} graph break(s), frames whose caches "
+                          f"every case shares")
+    if made <= 0:  # dynamo skipped the frame: the reference would run eagerly
         raise RuntimeError("torch.compile captured no graph")
     # the compiled reference must compute what the eager one does (pytorch/pytorch#182343: Inductor read a sliced
     # searchsorted sequence from its buffer's start), else the baseline times different work
@@ -68,7 +84,34 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     off = disagreement([_written(warm), ret], [_written(plain), eager_ret])
     if off:
         raise CompiledDisagrees(f"torch.compile's result differs from the eager reference on the warm-up set: {off}")
-    return CompiledBaseline(compiled, native)
+    base = CompiledBaseline(compiled, native, core.__code__, isolated=isolated)
+    if made_ahead:
+        _MADE_AHEAD.add(base)
+    return base
+
+
+_CODES = itertools.count()
+
+#: the compiled baselines made ahead that are still alive (:func:`_compiled` resets dynamo before the first)
+_MADE_AHEAD: weakref.WeakSet[CompiledBaseline] = weakref.WeakSet()
+
+
+def own_code(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a new function over a code object of its own (named ``<name>_<n>``, n counting the copies made in
+    this process): dynamo's cache of compiled graphs, its guards and its recompile limit belong to a code object, so
+    each copy compiles and keeps its graphs apart from every other copy's."""
+    code = fn.__code__.replace(co_name=f"{fn.__code__.co_name}_{next(_CODES)}")
+    copy = types.FunctionType(code, fn.__globals__, code.co_name, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
+
+
+def cache_entries(code: types.CodeType) -> int:
+    """How many compiled graphs dynamo keeps for ``code`` (its cache entries): 0 where a call of it would compile
+    again or, past the recompile limit, run eagerly."""
+    from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    return len(_debug_get_cache_entry_list(code))
 
 
 class CompiledBaseline:
@@ -80,8 +123,17 @@ class CompiledBaseline:
     probe sets before timing; where it compiles there, :meth:`eager_fallback` is the baseline the case is timed
     against, labelled ``native-eager`` with the reason."""
 
-    def __init__(self, compiled: Callable[..., Any], native: Callable[[Call], Any]) -> None:
-        self.compiled, self.native, self.compiles = compiled, native, 0
+    def __init__(self, compiled: Callable[..., Any], native: Callable[[Call], Any],
+                 code: types.CodeType | None = None, isolated: bool = True) -> None:
+        self.compiled, self.native, self.compiles, self.code = compiled, native, 0, code
+        #: compiled in one graph of its own frame (no graph break), kept apart from other cases' (:func:`_compiled`)
+        self.isolated = isolated
+
+    def graphs_kept(self) -> int | None:
+        """The compiled graphs dynamo still keeps for this baseline's own code object (:func:`cache_entries`; None
+        where it has none of its own): a baseline made ahead of its case's timing must still have its graph when it
+        is timed, else it would compile again there or, past the recompile limit, run eagerly unseen."""
+        return cache_entries(self.code) if self.code is not None else None
 
     def __call__(self, c: Call) -> Any:
         from torch._dynamo.utils import counters
@@ -204,6 +256,8 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         return _compiled(native, call, backend), NATIVE_COMPILED
     except CompiledDisagrees as exc:
         return native, f"{NATIVE_EAGER}; {exc}"
+    except NotIsolated:
+        raise  # not a compile failure: made in its case instead (sandbox/child.py run_ahead)
     except Exception as exc:  # noqa: BLE001 - any compilation failure falls back to eager, said in the label
         # (a fall back while the device allocator counted an out-of-memory failure is refused by the sandbox child,
         # which holds that evidence: sandbox/child.py make_baseline)
