@@ -19,7 +19,7 @@
 # SHARD (default 300) is passed as kgb eval --shard-cases: an operator of more cases is judged as ceil(cases/SHARD)
 # case shards, each recorded in shards.jsonl as it finishes, so that an operator of thousands of cases (cublasCsyrkEx:
 # 13,860) progresses across calls instead of being judged again from its first case; keep shards.jsonl with the
-# records (a shard recorded on another device or commit is judged again). SHARD=0 judges every operator whole.
+# records (a shard recorded on another device or by another package tree, harness_tree, is judged again). SHARD=0 judges every operator whole.
 set -u
 OUT=${OUT:-/tmp/kgb-full-tier}; mkdir -p "$OUT"
 export PYTHONPATH=$PWD/src PYTHONUNBUFFERED=1 COLUMNS=170

@@ -35,6 +35,7 @@ def _device_and_commit(monkeypatch):
     """Every slot is an "H200", the harness commit "aaa" (tests change them)."""
     monkeypatch.setattr(scheduler, "device_name", lambda platform, device: DEVICE[0])
     monkeypatch.setattr(rundir_mod, "_COMMIT", ["aaa"])
+    monkeypatch.setattr(rundir_mod, "_TREE", ["t1"])
     DEVICE[0] = "H200"
 
 
@@ -180,8 +181,8 @@ def test_resume_runs_only_the_missing_shards(tmp_path: Path) -> None:
     assert rec["status"] == "passed" and [c["id"] for c in rec["cases"]] == IDS and rec["cases_total"] == 6
 
 
-@pytest.mark.parametrize("change", ["device", "commit"])
-def test_a_shard_of_another_device_or_commit_is_judged_again(tmp_path: Path, monkeypatch, change: str) -> None:
+@pytest.mark.parametrize("change", ["device", "tree"])
+def test_a_shard_of_another_device_or_harness_is_judged_again(tmp_path: Path, monkeypatch, change: str) -> None:
     rd = RunDir.open(tmp_path / "run")
     calls: list = []
     run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, max_requeue=0,
@@ -190,13 +191,34 @@ def test_a_shard_of_another_device_or_commit_is_judged_again(tmp_path: Path, mon
     calls.clear()
     if change == "device":
         DEVICE[0] = "H100"
-    else:
+    else:  # another commit whose package differs
         monkeypatch.setattr(rundir_mod, "_COMMIT", ["bbb"])
+        monkeypatch.setattr(rundir_mod, "_TREE", ["t2"])
     run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=_runner(calls))
-    assert calls == [(0, 3), (1, 3), (2, 3)]  # none of the H200's (commit aaa's) shards is mixed in
+    assert calls == [(0, 3), (1, 3), (2, 3)]  # none of the H200's (package t1's) shards is mixed in
     rec = _lines(rd.results)[-1]
     assert rec["status"] == "passed" and rec["device"] == DEVICE[0]
-    assert rec["harness_commit"] == ("bbb" if change == "commit" else "aaa")
+    assert rec["harness_commit"] == ("bbb" if change == "tree" else "aaa")
+
+
+def test_a_shard_of_another_commit_of_the_same_package_is_kept(tmp_path: Path, monkeypatch) -> None:
+    """A commit that changes nothing in the package (a README, bench/ or results commit) keeps the shards recorded;
+    a shard recorded before harness_tree existed is kept only on its own commit."""
+    rd = RunDir.open(tmp_path / "run")
+    calls: list = []
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, max_requeue=0,
+             run_job=_runner(calls, fail={2: "infrastructure"}))
+    shards = _lines(rd.shards)
+    assert [s["harness_tree"] for s in shards] == ["t1", "t1", "t1"]
+    old = dict(shards[1], harness_tree=None)  # shard 1 as a harness without the fingerprint wrote it
+    del old["harness_tree"]
+    rd.shards.write_text("".join(json.dumps(r) + "\n" for r in (shards[0], old, shards[2])))
+    calls.clear()
+    monkeypatch.setattr(rundir_mod, "_COMMIT", ["bbb"])  # same package t1
+    run_jobs([_spec()], CUDA, rd, Settings(shard_cases=2), make_slots(CUDA, 1, count=1), {}, run_job=_runner(calls))
+    assert calls == [(1, 3), (2, 3)]  # shard 0 kept; shard 1 (no tree, commit aaa) and the failed shard 2 again
+    rec = _lines(rd.results)[-1]
+    assert rec["status"] == "passed" and rec["cases_total"] == 6
 
 
 def test_an_infrastructure_failure_requeues_that_shard_alone(tmp_path: Path) -> None:

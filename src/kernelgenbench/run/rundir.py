@@ -8,6 +8,7 @@ this module reads records as JSON dicts of any version (a record without ``schem
 and writes what the typed classes serialise to."""
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform as pyplatform
@@ -134,9 +135,12 @@ class RunDir:
         self._append(self.results, record)
 
     def append_shard(self, record: dict[str, Any]) -> None:
-        """Append one shard's record to ``shards.jsonl`` (its ``harness_commit`` stamped into ``record`` too)."""
+        """Append one shard's record to ``shards.jsonl`` (its ``harness_commit`` and ``harness_tree`` stamped into
+        ``record`` too)."""
         if record.get("harness_commit") is None:
             record["harness_commit"] = harness_commit()
+        if record.get("harness_tree") is None:
+            record["harness_tree"] = harness_tree()
         self._append(self.shards, record)
 
     def _append(self, path: Path, record: JobRecord | dict[str, Any]) -> None:
@@ -210,6 +214,25 @@ def harness_commit() -> str | None:
     return _COMMIT[0]
 
 
+_TREE: list[str] = []
+
+
+def harness_tree() -> str:
+    """A fingerprint of the harness that judges: sha256 (hex) over the relative path and bytes of every ``.py`` file
+    of the ``kernelgenbench`` package, in path order. Unlike :func:`harness_commit` it ignores what cannot change a
+    verdict or a timing (README, bench/, tests/, a commit that only records results) and needs no git metadata, so a
+    run resumed on a later commit of the same package keeps its shards. Stamped on every record (``harness_tree``)
+    and in env.json."""
+    if not _TREE:
+        root = Path(__file__).resolve().parent.parent
+        h = hashlib.sha256()
+        for f in sorted(root.rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0")
+            h.update(f.read_bytes() + b"\0")
+        _TREE.append(h.hexdigest())
+    return _TREE[0]
+
+
 def environment(platform: Any) -> dict[str, Any]:
     """Versions, device, driver and clocks (env.json)."""
     import numpy
@@ -229,6 +252,7 @@ def environment(platform: Any) -> dict[str, Any]:
                                 "matches_profile": detect_from(facts).name == platform.profile,
                                 "evidence": evidence_for(platform.profile, facts)}
     env["kernelgenbench_commit"] = harness_commit()
+    env["kernelgenbench_tree"] = harness_tree()
     if not platform.interpreter and torch.cuda.is_available():
         env["cuda"] = torch.version.cuda
         env["devices"] = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]

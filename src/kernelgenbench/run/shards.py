@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence, TypeVar
 from ..metrics import geomean
 from ..record import PHASES, CaseRecord, sha256, tier_case_count
 from .job import JobSpec
-from .rundir import RunDir, harness_commit, job_key
+from .rundir import RunDir, harness_commit, harness_tree, job_key
 
 T = TypeVar("T")
 
@@ -257,17 +257,20 @@ class ShardBook:
         return todo, ready
 
     def _stored(self) -> dict[tuple[str, int], dict[int, dict[str, Any]]]:
-        """Recorded shards that passed (or were unsupported) by this harness commit: (job key, n) -> {i: the latest
-        record}. A failed shard is judged again (its failure ended the job; a resume reruns only jobs whose failure
-        is worth a retry, or whose merge was cut off)."""
-        commit = harness_commit()
+        """Recorded shards that passed (or were unsupported) by this harness: (job key, n) -> {i: the latest record}.
+        The harness is the same when the shard's ``harness_tree`` (the package's fingerprint) is this one's, or, for
+        a shard recorded without one, when its ``harness_commit`` is this one's. A failed shard is judged again (its
+        failure ended the job; a resume reruns only jobs whose failure is worth a retry, or whose merge was cut
+        off)."""
+        commit, tree = harness_commit(), harness_tree()
         out: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}
         for r in self.rundir.shard_records():
             shard = r.get("shard")
             if not (isinstance(shard, list) and len(shard) == 2 and r.get("job_key")):
                 continue
             slot = out.setdefault((str(r["job_key"]), int(shard[1])), {})
-            if r.get("harness_commit") != commit or r.get("status") == "failed":
+            same = r["harness_tree"] == tree if r.get("harness_tree") else r.get("harness_commit") == commit
+            if not same or r.get("status") == "failed":
                 slot.pop(int(shard[0]), None)  # the latest record of a shard decides
                 continue
             slot[int(shard[0])] = r
