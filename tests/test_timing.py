@@ -482,3 +482,19 @@ def test_warm_up_garbage_cycles_are_collected_once_they_pile_up(monkeypatch: pyt
     timed_loop.time_case(CycleOp(state), impl, base, _sets(), SimpleNamespace(device="cpu"), state, reps=5,
                          warmup_ms=30, block=5, check=(), make_set=_fresh)
     assert "a collection during the timing warm-up" not in wheres   # automatic collection on: Python's own
+
+
+def test_a_call_built_on_the_host_is_placed_as_a_case_load_places_it() -> None:
+    """The child's own builds (timed repetitions, warm-up and probe sets) place tensors as torch.load(map_location=
+    device) places a case's inputs: every tensor on the device, views kept on one storage with their strides and
+    offsets, written arguments cloned; a call already on the device is returned as it is."""
+    from kernelgenbench.suite.spec import placed_as_loaded
+
+    base = torch.arange(20.0).reshape(4, 5)
+    call = Call([base, base[:, 1:4], torch.tensor([[0, 1]])], {"k": [torch.ones(2)]}, written=(0,))
+    assert placed_as_loaded(call, torch.device("cpu")) is call
+    moved = placed_as_loaded(call, torch.device("meta"))
+    assert [a.device.type for a in moved.args] == ["meta"] * 3 and moved.kwargs["k"][0].device.type == "meta"
+    assert moved.args[1].stride() == (5, 1) and moved.args[1].storage_offset() == 1
+    assert moved.args[1].untyped_storage().nbytes() == 80  # a view of the whole storage, not a copy of its elements
+    assert moved.written == (0,)

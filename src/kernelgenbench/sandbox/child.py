@@ -471,6 +471,7 @@ class Child:
 
     def run_time(self, msg: TimeCommand) -> None:
         from ..suite.common import generator
+        from ..suite.spec import placed_as_loaded
         from ..verify.timing import timed_set_seed
         from .timed_loop import PROBE_SETS, BaselineFailed, BaselineRecompiled, time_case
 
@@ -489,9 +490,10 @@ class Child:
         device = self.device()
 
         def build(seed: int) -> Any:
-            # inputs built here from a seed, with the candidate's registration lifted
+            # inputs built here from a seed, with the candidate's registration lifted, placed as a case's load
+            # places them (a tensor built on the host arrives on the device)
             with self.harness_io():
-                return self.op.build(params, device, generator(device, seed))
+                return placed_as_loaded(self.op.build(params, device, generator(device, seed)), device)
 
         def make_set(k: int) -> Any:
             return build(timed_set_seed(base_seed, k))
