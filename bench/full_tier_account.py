@@ -69,7 +69,9 @@ def job_cost(rec: dict[str, Any]) -> JobCost:
     timed_cases = [c for c in cases if "candidate_ms" in c or c.get("harness_ms")]
     cmd = sum((c.get("harness_ms") or {}).get("command", 0.0) for c in timed_cases) / 1e3
     method = str((rec.get("timing") or {}).get("method", ""))
-    hold = "case" if "each case's" in method else "job"
+    # HOLD=job's text names the job's whole hold; HOLD=case's starts "each case's warm-up" (bc42's clause on baselines
+    # made ahead also says "each case's", so the job's text is looked for first)
+    hold = "case" if "each case's warm-up" in method and "alone from its first timed case" not in method else "job"
     timing = float(t.get("timing_s") or 0.0)
     waits = float(t.get("gate_wait_s") or 0.0) + float(t.get("gate_wait_timing_s") or 0.0)
     wall = float(rec.get("wall_s") or 0.0)
