@@ -3840,3 +3840,44 @@ def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
         C = (compile, open)
         """
     assert hits(own, entry_points=frozenset({"erfc"})) == []
+
+
+def test_a_tensor_method_as_a_value_is_judged_as_its_call():
+    """Red team 43 (tests/bad/tensor_method_value): ``torch.Tensor.<method>`` was judged only where it is called by
+    that name or through a plain alias, while ``torch.<function>`` is judged as a value too: as an argument
+    (``operator.call``, ``map``, a sort key, the file's own helper), an element of a container or a return value, a
+    computing method passed L1 and ran where the scan does not follow it. Now judged as its call would be; the
+    methods a wrapper may call (views, metadata, conversions, allowed copies) and the attributes that are no
+    methods stay fine as values."""
+    src = """
+        import functools
+        import operator
+        import torch
+        def g(f, x):
+            return f(x)
+        def erfc(x):
+            a = operator.call(torch.Tensor.erf, x)
+            b = list(map(torch.Tensor.exp, [x]))
+            c = sorted([x, x], key=torch.Tensor.sum)
+            d = g(torch.Tensor.__mul__, x)
+            e = [torch.Tensor.tolist]
+            f = functools.partial(torch.Tensor.new_tensor, x)
+            T = torch.Tensor
+            h = g(T.abs, x)
+            return torch.Tensor.erfc
+        """
+    assert hits(src, own_ops=frozenset({"erfc"}), entry_points=frozenset({"erfc"})) == [
+        (8, "tensor-method"), (9, "tensor-method"), (10, "tensor-method"), (11, "tensor-method"),
+        (12, "tensor-method"), (13, "tensor-method"), (15, "tensor-method"), (16, "dispatch-recursion")]
+    fine = """
+        import functools
+        import torch
+        def erfc(x):
+            a = list(map(torch.Tensor.size, [x]))
+            b = functools.partial(torch.Tensor.view, x)
+            c = [torch.Tensor.to, torch.Tensor.float, torch.Tensor.contiguous, torch.Tensor.item]
+            d = (torch.Tensor.shape, torch.Tensor.dtype, torch.Tensor.T, torch.Tensor.is_cuda)
+            e = isinstance(x, torch.Tensor)
+            return torch.Tensor.__init__
+        """
+    assert hits(fine, own_ops=frozenset({"erfc"}), entry_points=frozenset({"erfc"})) == []
