@@ -3881,3 +3881,32 @@ def test_a_tensor_method_as_a_value_is_judged_as_its_call():
             return torch.Tensor.__init__
         """
     assert hits(fine, own_ops=frozenset({"erfc"}), entry_points=frozenset({"erfc"})) == []
+
+
+def test_a_coroutine_s_code_object_is_introspection():
+    """Red team 43 (tests/bad/code_rebuild): ``coro.cr_code`` (an async generator's ``ag_code``) handed out a code
+    object while ``gi_code``/``__code__``/``f_code`` were refused; ``code.replace(co_names=("exec",))`` and ``type(f)``
+    (``types.FunctionType``) then ran exec of a bytes literal. Every spelling of the attribute is refused."""
+    src = """
+        async def _call(a, b):
+            return _name(a, b)
+        async def _agen():
+            yield 1
+        def erfc(x):
+            c = _call(x, x)
+            a = c.cr_code
+            b = _agen().ag_code
+            d = getattr(c, "cr_code")
+            return a, b, d
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [(8, "introspection"), (9, "introspection"),
+                                                           (10, "introspection")]
+    fine = """
+        async def _call(a):
+            return a
+        def erfc(x):
+            c = _call(x)
+            c.close()
+            return c.cr_running, type(erfc)
+        """
+    assert hits(fine, entry_points=frozenset({"erfc"})) == []
