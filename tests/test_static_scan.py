@@ -3910,3 +3910,28 @@ def test_a_coroutine_s_code_object_is_introspection():
             return c.cr_running, type(erfc)
         """
     assert hits(fine, entry_points=frozenset({"erfc"})) == []
+
+
+def test_an_object_s_state_is_introspection():
+    """Red team 43 (tests/bad/getstate_exec): Python 3.11's ``object.__getstate__`` returns an object's ``__dict__``,
+    for a module its globals: ``tl.__getstate__()["__builtins__"]["exec"]`` ran a bytes literal and
+    ``math.__getstate__()["__loader__"]`` is the builtin importer, while ``__dict__``/``vars()`` were refused. Every
+    receiver and spelling is refused; a class of the file may still define the method (pickling support)."""
+    src = """
+        import math
+        import triton.language as tl
+        EX = tl.__getstate__()["__builtins__"]["exec"]
+        LD = math.__getstate__()["__loader__"]
+        def erfc(x):
+            return getattr(x, "__getstate__")(), x.__getstate__()
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [(4, "introspection"), (5, "introspection"),
+                                                           (7, "introspection"), (7, "introspection")]
+    fine = """
+        class Box:
+            def __getstate__(self):
+                return {"v": 1}
+        def erfc(x):
+            return Box()
+        """
+    assert hits(fine, entry_points=frozenset({"erfc"})) == []
