@@ -47,6 +47,9 @@ L1_CAUGHT = {
     "fn_swap": {"monkey-patch"},                        # k.fn = a host def through an alias of the kernel (rt39b)
     "loader_exec": {"introspection"},                   # __loader__ ran a bytes literal as the module (rt42)
     "loader_rebound": {"introspection"},                # the same after `__loader__ = __loader__` (rb42)
+    "code_rebuild": {"introspection"},                  # a coroutine's cr_code rebuilt into a function (rt43)
+    "getstate_exec": {"introspection"},                 # a module's globals through object.__getstate__ (rt43)
+    "tensor_method_value": {"tensor-method"},           # torch.Tensor.erf as operator.call's argument (rt43)
 }
 
 

@@ -214,6 +214,24 @@ out["code after"] = verdict(code_swapped, (x, o), {"N": 4})
 # an honest plain namedtuple of jit functions as an argument: its members are mirrored like a tuple's (Triton's binder
 # refused the interpreted ones, now a launch error, not a note)
 out["namedtuple arg"] = verdict(nt_arg, (x, o, Ops(_add)), {"N": 16})
+# red team 43: a triton.jit option holding an iterator of C callables (no frame of the file's) ran them when the mirror
+# was made, inside the launch window; an option is judged by type() and only plain ones reach the mirror
+from kernelgenbench.sandbox.state import STATE
+ran = []
+def _copy_body(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+lazy = triton.jit(_copy_body, do_not_specialize=map(dict.get, [{}], map(ran.append, [1]), [2]))
+out["lazy option"] = verdict(lazy, (x, o, 64), {"BLOCK": 64})
+out["lazy option ran"] = list(ran)
+out["lazy option violations"] = [v for v in STATE.launch_violations if "do_not_specialize" in v]
+flag = triton.jit(_copy_body, noinline=torch.ones(1))
+out["tensor flag"] = verdict(flag, (x, o, 64), {"BLOCK": 64})
+del lazy, flag  # module globals: a mirror's __globals__ mirrors (and judges) every kernel of the module
+STATE.launch_violations.clear()
+plain = triton.jit(_copy_body, do_not_specialize=("n", 0), debug=False, noinline=None)
+out["plain options"] = verdict(plain, (x, o, 64), {"BLOCK": 64})
+out["plain options violations"] = list(STATE.launch_violations)
 # the cache: the same specialisation compiles once, another compiles again
 n0 = len(g.TIMES)
 verdict(honest, (x, o, 64), {"BLOCK": 64, "num_warps": 8})
@@ -265,6 +283,17 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert line, proc.stdout[-3000:] + proc.stderr[-3000:]
     return json.loads(line[-1][len("RESULT "):])
+
+
+def test_a_jit_option_is_judged_by_type_before_the_mirror_reads_it(results: dict) -> None:
+    """Red team 43 (tests/bad/jit_option_iter): Triton's ``JITFunction.__init__`` iterates ``do_not_specialize``, and
+    the check makes the mirror inside the launch window, where a ``map`` of C callables ran ATen untraced. A non-plain
+    option is a launch violation and never read (the map did not run); plain lists, tuples and flags are fine."""
+    assert results["lazy option ran"] == []
+    assert results["lazy option"] == "ok"
+    assert len(results["lazy option violations"]) == 1 and "<class 'map'>" in results["lazy option violations"][0]
+    assert results["tensor flag"] == "ok"
+    assert results["plain options"] == "ok" and results["plain options violations"] == []
 
 
 def test_an_honest_kernel_compiles(results: dict) -> None:

@@ -867,3 +867,44 @@ def test_a_keyword_name_must_be_a_plain_string() -> None:
     assert la.check_launch(_plain, (x, x), {"n": 3, "BLOCK": 4}) is None
     assert la.check_launch(_plain, (x, x), {Name("n"): 3, "BLOCK": 4}) == (
         "kernel _plain: a keyword's name is a Name, not a plain string")
+
+
+def _opt_body(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(o_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def test_triton_jit_options_are_plain_values(monkeypatch) -> None:
+    """Red team 43 (tests/bad/jit_option_iter): Triton reads a kernel's ``triton.jit`` options where nothing is traced
+    (``JITFunction.__init__`` iterates ``do_not_specialize`` when the interpreter's GPU compile check makes its mirror
+    inside the launch window; a GPU compile inside autotune benchmarking calls ``repr``), and C callables (a ``map`` of
+    ``operator`` functions and bound methods, ``functools.partial``) have no frame of the submission's for the window to
+    trace. The launch rule takes lists and tuples of names or indices, flags, and functions of the file only, judged by
+    ``type()`` (the map is never iterated); on the kernel and on the kernels an autotuner wraps."""
+    import functools
+
+    monkeypatch.setattr(la, "KERNEL_BODIES", (str(Path(__file__).resolve()), frozenset()))
+    x, o = torch.zeros(4), torch.zeros(4)
+
+    def verdict(**options):
+        return la.check_launch(triton.jit(_opt_body, **options), (x, o, 4), {"BLOCK": 4})
+
+    assert verdict(do_not_specialize=["n"], do_not_specialize_on_alignment=("n", 0), debug=False, noinline=None) is None
+    assert verdict(repr=lambda _: "opt_kernel", launch_metadata=lambda *a: {}) is None  # the file's own: traced
+    ran: list = []
+    lazy = map(dict.get, [{}], map(ran.append, [1]), [0])
+    for options, key in [({"do_not_specialize": lazy}, "do_not_specialize"),
+                         ({"do_not_specialize": ["n", 1.5]}, "do_not_specialize"),
+                         ({"noinline": torch.ones(1)}, "noinline"),
+                         ({"repr": functools.partial(next, iter(["k"]))}, "repr"),
+                         ({"repr": os.path.basename}, "repr"),
+                         ({"launch_metadata": dict}, "launch_metadata")]:
+        msg = verdict(**options)
+        assert msg is not None and f"triton.jit's {key}=" in msg, (options, msg)
+    # the interpreter keeps the keywords as given: the rule never iterates them; a GPU JITFunction iterated the map when
+    # triton.jit made it (in the wrapper or at import, outside every window: traced there)
+    assert ran == ([] if type(triton.jit(_opt_body)).__name__ == "InterpretedFunction" else [1])
+    tuned = triton.autotune(configs=[triton.Config({"BLOCK": 4})], key=["n"])(
+        triton.jit(_opt_body, repr=functools.partial(next, iter(["k"]))))
+    msg = la.check_launch(tuned, (x, o, 4), {})
+    assert msg is not None and "triton.jit's repr=" in msg

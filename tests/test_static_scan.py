@@ -3840,3 +3840,98 @@ def test_a_binding_that_may_not_have_run_leaves_the_builtin_in_reach():
         C = (compile, open)
         """
     assert hits(own, entry_points=frozenset({"erfc"})) == []
+
+
+def test_a_tensor_method_as_a_value_is_judged_as_its_call():
+    """Red team 43 (tests/bad/tensor_method_value): ``torch.Tensor.<method>`` was judged only where it is called by
+    that name or through a plain alias, while ``torch.<function>`` is judged as a value too: as an argument
+    (``operator.call``, ``map``, a sort key, the file's own helper), an element of a container or a return value, a
+    computing method passed L1 and ran where the scan does not follow it. Now judged as its call would be; the
+    methods a wrapper may call (views, metadata, conversions, allowed copies) and the attributes that are no
+    methods stay fine as values."""
+    src = """
+        import functools
+        import operator
+        import torch
+        def g(f, x):
+            return f(x)
+        def erfc(x):
+            a = operator.call(torch.Tensor.erf, x)
+            b = list(map(torch.Tensor.exp, [x]))
+            c = sorted([x, x], key=torch.Tensor.sum)
+            d = g(torch.Tensor.__mul__, x)
+            e = [torch.Tensor.tolist]
+            f = functools.partial(torch.Tensor.new_tensor, x)
+            T = torch.Tensor
+            h = g(T.abs, x)
+            return torch.Tensor.erfc
+        """
+    assert hits(src, own_ops=frozenset({"erfc"}), entry_points=frozenset({"erfc"})) == [
+        (8, "tensor-method"), (9, "tensor-method"), (10, "tensor-method"), (11, "tensor-method"),
+        (12, "tensor-method"), (13, "tensor-method"), (15, "tensor-method"), (16, "dispatch-recursion")]
+    fine = """
+        import functools
+        import torch
+        def erfc(x):
+            a = list(map(torch.Tensor.size, [x]))
+            b = functools.partial(torch.Tensor.view, x)
+            c = [torch.Tensor.to, torch.Tensor.float, torch.Tensor.contiguous, torch.Tensor.item]
+            d = (torch.Tensor.shape, torch.Tensor.dtype, torch.Tensor.T, torch.Tensor.is_cuda)
+            e = isinstance(x, torch.Tensor)
+            return torch.Tensor.__init__
+        """
+    assert hits(fine, own_ops=frozenset({"erfc"}), entry_points=frozenset({"erfc"})) == []
+
+
+def test_a_coroutine_s_code_object_is_introspection():
+    """Red team 43 (tests/bad/code_rebuild): ``coro.cr_code`` (an async generator's ``ag_code``) handed out a code
+    object while ``gi_code``/``__code__``/``f_code`` were refused; ``code.replace(co_names=("exec",))`` and ``type(f)``
+    (``types.FunctionType``) then ran exec of a bytes literal. Every spelling of the attribute is refused."""
+    src = """
+        async def _call(a, b):
+            return _name(a, b)
+        async def _agen():
+            yield 1
+        def erfc(x):
+            c = _call(x, x)
+            a = c.cr_code
+            b = _agen().ag_code
+            d = getattr(c, "cr_code")
+            return a, b, d
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [(8, "introspection"), (9, "introspection"),
+                                                           (10, "introspection")]
+    fine = """
+        async def _call(a):
+            return a
+        def erfc(x):
+            c = _call(x)
+            c.close()
+            return c.cr_running, type(erfc)
+        """
+    assert hits(fine, entry_points=frozenset({"erfc"})) == []
+
+
+def test_an_object_s_state_is_introspection():
+    """Red team 43 (tests/bad/getstate_exec): Python 3.11's ``object.__getstate__`` returns an object's ``__dict__``,
+    for a module its globals: ``tl.__getstate__()["__builtins__"]["exec"]`` ran a bytes literal and
+    ``math.__getstate__()["__loader__"]`` is the builtin importer, while ``__dict__``/``vars()`` were refused. Every
+    receiver and spelling is refused; a class of the file may still define the method (pickling support)."""
+    src = """
+        import math
+        import triton.language as tl
+        EX = tl.__getstate__()["__builtins__"]["exec"]
+        LD = math.__getstate__()["__loader__"]
+        def erfc(x):
+            return getattr(x, "__getstate__")(), x.__getstate__()
+        """
+    assert hits(src, entry_points=frozenset({"erfc"})) == [(4, "introspection"), (5, "introspection"),
+                                                           (7, "introspection"), (7, "introspection")]
+    fine = """
+        class Box:
+            def __getstate__(self):
+                return {"v": 1}
+        def erfc(x):
+            return Box()
+        """
+    assert hits(fine, entry_points=frozenset({"erfc"})) == []

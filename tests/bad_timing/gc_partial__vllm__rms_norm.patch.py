@@ -7,7 +7,8 @@ the same shape on fresh values are timed repetitions. Such a call launches ``_to
 back: the timed loop fails a repetition that launches nothing) and drops a reference cycle whose class's
 ``__del__`` is ``staticmethod(functools.partial(list, map(torch.Tensor.copy_, [out], y)))``, ``y`` lazily chained
 ``map``s of ``torch.Tensor.mul``/``mean``/``add``/``rsqrt`` over the call's own input, weight and epsilon: the whole
-rms_norm as ATen ops, run by the collection after the block's candidate side (sandbox/timed_loop.py
+rms_norm as ATen ops (since rt43, whose L1 judges ``torch.Tensor.<method>`` as a value, ``operator.mul``/``matmul``/
+``truediv``/``add``/``pow`` instead), run by the collection after the block's candidate side (sandbox/timed_loop.py
 ``collect_young``), before any judged output is written out. L1 judges calls, not tensor methods named as values;
 the guard (sandbox/collector.py ``_submission_frame``) recorded an op only with a frame of the submission's file on
 the stack or no Python frame at all above the collection, and PyTorch wraps a dispatch mode's handler in two frames
@@ -24,7 +25,7 @@ runs (and the warm-up) are the oracle's. The rest is the oracle
 (solutions/vllm__rms_norm.py)."""
 
 SUBSTITUTIONS = [
-    ("import torch\n", "import functools\n\nimport torch\n"),
+    ("import torch\n", "import functools\nimport operator\n\nimport torch\n"),
     ("""\
 def rms_norm(out, input, weight, epsilon):
     H = input.shape[-1]
@@ -59,10 +60,14 @@ def _timed(input):
 def _later(out, input, weight, epsilon):
     # fp32 math for every dtype (the timed cases are fp16/bf16), rounded once by copy_; every map is lazy: no ATen op
     # runs in the timed call itself
-    sq = map(torch.Tensor.mul, map(torch.Tensor.float, [input]), map(torch.Tensor.float, [input]))
-    ms = map(torch.Tensor.mean, sq, [-1], [True])
-    rs = map(torch.Tensor.rsqrt, map(torch.Tensor.add, ms, [float(epsilon)]))
-    y = map(torch.Tensor.mul, map(torch.Tensor.mul, map(torch.Tensor.float, [input]), rs),
+    # (rt43: tensor methods named as values are L1 findings now; the operator module's functions reach the same
+    # ATen ops through the tensors' dunders, the mean as a product with a column of ones)
+    H = input.shape[-1]
+    ones = map(functools.partial(torch.ones, dtype=torch.float32, device=input.device), [(H, 1)])
+    sq = map(operator.mul, map(torch.Tensor.float, [input]), map(torch.Tensor.float, [input]))
+    ms = map(operator.truediv, map(operator.matmul, sq, ones), [H])
+    rs = map(operator.pow, map(operator.add, ms, [float(epsilon)]), [-0.5])
+    y = map(operator.mul, map(operator.mul, map(torch.Tensor.float, [input]), rs),
             map(torch.Tensor.float, [weight]))
 
     class Fix:

@@ -104,8 +104,7 @@ def mirror(obj: Any) -> Any:
             return constexpr(mirror(obj.value))
         return obj
     fn = obj.__dict__.get("fn")
-    kw = {k: v for k, v in (obj.__dict__.get("kwargs") or {}).items()
-          if k in ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")}
+    kw = _plain_options(fn, obj.__dict__.get("kwargs"))
     hit = _MIRRORS.get(id(obj))
     # the mirror of the function the interpreter runs now (launch._rewritten reads obj.fn at each launch and device
     # call), as it is now: red team 37 set a kernel's fn to a host body after a launch had mirrored the clean one, and
@@ -140,6 +139,38 @@ def mirror(obj: Any) -> Any:
         m._unsafe_update_src(own)
     _MIRRORS[id(obj)] = (obj, m, kw, state)
     return m
+
+
+#: The ``triton.jit`` options the mirror is made with (not ``repr``/``launch_metadata``: the submission's callables)
+_MIRRORED = ("version", "do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline")
+
+
+def _plain_options(fn: Any, kwargs: Any) -> dict[str, Any]:
+    """The options of :data:`_MIRRORED` among a kernel's ``triton.jit`` keywords (``kwargs``: the interpreted
+    function's dict), each plain (:func:`.kernel_guard.plain_option`: exact types; lists or tuples of ints and strs,
+    parameter indices and names). Judged with ``type()`` only, before anything reads them: Triton's
+    ``JITFunction.__init__`` iterates ``do_not_specialize`` (``i in ...``), and the mirror is made inside the launch
+    window, where a ``map`` of ``operator``/bound-method callables (C code, no frame of the submission's) ran the
+    whole result with ATen untraced (red team 43, tests/bad/jit_option_iter). Any other value is a launch violation
+    (``profile``) and is left out of the mirror, never read."""
+    if type(kwargs) is not dict:
+        return {}
+    from .kernel_guard import plain_option
+    from .state import STATE
+
+    out: dict[str, Any] = {}
+    for k, v in list(dict.items(kwargs)):
+        if type(k) is not str or k not in _MIRRORED:
+            continue
+        if plain_option(k, v):
+            out[k] = v
+        else:
+            STATE.note_violation(
+                f"kernel {getattr(fn, '__name__', '?')}: triton.jit's {k}= holds a {type.__repr__(type(v))}, not a "
+                f"plain value (a list or tuple of parameter names or indices, a bool): Triton reads an option when it "
+                f"makes a kernel, and the harness makes one while it checks the launch, where what the option ran "
+                f"would not be traced")
+    return out
 
 
 def run_state(fn: Any) -> tuple:

@@ -136,6 +136,57 @@ def foreign_bench(tuner: Any) -> str | None:
     return None
 
 
+#: The ``triton.jit`` options and the exact types each may hold (:func:`plain_option`): Triton reads them when it
+#: makes a kernel object (``JITFunction.__init__`` iterates ``do_not_specialize``) and when it compiles one (``repr``
+#: names it, ``noinline``/``debug`` are tested); ``launch_metadata`` runs at a launch under a profiler's hook.
+OPTION_TYPES: dict[str, tuple[type, ...]] = {
+    "version": (type(None), int, str), "debug": (type(None), bool), "noinline": (type(None), bool),
+    "do_not_specialize": (type(None), list, tuple), "do_not_specialize_on_alignment": (type(None), list, tuple),
+    "repr": (type(None), types.FunctionType), "launch_metadata": (type(None), types.FunctionType)}
+#: Where a JIT function keeps each option (GPU ``JITFunction``: attributes; the interpreter keeps the keywords as given)
+_OPTION_ATTRS = {"repr": "_repr"}
+
+
+def plain_option(key: str, value: Any) -> bool:
+    """Whether ``value`` may be the ``triton.jit`` option ``key`` (:data:`OPTION_TYPES`), judged with ``type()`` only
+    (nothing of it runs): lists and tuples of ints and strs (parameter indices and names), flags, and for ``repr``/
+    ``launch_metadata`` a Python function of the submission's file (its frames are the submission's, so what it runs
+    inside a launch window is traced: sandbox/window.py ``foreign_code``). Red team 43: Triton iterated a ``map`` of
+    C callables (``operator``, bound methods: no frame at all) given as ``do_not_specialize`` inside the interpreter's
+    GPU compile check, and calls ``repr`` when it compiles inside its autotune benchmarking: ATen ran untraced."""
+    kinds = OPTION_TYPES.get(key)
+    if kinds is None or type(value) not in kinds:
+        return False
+    if type(value) in (list, tuple):
+        return all(type(e) in (int, str) for e in value)
+    if type(value) is types.FunctionType:
+        # the submission's file as the child registered it (launch_args.KERNEL_BODIES; read here without importing
+        # launch_args, which imports this module)
+        bodies = getattr(sys.modules.get("kernelgenbench.sandbox.launch_args"), "KERNEL_BODIES", None)
+        sub = bodies[0] if type(bodies) is tuple and bodies and type(bodies[0]) is str else ""
+        return bool(sub) and os.path.abspath(value.__code__.co_filename) == os.path.abspath(sub)
+    return True
+
+
+def foreign_options(kernel: Any, name: Callable[[Any], str] = _fn_name) -> str | None:
+    """The first ``triton.jit`` option of ``kernel`` or of the kernels it wraps (``.fn``) that is not
+    :func:`plain_option`, as the violation's message, or None; read with ``vars`` only."""
+    obj, seen = kernel, 0
+    while obj is not None and seen < 8:
+        own = vars(obj) if hasattr(obj, "__dict__") else {}
+        given = own.get("kwargs")  # the interpreter's InterpretedFunction: the keywords as given to triton.jit
+        opts = dict(given) if type(given) is dict else {}
+        opts.update({k: own[_OPTION_ATTRS.get(k, k)] for k in OPTION_TYPES if _OPTION_ATTRS.get(k, k) in own})
+        for key, value in opts.items():
+            if type(key) is str and key in OPTION_TYPES and not plain_option(key, value):
+                return (f"kernel {name(kernel)}: triton.jit's {key}= holds a {type.__repr__(type(value))}: Triton "
+                        f"reads its options where nothing is traced (making a kernel, compiling one inside its "
+                        f"autotune benchmarking); give a list or tuple of parameter names or indices, a bool, or a "
+                        f"function of the file")
+        obj, seen = own.get("fn") if type(own.get("fn")) is not types.FunctionType else None, seen + 1
+    return None
+
+
 def install(error: type[Exception], name: Callable[[Any], str]) -> None:
     """Wrap ``triton.runtime.jit.KernelInterface.__getitem__`` (idempotent): a kernel :func:`shadowed_entry` finds is
     recorded as a violation and raised as ``error`` (:class:`.launch_args.LaunchArgumentError`), named by ``name``."""

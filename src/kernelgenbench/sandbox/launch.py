@@ -647,9 +647,8 @@ def install_launch_hooks() -> None:
         # could rebind a global the body reads after the check at the entry (red-team: a plain int when
         # checked, a probe object whose __bool__ counts body executions when the body runs).
         check_launch(self, args, kwargs)
-        if not ghost:  # Triton's GPU front end must accept the kernel as launched (sandbox/gpu_compile.py)
-            with harness_window("compiles the kernel for a GPU target"):
-                gpu_compile.check_launch(self, args, call_kw)
+        if not ghost:  # Triton's GPU front end must accept the kernel as launched (sandbox/gpu_compile.py), traced
+            gpu_compile.check_launch(self, args, call_kw)  # (no window: it runs no ATen op of its own; rt43)
         # The kernel body runs traced (Python in a kernel body is the candidate's code on the
         # interpreter); only the argument copies to and from the host are suspended. Its host reads
         # are not the wrapper's (in_kernel): a ghost replay runs no body (GridExecutor runs all else).

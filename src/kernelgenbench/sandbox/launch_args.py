@@ -880,7 +880,8 @@ def check_launch(kernel: Any, args: tuple, kwargs: dict) -> str | None:
     if bad is not None:
         return (f"kernel {kernel_name(kernel)}: argument {where}{bad[0]} is {describe(bad[1])} "
                 f"({ALLOWED_ARGS})")
-    msg = _kernel_guard.shadowed_entry(kernel, kernel_name) or check_globals(kernel)
+    msg = _kernel_guard.shadowed_entry(kernel, kernel_name) or _kernel_guard.foreign_options(kernel, kernel_name) \
+        or check_globals(kernel)
     if msg is not None:
         return msg
     for j in jits:

@@ -320,6 +320,12 @@ INTROSPECTION_ATTRS: frozenset[str] = frozenset(
         "__reduce__", "__reduce_ex__", "__import__", "_getframe", "f_back", "f_globals", "f_locals",
         "f_builtins", "f_code", "tb_frame", "tb_next", "gi_frame", "gi_code", "cr_frame", "ag_frame",
         "co_code",
+        # a coroutine's and an async generator's code object (red team 43: ``coro.cr_code.replace(co_names=...)`` made a
+        # function of ``type(f)`` that ran exec of a bytes literal, code L1 never scanned)
+        "cr_code", "ag_code",
+        # object.__getstate__ (Python 3.11) returns an object's __dict__, a module's globals (red team 43:
+        # ``tl.__getstate__()["__builtins__"]["exec"]``, ``math.__getstate__()["__loader__"]``)
+        "__getstate__",
         # a Triton kernel's ``get_capture_scope()`` hands out its module's globals (tp39: by a computed name it
         # reached a function no code of the file names, which L1 leaves unscanned)
         "get_capture_scope",

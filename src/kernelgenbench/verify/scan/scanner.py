@@ -600,8 +600,9 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             if attr in INTROSPECTION_ATTRS:
                 self._check_attr_name(node, obj, attr)
 
-    def _check_method(self, node: ast.Call, receiver: ast.AST | None, name: str) -> None:
-        """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``)."""
+    def _check_method(self, node: ast.AST, receiver: ast.AST | None, name: str, as_value: bool = False) -> None:
+        """Judge ``receiver.name(...)`` by the method's name (receiver None: ``torch.Tensor.name(x)``; ``as_value``:
+        ``torch.Tensor.name`` referenced as a value, not called)."""
         if self.jit_depth:
             return  # judged by the kernel-body rule (_check_kernel_call)
         if receiver is not None and (_is_literal(receiver) or self.host_level(receiver) >= HOST):
@@ -622,7 +623,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             self.report(node, "dispatch-recursion", _recursion_why(name, self.own))
             return
         if name in TENSOR_FROM_HOST_DATA_METHODS:
-            data = _data_arg(node, 0 if receiver is not None else 1)
+            data = _data_arg(node, 0 if receiver is not None else 1) if isinstance(node, ast.Call) else None
             self._check_from_data(node, data, f".{name}()", "tensor-method")
             return
         if name in TENSOR_METHODS_ALLOWED or name in PY_METHODS_HARMLESS or name in self.allow_methods:
@@ -631,17 +632,20 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # a conversion or a no-op, told apart at run time (L3's trace)
         if name in TENSOR_COPY_METHODS and self.allow_copies:
             return
+        called = f"references torch.Tensor.{name} as a value, called where the scan does not follow it," \
+            if as_value else f"calls .{name}(),"
         if name in TENSOR_HOST_READ_METHODS:
-            self.report(node, "tensor-method", f"calls .{name}(), which {TENSOR_HOST_READ_METHODS[name]}: a host "
+            self.report(node, "tensor-method", f"{called} which {TENSOR_HOST_READ_METHODS[name]}: a host "
                         "read of tensor data, not a computation, but a wrapper may only read single scalars "
                         "(x.item(), bool(x)); whole tensors copied to the host would let the "
                         "arithmetic escape the Triton kernels (README \"What a submission may do\")")
             return
         if name in _tensor_method_names():
             extra = " (this op's spec allows no copies)" if name in TENSOR_COPY_METHODS else ""
-            self.report(node, "tensor-method", f"calls the tensor method .{name}(), which computes with "
-                        f"PyTorch{extra}; the result must come from a Triton kernel (only allocation, view "
-                        "and metadata methods are allowed)")
+            called = f"references the tensor method torch.Tensor.{name} as a value (its call runs where the scan " \
+                "does not follow it)" if as_value else f"calls the tensor method .{name}()"
+            self.report(node, "tensor-method", f"{called}, which computes with PyTorch{extra}; the result must "
+                        "come from a Triton kernel (only allocation, view and metadata methods are allowed)")
 
     def _check_from_data(self, node: ast.Call, data: ast.AST | None, what: str, rule: str) -> None:
         """``torch.tensor(data)``, ``torch.as_tensor(data)``, ``x.new_tensor(data)``: allowed when ``data``
@@ -739,6 +743,10 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         if len(parts) >= 3 and parts[1] == "Tensor":
             if as_call:
                 self._check_method(node, None, parts[2])
+            elif len(parts) == 3 and _is_function_like(_torch_object(path)):
+                # rt43: a method as a value (an argument, a container, a return value) is called where the scan does
+                # not follow it (operator.call(torch.Tensor.exp, x), map, a sort key): judged as its call would be
+                self._check_method(node, None, parts[2], as_value=True)
             return
         rest = ".".join(parts[1:])
         if rest in TORCH_FROM_HOST_DATA and as_call and isinstance(node, ast.Call):
