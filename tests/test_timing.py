@@ -488,7 +488,7 @@ def test_a_call_built_on_the_host_is_placed_as_a_case_load_places_it() -> None:
     """The child's own builds (timed repetitions, warm-up and probe sets) place tensors as torch.load(map_location=
     device) places a case's inputs: every tensor on the device, views kept on one storage with their strides and
     offsets, written arguments cloned; a call already on the device is returned as it is."""
-    from kernelgenbench.suite.spec import placed_as_loaded
+    from kernelgenbench.sandbox.child import placed_as_loaded
 
     base = torch.arange(20.0).reshape(4, 5)
     call = Call([base, base[:, 1:4], torch.tensor([[0, 1]])], {"k": [torch.ones(2)]}, written=(0,))

@@ -89,7 +89,7 @@ def test_an_honest_oracle_is_timed_and_records_where_the_time_went(tmp_path: Pat
 def test_a_host_tensor_of_a_case_reaches_the_timed_candidate_where_a_case_load_puts_it(tmp_path: Path) -> None:
     """vllm::swap_blocks builds its block_mapping on the host; a case's inputs reach the child through
     torch.load(map_location=device), so its correctness runs see the mapping on the device, and so must its timed
-    repetitions and warm-up sets, which the child builds itself (suite/spec.py placed_as_loaded). At 76a872c the
+    repetitions and warm-up sets, which the child builds itself (sandbox/child.py placed_as_loaded). At 76a872c the
     oracle passed its 54 correctness cases on an H100 and failed its first timed case: "Pointer argument (at 2)
     cannot be accessed from Triton (cpu tensor?)". Shard 0 of 9: cases 0, 9, ..., 45, three of them timed."""
     op = get_operator("vllm::swap_blocks")

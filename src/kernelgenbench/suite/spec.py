@@ -297,37 +297,6 @@ class Call:
                     pointers={int(k): tuple(int(o) for o in v) for k, v in (d.get("pointers") or {}).items()})
 
 
-def placed_as_loaded(call: Call, device: torch.device) -> Call:
-    """``call`` with its tensors where the sandbox child's load puts them: a case's inputs travel to the child with
-    ``torch.save`` and arrive through ``torch.load(map_location=device)``, so a tensor that an operator's ``build``
-    makes on the host (vllm::swap_blocks' ``block_mapping``) reaches the candidate on ``device``. Inputs the child
-    builds itself from a seed (the timed repetitions' fresh sets, the baseline's warm-up and probe sets) must arrive
-    the same way: where any tensor of ``call`` lies on another device type than ``device``, the call makes that
-    same save/load round trip in memory (storages shared, views, strides and offsets kept, as in a case's load) and
-    its written arguments are cloned as a case's are (resizable). Otherwise ``call`` itself is returned."""
-    def other(o: Any) -> bool:
-        if isinstance(o, torch.Tensor):
-            return o.device.type != device.type
-        if isinstance(o, (list, tuple)):
-            return any(other(x) for x in o)
-        if isinstance(o, dict):
-            return any(other(x) for x in o.values())
-        return False
-
-    if not other([call.args, call.kwargs]):
-        return call
-    import io
-
-    buf = io.BytesIO()
-    torch.save(call.saved(), buf)
-    buf.seek(0)
-    data = torch.load(buf, map_location=device, weights_only=True)
-    args, kwargs = data["args"], data["kwargs"]
-    if data["written"]:
-        args, kwargs = clone_tree([args, kwargs])
-    return Call.loaded(data, args, kwargs)
-
-
 class PointerArrayTampered(RuntimeError):
     """The candidate (or baseline) changed an address in a pointer-array argument (an input, §2.2)."""
 
