@@ -28,7 +28,12 @@ from full_tier_account import JobCost, entries, job_cost, read_records  # noqa: 
 
 #: Records whose costs the projection reads by default (vLLM calls 1-6, the 12-operator slice, ATen's 107).
 DEFAULT_COSTS = ("bench/results/vllm-full-tier/*.jsonl", "bench/results/2026-12-06-h200-slice-full/results.jsonl.gz",
-                 "bench/results/2026-11-30-h200-aten-full/results-full*.jsonl.gz")
+                 "bench/results/2026-11-30-h200-aten-full/results-full*.jsonl.gz",
+                 "bench/results/*-full-*/results.jsonl")  # the planner's KEEP folders (and session 43's vllm-full-s43)
+
+
+#: what timing.method adds where a job's compiled baselines were made ahead of its exclusive hold (verify/timing.py)
+AHEAD_CLAUSE = "compiled baseline made before the job's first timed case"
 
 
 def suite_counts(source: str | None = None) -> dict[str, tuple[int, int, str]]:
@@ -248,6 +253,13 @@ def plan(args: argparse.Namespace) -> str:
             costs[r["op"]] = job_cost(r)  # the latest passed whole-job record of each operator
     cats = {o: c[2] for o, c in suite_counts().items()}
     rates = measured_rates(args.gate, args.logs)
+    # vLLM baselines made ahead (bc42, 795d779) moved the compile out of the GPU's exclusive hold: once the source has
+    # records timed that way, its projection reads only those, and no rate measured before (the gate's table, a
+    # progress bar: both held the compile)
+    ahead = {r["op"] for r in recs if AHEAD_CLAUSE in str((r.get("timing") or {}).get("method", ""))}
+    if any(o.split("::")[0] == args.source for o in ahead):
+        costs = {o: c for o, c in costs.items() if o.split("::")[0] != args.source or o in ahead}
+        rates = {o: r for o, r in rates.items() if o.split("::")[0] != args.source}
     todo = [project(o, n, t, cat, args.source, costs, cats, args.hold, rates)
             for o, (n, t, cat) in sorted(counts.items()) if o not in done]
     for p in todo:  # --scale: the harness's per-case cost since the records (the gate's table measures it)

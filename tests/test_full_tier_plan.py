@@ -156,3 +156,15 @@ def test_small_groups_that_want_different_shards_share_one_call() -> None:
     assert sorted(p.op for p in groups[0].ops) == ["a::x", "a::y", "a::z"]
     # the merged group's SHARD splits each operator at least as finely as it needs alone
     assert all(groups[0].shard <= par.shard_for(p) or p.cases <= groups[0].shard for p in projs)
+
+
+def test_the_hold_is_read_from_the_real_method_texts_baselines_made_ahead_included() -> None:
+    """timing.method as verify/timing.py writes it: HOLD=job with bc42's clause on baselines made ahead (which says
+    "each case's" too) is still a job hold; HOLD=case is a case hold; the planner knows the clause."""
+    from kernelgenbench.verify.timing import AHEAD_TEXT, HOLD_TEXT
+
+    for hold, ahead in (("job", ""), ("job", AHEAD_TEXT), ("case", ""), ("case", AHEAD_TEXT)):
+        method = f"device time: ...; {HOLD_TEXT[hold]}; {ahead}2 random and the 2 fastest judged"
+        assert acct.job_cost(_rec("vllm::a", hold=hold, cmd_ms=[1000.0], **{}) | {"timing": {"method": method}}
+                             ).hold == hold, (hold, bool(ahead))
+    assert plan.AHEAD_CLAUSE in AHEAD_TEXT
