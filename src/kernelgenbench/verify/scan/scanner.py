@@ -132,6 +132,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.force_jit: dict[str, set[int]] = {}  # name -> lines: defs to scan as kernel bodies regardless
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
+        self.kernel_raises: set[int] = set()  # ids of builtin exceptions a kernel body raises (kernel_rules.py)
         self.spec_reads: set[int] = set()  # bare __spec__ read for its name or against None (run)
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
         # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
