@@ -16,8 +16,14 @@ from typing import Callable, Iterator
 #: the string literals a backend name may be written as: PyTorch's device modules that hold the same device
 #: functions as ``torch.cuda`` (``getattr(torch, "hip")`` raises, a crash and no cheat, so Triton's "hip" is harmless)
 BACKEND_LITERALS = frozenset({"cuda", "cpu", "xpu"})
+#: a ``getattr(torch, name, default)``'s default may be one of these device modules (tp43: bitsandbytes'
+#: ``getattr(torch, device_type, torch.cuda)``): the result is a device module either way, judged as ``torch.cuda``
+BACKEND_DEFAULTS = frozenset({"torch.cuda", "torch.xpu"})
 #: Triton's name of the active driver's backend ("cuda", "hip", ...): a string Triton computes
 TRITON_BACKEND_CALL = "triton.runtime.driver.active.get_current_target"
+#: PyTorch's current accelerator (2.6+), a ``torch.device`` whose ``.type`` is a backend's name (bitsandbytes:
+#: ``device_type = torch.accelerator.current_accelerator().type``; tp43)
+ACCELERATOR_CALL = "torch.accelerator.current_accelerator"
 #: decorators that only memoize a function of no arguments (its result is one of its returns)
 _MEMO_DECORATORS = frozenset({"functools.cache", "functools.lru_cache"})
 
@@ -54,23 +60,42 @@ def _module_bindings(module: ast.Module, name: str, own: Callable[[ast.AST], Ite
     return values
 
 
+def _root(expr: ast.AST) -> str | None:
+    while isinstance(expr, (ast.Attribute, ast.Call)):
+        expr = expr.value if isinstance(expr, ast.Attribute) else expr.func
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _accelerator_type(node: ast.AST, resolve: Callable[[ast.AST], str | None], local: frozenset[str] | None) -> bool:
+    """``torch.accelerator.current_accelerator().type``, where its root name is not bound in the function that reads
+    it (``local``: the names that function binds; None where the form is not admitted at all)."""
+    return local is not None and isinstance(node, ast.Attribute) and node.attr == "type" \
+        and isinstance(node.value, ast.Call) and not node.value.args and not node.value.keywords \
+        and _root(node) not in local and resolve(node.value.func) == ACCELERATOR_CALL
+
+
 def backend_name(node: ast.AST, module: ast.Module, resolve: Callable[[ast.AST], str | None],
                  module_name: Callable[[str], bool], own: Callable[[ast.AST], Iterator[ast.AST]],
-                 seen: frozenset[str] = frozenset()) -> bool:
+                 seen: frozenset[str] = frozenset(), local: frozenset[str] | None = None) -> bool:
     """Whether ``node`` can only evaluate to a device backend's name: a literal of :data:`BACKEND_LITERALS`; ``a if
     c else b`` of two such; a call, without arguments, of a module-level function bound once by a ``def`` whose
     decorators only memoize and every ``return`` of which returns such a value or Triton's
     ``get_current_target().backend``; or a module-level name (``module_name(n)``: it denotes the module's own
-    binding, never declared global or nonlocal) every binding of which is ``n = <such a value>``."""
+    binding, never declared global or nonlocal) every binding of which is ``n = <such a value>``. Where ``local`` is
+    given (a module-level expression: empty; a function's return: the names the function binds), also
+    ``torch.accelerator.current_accelerator().type`` (tp43, bitsandbytes' ``device_type``), which ``resolve`` (the
+    module's view) can only vouch for where no local binding shadows its root."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and node.value in BACKEND_LITERALS
+    if _accelerator_type(node, resolve, local):
+        return True
     if isinstance(node, ast.IfExp):
-        return all(backend_name(b, module, resolve, module_name, own, seen) for b in (node.body, node.orelse))
+        return all(backend_name(b, module, resolve, module_name, own, seen, local) for b in (node.body, node.orelse))
     if isinstance(node, ast.Name):
         if node.id in seen or not module_name(node.id):
             return False
         values = _module_bindings(module, node.id, own)
-        return bool(values) and all(backend_name(v, module, resolve, module_name, own, seen | {node.id})
+        return bool(values) and all(backend_name(v, module, resolve, module_name, own, seen | {node.id}, frozenset())
                                     for v in values)
     if not (isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Name)):
         return False
@@ -102,14 +127,10 @@ def backend_name(node: ast.AST, module: ast.Module, resolve: Callable[[ast.AST],
     local |= {a.asname or a.name.split(".")[0] for n in body if isinstance(n, (ast.Import, ast.ImportFrom))
               for a in n.names}
 
-    def root(expr: ast.AST) -> str | None:
-        while isinstance(expr, (ast.Attribute, ast.Call)):
-            expr = expr.value if isinstance(expr, ast.Attribute) else expr.func
-        return expr.id if isinstance(expr, ast.Name) else None
-
     returns = [n for n in body if isinstance(n, ast.Return)]
     return bool(returns) and all(n.value is not None and (
         isinstance(n.value, ast.Attribute) and n.value.attr == "backend" and isinstance(n.value.value, ast.Call)
-        and not n.value.value.args and not n.value.value.keywords and root(n.value) not in local
+        and not n.value.value.args and not n.value.value.keywords and _root(n.value) not in local
         and resolve(n.value.value.func) == TRITON_BACKEND_CALL
-        or backend_name(n.value, module, resolve, module_name, own, seen | {name})) for n in returns)
+        or backend_name(n.value, module, resolve, module_name, own, seen | {name}, frozenset(local)))
+        for n in returns)

@@ -578,6 +578,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
     def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
         args = node.args
         if name == "getattr" and self.torch_backend_getattr(node):
+            self.module_bases.update(id(d) for d in args[2:])  # tp43: a device module as the default (scope.py)
             return  # getattr(torch, device.type): a device backend's module, judged as torch.cuda (scope.py)
         if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
             self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "

@@ -36,7 +36,7 @@ import inspect
 import threading
 from typing import Iterator
 
-from .backend_names import backend_name
+from .backend_names import ACCELERATOR_CALL, BACKEND_DEFAULTS, backend_name
 from .policy import JIT_DECORATORS, is_module_path
 from .shadowing import builtin_in_reach
 
@@ -652,17 +652,20 @@ class _ScopeAnalysis:
         ``device_torch_lib``: :func:`.backend_names.backend_name`)."""
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
                 and self.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
-                and all(isinstance(d, ast.Constant) and d.value is None for d in node.args[2:])  # rb38: None only
+                and all(isinstance(d, ast.Constant) and d.value is None or self.resolve(d) in BACKEND_DEFAULTS
+                        for d in node.args[2:])  # rb38: None only; tp43: or a device module (bitsandbytes)
                 and self.resolve(node.args[0]) == "torch"):
             return False
         if not (isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
             # tp39b: FLA's ``device_torch_lib = getattr(torch, device)``, ``device`` a backend's name
             # (backend_names.py); a literal is an attribute path of its own (getattr_literal)
             return bool(self.scopes) and not isinstance(node.args[1], ast.Constant) and backend_name(
-                node.args[1], self.scopes[0].node, self._resolve_in_module, self._module_name, _own_nodes)
+                node.args[1], self.scopes[0].node, self._resolve_in_module, self._module_name, _own_nodes,
+                local=frozenset() if self.current is self.scopes[0] else None)
         dev = node.args[1].value
-        if isinstance(dev, ast.Call):
-            return self.resolve(dev.func) == "torch.device"
+        if isinstance(dev, ast.Call):  # tp43: or the current accelerator (a device), read where it is called
+            return self.resolve(dev.func) == "torch.device" or not dev.args and not dev.keywords \
+                and self.resolve(dev.func) == ACCELERATOR_CALL
         if not isinstance(dev, ast.Name) or dev.id in self.rebound or not self.scopes:
             return False
         body = getattr(self.current.node, "body", None)
