@@ -37,7 +37,7 @@ import threading
 from typing import Iterator
 
 from .backend_names import ACCELERATOR_CALL, BACKEND_DEFAULTS, backend_name
-from .policy import JIT_DECORATORS, is_module_path
+from .policy import JIT_DECORATORS, is_module_path, missing_path
 from .shadowing import builtin_in_reach
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
@@ -432,8 +432,8 @@ class _ScopeAnalysis:
                         seen += 1
             elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
                     and sub.targets[0].id == name:
-                path = self.resolve(sub.value)
-                if not (tl_path(path) and is_module_path(path)):
+                path = self.resolve(sub.value)  # tp43: or a Triton version's module this one lacks (tl.libdevice)
+                if not (tl_path(path) and (is_module_path(path) or missing_path(path))):
                     return False
                 seen += 1
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler,
