@@ -11,7 +11,7 @@ nothing but a backend's name, so that ``getattr(torch, name)`` is one of PyTorch
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
 
 #: the string literals a backend name may be written as: PyTorch's device modules that hold the same device
 #: functions as ``torch.cuda`` (``getattr(torch, "hip")`` raises, a crash and no cheat, so Triton's "hip" is harmless)
@@ -134,3 +134,54 @@ def backend_name(node: ast.AST, module: ast.Module, resolve: Callable[[ast.AST],
         and resolve(n.value.value.func) == TRITON_BACKEND_CALL
         or backend_name(n.value, module, resolve, module_name, own, seen | {name}, frozenset(local)))
         for n in returns)
+
+
+def torch_backend_getattr(scan: Any, node: ast.AST, own: Callable[[ast.AST], Iterator[ast.AST]]) -> bool:
+    """``getattr(torch, d.type[, None])`` with ``d`` a ``torch.device`` (tp38: Liger-Kernel's ``device_context``
+    picks ``torch.cuda``/``torch.xpu`` this way and enters ``backend.device(d)``). A device's type is one of
+    PyTorch's backend names, and the modules of those that ``torch`` has (cpu, cuda, xpu, mps, mtia) hold the same
+    device functions, so the scanner's ``resolve`` reads the result as ``torch.cuda`` and its attributes are judged as
+    ``torch.cuda``'s. ``d`` is proven a device only as ``torch.device(...)`` itself, or a name whose last binding
+    before the statement, in a statement of the same body, is ``d = torch.device(...)``. Also ``getattr(torch,
+    name)`` with ``name`` a module-level name that can only hold a backend's name (tp39b, FLA's
+    ``device_torch_lib``: :func:`backend_name`). ``scan`` is the scanner and ``own`` its ``_own_nodes``
+    (verify/scan/scope.py calls this; moved here by tp43 for room)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and scan.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
+            and all(isinstance(d, ast.Constant) and d.value is None or scan.resolve(d) in BACKEND_DEFAULTS
+                    for d in node.args[2:])  # rb38: None only; tp43: or a device module (bitsandbytes)
+            and scan.resolve(node.args[0]) == "torch"):
+        return False
+    if not (isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
+        # tp39b: FLA's ``device_torch_lib = getattr(torch, device)``, ``device`` a backend's name
+        # (backend_names.py); a literal is an attribute path of its own (getattr_literal)
+        return bool(scan.scopes) and not isinstance(node.args[1], ast.Constant) and backend_name(
+            node.args[1], scan.scopes[0].node, scan._resolve_in_module, scan._module_name, own,
+            local=frozenset() if scan.current is scan.scopes[0] else None)
+    dev = node.args[1].value
+    if isinstance(dev, ast.Call):  # tp43: or the current accelerator (a device), read where it is called
+        return scan.resolve(dev.func) == "torch.device" or not dev.args and not dev.keywords \
+            and scan.resolve(dev.func) == ACCELERATOR_CALL
+    if not isinstance(dev, ast.Name) or dev.id in scan.rebound or not scan.scopes:
+        return False
+    body = getattr(scan.current.node, "body", None)
+    if not isinstance(body, list):
+        return False
+    at = next((i for i, st in enumerate(body) if any(n is node for n in ast.walk(st))), None)
+    if at is None:
+        return False
+
+    def binds(st: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == dev.id and not isinstance(n.ctx, ast.Load)
+                   or isinstance(n, (ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar))
+                   and dev.id in (getattr(n, "arg", None), getattr(n, "name", None))
+                   for n in ast.walk(st))
+
+    for st in reversed(body[:at]):
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and st.targets[0].id == dev.id:
+            return not binds(body[at]) and isinstance(st.value, ast.Call) \
+                and scan.resolve(st.value.func) == "torch.device"
+        if binds(st):
+            return False
+    return False
