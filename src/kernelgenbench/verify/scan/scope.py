@@ -37,6 +37,7 @@ import threading
 from typing import Iterator
 
 from .backend_names import torch_backend_getattr
+from .own_attrs import own_container_attr
 from .policy import JIT_DECORATORS, is_module_path, missing_path
 from .shadowing import builtin_in_reach
 
@@ -546,8 +547,8 @@ class _ScopeAnalysis:
             path = self.resolve(node)
             if path is not None:
                 return FROZEN_DATA if _is_number_constant(path) else UNKNOWN
-            if node.attr in self.user_attrs:
-                return UNKNOWN
+            if node.attr in self.user_attrs:  # tp43: a launcher's own container (``self.seen = set()``) is one
+                return HOST if own_container_attr(self, node) else UNKNOWN
             if node.attr in HOST_METADATA_ATTRS:
                 return FROZEN_DATA
             if isinstance(node.value, ast.Call) and self.resolve(node.value.func) in ("torch.finfo", "torch.iinfo"):
