@@ -46,6 +46,7 @@ def test_a_launchers_own_containers_have_python_methods() -> None:
     ("        def __init__(self):", "        seen = None\n\n        def __init__(self):"),
     ("        def __init__(self):", "        def seen(self):\n            return 1\n\n        def __init__(self):"),
     ("    import torch\n", "    import torch\n    NAME = 'seen'\n"),
+    ("    import torch\n", "    import torch\n    H = dict(seen=1)\n"),  # a keyword (an __init__ registering **kw)
     # a class that is not plain, a decorated method, a receiver that is not the method's first parameter
     ("    class Launcher:", "    class Launcher(torch.nn.Module):"),
     ("        def __call__(self, key):", "        @staticmethod\n        def __call__(self, key):"),

@@ -12,8 +12,9 @@ when a kernel is first compiled for a key, or ``self.blocks = [64, 128]`` and ``
   empty or constant container (``set()``, ``[]``, ``{}``, ``list()``, ``[64, 128]``, ``{"a": 1}``); no ``del``, no
   augmented or tuple assignment, no loop or ``with`` target, and no class-body binding or method of that name;
 * the name is no attribute of ``torch.Tensor`` or ``torch.nn.Module`` (an object of PyTorch's handed in as ``self``
-  through an unbound call would answer with its own), and no string in the file spells it (``setattr``,
-  ``register_buffer("seen", t)``, ``__slots__``, a dataclass field would bind it by name).
+  through an unbound call would answer with its own), and no string or call keyword in the file spells it
+  (``setattr``, ``register_buffer("seen", t)``, ``__slots__``, ``Holder(seen=t)`` whose ``__init__`` registers its
+  keywords by name).
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ def _stores_are_plain(module: ast.Module, attr: str, is_builtin: Callable[[str],
                          and not isinstance(t.ctx, ast.Load)]
                 if named or isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name == attr:
                     return False
-        if isinstance(n, ast.Constant) and n.value == attr:
+        if isinstance(n, ast.Constant) and n.value == attr or isinstance(n, ast.keyword) and n.arg == attr:
             return False
     return True
 
