@@ -448,8 +448,9 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 # flash-attention's and vLLM's helpers: judged as it is
                                                 # (indirect_rules: the file's own function or class only)
                                                 "torch._dynamo.disable",
-                                                # (tp43) the older spelling of torch.compiler.is_compiling, a flag
-                                                "torch._dynamo.is_compiling",
+                                                # (tp43) the older spelling of torch.compiler.is_compiling, a flag,
+                                                # and its export twin
+                                                "torch._dynamo.is_compiling", "torch.compiler.is_exporting",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing",
