@@ -47,6 +47,16 @@ def guarded(x_ptr, o_ptr, b_ptr, HAS_B: tl.constexpr, FLAG: tl.constexpr, BLOCK:
     tl.store(o_ptr + offs, tl.where(sel, 1.0, 0.0))
 
 
+@triton.jit
+def negate(x_ptr, o_ptr, BLOCK: tl.constexpr, FLAG: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    low = not (x > 0.5)  # elementwise, as the GPU's __not__
+    if not FLAG:
+        low = x > 2.0
+    tl.store(o_ptr + offs, tl.where(low, 1.0, 0.0))
+
+
 install_launch_hooks()
 out = {}
 x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -60,12 +70,15 @@ out["either"] = o1.tolist()
 o2 = torch.zeros(8)
 guarded[(1,)](y, o2, None, HAS_B=False, FLAG=True, BLOCK=8)
 out["guarded"] = o2.tolist()
+o3 = torch.zeros(8)
+negate[(1,)](y, o3, BLOCK=8, FLAG=True)
+out["negate"] = o3.tolist()
 out["violations"] = list(STATE.launch_violations)
 print("RESULT " + json.dumps(out))
 '''
 
 
-def test_and_or_combine_tensors_elementwise_and_constexprs_short_circuit(tmp_path: Path) -> None:
+def test_and_or_not_combine_tensors_elementwise_and_constexprs_short_circuit(tmp_path: Path) -> None:
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     (tmp_path / "kernels.py").write_text(SCRIPT)  # Triton's JIT reads a kernel's source from its file
     proc = subprocess.run([sys.executable, str(tmp_path / "kernels.py")], env=env, capture_output=True, text=True,
@@ -77,4 +90,5 @@ def test_and_or_combine_tensors_elementwise_and_constexprs_short_circuit(tmp_pat
     assert got["mask2d"] == want
     assert got["either"] == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
     assert got["guarded"] == [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
+    assert got["negate"] == [1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
     assert got["violations"] == []

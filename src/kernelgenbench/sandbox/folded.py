@@ -103,6 +103,7 @@ _BASES: dict[int, tuple[Any, int]] = {}
 #: name it).
 GLOBAL = "folded_decision (kgb)"
 BOOLOP = "folded_boolop (kgb)"
+NOT = "folded_not (kgb)"
 
 
 def _own(code: Any) -> tuple[Any, int] | None:
@@ -485,6 +486,14 @@ def boolop(is_and: bool, *operands: Any) -> Any:
 _NESTED[id(boolop.__code__)] = boolop.__code__  # its frames sit between a body and its operands' (``_iters``)
 
 
+def unary_not(value: Any) -> Any:
+    """``not x`` of a rewritten kernel body as Triton's code generator evaluates it (tp43): a tensor's ``__not__``,
+    elementwise (``visit_UnaryOp``), not Python's ``not`` of its truth (``all()``), one bool for a whole block."""
+    import triton.language as tl
+
+    return value.__not__() if isinstance(value, tl.tensor) else not value
+
+
 def _violation(fn: Any, line: int, what: str) -> None:
     from . import launch_args
     from .state import STATE
@@ -525,6 +534,13 @@ class _Instrument(ast.NodeTransformer):
                         args=[ast.Constant(isinstance(node.op, ast.And)), *thunks], keywords=[])
         return ast.copy_location(call, node)  # evaluated as Triton's code generator does (:func:`boolop`)
 
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        call = ast.Call(func=ast.Name(id=NOT, ctx=ast.Load()), args=[node.operand], keywords=[])
+        return ast.copy_location(call, node)  # elementwise on a tensor, as Triton's code generator (:func:`unary_not`)
+
     def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
         self.generic_visit(node)
         first = node.generators[0]
@@ -553,6 +569,7 @@ def instrument(module: ast.Module, fn: Any) -> ast.Module:
     from Triton's search of the file for a line that starts with ``def``)."""
     fn.__globals__.setdefault(GLOBAL, decision)
     fn.__globals__.setdefault(BOOLOP, boolop)
+    fn.__globals__.setdefault(NOT, unary_not)
     _BASES[id(fn)] = (fn, module.body[0].lineno - 1)
     out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
     ast.fix_missing_locations(out)
