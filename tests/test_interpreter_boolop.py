@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SCRIPT = r'''
 import json
 import torch, triton, triton.language as tl
@@ -57,6 +59,13 @@ def negate(x_ptr, o_ptr, BLOCK: tl.constexpr, FLAG: tl.constexpr):
     tl.store(o_ptr + offs, tl.where(low, 1.0, 0.0))
 
 
+@triton.jit
+def clamp_py(x_ptr, o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(o_ptr + offs, min(max(x, 0.25), 0.75) + max(BLOCK, 2) * 0.0)
+
+
 install_launch_hooks()
 out = {}
 x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -73,12 +82,15 @@ out["guarded"] = o2.tolist()
 o3 = torch.zeros(8)
 negate[(1,)](y, o3, BLOCK=8, FLAG=True)
 out["negate"] = o3.tolist()
+o4 = torch.zeros(8)
+clamp_py[(1,)](y, o4, BLOCK=8)
+out["clamp"] = o4.tolist()
 out["violations"] = list(STATE.launch_violations)
 print("RESULT " + json.dumps(out))
 '''
 
 
-def test_and_or_not_combine_tensors_elementwise_and_constexprs_short_circuit(tmp_path: Path) -> None:
+def test_and_or_not_min_max_act_on_tensors_elementwise_and_constexprs_short_circuit(tmp_path: Path) -> None:
     env = {**os.environ, "TRITON_INTERPRET": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
     (tmp_path / "kernels.py").write_text(SCRIPT)  # Triton's JIT reads a kernel's source from its file
     proc = subprocess.run([sys.executable, str(tmp_path / "kernels.py")], env=env, capture_output=True, text=True,
@@ -91,4 +103,5 @@ def test_and_or_not_combine_tensors_elementwise_and_constexprs_short_circuit(tmp
     assert got["either"] == [1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]
     assert got["guarded"] == [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
     assert got["negate"] == [1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
+    assert got["clamp"] == pytest.approx([0.25, 0.5, 0.75, 0.3, 0.75, 0.25, 0.6, 0.75])
     assert got["violations"] == []

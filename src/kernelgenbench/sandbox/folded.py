@@ -104,6 +104,7 @@ _BASES: dict[int, tuple[Any, int]] = {}
 GLOBAL = "folded_decision (kgb)"
 BOOLOP = "folded_boolop (kgb)"
 NOT = "folded_not (kgb)"
+MIN_MAX = "folded_min_max (kgb)"
 
 
 def _own(code: Any) -> tuple[Any, int] | None:
@@ -486,6 +487,25 @@ def boolop(is_and: bool, *operands: Any) -> Any:
 _NESTED[id(boolop.__code__)] = boolop.__code__  # its frames sit between a body and its operands' (``_iters``)
 
 
+def min_max(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``min(a, b)``/``max(a, b)`` called in a rewritten kernel body (tp43). Triton's code generator takes Python's
+    ``min``/``max`` for ``tl.core.builtin_min``/``builtin_max``: of tensors, ``tl.minimum``/``tl.maximum`` elementwise
+    (``max(x, 0.0)`` is a ReLU); Python's compares with ``<`` and keeps one tensor whole (its truth is ``all()``).
+    ``fn`` is what the name holds where the body runs: Python's builtin is evaluated as the code generator does, any
+    other callable (the file's own ``min``) is called as it is."""
+    import builtins
+
+    import triton.language as tl
+
+    if fn not in (builtins.min, builtins.max) or not any(isinstance(a, tl.tensor) for a in args):
+        return fn(*args, **kwargs)
+    pick = tl.minimum if fn is builtins.min else tl.maximum
+    value = args[0]
+    for arg in args[1:]:
+        value = pick(value, arg, **kwargs)
+    return value
+
+
 def unary_not(value: Any) -> Any:
     """``not x`` of a rewritten kernel body as Triton's code generator evaluates it (tp43): a tensor's ``__not__``,
     elementwise (``visit_UnaryOp``), not Python's ``not`` of its truth (``all()``), one bool for a whole block."""
@@ -534,6 +554,13 @@ class _Instrument(ast.NodeTransformer):
                         args=[ast.Constant(isinstance(node.op, ast.And)), *thunks], keywords=[])
         return ast.copy_location(call, node)  # evaluated as Triton's code generator does (:func:`boolop`)
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id in ("min", "max")):
+            return node
+        call = ast.Call(func=ast.Name(id=MIN_MAX, ctx=ast.Load()), args=[node.func, *node.args], keywords=node.keywords)
+        return ast.copy_location(call, node)  # elementwise on tensors, as Triton's code generator (:func:`min_max`)
+
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
         if not isinstance(node.op, ast.Not):
@@ -570,6 +597,7 @@ def instrument(module: ast.Module, fn: Any) -> ast.Module:
     fn.__globals__.setdefault(GLOBAL, decision)
     fn.__globals__.setdefault(BOOLOP, boolop)
     fn.__globals__.setdefault(NOT, unary_not)
+    fn.__globals__.setdefault(MIN_MAX, min_max)
     _BASES[id(fn)] = (fn, module.body[0].lineno - 1)
     out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
     ast.fix_missing_locations(out)
