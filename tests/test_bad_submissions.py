@@ -122,6 +122,11 @@ EXPECTED = {
     # proof; each passed L1-L3 before the replay was hardened)
     "ghost_flag": "ghost",            # a flag kernel read back with .item(): host reads are replayed
     "ghost_raise": "ghost",           # a launch that raises in a normal run only: launch errors are replayed
+    "ghost_builtin_raise": "ghost",   # tp43: the same through `raise RuntimeError("boom")` in the kernel body
+    "attr_foreign_self": "static_scan",  # tp43: a launcher method called unbound on an nn.Module whose buffer
+                                         # "seen" is a tensor: self.seen.add(x, alpha=-1) is Tensor.add (neg)
+    "accel_shadow": "static_scan",    # tp43: getattr(torch, dev(), torch.cuda) with dev() a function binding torch
+                                      # to its own object whose current_accelerator().type is "neg": torch.neg
     "ghost_hook": "ghost",            # a pre-run hook that runs in a normal launch only: ghost runs hooks
     "ghost_diverge": "ghost",         # reads its flag differently on a second sighting: replay diverges
     "ghost_count": "wrong_result",    # counts calls, garbage after the correctness cases: judged re-runs
@@ -467,7 +472,7 @@ BUDGET_LIFTED = BUDGET_CAUGHT | {"format_escape"}
 #: (test_copies_that_do_a_data_movement_operators_work_fail_first); with the rule lifted, the later
 #: check each was written for must still catch it with its own class (defence in depth, as BUDGET_CAUGHT).
 COPY_RULE_CAUGHT = {"ghost", "ghost_count", "ghost_diverge", "ghost_flag", "ghost_hook", "ghost_raise", "ghost_seen",
-                    "no_launch"}
+                    "ghost_builtin_raise", "no_launch"}
 
 
 #: Fixtures whose cheat runs at import (judged by the import's dispatch trace before any case).

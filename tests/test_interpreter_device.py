@@ -217,3 +217,37 @@ def test_the_current_stream_l1_admits_answers_on_the_cpu() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split() == ["0", "0"], out.stdout
+
+
+ACCELERATOR = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("import torch\n"
+            "device_type = torch.accelerator.current_accelerator().type\n"
+            "def ask():\n"
+            "    return (torch.accelerator.current_accelerator(), torch.accelerator.is_available(),\n"
+            "            torch.accelerator.device_count())\n")
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+print(sub.device_type, *sub.ask())
+print(torch.accelerator.current_accelerator(), torch.accelerator.is_available(), torch.accelerator.device_count())
+'''
+
+
+def test_the_current_accelerator_answers_cuda_to_the_submission() -> None:
+    """False-rejection hunt 43: bitsandbytes picks its device module at import with
+    ``torch.accelerator.current_accelerator().type``; in a PyTorch without CUDA that is None, and the import failed
+    (import_error). Asked from the submission's file it answers as the one-GPU machine of the other stand-ins
+    (cuda, available, one device); the harness's own questions keep the truth (None, False, 0)."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", ACCELERATOR], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split("\n")[:2] == ["cuda cuda True 1", "None False 0"], out.stdout

@@ -153,3 +153,43 @@ def test_every_numpy_libdevice_entry_names_a_libdevice_symbol() -> None:
     symbols = set(re.findall(r'"__nv_([a-z0-9_]+)"', Path(cuda_libdevice.__file__).read_text()))
     names = symbols | {s[:-1] for s in symbols if s[-1] in "fd"}
     assert set(_libdevice_table()) <= names, sorted(set(_libdevice_table()) - names)
+
+
+LLRINT = r'''
+import os
+os.environ["TRITON_INTERPRET"] = "1"
+import torch, triton, triton.language as tl
+from triton.language.extra.cuda import libdevice
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+
+@triton.jit
+def k(a, o, AWAY: tl.constexpr):
+    r = tl.arange(0, 8)
+    x = tl.load(a + r)
+    if AWAY:
+        z = libdevice.llround(x)
+    else:
+        z = libdevice.llrint(x)
+    tl.store(o + r, z)
+
+for dt in (torch.float32, torch.float64):
+    a = torch.tensor([0.5, 1.5, 2.5, -0.5, -1.5, 2.4999, -2.6, 2.0 ** 40], dtype=dt)
+    for away in (False, True):
+        o = torch.empty(8, dtype=torch.int64)
+        k[(1,)](a, o, AWAY=away)
+        print(str(dt).split(".")[1], int(away), o.tolist())
+'''
+
+
+def test_libdevice_llrint_and_llround_give_exact_int64() -> None:
+    """False-rejection hunt 43: bitsandbytes' int8 quantization rounds with ``libdevice.llrint`` (an int64 result);
+    the interpreter raised Triton's NotImplementedError (``unsupported``). Both are exact with NumPy: half to even
+    (llrint) and half away from zero (llround), as CUDA's ``__nv_llrintf``/``__nv_llroundf`` return them."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    out = subprocess.run([sys.executable, "-c", LLRINT], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in out.stdout.splitlines()}
+    for dt in ("float32", "float64"):
+        assert eval(rows[(dt, "0")]) == [0, 2, 2, 0, -2, 2, -3, 2 ** 40], dt  # noqa: S307 (half to even)
+        assert eval(rows[(dt, "1")]) == [1, 2, 3, -1, -2, 2, -3, 2 ** 40], dt  # noqa: S307 (half away)

@@ -102,6 +102,9 @@ _BASES: dict[int, tuple[Any, int]] = {}
 #: The global name under which a rewritten kernel reaches :func:`decision` (not an identifier: no submission code can
 #: name it).
 GLOBAL = "folded_decision (kgb)"
+BOOLOP = "folded_boolop (kgb)"
+NOT = "folded_not (kgb)"
+MIN_MAX = "folded_min_max (kgb)"
 
 
 def _own(code: Any) -> tuple[Any, int] | None:
@@ -454,6 +457,63 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
     return value
 
 
+def boolop(is_and: bool, *operands: Any) -> Any:
+    """``a and b`` / ``a or b`` of a rewritten kernel body, each operand a thunk, evaluated as Triton's code generator
+    evaluates it (``CodeGenerator.visit_BoolOp``), not as Python does (tp43): operands in order; one that is no
+    tensor (a constexpr, a Python value) ends the expression when it decides it (falsy for ``and``, truthy for ``or``)
+    and is dropped otherwise; the tensors are combined elementwise with ``logical_and``/``logical_or``. Python's
+    ``and`` took one tensor whole (its truth is ``all()``), so FlagGems' ``mask = rows < M and cols < N`` kept only
+    one comparison and loaded out of bounds on the interpreter, a mask every GPU computes elementwise."""
+    import triton.language as tl
+
+    tensors: list = []
+    value: Any = None
+    for thunk in operands:
+        value = thunk()
+        if not isinstance(value, tl.tensor):
+            if bool(value) is not is_and:
+                return value
+            continue
+        tensors.append(value)
+    if not tensors:
+        return value
+    while len(tensors) >= 2:
+        rhs = tensors.pop()
+        lhs = tensors.pop()
+        tensors.append(lhs.logical_and(rhs) if is_and else lhs.logical_or(rhs))
+    return tensors[0]
+
+
+_NESTED[id(boolop.__code__)] = boolop.__code__  # its frames sit between a body and its operands' (``_iters``)
+
+
+def min_max(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """``min(a, b)``/``max(a, b)`` called in a rewritten kernel body (tp43). Triton's code generator takes Python's
+    ``min``/``max`` for ``tl.core.builtin_min``/``builtin_max``: of tensors, ``tl.minimum``/``tl.maximum`` elementwise
+    (``max(x, 0.0)`` is a ReLU); Python's compares with ``<`` and keeps one tensor whole (its truth is ``all()``).
+    ``fn`` is what the name holds where the body runs: Python's builtin is evaluated as the code generator does, any
+    other callable (the file's own ``min``) is called as it is."""
+    import builtins
+
+    import triton.language as tl
+
+    if fn not in (builtins.min, builtins.max) or not any(isinstance(a, tl.tensor) for a in args):
+        return fn(*args, **kwargs)
+    pick = tl.minimum if fn is builtins.min else tl.maximum
+    value = args[0]
+    for arg in args[1:]:
+        value = pick(value, arg, **kwargs)
+    return value
+
+
+def unary_not(value: Any) -> Any:
+    """``not x`` of a rewritten kernel body as Triton's code generator evaluates it (tp43): a tensor's ``__not__``,
+    elementwise (``visit_UnaryOp``), not Python's ``not`` of its truth (``all()``), one bool for a whole block."""
+    import triton.language as tl
+
+    return value.__not__() if isinstance(value, tl.tensor) else not value
+
+
 def _violation(fn: Any, line: int, what: str) -> None:
     from . import launch_args
     from .state import STATE
@@ -487,8 +547,26 @@ class _Instrument(ast.NodeTransformer):
 
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
-        node.values = [self._wrap(v, v, "bool") for v in node.values]
-        return node
+        no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                defaults=[])
+        thunks = [ast.copy_location(ast.Lambda(args=no_args, body=self._wrap(v, v, "bool")), v) for v in node.values]
+        call = ast.Call(func=ast.Name(id=BOOLOP, ctx=ast.Load()),
+                        args=[ast.Constant(isinstance(node.op, ast.And)), *thunks], keywords=[])
+        return ast.copy_location(call, node)  # evaluated as Triton's code generator does (:func:`boolop`)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if not (isinstance(node.func, ast.Name) and node.func.id in ("min", "max")):
+            return node
+        call = ast.Call(func=ast.Name(id=MIN_MAX, ctx=ast.Load()), args=[node.func, *node.args], keywords=node.keywords)
+        return ast.copy_location(call, node)  # elementwise on tensors, as Triton's code generator (:func:`min_max`)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        call = ast.Call(func=ast.Name(id=NOT, ctx=ast.Load()), args=[node.operand], keywords=[])
+        return ast.copy_location(call, node)  # elementwise on a tensor, as Triton's code generator (:func:`unary_not`)
 
     def visit_ListComp(self, node: ast.ListComp) -> ast.AST:
         self.generic_visit(node)
@@ -517,6 +595,9 @@ def instrument(module: ast.Module, fn: Any) -> ast.Module:
     are counted from the ``def`` line, as the compiler counts them in the source it parses (read from the tree, not
     from Triton's search of the file for a line that starts with ``def``)."""
     fn.__globals__.setdefault(GLOBAL, decision)
+    fn.__globals__.setdefault(BOOLOP, boolop)
+    fn.__globals__.setdefault(NOT, unary_not)
+    fn.__globals__.setdefault(MIN_MAX, min_max)
     _BASES[id(fn)] = (fn, module.body[0].lineno - 1)
     out = _Instrument(id(fn), module.body[0].lineno - 1).visit(module)
     ast.fix_missing_locations(out)

@@ -1,8 +1,9 @@
 """CPU stand-ins on the interpreter for what GPU-minded wrapper code does with CUDA outside the CUDA runtime calls
 (:func:`.interpreter._cuda_runtime_calls_accept_cpu`): ``x.is_cuda`` checks, ``torch.cuda.is_available()`` and
-``device_count()``, NVTX ranges, and allocations on ``device="cuda"``. Each acts only where the interpreter's
-PyTorch cannot do what a GPU would, and the device answers only for reads and calls made from the submission's own
-file (``launch_args.KERNEL_BODIES``' path): PyTorch's and the harness's own calls keep the truth."""
+``device_count()`` (and ``torch.accelerator``'s), NVTX ranges, and allocations on ``device="cuda"``. Each acts only
+where the interpreter's PyTorch cannot do what a GPU would, and the device answers only for reads and calls made
+from the submission's own file (``launch_args.KERNEL_BODIES``' path): PyTorch's and the harness's own calls keep the
+truth."""
 from __future__ import annotations
 
 import functools
@@ -161,3 +162,32 @@ def _cuda_present_for_the_submission() -> None:
     for fn in (is_available, device_count):
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(torch.cuda, fn.__name__, fn)
+    _accelerator_present_for_the_submission()
+
+
+def _accelerator_present_for_the_submission() -> None:
+    """The device-generic twins (PyTorch 2.6+ ``torch.accelerator``): bitsandbytes picks its device module at import
+    with ``device_type = torch.accelerator.current_accelerator().type`` and ``getattr(torch, device_type,
+    torch.cuda)``; without CUDA the current accelerator is None and the import failed on ``None.type`` (false-rejection
+    hunt 43). Asked from the submission's file, ``current_accelerator()`` answers ``cuda``, ``is_available()`` True
+    and ``device_count()`` 1, as :func:`_cuda_present_for_the_submission`'s one-GPU machine."""
+    acc = getattr(torch, "accelerator", None)
+    if acc is None or getattr(acc.current_accelerator, "_kgb_cpu", False):
+        return
+    current, available, count = acc.current_accelerator, acc.is_available, acc.device_count
+
+    @functools.wraps(current)
+    def current_accelerator(*args: Any, **kwargs: Any) -> Any:
+        return torch.device("cuda") if _from_submission(1) else current(*args, **kwargs)
+
+    @functools.wraps(available)
+    def is_available() -> bool:
+        return True if _from_submission(1) else available()
+
+    @functools.wraps(count)
+    def device_count() -> int:
+        return max(1, count()) if _from_submission(1) else count()
+
+    for fn in (current_accelerator, is_available, device_count):
+        fn._kgb_cpu = True  # type: ignore[attr-defined]
+        setattr(acc, fn.__name__, fn)

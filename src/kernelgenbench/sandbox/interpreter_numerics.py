@@ -62,7 +62,18 @@ def _libdevice_table() -> dict[str, Any]:
         "isnan": np.isnan, "isinf": np.isinf, "finite": np.isfinite, "isfinite": np.isfinite, "signbit": np.signbit,
         "pow": np.power, "powi": np.power, "fast_powf": np.power, "atan2": np.arctan2, "hypot": np.hypot,
         "fmod": np.fmod, "copysign": np.copysign, "nextafter": np.nextafter, "fast_fdividef": np.divide,
+        # (tp43) rounding to an int64 result (bitsandbytes' int8 quantization rounds with ``llrint``): exact, the
+        # result type Triton chose casts the integral value
+        "llrint": np.rint, "llround": _round_half_away,
     }
+
+
+def _round_half_away(x: Any) -> Any:
+    """C's ``round``/``llround``: to the nearest integral value, halves away from zero (exact for any float)."""
+    import numpy as np
+
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
 
 
 def _libdevice_numpy() -> None:

@@ -3,6 +3,7 @@ closure and module variables), Triton's own helpers, and the callables handed to
 from __future__ import annotations
 
 import ast
+import builtins
 
 from .policy import (
     _JIT_SIDE_EFFECT,
@@ -18,8 +19,31 @@ from .policy import (
 from .scope import _name_bindings
 
 
+def _raisable_builtin(name: str) -> bool:
+    """Whether the builtin ``name`` is an exception class a kernel body may raise (tp43): an ``Exception`` subclass
+    but the iteration protocol's ``StopIteration``/``StopAsyncIteration`` (a ``for`` loop or ``next(it, d)`` around
+    a launch would take them for the end of an iterator, an error handled without a handler)."""
+    cls = getattr(builtins, name, None)
+    return isinstance(cls, type) and issubclass(cls, Exception) and not issubclass(
+        cls, (StopIteration, StopAsyncIteration))
+
+
 class _KernelRules:
     """KernelRules of :class:`~.scanner._Scanner` (a mixin: it uses the scanner's report, lookup and scope state)."""
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        """(tp43) SGLang's kernels keep optional features behind a constexpr left ``None``: ``if quant_max is not
+        None: raise NotImplementedError()``. Triton never compiles the dead branch; a live ``raise`` is a GPU compile
+        error ("unsupported AST node type: Raise") and on the interpreter an error escaping the body, which the
+        wrapper may not catch and a ghost replay raises again (sandbox/dispatch.py, verify/ghost.py). So building a
+        builtin exception there is no call of Python code: allowed when written in the ``raise`` itself, the class
+        named directly (not shadowed) and its arguments literals (a message holds no loaded value)."""
+        exc = node.exc
+        if self.jit_depth and isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) \
+                and self.is_builtin(exc.func.id) and _raisable_builtin(exc.func.id) and not exc.keywords \
+                and all(isinstance(a, ast.Constant) for a in exc.args):
+            self.kernel_raises.add(id(exc))
+        self.generic_visit(node)
 
     def _is_jit_def(self, name: str) -> bool:
         kind, _, scope = self.lookup(name)
@@ -111,7 +135,9 @@ class _KernelRules:
             return
         if isinstance(func, ast.Name):
             if self.is_builtin(func.id):
-                if func.id not in KERNEL_BUILTINS and not (
+                if id(node) in self.kernel_raises:
+                    pass  # the exception of a ``raise`` (visit_Raise)
+                elif func.id not in KERNEL_BUILTINS and not (
                         self.constexpr_fn_depth and func.id in CONSTEXPR_FN_BUILTINS):
                     self.report(node, "kernel-body", f"calls the Python builtin {func.id} " + _KERNEL_CALL_WHY)
                 elif func.id == "print" and any(k.arg in ("file", None) for k in node.keywords):

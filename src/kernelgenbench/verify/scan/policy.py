@@ -454,6 +454,9 @@ TORCH_PATH_ALLOWED: frozenset[str] = frozenset({"torch.library.wrap_triton", "to
                                                 # flash-attention's and vLLM's helpers: judged as it is
                                                 # (indirect_rules: the file's own function or class only)
                                                 "torch._dynamo.disable",
+                                                # (tp43) the older spelling of torch.compiler.is_compiling, a flag,
+                                                # and its export twin
+                                                "torch._dynamo.is_compiling", "torch.compiler.is_exporting",
                                                 # (fp32) TorchScript's read-only flags (``if torch.jit.is_scripting():``
                                                 # in wrappers written for several callers), like the compiler's above
                                                 "torch.jit.is_scripting", "torch.jit.is_tracing",
@@ -779,6 +782,34 @@ def is_module_path(path: str) -> bool:
             except (ImportError, ValueError, AttributeError):
                 return False
     return isinstance(obj, types.ModuleType)
+
+
+def missing_path(path: str) -> bool:
+    """Whether dotted ``path`` names nothing in the installed package (tp43): an attribute another version had, such as
+    Triton 2.0's ``tl.libdevice`` module that xformers binds under ``if hasattr(tl, "libdevice")``. Evaluating it raises
+    AttributeError, so a binding of it never binds. A module with a ``__getattr__`` of its own, a submodule not loaded
+    yet and an attribute of a non-module (a class may compute its attributes) are not missing."""
+    import importlib.util
+    import sys as _sys
+
+    parts = path.split(".")
+    if parts[0] not in IMPORT_ALLOWED or parts[0] == "__future__":
+        return False
+    try:
+        obj: object = _sys.modules.get(parts[0]) or __import__(parts[0])
+    except ImportError:
+        return False
+    for i, part in enumerate(parts[1:], 1):
+        try:
+            obj = inspect.getattr_static(obj, part)
+        except AttributeError:
+            if not isinstance(obj, types.ModuleType) or "__getattr__" in vars(obj):
+                return False
+            try:
+                return importlib.util.find_spec(".".join(parts[: i + 1])) is None
+            except (ImportError, ValueError, AttributeError):
+                return False
+    return False
 
 
 # --------------------------------------------------------------------------------------------------

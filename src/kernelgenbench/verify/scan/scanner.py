@@ -132,6 +132,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
         self.force_jit: dict[str, set[int]] = {}  # name -> lines: defs to scan as kernel bodies regardless
         self.constexpr_called: set[str] = set()  # ... to triton.constexpr_function(...)
         self.handled: set[int] = set()  # ids of nodes already judged by a parent
+        self.kernel_raises: set[int] = set()  # ids of builtin exceptions a kernel body raises (kernel_rules.py)
         self.spec_reads: set[int] = set()  # bare __spec__ read for its name or against None (run)
         self.chain_inner: set[int] = set()  # ids of Attribute/Name nodes inside a judged chain
         # ids of ``.data_ptr`` in ``x.data_ptr() % N``, ``a.data_ptr() == b.data_ptr()``
@@ -577,6 +578,7 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
     def _check_attr_builtin(self, node: ast.Call, name: str) -> None:
         args = node.args
         if name == "getattr" and self.torch_backend_getattr(node):
+            self.module_bases.update(id(d) for d in args[2:])  # tp43: a device module as the default (scope.py)
             return  # getattr(torch, device.type): a device backend's module, judged as torch.cuda (scope.py)
         if len(args) < 2 or not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, str)):
             self.report(node, "dynamic-attr", f"calls {name} with an attribute name that is not a string "

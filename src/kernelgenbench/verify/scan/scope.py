@@ -36,8 +36,9 @@ import inspect
 import threading
 from typing import Iterator
 
-from .backend_names import backend_name
-from .policy import JIT_DECORATORS, is_module_path
+from .backend_names import torch_backend_getattr
+from .own_attrs import own_container_attr
+from .policy import JIT_DECORATORS, is_module_path, missing_path
 from .shadowing import builtin_in_reach
 
 #: The verifier's job threads scan submissions concurrently; ast.parse is serialised (the scanner parses string
@@ -432,8 +433,8 @@ class _ScopeAnalysis:
                         seen += 1
             elif isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
                     and sub.targets[0].id == name:
-                path = self.resolve(sub.value)
-                if not (tl_path(path) and is_module_path(path)):
+                path = self.resolve(sub.value)  # tp43: or a Triton version's module this one lacks (tl.libdevice)
+                if not (tl_path(path) and (is_module_path(path) or missing_path(path))):
                     return False
                 seen += 1
             elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.ExceptHandler,
@@ -546,8 +547,8 @@ class _ScopeAnalysis:
             path = self.resolve(node)
             if path is not None:
                 return FROZEN_DATA if _is_number_constant(path) else UNKNOWN
-            if node.attr in self.user_attrs:
-                return UNKNOWN
+            if node.attr in self.user_attrs:  # tp43: a launcher's own container (``self.seen = set()``) is one
+                return HOST if own_container_attr(self, node) else UNKNOWN
             if node.attr in HOST_METADATA_ATTRS:
                 return FROZEN_DATA
             if isinstance(node.value, ast.Call) and self.resolve(node.value.func) in ("torch.finfo", "torch.iinfo"):
@@ -642,50 +643,9 @@ class _ScopeAnalysis:
         return UNKNOWN
 
     def torch_backend_getattr(self, node: ast.AST) -> bool:
-        """``getattr(torch, d.type[, None])`` with ``d`` a ``torch.device`` (tp38: Liger-Kernel's ``device_context``
-        picks ``torch.cuda``/``torch.xpu`` this way and enters ``backend.device(d)``). A device's type is one of
-        PyTorch's backend names, and the modules of those that ``torch`` has (cpu, cuda, xpu, mps, mtia) hold the same
-        device functions, so :meth:`resolve` reads the result as ``torch.cuda`` and its attributes are judged as
-        ``torch.cuda``'s. ``d`` is proven a device only as ``torch.device(...)`` itself, or a name whose last binding
-        before the statement, in a statement of the same body, is ``d = torch.device(...)``. Also ``getattr(torch,
-        name)`` with ``name`` a module-level name that can only hold a backend's name (tp39b, FLA's
-        ``device_torch_lib``: :func:`.backend_names.backend_name`)."""
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
-                and self.is_builtin("getattr") and 2 <= len(node.args) <= 3 and not node.keywords
-                and all(isinstance(d, ast.Constant) and d.value is None for d in node.args[2:])  # rb38: None only
-                and self.resolve(node.args[0]) == "torch"):
-            return False
-        if not (isinstance(node.args[1], ast.Attribute) and node.args[1].attr == "type"):
-            # tp39b: FLA's ``device_torch_lib = getattr(torch, device)``, ``device`` a backend's name
-            # (backend_names.py); a literal is an attribute path of its own (getattr_literal)
-            return bool(self.scopes) and not isinstance(node.args[1], ast.Constant) and backend_name(
-                node.args[1], self.scopes[0].node, self._resolve_in_module, self._module_name, _own_nodes)
-        dev = node.args[1].value
-        if isinstance(dev, ast.Call):
-            return self.resolve(dev.func) == "torch.device"
-        if not isinstance(dev, ast.Name) or dev.id in self.rebound or not self.scopes:
-            return False
-        body = getattr(self.current.node, "body", None)
-        if not isinstance(body, list):
-            return False
-        at = next((i for i, st in enumerate(body) if any(n is node for n in ast.walk(st))), None)
-        if at is None:
-            return False
-
-        def binds(st: ast.AST) -> bool:
-            return any(isinstance(n, ast.Name) and n.id == dev.id and not isinstance(n.ctx, ast.Load)
-                       or isinstance(n, (ast.arg, ast.ExceptHandler, ast.MatchAs, ast.MatchStar))
-                       and dev.id in (getattr(n, "arg", None), getattr(n, "name", None))
-                       for n in ast.walk(st))
-
-        for st in reversed(body[:at]):
-            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
-                    and st.targets[0].id == dev.id:
-                return not binds(body[at]) and isinstance(st.value, ast.Call) \
-                    and self.resolve(st.value.func) == "torch.device"
-            if binds(st):
-                return False
-        return False
+        """``getattr(torch, d.type[, None])`` read as a device backend's module
+        (:func:`.backend_names.torch_backend_getattr`, where the rule lives)."""
+        return torch_backend_getattr(self, node, _own_nodes)
 
     def _resolve_in_module(self, node: ast.AST) -> str | None:
         """:meth:`resolve` as the module's own scope reads ``node`` (a function's local alias does not count)."""
