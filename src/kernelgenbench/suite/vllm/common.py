@@ -41,7 +41,8 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     """``native`` under ``torch.compile`` over the call's arguments, compiled now on a clone of ``call``
     (so that compilation stays outside the timed region), then checked against ``native`` run eagerly on another
     clone (:func:`disagreement`). ``dynamic``: ``torch.compile``'s, static shapes unless set (:func:`pick_baseline`'s
-    ``dynamic_reason``). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
+    ``dynamic_reason``). Inductor keeps the reference's rounding points (:func:`eager_numerics`). Raises whatever
+    compilation raises, and :class:`CompiledDisagrees`."""
     from torch._dynamo.utils import counters
 
     written, unchanged = call.written, call.unchanged
@@ -61,7 +62,8 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
         torch._dynamo.reset()
     core = own_code(core)
     graphs, breaks = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
-    compiled = torch.compile(core, dynamic=dynamic, backend=backend)
+    compiled = torch.compile(core, dynamic=dynamic, backend=backend,
+                             options=eager_numerics() if backend == "inductor" else None)
     warm = call.clone()
     ret = compiled(*warm.args, **warm.kwargs)
     cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
@@ -88,6 +90,33 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     if made_ahead:
         _MADE_AHEAD.add(base)
     return base
+
+
+#: Inductor options that keep the reference's rounding points (torch 2.11 and later name them so; those missing in
+#: the installed torch are left out). ``emulate_precision_casts``: a fused ``.to(bf16/fp16).float()`` otherwise drops
+#: the rounding the reference states (rms_norm_dynamic_per_token_quant's y = rd_T(rd_T(x*inv)*w) kept in fp32 moved
+#: 2-3% of bf16 cases' int8 values by one); it also turns off Triton's fma contraction. ``division_rounding``:
+#: Triton's fp32 ``x / y`` is otherwise ``div.full`` (approximate), where the reference's division is IEEE's (the
+#: dynamic asymmetric zero point rne(-128 - min/s) is an exact tie in the ~1.5% of bf16 rows whose min is -max, and
+#: an approximate quotient rounds it either way: scaled_int8_quant on an H100, session 43).
+EAGER_NUMERICS = {"emulate_precision_casts": True, "eager_numerics.division_rounding": True}
+
+
+def eager_numerics() -> dict[str, bool]:
+    """The :data:`EAGER_NUMERICS` options this torch's Inductor knows (``torch.compile(options=...)`` refuses an
+    unknown one), so that the compiled reference computes the eager reference's function at its rounding points."""
+    from torch._inductor import config
+
+    known = {}
+    for key, value in EAGER_NUMERICS.items():
+        node: Any = config
+        try:
+            for part in key.split("."):
+                node = getattr(node, part)
+        except AttributeError:
+            continue
+        known[key] = value
+    return known
 
 
 _CODES = itertools.count()
