@@ -99,7 +99,9 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
 #: Triton's fp32 ``x / y`` is otherwise ``div.full`` (approximate), where the reference's division is IEEE's (the
 #: dynamic asymmetric zero point rne(-128 - min/s) is an exact tie in the ~1.5% of bf16 rows whose min is -max, and
 #: an approximate quotient rounds it either way: scaled_int8_quant on an H100, session 43).
-EAGER_NUMERICS = {"emulate_precision_casts": True, "eager_numerics.division_rounding": True}
+#: torch 2.10 named the division knob ``emulate_divison_rounding`` (sic), 2.11 renamed it: whichever exists is passed.
+EAGER_NUMERICS = {"emulate_precision_casts": True, "eager_numerics.division_rounding": True,
+                  "emulate_divison_rounding": True}
 
 
 def eager_numerics() -> dict[str, bool]:
