@@ -86,7 +86,7 @@ def first_call(native: Any, call: Any, backend: str, dynamic: bool, cache: bool 
     metrics.reset()
     warm = call.clone()
     with ic.patch(fx_graph_cache=cache):
-        fn = torch.compile(core, dynamic=dynamic, backend=backend)
+        fn = torch.compile(core, dynamic=dynamic, backend=backend)  # as _compiled's first (default) compile
         _sync()
         t0 = time.perf_counter()
         fn(*warm.args, **warm.kwargs)

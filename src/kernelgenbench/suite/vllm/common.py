@@ -37,11 +37,14 @@ def baseline_label() -> str:
     return "vllm (vllm._custom_ops)" if vllm_ops() is not None else f"{NATIVE_COMPILED}; vLLM not importable"
 
 
-def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: bool = False) -> Callable[[Call], Any]:
+def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: bool = False,
+              numerics: bool = False) -> Callable[[Call], Any]:
     """``native`` under ``torch.compile`` over the call's arguments, compiled now on a clone of ``call``
     (so that compilation stays outside the timed region), then checked against ``native`` run eagerly on another
     clone (:func:`disagreement`). ``dynamic``: ``torch.compile``'s, static shapes unless set (:func:`pick_baseline`'s
-    ``dynamic_reason``). Raises whatever compilation raises, and :class:`CompiledDisagrees`."""
+    ``dynamic_reason``). ``numerics``: Inductor keeps the reference's rounding points (:func:`eager_numerics`;
+    :func:`pick_baseline` asks for it only where the default compile disagreed). Raises whatever compilation raises,
+    and :class:`CompiledDisagrees`."""
     from torch._dynamo.utils import counters
 
     written, unchanged = call.written, call.unchanged
@@ -61,7 +64,8 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
         torch._dynamo.reset()
     core = own_code(core)
     graphs, breaks = counters["stats"]["unique_graphs"], sum(counters["graph_break"].values())
-    compiled = torch.compile(core, dynamic=dynamic, backend=backend)
+    compiled = torch.compile(core, dynamic=dynamic, backend=backend,
+                             options=eager_numerics() if numerics and backend == "inductor" else None)
     warm = call.clone()
     ret = compiled(*warm.args, **warm.kwargs)
     cuda = any(isinstance(t, torch.Tensor) and t.is_cuda for t in flat_tensors([warm.args, warm.kwargs]))
@@ -88,6 +92,39 @@ def _compiled(native: Callable[[Call], Any], call: Call, backend: str, dynamic: 
     if made_ahead:
         _MADE_AHEAD.add(base)
     return base
+
+
+#: Inductor options that keep the reference's rounding points (torch 2.11 and later name them so; those missing in
+#: the installed torch are left out). ``emulate_precision_casts``: a fused ``.to(bf16/fp16).float()`` otherwise drops
+#: the rounding the reference states (rms_norm_dynamic_per_token_quant's y = rd_T(rd_T(x*inv)*w) kept in fp32 moved
+#: 2-3% of bf16 cases' int8 values by one); it also turns off Triton's fma contraction. ``division_rounding``:
+#: Triton's fp32 ``x / y`` is otherwise ``div.full`` (approximate), where the reference's division is IEEE's (the
+#: dynamic asymmetric zero point rne(-128 - min/s) is an exact tie in the ~1.5% of bf16 rows whose min is -max, and
+#: an approximate quotient rounds it either way: scaled_int8_quant on an H100, session 43).
+#: torch 2.10 named the division knob ``emulate_divison_rounding`` (sic), 2.11 renamed it: whichever exists is passed.
+EAGER_NUMERICS = {"emulate_precision_casts": True, "eager_numerics.division_rounding": True,
+                  "emulate_divison_rounding": True}
+
+#: What a ``native-compiled`` label adds where the baseline was compiled with :data:`EAGER_NUMERICS`.
+NUMERICS_TEXT = ("compiled keeping the reference's rounding points (Inductor's emulate_precision_casts and IEEE fp32 "
+                 "division)")
+
+
+def eager_numerics() -> dict[str, bool]:
+    """The :data:`EAGER_NUMERICS` options this torch's Inductor knows (``torch.compile(options=...)`` refuses an
+    unknown one), so that the compiled reference computes the eager reference's function at its rounding points."""
+    from torch._inductor import config
+
+    known = {}
+    for key, value in EAGER_NUMERICS.items():
+        node: Any = config
+        try:
+            for part in key.split("."):
+                node = getattr(node, part)
+        except AttributeError:
+            continue
+        known[key] = value
+    return known
 
 
 _CODES = itertools.count()
@@ -249,11 +286,16 @@ def pick_baseline(name: str, native: Callable[[Call], Any], call: Call, prefer: 
         return native, NATIVE_EAGER
     if eager_reason:
         return native, f"{NATIVE_EAGER}; not compiled: {eager_reason}"
+    label = f"{NATIVE_COMPILED}; dynamic shapes: {dynamic_reason}" if dynamic_reason else NATIVE_COMPILED
     try:
-        if dynamic_reason:
-            return (_compiled(native, call, backend, dynamic=True),
-                    f"{NATIVE_COMPILED}; dynamic shapes: {dynamic_reason}")
-        return _compiled(native, call, backend), NATIVE_COMPILED
+        try:
+            return _compiled(native, call, backend, dynamic=bool(dynamic_reason)), label
+        except CompiledDisagrees as first:
+            # Inductor's defaults drop rounding points the reference states (EAGER_NUMERICS): compiled once more
+            # keeping them, before the case falls back to eager; the default compile is kept wherever it agrees,
+            # so the baselines of operators it computes right do not change
+            fn = _compiled(native, call, backend, dynamic=bool(dynamic_reason), numerics=True)
+            return fn, f"{label}; {NUMERICS_TEXT} (the default compile disagreed: {str(first)[:200]})"
     except CompiledDisagrees as exc:
         return native, f"{NATIVE_EAGER}; {exc}"
     except NotIsolated:

@@ -96,7 +96,8 @@ def int8_native(x: torch.Tensor, scale: torch.Tensor | None, azp: torch.Tensor |
             q = rne_sat(xf / sc, -128, 127)
         else:
             inv = torch.ones((), dtype=torch.float32, device=x.device) / sc
-            q = (rne_sat(xf * inv, *i32) + int(azp.reshape(-1)[0])).clamp(-128, 127)
+            # the zero point added as a tensor: int(azp) was a host read, a graph break under torch.compile
+            q = (rne_sat(xf * inv, *i32) + azp.reshape(-1)[:1].to(torch.int64)).clamp(-128, 127)
         return q.to(torch.int8).reshape(x.shape), scale, azp
     if symmetric:
         a = xf.abs().amax(-1, keepdim=True)
