@@ -3,6 +3,7 @@ import triton
 import triton.language as tl
 
 _SUM_BLOCK = 1024
+_TILE = 2048  # elements of a [groups, group size] tile
 
 
 @triton.jit
@@ -40,7 +41,8 @@ def _load_x(x_ptr, r_ptr, off, m, HAS_RES: tl.constexpr):
 @triton.jit
 def _pbq_kernel(x_ptr, w_ptr, r_ptr, out_ptr, scale_ptr, ub_ptr, H, eps, sc_s0, sc_s1,
                 QMAX: tl.constexpr, MINSF: tl.constexpr, INT8: tl.constexpr, HAS_RES: tl.constexpr,
-                HAS_UB: tl.constexpr, SOFT_BF16: tl.constexpr, GS: tl.constexpr, SUM_BLOCK: tl.constexpr):
+                HAS_UB: tl.constexpr, SOFT_BF16: tl.constexpr, GS: tl.constexpr, GB: tl.constexpr,
+                SUM_BLOCK: tl.constexpr):
     row = tl.program_id(0).to(tl.int64)
     base = row * H
     DT: tl.constexpr = x_ptr.dtype.element_ty
@@ -53,31 +55,37 @@ def _pbq_kernel(x_ptr, w_ptr, r_ptr, out_ptr, scale_ptr, ub_ptr, H, eps, sc_s0, 
         x = _load_x(x_ptr, r_ptr, base + c, m, HAS_RES).to(tl.float64)
         acc += x * x
     inv = (1.0 / tl.sqrt(tl.sum(acc, axis=0) / H + eps)).to(tl.float32)
+    # the row's quantisation groups GB at a time, as a [GB, GS] tile: one max per group along axis 1
+    NG = H // GS
+    gb = tl.arange(0, GB)
     g = tl.arange(0, GS)
-    for gi in range(0, H // GS):
-        c = gi * GS + g
-        x = _load_x(x_ptr, r_ptr, base + c, c < H, HAS_RES)
-        w = tl.load(w_ptr + c).to(tl.float32)
+    for g0 in range(0, NG, GB):
+        gi = g0 + gb
+        gm = gi < NG
+        c = gi[:, None] * GS + g[None, :]
+        m = gm[:, None] & (c < H)
+        x = _load_x(x_ptr, r_ptr, base + c, m, HAS_RES)
+        w = tl.load(w_ptr + c, mask=m, other=0.0).to(tl.float32)
         y = _rd(_rd(x * inv, DT, SOFT_BF16) * w, DT, SOFT_BF16)
-        a = tl.max(tl.abs(y), axis=0)
+        a = tl.max(tl.abs(y), axis=1)
         if HAS_UB:
             a = tl.minimum(a, tl.load(ub_ptr).to(tl.float32))
-        scale = tl.maximum(tl.math.div_rn(a, QMAX), MINSF)
-        tl.store(scale_ptr + row * sc_s0 + gi * sc_s1, scale)
+        scale = tl.maximum(tl.math.div_rn(a, tl.zeros_like(a) + QMAX), MINSF)
+        tl.store(scale_ptr + row * sc_s0 + gi * sc_s1, scale, mask=gm)
         if INT8:
-            q = _rne(y * tl.math.div_rn(1.0, scale)).to(tl.int32)
+            q = _rne(y * tl.math.div_rn(tl.zeros_like(scale) + 1.0, scale)[:, None]).to(tl.int32)
             q = tl.minimum(tl.maximum(q, -128), 127)
-            tl.store(out_ptr + base + c, q.to(tl.int8))
+            tl.store(out_ptr + base + c, q.to(tl.int8), mask=m)
         else:
-            t = tl.math.div_rn(y, tl.zeros_like(y) + scale)
+            t = tl.math.div_rn(y, tl.zeros_like(y) + scale[:, None])
             t = tl.where(t != t, 448.0, t)
             t = tl.minimum(tl.maximum(t, -448.0), 448.0)
-            tl.store(out_ptr + base + c, t.to(tl.float8e4nv))
+            tl.store(out_ptr + base + c, t.to(tl.float8e4nv), mask=m)
         if HAS_RES:
             if SOFT_BF16:
-                tl.store(r_ptr + base + c, _rne_bf16(x))
+                tl.store(r_ptr + base + c, _rne_bf16(x), mask=m)
             else:
-                tl.store(r_ptr + base + c, x.to(DT))
+                tl.store(r_ptr + base + c, x.to(DT), mask=m)
 
 
 def rms_norm_per_block_quant(input, weight, epsilon, quant_dtype, group_size, scale_ub=None, residual=None,
@@ -107,5 +115,6 @@ def rms_norm_per_block_quant(input, weight, epsilon, quant_dtype, group_size, sc
     _pbq_kernel[(N,)](input, weight, residual if has_res else input, out, scales, scale_ub if has_ub else scales, H,
                       float(epsilon), scales.stride(0), scales.stride(1), QMAX=qmax, MINSF=minsf, INT8=is_int8,
                       HAS_RES=has_res, HAS_UB=has_ub, SOFT_BF16=soft, GS=gs,
+                      GB=max(1, min(triton.next_power_of_2(G), _TILE // gs)),
                       SUM_BLOCK=min(_SUM_BLOCK, triton.next_power_of_2(H)), num_warps=4)
     return out, scales
