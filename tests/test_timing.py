@@ -498,3 +498,41 @@ def test_a_call_built_on_the_host_is_placed_as_a_case_load_places_it() -> None:
     assert moved.args[1].stride() == (5, 1) and moved.args[1].storage_offset() == 1
     assert moved.args[1].untyped_storage().nbytes() == 80  # a view of the whole storage, not a copy of its elements
     assert moved.written == (0,)
+
+
+def test_a_host_slot_stays_on_the_host_through_the_load_and_the_childs_own_builds() -> None:
+    """aten::fill_'s held-out 0-d CPU value (and masked_fill_'s): torch.load(map_location=device) put it on the device,
+    so the case never tested the cross-device value PyTorch allows; Call.host keeps it on the host through the
+    child's load (on_host) and its own builds (placed_as_loaded)."""
+    from kernelgenbench.sandbox.child import on_host, placed_as_loaded
+
+    x, v = torch.zeros(3), torch.tensor(2.5)
+    call = Call([x, v], written=(0,), host=(1,))
+    assert Call.loaded(call.saved()).host == (1,) and call.clone().host == (1,)
+    moved = placed_as_loaded(call, torch.device("meta"))
+    assert moved.args[0].device.type == "meta" and moved.args[1].device.type == "cpu" and moved.host == (1,)
+    assert placed_as_loaded(Call([x.to("meta"), v], host=(1,)), torch.device("meta")).args[1] is v  # nothing to move
+    class OnDevice:  # a loaded tensor on the device (a test cannot copy a meta tensor to the host)
+        def cpu(self) -> str:
+            return "moved"
+
+    data = {"args": [x, OnDevice()], "kwargs": {"value": OnDevice(), "other": x}, "host": [1, "value"]}
+    assert on_host(data)["args"][1] == "moved" and data["kwargs"]["value"] == "moved"
+    assert data["args"][0] is x and data["kwargs"]["other"] is x
+
+
+def test_fill_marks_a_value_built_on_another_device_as_host() -> None:
+    """On a GPU, fill_'s and masked_fill_'s held-out value is built on the CPU beside a device self (meta stands for
+    the device here): the case marks it host; on the interpreter, whose device is the host, nothing is marked."""
+    from kernelgenbench.suite.common import generator
+    from kernelgenbench.suite.registry import get_operator
+
+    cpu, meta = torch.device("cpu"), torch.device("meta")
+    for name, slot in (("aten::fill_", 1), ("aten::masked_fill_", 2)):
+        op = get_operator(name)
+        held = [p for p in op.grid("heldout") if p.get("value_device") == "cpu"][0]
+        on_gpu = op.build(held, meta, generator(cpu, 1))
+        assert on_gpu.host == (slot,) and on_gpu.args[slot].device == cpu and on_gpu.args[0].device == meta
+        assert op.build(held, cpu, generator(cpu, 1)).host == ()
+        plain = [p for p in op.grid("heldout") if "value_device" not in p][0]
+        assert op.build(plain, meta, generator(cpu, 1)).host == ()

@@ -382,7 +382,7 @@ class Child:
 
         state = self.state
         collector.collect_command(self.submission_path)  # the previous commands' garbage, before this case's inputs
-        data = self.load(msg.inp)
+        data = on_host(self.load(msg.inp))
         args, kwargs = data["args"], data["kwargs"]
         if data["written"]:
             # torch.load gives fixed-size storages, and an out= wrapper may have to resize its out
@@ -710,6 +710,18 @@ def note_harness_changes() -> None:
         STATE.note_violation(changed)
 
 
+def on_host(data: dict[str, Any]) -> dict[str, Any]:
+    """A case's loaded inputs (``Call.saved``'s dict) with the tensors of its ``host`` slots moved back to the host
+    (``torch.load(map_location=device)`` put every tensor on the device; aten::fill_'s held-out case passes its 0-d
+    value on the CPU, as PyTorch allows, and must reach the candidate there)."""
+    for slot in data.get("host") or ():
+        if isinstance(slot, int):
+            data["args"][slot] = data["args"][slot].cpu()
+        else:
+            data["kwargs"][slot] = data["kwargs"][slot].cpu()
+    return data
+
+
 def placed_as_loaded(call: Any, device: Any) -> Any:
     """``call`` with its tensors where the sandbox child's load puts them: a case's inputs travel to the child with
     ``torch.save`` and arrive through ``torch.load(map_location=device)``, so a tensor that an operator's ``build``
@@ -717,7 +729,8 @@ def placed_as_loaded(call: Any, device: Any) -> Any:
     builds itself from a seed (the timed repetitions' fresh sets, the baseline's warm-up and probe sets) must arrive
     the same way: where any tensor of ``call`` lies on another device type than ``device``, the call makes that
     same save/load round trip in memory (storages shared, views, strides and offsets kept, as in a case's load) and
-    its written arguments are cloned as a case's are (resizable). Otherwise ``call`` itself is returned."""
+    its written arguments are cloned as a case's are (resizable); its ``host`` slots stay where they are
+    (as :func:`on_host` keeps a case's). Otherwise ``call`` itself is returned."""
     import io
 
     import torch
@@ -734,12 +747,20 @@ def placed_as_loaded(call: Any, device: Any) -> Any:
             return any(other(x) for x in o.values())
         return False
 
-    if not other([call.args, call.kwargs]):
+    kept = set(call.host)
+    if not other([[a for i, a in enumerate(call.args) if i not in kept],
+                  {k: v for k, v in call.kwargs.items() if k not in kept}]):
         return call
+    saved = call.saved()  # the host slots do not travel: the same tensors are put back
+    saved["args"], saved["kwargs"] = list(saved["args"]), dict(saved["kwargs"])
+    for slot in kept:
+        (saved["args"] if isinstance(slot, int) else saved["kwargs"])[slot] = None
     buf = io.BytesIO()
-    torch.save(call.saved(), buf)
+    torch.save(saved, buf)
     buf.seek(0)
     data = torch.load(buf, map_location=device, weights_only=True)
+    for slot in kept:
+        (data["args"] if isinstance(slot, int) else data["kwargs"])[slot] = call.get(slot)
     args, kwargs = data["args"], data["kwargs"]
     if data["written"]:
         args, kwargs = clone_tree([args, kwargs])

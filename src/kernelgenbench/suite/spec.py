@@ -242,6 +242,8 @@ class Call:
             :func:`bind_pointers` turns it into the int64 address tensor right before each call of
             the candidate or the baseline, in the process that makes the call. A submission only
             ever sees the address tensor.
+        host: slots of tensors that stay on the host (aten::fill_'s 0-d CPU value): every other tensor reaches
+            the sandbox child on the case's device (``torch.load(map_location=...)``), these are moved back.
     """
 
     args: list[Any]
@@ -251,6 +253,7 @@ class Call:
     api: str | None = None
     needs_launch: bool = True
     pointers: dict[int, tuple[int, ...]] = field(default_factory=dict)
+    host: tuple[int | str, ...] = ()
 
     def get(self, slot: int | str) -> Any:
         """The argument at ``slot``: a position (int), a keyword name, or a dotted path into a list argument
@@ -281,20 +284,22 @@ class Call:
     def clone(self) -> "Call":
         """A deep copy whose tensors keep their strides, storage offsets and whole storages."""
         return Call(clone_tree(self.args), clone_tree(self.kwargs), self.written, self.unchanged, self.api,
-                    self.needs_launch, dict(self.pointers))
+                    self.needs_launch, dict(self.pointers), self.host)
 
     def saved(self) -> dict[str, Any]:
         """What travels to the sandbox child (``torch.save``): arguments, written slots, API, launch need,
         pointer arrays. :meth:`loaded` makes the Call again."""
         return {"args": self.args, "kwargs": self.kwargs, "written": list(self.written), "api": self.api,
-                "needs_launch": self.needs_launch, "pointers": {int(k): list(v) for k, v in self.pointers.items()}}
+                "needs_launch": self.needs_launch, "pointers": {int(k): list(v) for k, v in self.pointers.items()},
+                "host": list(self.host)}
 
     @staticmethod
     def loaded(d: dict[str, Any], args: list[Any] | None = None, kwargs: dict[str, Any] | None = None) -> "Call":
         """The Call of :meth:`saved`'s dict ``d`` (``args``/``kwargs``: clones to use instead)."""
         return Call(d["args"] if args is None else args, d["kwargs"] if kwargs is None else kwargs,
                     tuple(d["written"]), api=d.get("api"), needs_launch=bool(d.get("needs_launch", True)),
-                    pointers={int(k): tuple(int(o) for o in v) for k, v in (d.get("pointers") or {}).items()})
+                    pointers={int(k): tuple(int(o) for o in v) for k, v in (d.get("pointers") or {}).items()},
+                    host=tuple(d.get("host") or ()))
 
 
 class PointerArrayTampered(RuntimeError):

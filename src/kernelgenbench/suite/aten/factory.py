@@ -159,7 +159,9 @@ class FactoryOperator(AtenOperator):
 
     def _build_case(self, p: dict[str, Any], device: torch.device, gen: torch.Generator) -> AtenCase:
         api, args, kwargs, written = self._args(p, device, gen)
-        return AtenCase(api, args, kwargs, written)
+        # a value tensor the case puts on another device (fill_'s held-out 0-d CPU value) stays there in the child
+        host = tuple(i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.device.type != device.type)
+        return AtenCase(api, args, kwargs, written, host=host)
 
     def _reference_of(self, p: dict[str, Any], call: Call) -> list[Expected]:
         api = self._reference_api or resolve_api(str(call.api))

@@ -164,6 +164,7 @@ class AtenCase:
     kwargs: dict[str, Any] = field(default_factory=dict)
     written: tuple[int | str, ...] = ()
     needs_launch: bool = True
+    host: tuple[int | str, ...] = ()  # tensors that stay on the host (Call.host)
 
 
 class AtenOperator(Operator):
@@ -215,7 +216,7 @@ class AtenOperator(Operator):
 
     def build(self, params: dict[str, Any], device: torch.device, gen: torch.Generator) -> Call:
         c = self._build(params, device, gen)
-        return Call(c.args, c.kwargs, c.written, api=c.api, needs_launch=c.needs_launch)
+        return Call(c.args, c.kwargs, c.written, api=c.api, needs_launch=c.needs_launch, host=c.host)
 
     def reference(self, params: dict[str, Any], call: Call) -> list[Expected]:
         return self._reference(params, call)

@@ -235,7 +235,8 @@ def _mf_build(p: dict[str, Any], device, gen) -> AtenCase:
         value = torch.scalar_tensor(1024, dtype=torch.float32, device=vdev)
     else:
         value = v
-    return AtenCase("torch.Tensor.masked_fill_", [x, mask, value], {}, (0,))
+    host = (2,) if isinstance(value, torch.Tensor) and value.device.type != device.type else ()
+    return AtenCase("torch.Tensor.masked_fill_", [x, mask, value], {}, (0,), host=host)
 
 
 def _mf_ref(p: dict[str, Any], call: Call) -> list[Expected]:
