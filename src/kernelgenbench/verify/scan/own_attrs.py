@@ -8,6 +8,9 @@ when a kernel is first compiled for a key, or ``self.blocks = [64, 128]`` and ``
 
 * ``self`` is the first parameter of an undecorated method of a plain class of the file (no bases but ``object``, no
   decorators, no keywords) and the method never rebinds it;
+* the class is read only as the callee that makes an instance (or ``isinstance``'s class), and no ``type(x)`` of the
+  file hands an instance's class on (rb43: ``Launcher.note(slice(None, t))`` made a slice ``self``, whose ``.stop``
+  is ``t``), so ``self`` is an instance;
 * every store of ``.<attr>`` on any receiver, anywhere in the file, is the single target of an assignment of an
   empty or constant container (``set()``, ``[]``, ``{}``, ``list()``, ``[64, 128]``, ``{"a": 1}``); no ``del``, no
   augmented or tuple assignment, no loop or ``with`` target, and no class-body binding or method of that name;
@@ -67,6 +70,30 @@ def _stores_are_plain(module: ast.Module, attr: str, is_builtin: Callable[[str],
     return True
 
 
+def _only_instantiated(module: ast.Module, cls: str, is_builtin: Callable[[str], bool]) -> bool:
+    """Whether the class named ``cls`` is read nowhere in the file but as the callee that makes an instance (or
+    ``isinstance``'s second argument), and no builtin ``type(x)`` hands back an instance's class other than to be
+    compared: then a method's first parameter can only be an instance. rb43: ``Launcher.note(slice(None, t), ...)``
+    called the method unbound with a slice as ``self`` (``self.stop`` is ``t``); ``type(obj).note(...)`` and a
+    subclass with another base (``class B(Launcher, StopIteration)``: ``B(t).value`` is ``t``) do the same."""
+    allowed: set[int] = set()
+    for n in ast.walk(module):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
+            if n.func.id == cls:
+                allowed.add(id(n.func))
+            elif n.func.id == "isinstance" and is_builtin("isinstance") and len(n.args) == 2:
+                allowed.add(id(n.args[1]))
+        if isinstance(n, ast.Compare):
+            allowed.update(id(o) for o in (n.left, *n.comparators))
+    for n in ast.walk(module):
+        if isinstance(n, ast.Name) and n.id == cls and isinstance(n.ctx, ast.Load) and id(n) not in allowed:
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "type" and is_builtin("type") \
+                and len(n.args) == 1 and id(n) not in allowed:
+            return False
+    return True
+
+
 def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
     """Whether ``node`` (``self.attr``, read in the function being scanned) can only hold a plain Python container of
     the file's making (module docstring). ``scan`` is the scanner: its ``scopes``, ``is_builtin``."""
@@ -87,4 +114,5 @@ def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
     if any(isinstance(n, ast.Name) and n.id == receiver.id and not isinstance(n.ctx, ast.Load)
            or isinstance(n, (ast.Global, ast.Nonlocal)) and receiver.id in n.names for n in ast.walk(fn)):
         return False
-    return _stores_are_plain(scopes[0].node, attr, scan.is_builtin)
+    return _only_instantiated(scopes[0].node, cls.name, scan.is_builtin) \
+        and _stores_are_plain(scopes[0].node, attr, scan.is_builtin)
