@@ -83,3 +83,18 @@ def test_a_class_that_escapes_may_get_a_foreign_self(use: str) -> None:
 def test_type_compared_and_isinstance_keep_the_proof() -> None:
     src = textwrap.dedent(_LAUNCHER) + "\n\ndef pick(x):\n    return type(x) is Launcher or isinstance(x, Launcher)\n"
     assert rules(src) == []
+
+
+@pytest.mark.parametrize("hook", [
+    "    def __getattr__(self, name):\n        return HELD[0]\n",
+    "    def __getattribute__(self, name):\n        return HELD[0]\n",
+    "    def __setattr__(self, name, value):\n        super().__setattr__(name, HELD[0])\n",
+    "    __getattr__ = lambda self, name: HELD[0]\n",
+])
+def test_a_class_hooking_attribute_access_may_answer_anything(hook: str) -> None:
+    """rb43: ``__getattr__`` answered ``self.seen`` with a tensor where the only store (``self.seen = set()``) sat in
+    a method never called, so ``self.seen.add(x, alpha=-1)`` was ``Tensor.add``."""
+    src = textwrap.dedent(_LAUNCHER)
+    assert "    def __init__(self):" in src
+    assert "tensor-method" in rules("HELD = []\n" + src.replace("    def __init__(self):",
+                                                                 hook + "\n    def __init__(self):", 1))

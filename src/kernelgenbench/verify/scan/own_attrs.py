@@ -7,7 +7,8 @@ when a kernel is first compiled for a key, or ``self.blocks = [64, 128]`` and ``
 ``self.<attr>`` a container when nothing in the file can make it anything else:
 
 * ``self`` is the first parameter of an undecorated method of a plain class of the file (no bases but ``object``, no
-  decorators, no keywords) and the method never rebinds it;
+  decorators, no keywords, no ``__getattr__``/``__getattribute__``/``__setattr__``/``__delattr__``: rb43, a
+  ``__getattr__`` answered the attribute where its only store was never run) and the method never rebinds it;
 * the class is read only as the callee that makes an instance (or ``isinstance``'s class), and no ``type(x)`` of the
   file hands an instance's class on (rb43: ``Launcher.note(slice(None, t))`` made a slice ``self``, whose ``.stop``
   is ``t``), so ``self`` is an instance;
@@ -94,6 +95,23 @@ def _only_instantiated(module: ast.Module, cls: str, is_builtin: Callable[[str],
     return True
 
 
+#: methods of a class that answer or redirect its instances' attribute reads and stores (rb43: ``__getattr__``
+#: answered ``self.stop`` with a tensor where the only store ``self.stop = []`` sat in a method never called)
+_ATTR_HOOKS = frozenset({"__getattr__", "__getattribute__", "__setattr__", "__delattr__"})
+
+
+def _hooks_attributes(cls: ast.ClassDef) -> bool:
+    """Whether the class body binds a method of :data:`_ATTR_HOOKS` (a ``def`` or any other binding of the name)."""
+    for st in cls.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name in _ATTR_HOOKS:
+            return True
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                isinstance(t, ast.Name) and t.id in _ATTR_HOOKS and not isinstance(t.ctx, ast.Load)
+                for t in ast.walk(st)):
+            return True
+    return False
+
+
 def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
     """Whether ``node`` (``self.attr``, read in the function being scanned) can only hold a plain Python container of
     the file's making (module docstring). ``scan`` is the scanner: its ``scopes``, ``is_builtin``."""
@@ -105,7 +123,7 @@ def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
         return False
     fn, cls = scopes[-1].node, scopes[-2].node
     if not isinstance(fn, ast.FunctionDef) or fn.decorator_list or not isinstance(cls, ast.ClassDef) \
-            or fn not in cls.body or cls.decorator_list or cls.keywords \
+            or fn not in cls.body or cls.decorator_list or cls.keywords or _hooks_attributes(cls) \
             or any(not (isinstance(b, ast.Name) and b.id == "object" and scan.is_builtin("object")) for b in cls.bases):
         return False
     params = [*fn.args.posonlyargs, *fn.args.args]
