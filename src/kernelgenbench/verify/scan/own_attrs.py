@@ -73,10 +73,11 @@ def _stores_are_plain(module: ast.Module, attr: str, is_builtin: Callable[[str],
 
 def _only_instantiated(module: ast.Module, cls: str, is_builtin: Callable[[str], bool]) -> bool:
     """Whether the class named ``cls`` is read nowhere in the file but as the callee that makes an instance (or
-    ``isinstance``'s second argument), and no builtin ``type(x)`` hands back an instance's class other than to be
-    compared: then a method's first parameter can only be an instance. rb43: ``Launcher.note(slice(None, t), ...)``
-    called the method unbound with a slice as ``self`` (``self.stop`` is ``t``); ``type(obj).note(...)`` and a
-    subclass with another base (``class B(Launcher, StopIteration)``: ``B(t).value`` is ``t``) do the same."""
+    ``isinstance``'s second argument, a comparison's operand, an annotation), and no builtin ``type(x)`` hands back
+    an instance's class other than to be compared: then a method's first parameter can only be an instance. rb43:
+    ``Launcher.note(slice(None, t), ...)`` called the method unbound with a slice as ``self`` (``self.stop`` is
+    ``t``); ``type(obj).note(...)`` and a subclass with another base (``class B(Launcher, StopIteration)``:
+    ``B(t).value`` is ``t``) do the same."""
     allowed: set[int] = set()
     for n in ast.walk(module):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
@@ -86,6 +87,11 @@ def _only_instantiated(module: ast.Module, cls: str, is_builtin: Callable[[str],
                 allowed.add(id(n.args[1]))
         if isinstance(n, ast.Compare):
             allowed.update(id(o) for o in (n.left, *n.comparators))
+        # an annotation (``def launch(l: Launcher) -> Launcher``) keeps the class where only introspection reads it
+        notes = [a.annotation for a in ast.walk(n) if isinstance(a, ast.arg)] if isinstance(n, ast.arguments) else \
+            [n.returns] if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
+            [n.annotation] if isinstance(n, ast.AnnAssign) else []
+        allowed.update(id(x) for a in notes if a is not None for x in ast.walk(a))
     for n in ast.walk(module):
         if isinstance(n, ast.Name) and n.id == cls and isinstance(n.ctx, ast.Load) and id(n) not in allowed:
             return False
