@@ -82,7 +82,8 @@ def test_a_class_that_escapes_may_get_a_foreign_self(use: str) -> None:
 
 def test_type_compared_and_isinstance_keep_the_proof() -> None:
     src = textwrap.dedent(_LAUNCHER) + "\n\ndef pick(x):\n    return type(x) is Launcher or isinstance(x, Launcher)\n" \
-        + "\n\ndef launch(l: Launcher, *rest: Launcher) -> Launcher:\n    held: Launcher = l\n    return held\n"
+        + "\n\ndef launch(l: Launcher, *rest: Launcher) -> Launcher:\n    held: Launcher = l\n    return held\n" \
+        + "\n\ndef why(x):\n    return f'not a tensor: {type(x).__name__}'\n"
     assert rules(src) == []
 
 

@@ -87,6 +87,8 @@ def _only_instantiated(module: ast.Module, cls: str, is_builtin: Callable[[str],
                 allowed.add(id(n.args[1]))
         if isinstance(n, ast.Compare):
             allowed.update(id(o) for o in (n.left, *n.comparators))
+        if isinstance(n, ast.Attribute) and n.attr in ("__name__", "__qualname__"):
+            allowed.add(id(n.value))  # type(x).__name__ in a message: a string
         # an annotation (``def launch(l: Launcher) -> Launcher``) keeps the class where only introspection reads it
         notes = [a.annotation for a in ast.walk(n) if isinstance(a, ast.arg)] if isinstance(n, ast.arguments) else \
             [n.returns] if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else \
