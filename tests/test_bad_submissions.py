@@ -125,6 +125,7 @@ EXPECTED = {
     "ghost_builtin_raise": "ghost",   # tp43: the same through `raise RuntimeError("boom")` in the kernel body
     "attr_foreign_self": "static_scan",  # tp43: a launcher method called unbound on an nn.Module whose buffer
                                          # "seen" is a tensor: self.seen.add(x, alpha=-1) is Tensor.add (neg)
+    "attr_slice_self": "static_scan",  # rb43: the same unbound call with a slice as self: its .stop is a tensor
     "accel_shadow": "static_scan",    # tp43: getattr(torch, dev(), torch.cuda) with dev() a function binding torch
                                       # to its own object whose current_accelerator().type is "neg": torch.neg
     "ghost_hook": "ghost",            # a pre-run hook that runs in a normal launch only: ghost runs hooks

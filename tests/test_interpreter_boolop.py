@@ -66,6 +66,15 @@ def clamp_py(x_ptr, o_ptr, BLOCK: tl.constexpr):
     tl.store(o_ptr + offs, min(max(x, 0.25), 0.75) + max(BLOCK, 2) * 0.0)
 
 
+@triton.jit
+def loop_atomic(o_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for i in range(0, 3):
+        # rb43: on a GPU i is a tensor, so i < 1 is one: both operands are compiled and the atomic runs every iteration
+        seen = (i < 1) and (tl.atomic_add(o_ptr + offs, 1.0) > 0.0)
+        seen = seen or (i > 5)
+
+
 install_launch_hooks()
 out = {}
 x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
@@ -85,6 +94,9 @@ out["negate"] = o3.tolist()
 o4 = torch.zeros(8)
 clamp_py[(1,)](y, o4, BLOCK=8)
 out["clamp"] = o4.tolist()
+o5 = torch.full((8,), -1.0)
+loop_atomic[(1,)](o5, BLOCK=8)
+out["loop_atomic"] = o5.tolist()
 out["violations"] = list(STATE.launch_violations)
 print("RESULT " + json.dumps(out))
 '''
@@ -104,4 +116,5 @@ def test_and_or_not_min_max_act_on_tensors_elementwise_and_constexprs_short_circ
     assert got["guarded"] == [0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0]
     assert got["negate"] == [1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0]
     assert got["clamp"] == pytest.approx([0.25, 0.5, 0.75, 0.3, 0.75, 0.25, 0.6, 0.75])
+    assert got["loop_atomic"] == [2.0] * 8  # -1 + 3 iterations (rb43: the interpreter ran the first only, 0.0)
     assert got["violations"] == []

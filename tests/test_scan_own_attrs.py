@@ -64,3 +64,39 @@ def test_pytorch_attribute_names_are_never_proven() -> None:
     """``data`` is a tensor's attribute: a foreign object handed in as ``self`` would answer with a tensor."""
     src = _LAUNCHER.replace("self.seen", "self.data")
     assert "tensor-method" in rules(src)
+
+
+@pytest.mark.parametrize("use", [
+    "Launcher.__call__(slice(None, t), 1)",  # rb43: called unbound with a slice as self
+    "type(Launcher())",  # an instance's class handed on: type(obj).__call__(foreign, ...)
+    "f = Launcher",  # the class as a value
+    "class B(Launcher, StopIteration):\n    pass",  # a subclass with another base: B(t).value is t
+])
+def test_a_class_that_escapes_may_get_a_foreign_self(use: str) -> None:
+    """rb43: ``Launcher.note(slice(None, t), x)`` ran ``self.stop.add`` as ``Tensor.add`` (a slice keeps ``t`` as
+    ``.stop``); ``self`` is an instance only where the class is read as nothing but the callee that makes one."""
+    src = textwrap.dedent(_LAUNCHER) + "\n\nlauncher = Launcher()\nok = isinstance(launcher, Launcher)\n"
+    assert rules(src) == []
+    assert "tensor-method" in rules(src + use + "\n")
+
+
+def test_type_compared_and_isinstance_keep_the_proof() -> None:
+    src = textwrap.dedent(_LAUNCHER) + "\n\ndef pick(x):\n    return type(x) is Launcher or isinstance(x, Launcher)\n" \
+        + "\n\ndef launch(l: Launcher, *rest: Launcher) -> Launcher:\n    held: Launcher = l\n    return held\n" \
+        + "\n\ndef why(x):\n    return f'not a tensor: {type(x).__name__}'\n"
+    assert rules(src) == []
+
+
+@pytest.mark.parametrize("hook", [
+    "    def __getattr__(self, name):\n        return HELD[0]\n",
+    "    def __getattribute__(self, name):\n        return HELD[0]\n",
+    "    def __setattr__(self, name, value):\n        super().__setattr__(name, HELD[0])\n",
+    "    __getattr__ = lambda self, name: HELD[0]\n",
+])
+def test_a_class_hooking_attribute_access_may_answer_anything(hook: str) -> None:
+    """rb43: ``__getattr__`` answered ``self.seen`` with a tensor where the only store (``self.seen = set()``) sat in
+    a method never called, so ``self.seen.add(x, alpha=-1)`` was ``Tensor.add``."""
+    src = textwrap.dedent(_LAUNCHER)
+    assert "    def __init__(self):" in src
+    assert "tensor-method" in rules("HELD = []\n" + src.replace("    def __init__(self):",
+                                                                 hook + "\n    def __init__(self):", 1))

@@ -425,8 +425,10 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         return value
     frame = sys._getframe(1)
     hit = _lookup(fid, line, col, kind, _iters(frame))
-    if hit is None or id(hit[0]) != fid or RUNTIME in hit[1]:
+    if hit is None or id(hit[0]) != fid:
         return value
+    if RUNTIME in hit[1]:
+        return _runtime_operand(value) if kind == "bool" and hit[1] == {RUNTIME} else value
     if kind == "comp":
         items = list(value)
         if len(items) not in hit[1]:
@@ -455,6 +457,19 @@ def decision(fid: int, line: int, col: int, kind: str, value: Any) -> Any:
         _violation(hit[0], line, f"finds a condition {truth} where the GPU front end folded it to {not truth} at "
                    "compile time (so that branch was never compiled for a GPU)")
     return value
+
+
+def _runtime_operand(value: Any) -> Any:
+    """An ``and``/``or`` operand the GPU front end found a tensor (decided at run time) but the interpreter holds as a
+    Python bool or number (a loop index ``i`` of ``range``, an int on the interpreter, makes ``i < 1`` a bool): made the
+    scalar tensor a GPU has, so :func:`boolop` neither short-circuits on it nor drops it (rb43: ``(i < 1) and
+    (tl.atomic_add(p, 1.0) > 0)`` ran the atomic on the first iteration only, where a GPU runs it on every one)."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    if isinstance(value, tl.tensor) or not isinstance(value, (int, float)):  # bool, LoopIndex: ints
+        return value
+    return interp.interpreter_semantic.to_tensor(value)
 
 
 def boolop(is_and: bool, *operands: Any) -> Any:
