@@ -225,12 +225,16 @@ def pack(projs: list[Projection], par: Params) -> list[Group]:
 def recorded(run: Path) -> tuple[set[str], dict[str, float]]:
     """A run folder's operators with a passed full-tier record (results.jsonl; a failed one is judged again), and
     of the others the share of their cases in passed case shards (shards.jsonl: kept only while SHARD gives the
-    same shards)."""
+    same shards, and only those this package would keep: their ``harness_tree`` is this checkout's)."""
+    from kernelgenbench.run.rundir import harness_tree
+
+    tree = harness_tree()
     latest = {r["op"]: r for r in read_records(run / "results.jsonl") if r.get("tier") == "full"}
     done = {o for o, r in latest.items() if r.get("status") == "passed"}
     part: dict[str, dict[tuple[int, ...], int]] = {}
     for r in read_records(run / "shards.jsonl"):
-        if r.get("tier") == "full" and r.get("status") == "passed" and r.get("shard") and r["op"] not in done:
+        if (r.get("tier") == "full" and r.get("status") == "passed" and r.get("shard") and r["op"] not in done
+                and r.get("harness_tree") == tree):
             part.setdefault(r["op"], {})[tuple(r["shard"])] = int(r.get("cases_total") or 0)
     return done, {o: sum(v.values()) for o, v in part.items()}
 

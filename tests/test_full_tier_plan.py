@@ -105,8 +105,12 @@ def test_a_group_gets_its_own_keep_folder_and_recorded_operators_are_skipped(tmp
             _rec("cublas::cublasSgemm_v2", status="failed", cases=352),
             _rec("cublas::cublasDasum_v2", cases=18, cmd_ms=[100.0] * 9)]
     (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs) + '{"op": "torn')
-    shard = _rec("cublas::cublasCsyrkEx", cases=300, cmd_ms=[100.0] * 10, shard=[0, 47])
-    (run / "shards.jsonl").write_text(json.dumps(shard) + "\n")
+    from kernelgenbench.run.rundir import harness_tree
+
+    shard = _rec("cublas::cublasCsyrkEx", cases=300, cmd_ms=[100.0] * 10, shard=[0, 47], harness_tree=harness_tree())
+    stale = _rec("cublas::cublasCsyrkEx", cases=300, cmd_ms=[100.0] * 10, shard=[1, 47], harness_tree="another")
+    (run / "shards.jsonl").write_text(json.dumps(shard) + "\n" + json.dumps(stale) + "\n")  # another package's:
+    # a resume judges it again, so the plan counts it as left
     costs = tmp_path / "costs.jsonl"
     costs.write_text("".join(json.dumps(_rec(o, cases=c, cmd_ms=[100.0] * t, timing=t * 0.2, wall=30.0 + c * 0.05))
                              + "\n" for o, c, t in (("cublas::cublasSaxpy_v2", 648, 252),
