@@ -85,9 +85,11 @@ def test_no_sort_over_the_experts_is_lowered_to_a_triton_sort_kernel(monkeypatch
                                   and V.graph.sizevars.statically_known_true(sympy.Le(n, 512)))))
         return [None] * len(dtypes)
     monkeypatch.setattr(ir.Sort, "create", classmethod(create))
-    monkeypatch.setattr(config, "force_disable_caches", True)  # lowered here, not loaded from an earlier compile
     p = dict(GT.grid("smoke")[0])  # t=3, E=16 in 4 groups
-    fn, label = _baseline(GT, p, monkeypatch, "inductor")
+    # lowered here, not loaded from an earlier compile; config.patch, not monkeypatch: the option is an alias that
+    # monkeypatch's undo deleted from Inductor's config, and every later compile of the process failed reading it
+    with config.patch(force_disable_caches=True):
+        fn, label = _baseline(GT, p, monkeypatch, "inductor")
     assert baseline_kind(label) == "native-compiled", label
     assert len(seen) == 3, seen  # the groups (4), then the experts twice (16)
     assert [kernel for _, kernel in seen[1:]] == [False, False], seen
