@@ -476,11 +476,16 @@ def _print_failing_cases(run_dir: Path) -> None:
 
 def _summary(run_dir: Path) -> None:
     from .metrics import latest_records, summarize
+    from .report.load import no_record_yet
     from .run.rundir import RunDir
     from .suite.tiers import tier_label
 
     if not run_dir.is_dir():
         raise typer.BadParameter(f"{run_dir} does not exist")
+    empty = no_record_yet(run_dir)
+    if empty:  # a run Ctrl-C'd before its first record is a run, not a usage error (fresh user 44)
+        console.print(f"[yellow]{escape(empty)}[/yellow]", soft_wrap=True)
+        return
     if not (run_dir / "results.jsonl").exists():
         raise typer.BadParameter(f"{run_dir} has no results.jsonl (not a run directory?)")
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
@@ -566,7 +571,8 @@ def _parse_prices(values: list[str] | None) -> dict[str, tuple[float, float, flo
     return out
 
 
-def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
+def _load_runs(runs: list[Path], labels: list[str] | None, names: tuple[str, ...] = ()) -> list[Any]:
+    """The runs loaded as systems; a usage error names ``names[i]`` (compare's ``RUN_A``, ``RUN_B``), else RUN."""
     from .report.load import RunDirError, load_run
 
     if labels and len(labels) != len(runs):
@@ -578,7 +584,7 @@ def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
         try:
             out.append(load_run(path, labels[i] if labels else None))
         except RunDirError as exc:
-            raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
+            raise typer.BadParameter(str(exc), param_hint=f"'{names[i] if i < len(names) else 'RUN'}'") from None
     return out
 
 
@@ -696,7 +702,7 @@ def compare(
     from .report.load import RunDirError
     from .report.render import markdown, rich_tables
 
-    a, b = _load_runs([run_a, run_b], None)
+    a, b = _load_runs([run_a, run_b], None, ("RUN_A", "RUN_B"))
     try:
         rep = compare_runs(a, b, threshold, allow_mixed_tiers, one_sided)
     except RunDirError as exc:

@@ -410,8 +410,11 @@ def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, 
     from .. import platforms
     from ..suite.registry import get_operator
     from ..suite.tiers import SHOWN_TIERS
-    from .load import RunDirError, read_records
+    from .load import RunDirError, no_record_yet, read_records
 
+    empty = no_record_yet(run_dir)
+    if empty:
+        raise RunDirError(f"no case to rerun yet: {empty}")
     if not (run_dir / "results.jsonl").exists():
         raise RunDirError(f"{run_dir} is not a run directory: it has no results.jsonl")
     try:
