@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from test_report import flat, rec, write_run
+from test_report import _row, flat, rec, write_run
 from typer.testing import CliRunner
 
 from kernelgenbench.cli import app
 from kernelgenbench.report.load import RunDirError, load_run
+from kernelgenbench.report.model import build_report
 
 
 def _interrupted_run(path: Path, command: str = "kgb eval") -> Path:
@@ -61,3 +62,59 @@ def test_compare_names_the_argument_that_is_not_a_run(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "Invalid value for 'RUN_B'" in flat(res.output), res.output
     res = CliRunner().invoke(app, ["compare", str(tmp_path / "nope"), str(good)])
     assert res.exit_code == 2 and "Invalid value for 'RUN_A'" in flat(res.output), res.output
+
+
+def _demo_beside_mine(tmp_path: Path) -> tuple[Path, Path]:
+    """The README's `kgb report runs/*-demo runs/mine --matched` in small: an oracle run of 60 operators (one
+    failed) beside one's own run of 3 of them."""
+    ops = [f"aten::op{i:02d}" for i in range(60)]
+    oracle = write_run(tmp_path / "demo", [rec(o, "failed" if o == "aten::op59" else "passed", cls="static_scan",
+                                               tier="smoke", platform="interpreter") for o in ops],
+                       tier="smoke", platform="interpreter")
+    mine = write_run(tmp_path / "mine", [rec(o, "passed", tier="smoke", platform="interpreter") for o in ops[:3]],
+                     tier="smoke", platform="interpreter")
+    return oracle, mine
+
+
+def test_matched_report_counts_failures_and_interceptions_over_the_common_set(tmp_path: Path) -> None:
+    """With --matched the accuracy table scored 3 operators of each system, and the failure taxonomy and the
+    anti-hack table under it still counted the demo's 210 judged attempts (and its failures elsewhere)."""
+    oracle, mine = _demo_beside_mine(tmp_path)
+    runs = [load_run(oracle, "oracle"), load_run(mine, "mine")]
+    rep = build_report(runs, matched=True, bootstrap=0)
+    f = rep.table("failures")
+    idx = {c.title: c.key for c in f.columns}
+    judged = _row(f, **{"class": "judged attempts"})
+    assert (judged[idx["oracle"]], judged[idx["mine"]]) == (3, 3)
+    assert _row(f, **{"class": "all of the submission's"})[idx["oracle"]] == 0  # op59's failure is not in common
+    assert f.notes[0] == "over the common set: the 3 operators every system judged (--matched)"
+    ah = rep.table("anti_hack")
+    every = _row(ah, system="oracle", source="all")
+    assert (every["attempts"], every["L1"]) == (3, 0)
+    assert ah.notes[0].startswith("over the common set")
+    # without --matched every system's own attempts, as before
+    rep = build_report(runs, bootstrap=0)
+    f = rep.table("failures")
+    judged = _row(f, **{"class": "judged attempts"})
+    assert (judged[idx["oracle"]], judged[idx["mine"]]) == (60, 3)
+    assert _row(f, **{"class": "static_scan"})[idx["oracle"]] == 1
+    assert _row(rep.table("anti_hack"), system="oracle", source="all")["L1"] == 1
+    assert not f.notes[0].startswith("over ")
+
+
+def test_report_of_many_operators_cuts_operator_lists_in_the_terminal(tmp_path: Path) -> None:
+    """`kgb report runs/*-demo runs/mine --label oracle --label mine --matched` printed 207 operator ids, a
+    hundred lines, under "Always and never solved", though it leaves the per-operator tables to the files."""
+    oracle, mine = _demo_beside_mine(tmp_path)
+    res = CliRunner().invoke(app, ["report", str(oracle), str(mine), "--label", "oracle", "--label", "mine",
+                                   "--matched", "--md", str(tmp_path / "r.md")])
+    assert res.exit_code == 0, res.output
+    out = flat(res.output)
+    assert "aten::op03, aten::op04" in out and "... 48 more" in out  # 56 oracle-only solved: 8 shown
+    assert "aten::op11" not in out and "aten::op58" not in out
+    assert "the whole lists of operators (cut to 8 here) are in the files" in out
+    md = (tmp_path / "r.md").read_text()
+    assert "aten::op58" in md and "more" not in md.split("## Always and never solved", 1)[1].split("##", 1)[0]
+    # a report of a few operators shows its lists whole
+    res = CliRunner().invoke(app, ["report", str(mine), str(mine), "--label", "a", "--label", "b"])
+    assert res.exit_code == 0 and "aten::op00, aten::op01, aten::op02" in flat(res.output)

@@ -651,14 +651,14 @@ def report(
         skip = ("difficulty", "operators") if n_ops > 40 else ()
         empty = [t for t in rep.tables if not t.rows]
         shown = tuple(t.name for t in rep.tables if t.name not in skip and t.rows)
-        for t in rich_tables(rep, shown, width=console.width):
+        for t in rich_tables(rep, shown, width=console.width, list_limit=8 if skip else None):
             console.print(t)
         if empty:  # e.g. portability and multi-chip tables of runs on one platform: a line, not empty frames
             console.print(f"[dim]no rows in these runs, not printed: {escape(', '.join(t.title for t in empty))} "
                           f"(the files written with --md, --csv, --json keep every table)[/dim]", soft_wrap=True)
         if skip:
-            console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
-                          f"(--html, --md, --csv)[/dim]")
+            console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) and the whole "
+                          f"lists of operators (cut to 8 here) are in the files (--html, --md, --csv)[/dim]")
     if md is not None and to_stdout != "md":
         md.parent.mkdir(parents=True, exist_ok=True)
         md.write_text(markdown(rep))
