@@ -118,3 +118,16 @@ def test_report_of_many_operators_cuts_operator_lists_in_the_terminal(tmp_path: 
     # a report of a few operators shows its lists whole
     res = CliRunner().invoke(app, ["report", str(mine), str(mine), "--label", "a", "--label", "b"])
     assert res.exit_code == 0 and "aten::op00, aten::op01, aten::op02" in flat(res.output)
+
+
+def test_summary_failures_writes_case_parameters_as_every_other_command(tmp_path: Path) -> None:
+    """`kgb summary runs/broken --failures` wrote `values=[25.0, -25.0, 0.0, 'inf', 'nan']` where `kgb show`,
+    `kgb eval` and `kgb repro` write the same case `values=[25.0, -25.0, 0.0, inf, nan]`."""
+    r = rec("aten::mish", "failed", cls="compile_error", tier="smoke", platform="interpreter", case_id="smoke/0")
+    r["cases"] = [{"id": "smoke/0", "status": "failed", "failure_class": "compile_error", "message": "boom",
+                   "params": {"shape": [2, 3], "dtype": "fp32", "values": [25.0, -25.0, 0.0, "inf", "nan"]}}]
+    run = write_run(tmp_path / "broken", [r], tier="smoke", platform="interpreter")
+    res = CliRunner().invoke(app, ["summary", str(run), "--failures"])
+    assert res.exit_code == 0, res.output
+    assert "(shape=[2, 3], dtype=fp32, values=[25.0, -25.0, 0.0, inf, nan])" in res.output
+    assert "'inf'" not in res.output

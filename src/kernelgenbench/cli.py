@@ -440,6 +440,7 @@ def _print_failing_cases(run_dir: Path) -> None:
     if not failed:
         console.print("[green]no failed job[/green]")
         return
+    from .suite.spec import describe_params  # imports torch: only where a case is shown
     console.print(f"\n[bold]{_plural(len(failed), 'failed job')}[/bold], every failing case in full")
     for r in sorted(failed, key=lambda r: (str(r.get("op")), str(r.get("label")))):
         bad = [c for c in r.get("cases") or [] if c.get("status") == "failed"]
@@ -462,7 +463,7 @@ def _print_failing_cases(run_dir: Path) -> None:
                 console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}]: held-out case: parameters and message "
                               f"withheld (held-out cases are never shown)", soft_wrap=True)
                 continue
-            params = ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())
+            params = describe_params(c.get("params") or {})
             seed = f" · input seed {c['input_seed']}" if c.get("input_seed") is not None else ""
             console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}] ({escape(params)}){seed}", soft_wrap=True)
             console.print("    " + escape(str(c.get("message") or "")).replace("\n", "\n    "), soft_wrap=True)
