@@ -131,3 +131,23 @@ def test_summary_failures_writes_case_parameters_as_every_other_command(tmp_path
     assert res.exit_code == 0, res.output
     assert "(shape=[2, 3], dtype=fp32, values=[25.0, -25.0, 0.0, inf, nan])" in res.output
     assert "'inf'" not in res.output
+
+
+def test_common_cublas_axes_are_explained() -> None:
+    """`kgb show cublas::cublasDgemv_v2 --cases` explained `trans` and `poison` only as "a parameter of this
+    operator's cases: see its grid and build in ...": the axes most cuBLAS routines share now say what they are."""
+    from kernelgenbench.report.author import axis_meaning
+    from kernelgenbench.suite.registry import all_operators, get_operator
+
+    gemv = get_operator("cublas::cublasDgemv_v2")
+    assert axis_meaning(gemv, "trans").startswith("BLAS op(A): 'N' or 0 as stored, 'T' or 1 transposed")
+    assert "NaN poison that must stay bit for bit" in axis_meaning(gemv, "poison")
+    trsm = get_operator("cublas::cublasStrsm_v2")
+    assert "0 or 'L' lower, 1 or 'U' upper" in axis_meaning(trsm, "uplo")
+    assert "0 or 'L' from the left" in axis_meaning(trsm, "side")
+    assert "1 or 'U': a unit diagonal" in axis_meaning(trsm, "diag")
+    shared = ("trans", "uplo", "side", "diag", "batchCount", "poison")
+    left = {(o.id, k) for o in all_operators() if o.source == "cublas"
+            for k in {k for p in o.grid("smoke") + o.grid("full") for k in p} & set(shared)
+            if axis_meaning(o, k).startswith("a parameter of")}
+    assert left == set()
