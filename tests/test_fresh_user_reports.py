@@ -151,3 +151,20 @@ def test_common_cublas_axes_are_explained() -> None:
             for k in {k for p in o.grid("smoke") + o.grid("full") for k in p} & set(shared)
             if axis_meaning(o, k).startswith("a parameter of")}
     assert left == set()
+
+
+def test_show_states_the_fp64_rtol_the_accumulation_rule_applies() -> None:
+    """`kgb show cublas::cublasDgemv_v2` began "Tolerance: ... with rtol fp64 1e-5" and went on "fp64 and
+    complex128: ... with rtol 8*2^-53": the verdict applies the latter (suite/tolerance.py accumulation_rule)."""
+    from kernelgenbench.show import _tolerance_text
+    from kernelgenbench.suite.registry import get_operator
+    from kernelgenbench.suite.tolerance import RTOL_FP64_ACCUMULATION
+
+    assert RTOL_FP64_ACCUMULATION == 8 * 2.0 ** -53
+    gemv = _tolerance_text(get_operator("cublas::cublasDgemv_v2"))
+    assert gemv.startswith("|out - ref| <= atol + rtol*|ref| with rtol fp64 8*2^-53 (as below); atol = ")
+    assert "fp64 1e-5" not in gemv
+    zgemm = _tolerance_text(get_operator("cublas::cublasZgemmBatched"))
+    assert "with rtol fp64 8*2^-53 (as below), c128 8*2^-53 (as below); atol" in zgemm
+    # an operator without the accumulation rule keeps the general rtol
+    assert "with rtol fp16 1e-3, bf16 1.6e-2, fp32 1e-5; atol" in _tolerance_text(get_operator("aten::mish"))
