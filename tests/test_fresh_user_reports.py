@@ -146,7 +146,8 @@ def test_common_cublas_axes_are_explained() -> None:
     assert "0 or 'L' lower, 1 or 'U' upper" in axis_meaning(trsm, "uplo")
     assert "0 or 'L' from the left" in axis_meaning(trsm, "side")
     assert "1 or 'U': a unit diagonal" in axis_meaning(trsm, "diag")
-    shared = ("trans", "uplo", "side", "diag", "batchCount", "poison")
+    assert "half = torch's complex randn" in axis_meaning(get_operator("cublas::cublasCgemm_v2"), "cparts")
+    shared = ("trans", "uplo", "side", "diag", "batchCount", "poison", "cparts")
     left = {(o.id, k) for o in all_operators() if o.source == "cublas"
             for k in {k for p in o.grid("smoke") + o.grid("full") for k in p} & set(shared)
             if axis_meaning(o, k).startswith("a parameter of")}

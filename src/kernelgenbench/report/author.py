@@ -116,6 +116,8 @@ AXES_BY_SOURCE: dict[tuple[str, str], str] = {
                         "right (B*op(A))",
     ("cublas", "diag"): "0 or 'N': A's diagonal is read; 1 or 'U': a unit diagonal, taken as 1 and never read",
     ("cublas", "batchCount"): "the number of problems in the batch",
+    ("cublas", "cparts"): "how complex inputs are drawn: half = torch's complex randn (each part of variance 1/2); "
+                          "otherwise each part has variance 1 (cublas.md §2.8)",
     ("cublas", "poison"): "True: the output's memory outside its logical elements (gaps between strided vector "
                           "elements, padding rows, gaps between batches) holds a NaN poison that must stay bit for "
                           "bit: write only the logical elements",
