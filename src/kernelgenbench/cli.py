@@ -440,6 +440,7 @@ def _print_failing_cases(run_dir: Path) -> None:
     if not failed:
         console.print("[green]no failed job[/green]")
         return
+    from .suite.spec import describe_params  # imports torch: only where a case is shown
     console.print(f"\n[bold]{_plural(len(failed), 'failed job')}[/bold], every failing case in full")
     for r in sorted(failed, key=lambda r: (str(r.get("op")), str(r.get("label")))):
         bad = [c for c in r.get("cases") or [] if c.get("status") == "failed"]
@@ -462,7 +463,7 @@ def _print_failing_cases(run_dir: Path) -> None:
                 console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}]: held-out case: parameters and message "
                               f"withheld (held-out cases are never shown)", soft_wrap=True)
                 continue
-            params = ", ".join(f"{k}={v}" for k, v in (c.get("params") or {}).items())
+            params = describe_params(c.get("params") or {})
             seed = f" · input seed {c['input_seed']}" if c.get("input_seed") is not None else ""
             console.print(f"  [bold]{cid}[/bold] \\[{escape(str(cls))}] ({escape(params)}){seed}", soft_wrap=True)
             console.print("    " + escape(str(c.get("message") or "")).replace("\n", "\n    "), soft_wrap=True)
@@ -476,11 +477,16 @@ def _print_failing_cases(run_dir: Path) -> None:
 
 def _summary(run_dir: Path) -> None:
     from .metrics import latest_records, summarize
+    from .report.load import no_record_yet
     from .run.rundir import RunDir
     from .suite.tiers import tier_label
 
     if not run_dir.is_dir():
         raise typer.BadParameter(f"{run_dir} does not exist")
+    empty = no_record_yet(run_dir)
+    if empty:  # a run Ctrl-C'd before its first record is a run, not a usage error (fresh user 44)
+        console.print(f"[yellow]{escape(empty)}[/yellow]", soft_wrap=True)
+        return
     if not (run_dir / "results.jsonl").exists():
         raise typer.BadParameter(f"{run_dir} has no results.jsonl (not a run directory?)")
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").exists() else {}
@@ -566,7 +572,8 @@ def _parse_prices(values: list[str] | None) -> dict[str, tuple[float, float, flo
     return out
 
 
-def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
+def _load_runs(runs: list[Path], labels: list[str] | None, names: tuple[str, ...] = ()) -> list[Any]:
+    """The runs loaded as systems; a usage error names ``names[i]`` (compare's ``RUN_A``, ``RUN_B``), else RUN."""
     from .report.load import RunDirError, load_run
 
     if labels and len(labels) != len(runs):
@@ -578,7 +585,7 @@ def _load_runs(runs: list[Path], labels: list[str] | None) -> list[Any]:
         try:
             out.append(load_run(path, labels[i] if labels else None))
         except RunDirError as exc:
-            raise typer.BadParameter(str(exc), param_hint="'RUN'") from None
+            raise typer.BadParameter(str(exc), param_hint=f"'{names[i] if i < len(names) else 'RUN'}'") from None
     return out
 
 
@@ -645,14 +652,14 @@ def report(
         skip = ("difficulty", "operators") if n_ops > 40 else ()
         empty = [t for t in rep.tables if not t.rows]
         shown = tuple(t.name for t in rep.tables if t.name not in skip and t.rows)
-        for t in rich_tables(rep, shown, width=console.width):
+        for t in rich_tables(rep, shown, width=console.width, list_limit=8 if skip else None):
             console.print(t)
         if empty:  # e.g. portability and multi-chip tables of runs on one platform: a line, not empty frames
             console.print(f"[dim]no rows in these runs, not printed: {escape(', '.join(t.title for t in empty))} "
                           f"(the files written with --md, --csv, --json keep every table)[/dim]", soft_wrap=True)
         if skip:
-            console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) are in the files "
-                          f"(--html, --md, --csv)[/dim]")
+            console.print(f"[dim]{n_ops} operators: the per-operator tables (difficulty, operators) and the whole "
+                          f"lists of operators (cut to 8 here) are in the files (--html, --md, --csv)[/dim]")
     if md is not None and to_stdout != "md":
         md.parent.mkdir(parents=True, exist_ok=True)
         md.write_text(markdown(rep))
@@ -696,7 +703,7 @@ def compare(
     from .report.load import RunDirError
     from .report.render import markdown, rich_tables
 
-    a, b = _load_runs([run_a, run_b], None)
+    a, b = _load_runs([run_a, run_b], None, ("RUN_A", "RUN_B"))
     try:
         rep = compare_runs(a, b, threshold, allow_mixed_tiers, one_sided)
     except RunDirError as exc:

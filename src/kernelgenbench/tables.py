@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from .console import console, failure_lines
+from .console import cases_passed, console, failure_lines
 from .record import cases_cell
 from .suite.tiers import shown_failure
 
@@ -146,7 +146,7 @@ def print_unsupported(records: list[dict[str, Any]]) -> None:
         lines = unsupported_lines(r)
         if lines:
             n = sum(1 for c in r.get("cases") or [] if isinstance(c, dict) and c.get("status") == "unsupported")
-            console.print(f"[yellow]~[/yellow] {escape(str(r.get('op')))} {escape(_cases_cell(r))}: "
+            console.print(f"[yellow]~[/yellow] {escape(str(r.get('op')))} · {escape(cases_passed(_cases_cell(r)))}: "
                           f"{plural(n, 'case')} not judged on this platform (left out of its verdict):", soft_wrap=True)
             for line in lines:
                 console.print(f"    {escape(line)}", soft_wrap=True)

@@ -106,6 +106,21 @@ AXES_BY_SOURCE: dict[tuple[str, str], str] = {
     ("cublas", "nan"): "the operands filled entirely with NaN in this case: its alpha or beta is 0, so the routine "
                        "must not read them (cublas.md §2.5: alpha == 0 leaves x, A, B unread, beta == 0 leaves C or "
                        "y unread); a NaN that reaches the result means they were read",
+    # the cuBLAS axes most routines share (fresh user 44: `kgb show cublas::cublasDgemv_v2 --cases` explained
+    # trans and poison only as "a parameter of this operator's cases: see its grid")
+    ("cublas", "trans"): "BLAS op(A): 'N' or 0 as stored, 'T' or 1 transposed, 'C' or 2 conjugate-transposed (= 'T' "
+                         "for real data); column-major storage",
+    ("cublas", "uplo"): "which triangle of the symmetric or triangular matrix is stored and may be read: 0 or 'L' "
+                        "lower, 1 or 'U' upper",
+    ("cublas", "side"): "where the square matrix A multiplies: 0 or 'L' from the left (op(A)*B), 1 or 'R' from the "
+                        "right (B*op(A))",
+    ("cublas", "diag"): "0 or 'N': A's diagonal is read; 1 or 'U': a unit diagonal, taken as 1 and never read",
+    ("cublas", "batchCount"): "the number of problems in the batch",
+    ("cublas", "cparts"): "how complex inputs are drawn: half = torch's complex randn (each part of variance 1/2); "
+                          "otherwise each part has variance 1 (cublas.md §2.8)",
+    ("cublas", "poison"): "True: the output's memory outside its logical elements (gaps between strided vector "
+                          "elements, padding rows, gaps between batches) holds a NaN poison that must stay bit for "
+                          "bit: write only the logical elements",
     ("cublas", "nan_x"): "x is filled with NaN and alpha is 0: x must not be read (cublas.md §2.5)",
     ("cublas", "nan_result"): "the result is filled with NaN before the call: the routine must overwrite it",
     ("cublas", "nan_inf"): "x holds NaN and inf values: scal multiplies them even with alpha 0 (NaN stays NaN, inf "
@@ -410,8 +425,11 @@ def repro(run_dir: Path, op_id: str, case_id: str, *, label: str | None = None, 
     from .. import platforms
     from ..suite.registry import get_operator
     from ..suite.tiers import SHOWN_TIERS
-    from .load import RunDirError, read_records
+    from .load import RunDirError, no_record_yet, read_records
 
+    empty = no_record_yet(run_dir)
+    if empty:
+        raise RunDirError(f"no case to rerun yet: {empty}")
     if not (run_dir / "results.jsonl").exists():
         raise RunDirError(f"{run_dir} is not a run directory: it has no results.jsonl")
     try:

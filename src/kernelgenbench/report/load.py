@@ -80,6 +80,24 @@ def _read_json(path: Path) -> dict[str, Any]:
     return obj if isinstance(obj, dict) else {}
 
 
+def no_record_yet(path: Path) -> str | None:
+    """Why ``path`` has no records, when it is a run directory that its command made but that holds no record
+    yet (``config.json`` names the command; ``results.jsonl`` is missing or empty: a run interrupted, or still
+    running, before its first job or sample was recorded); None for anything else. A fresh user 44 Ctrl-C'd a
+    run before its first record and was told the directory was "not a run directory?"."""
+    results = path / "results.jsonl"
+    if results.exists() and results.stat().st_size > 0:
+        return None
+    config = _read_json(path / "config.json")
+    command = config.get("command")
+    if not isinstance(command, str) or not command.startswith("kgb "):
+        return None
+    sel = config.get("selected")
+    of = f" (0 of its {len(sel)} selected operators recorded)" if isinstance(sel, list) and sel else ""
+    return (f"{path} is a run directory of {command} with no record yet{of}: it was interrupted, or is still "
+            f"running, before its first record was written; run the same {command} command again to resume")
+
+
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     out = []
     if path.exists():
@@ -285,6 +303,9 @@ def load_run(path: Path, label: str | None = None) -> Run:
     if not path.is_dir():
         raise RunDirError(f"{path}: no such run directory")
     results = path / "results.jsonl"
+    empty = no_record_yet(path)
+    if empty:
+        raise RunDirError(f"nothing to report yet: {empty}")
     if not results.exists():
         raise RunDirError(f"{path} is not a run directory: it has no results.jsonl (kgb eval, kgb generate and "
                           f"kgb agent write one per run)")

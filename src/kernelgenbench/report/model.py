@@ -321,6 +321,7 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
                 _price(r, *prices[r.label])
     sets: dict[str, dict[str, OpResult]] = {k: dict(r.ops) for k, r in zip(keys, runs)}
     scope = "each system's own operators"
+    common: set[str] | None = None
     if matched:
         common = set.intersection(*({o for o, v in ops.items() if v.judged} for ops in sets.values()))
         sets = {k: {o: v for o, v in ops.items() if o in common} for k, ops in sets.items()}
@@ -349,8 +350,10 @@ def build_report(runs: Sequence[Run], *, matched: bool = False, bootstrap: int =
               _cost_table(runs, keys, sets, scope, prices or {}),
               _matched_table(runs, keys, bootstrap, seed, ci),
               *_difficulty_tables(runs, keys, all_ops, source_of),
-              _failure_table(runs, keys),
-              _anti_hack_table(runs, keys, sources),
+              # --matched: per system, the common set's attempts only, as the accuracy table counts (fresh user 44:
+              # 210 judged attempts of the demo under an accuracy table of its 3 operators in common)
+              _failure_table(runs, keys, common if matched else None, scope),
+              _anti_hack_table(runs, keys, sources, common if matched else None, scope),
               _portability_table(runs, keys),
               _platforms_table(runs),
               _portable_table(runs),
@@ -558,11 +561,16 @@ def _difficulty_tables(runs: Sequence[Run], keys: list[str], all_ops: list[str],
     ]
 
 
-def _failure_table(runs: Sequence[Run], keys: list[str]) -> Table:
+def _attempts(run: Run, only: set[str] | None) -> list[dict[str, Any]]:
+    """The run's attempts, of the operators in ``only`` where given (``--matched``: the common set)."""
+    return [a for a in run.attempts if only is None or a.get("op") in only]
+
+
+def _failure_table(runs: Sequence[Run], keys: list[str], only: set[str] | None = None, scope: str = "") -> Table:
     counts: dict[str, dict[str, int]] = {}
     attempts = {k: 0 for k in keys}
     for k, r in zip(keys, runs):
-        for rec in r.attempts:
+        for rec in _attempts(r, only):
             if rec.get("status") not in ("passed", "failed"):
                 continue
             attempts[k] += 1
@@ -589,17 +597,20 @@ def _failure_table(runs: Sequence[Run], keys: list[str]) -> Table:
     row.update({f"n{i}": attempts[k] for i, k in enumerate(keys)})
     rows.append(row)
     return Table("failures", "Failure taxonomy: failed attempts by class", cols, rows, [
+        *([f"over {scope}"] if only is not None else []),
         "an attempt: one per operator for kgb eval and kgb agent, one per judged sample round for kgb generate",
         "whose: platform = not the submission's fault (platform, infrastructure: re-run on resume); model-side: the "
         "classes the paper attributes to the model (dispatch recursion, missing overloads, signatures, replies "
         "without code)"])
 
 
-def _anti_hack_table(runs: Sequence[Run], keys: list[str], sources: list[str]) -> Table:
+def _anti_hack_table(runs: Sequence[Run], keys: list[str], sources: list[str], only: set[str] | None = None,
+                     scope: str = "") -> Table:
     rows = []
     for k, r in zip(keys, runs):
-        groups = [(src, [a for a in r.attempts if (a.get("source") or str(a.get("op")).split("::")[0]) == src])
-                  for src in sources] + [("all", list(r.attempts))]
+        att = _attempts(r, only)
+        groups = [(src, [a for a in att if (a.get("source") or str(a.get("op")).split("::")[0]) == src])
+                  for src in sources] + [("all", att)]
         for src, recs in groups:
             if not recs:
                 continue
@@ -612,7 +623,8 @@ def _anti_hack_table(runs: Sequence[Run], keys: list[str], sources: list[str]) -
         Column("system", "system"), Column("source", "source"), Column("attempts", "judged attempts", "int"),
         Column("L1", "L1 static scan", "int"), Column("L2", "L2 ghost replay", "int"),
         Column("L3", "L3 trace/profile", "int"), Column("timing", "timer tampering", "int")], rows,
-        ["failed attempts stopped by each tier: L1 = static_scan and dispatch_recursion found by the scan; L2 = "
+        [*([f"over {scope}"] if only is not None else []),
+         "failed attempts stopped by each tier: L1 = static_scan and dispatch_recursion found by the scan; L2 = "
          "ghost (right results with every Triton launch a no-op); "
          "L3 = profile (PyTorch or vendor compute, kernel list, "
          "launch rule) and dispatch_recursion at run time; timing = timer_tampering"])

@@ -201,10 +201,27 @@ def _fixed_widths(t: Table, cols: list[Any], width: int | None) -> list[int | No
     return out
 
 
-def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int | None = None) -> list[Any]:
+def cut_lists(t: Table, limit: int) -> Table:
+    """``t`` with each list cell of more than ``limit`` items cut to its first ``limit`` and ``... N more``: the
+    terminal's view of a report of many operators (fresh user 44: the demo beside 3 operators of one's own listed
+    207 operator ids, a hundred lines, under "Always and never solved"); the files keep every item."""
+    lists = [c.key for c in t.columns if c.kind == "list"]
+    rows = []
+    for r in t.rows:
+        r = dict(r)
+        for k in lists:
+            v = r.get(k)
+            if isinstance(v, (list, tuple)) and len(v) > limit:
+                r[k] = [*v[:limit], f"... {len(v) - limit} more"]
+        rows.append(r)
+    return Table(t.name, t.title, t.columns, rows, t.notes)
+
+
+def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int | None = None,
+                list_limit: int | None = None) -> list[Any]:
     """The tables (all, or those named) as rich renderables for the terminal. With ``width`` (the terminal's),
     a table too wide for it is printed as several, each repeating the row's leading text columns, instead of
-    folding headers inside words."""
+    folding headers inside words. With ``list_limit``, list cells are cut to that many items (:func:`cut_lists`)."""
     from rich.markup import escape
     from rich.table import Table as RichTable
     from rich.text import Text
@@ -213,6 +230,8 @@ def rich_tables(report: Report, names: tuple[str, ...] | None = None, width: int
     for t in report.tables:
         if names is not None and t.name not in names:
             continue
+        if list_limit is not None:
+            t = cut_lists(t, list_limit)
         groups = _column_groups(t, width)
         for gi, cols in enumerate(groups):
             last = gi == len(groups) - 1
