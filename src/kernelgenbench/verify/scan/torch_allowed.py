@@ -69,5 +69,9 @@ TORCH_ALLOWED: frozenset[str] = frozenset(
         # (lead 39) the decorator of an autograd backward (flash-attention's and apex's Triton modules): it runs the
         # function under no_grad and marks the outputs as not differentiable twice; it computes nothing itself
         "autograd.function.once_differentiable",
+        # (tp44) torchao defines its Triton kernel modules under `if has_triton():` (from torch.utils._triton): a
+        # device query (is Triton installed, and is there a device it compiles for) that returns a bool; the rest of
+        # torch.utils._triton (backend names, hashes, TMA probes) stays refused
+        "utils._triton.has_triton", "utils._triton.has_triton_package",
     }
 )
