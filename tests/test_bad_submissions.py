@@ -128,6 +128,10 @@ EXPECTED = {
     "attr_slice_self": "static_scan",  # rb43: the same unbound call with a slice as self: its .stop is a tensor
     "accel_shadow": "static_scan",    # tp43: getattr(torch, dev(), torch.cuda) with dev() a function binding torch
                                       # to its own object whose current_accelerator().type is "neg": torch.neg
+    "has_triton_fallback": "static_scan",  # tp44: torchao's `if has_triton():` guard (a device query now, True on
+                                           # the interpreter as on a GPU) with a PyTorch GEMM in its else branch
+    "spec_loader": "static_scan",     # tp44: bitsandbytes' find_spec("triton") test beside find_spec("numpy").loader
+                                      # executing NumPy, which negates on the host
     "ghost_hook": "ghost",            # a pre-run hook that runs in a normal launch only: ghost runs hooks
     "ghost_diverge": "ghost",         # reads its flag differently on a second sighting: replay diverges
     "ghost_count": "wrong_result",    # counts calls, garbage after the correctness cases: judged re-runs

@@ -251,3 +251,39 @@ def test_the_current_accelerator_answers_cuda_to_the_submission() -> None:
     out = subprocess.run([sys.executable, "-c", ACCELERATOR], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.split("\n")[:2] == ["cuda cuda True 1", "None False 0"], out.stdout
+
+
+HAS_TRITON = r'''
+import os, sys, tempfile
+os.environ["TRITON_INTERPRET"] = "1"
+import torch
+from kernelgenbench.sandbox import launch_args
+from kernelgenbench.sandbox.interpreter import install_interpreter_patches
+install_interpreter_patches()
+install_interpreter_patches()
+path = os.path.join(tempfile.mkdtemp(), "sub.py")
+with open(path, "w") as f:
+    f.write("from torch.utils._triton import has_triton\n"
+            "if has_triton():\n"
+            "    KERNELS = 'triton'\n"
+            "else:\n"
+            "    KERNELS = 'fallback'\n"
+            "def ask():\n"
+            "    return has_triton()\n")
+launch_args.KERNEL_BODIES = (path, frozenset())
+sys.path.insert(0, os.path.dirname(path))
+import sub
+import torch.utils._triton as triton_utils
+print(sub.KERNELS, sub.ask(), triton_utils.has_triton(), triton_utils.has_triton.__wrapped__())
+'''
+
+
+def test_has_triton_answers_true_to_the_submission() -> None:
+    """False-rejection hunt 44: torchao defines its Triton kernel modules under ``if has_triton():``
+    (``torch.utils._triton``), which asks for a CUDA device: on the interpreter's CPU PyTorch it was False and the
+    file defined its fallback wrapper instead of its kernels. Asked from the submission's file it answers True, as on
+    a GPU; the harness's own question (and PyTorch's) keeps the truth, False."""
+    env = dict(os.environ, PYTHONPATH=str(SRC), TRITON_INTERPRET="1")
+    out = subprocess.run([sys.executable, "-c", HAS_TRITON], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split("\n")[0] == "triton True False False", out.stdout

@@ -1,9 +1,9 @@
 """CPU stand-ins on the interpreter for what GPU-minded wrapper code does with CUDA outside the CUDA runtime calls
 (:func:`.interpreter._cuda_runtime_calls_accept_cpu`): ``x.is_cuda`` checks, ``torch.cuda.is_available()`` and
-``device_count()`` (and ``torch.accelerator``'s), NVTX ranges, and allocations on ``device="cuda"``. Each acts only
-where the interpreter's PyTorch cannot do what a GPU would, and the device answers only for reads and calls made
-from the submission's own file (``launch_args.KERNEL_BODIES``' path): PyTorch's and the harness's own calls keep the
-truth."""
+``device_count()`` (and ``torch.accelerator``'s, and ``torch.utils._triton.has_triton()``), NVTX ranges, and
+allocations on ``device="cuda"``. Each acts only where the interpreter's PyTorch cannot do what a GPU would, and the
+device answers only for reads and calls made from the submission's own file (``launch_args.KERNEL_BODIES``' path):
+PyTorch's and the harness's own calls keep the truth."""
 from __future__ import annotations
 
 import functools
@@ -163,6 +163,7 @@ def _cuda_present_for_the_submission() -> None:
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(torch.cuda, fn.__name__, fn)
     _accelerator_present_for_the_submission()
+    _triton_present_for_the_submission()
 
 
 def _accelerator_present_for_the_submission() -> None:
@@ -191,3 +192,23 @@ def _accelerator_present_for_the_submission() -> None:
     for fn in (current_accelerator, is_available, device_count):
         fn._kgb_cpu = True  # type: ignore[attr-defined]
         setattr(acc, fn.__name__, fn)
+
+
+def _triton_present_for_the_submission() -> None:
+    """torchao defines its Triton kernel modules under ``if has_triton():`` (``from torch.utils._triton import
+    has_triton``); PyTorch's answer asks for a CUDA device of compute capability 7 or more (or Triton's CPU backend),
+    so on the interpreter's CPU PyTorch it was False and such a file defined its wrappers' fallback instead of its
+    kernels (false-rejection hunt 44). Asked from the submission's file, ``has_triton()`` answers True, as on a GPU;
+    PyTorch's own callers (Inductor) keep the truth."""
+    import torch.utils._triton as triton_utils
+
+    real = triton_utils.has_triton
+    if getattr(real, "_kgb_cpu", False):
+        return
+
+    @functools.wraps(real)
+    def has_triton() -> bool:
+        return True if _from_submission(1) else real()
+
+    has_triton._kgb_cpu = True  # type: ignore[attr-defined]
+    triton_utils.has_triton = has_triton

@@ -18,6 +18,7 @@ from .scope import (
     _own_nodes,
 )
 from .signature_names import signature_name_reads
+from .stdlib_rules import importlib_spec_tests_only
 from .wrap_decorators import closure_decorator, decorator_factory
 
 #: The file's wrapping decorators (:meth:`_ClassRules._file_wrappers`): name -> (may be written bare, the keyword
@@ -249,6 +250,8 @@ class _ClassRules:
         self.kept_annotations = kept_annotations(tree, lambda d: self._annotation_blind(d, in_classes))
         #: whether ``import inspect`` serves only feature checks of a library callable (:meth:`_inspect_checks_only`)
         self.inspect_checks_only = self._inspect_checks_only(tree)
+        #: whether ``import importlib`` serves only to test that a package is installed (stdlib_rules.py, tp44)
+        self.importlib_spec_tests_only = importlib_spec_tests_only(tree, self.binding_counts)
         entry_points = getattr(self, "entry_points", None)
         if entry_points is None:
             return

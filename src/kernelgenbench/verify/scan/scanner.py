@@ -317,6 +317,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return True
         if module == "inspect" and self.inspect_checks_only:  # (tp39) feature checks only: class_rules.py
             return False
+        if module in ("importlib", "importlib.util") and self.importlib_spec_tests_only:  # (tp44) stdlib_rules.py
+            return False
         if import_judged_at_use(module):  # (tp42) threading for its locks: each name judged where it is used
             return False
         parts = module.split(".")

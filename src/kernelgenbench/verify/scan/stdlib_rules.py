@@ -1,10 +1,14 @@
 """L1's rules on the few names of the allowed standard modules a submission may use (moved out of scanner.py):
 of ``os`` reading the environment, of ``contextlib`` three helpers, of ``packaging`` its version parser, of ``abc``
 the ABC machinery, of ``logging`` loggers and their log calls, of ``warnings`` ``warn``; and no ``typing`` helper that
-evaluates string annotations; of ``threading`` its locks only (tp42). The sets of allowed names live here (moved from
+evaluates string annotations; of ``threading`` its locks only (tp42); of ``importlib`` a test that a package is
+installed only (tp44, :func:`importlib_spec_tests_only`). The sets of allowed names live here (moved from
 policy.py, which re-reads MODULES_JUDGED_AT_USE); :func:`stdlib_path_finding` judges one dotted path as the scanner
 meets it, :func:`import_judged_at_use` the imports of a module whose names are judged one by one."""
 from __future__ import annotations
+
+import ast
+import re
 
 #: ``warnings.<name>`` a submission may use: issuing warnings. Catching or filtering them
 #: (``catch_warnings(record=True)``) would read back what a launch emitted on the interpreter (NumPy's
@@ -104,3 +108,44 @@ def stdlib_path_finding(path: str, *, env_read: bool) -> tuple[str, str] | None:
                              "(red team 31: a string annotation imported the harness's state); annotations are for "
                              "readers, not for evaluation")
     return None
+
+
+_TOP_LEVEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def importlib_spec_tests_only(tree: ast.Module, binding_counts: dict[str, int]) -> bool:
+    """Whether the file's ``import importlib`` (rule dynamic-import) serves only to test that a package is installed
+    (tp44: bitsandbytes' Triton kernel modules define their kernels under ``if not is_triton_available():`` with
+    ``is_triton_available()`` returning ``importlib.util.find_spec("triton") is not None``). The module imported as
+    ``import importlib`` or ``import importlib.util`` (no alias), nothing else binding the name, and every read of it
+    ``importlib.util.find_spec("<name>")`` of a literal top-level name (``find_spec`` of a dotted name imports the
+    parent package) compared with ``is None``/``is not None``: the result is a bool, and the module spec (its loader
+    runs any module's code) never reaches the file. No string of the file may hold the word ``importlib`` (a string
+    annotation can be evaluated as code)."""
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+        a.name.split(".")[0] == "importlib" or (a.asname or "") == "importlib" for a in n.names)
+        or isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "importlib"]
+    if not imports or any(not isinstance(n, ast.Import) or any(
+            a.asname is not None or a.name not in ("importlib", "importlib.util") for a in n.names) for n in imports):
+        return False
+    if binding_counts.get("importlib") != sum(len(n.names) for n in imports):
+        return False
+    allowed: set[int] = set()
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(n.comparators[0], ast.Constant) and n.comparators[0].value is None):
+            continue
+        call = n.left
+        if isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords \
+                and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str) \
+                and _TOP_LEVEL_NAME.fullmatch(call.args[0].value) \
+                and isinstance(call.func, ast.Attribute) and call.func.attr == "find_spec" \
+                and isinstance(call.func.value, ast.Attribute) and call.func.value.attr == "util" \
+                and isinstance(call.func.value.value, ast.Name) and call.func.value.value.id == "importlib":
+            allowed.add(id(call.func.value.value))
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "importlib"]
+    docs = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+    strings = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+                  and "importlib" in _WORD.findall(n.value) for n in ast.walk(tree))
+    return bool(uses) and not strings and all(id(n) in allowed for n in uses)
