@@ -16,3 +16,33 @@ def test_check_writes_case_parameters_as_every_other_command() -> None:
     assert code == 1
     assert "first failing case: smoke/0 (shape=[2, 3], dtype=fp32, values=[25.0, -25.0, 0.0, inf, nan])\n" in text
     assert "'inf'" not in text and "'nan'" not in text
+
+
+def test_prompt_and_show_state_the_fp64_rtol_the_verdict_applies() -> None:
+    """The prompt of cublasDgemv_v2 said "rtol by dtype (..., fp64 1e-05, ...)" and then, in its atol, "fp64 and
+    complex128: ... with rtol 8*2^-53", which the verdict applies (suite/tolerance.py accumulation_rule). kgb show
+    and the prompt now state each dtype's rtol through one function (stated_rtol)."""
+    import torch
+
+    from kernelgenbench.llm.prompt import build_prompt
+    from kernelgenbench.platforms import PROFILES
+    from kernelgenbench.show import _tolerance_text
+    from kernelgenbench.suite.registry import get_operator
+    from kernelgenbench.suite.tolerance import RTOL_FP64_ACCUMULATION, accumulation_rule, stated_rtol
+
+    # the value the verdict applies to an fp64 and a complex128 result under the accumulation rule
+    for dt in (torch.float64, torch.complex128):
+        tol, _ = accumulation_rule(dt, torch.ones(2, dtype=torch.float64), 4, 1)
+        assert tol.rtol == RTOL_FP64_ACCUMULATION == 8 * 2.0 ** -53
+    gemv = get_operator("cublas::cublasDgemv_v2")
+    text = build_prompt(gemv, PROFILES["interpreter"]).text()
+    assert ("rtol by dtype (fp16 0.001, bf16 0.016, fp32 1e-05, fp64 8*2^-53, c64 1.3e-06, c128 8*2^-53), atol = "
+            "for fp16/bf16/fp32 results") in text
+    assert "fp64 1e-05" not in text and "c128 1e-06" not in text
+    assert "with rtol fp64 8*2^-53 (as below); atol" in _tolerance_text(gemv)
+    assert stated_rtol(torch.float64, gemv.shown_atol) == "8*2^-53"
+    # an operator without the accumulation rule keeps the dtype's rtol, in the prompt as in kgb show
+    mish = get_operator("aten::mish")
+    assert stated_rtol(torch.float64, mish.shown_atol) == "1e-5"
+    assert "rtol by dtype (fp16 0.001, bf16 0.016, fp32 1e-05, fp64 1e-05, c64 1.3e-06, c128 1e-06)" in \
+        build_prompt(mish, PROFILES["interpreter"]).text()
