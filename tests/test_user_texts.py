@@ -46,3 +46,16 @@ def test_prompt_and_show_state_the_fp64_rtol_the_verdict_applies() -> None:
     assert stated_rtol(torch.float64, mish.shown_atol) == "1e-5"
     assert "rtol by dtype (fp16 0.001, bf16 0.016, fp32 1e-05, fp64 1e-05, c64 1.3e-06, c128 1e-06)" in \
         build_prompt(mish, PROFILES["interpreter"]).text()
+
+
+def test_a_job_cut_off_after_its_last_case_says_it_was_in_its_checks() -> None:
+    """An interrupted eval said "cut off mid-way ... cublas::cublasDgemv_v2 at 9/9 cases": every case was judged and
+    the job was in its checks, which read as a contradiction."""
+    from kernelgenbench.tables import cut_off_line
+
+    line = cut_off_line({"cublas::cublasDgemv_v2": ("cases", 9, 9), "aten::mish": ("cases", 3, 9),
+                         "aten::mm": ("timed cases", 4, 4)})
+    assert line is not None
+    assert line.endswith(": aten::mish at 3/9 cases, aten::mm before its record, after 4/4 timed cases, "
+                         "cublas::cublasDgemv_v2 during its checks, after 9/9 cases judged")
+    assert "at 9/9" not in line and "at 4/4" not in line
