@@ -59,3 +59,25 @@ def test_a_job_cut_off_after_its_last_case_says_it_was_in_its_checks() -> None:
     assert line.endswith(": aten::mish at 3/9 cases, aten::mm before its record, after 4/4 timed cases, "
                          "cublas::cublasDgemv_v2 during its checks, after 9/9 cases judged")
     assert "at 9/9" not in line and "at 4/4" not in line
+
+
+def test_generate_and_agent_write_durations_as_every_other_line() -> None:
+    """kgb generate's table wrote `wall/solved 7.0s` and kgb agent's line `session 0.5s + verdict 3.0s`, where every
+    other line and table writes `7.0 s`."""
+    from rich.console import Console
+
+    from kernelgenbench.agent.commands import operator_line
+    from kernelgenbench.llm.commands import summary_table
+
+    g = {"operators": 1, "solved": 1, "pass_at_1": 1.0, "pass_at_k": 1.0, "geomean_speedup": None,
+         "median_speedup": None, "iqm_speedup": None, "tokens": {"total": 10}, "tokens_per_solved": 10,
+         "wall_s_per_solved": 7.0}
+    c = Console(width=200, record=True)
+    c.print(summary_table({"by_source": {"vllm": g}, "overall": g, "tier": "smoke"}, 1, "t"))
+    rows = [ln for ln in c.export_text().splitlines() if "vllm" in ln or "overall" in ln]
+    assert len(rows) == 2 and all(ln.rstrip(" │").endswith("7.0 s") for ln in rows), rows
+    line = operator_line("aten::mish", {"status": "passed", "cases_passed": 4, "cases_total": 4,
+                                        "exit_reason": "done", "self_checks": 1, "session_wall_s": 0.5,
+                                        "judge_wall_s": 3.0}, resumed=True)
+    assert line.endswith(" · session 0.5 s + verdict 3.0 s (recorded earlier)"), line
+    assert line.startswith("[green]✓[/green] aten::mish · "), line

@@ -24,6 +24,12 @@ def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
     return str(v)
 
 
+def seconds(v: float) -> str:
+    """A duration as every line and table of the CLI writes it: ``"7.0 s"`` (one decimal, a space before the unit;
+    fresh user 44 met ``7.0s`` in kgb generate's and kgb agent's lines only)."""
+    return f"{v:.1f} s"
+
+
 def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None,
                    tier: str | None = None) -> Table:
     """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
