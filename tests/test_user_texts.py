@@ -81,3 +81,37 @@ def test_generate_and_agent_write_durations_as_every_other_line() -> None:
                                         "judge_wall_s": 3.0}, resumed=True)
     assert line.endswith(" · session 0.5 s + verdict 3.0 s (recorded earlier)"), line
     assert line.startswith("[green]✓[/green] aten::mish · "), line
+
+
+def test_help_writes_plain_metavars() -> None:
+    """typer 0.29's help wrote `Usage: kgb eval [OPTIONS] {DIRECTORY}`, `DIRECTORY <path>`, `RUN <list[Path]>`,
+    `--source <str>` (kgb list), `--tier <str>` and `--jobs <int range>`: every command now writes plain metavars."""
+    import re
+
+    import typer.main
+    from typer.testing import CliRunner
+
+    from kernelgenbench.cli import app
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("kgb", ["--help"], resilient_parsing=True)
+    odd = re.compile(r"<(str|path|int|float|list|bool)[^>]*>|\{[A-Z_]+\}")
+    for name in sorted(group.list_commands(ctx)):
+        out = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "100"}).output
+        assert not odd.search(out), (name, odd.findall(out))
+    out = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "100"}).output
+    assert re.search(r"^Usage: \S+ eval \[OPTIONS\] DIRECTORY$", out, re.M), out
+    assert re.search(r"^  DIRECTORY  a directory of submission files", out, re.M), out
+    assert re.search(r"^  --tier TIER  +smoke, full, heldout", out, re.M), out
+    assert re.search(r"^  --case-timeout CASE_TIMEOUT  +seconds one case may take", out, re.M), out
+    assert re.search(r"^  --out PATH  +run directory", out, re.M), out
+    out = CliRunner().invoke(app, ["report", "--help"], env={"COLUMNS": "100"}).output
+    assert re.search(r"^Usage: \S+ report \[OPTIONS\] RUN\.\.\.$", out, re.M) and "\n  RUN...  run directories" in out
+    out = CliRunner().invoke(app, ["init", "--help"], env={"COLUMNS": "100"}).output
+    assert re.search(r"^Usage: \S+ init \[OPTIONS\] OP \[DIR\]$", out, re.M), out
+    assert "--force / --no-force  overwrite" in out  # a flag takes no metavar
+    out = CliRunner().invoke(app, ["list", "--help"], env={"COLUMNS": "100"}).output
+    assert re.search(r"^  --source SOURCE  +aten, vllm or cublas$", out, re.M), out
+    # an error names the argument as the help does
+    res = CliRunner().invoke(app, ["summary"])
+    assert res.exit_code == 2 and "Missing argument 'RUN_DIR'" in res.output
