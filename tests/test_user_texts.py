@@ -115,3 +115,37 @@ def test_help_writes_plain_metavars() -> None:
     # an error names the argument as the help does
     res = CliRunner().invoke(app, ["summary"])
     assert res.exit_code == 2 and "Missing argument 'RUN_DIR'" in res.output
+
+
+def test_shared_vllm_axes_say_what_they_are_per_family() -> None:
+    """`kgb show --cases` explained 312 (operator, axis) pairs only as "a parameter of this operator's cases: see its
+    grid", most of them vLLM's (bs 13 operators, nb 10, kv 7, perm, qtype, ...). Each family now says what they
+    are, and an axis whose meaning differs between families (bs, kv, perm) says so per family."""
+    from kernelgenbench.report.author import axis_meaning
+    from kernelgenbench.suite.registry import all_operators, get_operator
+
+    def meaning(op_id: str, axis: str) -> str:
+        return axis_meaning(get_operator(op_id), axis)
+
+    # bs: a cache block's size in the cache families, the alignment block in moe_align
+    for op_id in ("vllm::reshape_and_cache", "vllm::cp_gather_cache", "vllm::paged_attention_v1",
+                  "vllm::cp_gather_indexer_k_quant_cache"):
+        assert meaning(op_id, "bs").startswith("the block size BS: tokens per cache block"), op_id
+        assert meaning(op_id, "nb") != meaning(op_id, "bs")
+    assert meaning("vllm::moe_align_block_size", "bs").startswith("block_size: each expert's token count is padded")
+    # kv: the cache dtype where a cache is written or read, a sequence length in the sparse-attention indexes
+    assert meaning("vllm::reshape_and_cache_flash", "kv").startswith("kv_cache_dtype: auto (default), the cache")
+    assert meaning("vllm::gather_and_maybe_dequant_cache", "kv").endswith("E5M2 bytes, read as float(fp8) x scale")
+    assert meaning("vllm::convert_vertical_slash_indexes", "kv") == "the key/value length of every batch entry " \
+                                                                    "(kv_seqlens)"
+    # perm: an act-order permutation kind, a flag, or permute_cols' index kinds
+    assert "empty ([E, 0]: none)" in meaning("vllm::gptq_marlin_moe_repack", "perm")
+    assert meaning("vllm::gptq_gemm", "perm").startswith("True: act-order")
+    assert "repeats: random indices in [0, K), not a permutation" in meaning("vllm::permute_cols", "perm")
+    assert meaning("vllm::ggml_mul_mat_a8", "qtype").startswith("the GGML quant_type: 2 = Q4_0")
+    assert meaning("vllm::paged_attention_v2", "hkv").startswith("the number of KV heads Hkv")
+    left = [(o.id, k) for o in all_operators() if o.source == "vllm"
+            for k in sorted({k for p in o.grid("smoke") + o.grid("full") for k in p})
+            if axis_meaning(o, k).startswith("a parameter of")]
+    assert len(left) <= 92, len(left)
+    assert not [(o, k) for o, k in left if k in ("bs", "nb", "kv", "perm", "qtype", "bit31", "gs", "neg_slot")]
