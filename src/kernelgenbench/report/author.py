@@ -190,6 +190,24 @@ AXES_BY_FAMILY: dict[tuple[str, str], str] = {
                                       "both, no destination repeats)",
     ("suite/vllm/kv_cache.py", "layers"): "the number of layers: caches in each list (0: empty lists, nothing to "
                                           "copy)",
+    ("suite/vllm/kv_cache.py", "scale"): "the fp32 scale (default 1.0): an fp8 cache value is fp8(x / scale) "
+                                         "(convert_fp8 dequant: float(fp8) x scale)",
+    ("suite/vllm/kv_cache.py", "r"): "the latent length R of kv_c (a cache entry is R + P long)",
+    ("suite/vllm/kv_cache.py", "p"): "the length P of k_pe, the rope part (a cache entry is R + P long)",
+    ("suite/vllm/kv_cache.py", "layout"): "the caches' layout: NHD, [NB, BS, H, D] contiguous; HND, a [NB, H, BS, D] "
+                                          "buffer seen as [NB, BS, H, D] (follow the strides)",
+    ("suite/vllm/kv_cache.py", "direction"): "quant (default): fp16/bf16/fp32 input to E4M3 bytes; dequant: E4M3 "
+                                             "bytes (every byte value) to the dtype",
+    ("suite/vllm/kv_cache.py", "specials"): "True: +-500 (saturates to +-448), +-1e-9 (underflows to 0) and NaN "
+                                            "planted at fixed positions of the input",
+    ("suite/vllm/kv_cache.py", "mapping"): "block_mapping's (src, dst) rows: a list; identity; reverse; or "
+                                           "random_subset (pairs rows, default NB/2, drawn at random)",
+    ("suite/vllm/kv_cache.py", "block"): "the shape of one block (the dims after NB)",
+    ("suite/vllm/kv_gather.py", "scale"): "the fp32 scale (default 1.0) an fp8 cache value is multiplied by",
+    ("suite/vllm/kv_gather.py", "batch_size"): "the batch_size argument: sequences processed (unset: b); rows of "
+                                               "the others stay untouched",
+    ("suite/vllm/kv_gather.py", "extra_rows"): "dst has this many rows beyond the gathered tokens (untouched)",
+    ("suite/vllm/kv_gather.py", "num_tokens"): "the num_tokens argument (unset: every sequence's tokens)",
     ("suite/vllm/kv_gather.py", "bs"): _BS_CACHE,
     ("suite/vllm/kv_gather.py", "nb"): _NB_CACHE,
     ("suite/vllm/kv_gather.py", "kv"): _KV_CACHE_DTYPE + ", read as float(fp8) x scale",
@@ -205,6 +223,9 @@ AXES_BY_FAMILY: dict[tuple[str, str], str] = {
     ("suite/vllm/indexer_cache.py", "lengths"): "each sequence's token count (random: up to maxb blocks; unset: two "
                                                 "full blocks per sequence, as upstream)",
     ("suite/vllm/indexer_cache.py", "heads"): "upstream's head count: the key length d is heads x head_dim",
+    ("suite/vllm/indexer_cache.py", "head_dim"): "upstream's head size: the key length d is heads x head_dim",
+    ("suite/vllm/attention.py", "context"): "the context length: sequence i has max(1, context - i mod 3) tokens",
+    ("suite/vllm/attention.py", "max_seq_len"): "the max_seq_len argument (unset: the longest sequence)",
     ("suite/vllm/attention.py", "bs"): _BS_CACHE,
     ("suite/vllm/attention.py", "nb"): "with tables randint: the pool of NB cache blocks the block tables draw from "
                                        "(repeats allowed)",
@@ -255,6 +276,14 @@ AXES_BY_FAMILY: dict[tuple[str, str], str] = {
                                       "(GPT-J)",
     ("suite/vllm/rotary.py", "cache_len"): "the rows of cos_sin_cache (positions are drawn below it)",
     ("suite/vllm/rotary.py", "hq"): "the number of query heads",
+    ("suite/vllm/rotary.py", "hk"): "the number of key heads (unset: key is None)",
+    ("suite/vllm/rotary.py", "rot"): "rot_dim: the rotated leading part of each head (unset: D); the cache has rot "
+                                     "columns",
+    ("suite/vllm/rotary.py", "pos_shape"): "the shape of positions (unset: [T]); query and key are pos_shape + "
+                                           "[H, D]",
+    ("suite/vllm/rotary.py", "layout"): "flat: query and key are pos_shape + [H*D] (unset: [H, D] dims)",
+    ("suite/vllm/gguf.py", "layout"): "upstream: X has tokens*top_k rows (the first tokens read) and the ids run in "
+                                      "order; align: moe_align_block_size's layout (block 4, padded runs per expert)",
     ("suite/vllm/fused_rope.py", "neox"): "is_neox: True rotates the pairs (j, j + D/2) (NeoX), False (2j, 2j+1) "
                                           "(GPT-J)",
     ("suite/vllm/fused_rope.py", "cache_len"): "the rows of cos_sin_cache (positions are drawn below it; unset: "
