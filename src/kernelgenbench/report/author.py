@@ -174,6 +174,8 @@ _NB_CACHE = "the number of blocks NB of the paged cache (the cache's first dimen
 _KV_CACHE_DTYPE = ("kv_cache_dtype: auto (default), the cache holds the input dtype; fp8 or fp8_e4m3, E4M3 bytes "
                    "(uint8); fp8_e5m2, E5M2 bytes")
 _GGML_QTYPE = "the GGML quant_type: 2 = Q4_0 (18-byte blocks of 32 weights), 8 = Q8_0 (34-byte blocks)"
+_K_GEMM = ("K, the GEMM's inner dimension: the weight's K rows (size_k), a's columns where the operator takes an "
+           "activation a [M, K]")
 #: Axes whose meaning is one vLLM family's: (the family's module, as ``registry.defined_in`` names it, axis) ->
 #: meaning, each checked against that module's case builder and its operators' sections of vllm.md (fresh user 44
 #: counted 312 (operator, axis) pairs that only said "see its grid").
@@ -254,6 +256,16 @@ AXES_BY_FAMILY: dict[tuple[str, str], str] = {
                                         "buffer, read as row x col/32 blocks (vllm.md §2.10), every block scale "
                                         "d = 1.0",
     ("suite/vllm/gguf.py", "zero_row"): "True: X's first row is all zeros",
+    ("suite/vllm/marlin.py", "k"): _K_GEMM,
+    ("suite/vllm/marlin24.py", "k"): _K_GEMM,
+    ("suite/vllm/qgemm.py", "k"): _K_GEMM,
+    ("suite/vllm/quant.py", "k"): _K_GEMM,
+    ("suite/vllm/scaled_mm.py", "k"): "K, the inner dimension: a is [M, K], b is [K, N] (a column-major view)",
+    ("suite/vllm/scaled_mm.py", "scales"): "row_col: scale_a is [M, 1] and scale_b [1, N]; scalar: each is one "
+                                           "per-tensor [1, 1] scale",
+    ("suite/vllm/scaled_mm.py", "out"): "out_dtype: the result's dtype (fp16 or bf16)",
+    ("suite/vllm/scaled_mm.py", "in"): "the operands' dtype: int8 (default) or fp8 (E4M3)",
+    ("suite/vllm/qgemm.py", "g"): "awq_gemm's group size along K: one scale and zero point per g rows",
     ("suite/vllm/marlin.py", "bit31"): "True: the packed int32 words draw all 32 bits (bit 31 set: negative words); "
                                        "unset: drawn below 2^31 as upstream, bit 31 never set",
     ("suite/vllm/marlin.py", "bits"): "num_bits: 4 or 8 bits per weight (32/bits weights per int32 word)",
