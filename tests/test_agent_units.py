@@ -332,8 +332,8 @@ def test_kgb_summary_of_an_agent_run_shows_its_sessions_and_the_canary(tmp_path:
     res = CliRunner().invoke(app, ["summary", str(run)], env={"COLUMNS": "250"})
     assert res.exit_code == 0, res.output
     out = " ".join(res.output.split())
-    assert "aten::neg │ solved │ 1/2 │ done │ 1 │ — │ 2,800 │ $0.0123 │ 5.5s" in out, out
-    assert "error │ 0 │ — │ — │ — │ 1.0s │ wrong_result: · session error: exit status 3:" in out, out
+    assert "aten::neg │ solved │ 1/2 │ done │ 1 │ — │ 2,800 │ $0.0123 │ 5.5 s" in out, out
+    assert "error │ 0 │ — │ — │ — │ 1.0 s │ wrong_result: · session error: exit status 3:" in out, out
     assert "--final-tier all judges every case" in out
     assert ("WARNING: the session files of 1 operator hold the oracle solution's text (oracle_overlap in "
             "results.jsonl: five or more of its distinctive lines): aten::neg; the agent had the oracle (isolation "

@@ -154,7 +154,7 @@ def test_an_interrupted_run_names_the_jobs_cut_off_and_says_they_start_over(tmp_
     flat = " ".join(res.output.split())
     assert "interrupted: 1 of 2 jobs recorded" in flat
     assert ("cut off mid-way, so judged again from their first case on resume (a job's record is written when "
-            "all its cases are judged): aten::mul at 3/7 cases") in flat, flat
+            "all its cases are judged and its checks done): aten::mul at 3/7 cases") in flat, flat
     assert "aten::add at" not in flat  # recorded before the Ctrl-C: nothing of it is lost
 
 

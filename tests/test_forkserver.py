@@ -302,3 +302,59 @@ def test_the_interpreter_under_a_vendor_profile_is_pinned_in_the_child_not_the_s
     assert child.forked
     env = json.loads(msg["error"]["message"])["env"]
     assert env == child_env(plat, None, work) and env["HIP_VISIBLE_DEVICES"] == "0"
+
+
+@pytest.mark.slow
+def test_a_server_the_interrupted_run_kills_is_no_news_but_a_death_is(tmp_path: Path) -> None:
+    """fresh44: Ctrl-C on kgb generate printed "kgb: the fork server gave no answer (it died); sandbox children
+    start as fresh processes instead". A job was waiting for its fork when the interrupt's kill_all killed the
+    server: the run stopped it, so that is no news. A server that dies while the run goes on is still warned of."""
+    import logging
+    import threading
+
+    from kernelgenbench.sandbox.runner import kill_all
+
+    seen: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record.getMessage())
+
+    keep = Keep()
+    logging.getLogger("kernelgenbench.forkserver").addHandler(keep)
+    env = forkserver.server_env(INTERP)
+    spawn = forkserver.spawner(INTERP, True)
+    pipes = [os.pipe() for _ in range(3)]
+    try:
+        for stopped_by_the_run in (True, False):
+            server = forkserver.get_server(INTERP, env)
+            assert server is not None and server.alive
+            os.kill(server.proc.pid, signal.SIGSTOP)  # it cannot answer: the spawn below waits for it
+            got: list = []
+
+            def ask(got: list = got) -> None:
+                got.append(spawn(["-m", "kernelgenbench.sandbox.child"], env, tmp_path, pipes[0][0], pipes[1][1],
+                                 pipes[2][1]))
+
+            waiting = threading.Thread(target=ask)
+            before = forkserver.STATS["fallbacks"]
+            waiting.start()
+            time.sleep(1.0)
+            if stopped_by_the_run:
+                kill_all()  # what an interrupted run does (scheduler, kgb generate, kgb agent)
+            else:
+                os.killpg(server.proc.pid, signal.SIGKILL)  # a death the run did not cause
+            waiting.join(30)
+            assert not waiting.is_alive() and got == [None]  # a fresh process instead, in both cases
+            assert forkserver.STATS["fallbacks"] == before + 1
+            if stopped_by_the_run:
+                assert seen == [], seen
+                forkserver.shutdown_all()  # the next run starts its own server
+            else:
+                assert seen == ["kgb: the fork server gave no answer (it died); sandbox children start as fresh "
+                                "processes instead"], seen
+    finally:
+        logging.getLogger("kernelgenbench.forkserver").removeHandler(keep)
+        for r, w in pipes:
+            os.close(r)
+            os.close(w)

@@ -20,6 +20,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from .clihelp import PlainHelpGroup
 from .console import TermAsInterrupt, cases_passed, console, exit_interrupted, run_progress, sandbox_line, shard_tag
 from .console import exc_text as _err
 from .platforms import INTERPRETER_MAX_MB_ENV
@@ -46,7 +47,7 @@ from .tables import (
 #: beside them wrapped to the terminal (78 cells at most), a longer name on a line of its own. Rich's panels gave the
 #: name column the width of the longest name and its type, so at 80 columns every help text wrapped to 12 cells a
 #: line and long names and env vars were cut with an ellipsis (fresh user 41).
-app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None, cls=PlainHelpGroup,
                   help="KernelGenBench: verify and time Triton kernels that replace ATen, vLLM and cuBLAS operators.")
 
 

@@ -145,10 +145,9 @@ def _show_cases(o: Any, tier: str | None) -> None:
 
 
 def _tolerance_text(o: Any) -> str:
-    """The default comparison rule, for the dtypes the operator's cases compute in."""
-    import torch
-
-    from .suite.spec import DTYPE_NAMES, RTOL
+    """The default comparison rule, for the dtypes the operator's cases compute in (each dtype's rtol as the verdict
+    applies it: :func:`~kernelgenbench.suite.tolerance.stated_rtol`, as the prompts state it)."""
+    from .suite.spec import DTYPE_NAMES, RTOL, RTOL_FP64_ACCUMULATION_TEXT, stated_rtol
 
     short = {v: k for k, v in DTYPE_NAMES.items()}
     used: set[Any] = set()
@@ -161,16 +160,11 @@ def _tolerance_text(o: Any) -> str:
     floats = [dt for dt in RTOL if dt in used and dt in short]
     if not floats:  # no float dtype named by the cases: the general rule
         floats = [dt for dt in RTOL if dt in short]
-    def sci(v: float) -> str:
-        m, e = f"{v:e}".split("e")
-        return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
-
     atol = o.shown_atol
     # the accumulation rule's fp64/complex128 rtol, not the general 1e-5 (fresh user 44: cublasDgemv_v2 read "rtol
     # fp64 1e-5" and, further on, "fp64 and complex128: ... with rtol 8*2^-53")
-    acc64 = "with rtol 8*2^-53" in atol
-    rtol = ", ".join(f"{short[dt]} " + ("8*2^-53 (as below)" if acc64 and dt in (torch.float64, torch.complex128)
-                                        else sci(RTOL[dt])) for dt in floats)
+    stated = [(short[dt], stated_rtol(dt, atol)) for dt in floats]
+    rtol = ", ".join(f"{name} {v}" + (" (as below)" if v == RTOL_FP64_ACCUMULATION_TEXT else "") for name, v in stated)
     return (f"|out - ref| <= atol + rtol*|ref| with rtol {rtol}; atol = {atol}; integers, indices and bools "
             f"exact; NaN positions must match.")
 

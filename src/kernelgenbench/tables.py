@@ -24,6 +24,12 @@ def _fmt(v: Any, pct: bool = False, x: bool = False) -> str:
     return str(v)
 
 
+def seconds(v: float) -> str:
+    """A duration as every line and table of the CLI writes it: ``"7.0 s"`` (one decimal, a space before the unit;
+    fresh user 44 met ``7.0s`` in kgb generate's and kgb agent's lines only)."""
+    return f"{v:.1f} s"
+
+
 def _summary_table(summary: dict[str, Any], title: str, selected: dict[str, int] | None = None,
                    tier: str | None = None) -> Table:
     """Per-source and overall scores. ``selected``: jobs selected per source (and ``overall``) when some
@@ -226,14 +232,24 @@ _plural = plural  # the name the CLI modules import
 
 def cut_off_line(in_flight: dict[str, tuple[str, int, int]]) -> str | None:
     """What an interrupted ``kgb eval`` loses: the jobs that were running, each with how far its bar had got.
-    A job's record is written once every case of it is judged, so these start over on resume (README
-    "Evaluate your own kernels"). ``in_flight``: operator id (with `` (label)`` where several submissions
-    share it) -> (``"cases"`` or ``"timed cases"``, cases done, cases in all). None when no job was running."""
+    A job's record is written once every case of it is judged and its checks are done, so these start over on
+    resume (README "Evaluate your own kernels"). A job whose bar was full was cut off after its cases, during its
+    checks (L2 re-runs and replays, L3) or before its record: it says so, where "at 9/9 cases" read as if nothing had
+    been left to do (fresh user 44). ``in_flight``: operator id (with `` (label)`` where several submissions share
+    it) -> (``"cases"`` or ``"timed cases"``, cases done, cases in all). None when no job was running."""
     if not in_flight:
         return None
-    parts = [f"{op} at {n}/{total} {what}" for op, (what, n, total) in sorted(in_flight.items())]
+
+    def where(what: str, n: int, total: int) -> str:
+        if n < total:
+            return f"at {n}/{total} {what}"
+        if what == "cases":
+            return f"during its checks, after {n}/{total} cases judged"
+        return f"before its record, after {n}/{total} {what}"
+
+    parts = [f"{op} {where(*state)}" for op, state in sorted(in_flight.items())]
     return (f"cut off mid-way, so judged again from their first case on resume (a job's record is written when "
-            f"all its cases are judged): {', '.join(parts)}")
+            f"all its cases are judged and its checks done): {', '.join(parts)}")
 
 
 def _time_line(tb: dict[str, float], gpu: bool, what: str) -> str | None:

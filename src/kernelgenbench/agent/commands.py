@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ..record import cases_cell
 from ..suite.tiers import SHOWN_TIERS, VERDICT_TIER
-from ..tables import plural
+from ..tables import plural, seconds
 
 
 def _console() -> Any:
@@ -37,7 +37,7 @@ def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False, usd: bool 
     if x:
         return f"{v:.3f}x"
     if s:
-        return f"{v:.1f}s"
+        return seconds(v)
     if usd:
         return f"${v:.4f}"
     return str(v)
@@ -292,7 +292,7 @@ def register(app: typer.Typer) -> None:
             console.print(f"[bold yellow]WARNING: {escape(w)}[/bold yellow]")
         settings = Settings(reps=reps, case_timeout_s=case_timeout)
 
-        from ..console import OperatorBar, cases_passed
+        from ..console import OperatorBar
 
         bar = OperatorBar(console, len(ops))  # operators recorded (earlier ones included), elapsed, eta
 
@@ -300,18 +300,7 @@ def register(app: typer.Typer) -> None:
             if e.kind == "start":
                 console.print(f"[dim]→ {e.op}: session started[/dim]")
                 return
-            r = e.record or {}
-            mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"),
-                                                                                        "[red]✗[/red]")
-            cls = f" · {r.get('failure_class')}" if r.get("failure_class") else ""
-            n_checks = r.get("self_checks", 0)
-            tok = [r.get(k) for k in ("tokens_in", "cache_read", "cache_write", "tokens_out")]
-            tok_txt = f"{sum(t or 0 for t in tok):,} tok" if any(t is not None for t in tok) else "tokens not reported"
-            console.print(f"{mark} {e.op} · {cases_passed(cases_cell(r))}{cls} · exit "
-                          f"{r.get('exit_reason')} · {n_checks} self-check{'' if n_checks == 1 else 's'} · {tok_txt} · "
-                          f"session "
-                          f"{r.get('session_wall_s', 0):.1f}s + verdict {r.get('judge_wall_s', 0):.1f}s"
-                          + (" (recorded earlier)" if e.kind == "resumed" else ""))
+            console.print(operator_line(e.op, e.record or {}, resumed=e.kind == "resumed"))
             bar.advance(earlier=e.kind == "resumed")  # after the operator's line: in a log, the count follows it
 
         runner = AgentRun(cfg, rundir, plat, cli, cli_path, version, iso, settings=settings, jobs=jobs,
@@ -401,6 +390,23 @@ def register(app: typer.Typer) -> None:
         text, code = format_check(rec, tiers[0], file.name, plat.key)
         typer.echo(text, nl=False)
         raise typer.Exit(code)
+
+
+def operator_line(op: str, r: dict[str, Any], resumed: bool = False) -> str:
+    """``kgb agent``'s line (Rich markup) for an operator's record ``r``: its mark, cases, failure class, exit
+    reason, self-checks, tokens, and the session's and the verdict's wall time (``seconds``, as every other line
+    writes a duration); ``resumed``: recorded by an earlier invocation."""
+    from ..console import cases_passed
+
+    mark = {"passed": "[green]✓[/green]", "unsupported": "[yellow]~[/yellow]"}.get(r.get("status"), "[red]✗[/red]")
+    cls = f" · {r.get('failure_class')}" if r.get("failure_class") else ""
+    n_checks = r.get("self_checks", 0)
+    tok = [r.get(k) for k in ("tokens_in", "cache_read", "cache_write", "tokens_out")]
+    tok_txt = f"{sum(t or 0 for t in tok):,} tok" if any(t is not None for t in tok) else "tokens not reported"
+    return (f"{mark} {op} · {cases_passed(cases_cell(r))}{cls} · exit {r.get('exit_reason')} · "
+            f"{n_checks} self-check{'' if n_checks == 1 else 's'} · {tok_txt} · session "
+            f"{seconds(r.get('session_wall_s') or 0)} + verdict {seconds(r.get('judge_wall_s') or 0)}"
+            + (" (recorded earlier)" if resumed else ""))
 
 
 def workspace_relative_paths(command: str, cwd: Path) -> list[str]:

@@ -144,6 +144,7 @@ def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str,
     1 failed, 3 unsupported): the verdict with case counts, the first failure in full (case id,
     parameters, message), the speedup when timed."""
     from ..console import failure_lines
+    from ..suite.spec import describe_params  # as show, eval, repro and summary write a case
 
     head = f"self-check{f' #{number}' if number else ''} of {filename} on the {tier} tier ({platform})"
     status = rec.get("status")
@@ -163,7 +164,7 @@ def format_check(rec: dict[str, Any], tier: str, filename: str, platform: str,
         ff = rec.get("first_failure") or {}
         if ff.get("case_id"):
             case = ff.get("case")
-            params = ", ".join(f"{k}={v}" for k, v in case.items()) if isinstance(case, dict) else ""
+            params = describe_params(case) if isinstance(case, dict) else ""
             lines.append(f"first failing case: {ff['case_id']}" + (f" ({params})" if params else ""))
         msg = failure_lines(rec)
         if msg:

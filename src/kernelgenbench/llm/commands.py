@@ -20,7 +20,7 @@ from rich.table import Table
 
 from ..console import OperatorBar, TermAsInterrupt, cases_passed, exit_interrupted
 from ..suite.tiers import VERDICT_TIER
-from ..tables import plural
+from ..tables import plural, seconds
 
 
 def _console() -> Any:
@@ -37,7 +37,7 @@ def _fmt(v: Any, pct: bool = False, x: bool = False, s: bool = False) -> str:
     if x:
         return f"{v:.3f}x"
     if s:
-        return f"{v:.1f}s"
+        return seconds(v)
     return str(v)
 
 

@@ -168,6 +168,146 @@ AXES_BY_OP: dict[tuple[str, str], str] = {
 }
 
 
+#: The block size and block count of the paged KV cache, as the cache families build it.
+_BS_CACHE = "the block size BS: tokens per cache block (a slot s is block s // BS, offset s % BS)"
+_NB_CACHE = "the number of blocks NB of the paged cache (the cache's first dimension)"
+_KV_CACHE_DTYPE = ("kv_cache_dtype: auto (default), the cache holds the input dtype; fp8 or fp8_e4m3, E4M3 bytes "
+                   "(uint8); fp8_e5m2, E5M2 bytes")
+_GGML_QTYPE = "the GGML quant_type: 2 = Q4_0 (18-byte blocks of 32 weights), 8 = Q8_0 (34-byte blocks)"
+_K_GEMM = ("K, the GEMM's inner dimension: the weight's K rows (size_k), a's columns where the operator takes an "
+           "activation a [M, K]")
+#: Axes whose meaning is one vLLM family's: (the family's module, as ``registry.defined_in`` names it, axis) ->
+#: meaning, each checked against that module's case builder and its operators' sections of vllm.md (fresh user 44
+#: counted 312 (operator, axis) pairs that only said "see its grid").
+AXES_BY_FAMILY: dict[tuple[str, str], str] = {
+    ("suite/vllm/kv_cache.py", "bs"): _BS_CACHE,
+    ("suite/vllm/kv_cache.py", "nb"): _NB_CACHE,
+    ("suite/vllm/kv_cache.py", "kv"): _KV_CACHE_DTYPE + ", written as fp8(x / scale) (convert_fp8: its kv_dtype, "
+                                                         "fp8 and fp8_e4m3 both E4M3)",
+    ("suite/vllm/kv_cache.py", "neg_slot"): "True: token 1's slot_mapping entry is -1 (a padding token, when T > "
+                                            "1): it writes nothing",
+    ("suite/vllm/kv_cache.py", "k_scale"): "the fp32 k_scale (default 1.0): an fp8 cache stores key / k_scale",
+    ("suite/vllm/kv_cache.py", "v_scale"): "the fp32 v_scale (default 1.0): an fp8 cache stores value / v_scale",
+    ("suite/vllm/kv_cache.py", "pn"): "the number of (src, dst) block pairs in block_mapping (disjoint: no block is "
+                                      "both, no destination repeats)",
+    ("suite/vllm/kv_cache.py", "layers"): "the number of layers: caches in each list (0: empty lists, nothing to "
+                                          "copy)",
+    ("suite/vllm/kv_cache.py", "scale"): "the fp32 scale (default 1.0): an fp8 cache value is fp8(x / scale) "
+                                         "(convert_fp8 dequant: float(fp8) x scale)",
+    ("suite/vllm/kv_cache.py", "r"): "the latent length R of kv_c (a cache entry is R + P long)",
+    ("suite/vllm/kv_cache.py", "p"): "the length P of k_pe, the rope part (a cache entry is R + P long)",
+    ("suite/vllm/kv_cache.py", "layout"): "the caches' layout: NHD, [NB, BS, H, D] contiguous; HND, a [NB, H, BS, D] "
+                                          "buffer seen as [NB, BS, H, D] (follow the strides)",
+    ("suite/vllm/kv_cache.py", "direction"): "quant (default): fp16/bf16/fp32 input to E4M3 bytes; dequant: E4M3 "
+                                             "bytes (every byte value) to the dtype",
+    ("suite/vllm/kv_cache.py", "specials"): "True: +-500 (saturates to +-448), +-1e-9 (underflows to 0) and NaN "
+                                            "planted at fixed positions of the input",
+    ("suite/vllm/kv_cache.py", "mapping"): "block_mapping's (src, dst) rows: a list; identity; reverse; or "
+                                           "random_subset (pairs rows, default NB/2, drawn at random)",
+    ("suite/vllm/kv_cache.py", "block"): "the shape of one block (the dims after NB)",
+    ("suite/vllm/kv_gather.py", "scale"): "the fp32 scale (default 1.0) an fp8 cache value is multiplied by",
+    ("suite/vllm/kv_gather.py", "batch_size"): "the batch_size argument: sequences processed (unset: b); rows of "
+                                               "the others stay untouched",
+    ("suite/vllm/kv_gather.py", "extra_rows"): "dst has this many rows beyond the gathered tokens (untouched)",
+    ("suite/vllm/kv_gather.py", "num_tokens"): "the num_tokens argument (unset: every sequence's tokens)",
+    ("suite/vllm/kv_gather.py", "bs"): _BS_CACHE,
+    ("suite/vllm/kv_gather.py", "nb"): _NB_CACHE,
+    ("suite/vllm/kv_gather.py", "kv"): _KV_CACHE_DTYPE + ", read as float(fp8) x scale",
+    ("suite/vllm/kv_gather.py", "b"): "the number of sequences (rows of block_table)",
+    ("suite/vllm/kv_gather.py", "lengths"): "each sequence's token count (random: up to maxb blocks; unset: two full "
+                                            "blocks per sequence, as upstream)",
+    ("suite/vllm/kv_gather.py", "seq_starts"): "seq_starts: where each sequence's tokens start in its block table "
+                                               "(position i is read at i + seq_starts[b]; random: drawn below 2*BS; "
+                                               "unset: None)",
+    ("suite/vllm/indexer_cache.py", "bs"): _BS_CACHE,
+    ("suite/vllm/indexer_cache.py", "nb"): _NB_CACHE,
+    ("suite/vllm/indexer_cache.py", "b"): "the number of sequences (rows of block_table)",
+    ("suite/vllm/indexer_cache.py", "lengths"): "each sequence's token count (random: up to maxb blocks; unset: two "
+                                                "full blocks per sequence, as upstream)",
+    ("suite/vllm/indexer_cache.py", "heads"): "upstream's head count: the key length d is heads x head_dim",
+    ("suite/vllm/indexer_cache.py", "head_dim"): "upstream's head size: the key length d is heads x head_dim",
+    ("suite/vllm/attention.py", "context"): "the context length: sequence i has max(1, context - i mod 3) tokens",
+    ("suite/vllm/attention.py", "max_seq_len"): "the max_seq_len argument (unset: the longest sequence)",
+    ("suite/vllm/attention.py", "bs"): _BS_CACHE,
+    ("suite/vllm/attention.py", "nb"): "with tables randint: the pool of NB cache blocks the block tables draw from "
+                                       "(repeats allowed)",
+    ("suite/vllm/attention.py", "kv"): _KV_CACHE_DTYPE + ", read as float(fp8) x k_scale (v_scale)",
+    ("suite/vllm/attention.py", "s"): "the number of sequences S (one query token each)",
+    ("suite/vllm/attention.py", "hq"): "the number of query heads Hq",
+    ("suite/vllm/attention.py", "hkv"): "the number of KV heads Hkv (query head q reads KV head q // (Hq/Hkv))",
+    ("suite/vllm/attention.py", "lens"): "each sequence's context length, seq_lens (random: drawn in [1, max_len or "
+                                         "max_seq_len])",
+    ("suite/vllm/attention.py", "alibi"): "True: alibi_slopes is passed (slope 2^(-8(q+1)/Hq) for query head q)",
+    ("suite/vllm/attention.py", "tables"): "how block_tables is built: unset, consecutive blocks; random, distinct "
+                                           "blocks in random order from a pool of 2n+3; randint, any of nb blocks, "
+                                           "repeats allowed",
+    ("suite/vllm/attention.py", "k_scale"): "the fp32 k_scale (default 1.0) an fp8 key cache is multiplied by",
+    ("suite/vllm/attention.py", "v_scale"): "the fp32 v_scale (default 1.0) an fp8 value cache is multiplied by",
+    ("suite/vllm/moe_align.py", "bs"): "block_size: each expert's token count is padded up to a multiple of it",
+    ("suite/vllm/sparse_attention.py", "kv"): "the key/value length of every batch entry (kv_seqlens)",
+    ("suite/vllm/sparse_attention.py", "q"): "the query length of every batch entry (q_seqlens)",
+    ("suite/vllm/sparse_attention.py", "b"): "the batch size",
+    ("suite/vllm/gguf.py", "qtype"): _GGML_QTYPE,
+    ("suite/vllm/gguf.py", "row"): "the output length: W's rows (the row argument)",
+    ("suite/vllm/gguf.py", "col"): "the inner length: W's dequantised columns, X's columns (a multiple of 32)",
+    ("suite/vllm/gguf.py", "tokens"): "the number of tokens (rows of X read)",
+    ("suite/vllm/gguf.py", "top_k"): "how many experts each token is routed to",
+    ("suite/vllm/gguf.py", "upstream"): "True: built as upstream's test builds it: W is a [col, row/32 blocks] "
+                                        "buffer, read as row x col/32 blocks (vllm.md §2.10), every block scale "
+                                        "d = 1.0",
+    ("suite/vllm/gguf.py", "zero_row"): "True: X's first row is all zeros",
+    ("suite/vllm/marlin.py", "k"): _K_GEMM,
+    ("suite/vllm/marlin24.py", "k"): _K_GEMM,
+    ("suite/vllm/qgemm.py", "k"): _K_GEMM,
+    ("suite/vllm/quant.py", "k"): _K_GEMM,
+    ("suite/vllm/scaled_mm.py", "k"): "K, the inner dimension: a is [M, K], b is [K, N] (a column-major view)",
+    ("suite/vllm/scaled_mm.py", "scales"): "row_col: scale_a is [M, 1] and scale_b [1, N]; scalar: each is one "
+                                           "per-tensor [1, 1] scale",
+    ("suite/vllm/scaled_mm.py", "out"): "out_dtype: the result's dtype (fp16 or bf16)",
+    ("suite/vllm/scaled_mm.py", "in"): "the operands' dtype: int8 (default) or fp8 (E4M3)",
+    ("suite/vllm/qgemm.py", "g"): "awq_gemm's group size along K: one scale and zero point per g rows",
+    ("suite/vllm/marlin.py", "bit31"): "True: the packed int32 words draw all 32 bits (bit 31 set: negative words); "
+                                       "unset: drawn below 2^31 as upstream, bit 31 never set",
+    ("suite/vllm/marlin.py", "bits"): "num_bits: 4 or 8 bits per weight (32/bits weights per int32 word)",
+    ("suite/vllm/marlin.py", "perm"): "the act-order perm passed: identity, random (a permutation of K per expert) or "
+                                      "empty ([E, 0]: none)",
+    ("suite/vllm/marlin.py", "gs"): "the group size along K: one scale (or zero point) per gs rows (unset: one group)",
+    ("suite/vllm/qgemm.py", "bit"): "bits per packed weight: 4 or 8 (2 and 3 are not graded)",
+    ("suite/vllm/qgemm.py", "gs"): "the group size along K: one scale and zero point per gs rows",
+    ("suite/vllm/qgemm.py", "perm"): "True: act-order: b_g_idx is a random permutation of K and the weights are "
+                                     "shuffled by it (gptq_shuffle); False: empty",
+    ("suite/vllm/norms.py", "quant"): "quant_dtype: int8 or fp8 (E4M3)",
+    ("suite/vllm/norms.py", "residual"): "True: a residual [T, H] is passed, added before the norm and overwritten "
+                                         "with the sum",
+    ("suite/vllm/norms.py", "scale_ub"): "scale_ub: an fp32 upper bound on each row's (group's) max |y| before the "
+                                         "scale is taken (unset: None)",
+    ("suite/vllm/norms.py", "zero_row"): "True: the input's first row is all zeros",
+    ("suite/vllm/norms.py", "gs"): "group_size: [gs, gs] is passed; each row's groups of gs consecutive columns get "
+                                   "one scale each",
+    ("suite/vllm/rotary.py", "neox"): "is_neox: True rotates the pairs (j, j + rot/2) (NeoX), False (2j, 2j+1) "
+                                      "(GPT-J)",
+    ("suite/vllm/rotary.py", "cache_len"): "the rows of cos_sin_cache (positions are drawn below it)",
+    ("suite/vllm/rotary.py", "hq"): "the number of query heads",
+    ("suite/vllm/rotary.py", "hk"): "the number of key heads (unset: key is None)",
+    ("suite/vllm/rotary.py", "rot"): "rot_dim: the rotated leading part of each head (unset: D); the cache has rot "
+                                     "columns",
+    ("suite/vllm/rotary.py", "pos_shape"): "the shape of positions (unset: [T]); query and key are pos_shape + "
+                                           "[H, D]",
+    ("suite/vllm/rotary.py", "layout"): "flat: query and key are pos_shape + [H*D] (unset: [H, D] dims)",
+    ("suite/vllm/gguf.py", "layout"): "upstream: X has tokens*top_k rows (the first tokens read) and the ids run in "
+                                      "order; align: moe_align_block_size's layout (block 4, padded runs per expert)",
+    ("suite/vllm/fused_rope.py", "neox"): "is_neox: True rotates the pairs (j, j + D/2) (NeoX), False (2j, 2j+1) "
+                                          "(GPT-J)",
+    ("suite/vllm/fused_rope.py", "cache_len"): "the rows of cos_sin_cache (positions are drawn below it; unset: "
+                                               "max(T, 4096))",
+    ("suite/vllm/fused_rope.py", "heads"): "[query, key, value] head counts of the packed qkv",
+    ("suite/vllm/quant.py", "bit"): "bits per packed weight (4 or 8)",
+    ("suite/vllm/quant.py", "perm"): "permute_cols: the perm passed (identity, reverse, random, or repeats: random "
+                                     "indices in [0, K), not a permutation); gptq_shuffle: True (default), a random "
+                                     "act-order permutation of K, False an empty one",
+}
+
+
 def _attention_like(op: Any) -> bool:
     """A vLLM operator whose ``h`` counts attention heads (it has a head size ``d``, or is an attention family's),
     not a hidden size: the KV-cache, gather and attention operators."""
@@ -176,10 +316,15 @@ def _attention_like(op: Any) -> bool:
 
 
 def axis_meaning(op: Any, axis: str) -> str:
-    """What a case axis of ``op`` means: the operator's own entry (:data:`AXES_BY_OP`), the source's, the
-    glossary's text, else where the operator's family defines it."""
+    """What a case axis of ``op`` means: the operator's own entry (:data:`AXES_BY_OP`), its vLLM family's
+    (:data:`AXES_BY_FAMILY`), the source's, the glossary's text, else where the operator's family defines it."""
     if (op.id, axis) in AXES_BY_OP:
         return AXES_BY_OP[(op.id, axis)]
+    if op.source == "vllm":
+        from ..suite.registry import defined_in
+
+        if (defined_in(op), axis) in AXES_BY_FAMILY:
+            return AXES_BY_FAMILY[(defined_in(op), axis)]
     if op.source == "vllm" and axis in ("h", "d") and _attention_like(op):
         return ("the number of attention heads (H)" if axis == "h"
                 else "the head size D (elements per head; per cache entry for MLA)")

@@ -370,6 +370,9 @@ class ForkServer:
         self.exits: dict[int, int] = {}
         self.replies: dict[int, dict[str, Any]] = {}
         self.dead = False
+        #: the harness stopped it itself (:meth:`close`, :meth:`kill`: the end of a run, or an interrupted run's
+        #: ``kill_all``): a spawn it leaves unanswered is no news (:func:`spawner` does not warn of it)
+        self.stopped = False
         self.forks = 0
         self._next = 0
         env = dict(env)
@@ -465,6 +468,7 @@ class ForkServer:
 
     def close(self) -> None:
         """Stop the server (its forked children are not touched: each job kills its own)."""
+        self.stopped = True
         try:
             with self.send_lock:
                 self.sock.send(json.dumps({"op": "exit"}).encode())
@@ -481,6 +485,7 @@ class ForkServer:
 
     def kill(self) -> None:
         """Kill the server at once (an interrupted run)."""
+        self.stopped = True
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError, AttributeError):
@@ -579,7 +584,8 @@ def spawner(platform: Any, setting: bool | None) -> Any:
             try:
                 pid, _ = server.spawn(argv, env, cwd, stdin_r, out_w, resp_w)
             except ForkServerError as exc:
-                _warn_once(_key(env, platform) + ("spawn",), str(exc))
+                if not server.stopped:  # stopped by the run itself (Ctrl-C: kill_all), it did not die (fresh44)
+                    _warn_once(_key(env, platform) + ("spawn",), str(exc))
         with _LOCK:
             STATS["forks" if pid is not None else "fallbacks"] += 1
         return None if pid is None else ForkedProc(server, pid, None, argv)

@@ -42,6 +42,7 @@ from .tolerance import (  # noqa: F401
     ROUNDING_LAMBDA,
     RTOL,
     RTOL_FP64_ACCUMULATION,
+    RTOL_FP64_ACCUMULATION_TEXT,
     SOFTMAX_BOUND_CONST,
     UNIT_ROUNDOFF,
     Tolerance,
@@ -54,6 +55,7 @@ from .tolerance import (  # noqa: F401
     rounding_rule,
     rounding_text,
     softmax_terms,
+    stated_rtol,
 )
 
 SOURCES = ("aten", "vllm", "cublas")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import torch
 
@@ -85,7 +86,8 @@ def accumulation_text(n: str, terms: str, spec_atol: str = "1e-4 x n") -> str:
             f"wide margin; TF32, fp16 or bf16 rounding of fp32 operands, and fp16/bf16 accumulation, fail it where "
             f"the reduction is long enough to tell); complex64: the same with 4n under the root (two real "
             f"components of 2n products); fp64 and complex128: min({spec_atol}, 2*{lam}*sqrt(n)*2^-53*{terms}) "
-            f"(4n for complex) with rtol 8*2^-53, so that fp32 or TF32 arithmetic for an fp64 result fails")
+            f"(4n for complex) with rtol {RTOL_FP64_ACCUMULATION_TEXT}, so that fp32 or TF32 arithmetic for an fp64 "
+            f"result fails")
 
 
 #: Why a row's tolerance is not the spec's (operator notes, ``kgb show``; README "Tolerance and
@@ -103,6 +105,26 @@ ACCUMULATION_NOTE = (
 #: rtol of fp64 and complex128 results under the accumulation rule: 8 units of fp64 roundoff (the final
 #: rounding, a scaling by alpha and an added beta term, on either side: candidate and fp64 reference).
 RTOL_FP64_ACCUMULATION = 8 * 2.0 ** -53
+#: :data:`RTOL_FP64_ACCUMULATION` in words, as :func:`accumulation_text` and :func:`stated_rtol` write it.
+RTOL_FP64_ACCUMULATION_TEXT = "8*2^-53"
+
+
+def sci(v: float) -> str:
+    """A tolerance in short scientific notation: 1e-5, 1.6e-2, 1.3e-6."""
+    m, e = f"{v:e}".split("e")
+    return f"{m.rstrip('0').rstrip('.')}e{int(e)}"
+
+
+def stated_rtol(dtype: torch.dtype, atol_text: str, fmt: Callable[[float], str] = sci) -> str:
+    """The rtol the verdict applies to results of ``dtype``, in words, for a row whose atol reads ``atol_text``
+    (:attr:`~kernelgenbench.suite.spec.Operator.shown_atol`): under the accumulation rule (the row's atol is
+    :func:`accumulation_text`'s), :data:`RTOL_FP64_ACCUMULATION_TEXT` for fp64 and complex128 results
+    (:func:`accumulation_rule`); otherwise ``RTOL[dtype]`` written by ``fmt``. ``kgb show`` and the prompts state
+    each dtype's rtol through this function, so that they state the same value (fresh user 44: both said "fp64
+    1e-5" for cublasDgemv_v2, whose atol then said "with rtol 8*2^-53", the value applied)."""
+    if dtype in (torch.float64, torch.complex128) and f"with rtol {RTOL_FP64_ACCUMULATION_TEXT}" in atol_text:
+        return RTOL_FP64_ACCUMULATION_TEXT
+    return fmt(RTOL[dtype])
 
 
 def accumulation_rule(dtype: torch.dtype, abs_sum: torch.Tensor | None, terms: int | torch.Tensor,
