@@ -40,11 +40,12 @@ def test_writing_into_a_module_named_by_a_string_is_refused() -> None:
 
 def test_enums_namedtuples_and_reading_a_module_name_pass() -> None:
     """Plain enums (members, ``enum.member``, ``auto``, ``IntEnum``), namedtuples without ``module=``, dataclasses and
-    reads of ``__module__`` stay clean."""
+    reads of ``__module__`` (``getattr``'s name, the names ``functools.wraps`` copies) stay clean."""
     src = """
         import collections
         import dataclasses
         import enum
+        import functools
         import torch
         class Mode(enum.IntEnum):
             A = enum.auto()
@@ -58,5 +59,22 @@ def test_enums_namedtuples_and_reading_a_module_name_pass() -> None:
         def erfc(x):
             where = getattr(erfc, "__module__", None)
             return Mode.B, Kind.fn, N(1, 2), Cfg(), where, type(x).__module__ == "torch"
+        @functools.wraps(erfc, assigned=("__module__", "__name__", "__doc__"), updated=())
+        def erfc_out(x, out):
+            return erfc(x)
         """
     assert hits(src) == []
+
+
+def test_a_namespace_built_with_a_module_name_is_refused() -> None:
+    """The string ``"__module__"`` anywhere but as ``getattr``/``hasattr``'s name: a namespace item set by subscript
+    or ``setdefault`` (then handed to ``type``) names a module as well as a dict literal's key does."""
+    src = """
+        def erfc(x):
+            ns = {}
+            ns["__module__"] = "torch"
+            ns.setdefault("__module__", "torch")
+            C = type("C", (), ns)
+            return C, hasattr(C, "__module__")
+        """
+    assert hits(src) == [(4, "monkey-patch"), (5, "monkey-patch")]

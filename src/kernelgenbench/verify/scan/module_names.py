@@ -11,10 +11,11 @@ snapshotted; Triton's and PyTorch's are, but L1 is where a store by module name 
 
 Refused (rule monkey-patch), by name wherever it appears (an attribute, a bare or imported name, a string):
 ``global_enum`` and ``_convert_`` (no kernel library uses either); and binding a class's or function's ``__module__``
-(a class-body or any other assignment of the name, an attribute store, ``setattr``/``delattr``, a dict key or keyword
-spelling it, a ``module=`` keyword of ``collections.namedtuple`` or of an Enum's functional API): the string is how
-``enum`` and ``dataclasses`` (which runs a dataclass's generated methods with that module's globals) find a
-namespace. Reading ``__module__`` stays fine."""
+(a class-body or any other assignment of the name, an attribute store, a keyword or a string spelling it but as
+``getattr``/``hasattr``'s name: ``setattr``, a namespace's key or item; a ``module=`` keyword of
+``collections.namedtuple`` or of an Enum's functional API): the string is how ``enum`` and ``dataclasses`` (which
+runs a dataclass's generated methods with that module's globals) find a namespace. Reading ``__module__`` stays
+fine."""
 from __future__ import annotations
 
 import ast
@@ -55,6 +56,19 @@ def module_rebindings(tree: ast.AST, source: str) -> list[Finding]:
     docstrings = {id(b[0].value) for n in ast.walk(tree)
                   if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
                   for b in [n.body] if b and isinstance(b[0], ast.Expr) and isinstance(b[0].value, ast.Constant)}
+    # strings that name __module__ to read it: getattr/hasattr's name, and the names functools.wraps/update_wrapper
+    # copy from the wrapped function (``assigned=("__module__", "__name__")``: judged like setattr's by the scanner)
+    reads: set[int] = set()
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.Call):
+            continue
+        callee = _callee_name(n.func)
+        if callee in ("getattr", "hasattr") and len(n.args) >= 2:
+            reads.add(id(n.args[1]))
+        elif callee in ("wraps", "update_wrapper"):
+            at = 1 if callee == "wraps" else 2
+            names = [kw.value for kw in n.keywords if kw.arg == "assigned"] + n.args[at:at + 1]
+            reads.update(id(c) for a in names for c in ast.walk(a) if isinstance(c, ast.Constant))
     for node in ast.walk(tree):
         named: str | None = None
         if isinstance(node, ast.Name):
@@ -75,18 +89,15 @@ def module_rebindings(tree: ast.AST, source: str) -> list[Finding]:
             report(node, _BIND_WHY.format(how=" by a definition"))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             named = node.value
+            if named == "__module__" and id(node) not in reads:
+                # a namespace key or item (type(name, bases, {"__module__": m}), ns["__module__"] = m), setattr's name
+                report(node, _BIND_WHY.format(how=" through a string naming it"))
+                continue
         elif isinstance(node, ast.Call):
             callee = _callee_name(node.func)
             for kw in node.keywords:
                 if kw.arg == "__module__" or kw.arg == "module" and callee in _MODULE_KEYWORD_CALLEES:
                     report(kw.value, _BIND_WHY.format(how=f" through {callee}'s {kw.arg}= keyword"))
-            if callee in ("setattr", "delattr") and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                    and node.args[1].value == "__module__":
-                report(node, _BIND_WHY.format(how=f" with {callee}"))
-        elif isinstance(node, ast.Dict):
-            for key in node.keys:
-                if isinstance(key, ast.Constant) and key.value == "__module__":
-                    report(key, _BIND_WHY.format(how=" as a namespace key"))
         if named in MODULE_WRITERS:
             report(node, _WRITER_WHY.format(name=named))
     return out
