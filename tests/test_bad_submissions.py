@@ -154,7 +154,8 @@ EXPECTED = {
     "autotune_hook": "wrong_result",  # ATen work in an autotune pre_hook while benchmarking (GPU: profile); the
                                       # interpreter ranks configs without running hooks, the memcpy alone is wrong
     "launch_intenum_method": "profile",  # an IntEnum constexpr with a method of the submission's added
-    "launch_intenum_module": "profile",  # the same method relabelled __module__ = "enum" (red team 26b)
+    "launch_intenum_module": "static_scan",  # the same method relabelled __module__ = "enum" (red team 26b; binding
+                                             # __module__ is monkey-patch since rt44; behind L1 the launch rule)
     "launch_intenum_static": "profile",  # the submission's __eq__ wrapped in a staticmethod (what Python 3.12's
                                          # IntEnums hold, unwrapped: it must be the enum module's code)
     "launch_intenum_send": "profile",  # __eq__ = a generator's bound send (red team 27)
@@ -615,7 +616,8 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "fn_swap": "compile_error",  # rt39b: L1 refuses k.fn = ...; the GPU compile check mirrors what fn holds
              # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
              # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
-             "disable_class": "profile", "dynamo_disable_class": "profile"}
+             "disable_class": "profile", "dynamo_disable_class": "profile",
+             "launch_intenum_module": "profile"}  # red team 26b: the launch rule compares code, not __module__
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {
