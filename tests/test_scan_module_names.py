@@ -40,7 +40,8 @@ def test_writing_into_a_module_named_by_a_string_is_refused() -> None:
 
 def test_enums_namedtuples_and_reading_a_module_name_pass() -> None:
     """Plain enums (members, ``enum.member``, ``auto``, ``IntEnum``), namedtuples without ``module=``, dataclasses and
-    reads of ``__module__`` (``getattr``'s name, the names ``functools.wraps`` copies) stay clean."""
+    reads of ``__module__`` (``getattr``'s name, the names ``functools.wraps`` copies, a lookup in a dict) and binding
+    it to the file's own ``__name__`` stay clean."""
     src = """
         import collections
         import dataclasses
@@ -61,14 +62,17 @@ def test_enums_namedtuples_and_reading_a_module_name_pass() -> None:
             return Mode.B, Kind.fn, N(1, 2), Cfg(), where, type(x).__module__ == "torch"
         @functools.wraps(erfc, assigned=("__module__", "__name__", "__doc__"), updated=())
         def erfc_out(x, out):
-            return erfc(x)
+            ns = {"a": 1}
+            erfc_out.__module__ = __name__
+            return erfc(x), ns.get("__module__"), "__module__" in ns, ns["__module__"] if ns else None
         """
     assert hits(src) == []
 
 
 def test_a_namespace_built_with_a_module_name_is_refused() -> None:
     """The string ``"__module__"`` anywhere but as ``getattr``/``hasattr``'s name: a namespace item set by subscript
-    or ``setdefault`` (then handed to ``type``) names a module as well as a dict literal's key does."""
+    or ``setdefault`` (then handed to ``type``) names a module as well as a dict literal's key does; so does rebinding
+    the module's ``__name__``, which a class body's ``__module__`` takes."""
     src = """
         def erfc(x):
             ns = {}
@@ -76,5 +80,8 @@ def test_a_namespace_built_with_a_module_name_is_refused() -> None:
             ns.setdefault("__module__", "torch")
             C = type("C", (), ns)
             return C, hasattr(C, "__module__")
+        __name__ = "torch"
+        class D:
+            __module__ = __name__
         """
-    assert hits(src) == [(4, "monkey-patch"), (5, "monkey-patch")]
+    assert hits(src) == [(4, "monkey-patch"), (5, "monkey-patch"), (8, "monkey-patch")]

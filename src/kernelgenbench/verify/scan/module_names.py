@@ -12,10 +12,12 @@ snapshotted; Triton's and PyTorch's are, but L1 is where a store by module name 
 Refused (rule monkey-patch), by name wherever it appears (an attribute, a bare or imported name, a string):
 ``global_enum`` and ``_convert_`` (no kernel library uses either); and binding a class's or function's ``__module__``
 (a class-body or any other assignment of the name, an attribute store, a keyword or a string spelling it but as
-``getattr``/``hasattr``'s name: ``setattr``, a namespace's key or item; a ``module=`` keyword of
+a read (``getattr``/``hasattr``'s name, a subscript read, ``in``/``==``, ``.get``): ``setattr``, a namespace's key or
+item; a ``module=`` keyword of
 ``collections.namedtuple`` or of an Enum's functional API): the string is how ``enum`` and ``dataclasses`` (which
 runs a dataclass's generated methods with that module's globals) find a namespace. Reading ``__module__`` stays
-fine."""
+fine, and so does binding it to the file's own ``__name__`` (which the file may not rebind: classes take it as their
+``__module__``)."""
 from __future__ import annotations
 
 import ast
@@ -69,16 +71,30 @@ def module_rebindings(tree: ast.AST, source: str) -> list[Finding]:
             at = 1 if callee == "wraps" else 2
             names = [kw.value for kw in n.keywords if kw.arg == "assigned"] + n.args[at:at + 1]
             reads.update(id(c) for a in names for c in ast.walk(a) if isinstance(c, ast.Constant))
+        elif callee == "get" and n.args:
+            reads.add(id(n.args[0]))  # ns.get("__module__"): a lookup
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            reads.add(id(n.slice))  # d["__module__"] read
+        elif isinstance(n, ast.Compare):
+            reads.update(id(x) for x in (n.left, *n.comparators))  # "__module__" in d, == "__module__"
+    # ``x.__module__ = __name__`` (the file's own module name) names no other module
+    own_name = {id(t) for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+                and n.value.id == "__name__" for t in n.targets}
     for node in ast.walk(tree):
         named: str | None = None
         if isinstance(node, ast.Name):
             named = node.id
-            if named == "__module__" and not isinstance(node.ctx, ast.Load):
+            if named == "__module__" and not isinstance(node.ctx, ast.Load) and id(node) not in own_name:
                 report(node, _BIND_WHY.format(how=""))
+                continue
+            if named == "__name__" and not isinstance(node.ctx, ast.Load):
+                # the module's own name: every class made afterwards takes it as its __module__
+                report(node, _BIND_WHY.format(how=" through the module's __name__, which classes take as theirs"))
                 continue
         elif isinstance(node, ast.Attribute):
             named = node.attr
-            if named == "__module__" and not isinstance(node.ctx, ast.Load):
+            if named == "__module__" and not isinstance(node.ctx, ast.Load) and id(node) not in own_name:
                 report(node, _BIND_WHY.format(how=" as an attribute"))
                 continue
         elif isinstance(node, ast.alias):
