@@ -53,6 +53,12 @@ EXPECTED = {
                                       # window, untraced (passed aten::erfc 9/9 at 76a872c on the interpreter)
     "tensor_method_value": "static_scan",  # rt43: operator.call(torch.Tensor.erf, x): a tensor method as a value
                                            # passed L1 (the L3 trace failed it as profile)
+    "attr_error_obj": "static_scan",  # rt44: a caught AttributeError's obj (torch for torch.kgb_missing) opaque to
+                                      # L1: obj.sys.modules -> STATE, erfc with ATen "inside a launch" (passed
+                                      # aten::erfc 9/9 at 175b6c3)
+    "global_enum": "static_scan",     # rt44: enum.global_enum with __module__ = the sandbox's dispatch module
+                                      # replaced its _op_key and host_read: ATen compute counted as allocations,
+                                      # host reads unlogged (passed aten::erfc 9/9 at 175b6c3)
     "loader_rebound": "static_scan",  # rb42: loader_exec after `__loader__ = __loader__`: a module-level binding
                                       # made L1 take the import system's global for the file's own name
     # rb38 (the allowances of third-party-kernel hunt tp38)
@@ -152,7 +158,8 @@ EXPECTED = {
     "autotune_hook": "wrong_result",  # ATen work in an autotune pre_hook while benchmarking (GPU: profile); the
                                       # interpreter ranks configs without running hooks, the memcpy alone is wrong
     "launch_intenum_method": "profile",  # an IntEnum constexpr with a method of the submission's added
-    "launch_intenum_module": "profile",  # the same method relabelled __module__ = "enum" (red team 26b)
+    "launch_intenum_module": "static_scan",  # the same method relabelled __module__ = "enum" (red team 26b; binding
+                                             # __module__ is monkey-patch since rt44; behind L1 the launch rule)
     "launch_intenum_static": "profile",  # the submission's __eq__ wrapped in a staticmethod (what Python 3.12's
                                          # IntEnums hold, unwrapped: it must be the enum module's code)
     "launch_intenum_send": "profile",  # __eq__ = a generator's bound send (red team 27)
@@ -613,7 +620,8 @@ BEHIND_L1 = {"kernel_body_torch": "profile",  # the L3 trace covers kernel bodie
              "fn_swap": "compile_error",  # rt39b: L1 refuses k.fn = ...; the GPU compile check mirrors what fn holds
              # red team 37: torch.Tensor's __init__/__call__ rebound by torch.compiler.disable(type(x)) to dynamo's
              # wrappers (PyTorch's code that calls what it was given): snapshots._torch_own refuses them
-             "disable_class": "profile", "dynamo_disable_class": "profile"}
+             "disable_class": "profile", "dynamo_disable_class": "profile",
+             "launch_intenum_module": "profile"}  # red team 26b: the launch rule compares code, not __module__
 
 #: BEHIND_L1 fixtures no later tier catches today (xfail, strict), and why.
 BEHIND_L1_XFAIL = {

@@ -50,6 +50,8 @@ L1_CAUGHT = {
     "code_rebuild": {"introspection"},                  # a coroutine's cr_code rebuilt into a function (rt43)
     "getstate_exec": {"introspection"},                 # a module's globals through object.__getstate__ (rt43)
     "tensor_method_value": {"tensor-method"},           # torch.Tensor.erf as operator.call's argument (rt43)
+    "attr_error_obj": {"introspection"},                # an AttributeError's obj: the torch module (rt44)
+    "global_enum": {"monkey-patch"},                    # enum.global_enum into the harness's module (rt44)
 }
 
 

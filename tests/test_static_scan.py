@@ -170,7 +170,8 @@ def test_main_guard_is_scanned_when_name_is_rebound():
     if __name__ == "__main__":
         torch.sum(torch.ones(3))
     """
-    assert hits(src) == [(5, "torch-compute")]
+    # rebinding __name__ is itself refused since red team 44 (classes take it as their __module__)
+    assert hits(src) == [(3, "monkey-patch"), (5, "torch-compute")]
 
 
 def test_constant_flag_through_global_is_allowed():

@@ -17,6 +17,7 @@ import os
 
 from .findings import Finding
 from .indirect_rules import indirect_findings
+from .module_names import module_rebindings
 from .scanner import _def_lines, _Scanner
 from .scope import PARSE_LOCK as _PARSE_LOCK
 
@@ -68,7 +69,8 @@ def scan_source(
         scanner.run(tree)
     except RecursionError:
         return [Finding(1, 0, "syntax", f"line 1: {filename} is nested too deeply to scan (rule syntax)")]
-    findings = [*scanner.findings, *_dispatch_escapes(tree, source), *indirect_findings(tree, source)]
+    findings = [*scanner.findings, *_dispatch_escapes(tree, source), *indirect_findings(tree, source),
+                *module_rebindings(tree, source)]
     return sorted(findings, key=lambda f: (f.line, f.col, f.rule, f.message))
 
 

@@ -124,7 +124,16 @@ def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
     """Whether ``node`` (``self.attr``, read in the function being scanned) can only hold a plain Python container of
     the file's making (module docstring). ``scan`` is the scanner: its ``scopes``, ``is_builtin``."""
     receiver, attr = node.value, node.attr
-    if not isinstance(receiver, ast.Name) or attr.startswith("__") or attr in _pytorch_attr_names():
+    if attr.startswith("__") or attr in _pytorch_attr_names():
+        return False
+    return own_instance(scan, receiver) and _stores_are_plain(scan.scopes[0].node, attr, scan.is_builtin)
+
+
+def own_instance(scan: Any, receiver: ast.AST) -> bool:
+    """Whether ``receiver``, read in the function being scanned, can only be an instance of a plain class of the file:
+    the first two conditions of the module docstring (``self`` of an undecorated method of a plain class without
+    attribute hooks, never rebound, and the class read only where it makes instances). ``scan`` is the scanner."""
+    if not isinstance(receiver, ast.Name):
         return False
     scopes = scan.scopes
     if len(scopes) < 3 or scopes[-1].kind != "function" or scopes[-2].kind != "class":
@@ -140,5 +149,4 @@ def own_container_attr(scan: Any, node: ast.Attribute) -> bool:
     if any(isinstance(n, ast.Name) and n.id == receiver.id and not isinstance(n.ctx, ast.Load)
            or isinstance(n, (ast.Global, ast.Nonlocal)) and receiver.id in n.names for n in ast.walk(fn)):
         return False
-    return _only_instantiated(scopes[0].node, cls.name, scan.is_builtin) \
-        and _stores_are_plain(scopes[0].node, attr, scan.is_builtin)
+    return _only_instantiated(scopes[0].node, cls.name, scan.is_builtin)

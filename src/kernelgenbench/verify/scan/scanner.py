@@ -22,6 +22,7 @@ import ast
 import types
 
 from .class_rules import _CLASS_FACTORY_WHY, _ClassRules, kept_annotations, own_instance_receivers
+from .exception_attrs import HANDED_BACK, handed_back
 from .findings import Finding
 from .kernel_rules import _KernelRules
 from .policy import (
@@ -457,6 +458,8 @@ class _Scanner(_ClassRules, _KernelRules, _ValueRules, _ScopeAnalysis, ast.NodeV
             return  # ``x.data_ptr() % 16``: an alignment check (MAX_ALIGNMENT); ``a.data_ptr() == b.data_ptr()``
         if attr in INTROSPECTION_ATTRS:
             self.report(node, "introspection", f"reads {attr}, which reaches the interpreter's internals")
+        elif attr in HANDED_BACK and handed_back(self, node, receiver, attr):  # e.obj (rt44)
+            self.report(node, "introspection", HANDED_BACK[attr])
         elif attr == "findCaller" and getattr(self, "imports_logging", False):
             self.report(node, "introspection", "reaches .findCaller in a file that imports logging: it returns the "
                         "caller's stack (the harness's files, functions and lines), which tells a timed call from a "
