@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from kernelgenbench.suite.cublas import blas
-from kernelgenbench.suite.cublas.decl import ROUTINES, Ref, build_call, vec_offsets
+from kernelgenbench.suite.cublas.decl import ROUTINES, Ref, build_call, trans_code, vec_offsets
 from kernelgenbench.suite.registry import select
 from kernelgenbench.suite.spec import Call
 from kernelgenbench.suite.tensors import is_poison
@@ -155,4 +155,19 @@ def test_every_increment_is_negative_in_some_case():
         incs = [a.name for a in r.args if a.role == "int" and a.name.startswith("inc")]
         cases = [p for tier in ("smoke", "full", "heldout") for p in op.grid(tier)]
         missing += [f"{op.name}.{n}" for n in incs if not any(p.get(n, 1) < 0 for p in cases)]
+    assert missing == []
+
+
+def test_every_trans_flag_of_a_complex_routine_is_c_in_some_case():
+    """rt44b: op = C conjugates. Where no case of a complex routine sets a trans flag to C, a kernel that takes C as T
+    (no conjugation) passes every tier (tests/bad/conj_b: cublasCgemmStridedBatched's transb was N or T in every
+    case). Every trans flag of every complex routine is C in at least one case of some tier."""
+    missing = []
+    for op in select(source="cublas"):
+        r = ROUTINES[op.name]
+        if not r.dtype.is_complex:
+            continue
+        flags = [a.name for a in r.args if a.role == "flag" and a.kind == "trans"]
+        cases = [p for tier in ("smoke", "full", "heldout") for p in op.grid(tier)]
+        missing += [f"{op.name}.{n}" for n in flags if not any(trans_code(p.get(n, 0)) == 2 for p in cases)]
     assert missing == []
