@@ -372,6 +372,12 @@ EXPECTED = {
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
     "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id in an expert run (red team 32: the
                                       # run judge clamped the candidate's ids before comparing them as multisets)
+    "inc_sign": "wrong_result",       # rt44b: cublasZgemvStridedBatched read x and wrote y with |inc|; six batched gemv
+                                      # routines had no negative increment in any tier (passed smoke + held-out)
+    "conj_b": "wrong_result",         # rt44b: cublasCgemmStridedBatched took transb C as T; no case had transb C
+                                      # (passed smoke + held-out 10/10)
+    "pad_scratch": "wrong_result",    # rt44b: hadacore_transform zeroed a row-strided x's padding columns; x's custom
+                                      # judge compared its view only (passed the smoke tier 4/4 at 6b1d438)
     # red team 32 R2: fp32 results of magnitude << 1 rounded to half precision, failed by the rounding bound
     "bf16_scale": "wrong_result",     # rms_norm_dynamic_per_token_quant: bf16-rounded int8 scales (the fp32 case)
     "fp16_weights": "wrong_result",   # topk_softmax: routing weights below 0.125 rounded to fp16

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from kernelgenbench.suite.compare import compare_slot, compare_values, unchanged
+from kernelgenbench.suite.compare import compare_slot, compare_values, outside_untouched, unchanged
 from kernelgenbench.suite.spec import Expected, Tolerance, written_expected
 from kernelgenbench.suite.tensors import is_poison, poison_
 
@@ -334,3 +334,62 @@ def test_an_fp32_accumulation_failure_names_the_tf32_default_of_tl_dot() -> None
     assert not half.ok and "input_precision" not in half.message
     plain = compare_values(tf32, ref, Tolerance(reduce_dim=32))
     assert not plain.ok and "input_precision" not in plain.message
+
+
+def test_a_custom_judge_of_a_written_argument_keeps_its_storage_outside_the_view() -> None:
+    """rt44b: hadacore_transform's judge of x (a custom check: the transform or x unchanged) compared x's view only,
+    so a kernel stored into a row-strided x's padding columns unseen. :func:`outside_untouched` adds the rule every
+    other written argument has (compare_slot): the storage outside the view comes back bit for bit."""
+    base = torch.arange(12, dtype=torch.float16).reshape(3, 4)
+    x = base[:, :3]                                    # rows of 3 inside rows of 4: column 3 is padding
+    want = (x.float() * 2).half()
+    inner = lambda a, o: compare_values(a, want, Tolerance())  # noqa: E731 - the wrapped custom judge
+    judge = outside_untouched("arg.0", x, inner)
+    ok = base.clone()
+    ok[:, :3] = want
+    assert judge(ok[:, :3], {}).ok
+    bad = ok.clone()
+    bad[1, 3] = 0.0                                    # the padding of row 1 (was 7)
+    res = judge(bad[:, :3], {})
+    assert not res.ok and res.message.startswith("arg.0: 1 elements outside the written region were modified"), \
+        res.message
+    assert res.message.endswith("first at storage offset 7"), res.message
+    assert inner(bad[:, :3], {}).ok                     # the view alone was right: only the new rule catches it
+    grown = torch.zeros(16, dtype=torch.float16)
+    res = judge(grown[:12].view(3, 4)[:, :3], {})
+    assert not res.ok and "storage changed size (12 -> 16 elements)" in res.message, res.message
+    wrong = ok.clone()
+    wrong[0, 0] = 99.0
+    assert not judge(wrong[:, :3], {}).ok               # the inner judge still judges the view
+
+
+def test_every_custom_judge_of_a_written_vllm_argument_sees_its_padding() -> None:
+    """Every written argument of the vLLM suite judged by a custom check (its smoke cases) fails when
+    memory of its storage outside its view changes while the view holds the reference's values (rt44b)."""
+    from kernelgenbench.suite.registry import all_operators
+    from kernelgenbench.suite.tensors import region_mask, storage_view
+
+    seen = 0
+    for op in all_operators():
+        if not op.id.startswith("vllm::"):
+            continue
+        for tier in ("smoke",):
+            for p in op.grid(tier):
+                call = op.build(p, torch.device("cpu"), torch.Generator().manual_seed(1))
+                for exp in op.reference(p, call):
+                    if exp.check is None or not exp.slot.startswith("arg."):
+                        continue
+                    t = call.args[int(exp.slot.split(".")[1])]
+                    outside = ~region_mask(t)
+                    if not bool(outside.any()):
+                        continue
+                    seen += 1
+                    flat = storage_view(t).clone()
+                    after = torch.empty(0, dtype=t.dtype).set_(flat.untyped_storage(), t.storage_offset(),
+                                                                t.size(), t.stride())
+                    after.copy_(exp.value.reshape(t.shape).to(t.dtype))
+                    assert exp.check(after, {"args": [after]}).ok, (op.id, p)
+                    flat[int(torch.nonzero(outside)[0])] = 1.0
+                    res = exp.check(after, {"args": [after]})
+                    assert not res.ok and "outside the written region" in res.message, (op.id, p, res.message)
+    assert seen >= 1  # hadacore_transform's row_pad case

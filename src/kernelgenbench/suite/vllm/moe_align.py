@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ..compare import SlotResult
+from ..compare import SlotResult, outside_untouched
 from ..function import FunctionOperator
 from ..spec import (
     EXACT,
@@ -133,7 +133,8 @@ def _segment_check(ref: torch.Tensor, segment: torch.Tensor, sentinel: int) -> A
 def _align_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     ids, e, bs, sorted_ids, experts, post, emap = call.args
     rs, rexp, rpost, seg = align_native(ids, e, bs, sorted_ids.numel(), experts.numel(), emap)
-    return [Expected("arg.3", rs, EXACT, check=_segment_check(rs, seg, ids.numel())),
+    return [Expected("arg.3", rs, EXACT,
+                     check=outside_untouched("arg.3", sorted_ids, _segment_check(rs, seg, ids.numel()))),
             written_expected("arg.4", experts, rexp, EXACT), written_expected("arg.5", post, rpost, EXACT)]
 
 
@@ -370,7 +371,8 @@ def _lora_ref(p: dict[str, Any], call: Call) -> list[Expected]:
     from .kv_cache import storage_expected
 
     s_out, e_out, p_out, seg, em, pm = lora_native(*call.args)
-    return [Expected("arg.7", s_out, EXACT, check=_segment_check(s_out, seg, call.args[0].numel())),
+    return [Expected("arg.7", s_out, EXACT,
+                     check=outside_untouched("arg.7", call.args[7], _segment_check(s_out, seg, call.args[0].numel()))),
             storage_expected("arg.8", call.args[8], e_out, em), storage_expected("arg.9", call.args[9], p_out, pm)]
 
 
