@@ -536,3 +536,17 @@ def test_fill_marks_a_value_built_on_another_device_as_host() -> None:
         assert op.build(held, cpu, generator(cpu, 1)).host == ()
         plain = [p for p in op.grid("heldout") if "value_device" not in p][0]
         assert op.build(plain, meta, generator(cpu, 1)).host == ()
+
+
+def test_every_calls_tensors_are_walked_in_a_list_of_repetitions() -> None:
+    """A Call's arguments are walked as a temporary list; a freed one's id went to the next Call's list, which was
+    then skipped as seen: the tensors and attached objects of every Call after the first went unseen (the block's
+    attached-object check, the scrub of a set's tensors)."""
+    for _ in range(20):
+        calls = [Call([torch.zeros(8), torch.ones(8)], written=(0,)) for _ in range(3)]
+        objs = [(c, c.args[0]) for c in calls]
+        assert len(timed_loop._tensors(objs)) == 6
+        for c in calls:
+            c.args[1].kgb_later = 1
+            assert timed_loop.attached_objects(objs) == "args[1].__dict__['kgb_later'] (a int)"
+            del c.args[1].kgb_later

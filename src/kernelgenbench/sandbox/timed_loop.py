@@ -154,12 +154,12 @@ def attached_objects(objs: Any, limit: int = 3) -> str:
         ``"args[0].__dict__['_k'] (a _Later)"``.
     """
     found: list[str] = []
-    seen: set[int] = set()
+    seen: dict[int, Any] = {}  # id -> the object, held: see _tensors
 
     def visit(x: Any, where: str) -> None:
         if len(found) >= limit or id(x) in seen:
             return
-        seen.add(id(x))
+        seen[id(x)] = x
         if isinstance(x, torch.Tensor):
             attrs = getattr(x, "__dict__", None) or {}
             for name, v in attrs.items():
@@ -179,9 +179,13 @@ def attached_objects(objs: Any, limit: int = 3) -> str:
             visit(list(x.args), "args")
             visit(dict(x.kwargs), "kwargs")
 
-    for c, ret in objs:
-        visit(c, "")
-        visit(ret, "return value")
+    try:
+        for c, ret in objs:
+            visit(c, "")
+            visit(ret, "return value")
+    finally:
+        seen.clear()
+        visit = None  # noqa: F841 - its closure refers to itself (a cycle the child collects only where it says)
     return ", ".join(found[:limit])
 
 
@@ -189,13 +193,16 @@ def _tensors(objs: Any) -> list[torch.Tensor]:
     """The tensors of a repetition's call and return value (nested lists, tuples, dicts, Call objects), each layout of
     memory once (the first tensor met with it), in a stable order."""
     found: list[torch.Tensor] = []
-    seen: set[int] = set()
+    # id -> the object, held until the walk ends: a Call's arguments are walked as a temporary list, and a freed
+    # one's id is handed to the next (the next Call's), which was then skipped as seen (the tensors of every Call
+    # after the first of a list went missing)
+    seen: dict[int, Any] = {}
     storages: set[tuple] = set()
 
     def visit(x: Any) -> None:
         if id(x) in seen:
             return
-        seen.add(id(x))
+        seen[id(x)] = x
         if isinstance(x, torch.Tensor):
             if x.device.type == "meta":
                 return
@@ -217,6 +224,7 @@ def _tensors(objs: Any) -> list[torch.Tensor]:
     try:
         visit(objs)
     finally:
+        seen.clear()
         # its closure refers to itself: a reference cycle holding ``found`` (tensors) until the child's next collection
         visit = None  # noqa: F841
     return found
