@@ -300,7 +300,8 @@ CGEMV = routine_operator(Row(
                                     cparts="half")),
         "full": product(m=[1, 16, 64, 128], n=[1, 16, 64, 128], trans=["N", "T", "C"], alpha=[1.0, 0.0, -0.5 + 0.5j],
                         beta=[1.0, 0.0], incx=[1, 2], incy=[1, 2], cparts=["half"]),
-        "heldout": [dict(m=257, n=129, trans="C", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, lda=260, incx=-2, incy=3,
+        "heldout": [dict(m=11, n=6, trans="N", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, incx=1, incy=-2, cparts="half"),
+                    dict(m=257, n=129, trans="C", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, lda=260, incx=-2, incy=3,
                          cparts="half", poison=True),
                     dict(m=1, n=4096, trans="T", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half", nan_y=True),
                     dict(m=1000, n=3, trans=0, alpha=0.0, beta=-1.0, incx=1, incy=1, cparts="half", nan_A=True)],
@@ -360,7 +361,8 @@ CGERU = routine_operator(Row(
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
         + quick_cases(CGERU_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
         "full": _GER_SQ,
-        "heldout": [dict(m=300, n=77, lda=305, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
+        "heldout": [dict(m=11, n=6, alpha=0.5 - 1.25j, incx=2, incy=-1, cparts="half"),
+                    dict(m=300, n=77, lda=305, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
                     dict(m=33, n=33, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
                     dict(m=4097, n=4097, alpha=1.0, incx=1, incy=1, cparts="half")],
     },
@@ -379,7 +381,8 @@ ZGERC = routine_operator(Row(
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
         + quick_cases(ZGERC_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
         "full": _GER_SQ,
-        "heldout": [dict(m=19, n=11, lda=23, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
+        "heldout": [dict(m=11, n=6, alpha=0.5 - 1.25j, incx=1, incy=-2, cparts="half"),
+                    dict(m=19, n=11, lda=23, alpha=0.5 - 1.25j, incx=-1, incy=2, cparts="half", poison=True),
                     dict(m=4097, n=4097, alpha=0.0, incx=1, incy=1, cparts="half", nan_x=True),
                     dict(m=3, n=5000, alpha=-2.0 + 0.5j, incx=1, incy=1, cparts="half")],
     },
@@ -414,7 +417,8 @@ DSYR2 = routine_operator(Row(
         + quick_cases(DSYR2_R, dict(n=9, uplo=0, alpha=0.5, incx=1, incy=1)),
         "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
-        "heldout": [dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
+        "heldout": [dict(n=11, uplo=1, alpha=0.75, incx=2, incy=-1),
+                    dict(n=13, lda=16, uplo=0, alpha=0.75, incx=-1, incy=3),
                     dict(n=1500, uplo=0, alpha=-1.0, incx=1, incy=1, pad=3, nan_other=True),
                     dict(n=4097, uplo="U", alpha=-2.5, incx=1, incy=1)]
         + quick_cases(DSYR2_R, dict(n=33, uplo=0, alpha=1.0, incx=-1, incy=2, pad=2)),
@@ -453,7 +457,8 @@ CSYMV = routine_operator(Row(
                                     cparts="half")),
         "full": [dict(n=d["n"], uplo=0, alpha=d["alpha"], beta=0.5, incx=d["incx"], incy=1, sym=True, cparts="half")
                  for d in product(n=N6, alpha=A5, incx=[1, 2])],
-        "heldout": [dict(n=1025, uplo=1, alpha=0.5 + 0.5j, beta=0.5, lda=1030, incx=2, incy=-1, nan_other=True,
+        "heldout": [dict(n=11, uplo=0, alpha=0.5 + 0.5j, beta=0.5, incx=-2, incy=1, nan_other=True, cparts="half"),
+                    dict(n=1025, uplo=1, alpha=0.5 + 0.5j, beta=0.5, lda=1030, incx=2, incy=-1, nan_other=True,
                          cparts="half"),
                     dict(n=300, uplo=0, alpha=-1.0, beta=0.0, incx=1, incy=1, nan_other=True, nan_y=True,
                          cparts="half"),
@@ -495,7 +500,8 @@ DSBMV = routine_operator(Row(
         # k = 2, lda = 3 for every n, n = 1 included (k > n - 1 is legal: the band slots outside the matrix)
         "full": [dict(n=d["n"], k=2, uplo=1, alpha=d["alpha"], beta=-0.75, incx=d["inc"],
                       incy=d["inc"], band=True) for d in product(n=N6, alpha=A5, inc=[1, 2])],
-        "heldout": [dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
+        "heldout": [dict(n=17, k=3, uplo=1, alpha=0.5, beta=1.0, incx=1, incy=-2, band=True, nan_band=True),
+                    dict(n=29, k=3, lda=6, uplo=0, alpha=0.5, beta=1.0, incx=-2, incy=1, band=True, nan_band=True),
                     dict(n=4099, k=17, uplo=1, alpha=1.0, beta=0.0, incx=1, incy=1, band=True, nan_y=True),
                     dict(n=1000, k=0, uplo="L", alpha=-1.5, beta=0.25, incx=1, incy=1, band=True)]
         + quick_cases(DSBMV_R, dict(n=65, k=4, uplo=1, alpha=1.0, beta=0.25, incx=-1, incy=2, band=True),
