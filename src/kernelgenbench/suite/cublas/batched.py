@@ -320,25 +320,25 @@ def _v5_grid(flip: bool, **extra: Any) -> list[dict[str, Any]]:
 
 
 SGEMV_B = _vb_row(SGEMV_B_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 0.5, 0.5, 2, incx=-2, incy=3),
+    "smoke": [_v(13, 7, "N", 0.5, -0.5, 2, incx=1, incy=-2),
+              _v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 0.5, 0.5, 2, incx=-2, incy=3),
               _v(33, 17, "N", -0.999, -1.0, 3, incx=3, incy=1)]
     + quick_cases(SGEMV_B_R, _v(9, 7, "T", 0.5, -0.5, 2, incx=-1)),
     "full": [_v(d["s"][0], d["s"][1], d["t"], d["ab"][0], d["ab"][1], d["b"], incx=d["ix"], incy=d["iy"])
              for d in product(s=_SGEMV_B_SHAPES, ab=_SGEMV_B_AB, t=["N", "T"], b=[1, 2, 4, 8], ix=[1, 2, 3],
                               iy=[1, 2, 3])],
-    "heldout": [_v(13, 7, "N", 0.5, -0.5, 2, incx=1, incy=-2),
-                _v(21, 10, "T", 0.5, 0.5, 3, lda=24, incx=2, incy=3, gap=5, poison=True),
+    "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, incx=2, incy=3, gap=5, poison=True),
                 _v(5000, 3, "N", 1.0, 0.0, 4, incx=-1, nan_y=True),
                 _v(3, 5000, "T", -1.0, 1.0, 64, shared=("Aarray",))]
     + quick_cases(SGEMV_B_R, _v(65, 33, "N", 1.0, -0.5, 3, incx=-1, incy=2), only=("alpha",))}, 4, 2,
     lambda p: p["m"] >= 128 and p["n"] >= 64)
 
 DGEMV_B = _vb_row(DGEMV_B_R, {
-    "smoke": [_v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)]
+    "smoke": [_v(13, 7, "T", 0.5, -0.5, 2, incx=2, incy=-1),
+              _v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)]
     + quick_cases(DGEMV_B_R, _v(9, 7, "N", 0.5, -0.5, 2)),
     "full": _v5_grid(True),
-    "heldout": [_v(13, 7, "T", 0.5, -0.5, 2, incx=2, incy=-1),
-                _v(21, 10, "N", 0.5, 0.5, 3, lda=24, incx=-1, incy=1, poison=True),
+    "heldout": [_v(21, 10, "N", 0.5, 0.5, 3, lda=24, incx=-1, incy=1, poison=True),
                 _v(300, 4000, "T", 1.0, 0.0, 2, nan_y=True),
                 _v(1, 1, "N", -1.0, 1.0, 64)]
     + quick_cases(DGEMV_B_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 8, 2,

@@ -273,12 +273,12 @@ ZDOTC = routine_operator(Row(
               "float64 re/im pairs); result is a one-element complex128 device tensor holding garbage that must "
               "be overwritten. Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1, cparts="half"),
+        "smoke": [dict(n=37, incx=2, incy=-3, cparts="half"), dict(n=1, incx=1, incy=1, cparts="half"),
                   dict(n=71, incx=-2, incy=2, cparts="half", nan_result=True)],
         # alpha: the spec's unused axis (2.13 item 8): 12 configurations x 5 draws
         "full": [dict(n=d["n"], alpha=d["alpha"], incx=d["inc"], incy=d["inc"], cparts="half")
                  for d in product(n=N6, alpha=A5, inc=[1, 2])],
-        "heldout": [dict(n=777, incx=-2, incy=1, cparts="half"), dict(n=37, incx=2, incy=-3, cparts="half"),
+        "heldout": [dict(n=777, incx=-2, incy=1, cparts="half"),
                     dict(n=1000003, incx=1, incy=1, cparts="half", nan_result=True)],
     },
     reference=_dot_ref(True), atol_text=accumulation_text("n", "sum |conj(x[i]) y[i]|", "1e-4 (reduce_dim 1)"),
