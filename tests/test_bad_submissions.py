@@ -372,6 +372,8 @@ EXPECTED = {
     "c_ext": "static_scan",           # triton.runtime.build compiles and imports the submission's own C code
     "clamped_ids": "wrong_result",    # moe_align_block_size: a negative token id in an expert run (red team 32: the
                                       # run judge clamped the candidate's ids before comparing them as multisets)
+    "inc_sign": "wrong_result",       # rt44b: cublasZgemvStridedBatched read x and wrote y with |inc|; six batched gemv
+                                      # routines had no negative increment in any tier (passed smoke + held-out)
     "conj_b": "wrong_result",         # rt44b: cublasCgemmStridedBatched took transb C as T; no case had transb C
                                       # (passed smoke + held-out 10/10)
     "pad_scratch": "wrong_result",    # rt44b: hadacore_transform zeroed a row-strided x's padding columns; x's custom

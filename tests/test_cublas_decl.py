@@ -143,6 +143,21 @@ def test_reference_reads_negative_increments_backwards_and_rounds_scalars():
     assert ROUTINES["cublasZdotc_v2"].dtype == torch.complex128
 
 
+def test_every_increment_is_negative_in_some_case():
+    """rt44b: BLAS walks a vector with a negative increment from its far end. Where no case of a routine gives an
+    increment parameter a negative value, a kernel that takes |inc| from the first element passes every tier
+    (tests/bad/inc_sign: six batched gemv routines had no negative increment at all; cublasCgemv_v2, cublasCgeru_v2,
+    cublasZgerc_v2, cublasZdotc_v2, cublasDsyr2_v2, cublasDsbmv_v2 and cublas{S,D}gemvBatched none for incy,
+    cublasCsymv_v2 none for incx). Every increment of every routine is negative in at least one case of some tier."""
+    missing = []
+    for op in select(source="cublas"):
+        r = ROUTINES[op.name]
+        incs = [a.name for a in r.args if a.role == "int" and a.name.startswith("inc")]
+        cases = [p for tier in ("smoke", "full", "heldout") for p in op.grid(tier)]
+        missing += [f"{op.name}.{n}" for n in incs if not any(p.get(n, 1) < 0 for p in cases)]
+    assert missing == []
+
+
 def test_every_trans_flag_of_a_complex_routine_is_c_in_some_case():
     """rt44b: op = C conjugates. Where no case of a complex routine sets a trans flag to C, a kernel that takes C as T
     (no conjugation) passes every tier (tests/bad/conj_b: cublasCgemmStridedBatched's transb was N or T in every

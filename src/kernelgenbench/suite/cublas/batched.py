@@ -196,7 +196,8 @@ def _vrow(r: Routine, grids: dict[str, list[dict[str, Any]]], es: int, fl: int, 
 
 
 SGEMV_SB = _vrow(SGEMV_SB_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3)]
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", -1.0, 1.0, 2), _v(16, 16, "N", 2.0, -0.5, 3),
+              _v(13, 7, "T", 0.5, -0.5, 2, incx=-2, incy=-3)]
     + quick_cases(SGEMV_SB_R, _v(9, 7, "T", 0.5, -0.5, 2)),
     "full": _vgrid(AB6),
     "heldout": [_v(21, 10, "T", 0.5, 0.5, 3, lda=24, strideA=24 * 10 + 5, stridex=0, incy=2, stridey=2 * 10 + 3,
@@ -206,7 +207,8 @@ SGEMV_SB = _vrow(SGEMV_SB_R, {
     + quick_cases(SGEMV_SB_R, _v(65, 33, "T", 1.0, -0.5, 3, incx=2, incy=3), only=("alpha",))}, 4, 2)
 
 DGEMV_SB = _vrow(DGEMV_SB_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3)]
+    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 2.0, -0.5, 2), _v(16, 16, "N", 0.001, 0.999, 3),
+              _v(13, 7, "N", 0.5, -0.5, 2, incx=-3, incy=-2)]
     + quick_cases(DGEMV_SB_R, _v(9, 7, "T", 0.5, -0.5, 2)),
     "full": _vgrid(AB6),
     "heldout": [_v(130, 70, "T", 0.5, 0.5, 4, lda=133, gap=9, stridex=0, incy=2, poison=True),
@@ -217,7 +219,8 @@ DGEMV_SB = _vrow(DGEMV_SB_R, {
 CGEMV_SB = _vrow(CGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"), _v(17, 33, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half"),
               _v(16, 16, "N", 0, 1, 3, cparts="half"), _v(7, 5, "C", 0.5 - 0.5j, 1, 2, cparts="half"),
-              _v(6, 9, "N", -1, 0.5 - 0.2j, 2, cparts="half")]
+              _v(6, 9, "N", -1, 0.5 - 0.2j, 2, cparts="half"),
+              _v(9, 6, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, incx=-2, incy=-1, cparts="half")]
     + quick_cases(CGEMV_SB_R, _v(9, 7, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _vgrid(AB6C, cparts="half"),
     "heldout": [_v(130, 70, "C", 0.5 - 0.5j, 1, 4, lda=133, strideA=133 * 70 + 9, stridex=0, incy=2, gap=5,
@@ -229,7 +232,8 @@ CGEMV_SB = _vrow(CGEMV_SB_R, {
 ZGEMV_SB = _vrow(ZGEMV_SB_R, {
     "smoke": [_v(1, 1, "N", 1, 0, 1, cparts="half"),
               _v(17, 33, "T", 0.001 + 0.001j, 0.999 - 0.999j, 2, cparts="half"),
-              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half"), _v(7, 5, "C", 0.5 + 0.25j, -1, 2, cparts="half")]
+              _v(16, 16, "N", 1 + 0.5j, 0, 3, cparts="half"), _v(7, 5, "C", 0.5 + 0.25j, -1, 2, cparts="half"),
+              _v(9, 6, "N", 0.5 + 0.3j, 0.5 - 0.2j, 2, incx=-1, incy=-2, cparts="half")]
     + quick_cases(ZGEMV_SB_R, _v(9, 7, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, cparts="half")),
     "full": _vgrid(AB6C, cparts="half"),
     "heldout": [_v(130, 70, "C", 0.5 + 0.25j, -1, 4, pad=3, gap=5, stridex=0, incy=2, cparts="half", poison=True),
@@ -316,7 +320,8 @@ def _v5_grid(flip: bool, **extra: Any) -> list[dict[str, Any]]:
 
 
 SGEMV_B = _vb_row(SGEMV_B_R, {
-    "smoke": [_v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 0.5, 0.5, 2, incx=-2, incy=3),
+    "smoke": [_v(13, 7, "N", 0.5, -0.5, 2, incx=1, incy=-2),
+              _v(1, 1, "N", 1.0, 0.0, 1), _v(17, 33, "T", 0.5, 0.5, 2, incx=-2, incy=3),
               _v(33, 17, "N", -0.999, -1.0, 3, incx=3, incy=1)]
     + quick_cases(SGEMV_B_R, _v(9, 7, "T", 0.5, -0.5, 2, incx=-1)),
     "full": [_v(d["s"][0], d["s"][1], d["t"], d["ab"][0], d["ab"][1], d["b"], incx=d["ix"], incy=d["iy"])
@@ -329,7 +334,8 @@ SGEMV_B = _vb_row(SGEMV_B_R, {
     lambda p: p["m"] >= 128 and p["n"] >= 64)
 
 DGEMV_B = _vb_row(DGEMV_B_R, {
-    "smoke": [_v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)]
+    "smoke": [_v(13, 7, "T", 0.5, -0.5, 2, incx=2, incy=-1),
+              _v(5, 3, "T", 1.0, 0.0, 1), _v(9, 17, "N", 0.5, 0.5, 2, incx=-1), _v(16, 16, "T", -1.0, 1.0, 3)]
     + quick_cases(DGEMV_B_R, _v(9, 7, "N", 0.5, -0.5, 2)),
     "full": _v5_grid(True),
     "heldout": [_v(21, 10, "N", 0.5, 0.5, 3, lda=24, incx=-1, incy=1, poison=True),
@@ -339,7 +345,8 @@ DGEMV_B = _vb_row(DGEMV_B_R, {
     lambda p: p["n"] >= 128 and p["m"] >= 64, " Timed if the test's m (cuBLAS n) >= 128 and n (cuBLAS m) >= 64.")
 
 ZGEMV_B = _vb_row(ZGEMV_B_R, {
-    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 2)]
+    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 2),
+              _v(9, 6, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2, incx=-2, incy=-1)]
     + quick_cases(ZGEMV_B_R, _v(9, 7, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _v5_grid(False),
     "heldout": [_v(21, 10, "C", 0.5 + 0.5j, -1 + 0.25j, 3, lda=24, incx=1, incy=2, poison=True),
@@ -349,7 +356,8 @@ ZGEMV_B = _vb_row(ZGEMV_B_R, {
     lambda p: p["m"] >= 128 and p["n"] >= 64, _COMPLEX)
 
 CGEMV_B64 = _vb_row(CGEMV_B64_R, {
-    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 3)]
+    "smoke": [_v(5, 3, "N", 1.0, 0.0, 1), _v(17, 9, "T", 0.5, 0.5, 2), _v(8, 8, "C", -1.0, 1.0, 3),
+              _v(9, 6, "C", 0.5 + 0.3j, 0.5 - 0.2j, 2, incx=-1, incy=-3)]
     + quick_cases(CGEMV_B64_R, _v(9, 7, "T", 0.5 + 0.3j, 0.5 - 0.2j, 2)),
     "full": _v5_grid(False),
     "heldout": [_v(300, 77, "C", 1 - 1j, 0.5, 5, lda=303, incx=2, incy=3, poison=True),

@@ -273,7 +273,7 @@ ZDOTC = routine_operator(Row(
               "float64 re/im pairs); result is a one-element complex128 device tensor holding garbage that must "
               "be overwritten. Returns result.",
     grids={
-        "smoke": [dict(n=1, incx=1, incy=1, cparts="half"),
+        "smoke": [dict(n=37, incx=2, incy=-3, cparts="half"), dict(n=1, incx=1, incy=1, cparts="half"),
                   dict(n=71, incx=-2, incy=2, cparts="half", nan_result=True)],
         # alpha: the spec's unused axis (2.13 item 8): 12 configurations x 5 draws
         "full": [dict(n=d["n"], alpha=d["alpha"], incx=d["inc"], incy=d["inc"], cparts="half")

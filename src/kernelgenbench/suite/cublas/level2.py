@@ -292,7 +292,8 @@ DGEMV = routine_operator(Row(
 CGEMV = routine_operator(Row(
     CGEMV_R, category="level 2", semantics=_GEMV_SEM + " complex64 storage: interleaved float32 (re, im) pairs.",
     grids={
-        "smoke": [dict(m=1, n=1, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half"),
+        "smoke": [dict(m=11, n=6, trans="N", alpha=0.5 - 0.25j, beta=1.0 + 1.0j, incx=1, incy=-2, cparts="half"),
+                  dict(m=1, n=1, trans="N", alpha=1.0, beta=0.0, incx=1, incy=1, cparts="half"),
                   dict(m=16, n=3, trans="T", alpha=-0.5 + 0.5j, beta=1.0, incx=2, incy=1, cparts="half"),
                   dict(m=9, n=16, trans="C", alpha=1.0, beta=1.0, incx=1, incy=2, cparts="half"),
                   dict(m=7, n=5, trans="N", alpha=-0.5 + 0.5j, beta=0.0, incx=-2, incy=1, cparts="half")]
@@ -355,7 +356,8 @@ CGERU = routine_operator(Row(
     semantics="A = alpha*x*y^T + A (no conjugation) on the m x n column-major complex64 matrix (lda; interleaved "
               "float32 pairs); alpha == 0: A untouched. Returns A.",
     grids={
-        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
+        "smoke": [dict(m=11, n=6, alpha=0.5 - 1.25j, incx=2, incy=-1, cparts="half"),
+                  dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
                   dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
         + quick_cases(CGERU_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
@@ -374,7 +376,8 @@ ZGERC = routine_operator(Row(
     semantics="A = alpha*x*y^H + A, i.e. A(i,j) += alpha*x[i]*conj(y[j]) (y is conjugated, not x), on the m x n "
               "column-major complex128 matrix (lda; interleaved float64 pairs); alpha == 0: A untouched. Returns A.",
     grids={
-        "smoke": [dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
+        "smoke": [dict(m=11, n=6, alpha=0.5 - 1.25j, incx=1, incy=-2, cparts="half"),
+                  dict(m=1, n=1, alpha=1.0, incx=1, incy=1, cparts="half"),
                   dict(m=17, n=17, alpha=-0.999, incx=-2, incy=2, cparts="half"),
                   dict(m=32, n=32, alpha=0.0, incx=1, incy=1, cparts="half")]
         + quick_cases(ZGERC_R, dict(m=9, n=7, alpha=0.5 - 0.5j, incx=1, incy=1, cparts="half")),
@@ -409,7 +412,8 @@ DSYR2 = routine_operator(Row(
               "included); the other triangle and the padding rows stay bit-identical (A need not be symmetric); "
               "alpha == 0: A untouched. Returns A.",
     grids={
-        "smoke": [dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=0, alpha=0.5, incx=2, incy=2),
+        "smoke": [dict(n=11, uplo=1, alpha=0.75, incx=2, incy=-1),
+                  dict(n=1, uplo=1, alpha=1.0, incx=1, incy=1), dict(n=17, uplo=0, alpha=0.5, incx=2, incy=2),
                   dict(n=32, uplo=1, alpha=0.0, incx=1, incy=1), dict(n=9, uplo=1, alpha=-0.999, incx=-1, incy=2)]
         + quick_cases(DSYR2_R, dict(n=9, uplo=0, alpha=0.5, incx=1, incy=1)),
         "full": [dict(n=d["n"], uplo=1, alpha=d["alpha"], incx=d["inc"], incy=d["inc"])
@@ -445,7 +449,8 @@ CSYMV = routine_operator(Row(
               "complex64 storage as interleaved float32 pairs; beta == 0: y not read; alpha == 0: A, x not read. "
               "Returns y.",
     grids={
-        "smoke": [dict(n=1, uplo=0, alpha=1.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
+        "smoke": [dict(n=11, uplo=0, alpha=0.5 + 0.5j, beta=0.5, incx=-2, incy=1, nan_other=True, cparts="half"),
+                  dict(n=1, uplo=0, alpha=1.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
                   dict(n=17, uplo=0, alpha=-0.999, beta=0.5, incx=2, incy=1, nan_other=True, cparts="half"),
                   dict(n=32, uplo=0, alpha=0.0, beta=0.5, incx=1, incy=1, sym=True, cparts="half"),
                   dict(n=13, uplo=1, alpha=0.5 + 0.5j, beta=0.5, incx=1, incy=-2, nan_other=True, cparts="half")]
@@ -487,7 +492,8 @@ DSBMV = routine_operator(Row(
               "(i-j) + j*lda for j <= i <= min(n-1, j+k); band slots outside the matrix and rows k+1..lda-1 are "
               "never read; beta == 0: y not read; alpha == 0: A, x not read. Returns y.",
     grids={
-        "smoke": [dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
+        "smoke": [dict(n=17, k=3, uplo=1, alpha=0.5, beta=1.0, incx=1, incy=-2, band=True, nan_band=True),
+                  dict(n=1, k=0, uplo=1, alpha=1.0, beta=-0.75, incx=1, incy=1, band=True),
                   dict(n=32, k=2, uplo=1, alpha=-0.999, beta=-0.75, incx=2, incy=2, band=True),
                   dict(n=71, k=2, uplo=1, alpha=0.0, beta=-0.75, incx=1, incy=1, band=True),
                   dict(n=13, k=3, uplo=0, alpha=0.5, beta=-0.75, incx=-2, incy=1, band=True, nan_band=True)]
